@@ -1,0 +1,85 @@
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
+import type { ChatClientRequest } from '../chat/chat-client-request.ts';
+import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
+import { ZERO_USAGE } from '../model/usage.ts';
+
+/** Options of {@link SafeGuardAdvisor}. */
+export interface SafeGuardAdvisorOptions {
+  /** Words or phrases that block a request (matched case-insensitively, whole words). */
+  readonly sensitiveWords: readonly string[];
+  /** The answer given instead of calling the model. @default "I'm unable to respond to that due to sensitive content. Could we rephrase or discuss something else?" */
+  readonly failureResponse?: string;
+  /** @default AdvisorOrder.HIGHEST_PRECEDENCE (before anything else runs) */
+  readonly order?: number;
+}
+
+function escape(word: string): string {
+  return word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function textsOf(request: ChatClientRequest): string[] {
+  const texts: string[] = [];
+  if (request.system) texts.push(request.system);
+  for (const message of request.messages) {
+    if (typeof message.content === 'string') texts.push(message.content);
+    else for (const part of message.content) if (part.type === 'text') texts.push(part.text);
+  }
+  return texts;
+}
+
+/**
+ * Refuses requests containing configured sensitive words: the model is not
+ * called and the configured answer is returned instead.
+ */
+export class SafeGuardAdvisor implements Advisor {
+  readonly name = 'SafeGuardAdvisor';
+  readonly order: number;
+  readonly failureResponse: string;
+  readonly #pattern: RegExp | undefined;
+
+  constructor(options: SafeGuardAdvisorOptions) {
+    if (!Array.isArray(options?.sensitiveWords)) throw new InvalidOptionError('sensitiveWords', 'must be an array of strings');
+    const words = options.sensitiveWords.map((w) => w.trim()).filter((w) => w.length > 0);
+    this.#pattern = words.length > 0 ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.map(escape).join('|')})(?![\\p{L}\\p{N}])`, 'iu') : undefined;
+    this.failureResponse =
+      options.failureResponse ?? "I'm unable to respond to that due to sensitive content. Could we rephrase or discuss something else?";
+    this.order = options.order ?? AdvisorOrder.HIGHEST_PRECEDENCE;
+  }
+
+  /** Whether a request would be blocked. */
+  blocks(request: ChatClientRequest): boolean {
+    return this.#pattern !== undefined && textsOf(request).some((t) => this.#pattern!.test(t));
+  }
+
+  async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
+    return this.blocks(request) ? this.#refusal(request) : chain.nextCall(request);
+  }
+
+  async *adviseStream(request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
+    if (!this.blocks(request)) {
+      yield* chain.nextStream(request);
+      return;
+    }
+    yield { type: 'text-delta', text: this.failureResponse };
+    yield { type: 'finish', response: this.#refusal(request) };
+  }
+
+  #refusal(request: ChatClientRequest): ChatClientResponse {
+    return {
+      context: request.context,
+      response: {
+        text: this.failureResponse,
+        content: [{ type: 'text', text: this.failureResponse }],
+        toolCalls: [],
+        finishReason: 'content-filter',
+        usage: ZERO_USAGE,
+        totalUsage: ZERO_USAGE,
+        rounds: 0,
+        messages: [{ role: 'assistant', content: this.failureResponse }],
+        modelId: 'safeguard',
+        warnings: [],
+      },
+    };
+  }
+}

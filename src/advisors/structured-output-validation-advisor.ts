@@ -1,0 +1,107 @@
+import type { FlexibleSchema } from '@ai-sdk/provider-utils';
+import type { ModelMessage } from 'ai';
+import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
+import { addUsage } from '../model/usage.ts';
+import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
+import type { ChatClientRequest } from '../chat/chat-client-request.ts';
+import type { ChatClientResponse, ChatResponse } from '../chat/chat-response.ts';
+import { jsonInstruction, OUTPUT_SCHEMA, toOutputSchema, validateAnswer, type OutputSchema } from '../chat/entity.ts';
+
+/** Thrown when the model's answer still fails validation after the last attempt. */
+export class StructuredOutputValidationError extends GovernorError {
+  /** The validation errors of the last attempt. */
+  readonly errors: readonly string[];
+  /** Attempts made in total. */
+  readonly attempts: number;
+  /** The last answer's text. */
+  readonly text: string;
+
+  constructor(errors: readonly string[], attempts: number, text: string) {
+    super('GOVERNOR_OUTPUT_VALIDATION', `The answer failed schema validation after ${attempts} attempts: ${errors.join('; ')}`);
+    this.errors = errors;
+    this.attempts = attempts;
+    this.text = text;
+  }
+}
+
+/** Options of {@link StructuredOutputValidationAdvisor}. */
+export interface StructuredOutputValidationAdvisorOptions {
+  /** The schema answers must match. @default the schema given to `.entity(schema)` */
+  readonly schema?: FlexibleSchema<unknown>;
+  /** Retries after the first attempt. @default 3 */
+  readonly maxRepeatAttempts?: number;
+  /** @default AdvisorOrder.VALIDATION (close to the model) */
+  readonly order?: number;
+}
+
+/**
+ * Validates the model's answer against a JSON schema and, when it fails,
+ * calls the rest of the chain again with the errors appended, up to
+ * `maxRepeatAttempts` times. A round in which the model asks for tools is
+ * passed through untouched, so it works inside a tool loop.
+ */
+export class StructuredOutputValidationAdvisor implements Advisor {
+  readonly name = 'StructuredOutputValidationAdvisor';
+  readonly order: number;
+  readonly maxRepeatAttempts: number;
+  readonly #schema: FlexibleSchema<unknown> | undefined;
+  #output: Promise<OutputSchema> | undefined;
+
+  constructor(options: StructuredOutputValidationAdvisorOptions = {}) {
+    const max = options.maxRepeatAttempts ?? 3;
+    if (!Number.isInteger(max) || max < 0) throw new InvalidOptionError('maxRepeatAttempts', `must be a non-negative integer, got ${max}`);
+    this.maxRepeatAttempts = max;
+    this.order = options.order ?? AdvisorOrder.VALIDATION;
+    this.#schema = options.schema;
+  }
+
+  async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
+    const output = await this.#outputSchema(request);
+    if (output === undefined) return chain.nextCall(request);
+    let current = this.#withFormat(request, output);
+    let usage;
+    let rounds = 0;
+    for (let attempt = 1; ; attempt++) {
+      const result = await chain.copy(this).nextCall(current);
+      const response = result.response;
+      usage = usage === undefined ? response.totalUsage : addUsage(usage, response.totalUsage);
+      rounds += response.rounds;
+      if (response.toolCalls.length > 0) return this.#folded(result, usage, rounds);
+      const check = await validateAnswer(output.schema, response.text);
+      if (check.success) return this.#folded(result, usage, rounds);
+      if (attempt > this.maxRepeatAttempts) throw new StructuredOutputValidationError(check.errors, attempt, response.text);
+      const feedback: ModelMessage[] = [
+        { role: 'assistant', content: response.text },
+        {
+          role: 'user',
+          content:
+            `Your previous answer does not match the required JSON schema. Validation errors:\n- ${check.errors.join('\n- ')}\n` +
+            'Answer again with corrected JSON only.',
+        },
+      ];
+      current = { ...current, messages: [...current.messages, ...feedback] };
+    }
+  }
+
+  #folded(result: ChatClientResponse, usage: ChatResponse['totalUsage'], rounds: number): ChatClientResponse {
+    return { ...result, response: { ...result.response, totalUsage: usage, rounds } };
+  }
+
+  #withFormat(request: ChatClientRequest, output: OutputSchema): ChatClientRequest {
+    if (request.responseFormat !== undefined) return request;
+    const instruction = jsonInstruction(output.jsonSchema);
+    return {
+      ...request,
+      system: request.system ? `${request.system}\n\n${instruction}` : instruction,
+      responseFormat: { type: 'json', schema: output.jsonSchema },
+    };
+  }
+
+  async #outputSchema(request: ChatClientRequest): Promise<OutputSchema | undefined> {
+    if (this.#schema !== undefined) {
+      this.#output ??= toOutputSchema(this.#schema);
+      return this.#output;
+    }
+    return request.context.get(OUTPUT_SCHEMA) as OutputSchema | undefined;
+  }
+}

@@ -1,0 +1,233 @@
+import type { ModelMessage } from 'ai';
+import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
+import { addUsage, type Usage } from '../model/usage.ts';
+import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
+import { conversationIdOf, type AdvisorContext } from '../chat/advisor-context.ts';
+import type { ChatClientRequest } from '../chat/chat-client-request.ts';
+import type { ChatClientResponse, ChatResponse, ChatStreamEvent, ToolCallRequest } from '../chat/chat-response.ts';
+import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-listener.ts';
+import { executeToolCall, toolResultMessage, type ToolOutcome } from './tool-execution.ts';
+
+/** Thrown when a tool-call limit is exceeded and `onLimitExceeded` is `'throw'`. */
+export class ToolCallLimitExceededError extends GovernorError {
+  readonly toolName: string | undefined;
+  readonly limit: number;
+
+  constructor(toolName: string | undefined, limit: number) {
+    super(
+      'GOVERNOR_TOOL_CALL_LIMIT',
+      toolName === undefined
+        ? `The request exceeded its limit of ${limit} tool calls in total.`
+        : `The request exceeded its limit of ${limit} calls of tool "${toolName}".`,
+    );
+    this.toolName = toolName;
+    this.limit = limit;
+  }
+}
+
+/** The approval callback's answer: `true`/`false`, or an object with a reason the model will see. */
+export type ToolApproval = boolean | { readonly approved: boolean; readonly reason?: string };
+
+/** What a tool receives as its `context` when run by the ToolCallAdvisor. */
+export interface GovernorToolContext {
+  readonly conversationId: string;
+  readonly abortSignal: AbortSignal | undefined;
+  /** The request's advisor context (shared by every round). */
+  readonly requestContext: AdvisorContext;
+}
+
+/** Options of {@link ToolCallAdvisor}. */
+export interface ToolCallAdvisorOptions {
+  /** @default AdvisorOrder.TOOL_LOOP (near the outermost, so inner advisors see every round) */
+  readonly order?: number;
+  /** Most tool calls executed in total per request. @default 100 */
+  readonly maxToolCalls?: number;
+  /** Most calls per tool name per request; a number applies to every tool. @default no per-tool limit */
+  readonly maxCallsPerTool?: number | Readonly<Record<string, number>>;
+  /**
+   * What happens when a limit is hit: `'throw'` a {@link ToolCallLimitExceededError},
+   * or `'error-result'`: the call is not run and the model is told the limit is reached.
+   * @default 'throw'
+   */
+  readonly onLimitExceeded?: 'throw' | 'error-result';
+  /** Asked before each call runs; a denial becomes an error result the model sees. @default every call approved */
+  readonly approve?: (call: ToolCallRequest, context: GovernorToolContext) => ToolApproval | Promise<ToolApproval>;
+  /** Run the calls of one model round concurrently. @default true */
+  readonly parallel?: boolean;
+  /** Notified of every tool call's start, end and error. */
+  readonly listeners?: readonly ToolCallListener[];
+}
+
+function positiveInt(option: string, value: number | undefined): void {
+  if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
+    throw new InvalidOptionError(option, `must be a positive integer, got ${value}`);
+  }
+}
+
+/**
+ * The tool-calling loop as a recursive advisor: it calls the rest of the chain
+ * (`chain.copy(this)`), runs the tools the model asked for, and calls again
+ * until the model stops asking — so every advisor after it sees every round.
+ */
+export class ToolCallAdvisor implements Advisor {
+  readonly name = 'ToolCallAdvisor';
+  readonly order: number;
+  readonly #options: ToolCallAdvisorOptions;
+  readonly #maxToolCalls: number;
+
+  constructor(options: ToolCallAdvisorOptions = {}) {
+    positiveInt('maxToolCalls', options.maxToolCalls);
+    if (typeof options.maxCallsPerTool === 'number') positiveInt('maxCallsPerTool', options.maxCallsPerTool);
+    else for (const [tool, limit] of Object.entries(options.maxCallsPerTool ?? {})) positiveInt(`maxCallsPerTool.${tool}`, limit);
+    if (options.onLimitExceeded !== undefined && !['throw', 'error-result'].includes(options.onLimitExceeded)) {
+      throw new InvalidOptionError('onLimitExceeded', `must be 'throw' or 'error-result', got ${String(options.onLimitExceeded)}`);
+    }
+    this.#options = options;
+    this.order = options.order ?? AdvisorOrder.TOOL_LOOP;
+    this.#maxToolCalls = options.maxToolCalls ?? 100;
+  }
+
+  async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
+    const loop = new ToolLoop(this.#options, this.#maxToolCalls, request);
+    for (;;) {
+      const { response } = await chain.copy(this).nextCall(loop.nextRequest());
+      const done = await loop.afterRound(response);
+      if (done) return done;
+    }
+  }
+
+  async *adviseStream(request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
+    const loop = new ToolLoop(this.#options, this.#maxToolCalls, request);
+    for (;;) {
+      let finished: ChatResponse | undefined;
+      for await (const event of chain.copy(this).nextStream(loop.nextRequest())) {
+        // Inner rounds' finish events are folded into one: outer advisors see one response per call.
+        if (event.type === 'finish') finished = event.response.response;
+        else yield event;
+      }
+      if (finished === undefined) throw new GovernorError('GOVERNOR_STREAM_INCOMPLETE', 'The downstream stream ended without a finish event.');
+      const done = await loop.afterRound(finished, (outcome) => loop.pending.push(outcome));
+      for (const outcome of loop.pending.splice(0)) {
+        yield { type: 'tool-result', toolCallId: outcome.call.toolCallId, toolName: outcome.call.toolName, output: outcome.output, isError: outcome.isError };
+      }
+      if (done) {
+        yield { type: 'finish', response: done };
+        return;
+      }
+    }
+  }
+}
+
+/** The state of one request's loop: the messages added so far, usage, counts. */
+class ToolLoop {
+  readonly pending: ToolOutcome[] = [];
+  readonly #options: ToolCallAdvisorOptions;
+  readonly #maxToolCalls: number;
+  readonly #request: ChatClientRequest;
+  readonly #added: ModelMessage[] = [];
+  readonly #perTool = new Map<string, number>();
+  readonly #toolContext: GovernorToolContext;
+  readonly #listeners: readonly ToolCallListener[];
+  #usage: Usage | undefined;
+  #rounds = 0;
+  #total = 0;
+
+  constructor(options: ToolCallAdvisorOptions, maxToolCalls: number, request: ChatClientRequest) {
+    this.#options = options;
+    this.#maxToolCalls = maxToolCalls;
+    this.#request = request;
+    this.#toolContext = { conversationId: conversationIdOf(request.context), abortSignal: request.abortSignal, requestContext: request.context };
+    const fromContext = request.context.get(TOOL_CALL_LISTENERS);
+    this.#listeners = [...(options.listeners ?? []), ...(Array.isArray(fromContext) ? (fromContext as ToolCallListener[]) : [])];
+  }
+
+  nextRequest(): ChatClientRequest {
+    if (this.#added.length === 0) return this.#request;
+    return { ...this.#request, messages: [...this.#request.messages, ...this.#added] };
+  }
+
+  /** Runs the round's tools; returns the final response when the loop is over. */
+  async afterRound(response: ChatResponse, onOutcome?: (o: ToolOutcome) => void): Promise<ChatClientResponse | undefined> {
+    this.#rounds += response.rounds;
+    this.#usage = this.#usage === undefined ? response.totalUsage : addUsage(this.#usage, response.totalUsage);
+    const roundMessages = this.#added.length;
+    this.#added.push(...response.messages);
+    if (response.toolCalls.length === 0) return this.#final(response, response.text);
+
+    const outcomes = await this.#execute(response.toolCalls, this.nextRequestMessagesBefore(roundMessages));
+    outcomes.forEach((o) => onOutcome?.(o));
+    this.#added.push(toolResultMessage(outcomes));
+    if (outcomes.every((o) => o.returnDirect)) {
+      const text = outcomes.map((o) => (typeof o.output === 'string' ? o.output : JSON.stringify(o.output))).join('\n');
+      return this.#final({ ...response, finishReason: 'stop' }, text);
+    }
+    return undefined;
+  }
+
+  private nextRequestMessagesBefore(count: number): readonly ModelMessage[] {
+    return [...this.#request.messages, ...this.#added.slice(0, count)];
+  }
+
+  #final(last: ChatResponse, text: string): ChatClientResponse {
+    const response: ChatResponse = {
+      ...last,
+      text,
+      toolCalls: [],
+      rounds: this.#rounds,
+      totalUsage: this.#usage ?? last.totalUsage,
+      messages: [...this.#added],
+    };
+    return { response, context: this.#request.context };
+  }
+
+  async #execute(calls: readonly ToolCallRequest[], messages: readonly ModelMessage[]): Promise<ToolOutcome[]> {
+    const env = {
+      tools: this.#request.tools,
+      messages,
+      abortSignal: this.#request.abortSignal,
+      toolContext: this.#toolContext,
+      sessionId: this.#toolContext.conversationId,
+      listeners: this.#listeners,
+    };
+    // Limits and approval are decided in the model's order, before anything runs,
+    // so parallel execution cannot race past a limit.
+    const planned: Array<ToolOutcome | ToolCallRequest> = [];
+    for (const call of calls) {
+      const refusal = this.#checkLimits(call) ?? (await this.#checkApproval(call));
+      planned.push(refusal ?? call);
+    }
+    const run = (p: ToolOutcome | ToolCallRequest): Promise<ToolOutcome> =>
+      'toolCallId' in p ? executeToolCall(p, env) : Promise.resolve(p);
+    if (this.#options.parallel === false) {
+      const outcomes: ToolOutcome[] = [];
+      for (const p of planned) outcomes.push(await run(p));
+      return outcomes;
+    }
+    return Promise.all(planned.map(run));
+  }
+
+  #checkLimits(call: ToolCallRequest): ToolOutcome | undefined {
+    const perTool = this.#options.maxCallsPerTool;
+    const toolLimit = typeof perTool === 'number' ? perTool : perTool?.[call.toolName];
+    const used = this.#perTool.get(call.toolName) ?? 0;
+    let exceeded: ToolCallLimitExceededError | undefined;
+    if (this.#total >= this.#maxToolCalls) exceeded = new ToolCallLimitExceededError(undefined, this.#maxToolCalls);
+    else if (toolLimit !== undefined && used >= toolLimit) exceeded = new ToolCallLimitExceededError(call.toolName, toolLimit);
+    if (exceeded) {
+      if (this.#options.onLimitExceeded !== 'error-result') throw exceeded;
+      return { call, output: `${exceeded.message} The call was not run; answer with what you have.`, isError: true, returnDirect: false };
+    }
+    this.#total += 1;
+    this.#perTool.set(call.toolName, used + 1);
+    return undefined;
+  }
+
+  async #checkApproval(call: ToolCallRequest): Promise<ToolOutcome | undefined> {
+    if (!this.#options.approve) return undefined;
+    const answer = await this.#options.approve(call, this.#toolContext);
+    const approved = typeof answer === 'boolean' ? answer : answer.approved;
+    if (approved) return undefined;
+    const reason = typeof answer === 'object' && answer.reason ? `: ${answer.reason}` : '.';
+    return { call, output: `The call of tool "${call.toolName}" was denied by the approver${reason}`, isError: true, returnDirect: false };
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * What the breaker observes. The kinds mirror the steps of the trajectory
+ * format (`model`, `tool_call`, `retrieval`, `delegation`, `user`) so that a
+ * live session and a recorded one are judged by the same code.
+ */
+export type BreakerEvent =
+  | ModelEvent
+  | ToolCallEvent
+  | RetrievalEvent
+  | DelegationEvent
+  | UserEvent;
+
+/** One model round trip. Token counts are `null` when the provider did not report them. */
+export interface ModelEvent {
+  readonly kind: 'model';
+  readonly promptTokens: number | null;
+  readonly completionTokens: number | null;
+  /** The model's own text of this round (may be empty). */
+  readonly text: string;
+  /** Cost of this round in USD, when prices are known. */
+  readonly costUsd?: number;
+}
+
+/** One executed tool call, with its result. */
+export interface ToolCallEvent {
+  readonly kind: 'tool_call';
+  readonly tool: string;
+  /** Parsed JSON arguments, raw JSON text, or free text. */
+  readonly args: unknown;
+  readonly result: string | null;
+  readonly error?: boolean;
+}
+
+/** One retrieval (vector store / retriever) query and the ids or texts it returned. */
+export interface RetrievalEvent {
+  readonly kind: 'retrieval';
+  readonly query: string;
+  readonly results?: readonly string[];
+}
+
+/** One call of a sub-agent. */
+export interface DelegationEvent {
+  readonly kind: 'delegation';
+  readonly agent: string;
+  readonly input: string;
+  readonly output: string;
+}
+
+/** A user turn or an outside event the agent did not cause: new information. */
+export interface UserEvent {
+  readonly kind: 'user';
+  readonly text: string;
+}
+
+/** A tool call the model asked for, judged before it runs. */
+export interface ProposedToolCall {
+  readonly tool: string;
+  readonly args: unknown;
+}

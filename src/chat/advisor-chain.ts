@@ -1,0 +1,78 @@
+import { GovernorError } from '../errors/governor-error.ts';
+import type { Advisor, AdvisorChain } from './advisor.ts';
+import type { ChatClientRequest } from './chat-client-request.ts';
+import type { ChatClientResponse, ChatStreamEvent } from './chat-response.ts';
+
+/** Thrown by `chain.copy(after)` when `after` is not part of the chain. */
+export class AdvisorNotInChainError extends GovernorError {
+  constructor(name: string, available: readonly string[]) {
+    super(
+      'GOVERNOR_ADVISOR_NOT_IN_CHAIN',
+      `Advisor "${name}" is not in this chain, so there is nothing "after" it to copy. ` +
+        `Advisors in the chain: ${available.length > 0 ? available.join(', ') : '(none)'}. ` +
+        'A recursive advisor must call chain.copy(this) with itself.',
+    );
+  }
+}
+
+/** What ends every chain: one model round trip. */
+export interface ModelTerminal {
+  call(request: ChatClientRequest): Promise<ChatClientResponse>;
+  stream(request: ChatClientRequest): AsyncIterable<ChatStreamEvent>;
+}
+
+/**
+ * Sorts advisors by `order`; equal orders keep registration order
+ * (Array.prototype.sort is stable).
+ */
+export function sortAdvisors(advisors: readonly Advisor[]): Advisor[] {
+  return [...advisors].sort((a, b) => a.order - b.order);
+}
+
+/**
+ * An immutable position in an ordered advisor list. Holding the full list lets
+ * `copy(after)` find advisors that have already run (the recursive advisor
+ * itself), while `nextCall`/`nextStream` only look forward.
+ */
+export class DefaultAdvisorChain implements AdvisorChain {
+  readonly #all: readonly Advisor[];
+  readonly #start: number;
+  readonly #terminal: ModelTerminal;
+
+  /** @param advisors advisors already sorted by order (see {@link sortAdvisors}). */
+  constructor(advisors: readonly Advisor[], terminal: ModelTerminal, start = 0) {
+    this.#all = advisors;
+    this.#terminal = terminal;
+    this.#start = start;
+  }
+
+  get advisors(): readonly Advisor[] {
+    return this.#all.slice(this.#start);
+  }
+
+  nextCall(request: ChatClientRequest): Promise<ChatClientResponse> {
+    for (let i = this.#start; i < this.#all.length; i++) {
+      const advisor = this.#all[i]!;
+      if (advisor.adviseCall) {
+        return advisor.adviseCall(request, new DefaultAdvisorChain(this.#all, this.#terminal, i + 1));
+      }
+    }
+    return this.#terminal.call(request);
+  }
+
+  nextStream(request: ChatClientRequest): AsyncIterable<ChatStreamEvent> {
+    for (let i = this.#start; i < this.#all.length; i++) {
+      const advisor = this.#all[i]!;
+      if (advisor.adviseStream) {
+        return advisor.adviseStream(request, new DefaultAdvisorChain(this.#all, this.#terminal, i + 1));
+      }
+    }
+    return this.#terminal.stream(request);
+  }
+
+  copy(after: Advisor): AdvisorChain {
+    const index = this.#all.indexOf(after);
+    if (index < 0) throw new AdvisorNotInChainError(after.name, this.#all.map((a) => a.name));
+    return new DefaultAdvisorChain(this.#all, this.#terminal, index + 1);
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * The mutable map that travels with a request and its response through every
+ * advisor and every round of a recursive advisor. Advisor params set with
+ * `.advisors(a => a.param(key, value))` land here.
+ */
+export type AdvisorContext = Map<string, unknown>;
+
+/** Advisor param naming the conversation (session) a request belongs to. */
+export const CONVERSATION_ID = 'chat_memory_conversation_id';
+
+/** Conversation id used when a request names none. */
+export const DEFAULT_CONVERSATION_ID = 'default';
+
+/** The conversation id of a request's context, or {@link DEFAULT_CONVERSATION_ID}. */
+export function conversationIdOf(context: AdvisorContext): string {
+  const id = context.get(CONVERSATION_ID);
+  return typeof id === 'string' && id.length > 0 ? id : DEFAULT_CONVERSATION_ID;
+}

@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { MockLanguageModelV3 } from 'ai/test';
+import { z } from 'zod';
+import { tool } from 'ai';
+import {
+  AdvisorNotInChainError,
+  beforeAfterAdvisor,
+  ChatClient,
+  CONVERSATION_ID,
+  EntityParseError,
+  ToolCallAdvisor,
+  UnsupportedModelError,
+  type Advisor,
+  type AdvisorChain,
+  type ChatStreamEvent,
+} from '../index.ts';
+import { mockModel } from '../test-support/mock-model.ts';
+
+const weather = tool({
+  description: 'weather',
+  inputSchema: z.object({ city: z.string() }),
+  execute: async ({ city }) => `15°C in ${city}`,
+});
+
+function counter(name: string, order: number): Advisor & { calls: number; streams: number } {
+  const advisor = {
+    name,
+    order,
+    calls: 0,
+    streams: 0,
+    async adviseCall(request: Parameters<NonNullable<Advisor['adviseCall']>>[0], chain: AdvisorChain) {
+      advisor.calls += 1;
+      return chain.nextCall(request);
+    },
+    async *adviseStream(request: Parameters<NonNullable<Advisor['adviseStream']>>[0], chain: AdvisorChain) {
+      advisor.streams += 1;
+      yield* chain.nextStream(request);
+    },
+  };
+  return advisor;
+}
+
+const threeRounds = () =>
+  mockModel([
+    { toolCalls: [{ name: 'weather', input: { city: 'Paris' } }] },
+    { toolCalls: [{ name: 'weather', input: { city: 'Rome' } }] },
+    { text: 'Paris 15, Rome 15', inputTokens: 30, outputTokens: 7 },
+  ]);
+
+describe('ChatClient', () => {
+  test('content() returns the answer text through system, user and default options', async () => {
+    const model = mockModel([{ text: 'Hi there' }]);
+    const client = ChatClient.builder(model).defaultSystem('You are terse.').defaultOptions({ temperature: 0.2 }).build();
+    assert.equal(await client.prompt().user('Hello').call().content(), 'Hi there');
+    const sent = model.doGenerateCalls[0]!;
+    assert.equal(sent.temperature, 0.2);
+    assert.deepEqual(sent.prompt[0], { role: 'system', content: 'You are terse.' });
+    assert.equal(sent.prompt[1]!.role, 'user');
+  });
+
+  test('an advisor outside the tool loop runs once per call, one inside once per model round', async () => {
+    const outer = counter('outer', -2_000_000);
+    const inner = counter('inner', 0);
+    const client = ChatClient.builder(threeRounds()).defaultAdvisors(inner, new ToolCallAdvisor(), outer).defaultTools({ weather }).build();
+    const response = await client.prompt('Weather?').call().chatResponse();
+    assert.equal(response.text, 'Paris 15, Rome 15');
+    assert.equal(outer.calls, 1);
+    assert.equal(inner.calls, 3);
+    assert.equal(response.rounds, 3);
+  });
+
+  test('the same holds in stream(), and the text streams in pieces', async () => {
+    const outer = counter('outer', -2_000_000);
+    const inner = counter('inner', 0);
+    const client = ChatClient.builder(threeRounds()).defaultAdvisors(new ToolCallAdvisor(), inner, outer).defaultTools({ weather }).build();
+    const deltas: string[] = [];
+    for await (const delta of client.prompt('Weather?').stream().content()) deltas.push(delta);
+    assert.equal(deltas.join(''), 'Paris 15, Rome 15');
+    assert.ok(deltas.length >= 2);
+    assert.equal(outer.streams, 1);
+    assert.equal(inner.streams, 3);
+  });
+
+  test('stream().chatResponse() yields tool results and exactly one finish with summed usage', async () => {
+    const client = ChatClient.builder(threeRounds()).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ weather }).build();
+    const events: ChatStreamEvent[] = [];
+    for await (const event of client.prompt('Weather?').stream().chatResponse()) events.push(event);
+    const finishes = events.filter((e) => e.type === 'finish');
+    assert.equal(finishes.length, 1);
+    assert.equal(events.at(-1)!.type, 'finish');
+    assert.deepEqual(
+      events.filter((e) => e.type === 'tool-result').map((e) => (e as { output: unknown }).output),
+      ['15°C in Paris', '15°C in Rome'],
+    );
+    const final = (finishes[0] as Extract<ChatStreamEvent, { type: 'finish' }>).response.response;
+    assert.deepEqual(final.totalUsage, { inputTokens: 50, outputTokens: 17, cachedInputTokens: 0 });
+  });
+
+  test('usage is summed over every round, unknown stays unknown', async () => {
+    const client = ChatClient.builder(threeRounds()).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ weather }).build();
+    const response = await client.prompt('Weather?').call().chatResponse();
+    assert.deepEqual(response.usage, { inputTokens: 30, outputTokens: 7, cachedInputTokens: 0 });
+    assert.deepEqual(response.totalUsage, { inputTokens: 50, outputTokens: 17, cachedInputTokens: 0 });
+
+    const unknown = new MockLanguageModelV3({
+      doGenerate: async () => ({
+        content: [{ type: 'text', text: 'ok' }],
+        finishReason: { unified: 'stop', raw: undefined },
+        usage: { inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 3, text: 3, reasoning: undefined } },
+        warnings: [],
+      }),
+    });
+    const r = await ChatClient.create(unknown).prompt('x').call().chatResponse();
+    assert.equal(r.totalUsage.inputTokens, undefined);
+    assert.equal(r.totalUsage.outputTokens, 3);
+  });
+
+  test('accepts a V3 model and rejects values that are not models with a typed error naming the versions', async () => {
+    const v3 = new MockLanguageModelV3({
+      doGenerate: async () => ({
+        content: [{ type: 'text', text: 'from v3' }],
+        finishReason: { unified: 'stop', raw: undefined },
+        usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } },
+        warnings: [],
+      }),
+    });
+    assert.equal(await ChatClient.create(v3).prompt('x').call().content(), 'from v3');
+    assert.throws(() => ChatClient.builder('openai/gpt-4o'), (e: unknown) => e instanceof UnsupportedModelError && /"v2", "v3", "v4"/.test(e.message));
+    assert.throws(() => ChatClient.builder({ specificationVersion: 'v1', doGenerate() {}, doStream() {} }), UnsupportedModelError);
+  });
+
+  test('advisor params reach the context and the context survives every round', async () => {
+    const seen: unknown[] = [];
+    const spy = beforeAfterAdvisor({
+      name: 'spy',
+      before: (request) => {
+        seen.push(request.context.get(CONVERSATION_ID));
+        request.context.set('rounds', ((request.context.get('rounds') as number | undefined) ?? 0) + 1);
+        return request;
+      },
+    });
+    const client = ChatClient.builder(threeRounds()).defaultAdvisors(new ToolCallAdvisor(), spy).defaultTools({ weather }).build();
+    const result = await client.prompt('Weather?').advisors((a) => a.param(CONVERSATION_ID, 'c-42')).call().chatClientResponse();
+    assert.deepEqual(seen, ['c-42', 'c-42', 'c-42']);
+    assert.equal(result.context.get('rounds'), 3);
+  });
+
+  test('advisors are sorted by order and ties keep registration order', async () => {
+    const trail: string[] = [];
+    const mk = (name: string, order: number) => beforeAfterAdvisor({ name, order, before: (r) => (trail.push(name), r) });
+    const client = ChatClient.builder(mockModel([{ text: 'ok' }])).defaultAdvisors(mk('b', 5), mk('a', 1), mk('c', 5), mk('d', 5)).build();
+    await client.prompt('x').call().content();
+    assert.deepEqual(trail, ['a', 'b', 'c', 'd']);
+  });
+
+  test('chain.copy(after) holds exactly the advisors after `after`; an advisor not in the chain throws', async () => {
+    const a = counter('a', 1);
+    const b = counter('b', 2);
+    const c = counter('c', 3);
+    let copied: string[] = [];
+    let misuse: unknown;
+    const probe: Advisor = {
+      name: 'probe',
+      order: 0,
+      async adviseCall(request, chain) {
+        copied = chain.copy(b).advisors.map((x) => x.name);
+        try {
+          chain.copy({ name: 'stranger', order: 9 });
+        } catch (error) {
+          misuse = error;
+        }
+        return chain.nextCall(request);
+      },
+    };
+    await ChatClient.builder(mockModel([{ text: 'ok' }])).defaultAdvisors(a, b, c, probe).build().prompt('x').call().content();
+    assert.deepEqual(copied, ['c']);
+    assert.ok(misuse instanceof AdvisorNotInChainError);
+    assert.match((misuse as Error).message, /stranger/);
+  });
+
+  test('entity() asks for JSON and returns the parsed, validated object', async () => {
+    const model = mockModel([{ text: '```json\n{"actor":"Tom Hanks","movies":["Big","Cast Away"]}\n```' }]);
+    const films = await ChatClient.create(model).prompt('Tom Hanks films').call().entity(z.object({ actor: z.string(), movies: z.array(z.string()) }));
+    assert.deepEqual(films, { actor: 'Tom Hanks', movies: ['Big', 'Cast Away'] });
+    assert.equal(model.doGenerateCalls[0]!.responseFormat?.type, 'json');
+  });
+
+  test('entity() without a validation advisor throws EntityParseError on a wrong answer', async () => {
+    const client = ChatClient.create(mockModel([{ text: '{"actor": 3}' }]));
+    await assert.rejects(client.prompt('x').call().entity(z.object({ actor: z.string() })), EntityParseError);
+  });
+
+  test('a request without messages is rejected before any model call', async () => {
+    const model = mockModel([{ text: 'never' }]);
+    await assert.rejects(ChatClient.create(model).prompt().call().content(), /no messages/);
+    assert.equal(model.doGenerateCalls.length, 0);
+  });
+
+  test('an aborted signal stops the call before the model is called', async () => {
+    const model = mockModel([{ text: 'never' }]);
+    const controller = new AbortController();
+    controller.abort(new Error('user cancelled'));
+    await assert.rejects(ChatClient.create(model).prompt('x').abortSignal(controller.signal).call().content(), /user cancelled/);
+    assert.equal(model.doGenerateCalls.length, 0);
+  });
+});

@@ -1,0 +1,350 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import type { ModelMessage, UserContent } from 'ai';
+import type { z } from 'zod';
+import { GovernorError } from '../errors/governor-error.ts';
+import { resolveModel } from '../model/resolve-model.ts';
+import type { Advisor } from './advisor.ts';
+import { DefaultAdvisorChain, sortAdvisors } from './advisor-chain.ts';
+import type { AdvisorContext } from './advisor-context.ts';
+import type { ChatClientRequest, GovernedToolSet, ModelOptions } from './chat-client-request.ts';
+import type { ChatClientResponse, ChatResponse, ChatStreamEvent } from './chat-response.ts';
+import { jsonInstruction, OUTPUT_SCHEMA, parseEntity, toOutputSchema, type OutputSchema } from './entity.ts';
+import { ModelCallTerminal } from './model-call.ts';
+import { OBSERVATION_SINKS, type ObservationSink } from './observation.ts';
+
+/** Collects advisors and advisor params for one request: `.advisors(a => a.param(KEY, value))`. */
+export class AdvisorSpec {
+  readonly #advisors: Advisor[] = [];
+  readonly #params = new Map<string, unknown>();
+
+  /** Sets an advisor param (lands in the request's `context`). */
+  param(key: string, value: unknown): this {
+    this.#params.set(key, value);
+    return this;
+  }
+
+  /** Sets several advisor params. */
+  params(values: Readonly<Record<string, unknown>>): this {
+    for (const [key, value] of Object.entries(values)) this.#params.set(key, value);
+    return this;
+  }
+
+  /** Adds advisors for this request. */
+  advisors(...advisors: Advisor[]): this {
+    this.#advisors.push(...advisors);
+    return this;
+  }
+
+  /** @internal */
+  get collected(): { advisors: readonly Advisor[]; params: ReadonlyMap<string, unknown> } {
+    return { advisors: this.#advisors, params: this.#params };
+  }
+}
+
+interface ClientDefaults {
+  readonly system: string | undefined;
+  readonly messages: readonly ModelMessage[];
+  readonly tools: GovernedToolSet;
+  readonly advisors: readonly Advisor[];
+  readonly options: ModelOptions;
+  readonly params: ReadonlyMap<string, unknown>;
+}
+
+/** Thrown when a request is built wrongly (e.g. no user message and no messages). */
+export class InvalidRequestError extends GovernorError {
+  constructor(message: string) {
+    super('GOVERNOR_INVALID_REQUEST', message);
+  }
+}
+
+/** Builds a {@link ChatClient}; every setting is a default that a request can override. */
+export class ChatClientBuilder {
+  readonly #model: LanguageModelV4;
+  #system: string | undefined;
+  #messages: ModelMessage[] = [];
+  #tools: Record<string, GovernedToolSet[string]> = {};
+  #advisors: Advisor[] = [];
+  #options: ModelOptions = {};
+  #params = new Map<string, unknown>();
+
+  /** @internal use {@link ChatClient.builder} */
+  constructor(model: LanguageModelV4) {
+    this.#model = model;
+  }
+
+  /** Default system instructions. */
+  defaultSystem(system: string): this {
+    this.#system = system;
+    return this;
+  }
+
+  /** Messages placed before every request's own messages. */
+  defaultMessages(...messages: ModelMessage[]): this {
+    this.#messages.push(...messages);
+    return this;
+  }
+
+  /** Tools every request offers the model. */
+  defaultTools(tools: GovernedToolSet): this {
+    Object.assign(this.#tools, tools);
+    return this;
+  }
+
+  /** Advisors of every request; they run sorted by `order`, ties in registration order. */
+  defaultAdvisors(...advisors: Advisor[]): this {
+    this.#advisors.push(...advisors);
+    return this;
+  }
+
+  /** Default model settings (temperature, maxOutputTokens, …). */
+  defaultOptions(options: ModelOptions): this {
+    this.#options = { ...this.#options, ...options };
+    return this;
+  }
+
+  /** Advisor params set on every request. */
+  defaultAdvisorParams(params: Readonly<Record<string, unknown>>): this {
+    for (const [key, value] of Object.entries(params)) this.#params.set(key, value);
+    return this;
+  }
+
+  build(): ChatClient {
+    return new ChatClient(this.#model, {
+      system: this.#system,
+      messages: [...this.#messages],
+      tools: { ...this.#tools },
+      advisors: [...this.#advisors],
+      options: { ...this.#options },
+      params: new Map(this.#params),
+    });
+  }
+}
+
+/**
+ * A fluent client over an AI SDK language model with an ordered advisor chain.
+ *
+ * ```ts
+ * const client = ChatClient.builder(openai('gpt-4o')).defaultAdvisors(new ToolCallAdvisor()).build();
+ * const text = await client.prompt().user('Hello').call().content();
+ * ```
+ */
+export class ChatClient {
+  readonly #model: LanguageModelV4;
+  readonly #defaults: ClientDefaults;
+
+  /** Starts a builder. The model may be any AI SDK language model of spec V2, V3 or V4. */
+  static builder(model: unknown): ChatClientBuilder {
+    return new ChatClientBuilder(resolveModel(model));
+  }
+
+  /** A client with no defaults. */
+  static create(model: unknown): ChatClient {
+    return ChatClient.builder(model).build();
+  }
+
+  /** @internal use {@link ChatClient.builder} */
+  constructor(model: LanguageModelV4, defaults: ClientDefaults) {
+    this.#model = model;
+    this.#defaults = defaults;
+  }
+
+  /** The normalised (V4) model this client calls. */
+  get model(): LanguageModelV4 {
+    return this.#model;
+  }
+
+  /** The client's default advisors, sorted. */
+  get advisors(): readonly Advisor[] {
+    return sortAdvisors(this.#defaults.advisors);
+  }
+
+  /** A new builder with this client's defaults, to derive a variant. */
+  mutate(): ChatClientBuilder {
+    const builder = new ChatClientBuilder(this.#model)
+      .defaultMessages(...this.#defaults.messages)
+      .defaultTools(this.#defaults.tools)
+      .defaultAdvisors(...this.#defaults.advisors)
+      .defaultOptions(this.#defaults.options)
+      .defaultAdvisorParams(Object.fromEntries(this.#defaults.params));
+    if (this.#defaults.system !== undefined) builder.defaultSystem(this.#defaults.system);
+    return builder;
+  }
+
+  /** Starts a request; `user` is a shortcut for `.user(text)`. */
+  prompt(user?: string): ChatClientRequestSpec {
+    const spec = new ChatClientRequestSpec(this.#model, this.#defaults);
+    return user === undefined ? spec : spec.user(user);
+  }
+}
+
+/** One request being built. Nothing is sent until `call()` or `stream()` is consumed. */
+export class ChatClientRequestSpec {
+  readonly #model: LanguageModelV4;
+  readonly #defaults: ClientDefaults;
+  #system: string | undefined;
+  #user: UserContent | undefined;
+  #messages: ModelMessage[] = [];
+  #tools: Record<string, GovernedToolSet[string]> = {};
+  #advisors: Advisor[] = [];
+  #options: ModelOptions = {};
+  #params = new Map<string, unknown>();
+  #abortSignal: AbortSignal | undefined;
+
+  /** @internal use {@link ChatClient.prompt} */
+  constructor(model: LanguageModelV4, defaults: ClientDefaults) {
+    this.#model = model;
+    this.#defaults = defaults;
+  }
+
+  /** System instructions for this request (replaces the default). */
+  system(system: string): this {
+    this.#system = system;
+    return this;
+  }
+
+  /** The user's message of this turn. */
+  user(content: UserContent): this {
+    this.#user = content;
+    return this;
+  }
+
+  /** Conversation messages for this request, after the client's default messages. */
+  messages(...messages: ModelMessage[]): this {
+    this.#messages.push(...messages);
+    return this;
+  }
+
+  /** Extra tools for this request (a name clash replaces the default tool). */
+  tools(tools: GovernedToolSet): this {
+    Object.assign(this.#tools, tools);
+    return this;
+  }
+
+  /** Model settings for this request, over the defaults. */
+  options(options: ModelOptions): this {
+    this.#options = { ...this.#options, ...options };
+    return this;
+  }
+
+  /** Adds advisors, or sets advisor params through a callback: `.advisors(a => a.param(KEY, v))`. */
+  advisors(...items: Array<Advisor | ((spec: AdvisorSpec) => unknown)>): this {
+    for (const item of items) {
+      if (typeof item === 'function') {
+        const spec = new AdvisorSpec();
+        item(spec);
+        this.#advisors.push(...spec.collected.advisors);
+        for (const [key, value] of spec.collected.params) this.#params.set(key, value);
+      } else {
+        this.#advisors.push(item);
+      }
+    }
+    return this;
+  }
+
+  /** Aborts the request (every model round and tool execution) when the signal fires. */
+  abortSignal(signal: AbortSignal): this {
+    this.#abortSignal = signal;
+    return this;
+  }
+
+  /** Runs the request to completion when one of the returned spec's methods is awaited. */
+  call(): CallResponseSpec {
+    return new CallResponseSpec((extra) => {
+      const { request, chain } = this.#prepare(extra);
+      return chain.nextCall(request);
+    });
+  }
+
+  /** Runs the request streaming when the returned spec is iterated. */
+  stream(): StreamResponseSpec {
+    return new StreamResponseSpec(() => {
+      const { request, chain } = this.#prepare(new Map());
+      return chain.nextStream(request);
+    });
+  }
+
+  #prepare(extraParams: ReadonlyMap<string, unknown>): { request: ChatClientRequest; chain: DefaultAdvisorChain } {
+    const messages: ModelMessage[] = [...this.#defaults.messages, ...this.#messages];
+    if (this.#user !== undefined) messages.push({ role: 'user', content: this.#user });
+    if (messages.length === 0) {
+      throw new InvalidRequestError('The request has no messages: call .user(text) or .messages(...) before call() or stream().');
+    }
+    const advisors = sortAdvisors([...this.#defaults.advisors, ...this.#advisors]);
+    const context: AdvisorContext = new Map([...this.#defaults.params, ...this.#params, ...extraParams]);
+    const sinks = advisors.filter((a): a is Advisor & ObservationSink => typeof (a as Partial<ObservationSink>).observe === 'function');
+    if (sinks.length > 0) context.set(OBSERVATION_SINKS, sinks);
+    const output = context.get(OUTPUT_SCHEMA) as OutputSchema | undefined;
+    const system = this.#system ?? this.#defaults.system;
+    const request: ChatClientRequest = {
+      system: output ? [system, jsonInstruction(output.jsonSchema)].filter(Boolean).join('\n\n') : system,
+      messages,
+      tools: { ...this.#defaults.tools, ...this.#tools },
+      options: { ...this.#defaults.options, ...this.#options },
+      responseFormat: output ? { type: 'json', schema: output.jsonSchema } : undefined,
+      context,
+      abortSignal: this.#abortSignal,
+    };
+    return { request, chain: new DefaultAdvisorChain(advisors, new ModelCallTerminal(this.#model)) };
+  }
+}
+
+/** The result of `call()`: each method runs the request (once) and returns a view of the answer. */
+export class CallResponseSpec {
+  readonly #run: (extraParams: ReadonlyMap<string, unknown>) => Promise<ChatClientResponse>;
+  #plain: Promise<ChatClientResponse> | undefined;
+
+  /** @internal */
+  constructor(run: (extraParams: ReadonlyMap<string, unknown>) => Promise<ChatClientResponse>) {
+    this.#run = run;
+  }
+
+  /** The response with the context it travelled with. */
+  chatClientResponse(): Promise<ChatClientResponse> {
+    this.#plain ??= this.#run(new Map());
+    return this.#plain;
+  }
+
+  /** The model's final response. */
+  async chatResponse(): Promise<ChatResponse> {
+    return (await this.chatClientResponse()).response;
+  }
+
+  /** The final answer's text. */
+  async content(): Promise<string> {
+    return (await this.chatResponse()).text;
+  }
+
+  /**
+   * Asks for JSON matching `schema` and returns it parsed and validated. With a
+   * StructuredOutputValidationAdvisor in the chain, invalid answers are retried
+   * with the validation errors; without one, an invalid answer throws
+   * `EntityParseError`.
+   */
+  async entity<S extends z.ZodType>(schema: S): Promise<z.infer<S>> {
+    const output = await toOutputSchema(schema);
+    const response = await this.#run(new Map<string, unknown>([[OUTPUT_SCHEMA, output]]));
+    return (await parseEntity(schema, response.response.text)) as z.infer<S>;
+  }
+}
+
+/** The result of `stream()`. Iterate one of its views once. */
+export class StreamResponseSpec {
+  readonly #run: () => AsyncIterable<ChatStreamEvent>;
+
+  /** @internal */
+  constructor(run: () => AsyncIterable<ChatStreamEvent>) {
+    this.#run = run;
+  }
+
+  /** Every event: text deltas, tool calls and results, and one final `finish` with the complete response. */
+  chatResponse(): AsyncIterable<ChatStreamEvent> {
+    return this.#run();
+  }
+
+  /** Only the text, as it arrives. */
+  async *content(): AsyncIterable<string> {
+    for await (const event of this.#run()) {
+      if (event.type === 'text-delta') yield event.text;
+    }
+  }
+}

@@ -1,0 +1,80 @@
+import type { LanguageModelV4Content, SharedV4Warning } from '@ai-sdk/provider';
+import type { ModelMessage } from 'ai';
+import type { Usage } from '../model/usage.ts';
+import type { AdvisorContext } from './advisor-context.ts';
+
+/** A tool call the model asked for. */
+export interface ToolCallRequest {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /** Parsed arguments, or the raw text when it was not valid JSON. */
+  readonly input: unknown;
+  /** Arguments exactly as the model produced them. */
+  readonly rawInput: string;
+  /**
+   * Set by a governing advisor (such as the AgentBreaker) between the model's
+   * request and its execution: `block` replaces the execution with `message`
+   * as the tool's (error) result; `steer` runs the tool and appends `message`
+   * to its result.
+   */
+  readonly intervention?: ToolCallIntervention;
+}
+
+/** What a governing advisor wants done with a tool call before it runs. */
+export interface ToolCallIntervention {
+  readonly action: 'block' | 'steer';
+  readonly message: string;
+  /** Name of the advisor that intervened. */
+  readonly source: string;
+}
+
+/** Why a model round ended, in the AI SDK's unified vocabulary. */
+export type FinishReason = 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'interrupted' | 'other';
+
+/** A model's answer: one round, or a whole tool loop once the ToolCallAdvisor has folded its rounds. */
+export interface ChatResponse {
+  /** The answer's text (of the last round). */
+  readonly text: string;
+  /** Raw content parts of the last round. */
+  readonly content: readonly LanguageModelV4Content[];
+  /** Tool calls of the last round that still await execution (empty once a tool loop is done). */
+  readonly toolCalls: readonly ToolCallRequest[];
+  readonly finishReason: FinishReason;
+  /** Usage of the last model round. */
+  readonly usage: Usage;
+  /** Usage summed over every model round of this call. */
+  readonly totalUsage: Usage;
+  /** Model rounds made for this call. */
+  readonly rounds: number;
+  /**
+   * Messages this call added to the conversation, in order: assistant turns,
+   * tool results. Memory advisors persist exactly these after the user turn.
+   */
+  readonly messages: readonly ModelMessage[];
+  readonly modelId: string;
+  readonly warnings: readonly SharedV4Warning[];
+}
+
+/** A response and the context it travelled with. */
+export interface ChatClientResponse {
+  readonly response: ChatResponse;
+  readonly context: AdvisorContext;
+}
+
+/**
+ * What a streaming chain yields. Every `nextStream` ends with exactly one
+ * `finish` event carrying the complete response; advisors that post-process
+ * responses do so on that event.
+ */
+export type ChatStreamEvent =
+  | { readonly type: 'text-delta'; readonly text: string }
+  | { readonly type: 'reasoning-delta'; readonly text: string }
+  | { readonly type: 'tool-call'; readonly toolCall: ToolCallRequest }
+  | {
+      readonly type: 'tool-result';
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly output: unknown;
+      readonly isError: boolean;
+    }
+  | { readonly type: 'finish'; readonly response: ChatClientResponse };

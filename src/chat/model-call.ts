@@ -1,0 +1,181 @@
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4StreamPart,
+  SharedV4Warning,
+} from '@ai-sdk/provider';
+import type { AssistantContent, ModelMessage } from 'ai';
+import { convertToLanguageModelPrompt, prepareTools, standardizePrompt } from 'ai/internal';
+import { fromProviderUsage, type Usage } from '../model/usage.ts';
+import type { ModelTerminal } from './advisor-chain.ts';
+import type { ChatClientRequest } from './chat-client-request.ts';
+import type { ChatClientResponse, ChatResponse, ChatStreamEvent, FinishReason, ToolCallRequest } from './chat-response.ts';
+
+/**
+ * The end of every advisor chain: exactly one `doGenerate` or `doStream` per
+ * round, with tools declared but never executed here — the loop belongs to the
+ * ToolCallAdvisor, where every advisor can watch it.
+ */
+export class ModelCallTerminal implements ModelTerminal {
+  readonly #model: LanguageModelV4;
+
+  constructor(model: LanguageModelV4) {
+    this.#model = model;
+  }
+
+  async call(request: ChatClientRequest): Promise<ChatClientResponse> {
+    request.abortSignal?.throwIfAborted();
+    const options = await this.#callOptions(request);
+    const result = await this.#model.doGenerate(options);
+    const usage = fromProviderUsage(result.usage);
+    return {
+      response: buildResponse(result.content, result.finishReason.unified, usage, result.response?.modelId ?? this.#model.modelId, result.warnings),
+      context: request.context,
+    };
+  }
+
+  async *stream(request: ChatClientRequest): AsyncIterable<ChatStreamEvent> {
+    request.abortSignal?.throwIfAborted();
+    const options = await this.#callOptions(request);
+    const { stream } = await this.#model.doStream(options);
+    const content: LanguageModelV4Content[] = [];
+    let text = '';
+    let reasoning = '';
+    let usage: Usage | undefined;
+    let finishReason: FinishReason = 'other';
+    let modelId = this.#model.modelId;
+    let warnings: SharedV4Warning[] = [];
+    const flushText = (): void => {
+      if (text) content.push({ type: 'text', text });
+      if (reasoning) content.push({ type: 'reasoning', text: reasoning });
+      text = '';
+      reasoning = '';
+    };
+    const reader = stream.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        const part: LanguageModelV4StreamPart = value;
+        switch (part.type) {
+          case 'text-delta':
+            text += part.delta;
+            yield { type: 'text-delta', text: part.delta };
+            break;
+          case 'reasoning-delta':
+            reasoning += part.delta;
+            yield { type: 'reasoning-delta', text: part.delta };
+            break;
+          case 'tool-call': {
+            flushText();
+            content.push(part);
+            if (!part.providerExecuted) yield { type: 'tool-call', toolCall: toToolCallRequest(part) };
+            break;
+          }
+          case 'stream-start':
+            warnings = part.warnings;
+            break;
+          case 'response-metadata':
+            if (part.modelId) modelId = part.modelId;
+            break;
+          case 'finish':
+            usage = fromProviderUsage(part.usage);
+            finishReason = part.finishReason.unified;
+            break;
+          case 'error':
+            throw part.error;
+          default:
+            break;
+        }
+      }
+    } finally {
+      reader.releaseLock();
+    }
+    flushText();
+    yield {
+      type: 'finish',
+      response: {
+        response: buildResponse(content, finishReason, usage ?? fromProviderUsage(undefined), modelId, warnings),
+        context: request.context,
+      },
+    };
+  }
+
+  async #callOptions(request: ChatClientRequest): Promise<LanguageModelV4CallOptions> {
+    const standardized = await standardizePrompt({
+      instructions: request.system,
+      messages: [...request.messages],
+      allowSystemInMessages: true,
+    });
+    const prompt = await convertToLanguageModelPrompt({
+      prompt: standardized,
+      supportedUrls: await this.#model.supportedUrls,
+      download: undefined,
+      abortSignal: request.abortSignal,
+      provider: this.#model.provider,
+    });
+    const tools = Object.keys(request.tools).length > 0 ? await prepareTools({ tools: request.tools }) : undefined;
+    const { stopSequences, headers, ...settings } = request.options;
+    return {
+      ...settings,
+      ...(stopSequences ? { stopSequences: [...stopSequences] } : {}),
+      ...(headers ? { headers: { ...headers } } : {}),
+      prompt,
+      tools,
+      responseFormat: request.responseFormat,
+      abortSignal: request.abortSignal,
+    };
+  }
+}
+
+/** Parses a model's JSON-encoded tool input; an empty string means no arguments. */
+export function toToolCallRequest(part: { toolCallId: string; toolName: string; input: string }): ToolCallRequest {
+  let input: unknown = part.input;
+  if (part.input.trim() === '') input = {};
+  else {
+    try {
+      input = JSON.parse(part.input);
+    } catch {
+      // Left as text: the tool loop reports invalid arguments to the model.
+    }
+  }
+  return { toolCallId: part.toolCallId, toolName: part.toolName, input, rawInput: part.input };
+}
+
+function buildResponse(
+  content: readonly LanguageModelV4Content[],
+  finishReason: FinishReason,
+  usage: Usage,
+  modelId: string,
+  warnings: readonly SharedV4Warning[],
+): ChatResponse {
+  const assistant: Exclude<AssistantContent, string> = [];
+  const toolCalls: ToolCallRequest[] = [];
+  let text = '';
+  for (const part of content) {
+    if (part.type === 'text') {
+      text += part.text;
+      if (part.text) assistant.push({ type: 'text', text: part.text });
+    } else if (part.type === 'reasoning') {
+      if (part.text) assistant.push({ type: 'reasoning', text: part.text });
+    } else if (part.type === 'tool-call' && !part.providerExecuted) {
+      const call = toToolCallRequest(part);
+      toolCalls.push(call);
+      assistant.push({ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
+    }
+  }
+  const messages: ModelMessage[] = assistant.length > 0 ? [{ role: 'assistant', content: assistant }] : [];
+  return {
+    text,
+    content,
+    toolCalls,
+    finishReason,
+    usage,
+    totalUsage: usage,
+    rounds: 1,
+    messages,
+    modelId,
+    warnings,
+  };
+}

@@ -1,0 +1,37 @@
+import type { BreakerEvent } from '../breaker/breaker-event.ts';
+import type { AdvisorContext } from './advisor-context.ts';
+
+/**
+ * Anything that wants to hear about what happens in a session (retrieval
+ * queries, sub-agent calls, outside events). The AgentBreaker is one.
+ */
+export interface ObservationSink {
+  observe(sessionId: string, event: BreakerEvent): unknown;
+}
+
+/** Context key under which the ChatClient publishes the sinks of its chain. */
+export const OBSERVATION_SINKS = 'governor.observationSinks';
+
+/**
+ * Reports an event to every sink the ChatClient found in the request's advisor
+ * chain, so advisors such as `QuestionAnswerAdvisor` feed the breaker without
+ * user wiring. Sinks that throw or reject are isolated: observation must never
+ * break the call it observes.
+ */
+export async function reportObservation(
+  context: AdvisorContext,
+  sessionId: string,
+  event: BreakerEvent,
+): Promise<void> {
+  const sinks = context.get(OBSERVATION_SINKS);
+  if (!Array.isArray(sinks)) return;
+  await Promise.all(
+    (sinks as ObservationSink[]).map(async (sink) => {
+      try {
+        await sink.observe(sessionId, event);
+      } catch {
+        // A failing observer is its own problem, never the caller's.
+      }
+    }),
+  );
+}

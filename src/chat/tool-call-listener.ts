@@ -1,0 +1,37 @@
+/** What every tool-call notification carries. */
+export interface ToolCallInfo {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly args: unknown;
+  /** The conversation (session) the call belongs to. */
+  readonly sessionId: string;
+}
+
+/**
+ * Hears about every tool call the ToolCallAdvisor executes. Register it once
+ * (`new ToolCallAdvisor({ listeners })`, or for a whole client with the
+ * `TOOL_CALL_LISTENERS` advisor param) instead of wrapping each tool.
+ */
+export interface ToolCallListener {
+  onToolCallStart?(event: ToolCallInfo): void;
+  onToolCallEnd?(event: ToolCallInfo & { readonly result: unknown; readonly durationMs: number }): void;
+  onToolCallError?(event: ToolCallInfo & { readonly error: unknown; readonly durationMs: number }): void;
+}
+
+/** Advisor param holding extra `ToolCallListener[]` for a request or a client. */
+export const TOOL_CALL_LISTENERS = 'governor.toolCallListeners';
+
+/** Calls one hook on every listener; a listener that throws never affects the tool call. */
+export function notifyToolCallListeners<K extends keyof ToolCallListener>(
+  listeners: readonly ToolCallListener[],
+  hook: K,
+  event: Parameters<NonNullable<ToolCallListener[K]>>[0],
+): void {
+  for (const listener of listeners) {
+    try {
+      (listener[hook] as ((e: typeof event) => void) | undefined)?.call(listener, event);
+    } catch {
+      // Listeners observe; they do not get to break the agent.
+    }
+  }
+}

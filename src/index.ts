@@ -1,0 +1,36 @@
+// Chat client and advisor chain
+export { ChatClient, ChatClientBuilder, ChatClientRequestSpec, CallResponseSpec, StreamResponseSpec, AdvisorSpec, InvalidRequestError } from './chat/chat-client.ts';
+export { AdvisorOrder, type Advisor, type AdvisorChain } from './chat/advisor.ts';
+export { DefaultAdvisorChain, AdvisorNotInChainError, sortAdvisors, type ModelTerminal } from './chat/advisor-chain.ts';
+export { CONVERSATION_ID, DEFAULT_CONVERSATION_ID, conversationIdOf, type AdvisorContext } from './chat/advisor-context.ts';
+export { beforeAfterAdvisor, type BeforeAfterHooks } from './chat/before-after-advisor.ts';
+export type { ChatClientRequest, GovernedTool, GovernedToolSet, ModelOptions, ResponseFormat } from './chat/chat-client-request.ts';
+export type { ChatClientResponse, ChatResponse, ChatStreamEvent, FinishReason, ToolCallRequest, ToolCallIntervention } from './chat/chat-response.ts';
+export { EntityParseError, OUTPUT_SCHEMA, type OutputSchema } from './chat/entity.ts';
+export { ModelCallTerminal } from './chat/model-call.ts';
+export { OBSERVATION_SINKS, reportObservation, type ObservationSink } from './chat/observation.ts';
+export { TOOL_CALL_LISTENERS, type ToolCallInfo, type ToolCallListener } from './chat/tool-call-listener.ts';
+
+// Models and usage
+export { resolveModel, UnsupportedModelError, SUPPORTED_MODEL_SPECIFICATIONS, type SupportedLanguageModel } from './model/resolve-model.ts';
+export { addUsage, totalTokens, ZERO_USAGE, type Usage } from './model/usage.ts';
+
+// Built-in advisors
+export {
+  ToolCallAdvisor,
+  ToolCallLimitExceededError,
+  type ToolCallAdvisorOptions,
+  type ToolApproval,
+  type GovernorToolContext,
+} from './advisors/tool-call-advisor.ts';
+export {
+  StructuredOutputValidationAdvisor,
+  StructuredOutputValidationError,
+  type StructuredOutputValidationAdvisorOptions,
+} from './advisors/structured-output-validation-advisor.ts';
+export { SimpleLoggerAdvisor, type SimpleLoggerAdvisorOptions, type ChatLogRecord } from './advisors/simple-logger-advisor.ts';
+export { SafeGuardAdvisor, type SafeGuardAdvisorOptions } from './advisors/safe-guard-advisor.ts';
+export { redactSecrets, redactValue } from './advisors/redact.ts';
+
+// Errors
+export { GovernorError, InvalidOptionError } from './errors/governor-error.ts';
