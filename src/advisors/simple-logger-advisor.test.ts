@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ChatClient, redactSecrets, SafeGuardAdvisor, SimpleLoggerAdvisor, type ChatLogRecord } from '../index.ts';
+import { mockModel } from '../test-support/mock-model.ts';
+
+describe('SimpleLoggerAdvisor', () => {
+  test('logs request and response as structured records with secrets redacted', async () => {
+    const records: ChatLogRecord[] = [];
+    const client = ChatClient.builder(mockModel([{ text: 'your key was sk-proj-abcdefghijklmnopqrstuvwx' }]))
+      .defaultAdvisors(new SimpleLoggerAdvisor({ log: (r) => records.push(r) }))
+      .defaultOptions({ headers: { Authorization: 'Bearer abc.def.ghijklmnop' } })
+      .build();
+    await client.prompt('my password=hunter2 and token Bearer eyJabcdefghijkl.mnopqrstuvwxyz.0123456789ab').call().content();
+    assert.deepEqual(records.map((r) => r.event), ['request', 'response']);
+    const all = JSON.stringify(records);
+    assert.ok(!all.includes('hunter2'));
+    assert.ok(!all.includes('abcdefghijklmnopqrstuvwx'));
+    assert.ok(!all.includes('ghijklmnop'));
+    assert.ok(all.includes('[REDACTED]'));
+  });
+
+  test('redactSecrets keeps ordinary text and hides credentials in URLs', () => {
+    assert.equal(redactSecrets('postgres://app:s3cret@db:5432/x'), 'postgres://app:[REDACTED]@db:5432/x');
+    assert.equal(redactSecrets('the page is 42'), 'the page is 42');
+  });
+});
+
+describe('SafeGuardAdvisor', () => {
+  test('a request with a sensitive word gets the configured answer and no model call', async () => {
+    const model = mockModel([{ text: 'model answer' }]);
+    const client = ChatClient.builder(model).defaultAdvisors(new SafeGuardAdvisor({ sensitiveWords: ['project x'], failureResponse: 'Not here.' })).build();
+    assert.equal(await client.prompt('Tell me about Project X').call().content(), 'Not here.');
+    assert.equal(model.doGenerateCalls.length, 0);
+    const streamed: string[] = [];
+    for await (const d of client.prompt('project x?').stream().content()) streamed.push(d);
+    assert.deepEqual(streamed, ['Not here.']);
+  });
+
+  test('words only match whole words, and harmless requests pass', async () => {
+    const client = ChatClient.builder(mockModel([{ text: 'fine' }])).defaultAdvisors(new SafeGuardAdvisor({ sensitiveWords: ['ass'] })).build();
+    assert.equal(await client.prompt('a class assignment').call().content(), 'fine');
+  });
+});
