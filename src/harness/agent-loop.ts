@@ -1,0 +1,276 @@
+import { randomUUID } from 'node:crypto';
+import type { ModelMessage } from 'ai';
+import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
+import { addUsage, ZERO_USAGE, type Usage } from '../model/usage.ts';
+import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
+import { CONVERSATION_ID } from '../chat/advisor-context.ts';
+import type { ChatClient } from '../chat/chat-client.ts';
+import type { ChatClientRequest } from '../chat/chat-client-request.ts';
+import type { ChatClientResponse } from '../chat/chat-response.ts';
+import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-listener.ts';
+import { estimateCost, findPrice, mergePrices, projectCallCost, type PriceTable } from './pricing.ts';
+
+/** Why an {@link AgentLoop} run ended. */
+export type AgentLoopStatus = 'completed' | 'invocation_limit' | 'timeout' | 'cost_limit' | 'stuck' | 'aborted' | 'error';
+
+/** What a run produced and spent. */
+export interface AgentLoopResult {
+  readonly status: AgentLoopStatus;
+  /** Model calls made (each round trip of every tool loop). */
+  readonly invocations: number;
+  /** ChatClient calls made: the task, then one per continuation turn. */
+  readonly turns: number;
+  /** Tool calls executed. */
+  readonly toolCalls: number;
+  /** Usage summed over every model call. */
+  readonly usage: Usage;
+  /** Cost in USD, or `'unknown'` when the model has no price or a token count is unknown. */
+  readonly costUsd: number | 'unknown';
+  /** The finish tool's output (or the last answer's text). */
+  readonly output: string | undefined;
+  /** A human-readable reason for any status other than `completed`. */
+  readonly reason: string | undefined;
+  /** The error behind `stuck` or `error`. */
+  readonly error: unknown;
+  readonly durationMs: number;
+  readonly conversationId: string;
+  /** The whole conversation: the task, every answer, tool result and continuation. */
+  readonly messages: readonly ModelMessage[];
+}
+
+/** Progress events, for live displays. */
+export type AgentLoopEvent =
+  | { readonly type: 'invocation-start'; readonly invocation: number }
+  | {
+      readonly type: 'invocation-end';
+      readonly invocation: number;
+      readonly usage: Usage;
+      readonly totalUsage: Usage;
+      readonly costUsd: number | 'unknown';
+      readonly text: string;
+      readonly toolCalls: ReadonlyArray<{ readonly toolName: string; readonly input: unknown }>;
+    }
+  | { readonly type: 'tool-call-end'; readonly toolName: string; readonly args: unknown; readonly result: unknown; readonly durationMs: number }
+  | { readonly type: 'tool-call-error'; readonly toolName: string; readonly args: unknown; readonly error: unknown; readonly durationMs: number }
+  | { readonly type: 'continuation'; readonly turn: number; readonly message: string }
+  | { readonly type: 'end'; readonly result: AgentLoopResult };
+
+/** Options of {@link AgentLoop}. */
+export interface AgentLoopOptions {
+  /** The client to run; it needs a ToolCallAdvisor (and the finish tool among its tools). */
+  readonly client: ChatClient;
+  /** Most model calls in a run. @default 20 */
+  readonly maxInvocations?: number;
+  /** Wall-clock limit of a run. @default 600_000 (10 minutes) */
+  readonly timeoutMs?: number;
+  /** Most USD a run may spend; needs a price for the model. @default no limit */
+  readonly costLimitUsd?: number;
+  /** Name of the tool whose call completes the task; `null` completes on the first answer without tool calls. @default 'submit' */
+  readonly finishTool?: string | null;
+  /** Price overrides merged over the defaults. */
+  readonly prices?: PriceTable;
+  /** Model id to price calls with. @default the client's model id */
+  readonly modelId?: string;
+  /** Tool-call listeners for every call of the run. */
+  readonly listeners?: readonly ToolCallListener[];
+  /** Progress events. */
+  readonly onProgress?: (event: AgentLoopEvent) => void;
+  /** Ends the run with status `aborted`. */
+  readonly abortSignal?: AbortSignal;
+  /** Conversation (and breaker session) id. @default a random UUID per run */
+  readonly conversationId?: string;
+}
+
+/** Thrown inside the chain to end a run at a limit; never escapes {@link AgentLoop.run}. */
+class LimitReached extends GovernorError {
+  readonly status: AgentLoopStatus;
+  constructor(status: AgentLoopStatus, message: string) {
+    super('GOVERNOR_LOOP_LIMIT', message);
+    this.status = status;
+  }
+}
+
+function isBreakerStop(error: unknown): boolean {
+  return error instanceof GovernorError && typeof (error as { category?: unknown }).category === 'string' && error.code.startsWith('GOVERNOR_BREAKER');
+}
+
+function estimateTokens(request: ChatClientRequest): number {
+  return Math.ceil((JSON.stringify(request.messages).length + (request.system?.length ?? 0)) / 4);
+}
+
+/**
+ * Runs a task through a ChatClient until the finish tool is called or a limit
+ * ends it. Limits are checked before every model call — not only between
+ * turns — and a call whose projected cost would overshoot the cost limit is
+ * not started.
+ */
+export class AgentLoop {
+  readonly #options: AgentLoopOptions;
+  readonly maxInvocations: number;
+  readonly timeoutMs: number;
+
+  constructor(options: AgentLoopOptions) {
+    if (!options?.client) throw new InvalidOptionError('client', 'a ChatClient is required');
+    const max = options.maxInvocations ?? 20;
+    if (!Number.isInteger(max) || max < 1) throw new InvalidOptionError('maxInvocations', `must be a positive integer, got ${max}`);
+    const timeout = options.timeoutMs ?? 600_000;
+    if (!(timeout > 0)) throw new InvalidOptionError('timeoutMs', `must be a positive number of milliseconds, got ${timeout}`);
+    if (options.costLimitUsd !== undefined && !(options.costLimitUsd > 0)) {
+      throw new InvalidOptionError('costLimitUsd', `must be a positive number of USD, got ${options.costLimitUsd}`);
+    }
+    if (options.prices) mergePrices(options.prices); // validates overrides now, not mid-run
+    this.#options = options;
+    this.maxInvocations = max;
+    this.timeoutMs = timeout;
+  }
+
+  /** Runs `task` to an end; never throws for a limit, a breaker stop or a model error — see `status`. */
+  async run(task: string): Promise<AgentLoopResult> {
+    const o = this.#options;
+    const started = performance.now();
+    const conversationId = o.conversationId ?? randomUUID();
+    const finishTool = o.finishTool === undefined ? 'submit' : o.finishTool;
+    const modelId = o.modelId ?? o.client.model.modelId;
+    const emit = (event: AgentLoopEvent): void => {
+      try {
+        o.onProgress?.(event);
+      } catch {
+        // A broken progress display must not end the run.
+      }
+    };
+
+    let invocations = 0;
+    let turns = 0;
+    let toolCalls = 0;
+    let usage: Usage = ZERO_USAGE;
+    let lastUsage: Usage | undefined;
+    const cost = (): number | 'unknown' => estimateCost(usage, modelId, o.prices).usd;
+    const messages: ModelMessage[] = [{ role: 'user', content: task }];
+    let output: string | undefined;
+
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new LimitReached('timeout', `the run exceeded its time limit of ${this.timeoutMs} ms`)), this.timeoutMs);
+    const signal = o.abortSignal ? AbortSignal.any([o.abortSignal, timeout.signal]) : timeout.signal;
+
+    const checkLimits = (request: ChatClientRequest): void => {
+      if (o.abortSignal?.aborted) throw o.abortSignal.reason;
+      if (performance.now() - started >= this.timeoutMs) throw new LimitReached('timeout', `the run exceeded its time limit of ${this.timeoutMs} ms`);
+      if (invocations >= this.maxInvocations) throw new LimitReached('invocation_limit', `the run used all ${this.maxInvocations} model calls`);
+      if (o.costLimitUsd !== undefined) {
+        const spent = cost();
+        if (spent === 'unknown') throw new LimitReached('cost_limit', 'the cost so far is unknown, so the cost limit cannot be kept');
+        const next = projectCallCost({
+          modelId,
+          lastInputTokens: lastUsage?.inputTokens ?? estimateTokens(request),
+          lastOutputTokens: lastUsage?.outputTokens ?? 0,
+          maxOutputTokens: request.options.maxOutputTokens,
+          prices: o.prices,
+        });
+        const projected = typeof next.usd === 'number' ? next.usd : 0;
+        if (spent + projected > o.costLimitUsd) {
+          throw new LimitReached(
+            'cost_limit',
+            `the next model call (about $${projected.toFixed(4)}) would take the run past its cost limit of $${o.costLimitUsd} ($${spent.toFixed(4)} spent)`,
+          );
+        }
+      }
+    };
+
+    const guard: Advisor = {
+      name: 'AgentLoopGuard',
+      // Right inside the tool loop: it sees every model round, before the breaker.
+      order: AdvisorOrder.TOOL_LOOP + 1,
+      async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
+        checkLimits(request);
+        invocations += 1;
+        emit({ type: 'invocation-start', invocation: invocations });
+        const result = await chain.nextCall(request);
+        const r = result.response;
+        lastUsage = r.totalUsage;
+        usage = addUsage(usage, r.totalUsage);
+        emit({
+          type: 'invocation-end',
+          invocation: invocations,
+          usage: r.totalUsage,
+          totalUsage: usage,
+          costUsd: cost(),
+          text: r.text,
+          toolCalls: r.toolCalls.map((c) => ({ toolName: c.toolName, input: c.input })),
+        });
+        return result;
+      },
+    };
+    const counter: ToolCallListener = {
+      onToolCallEnd: (e) => {
+        toolCalls += 1;
+        emit({ type: 'tool-call-end', toolName: e.toolName, args: e.args, result: e.result, durationMs: e.durationMs });
+      },
+      onToolCallError: (e) => {
+        toolCalls += 1;
+        emit({ type: 'tool-call-error', toolName: e.toolName, args: e.args, error: e.error, durationMs: e.durationMs });
+      },
+    };
+
+    const finish = (status: AgentLoopStatus, reason?: string, error?: unknown): AgentLoopResult => {
+      clearTimeout(timer);
+      const result: AgentLoopResult = {
+        status,
+        invocations,
+        turns,
+        toolCalls,
+        usage,
+        costUsd: cost(),
+        output,
+        reason,
+        error,
+        durationMs: performance.now() - started,
+        conversationId,
+        messages,
+      };
+      emit({ type: 'end', result });
+      return result;
+    };
+
+    if (o.costLimitUsd !== undefined && findPrice(modelId, mergePrices(o.prices)) === undefined) {
+      return finish('error', `a cost limit is set but there is no price for model "${modelId}": pass prices for it`);
+    }
+
+    try {
+      for (;;) {
+        turns += 1;
+        const response = await o.client
+          .prompt()
+          .messages(...messages)
+          .advisors(guard, (a) => a.param(CONVERSATION_ID, conversationId).param(TOOL_CALL_LISTENERS, [counter, ...(o.listeners ?? [])]))
+          .abortSignal(signal)
+          .call()
+          .chatResponse();
+        messages.push(...response.messages);
+        output = response.text;
+        const finished = finishTool === null ? response.toolCalls.length === 0 : calledTool(response.messages, finishTool);
+        if (finished) return finish('completed');
+        const left = this.maxInvocations - invocations;
+        if (left <= 0) return finish('invocation_limit', `the run used all ${this.maxInvocations} model calls`);
+        const note =
+          `You have not called \`${finishTool}\` yet, so the task is not finished. ` +
+          `${left} of ${this.maxInvocations} model calls remain. Continue from where you stopped; ` +
+          `when the task is done, call \`${finishTool}\` with a short summary.`;
+        messages.push({ role: 'user', content: note });
+        emit({ type: 'continuation', turn: turns + 1, message: note });
+      }
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      if (error instanceof LimitReached) return finish(error.status, error.message);
+      if (timeout.signal.aborted && timeout.signal.reason instanceof LimitReached) return finish('timeout', timeout.signal.reason.message);
+      if (o.abortSignal?.aborted) return finish('aborted', reason, error);
+      if (isBreakerStop(error)) return finish('stuck', reason, error);
+      return finish('error', reason, error);
+    }
+  }
+}
+
+function calledTool(messages: readonly ModelMessage[], name: string): boolean {
+  return messages.some(
+    (m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((p) => p.type === 'tool-call' && p.toolName === name),
+  );
+}
