@@ -64,7 +64,7 @@ describe('ToolCallAdvisor', () => {
   });
 
   test('a throwing tool, an unknown tool and invalid arguments become error results the model sees', async () => {
-    const boom = tool({ inputSchema: z.object({}), execute: async () => { throw new Error('disk on fire'); } });
+    const boom = tool({ inputSchema: z.object({}), execute: async (): Promise<string> => { throw new Error('disk on fire'); } });
     const model = mockModel([
       {
         toolCalls: [
@@ -120,7 +120,7 @@ describe('ToolCallAdvisor', () => {
 
   test('tools get a context with the conversation id, abort signal and request context; listeners hear each call', async () => {
     let seen: GovernorToolContext | undefined;
-    const probe = tool({ inputSchema: z.object({}), execute: async (_input, options) => { seen = options.context as GovernorToolContext; return 'ok'; } });
+    const probe = tool({ inputSchema: z.object({}), execute: async (_input, options) => { seen = options.context as unknown as GovernorToolContext; return 'ok'; } });
     const events: string[] = [];
     const listener: ToolCallListener = {
       onToolCallStart: (e) => events.push(`start ${e.toolName} ${e.sessionId}`),

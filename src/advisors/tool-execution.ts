@@ -42,7 +42,7 @@ export async function executeToolCall(call: ToolCallRequest, env: ToolExecutionE
     const names = Object.keys(env.tools);
     return fail(`Unknown tool "${call.toolName}". Available tools: ${names.length > 0 ? names.join(', ') : '(none)'}.`);
   }
-  if (call.intervention?.action === 'block') return fail(call.intervention.message);
+  if (call.intervention?.action === 'block') return fail(`[${call.intervention.source}] ${call.intervention.message}`);
   if (typeof call.input === 'string' && call.rawInput.trim() !== '') {
     return fail(`Invalid arguments for tool "${call.toolName}": not valid JSON: ${call.rawInput.slice(0, 200)}`);
   }

@@ -1,0 +1,74 @@
+import type { ChatCompletionMessage } from './recorded-request.ts';
+import type { ScriptedTurn } from './scripted-turn.ts';
+
+/** Rough characters per token of English text; good enough to make token growth look real. */
+const CHARS_PER_TOKEN = 4;
+
+function tokensFor(characters: number): number {
+  return Math.ceil(characters / CHARS_PER_TOKEN);
+}
+
+function contentCharacters(content: unknown): number {
+  if (typeof content === 'string') return content.length;
+  if (!Array.isArray(content)) return 0;
+  let total = 0;
+  for (const part of content as unknown[]) {
+    if (typeof part === 'object' && part !== null) {
+      const text = (part as Record<string, unknown>)['text'];
+      if (typeof text === 'string') total += text.length;
+    }
+  }
+  return total;
+}
+
+function toolCallCharacters(toolCalls: unknown): number {
+  if (!Array.isArray(toolCalls)) return 0;
+  let total = 0;
+  for (const call of toolCalls as unknown[]) {
+    const fn = typeof call === 'object' && call !== null ? (call as Record<string, unknown>)['function'] : undefined;
+    if (typeof fn !== 'object' || fn === null) continue;
+    const { name, arguments: args } = fn as Record<string, unknown>;
+    if (typeof name === 'string') total += name.length;
+    if (typeof args === 'string') total += args.length;
+  }
+  return total;
+}
+
+/**
+ * Estimates prompt tokens as ceil(characters / 4) over the text of every message
+ * (content and tool call names/arguments), so that the estimate grows with the
+ * conversation the way a real provider's count does.
+ */
+export function estimatePromptTokens(messages: readonly ChatCompletionMessage[]): number {
+  let characters = 0;
+  for (const message of messages) {
+    characters += contentCharacters(message.content) + toolCallCharacters(message.tool_calls);
+  }
+  return tokensFor(characters);
+}
+
+/** Estimates completion tokens as ceil(characters / 4) over the answer text and the tool arguments sent. */
+export function estimateCompletionTokens(text: string, toolArguments: readonly string[]): number {
+  return tokensFor(toolArguments.reduce((sum, args) => sum + args.length, text.length));
+}
+
+/** Token counts of one answer, as they go on the wire. */
+export interface TurnUsage {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number | undefined;
+}
+
+/** Scripted numbers where given, estimates for the rest. */
+export function resolveTurnUsage(
+  turn: ScriptedTurn,
+  messages: readonly ChatCompletionMessage[],
+  text: string,
+  toolArguments: readonly string[],
+): TurnUsage {
+  return {
+    promptTokens: turn.usage?.promptTokens ?? estimatePromptTokens(messages),
+    completionTokens: turn.usage?.completionTokens ?? estimateCompletionTokens(text, toolArguments),
+    cachedTokens: turn.usage?.cachedTokens,
+  };
+}

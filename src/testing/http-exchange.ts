@@ -1,0 +1,65 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { SSE_DONE, sseEvent } from './openai-wire-format.ts';
+
+/** Reads the whole request body as UTF-8 text. */
+export async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Writes a JSON response unless the client is already gone. */
+export function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (response.destroyed || response.headersSent) return;
+  const payload = JSON.stringify(body);
+  response.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(payload),
+  });
+  response.end(payload);
+}
+
+/** Writes each item as a server-sent event, then `[DONE]`, stopping if the client disconnects. */
+export function sendEventStream(response: ServerResponse, events: readonly unknown[]): void {
+  if (response.destroyed || response.headersSent) return;
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  for (const event of events) {
+    if (response.destroyed) return;
+    response.write(sseEvent(event));
+  }
+  response.end(SSE_DONE);
+}
+
+/**
+ * Waits `ms` milliseconds. Resolves `false` early if the client closes the
+ * connection or `shutdown` fires, so an aborted request never gets an answer
+ * and never holds the server open.
+ */
+export async function waitUnlessClosed(response: ServerResponse, ms: number, shutdown: AbortSignal): Promise<boolean> {
+  if (shutdown.aborted) return false;
+  const controller = new AbortController();
+  const onClose = (): void => controller.abort();
+  response.once('close', onClose);
+  shutdown.addEventListener('abort', onClose, { once: true });
+  try {
+    await sleep(ms, undefined, { signal: controller.signal });
+    return !response.destroyed;
+  } catch {
+    return false;
+  } finally {
+    response.off('close', onClose);
+    shutdown.removeEventListener('abort', onClose);
+  }
+}

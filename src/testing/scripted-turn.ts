@@ -1,0 +1,153 @@
+import { InvalidOptionError } from '../errors/governor-error.ts';
+
+/** A tool call the scripted stand-in model asks for in one turn. */
+export interface ScriptedToolCall {
+  /** Name of the tool, as the agent registered it. */
+  name: string;
+  /**
+   * Tool input. An object (or any non-string value) is sent as `JSON.stringify(arguments)`;
+   * a string is sent exactly as given, which lets a test send arguments that are not valid JSON.
+   */
+  arguments: unknown;
+  /**
+   * Tool call id on the wire.
+   * @default `call_<turn>_<position>`, unique within the server
+   */
+  id?: string;
+}
+
+/** Token counts a scripted turn reports instead of the estimate. */
+export interface ScriptedUsage {
+  /**
+   * Input tokens.
+   * @default ceil(characters of the request messages / 4)
+   */
+  promptTokens?: number;
+  /**
+   * Output tokens.
+   * @default ceil(characters of the response text and tool arguments / 4)
+   */
+  completionTokens?: number;
+  /**
+   * Input tokens served from the provider's prompt cache (part of `promptTokens`).
+   * @default not reported
+   */
+  cachedTokens?: number;
+}
+
+/** An HTTP error the scripted stand-in model answers with instead of a completion. */
+export interface ScriptedError {
+  /** HTTP status, 400-599 (e.g. 429 or 503 to exercise retries and breakers). */
+  status: number;
+  /**
+   * `error.message` in the OpenAI-style error body.
+   * @default `Scripted stand-in error (HTTP <status>)`
+   */
+  message?: string;
+  /**
+   * `error.type` in the OpenAI-style error body.
+   * @default `rate_limit_error` for 429, `server_error` for 5xx, `invalid_request_error` otherwise
+   */
+  type?: string;
+  /**
+   * Sent as the `retry-after-ms` header (and `retry-after` in whole seconds), which the
+   * AI SDK's retry honours; lets rate-limit tests retry without the default backoff wait.
+   * @default no retry headers
+   */
+  retryAfterMs?: number;
+}
+
+/**
+ * One answer of the scripted stand-in model: text, tool calls, or both; or an
+ * HTTP error. A turn with neither text nor tool calls answers with empty text.
+ */
+export interface ScriptedTurn {
+  /** Assistant text. Streamed word by word when the client asks for a stream. */
+  text?: string;
+  /** Tool calls to request; several make a parallel tool call turn. */
+  toolCalls?: ScriptedToolCall[];
+  /**
+   * Reported usage; missing numbers are estimated from characters.
+   * @default estimated
+   */
+  usage?: ScriptedUsage;
+  /** Answer with this HTTP error instead of a completion (`text`/`toolCalls` are ignored). */
+  error?: ScriptedError;
+  /**
+   * Milliseconds to wait before answering. If the client aborts meanwhile, nothing is sent.
+   * @default 0
+   */
+  delayMs?: number;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isCount(value: unknown): boolean {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+/**
+ * Checks one turn's shape, so a typo in a script fails with the offending field
+ * named instead of as a confusing client-side parse error.
+ *
+ * @param option dotted path used in the error, e.g. `script[2]`
+ * @throws InvalidOptionError naming the first bad field
+ */
+export function validateScriptedTurn(turn: unknown, option: string): asserts turn is ScriptedTurn {
+  if (!isRecord(turn)) throw new InvalidOptionError(option, 'a scripted turn must be an object');
+  if (turn['text'] !== undefined && typeof turn['text'] !== 'string') {
+    throw new InvalidOptionError(`${option}.text`, 'must be a string');
+  }
+  if (turn['delayMs'] !== undefined && !isCount(turn['delayMs'])) {
+    throw new InvalidOptionError(`${option}.delayMs`, 'must be a non-negative integer');
+  }
+  validateToolCalls(turn['toolCalls'], `${option}.toolCalls`);
+  validateUsage(turn['usage'], `${option}.usage`);
+  validateError(turn['error'], `${option}.error`);
+}
+
+function validateToolCalls(toolCalls: unknown, option: string): void {
+  if (toolCalls === undefined) return;
+  if (!Array.isArray(toolCalls)) throw new InvalidOptionError(option, 'must be an array');
+  toolCalls.forEach((call: unknown, i) => {
+    if (!isRecord(call)) throw new InvalidOptionError(`${option}[${i}]`, 'must be an object');
+    if (typeof call['name'] !== 'string' || call['name'].length === 0) {
+      throw new InvalidOptionError(`${option}[${i}].name`, 'must be a non-empty string');
+    }
+    if (call['arguments'] === undefined) {
+      throw new InvalidOptionError(`${option}[${i}].arguments`, 'is required (use {} for a tool without input)');
+    }
+    if (call['id'] !== undefined && (typeof call['id'] !== 'string' || call['id'].length === 0)) {
+      throw new InvalidOptionError(`${option}[${i}].id`, 'must be a non-empty string');
+    }
+  });
+}
+
+function validateUsage(usage: unknown, option: string): void {
+  if (usage === undefined) return;
+  if (!isRecord(usage)) throw new InvalidOptionError(option, 'must be an object');
+  for (const key of ['promptTokens', 'completionTokens', 'cachedTokens']) {
+    if (usage[key] !== undefined && !isCount(usage[key])) {
+      throw new InvalidOptionError(`${option}.${key}`, 'must be a non-negative integer');
+    }
+  }
+}
+
+function validateError(error: unknown, option: string): void {
+  if (error === undefined) return;
+  if (!isRecord(error)) throw new InvalidOptionError(option, 'must be an object');
+  const status = error['status'];
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599) {
+    throw new InvalidOptionError(`${option}.status`, 'must be an HTTP error status between 400 and 599');
+  }
+  for (const key of ['message', 'type']) {
+    if (error[key] !== undefined && typeof error[key] !== 'string') {
+      throw new InvalidOptionError(`${option}.${key}`, 'must be a string');
+    }
+  }
+  if (error['retryAfterMs'] !== undefined && !isCount(error['retryAfterMs'])) {
+    throw new InvalidOptionError(`${option}.retryAfterMs`, 'must be a non-negative integer');
+  }
+}
