@@ -34,3 +34,6 @@ export { redactSecrets, redactValue } from './advisors/redact.ts';
 
 // Errors
 export { GovernorError, InvalidOptionError } from './errors/governor-error.ts';
+
+// Retrieval
+export * from './rag/index.ts';

@@ -1,0 +1,353 @@
+import pg from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import type { Document, DocumentMetadata } from '../rag/document.ts';
+import { checkEmbeddings, type Embedder } from '../rag/embedder.ts';
+import { LexicalHashEmbedding } from '../rag/lexical-hash-embedding.ts';
+import { filterToSql } from '../rag/metadata-filter-sql.ts';
+import { EmbeddingDimensionMismatchError } from '../rag/retrieval-errors.ts';
+import {
+  checkIds,
+  prepareDocuments,
+  resolveSearchRequest,
+  type AddDocumentsOptions,
+  type SearchRequest,
+  type VectorStore,
+} from '../rag/vector-store.ts';
+
+/** Table used when {@link PgVectorStoreOptions.tableName} is not given. */
+export const DEFAULT_PG_VECTOR_TABLE = 'governor_vector_store';
+
+/** pgvector's limits: a `vector` column holds at most 16,000 dimensions, an HNSW index at most 2,000. */
+const MAX_VECTOR_DIMENSIONS = 16_000;
+const MAX_HNSW_DIMENSIONS = 2_000;
+
+/** An unquoted-style PostgreSQL identifier of at most 63 bytes (the server's limit). */
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** Rows per INSERT statement: keeps a statement far below PostgreSQL's 65,535 parameters. */
+const ROWS_PER_INSERT = 500;
+
+/** Options of {@link PgVectorStore}. */
+export interface PgVectorStoreOptions {
+  /**
+   * A `pg` pool to use. The store never ends a pool it was given.
+   * Give either this or {@link PgVectorStoreOptions.connectionString}.
+   */
+  readonly pool?: Pool;
+  /**
+   * Connection string for a pool the store creates and owns
+   * (`close()` ends it), e.g. `postgres://user:password@host:5432/db`.
+   */
+  readonly connectionString?: string;
+  /**
+   * Table holding the documents, optionally schema-qualified (`rag.documents`).
+   * Each part must be a plain identifier (letters, digits, `_`; at most 63
+   * characters); it is used exactly as written (quoted, so case-sensitive).
+   * @default 'governor_vector_store'
+   */
+  readonly tableName?: string;
+  /**
+   * Length of the embedding vectors: the table's column is `vector(dimensions)`.
+   * Must match the embedder (e.g. 1536 for OpenAI `text-embedding-3-small`).
+   */
+  readonly dimensions: number;
+  /**
+   * Embeds documents and queries.
+   * @default a {@link LexicalHashEmbedding} of `dimensions` dimensions: offline and lexical, not semantic
+   */
+  readonly embedder?: Embedder;
+  /**
+   * Distance used to rank documents. Only cosine is supported; scores are
+   * `1 - cosine distance`, i.e. cosine similarity.
+   * @default 'cosine'
+   */
+  readonly distance?: 'cosine';
+  /**
+   * Index created with the table. `'hnsw'` makes searches fast on large
+   * tables but approximate: with a selective filter a search may return
+   * fewer than `topK` documents (pgvector 0.8's `hnsw.iterative_scan`
+   * setting addresses that). `'none'` searches exactly, by scanning.
+   * @default 'hnsw'
+   */
+  readonly createIndex?: 'hnsw' | 'none';
+  /**
+   * Create the `vector` extension, the table and the index on first use
+   * (idempotent, serialised across processes with an advisory lock). Turn
+   * off when the schema is managed by migrations or the role may not run DDL.
+   * @default true
+   */
+  readonly initializeSchema?: boolean;
+}
+
+/**
+ * A vector store in PostgreSQL with the pgvector extension, through the `pg`
+ * driver. Documents live in one table (`id text` primary key, `content text`,
+ * `metadata jsonb`, `embedding vector(N)`); adding upserts by id; searches
+ * order by cosine distance (`<=>`) and apply metadata filters in SQL, with
+ * every filter key and value bound as a parameter.
+ *
+ * The schema is created on first use. Every vector is checked against
+ * `dimensions` before any SQL runs, and an existing table whose column has
+ * another size is reported at first use instead of failing row by row.
+ *
+ * @example
+ * const store = new PgVectorStore({
+ *   connectionString: process.env.DATABASE_URL,
+ *   dimensions: 1536,
+ *   embedder: aiSdkEmbedder(openai.embedding('text-embedding-3-small')),
+ * });
+ */
+export class PgVectorStore implements VectorStore {
+  readonly #pool: Pool;
+  readonly #ownsPool: boolean;
+  readonly #embedder: Embedder;
+  readonly #dimensions: number;
+  readonly #createIndex: 'hnsw' | 'none';
+  readonly #initializeSchema: boolean;
+  /** Quoted, possibly schema-qualified table name, safe to place in SQL. */
+  readonly #table: string;
+  /** Quoted index name (unqualified: an index lives in its table's schema). */
+  readonly #index: string;
+  readonly #tableName: string;
+  #schemaReady: Promise<void> | undefined;
+
+  constructor(options: PgVectorStoreOptions) {
+    if (typeof options !== 'object' || options === null) {
+      throw new InvalidOptionError('options', 'expected { dimensions, pool | connectionString, ... }');
+    }
+    const dimensions = options.dimensions;
+    if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_VECTOR_DIMENSIONS) {
+      throw new InvalidOptionError(
+        'dimensions',
+        `expected an integer from 1 to ${MAX_VECTOR_DIMENSIONS} (pgvector's limit), got ${String(dimensions)}`,
+      );
+    }
+    const distance = options.distance ?? 'cosine';
+    if (distance !== 'cosine') {
+      throw new InvalidOptionError('distance', `only 'cosine' is supported, got ${String(distance)}`);
+    }
+    const createIndex = options.createIndex ?? 'hnsw';
+    if (createIndex !== 'hnsw' && createIndex !== 'none') {
+      throw new InvalidOptionError('createIndex', `expected 'hnsw' or 'none', got ${String(createIndex)}`);
+    }
+    if (createIndex === 'hnsw' && dimensions > MAX_HNSW_DIMENSIONS) {
+      throw new InvalidOptionError(
+        'createIndex',
+        `pgvector's HNSW index supports at most ${MAX_HNSW_DIMENSIONS} dimensions, not ${dimensions}; use 'none' or fewer dimensions`,
+      );
+    }
+    const embedder = options.embedder ?? new LexicalHashEmbedding({ dimensions });
+    if (embedder.dimensions !== undefined && embedder.dimensions !== dimensions) {
+      throw new InvalidOptionError(
+        'dimensions',
+        `the embedder produces ${embedder.dimensions}-dimensional vectors but the store is configured for ${dimensions}`,
+      );
+    }
+
+    const tableName = options.tableName ?? DEFAULT_PG_VECTOR_TABLE;
+    const parts = typeof tableName === 'string' ? tableName.split('.') : [];
+    if (parts.length < 1 || parts.length > 2 || !parts.every((part) => IDENTIFIER.test(part))) {
+      throw new InvalidOptionError(
+        'tableName',
+        'expected "table" or "schema.table", each part starting with a letter or "_" and holding only ' +
+          'letters, digits and "_" (at most 63 characters)',
+      );
+    }
+    const baseName = parts[parts.length - 1] ?? DEFAULT_PG_VECTOR_TABLE;
+
+    if (options.pool !== undefined && options.connectionString !== undefined) {
+      throw new InvalidOptionError('connectionString', 'give either pool or connectionString, not both');
+    }
+    if (options.pool !== undefined) {
+      this.#pool = options.pool;
+      this.#ownsPool = false;
+    } else if (typeof options.connectionString === 'string' && options.connectionString.length > 0) {
+      this.#pool = new pg.Pool({ connectionString: options.connectionString });
+      // An idle connection dropped by the server must not crash the process;
+      // the next query reports the problem to its caller instead.
+      this.#pool.on('error', () => {});
+      this.#ownsPool = true;
+    } else {
+      throw new InvalidOptionError('pool', 'give a pg Pool (pool) or a connectionString');
+    }
+
+    this.#embedder = embedder;
+    this.#dimensions = dimensions;
+    this.#createIndex = createIndex;
+    this.#initializeSchema = options.initializeSchema ?? true;
+    this.#tableName = tableName;
+    this.#table = parts.map((part) => pg.escapeIdentifier(part)).join('.');
+    this.#index = pg.escapeIdentifier(indexName(baseName));
+  }
+
+  async add(documents: readonly Document[], options: AddDocumentsOptions = {}): Promise<void> {
+    const prepared = prepareDocuments(documents);
+    if (prepared.length === 0) return;
+    const vectors = checkEmbeddings(
+      await this.#embedder.embed(
+        prepared.map((document) => document.text),
+        options.signal,
+      ),
+      prepared.length,
+      this.#dimensions,
+      'document embeddings',
+    );
+    await this.#ensureSchema();
+
+    const statements: { text: string; values: unknown[] }[] = [];
+    for (let start = 0; start < prepared.length; start += ROWS_PER_INSERT) {
+      const rows: string[] = [];
+      const values: unknown[] = [];
+      prepared.slice(start, start + ROWS_PER_INSERT).forEach((document, offset) => {
+        const n = values.length;
+        rows.push(`($${n + 1}, $${n + 2}, $${n + 3}::jsonb, $${n + 4}::vector)`);
+        values.push(document.id, document.text, JSON.stringify(document.metadata), vectorLiteral(vectors[start + offset] ?? []));
+      });
+      statements.push({
+        text:
+          `INSERT INTO ${this.#table} (id, content, metadata, embedding) VALUES ${rows.join(', ')} ` +
+          'ON CONFLICT (id) DO UPDATE SET content = EXCLUDED.content, metadata = EXCLUDED.metadata, embedding = EXCLUDED.embedding',
+        values,
+      });
+    }
+    if (statements.length === 1 && statements[0] !== undefined) {
+      await this.#pool.query(statements[0].text, statements[0].values);
+      return;
+    }
+    await this.#transaction(async (client) => {
+      for (const statement of statements) await client.query(statement.text, statement.values);
+    });
+  }
+
+  async delete(ids: readonly string[]): Promise<void> {
+    const checked = checkIds(ids);
+    if (checked.length === 0) return;
+    await this.#ensureSchema();
+    await this.#pool.query(`DELETE FROM ${this.#table} WHERE id = ANY($1::text[])`, [[...checked]]);
+  }
+
+  async similaritySearch(request: SearchRequest): Promise<Document[]> {
+    const search = resolveSearchRequest(request);
+    if (search.blank) return [];
+    const [query] = checkEmbeddings(
+      await this.#embedder.embed([search.query], search.signal),
+      1,
+      this.#dimensions,
+      'query embedding',
+    );
+    // A zero query vector has no direction: pgvector's cosine distance would be NaN for every row.
+    if (query === undefined || query.every((component) => component === 0)) return [];
+    await this.#ensureSchema();
+
+    const values: unknown[] = [vectorLiteral(query)];
+    const conditions: string[] = [];
+    if (search.filter !== undefined) {
+      const filter = filterToSql(search.filter, 'metadata', values.length + 1);
+      conditions.push(filter.sql);
+      values.push(...filter.values);
+    }
+    // Bounded on the distance, not the score, so that an index can still serve
+    // the ordering. 2 is the largest cosine distance: with no threshold the
+    // bound only drops stored zero vectors, whose distance is NaN (which
+    // PostgreSQL orders above every number).
+    values.push(search.similarityThreshold > 0 ? 1 - search.similarityThreshold : 2);
+    conditions.push(`(embedding <=> $1::vector) <= $${values.length}`);
+    values.push(search.topK);
+    const result = await this.#pool.query<{ id: string; content: string; metadata: DocumentMetadata; distance: number }>(
+      `SELECT id, content, metadata, (embedding <=> $1::vector) AS distance FROM ${this.#table}` +
+        ` WHERE ${conditions.join(' AND ')}` +
+        ` ORDER BY embedding <=> $1::vector LIMIT $${values.length}`,
+      values,
+    );
+    return result.rows.map((row) => ({
+      id: row.id,
+      text: row.content,
+      metadata: row.metadata,
+      score: 1 - row.distance,
+    }));
+  }
+
+  /** Ends the pool when the store created it from a connection string; a given pool is left open. */
+  async close(): Promise<void> {
+    if (this.#ownsPool) await this.#pool.end();
+  }
+
+  #ensureSchema(): Promise<void> {
+    if (!this.#initializeSchema) return Promise.resolve();
+    this.#schemaReady ??= this.#createSchema().catch((error: unknown) => {
+      // Let the next call try again (the database may come back).
+      this.#schemaReady = undefined;
+      throw error;
+    });
+    return this.#schemaReady;
+  }
+
+  async #createSchema(): Promise<void> {
+    await this.#transaction(async (client) => {
+      // Replicas starting together would race on CREATE EXTENSION / TABLE;
+      // the lock makes them take turns, and IF NOT EXISTS makes turns cheap.
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+        `agent-governor:vector-store:${this.#tableName}`,
+      ]);
+      await client.query('CREATE EXTENSION IF NOT EXISTS vector');
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${this.#table} (` +
+          'id text PRIMARY KEY, ' +
+          'content text NOT NULL, ' +
+          "metadata jsonb NOT NULL DEFAULT '{}'::jsonb, " +
+          `embedding vector(${this.#dimensions}) NOT NULL)`,
+      );
+      const column = await client.query<{ dimensions: number }>(
+        'SELECT atttypmod AS dimensions FROM pg_attribute ' +
+          "WHERE attrelid = to_regclass($1) AND attname = 'embedding' AND NOT attisdropped",
+        [this.#table],
+      );
+      const existing = column.rows[0]?.dimensions;
+      // -1 is a column declared as plain `vector`, which accepts any length.
+      if (existing !== undefined && existing > 0 && existing !== this.#dimensions) {
+        throw new EmbeddingDimensionMismatchError(
+          this.#dimensions,
+          existing,
+          `table ${this.#tableName} already exists with an embedding column of another size`,
+        );
+      }
+      if (this.#createIndex === 'hnsw') {
+        await client.query(
+          `CREATE INDEX IF NOT EXISTS ${this.#index} ON ${this.#table} USING hnsw (embedding vector_cosine_ops)`,
+        );
+      }
+    });
+  }
+
+  async #transaction(work: (client: PoolClient) => Promise<void>): Promise<void> {
+    const client = await this.#pool.connect();
+    try {
+      await client.query('BEGIN');
+      await work(client);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+/**
+ * The table's index name. PostgreSQL truncates names beyond 63 bytes, which
+ * could make two long table names share one index name; a hash keeps them apart.
+ */
+function indexName(table: string): string {
+  const name = `${table}_embedding_hnsw_idx`;
+  if (name.length <= 63) return name;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < table.length; i++) hash = Math.imul(hash ^ table.charCodeAt(i), 0x01000193);
+  return `${table.slice(0, 40)}_${(hash >>> 0).toString(16).padStart(8, '0')}_hnsw_idx`;
+}
+
+/** pgvector's text input format: `[1,2.5,-3e-7]`. */
+function vectorLiteral(vector: readonly number[]): string {
+  return `[${vector.join(',')}]`;
+}

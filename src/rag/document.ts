@@ -1,0 +1,25 @@
+import type { JSONValue } from '@ai-sdk/provider';
+
+/** A JSON value, as stored in a document's metadata. */
+export type MetadataValue = JSONValue;
+
+/** Free-form, JSON-serialisable facts about a document (source, author, date…). */
+export type DocumentMetadata = Record<string, MetadataValue>;
+
+/**
+ * A piece of text a vector store can find again by meaning, with the facts a
+ * filter can select it by.
+ */
+export interface Document {
+  /** Stable id; adding a document with an id that exists replaces it. */
+  readonly id: string;
+  /** The text that is embedded and returned to the model. */
+  readonly text: string;
+  /** JSON metadata; filters match against it. */
+  readonly metadata: DocumentMetadata;
+  /**
+   * Cosine similarity to the query (higher = closer, at most 1). Set on
+   * documents returned by a search, absent on documents you add.
+   */
+  readonly score?: number;
+}

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { InMemoryVectorStore } from './in-memory-vector-store.ts';
+import { COMPASS, TableEmbedder } from './test-support/table-embedder.ts';
+import { describeVectorStoreContract } from './test-support/vector-store-contract.ts';
+
+describeVectorStoreContract('InMemoryVectorStore', async ({ embedder }) => new InMemoryVectorStore({ embedder }));
+
+describe('InMemoryVectorStore', () => {
+  test('works offline out of the box with the lexical default', async () => {
+    const store = new InMemoryVectorStore();
+    await store.add([
+      { id: 'breaker', text: 'The circuit breaker stops agents that loop', metadata: {} },
+      { id: 'budget', text: 'Token budgets cap what a session may spend', metadata: {} },
+    ]);
+    const [best] = await store.similaritySearch({ query: 'why did the breaker stop my agent?', topK: 1 });
+    assert.equal(best?.id, 'breaker');
+    assert.equal(store.size, 2);
+  });
+
+  test('documents are copied in and out: later mutation by the caller changes nothing', async () => {
+    const store = new InMemoryVectorStore({ embedder: new TableEmbedder(COMPASS) });
+    const metadata = { tags: ['a'] };
+    await store.add([{ id: 'north', text: 'north', metadata }]);
+    metadata.tags.push('mutated');
+    const [first] = await store.similaritySearch({ query: 'north' });
+    assert.deepEqual(first?.metadata, { tags: ['a'] });
+    (first?.metadata['tags'] as string[]).push('again');
+    const [second] = await store.similaritySearch({ query: 'north' });
+    assert.deepEqual(second?.metadata, { tags: ['a'] });
+  });
+
+  test('the first vectors fix the dimension even when the embedder does not declare it', async () => {
+    const embedder = new TableEmbedder(COMPASS);
+    assert.equal(embedder.dimensions, undefined);
+    const store = new InMemoryVectorStore({ embedder });
+    await store.add([{ id: 'short', text: 'short', metadata: {} }]);
+    await assert.rejects(store.add([{ id: 'north', text: 'north', metadata: {} }]), {
+      name: 'EmbeddingDimensionMismatchError',
+      expected: 2,
+      actual: 3,
+    });
+  });
+});

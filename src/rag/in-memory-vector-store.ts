@@ -1,0 +1,118 @@
+import type { Document } from './document.ts';
+import { checkEmbeddings, type Embedder } from './embedder.ts';
+import { LexicalHashEmbedding } from './lexical-hash-embedding.ts';
+import { evaluateFilter } from './metadata-filter.ts';
+import {
+  checkIds,
+  prepareDocuments,
+  resolveSearchRequest,
+  type AddDocumentsOptions,
+  type SearchRequest,
+  type VectorStore,
+} from './vector-store.ts';
+
+/** Options of {@link InMemoryVectorStore}. */
+export interface InMemoryVectorStoreOptions {
+  /**
+   * Embeds documents and queries.
+   * @default a {@link LexicalHashEmbedding} (256 dimensions): offline and lexical, not semantic
+   */
+  readonly embedder?: Embedder;
+}
+
+interface Entry {
+  readonly document: Document;
+  readonly vector: readonly number[];
+  readonly norm: number;
+}
+
+/**
+ * A vector store in process memory: exact (brute-force) cosine search, for
+ * tests, demos and small corpora. Contents are lost when the process ends.
+ *
+ * The vector length is fixed by the embedder (or by the first vectors it
+ * returns); a vector of another length is rejected with
+ * `EmbeddingDimensionMismatchError` before the store changes.
+ */
+export class InMemoryVectorStore implements VectorStore {
+  readonly #embedder: Embedder;
+  readonly #entries = new Map<string, Entry>();
+  #dimensions: number | undefined;
+
+  constructor(options: InMemoryVectorStoreOptions = {}) {
+    this.#embedder = options.embedder ?? new LexicalHashEmbedding();
+  }
+
+  /** Number of stored documents. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  async add(documents: readonly Document[], options: AddDocumentsOptions = {}): Promise<void> {
+    const prepared = prepareDocuments(documents);
+    if (prepared.length === 0) return;
+    const vectors = checkEmbeddings(
+      await this.#embedder.embed(
+        prepared.map((document) => document.text),
+        options.signal,
+      ),
+      prepared.length,
+      this.#expectedDimensions(),
+      'document embeddings',
+    );
+    this.#dimensions ??= vectors[0]?.length;
+    prepared.forEach((document, index) => {
+      const vector = vectors[index] ?? [];
+      this.#entries.set(document.id, { document, vector: [...vector], norm: norm(vector) });
+    });
+  }
+
+  async delete(ids: readonly string[]): Promise<void> {
+    for (const id of checkIds(ids)) this.#entries.delete(id);
+  }
+
+  async similaritySearch(request: SearchRequest): Promise<Document[]> {
+    const search = resolveSearchRequest(request);
+    if (search.blank) return [];
+    const [query] = checkEmbeddings(
+      await this.#embedder.embed([search.query], search.signal),
+      1,
+      this.#expectedDimensions(),
+      'query embedding',
+    );
+    const queryNorm = norm(query ?? []);
+    // A query without a direction (e.g. only punctuation) is similar to nothing.
+    if (query === undefined || queryNorm === 0) return [];
+
+    const hits: { entry: Entry; score: number }[] = [];
+    for (const entry of this.#entries.values()) {
+      // A stored zero vector has no direction, so no query is similar to it.
+      if (entry.norm === 0) continue;
+      if (search.filter !== undefined && !evaluateFilter(search.filter, entry.document.metadata)) continue;
+      const score = dot(query, entry.vector) / (queryNorm * entry.norm);
+      if (search.similarityThreshold > 0 && score < search.similarityThreshold) continue;
+      hits.push({ entry, score });
+    }
+    hits.sort((a, b) => b.score - a.score || (a.entry.document.id < b.entry.document.id ? -1 : 1));
+    return hits.slice(0, search.topK).map(({ entry, score }) => ({
+      id: entry.document.id,
+      text: entry.document.text,
+      metadata: structuredClone(entry.document.metadata),
+      score,
+    }));
+  }
+
+  #expectedDimensions(): number | undefined {
+    return this.#dimensions ?? this.#embedder.dimensions;
+  }
+}
+
+function dot(a: readonly number[], b: readonly number[]): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += (a[i] ?? 0) * (b[i] ?? 0);
+  return sum;
+}
+
+function norm(vector: readonly number[]): number {
+  return Math.sqrt(dot(vector, vector));
+}

@@ -1,0 +1,224 @@
+import type { ModelMessage, UserContent, UserModelMessage } from 'ai';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
+import { conversationIdOf, type AdvisorContext } from '../chat/advisor-context.ts';
+import type { ChatClientRequest } from '../chat/chat-client-request.ts';
+import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
+import { reportObservation } from '../chat/observation.ts';
+import type { Document } from './document.ts';
+import { parseMetadataFilter, type MetadataFilter } from './metadata-filter.ts';
+import { DEFAULT_TOP_K, SIMILARITY_THRESHOLD_ACCEPT_ALL, type VectorStore } from './vector-store.ts';
+
+/** Context key under which the advisor leaves the documents it retrieved (`Document[]`). */
+export const RETRIEVED_DOCUMENTS = 'qa_retrieved_documents';
+
+/**
+ * Advisor param that replaces the configured metadata filter for one request:
+ * `.advisors(a => a.param(FILTER_EXPRESSION, { tenant: 'acme' }))`. `null`
+ * searches without any filter.
+ */
+export const FILTER_EXPRESSION = 'qa_filter_expression';
+
+/**
+ * Prompt used unless `promptTemplate` says otherwise. `{query}` is the user's
+ * text, `{question_answer_context}` the retrieved documents.
+ */
+export const DEFAULT_QUESTION_ANSWER_TEMPLATE = `{query}
+
+Reference material for this question is between the two lines below.
+----------
+{question_answer_context}
+----------
+Answer from this material and the conversation so far, not from what you knew before.
+If the material does not hold the answer, say that you cannot answer it from the material.`;
+
+/** How the advisor searches. */
+export interface QuestionAnswerSearchOptions {
+  /**
+   * Most documents to add to the prompt.
+   * @default 4
+   */
+  readonly topK?: number;
+  /**
+   * Lowest cosine similarity a document needs, from 0 to 1.
+   * @default 0 (every document)
+   */
+  readonly similarityThreshold?: number;
+  /**
+   * Only documents whose metadata match; a request can replace it with the
+   * {@link FILTER_EXPRESSION} advisor param.
+   * @default no filter
+   */
+  readonly filter?: MetadataFilter;
+}
+
+/** Options of {@link QuestionAnswerAdvisor}. */
+export interface QuestionAnswerAdvisorOptions {
+  /** Where to look for documents. */
+  readonly vectorStore: VectorStore;
+  /**
+   * How to search.
+   * @default { topK: 4, similarityThreshold: 0 }
+   */
+  readonly searchRequest?: QuestionAnswerSearchOptions;
+  /**
+   * Replaces the text of the user's message. Placeholders: `{query}` (the
+   * user's text, which is also the search query) and
+   * `{question_answer_context}` (the retrieved documents' texts, separated by
+   * blank lines). Both must appear.
+   * @default DEFAULT_QUESTION_ANSWER_TEMPLATE
+   */
+  readonly promptTemplate?: string;
+  /**
+   * Position in the chain. The default puts it outside the ToolCallAdvisor,
+   * so the prompt is augmented once and kept for every round of the loop.
+   * @default AdvisorOrder.RETRIEVAL
+   */
+  readonly order?: number;
+}
+
+interface Retrieval {
+  readonly query: string;
+  readonly documents: Document[];
+}
+
+/**
+ * Retrieval-augmented generation: finds the documents most similar to the
+ * user's message in a {@link VectorStore} and puts them into that message via
+ * a template, so the model answers from them.
+ *
+ * It searches once per call — not once per tool-loop round, even when placed
+ * inside the loop — and leaves the documents in the response context under
+ * {@link RETRIEVED_DOCUMENTS}. Every search is reported to the chain's
+ * observation sinks as a `retrieval` event (query and result ids), which is
+ * how the AgentBreaker notices RAG query fixation without any wiring.
+ */
+export class QuestionAnswerAdvisor implements Advisor {
+  readonly name = 'QuestionAnswerAdvisor';
+  readonly order: number;
+  readonly #vectorStore: VectorStore;
+  readonly #topK: number;
+  readonly #similarityThreshold: number;
+  readonly #filter: MetadataFilter | undefined;
+  readonly #template: string;
+  /** One retrieval per call: a call's context is one Map from its first advisor to its last round. */
+  readonly #retrievals = new WeakMap<AdvisorContext, Retrieval>();
+
+  constructor(options: QuestionAnswerAdvisorOptions) {
+    const store = options?.vectorStore as Partial<VectorStore> | undefined;
+    if (typeof store?.similaritySearch !== 'function') {
+      throw new InvalidOptionError('vectorStore', 'expected a VectorStore (an object with similaritySearch)');
+    }
+    const search = options.searchRequest ?? {};
+    const topK = search.topK ?? DEFAULT_TOP_K;
+    if (!Number.isSafeInteger(topK) || topK < 1) {
+      throw new InvalidOptionError('searchRequest.topK', `expected a positive integer, got ${String(topK)}`);
+    }
+    const threshold = search.similarityThreshold ?? SIMILARITY_THRESHOLD_ACCEPT_ALL;
+    if (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1)) {
+      throw new InvalidOptionError('searchRequest.similarityThreshold', `expected a number from 0 to 1, got ${String(threshold)}`);
+    }
+    if (search.filter !== undefined) parseMetadataFilter(search.filter, 'searchRequest.filter');
+    const template = options.promptTemplate ?? DEFAULT_QUESTION_ANSWER_TEMPLATE;
+    for (const placeholder of ['{query}', '{question_answer_context}']) {
+      if (typeof template !== 'string' || !template.includes(placeholder)) {
+        throw new InvalidOptionError('promptTemplate', `must contain the placeholder ${placeholder}`);
+      }
+    }
+    if (options.order !== undefined && !Number.isFinite(options.order)) {
+      throw new InvalidOptionError('order', `expected a finite number, got ${String(options.order)}`);
+    }
+    this.#vectorStore = options.vectorStore;
+    this.#topK = topK;
+    this.#similarityThreshold = threshold;
+    this.#filter = search.filter;
+    this.#template = template;
+    this.order = options.order ?? AdvisorOrder.RETRIEVAL;
+  }
+
+  async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
+    const advised = await this.#augment(request);
+    const response = await chain.nextCall(advised);
+    this.#publish(request.context, response.context);
+    return response;
+  }
+
+  async *adviseStream(request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
+    const advised = await this.#augment(request);
+    for await (const event of chain.nextStream(advised)) {
+      if (event.type === 'finish') this.#publish(request.context, event.response.context);
+      yield event;
+    }
+  }
+
+  async #augment(request: ChatClientRequest): Promise<ChatClientRequest> {
+    const index = request.messages.findLastIndex((message) => message.role === 'user');
+    const message = request.messages[index];
+    const query = message?.role === 'user' ? textOf(message.content) : '';
+    if (message?.role !== 'user' || query.trim().length === 0) {
+      request.context.set(RETRIEVED_DOCUMENTS, []);
+      return request;
+    }
+    const { documents } = await this.#retrieve(request, query);
+    request.context.set(RETRIEVED_DOCUMENTS, documents);
+    const augmented = this.#template.replace(/\{(query|question_answer_context)\}/g, (placeholder: string) =>
+      placeholder === '{query}' ? query : documents.map((document) => document.text).join('\n\n'),
+    );
+    const messages: ModelMessage[] = [...request.messages];
+    messages[index] = { ...message, content: withText(message.content, augmented) };
+    return { ...request, messages };
+  }
+
+  async #retrieve(request: ChatClientRequest, query: string): Promise<Retrieval> {
+    const earlier = this.#retrievals.get(request.context);
+    if (earlier !== undefined && earlier.query === query) return earlier;
+    const documents = await this.#vectorStore.similaritySearch({
+      query,
+      topK: this.#topK,
+      similarityThreshold: this.#similarityThreshold,
+      ...withFilter(this.#filterFor(request.context)),
+      ...(request.abortSignal !== undefined && { signal: request.abortSignal }),
+    });
+    const retrieval = { query, documents };
+    this.#retrievals.set(request.context, retrieval);
+    await reportObservation(request.context, conversationIdOf(request.context), {
+      kind: 'retrieval',
+      query,
+      results: documents.map((document) => document.id),
+    });
+    return retrieval;
+  }
+
+  #filterFor(context: AdvisorContext): MetadataFilter | undefined {
+    const override = context.get(FILTER_EXPRESSION);
+    if (override === undefined) return this.#filter;
+    if (override === null) return undefined;
+    parseMetadataFilter(override, FILTER_EXPRESSION);
+    return override as MetadataFilter;
+  }
+
+  /** The request's context normally is the response's; a downstream advisor may have replaced it. */
+  #publish(requestContext: AdvisorContext, responseContext: AdvisorContext): void {
+    if (responseContext !== requestContext && requestContext.has(RETRIEVED_DOCUMENTS)) {
+      responseContext.set(RETRIEVED_DOCUMENTS, requestContext.get(RETRIEVED_DOCUMENTS));
+    }
+  }
+}
+
+function withFilter(filter: MetadataFilter | undefined): { filter?: MetadataFilter } {
+  return filter === undefined ? {} : { filter };
+}
+
+/** The text parts of a user message, joined; images and files carry no query text. */
+function textOf(content: UserContent): string {
+  if (typeof content === 'string') return content;
+  return content
+    .flatMap((part) => (part.type === 'text' ? [part.text] : []))
+    .join('\n');
+}
+
+/** The user content with its text replaced by `text`; other parts (images, files) are kept. */
+function withText(content: UserContent, text: string): UserModelMessage['content'] {
+  if (typeof content === 'string') return text;
+  return [{ type: 'text', text }, ...content.filter((part) => part.type !== 'text')];
+}
