@@ -37,3 +37,6 @@ export { GovernorError, InvalidOptionError } from './errors/governor-error.ts';
 
 // Retrieval
 export * from './rag/index.ts';
+
+// Chat memory
+export * from './memory/index.ts';

@@ -1,0 +1,105 @@
+import type { ModelMessage } from 'ai';
+import { AdvisorOrder, type AdvisorChain } from '../chat/advisor.ts';
+import { CONVERSATION_ID, DEFAULT_CONVERSATION_ID, type AdvisorContext } from '../chat/advisor-context.ts';
+import type { ChatClientRequest } from '../chat/chat-client-request.ts';
+import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import type { ChatMemory } from './chat-memory.ts';
+import { assertConversationId } from './conversation-id.ts';
+
+/** How a memory advisor puts the history into a request. */
+export type HistoryPlacement = (request: ChatClientRequest, history: readonly ModelMessage[]) => ChatClientRequest;
+
+/** What the two chat memory advisors share. */
+export interface MemoryAdvisorSettings {
+  readonly chatMemory: ChatMemory;
+  readonly defaultConversationId: string;
+  readonly place: HistoryPlacement;
+}
+
+/**
+ * One call with memory: read the history once, run the rest of the chain
+ * (the whole tool loop when the advisor sits outside it), then write the
+ * user's turn and every message the call produced in ONE `add`. A call that
+ * fails writes nothing, so the memory never holds half a turn.
+ */
+export async function callWithMemory(
+  settings: MemoryAdvisorSettings,
+  request: ChatClientRequest,
+  chain: AdvisorChain,
+): Promise<ChatClientResponse> {
+  const conversationId = conversationIdFor(request.context, settings.defaultConversationId);
+  const history = await settings.chatMemory.get(conversationId);
+  const result = await chain.nextCall(settings.place(request, history));
+  await settings.chatMemory.add(conversationId, [...userTurn(request.messages), ...result.response.messages]);
+  return result;
+}
+
+/**
+ * The streaming twin of {@link callWithMemory}: the turn is written when the
+ * stream's `finish` event arrives, before it is passed on. A stream that fails
+ * or is abandoned before its end writes nothing.
+ */
+export async function* streamWithMemory(
+  settings: MemoryAdvisorSettings,
+  request: ChatClientRequest,
+  chain: AdvisorChain,
+): AsyncIterable<ChatStreamEvent> {
+  const conversationId = conversationIdFor(request.context, settings.defaultConversationId);
+  const history = await settings.chatMemory.get(conversationId);
+  for await (const event of chain.nextStream(settings.place(request, history))) {
+    if (event.type === 'finish') {
+      await settings.chatMemory.add(conversationId, [...userTurn(request.messages), ...event.response.response.messages]);
+    }
+    yield event;
+  }
+}
+
+/**
+ * The request's conversation id: the `CONVERSATION_ID` advisor param, or
+ * `fallback` when there is none. The resolved id is written back to the
+ * context so that tools and advisors further in see the same conversation.
+ *
+ * @throws {InvalidConversationIdError} when the param is set but not a non-blank string.
+ */
+export function conversationIdFor(context: AdvisorContext, fallback: string): string {
+  const value = context.get(CONVERSATION_ID);
+  if (value === undefined || value === null) {
+    context.set(CONVERSATION_ID, fallback);
+    return fallback;
+  }
+  assertConversationId(value);
+  return value;
+}
+
+/**
+ * The messages of a request that are this turn's news: the user messages at
+ * its end. Messages before them (client default messages, few-shot examples)
+ * are configuration that every request repeats, so storing them would
+ * duplicate them in every turn.
+ */
+export function userTurn(messages: readonly ModelMessage[]): ModelMessage[] {
+  let start = messages.length;
+  while (start > 0 && messages[start - 1]?.role === 'user') start--;
+  return messages.slice(start);
+}
+
+/** Checks the options every chat memory advisor shares and returns the order. */
+export function memoryAdvisorOrder(options: { readonly chatMemory: ChatMemory; readonly order?: number }): number {
+  const memory: Partial<ChatMemory> | undefined = options?.chatMemory;
+  if (typeof memory?.get !== 'function' || typeof memory.add !== 'function') {
+    throw new InvalidOptionError('chatMemory', 'must be a ChatMemory (with get and add), e.g. new MessageWindowChatMemory()');
+  }
+  const order = options.order ?? AdvisorOrder.MEMORY;
+  if (!Number.isFinite(order)) throw new InvalidOptionError('order', `must be a finite number, got ${String(order)}`);
+  return order;
+}
+
+/** Checks the `conversationId` option and applies its default. */
+export function defaultConversationId(value: string | undefined): string {
+  if (value === undefined) return DEFAULT_CONVERSATION_ID;
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new InvalidOptionError('conversationId', 'must be a non-blank string');
+  }
+  return value;
+}

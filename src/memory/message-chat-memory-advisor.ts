@@ -1,0 +1,72 @@
+import type { ModelMessage } from 'ai';
+import type { Advisor, AdvisorChain } from '../chat/advisor.ts';
+import type { ChatClientRequest } from '../chat/chat-client-request.ts';
+import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
+import type { ChatMemory } from './chat-memory.ts';
+import {
+  callWithMemory,
+  defaultConversationId,
+  memoryAdvisorOrder,
+  streamWithMemory,
+  type MemoryAdvisorSettings,
+} from './memory-advised-call.ts';
+
+/** Options of {@link MessageChatMemoryAdvisor}. */
+export interface MessageChatMemoryAdvisorOptions {
+  /** Where the conversation history comes from and goes to. */
+  readonly chatMemory: ChatMemory;
+  /**
+   * Conversation used when a request sets no `CONVERSATION_ID` advisor param.
+   * @default DEFAULT_CONVERSATION_ID ('default')
+   */
+  readonly conversationId?: string;
+  /**
+   * Position in the chain. Keep it lower than the ToolCallAdvisor's so that
+   * the history is read once and written once per call, not per loop round.
+   * @default AdvisorOrder.MEMORY
+   */
+  readonly order?: number;
+}
+
+/**
+ * Puts the conversation history into the request as messages, before the
+ * request's own, and stores the turn after the call: the user's message(s)
+ * and every assistant and tool message of the call, in one `add`. A failed
+ * call stores nothing.
+ *
+ * A system message found in the history becomes the request's system
+ * instructions only when the request has none of its own.
+ */
+export class MessageChatMemoryAdvisor implements Advisor {
+  readonly name = 'MessageChatMemoryAdvisor';
+  readonly order: number;
+  readonly #settings: MemoryAdvisorSettings;
+
+  constructor(options: MessageChatMemoryAdvisorOptions) {
+    this.order = memoryAdvisorOrder(options);
+    this.#settings = {
+      chatMemory: options.chatMemory,
+      defaultConversationId: defaultConversationId(options.conversationId),
+      place: (request, history) => withHistoryAsMessages(request, history),
+    };
+  }
+
+  adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
+    return callWithMemory(this.#settings, request, chain);
+  }
+
+  adviseStream(request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
+    return streamWithMemory(this.#settings, request, chain);
+  }
+}
+
+function withHistoryAsMessages(request: ChatClientRequest, history: readonly ModelMessage[]): ChatClientRequest {
+  if (history.length === 0) return request;
+  let system = request.system;
+  const messages: ModelMessage[] = [];
+  for (const message of history) {
+    if (message.role === 'system') system ??= message.content;
+    else messages.push(message);
+  }
+  return { ...request, system, messages: [...messages, ...request.messages] };
+}

@@ -1,0 +1,92 @@
+import type { Advisor, AdvisorChain } from '../chat/advisor.ts';
+import type { ChatClientRequest } from '../chat/chat-client-request.ts';
+import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import type { ChatMemory } from './chat-memory.ts';
+import { historyText } from './history-text.ts';
+import {
+  callWithMemory,
+  defaultConversationId,
+  memoryAdvisorOrder,
+  streamWithMemory,
+  type MemoryAdvisorSettings,
+} from './memory-advised-call.ts';
+
+/** Builds the system prompt from the request's own instructions and the history as text. */
+export type MemorySystemPrompt = (instructions: string | undefined, history: string) => string;
+
+/** Options of {@link PromptChatMemoryAdvisor}. */
+export interface PromptChatMemoryAdvisorOptions {
+  /** Where the conversation history comes from and goes to. */
+  readonly chatMemory: ChatMemory;
+  /**
+   * Conversation used when a request sets no `CONVERSATION_ID` advisor param.
+   * @default DEFAULT_CONVERSATION_ID ('default')
+   */
+  readonly conversationId?: string;
+  /**
+   * Position in the chain. Keep it lower than the ToolCallAdvisor's so that
+   * the history is read once and written once per call, not per loop round.
+   * @default AdvisorOrder.MEMORY
+   */
+  readonly order?: number;
+  /**
+   * Builds the system prompt. The default appends the history, between
+   * marker lines, after the request's own instructions.
+   * @default {@link defaultMemorySystemPrompt}
+   */
+  readonly systemPrompt?: MemorySystemPrompt;
+}
+
+/** The default {@link MemorySystemPrompt}. */
+export const defaultMemorySystemPrompt: MemorySystemPrompt = (instructions, history) =>
+  [
+    instructions,
+    'The conversation so far is recorded between the CONVERSATION MEMORY markers. ' +
+      'Use it to stay consistent with what was already said and done.',
+    `--- CONVERSATION MEMORY ---\n${history}\n--- END OF CONVERSATION MEMORY ---`,
+  ]
+    .filter((section) => section !== undefined && section !== '')
+    .join('\n\n');
+
+/**
+ * Puts the conversation history into the system prompt as text (see
+ * `historyText`) instead of as messages: useful for models or providers that
+ * handle long message lists badly, or to keep old tool traffic out of the
+ * message list. Stores turns exactly like `MessageChatMemoryAdvisor`: the
+ * user's message(s) and every message of the call in one `add`, after the
+ * whole call; a failed call stores nothing.
+ */
+export class PromptChatMemoryAdvisor implements Advisor {
+  readonly name = 'PromptChatMemoryAdvisor';
+  readonly order: number;
+  readonly #settings: MemoryAdvisorSettings;
+
+  constructor(options: PromptChatMemoryAdvisorOptions) {
+    this.order = memoryAdvisorOrder(options);
+    const systemPrompt = options.systemPrompt ?? defaultMemorySystemPrompt;
+    if (typeof systemPrompt !== 'function') {
+      throw new InvalidOptionError('systemPrompt', 'must be a function (instructions, history) => string');
+    }
+    this.#settings = {
+      chatMemory: options.chatMemory,
+      defaultConversationId: defaultConversationId(options.conversationId),
+      place: (request, history) => {
+        const text = historyText(history);
+        if (text === '') return request;
+        // A remembered system message stands in only for a request without instructions of its own.
+        const remembered = history.findLast((message) => message.role === 'system')?.content;
+        const instructions = request.system ?? (typeof remembered === 'string' ? remembered : undefined);
+        return { ...request, system: systemPrompt(instructions, text) };
+      },
+    };
+  }
+
+  adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
+    return callWithMemory(this.#settings, request, chain);
+  }
+
+  adviseStream(request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
+    return streamWithMemory(this.#settings, request, chain);
+  }
+}

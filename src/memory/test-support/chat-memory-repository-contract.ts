@@ -1,0 +1,177 @@
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ModelMessage } from 'ai';
+import { InvalidConversationIdError, InvalidMessageError } from '../chat-memory-errors.ts';
+import type { ChatMemoryRepository } from '../chat-memory-repository.ts';
+import { sampleConversation, userText } from './sample-messages.ts';
+
+/** What a repository's test file provides to {@link chatMemoryRepositoryContract}. */
+export interface RepositoryHarness {
+  /**
+   * Another handle on the store this suite run uses: a new connection (pool,
+   * client, database handle) where the backend has them, so that concurrent
+   * writers really are separate clients.
+   */
+  open(): Promise<ChatMemoryRepository>;
+  /** Closes every handle opened and removes everything the run wrote. */
+  cleanup(): Promise<void>;
+}
+
+const WRITERS = 50;
+const HANDLES = 5;
+const BATCHES_PER_WRITER = 2;
+const MESSAGES_PER_BATCH = 3;
+
+/**
+ * The behaviour every `ChatMemoryRepository` must show, registered as tests.
+ * Each test works on its own conversation ids, so tests never see each other's
+ * data even though they share one store.
+ */
+export function chatMemoryRepositoryContract(name: string, setup: () => Promise<RepositoryHarness>): void {
+  describe(`${name} (ChatMemoryRepository contract)`, () => {
+    let harness: RepositoryHarness;
+    let repository: ChatMemoryRepository;
+
+    before(async () => {
+      harness = await setup();
+      repository = await harness.open();
+    });
+    after(async () => {
+      await harness?.cleanup();
+    });
+
+    test('round-trips every message kind and part, read back through another handle', async () => {
+      const id = conversation('round-trip');
+      await repository.append(id, sampleConversation());
+
+      assert.deepStrictEqual(await repository.findByConversationId(id), sampleConversation());
+      const other = await harness.open();
+      assert.deepStrictEqual(await other.findByConversationId(id), sampleConversation());
+    });
+
+    test('keeps message order across appends and keeps conversations apart', async () => {
+      const first = conversation('order-a');
+      const second = conversation('order-b');
+      await repository.append(first, [userText('1'), userText('2')]);
+      await repository.append(second, [userText('x')]);
+      await repository.append(first, [userText('3')]);
+      await repository.append(first, []);
+
+      assert.deepStrictEqual(await repository.findByConversationId(first), [userText('1'), userText('2'), userText('3')]);
+      assert.deepStrictEqual(await repository.findByConversationId(second), [userText('x')]);
+      const ids = await repository.findConversationIds();
+      assert.ok(ids.includes(first) && ids.includes(second), `both conversations listed in ${ids.join(', ')}`);
+      assert.deepStrictEqual(ids, [...ids].sort(), 'ids are sorted');
+    });
+
+    test('reads an unknown conversation as empty', async () => {
+      assert.deepStrictEqual(await repository.findByConversationId(conversation('unknown')), []);
+    });
+
+    test('saveAll replaces a conversation, and saving no messages removes it', async () => {
+      const id = conversation('replace');
+      await repository.append(id, [userText('old 1'), userText('old 2')]);
+
+      await repository.saveAll(id, [userText('new')]);
+      assert.deepStrictEqual(await repository.findByConversationId(id), [userText('new')]);
+
+      await repository.append(id, [userText('after')]);
+      assert.deepStrictEqual(await repository.findByConversationId(id), [userText('new'), userText('after')]);
+
+      await repository.saveAll(id, []);
+      assert.deepStrictEqual(await repository.findByConversationId(id), []);
+      assert.ok(!(await repository.findConversationIds()).includes(id), 'an emptied conversation is not listed');
+    });
+
+    test('deletes one conversation and leaves the others', async () => {
+      const gone = conversation('delete-a');
+      const kept = conversation('delete-b');
+      await repository.append(gone, [userText('a')]);
+      await repository.append(kept, [userText('b')]);
+
+      await repository.deleteByConversationId(gone);
+      await repository.deleteByConversationId(conversation('never-existed'));
+
+      assert.deepStrictEqual(await repository.findByConversationId(gone), []);
+      assert.deepStrictEqual(await repository.findByConversationId(kept), [userText('b')]);
+      const ids = await repository.findConversationIds();
+      assert.ok(!ids.includes(gone) && ids.includes(kept));
+    });
+
+    test('rejects a blank conversation id in every method and writes nothing', async () => {
+      const before = await repository.findConversationIds();
+      for (const id of ['', '   ']) {
+        await assert.rejects(repository.append(id, [userText('x')]), InvalidConversationIdError);
+        await assert.rejects(repository.saveAll(id, [userText('x')]), InvalidConversationIdError);
+        await assert.rejects(repository.findByConversationId(id), InvalidConversationIdError);
+        await assert.rejects(repository.deleteByConversationId(id), InvalidConversationIdError);
+      }
+      assert.deepStrictEqual(await repository.findConversationIds(), before, 'nothing was stored');
+    });
+
+    test('rejects a batch with an unstorable message and writes none of it', async () => {
+      const id = conversation('invalid-batch');
+      const unstorable = {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'c', toolName: 't', input: { big: 10n } }],
+      } as unknown as ModelMessage;
+
+      await assert.rejects(repository.append(id, [userText('valid'), unstorable]), (error: unknown) => {
+        assert.ok(error instanceof InvalidMessageError);
+        assert.equal(error.index, 1);
+        assert.equal(error.path, 'content[0].input.big');
+        return true;
+      });
+      assert.deepStrictEqual(await repository.findByConversationId(id), []);
+
+      await repository.append(id, [userText('kept')]);
+      await assert.rejects(repository.saveAll(id, [userText('replacement'), unstorable]), InvalidMessageError);
+      await assert.rejects(
+        repository.append(id, [{ role: 'robot', content: 'hi' } as unknown as ModelMessage]),
+        /unknown role "robot"/,
+      );
+      assert.deepStrictEqual(await repository.findByConversationId(id), [userText('kept')]);
+    });
+
+    test(`${WRITERS} concurrent writers on one conversation lose nothing and keep each batch contiguous`, async () => {
+      const id = conversation('concurrent');
+      const handles = [repository];
+      for (let i = 1; i < HANDLES; i++) handles.push(await harness.open());
+
+      await Promise.all(
+        Array.from({ length: WRITERS }, async (_, writer) => {
+          const handle = handles[writer % handles.length] ?? repository;
+          for (let batch = 0; batch < BATCHES_PER_WRITER; batch++) {
+            await handle.append(
+              id,
+              Array.from({ length: MESSAGES_PER_BATCH }, (_, k) => userText(`w${writer} b${batch} m${k}`)),
+            );
+          }
+        }),
+      );
+
+      const stored = (await repository.findByConversationId(id)).map((message) => String(message.content));
+      assert.equal(stored.length, WRITERS * BATCHES_PER_WRITER * MESSAGES_PER_BATCH, 'no message lost');
+      assert.equal(new Set(stored).size, stored.length, 'no message duplicated');
+      for (let writer = 0; writer < WRITERS; writer++) {
+        let previousBatchEnd = -1;
+        for (let batch = 0; batch < BATCHES_PER_WRITER; batch++) {
+          const start = stored.indexOf(`w${writer} b${batch} m0`);
+          const slice = stored.slice(start, start + MESSAGES_PER_BATCH);
+          assert.deepStrictEqual(
+            slice,
+            Array.from({ length: MESSAGES_PER_BATCH }, (_, k) => `w${writer} b${batch} m${k}`),
+            `batch ${batch} of writer ${writer} is contiguous and in order`,
+          );
+          assert.ok(start > previousBatchEnd, `writer ${writer}'s batches are in the order written`);
+          previousBatchEnd = start + MESSAGES_PER_BATCH - 1;
+        }
+      }
+    });
+  });
+}
+
+function conversation(label: string): string {
+  return `contract-${label}-${randomUUID()}`;
+}

@@ -1,0 +1,80 @@
+import type { ModelMessage } from 'ai';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import type { ChatMemory } from './chat-memory.ts';
+import type { ChatMemoryRepository } from './chat-memory-repository.ts';
+import { assertConversationId } from './conversation-id.ts';
+import { InMemoryChatMemoryRepository } from './in-memory-chat-memory-repository.ts';
+import { assertMessagesFit, resolveMaxMessageBytes } from './message-size.ts';
+import { countMessageTokens } from './message-tokens.ts';
+import { selectWindow } from './message-window.ts';
+import { CharsPerTokenEstimator, type Tokenizer } from './tokenizer.ts';
+
+/** Options of {@link TokenWindowChatMemory}. */
+export interface TokenWindowChatMemoryOptions {
+  /**
+   * Where conversations are stored.
+   * @default a new InMemoryChatMemoryRepository
+   */
+  repository?: ChatMemoryRepository;
+  /** Most tokens the messages `get` returns may hold together, the system message included. */
+  maxTokens: number;
+  /**
+   * Counts tokens.
+   * @default a CharsPerTokenEstimator (4 characters per token: an estimate)
+   */
+  tokenizer?: Tokenizer;
+  /**
+   * Largest single message `add` accepts, in bytes of its stored form
+   * (binary data counts as base64).
+   * @default 1048576 (1 MiB)
+   */
+  maxMessageBytes?: number;
+}
+
+/**
+ * A chat memory that shows the most recent messages of a conversation that fit
+ * in `maxTokens` (counted with {@link countMessageTokens}).
+ *
+ * Same rules as `MessageWindowChatMemory`: the latest system message is always
+ * kept and counts against the budget, messages are dropped oldest first by
+ * whole groups (a tool call stays with its result), and `add` appends
+ * atomically while the window is applied when reading.
+ */
+export class TokenWindowChatMemory implements ChatMemory {
+  /** The store behind this memory. */
+  readonly repository: ChatMemoryRepository;
+  readonly #maxTokens: number;
+  readonly #tokenizer: Tokenizer;
+  readonly #maxMessageBytes: number;
+
+  constructor(options: TokenWindowChatMemoryOptions) {
+    const maxTokens: unknown = options?.maxTokens;
+    if (typeof maxTokens !== 'number' || !Number.isSafeInteger(maxTokens) || maxTokens < 1) {
+      throw new InvalidOptionError('maxTokens', `must be a positive integer, got ${String(maxTokens)}`);
+    }
+    if (options.tokenizer !== undefined && typeof options.tokenizer.count !== 'function') {
+      throw new InvalidOptionError('tokenizer', 'must have a count(text) method');
+    }
+    this.#maxTokens = maxTokens;
+    this.#tokenizer = options.tokenizer ?? new CharsPerTokenEstimator();
+    this.#maxMessageBytes = resolveMaxMessageBytes(options.maxMessageBytes);
+    this.repository = options.repository ?? new InMemoryChatMemoryRepository();
+  }
+
+  async add(conversationId: string, messages: readonly ModelMessage[]): Promise<void> {
+    assertConversationId(conversationId);
+    assertMessagesFit(messages, this.#maxMessageBytes);
+    if (messages.length > 0) await this.repository.append(conversationId, messages);
+  }
+
+  async get(conversationId: string): Promise<ModelMessage[]> {
+    assertConversationId(conversationId);
+    const messages = await this.repository.findByConversationId(conversationId);
+    return selectWindow(messages, this.#maxTokens, (message) => countMessageTokens(message, this.#tokenizer));
+  }
+
+  async clear(conversationId: string): Promise<void> {
+    assertConversationId(conversationId);
+    await this.repository.deleteByConversationId(conversationId);
+  }
+}

@@ -1,0 +1,38 @@
+import { InvalidOptionError } from '../errors/governor-error.ts';
+
+/** Counts the tokens of a text, for token budgets. Plug in your model's real tokenizer for exact counts. */
+export interface Tokenizer {
+  count(text: string): number;
+}
+
+/** Options of {@link CharsPerTokenEstimator}. */
+export interface CharsPerTokenEstimatorOptions {
+  /**
+   * Characters (UTF-16 code units) per token. Four is the usual rule of thumb
+   * for English text with GPT-style tokenizers; code, JSON and non-Latin
+   * scripts usually have fewer characters per token.
+   * @default 4
+   */
+  charsPerToken?: number;
+}
+
+/**
+ * An ESTIMATE, not a tokenizer: `ceil(text.length / charsPerToken)`. Needs no
+ * model files and no network, which is why it is the default; budgets built on
+ * it are approximate. Use a real tokenizer where a ceiling must be exact.
+ */
+export class CharsPerTokenEstimator implements Tokenizer {
+  readonly #charsPerToken: number;
+
+  constructor(options: CharsPerTokenEstimatorOptions = {}) {
+    const charsPerToken = options.charsPerToken ?? 4;
+    if (!Number.isFinite(charsPerToken) || charsPerToken <= 0) {
+      throw new InvalidOptionError('charsPerToken', `must be a positive number, got ${String(charsPerToken)}`);
+    }
+    this.#charsPerToken = charsPerToken;
+  }
+
+  count(text: string): number {
+    return Math.ceil(text.length / this.#charsPerToken);
+  }
+}

@@ -1,0 +1,2 @@
+export { PostgresChatMemoryRepository, type PostgresChatMemoryRepositoryOptions } from './postgres-chat-memory-repository.ts';
+export { PgVectorStore, DEFAULT_PG_VECTOR_TABLE, type PgVectorStoreOptions } from './pg-vector-store.ts';

@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import { ChatMemoryStoreError } from '../memory/chat-memory-errors.ts';
+import { chatMemoryRepositoryContract } from '../memory/test-support/chat-memory-repository-contract.ts';
+import { userText } from '../memory/test-support/sample-messages.ts';
+import { requirePostgres, testDatabaseUrl } from '../test-support/services.ts';
+import { PostgresChatMemoryRepository } from './postgres-chat-memory-repository.ts';
+
+const connectionString = testDatabaseUrl();
+
+/** A table name no other test run uses. */
+function uniqueTable(): string {
+  return `chat_memory_test_${randomBytes(6).toString('hex')}`;
+}
+
+async function dropTables(...tables: string[]): Promise<void> {
+  if (tables.length === 0) return;
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 2000 });
+  await client.connect();
+  try {
+    for (const table of tables) {
+      await client.query(`DROP TABLE IF EXISTS ${table}, ${table}_schema_migrations`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+chatMemoryRepositoryContract('PostgresChatMemoryRepository', async () => {
+  await requirePostgres(connectionString);
+  const tableName = uniqueTable();
+  const handles: PostgresChatMemoryRepository[] = [];
+  return {
+    // Each handle has its own pool: the concurrent writers are separate clients, as replicas would be.
+    open: async () => {
+      const repository = new PostgresChatMemoryRepository({ connectionString, tableName, connectTimeoutMs: 2000 });
+      handles.push(repository);
+      return repository;
+    },
+    cleanup: async () => {
+      await Promise.all(handles.map((handle) => handle.close()));
+      await dropTables(tableName);
+    },
+  };
+});
+
+describe('PostgresChatMemoryRepository', () => {
+  const tables: string[] = [];
+  const table = (): string => {
+    const name = uniqueTable();
+    tables.push(name);
+    return name;
+  };
+
+  before(() => requirePostgres(connectionString));
+  after(() => dropTables(...tables));
+
+  test('replicas starting together create the schema once and all write', async () => {
+    const tableName = table();
+    const replicas = Array.from(
+      { length: 8 },
+      () => new PostgresChatMemoryRepository({ connectionString, tableName, connectTimeoutMs: 2000 }),
+    );
+    try {
+      await Promise.all(replicas.map((replica, i) => replica.append('c', [userText(`from ${i}`)])));
+      assert.equal((await replicas[0]!.findByConversationId('c')).length, replicas.length);
+    } finally {
+      await Promise.all(replicas.map((replica) => replica.close()));
+    }
+
+    const pool = new pg.Pool({ connectionString });
+    try {
+      const versions = await pool.query(`SELECT version FROM ${tableName}_schema_migrations`);
+      assert.deepStrictEqual(versions.rows, [{ version: 1 }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  test('works on a pool it is given and leaves that pool open on close', async () => {
+    const pool = new pg.Pool({ connectionString, connectionTimeoutMillis: 2000 });
+    try {
+      const repository = new PostgresChatMemoryRepository({ pool, tableName: table() });
+      await repository.saveAll('c', [userText('hello')]);
+      await repository.close();
+      assert.deepStrictEqual(await repository.findByConversationId('c'), [userText('hello')]);
+      assert.equal(pool.ended, false);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  test('a table with a newer schema than this library knows is refused', async () => {
+    const tableName = table();
+    const pool = new pg.Pool({ connectionString });
+    try {
+      await pool.query(`CREATE TABLE ${tableName}_schema_migrations (version integer PRIMARY KEY, applied_at timestamptz)`);
+      await pool.query(`INSERT INTO ${tableName}_schema_migrations (version) VALUES (7)`);
+      const repository = new PostgresChatMemoryRepository({ pool, tableName });
+      await assert.rejects(repository.findConversationIds(), /schema is version 7, newer than/);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  test('an unreachable server fails the call with a store error naming the server, without the password', async () => {
+    const repository = new PostgresChatMemoryRepository({
+      connectionString: 'postgres://governor:s3cret@127.0.0.1:1/nowhere',
+      connectTimeoutMs: 2000,
+    });
+    try {
+      await assert.rejects(repository.append('c', [userText('lost')]), (error: unknown) => {
+        assert.ok(error instanceof ChatMemoryStoreError);
+        assert.equal(error.code, 'GOVERNOR_CHAT_MEMORY_STORE');
+        assert.match(error.message, /PostgreSQL at 127\.0\.0\.1:1\/nowhere/);
+        assert.doesNotMatch(error.message, /s3cret/);
+        return true;
+      });
+    } finally {
+      await repository.close();
+    }
+  });
+
+  test('bad options are rejected at construction, naming the option', () => {
+    const cases: Array<[() => unknown, string]> = [
+      [() => new PostgresChatMemoryRepository({}), 'connectionString'],
+      [() => new PostgresChatMemoryRepository({ connectionString, pool: new pg.Pool() }), 'pool'],
+      [() => new PostgresChatMemoryRepository({ connectionString, tableName: 'chat; DROP TABLE x' }), 'tableName'],
+      [() => new PostgresChatMemoryRepository({ connectionString, tableName: 'Chat' }), 'tableName'],
+      [() => new PostgresChatMemoryRepository({ connectionString, tableName: 'a.b.c' }), 'tableName'],
+      [() => new PostgresChatMemoryRepository({ connectionString, connectTimeoutMs: 0 }), 'connectTimeoutMs'],
+    ];
+    for (const [construct, option] of cases) {
+      assert.throws(construct, (error: unknown) => error instanceof InvalidOptionError && error.option === option);
+    }
+  });
+});

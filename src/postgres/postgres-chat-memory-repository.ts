@@ -1,0 +1,273 @@
+import type { ModelMessage } from 'ai';
+import pg from 'pg';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import { ChatMemoryStoreError } from '../memory/chat-memory-errors.ts';
+import type { ChatMemoryRepository } from '../memory/chat-memory-repository.ts';
+import { assertConversationId } from '../memory/conversation-id.ts';
+import { decodeMessage, encodeMessages } from '../memory/message-codec.ts';
+import { redactedAddress } from '../memory/store-address.ts';
+
+/** Options of {@link PostgresChatMemoryRepository}. Give `pool` or `connectionString`, not both. */
+export interface PostgresChatMemoryRepositoryOptions {
+  /** A pool you own; the repository borrows connections and never ends it. */
+  pool?: pg.Pool;
+  /** Where to connect; the repository creates its own pool and ends it on `close()`. */
+  connectionString?: string;
+  /**
+   * Table holding the messages, optionally schema-qualified (`app.chat_memory`).
+   * Lower-case letters, digits and underscores; the table part at most 45
+   * characters. Its schema versions go to `<tableName>_schema_migrations`.
+   * @default 'governor_chat_memory'
+   */
+  tableName?: string;
+  /**
+   * How long connecting may take before a call fails (own pool only).
+   * @default 5000
+   */
+  connectTimeoutMs?: number;
+}
+
+interface Migration {
+  readonly version: number;
+  readonly statements: (table: string) => readonly string[];
+}
+
+/**
+ * Schema history, oldest first. Each database records the versions it has
+ * applied, so a later release appends a migration here and existing tables
+ * catch up on first use.
+ */
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    statements: (table) => [
+      `CREATE TABLE ${table} (
+        conversation_id text NOT NULL,
+        seq bigint NOT NULL,
+        role text NOT NULL,
+        message text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (conversation_id, seq)
+      )`,
+    ],
+  },
+];
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+const MAX_TABLE_PART_LENGTH = 45;
+/** First key of the advisory lock that serialises schema changes; the second is the table's hash. */
+const SCHEMA_LOCK_NAMESPACE = 'governor.chat_memory.schema';
+
+/**
+ * Chat memory in PostgreSQL through `pg`, for services with several replicas.
+ *
+ * The table is created (or migrated) on first use, inside a transaction that
+ * holds an advisory lock, so replicas starting together do not race. Each
+ * append takes a transaction-scoped advisory lock on its conversation and
+ * numbers its messages after the conversation's last one: concurrent writers
+ * never lose messages and every batch stays contiguous. Messages are stored
+ * as JSON text (not `jsonb`, which rejects NUL characters).
+ */
+export class PostgresChatMemoryRepository implements ChatMemoryRepository, AsyncDisposable {
+  readonly #pool: pg.Pool;
+  readonly #ownsPool: boolean;
+  readonly #table: string;
+  readonly #migrationsTable: string;
+  readonly #store: string;
+  #schemaReady: Promise<void> | undefined;
+
+  constructor(options: PostgresChatMemoryRepositoryOptions) {
+    const { pool, connectionString } = options;
+    if (pool !== undefined && connectionString !== undefined) {
+      throw new InvalidOptionError('pool', 'give either pool or connectionString, not both');
+    }
+    const tableName = options.tableName ?? 'governor_chat_memory';
+    const parts = tableName.split('.');
+    if (
+      parts.length > 2 ||
+      !parts.every((part) => IDENTIFIER.test(part)) ||
+      (parts.at(-1) ?? '').length > MAX_TABLE_PART_LENGTH
+    ) {
+      throw new InvalidOptionError(
+        'tableName',
+        `"${tableName}" is not a plain table name: use lower-case letters, digits and underscores, ` +
+          `optionally "schema.table", the table part at most ${MAX_TABLE_PART_LENGTH} characters`,
+      );
+    }
+    this.#table = tableName;
+    this.#migrationsTable = `${tableName}_schema_migrations`;
+
+    if (pool !== undefined) {
+      this.#pool = pool;
+      this.#ownsPool = false;
+      this.#store = `PostgreSQL at ${poolAddress(pool)} (table ${tableName})`;
+    } else {
+      if (typeof connectionString !== 'string' || connectionString === '') {
+        throw new InvalidOptionError('connectionString', 'give a pg.Pool as pool, or a connection string');
+      }
+      const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
+      if (!Number.isSafeInteger(connectTimeoutMs) || connectTimeoutMs <= 0) {
+        throw new InvalidOptionError('connectTimeoutMs', `must be a positive integer, got ${String(options.connectTimeoutMs)}`);
+      }
+      this.#pool = new pg.Pool({ connectionString, connectionTimeoutMillis: connectTimeoutMs });
+      // An idle connection that drops is reported here; the next query reports it to its caller.
+      this.#pool.on('error', () => {});
+      this.#ownsPool = true;
+      this.#store = `PostgreSQL at ${redactedAddress(connectionString)} (table ${tableName})`;
+    }
+  }
+
+  async findConversationIds(): Promise<string[]> {
+    await this.#ensureSchema();
+    const result = await this.#query('list conversations', `SELECT DISTINCT conversation_id FROM ${this.#table}`);
+    // Sorted here, not in SQL: the database collation would order ids differently per server.
+    return result.rows.map((row: { conversation_id: string }) => row.conversation_id).sort();
+  }
+
+  async findByConversationId(conversationId: string): Promise<ModelMessage[]> {
+    assertConversationId(conversationId);
+    await this.#ensureSchema();
+    const result = await this.#query(
+      'read a conversation',
+      `SELECT message FROM ${this.#table} WHERE conversation_id = $1 ORDER BY seq`,
+      [conversationId],
+    );
+    return result.rows.map((row: { message: string }) => decodeMessage(row.message));
+  }
+
+  async saveAll(conversationId: string, messages: readonly ModelMessage[]): Promise<void> {
+    assertConversationId(conversationId);
+    const encoded = encodeMessages(messages);
+    await this.#ensureSchema();
+    await this.#transaction('replace a conversation', async (client) => {
+      await this.#lockConversation(client, conversationId);
+      await client.query(`DELETE FROM ${this.#table} WHERE conversation_id = $1`, [conversationId]);
+      await this.#insertAfterLast(client, conversationId, messages, encoded);
+    });
+  }
+
+  async deleteByConversationId(conversationId: string): Promise<void> {
+    assertConversationId(conversationId);
+    await this.#ensureSchema();
+    await this.#query('delete a conversation', `DELETE FROM ${this.#table} WHERE conversation_id = $1`, [
+      conversationId,
+    ]);
+  }
+
+  async append(conversationId: string, messages: readonly ModelMessage[]): Promise<void> {
+    assertConversationId(conversationId);
+    const encoded = encodeMessages(messages);
+    if (encoded.length === 0) return;
+    await this.#ensureSchema();
+    await this.#transaction('append to a conversation', async (client) => {
+      await this.#lockConversation(client, conversationId);
+      await this.#insertAfterLast(client, conversationId, messages, encoded);
+    });
+  }
+
+  /** Ends the pool if the repository created it; a pool passed in is left open. */
+  async close(): Promise<void> {
+    if (this.#ownsPool && !this.#pool.ended) await this.#pool.end();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** Serialises writers of one conversation until the transaction ends. */
+  async #lockConversation(client: pg.PoolClient, conversationId: string): Promise<void> {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [this.#table, conversationId]);
+  }
+
+  async #insertAfterLast(
+    client: pg.PoolClient,
+    conversationId: string,
+    messages: readonly ModelMessage[],
+    encoded: readonly string[],
+  ): Promise<void> {
+    if (encoded.length === 0) return;
+    await client.query(
+      `INSERT INTO ${this.#table} (conversation_id, seq, role, message)
+       SELECT $1, last.seq + batch.ord, batch.role, batch.message
+       FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM ${this.#table} WHERE conversation_id = $1) AS last,
+            unnest($2::text[], $3::text[]) WITH ORDINALITY AS batch(role, message, ord)`,
+      [conversationId, messages.map((message) => message.role), encoded],
+    );
+  }
+
+  #ensureSchema(): Promise<void> {
+    this.#schemaReady ??= this.#migrate().catch((error: unknown) => {
+      // Let the next call try again (the server may be back).
+      this.#schemaReady = undefined;
+      throw error;
+    });
+    return this.#schemaReady;
+  }
+
+  async #migrate(): Promise<void> {
+    await this.#transaction('create or migrate its schema', async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [
+        SCHEMA_LOCK_NAMESPACE,
+        this.#table,
+      ]);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${this.#migrationsTable} (
+          version integer PRIMARY KEY,
+          applied_at timestamptz NOT NULL DEFAULT now()
+        )`,
+      );
+      const result = await client.query(
+        `SELECT COALESCE(MAX(version), 0) AS version FROM ${this.#migrationsTable}`,
+      );
+      const current = Number((result.rows[0] as { version?: unknown } | undefined)?.version ?? 0);
+      const latest = MIGRATIONS.at(-1)?.version ?? 0;
+      if (current > latest) {
+        throw new Error(
+          `its chat memory schema is version ${current}, newer than this version of the library knows (${latest}); upgrade the library`,
+        );
+      }
+      for (const migration of MIGRATIONS) {
+        if (migration.version <= current) continue;
+        for (const statement of migration.statements(this.#table)) await client.query(statement);
+        await client.query(`INSERT INTO ${this.#migrationsTable} (version) VALUES ($1)`, [migration.version]);
+      }
+    });
+  }
+
+  async #query(operation: string, text: string, values?: unknown[]): Promise<pg.QueryResult> {
+    try {
+      return await this.#pool.query(text, values);
+    } catch (error) {
+      throw new ChatMemoryStoreError(this.#store, operation, error);
+    }
+  }
+
+  async #transaction(operation: string, work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw new ChatMemoryStoreError(this.#store, operation, error);
+    }
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      await work(client);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw new ChatMemoryStoreError(this.#store, operation, error);
+    } finally {
+      // A connection that could not even roll back is discarded, not reused.
+      client.release(broken);
+    }
+  }
+}
+
+function poolAddress(pool: pg.Pool): string {
+  const options = pool.options as { connectionString?: string; host?: string; port?: number; database?: string };
+  if (typeof options.connectionString === 'string') return redactedAddress(options.connectionString);
+  return `${options.host ?? 'localhost'}:${options.port ?? 5432}/${options.database ?? ''}`;
+}

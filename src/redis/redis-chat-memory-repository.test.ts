@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createClient } from 'redis';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import { ChatMemoryStoreError } from '../memory/chat-memory-errors.ts';
+import { chatMemoryRepositoryContract } from '../memory/test-support/chat-memory-repository-contract.ts';
+import { userText } from '../memory/test-support/sample-messages.ts';
+import { requireRedis, testRedisUrl } from '../test-support/services.ts';
+import { RedisChatMemoryRepository } from './redis-chat-memory-repository.ts';
+
+const url = testRedisUrl();
+
+/** A key prefix no other test run uses. */
+function uniquePrefix(): string {
+  return `governor-test:${randomBytes(6).toString('hex')}:`;
+}
+
+async function deleteKeys(...prefixes: string[]): Promise<void> {
+  if (prefixes.length === 0) return;
+  const client = createClient({ url, socket: { connectTimeout: 2000, reconnectStrategy: false } });
+  await client.connect();
+  try {
+    for (const prefix of prefixes) {
+      const keys = await client.keys(`${prefix}*`);
+      if (keys.length > 0) await client.del(keys);
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+chatMemoryRepositoryContract('RedisChatMemoryRepository', async () => {
+  await requireRedis(url);
+  const keyPrefix = uniquePrefix();
+  const handles: RedisChatMemoryRepository[] = [];
+  return {
+    // Each handle has its own connection: the concurrent writers are separate clients, as replicas would be.
+    open: async () => {
+      const repository = new RedisChatMemoryRepository({ url, keyPrefix, connectTimeoutMs: 2000 });
+      handles.push(repository);
+      return repository;
+    },
+    cleanup: async () => {
+      await Promise.all(handles.map((handle) => handle.close()));
+      await deleteKeys(keyPrefix);
+    },
+  };
+});
+
+describe('RedisChatMemoryRepository', () => {
+  const prefixes: string[] = [];
+  const prefix = (): string => {
+    const value = uniquePrefix();
+    prefixes.push(value);
+    return value;
+  };
+
+  before(() => requireRedis(url));
+  after(() => deleteKeys(...prefixes));
+
+  test('stores one list per conversation and a set of conversation ids under the prefix', async () => {
+    const keyPrefix = prefix();
+    await using repository = new RedisChatMemoryRepository({ url, keyPrefix });
+    await repository.append('c1', [userText('a'), userText('b')]);
+
+    const client = createClient({ url });
+    await client.connect();
+    try {
+      assert.equal(await client.lLen(`${keyPrefix}messages:c1`), 2);
+      assert.deepStrictEqual(await client.sMembers(`${keyPrefix}conversations`), ['c1']);
+      await repository.deleteByConversationId('c1');
+      assert.equal(await client.exists([`${keyPrefix}messages:c1`, `${keyPrefix}conversations`]), 0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('works on a client it is given (RESP 2 too), connects it if needed, and leaves it open on close', async () => {
+    const client = createClient({ url, RESP: 2 });
+    client.on('error', () => {});
+    try {
+      const repository = new RedisChatMemoryRepository({ client, keyPrefix: prefix() });
+      await Promise.all([repository.saveAll('c', [userText('hello')]), repository.findConversationIds()]);
+      await repository.close();
+      assert.equal(client.isOpen, true);
+      assert.deepStrictEqual(await repository.findByConversationId('c'), [userText('hello')]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('an unreachable server fails the call with a store error naming the server, without the password', async () => {
+    const repository = new RedisChatMemoryRepository({ url: 'redis://:s3cret@127.0.0.1:1', connectTimeoutMs: 2000 });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      await assert.rejects(repository.append('c', [userText('lost')]), (error: unknown) => {
+        assert.ok(error instanceof ChatMemoryStoreError);
+        assert.match(error.message, /Redis at 127\.0\.0\.1:1/);
+        assert.doesNotMatch(error.message, /s3cret/);
+        return true;
+      });
+    }
+    await repository.close();
+  });
+
+  test('bad options are rejected at construction, naming the option', () => {
+    const cases: Array<[() => unknown, string]> = [
+      [() => new RedisChatMemoryRepository({}), 'url'],
+      [() => new RedisChatMemoryRepository({ url, client: createClient() }), 'client'],
+      [() => new RedisChatMemoryRepository({ url, keyPrefix: '' }), 'keyPrefix'],
+      [() => new RedisChatMemoryRepository({ url, connectTimeoutMs: -5 }), 'connectTimeoutMs'],
+    ];
+    for (const [construct, option] of cases) {
+      assert.throws(construct, (error: unknown) => error instanceof InvalidOptionError && error.option === option);
+    }
+  });
+});

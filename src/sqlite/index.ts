@@ -1,0 +1,1 @@
+export { SqliteChatMemoryRepository, type SqliteChatMemoryRepositoryOptions } from './sqlite-chat-memory-repository.ts';
