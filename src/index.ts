@@ -40,3 +40,7 @@ export * from './rag/index.ts';
 
 // Chat memory
 export * from './memory/index.ts';
+
+// Harness
+export * from './harness/index.ts';
+export { AgentLoop, type AgentLoopOptions, type AgentLoopResult, type AgentLoopStatus, type AgentLoopEvent } from './harness/agent-loop.ts';

@@ -13,9 +13,9 @@ export interface ToolCallInfo {
  * `TOOL_CALL_LISTENERS` advisor param) instead of wrapping each tool.
  */
 export interface ToolCallListener {
-  onToolCallStart?(event: ToolCallInfo): void;
-  onToolCallEnd?(event: ToolCallInfo & { readonly result: unknown; readonly durationMs: number }): void;
-  onToolCallError?(event: ToolCallInfo & { readonly error: unknown; readonly durationMs: number }): void;
+  onToolCallStart?(event: ToolCallInfo): void | PromiseLike<void>;
+  onToolCallEnd?(event: ToolCallInfo & { readonly result: unknown; readonly durationMs: number }): void | PromiseLike<void>;
+  onToolCallError?(event: ToolCallInfo & { readonly error: unknown; readonly durationMs: number }): void | PromiseLike<void>;
 }
 
 /** Advisor param holding extra `ToolCallListener[]` for a request or a client. */
@@ -29,7 +29,9 @@ export function notifyToolCallListeners<K extends keyof ToolCallListener>(
 ): void {
   for (const listener of listeners) {
     try {
-      (listener[hook] as ((e: typeof event) => void) | undefined)?.call(listener, event);
+      const returned = (listener[hook] as ((e: typeof event) => unknown) | undefined)?.call(listener, event);
+      // An async listener that rejects must not become an unhandled rejection either.
+      if (returned instanceof Promise) returned.catch(() => undefined);
     } catch {
       // Listeners observe; they do not get to break the agent.
     }

@@ -8,6 +8,7 @@ import type { ChatClient } from '../chat/chat-client.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse } from '../chat/chat-response.ts';
 import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-listener.ts';
+import { AgentBreakerError } from '../breaker/breaker-errors.ts';
 import { estimateCost, findPrice, mergePrices, projectCallCost, type PriceTable } from './pricing.ts';
 
 /** Why an {@link AgentLoop} run ended. */
@@ -90,9 +91,6 @@ class LimitReached extends GovernorError {
   }
 }
 
-function isBreakerStop(error: unknown): boolean {
-  return error instanceof GovernorError && typeof (error as { category?: unknown }).category === 'string' && error.code.startsWith('GOVERNOR_BREAKER');
-}
 
 function estimateTokens(request: ChatClientRequest): number {
   return Math.ceil((JSON.stringify(request.messages).length + (request.system?.length ?? 0)) / 4);
@@ -263,7 +261,7 @@ export class AgentLoop {
       if (error instanceof LimitReached) return finish(error.status, error.message);
       if (timeout.signal.aborted && timeout.signal.reason instanceof LimitReached) return finish('timeout', timeout.signal.reason.message);
       if (o.abortSignal?.aborted) return finish('aborted', reason, error);
-      if (isBreakerStop(error)) return finish('stuck', reason, error);
+      if (error instanceof AgentBreakerError) return finish('stuck', reason, error);
       return finish('error', reason, error);
     }
   }

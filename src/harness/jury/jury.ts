@@ -1,0 +1,183 @@
+import { InvalidOptionError } from '../../errors/governor-error.ts';
+import type { Judge, JudgeInput, Verdict } from './judge.ts';
+
+/** How a {@link Jury} combines the votes (`pass`/`fail` verdicts) of its judges. */
+export type JuryStrategy = 'majority' | 'average' | 'weighted' | 'median' | 'unanimous';
+
+const STRATEGIES: readonly JuryStrategy[] = ['majority', 'average', 'weighted', 'median', 'unanimous'];
+const SCORED: readonly JuryStrategy[] = ['average', 'weighted', 'median'];
+
+/** Options of {@link Jury}. */
+export interface JuryOptions {
+  /** The judges, run in parallel; names must be unique. */
+  judges: readonly Judge[];
+  /**
+   * - `majority`: passes when more votes pass than fail; a tie fails (a jury
+   *   that cannot decide must not approve).
+   * - `unanimous`: passes when every vote passes.
+   * - `average` / `median`: the mean / median vote score must reach `threshold`.
+   * - `weighted`: the weighted mean vote score must reach `threshold`.
+   *
+   * Abstentions and errors are not votes: they are reported and left out, never
+   * counted as a zero score. A vote without a score counts 1 (pass) or 0 (fail).
+   */
+  strategy: JuryStrategy;
+  /**
+   * Weight per judge name, for `weighted` only; weights must be >= 0 and name
+   * existing judges. A judge not listed weighs 1.
+   * @default every judge weighs 1
+   */
+  weights?: Readonly<Record<string, number>>;
+  /**
+   * Lowest passing score for `average`, `weighted` and `median` (0 to 1).
+   * @default 0.5
+   */
+  threshold?: number;
+  /** @default `jury (<strategy>)` */
+  name?: string;
+}
+
+interface Vote {
+  name: string;
+  score: number;
+  pass: boolean;
+}
+
+/**
+ * Runs judges in parallel and combines their verdicts into one. A Jury is a
+ * {@link Judge}, so juries nest. A judge that throws becomes an `error` verdict;
+ * when no judge votes, the jury abstains. The jury's verdict lists every judge's
+ * verdict in `details`, in the order the judges were given.
+ */
+export class Jury implements Judge {
+  readonly name: string;
+  readonly strategy: JuryStrategy;
+  readonly #judges: readonly Judge[];
+  readonly #weights: Readonly<Record<string, number>>;
+  readonly #threshold: number;
+
+  /** @throws InvalidOptionError for empty or duplicate judges, an unknown strategy, bad weights or threshold. */
+  constructor(options: JuryOptions) {
+    const { judges, strategy, weights, threshold } = options;
+    if (!Array.isArray(judges) || judges.length === 0) throw new InvalidOptionError('judges', 'must be a non-empty array of judges');
+    const names = new Set<string>();
+    judges.forEach((judge: Judge, i) => {
+      if (typeof judge?.judge !== 'function' || typeof judge.name !== 'string' || judge.name === '') {
+        throw new InvalidOptionError(`judges[${i}]`, 'must be a judge: { name: non-empty string, judge(input) }');
+      }
+      if (names.has(judge.name)) throw new InvalidOptionError(`judges[${i}].name`, `"${judge.name}" is used by another judge; names must be unique`);
+      names.add(judge.name);
+    });
+    if (!STRATEGIES.includes(strategy)) {
+      throw new InvalidOptionError('strategy', `unknown strategy "${String(strategy)}"; use one of ${STRATEGIES.join(', ')}`);
+    }
+    if (weights !== undefined) {
+      if (strategy !== 'weighted') throw new InvalidOptionError('weights', `only apply to strategy "weighted", not "${strategy}"`);
+      for (const [judgeName, weight] of Object.entries(weights)) {
+        if (!names.has(judgeName)) throw new InvalidOptionError(`weights.${judgeName}`, 'names no judge of this jury');
+        if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) {
+          throw new InvalidOptionError(`weights.${judgeName}`, 'must be a finite number >= 0');
+        }
+      }
+    }
+    if (threshold !== undefined) {
+      if (!SCORED.includes(strategy)) throw new InvalidOptionError('threshold', `only applies to strategies ${SCORED.join(', ')}`);
+      if (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1)) {
+        throw new InvalidOptionError('threshold', 'must be a number from 0 to 1');
+      }
+    }
+    this.#judges = [...judges];
+    this.strategy = strategy;
+    this.#weights = { ...weights };
+    this.#threshold = threshold ?? 0.5;
+    this.name = options.name ?? `jury (${strategy})`;
+  }
+
+  async judge(input: JudgeInput, signal?: AbortSignal): Promise<Verdict> {
+    signal?.throwIfAborted();
+    const settled = await Promise.allSettled(this.#judges.map(async (judge) => judge.judge(input, signal)));
+    signal?.throwIfAborted();
+    const details = settled.map((outcome, i) => normalise(this.#judges[i]?.name ?? '', outcome));
+    const votes: Vote[] = details
+      .filter((v) => v.status === 'pass' || v.status === 'fail')
+      .map((v) => ({ name: v.judge, pass: v.status === 'pass', score: v.score ?? (v.status === 'pass' ? 1 : 0) }));
+    const abstained = details.filter((v) => v.status === 'abstain').length;
+    const errored = details.filter((v) => v.status === 'error').length;
+    const tally = `${votes.length} of ${details.length} judges voted (${abstained} abstained, ${errored} errored)`;
+    const listing = details.map((v) => `- ${v.judge}: ${v.status}${v.score === undefined ? '' : ` (${round(v.score)})`}: ${firstLine(v.reasoning)}`).join('\n');
+    if (votes.length === 0) {
+      return { judge: this.name, status: 'abstain', reasoning: `No judge voted; ${tally}.\n${listing}`, details };
+    }
+    const decision = this.#decide(votes);
+    if (decision === undefined) {
+      return { judge: this.name, status: 'abstain', reasoning: `Every voting judge has weight 0; ${tally}.\n${listing}`, details };
+    }
+    return {
+      judge: this.name,
+      status: decision.pass ? 'pass' : 'fail',
+      score: decision.score,
+      reasoning: `${this.strategy}: ${decision.summary}; ${tally}.\n${listing}`,
+      details,
+    };
+  }
+
+  #decide(votes: Vote[]): { pass: boolean; score: number; summary: string } | undefined {
+    const passes = votes.filter((v) => v.pass).length;
+    const fails = votes.length - passes;
+    const threshold = this.#threshold;
+    switch (this.strategy) {
+      case 'majority':
+        return {
+          pass: passes > fails,
+          score: passes / votes.length,
+          summary: `${passes} pass, ${fails} fail${passes === fails ? ' (a tie fails)' : ''}`,
+        };
+      case 'unanimous':
+        return { pass: fails === 0, score: passes / votes.length, summary: `${passes} pass, ${fails} fail` };
+      case 'average': {
+        const score = votes.reduce((sum, v) => sum + v.score, 0) / votes.length;
+        return { pass: score >= threshold, score, summary: `mean score ${round(score)} against threshold ${threshold}` };
+      }
+      case 'median': {
+        const sorted = votes.map((v) => v.score).sort((a, b) => a - b);
+        const mid = Math.floor(sorted.length / 2);
+        const score = sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+        return { pass: score >= threshold, score, summary: `median score ${round(score)} against threshold ${threshold}` };
+      }
+      case 'weighted': {
+        const weightOf = (v: Vote): number => this.#weights[v.name] ?? 1;
+        const total = votes.reduce((sum, v) => sum + weightOf(v), 0);
+        if (total === 0) return undefined;
+        const score = votes.reduce((sum, v) => sum + weightOf(v) * v.score, 0) / total;
+        return { pass: score >= threshold, score, summary: `weighted score ${round(score)} against threshold ${threshold}` };
+      }
+    }
+  }
+}
+
+const STATUSES = new Set(['pass', 'fail', 'abstain', 'error']);
+
+/** A judge's settled outcome as a well-formed verdict under the judge's own name. */
+function normalise(name: string, outcome: PromiseSettledResult<Verdict>): Verdict {
+  if (outcome.status === 'rejected') {
+    const reason: unknown = outcome.reason;
+    return { judge: name, status: 'error', reasoning: `The judge threw: ${reason instanceof Error ? reason.message : String(reason)}` };
+  }
+  const verdict = outcome.value as Partial<Verdict> | undefined;
+  if (typeof verdict !== 'object' || verdict === null || !STATUSES.has(verdict.status ?? '')) {
+    return { judge: name, status: 'error', reasoning: 'The judge returned something that is not a verdict.' };
+  }
+  if (verdict.score !== undefined && !(typeof verdict.score === 'number' && verdict.score >= 0 && verdict.score <= 1)) {
+    return { judge: name, status: 'error', reasoning: `The judge returned score ${String(verdict.score)}, outside 0..1.` };
+  }
+  return { ...(verdict as Verdict), judge: name, reasoning: typeof verdict.reasoning === 'string' ? verdict.reasoning : '' };
+}
+
+function round(score: number): string {
+  return String(Math.round(score * 1000) / 1000);
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}

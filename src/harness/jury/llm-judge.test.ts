@@ -1,0 +1,70 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MockLanguageModelV4 } from 'ai/test';
+import { InvalidOptionError } from '../../errors/governor-error.ts';
+import { llmJudge, type LlmJudgeGenerate } from './llm-judge.ts';
+
+const input = { goal: 'summarise the report', result: { status: 'completed', output: 'The report says revenue grew 4%.' } };
+
+function modelAnswering(text: string): MockLanguageModelV4 {
+  return new MockLanguageModelV4({
+    doGenerate: {
+      content: [{ type: 'text', text }],
+      finishReason: { unified: 'stop', raw: undefined },
+      usage: {
+        inputTokens: { total: 50, noCache: 50, cacheRead: 0, cacheWrite: undefined },
+        outputTokens: { total: 20, text: 20, reasoning: undefined },
+      },
+      warnings: [],
+    },
+  });
+}
+
+test('turns the model structured answer into a verdict, with the goal, criteria and output in the prompt', async () => {
+  const model = modelAnswering(JSON.stringify({ pass: true, score: 0.9, reasoning: 'Accurate and short.' }));
+  const verdict = await llmJudge({ model, criteria: 'mentions the revenue figure', name: 'accuracy' }).judge(input);
+  assert.deepEqual(verdict, { judge: 'accuracy', status: 'pass', score: 0.9, reasoning: 'Accurate and short.' });
+  const call = model.doGenerateCalls[0];
+  assert.equal(call?.responseFormat?.type, 'json');
+  const prompt = JSON.stringify(call?.prompt);
+  for (const text of ['summarise the report', 'mentions the revenue figure', 'revenue grew 4%']) assert.ok(prompt.includes(text), text);
+});
+
+test('a failing answer is a fail verdict', async () => {
+  const verdict = await llmJudge({ model: modelAnswering('{"pass":false,"score":0.2,"reasoning":"Wrong figure."}'), criteria: 'c' }).judge(input);
+  assert.equal(verdict.status, 'fail');
+  assert.equal(verdict.score, 0.2);
+});
+
+test('an answer that does not match the schema is an error verdict', async () => {
+  const verdict = await llmJudge({ model: modelAnswering('{"pass":"maybe"}'), criteria: 'c' }).judge(input);
+  assert.equal(verdict.status, 'error');
+});
+
+test('abstains when there is no output to judge', async () => {
+  const verdict = await llmJudge({ model: modelAnswering('{}'), criteria: 'c' }).judge({ goal: 'x', result: { status: 'timeout' } });
+  assert.equal(verdict.status, 'abstain');
+});
+
+test('accepts a custom generate function and validates what it returns', async () => {
+  const prompts: string[] = [];
+  const generate: LlmJudgeGenerate = async (prompt) => {
+    prompts.push(prompt);
+    return { pass: true, score: 1, reasoning: 'ok' };
+  };
+  assert.equal((await llmJudge({ generate, criteria: 'be right' }).judge(input)).status, 'pass');
+  assert.match(prompts[0] ?? '', /be right/);
+  const broken: LlmJudgeGenerate = async () => ({ pass: true, score: 3, reasoning: 'too sure' });
+  assert.equal((await llmJudge({ generate: broken, criteria: 'c' }).judge(input)).status, 'error');
+  const failing: LlmJudgeGenerate = async () => { throw new Error('rate limited'); };
+  const verdict = await llmJudge({ generate: failing, criteria: 'c' }).judge(input);
+  assert.equal(verdict.status, 'error');
+  assert.match(verdict.reasoning, /rate limited/);
+});
+
+test('needs exactly one of model or generate, and criteria', () => {
+  const generate: LlmJudgeGenerate = async () => ({ pass: true, score: 1, reasoning: '' });
+  assert.throws(() => llmJudge({ criteria: 'c' }), (e) => e instanceof InvalidOptionError && e.option === 'model');
+  assert.throws(() => llmJudge({ criteria: 'c', generate, model: modelAnswering('{}') }), InvalidOptionError);
+  assert.throws(() => llmJudge({ criteria: ' ', generate }), (e) => e instanceof InvalidOptionError && e.option === 'criteria');
+});

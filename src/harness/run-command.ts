@@ -1,0 +1,155 @@
+import { spawn } from 'node:child_process';
+import { GovernorError } from '../errors/governor-error.ts';
+import { CappedOutput } from './capped-output.ts';
+
+/** Thrown when a command's shell could not be started at all (not when the command fails). */
+export class CommandStartError extends GovernorError {
+  constructor(cwd: string, cause: unknown) {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    // Node reports a missing cwd as the shell being missing (ENOENT), hence the hint.
+    super('GOVERNOR_COMMAND_START_FAILED', `Could not start /bin/sh in ${cwd} (does the directory exist?): ${detail}`, { cause });
+  }
+}
+
+/** How to run one shell command. */
+export interface RunCommandOptions {
+  /** Directory the command starts in. */
+  cwd: string;
+  /** The command's complete environment. */
+  env: Record<string, string>;
+  /** Wall-clock limit; when it passes, the command's whole process group is killed. */
+  timeoutMs: number;
+  /** Most output bytes kept (head and tail); the rest is counted and cut. */
+  maxOutputBytes: number;
+  /**
+   * Time between SIGTERM and SIGKILL when killing the process group.
+   * @default 2000
+   */
+  killGraceMs?: number;
+  /** Aborting kills the process group like a timeout does. */
+  signal?: AbortSignal;
+}
+
+/** What happened to a command. */
+export interface CommandOutcome {
+  /** `exited` with a code, `signaled` by someone else, or ended by us (`timed_out`, `aborted`). */
+  end: 'exited' | 'signaled' | 'timed_out' | 'aborted';
+  /** Exit code of the shell, when it exited. */
+  exitCode: number | null;
+  /** Signal that ended the shell, when one did. */
+  signal: NodeJS.Signals | null;
+  /** stdout and stderr interleaved, capped (see {@link CappedOutput}). */
+  output: string;
+  /** Output bytes dropped by the cap. */
+  cutBytes: number;
+  /** Processes the command left running in its group were terminated when it ended. */
+  terminatedLeftovers: boolean;
+  /**
+   * A process outside the command's group (started with `setsid`, say) still held
+   * the output open after the shell ended; we stopped reading rather than wait.
+   */
+  abandonedOutput: boolean;
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false; // ESRCH: the group is gone; nothing else can fail for our own group.
+  }
+}
+
+/**
+ * Runs `command` with `/bin/sh -c` as the leader of a new process group, so that a
+ * timeout or an abort can end everything it started (SIGTERM to the group, then
+ * SIGKILL after a grace period). When the shell exits, whatever it left behind in
+ * its group is terminated too: nothing a command starts outlives it. A process
+ * that moves itself to another group or session (`setsid`, daemons) escapes
+ * this; if it keeps the output open, reading stops `killGraceMs` + 250 ms after
+ * the shell ends (`abandonedOutput`), so it cannot hang the caller.
+ *
+ * stdin is empty, so a command waiting for input ends instead of hanging.
+ *
+ * @throws CommandStartError when the shell cannot be spawned (for example a
+ *   missing `cwd`). A command that fails still resolves, with its exit code.
+ */
+export function runCommand(command: string, options: RunCommandOptions): Promise<CommandOutcome> {
+  const { cwd, env, timeoutMs, maxOutputBytes, killGraceMs = 2000, signal } = options;
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      resolve({ end: 'aborted', exitCode: null, signal: null, output: '', cutBytes: 0, terminatedLeftovers: false, abandonedOutput: false });
+      return;
+    }
+    // One pipe for both streams keeps their order; the shell's own parse errors
+    // (written before the redirection runs) still arrive through stderr.
+    const child = spawn('/bin/sh', ['-c', `exec 2>&1\n${command}`], {
+      cwd,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output = new CappedOutput(maxOutputBytes);
+    child.stdout.on('data', (chunk: Buffer) => output.append(chunk));
+    child.stderr.on('data', (chunk: Buffer) => output.append(chunk));
+
+    let endedBy: 'timed_out' | 'aborted' | undefined;
+    let terminatedLeftovers = false;
+    let abandonedOutput = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    let drainTimer: NodeJS.Timeout | undefined;
+    const killGroup = (): void => {
+      const pid = child.pid;
+      if (pid === undefined || !signalGroup(pid, 'SIGTERM') || killTimer !== undefined) return;
+      // Unref'd: a leftover that ignores SIGTERM must not keep the host process alive.
+      killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), killGraceMs).unref();
+    };
+    const timer = setTimeout(() => {
+      endedBy ??= 'timed_out';
+      killGroup();
+    }, timeoutMs);
+    const onAbort = (): void => {
+      endedBy ??= 'aborted';
+      killGroup();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const cleanUp = (): void => {
+      clearTimeout(timer);
+      clearTimeout(drainTimer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+
+    child.on('exit', () => {
+      if (endedBy === undefined && child.pid !== undefined && signalGroup(child.pid, 0)) {
+        terminatedLeftovers = true;
+        killGroup();
+      }
+      // Everything in the group is dead by the end of the grace period; whoever
+      // still holds the pipes escaped the group and must not keep us waiting.
+      drainTimer = setTimeout(() => {
+        abandonedOutput = true;
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, killGraceMs + 250);
+    });
+    child.on('close', (exitCode: number | null, exitSignal: NodeJS.Signals | null) => {
+      cleanUp();
+      // Keep the SIGKILL pending only while someone in the group may still be alive.
+      if (killTimer !== undefined && child.pid !== undefined && !signalGroup(child.pid, 0)) clearTimeout(killTimer);
+      const end: CommandOutcome['end'] = endedBy ?? (exitSignal === null ? 'exited' : 'signaled');
+      resolve({
+        end,
+        exitCode,
+        signal: exitSignal,
+        output: output.toString(),
+        cutBytes: output.cutBytes,
+        terminatedLeftovers,
+        abandonedOutput,
+      });
+    });
+    child.on('error', (error) => {
+      cleanUp();
+      reject(new CommandStartError(cwd, error));
+    });
+  });
+}

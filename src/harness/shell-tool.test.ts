@@ -1,0 +1,171 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import { SHELL_TEMP_DIRECTORY, shellTool, type ShellToolOptions } from './shell-tool.ts';
+
+let workingDirectory: string;
+before(() => {
+  workingDirectory = realpathSync(mkdtempSync(path.join(tmpdir(), 'shell-tool-')));
+});
+after(() => rmSync(workingDirectory, { recursive: true, force: true }));
+
+async function run(command: string, options: Partial<ShellToolOptions> = {}, abortSignal?: AbortSignal): Promise<string> {
+  const shell = shellTool({ workingDirectory, ...options });
+  assert.ok(shell.execute);
+  const result = await shell.execute({ command }, { toolCallId: 'call-1', messages: [], context: undefined, ...(abortSignal ? { abortSignal } : {}) });
+  assert.equal(typeof result, 'string');
+  return result as string;
+}
+
+/** Live (non-zombie) processes of a process group. */
+function liveMembers(pgid: number): string[] {
+  const table = execFileSync('ps', ['-A', '-o', 'pid=,pgid=,stat=,args='], { encoding: 'utf8' });
+  return table
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, group, stat]) => Number(group) === pgid && stat !== undefined && !stat.startsWith('Z'))
+    .map((fields) => fields.join(' '));
+}
+
+function groupOf(output: string): number {
+  const match = /pgid=(\d+)/.exec(output);
+  assert.ok(match, output);
+  return Number(match[1]);
+}
+
+describe('shellTool', () => {
+  test('returns the exit code and the output of stdout and stderr together', async () => {
+    const result = await run('echo out; echo err >&2; exit 3');
+    assert.match(result, /^exit code: 3\n/);
+    assert.match(result, /out\nerr/);
+  });
+
+  test('runs in the working directory', async () => {
+    const result = await run('pwd');
+    assert.match(result, new RegExp(`^exit code: 0\\n${workingDirectory}\\n$`));
+  });
+
+  test('a timeout kills the command and every process it started', async () => {
+    const result = await run(`echo "pgid=$$"; sh -c 'sleep 100 & sleep 100; wait'`, { commandTimeoutMs: 300, killGraceMs: 200 });
+    assert.match(result, /timed out after 300 ms/);
+    assert.deepEqual(liveMembers(groupOf(result)), []);
+  });
+
+  test('a timeout also kills processes that ignore SIGTERM', async () => {
+    const result = await run(`echo "pgid=$$"; trap '' TERM; sh -c "trap '' TERM; sleep 100"`, { commandTimeoutMs: 300, killGraceMs: 100 });
+    assert.match(result, /timed out/);
+    assert.deepEqual(liveMembers(groupOf(result)), []);
+  });
+
+  test('aborting the tool call kills the process group and rejects with the reason', async () => {
+    const controller = new AbortController();
+    const shell = shellTool({ workingDirectory, commandTimeoutMs: 60_000 });
+    const pending = shell.execute?.(
+      { command: `echo "pgid=$$" > pgid.txt; sleep 100 & sleep 100; wait` },
+      { toolCallId: 'c', messages: [], context: undefined, abortSignal: controller.signal },
+    );
+    const pgidFile = path.join(workingDirectory, 'pgid.txt');
+    while (!existsSync(pgidFile) || !readFileSync(pgidFile, 'utf8').includes('\n')) await new Promise((r) => setTimeout(r, 10));
+    const pgid = groupOf(readFileSync(pgidFile, 'utf8'));
+    const reason = new Error('user pressed stop');
+    controller.abort(reason);
+    await assert.rejects(Promise.resolve(pending), (error) => error === reason);
+    assert.deepEqual(liveMembers(pgid), []);
+  });
+
+  test('background processes left behind are terminated when the command ends', async () => {
+    const result = await run('echo "pgid=$$"; sleep 100 > /dev/null 2>&1 &');
+    assert.match(result, /^exit code: 0\n\(background processes the command left running were terminated\)/);
+    const pgid = groupOf(result);
+    // They get SIGTERM at once; give the kernel a moment to reap them.
+    for (let i = 0; i < 100 && liveMembers(pgid).length > 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(liveMembers(pgid), []);
+  });
+
+  test('a process that leaves the group and keeps the output open cannot hang the tool', async () => {
+    // Wait until the escapee has its own group, so the shell's exit cannot take it along.
+    const command = 'setsid sleep 30 & pid=$!; while [ "$(ps -o pgid= -p $pid | tr -d " ")" = "$$" ]; do sleep 0.01; done; echo "escapee=$pid"';
+    const result = await run(command, { killGraceMs: 50 });
+    const escapee = Number(/escapee=(\d+)/.exec(result)?.[1]);
+    try {
+      assert.match(result, /^exit code: 0\n/);
+      assert.match(result, /a detached process still holds the output open/);
+    } finally {
+      try {
+        if (escapee > 0) process.kill(escapee, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  });
+
+  test('caps the output, keeping head and tail, and says how much was cut', async () => {
+    const result = await run(`printf 'HEAD'; head -c 5000 /dev/zero | tr '\\0' x; printf 'TAIL'`, { maxOutputBytes: 100 });
+    assert.match(result, /^exit code: 0\nHEAD/);
+    assert.match(result, /TAIL$/);
+    assert.match(result, /\[\.\.\. 4908 bytes cut/);
+    assert.ok(result.length < 400, `${result.length} characters`);
+  });
+
+  test('refuses a command that writes outside the working directory, without running it', async () => {
+    const outside = path.join(path.dirname(workingDirectory), `outside-${path.basename(workingDirectory)}.txt`);
+    const result = await run(`echo pwned > ${outside}`);
+    assert.match(result, /^Command refused, not run/);
+    assert.equal(existsSync(outside), false);
+  });
+
+  test('does not pass secrets from the parent environment', async () => {
+    process.env['FOO_API_KEY'] = 'sk-fake-123';
+    process.env['GOVERNOR_TEST_PLAIN'] = 'visible';
+    try {
+      const result = await run('env');
+      assert.doesNotMatch(result, /FOO_API_KEY|sk-fake-123/);
+      assert.match(result, /GOVERNOR_TEST_PLAIN=visible/);
+      assert.match(await run('env', { passEnv: 'all' }), /FOO_API_KEY=sk-fake-123/);
+    } finally {
+      delete process.env['FOO_API_KEY'];
+      delete process.env['GOVERNOR_TEST_PLAIN'];
+    }
+  });
+
+  test('HOME and TMPDIR are a private directory inside the working directory', async () => {
+    const result = await run('echo "$HOME|$TMPDIR"; touch ~/scratch');
+    const temp = path.join(workingDirectory, SHELL_TEMP_DIRECTORY);
+    assert.match(result, new RegExp(`${temp}\\|${temp}`));
+    assert.equal(existsSync(path.join(temp, 'scratch')), true);
+  });
+
+  test('explicit variables are set and can remove inherited ones', async () => {
+    process.env['GOVERNOR_TEST_DROP'] = 'x';
+    try {
+      const result = await run('echo "[$GREETING][${GOVERNOR_TEST_DROP-unset}]"', { env: { GREETING: 'hi', GOVERNOR_TEST_DROP: undefined } });
+      assert.match(result, /\[hi\]\[unset\]/);
+    } finally {
+      delete process.env['GOVERNOR_TEST_DROP'];
+    }
+  });
+
+  test('stdin is empty, so a command reading it ends', async () => {
+    assert.match(await run('cat; echo done'), /^exit code: 0\ndone/);
+  });
+
+  test('the working directory must exist', () => {
+    assert.throws(
+      () => shellTool({ workingDirectory: path.join(workingDirectory, 'missing') }),
+      (error) => error instanceof InvalidOptionError && error.option === 'workingDirectory',
+    );
+    const file = path.join(workingDirectory, 'a-file');
+    writeFileSync(file, '');
+    assert.throws(() => shellTool({ workingDirectory: file }), InvalidOptionError);
+  });
+
+  test('rejects out-of-range options', () => {
+    assert.throws(() => shellTool({ workingDirectory, commandTimeoutMs: 0 }), (e) => e instanceof InvalidOptionError && e.option === 'commandTimeoutMs');
+    assert.throws(() => shellTool({ workingDirectory, maxOutputBytes: 1.5 }), (e) => e instanceof InvalidOptionError && e.option === 'maxOutputBytes');
+    assert.throws(() => shellTool({ workingDirectory, passEnv: 'none' as 'all' }), (e) => e instanceof InvalidOptionError && e.option === 'passEnv');
+  });
+});
