@@ -10,12 +10,13 @@ export interface ToolCallInfo {
 /**
  * Hears about every tool call the ToolCallAdvisor executes. Register it once
  * (`new ToolCallAdvisor({ listeners })`, or for a whole client with the
- * `TOOL_CALL_LISTENERS` advisor param) instead of wrapping each tool.
+ * `TOOL_CALL_LISTENERS` advisor param) instead of wrapping each tool. Hooks may
+ * be async; what they return or throw never reaches the tool call.
  */
 export interface ToolCallListener {
-  onToolCallStart?(event: ToolCallInfo): void | PromiseLike<void>;
-  onToolCallEnd?(event: ToolCallInfo & { readonly result: unknown; readonly durationMs: number }): void | PromiseLike<void>;
-  onToolCallError?(event: ToolCallInfo & { readonly error: unknown; readonly durationMs: number }): void | PromiseLike<void>;
+  onToolCallStart?(event: ToolCallInfo): unknown;
+  onToolCallEnd?(event: ToolCallInfo & { readonly result: unknown; readonly durationMs: number }): unknown;
+  onToolCallError?(event: ToolCallInfo & { readonly error: unknown; readonly durationMs: number }): unknown;
 }
 
 /** Advisor param holding extra `ToolCallListener[]` for a request or a client. */
