@@ -1,0 +1,296 @@
+/**
+ * Overhead benchmark: what the AgentBreaker costs per observed event and per
+ * session, with every detector on, and how many Redis round trips a session
+ * event takes with the Redis store.
+ *
+ * An "event" here is one step of an agent run as the breaker meets it: a model
+ * round (gate + observe), a tool call (pre-execution check + observe of its
+ * result), a retrieval, a sub-agent call or a user turn (observe). The
+ * generated sessions are productive (new arguments, new results), so the
+ * breaker does its full work on every event instead of short-circuiting on an
+ * open breaker; any trip is reported.
+ */
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { AgentBreaker } from '../src/breaker/agent-breaker.ts';
+import type { BreakerEvent } from '../src/breaker/breaker-event.ts';
+import type { BreakerStore } from '../src/breaker/breaker-store.ts';
+import { InMemoryBreakerStore } from '../src/breaker/in-memory-breaker-store.ts';
+import { RedisBreakerStore, type RedisCommandClient } from '../src/redis/redis-breaker-store.ts';
+import { pingRedis, testRedisUrl } from '../src/test-support/services.ts';
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+/** Deterministic pseudo-random numbers, so every run measures the same sessions. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = 'alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega config build deploy status report invoice order customer flight seat'.split(' ');
+
+function words(rand: () => number, bytes: number): string {
+  const out: string[] = [];
+  let size = 0;
+  while (size < bytes) {
+    const w = `${WORDS[Math.floor(rand() * WORDS.length)]}${Math.floor(rand() * 1000)}`;
+    out.push(w);
+    size += w.length + 1;
+  }
+  return out.join(' ').slice(0, bytes);
+}
+
+/** One step of a productive session: a model round, then tool calls, now and then other kinds. */
+export function* sessionSteps(count: number, maxArgBytes: number, seed: number): Generator<{ check?: 'model' | 'tool'; event: BreakerEvent }> {
+  const rand = prng(seed);
+  let prompt = 2000;
+  for (let i = 0; i < count; i++) {
+    const phase = i % 10;
+    if (phase === 0 || phase === 4) {
+      // Context grows slowly and is compacted now and then: no drift.
+      prompt = i % 200 === 0 ? 2000 : prompt + Math.floor(rand() * 400);
+      yield { check: 'model', event: { kind: 'model', promptTokens: prompt, completionTokens: 200, text: words(rand, 300) } };
+    } else if (phase === 9) {
+      yield { event: { kind: 'user', text: words(rand, 120) } };
+    } else if (phase === 7) {
+      yield { event: { kind: 'retrieval', query: words(rand, 80), results: [words(rand, 40), words(rand, 40)] } };
+    } else if (phase === 8) {
+      yield { event: { kind: 'delegation', agent: `agent${i % 3}`, input: words(rand, 200), output: words(rand, 400) } };
+    } else {
+      const argBytes = Math.floor(rand() * maxArgBytes);
+      yield {
+        check: 'tool',
+        event: {
+          kind: 'tool_call',
+          tool: ['read_file', 'search', 'update_record', 'run_tests'][i % 4] as string,
+          args: { path: `src/module-${i}.ts`, query: words(rand, 40), content: words(rand, argBytes) },
+          result: words(rand, 200),
+        },
+      };
+    }
+  }
+}
+
+/**
+ * Every detector on, defaults otherwise; only the token budget is lifted so
+ * that 10,000-event sessions measure detection, not a session stopped for
+ * its budget. Telemetry off: the no-op OpenTelemetry API is not what we measure.
+ */
+function benchOptions(store: BreakerStore): ConstructorParameters<typeof AgentBreaker>[0] {
+  return { telemetry: false, store, budget: { maxTokens: Number.MAX_SAFE_INTEGER } };
+}
+
+interface RunFigures {
+  events: number;
+  trips: number;
+  elapsedNs: bigint;
+}
+
+async function runSession(breaker: AgentBreaker, sessionId: string, steps: Iterable<{ check?: 'model' | 'tool'; event: BreakerEvent }>): Promise<RunFigures> {
+  let events = 0;
+  let trips = 0;
+  let elapsed = 0n;
+  for (const { check, event } of steps) {
+    const start = process.hrtime.bigint();
+    let decision;
+    if (check === 'model') decision = await breaker.checkModelCall(sessionId);
+    else if (check === 'tool' && event.kind === 'tool_call') decision = await breaker.checkToolCall(sessionId, { tool: event.tool, args: event.args });
+    if (decision === undefined || decision.action === 'allow') decision = await breaker.observe(sessionId, event);
+    elapsed += process.hrtime.bigint() - start;
+    events++;
+    if (decision.action !== 'allow') trips++;
+  }
+  return { events, trips, elapsedNs: elapsed };
+}
+
+/** Figures for one session shape. */
+export interface OverheadRow {
+  readonly sessionEvents: number;
+  readonly maxArgBytes: number;
+  readonly sessions: number;
+  /** Mean cost per event (check + observe), µs. */
+  readonly microsPerEvent: number;
+  /** For long sessions: mean cost per event over the last 1,000 events, µs. */
+  readonly microsPerEventLast1000: number | undefined;
+  /** Retained heap per session after the run (bytes). */
+  readonly heapBytesPerSession: number;
+  /** Size of the stored session state as JSON (bytes). */
+  readonly stateJsonBytes: number;
+  readonly trips: number;
+}
+
+async function measureShape(sessionEvents: number, maxArgBytes: number, sessions: number): Promise<OverheadRow> {
+  // Warm-up on separate sessions so JIT compilation is not billed to the figures.
+  {
+    const warm = new AgentBreaker(benchOptions(new InMemoryBreakerStore({ maxSessions: 100_000 })));
+    for (let s = 0; s < 20; s++) await runSession(warm, `warm-${s}`, sessionSteps(Math.min(sessionEvents, 200), maxArgBytes, 1000 + s));
+  }
+  let store: InMemoryBreakerStore | undefined = new InMemoryBreakerStore({ maxSessions: 100_000 });
+  let breaker: AgentBreaker | undefined = new AgentBreaker(benchOptions(store));
+  let events = 0;
+  let trips = 0;
+  let elapsed = 0n;
+  let lastElapsed = 0n;
+  let lastEvents = 0;
+  for (let s = 0; s < sessions; s++) {
+    const steps = [...sessionSteps(sessionEvents, maxArgBytes, s + 1)];
+    if (sessionEvents > 1000) {
+      const head = await runSession(breaker, `s-${s}`, steps.slice(0, sessionEvents - 1000));
+      const tail = await runSession(breaker, `s-${s}`, steps.slice(sessionEvents - 1000));
+      events += head.events + tail.events;
+      trips += head.trips + tail.trips;
+      elapsed += head.elapsedNs + tail.elapsedNs;
+      lastElapsed += tail.elapsedNs;
+      lastEvents += tail.events;
+    } else {
+      const run = await runSession(breaker, `s-${s}`, steps);
+      events += run.events;
+      trips += run.trips;
+      elapsed += run.elapsedNs;
+    }
+  }
+  const stored = await store.load('s-0');
+  // What the sessions retain is what is freed when the breaker and its store
+  // go: measuring it that way leaves compiled code and other one-off growth out.
+  gc();
+  gc();
+  const heapWith = process.memoryUsage().heapUsed;
+  store = undefined;
+  breaker = undefined;
+  gc();
+  gc();
+  const heapWithout = process.memoryUsage().heapUsed;
+  const heapBefore = heapWithout;
+  const heapAfter = heapWith;
+  return {
+    sessionEvents,
+    maxArgBytes,
+    sessions,
+    microsPerEvent: Number(elapsed) / 1000 / events,
+    microsPerEventLast1000: lastEvents > 0 ? Number(lastElapsed) / 1000 / lastEvents : undefined,
+    heapBytesPerSession: Math.max(0, (heapAfter - heapBefore) / sessions),
+    stateJsonBytes: stored === undefined ? 0 : Buffer.byteLength(JSON.stringify(stored.state)),
+    trips,
+  };
+}
+
+/** Redis round trips of one session. */
+export interface RedisFigures {
+  readonly events: number;
+  readonly roundTrips: number;
+  /** Mean round trips per step, by step kind (a model round and a tool call include their gate / check). */
+  readonly perKind: Readonly<Record<string, number>>;
+  readonly byCommand: Readonly<Record<string, number>>;
+  readonly microsPerEvent: number;
+}
+
+async function measureRedis(url: string): Promise<RedisFigures> {
+  const { createClient } = await import('redis');
+  const client = createClient({ url });
+  client.on('error', () => {});
+  await client.connect();
+  const byCommand: Record<string, number> = {};
+  let roundTrips = 0;
+  const counting: RedisCommandClient = {
+    sendCommand(args, options) {
+      roundTrips++;
+      const name = String(args[0]).toUpperCase();
+      byCommand[name] = (byCommand[name] ?? 0) + 1;
+      return client.sendCommand(args, options);
+    },
+  };
+  const prefix = `governor:bench:${process.pid}:${Date.now()}:`;
+  const store: BreakerStore = new RedisBreakerStore({ client: counting, keyPrefix: prefix });
+  const breaker = new AgentBreaker(benchOptions(store));
+  // Load the scripts once, outside the count.
+  await runSession(breaker, 'warm', sessionSteps(20, 256, 99));
+  roundTrips = 0;
+  for (const key of Object.keys(byCommand)) delete byCommand[key];
+  const kindTrips: Record<string, { steps: number; trips: number }> = {};
+  let events = 0;
+  let elapsed = 0n;
+  for (const step of sessionSteps(500, 1024, 7)) {
+    const before = roundTrips;
+    const run = await runSession(breaker, 'measured', [step]);
+    elapsed += run.elapsedNs;
+    events += run.events;
+    const kind = step.event.kind;
+    const entry = (kindTrips[kind] ??= { steps: 0, trips: 0 });
+    entry.steps++;
+    entry.trips += roundTrips - before;
+  }
+  const keys = await client.keys(`${prefix}*`);
+  if (keys.length > 0) await client.del(keys);
+  await client.close();
+  const perKind: Record<string, number> = {};
+  for (const [kind, { steps, trips }] of Object.entries(kindTrips)) perKind[kind] = trips / steps;
+  return { events, roundTrips, perKind, byCommand: { ...byCommand }, microsPerEvent: Number(elapsed) / 1000 / events };
+}
+
+/** The whole overhead benchmark. */
+export interface OverheadReport {
+  readonly rows: readonly OverheadRow[];
+  readonly redis: RedisFigures | { readonly skipped: string };
+}
+
+export async function runOverheadBenchmark(redisUrl: string = testRedisUrl()): Promise<OverheadReport> {
+  const rows: OverheadRow[] = [];
+  for (const [sessionEvents, maxArgBytes, sessions] of [
+    [10, 256, 2000],
+    [10, 8192, 2000],
+    [10_000, 256, 3],
+    [10_000, 8192, 3],
+  ] as const) {
+    rows.push(await measureShape(sessionEvents, maxArgBytes, sessions));
+  }
+  const problem = await pingRedis(redisUrl, 1000);
+  const redis = problem === undefined ? await measureRedis(redisUrl) : { skipped: `no Redis server at ${redisUrl} (${problem})` };
+  return { rows, redis };
+}
+
+/** The overhead figures as text. */
+export function formatOverheadReport(report: OverheadReport): string {
+  const header = ['Session', 'Args up to', 'Sessions', 'µs/event', 'µs/event (last 1000)', 'Heap/session', 'State JSON', 'Trips'];
+  const rows = report.rows.map((r) => [
+    `${r.sessionEvents.toLocaleString('en-US')} events`,
+    `${r.maxArgBytes.toLocaleString('en-US')} B`,
+    String(r.sessions),
+    r.microsPerEvent.toFixed(1),
+    r.microsPerEventLast1000 === undefined ? '-' : r.microsPerEventLast1000.toFixed(1),
+    `${Math.round(r.heapBytesPerSession).toLocaleString('en-US')} B`,
+    `${r.stateJsonBytes.toLocaleString('en-US')} B`,
+    String(r.trips),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  const lines = [
+    'Overhead benchmark — AgentBreaker, all detectors on, in-memory store',
+    '',
+    line(header),
+    line(header.map((_, i) => '-'.repeat(widths[i] ?? 0))),
+    ...rows.map(line),
+    '',
+    'µs/event: one step as the breaker meets it (gate or pre-execution check + observe). Heap/session: retained',
+    'heap after the run divided by sessions (after GC). State JSON: serialised size of one session state.',
+    '',
+  ];
+  if ('skipped' in report.redis) {
+    lines.push(`Redis round trips: skipped — ${report.redis.skipped}`);
+  } else {
+    const r = report.redis;
+    const commands = Object.entries(r.byCommand).map(([c, n]) => `${c} ${n}`).join(', ');
+    const perKind = Object.entries(r.perKind).map(([k, n]) => `${k} ${n.toFixed(2)}`).join(', ');
+    lines.push(
+      `Redis store (one 500-event session, loopback): ${r.roundTrips} round trips, ${(r.roundTrips / r.events).toFixed(2)} per event ` +
+        `(${commands}); per step kind: ${perKind}; ${r.microsPerEvent.toFixed(0)} µs/event`,
+    );
+  }
+  return lines.join('\n');
+}

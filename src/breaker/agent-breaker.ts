@@ -1,0 +1,358 @@
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
+import type { ChatClientRequest } from '../chat/chat-client-request.ts';
+import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
+import { breakerAdviseCall, breakerAdviseStream } from './breaker-advisor.ts';
+import { ALLOW, type BreakerCategory, type BreakerDecision, type BreakerStatus } from './breaker-decision.ts';
+import { breakerErrorFor } from './breaker-errors.ts';
+import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
+import type { BreakerEventRecord, BreakerListener } from './breaker-events.ts';
+import { resolveAgentBreakerOptions, type AgentBreakerOptions, type ResolvedAgentBreakerOptions } from './breaker-options.ts';
+import { initialState, type BreakerCounters, type BreakerSessionState } from './breaker-state.ts';
+import type { StoredSession } from './breaker-store.ts';
+import { BreakerTelemetry } from './breaker-telemetry.ts';
+import type { DetectorContext } from './detectors/detection.ts';
+import { readOnlyMatcher } from './detectors/read-only-tools.ts';
+import { proposalOf, type ToolProposal } from './detectors/tool-record.ts';
+import { SessionLogic, type Outcome } from './session-logic.ts';
+import { SessionQueue } from './session-queue.ts';
+import { ArgsFingerprinter } from './similarity/args-fingerprint.ts';
+import { IdentityKeyMatcher } from './similarity/identity-keys.ts';
+
+/** A session's breaker as seen from outside. */
+export interface BreakerSessionSnapshot {
+  readonly sessionId: string;
+  /** Circuit state at the time of the snapshot (an OPEN breaker past its cooldown shows HALF_OPEN). */
+  readonly state: BreakerStatus;
+  /** Stored version; undefined for a session never written. */
+  readonly version: number | undefined;
+  readonly openedAt: number | null;
+  readonly openCategory: BreakerCategory | null;
+  readonly openReason: string | null;
+  readonly counters: BreakerCounters;
+  /** Detections per category so far. */
+  readonly escalations: Readonly<Partial<Record<BreakerCategory, number>>>;
+  readonly budget: {
+    readonly tokens: number;
+    readonly costUsd: number;
+    readonly maxTokens: number;
+    readonly maxCostUsd: number | undefined;
+    /** `ok`, `wrap_up` (crossed: one wrap-up round left), `exhausted` (wrap-up round used). */
+    readonly phase: 'ok' | 'wrap_up' | 'exhausted';
+  };
+  readonly updatedAt: number | null;
+}
+
+/** What {@link AgentBreaker.health} reports. */
+export interface BreakerHealth {
+  /** `degraded` when the last store operation failed. */
+  readonly status: 'ok' | 'degraded';
+  /** Sessions whose breaker is OPEN. */
+  readonly open: string[];
+  /** Store failures since the breaker was created. */
+  readonly storeErrors: number;
+}
+
+const CACHE_LIMIT = 10_000;
+
+/**
+ * The agent circuit breaker. Watches each session (conversation) for loops —
+ * tool-call spirals, cycles, error loops, token drift, RAG fixation,
+ * delegation loops, text repetition — and for its budget; escalates per loop
+ * type (steer → block → stop); and keeps a circuit per session (CLOSED → OPEN
+ * on a stop → HALF_OPEN after a cooldown or reset → CLOSED after a clean
+ * probe round).
+ *
+ * State lives in a {@link BreakerStore}; replicas sharing a store share one
+ * breaker per session. Each observed event costs one store round trip when no
+ * other writer interferes (writes are optimistic compare-and-set, retried on
+ * conflict). A store failure never throws to the caller: the breaker fails
+ * open or closed as configured and emits a `warning` event.
+ *
+ * It is also an {@link Advisor}: placed in a ChatClient's chain just inside
+ * the ToolCallAdvisor, it sees and judges every round of the tool loop.
+ */
+export class AgentBreaker implements Advisor {
+  readonly name = 'AgentBreaker';
+  readonly order = AdvisorOrder.BREAKER;
+  /** The options in force, defaults filled in. */
+  readonly options: ResolvedAgentBreakerOptions;
+
+  readonly #logic: SessionLogic;
+  readonly #ctx: DetectorContext;
+  readonly #cache = new Map<string, StoredSession>();
+  readonly #queue = new SessionQueue();
+  readonly #listeners = new Set<BreakerListener>();
+  readonly #telemetry: BreakerTelemetry | undefined;
+  #storeErrors = 0;
+  #lastStoreFailed = false;
+  #lastProposal: { tool: string; args: unknown; proposal: ToolProposal } | undefined;
+
+  /** @throws InvalidOptionError naming the first bad option (e.g. `toolSpiral.similarity`). */
+  constructor(options?: AgentBreakerOptions) {
+    this.options = resolveAgentBreakerOptions(options);
+    const subAgents = new Set(this.options.delegation.subAgentTools);
+    const isReadOnly = readOnlyMatcher(this.options.readOnlyTools);
+    this.#ctx = {
+      options: this.options,
+      fingerprinter: new ArgsFingerprinter(new IdentityKeyMatcher(this.options.identityKeys)),
+      isReadOnly,
+      isSubAgent: (tool) => subAgents.has(tool),
+    };
+    this.#logic = new SessionLogic(this.#ctx);
+    this.#telemetry = this.options.telemetry ? new BreakerTelemetry() : undefined;
+  }
+
+  /**
+   * Judges a tool call the model asked for, before it runs. `steer`: run it
+   * and give the model the message; `block`: do not run it, answer the model
+   * with the message; `stop`: end the run. Writes nothing unless it escalates.
+   */
+  async checkToolCall(sessionId: string, call: ProposedToolCall): Promise<BreakerDecision> {
+    checkSessionId(sessionId);
+    if (call === null || typeof call !== 'object' || typeof call.tool !== 'string' || call.tool === '') {
+      throw new InvalidOptionError('call.tool', 'must be a non-empty tool name');
+    }
+    const proposal = this.#proposal(call.tool, call.args);
+    return this.#run(sessionId, true, (state, now) => this.#logic.checkToolCall(state, proposal, call.args, now));
+  }
+
+  /**
+   * Records something that happened in the session (a model round, an
+   * executed tool call with its result, a retrieval, a sub-agent call, a user
+   * turn or outside event) and judges it.
+   */
+  async observe(sessionId: string, event: BreakerEvent): Promise<BreakerDecision> {
+    checkSessionId(sessionId);
+    checkEvent(event);
+    const proposal = event.kind === 'tool_call' ? this.#proposal(event.tool, event.args) : null;
+    return this.#run(sessionId, false, (state, now) => this.#logic.observe(state, event, proposal, now));
+  }
+
+  /**
+   * Gate at the start of a model round: `stop` while OPEN (or after the
+   * budget's wrap-up round), `allow` with `probe: true` when HALF_OPEN,
+   * `steer` with the wrap-up text during a budget wrap-up round.
+   */
+  async checkModelCall(sessionId: string): Promise<BreakerDecision> {
+    checkSessionId(sessionId);
+    return this.#run(sessionId, true, (state, now) => this.#logic.checkModelCall(state, now));
+  }
+
+  /** Explicit reset: an OPEN breaker becomes HALF_OPEN (next model call is a probe). Budgets and evidence are kept. */
+  async reset(sessionId: string): Promise<void> {
+    checkSessionId(sessionId);
+    await this.#run(sessionId, true, (state, now) => this.#logic.reset(state, now));
+  }
+
+  /** The session's circuit state, counters, budget and open reason. */
+  async snapshot(sessionId: string): Promise<BreakerSessionSnapshot> {
+    checkSessionId(sessionId);
+    const now = this.options.now();
+    let stored: StoredSession | undefined;
+    try {
+      stored = await this.options.store.load(sessionId);
+      this.#lastStoreFailed = false;
+    } catch {
+      this.#storeFailure(sessionId, 'load');
+      stored = this.#cache.get(sessionId);
+    }
+    const state = this.#logic.settle(stored?.state ?? initialState(now), now).state;
+    const { tokens, costUsd, phase } = state.budget;
+    return {
+      sessionId,
+      state: state.status,
+      version: stored?.version,
+      openedAt: state.openedAt,
+      openCategory: state.openCategory,
+      openReason: state.openReason,
+      counters: state.counters,
+      escalations: state.escalations,
+      budget: {
+        tokens,
+        costUsd,
+        maxTokens: this.options.budget.maxTokens,
+        maxCostUsd: this.options.budget.maxCostUsd,
+        phase: phase === 0 ? 'ok' : phase === 1 ? 'wrap_up' : 'exhausted',
+      },
+      updatedAt: stored === undefined ? null : state.updatedAt,
+    };
+  }
+
+  /** Subscribes to escalations, state changes and warnings; returns the unsubscribe function. */
+  on(listener: BreakerListener): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
+  /** Ids of sessions whose breaker is OPEN (from the store when it can list them, else this process's cache). */
+  async openSessions(): Promise<string[]> {
+    const store = this.options.store;
+    if (store.listOpen !== undefined) {
+      try {
+        const open = await store.listOpen();
+        this.#lastStoreFailed = false;
+        return open;
+      } catch {
+        this.#storeFailure('*', 'listOpen');
+      }
+    }
+    return [...this.#cache].filter(([, s]) => s.state.status === 'OPEN').map(([id]) => id).sort();
+  }
+
+  /** Health check: open breakers, and whether the store is answering. */
+  async health(): Promise<BreakerHealth> {
+    const open = await this.openSessions();
+    return { status: this.#lastStoreFailed ? 'degraded' : 'ok', open, storeErrors: this.#storeErrors };
+  }
+
+  /** Advisor: gates the round, passes it on, judges the model's tool calls. */
+  adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
+    return breakerAdviseCall(this, request, chain, (d) => breakerErrorFor(d as BreakerDecision));
+  }
+
+  /** Advisor, streaming: the same, on each round's finish event. */
+  adviseStream(request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
+    return breakerAdviseStream(this, request, chain, (d) => breakerErrorFor(d as BreakerDecision));
+  }
+
+  #proposal(tool: string, args: unknown): ToolProposal {
+    // A check is normally followed by the observation of the same call: fingerprint once.
+    const last = this.#lastProposal;
+    if (last !== undefined && last.tool === tool && last.args === args) return last.proposal;
+    const proposal = proposalOf(tool, args, this.#ctx);
+    this.#lastProposal = { tool, args, proposal };
+    return proposal;
+  }
+
+  /**
+   * Runs one judgement against the session's stored state and writes the
+   * result with compare-and-set. Checks (`fresh`) read the store first, since
+   * another replica may have tripped the session; observations write straight
+   * from the cached version and only re-read on a conflict.
+   */
+  #run(sessionId: string, fresh: boolean, judge: (state: BreakerSessionState, now: number) => Outcome): Promise<BreakerDecision> {
+    return this.#queue.run(sessionId, async () => {
+      const store = this.options.store;
+      let stored: StoredSession | undefined;
+      if (fresh) {
+        try {
+          stored = await store.load(sessionId);
+        } catch {
+          return this.#storeFailure(sessionId, 'load');
+        }
+        this.#remember(sessionId, stored);
+      } else {
+        stored = this.#cache.get(sessionId);
+      }
+      for (let attempt = 0; ; attempt++) {
+        const now = this.options.now();
+        const outcome = judge(stored?.state ?? initialState(now), now);
+        if (outcome.next === null) {
+          this.#lastStoreFailed = false;
+          this.#emit(sessionId, now, outcome);
+          return outcome.decision;
+        }
+        let written: Awaited<ReturnType<typeof store.compareAndSet>>;
+        try {
+          written = await store.compareAndSet(sessionId, stored?.version, outcome.next);
+        } catch {
+          return this.#storeFailure(sessionId, 'compareAndSet');
+        }
+        if (written.ok) {
+          this.#lastStoreFailed = false;
+          this.#remember(sessionId, { version: written.version, state: outcome.next });
+          this.#emit(sessionId, now, outcome);
+          return outcome.decision;
+        }
+        stored = written.current;
+        this.#remember(sessionId, stored);
+        if (attempt >= this.options.maxStoreRetries) return this.#storeFailure(sessionId, 'compareAndSet (too many conflicting writers)');
+      }
+    });
+  }
+
+  #remember(sessionId: string, stored: StoredSession | undefined): void {
+    this.#cache.delete(sessionId);
+    if (stored === undefined) return;
+    this.#cache.set(sessionId, stored);
+    if (this.#cache.size > CACHE_LIMIT) {
+      const oldest = this.#cache.keys().next().value;
+      if (oldest !== undefined) this.#cache.delete(oldest);
+    }
+  }
+
+  #storeFailure(sessionId: string, operation: string): BreakerDecision {
+    this.#storeErrors++;
+    this.#lastStoreFailed = true;
+    // The cached state may be behind what the store holds now: re-read next time.
+    this.#cache.delete(sessionId);
+    const closed = this.options.onStoreError === 'fail-closed';
+    const message = `Agent breaker store ${operation} failed; failing ${closed ? 'closed: the call is refused' : 'open: the call is let through unjudged'}.`;
+    this.#dispatch({ type: 'warning', sessionId, at: this.options.now(), message });
+    return closed ? { action: 'stop', reason: 'store_unavailable', message } : ALLOW;
+  }
+
+  #emit(sessionId: string, at: number, outcome: Outcome): void {
+    for (const event of outcome.events) this.#dispatch({ ...event, sessionId, at });
+  }
+
+  #dispatch(event: BreakerEventRecord): void {
+    try {
+      this.#telemetry?.record(event);
+    } catch {
+      // Telemetry must never break the agent it observes.
+    }
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A failing listener is its own problem.
+      }
+    }
+  }
+}
+
+function checkSessionId(sessionId: string): void {
+  if (typeof sessionId !== 'string' || sessionId.length === 0) throw new InvalidOptionError('sessionId', 'must be a non-empty string');
+}
+
+function checkEvent(event: BreakerEvent): void {
+  if (event === null || typeof event !== 'object') throw new InvalidOptionError('event', 'must be an object with a kind');
+  switch (event.kind) {
+    case 'model':
+      if (!isTokenCount(event.promptTokens)) throw new InvalidOptionError('event.promptTokens', 'must be a non-negative number or null');
+      if (!isTokenCount(event.completionTokens)) throw new InvalidOptionError('event.completionTokens', 'must be a non-negative number or null');
+      if (event.text !== undefined && typeof event.text !== 'string') throw new InvalidOptionError('event.text', 'must be a string');
+      if (event.costUsd !== undefined && !(typeof event.costUsd === 'number' && event.costUsd >= 0)) {
+        throw new InvalidOptionError('event.costUsd', 'must be a non-negative number');
+      }
+      return;
+    case 'tool_call':
+      if (typeof event.tool !== 'string' || event.tool === '') throw new InvalidOptionError('event.tool', 'must be a non-empty tool name');
+      if (event.result !== null && event.result !== undefined && typeof event.result !== 'string') {
+        throw new InvalidOptionError('event.result', 'must be a string or null');
+      }
+      return;
+    case 'retrieval':
+      if (typeof event.query !== 'string') throw new InvalidOptionError('event.query', 'must be a string');
+      if (event.results !== undefined && (!Array.isArray(event.results) || event.results.some((r) => typeof r !== 'string'))) {
+        throw new InvalidOptionError('event.results', 'must be an array of strings');
+      }
+      return;
+    case 'delegation':
+      if (typeof event.agent !== 'string' || event.agent === '') throw new InvalidOptionError('event.agent', 'must be a non-empty name');
+      if (typeof event.output !== 'string' && event.output !== null) throw new InvalidOptionError('event.output', 'must be a string');
+      return;
+    case 'user':
+      return;
+    default:
+      throw new InvalidOptionError('event.kind', "must be 'model', 'tool_call', 'retrieval', 'delegation' or 'user'");
+  }
+}
+
+function isTokenCount(n: unknown): boolean {
+  return n === null || n === undefined || (typeof n === 'number' && Number.isFinite(n) && n >= 0);
+}

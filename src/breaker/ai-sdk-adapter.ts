@@ -1,0 +1,126 @@
+import type { LanguageModelV4, LanguageModelV4Middleware, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import { wrapLanguageModel, type ToolSet } from 'ai';
+import { fromProviderUsage } from '../model/usage.ts';
+import { resolveModel } from '../model/resolve-model.ts';
+import type { BreakerDecision } from './breaker-decision.ts';
+import { breakerErrorFor } from './breaker-errors.ts';
+import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
+
+/** What the adapter needs of a breaker (an {@link AgentBreaker} has it). */
+export interface ObservingBreaker {
+  checkModelCall(sessionId: string): Promise<BreakerDecision>;
+  checkToolCall(sessionId: string, call: ProposedToolCall): Promise<BreakerDecision>;
+  observe(sessionId: string, event: BreakerEvent): Promise<BreakerDecision>;
+}
+
+/** Options of {@link breakerForAiSdk}. */
+export interface AiSdkBreakerOptions {
+  /** The session (conversation) the calls belong to. */
+  readonly sessionId: string;
+}
+
+/** The AI SDK side of a governed session: wrap the model and the tools. */
+export interface AiSdkBreaker {
+  /** A model middleware: gates every model call and records every round. */
+  readonly middleware: LanguageModelV4Middleware;
+  /** The model wrapped with {@link AiSdkBreaker.middleware}. */
+  model(model: unknown): LanguageModelV4;
+  /** The tools wrapped so that each call is judged before it runs and its result recorded after. */
+  tools<T extends ToolSet>(tools: T): T;
+}
+
+function textOfContent(content: ReadonlyArray<{ type: string; text?: string }>): string {
+  return content.map((p) => (p.type === 'text' ? (p.text ?? '') : '')).join('');
+}
+
+/**
+ * Puts a breaker on plain AI SDK `generateText` / `streamText` / `ToolLoopAgent`:
+ *
+ * ```ts
+ * const governed = breakerForAiSdk(breaker, { sessionId: 'c-42' });
+ * await generateText({ model: governed.model(openai('gpt-4o')), tools: governed.tools({ search }), stopWhen: isStepCount(20), prompt });
+ * ```
+ *
+ * The middleware sees every step's model call (a stop throws the typed
+ * `AgentBreakerError` out of `generateText`); the tool wrapper judges each call
+ * before it runs — a blocked call is answered with the breaker's explanation
+ * instead of running, a steered one runs with the explanation appended.
+ */
+export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreakerOptions): AiSdkBreaker {
+  const { sessionId } = options;
+  const stopIf = (decision: BreakerDecision): void => {
+    if (decision.action === 'stop') throw breakerErrorFor(decision, sessionId);
+  };
+  const record = async (text: string, usage: ReturnType<typeof fromProviderUsage>): Promise<void> => {
+    stopIf(await breaker.observe(sessionId, { kind: 'model', promptTokens: usage.inputTokens ?? null, completionTokens: usage.outputTokens ?? null, text }));
+  };
+
+  const middleware: LanguageModelV4Middleware = {
+    specificationVersion: 'v4',
+    wrapGenerate: async ({ doGenerate }) => {
+      stopIf(await breaker.checkModelCall(sessionId));
+      const result = await doGenerate();
+      await record(textOfContent(result.content), fromProviderUsage(result.usage));
+      return result;
+    },
+    wrapStream: async ({ doStream }) => {
+      stopIf(await breaker.checkModelCall(sessionId));
+      const result = await doStream();
+      let text = '';
+      const judge = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
+        async transform(part, controller) {
+          if (part.type === 'text-delta') text += part.delta;
+          if (part.type === 'finish') {
+            try {
+              await record(text, fromProviderUsage(part.usage));
+            } catch (error) {
+              controller.enqueue({ type: 'error', error });
+            }
+          }
+          controller.enqueue(part);
+        },
+      });
+      return { ...result, stream: result.stream.pipeThrough(judge) };
+    },
+  };
+
+  const tools = <T extends ToolSet>(set: T): T => {
+    const wrapped: Record<string, unknown> = {};
+    for (const [name, tool] of Object.entries(set)) {
+      const execute = tool.execute;
+      if (typeof execute !== 'function') {
+        wrapped[name] = tool;
+        continue;
+      }
+      wrapped[name] = {
+        ...tool,
+        execute: async (input: unknown, execOptions: Parameters<typeof execute>[1]) => {
+          const decision = await breaker.checkToolCall(sessionId, { tool: name, args: input });
+          stopIf(decision);
+          if (decision.action === 'block') return `[AgentBreaker] ${decision.message ?? 'This repeated call was not run.'}`;
+          let result: unknown;
+          try {
+            result = await execute(input as never, execOptions);
+          } catch (error) {
+            const message = error instanceof Error ? error.message : String(error);
+            await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args: input, result: message, error: true });
+            throw error;
+          }
+          const text = typeof result === 'string' ? result : JSON.stringify(result ?? null);
+          stopIf(await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args: input, result: text }));
+          if (decision.action === 'steer') {
+            return `${typeof result === 'string' ? result : JSON.stringify(result)}\n\n[AgentBreaker] ${decision.message ?? ''}`;
+          }
+          return result;
+        },
+      };
+    }
+    return wrapped as T;
+  };
+
+  return {
+    middleware,
+    model: (model: unknown) => wrapLanguageModel({ model: resolveModel(model), middleware }),
+    tools,
+  };
+}

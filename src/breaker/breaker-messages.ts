@@ -1,0 +1,59 @@
+import type { BreakerAction, BreakerCategory, BreakerEvidence } from './breaker-decision.ts';
+
+/**
+ * What to tell the model (steer, block) or people (stop), per loop type: what
+ * is repeating, and what to do instead. Steering is addressed to the model in
+ * the second person; a stop is addressed to whoever reads the error.
+ */
+export function breakerMessage(category: BreakerCategory, action: Exclude<BreakerAction, 'allow'>, evidence: BreakerEvidence): string {
+  const prefix = action === 'block' ? 'This call was NOT executed. ' : action === 'stop' ? 'Agent stopped: ' : '';
+  if (action === 'stop') return `${prefix}${stopText(category, evidence)}`;
+  return `${prefix}${steerText(category, evidence)}`;
+}
+
+function steerText(category: BreakerCategory, e: BreakerEvidence): string {
+  const tool = e.tool ?? 'this tool';
+  switch (category) {
+    case 'tool_spiral':
+      return `You have called "${tool}" ${e.repeats ?? 'several'} times with ${e.similarity === 1 ? 'the same' : 'nearly the same'} arguments and it returned the same result each time. Calling it again will not tell you anything new. Use the result you already have, change the arguments materially, try a different tool, or tell the user what is blocking you.`;
+    case 'error_loop':
+      return e.transient === true
+        ? `"${tool}" has failed ${(e.repeats ?? 2) - 1} times in a row with a temporary error (the service looks unavailable). Stop retrying it for now: continue with other work if you can, or tell the user the service is unavailable and try later.`
+        : `"${tool}" has failed ${(e.repeats ?? 2) - 1} times in a row with the same error for the same request. Sending it again will fail again. Read the error, change what it complains about (the arguments, or the state it depends on), use another approach, or explain the problem to the user.`;
+    case 'cycle':
+      return `You are going round in a circle: ${(e.sequence ?? []).join(' → ')} has repeated ${((e.repeats ?? 3) - 1)} times and every step returned the same result as before. Stop the cycle: decide with what you have, or try something you have not tried yet.`;
+    case 'token_drift':
+      return `The conversation is growing fast (prompt tokens ${(e.promptTokens ?? []).join(' → ')}). Stop pulling in large outputs: summarise what you have learned so far, keep only what the task needs, and finish the task.`;
+    case 'rag_fixation':
+      return `Your last ${e.repeats ?? 3} searches were nearly the same and returned the same documents. The knowledge base does not seem to hold more on this. Answer from what you found, say what is missing, search for something materially different, or ask the user.`;
+    case 'delegation_loop':
+      return e.repeats === 2
+        ? `Sub-agent "${e.agent ?? tool}" gave the same answer to the same task again. Asking it once more will not help: use its answer, give it a materially different task, or do the step yourself.`
+        : `You have given sub-agent "${e.agent ?? tool}" a similar task ${e.repeats ?? 'several'} times. Asking again will not change its answer: use what it returned, change the task materially, or do the step yourself.`;
+    case 'text_repetition':
+      return `You are repeating yourself (${e.detail}). Do not restate the same text: say what is new, take a different next step, or give your final answer.`;
+    case 'budget':
+      return `The session budget is spent (${e.tokens ?? '?'} of ${e.maxTokens ?? '?'} tokens${e.maxCostUsd !== undefined ? `, $${e.costUsd ?? 0} of $${e.maxCostUsd}` : ''}). Wrap up now: give your final answer in this reply. No more tool calls will be executed.`;
+  }
+}
+
+function stopText(category: BreakerCategory, e: BreakerEvidence): string {
+  switch (category) {
+    case 'tool_spiral':
+      return `tool-call spiral — ${e.detail}.`;
+    case 'error_loop':
+      return `error loop — ${e.detail}.`;
+    case 'cycle':
+      return `cycle — ${e.detail}.`;
+    case 'token_drift':
+      return `token drift — ${e.detail}.`;
+    case 'rag_fixation':
+      return `RAG query fixation — ${e.detail}.`;
+    case 'delegation_loop':
+      return `delegation loop — ${e.detail}.`;
+    case 'text_repetition':
+      return `text repetition — ${e.detail}.`;
+    case 'budget':
+      return `session budget exhausted — ${e.detail} (${e.tokens ?? '?'} of ${e.maxTokens ?? '?'} tokens${e.maxCostUsd !== undefined ? `, $${e.costUsd ?? 0} of $${e.maxCostUsd}` : ''}).`;
+  }
+}

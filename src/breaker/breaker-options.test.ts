@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import { AgentBreaker } from './index.ts';
+
+function rejects(options: unknown, option: string) {
+  assert.throws(
+    () => new AgentBreaker(options as ConstructorParameters<typeof AgentBreaker>[0]),
+    (e: unknown) => e instanceof InvalidOptionError && e.option === option,
+    `expected InvalidOptionError naming ${option}`,
+  );
+}
+
+describe('AgentBreaker options', () => {
+  test('defaults are documented values', () => {
+    const o = new AgentBreaker().options;
+    assert.equal(o.toolSpiral.maxRepeats, 4);
+    assert.equal(o.toolSpiral.window, 5);
+    assert.equal(o.toolSpiral.similarity, 0.8);
+    assert.deepEqual(o.toolSpiral.escalation, ['steer', 'block', 'stop']);
+    assert.equal(o.errorLoop.maxRepeats, 3);
+    assert.equal(o.errorLoop.maxTransientRepeats, 5);
+    assert.equal(o.tokenDrift.growthFactor, 1.35);
+    assert.equal(o.tokenDrift.consecutive, 3);
+    assert.equal(o.ragFixation.consecutive, 3);
+    assert.equal(o.ragFixation.similarity, 0.75);
+    assert.equal(o.delegation.maxCalls, 3);
+    assert.equal(o.delegation.answerSimilarity, 0.65);
+    assert.equal(o.budget.maxTokens, 1_000_000);
+    assert.equal(o.cooldownMs, 60_000);
+    assert.equal(o.onStoreError, 'fail-open');
+  });
+
+  test('bad values name the option', () => {
+    rejects({ toolSpiral: { similarity: 1.5 } }, 'toolSpiral.similarity');
+    rejects({ toolSpiral: { similarity: 0 } }, 'toolSpiral.similarity');
+    rejects({ toolSpiral: { maxRepeats: 1 } }, 'toolSpiral.maxRepeats');
+    rejects({ toolSpiral: { maxRepeats: 6, window: 3 } }, 'toolSpiral.window');
+    rejects({ toolSpiral: { escalation: ['steer', 'explode'] } }, 'toolSpiral.escalation');
+    rejects({ toolSpiral: { perTool: { search: { maxRepeats: 'x' } } } }, 'toolSpiral.perTool.search.maxRepeats');
+    rejects({ errorLoop: { maxTransientRepeats: 2.5 } }, 'errorLoop.maxTransientRepeats');
+    rejects({ cycle: { maxPeriod: 1 } }, 'cycle.maxPeriod');
+    rejects({ tokenDrift: { growthFactor: 1 } }, 'tokenDrift.growthFactor');
+    rejects({ delegation: { subAgentTools: 'researcher' } }, 'delegation.subAgentTools');
+    rejects({ delegation: { perAgent: { coder: { maxCalls: 0 } } } }, 'delegation.perAgent.coder.maxCalls');
+    rejects({ budget: { maxTokens: -5 } }, 'budget.maxTokens');
+    rejects({ onStoreError: 'ignore' }, 'onStoreError');
+    rejects({ cooldownMs: -1 }, 'cooldownMs');
+    rejects({ store: {} }, 'store');
+    rejects({ now: 5 }, 'now');
+  });
+
+  test('misspelt options are rejected rather than ignored', () => {
+    rejects({ toolSpiral: { simlarity: 0.9 } }, 'toolSpiral.simlarity');
+    rejects({ toolSpirals: {} }, 'toolSpirals');
+    rejects({ toolSpiral: { perTool: { search: { windw: 3 } } } }, 'toolSpiral.perTool.search.windw');
+  });
+
+  test('options from a JSON config file are accepted', () => {
+    const config = JSON.parse('{"toolSpiral":{"maxRepeats":3},"delegation":{"subAgentTools":["researcher"]},"budget":{"maxTokens":50000}}');
+    const b = new AgentBreaker(config);
+    assert.equal(b.options.toolSpiral.maxRepeats, 3);
+    assert.deepEqual(b.options.delegation.subAgentTools, ['researcher']);
+  });
+
+  test('bad input to the methods gets a typed error too', async () => {
+    const b = new AgentBreaker();
+    await assert.rejects(b.checkToolCall('', { tool: 'x', args: {} }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'sessionId');
+    await assert.rejects(b.observe('s', { kind: 'nope' } as never), (e: unknown) => e instanceof InvalidOptionError && e.option === 'event.kind');
+    await assert.rejects(
+      b.observe('s', { kind: 'model', promptTokens: -1, completionTokens: null, text: '' }),
+      (e: unknown) => e instanceof InvalidOptionError && e.option === 'event.promptTokens',
+    );
+  });
+});

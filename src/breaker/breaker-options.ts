@@ -1,0 +1,442 @@
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import type { BreakerStore } from './breaker-store.ts';
+import { InMemoryBreakerStore } from './in-memory-breaker-store.ts';
+import { OptionReader } from './option-reader.ts';
+import { DEFAULT_IDENTITY_KEYS } from './similarity/identity-keys.ts';
+
+/** Actions an escalation ladder may hold. */
+export type EscalationAction = 'steer' | 'block' | 'stop';
+
+/**
+ * What the 1st, 2nd, 3rd … detection of one category in a session does; past
+ * the end, the last step repeats.
+ */
+export type EscalationLadder = readonly EscalationAction[];
+
+/** Per-tool overrides of {@link ToolSpiralOptions}. */
+export interface ToolSpiralToolOptions {
+  /** Turn spiral detection off for this tool (e.g. a clock or a queue poller). */
+  readonly enabled?: boolean;
+  /** See {@link ToolSpiralOptions.maxRepeats}. */
+  readonly maxRepeats?: number;
+  /** See {@link ToolSpiralOptions.similarity}. */
+  readonly similarity?: number;
+}
+
+/**
+ * Tool-call spiral: the same tool called again and again with near-identical
+ * arguments while its results bring nothing new. Judged in `checkToolCall`,
+ * before the repeat runs. A repeat whose result differs from the previous one
+ * (a new page, a changed status, the next chunk) is progress and restarts the
+ * count, and so does new information from another tool or a user turn.
+ */
+export interface ToolSpiralOptions {
+  /** @default true */
+  readonly enabled?: boolean;
+  /**
+   * The call that would be the n-th near-identical call in a row with
+   * unchanged results is judged a spiral. Errors are judged by
+   * {@link ErrorLoopOptions} instead, which is quicker: a rejected request
+   * repeated is a stronger signal than a repeated read.
+   * @default 4
+   */
+  readonly maxRepeats?: number;
+  /** How many of the tool's latest calls one repeat chain may reach back over. @default 5 */
+  readonly window?: number;
+  /** Lowest argument similarity (0–1) for two calls to count as near-identical. @default 0.8 */
+  readonly similarity?: number;
+  /** @default ['steer', 'block', 'stop'] */
+  readonly escalation?: EscalationLadder;
+  /** Overrides by tool name. */
+  readonly perTool?: Readonly<Record<string, ToolSpiralToolOptions>>;
+}
+
+/** Per-tool overrides of {@link ErrorLoopOptions}. */
+export interface ErrorLoopToolOptions {
+  readonly enabled?: boolean;
+  readonly maxRepeats?: number;
+  readonly maxTransientRepeats?: number;
+  readonly similarity?: number;
+}
+
+/**
+ * Error loop: the same call (near-identical arguments) failing with the same
+ * normalised error again and again. Judged before the next attempt runs.
+ * Transient failures (HTTP 429/5xx, timeouts, rate limits, dropped
+ * connections) are an outage, not a loop: they get the separate, higher
+ * `maxTransientRepeats` limit.
+ */
+export interface ErrorLoopOptions {
+  /** @default true */
+  readonly enabled?: boolean;
+  /** The n-th attempt of a call that failed the same way n-1 times in a row is judged a loop. @default 3 */
+  readonly maxRepeats?: number;
+  /** Same, for transient errors (bounded retries of an outage are fine). @default 5 */
+  readonly maxTransientRepeats?: number;
+  /** Lowest argument similarity (0–1) for two attempts to count as the same call. @default 0.8 */
+  readonly similarity?: number;
+  /**
+   * Whether a user turn clears the evidence. Off by default: a deterministic
+   * rejection of an unchanged request is not fixed by talking about it, and
+   * real agents do resend a rejected request after every user turn. Evidence
+   * is cleared by a successful state-changing action (see `readOnlyTools`), by
+   * the call changing, or by a different result.
+   * @default false
+   */
+  readonly resetOnUserEvent?: boolean;
+  /** @default ['steer', 'block', 'stop'] */
+  readonly escalation?: EscalationLadder;
+  /** Overrides by tool name. */
+  readonly perTool?: Readonly<Record<string, ErrorLoopToolOptions>>;
+}
+
+/**
+ * Cycle: a short sequence of calls (A, B, A, B … or any period up to
+ * `maxPeriod`) repeating with unchanged results. Judged before the call that
+ * would start the `repeats`-th round of the cycle.
+ */
+export interface CycleOptions {
+  /** @default true */
+  readonly enabled?: boolean;
+  /** Longest cycle looked for (calls per period). @default 5 */
+  readonly maxPeriod?: number;
+  /**
+   * The call that would begin the n-th round of the cycle is judged (at least
+   * 3: two full rounds are needed to see that the results did not change).
+   * @default 3
+   */
+  readonly repeats?: number;
+  /** Lowest argument similarity (0–1) for two calls to be the same step of a cycle. @default 0.8 */
+  readonly similarity?: number;
+  /** @default ['steer', 'block', 'stop'] */
+  readonly escalation?: EscalationLadder;
+}
+
+/**
+ * Token drift: prompt tokens growing geometrically. A fall (compaction,
+ * summarisation, a trimmed memory) restarts the count; rounds without a token
+ * count are skipped.
+ */
+export interface TokenDriftOptions {
+  /** @default true */
+  readonly enabled?: boolean;
+  /** Growth factor between consecutive rounds that counts as drift. @default 1.35 */
+  readonly growthFactor?: number;
+  /** Consecutive rounds, each at least `growthFactor` × the one before, that trip. @default 3 */
+  readonly consecutive?: number;
+  /**
+   * Prompts smaller than this never trip: early in a session the context
+   * legitimately doubles as the first files and records are read.
+   * @default 8000
+   */
+  readonly minPromptTokens?: number;
+  /** @default ['steer', 'stop'] */
+  readonly escalation?: EscalationLadder;
+}
+
+/** RAG fixation: near-identical retrieval queries whose retrieved documents do not change. */
+export interface RagFixationOptions {
+  /** @default true */
+  readonly enabled?: boolean;
+  /** Consecutive near-identical queries with unchanged results that trip. @default 3 */
+  readonly consecutive?: number;
+  /** Lowest query similarity (0–1). @default 0.75 */
+  readonly similarity?: number;
+  /** @default ['steer', 'stop'] */
+  readonly escalation?: EscalationLadder;
+}
+
+/** Per-agent overrides of {@link DelegationOptions}. */
+export interface DelegationAgentOptions {
+  readonly enabled?: boolean;
+  readonly maxCalls?: number;
+  readonly answerSimilarity?: number;
+}
+
+/**
+ * Delegation loop: a sub-agent asked (nearly) the same task again and again,
+ * or giving (nearly) the same answer to a re-ask.
+ */
+export interface DelegationOptions {
+  /** @default true */
+  readonly enabled?: boolean;
+  /** The n-th ask of one sub-agent with a similar task since the last user turn is judged a loop. @default 3 */
+  readonly maxCalls?: number;
+  /** Lowest task similarity (0–1) for two asks to count as the same task. @default 0.5 */
+  readonly inputSimilarity?: number;
+  /** Lowest answer similarity (0–1) for a re-ask's answer to count as the same answer. @default 0.65 */
+  readonly answerSimilarity?: number;
+  /** Tool names that run a sub-agent: their tool calls are judged as delegations. @default [] */
+  readonly subAgentTools?: readonly string[];
+  /** Overrides by sub-agent (tool) name. */
+  readonly perAgent?: Readonly<Record<string, DelegationAgentOptions>>;
+  /** @default ['steer', 'block', 'stop'] */
+  readonly escalation?: EscalationLadder;
+}
+
+/**
+ * Text repetition: the model's own text repeating, across rounds (with no
+ * tool call, retrieval, sub-agent call or user turn in between) or within one
+ * reply. Code blocks, tables and list items are removed first and never count.
+ */
+export interface TextRepetitionOptions {
+  /** @default true */
+  readonly enabled?: boolean;
+  /** Consecutive near-identical replies that trip. @default 3 */
+  readonly repeats?: number;
+  /** Lowest similarity (0–1) of two replies to count as the same. @default 0.85 */
+  readonly similarity?: number;
+  /** Replies with fewer tokens (after stripping) are not judged. @default 8 */
+  readonly minTokens?: number;
+  /** Also judge repetition inside one reply (a sentence said 3+ times, degenerate n-grams). @default true */
+  readonly withinText?: boolean;
+  /** @default ['steer', 'stop'] */
+  readonly escalation?: EscalationLadder;
+}
+
+/**
+ * Session budget. Counts prompt + completion tokens (and cost, when events
+ * carry `costUsd`) over the whole session; never reset by `reset()`, by
+ * approvals or by retries. On the first crossing the model is told to wrap up
+ * and further tool calls are blocked; one more model round is allowed for the
+ * answer, and any round after that is stopped.
+ */
+export interface BudgetOptions {
+  /** @default true */
+  readonly enabled?: boolean;
+  /**
+   * Token cap per session. High enough for a long productive agent session;
+   * set it to what a session is worth to you.
+   * @default 1_000_000
+   */
+  readonly maxTokens?: number;
+  /** Cost cap per session in USD (only events with `costUsd` count). @default undefined (no cost cap) */
+  readonly maxCostUsd?: number;
+  /** Leave the model one wrap-up round after the crossing; `false` stops at once. @default true */
+  readonly wrapUpTurn?: boolean;
+}
+
+/** Options of the AgentBreaker. Every field is optional; defaults are documented per field. */
+export interface AgentBreakerOptions {
+  /** Where session state lives. Share one store between replicas to share breakers. @default new InMemoryBreakerStore() */
+  readonly store?: BreakerStore;
+  /** Clock in epoch milliseconds (inject one in tests). @default Date.now */
+  readonly now?: () => number;
+  /** How long an OPEN breaker rejects calls before letting a probe through (HALF_OPEN). @default 60_000 */
+  readonly cooldownMs?: number;
+  /**
+   * What to do when the store fails (load or write throws): `fail-open` lets
+   * the call through, `fail-closed` stops it. Both emit a `warning` event; the
+   * caller never sees the store's exception.
+   * @default 'fail-open'
+   */
+  readonly onStoreError?: 'fail-open' | 'fail-closed';
+  /** Optimistic-concurrency retries when another writer changed the session meanwhile. @default 8 */
+  readonly maxStoreRetries?: number;
+  /**
+   * Tools that only read: their results are information but cannot change
+   * the outcome of another call, so they do not clear error-loop evidence. A
+   * tool is read-only when its snake_cased name equals an entry or starts with
+   * an entry followed by `_`; entries with `*` are globs.
+   * @default DEFAULT_READ_ONLY_TOOLS
+   */
+  readonly readOnlyTools?: readonly string[];
+  /**
+   * Extra argument keys compared exactly (added to DEFAULT_IDENTITY_KEYS):
+   * exact names or `*_suffix` / `prefix_*` globs.
+   * @default []
+   */
+  readonly identityKeys?: readonly string[];
+  /** Emit OpenTelemetry span events and the `governor.breaker.escalations` counter. @default true */
+  readonly telemetry?: boolean;
+  readonly toolSpiral?: ToolSpiralOptions;
+  readonly errorLoop?: ErrorLoopOptions;
+  readonly cycle?: CycleOptions;
+  readonly tokenDrift?: TokenDriftOptions;
+  readonly ragFixation?: RagFixationOptions;
+  readonly delegation?: DelegationOptions;
+  readonly textRepetition?: TextRepetitionOptions;
+  readonly budget?: BudgetOptions;
+}
+
+/** Tools treated as read-only unless `readOnlyTools` says otherwise. */
+export const DEFAULT_READ_ONLY_TOOLS: readonly string[] = [
+  'get', 'search', 'find', 'list', 'read', 'lookup', 'look_up', 'fetch', 'query', 'retrieve',
+  'view', 'show', 'describe', 'inspect', 'check', 'count', 'think', 'calculate', 'calc', 'compute',
+  'grep', 'cat', 'ls', 'head', 'tail', 'wc', 'stat', 'pwd', 'which', 'whoami', 'echo',
+];
+
+type Required<T> = { readonly [K in keyof T]-?: Exclude<T[K], undefined> };
+
+/** Options with every default filled in. */
+export interface ResolvedAgentBreakerOptions {
+  readonly store: BreakerStore;
+  readonly now: () => number;
+  readonly cooldownMs: number;
+  readonly onStoreError: 'fail-open' | 'fail-closed';
+  readonly maxStoreRetries: number;
+  readonly readOnlyTools: readonly string[];
+  readonly identityKeys: readonly string[];
+  readonly telemetry: boolean;
+  readonly toolSpiral: Required<Omit<ToolSpiralOptions, 'perTool'>> & { readonly perTool: Readonly<Record<string, ToolSpiralToolOptions>> };
+  readonly errorLoop: Required<Omit<ErrorLoopOptions, 'perTool'>> & { readonly perTool: Readonly<Record<string, ErrorLoopToolOptions>> };
+  readonly cycle: Required<CycleOptions>;
+  readonly tokenDrift: Required<TokenDriftOptions>;
+  readonly ragFixation: Required<RagFixationOptions>;
+  readonly delegation: Required<Omit<DelegationOptions, 'perAgent'>> & { readonly perAgent: Readonly<Record<string, DelegationAgentOptions>> };
+  readonly textRepetition: Required<TextRepetitionOptions>;
+  readonly budget: Required<Omit<BudgetOptions, 'maxCostUsd'>> & { readonly maxCostUsd: number | undefined };
+}
+
+const TOOL_LADDER: EscalationLadder = ['steer', 'block', 'stop'];
+const OBSERVED_LADDER: EscalationLadder = ['steer', 'stop'];
+const SIMILARITY = { min: 0, max: 1, exclusiveMin: true } as const;
+const COUNT = { min: 2, max: 100, integer: true } as const;
+
+function ladder(reader: OptionReader, key: string, fallback: EscalationLadder): EscalationLadder {
+  const v = reader.raw(key);
+  if (v === undefined) return fallback;
+  if (!Array.isArray(v) || v.length === 0 || v.some((a) => a !== 'steer' && a !== 'block' && a !== 'stop')) {
+    throw new InvalidOptionError(reader.name(key), "must be a non-empty array of 'steer', 'block', 'stop'");
+  }
+  return [...(v as EscalationAction[])];
+}
+
+function overrides<T>(
+  reader: OptionReader,
+  key: string,
+  allowed: readonly string[],
+  read: (entry: OptionReader) => T,
+): Readonly<Record<string, T>> {
+  const raw = reader.record(key);
+  const out: Record<string, T> = {};
+  for (const name of Object.keys(raw)) out[name] = read(new OptionReader(raw[name], `${reader.name(key)}.${name}`, allowed));
+  return out;
+}
+
+/** Validates options and fills in defaults; throws InvalidOptionError naming the first bad option. */
+export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): ResolvedAgentBreakerOptions {
+  const top = new OptionReader(options, '', [
+    'store', 'now', 'cooldownMs', 'onStoreError', 'maxStoreRetries', 'readOnlyTools', 'identityKeys', 'telemetry',
+    'toolSpiral', 'errorLoop', 'cycle', 'tokenDrift', 'ragFixation', 'delegation', 'textRepetition', 'budget',
+  ]);
+  const store = top.raw('store');
+  if (store !== undefined && (store === null || typeof (store as BreakerStore).load !== 'function' || typeof (store as BreakerStore).compareAndSet !== 'function')) {
+    throw new InvalidOptionError('store', 'must implement BreakerStore (load, compareAndSet, delete)');
+  }
+
+  const spiral = new OptionReader(top.raw('toolSpiral'), 'toolSpiral', ['enabled', 'maxRepeats', 'window', 'similarity', 'escalation', 'perTool']);
+  const spiralRepeats = spiral.number('maxRepeats', 4, COUNT);
+  const spiralWindow = spiral.number('window', 5, { min: 1, max: 100, integer: true });
+  if (spiralWindow < spiralRepeats - 1) {
+    throw new InvalidOptionError('toolSpiral.window', `must be at least maxRepeats - 1 (${spiralRepeats - 1}) so a chain can reach the threshold`);
+  }
+
+  const errors = new OptionReader(top.raw('errorLoop'), 'errorLoop', [
+    'enabled', 'maxRepeats', 'maxTransientRepeats', 'similarity', 'resetOnUserEvent', 'escalation', 'perTool',
+  ]);
+  const cycle = new OptionReader(top.raw('cycle'), 'cycle', ['enabled', 'maxPeriod', 'repeats', 'similarity', 'escalation']);
+  const drift = new OptionReader(top.raw('tokenDrift'), 'tokenDrift', ['enabled', 'growthFactor', 'consecutive', 'minPromptTokens', 'escalation']);
+  const rag = new OptionReader(top.raw('ragFixation'), 'ragFixation', ['enabled', 'consecutive', 'similarity', 'escalation']);
+  const delegation = new OptionReader(top.raw('delegation'), 'delegation', [
+    'enabled', 'maxCalls', 'inputSimilarity', 'answerSimilarity', 'subAgentTools', 'perAgent', 'escalation',
+  ]);
+  const text = new OptionReader(top.raw('textRepetition'), 'textRepetition', ['enabled', 'repeats', 'similarity', 'minTokens', 'withinText', 'escalation']);
+  const budget = new OptionReader(top.raw('budget'), 'budget', ['enabled', 'maxTokens', 'maxCostUsd', 'wrapUpTurn']);
+
+  return {
+    store: (store as BreakerStore | undefined) ?? new InMemoryBreakerStore(),
+    now: top.fn<() => number>('now') ?? Date.now,
+    cooldownMs: top.number('cooldownMs', 60_000, { min: 0, integer: true }),
+    onStoreError: top.oneOf('onStoreError', 'fail-open', ['fail-open', 'fail-closed'] as const),
+    maxStoreRetries: top.number('maxStoreRetries', 8, { min: 0, max: 100, integer: true }),
+    readOnlyTools: top.strings('readOnlyTools', DEFAULT_READ_ONLY_TOOLS),
+    identityKeys: [...DEFAULT_IDENTITY_KEYS, ...top.strings('identityKeys', [])],
+    telemetry: top.bool('telemetry', true),
+    toolSpiral: {
+      enabled: spiral.bool('enabled', true),
+      maxRepeats: spiralRepeats,
+      window: spiralWindow,
+      similarity: spiral.number('similarity', 0.8, SIMILARITY),
+      escalation: ladder(spiral, 'escalation', TOOL_LADDER),
+      perTool: overrides(spiral, 'perTool', ['enabled', 'maxRepeats', 'similarity'], (r) =>
+        withoutUndefined({
+          enabled: r.bool('enabled', true),
+          maxRepeats: r.optionalNumber('maxRepeats', COUNT),
+          similarity: r.optionalNumber('similarity', SIMILARITY),
+        }),
+      ),
+    },
+    errorLoop: {
+      enabled: errors.bool('enabled', true),
+      maxRepeats: errors.number('maxRepeats', 3, COUNT),
+      maxTransientRepeats: errors.number('maxTransientRepeats', 5, COUNT),
+      similarity: errors.number('similarity', 0.8, SIMILARITY),
+      resetOnUserEvent: errors.bool('resetOnUserEvent', false),
+      escalation: ladder(errors, 'escalation', TOOL_LADDER),
+      perTool: overrides(errors, 'perTool', ['enabled', 'maxRepeats', 'maxTransientRepeats', 'similarity'], (r) =>
+        withoutUndefined({
+          enabled: r.bool('enabled', true),
+          maxRepeats: r.optionalNumber('maxRepeats', COUNT),
+          maxTransientRepeats: r.optionalNumber('maxTransientRepeats', COUNT),
+          similarity: r.optionalNumber('similarity', SIMILARITY),
+        }),
+      ),
+    },
+    cycle: {
+      enabled: cycle.bool('enabled', true),
+      maxPeriod: cycle.number('maxPeriod', 5, { min: 2, max: 8, integer: true }),
+      repeats: cycle.number('repeats', 3, { min: 3, max: 10, integer: true }),
+      similarity: cycle.number('similarity', 0.8, SIMILARITY),
+      escalation: ladder(cycle, 'escalation', TOOL_LADDER),
+    },
+    tokenDrift: {
+      enabled: drift.bool('enabled', true),
+      growthFactor: drift.number('growthFactor', 1.35, { min: 1, exclusiveMin: true, max: 100 }),
+      consecutive: drift.number('consecutive', 3, { min: 1, max: 50, integer: true }),
+      minPromptTokens: drift.number('minPromptTokens', 8000, { min: 0, integer: true }),
+      escalation: ladder(drift, 'escalation', OBSERVED_LADDER),
+    },
+    ragFixation: {
+      enabled: rag.bool('enabled', true),
+      consecutive: rag.number('consecutive', 3, { min: 2, max: 50, integer: true }),
+      similarity: rag.number('similarity', 0.75, SIMILARITY),
+      escalation: ladder(rag, 'escalation', OBSERVED_LADDER),
+    },
+    delegation: {
+      enabled: delegation.bool('enabled', true),
+      maxCalls: delegation.number('maxCalls', 3, COUNT),
+      inputSimilarity: delegation.number('inputSimilarity', 0.5, SIMILARITY),
+      answerSimilarity: delegation.number('answerSimilarity', 0.65, SIMILARITY),
+      subAgentTools: delegation.strings('subAgentTools', []),
+      perAgent: overrides(delegation, 'perAgent', ['enabled', 'maxCalls', 'answerSimilarity'], (r) =>
+        withoutUndefined({
+          enabled: r.bool('enabled', true),
+          maxCalls: r.optionalNumber('maxCalls', COUNT),
+          answerSimilarity: r.optionalNumber('answerSimilarity', SIMILARITY),
+        }),
+      ),
+      escalation: ladder(delegation, 'escalation', TOOL_LADDER),
+    },
+    textRepetition: {
+      enabled: text.bool('enabled', true),
+      repeats: text.number('repeats', 3, COUNT),
+      similarity: text.number('similarity', 0.85, SIMILARITY),
+      minTokens: text.number('minTokens', 8, { min: 1, max: 10_000, integer: true }),
+      withinText: text.bool('withinText', true),
+      escalation: ladder(text, 'escalation', OBSERVED_LADDER),
+    },
+    budget: {
+      enabled: budget.bool('enabled', true),
+      maxTokens: budget.number('maxTokens', 1_000_000, { min: 1, integer: true }),
+      maxCostUsd: budget.optionalNumber('maxCostUsd', { min: 0, exclusiveMin: true }),
+      wrapUpTurn: budget.bool('wrapUpTurn', true),
+    },
+  };
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = v;
+  return out as T;
+}

@@ -1,0 +1,167 @@
+import type { BreakerCategory, BreakerStatus } from './breaker-decision.ts';
+import type { ArgsFingerprint } from './similarity/args-fingerprint.ts';
+import type { TokenSketch } from './similarity/token-sketch.ts';
+
+/**
+ * One executed tool call as evidence: fingerprints and hashes only, never the
+ * raw arguments or result, so a session's state stays small.
+ */
+export interface ToolRecord {
+  /** Sequence number of the event in the session. */
+  readonly s: number;
+  /** Tool name (shortened). */
+  readonly t: string;
+  /** Arguments fingerprint. */
+  readonly a: ArgsFingerprint;
+  /** Result hash (0 = empty / no information). */
+  readonly r: number;
+  /** 0 = success, 1 = error, 2 = transient error. */
+  readonly e: 0 | 1 | 2;
+  /** Progress flags: 1 = brought new information, 2 = changed something (non-read-only success with new arguments or result). */
+  readonly p: number;
+}
+
+/** One substantive model text. */
+export interface TextRecord {
+  readonly s: number;
+  readonly k: TokenSketch;
+}
+
+/** One retrieval. */
+export interface RetrievalRecord {
+  readonly s: number;
+  /** Query sketch. */
+  readonly q: TokenSketch;
+  /** Hash of the retrieved set; null when the results were not reported. */
+  readonly r: number | null;
+}
+
+/** One sub-agent call. */
+export interface DelegationRecord {
+  readonly s: number;
+  /** Agent name (shortened). */
+  readonly g: string;
+  /** Task sketch. */
+  readonly i: TokenSketch;
+  /** Answer sketch. */
+  readonly o: TokenSketch;
+  /** Answer token count. */
+  readonly n: number;
+}
+
+/** Token-drift run: consecutive rounds growing by at least the factor. */
+export interface DriftState {
+  /** Prompt tokens of the last round that reported them. */
+  readonly last: number | null;
+  /** Consecutive growth steps so far. */
+  readonly steps: number;
+  /** Prompt tokens of the latest rounds of the run, oldest first (bounded, for evidence). */
+  readonly tail: readonly number[];
+}
+
+/** Session budget. */
+export interface BudgetState {
+  readonly tokens: number;
+  readonly costUsd: number;
+  /** 0 = within budget, 1 = crossed (wrap-up announced), 2 = wrap-up round used. */
+  readonly phase: 0 | 1 | 2;
+}
+
+/** Cumulative counters of a session. */
+export interface BreakerCounters {
+  readonly events: number;
+  readonly modelCalls: number;
+  readonly toolCalls: number;
+  readonly retrievals: number;
+  readonly delegations: number;
+  readonly userEvents: number;
+  readonly detections: number;
+}
+
+/**
+ * Everything the breaker keeps about one session: plain JSON, bounded by the
+ * detectors' windows (never by the session's length), so any store can hold
+ * it and every replica can judge the session the same way.
+ *
+ * `status` is top level so that stores can index open sessions.
+ */
+export interface BreakerSessionState {
+  /** Schema version of this state. */
+  readonly v: 1;
+  readonly status: BreakerStatus;
+  /** When the breaker last opened (epoch ms). */
+  readonly openedAt: number | null;
+  /** Category that opened it. */
+  readonly openCategory: BreakerCategory | null;
+  /** Why it opened (shortened). */
+  readonly openReason: string | null;
+  /** Sequence number of the last observed event. */
+  readonly seq: number;
+  /** Sequence number of the last user / outside event: repetition evidence starts after it. */
+  readonly userSeq: number;
+  /** Latest tool calls, oldest first. */
+  readonly tools: readonly ToolRecord[];
+  /** Hashes of recent results (tools, retrievals, sub-agents) to tell new information from old. */
+  readonly seen: readonly number[];
+  readonly texts: readonly TextRecord[];
+  readonly retrievals: readonly RetrievalRecord[];
+  readonly delegations: readonly DelegationRecord[];
+  readonly drift: DriftState;
+  readonly budget: BudgetState;
+  /** Detections per category so far (drives the escalation ladders). */
+  readonly escalations: Readonly<Partial<Record<BreakerCategory, number>>>;
+  /** Keys of recently escalated detections, so that a check and the observation that follows it escalate once. */
+  readonly handled: readonly string[];
+  readonly counters: BreakerCounters;
+  /** Last update (epoch ms). */
+  readonly updatedAt: number;
+}
+
+/** Bounds of the evidence kept per session. */
+export const LIMITS = {
+  tools: 32,
+  seen: 48,
+  texts: 6,
+  retrievals: 8,
+  delegations: 12,
+  driftTail: 6,
+  handled: 8,
+  name: 128,
+  reason: 400,
+} as const;
+
+/** A fresh session. */
+export function initialState(now: number): BreakerSessionState {
+  return {
+    v: 1,
+    status: 'CLOSED',
+    openedAt: null,
+    openCategory: null,
+    openReason: null,
+    seq: 0,
+    userSeq: 0,
+    tools: [],
+    seen: [],
+    texts: [],
+    retrievals: [],
+    delegations: [],
+    drift: { last: null, steps: 0, tail: [] },
+    budget: { tokens: 0, costUsd: 0, phase: 0 },
+    escalations: {},
+    handled: [],
+    counters: { events: 0, modelCalls: 0, toolCalls: 0, retrievals: 0, delegations: 0, userEvents: 0, detections: 0 },
+    updatedAt: now,
+  };
+}
+
+/** `list` with `item` appended, keeping at most `max` (the newest). */
+export function pushBounded<T>(list: readonly T[], item: T, max: number): T[] {
+  const out = list.length >= max ? list.slice(list.length - max + 1) : list.slice();
+  out.push(item);
+  return out;
+}
+
+/** Shortens a name or message for storage. */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

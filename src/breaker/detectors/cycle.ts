@@ -1,0 +1,67 @@
+import type { BreakerSessionState, ToolRecord } from '../breaker-state.ts';
+import { compareFingerprints } from '../similarity/args-fingerprint.ts';
+import { round2, type Detection, type DetectorContext } from './detection.ts';
+import type { ToolProposal } from './tool-record.ts';
+
+/**
+ * Cycle: would this call begin the `repeats`-th round of a short sequence of
+ * calls (period 2 to `maxPeriod`) that has already repeated with every step
+ * returning what it returned one round earlier? A single call repeating is a
+ * spiral, not a cycle, and is left to that detector.
+ */
+export function detectCycle(state: BreakerSessionState, proposal: ToolProposal, ctx: DetectorContext): Detection | null {
+  const { enabled, maxPeriod, repeats, similarity: threshold } = ctx.options.cycle;
+  if (!enabled) return null;
+  const since: ToolRecord[] = [];
+  for (let i = state.tools.length - 1; i >= 0 && since.length < maxPeriod * (repeats - 1); i--) {
+    const record = state.tools[i]!;
+    if (record.s <= state.userSeq) break;
+    since.push(record);
+  }
+  since.reverse();
+
+  for (let period = 2; period <= maxPeriod; period++) {
+    const need = period * (repeats - 1);
+    if (since.length < need) break;
+    const steps = since.slice(since.length - need);
+    let minSimilarity = 1;
+    let periodic = true;
+    for (let j = 0; j < need && periodic; j++) {
+      const a = steps[j]!;
+      const later = j + period < need ? steps[j + period]! : j + period === need ? proposal : undefined;
+      if (later === undefined) continue;
+      const laterTool = 'tool' in later ? later.tool : later.t;
+      const laterFp = 'fp' in later ? later.fp : later.a;
+      if (a.t !== laterTool) {
+        periodic = false;
+        break;
+      }
+      const similarity = compareFingerprints(a.a, laterFp);
+      if (similarity < threshold) periodic = false;
+      else if ('r' in later && (later.r !== a.r || later.e !== a.e)) periodic = false;
+      minSimilarity = Math.min(minSimilarity, similarity);
+    }
+    if (!periodic || !hasDistinctSteps(steps.slice(0, period), threshold)) continue;
+    const sequence = steps.slice(0, period).map((s) => s.t);
+    return {
+      category: 'cycle',
+      key: `cycle:${period}:${steps[0]!.s}:${proposal.fp.h}`,
+      evidence: {
+        detail: `the sequence ${sequence.join(' → ')} has repeated ${repeats - 1} times with unchanged results and is starting again`,
+        tool: proposal.tool,
+        period,
+        sequence,
+        repeats,
+        threshold: repeats,
+        similarity: round2(minSimilarity),
+        similarityThreshold: threshold,
+      },
+    };
+  }
+  return null;
+}
+
+function hasDistinctSteps(period: readonly ToolRecord[], threshold: number): boolean {
+  const first = period[0]!;
+  return period.some((s) => s.t !== first.t || compareFingerprints(s.a, first.a) < threshold);
+}

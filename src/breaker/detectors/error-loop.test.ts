@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { AgentBreaker } from '../index.ts';
+import { actions, BreakerDriver } from '../test-support/breaker-driver.ts';
+
+const booking = { user_id: 'mia_1', flights: [{ flight_number: 'HAT136', date: '2024-05-20' }], payment_id: 'credit_card_1', amount: 255 };
+const rejected = 'Error: payment amount does not add up, total price is 305, but paid 255';
+
+describe('error loop', () => {
+  test('the same call failing with the same error is caught before the third attempt', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const calls = await d.repeat(3, 'book_reservation', booking, () => rejected, true);
+    assert.deepEqual(actions(calls), ['allow', 'allow', 'steer']);
+    assert.equal(calls[2]!.check.category, 'error_loop');
+    assert.equal(calls[2]!.check.evidence?.transient, false);
+    assert.match(calls[2]!.check.message ?? '', /same error/);
+  });
+
+  test('escalates steer → block → stop', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const calls = await d.repeat(5, 'book_reservation', booking, () => rejected, true);
+    assert.deepEqual(actions(calls), ['allow', 'allow', 'steer', 'block', 'stop']);
+  });
+
+  test('reads in between do not hide the loop, nor do user turns', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const calls = [];
+    for (let i = 0; i < 3; i++) {
+      calls.push(await d.tool('book_reservation', booking, rejected, true));
+      await d.tool('think', { thought: `the amount must be wrong ${i}` }, '');
+      await d.tool('get_user_details', { user_id: 'mia_1' }, '{"name":"Mia"}');
+      await d.user('Can you try again?');
+    }
+    assert.deepEqual(actions(calls), ['allow', 'allow', 'steer']);
+  });
+
+  test('resetOnUserEvent makes a user turn clear the evidence', async () => {
+    const d = new BreakerDriver(new AgentBreaker({ errorLoop: { resetOnUserEvent: true } }));
+    const calls = [];
+    for (let i = 0; i < 4; i++) {
+      calls.push(await d.tool('book_reservation', booking, rejected, true));
+      await d.user('Try again please.');
+    }
+    assert.deepEqual(new Set(actions(calls)), new Set(['allow']));
+  });
+
+  test('a retry that changes what the error names (another payment method) is not a loop', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const calls = [];
+    for (const card of ['gift_card_1', 'gift_card_2', 'certificate_3', 'credit_card_4']) {
+      calls.push(await d.tool('update_reservation_flights', { reservation_id: 'R1', cabin: 'business', payment_id: card }, 'Error: gift card balance is not enough', true));
+    }
+    assert.deepEqual(new Set(actions(calls)), new Set(['allow']));
+  });
+
+  test('edit–test cycles where the code changes are not a loop', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const runs = [];
+    for (let i = 0; i < 6; i++) {
+      runs.push(await d.tool('bash', 'python -m pytest tests/test_parser.py', 'FAILED tests/test_parser.py::test_dates - AssertionError', true));
+      await d.tool('edit_file', { path: 'parser.py', patch: `attempt ${i}: handle the timezone offset case ${i}` }, 'File updated.');
+    }
+    assert.deepEqual(new Set(actions(runs)), new Set(['allow']));
+  });
+
+  test('bounded retries after 503 / 429 / timeouts are allowed', async () => {
+    for (const outage of ['Error: 503 Service Unavailable', 'Error: 429 Too Many Requests', 'Error: request timed out after 30s', 'Error: ECONNRESET']) {
+      const d = new BreakerDriver(new AgentBreaker());
+      const calls = await d.repeat(3, 'get_order_details', { order_id: '#W1' }, (i) => (i < 2 ? outage : '{"order_id":"#W1"}'), false);
+      assert.deepEqual(new Set(actions(calls)), new Set(['allow']), outage);
+      // The agent moves on to other orders, each with its own bounded retries.
+      const more = await d.repeat(4, 'get_order_details', { order_id: '#W2' }, () => outage, true);
+      assert.deepEqual(new Set(actions(more)), new Set(['allow']), outage);
+    }
+  });
+
+  test('an outage retried without end is caught at the transient limit, as an outage', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const calls = await d.repeat(5, 'get_order_details', { order_id: '#W1' }, () => 'Error: 503 Service Unavailable', true);
+    assert.deepEqual(actions(calls), ['allow', 'allow', 'allow', 'allow', 'steer']);
+    assert.equal(calls[4]!.decision.evidence?.transient, true);
+    assert.match(calls[4]!.decision.message ?? '', /unavailable/i);
+  });
+
+  test('a user turn restarts the count of transient retries', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const outage = () => 'Error: 503 Service Unavailable';
+    const first = await d.repeat(4, 'get_order_details', { order_id: '#W1' }, outage, true);
+    await d.user('Could you try once more?');
+    const second = await d.repeat(4, 'get_order_details', { order_id: '#W1' }, outage, true);
+    assert.deepEqual(new Set(actions([...first, ...second])), new Set(['allow']));
+  });
+
+  test('errors not flagged as such but reading like one count too', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const calls = await d.repeat(3, 'get_user_details', { user_id: 'amelia_silva_872' }, () => 'Error: user not found');
+    assert.equal(calls[2]!.decision.category, 'error_loop');
+  });
+
+  test('per-tool overrides', async () => {
+    const d = new BreakerDriver(new AgentBreaker({ errorLoop: { perTool: { submit: { maxRepeats: 5 } } } }));
+    const calls = await d.repeat(5, 'submit', 'flag{guess}', () => 'Wrong flag!', true);
+    assert.deepEqual(actions(calls), ['allow', 'allow', 'allow', 'allow', 'steer']);
+  });
+});

@@ -1,0 +1,61 @@
+import type { BreakerSessionState, ToolRecord } from '../breaker-state.ts';
+import { compareFingerprints } from '../similarity/args-fingerprint.ts';
+import { round2, type Detection, type DetectorContext } from './detection.ts';
+import { STATE_CHANGE, type ToolProposal } from './tool-record.ts';
+
+/**
+ * Error loop: has this call (near-identical arguments) failed with the same
+ * normalised error on each of its latest attempts, `maxRepeats - 1` times (or
+ * `maxTransientRepeats - 1` for an outage)?
+ *
+ * Reads and lookups in between do not clear the evidence — they cannot make a
+ * rejected request valid — but a successful state-changing action does (an
+ * edit before re-running a test), as does a success or a different error of
+ * the call itself. A user turn clears it only for outages, or when
+ * `resetOnUserEvent` is set.
+ */
+export function detectErrorLoop(state: BreakerSessionState, proposal: ToolProposal, ctx: DetectorContext): Detection | null {
+  const base = ctx.options.errorLoop;
+  const own = base.perTool[proposal.tool];
+  if (!base.enabled || own?.enabled === false) return null;
+  const threshold = own?.similarity ?? base.similarity;
+
+  const chain: ToolRecord[] = [];
+  let minSimilarity = 1;
+  for (let i = state.tools.length - 1; i >= 0; i--) {
+    const record = state.tools[i]!;
+    const afterUser = record.s > state.userSeq;
+    if (!afterUser && (base.resetOnUserEvent || chain[0]?.e === 2)) break;
+    if (record.t !== proposal.tool) {
+      if ((record.p & STATE_CHANGE) !== 0) break;
+      continue;
+    }
+    if (record.e === 0) break;
+    const similarity = compareFingerprints(record.a, proposal.fp);
+    if (similarity < threshold) break;
+    if (chain.length > 0 && record.r !== chain[0]!.r) break;
+    if (!afterUser && record.e === 2) break;
+    chain.push(record);
+    minSimilarity = Math.min(minSimilarity, similarity);
+  }
+  if (chain.length === 0) return null;
+  const transient = chain[0]!.e === 2;
+  const maxRepeats = transient
+    ? (own?.maxTransientRepeats ?? base.maxTransientRepeats)
+    : (own?.maxRepeats ?? base.maxRepeats);
+  const repeats = chain.length + 1;
+  if (repeats < maxRepeats) return null;
+  return {
+    category: 'error_loop',
+    key: `error_loop:${proposal.tool}:${proposal.fp.h}:${chain.at(-1)!.s}:${repeats}`,
+    evidence: {
+      detail: `${proposal.tool} failed ${chain.length} times in a row with the same ${transient ? 'transient ' : ''}error and is being tried again with ${minSimilarity === 1 ? 'the same' : 'near-identical'} arguments`,
+      tool: proposal.tool,
+      repeats,
+      threshold: maxRepeats,
+      similarity: round2(minSimilarity),
+      similarityThreshold: threshold,
+      transient,
+    },
+  };
+}

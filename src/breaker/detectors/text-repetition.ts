@@ -1,0 +1,149 @@
+import { LIMITS, pushBounded, type BreakerSessionState, type TextRecord } from '../breaker-state.ts';
+import { splitSentences, stripStructuredMarkdown } from '../similarity/prose.ts';
+import { hash32 } from '../similarity/hash.ts';
+import { sketchHashes, sketchJaccard } from '../similarity/token-sketch.ts';
+import { tokenize } from '../similarity/tokenize.ts';
+import { round2, type Detection, type DetectorContext } from './detection.ts';
+
+const SENTENCE_MIN_TOKENS = 4;
+const SENTENCE_MAX_REPEATS = 3;
+const NGRAM = 5;
+const NGRAM_MIN_TOKENS = 40;
+const NGRAM_MIN_DISTINCT = 0.5;
+
+/**
+ * Text repetition in the model's own words. Within one reply: a sentence of
+ * four or more words said three times or more, or a reply whose 5-grams are
+ * mostly repeats (degenerate output). Across replies: `repeats` substantive
+ * replies in a row that are near-identical with nothing happening in between
+ * — no tool call, retrieval, sub-agent call or user turn: the model talking
+ * to itself. (Replies that accompany repeated tool calls are judged through
+ * those calls, whose detectors know about retries and progress.) Code blocks,
+ * tables and list items are stripped first.
+ */
+export function judgeText(
+  state: BreakerSessionState,
+  text: string,
+  seq: number,
+  ctx: DetectorContext,
+): { texts: readonly TextRecord[]; detection: Detection | null } {
+  const { enabled, repeats, similarity: threshold, minTokens, withinText } = ctx.options.textRepetition;
+  if (!enabled || text.length === 0) return { texts: state.texts, detection: null };
+  const prose = stripStructuredMarkdown(text.length > 32_768 ? text.slice(0, 32_768) : text);
+  const tokens = tokenize(prose);
+  if (tokens.length < minTokens) return { texts: state.texts, detection: null };
+
+  const hashes = tokens.map(hash32);
+  const record: TextRecord = { s: seq, k: sketchHashes(hashes) };
+  const texts = pushBounded(state.texts, record, LIMITS.texts);
+
+  if (withinText) {
+    const within = repetitionWithin(prose, hashes);
+    if (within !== null) {
+      return {
+        texts,
+        detection: { category: 'text_repetition', key: `text_repetition:within:${seq}`, evidence: within },
+      };
+    }
+  }
+
+  const earlier = state.texts.filter((t) => t.s > lastOtherEvent(state)).slice(-(repeats - 1));
+  if (earlier.length < repeats - 1) return { texts, detection: null };
+  let minSimilarity = 1;
+  for (const previous of earlier) {
+    minSimilarity = Math.min(minSimilarity, sketchJaccard(previous.k, record.k));
+    if (minSimilarity < threshold) return { texts, detection: null };
+  }
+  return {
+    texts,
+    detection: {
+      category: 'text_repetition',
+      key: `text_repetition:across:${seq}`,
+      evidence: {
+        detail: `the last ${repeats} replies are near-identical (similarity ≥ ${round2(minSimilarity)}) with nothing new learned in between`,
+        repeats,
+        threshold: repeats,
+        similarity: round2(minSimilarity),
+        similarityThreshold: threshold,
+      },
+    },
+  };
+}
+
+/** Sequence number of the latest event other than a model round. */
+function lastOtherEvent(state: BreakerSessionState): number {
+  return Math.max(
+    state.userSeq,
+    state.tools.at(-1)?.s ?? 0,
+    state.retrievals.at(-1)?.s ?? 0,
+    state.delegations.at(-1)?.s ?? 0,
+  );
+}
+
+function repetitionWithin(prose: string, hashes: readonly number[]) {
+  if (hashes.length < SENTENCE_MIN_TOKENS * SENTENCE_MAX_REPEATS) return null;
+  // A sentence said three times repeats all its 4-grams three times: only then look at sentences.
+  if (maxGramRepeats(hashes, SENTENCE_MIN_TOKENS) >= SENTENCE_MAX_REPEATS) {
+    const sentence = repeatedSentence(prose);
+    if (sentence !== null) return sentence;
+  }
+  if (hashes.length >= NGRAM_MIN_TOKENS) {
+    const grams = new Set<number>();
+    const total = hashes.length - NGRAM + 1;
+    for (let i = 0; i < total; i++) grams.add(gramHash(hashes, i, NGRAM));
+    const distinct = grams.size / total;
+    if (distinct < NGRAM_MIN_DISTINCT) {
+      return {
+        detail: `the reply keeps repeating itself: only ${Math.round(distinct * 100)}% of its ${NGRAM}-word sequences are distinct`,
+        similarity: round2(1 - distinct),
+        threshold: NGRAM_MIN_DISTINCT,
+      };
+    }
+  }
+  return null;
+}
+
+function gramHash(hashes: readonly number[], start: number, n: number): number {
+  let h = 0x9e3779b9;
+  for (let j = 0; j < n; j++) h = Math.imul(h ^ hashes[start + j]!, 0x85ebca6b) ^ (h >>> 13);
+  return h >>> 0;
+}
+
+function maxGramRepeats(hashes: readonly number[], n: number): number {
+  const counts = new Map<number, number>();
+  let max = 0;
+  for (let i = 0; i + n <= hashes.length; i++) {
+    const h = gramHash(hashes, i, n);
+    const c = (counts.get(h) ?? 0) + 1;
+    counts.set(h, c);
+    if (c > max) max = c;
+  }
+  return max;
+}
+
+function repeatedSentence(prose: string) {
+  const counts = new Map<string, number>();
+  for (const sentence of splitSentences(prose)) {
+    const key = sentence.toLowerCase().replace(/[^\p{L}\p{N}\p{M}]+/gu, ' ').trim();
+    if (wordCount(key) < SENTENCE_MIN_TOKENS) continue;
+    const n = (counts.get(key) ?? 0) + 1;
+    counts.set(key, n);
+    if (n >= SENTENCE_MAX_REPEATS) {
+      return {
+        detail: `one sentence of the reply is repeated ${n} times: "${key.slice(0, 80)}"`,
+        repeats: n,
+        threshold: SENTENCE_MAX_REPEATS,
+      };
+    }
+  }
+  return null;
+}
+
+function wordCount(text: string): number {
+  if (text === '') return 0;
+  // Unspaced scripts have no spaces to count: count their tokens (character bigrams).
+  if (/[^\x00-\x7f]/.test(text)) return tokenize(text).length;
+  let n = 1;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 32) n++;
+  return n;
+}

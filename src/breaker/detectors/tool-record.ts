@@ -1,0 +1,47 @@
+import type { ToolCallEvent } from '../breaker-event.ts';
+import { clip, LIMITS, pushBounded, type BreakerSessionState, type ToolRecord } from '../breaker-state.ts';
+import type { ArgsFingerprint } from '../similarity/args-fingerprint.ts';
+import { isTransientError, looksLikeError, resultHash } from '../similarity/result-hash.ts';
+import type { DetectorContext } from './detection.ts';
+
+/** Progress flag: the result was information not seen before in the session's recent results. */
+export const NEW_INFORMATION = 1;
+/** Progress flag: a successful action that could change the world (not read-only; new arguments or result). */
+export const STATE_CHANGE = 2;
+
+/** A tool call the model asked for, ready to compare with the evidence. */
+export interface ToolProposal {
+  readonly tool: string;
+  readonly fp: ArgsFingerprint;
+}
+
+export function proposalOf(tool: string, args: unknown, ctx: DetectorContext): ToolProposal {
+  return { tool: clip(tool, LIMITS.name), fp: ctx.fingerprinter.fingerprint(args) };
+}
+
+/** The part of the state a recorded tool call changes. */
+export type ToolRecordUpdate = Pick<BreakerSessionState, 'tools' | 'seen'>;
+
+/** Turns an executed tool call into evidence, judging whether it was progress. */
+export function recordToolCall(
+  state: BreakerSessionState,
+  seq: number,
+  proposal: ToolProposal,
+  event: ToolCallEvent,
+  ctx: DetectorContext,
+): ToolRecordUpdate {
+  const r = resultHash(event.result);
+  const failed = event.error === true || looksLikeError(event.result);
+  const e: 0 | 1 | 2 = !failed ? 0 : isTransientError(event.result) ? 2 : 1;
+  const novel = r !== 0 && !state.seen.includes(r);
+  let p = novel ? NEW_INFORMATION : 0;
+  if (e === 0 && !ctx.isReadOnly(proposal.tool)) {
+    const repeatedArgs = state.tools.some((t) => t.t === proposal.tool && t.a.h === proposal.fp.h);
+    if (!repeatedArgs || novel) p |= STATE_CHANGE;
+  }
+  const record: ToolRecord = { s: seq, t: proposal.tool, a: proposal.fp, r, e, p };
+  return {
+    tools: pushBounded(state.tools, record, LIMITS.tools),
+    seen: novel ? pushBounded(state.seen, r, LIMITS.seen) : state.seen,
+  };
+}

@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { AgentBreaker } from '../index.ts';
+import { actions, BreakerDriver } from '../test-support/breaker-driver.ts';
+
+const driver = (options?: ConstructorParameters<typeof AgentBreaker>[0]) => new BreakerDriver(new AgentBreaker(options));
+
+describe('tool spiral', () => {
+  test('identical calls with identical results are caught before the repeat runs', async () => {
+    const d = driver();
+    const calls = await d.repeat(4, 'search_docs', { query: 'reset password' }, () => 'No documents found.');
+    assert.deepEqual(actions(calls), ['allow', 'allow', 'allow', 'steer']);
+    const fourth = calls[3]!;
+    assert.equal(fourth.check.action, 'steer', 'judged in checkToolCall, before the call executes');
+    assert.equal(fourth.check.category, 'tool_spiral');
+    assert.equal(fourth.check.evidence?.repeats, 4);
+    assert.match(fourth.check.message ?? '', /search_docs/);
+  });
+
+  test('slightly varied arguments are still a spiral', async () => {
+    const d = driver();
+    const base = 'spring boot 3 throughput benchmark results for 2026 on linux servers';
+    const queries = [base, `${base} please`, `latest ${base}`, `${base} now`];
+    const calls = [];
+    for (const q of queries) calls.push(await d.tool('web_search', { query: q }, 'Top results: a, b, c'));
+    assert.deepEqual(actions(calls), ['allow', 'allow', 'allow', 'steer']);
+    assert.ok((calls[3]!.decision.evidence?.similarity ?? 0) < 1);
+  });
+
+  test('escalates steer → block → stop while the spiral goes on', async () => {
+    const d = driver();
+    const calls = await d.repeat(6, 'get_status', { job: 'build' }, () => 'queued');
+    assert.deepEqual(actions(calls), ['allow', 'allow', 'allow', 'steer', 'block', 'stop']);
+    assert.equal(calls[4]!.observed, undefined, 'a blocked call is not executed');
+    assert.match(calls[4]!.decision.message ?? '', /NOT executed/);
+    assert.equal(calls[5]!.decision.reason, 'detection');
+  });
+
+  test('pagination and chunked reads with the same arguments but new data are progress', async () => {
+    const d = driver();
+    const calls = await d.repeat(8, 'read_log', { file: 'build.log' }, (i) => `lines ${i * 100}..${i * 100 + 99}: ...`);
+    assert.deepEqual(new Set(actions(calls)), new Set(['allow']));
+  });
+
+  test('scrolling with no arguments but new output each time is progress', async () => {
+    const d = driver();
+    const calls = await d.repeat(8, 'scroll_down', '', (i) => `[File: a.py (900 lines)] ${i * 100 + 1}: def f${i}():`);
+    assert.deepEqual(new Set(actions(calls)), new Set(['allow']));
+  });
+
+  test('reading many different files is not a spiral', async () => {
+    const d = driver();
+    const calls = [];
+    for (let i = 0; i < 10; i++) calls.push(await d.tool('read_file', { path: `src/module${i}.ts` }, 'export {}'));
+    assert.deepEqual(new Set(actions(calls)), new Set(['allow']));
+  });
+
+  test('a sweep over different ids or dates is not a spiral', async () => {
+    const d = driver();
+    const calls = [];
+    for (let day = 10; day < 20; day++) {
+      calls.push(await d.tool('search_direct_flight', { origin: 'JFK', destination: 'SFO', date: `2024-05-${day}` }, '[]'));
+    }
+    for (let id = 0; id < 6; id++) calls.push(await d.tool('modify_pending_order_address', { order_id: `#W${id}`, address1: '1 Main St', city: 'Austin' }, 'ok'));
+    assert.deepEqual(new Set(actions(calls)), new Set(['allow']));
+  });
+
+  test('polling between user turns (outside events) is not a spiral', async () => {
+    const d = driver();
+    const calls = [];
+    for (let i = 0; i < 6; i++) {
+      calls.push(await d.tool('check_device_status', { device: 'phone' }, 'No signal'));
+      await d.user('I toggled airplane mode, can you check again?');
+    }
+    assert.deepEqual(new Set(actions(calls)), new Set(['allow']));
+  });
+
+  test('a polled status that changes is progress', async () => {
+    const d = driver();
+    const states = ['queued', 'running 10%', 'running 40%', 'running 80%', 'running 95%', 'done'];
+    const calls = [];
+    for (const s of states) calls.push(await d.tool('get_job', { id: 'j1' }, `{"state":"${s}","at":"2024-05-01T10:00:0${calls.length}Z"}`));
+    assert.deepEqual(new Set(actions(calls)), new Set(['allow']));
+  });
+
+  test('a result that differs only in timestamps or request ids is not new', async () => {
+    const d = driver();
+    const calls = [];
+    for (let i = 0; i < 4; i++) {
+      calls.push(await d.tool('get_job', { id: 'j1' }, `{"state":"running","checked_at":"2024-05-01T10:00:0${i}Z","request":"0d9f${i}c2e-1111-4a4a-9b9b-00000000000${i}"}`));
+    }
+    assert.equal(calls[3]!.decision.action, 'steer');
+  });
+
+  test('a state-changing call in between (edit, then re-run) restarts the count', async () => {
+    const d = driver();
+    const calls = [];
+    for (let i = 0; i < 6; i++) {
+      calls.push(await d.tool('run_tests', { target: 'all' }, '3 passed, 1 failed'));
+      await d.tool('write_file', { path: 'src/a.ts', content: `attempt ${i}` }, 'ok');
+    }
+    assert.deepEqual(new Set(actions(calls)), new Set(['allow']));
+  });
+
+  test('a spiral across interleaved no-news calls (think) is still caught', async () => {
+    const d = driver();
+    const calls = [];
+    for (let i = 0; i < 4; i++) {
+      calls.push(await d.tool('lookup_policy', { topic: 'refunds' }, 'Refunds take 5 days.'));
+      await d.tool('think', { thought: `hmm ${i}` }, '');
+    }
+    assert.equal(calls[3]!.decision.action, 'steer');
+  });
+
+  test('per-tool overrides: disabled for one tool, stricter for another', async () => {
+    const b = new AgentBreaker({ toolSpiral: { perTool: { clock: { enabled: false }, get_quote: { maxRepeats: 2 } } } });
+    const d = new BreakerDriver(b);
+    assert.deepEqual(new Set(actions(await d.repeat(8, 'clock', {}, () => '12:00'))), new Set(['allow']));
+    assert.deepEqual(actions(await d.repeat(2, 'get_quote', { sku: 'A' }, () => '$5')), ['allow', 'steer']);
+  });
+
+  test('identical Japanese arguments trip; different Japanese arguments do not', async () => {
+    const same = driver();
+    const tripped = await same.repeat(4, 'search', { query: '東京の天気を教えてください' }, () => '晴れ');
+    assert.equal(tripped[3]!.decision.action, 'steer');
+
+    const different = driver();
+    const queries = ['東京の天気を教えてください', '大阪の人口はどれくらいですか', '札幌でおすすめのラーメン店', '京都の紅葉の見頃はいつ'];
+    const calls = [];
+    for (const q of queries) calls.push(await different.tool('search', { query: q }, '結果なし'));
+    assert.deepEqual(new Set(actions(calls)), new Set(['allow']));
+  });
+
+  test('a caller that only observes still gets the verdict on the repeat', async () => {
+    const b = new AgentBreaker();
+    const decisions = [];
+    for (let i = 0; i < 4; i++) decisions.push(await b.observe('s', { kind: 'tool_call', tool: 'ping', args: { host: 'db' }, result: 'timeout-free pong' }));
+    assert.deepEqual(decisions.map((x) => x.action), ['allow', 'allow', 'allow', 'steer']);
+  });
+
+  test('a check followed by the observation of the same call escalates once', async () => {
+    const b = new AgentBreaker();
+    const events: string[] = [];
+    b.on((e) => events.push(`${e.type}:${e.action ?? ''}`));
+    const d = new BreakerDriver(b, 's');
+    await d.repeat(4, 'ping', { host: 'db' }, () => 'pong');
+    assert.deepEqual(events, ['escalation:steer']);
+    assert.equal((await b.snapshot('s')).escalations.tool_spiral, 1);
+  });
+});

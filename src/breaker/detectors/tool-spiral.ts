@@ -1,0 +1,65 @@
+import type { BreakerSessionState, ToolRecord } from '../breaker-state.ts';
+import { compareFingerprints } from '../similarity/args-fingerprint.ts';
+import { round2, type Detection, type DetectorContext } from './detection.ts';
+import { NEW_INFORMATION, STATE_CHANGE, type ToolProposal } from './tool-record.ts';
+
+const PROGRESS = NEW_INFORMATION | STATE_CHANGE;
+
+/**
+ * Tool-call spiral: would this call be the `maxRepeats`-th near-identical call
+ * of the tool whose earlier results all came back the same, with no new
+ * information (from any tool, or a user turn) since the first of them?
+ *
+ * Walks back over the evidence: calls of other tools that brought nothing new
+ * (a `think`, a repeated lookup) are skipped; anything that brought news ends
+ * the chain (so does a successful state-changing action: an edit before the
+ * test is re-run), and so does a near-identical call whose result differed (it was
+ * progress: the next page, a changed status). Failures are left to the
+ * error-loop detector.
+ */
+export function detectToolSpiral(state: BreakerSessionState, proposal: ToolProposal, ctx: DetectorContext): Detection | null {
+  const base = ctx.options.toolSpiral;
+  const own = base.perTool[proposal.tool];
+  if (!base.enabled || own?.enabled === false) return null;
+  const maxRepeats = own?.maxRepeats ?? base.maxRepeats;
+  const threshold = own?.similarity ?? base.similarity;
+
+  const chain: ToolRecord[] = [];
+  let minSimilarity = 1;
+  let examined = 0;
+  for (let i = state.tools.length - 1; i >= 0 && examined < base.window; i--) {
+    const record = state.tools[i]!;
+    if (record.s <= state.userSeq) break;
+    if (record.t !== proposal.tool) {
+      if ((record.p & PROGRESS) !== 0) break;
+      continue;
+    }
+    examined++;
+    if (record.e === 2) continue; // an outage is neither a repeat nor news
+    if (record.e === 1) break;
+    const similarity = compareFingerprints(record.a, proposal.fp);
+    if (similarity < threshold) {
+      if ((record.p & PROGRESS) !== 0) break;
+      continue;
+    }
+    if (chain.length > 0 && record.r !== chain[0]!.r) break;
+    chain.push(record);
+    minSimilarity = Math.min(minSimilarity, similarity);
+  }
+  const repeats = chain.length + 1;
+  if (repeats < maxRepeats) return null;
+  const exact = chain.every((r) => r.a.h === proposal.fp.h);
+  return {
+    category: 'tool_spiral',
+    key: `tool_spiral:${proposal.tool}:${proposal.fp.h}:${chain.at(-1)!.s}:${repeats}`,
+    evidence: {
+      detail: `${proposal.tool} called ${repeats} times with ${exact ? 'identical' : 'near-identical'} arguments; the last ${chain.length} results were the same`,
+      tool: proposal.tool,
+      repeats,
+      threshold: maxRepeats,
+      similarity: round2(minSimilarity),
+      similarityThreshold: threshold,
+      window: base.window,
+    },
+  };
+}

@@ -1,0 +1,74 @@
+export {
+  AgentBreaker,
+  type BreakerHealth,
+  type BreakerSessionSnapshot,
+} from './agent-breaker.ts';
+export {
+  ALLOW,
+  BREAKER_CATEGORIES,
+  type BreakerAction,
+  type BreakerCategory,
+  type BreakerDecision,
+  type BreakerDecisionReason,
+  type BreakerEvidence,
+  type BreakerStatus,
+} from './breaker-decision.ts';
+export {
+  AgentBreakerError,
+  BreakerOpenError,
+  BreakerUnavailableError,
+  BudgetExceededError,
+  CycleError,
+  DelegationLoopError,
+  ErrorLoopError,
+  RagFixationError,
+  TextRepetitionError,
+  TokenDriftError,
+  ToolSpiralError,
+  breakerErrorFor,
+} from './breaker-errors.ts';
+export type {
+  BreakerEvent,
+  DelegationEvent,
+  ModelEvent,
+  ProposedToolCall,
+  RetrievalEvent,
+  ToolCallEvent,
+  UserEvent,
+} from './breaker-event.ts';
+export type { BreakerEventRecord, BreakerListener } from './breaker-events.ts';
+export { breakerMessage } from './breaker-messages.ts';
+export {
+  DEFAULT_READ_ONLY_TOOLS,
+  resolveAgentBreakerOptions,
+  type AgentBreakerOptions,
+  type BudgetOptions,
+  type CycleOptions,
+  type DelegationAgentOptions,
+  type DelegationOptions,
+  type ErrorLoopOptions,
+  type ErrorLoopToolOptions,
+  type EscalationAction,
+  type EscalationLadder,
+  type RagFixationOptions,
+  type ResolvedAgentBreakerOptions,
+  type TextRepetitionOptions,
+  type TokenDriftOptions,
+  type ToolSpiralOptions,
+  type ToolSpiralToolOptions,
+} from './breaker-options.ts';
+export {
+  initialState,
+  type BreakerCounters,
+  type BreakerSessionState,
+  type BudgetState,
+  type DelegationRecord,
+  type DriftState,
+  type RetrievalRecord,
+  type TextRecord,
+  type ToolRecord,
+} from './breaker-state.ts';
+export type { BreakerStore, StoredSession } from './breaker-store.ts';
+export { InMemoryBreakerStore, type InMemoryBreakerStoreOptions } from './in-memory-breaker-store.ts';
+export { CONTINUATION_TURN, type BreakerEngine } from './breaker-advisor.ts';
+export * from './similarity/index.ts';

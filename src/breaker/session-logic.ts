@@ -1,0 +1,251 @@
+import { ALLOW, type BreakerDecision, type BreakerStatus } from './breaker-decision.ts';
+import type { BreakerEvent, ModelEvent, ToolCallEvent } from './breaker-event.ts';
+import type { BreakerEventRecord } from './breaker-events.ts';
+import { breakerMessage } from './breaker-messages.ts';
+import { clip, LIMITS, pushBounded, type BreakerCounters, type BreakerSessionState } from './breaker-state.ts';
+import { advanceBudget, budgetEvidence, stopDetection } from './detectors/budget.ts';
+import { detectCycle } from './detectors/cycle.ts';
+import { detectReask, judgeDelegation } from './detectors/delegation-loop.ts';
+import type { Detection, DetectorContext } from './detectors/detection.ts';
+import { detectErrorLoop } from './detectors/error-loop.ts';
+import { judgeRetrieval } from './detectors/rag-fixation.ts';
+import { judgeText } from './detectors/text-repetition.ts';
+import { advanceTokenDrift } from './detectors/token-drift.ts';
+import { detectToolSpiral } from './detectors/tool-spiral.ts';
+import { recordToolCall, type ToolProposal } from './detectors/tool-record.ts';
+
+/** An event for listeners, before the engine adds session id and time. */
+export type PendingEvent = Omit<BreakerEventRecord, 'sessionId' | 'at'>;
+
+/** The result of judging one operation on one session's state. */
+export interface Outcome {
+  /** The state to write, or null when nothing changed. */
+  readonly next: BreakerSessionState | null;
+  readonly decision: BreakerDecision;
+  readonly events: readonly PendingEvent[];
+}
+
+interface Step {
+  state: BreakerSessionState;
+  decision: BreakerDecision;
+  events: PendingEvent[];
+  changed: boolean;
+}
+
+/**
+ * The breaker's judgement as pure functions of (state, input, time): no I/O,
+ * no clocks, no listeners. The engine runs these against stored state and
+ * retries them on a write conflict, so they must stay deterministic.
+ */
+export class SessionLogic {
+  readonly ctx: DetectorContext;
+
+  constructor(ctx: DetectorContext) {
+    this.ctx = ctx;
+  }
+
+  /** The state as it is at `now`: an OPEN breaker past its cooldown is HALF_OPEN. */
+  settle(state: BreakerSessionState, now: number): Step {
+    const step: Step = { state, decision: ALLOW, events: [], changed: false };
+    if (state.status === 'OPEN' && state.openedAt !== null && now - state.openedAt >= this.ctx.options.cooldownMs) {
+      this.#transition(step, 'HALF_OPEN', now, 'cooldown elapsed; the next model call is a probe');
+    }
+    return step;
+  }
+
+  checkModelCall(state: BreakerSessionState, now: number): Outcome {
+    const step = this.settle(state, now);
+    if (step.state.status === 'OPEN') return this.#done(step, this.#openDecision(step.state));
+    const budget = step.state.budget;
+    if (this.ctx.options.budget.enabled && budget.phase === 2) {
+      this.#escalate(step, stopDetection(budget, this.ctx, step.state.seq, 'a model round was requested after the wrap-up round'), now);
+      return this.#done(step);
+    }
+    if (this.ctx.options.budget.enabled && budget.phase === 1) {
+      const evidence = budgetEvidence(budget, this.ctx, 'the session budget is spent; this is the wrap-up round');
+      return this.#done(step, { action: 'steer', category: 'budget', reason: 'detection', message: breakerMessage('budget', 'steer', evidence), evidence });
+    }
+    return this.#done(step, step.state.status === 'HALF_OPEN' ? { action: 'allow', probe: true } : ALLOW);
+  }
+
+  checkToolCall(state: BreakerSessionState, proposal: ToolProposal, args: unknown, now: number): Outcome {
+    const step = this.settle(state, now);
+    if (step.state.status === 'OPEN') return this.#done(step, this.#openDecision(step.state));
+    if (this.ctx.options.budget.enabled && step.state.budget.phase > 0) {
+      const evidence = budgetEvidence(step.state.budget, this.ctx, 'the session budget is spent; tool calls are no longer executed');
+      const decision: BreakerDecision = { action: 'block', category: 'budget', reason: 'detection', message: breakerMessage('budget', 'block', evidence), evidence };
+      step.events.push({ type: 'escalation', category: 'budget', action: 'block', message: decision.message, evidence });
+      return this.#done(step, decision);
+    }
+    const detection = this.#detectProposal(step.state, proposal, args);
+    if (detection !== null) this.#escalate(step, detection, now);
+    return this.#done(step);
+  }
+
+  observe(state: BreakerSessionState, event: BreakerEvent, proposal: ToolProposal | null, now: number): Outcome {
+    const step = this.settle(state, now);
+    const seq = step.state.seq + 1;
+    const counters = bump(step.state.counters, event.kind);
+    step.state = { ...step.state, seq, counters, updatedAt: now };
+    step.changed = true;
+    let detection: Detection | null = null;
+
+    switch (event.kind) {
+      case 'user':
+        step.state = { ...step.state, userSeq: seq };
+        break;
+      case 'model':
+        detection = this.#observeModel(step, event, seq);
+        break;
+      case 'tool_call':
+        detection = this.#observeToolCall(step, event, proposal!, seq);
+        break;
+      case 'retrieval': {
+        const judged = judgeRetrieval(step.state, event, seq, this.ctx);
+        step.state = { ...step.state, retrievals: judged.retrievals, ...this.#news(step.state, judged.novel) };
+        detection = judged.detection;
+        break;
+      }
+      case 'delegation':
+        detection = this.#observeDelegation(step, event.agent, event.input, event.output, seq);
+        break;
+    }
+
+    // An open breaker keeps counting (budgets, evidence) but has nothing left to escalate.
+    if (step.state.status === 'OPEN') return this.#done(step, this.#openDecision(step.state));
+    if (detection !== null && !step.state.handled.includes(detection.key)) {
+      this.#escalate(step, detection, now);
+      return this.#done(step);
+    }
+    if (event.kind === 'model' && step.state.status === 'HALF_OPEN') {
+      this.#transition(step, 'CLOSED', now, 'the probe round completed without a trip');
+    }
+    return this.#done(step);
+  }
+
+  /** Explicit reset: OPEN → HALF_OPEN (the next model call is a probe). Budgets and evidence stay. */
+  reset(state: BreakerSessionState, now: number): Outcome {
+    const step = this.settle(state, now);
+    if (step.state.status === 'OPEN') this.#transition(step, 'HALF_OPEN', now, 'reset');
+    return this.#done(step);
+  }
+
+  #observeModel(step: Step, event: ModelEvent, seq: number): Detection | null {
+    const budget = advanceBudget(step.state.budget, event, seq, this.ctx);
+    const drift = advanceTokenDrift(step.state.drift, event, seq, this.ctx);
+    const text = judgeText(step.state, typeof event.text === 'string' ? event.text : '', seq, this.ctx);
+    step.state = { ...step.state, budget: budget.budget, drift: drift.drift, texts: text.texts };
+    return budget.detection ?? drift.detection ?? text.detection;
+  }
+
+  #observeToolCall(step: Step, event: ToolCallEvent, proposal: ToolProposal, seq: number): Detection | null {
+    if (this.ctx.isSubAgent(event.tool)) return this.#observeDelegation(step, event.tool, event.args, event.result, seq);
+    // Judged as the check would have judged it, for callers that only observe.
+    const detection = this.#detectProposal(step.state, proposal, event.args);
+    step.state = { ...step.state, ...recordToolCall(step.state, seq, proposal, event, this.ctx) };
+    return detection;
+  }
+
+  /** A sub-agent call: the ask is judged as a check would have judged it, then the answer. */
+  #observeDelegation(step: Step, agent: string, input: unknown, output: string | null, seq: number): Detection | null {
+    const asked = detectReask(step.state, agent, input, this.ctx);
+    const judged = judgeDelegation(step.state, agent, input, output, seq, this.ctx);
+    step.state = { ...step.state, delegations: judged.delegations, ...this.#news(step.state, judged.novel) };
+    return asked !== null && !step.state.handled.includes(asked.key) ? asked : judged.detection;
+  }
+
+  #news(state: BreakerSessionState, novel: number | null): Pick<BreakerSessionState, 'seen'> {
+    return { seen: novel === null ? state.seen : pushBounded(state.seen, novel, LIMITS.seen) };
+  }
+
+  #detectProposal(state: BreakerSessionState, proposal: ToolProposal, args: unknown): Detection | null {
+    if (this.ctx.isSubAgent(proposal.tool)) return detectReask(state, proposal.tool, args, this.ctx);
+    return (
+      detectErrorLoop(state, proposal, this.ctx) ??
+      detectToolSpiral(state, proposal, this.ctx) ??
+      detectCycle(state, proposal, this.ctx)
+    );
+  }
+
+  #escalate(step: Step, detection: Detection, now: number): void {
+    const { category } = detection;
+    const count = (step.state.escalations[category] ?? 0) + 1;
+    const ladder = category === 'budget' ? ['stop' as const] : this.#ladder(category);
+    let action = detection.action ?? ladder[Math.min(count, ladder.length) - 1]!;
+    // A probe that trips again re-opens at once: the breaker already gave this session its chances.
+    if (step.state.status === 'HALF_OPEN') action = 'stop';
+    const evidence = { ...detection.evidence, detection: count };
+    const message = breakerMessage(category, action, evidence);
+    step.state = {
+      ...step.state,
+      escalations: { ...step.state.escalations, [category]: count },
+      handled: pushBounded(step.state.handled, detection.key, LIMITS.handled),
+      counters: { ...step.state.counters, detections: step.state.counters.detections + 1 },
+    };
+    step.changed = true;
+    step.decision = { action, category, reason: 'detection', message, evidence };
+    step.events.push({ type: 'escalation', category, action, message, evidence });
+    if (action === 'stop') {
+      step.state = { ...step.state, openCategory: category, openReason: clip(message, LIMITS.reason) };
+      this.#transition(step, 'OPEN', now, message);
+    }
+  }
+
+  #ladder(category: Exclude<Detection['category'], 'budget'>) {
+    const o = this.ctx.options;
+    switch (category) {
+      case 'tool_spiral': return o.toolSpiral.escalation;
+      case 'error_loop': return o.errorLoop.escalation;
+      case 'cycle': return o.cycle.escalation;
+      case 'token_drift': return o.tokenDrift.escalation;
+      case 'rag_fixation': return o.ragFixation.escalation;
+      case 'delegation_loop': return o.delegation.escalation;
+      case 'text_repetition': return o.textRepetition.escalation;
+    }
+  }
+
+  #transition(step: Step, to: BreakerStatus, now: number, message: string): void {
+    const from = step.state.status;
+    if (from === to) return;
+    step.state = {
+      ...step.state,
+      status: to,
+      openedAt: to === 'OPEN' ? now : step.state.openedAt,
+      ...(to === 'CLOSED' ? { openCategory: null, openReason: null } : {}),
+    };
+    step.changed = true;
+    step.events.push({
+      type: 'state_change',
+      from,
+      to,
+      message,
+      ...(step.state.openCategory !== null ? { category: step.state.openCategory } : {}),
+    });
+  }
+
+  #openDecision(state: BreakerSessionState): BreakerDecision {
+    const category = state.openCategory ?? 'tool_spiral';
+    const until = (state.openedAt ?? 0) + this.ctx.options.cooldownMs;
+    return {
+      action: 'stop',
+      category,
+      reason: 'breaker_open',
+      message: `Agent breaker is OPEN for this session (${state.openReason ?? category}); calls are refused until ${new Date(until).toISOString()} or an explicit reset.`,
+      evidence: { detail: state.openReason ?? `breaker opened on ${category}` },
+    };
+  }
+
+  #done(step: Step, decision?: BreakerDecision): Outcome {
+    return { next: step.changed ? step.state : null, decision: decision ?? step.decision, events: step.events };
+  }
+}
+
+function bump(counters: BreakerCounters, kind: BreakerEvent['kind']): BreakerCounters {
+  const next = { ...counters, events: counters.events + 1 };
+  if (kind === 'model') next.modelCalls++;
+  else if (kind === 'tool_call') next.toolCalls++;
+  else if (kind === 'retrieval') next.retrievals++;
+  else if (kind === 'delegation') next.delegations++;
+  else next.userEvents++;
+  return next;
+}

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  AgentBreaker,
+  BreakerUnavailableError,
+  InMemoryBreakerStore,
+  breakerErrorFor,
+  type BreakerEventRecord,
+  type BreakerSessionState,
+  type BreakerStore,
+  type StoredSession,
+} from './index.ts';
+
+/** An in-memory store that can be made to fail, and counts round trips. */
+class FlakyStore implements BreakerStore {
+  readonly inner = new InMemoryBreakerStore();
+  failing = false;
+  loads = 0;
+  writes = 0;
+
+  async load(sessionId: string): Promise<StoredSession | undefined> {
+    this.loads++;
+    if (this.failing) throw new Error('connection refused (redis://user:secret@host)');
+    return this.inner.load(sessionId);
+  }
+
+  async compareAndSet(sessionId: string, expected: number | undefined, next: BreakerSessionState) {
+    this.writes++;
+    if (this.failing) throw new Error('connection refused (redis://user:secret@host)');
+    return this.inner.compareAndSet(sessionId, expected, next);
+  }
+
+  async delete(sessionId: string): Promise<void> {
+    await this.inner.delete(sessionId);
+  }
+}
+
+const statusCall = { tool: 'get_status', args: { job: 'build' } } as const;
+
+async function run(b: AgentBreaker, session: string) {
+  const check = await b.checkToolCall(session, statusCall);
+  if (check.action === 'allow' || check.action === 'steer') {
+    await b.observe(session, { kind: 'tool_call', ...statusCall, result: 'queued' });
+  }
+  return check.action;
+}
+
+describe('shared store', () => {
+  test('two breakers on one store judge one session together and trip together', async () => {
+    const store = new InMemoryBreakerStore();
+    const a = new AgentBreaker({ store });
+    const b = new AgentBreaker({ store });
+    const decisions = [await run(a, 's'), await run(b, 's'), await run(a, 's'), await run(b, 's'), await run(a, 's'), await run(b, 's')];
+    assert.deepEqual(decisions, ['allow', 'allow', 'allow', 'steer', 'block', 'stop']);
+    // Opened by b: a refuses too.
+    assert.equal((await a.checkModelCall('s')).reason, 'breaker_open');
+    assert.equal((await a.snapshot('s')).state, 'OPEN');
+  });
+
+  test('concurrent observations from two processes lose no update', async () => {
+    const store = new InMemoryBreakerStore();
+    const a = new AgentBreaker({ store });
+    const b = new AgentBreaker({ store });
+    const work = [];
+    for (let i = 0; i < 40; i++) {
+      const breaker = i % 2 === 0 ? a : b;
+      work.push(breaker.observe('s', { kind: 'model', promptTokens: 10, completionTokens: 1, text: '' }));
+    }
+    await Promise.all(work);
+    const snap = await a.snapshot('s');
+    assert.equal(snap.counters.modelCalls, 40);
+    assert.equal(snap.budget.tokens, 440);
+  });
+
+  test('an observed event costs one store round trip when nobody else writes', async () => {
+    const store = new FlakyStore();
+    const b = new AgentBreaker({ store });
+    await b.observe('s', { kind: 'user', text: 'hi' });
+    const before = store.loads + store.writes;
+    for (let i = 0; i < 10; i++) await b.observe('s', { kind: 'tool_call', tool: 'read', args: { path: `f${i}` }, result: `content ${i}` });
+    assert.equal(store.loads + store.writes - before, 10);
+  });
+
+  test('fail-open: a store outage lets calls through and warns, never throws', async () => {
+    const store = new FlakyStore();
+    const b = new AgentBreaker({ store });
+    const warnings: BreakerEventRecord[] = [];
+    b.on((e) => e.type === 'warning' && warnings.push(e));
+    store.failing = true;
+    assert.equal((await b.checkModelCall('s')).action, 'allow');
+    assert.equal((await b.checkToolCall('s', statusCall)).action, 'allow');
+    assert.equal((await b.observe('s', { kind: 'user', text: 'x' })).action, 'allow');
+    assert.equal(warnings.length, 3);
+    assert.ok(warnings.every((w) => !(w.message ?? '').includes('secret')), 'store error details are not leaked');
+    assert.equal((await b.health()).status, 'degraded');
+    store.failing = false;
+    await b.checkModelCall('s');
+    assert.equal((await b.health()).status, 'ok');
+  });
+
+  test('fail-closed: a store outage stops the call with BreakerUnavailableError', async () => {
+    const store = new FlakyStore();
+    const b = new AgentBreaker({ store, onStoreError: 'fail-closed' });
+    store.failing = true;
+    const decision = await b.checkModelCall('s');
+    assert.equal(decision.action, 'stop');
+    assert.equal(decision.reason, 'store_unavailable');
+    assert.equal(decision.category, undefined);
+    assert.ok(breakerErrorFor(decision) instanceof BreakerUnavailableError);
+    assert.equal((await b.observe('s', { kind: 'user', text: 'x' })).action, 'stop');
+  });
+
+  test('a store that throws during snapshot or listing does not throw either', async () => {
+    const store = new FlakyStore();
+    const b = new AgentBreaker({ store });
+    store.failing = true;
+    const snap = await b.snapshot('s');
+    assert.equal(snap.state, 'CLOSED');
+    assert.deepEqual((await b.health()).open, []);
+  });
+});

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ArgsFingerprinter, IdentityKeyMatcher, commandIdentity, compareFingerprints } from './index.ts';
+
+const fp = new ArgsFingerprinter();
+const sim = (a: unknown, b: unknown) => compareFingerprints(fp.fingerprint(a), fp.fingerprint(b));
+
+describe('argument similarity', () => {
+  test('identical arguments score 1 whatever the key order', () => {
+    assert.equal(sim({ a: 1, b: 'x' }, { b: 'x', a: 1 }), 1);
+  });
+
+  test('a JSON string is parsed and compared field by field with an object', () => {
+    assert.equal(sim('{"query":"weather in paris","limit":5}', { limit: 5, query: 'weather in paris' }), 1);
+  });
+
+  test('identity fields are compared exactly: page 2 is not page 1', () => {
+    assert.equal(sim({ query: 'open issues', page: 1 }, { query: 'open issues', page: 2 }), 0);
+    assert.equal(sim({ cursor: 'abc' }, { cursor: 'abd' }), 0);
+  });
+
+  test('a different file path, id or date makes a different call', () => {
+    assert.equal(sim({ path: 'src/a.ts', mode: 'read' }, { path: 'src/b.ts', mode: 'read' }), 0);
+    assert.equal(sim({ order_id: '#W1', detail: 'full' }, { order_id: '#W2', detail: 'full' }), 0);
+    assert.equal(sim({ origin: 'ATL', destination: 'LAS', date: '2024-05-20' }, { origin: 'ATL', destination: 'LAS', date: '2024-05-21' }), 0);
+    assert.equal(sim({ userId: 'u1' }, { userId: 'u2' }), 0, 'camelCase *Id is an identity key');
+  });
+
+  test('ids inside arrays keep their identity', () => {
+    assert.equal(sim({ item_ids: ['1', '2'] }, { item_ids: ['1', '3'] }), 0);
+  });
+
+  test('free-text fields are compared by tokens: slight rewording stays similar', () => {
+    const s = sim({ query: 'spring boot throughput benchmark results' }, { query: 'spring boot benchmark throughput results latest' });
+    assert.ok(s >= 0.8 && s < 1, `similarity ${s}`);
+  });
+
+  test('one changed scalar among many leaves the call near-identical', () => {
+    const a = { user: 'amy', cabin: 'economy', seats: 2, pay: 'card', insurance: 'no' };
+    const s = sim(a, { ...a, insurance: 'yes' });
+    assert.equal(s, 0.8);
+  });
+
+  test('Japanese arguments that differ are different; identical ones are identical', () => {
+    assert.ok(sim({ query: '東京の天気を教えて' }, { query: '大阪の人口を教えて' }) < 0.5);
+    assert.equal(sim({ query: '東京の天気を教えて' }, { query: '東京の天気を教えて' }), 1);
+    assert.ok(sim('東京の天気を教えて', '大阪の人口を教えて') < 0.5, 'also as free text');
+  });
+
+  test('free-text commands: numbers and paths on the first line are identity', () => {
+    assert.equal(sim('open file.py 120', 'open file.py 220'), 0);
+    assert.equal(sim('goto 300', 'goto 400'), 0);
+    assert.equal(sim('open a.py', 'open b.py'), 0);
+    assert.equal(sim('scroll_down', 'scroll_down'), 1);
+    assert.equal(commandIdentity('edit 2:2 decrypt.py\nbody 1 2 3'), '2:2 decrypt.py');
+  });
+
+  test('free-text commands with the same head compare their bodies by tokens', () => {
+    const s = sim('edit 10:12\nreturn a + b\nend_of_edit', 'edit 10:12\nreturn a + b + c\nend_of_edit');
+    assert.ok(s > 0.8 && s < 1, `similarity ${s}`);
+  });
+
+  test('extra identity keys can be configured', () => {
+    const custom = new ArgsFingerprinter(new IdentityKeyMatcher(['ticker']));
+    const a = custom.fingerprint({ ticker: 'AAPL', range: '1d' });
+    const b = custom.fingerprint({ ticker: 'MSFT', range: '1d' });
+    assert.equal(compareFingerprints(a, b), 0);
+  });
+
+  test('fingerprints stay small for huge arguments', () => {
+    const big = { content: 'lorem ipsum dolor '.repeat(1000) + Array.from({ length: 500 }, (_, i) => `w${i}`).join(' ') };
+    const print = fp.fingerprint(big);
+    assert.ok(JSON.stringify(print).length < 1000, `${JSON.stringify(print).length} chars`);
+    const wide = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, i]));
+    assert.ok(fp.fingerprint(wide).f.length <= 24);
+  });
+});

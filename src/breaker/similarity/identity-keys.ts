@@ -1,0 +1,57 @@
+/**
+ * Argument fields that name *what* a call acts on (a file, a record, a page, a
+ * position, a date). Two calls that differ in one of these are different calls
+ * however similar the rest is: page 2 is not page 1, another file is another
+ * file. Matching is on the last non-index segment of a field's path, after
+ * camelCase and kebab-case are folded to snake_case.
+ */
+export const DEFAULT_IDENTITY_KEYS: readonly string[] = [
+  'id', 'ids', 'uuid', 'guid', 'key', 'name', 'email',
+  'path', 'paths', 'file', 'files', 'filename', 'filepath', 'dir', 'directory', 'folder',
+  'page', 'offset', 'cursor', 'after', 'before', 'since', 'until', 'from', 'to',
+  'line', 'lines', 'lineno', 'start', 'end', 'range',
+  'url', 'uri', 'href', 'link', 'date', 'sku',
+  '*_id', '*_ids', '*_key', '*_name', '*_path', '*_file', '*_dir', '*_url', '*_uri',
+  '*_date', '*_number', '*_page', '*_offset', '*_cursor', '*_token', '*_line', '*_range', '*_email',
+];
+
+/** Folds `fileName`, `file-name` and `FILE_NAME` to `file_name`. */
+export function foldKey(key: string): string {
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/[-\s]+/g, '_')
+    .toLowerCase();
+}
+
+/**
+ * Compiled matcher for identity keys. Patterns are exact names or `*_suffix` /
+ * `prefix_*` globs, compared after {@link foldKey}.
+ */
+export class IdentityKeyMatcher {
+  private readonly exact = new Set<string>();
+  private readonly suffixes: string[] = [];
+  private readonly prefixes: string[] = [];
+  private readonly cache = new Map<string, boolean>();
+
+  constructor(patterns: readonly string[] = DEFAULT_IDENTITY_KEYS) {
+    for (const raw of patterns) {
+      const pattern = foldKey(raw);
+      if (pattern.startsWith('*')) this.suffixes.push(pattern.slice(1));
+      else if (pattern.endsWith('*')) this.prefixes.push(pattern.slice(0, -1));
+      else this.exact.add(pattern);
+    }
+  }
+
+  /** Whether a field with this (last) key is an identity field. */
+  matches(key: string): boolean {
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return cached;
+    const folded = foldKey(key);
+    const result =
+      this.exact.has(folded) ||
+      this.suffixes.some((s) => folded.endsWith(s)) ||
+      this.prefixes.some((p) => folded.startsWith(p));
+    if (this.cache.size < 1024) this.cache.set(key, result);
+    return result;
+  }
+}

@@ -1,0 +1,25 @@
+export { hash32, hash53 } from './hash.ts';
+export { normalizeText, tokenize } from './tokenize.ts';
+export {
+  DEFAULT_SKETCH_SIZE,
+  containment,
+  jaccard,
+  sketchJaccard,
+  sketchText,
+  sketchTokens,
+  textSimilarity,
+  type TokenSketch,
+} from './token-sketch.ts';
+export { DEFAULT_IDENTITY_KEYS, IdentityKeyMatcher, foldKey } from './identity-keys.ts';
+export {
+  ArgsFingerprinter,
+  canonicalJson,
+  commandIdentity,
+  compareFingerprints,
+  type ArgsFingerprint,
+  type FieldKind,
+  type FieldPrint,
+  type FingerprintLimits,
+} from './args-fingerprint.ts';
+export { isTransientError, looksLikeError, normalizeResult, resultHash, resultSetHash } from './result-hash.ts';
+export { splitSentences, stripStructuredMarkdown } from './prose.ts';

@@ -1,0 +1,95 @@
+import { hash32 } from './hash.ts';
+import { tokenize } from './tokenize.ts';
+
+/**
+ * A bounded summary of a token set: the `k` smallest distinct token hashes,
+ * ascending (a bottom-k sketch). Below `k` distinct tokens it *is* the set, so
+ * similarity is exact; above, Jaccard is estimated without bias from the
+ * sketches alone, which keeps stored evidence small however long the text.
+ */
+export type TokenSketch = readonly number[];
+
+/** Default sketch size: exact up to 32 distinct tokens, about ±0.07 beyond. */
+export const DEFAULT_SKETCH_SIZE = 32;
+
+/** Sketch of the distinct tokens of `text`. */
+export function sketchText(text: string, k = DEFAULT_SKETCH_SIZE): TokenSketch {
+  return sketchTokens(tokenize(text), k);
+}
+
+/** Sketch of already tokenised text. */
+export function sketchTokens(tokens: readonly string[], k = DEFAULT_SKETCH_SIZE): TokenSketch {
+  const hashes = new Set<number>();
+  for (const token of tokens) hashes.add(hash32(token));
+  return bottomK(hashes, k);
+}
+
+/** Sketch of tokens already hashed with {@link hash32}. */
+export function sketchHashes(hashes: readonly number[], k = DEFAULT_SKETCH_SIZE): TokenSketch {
+  return bottomK(new Set(hashes), k);
+}
+
+function bottomK(hashes: Set<number>, k: number): TokenSketch {
+  // A typed array sorts numerically without a comparator callback: much faster.
+  const sorted = new Float64Array(hashes.size);
+  let i = 0;
+  for (const h of hashes) sorted[i++] = h;
+  sorted.sort();
+  return Array.from(sorted.length > k ? sorted.subarray(0, k) : sorted);
+}
+
+/**
+ * Jaccard similarity of the sets two sketches summarise (estimated when a
+ * sketch is full). Two empty sketches are identical (1); one empty, 0.
+ */
+export function sketchJaccard(a: TokenSketch, b: TokenSketch, k = DEFAULT_SKETCH_SIZE): number {
+  if (a.length === 0 && b.length === 0) return 1;
+  if (a.length === 0 || b.length === 0) return 0;
+  // Merge the two sorted sketches, keeping the k smallest of their union.
+  let i = 0;
+  let j = 0;
+  let union = 0;
+  let both = 0;
+  while (union < k && (i < a.length || j < b.length)) {
+    const x = i < a.length ? a[i]! : Infinity;
+    const y = j < b.length ? b[j]! : Infinity;
+    if (x === y) {
+      both++;
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+    union++;
+  }
+  return both / union;
+}
+
+/** Exact Jaccard similarity of two token lists (as sets). */
+export function jaccard(a: readonly string[], b: readonly string[]): number {
+  const sa = new Set(a);
+  const sb = new Set(b);
+  if (sa.size === 0 && sb.size === 0) return 1;
+  let both = 0;
+  for (const t of sa) if (sb.has(t)) both++;
+  return both / (sa.size + sb.size - both);
+}
+
+/**
+ * Containment: the share of the smaller set found in the larger one. Useful
+ * when one text extends another ("query" vs "query plus a detail").
+ */
+export function containment(a: readonly string[], b: readonly string[]): number {
+  const sa = new Set(a);
+  const sb = new Set(b);
+  if (sa.size === 0 && sb.size === 0) return 1;
+  if (sa.size === 0 || sb.size === 0) return 0;
+  const [small, large] = sa.size <= sb.size ? [sa, sb] : [sb, sa];
+  let both = 0;
+  for (const t of small) if (large.has(t)) both++;
+  return both / small.size;
+}
+
+/** Jaccard similarity of two texts' tokens (exact). */
+export function textSimilarity(a: string, b: string): number {
+  return jaccard(tokenize(a), tokenize(b));
+}

@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { jaccard, textSimilarity, tokenize } from './index.ts';
+
+describe('tokenize', () => {
+  test('keeps words of every spaced script, lower-cased', () => {
+    assert.deepEqual(tokenize('Hello Wörld, привет мир! Γειά σου'), ['hello', 'wörld', 'привет', 'мир', 'γειά', 'σου']);
+  });
+
+  test('keeps combining marks inside words (Devanagari)', () => {
+    assert.deepEqual(tokenize('नमस्ते दुनिया'), ['नमस्ते', 'दुनिया']);
+  });
+
+  test('splits Japanese into character bigrams instead of one opaque word', () => {
+    assert.deepEqual(tokenize('東京の天気'), ['東京', '京の', 'の天', '天気']);
+  });
+
+  test('two different Japanese sentences do not look identical', () => {
+    const a = '東京から大阪までの新幹線の時刻表を調べてください';
+    const b = '明日の札幌の天気予報を教えてください';
+    assert.ok(textSimilarity(a, b) < 0.3, `similarity ${textSimilarity(a, b)}`);
+    assert.equal(textSimilarity(a, a), 1);
+  });
+
+  test('Thai is split into bigrams of characters with their marks', () => {
+    const tokens = tokenize('สวัสดีครับ');
+    assert.ok(tokens.length > 1);
+    assert.ok(tokens.every((t) => t.length >= 2));
+  });
+
+  test('full-width letters and digits compare equal to ASCII ones', () => {
+    assert.deepEqual(tokenize('ＡＢＣ１２３'), tokenize('abc123'));
+  });
+
+  test('mixed scripts in one run keep the Latin part as a word', () => {
+    assert.deepEqual(tokenize('iPhone用ケース'), ['iphone', '用ケ', 'ケー', 'ース']);
+  });
+
+  test('punctuation-only text has no tokens, and two empty texts are identical', () => {
+    assert.deepEqual(tokenize('!!! ---'), []);
+    assert.equal(jaccard([], []), 1);
+  });
+});

@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { AgentBreaker, BreakerOpenError, ToolSpiralError, breakerErrorFor, type BreakerEventRecord } from './index.ts';
+import { BreakerDriver, ManualClock } from './test-support/breaker-driver.ts';
+
+async function tripToOpen(d: BreakerDriver) {
+  // steer, block, stop
+  return d.repeat(6, 'get_status', { job: 'build' }, () => 'queued');
+}
+
+describe('breaker state machine', () => {
+  test('CLOSED → OPEN on a stop; OPEN refuses model and tool calls with BreakerOpenError', async () => {
+    const clock = new ManualClock();
+    const b = new AgentBreaker({ now: clock.now });
+    const d = new BreakerDriver(b, 's');
+    const calls = await tripToOpen(d);
+    const stop = calls[5]!.decision;
+    assert.equal(stop.action, 'stop');
+    assert.ok(breakerErrorFor(stop) instanceof ToolSpiralError);
+
+    const snap = await b.snapshot('s');
+    assert.equal(snap.state, 'OPEN');
+    assert.equal(snap.openCategory, 'tool_spiral');
+    assert.match(snap.openReason ?? '', /spiral/);
+
+    const gate = await b.checkModelCall('s');
+    assert.equal(gate.action, 'stop');
+    assert.equal(gate.reason, 'breaker_open');
+    const error = breakerErrorFor(gate);
+    assert.ok(error instanceof BreakerOpenError);
+    assert.equal((error as BreakerOpenError).category, 'tool_spiral');
+    assert.equal((await b.checkToolCall('s', { tool: 'anything', args: {} })).action, 'stop');
+    assert.deepEqual(await b.openSessions(), ['s']);
+  });
+
+  test('after the cooldown the breaker half-opens; a clean probe round closes it', async () => {
+    const clock = new ManualClock();
+    const b = new AgentBreaker({ now: clock.now, cooldownMs: 30_000 });
+    const events: BreakerEventRecord[] = [];
+    b.on((e) => events.push(e));
+    const d = new BreakerDriver(b, 's');
+    await tripToOpen(d);
+
+    clock.advance(29_999);
+    assert.equal((await b.checkModelCall('s')).action, 'stop');
+    clock.advance(1);
+    assert.equal((await b.snapshot('s')).state, 'HALF_OPEN');
+    const probe = await b.checkModelCall('s');
+    assert.equal(probe.action, 'allow');
+    assert.equal(probe.probe, true);
+    await b.observe('s', { kind: 'model', promptTokens: 100, completionTokens: 10, text: 'Trying something else.' });
+    assert.equal((await b.snapshot('s')).state, 'CLOSED');
+
+    const changes = events.filter((e) => e.type === 'state_change').map((e) => `${e.from}→${e.to}`);
+    assert.deepEqual(changes, ['CLOSED→OPEN', 'OPEN→HALF_OPEN', 'HALF_OPEN→CLOSED']);
+  });
+
+  test('a new trip during HALF_OPEN re-opens at once', async () => {
+    const clock = new ManualClock();
+    const b = new AgentBreaker({ now: clock.now });
+    const d = new BreakerDriver(b, 's');
+    await tripToOpen(d);
+    await b.reset('s');
+    assert.equal((await b.snapshot('s')).state, 'HALF_OPEN');
+    // The agent goes straight back to the same call: judged on the same evidence, stopped at once.
+    const again = await b.checkToolCall('s', { tool: 'get_status', args: { job: 'build' } });
+    assert.equal(again.action, 'stop');
+    assert.equal((await b.snapshot('s')).state, 'OPEN');
+  });
+
+  test('reset() on an OPEN breaker half-opens it without waiting for the cooldown', async () => {
+    const clock = new ManualClock();
+    const b = new AgentBreaker({ now: clock.now, cooldownMs: 3_600_000 });
+    const d = new BreakerDriver(b, 's');
+    await tripToOpen(d);
+    await b.reset('s');
+    const probe = await b.checkModelCall('s');
+    assert.equal(probe.action, 'allow');
+    assert.equal(probe.probe, true);
+  });
+
+  test('the escalation ladder is per category and configurable', async () => {
+    const b = new AgentBreaker({ toolSpiral: { escalation: ['block', 'stop'] } });
+    const d = new BreakerDriver(b, 's');
+    const calls = await d.repeat(5, 'get_status', { job: 'build' }, () => 'queued');
+    assert.deepEqual(calls.map((c) => c.decision.action), ['allow', 'allow', 'allow', 'block', 'stop']);
+  });
+
+  test('every escalation and state change is an event with category, action, session and evidence', async () => {
+    const b = new AgentBreaker();
+    const events: BreakerEventRecord[] = [];
+    const off = b.on((e) => events.push(e));
+    b.on(() => {
+      throw new Error('a broken listener must not break the breaker');
+    });
+    const d = new BreakerDriver(b, 'sess-42');
+    await tripToOpen(d);
+    off();
+    await b.checkModelCall('sess-42');
+    const escalations = events.filter((e) => e.type === 'escalation');
+    assert.deepEqual(escalations.map((e) => e.action), ['steer', 'block', 'stop']);
+    for (const e of escalations) {
+      assert.equal(e.sessionId, 'sess-42');
+      assert.equal(e.category, 'tool_spiral');
+      assert.equal(typeof e.evidence?.repeats, 'number');
+    }
+    assert.deepEqual(escalations.map((e) => e.evidence?.detection), [1, 2, 3]);
+    assert.equal(events.filter((e) => e.type === 'state_change').length, 1);
+  });
+
+  test('sessions are independent', async () => {
+    const b = new AgentBreaker();
+    await tripToOpen(new BreakerDriver(b, 'a'));
+    assert.equal((await b.checkModelCall('b')).action, 'allow');
+    assert.equal((await b.snapshot('b')).state, 'CLOSED');
+  });
+});

@@ -1,0 +1,60 @@
+import type { AgentLoopEvent, AgentLoopResult } from '../harness/agent-loop.ts';
+import { totalTokens, type Usage } from '../model/usage.ts';
+
+/** Where CLI output goes. */
+export interface CliIO {
+  readonly stdout: { write(text: string): boolean; isTTY?: boolean };
+  readonly stderr: { write(text: string): boolean; isTTY?: boolean };
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+const n = (value: number | undefined): string => (value === undefined ? '?' : value.toLocaleString('en-US'));
+const usd = (value: number | 'unknown'): string => (value === 'unknown' ? 'cost unknown' : `$${value.toFixed(4)}`);
+const clip = (text: string, max = 90): string => {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+};
+
+/** Formats tokens of a usage as "12,345 tokens". */
+export function formatTokens(usage: Usage): string {
+  return `${n(totalTokens(usage))} tokens`;
+}
+
+/** A progress line for each loop event; `breakerState` is read when a call ends. */
+export function progressLine(event: AgentLoopEvent, breakerState: () => string | undefined): string | undefined {
+  switch (event.type) {
+    case 'invocation-end': {
+      const state = breakerState();
+      const calls = event.toolCalls.map((c) => c.toolName).join(', ');
+      return (
+        `#${event.invocation} model call: ${n(event.usage.inputTokens)} in / ${n(event.usage.outputTokens)} out` +
+        ` | so far ${formatTokens(event.totalUsage)}, ${usd(event.costUsd)}` +
+        (state ? ` | breaker ${state}` : '') +
+        (calls ? ` -> ${calls}` : event.text ? ` -> "${clip(event.text, 50)}"` : '')
+      );
+    }
+    case 'tool-call-end': {
+      const args = typeof event.args === 'object' && event.args !== null && 'command' in event.args ? String(event.args.command) : JSON.stringify(event.args);
+      const first = typeof event.result === 'string' ? event.result.split('\n')[0] ?? '' : JSON.stringify(event.result);
+      return `   ${event.toolName} ${clip(args, 60)}  =>  ${clip(first, 60)} (${Math.round(event.durationMs)} ms)`;
+    }
+    case 'tool-call-error':
+      return `   ${event.toolName} failed: ${clip(String(event.error))}`;
+    case 'continuation':
+      return `   (continuation turn ${event.turn}: the model answered without finishing)`;
+    default:
+      return undefined;
+  }
+}
+
+/** The one-screen summary of a run. */
+export function summaryLines(result: AgentLoopResult, label: string): string[] {
+  return [
+    `Result: ${result.status}${result.reason ? ` (${result.reason})` : ''}`,
+    `Model: ${label}`,
+    `Model calls: ${result.invocations}   turns: ${result.turns}   tool calls: ${result.toolCalls}`,
+    `Tokens: ${n(result.usage.inputTokens)} in, ${n(result.usage.outputTokens)} out (${formatTokens(result.usage)})   cost: ${usd(result.costUsd)}`,
+    `Time: ${(result.durationMs / 1000).toFixed(1)} s`,
+    ...(result.output ? [`Output: ${clip(result.output, 200)}`] : []),
+  ];
+}

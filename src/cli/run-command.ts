@@ -1,0 +1,109 @@
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { AgentBreaker } from '../breaker/agent-breaker.ts';
+import { MiniAgent } from '../harness/mini-agent.ts';
+import { ModelSpecError, resolveModelSpec } from './model-spec.ts';
+import { progressLine, summaryLines, type CliIO } from './progress.ts';
+import { watchBreaker } from './watch-breaker.ts';
+
+const USAGE = `Usage: governor run "TASK" [--dir DIR] [--model provider:model] [--base-url URL]
+                    [--max-invocations N] [--cost-limit USD] [--timeout SECONDS] [--no-breaker] [--json]
+
+Runs MiniAgent (a shell and a submit tool, with the AgentBreaker) on TASK in DIR.
+Model: --model openai:gpt-4o (OPENAI_API_KEY), anthropic:claude-sonnet-4-5 (ANTHROPIC_API_KEY),
+or --base-url http://127.0.0.1:11434/v1 --model llama3.1 for an OpenAI-compatible server.
+The same settings are read from GOVERNOR_MODEL and GOVERNOR_BASE_URL.`;
+
+function positiveNumber(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0) throw new ModelSpecError(`--${name} must be a positive number, got "${value}"`);
+  return number;
+}
+
+/** `governor run`: returns the process exit code (0 completed, 1 any other end, 2 usage error). */
+export async function runRunCommand(argv: readonly string[], io: CliIO): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        dir: { type: 'string', default: '.' },
+        model: { type: 'string' },
+        'base-url': { type: 'string' },
+        'max-invocations': { type: 'string', default: '20' },
+        'cost-limit': { type: 'string' },
+        timeout: { type: 'string', default: '600' },
+        'no-breaker': { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    io.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const task = positionals.join(' ').trim();
+  if (!task) {
+    io.stderr.write(`governor run: no task given.\n\n${USAGE}\n`);
+    return 2;
+  }
+  let agent: MiniAgent;
+  let label: string;
+  const lines: string[] = [];
+  const print = (line: string): void => {
+    if (values.json) return;
+    io.stdout.write(`${line}\n`);
+  };
+  try {
+    const spec = resolveModelSpec({ model: values.model, baseURL: values['base-url'], env: io.env });
+    label = spec.label;
+    const maxInvocations = positiveNumber('max-invocations', values['max-invocations']);
+    if (maxInvocations !== undefined && !Number.isInteger(maxInvocations)) throw new ModelSpecError('--max-invocations must be a whole number');
+    const breaker = values['no-breaker'] ? false : new AgentBreaker();
+    const state = breaker ? watchBreaker(breaker, (line) => print(`   ${line}`)) : () => undefined;
+    agent = new MiniAgent({
+      model: spec.model,
+      workingDirectory: resolve(values.dir),
+      maxInvocations,
+      costLimitUsd: positiveNumber('cost-limit', values['cost-limit']),
+      timeoutMs: (positiveNumber('timeout', values.timeout) ?? 600) * 1000,
+      breaker,
+      onProgress: (event) => {
+        const line = progressLine(event, state);
+        if (line) print(line);
+      },
+    });
+  } catch (error) {
+    io.stderr.write(`governor run: ${(error as Error).message}\n`);
+    return 2;
+  }
+  print(`Running on ${label} in ${resolve(values.dir)}`);
+  const result = await agent.run(task);
+  if (values.json) {
+    io.stdout.write(
+      `${JSON.stringify({
+        status: result.status,
+        reason: result.reason,
+        invocations: result.invocations,
+        turns: result.turns,
+        toolCalls: result.toolCalls,
+        usage: result.usage,
+        costUsd: result.costUsd,
+        output: result.output,
+        durationMs: Math.round(result.durationMs),
+        conversationId: result.conversationId,
+      })}\n`,
+    );
+  } else {
+    lines.push('', ...summaryLines(result, label));
+    io.stdout.write(`${lines.join('\n')}\n`);
+  }
+  return result.status === 'completed' ? 0 : 1;
+}

@@ -1,0 +1,78 @@
+import { statSync } from 'node:fs';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import { ToolCallAdvisor } from '../advisors/tool-call-advisor.ts';
+import type { Advisor } from '../chat/advisor.ts';
+import { ChatClient } from '../chat/chat-client.ts';
+import { AgentLoop, type AgentLoopEvent, type AgentLoopResult } from './agent-loop.ts';
+import type { PriceTable } from './pricing.ts';
+import { shellTool } from './shell-tool.ts';
+import { submitTool } from './submit-tool.ts';
+import { AgentBreaker } from '../breaker/agent-breaker.ts';
+
+/** Options of {@link MiniAgent}. */
+export interface MiniAgentOptions {
+  /** Any AI SDK language model. */
+  readonly model: unknown;
+  /** Where commands run; must exist. */
+  readonly workingDirectory: string;
+  /** @default 30_000 */
+  readonly commandTimeoutMs?: number;
+  /** @default 20 */
+  readonly maxInvocations?: number;
+  /** @default 600_000 */
+  readonly timeoutMs?: number;
+  readonly costLimitUsd?: number;
+  readonly prices?: PriceTable;
+  /** The breaker watching the agent; `false` runs without one. @default a new AgentBreaker with its defaults */
+  readonly breaker?: AgentBreaker | false;
+  readonly onProgress?: (event: AgentLoopEvent) => void;
+  readonly abortSignal?: AbortSignal;
+}
+
+const SYSTEM = `You are a careful software engineer working in a shell.
+Use the shell tool to inspect files, edit them and run checks; each command runs in a fresh shell in the working directory.
+When the task is done, call submit with a short summary. Do not repeat a command whose result cannot change.`;
+
+/** A small software-engineering agent: a shell, a finish tool, the breaker, under AgentLoop's limits. */
+export class MiniAgent {
+  readonly client: ChatClient;
+  readonly breaker: AgentBreaker | undefined;
+  readonly #options: MiniAgentOptions;
+
+  constructor(options: MiniAgentOptions) {
+    let isDirectory = false;
+    try {
+      isDirectory = statSync(options.workingDirectory).isDirectory();
+    } catch {
+      // reported below
+    }
+    if (!isDirectory) throw new InvalidOptionError('workingDirectory', `"${options.workingDirectory}" does not exist or is not a directory`);
+    this.#options = options;
+    this.breaker = options.breaker === false ? undefined : (options.breaker ?? new AgentBreaker());
+    const advisors: Advisor[] = [new ToolCallAdvisor()];
+    if (this.breaker) advisors.push(this.breaker);
+    this.client = ChatClient.builder(options.model)
+      .defaultSystem(SYSTEM)
+      .defaultAdvisors(...advisors)
+      .defaultTools({
+        shell: shellTool({ workingDirectory: options.workingDirectory, commandTimeoutMs: options.commandTimeoutMs }),
+        submit: submitTool(),
+      })
+      .build();
+  }
+
+  /** Runs the task to an end; see {@link AgentLoopResult.status}. */
+  run(task: string): Promise<AgentLoopResult> {
+    const o = this.#options;
+    return new AgentLoop({
+      client: this.client,
+      maxInvocations: o.maxInvocations,
+      timeoutMs: o.timeoutMs,
+      costLimitUsd: o.costLimitUsd,
+      prices: o.prices,
+      finishTool: 'submit',
+      onProgress: o.onProgress,
+      abortSignal: o.abortSignal,
+    }).run(task);
+  }
+}

@@ -1,0 +1,411 @@
+import assert from 'node:assert/strict';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { createClient } from 'redis';
+import { AgentBreaker } from '../breaker/agent-breaker.ts';
+import type { BreakerDecision } from '../breaker/breaker-decision.ts';
+import type { BreakerEventRecord } from '../breaker/breaker-events.ts';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import { pingRedis, requireRedis, testRedisUrl } from '../test-support/services.ts';
+import { BreakerStoreError, RedisBreakerStore, type RedisCommandClient } from './redis-breaker-store.ts';
+
+const url = testRedisUrl();
+const prefix = `governor:test:${randomUUID()}:`;
+let raw: ReturnType<typeof createClient>;
+
+before(async () => {
+  await requireRedis(url);
+  raw = createClient({ url });
+  raw.on('error', () => {});
+  await raw.connect();
+});
+
+after(async () => {
+  if (!raw?.isOpen) return;
+  const keys = await raw.keys(`${prefix}*`);
+  if (keys.length > 0) await raw.del(keys);
+  await raw.close();
+});
+
+/** A client that counts the round trips the store makes. */
+function counting(client: RedisCommandClient): RedisCommandClient & { commands: string[] } {
+  const commands: string[] = [];
+  return {
+    commands,
+    sendCommand(args, options) {
+      commands.push(String(args[0]).toUpperCase());
+      return client.sendCommand(args, options);
+    },
+  };
+}
+
+function store(options: { ttlMs?: number; keyPrefix?: string } = {}): RedisBreakerStore {
+  return new RedisBreakerStore({ client: raw, keyPrefix: options.keyPrefix ?? prefix, ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}) });
+}
+
+describe('RedisBreakerStore', () => {
+  test('compare-and-set creates, versions and conflicts', async () => {
+    const s = store();
+    const id = randomUUID();
+    assert.equal(await s.load(id), undefined);
+
+    const created = await s.compareAndSet(id, undefined, { status: 'CLOSED', n: 1 } as never);
+    assert.deepEqual(created, { ok: true, version: 1 });
+    assert.deepEqual(await s.load(id), { version: 1, state: { status: 'CLOSED', n: 1 } });
+
+    // Creating again must fail: someone else created it.
+    const again = await s.compareAndSet(id, undefined, { status: 'CLOSED', n: 99 } as never);
+    assert.deepEqual(again, { ok: false, current: { version: 1, state: { status: 'CLOSED', n: 1 } } });
+
+    const updated = await s.compareAndSet(id, 1, { status: 'CLOSED', n: 2 } as never);
+    assert.deepEqual(updated, { ok: true, version: 2 });
+
+    // A writer holding the old version loses and learns the current state.
+    const stale = await s.compareAndSet(id, 1, { status: 'CLOSED', n: 3 } as never);
+    assert.deepEqual(stale, { ok: false, current: { version: 2, state: { status: 'CLOSED', n: 2 } } });
+
+    const missing = await s.compareAndSet(randomUUID(), 4, { n: 0 } as never);
+    assert.deepEqual(missing, { ok: false, current: undefined });
+  });
+
+  test('concurrent writers with the same expected version: exactly one wins', async () => {
+    const s = store();
+    const id = randomUUID();
+    await s.compareAndSet(id, undefined, { n: 0 } as never);
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => s.compareAndSet(id, 1, { n: i } as never)));
+    assert.equal(results.filter((r) => r.ok).length, 1);
+    assert.equal((await s.load(id))?.version, 2);
+  });
+
+  test('every write refreshes the idle expiry of the session', async () => {
+    const s = store({ ttlMs: 60_000 });
+    const id = randomUUID();
+    await s.compareAndSet(id, undefined, { n: 1 } as never);
+    const ttl = await raw.pTTL(`${prefix}session:${id}`);
+    assert.ok(ttl > 0 && ttl <= 60_000, `expected a TTL of at most 60000 ms, got ${ttl}`);
+  });
+
+  test('listOpen lists open sessions and forgets closed, deleted and expired ones', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const s = store({ keyPrefix });
+    await s.compareAndSet('a', undefined, { status: 'OPEN' } as never);
+    await s.compareAndSet('b', undefined, { status: 'OPEN' } as never);
+    await s.compareAndSet('c', undefined, { status: 'CLOSED' } as never);
+    await s.compareAndSet('d', undefined, { status: 'OPEN' } as never);
+    assert.deepEqual(await s.listOpen(), ['a', 'b', 'd']);
+
+    await s.compareAndSet('a', 1, { status: 'HALF_OPEN' } as never);
+    await s.delete('b');
+    await raw.del(`${keyPrefix}session:d`); // as if it had expired
+    assert.deepEqual(await s.listOpen(), []);
+    assert.equal(await s.load('b'), undefined);
+  });
+
+  test('load is one round trip and an uncontended compare-and-set is one round trip', async () => {
+    const client = counting(raw);
+    const s = new RedisBreakerStore({ client, keyPrefix: prefix });
+    const id = randomUUID();
+    await s.compareAndSet(id, undefined, { n: 0 } as never); // may load the script (EVALSHA + EVAL)
+    client.commands.length = 0;
+
+    await s.load(id);
+    assert.deepEqual(client.commands, ['HMGET']);
+    client.commands.length = 0;
+    for (let v = 1; v <= 10; v++) await s.compareAndSet(id, v, { n: v } as never);
+    assert.deepEqual(client.commands, Array(10).fill('EVALSHA'));
+  });
+
+  test('a store created from a url connects by itself and closes its client', async () => {
+    const s = new RedisBreakerStore({ url, keyPrefix: prefix });
+    const id = randomUUID();
+    assert.deepEqual(await s.compareAndSet(id, undefined, { n: 1 } as never), { ok: true, version: 1 });
+    assert.equal((await s.load(id))?.version, 1);
+    await s.close();
+    await assert.rejects(s.load(id), BreakerStoreError);
+  });
+
+  test('an unreachable server fails fast with a BreakerStoreError that hides credentials', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const server = net.createServer();
+      server.listen(0, '127.0.0.1', () => {
+        const address = server.address() as net.AddressInfo;
+        server.close(() => resolve(address.port));
+      });
+    });
+    const s = new RedisBreakerStore({ url: `redis://user:s3cret@127.0.0.1:${port}`, timeoutMs: 500 });
+    const error = await s.load('x').then(
+      () => assert.fail('load should fail'),
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof BreakerStoreError);
+    assert.equal(error.code, 'GOVERNOR_BREAKER_STORE');
+    assert.equal(error.operation, 'load');
+    assert.doesNotMatch(error.message, /s3cret/);
+    await s.close();
+  });
+
+  test('bad options are rejected at construction, naming the option', () => {
+    assert.throws(() => new RedisBreakerStore({}), (e: unknown) => e instanceof InvalidOptionError && e.option === 'client');
+    assert.throws(
+      () => new RedisBreakerStore({ url, client: raw }),
+      (e: unknown) => e instanceof InvalidOptionError && e.option === 'url',
+    );
+    assert.throws(() => new RedisBreakerStore({ url, ttlMs: 0 }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'ttlMs');
+    assert.throws(() => new RedisBreakerStore({ url: 'not a url' }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'url');
+    assert.throws(
+      () => new RedisBreakerStore({ client: {} as RedisCommandClient }),
+      (e: unknown) => e instanceof InvalidOptionError && e.option === 'client',
+    );
+  });
+});
+
+// ---------------------------------------------------------------- with the AgentBreaker
+
+const repoRoot = path.resolve(import.meta.dirname, '..', '..');
+const workerScript = path.join(repoRoot, 'src', 'test-support', 'redis-breaker-worker.ts');
+const nodeBinary = fs.existsSync(path.join(repoRoot, 'node_modules', '.bin', 'node'))
+  ? path.join(repoRoot, 'node_modules', '.bin', 'node')
+  : process.execPath;
+
+/** An AgentBreaker in another process, on its own RedisBreakerStore. */
+class BreakerProcess {
+  readonly events: BreakerEventRecord[] = [];
+  crash: string | undefined;
+  readonly #child: ChildProcess;
+  readonly #pending = new Map<number, { resolve: (d: BreakerDecision) => void; reject: (e: Error) => void }>();
+  #nextId = 0;
+  #exited = false;
+
+  private constructor(child: ChildProcess) {
+    this.#child = child;
+    child.on('message', (raw: unknown) => {
+      const message = raw as { id?: number; decision?: BreakerDecision; event?: BreakerEventRecord; crash?: string };
+      if (message.event) this.events.push(message.event);
+      if (message.crash) this.crash = message.crash;
+      if (message.id !== undefined) {
+        this.#pending.get(message.id)?.resolve(message.decision as BreakerDecision);
+        this.#pending.delete(message.id);
+      }
+    });
+    child.on('exit', (code) => {
+      this.#exited = true;
+      for (const { reject } of this.#pending.values()) reject(new Error(`breaker process exited (${code}): ${this.crash ?? 'no crash report'}`));
+      this.#pending.clear();
+    });
+  }
+
+  static async start(env: Record<string, string>): Promise<BreakerProcess> {
+    const child = fork(workerScript, [], { execPath: nodeBinary, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const worker = new BreakerProcess(child);
+    await new Promise<void>((resolve, reject) => {
+      child.on('message', (m: unknown) => {
+        if ((m as { ready?: boolean }).ready) resolve();
+      });
+      child.on('exit', (code) => reject(new Error(`breaker process exited during start (${code}): ${worker.crash ?? ''}`)));
+    });
+    return worker;
+  }
+
+  call(op: 'checkModelCall' | 'checkToolCall' | 'observe', sessionId: string, arg?: unknown): Promise<BreakerDecision> {
+    if (this.#exited) return Promise.reject(new Error(`breaker process is gone: ${this.crash ?? ''}`));
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#child.send({ id, op, sessionId, arg });
+    });
+  }
+
+  get alive(): boolean {
+    return !this.#exited;
+  }
+
+  async stop(): Promise<void> {
+    if (this.#exited) return;
+    const exited = new Promise((resolve) => this.#child.once('exit', resolve));
+    this.#child.send({ id: -1, op: 'exit', sessionId: '' });
+    const timer = setTimeout(() => this.#child.kill('SIGKILL'), 3000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+type Breakerish = Pick<AgentBreaker, 'checkModelCall' | 'checkToolCall' | 'observe'>;
+
+/**
+ * An agent asking for the same search again and again, each round on the
+ * breaker `pick(round)` returns, until the breaker stops it. Returns the
+ * decisions, round by round, as text.
+ */
+async function spiral(sessionId: string, pick: (round: number) => Breakerish): Promise<string[]> {
+  const log: string[] = [];
+  for (let round = 0; round < 20; round++) {
+    const b = pick(round);
+    const gate = await b.checkModelCall(sessionId);
+    log.push(`model:${gate.action}`);
+    if (gate.action === 'stop') return log;
+    await b.observe(sessionId, { kind: 'model', promptTokens: 1000, completionTokens: 20, text: '' });
+    const call = { tool: 'search', args: { q: 'the same thing' } };
+    const check = await b.checkToolCall(sessionId, call);
+    log.push(`tool:${check.action}:${check.category ?? '-'}`);
+    if (check.action === 'stop') return log;
+    if (check.action !== 'block') await b.observe(sessionId, { kind: 'tool_call', ...call, result: 'no results' });
+  }
+  return log;
+}
+
+/** A free loopback port (the kernel picks it). */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function redisServerBinary(): string {
+  for (const dir of [...(process.env['PATH'] ?? '').split(path.delimiter), '/usr/bin', '/usr/sbin', '/usr/local/bin']) {
+    const candidate = path.join(dir, 'redis-server');
+    if (dir && fs.existsSync(candidate)) return candidate;
+  }
+  throw new Error('redis-server binary not found: run `node scripts/test-services.ts` (npm test does this) to install it');
+}
+
+/** A Redis server of our own, on its own port, that the test may kill. */
+async function startDedicatedRedis(port: number): Promise<ChildProcess> {
+  const child = spawn(redisServerBinary(), ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+  const deadline = Date.now() + 10_000;
+  while ((await pingRedis(`redis://127.0.0.1:${port}`, 500)) !== undefined) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`dedicated redis-server on port ${port} did not start`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return child;
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe('AgentBreaker on RedisBreakerStore', () => {
+  test('two processes sharing one session trip together, exactly as one breaker would', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const a = await BreakerProcess.start({ WORKER_REDIS_URL: url, WORKER_KEY_PREFIX: keyPrefix });
+    const b = await BreakerProcess.start({ WORKER_REDIS_URL: url, WORKER_KEY_PREFIX: keyPrefix });
+    try {
+      const remote = (p: BreakerProcess): Breakerish => ({
+        checkModelCall: (s) => p.call('checkModelCall', s),
+        checkToolCall: (s, c) => p.call('checkToolCall', s, c),
+        observe: (s, e) => p.call('observe', s, e),
+      });
+      // Rounds alternate between the replicas, as behind a load balancer.
+      const shared = await spiral('shared-session', (round) => remote(round % 2 === 0 ? a : b));
+      const alone = new AgentBreaker({ telemetry: false });
+      const reference = await spiral('reference', () => alone);
+
+      assert.deepEqual(shared, reference);
+      assert.equal(shared.at(-1), 'tool:stop:tool_spiral');
+      // The replica that did not stop the session refuses it too: the breaker is OPEN for everyone.
+      const lastRound = shared.filter((entry) => entry.startsWith('model:')).length - 1;
+      const other = lastRound % 2 === 0 ? b : a;
+      const refused = await other.call('checkModelCall', 'shared-session');
+      assert.equal(refused.action, 'stop');
+      assert.equal(refused.reason, 'breaker_open');
+      assert.equal(refused.category, 'tool_spiral');
+      // Escalations were decided on both sides of the load balancer.
+      assert.ok(a.events.some((e) => e.type === 'escalation') || b.events.some((e) => e.type === 'escalation'));
+      const open = await new RedisBreakerStore({ client: raw, keyPrefix }).listOpen();
+      assert.deepEqual(open, ['shared-session']);
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
+  });
+
+  for (const mode of ['fail-open', 'fail-closed'] as const) {
+    test(`Redis dying mid-run: the breaker ${mode === 'fail-open' ? 'lets calls through' : 'refuses calls'} with a warning, and never crashes`, async () => {
+      const port = await freePort();
+      let server = await startDedicatedRedis(port);
+      const worker = await BreakerProcess.start({
+        WORKER_REDIS_URL: `redis://127.0.0.1:${port}`,
+        WORKER_KEY_PREFIX: `${prefix}outage:`,
+        WORKER_ON_STORE_ERROR: mode,
+      });
+      try {
+        const before = await worker.call('checkModelCall', 'outage');
+        assert.equal(before.action, 'allow');
+        assert.equal((await worker.call('observe', 'outage', { kind: 'user', text: 'hello' })).action, 'allow');
+        assert.equal(worker.events.filter((e) => e.type === 'warning').length, 0);
+
+        await kill(server);
+
+        const gate = await worker.call('checkModelCall', 'outage');
+        const check = await worker.call('checkToolCall', 'outage', { tool: 'search', args: { q: 'x' } });
+        const observed = await worker.call('observe', 'outage', { kind: 'tool_call', tool: 'search', args: { q: 'x' }, result: 'r' });
+        for (const decision of [gate, check, observed]) {
+          if (mode === 'fail-open') assert.equal(decision.action, 'allow');
+          else {
+            assert.equal(decision.action, 'stop');
+            assert.equal(decision.reason, 'store_unavailable');
+          }
+        }
+        const warnings = worker.events.filter((e) => e.type === 'warning');
+        assert.equal(warnings.length, 3);
+        assert.match(warnings[0]?.message ?? '', /store .* failed/);
+        assert.ok(worker.alive, 'the breaker process must survive the outage');
+        assert.equal(worker.crash, undefined);
+
+        // The store comes back: judging resumes without a restart.
+        server = await startDedicatedRedis(port);
+        const warningCount = (): number => worker.events.filter((e) => e.type === 'warning').length;
+        let recovered: BreakerDecision | undefined;
+        // The client reconnects in the background; poll until a call is judged without a warning.
+        for (const deadline = Date.now() + 15_000; recovered === undefined && Date.now() < deadline; ) {
+          const warningsBefore = warningCount();
+          const decision = await worker.call('checkModelCall', 'outage');
+          if (warningCount() === warningsBefore) recovered = decision;
+          else await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.ok(recovered, 'the breaker should use the store again once Redis is back');
+        assert.equal(recovered.action, 'allow');
+        assert.equal(worker.crash, undefined);
+      } finally {
+        await worker.stop();
+        await kill(server);
+      }
+    });
+  }
+
+  test('one compare-and-set per observed event and one load per check, without contention', async () => {
+    const client = counting(raw);
+    const breaker = new AgentBreaker({ telemetry: false, store: new RedisBreakerStore({ client, keyPrefix: `${prefix}${randomUUID()}:` }) });
+    await breaker.observe('warm-up', { kind: 'user', text: 'load the scripts' });
+    client.commands.length = 0;
+
+    let observed = 0;
+    let checks = 0;
+    for (let i = 0; i < 25; i++) {
+      checks++;
+      assert.equal((await breaker.checkModelCall('s')).action, 'allow');
+      observed++;
+      await breaker.observe('s', { kind: 'model', promptTokens: 1000 + i, completionTokens: 10, text: `step ${i}` });
+      const call = { tool: 'read_file', args: { path: `src/file-${i}.ts` } };
+      checks++;
+      assert.equal((await breaker.checkToolCall('s', call)).action, 'allow');
+      observed++;
+      await breaker.observe('s', { kind: 'tool_call', ...call, result: `contents of file ${i}` });
+    }
+    assert.equal(client.commands.filter((c) => c === 'EVALSHA').length, observed);
+    assert.equal(client.commands.filter((c) => c === 'HMGET').length, checks);
+    assert.equal(client.commands.length, observed + checks);
+  });
+});

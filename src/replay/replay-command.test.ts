@@ -1,0 +1,233 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import type { BreakerEvent, ProposedToolCall } from '../breaker/breaker-event.ts';
+import { runReplayCommand, type ReplayIo } from './replay-command.ts';
+import type { ReplayableBreaker, ReplayDecision } from './replayable-breaker.ts';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'governor-replay-'));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function writeFile(name: string, content: string): string {
+  const target = path.join(dir, name);
+  fs.writeFileSync(target, content);
+  return target;
+}
+
+class Capture {
+  text = '';
+  readonly isTTY: boolean;
+  constructor(isTTY = false) {
+    this.isTTY = isTTY;
+  }
+  write(chunk: string): boolean {
+    this.text += chunk;
+    return true;
+  }
+}
+
+function io(options: { tty?: boolean } = {}): ReplayIo & { stdout: Capture; stderr: Capture } {
+  return { stdout: new Capture(), stderr: new Capture(options.tty ?? false), cwd: dir };
+}
+
+/** Blocks the third identical call of a tool (a stand-in with a rule simple enough to predict by hand). */
+class ThirdRepeatBlocks implements ReplayableBreaker {
+  readonly #seen = new Map<string, number>();
+  async checkModelCall(): Promise<ReplayDecision> {
+    return { action: 'allow' };
+  }
+  async checkToolCall(_s: string, call: ProposedToolCall): Promise<ReplayDecision> {
+    const key = `${call.tool}:${JSON.stringify(call.args)}`;
+    const n = (this.#seen.get(key) ?? 0) + 1;
+    this.#seen.set(key, n);
+    return n >= 3
+      ? { action: 'block', category: 'tool_spiral', message: `${call.tool} repeated`, evidence: { detail: `${call.tool} called ${n} times` } }
+      : { action: 'allow' };
+  }
+  async observe(_s: string, _e: BreakerEvent): Promise<ReplayDecision> {
+    return { action: 'allow' };
+  }
+}
+
+const looping = {
+  id: 'loop',
+  steps: [
+    { kind: 'user', text: 'find it' },
+    { kind: 'model', prompt_tokens: 10, completion_tokens: 5, text: '' },
+    { kind: 'tool_call', tool: 'search', args: { q: 'x' }, result: 'none' },
+    { kind: 'model', prompt_tokens: 20, completion_tokens: 5, text: '' },
+    { kind: 'tool_call', tool: 'search', args: { q: 'x' }, result: 'none' },
+    { kind: 'model', prompt_tokens: 30, completion_tokens: 5, text: '' },
+    { kind: 'tool_call', tool: 'search', args: { q: 'x' }, result: 'none' },
+    { kind: 'model', prompt_tokens: 40, completion_tokens: 5, text: 'giving up' },
+  ],
+};
+const productive = {
+  id: 'fine',
+  steps: [
+    { kind: 'model', prompt_tokens: null, completion_tokens: null, text: '' },
+    { kind: 'tool_call', tool: 'read', args: 'a.txt', result: 'A' },
+    { kind: 'model', prompt_tokens: null, completion_tokens: null, text: 'done' },
+  ],
+};
+
+const corpus = writeFile(
+  'corpus.jsonl',
+  [JSON.stringify(looping), '{not json', JSON.stringify(productive), JSON.stringify({ id: 'x', steps: [{ kind: 'dream' }] })].join('\n') + '\n',
+);
+
+const stub = { createBreaker: () => new ThirdRepeatBlocks() };
+
+describe('governor replay', () => {
+  test('--json prints one object per trajectory in input order; malformed lines go to stderr; exit 0', async () => {
+    const out = io();
+    const code = await runReplayCommand(['corpus.jsonl', '--json'], out, stub);
+    assert.equal(code, 0);
+    const lines = out.stdout.text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(lines, [
+      {
+        id: 'loop',
+        tripped: true,
+        category: 'tool_spiral',
+        step: 6,
+        reason: 'search called 3 times',
+        steps_total: 8,
+        tokens_total: 120,
+        tokens_after_trip: 45,
+      },
+      { id: 'fine', tripped: false, steps_total: 3, tokens_total: 0, tokens_after_trip: 0 },
+    ]);
+    assert.match(out.stderr.text, /^line 2: invalid JSON/m);
+    assert.match(out.stderr.text, /^line 4: .*unknown step kind "dream"/m);
+  });
+
+  test('without --json prints a table and a summary', async () => {
+    const out = io();
+    const code = await runReplayCommand([corpus], out, stub);
+    assert.equal(code, 0);
+    const text = out.stdout.text;
+    assert.match(text, /^STEPS\s+TRIPPED\s+CATEGORY\s+STEP\s+SAVED\s+ID$/m);
+    assert.match(text, /^8\s+yes\s+tool_spiral\s+6\s+2 steps, 45 tokens\s+loop$/m);
+    assert.match(text, /^3\s+no\s+-\s+-\s+-\s+fine$/m);
+    assert.match(text, /Trajectories: 2 replayed, 1 tripped \(50\.0%\), 2 malformed lines skipped/);
+    assert.match(text, /^ {2}tool_spiral\s+1\s+2 steps saved$/m);
+    assert.match(text, /Tokens that would have been saved: 45 of 120 \(37\.5%\); 1 trajectories had no token counts/);
+  });
+
+  test('says tokens are unknown when the file has no token counts', async () => {
+    const file = writeFile('no-tokens.jsonl', JSON.stringify(productive) + '\n');
+    const out = io();
+    assert.equal(await runReplayCommand([file], out, stub), 0);
+    assert.match(out.stdout.text, /Tokens that would have been saved: unknown/);
+  });
+
+  test('a missing file is a usage error naming the file (exit 2)', async () => {
+    const out = io();
+    const code = await runReplayCommand(['nowhere.jsonl'], out, stub);
+    assert.equal(code, 2);
+    assert.match(out.stderr.text, /cannot read nowhere\.jsonl: no such file/);
+    assert.equal(out.stdout.text, '');
+  });
+
+  test('no file at all, or an unknown flag, is a usage error', async () => {
+    const none = io();
+    assert.equal(await runReplayCommand([], none, stub), 2);
+    assert.match(none.stderr.text, /missing the trajectory file/);
+    const unknown = io();
+    assert.equal(await runReplayCommand([corpus, '--fast'], unknown, stub), 2);
+    assert.match(unknown.stderr.text, /--fast/);
+  });
+
+  test('a --config that is not JSON is a usage error naming the config file', async () => {
+    const config = writeFile('bad-config.json', '{ "toolSpiral": ');
+    const out = io();
+    assert.equal(await runReplayCommand([corpus, '--config', config], out, stub), 2);
+    assert.match(out.stderr.text, /--config .*bad-config\.json is not valid JSON/);
+  });
+
+  test('options the breaker rejects are a usage error with the breaker\'s explanation', async () => {
+    const config = writeFile('rejected.json', '{"window": -1}');
+    const out = io();
+    const code = await runReplayCommand([corpus, '--config', config], out, {
+      createBreaker: (options) => {
+        if (options && options['window'] === -1) throw new Error('Invalid option "window": must be positive');
+        return new ThirdRepeatBlocks();
+      },
+    });
+    assert.equal(code, 2);
+    assert.match(out.stderr.text, /--config .*rejected\.json: Invalid option "window": must be positive/);
+  });
+
+  test('passes the --config options to the breaker', async () => {
+    const config = writeFile('config.json', '{"marker": 7}');
+    const seen: unknown[] = [];
+    const out = io();
+    await runReplayCommand([corpus, '--json', `--config=${config}`], out, {
+      createBreaker: (options) => {
+        seen.push(options);
+        return new ThirdRepeatBlocks();
+      },
+    });
+    assert.ok(seen.length >= 2);
+    assert.ok(seen.every((o) => JSON.stringify(o) === '{"marker":7}'));
+  });
+
+  test('prints progress lines on a terminal only', async () => {
+    const lines = Array.from({ length: 5 }, (_, i) => JSON.stringify({ ...productive, id: `p${i}` })).join('\n');
+    const file = writeFile('five.jsonl', lines + '\n');
+    const tty = io({ tty: true });
+    await runReplayCommand([file, '--json'], tty, { ...stub, progressEvery: 2 });
+    assert.equal((tty.stderr.text.match(/trajectories replayed/g) ?? []).length, 2);
+    const pipe = io();
+    await runReplayCommand([file, '--json'], pipe, { ...stub, progressEvery: 2 });
+    assert.equal(pipe.stderr.text, '');
+  });
+
+  test('--html writes a self-contained report with SVG charts', async () => {
+    const out = io();
+    const code = await runReplayCommand([corpus, '--json', '--html', 'report.html'], out, stub);
+    assert.equal(code, 0);
+    const html = fs.readFileSync(path.join(dir, 'report.html'), 'utf8');
+    assert.match(html, /^<!doctype html>/);
+    assert.equal((html.match(/<svg /g) ?? []).length, 3);
+    assert.match(html, /Trips by category/);
+    assert.match(html, /Steps saved by category/);
+    assert.match(html, /search called 3 times/);
+    // Nothing fetched from elsewhere: no scripts, stylesheets, images or links out.
+    assert.doesNotMatch(html, /<script|<link|<img|src=|href=|url\(/i);
+  });
+
+  test('the real breaker with its defaults replays a file', async () => {
+    const out = io();
+    const code = await runReplayCommand([corpus, '--json'], out);
+    assert.equal(code, 0);
+    const lines = out.stdout.text.trim().split('\n').map((l) => JSON.parse(l) as { id: string; steps_total: number });
+    assert.deepEqual(lines.map((l) => [l.id, l.steps_total]), [['loop', 8], ['fine', 3]]);
+  });
+});
+
+test('stops quietly with exit 0 when the reader of the output goes away (EPIPE)', async () => {
+  const { EventEmitter } = await import('node:events');
+  class ClosingPipe extends EventEmitter {
+    writes = 0;
+    write(_chunk: string): boolean {
+      this.writes++;
+      if (this.writes === 1) {
+        const error = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+        queueMicrotask(() => this.emit('error', error));
+      }
+      return true;
+    }
+  }
+  const lines = Array.from({ length: 50 }, (_, i) => JSON.stringify({ ...productive, id: `p${i}` })).join('\n');
+  const file = writeFile('fifty.jsonl', lines + '\n');
+  const stdout = new ClosingPipe();
+  const stderr = new Capture();
+  const code = await runReplayCommand([file, '--json'], { stdout, stderr, cwd: dir }, stub);
+  assert.equal(code, 0);
+  assert.ok(stdout.writes < 50, `expected the replay to stop writing, it wrote ${stdout.writes} lines`);
+  assert.equal(stderr.text, '');
+  assert.equal(stdout.listenerCount('error'), 0);
+});

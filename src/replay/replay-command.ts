@@ -1,0 +1,294 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { AgentBreaker } from '../breaker/agent-breaker.ts';
+import { renderHtmlReport } from './html-report.ts';
+import { isMalformedLine, readTrajectories } from './read-trajectories.ts';
+import { replayTrajectory } from './replay.ts';
+import { formatSummary, ReplaySummaryBuilder } from './replay-summary.ts';
+import { formatTableHeader, formatTableRow } from './replay-table.ts';
+import type { ReplayableBreaker } from './replayable-breaker.ts';
+
+/** A text sink such as `process.stdout`. */
+export interface ReplayOutputStream {
+  write(chunk: string): boolean;
+  /** When present, used to respect back-pressure on huge outputs. */
+  once?(event: 'drain' | 'error', listener: () => void): unknown;
+  /** When present, used to notice a closed pipe (e.g. output piped into `head`). */
+  on?(event: 'error', listener: (error: Error) => void): unknown;
+  off?(event: 'error', listener: (error: Error) => void): unknown;
+  /** Progress lines are printed only to a terminal. */
+  readonly isTTY?: boolean;
+}
+
+/** Where `governor replay` reads and writes. */
+export interface ReplayIo {
+  readonly stdout: ReplayOutputStream;
+  readonly stderr: ReplayOutputStream;
+  /** Directory relative paths are resolved against. @default process.cwd() */
+  readonly cwd?: string;
+}
+
+/** Seams for tests and for embedding the command. */
+export interface ReplayCommandDependencies {
+  /**
+   * Builds the breaker one trajectory is replayed through, from the parsed
+   * `--config` options (or `undefined`). Called once up front to validate the
+   * options, then once per trajectory so every trajectory starts fresh.
+   * @default options => new AgentBreaker(options)
+   */
+  readonly createBreaker?: (options: Record<string, unknown> | undefined) => ReplayableBreaker;
+  /** Trajectories between progress lines on a terminal. @default 1000 */
+  readonly progressEvery?: number;
+}
+
+export const REPLAY_USAGE = `Usage: governor replay FILE.jsonl [--json] [--config FILE] [--html FILE]
+
+Replays recorded agent trajectories (JSON Lines) through the AgentBreaker and
+shows where it would have intervened and what that would have saved.
+
+  --json          one JSON object per trajectory, one per line, in input order
+  --config FILE   JSON file with the breaker options (default: built-in defaults)
+  --html FILE     also write a self-contained HTML report with charts
+  -h, --help      show this help
+
+Exit codes: 0 file replayed (malformed lines are reported on stderr and
+skipped), 1 unexpected failure, 2 usage error.`;
+
+class UsageError extends Error {}
+
+interface ParsedArgs {
+  file: string;
+  json: boolean;
+  config?: string;
+  html?: string;
+  help: boolean;
+}
+
+function parse(argv: readonly string[]): ParsedArgs {
+  let values: { json?: boolean; config?: string; html?: string; help?: boolean };
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        json: { type: 'boolean' },
+        config: { type: 'string' },
+        html: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.help) return { file: '', json: false, help: true };
+  if (positionals.length === 0) throw new UsageError('missing the trajectory file (FILE.jsonl)');
+  if (positionals.length > 1) throw new UsageError(`expected one trajectory file, got ${positionals.length}: ${positionals.join(' ')}`);
+  return {
+    file: positionals[0] as string,
+    json: values.json ?? false,
+    help: false,
+    ...(values.config !== undefined ? { config: values.config } : {}),
+    ...(values.html !== undefined ? { html: values.html } : {}),
+  };
+}
+
+async function loadConfig(file: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read --config ${file}: ${describeFsError(error)}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--config ${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new UsageError(`--config ${file} must contain a JSON object of breaker options`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function describeFsError(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES') return 'permission denied';
+  if (code === 'EISDIR') return 'is a directory';
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The reader of our output went away (EPIPE) or the output failed otherwise. */
+class OutputClosedError extends Error {
+  readonly code: string | undefined;
+  constructor(cause: Error) {
+    super(cause.message, { cause });
+    this.code = (cause as { code?: string }).code;
+  }
+}
+
+/** Writes with back-pressure, and turns an output stream's error into an exception at the next write. */
+class Output {
+  readonly #stream: ReplayOutputStream;
+  #failed: Error | undefined;
+  readonly #onError = (error: Error): void => {
+    this.#failed ??= error;
+  };
+
+  constructor(stream: ReplayOutputStream) {
+    this.#stream = stream;
+    stream.on?.('error', this.#onError);
+  }
+
+  get isTTY(): boolean {
+    return this.#stream.isTTY === true;
+  }
+
+  async write(text: string): Promise<void> {
+    if (this.#failed) throw new OutputClosedError(this.#failed);
+    if (!this.#stream.write(text) && this.#stream.once) {
+      await new Promise<void>((resolve) => {
+        this.#stream.once?.('drain', resolve);
+        this.#stream.once?.('error', resolve);
+      });
+    }
+    if (this.#failed) throw new OutputClosedError(this.#failed);
+  }
+
+  /** Like write, for diagnostics: never throws. */
+  async tryWrite(text: string): Promise<void> {
+    await this.write(text).catch(() => {});
+  }
+
+  dispose(): void {
+    this.#stream.off?.('error', this.#onError);
+  }
+}
+
+/**
+ * `governor replay FILE [--json] [--config FILE] [--html FILE]`. `argv` holds
+ * the arguments after `replay`. Resolves to the exit code; never throws.
+ */
+export async function runReplayCommand(
+  argv: readonly string[],
+  io: ReplayIo,
+  dependencies: ReplayCommandDependencies = {},
+): Promise<number> {
+  const cwd = io.cwd ?? process.cwd();
+  const createBreaker =
+    dependencies.createBreaker ??
+    ((options: Record<string, unknown> | undefined) => new AgentBreaker(options as ConstructorParameters<typeof AgentBreaker>[0]));
+  const progressEvery = dependencies.progressEvery ?? 1000;
+  const stdout = new Output(io.stdout);
+  const stderr = new Output(io.stderr);
+  try {
+    return await replayCommand(argv, cwd, stdout, stderr, createBreaker, progressEvery);
+  } catch (error) {
+    // Output piped into a reader that stopped early (`| head`): not a failure of ours.
+    if (error instanceof OutputClosedError) return error.code === 'EPIPE' ? 0 : 1;
+    await stderr.tryWrite(`governor replay: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    stdout.dispose();
+    stderr.dispose();
+  }
+}
+
+async function replayCommand(
+  argv: readonly string[],
+  cwd: string,
+  stdout: Output,
+  stderr: Output,
+  createBreaker: (options: Record<string, unknown> | undefined) => ReplayableBreaker,
+  progressEvery: number,
+): Promise<number> {
+  let args: ParsedArgs;
+  let options: Record<string, unknown> | undefined;
+  try {
+    args = parse(argv);
+    if (args.help) {
+      await stdout.write(`${REPLAY_USAGE}\n`);
+      return 0;
+    }
+    const file = path.resolve(cwd, args.file);
+    let stat;
+    try {
+      stat = await fs.stat(file);
+    } catch (error) {
+      throw new UsageError(`cannot read ${args.file}: ${describeFsError(error)}`);
+    }
+    if (!stat.isFile()) throw new UsageError(`cannot read ${args.file}: not a regular file`);
+    args.file = file;
+    if (args.config !== undefined) {
+      options = await loadConfig(path.resolve(cwd, args.config));
+      // Fail on bad options now, not once per trajectory.
+      try {
+        createBreaker(options);
+      } catch (error) {
+        throw new UsageError(`--config ${args.config}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      await stderr.write(`governor replay: ${error.message}\n\n${REPLAY_USAGE}\n`);
+      return 2;
+    }
+    await stderr.write(`governor replay: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+
+  const summary = new ReplaySummaryBuilder();
+  let breakerFailures = 0;
+  try {
+    if (!args.json) await stdout.write(`${formatTableHeader()}\n`);
+    for await (const record of readTrajectories(args.file)) {
+      if (isMalformedLine(record)) {
+        summary.addMalformed();
+        await stderr.write(`line ${record.lineNumber}: ${record.error}\n`);
+        continue;
+      }
+      let result;
+      try {
+        result = await replayTrajectory(createBreaker(options), record.trajectory, `replay-${record.lineNumber}`);
+      } catch (error) {
+        // A breaker failure is a bug, not bad data: report it, keep going, exit non-zero.
+        breakerFailures++;
+        await stderr.write(
+          `line ${record.lineNumber} (${record.trajectory.id}): breaker failed: ${error instanceof Error ? error.message : String(error)}\n`,
+        );
+        continue;
+      }
+      summary.add(record.lineNumber, result);
+      await stdout.write(args.json ? `${JSON.stringify(result.output)}\n` : `${formatTableRow(result)}\n`);
+      if (stderr.isTTY && summary.trajectories % progressEvery === 0) {
+        await stderr.write(`replay: ${summary.trajectories.toLocaleString('en-US')} trajectories replayed…\n`);
+      }
+    }
+  } catch (error) {
+    if (error instanceof OutputClosedError) throw error;
+    await stderr.write(`governor replay: reading ${args.file} failed: ${describeFsError(error)}\n`);
+    return 1;
+  }
+
+  const built = summary.build();
+  if (!args.json) await stdout.write(`\n${formatSummary(built)}\n`);
+  if (args.html !== undefined) {
+    const target = path.resolve(cwd, args.html);
+    try {
+      await fs.writeFile(target, renderHtmlReport(built, { source: path.basename(args.file) }), 'utf8');
+    } catch (error) {
+      await stderr.write(`governor replay: cannot write --html ${args.html}: ${describeFsError(error)}\n`);
+      return 1;
+    }
+    await stderr.write(`HTML report written to ${args.html}\n`);
+  }
+  if (breakerFailures > 0) {
+    await stderr.write(`governor replay: the breaker failed on ${breakerFailures} trajectories (see above)\n`);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,171 @@
+import type { ReplayResult } from './replay.ts';
+
+/** One tripped trajectory, as the reports list it. */
+export interface TrippedTrajectory {
+  readonly lineNumber: number;
+  readonly id: string;
+  readonly category: string;
+  readonly action: string;
+  readonly step: number;
+  readonly stepsTotal: number;
+  readonly stepsSaved: number;
+  /** `undefined` when the trajectory carries no token counts. */
+  readonly tokensSaved: number | undefined;
+  readonly reason: string;
+}
+
+/** Per-category totals over the tripped trajectories. */
+export interface CategoryTotals {
+  trips: number;
+  stepsSaved: number;
+  tokensSaved: number;
+}
+
+/** The whole-file figures of a replay. */
+export interface ReplaySummary {
+  readonly trajectories: number;
+  readonly tripped: number;
+  readonly malformedLines: number;
+  readonly stepsTotal: number;
+  readonly stepsSaved: number;
+  readonly tokensTotal: number;
+  readonly tokensSaved: number;
+  /** Trajectories with at least one token count. */
+  readonly trajectoriesWithTokens: number;
+  readonly byCategory: ReadonlyMap<string, Readonly<CategoryTotals>>;
+  readonly byAction: ReadonlyMap<string, number>;
+  /** The first `keepTripped` tripped trajectories, in input order. */
+  readonly trippedList: readonly TrippedTrajectory[];
+}
+
+/**
+ * Accumulates replay results in constant memory (apart from the bounded list
+ * of tripped trajectories kept for reports).
+ */
+export class ReplaySummaryBuilder {
+  readonly #keepTripped: number;
+  #trajectories = 0;
+  #tripped = 0;
+  #malformed = 0;
+  #stepsTotal = 0;
+  #stepsSaved = 0;
+  #tokensTotal = 0;
+  #tokensSaved = 0;
+  #withTokens = 0;
+  readonly #byCategory = new Map<string, CategoryTotals>();
+  readonly #byAction = new Map<string, number>();
+  readonly #trippedList: TrippedTrajectory[] = [];
+
+  /** @param keepTripped how many tripped trajectories to keep for listing (default 1000). */
+  constructor(keepTripped = 1000) {
+    this.#keepTripped = keepTripped;
+  }
+
+  get trajectories(): number {
+    return this.#trajectories;
+  }
+
+  get malformedLines(): number {
+    return this.#malformed;
+  }
+
+  addMalformed(): void {
+    this.#malformed++;
+  }
+
+  /** Adds one result; returns the tripped entry for it, if it tripped. */
+  add(lineNumber: number, result: ReplayResult): TrippedTrajectory | undefined {
+    const out = result.output;
+    this.#trajectories++;
+    this.#stepsTotal += out.steps_total;
+    this.#tokensTotal += out.tokens_total;
+    if (result.tokensKnown) this.#withTokens++;
+    if (!out.tripped || out.step === undefined) return undefined;
+
+    this.#tripped++;
+    const stepsSaved = Math.max(0, out.steps_total - out.step);
+    this.#stepsSaved += stepsSaved;
+    this.#tokensSaved += out.tokens_after_trip;
+    const category = out.category ?? 'other';
+    const totals = this.#byCategory.get(category) ?? { trips: 0, stepsSaved: 0, tokensSaved: 0 };
+    totals.trips++;
+    totals.stepsSaved += stepsSaved;
+    totals.tokensSaved += out.tokens_after_trip;
+    this.#byCategory.set(category, totals);
+    const action = result.decision?.action ?? 'stop';
+    this.#byAction.set(action, (this.#byAction.get(action) ?? 0) + 1);
+
+    const entry: TrippedTrajectory = {
+      lineNumber,
+      id: out.id,
+      category,
+      action,
+      step: out.step,
+      stepsTotal: out.steps_total,
+      stepsSaved,
+      tokensSaved: result.tokensKnown ? out.tokens_after_trip : undefined,
+      reason: out.reason ?? '',
+    };
+    if (this.#trippedList.length < this.#keepTripped) this.#trippedList.push(entry);
+    return entry;
+  }
+
+  build(): ReplaySummary {
+    return {
+      trajectories: this.#trajectories,
+      tripped: this.#tripped,
+      malformedLines: this.#malformed,
+      stepsTotal: this.#stepsTotal,
+      stepsSaved: this.#stepsSaved,
+      tokensTotal: this.#tokensTotal,
+      tokensSaved: this.#tokensSaved,
+      trajectoriesWithTokens: this.#withTokens,
+      byCategory: new Map([...this.#byCategory].sort((a, b) => b[1].trips - a[1].trips || a[0].localeCompare(b[0]))),
+      byAction: new Map(this.#byAction),
+      trippedList: [...this.#trippedList],
+    };
+  }
+}
+
+/** `1234567` → `1,234,567`. */
+export function formatCount(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+function percent(part: number, whole: number): string {
+  return whole === 0 ? '0%' : `${((100 * part) / whole).toFixed(1)}%`;
+}
+
+/** The human-readable summary printed after the table. */
+export function formatSummary(summary: ReplaySummary): string {
+  const lines: string[] = [];
+  lines.push(
+    `Trajectories: ${formatCount(summary.trajectories)} replayed, ${formatCount(summary.tripped)} tripped ` +
+      `(${percent(summary.tripped, summary.trajectories)}), ${formatCount(summary.malformedLines)} malformed line` +
+      `${summary.malformedLines === 1 ? '' : 's'} skipped`,
+  );
+  if (summary.byCategory.size > 0) {
+    lines.push('Trips by category:');
+    const width = Math.max(...[...summary.byCategory.keys()].map((k) => k.length));
+    for (const [category, totals] of summary.byCategory) {
+      lines.push(`  ${category.padEnd(width)}  ${String(totals.trips).padStart(6)}   ${formatCount(totals.stepsSaved)} steps saved`);
+    }
+    const actions = [...summary.byAction].map(([a, n]) => `${a} ${n}`).join(', ');
+    lines.push(`First intervention: ${actions}`);
+  }
+  lines.push(
+    `Steps that would not have run: ${formatCount(summary.stepsSaved)} of ${formatCount(summary.stepsTotal)} ` +
+      `(${percent(summary.stepsSaved, summary.stepsTotal)})`,
+  );
+  if (summary.trajectoriesWithTokens === 0) {
+    lines.push('Tokens that would have been saved: unknown (no token counts in the file)');
+  } else {
+    const missing = summary.trajectories - summary.trajectoriesWithTokens;
+    lines.push(
+      `Tokens that would have been saved: ${formatCount(summary.tokensSaved)} of ${formatCount(summary.tokensTotal)} ` +
+        `(${percent(summary.tokensSaved, summary.tokensTotal)})` +
+        (missing > 0 ? `; ${formatCount(missing)} trajectories had no token counts` : ''),
+    );
+  }
+  return lines.join('\n');
+}

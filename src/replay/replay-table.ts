@@ -1,0 +1,41 @@
+import type { ReplayResult } from './replay.ts';
+import { formatCount } from './replay-summary.ts';
+
+const COLUMNS: ReadonlyArray<readonly [string, number]> = [
+  ['STEPS', 6],
+  ['TRIPPED', 7],
+  ['CATEGORY', 15],
+  ['STEP', 5],
+  ['SAVED', 30],
+  ['ID', 0],
+];
+
+/**
+ * Fixed column widths: rows are printed as trajectories stream in, long
+ * before the widest value of the file is known. The id comes last and whole:
+ * ids of one file often differ only somewhere in the middle.
+ */
+export function formatTableHeader(): string {
+  return COLUMNS.map(([name, width]) => name.padEnd(width)).join('  ').trimEnd();
+}
+
+/** One table row for one replayed trajectory. */
+export function formatTableRow(result: ReplayResult): string {
+  const out = result.output;
+  const tripped = out.tripped && out.step !== undefined;
+  let saved = '-';
+  if (tripped) {
+    const steps = Math.max(0, out.steps_total - (out.step ?? 0));
+    const tokens = result.tokensKnown ? `${formatCount(out.tokens_after_trip)} tokens` : 'tokens unknown';
+    saved = `${steps} step${steps === 1 ? '' : 's'}, ${tokens}`;
+  }
+  const cells = [
+    String(out.steps_total),
+    tripped ? 'yes' : 'no',
+    tripped ? (out.category ?? 'other') : '-',
+    tripped ? String(out.step) : '-',
+    saved,
+    out.id,
+  ];
+  return cells.map((cell, i) => cell.padEnd(COLUMNS[i]?.[1] ?? 0)).join('  ').trimEnd();
+}
