@@ -8,7 +8,7 @@ export type { ChatClientRequest, GovernedTool, GovernedToolSet, ModelOptions, Re
 export type { ChatClientResponse, ChatResponse, ChatStreamEvent, FinishReason, ToolCallRequest, ToolCallIntervention } from './chat/chat-response.ts';
 export { EntityParseError, OUTPUT_SCHEMA, type OutputSchema } from './chat/entity.ts';
 export { ModelCallTerminal } from './chat/model-call.ts';
-export { OBSERVATION_SINKS, reportObservation, type ObservationSink } from './chat/observation.ts';
+export { CONTINUATION_TURN, OBSERVATION_SINKS, reportObservation, type ObservationSink } from './chat/observation.ts';
 export { TOOL_CALL_LISTENERS, type ToolCallInfo, type ToolCallListener } from './chat/tool-call-listener.ts';
 
 // Models and usage
@@ -44,3 +44,11 @@ export * from './memory/index.ts';
 // Harness
 export * from './harness/index.ts';
 export { AgentLoop, type AgentLoopOptions, type AgentLoopResult, type AgentLoopStatus, type AgentLoopEvent } from './harness/agent-loop.ts';
+
+// Agent breaker
+export * from './breaker/index.ts';
+export { breakerForAiSdk, type AiSdkBreaker, type AiSdkBreakerOptions, type ObservingBreaker } from './breaker/ai-sdk-adapter.ts';
+export { MiniAgent, type MiniAgentOptions } from './harness/mini-agent.ts';
+
+// Replay of recorded trajectories
+export * from './replay/index.ts';

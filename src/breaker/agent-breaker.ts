@@ -55,6 +55,13 @@ export interface BreakerHealth {
 
 const CACHE_LIMIT = 10_000;
 
+/** A session as this process last read or wrote it. */
+interface CachedSession {
+  readonly stored: StoredSession;
+  /** When it was read or written (breaker clock). */
+  readonly at: number;
+}
+
 /**
  * The agent circuit breaker. Watches each session (conversation) for loops —
  * tool-call spirals, cycles, error loops, token drift, RAG fixation,
@@ -65,9 +72,12 @@ const CACHE_LIMIT = 10_000;
  *
  * State lives in a {@link BreakerStore}; replicas sharing a store share one
  * breaker per session. Each observed event costs one store round trip when no
- * other writer interferes (writes are optimistic compare-and-set, retried on
- * conflict). A store failure never throws to the caller: the breaker fails
- * open or closed as configured and emits a `warning` event.
+ * other writer interferes (writes are optimistic compare-and-set from the
+ * version this process last saw, retried on conflict). Checks read the store
+ * first (one round trip) so that a trip on another replica is seen at once,
+ * unless `checkFreshnessMs` lets them trust a recent read or write. A store
+ * failure never throws to the caller: the breaker fails open or closed as
+ * configured and emits a `warning` event.
  *
  * It is also an {@link Advisor}: placed in a ChatClient's chain just inside
  * the ToolCallAdvisor, it sees and judges every round of the tool loop.
@@ -80,7 +90,7 @@ export class AgentBreaker implements Advisor {
 
   readonly #logic: SessionLogic;
   readonly #ctx: DetectorContext;
-  readonly #cache = new Map<string, StoredSession>();
+  readonly #cache = new Map<string, CachedSession>();
   readonly #queue = new SessionQueue();
   readonly #listeners = new Set<BreakerListener>();
   readonly #telemetry: BreakerTelemetry | undefined;
@@ -155,7 +165,7 @@ export class AgentBreaker implements Advisor {
       this.#lastStoreFailed = false;
     } catch {
       this.#storeFailure(sessionId, 'load');
-      stored = this.#cache.get(sessionId);
+      stored = this.#cache.get(sessionId)?.stored;
     }
     const state = this.#logic.settle(stored?.state ?? initialState(now), now).state;
     const { tokens, costUsd, phase } = state.budget;
@@ -199,7 +209,7 @@ export class AgentBreaker implements Advisor {
         this.#storeFailure('*', 'listOpen');
       }
     }
-    return [...this.#cache].filter(([, s]) => s.state.status === 'OPEN').map(([id]) => id).sort();
+    return [...this.#cache].filter(([, c]) => c.stored.state.status === 'OPEN').map(([id]) => id).sort();
   }
 
   /** Health check: open breakers, and whether the store is answering. */
@@ -230,22 +240,23 @@ export class AgentBreaker implements Advisor {
   /**
    * Runs one judgement against the session's stored state and writes the
    * result with compare-and-set. Checks (`fresh`) read the store first, since
-   * another replica may have tripped the session; observations write straight
-   * from the cached version and only re-read on a conflict.
+   * another replica may have tripped the session (unless this process saw the
+   * state within `checkFreshnessMs`); observations write straight from the
+   * version last seen and only re-read on a conflict.
    */
   #run(sessionId: string, fresh: boolean, judge: (state: BreakerSessionState, now: number) => Outcome): Promise<BreakerDecision> {
     return this.#queue.run(sessionId, async () => {
       const store = this.options.store;
-      let stored: StoredSession | undefined;
-      if (fresh) {
+      const cached = this.#cache.get(sessionId);
+      let stored = cached?.stored;
+      const current = cached !== undefined && this.options.now() - cached.at < this.options.checkFreshnessMs;
+      if (fresh && !current) {
         try {
           stored = await store.load(sessionId);
         } catch {
           return this.#storeFailure(sessionId, 'load');
         }
         this.#remember(sessionId, stored);
-      } else {
-        stored = this.#cache.get(sessionId);
       }
       for (let attempt = 0; ; attempt++) {
         const now = this.options.now();
@@ -277,7 +288,7 @@ export class AgentBreaker implements Advisor {
   #remember(sessionId: string, stored: StoredSession | undefined): void {
     this.#cache.delete(sessionId);
     if (stored === undefined) return;
-    this.#cache.set(sessionId, stored);
+    this.#cache.set(sessionId, { stored, at: this.options.now() });
     if (this.#cache.size > CACHE_LIMIT) {
       const oldest = this.#cache.keys().next().value;
       if (oldest !== undefined) this.#cache.delete(oldest);

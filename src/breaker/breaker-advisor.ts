@@ -5,8 +5,6 @@ import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent, ToolCallRequest } from '../chat/chat-response.ts';
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
 
-/** Context param marking a turn the harness added (a continuation), which is not new information from a user. */
-export const CONTINUATION_TURN = 'governor.continuationTurn';
 
 /** What the advisor needs from the breaker engine. */
 export interface BreakerEngine {
@@ -34,19 +32,16 @@ function resultText(output: unknown): { text: string | null; error: boolean } {
 
 /**
  * Turns the messages that arrived since the breaker last looked into events:
- * tool results of the previous round, or a new user turn at the start of a call.
+ * the tool results of the previous round.
  */
 function newEvents(request: ChatClientRequest): BreakerEvent[] {
   const { context, messages } = request;
   const seen = context.get(OBSERVED) as number | undefined;
   context.set(OBSERVED, messages.length);
   const events: BreakerEvent[] = [];
-  if (seen === undefined) {
-    // First round of a call: earlier history was observed by earlier calls of the session.
-    const last = messages.at(-1);
-    if (last?.role === 'user' && context.get(CONTINUATION_TURN) !== true) events.push({ kind: 'user', text: textOf(last) });
-    return events;
-  }
+  // First round of a call: earlier history was observed by earlier calls of the
+  // session, and the ChatClient itself reported the user's turn before any advisor ran.
+  if (seen === undefined) return events;
   const blocked = (context.get(BLOCKED) as Set<string> | undefined) ?? new Set<string>();
   const calls = new Map<string, ToolCallPart>();
   for (const message of messages.slice(0, seen)) {
@@ -69,10 +64,6 @@ function newEvents(request: ChatClientRequest): BreakerEvent[] {
   return events;
 }
 
-function textOf(message: ModelMessage): string {
-  if (typeof message.content === 'string') return message.content;
-  return message.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
-}
 
 /**
  * Judges one finished model round: records it, then judges each tool call it

@@ -234,6 +234,17 @@ export interface AgentBreakerOptions {
   /** Optimistic-concurrency retries when another writer changed the session meanwhile. @default 8 */
   readonly maxStoreRetries?: number;
   /**
+   * How long (ms) a session state this process has just read or written
+   * counts as current for checks (`checkModelCall`, `checkToolCall`). With 0
+   * every check reads the store, so a trip on another replica is seen by the
+   * very next check. With a shared remote store, a value such as 1000 makes
+   * checks free (a tool loop then costs one round trip per observed event);
+   * another replica's trip is then seen within that time, or at once by the
+   * next observation, whose write conflicts and re-reads.
+   * @default 0
+   */
+  readonly checkFreshnessMs?: number;
+  /**
    * Tools that only read: their results are information but cannot change
    * the outcome of another call, so they do not clear error-loop evidence. A
    * tool is read-only when its snake_cased name equals an entry or starts with
@@ -275,6 +286,7 @@ export interface ResolvedAgentBreakerOptions {
   readonly cooldownMs: number;
   readonly onStoreError: 'fail-open' | 'fail-closed';
   readonly maxStoreRetries: number;
+  readonly checkFreshnessMs: number;
   readonly readOnlyTools: readonly string[];
   readonly identityKeys: readonly string[];
   readonly telemetry: boolean;
@@ -317,7 +329,7 @@ function overrides<T>(
 /** Validates options and fills in defaults; throws InvalidOptionError naming the first bad option. */
 export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): ResolvedAgentBreakerOptions {
   const top = new OptionReader(options, '', [
-    'store', 'now', 'cooldownMs', 'onStoreError', 'maxStoreRetries', 'readOnlyTools', 'identityKeys', 'telemetry',
+    'store', 'now', 'cooldownMs', 'onStoreError', 'maxStoreRetries', 'checkFreshnessMs', 'readOnlyTools', 'identityKeys', 'telemetry',
     'toolSpiral', 'errorLoop', 'cycle', 'tokenDrift', 'ragFixation', 'delegation', 'textRepetition', 'budget',
   ]);
   const store = top.raw('store');
@@ -350,6 +362,7 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
     cooldownMs: top.number('cooldownMs', 60_000, { min: 0, integer: true }),
     onStoreError: top.oneOf('onStoreError', 'fail-open', ['fail-open', 'fail-closed'] as const),
     maxStoreRetries: top.number('maxStoreRetries', 8, { min: 0, max: 100, integer: true }),
+    checkFreshnessMs: top.number('checkFreshnessMs', 0, { min: 0, integer: true }),
     readOnlyTools: top.strings('readOnlyTools', DEFAULT_READ_ONLY_TOOLS),
     identityKeys: [...DEFAULT_IDENTITY_KEYS, ...top.strings('identityKeys', [])],
     telemetry: top.bool('telemetry', true),

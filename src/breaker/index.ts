@@ -70,5 +70,5 @@ export {
 } from './breaker-state.ts';
 export type { BreakerStore, StoredSession } from './breaker-store.ts';
 export { InMemoryBreakerStore, type InMemoryBreakerStoreOptions } from './in-memory-breaker-store.ts';
-export { CONTINUATION_TURN, type BreakerEngine } from './breaker-advisor.ts';
+export type { BreakerEngine } from './breaker-advisor.ts';
 export * from './similarity/index.ts';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { ManualClock } from './test-support/breaker-driver.ts';
 import {
   AgentBreaker,
   BreakerUnavailableError,
@@ -79,6 +80,34 @@ describe('shared store', () => {
     const before = store.loads + store.writes;
     for (let i = 0; i < 10; i++) await b.observe('s', { kind: 'tool_call', tool: 'read', args: { path: `f${i}` }, result: `content ${i}` });
     assert.equal(store.loads + store.writes - before, 10);
+  });
+
+  test('checkFreshnessMs makes checks free: a tool loop costs one round trip per observed event', async () => {
+    const store = new FlakyStore();
+    const clock = new ManualClock();
+    const b = new AgentBreaker({ store, now: clock.now, checkFreshnessMs: 1_000 });
+    await b.observe('s', { kind: 'user', text: 'hi' });
+    const before = store.loads + store.writes;
+    for (let i = 0; i < 5; i++) {
+      await b.checkModelCall('s');
+      await b.observe('s', { kind: 'model', promptTokens: 100, completionTokens: 5, text: '' });
+      await b.checkToolCall('s', { tool: 'read', args: { path: `f${i}` } });
+      await b.observe('s', { kind: 'tool_call', tool: 'read', args: { path: `f${i}` }, result: `content ${i}` });
+    }
+    assert.equal(store.loads + store.writes - before, 10);
+  });
+
+  test('with checkFreshnessMs, another replica\'s trip is seen by the next observation at once, and by checks after the window', async () => {
+    const store = new InMemoryBreakerStore();
+    const clock = new ManualClock();
+    const a = new AgentBreaker({ store, now: clock.now, checkFreshnessMs: 1_000 });
+    const b = new AgentBreaker({ store, now: clock.now, checkFreshnessMs: 1_000 });
+    await a.observe('s', { kind: 'user', text: 'hi' });
+    for (let i = 0; i < 6; i++) await run(b, 's');
+    assert.equal((await b.snapshot('s')).state, 'OPEN');
+    assert.equal((await a.observe('s', { kind: 'model', promptTokens: 1, completionTokens: 1, text: '' })).action, 'stop');
+    clock.advance(1_000);
+    assert.equal((await a.checkModelCall('s')).action, 'stop');
   });
 
   test('fail-open: a store outage lets calls through and warns, never throws', async () => {

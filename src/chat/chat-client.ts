@@ -10,7 +10,8 @@ import type { ChatClientRequest, GovernedToolSet, ModelOptions } from './chat-cl
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent } from './chat-response.ts';
 import { jsonInstruction, OUTPUT_SCHEMA, parseEntity, toOutputSchema, type OutputSchema } from './entity.ts';
 import { ModelCallTerminal } from './model-call.ts';
-import { OBSERVATION_SINKS, type ObservationSink } from './observation.ts';
+import { conversationIdOf } from './advisor-context.ts';
+import { CONTINUATION_TURN, OBSERVATION_SINKS, reportObservation, type ObservationSink } from './observation.ts';
 
 /** Collects advisors and advisor params for one request: `.advisors(a => a.param(KEY, value))`. */
 export class AdvisorSpec {
@@ -249,17 +250,20 @@ export class ChatClientRequestSpec {
 
   /** Runs the request to completion when one of the returned spec's methods is awaited. */
   call(): CallResponseSpec {
-    return new CallResponseSpec((extra) => {
+    return new CallResponseSpec(async (extra) => {
       const { request, chain } = this.#prepare(extra);
+      await reportUserTurn(request);
       return chain.nextCall(request);
     });
   }
 
   /** Runs the request streaming when the returned spec is iterated. */
   stream(): StreamResponseSpec {
-    return new StreamResponseSpec(() => {
-      const { request, chain } = this.#prepare(new Map());
-      return chain.nextStream(request);
+    const prepare = (): { request: ChatClientRequest; chain: DefaultAdvisorChain } => this.#prepare(new Map());
+    return new StreamResponseSpec(async function* () {
+      const { request, chain } = prepare();
+      await reportUserTurn(request);
+      yield* chain.nextStream(request);
     });
   }
 
@@ -347,4 +351,16 @@ export class StreamResponseSpec {
       if (event.type === 'text-delta') yield event.text;
     }
   }
+}
+
+/**
+ * A user's turn is new information for the breaker (it resets the evidence for
+ * re-checks). It is reported before any advisor runs, so that what advisors
+ * observe during the turn (a retrieval, say) counts after it, not before.
+ */
+async function reportUserTurn(request: ChatClientRequest): Promise<void> {
+  const last = request.messages.at(-1);
+  if (last?.role !== 'user' || request.context.get(CONTINUATION_TURN) === true) return;
+  const text = typeof last.content === 'string' ? last.content : last.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
+  await reportObservation(request.context, conversationIdOf(request.context), { kind: 'user', text });
 }

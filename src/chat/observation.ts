@@ -35,3 +35,9 @@ export async function reportObservation(
     }),
   );
 }
+
+/**
+ * Advisor param marking a turn that the harness added (a continuation), not a
+ * user: it is not new information, so it does not reset the breaker's evidence.
+ */
+export const CONTINUATION_TURN = 'governor.continuationTurn';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { tool } from 'ai';
 import { z } from 'zod';
-import { ChatClient, ToolCallAdvisor } from '../index.ts';
+import { AgentBreaker, AgentBreakerError, ChatClient, ToolCallAdvisor } from '../index.ts';
 import { mockModel, type MockTurn } from '../test-support/mock-model.ts';
 import { AgentLoop, type AgentLoopEvent } from './agent-loop.ts';
 
@@ -86,6 +86,18 @@ describe('AgentLoop', () => {
     const result = await new AgentLoop({ client: c, abortSignal: controller.signal }).run('x');
     assert.equal(result.status, 'aborted');
     assert.equal(model.doGenerateCalls.length, 1);
+  });
+
+  test('stuck: a breaker stop ends the run with status stuck and the typed error', async () => {
+    let executions = 0;
+    const status = tool({ inputSchema: z.object({ job: z.string() }), execute: async () => { executions += 1; return 'job 7: FAILED (exit 1)'; } });
+    const model = mockModel(Array.from({ length: 30 }, () => ({ toolCalls: [{ name: 'status', input: { job: '7' } }] })));
+    const c = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker()).defaultTools({ status }).build();
+    const result = await new AgentLoop({ client: c, maxInvocations: 30 }).run('x');
+    assert.equal(result.status, 'stuck');
+    assert.ok(result.error instanceof AgentBreakerError);
+    assert.ok(result.invocations < 30, `stopped after ${result.invocations} model calls`);
+    assert.ok(executions < result.invocations, 'the repeated call was blocked at least once instead of running');
   });
 
   test('error: a model failure ends the run with status error and the reason', async () => {

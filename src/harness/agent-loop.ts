@@ -7,6 +7,7 @@ import { CONVERSATION_ID } from '../chat/advisor-context.ts';
 import type { ChatClient } from '../chat/chat-client.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse } from '../chat/chat-response.ts';
+import { CONTINUATION_TURN } from '../chat/observation.ts';
 import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-listener.ts';
 import { AgentBreakerError } from '../breaker/breaker-errors.ts';
 import { estimateCost, findPrice, mergePrices, projectCallCost, type PriceTable } from './pricing.ts';
@@ -239,7 +240,13 @@ export class AgentLoop {
         const response = await o.client
           .prompt()
           .messages(...messages)
-          .advisors(guard, (a) => a.param(CONVERSATION_ID, conversationId).param(TOOL_CALL_LISTENERS, [counter, ...(o.listeners ?? [])]))
+          .advisors(guard, (a) =>
+            a
+              .param(CONVERSATION_ID, conversationId)
+              .param(TOOL_CALL_LISTENERS, [counter, ...(o.listeners ?? [])])
+              // A continuation is the harness talking, not new information: the breaker keeps its evidence.
+              .param(CONTINUATION_TURN, turns > 1),
+          )
           .abortSignal(signal)
           .call()
           .chatResponse();
