@@ -27,6 +27,14 @@ export interface AiSdkBreaker {
   model(model: unknown): LanguageModelV4;
   /** The tools wrapped so that each call is judged before it runs and its result recorded after. */
   tools<T extends ToolSet>(tools: T): T;
+  /**
+   * A stop condition for `stopWhen` that rethrows the breaker's stop. The AI SDK
+   * turns an error thrown by a tool into a tool-error result, so a stop decided
+   * on a tool call in the last allowed step would otherwise go unnoticed.
+   */
+  readonly stopWhen: () => boolean;
+  /** The stop that ended the session, if any. */
+  readonly stopped: Error | undefined;
 }
 
 function textOfContent(content: ReadonlyArray<{ type: string; text?: string }>): string {
@@ -38,7 +46,8 @@ function textOfContent(content: ReadonlyArray<{ type: string; text?: string }>):
  *
  * ```ts
  * const governed = breakerForAiSdk(breaker, { sessionId: 'c-42' });
- * await generateText({ model: governed.model(openai('gpt-4o')), tools: governed.tools({ search }), stopWhen: isStepCount(20), prompt });
+ * await generateText({ model: governed.model(openai('gpt-4o')), tools: governed.tools({ search }),
+ *   stopWhen: [isStepCount(20), governed.stopWhen], prompt });
  * ```
  *
  * The middleware sees every step's model call (a stop throws the typed
@@ -48,8 +57,17 @@ function textOfContent(content: ReadonlyArray<{ type: string; text?: string }>):
  */
 export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreakerOptions): AiSdkBreaker {
   const { sessionId } = options;
+  // The first stop's error, with its category and numbers, is the one the caller gets,
+  // whichever layer notices it (tool wrapper, middleware, stop condition).
+  let stopped: Error | undefined;
   const stopIf = (decision: BreakerDecision): void => {
-    if (decision.action === 'stop') throw breakerErrorFor(decision, sessionId);
+    if (decision.action === 'stop') {
+      stopped ??= breakerErrorFor(decision, sessionId);
+      throw stopped;
+    }
+  };
+  const rethrowStop = (): void => {
+    if (stopped) throw stopped;
   };
   const record = async (text: string, usage: ReturnType<typeof fromProviderUsage>): Promise<void> => {
     stopIf(await breaker.observe(sessionId, { kind: 'model', promptTokens: usage.inputTokens ?? null, completionTokens: usage.outputTokens ?? null, text }));
@@ -58,12 +76,14 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
   const middleware: LanguageModelV4Middleware = {
     specificationVersion: 'v4',
     wrapGenerate: async ({ doGenerate }) => {
+      rethrowStop();
       stopIf(await breaker.checkModelCall(sessionId));
       const result = await doGenerate();
       await record(textOfContent(result.content), fromProviderUsage(result.usage));
       return result;
     },
     wrapStream: async ({ doStream }) => {
+      rethrowStop();
       stopIf(await breaker.checkModelCall(sessionId));
       const result = await doStream();
       let text = '';
@@ -122,5 +142,12 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
     middleware,
     model: (model: unknown) => wrapLanguageModel({ model: resolveModel(model), middleware }),
     tools,
+    stopWhen: () => {
+      rethrowStop();
+      return false;
+    },
+    get stopped() {
+      return stopped;
+    },
   };
 }

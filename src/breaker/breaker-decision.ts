@@ -42,6 +42,15 @@ export type BreakerDecisionReason = 'detection' | 'breaker_open' | 'store_unavai
 export interface BreakerEvidence {
   /** One-line human-readable summary of what was seen. */
   readonly detail: string;
+  /**
+   * Which pattern of the category was seen: `identical_calls`,
+   * `near_identical_calls` (tool_spiral); `same_error`, `outage` (error_loop);
+   * `cycle`; `growth` (token_drift); `same_documents` (rag_fixation);
+   * `reask`, `same_answer` (delegation_loop); `across_replies`,
+   * `within_reply` (text_repetition); `wrap_up`, `tools_blocked`,
+   * `exhausted` (budget).
+   */
+  readonly pattern?: string;
   /** Tool whose calls repeat. */
   readonly tool?: string;
   /** Sub-agent being re-asked. */

@@ -27,7 +27,7 @@ function steerText(category: BreakerCategory, e: BreakerEvidence): string {
     case 'rag_fixation':
       return `Your last ${e.repeats ?? 3} searches were nearly the same and returned the same documents. The knowledge base does not seem to hold more on this. Answer from what you found, say what is missing, search for something materially different, or ask the user.`;
     case 'delegation_loop':
-      return e.repeats === 2
+      return e.pattern === 'same_answer'
         ? `Sub-agent "${e.agent ?? tool}" gave the same answer to the same task again. Asking it once more will not help: use its answer, give it a materially different task, or do the step yourself.`
         : `You have given sub-agent "${e.agent ?? tool}" a similar task ${e.repeats ?? 'several'} times. Asking again will not change its answer: use what it returned, change the task materially, or do the step yourself.`;
     case 'text_repetition':

@@ -62,7 +62,7 @@ export class SessionLogic {
       return this.#done(step);
     }
     if (this.ctx.options.budget.enabled && budget.phase === 1) {
-      const evidence = budgetEvidence(budget, this.ctx, 'the session budget is spent; this is the wrap-up round');
+      const evidence = budgetEvidence(budget, this.ctx, 'wrap_up', 'the session budget is spent; this is the wrap-up round');
       return this.#done(step, { action: 'steer', category: 'budget', reason: 'detection', message: breakerMessage('budget', 'steer', evidence), evidence });
     }
     return this.#done(step, step.state.status === 'HALF_OPEN' ? { action: 'allow', probe: true } : ALLOW);
@@ -72,7 +72,7 @@ export class SessionLogic {
     const step = this.settle(state, now);
     if (step.state.status === 'OPEN') return this.#done(step, this.#openDecision(step.state));
     if (this.ctx.options.budget.enabled && step.state.budget.phase > 0) {
-      const evidence = budgetEvidence(step.state.budget, this.ctx, 'the session budget is spent; tool calls are no longer executed');
+      const evidence = budgetEvidence(step.state.budget, this.ctx, 'tools_blocked', 'the session budget is spent; tool calls are no longer executed');
       const decision: BreakerDecision = { action: 'block', category: 'budget', reason: 'detection', message: breakerMessage('budget', 'block', evidence), evidence };
       step.events.push({ type: 'escalation', category: 'budget', action: 'block', message: decision.message, evidence });
       return this.#done(step, decision);

@@ -1,3 +1,4 @@
+import type { BreakerEvidence } from '../breaker-decision.ts';
 import type { ModelEvent } from '../breaker-event.ts';
 import type { BudgetState } from '../breaker-state.ts';
 import type { Detection, DetectorContext } from './detection.ts';
@@ -7,10 +8,11 @@ function overBudget(budget: BudgetState, ctx: DetectorContext): boolean {
   return budget.tokens >= maxTokens || (maxCostUsd !== undefined && budget.costUsd >= maxCostUsd);
 }
 
-export function budgetEvidence(budget: BudgetState, ctx: DetectorContext, detail: string) {
+export function budgetEvidence(budget: BudgetState, ctx: DetectorContext, pattern: 'wrap_up' | 'tools_blocked' | 'exhausted', detail: string): BreakerEvidence {
   const { maxTokens, maxCostUsd } = ctx.options.budget;
   return {
     detail,
+    pattern,
     tokens: budget.tokens,
     maxTokens,
     ...(budget.costUsd > 0 ? { costUsd: Math.round(budget.costUsd * 1e6) / 1e6 } : {}),
@@ -48,13 +50,13 @@ export function advanceBudget(
       category: 'budget',
       key: `budget:crossed:${seq}`,
       action: 'steer',
-      evidence: budgetEvidence(counted, ctx, 'the session budget is spent; one wrap-up round is left'),
+      evidence: budgetEvidence(counted, ctx, 'wrap_up', 'the session budget is spent; one wrap-up round is left'),
     },
   };
 }
 
 export function stopDetection(budget: BudgetState, ctx: DetectorContext, seq: number, detail: string): Detection {
-  return { category: 'budget', key: `budget:stop:${seq}`, action: 'stop', evidence: budgetEvidence(budget, ctx, detail) };
+  return { category: 'budget', key: `budget:stop:${seq}`, action: 'stop', evidence: budgetEvidence(budget, ctx, 'exhausted', detail) };
 }
 
 function finite(n: number | null | undefined): number {

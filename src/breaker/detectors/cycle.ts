@@ -48,6 +48,7 @@ export function detectCycle(state: BreakerSessionState, proposal: ToolProposal, 
       key: `cycle:${period}:${steps[0]!.s}:${proposal.fp.h}`,
       evidence: {
         detail: `the sequence ${sequence.join(' → ')} has repeated ${repeats - 1} times with unchanged results and is starting again`,
+        pattern: 'cycle',
         tool: proposal.tool,
         period,
         sequence,

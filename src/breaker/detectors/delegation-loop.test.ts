@@ -12,6 +12,7 @@ describe('delegation loop', () => {
     }
     assert.deepEqual(out.map((x) => x.decision.action), ['allow', 'allow', 'steer']);
     assert.equal(out[2]!.check.category, 'delegation_loop');
+    assert.equal(out[2]!.check.evidence?.pattern, 'reask');
   });
 
   test('a re-ask answered the same is caught on the second answer', async () => {
@@ -21,7 +22,8 @@ describe('delegation loop', () => {
     const second = await d.delegation('researcher', 'find the 2024 revenue of ACME corp, look harder', `${answer} Sorry.`);
     assert.equal(first.action, 'allow');
     assert.equal(second.action, 'steer');
-    assert.equal(second.evidence?.repeats, 2);
+    assert.equal(second.evidence?.pattern, 'same_answer');
+    assert.match(second.message ?? '', /same answer/);
   });
 
   test('different tasks to one sub-agent are not a loop', async () => {

@@ -1,8 +1,8 @@
 import { clip, LIMITS, pushBounded, type BreakerSessionState, type DelegationRecord } from '../breaker-state.ts';
 import { canonicalJson } from '../similarity/args-fingerprint.ts';
 import { hash53 } from '../similarity/hash.ts';
-import { sketchJaccard, sketchTokens } from '../similarity/token-sketch.ts';
-import { tokenize } from '../similarity/tokenize.ts';
+import { sketchHashes, sketchJaccard } from '../similarity/token-sketch.ts';
+import { tokenHashes } from '../similarity/tokenize.ts';
 import { round2, type Detection, type DetectorContext } from './detection.ts';
 
 const MIN_ANSWER_TOKENS = 5;
@@ -32,7 +32,7 @@ export function detectReask(state: BreakerSessionState, agentName: string, input
   const agent = clip(agentName, LIMITS.name);
   const s = settings(agent, ctx);
   if (!s.enabled) return null;
-  const task = sketchTokens(tokenize(taskText(input)));
+  const task = sketchHashes(tokenHashes(taskText(input)));
   let asked = 0;
   let last = 0;
   let minSimilarity = 1;
@@ -51,6 +51,7 @@ export function detectReask(state: BreakerSessionState, agentName: string, input
     key: `delegation_loop:ask:${agent}:${last}:${calls}`,
     evidence: {
       detail: `sub-agent ${agent} would be asked a similar task for the ${ordinal(calls)} time since the last user turn`,
+      pattern: 'reask',
       agent,
       tool: agent,
       repeats: calls,
@@ -74,16 +75,16 @@ export function judgeDelegation(
   ctx: DetectorContext,
 ): { delegations: readonly DelegationRecord[]; novel: number | null; detection: Detection | null } {
   const agent = clip(agentName, LIMITS.name);
-  const answerTokens = tokenize(output ?? '');
+  const answerTokens = tokenHashes(output ?? '');
   const record: DelegationRecord = {
     s: seq,
     g: agent,
-    i: sketchTokens(tokenize(taskText(input))),
-    o: sketchTokens(answerTokens),
+    i: sketchHashes(tokenHashes(taskText(input))),
+    o: sketchHashes(answerTokens),
     n: answerTokens.length,
   };
   const delegations = pushBounded(state.delegations, record, LIMITS.delegations);
-  const answerHash = output ? hash53(answerTokens.join(' ')) || 1 : 0;
+  const answerHash = output ? hash53(answerTokens.join(',')) || 1 : 0;
   const novel = answerHash !== 0 && !state.seen.includes(answerHash) ? answerHash : null;
   const s = settings(agent, ctx);
   if (!s.enabled || record.n < MIN_ANSWER_TOKENS) return { delegations, novel, detection: null };
@@ -102,6 +103,7 @@ export function judgeDelegation(
         key: `delegation_loop:answer:${agent}:${seq}`,
         evidence: {
           detail: `sub-agent ${agent} was re-asked a similar task and answered the same (similarity ${round2(similarity)})`,
+          pattern: 'same_answer',
           agent,
           tool: agent,
           repeats: 2,

@@ -50,6 +50,7 @@ export function detectErrorLoop(state: BreakerSessionState, proposal: ToolPropos
     key: `error_loop:${proposal.tool}:${proposal.fp.h}:${chain.at(-1)!.s}:${repeats}`,
     evidence: {
       detail: `${proposal.tool} failed ${chain.length} times in a row with the same ${transient ? 'transient ' : ''}error and is being tried again with ${minSimilarity === 1 ? 'the same' : 'near-identical'} arguments`,
+      pattern: transient ? 'outage' : 'same_error',
       tool: proposal.tool,
       repeats,
       threshold: maxRepeats,

@@ -44,6 +44,7 @@ export function judgeRetrieval(
       key: `rag_fixation:${seq}`,
       evidence: {
         detail: `${length} retrieval queries in a row were near-identical (similarity ≥ ${round2(minSimilarity)}) and returned the same documents`,
+        pattern: 'same_documents',
         repeats: length,
         threshold: consecutive,
         similarity: round2(minSimilarity),

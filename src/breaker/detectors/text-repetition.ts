@@ -1,8 +1,8 @@
+import type { BreakerEvidence } from '../breaker-decision.ts';
 import { LIMITS, pushBounded, type BreakerSessionState, type TextRecord } from '../breaker-state.ts';
 import { splitSentences, stripStructuredMarkdown } from '../similarity/prose.ts';
-import { hash32 } from '../similarity/hash.ts';
 import { sketchHashes, sketchJaccard } from '../similarity/token-sketch.ts';
-import { tokenize } from '../similarity/tokenize.ts';
+import { tokenHashes, tokenize } from '../similarity/tokenize.ts';
 import { round2, type Detection, type DetectorContext } from './detection.ts';
 
 const SENTENCE_MIN_TOKENS = 4;
@@ -30,10 +30,9 @@ export function judgeText(
   const { enabled, repeats, similarity: threshold, minTokens, withinText } = ctx.options.textRepetition;
   if (!enabled || text.length === 0) return { texts: state.texts, detection: null };
   const prose = stripStructuredMarkdown(text.length > 32_768 ? text.slice(0, 32_768) : text);
-  const tokens = tokenize(prose);
-  if (tokens.length < minTokens) return { texts: state.texts, detection: null };
+  const hashes = tokenHashes(prose);
+  if (hashes.length < minTokens) return { texts: state.texts, detection: null };
 
-  const hashes = tokens.map(hash32);
   const record: TextRecord = { s: seq, k: sketchHashes(hashes) };
   const texts = pushBounded(state.texts, record, LIMITS.texts);
 
@@ -60,6 +59,7 @@ export function judgeText(
       category: 'text_repetition',
       key: `text_repetition:across:${seq}`,
       evidence: {
+        pattern: 'across_replies',
         detail: `the last ${repeats} replies are near-identical (similarity ≥ ${round2(minSimilarity)}) with nothing new learned in between`,
         repeats,
         threshold: repeats,
@@ -80,7 +80,7 @@ function lastOtherEvent(state: BreakerSessionState): number {
   );
 }
 
-function repetitionWithin(prose: string, hashes: readonly number[]) {
+function repetitionWithin(prose: string, hashes: readonly number[]): BreakerEvidence | null {
   if (hashes.length < SENTENCE_MIN_TOKENS * SENTENCE_MAX_REPEATS) return null;
   // A sentence said three times repeats all its 4-grams three times: only then look at sentences.
   if (maxGramRepeats(hashes, SENTENCE_MIN_TOKENS) >= SENTENCE_MAX_REPEATS) {
@@ -94,6 +94,7 @@ function repetitionWithin(prose: string, hashes: readonly number[]) {
     const distinct = grams.size / total;
     if (distinct < NGRAM_MIN_DISTINCT) {
       return {
+        pattern: 'within_reply',
         detail: `the reply keeps repeating itself: only ${Math.round(distinct * 100)}% of its ${NGRAM}-word sequences are distinct`,
         similarity: round2(1 - distinct),
         threshold: NGRAM_MIN_DISTINCT,
@@ -121,7 +122,7 @@ function maxGramRepeats(hashes: readonly number[], n: number): number {
   return max;
 }
 
-function repeatedSentence(prose: string) {
+function repeatedSentence(prose: string): BreakerEvidence | null {
   const counts = new Map<string, number>();
   for (const sentence of splitSentences(prose)) {
     const key = sentence.toLowerCase().replace(/[^\p{L}\p{N}\p{M}]+/gu, ' ').trim();
@@ -130,6 +131,7 @@ function repeatedSentence(prose: string) {
     counts.set(key, n);
     if (n >= SENTENCE_MAX_REPEATS) {
       return {
+        pattern: 'within_reply',
         detail: `one sentence of the reply is repeated ${n} times: "${key.slice(0, 80)}"`,
         repeats: n,
         threshold: SENTENCE_MAX_REPEATS,

@@ -32,6 +32,7 @@ export function advanceTokenDrift(
       key: `token_drift:${seq}`,
       evidence: {
         detail: `prompt tokens grew ${next.steps} rounds in a row by at least ${growthFactor}× (${shown.join(' → ')})`,
+        pattern: 'growth',
         promptTokens: shown,
         growth,
         repeats: next.steps,

@@ -54,6 +54,7 @@ export function detectToolSpiral(state: BreakerSessionState, proposal: ToolPropo
     key: `tool_spiral:${proposal.tool}:${proposal.fp.h}:${chain.at(-1)!.s}:${repeats}`,
     evidence: {
       detail: `${proposal.tool} called ${repeats} times with ${exact ? 'identical' : 'near-identical'} arguments; the last ${chain.length} results were the same`,
+      pattern: exact ? 'identical_calls' : 'near_identical_calls',
       tool: proposal.tool,
       repeats,
       threshold: maxRepeats,

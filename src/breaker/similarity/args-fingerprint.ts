@@ -1,7 +1,7 @@
 import { hash32, hash53 } from './hash.ts';
 import { IdentityKeyMatcher } from './identity-keys.ts';
-import { normalizeText, tokenize } from './tokenize.ts';
-import { DEFAULT_SKETCH_SIZE, sketchJaccard, sketchTokens, type TokenSketch } from './token-sketch.ts';
+import { normalizeText, scanText, tokenHashes } from './tokenize.ts';
+import { DEFAULT_SKETCH_SIZE, sketchHashes, sketchJaccard, type TokenSketch } from './token-sketch.ts';
 
 /**
  * How one argument field is compared:
@@ -72,21 +72,26 @@ export class ArgsFingerprinter {
     flatten(parsed, '', '', 0, leaves, this.maxFields * 4);
     const fields: FieldPrint[] = [];
     const overflow: string[] = [];
+    // The exact-arguments hash is built from every leaf's path and content hash:
+    // large values are read once, for their tokens and their hash together.
+    const exact: string[] = [];
     let textFields = 0;
     for (const [path, key, value] of leaves) {
-      const field = fields.length < this.maxFields - 1 ? this.field(path, key, value) : null;
+      const [field, content] = this.field(path, key, value);
+      exact.push(`${path}\u0001${content}`);
       // Beyond the field cap, or past a few free-text fields (the bulky ones), fold into one text field.
-      if (field === null || (field[1] === 't' && ++textFields > MAX_TEXT_FIELDS)) {
+      if (fields.length >= this.maxFields - 1 || (field[1] === 't' && ++textFields > MAX_TEXT_FIELDS)) {
         overflow.push(String(value));
         continue;
       }
       fields.push(field);
     }
     if (overflow.length > 0) {
-      fields.push([OVERFLOW, 't', sketchTokens(tokenize(overflow.join(' ')), this.sketchSize)]);
+      fields.push([OVERFLOW, 't', sketchHashes(tokenHashes(overflow.join(' ')), this.sketchSize)]);
     }
     fields.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    return { h: hash53(canonicalJson(parsed, this.maxChars)), f: fields };
+    exact.sort();
+    return { h: hash53(exact.join('\u0002')), f: fields };
   }
 
   private parse(args: unknown): unknown {
@@ -102,21 +107,29 @@ export class ArgsFingerprinter {
     return args.length > this.maxChars ? args.slice(0, this.maxChars) : args;
   }
 
-  private field(path: string, key: string, value: unknown): FieldPrint {
+  /** The field's print, and a hash of its exact content. */
+  private field(path: string, key: string, value: unknown): [FieldPrint, number] {
     const p = path.length > MAX_PATH ? path.slice(0, MAX_PATH) : path;
-    if (key !== '' && this.identity.matches(key)) return [p, 'i', hash32(scalarText(value))];
-    if (typeof value === 'string' && (value.length > MAX_SCALAR_CHARS || /\s/.test(value.trim()))) {
-      return [p, 't', sketchTokens(tokenize(value), this.sketchSize)];
+    if (typeof value === 'string' && value.length > this.maxChars) value = value.slice(0, this.maxChars);
+    if (key !== '' && this.identity.matches(key)) {
+      const h = hash32(scalarText(value));
+      return [[p, 'i', h], h];
     }
-    return [p, 'v', hash32(scalarText(value))];
+    if (typeof value === 'string' && (value.length > MAX_SCALAR_CHARS || /\s/.test(value.trim()))) {
+      const scanned = scanText(value);
+      return [[p, 't', sketchHashes(scanned.tokens, this.sketchSize)], scanned.content];
+    }
+    const h = hash32(scalarText(value));
+    return [[p, 'v', h], typeof value === 'string' ? h : hash32(`${typeof value}:${scalarText(value)}`)];
   }
 
   private fingerprintText(text: string): ArgsFingerprint {
     const fields: FieldPrint[] = [];
     const ids = commandIdentity(text);
     if (ids !== '') fields.push([FREE_TEXT_ID, 'i', hash32(ids)]);
-    fields.push([FREE_TEXT, 't', sketchTokens(tokenize(text), this.sketchSize)]);
-    return { h: hash53(text.trim().replace(/\s+/g, ' ')), f: fields };
+    const scanned = scanText(text.trim());
+    fields.push([FREE_TEXT, 't', sketchHashes(scanned.tokens, this.sketchSize)]);
+    return { h: scanned.content, f: fields };
   }
 }
 

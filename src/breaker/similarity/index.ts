@@ -1,9 +1,10 @@
 export { hash32, hash53 } from './hash.ts';
-export { normalizeText, tokenize } from './tokenize.ts';
+export { normalizeText, tokenHashes, tokenize } from './tokenize.ts';
 export {
   DEFAULT_SKETCH_SIZE,
   containment,
   jaccard,
+  sketchHashes,
   sketchJaccard,
   sketchText,
   sketchTokens,

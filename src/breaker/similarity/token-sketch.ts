@@ -1,5 +1,5 @@
 import { hash32 } from './hash.ts';
-import { tokenize } from './tokenize.ts';
+import { tokenHashes, tokenize } from './tokenize.ts';
 
 /**
  * A bounded summary of a token set: the `k` smallest distinct token hashes,
@@ -14,28 +14,34 @@ export const DEFAULT_SKETCH_SIZE = 32;
 
 /** Sketch of the distinct tokens of `text`. */
 export function sketchText(text: string, k = DEFAULT_SKETCH_SIZE): TokenSketch {
-  return sketchTokens(tokenize(text), k);
+  return sketchHashes(tokenHashes(text), k);
 }
 
 /** Sketch of already tokenised text. */
 export function sketchTokens(tokens: readonly string[], k = DEFAULT_SKETCH_SIZE): TokenSketch {
-  const hashes = new Set<number>();
-  for (const token of tokens) hashes.add(hash32(token));
-  return bottomK(hashes, k);
+  return sketchHashes(tokens.map(hash32), k);
 }
 
-/** Sketch of tokens already hashed with {@link hash32}. */
+/**
+ * Sketch of tokens already hashed with {@link hash32}. Keeps a sorted array
+ * of at most `k` hashes: once it is full, almost every further hash is
+ * rejected by one comparison, so the cost is linear in the tokens.
+ */
 export function sketchHashes(hashes: readonly number[], k = DEFAULT_SKETCH_SIZE): TokenSketch {
-  return bottomK(new Set(hashes), k);
-}
-
-function bottomK(hashes: Set<number>, k: number): TokenSketch {
-  // A typed array sorts numerically without a comparator callback: much faster.
-  const sorted = new Float64Array(hashes.size);
-  let i = 0;
-  for (const h of hashes) sorted[i++] = h;
-  sorted.sort();
-  return Array.from(sorted.length > k ? sorted.subarray(0, k) : sorted);
+  const kept: number[] = [];
+  for (let i = 0; i < hashes.length; i++) {
+    const h = hashes[i]!;
+    if (kept.length === k && h >= kept[k - 1]!) continue;
+    // Insertion point from the end: new entries are rare once the sketch fills.
+    let pos = kept.length;
+    while (pos > 0 && kept[pos - 1]! > h) pos--;
+    if (pos > 0 && kept[pos - 1] === h) continue;
+    if (kept.length === k) kept.pop();
+    kept.push(h);
+    for (let m = kept.length - 1; m > pos; m--) kept[m] = kept[m - 1]!;
+    kept[pos] = h;
+  }
+  return kept;
 }
 
 /**

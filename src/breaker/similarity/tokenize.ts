@@ -9,6 +9,8 @@
  * "word" or into nothing.
  */
 
+import { hash32, hash53 } from './hash.ts';
+
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 const NON_ASCII = /[^\x00-\x7f]/;
 const NO_SPACE_SCRIPT =
@@ -21,6 +23,56 @@ const MARK = /\p{M}/u;
  */
 export function normalizeText(text: string): string {
   return NON_ASCII.test(text) ? text.normalize('NFKC').toLowerCase() : text.toLowerCase();
+}
+
+/**
+ * The {@link hash32} of each token of {@link tokenize}, computed without
+ * building the token strings for ASCII text (the common case for arguments
+ * and code), which makes fingerprinting large inputs several times cheaper.
+ */
+export function tokenHashes(text: string, limit = 4096): number[] {
+  return scanText(text, limit).tokens;
+}
+
+/** Token hashes of a text and a 53-bit hash of its whole content, in one pass. */
+export interface ScannedText {
+  readonly tokens: number[];
+  /** Hash of the exact text (every character, not only the tokens). */
+  readonly content: number;
+}
+
+/**
+ * One pass over `text` giving its token hashes (as {@link tokenHashes}) and a
+ * hash of its exact content, so large arguments are read once, not three
+ * times (stringify, hash, tokenise).
+ */
+export function scanText(text: string, limit = 4096): ScannedText {
+  if (NON_ASCII.test(text)) return { tokens: tokenize(text, limit).map(hash32), content: hash53(text) };
+  const tokens: number[] = [];
+  let h = 0x811c9dc5;
+  let inWord = false;
+  let a = 0x9e3779b9 ^ text.length;
+  let b = 0x85ebca6b;
+  for (let i = 0; i < text.length; i++) {
+    let c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 2654435761);
+    b = Math.imul(b ^ c, 1597334677);
+    const upper = c >= 65 && c <= 90;
+    if (upper || (c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+      if (upper) c += 32;
+      h ^= c;
+      h = Math.imul(h, 0x01000193);
+      inWord = true;
+    } else if (inWord) {
+      if (tokens.length < limit) tokens.push(h >>> 0);
+      h = 0x811c9dc5;
+      inWord = false;
+    }
+  }
+  if (inWord && tokens.length < limit) tokens.push(h >>> 0);
+  a = Math.imul(a ^ (a >>> 16), 2246822507) ^ Math.imul(b ^ (b >>> 13), 3266489909);
+  b = Math.imul(b ^ (b >>> 16), 2246822507) ^ Math.imul(a ^ (a >>> 13), 3266489909);
+  return { tokens, content: 4294967296 * (2097151 & b) + (a >>> 0) };
 }
 
 /**

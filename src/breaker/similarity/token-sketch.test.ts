@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { jaccard, sketchHashes, sketchJaccard, sketchText, tokenHashes, tokenize, hash32 } from './index.ts';
+
+describe('token sketches', () => {
+  test('a sketch keeps the k smallest distinct hashes, ascending', () => {
+    const hashes = [50, 10, 40, 10, 30, 20, 60, 5];
+    assert.deepEqual(sketchHashes(hashes, 4), [5, 10, 20, 30]);
+    assert.deepEqual(sketchHashes(hashes, 32), [5, 10, 20, 30, 40, 50, 60]);
+  });
+
+  test('below the sketch size, similarity is the exact Jaccard of the token sets', () => {
+    const a = 'the quick brown fox jumps over the lazy dog';
+    const b = 'the quick brown cat jumps over the lazy dog';
+    assert.equal(sketchJaccard(sketchText(a), sketchText(b)), jaccard(tokenize(a), tokenize(b)));
+  });
+
+  test('above it, the estimate stays close to the exact value', () => {
+    const words = Array.from({ length: 400 }, (_, i) => `w${i}`);
+    const a = words.join(' ');
+    const b = words.slice(0, 300).concat(Array.from({ length: 100 }, (_, i) => `x${i}`)).join(' ');
+    const exact = jaccard(tokenize(a), tokenize(b));
+    const estimate = sketchJaccard(sketchText(a), sketchText(b));
+    assert.ok(Math.abs(estimate - exact) < 0.2, `estimate ${estimate} vs exact ${exact}`);
+  });
+
+  test('token hashes equal the hashes of the tokens, in ASCII and in other scripts', () => {
+    for (const text of ['Open FILE.py at line 120, then GOTO 300', 'Öffne die Datei 東京の天気 привет']) {
+      assert.deepEqual(tokenHashes(text), tokenize(text).map(hash32));
+    }
+  });
+});

@@ -1,0 +1,233 @@
+/**
+ * The AgentBreaker on plain AI SDK loops (`generateText`, `streamText`,
+ * `ToolLoopAgent`) through `breakerForAiSdk`, with the real
+ * `@ai-sdk/openai-compatible` provider over real HTTP against the scripted
+ * stand-in model. What the model received is read from the recorded requests.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { generateText, isStepCount, streamText, tool, ToolLoopAgent } from 'ai';
+import { z } from 'zod';
+import { AgentBreaker, AgentBreakerError, breakerForAiSdk, type BreakerEventRecord } from '../index.ts';
+import { ScriptedModelServer, scriptedModel, type RecordedRequest, type ScriptFunction } from '../testing/index.ts';
+
+const SESSION = 'build-watch-7';
+const PROMPT = 'Is build b-17 done?';
+
+/** A model that asks for the same status check, with the same arguments, every turn. */
+function spiralServer(): Promise<ScriptedModelServer> {
+  return new ScriptedModelServer({
+    script: [{ toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] }],
+    onExhausted: 'repeat-last',
+  }).start();
+}
+
+/** A breaker with its escalations and state changes recorded, and tools that count their executions. */
+function governedSession(statuses: (run: number) => string) {
+  const breaker = new AgentBreaker({ telemetry: false });
+  const events: BreakerEventRecord[] = [];
+  breaker.on((event) => events.push(event));
+  const governed = breakerForAiSdk(breaker, { sessionId: SESSION });
+  const executions: string[] = [];
+  const tools = governed.tools({
+    check_build: tool({
+      description: 'Status of a CI build',
+      inputSchema: z.object({ buildId: z.string() }),
+      execute: async ({ buildId }) => {
+        const status = statuses(executions.length);
+        executions.push(buildId);
+        return `build ${buildId}: ${status}`;
+      },
+    }),
+  });
+  return { breaker, events, governed, executions, tools };
+}
+
+/** The tool result at the end of a recorded request: what the model got back for its last call. */
+function lastToolResult(request: RecordedRequest | undefined): string {
+  assert.ok(request, 'the request reached the stand-in model');
+  const last = request.body.messages.at(-1);
+  assert.equal(last?.role, 'tool', 'the request ends with a tool result');
+  return String(last.content);
+}
+
+function escalations(events: readonly BreakerEventRecord[]): string[] {
+  return events.flatMap((e) => (e.type === 'escalation' ? [`${e.category}:${e.action}`] : []));
+}
+
+/**
+ * What every spiral scenario must show on the wire: four runs of the same
+ * status check answered identically; the fourth answer steered, the fifth call
+ * blocked (never run), the sixth stopped — and no model request after the stop.
+ */
+async function assertSpiralStopped(server: ScriptedModelServer, session: ReturnType<typeof governedSession>, error: unknown): Promise<void> {
+  assert.ok(error instanceof AgentBreakerError, `expected an AgentBreakerError, got ${String(error)}`);
+  assert.equal(error.category, 'tool_spiral');
+  assert.equal(error.sessionId, SESSION);
+
+  assert.deepEqual(session.executions, ['b-17', 'b-17', 'b-17', 'b-17'], 'the blocked and the stopped call did not run');
+  assert.equal(server.requests.length, 6, 'no model request is sent once the breaker has stopped the session');
+  for (const i of [1, 2, 3]) {
+    assert.equal(lastToolResult(server.requests[i]), 'build b-17: running', `request #${i + 1} carries the plain result`);
+  }
+  const steered = lastToolResult(server.requests[4]);
+  assert.match(steered, /^build b-17: running\n\n\[AgentBreaker\] /, 'the 4th call ran and its result carries the steering');
+  assert.match(steered, /"check_build" 4 times/);
+  const blocked = lastToolResult(server.requests[5]);
+  assert.match(blocked, /^\[AgentBreaker\] This call was NOT executed\./);
+  assert.doesNotMatch(blocked, /build b-17: running/, 'a blocked call has no real result');
+
+  assert.deepEqual(escalations(session.events), ['tool_spiral:steer', 'tool_spiral:block', 'tool_spiral:stop']);
+  const snapshot = await session.breaker.snapshot(SESSION);
+  assert.equal(snapshot.state, 'OPEN');
+  assert.equal(snapshot.openCategory, 'tool_spiral');
+}
+
+describe('breakerForAiSdk on generateText', () => {
+  test('a tool-call spiral is steered, then blocked, then generateText rejects with the typed error', async () => {
+    await using server = await spiralServer();
+    const session = governedSession(() => 'running');
+    const error = await generateText({
+      model: session.governed.model(scriptedModel(server)),
+      tools: session.tools,
+      stopWhen: isStepCount(20),
+      prompt: PROMPT,
+    }).then(
+      () => assert.fail('the breaker must end the run'),
+      (e: unknown) => e,
+    );
+
+    await assertSpiralStopped(server, session, error);
+  });
+
+  test('polling the same call while its result changes is left alone', async () => {
+    const statuses = ['queued', 'running 10%', 'running 35%', 'running 60%', 'running 85%', 'running 99%', 'succeeded'];
+    // Calls the same check with the same arguments until the build reports success.
+    const script: ScriptFunction = (request) => {
+      const last = request.body.messages.at(-1);
+      return last?.role === 'tool' && String(last.content).endsWith('succeeded')
+        ? { text: 'Build b-17 succeeded.' }
+        : { toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] };
+    };
+    await using server = await new ScriptedModelServer({ script }).start();
+    const session = governedSession((run) => statuses[run] ?? 'unknown');
+    const result = await generateText({
+      model: session.governed.model(scriptedModel(server)),
+      tools: session.tools,
+      stopWhen: isStepCount(20),
+      prompt: PROMPT,
+    });
+
+    assert.equal(result.text, 'Build b-17 succeeded.');
+    assert.equal(session.executions.length, statuses.length, 'every poll ran');
+    assert.equal(server.requests.length, statuses.length + 1);
+    for (const request of server.requests) {
+      assert.doesNotMatch(JSON.stringify(request.body), /AgentBreaker/, 'the model never hears from the breaker');
+    }
+    assert.deepEqual(escalations(session.events), []);
+    const snapshot = await session.breaker.snapshot(SESSION);
+    assert.equal(snapshot.state, 'CLOSED');
+    assert.equal(snapshot.counters.toolCalls, statuses.length);
+    assert.equal(snapshot.counters.modelCalls, statuses.length + 1, 'the middleware recorded every model round');
+  });
+
+  // The AI SDK turns an error thrown by a tool into a tool-error result, so a stop
+  // decided on a tool call in the last allowed step surfaces through governed.stopWhen.
+  test('a stop in the last step stopWhen allows still rejects generateText', async () => {
+    await using server = await spiralServer();
+    const session = governedSession(() => 'running');
+    const outcome = await generateText({
+      model: session.governed.model(scriptedModel(server)),
+      tools: session.tools,
+      stopWhen: [isStepCount(6), session.governed.stopWhen],
+      prompt: PROMPT,
+    }).then(
+      (result) => result,
+      (e: unknown) => e,
+    );
+
+    assert.deepEqual(escalations(session.events), ['tool_spiral:steer', 'tool_spiral:block', 'tool_spiral:stop'], 'the breaker did stop the run');
+    assert.ok(outcome instanceof AgentBreakerError, 'the stop reaches the caller as a typed error');
+    assert.equal(outcome.category, 'tool_spiral');
+  });
+});
+
+describe('breakerForAiSdk on streamText', () => {
+  test('a tool-call spiral is steered, then blocked, then the stream fails with the typed error', async () => {
+    await using server = await spiralServer();
+    const session = governedSession(() => 'running');
+    const reported: unknown[] = [];
+    const result = streamText({
+      model: session.governed.model(scriptedModel(server)),
+      tools: session.tools,
+      stopWhen: isStepCount(20),
+      prompt: PROMPT,
+      onError: ({ error }) => {
+        reported.push(error);
+      },
+    });
+    const streamed: unknown[] = [];
+    let text = '';
+    for await (const part of result.fullStream) {
+      if (part.type === 'error') streamed.push(part.error);
+      if (part.type === 'text-delta') text += part.text;
+    }
+
+    assert.equal(streamed.length, 1, 'the stream carries one error part');
+    assert.equal(reported[0], streamed[0], 'onError hears the same error');
+    assert.equal(text, '');
+    await assertSpiralStopped(server, session, streamed[0]);
+  });
+
+  test('paging through results with the same tool is left alone', async () => {
+    const pages = 6;
+    await using server = await new ScriptedModelServer({
+      script: (_request, index) =>
+        index < pages
+          ? { toolCalls: [{ name: 'list_orders', arguments: { customer: 'c-9', page: index + 1 } }] }
+          : { text: `Customer c-9 has ${pages * 2} orders.` },
+    }).start();
+    const breaker = new AgentBreaker({ telemetry: false });
+    const events: BreakerEventRecord[] = [];
+    breaker.on((event) => events.push(event));
+    const governed = breakerForAiSdk(breaker, { sessionId: SESSION });
+    const pagesRead: number[] = [];
+    const tools = governed.tools({
+      list_orders: tool({
+        inputSchema: z.object({ customer: z.string(), page: z.number().int() }),
+        execute: async ({ customer, page }) => {
+          pagesRead.push(page);
+          return { customer, page, orders: [`o-${page * 2 - 1}`, `o-${page * 2}`], more: page < pages };
+        },
+      }),
+    });
+    const result = streamText({ model: governed.model(scriptedModel(server)), tools, stopWhen: isStepCount(20), prompt: 'How many orders has c-9?' });
+
+    assert.equal(await result.text, 'Customer c-9 has 12 orders.');
+    assert.deepEqual(pagesRead, [1, 2, 3, 4, 5, 6]);
+    assert.equal(server.requests.length, pages + 1);
+    assert.ok(server.requests.every((r) => r.body.stream === true), 'streamText streams every step');
+    for (const request of server.requests) {
+      assert.doesNotMatch(JSON.stringify(request.body), /AgentBreaker/);
+    }
+    assert.deepEqual(escalations(events), []);
+    const snapshot = await breaker.snapshot(SESSION);
+    assert.equal(snapshot.state, 'CLOSED');
+    assert.equal(snapshot.counters.modelCalls, pages + 1, 'the streaming middleware recorded every round');
+  });
+});
+
+describe('breakerForAiSdk on ToolLoopAgent', () => {
+  test('the governed model and tools stop a spiralling agent with the typed error', async () => {
+    await using server = await spiralServer();
+    const session = governedSession(() => 'running');
+    // No stopWhen: the agent's own default step limit is far above where the breaker stops.
+    const agent = new ToolLoopAgent({ model: session.governed.model(scriptedModel(server)), tools: session.tools });
+    const error = await agent.generate({ prompt: PROMPT }).then(
+      () => assert.fail('the breaker must end the run'),
+      (e: unknown) => e,
+    );
+
+    await assertSpiralStopped(server, session, error);
+  });
+});
