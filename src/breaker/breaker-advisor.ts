@@ -34,7 +34,7 @@ function resultText(output: unknown): { text: string | null; error: boolean } {
  * Turns the messages that arrived since the breaker last looked into events:
  * the tool results of the previous round.
  */
-function newEvents(request: ChatClientRequest): BreakerEvent[] {
+function newEvents(request: ChatClientRequest, source: string): BreakerEvent[] {
   const { context, messages } = request;
   const seen = context.get(OBSERVED) as number | undefined;
   context.set(OBSERVED, messages.length);
@@ -58,7 +58,10 @@ function newEvents(request: ChatClientRequest): BreakerEvent[] {
       if (part.type !== 'tool-result' || blocked.has(part.toolCallId)) continue;
       const call = calls.get(part.toolCallId);
       const { text, error } = resultText(part.output);
-      events.push({ kind: 'tool_call', tool: part.toolName, args: call?.input ?? null, result: text, error });
+      // The breaker's own steering note is not part of what the tool returned:
+      // counted as a new result, it would hide the very repetition it points out.
+      const note = text?.indexOf(`\n\n[${source}] `) ?? -1;
+      events.push({ kind: 'tool_call', tool: part.toolName, args: call?.input ?? null, result: note >= 0 ? text!.slice(0, note) : text, error });
     }
   }
   return events;
@@ -135,7 +138,7 @@ export async function* breakerAdviseStream(
 }
 
 async function beforeRound(engine: BreakerEngine, sessionId: string, request: ChatClientRequest, toError: (d: Decision) => Error): Promise<void> {
-  for (const event of newEvents(request)) {
+  for (const event of newEvents(request, engine.name)) {
     const decision = await engine.observe(sessionId, event);
     if (decision.action === 'stop') throw toError(decision);
   }

@@ -240,8 +240,10 @@ export interface AgentBreakerOptions {
    * very next check. With a shared remote store, a value such as 1000 makes
    * checks free (a tool loop then costs one round trip per observed event);
    * another replica's trip is then seen within that time, or at once by the
-   * next observation, whose write conflicts and re-reads.
-   * @default 0
+   * next observation, whose write conflicts and re-reads. The default keeps a
+   * shared store at one round trip per observed event; set 0 when every check
+   * must see other replicas' trips at once.
+   * @default 1000
    */
   readonly checkFreshnessMs?: number;
   /**
@@ -362,7 +364,7 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
     cooldownMs: top.number('cooldownMs', 60_000, { min: 0, integer: true }),
     onStoreError: top.oneOf('onStoreError', 'fail-open', ['fail-open', 'fail-closed'] as const),
     maxStoreRetries: top.number('maxStoreRetries', 8, { min: 0, max: 100, integer: true }),
-    checkFreshnessMs: top.number('checkFreshnessMs', 0, { min: 0, integer: true }),
+    checkFreshnessMs: top.number('checkFreshnessMs', 1_000, { min: 0, integer: true }),
     readOnlyTools: top.strings('readOnlyTools', DEFAULT_READ_ONLY_TOOLS),
     identityKeys: [...DEFAULT_IDENTITY_KEYS, ...top.strings('identityKeys', [])],
     telemetry: top.bool('telemetry', true),

@@ -49,8 +49,8 @@ async function run(b: AgentBreaker, session: string) {
 describe('shared store', () => {
   test('two breakers on one store judge one session together and trip together', async () => {
     const store = new InMemoryBreakerStore();
-    const a = new AgentBreaker({ store });
-    const b = new AgentBreaker({ store });
+    const a = new AgentBreaker({ store, checkFreshnessMs: 0 });
+    const b = new AgentBreaker({ store, checkFreshnessMs: 0 });
     const decisions = [await run(a, 's'), await run(b, 's'), await run(a, 's'), await run(b, 's'), await run(a, 's'), await run(b, 's')];
     assert.deepEqual(decisions, ['allow', 'allow', 'allow', 'steer', 'block', 'stop']);
     // Opened by b: a refuses too.
@@ -60,8 +60,8 @@ describe('shared store', () => {
 
   test('concurrent observations from two processes lose no update', async () => {
     const store = new InMemoryBreakerStore();
-    const a = new AgentBreaker({ store });
-    const b = new AgentBreaker({ store });
+    const a = new AgentBreaker({ store, checkFreshnessMs: 0 });
+    const b = new AgentBreaker({ store, checkFreshnessMs: 0 });
     const work = [];
     for (let i = 0; i < 40; i++) {
       const breaker = i % 2 === 0 ? a : b;
@@ -75,7 +75,7 @@ describe('shared store', () => {
 
   test('an observed event costs one store round trip when nobody else writes', async () => {
     const store = new FlakyStore();
-    const b = new AgentBreaker({ store });
+    const b = new AgentBreaker({ store, checkFreshnessMs: 0 });
     await b.observe('s', { kind: 'user', text: 'hi' });
     const before = store.loads + store.writes;
     for (let i = 0; i < 10; i++) await b.observe('s', { kind: 'tool_call', tool: 'read', args: { path: `f${i}` }, result: `content ${i}` });

@@ -118,7 +118,7 @@ describe('QuestionAnswerAdvisor', () => {
     assert.ok(typeof documents[0]?.score === 'number' && documents[0].score > (documents[1]?.score ?? 1));
   });
 
-  test('every search reaches the observation sinks as a retrieval event of the session', async () => {
+  test('every search reaches the observation sinks as a retrieval event of the session, after the user turn', async () => {
     const { store } = await recordingStore();
     const sink = listeningSink();
     const model = mockModel([{ text: 'one' }, { text: 'two' }]);
@@ -133,7 +133,9 @@ describe('QuestionAnswerAdvisor', () => {
         .content();
     }
     assert.deepEqual(sink.events, [
+      ['session-7', { kind: 'user', text: 'when does the breaker open' }],
       ['session-7', { kind: 'retrieval', query: 'when does the breaker open', results: ['breaker', 'budget'] }],
+      ['session-7', { kind: 'user', text: 'when does the breaker open exactly' }],
       ['session-7', { kind: 'retrieval', query: 'when does the breaker open exactly', results: ['breaker', 'budget'] }],
     ]);
   });

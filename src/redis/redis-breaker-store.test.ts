@@ -309,7 +309,7 @@ describe('AgentBreaker on RedisBreakerStore', () => {
       });
       // Rounds alternate between the replicas, as behind a load balancer.
       const shared = await spiral('shared-session', (round) => remote(round % 2 === 0 ? a : b));
-      const alone = new AgentBreaker({ telemetry: false });
+      const alone = new AgentBreaker({ telemetry: false, checkFreshnessMs: 0 });
       const reference = await spiral('reference', () => alone);
 
       assert.deepEqual(shared, reference);
@@ -387,7 +387,7 @@ describe('AgentBreaker on RedisBreakerStore', () => {
 
   test('one compare-and-set per observed event and one load per check, without contention', async () => {
     const client = counting(raw);
-    const breaker = new AgentBreaker({ telemetry: false, store: new RedisBreakerStore({ client, keyPrefix: `${prefix}${randomUUID()}:` }) });
+    const breaker = new AgentBreaker({ telemetry: false, checkFreshnessMs: 0, store: new RedisBreakerStore({ client, keyPrefix: `${prefix}${randomUUID()}:` }) });
     await breaker.observe('warm-up', { kind: 'user', text: 'load the scripts' });
     client.commands.length = 0;
 

@@ -33,7 +33,7 @@ const onStoreError = process.env['WORKER_ON_STORE_ERROR'] === 'fail-closed' ? 'f
 if (!url || !keyPrefix) throw new Error('WORKER_REDIS_URL and WORKER_KEY_PREFIX are required');
 
 const store = new RedisBreakerStore({ url, keyPrefix, timeoutMs: 1000 });
-const breaker = new AgentBreaker({ store, onStoreError, telemetry: false });
+const breaker = new AgentBreaker({ store, onStoreError, telemetry: false, checkFreshnessMs: 0 });
 breaker.on((event) => send({ event }));
 
 process.on('message', (raw: unknown) => {
