@@ -87,27 +87,53 @@ function benchOptions(store: BreakerStore): ConstructorParameters<typeof AgentBr
   return { telemetry: false, store, budget: { maxTokens: Number.MAX_SAFE_INTEGER } };
 }
 
+/** The step kinds of a session, in the order the figures show them. */
+const KINDS = ['model', 'tool_call', 'retrieval', 'delegation', 'user'] as const satisfies readonly BreakerEvent['kind'][];
+type StepKind = (typeof KINDS)[number];
+
+/** Time and count of the steps of one kind. */
+interface KindTally {
+  steps: number;
+  elapsedNs: bigint;
+}
+
+function emptyTallies(): Record<StepKind, KindTally> {
+  return Object.fromEntries(KINDS.map((k) => [k, { steps: 0, elapsedNs: 0n }])) as Record<StepKind, KindTally>;
+}
+
+function addTallies(into: Record<StepKind, KindTally>, from: Readonly<Record<StepKind, KindTally>>): void {
+  for (const k of KINDS) {
+    into[k].steps += from[k].steps;
+    into[k].elapsedNs += from[k].elapsedNs;
+  }
+}
+
 interface RunFigures {
   events: number;
   trips: number;
   elapsedNs: bigint;
+  byKind: Record<StepKind, KindTally>;
 }
 
 async function runSession(breaker: AgentBreaker, sessionId: string, steps: Iterable<{ check?: 'model' | 'tool'; event: BreakerEvent }>): Promise<RunFigures> {
   let events = 0;
   let trips = 0;
   let elapsed = 0n;
+  const byKind = emptyTallies();
   for (const { check, event } of steps) {
     const start = process.hrtime.bigint();
     let decision;
     if (check === 'model') decision = await breaker.checkModelCall(sessionId);
     else if (check === 'tool' && event.kind === 'tool_call') decision = await breaker.checkToolCall(sessionId, { tool: event.tool, args: event.args });
     if (decision === undefined || decision.action === 'allow') decision = await breaker.observe(sessionId, event);
-    elapsed += process.hrtime.bigint() - start;
+    const took = process.hrtime.bigint() - start;
+    elapsed += took;
+    byKind[event.kind].steps++;
+    byKind[event.kind].elapsedNs += took;
     events++;
     if (decision.action !== 'allow') trips++;
   }
-  return { events, trips, elapsedNs: elapsed };
+  return { events, trips, elapsedNs: elapsed, byKind };
 }
 
 /** Figures for one session shape. */
@@ -119,6 +145,12 @@ export interface OverheadRow {
   readonly microsPerEvent: number;
   /** For long sessions: mean cost per event over the last 1,000 events, µs. */
   readonly microsPerEventLast1000: number | undefined;
+  /**
+   * Mean cost per step of each kind, µs: a model round is checkModelCall +
+   * observe(model), a tool call checkToolCall + observe(tool_call), the
+   * other kinds observe alone.
+   */
+  readonly microsPerStepByKind: Readonly<Record<StepKind, number>>;
   /** Retained heap per session after the run (bytes). */
   readonly heapBytesPerSession: number;
   /** Size of the stored session state as JSON (bytes). */
@@ -139,6 +171,7 @@ async function measureShape(sessionEvents: number, maxArgBytes: number, sessions
   let elapsed = 0n;
   let lastElapsed = 0n;
   let lastEvents = 0;
+  const byKind = emptyTallies();
   for (let s = 0; s < sessions; s++) {
     const steps = [...sessionSteps(sessionEvents, maxArgBytes, s + 1)];
     if (sessionEvents > 1000) {
@@ -149,11 +182,14 @@ async function measureShape(sessionEvents: number, maxArgBytes: number, sessions
       elapsed += head.elapsedNs + tail.elapsedNs;
       lastElapsed += tail.elapsedNs;
       lastEvents += tail.events;
+      addTallies(byKind, head.byKind);
+      addTallies(byKind, tail.byKind);
     } else {
       const run = await runSession(breaker, `s-${s}`, steps);
       events += run.events;
       trips += run.trips;
       elapsed += run.elapsedNs;
+      addTallies(byKind, run.byKind);
     }
   }
   const stored = await store.load('s-0');
@@ -175,6 +211,9 @@ async function measureShape(sessionEvents: number, maxArgBytes: number, sessions
     sessions,
     microsPerEvent: Number(elapsed) / 1000 / events,
     microsPerEventLast1000: lastEvents > 0 ? Number(lastElapsed) / 1000 / lastEvents : undefined,
+    microsPerStepByKind: Object.fromEntries(
+      KINDS.map((k) => [k, byKind[k].steps === 0 ? 0 : Number(byKind[k].elapsedNs) / 1000 / byKind[k].steps]),
+    ) as Record<StepKind, number>,
     heapBytesPerSession: Math.max(0, (heapAfter - heapBefore) / sessions),
     stateJsonBytes: stored === undefined ? 0 : Buffer.byteLength(JSON.stringify(stored.state)),
     trips,

@@ -52,3 +52,4 @@ export { MiniAgent, type MiniAgentOptions } from './harness/mini-agent.ts';
 
 // Replay of recorded trajectories
 export * from './replay/index.ts';
+export { BreakerRecoveryAdvisor, type BreakerRecoveryAdvisorOptions } from './breaker/breaker-recovery-advisor.ts';

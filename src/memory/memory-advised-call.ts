@@ -12,7 +12,7 @@ export type HistoryPlacement = (request: ChatClientRequest, history: readonly Mo
 
 /** What the two chat memory advisors share. */
 export interface MemoryAdvisorSettings {
-  readonly chatMemory: ChatMemory;
+  readonly memory: ChatMemory;
   readonly defaultConversationId: string;
   readonly place: HistoryPlacement;
 }
@@ -29,9 +29,9 @@ export async function callWithMemory(
   chain: AdvisorChain,
 ): Promise<ChatClientResponse> {
   const conversationId = conversationIdFor(request.context, settings.defaultConversationId);
-  const history = await settings.chatMemory.get(conversationId);
+  const history = await settings.memory.get(conversationId);
   const result = await chain.nextCall(settings.place(request, history));
-  await settings.chatMemory.add(conversationId, [...userTurn(request.messages), ...result.response.messages]);
+  await settings.memory.add(conversationId, [...userTurn(request.messages), ...result.response.messages]);
   return result;
 }
 
@@ -46,10 +46,10 @@ export async function* streamWithMemory(
   chain: AdvisorChain,
 ): AsyncIterable<ChatStreamEvent> {
   const conversationId = conversationIdFor(request.context, settings.defaultConversationId);
-  const history = await settings.chatMemory.get(conversationId);
+  const history = await settings.memory.get(conversationId);
   for await (const event of chain.nextStream(settings.place(request, history))) {
     if (event.type === 'finish') {
-      await settings.chatMemory.add(conversationId, [...userTurn(request.messages), ...event.response.response.messages]);
+      await settings.memory.add(conversationId, [...userTurn(request.messages), ...event.response.response.messages]);
     }
     yield event;
   }
@@ -85,10 +85,10 @@ export function userTurn(messages: readonly ModelMessage[]): ModelMessage[] {
 }
 
 /** Checks the options every chat memory advisor shares and returns the order. */
-export function memoryAdvisorOrder(options: { readonly chatMemory: ChatMemory; readonly order?: number }): number {
-  const memory: Partial<ChatMemory> | undefined = options?.chatMemory;
+export function memoryAdvisorOrder(options: { readonly memory: ChatMemory; readonly order?: number }): number {
+  const memory: Partial<ChatMemory> | undefined = options?.memory;
   if (typeof memory?.get !== 'function' || typeof memory.add !== 'function') {
-    throw new InvalidOptionError('chatMemory', 'must be a ChatMemory (with get and add), e.g. new MessageWindowChatMemory()');
+    throw new InvalidOptionError('memory', 'must be a ChatMemory (with get and add), e.g. new MessageWindowChatMemory()');
   }
   const order = options.order ?? AdvisorOrder.MEMORY;
   if (!Number.isFinite(order)) throw new InvalidOptionError('order', `must be a finite number, got ${String(order)}`);

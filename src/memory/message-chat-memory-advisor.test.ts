@@ -32,11 +32,11 @@ function roles(messages: readonly ModelMessage[]): string[] {
 
 describe('MessageChatMemoryAdvisor', () => {
   test('remembers a conversation across calls, as messages before the new user message', async () => {
-    const chatMemory = new RecordingChatMemory();
+    const memory = new RecordingChatMemory();
     const model = mockModel([{ text: 'Hi Ana' }, { text: 'You are Ana' }]);
     const client = ChatClient.builder(model)
       .defaultSystem('Be brief.')
-      .defaultAdvisors(new MessageChatMemoryAdvisor({ chatMemory }))
+      .defaultAdvisors(new MessageChatMemoryAdvisor({ memory }))
       .build();
 
     await client.prompt('My name is Ana').advisors((a) => a.param(CONVERSATION_ID, 'c1')).call().content();
@@ -48,7 +48,7 @@ describe('MessageChatMemoryAdvisor', () => {
       'assistant: Hi Ana',
       'user: Who am I?',
     ]);
-    assert.deepStrictEqual(await chatMemory.get('c1'), [
+    assert.deepStrictEqual(await memory.get('c1'), [
       { role: 'user', content: 'My name is Ana' },
       { role: 'assistant', content: [{ type: 'text', text: 'Hi Ana' }] },
       { role: 'user', content: 'Who am I?' },
@@ -57,13 +57,13 @@ describe('MessageChatMemoryAdvisor', () => {
   });
 
   test('sits outside the tool loop: reads once, writes once, after the whole loop, every round included', async () => {
-    const chatMemory = new RecordingChatMemory();
-    await chatMemory.add('c1', [
+    const memory = new RecordingChatMemory();
+    await memory.add('c1', [
       { role: 'user', content: 'earlier question' },
       { role: 'assistant', content: 'earlier answer' },
     ]);
-    chatMemory.adds = 0;
-    const advisor = new MessageChatMemoryAdvisor({ chatMemory });
+    memory.adds = 0;
+    const advisor = new MessageChatMemoryAdvisor({ memory });
     const loop = new ToolCallAdvisor();
     assert.ok(advisor.order < loop.order, 'the default order is outside the ToolCallAdvisor');
 
@@ -72,8 +72,8 @@ describe('MessageChatMemoryAdvisor', () => {
     const answer = await client.prompt('Weather?').advisors((a) => a.param(CONVERSATION_ID, 'c1')).call().content();
 
     assert.equal(answer, 'Paris 15, Rome 15');
-    assert.equal(chatMemory.gets, 1);
-    assert.equal(chatMemory.adds, 1);
+    assert.equal(memory.gets, 1);
+    assert.equal(memory.adds, 1);
     for (const call of model.doGenerateCalls) {
       assert.deepStrictEqual(promptLines(call.prompt).slice(0, 3), [
         'user: earlier question',
@@ -81,7 +81,7 @@ describe('MessageChatMemoryAdvisor', () => {
         'user: Weather?',
       ]);
     }
-    const stored = await chatMemory.get('c1');
+    const stored = await memory.get('c1');
     assert.deepStrictEqual(roles(stored), ['user', 'assistant', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
     const results = stored.filter((message) => message.role === 'tool').flatMap((message) => message.content);
     assert.deepStrictEqual(
@@ -94,23 +94,23 @@ describe('MessageChatMemoryAdvisor', () => {
   });
 
   test('a call that fails writes nothing: no half turn', async () => {
-    const chatMemory = new RecordingChatMemory();
+    const memory = new RecordingChatMemory();
     // One round asking for a tool, then the model fails.
     const model = mockModel([{ toolCalls: [{ name: 'weather', input: { city: 'Paris' } }] }]);
     const client = ChatClient.builder(model)
-      .defaultAdvisors(new ToolCallAdvisor(), new MessageChatMemoryAdvisor({ chatMemory }))
+      .defaultAdvisors(new ToolCallAdvisor(), new MessageChatMemoryAdvisor({ memory }))
       .defaultTools({ weather })
       .build();
 
     await assert.rejects(client.prompt('Weather?').call().content(), /script exhausted/);
-    assert.equal(chatMemory.adds, 0);
-    assert.deepStrictEqual(await chatMemory.get('default'), []);
+    assert.equal(memory.adds, 0);
+    assert.deepStrictEqual(await memory.get('default'), []);
   });
 
   test('stream(): writes the turn once, when the stream finishes; an abandoned stream writes nothing', async () => {
-    const chatMemory = new RecordingChatMemory();
+    const memory = new RecordingChatMemory();
     const client = ChatClient.builder(toolLoopModel())
-      .defaultAdvisors(new ToolCallAdvisor(), new MessageChatMemoryAdvisor({ chatMemory }))
+      .defaultAdvisors(new ToolCallAdvisor(), new MessageChatMemoryAdvisor({ memory }))
       .defaultTools({ weather })
       .build();
     let text = '';
@@ -118,37 +118,37 @@ describe('MessageChatMemoryAdvisor', () => {
       text += delta;
     }
     assert.equal(text, 'Paris 15, Rome 15');
-    assert.equal(chatMemory.adds, 1);
-    assert.deepStrictEqual(roles(await chatMemory.get('s1')), ['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    assert.equal(memory.adds, 1);
+    assert.deepStrictEqual(roles(await memory.get('s1')), ['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
 
     const abandoned = ChatClient.builder(mockModel([{ text: 'a long answer' }]))
-      .defaultAdvisors(new MessageChatMemoryAdvisor({ chatMemory }))
+      .defaultAdvisors(new MessageChatMemoryAdvisor({ memory }))
       .build();
     for await (const delta of abandoned.prompt('Hi').advisors((a) => a.param(CONVERSATION_ID, 's2')).stream().content()) {
       assert.ok(delta.length > 0);
       break;
     }
-    assert.deepStrictEqual(await chatMemory.get('s2'), []);
+    assert.deepStrictEqual(await memory.get('s2'), []);
   });
 
   test('the conversation id comes from the advisor param, else the configured default', async () => {
-    const chatMemory = new MessageWindowChatMemory();
+    const memory = new MessageWindowChatMemory();
     const client = ChatClient.builder(mockModel([{ text: 'one' }, { text: 'two' }]))
-      .defaultAdvisors(new MessageChatMemoryAdvisor({ chatMemory, conversationId: 'fallback' }))
+      .defaultAdvisors(new MessageChatMemoryAdvisor({ memory, conversationId: 'fallback' }))
       .build();
 
     await client.prompt('first').call().content();
     await client.prompt('second').advisors((a) => a.param(CONVERSATION_ID, 'named')).call().content();
 
-    assert.deepStrictEqual(roles(await chatMemory.get('fallback')), ['user', 'assistant']);
-    assert.deepStrictEqual(roles(await chatMemory.get('named')), ['user', 'assistant']);
-    assert.deepStrictEqual(await chatMemory.get('default'), []);
+    assert.deepStrictEqual(roles(await memory.get('fallback')), ['user', 'assistant']);
+    assert.deepStrictEqual(roles(await memory.get('named')), ['user', 'assistant']);
+    assert.deepStrictEqual(await memory.get('default'), []);
   });
 
   test('a blank conversation id param is a typed error before the model is called', async () => {
     const model = mockModel([{ text: 'never' }]);
     const client = ChatClient.builder(model)
-      .defaultAdvisors(new MessageChatMemoryAdvisor({ chatMemory: new MessageWindowChatMemory() }))
+      .defaultAdvisors(new MessageChatMemoryAdvisor({ memory: new MessageWindowChatMemory() }))
       .build();
 
     await assert.rejects(
@@ -159,24 +159,24 @@ describe('MessageChatMemoryAdvisor', () => {
   });
 
   test("the memory's window decides how much history the model sees", async () => {
-    const chatMemory = new MessageWindowChatMemory({ maxMessages: 2 });
+    const memory = new MessageWindowChatMemory({ maxMessages: 2 });
     const model = mockModel([{ text: 'a1' }, { text: 'a2' }, { text: 'a3' }]);
-    const client = ChatClient.builder(model).defaultAdvisors(new MessageChatMemoryAdvisor({ chatMemory })).build();
+    const client = ChatClient.builder(model).defaultAdvisors(new MessageChatMemoryAdvisor({ memory })).build();
     for (const question of ['q1', 'q2', 'q3']) await client.prompt(question).call().content();
 
     assert.deepStrictEqual(promptLines(model.doGenerateCalls[2]!.prompt), ['user: q2', 'assistant: a2', 'user: q3']);
   });
 
   test('only the trailing user messages of a request are stored, not repeated default messages', async () => {
-    const chatMemory = new MessageWindowChatMemory();
+    const memory = new MessageWindowChatMemory();
     const client = ChatClient.builder(mockModel([{ text: 'a1' }, { text: 'a2' }]))
       .defaultMessages({ role: 'user', content: 'example question' }, { role: 'assistant', content: 'example answer' })
-      .defaultAdvisors(new MessageChatMemoryAdvisor({ chatMemory }))
+      .defaultAdvisors(new MessageChatMemoryAdvisor({ memory }))
       .build();
     await client.prompt('q1').call().content();
     await client.prompt('q2').call().content();
 
-    const stored = (await chatMemory.get('default')).map((message) =>
+    const stored = (await memory.get('default')).map((message) =>
       typeof message.content === 'string' ? message.content : message.content.map((p) => (p.type === 'text' ? p.text : '')).join(''),
     );
     assert.deepStrictEqual(stored, ['q1', 'a1', 'q2', 'a2']);
@@ -184,11 +184,11 @@ describe('MessageChatMemoryAdvisor', () => {
 
   test('bad options are rejected at construction, naming the option', () => {
     assert.throws(
-      () => new MessageChatMemoryAdvisor({} as { chatMemory: MessageWindowChatMemory }),
-      (error: unknown) => error instanceof InvalidOptionError && error.option === 'chatMemory',
+      () => new MessageChatMemoryAdvisor({} as { memory: MessageWindowChatMemory }),
+      (error: unknown) => error instanceof InvalidOptionError && error.option === 'memory',
     );
     assert.throws(
-      () => new MessageChatMemoryAdvisor({ chatMemory: new MessageWindowChatMemory(), conversationId: '' }),
+      () => new MessageChatMemoryAdvisor({ memory: new MessageWindowChatMemory(), conversationId: '' }),
       (error: unknown) => error instanceof InvalidOptionError && error.option === 'conversationId',
     );
   });

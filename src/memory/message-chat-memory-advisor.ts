@@ -14,7 +14,7 @@ import {
 /** Options of {@link MessageChatMemoryAdvisor}. */
 export interface MessageChatMemoryAdvisorOptions {
   /** Where the conversation history comes from and goes to. */
-  readonly chatMemory: ChatMemory;
+  readonly memory: ChatMemory;
   /**
    * Conversation used when a request sets no `CONVERSATION_ID` advisor param.
    * @default DEFAULT_CONVERSATION_ID ('default')
@@ -45,7 +45,7 @@ export class MessageChatMemoryAdvisor implements Advisor {
   constructor(options: MessageChatMemoryAdvisorOptions) {
     this.order = memoryAdvisorOrder(options);
     this.#settings = {
-      chatMemory: options.chatMemory,
+      memory: options.memory,
       defaultConversationId: defaultConversationId(options.conversationId),
       place: (request, history) => withHistoryAsMessages(request, history),
     };

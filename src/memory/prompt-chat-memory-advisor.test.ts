@@ -20,11 +20,11 @@ const weather = tool({
 
 describe('PromptChatMemoryAdvisor', () => {
   test('puts the history into the system prompt, after the instructions, and sends only the new user message', async () => {
-    const chatMemory = new MessageWindowChatMemory();
+    const memory = new MessageWindowChatMemory();
     const model = mockModel([{ text: 'Hi Ana' }, { text: 'You are Ana' }]);
     const client = ChatClient.builder(model)
       .defaultSystem('Be brief.')
-      .defaultAdvisors(new PromptChatMemoryAdvisor({ chatMemory }))
+      .defaultAdvisors(new PromptChatMemoryAdvisor({ memory }))
       .build();
 
     await client.prompt('My name is Ana').call().content();
@@ -38,19 +38,19 @@ describe('PromptChatMemoryAdvisor', () => {
   });
 
   test('renders tool calls and results of earlier turns, and writes each turn once after the tool loop', async () => {
-    const chatMemory = new RecordingChatMemory();
+    const memory = new RecordingChatMemory();
     const model = mockModel([
       { toolCalls: [{ name: 'weather', input: { city: 'Paris' } }] },
       { text: 'Paris is at 15' },
       { text: 'Yes' },
     ]);
     const client = ChatClient.builder(model)
-      .defaultAdvisors(new ToolCallAdvisor(), new PromptChatMemoryAdvisor({ chatMemory }))
+      .defaultAdvisors(new ToolCallAdvisor(), new PromptChatMemoryAdvisor({ memory }))
       .defaultTools({ weather })
       .build();
 
     await client.prompt('Weather in Paris?').advisors((a) => a.param(CONVERSATION_ID, 'p')).call().content();
-    assert.equal(chatMemory.adds, 1);
+    assert.equal(memory.adds, 1);
     await client.prompt('Warm?').advisors((a) => a.param(CONVERSATION_ID, 'p')).call().content();
 
     const system = model.doGenerateCalls[2]!.prompt[0];
@@ -62,13 +62,13 @@ describe('PromptChatMemoryAdvisor', () => {
   });
 
   test('a custom system prompt builder gets the instructions and the history text', async () => {
-    const chatMemory = new MessageWindowChatMemory();
-    await chatMemory.add('default', [{ role: 'user', content: 'q0' }, { role: 'assistant', content: 'a0' }]);
+    const memory = new MessageWindowChatMemory();
+    await memory.add('default', [{ role: 'user', content: 'q0' }, { role: 'assistant', content: 'a0' }]);
     const model = mockModel([{ text: 'ok' }]);
     const client = ChatClient.builder(model)
       .defaultAdvisors(
         new PromptChatMemoryAdvisor({
-          chatMemory,
+          memory,
           systemPrompt: (instructions, history) => `${instructions ?? 'none'} | ${history.replaceAll('\n', ' / ')}`,
         }),
       )
@@ -79,19 +79,19 @@ describe('PromptChatMemoryAdvisor', () => {
   });
 
   test('a failed call writes nothing', async () => {
-    const chatMemory = new RecordingChatMemory();
+    const memory = new RecordingChatMemory();
     const client = ChatClient.builder(mockModel([]))
-      .defaultAdvisors(new PromptChatMemoryAdvisor({ chatMemory }))
+      .defaultAdvisors(new PromptChatMemoryAdvisor({ memory }))
       .build();
     await assert.rejects(client.prompt('hello?').call().content());
-    assert.equal(chatMemory.adds, 0);
+    assert.equal(memory.adds, 0);
   });
 
   test('bad options are rejected at construction, naming the option', () => {
     assert.throws(
       () =>
         new PromptChatMemoryAdvisor({
-          chatMemory: new MessageWindowChatMemory(),
+          memory: new MessageWindowChatMemory(),
           systemPrompt: 'not a function' as unknown as () => string,
         }),
       (error: unknown) => error instanceof InvalidOptionError && error.option === 'systemPrompt',

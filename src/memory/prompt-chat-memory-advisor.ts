@@ -18,7 +18,7 @@ export type MemorySystemPrompt = (instructions: string | undefined, history: str
 /** Options of {@link PromptChatMemoryAdvisor}. */
 export interface PromptChatMemoryAdvisorOptions {
   /** Where the conversation history comes from and goes to. */
-  readonly chatMemory: ChatMemory;
+  readonly memory: ChatMemory;
   /**
    * Conversation used when a request sets no `CONVERSATION_ID` advisor param.
    * @default DEFAULT_CONVERSATION_ID ('default')
@@ -69,7 +69,7 @@ export class PromptChatMemoryAdvisor implements Advisor {
       throw new InvalidOptionError('systemPrompt', 'must be a function (instructions, history) => string');
     }
     this.#settings = {
-      chatMemory: options.chatMemory,
+      memory: options.memory,
       defaultConversationId: defaultConversationId(options.conversationId),
       place: (request, history) => {
         const text = historyText(history);

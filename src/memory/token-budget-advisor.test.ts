@@ -81,19 +81,19 @@ describe('TokenBudgetAdvisor', () => {
   });
 
   test('trims what a memory advisor brought in without changing what the memory stores', async () => {
-    const chatMemory = new MessageWindowChatMemory();
-    await chatMemory.add('default', history);
+    const memory = new MessageWindowChatMemory();
+    await memory.add('default', history);
     const model = mockModel([{ text: 'done' }]);
     const client = ChatClient.builder(model)
       .defaultAdvisors(
-        new MessageChatMemoryAdvisor({ chatMemory }),
+        new MessageChatMemoryAdvisor({ memory }),
         new TokenBudgetAdvisor({ maxTokens: 15, tokenizer: perCharacter }),
       )
       .build();
     await client.prompt('now').call().content();
 
     assert.deepStrictEqual(promptLines(model.doGenerateCalls[0]!.prompt), ['assistant: bbbb', 'user: now']);
-    assert.equal((await chatMemory.get('default')).length, history.length + 2);
+    assert.equal((await memory.get('default')).length, history.length + 2);
   });
 
   test('bad options are rejected at construction, naming the option', () => {

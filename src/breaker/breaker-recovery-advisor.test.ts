@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { tool } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { z } from 'zod';
+import {
+  AgentBreaker,
+  BreakerRecoveryAdvisor,
+  ChatClient,
+  CONVERSATION_ID,
+  MessageChatMemoryAdvisor,
+  MessageWindowChatMemory,
+  ToolCallAdvisor,
+  ToolSpiralError,
+} from '../index.ts';
+
+const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+
+/** Loops on the same status check until its prompt carries a recovery summary; then answers. */
+function loopingModel(recoverable: boolean): MockLanguageModelV4 {
+  let n = 0;
+  return new MockLanguageModelV4({
+    doGenerate: async (options) => {
+      n += 1;
+      const prompt = JSON.stringify(options.prompt);
+      if (recoverable && prompt.includes('Summary of the earlier attempt')) {
+        return { content: [{ type: 'text', text: 'Job 7 keeps failing; I stopped polling and reported it.' }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] };
+      }
+      return {
+        content: [{ type: 'tool-call', toolCallId: `c${n}`, toolName: 'status', input: '{"job":"7"}' }],
+        finishReason: { unified: 'tool-calls', raw: undefined },
+        usage,
+        warnings: [],
+      };
+    },
+  });
+}
+
+const status = tool({ inputSchema: z.object({ job: z.string() }), execute: async () => 'job 7: FAILED (exit 1)' });
+
+describe('BreakerRecoveryAdvisor', () => {
+  test('a stop flushes memory, leaves a summary, resets the breaker and retries once', async () => {
+    const breaker = new AgentBreaker();
+    const memory = new MessageWindowChatMemory();
+    const client = ChatClient.builder(loopingModel(true))
+      .defaultAdvisors(
+        new BreakerRecoveryAdvisor({ breaker, memory }),
+        new MessageChatMemoryAdvisor({ memory }),
+        new ToolCallAdvisor(),
+        breaker,
+      )
+      .defaultTools({ status })
+      .build();
+    const response = await client.prompt('Is job 7 done?').advisors((a) => a.param(CONVERSATION_ID, 'r-1')).call().chatClientResponse();
+    assert.equal(response.response.text, 'Job 7 keeps failing; I stopped polling and reported it.');
+    assert.deepEqual(response.context.get('governor.breaker.recovered'), {
+      category: 'tool_spiral',
+      message: (response.context.get('governor.breaker.recovered') as { message: string }).message,
+    });
+    const history = await memory.get('r-1');
+    assert.equal(history[0]!.role, 'system');
+    assert.match(String(history[0]!.content), /Summary of the earlier attempt.*tool_spiral/);
+    // The looping turn was flushed: memory holds the summary and the retried turn only.
+    assert.deepEqual(history.map((m) => m.role), ['system', 'user', 'assistant']);
+    assert.equal((await breaker.snapshot('r-1')).state !== 'OPEN', true);
+  });
+
+  test('a second stop in the same call is thrown as the typed error', async () => {
+    const breaker = new AgentBreaker();
+    const client = ChatClient.builder(loopingModel(false))
+      .defaultAdvisors(new BreakerRecoveryAdvisor({ breaker }), new ToolCallAdvisor(), breaker)
+      .defaultTools({ status })
+      .build();
+    await assert.rejects(client.prompt('Is job 7 done?').advisors((a) => a.param(CONVERSATION_ID, 'r-2')).call().content(), ToolSpiralError);
+  });
+});

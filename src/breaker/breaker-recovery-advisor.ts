@@ -1,0 +1,75 @@
+import type { ModelMessage } from 'ai';
+import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
+import { conversationIdOf } from '../chat/advisor-context.ts';
+import type { ChatClientRequest } from '../chat/chat-client-request.ts';
+import type { ChatClientResponse } from '../chat/chat-response.ts';
+import type { ChatMemory } from '../memory/chat-memory.ts';
+import { AgentBreakerError, BreakerOpenError } from './breaker-errors.ts';
+
+/** Options of {@link BreakerRecoveryAdvisor}. */
+export interface BreakerRecoveryAdvisorOptions {
+  /** The breaker whose stops are recovered from (its session is reset before the retry). */
+  readonly breaker: { reset(sessionId: string): Promise<void> };
+  /** The conversation memory to flush and seed with the summary. @default none: only the retry's prompt carries the summary */
+  readonly memory?: ChatMemory;
+  /**
+   * Writes the summary that replaces the flushed history.
+   * @default a fixed text naming what was repeated and asking for a different approach
+   */
+  readonly summarize?: (stop: AgentBreakerError, history: readonly ModelMessage[]) => string | Promise<string>;
+  /** @default AdvisorOrder.MEMORY - 1 (outside memory, retrieval and the tool loop) */
+  readonly order?: number;
+}
+
+function defaultSummary(stop: AgentBreakerError): string {
+  return (
+    `Summary of the earlier attempt: it was stopped because it went round in circles (${stop.category}). ` +
+    `${stop.message} Start again from the task below and take a different approach; do not repeat what was repeated.`
+  );
+}
+
+/**
+ * The breaker's optional `recover` action, as a recursive advisor: when the
+ * breaker stops a call, it flushes the conversation memory, puts a summary in
+ * its place, resets the breaker's baselines for the session (budgets stay) and
+ * retries the call once. A second stop in the same call is thrown as usual;
+ * so is a stop while the breaker is OPEN for another reason.
+ */
+export class BreakerRecoveryAdvisor implements Advisor {
+  readonly name = 'BreakerRecoveryAdvisor';
+  readonly order: number;
+  readonly #options: BreakerRecoveryAdvisorOptions;
+
+  constructor(options: BreakerRecoveryAdvisorOptions) {
+    this.#options = options;
+    this.order = options.order ?? AdvisorOrder.MEMORY - 1;
+  }
+
+  async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
+    try {
+      return await chain.copy(this).nextCall(request);
+    } catch (error) {
+      if (!(error instanceof AgentBreakerError) || error instanceof BreakerOpenError) throw error;
+      if (error.category === 'budget') throw error; // a budget is not a loop: retrying would spend it again
+      const retry = await this.#recover(request, error);
+      return chain.copy(this).nextCall(retry);
+    }
+  }
+
+  async #recover(request: ChatClientRequest, stop: AgentBreakerError): Promise<ChatClientRequest> {
+    const sessionId = conversationIdOf(request.context);
+    const { memory, summarize, breaker } = this.#options;
+    const history = memory ? await memory.get(sessionId) : [...request.messages];
+    const summary = summarize ? await summarize(stop, history) : defaultSummary(stop);
+    if (memory) {
+      await memory.clear(sessionId);
+      await memory.add(sessionId, [{ role: 'system', content: summary }]);
+    }
+    await breaker.reset(sessionId);
+    request.context.set('governor.breaker.recovered', { category: stop.category, message: stop.message });
+    const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
+    const messages: ModelMessage[] = memory ? [] : [{ role: 'user', content: summary }];
+    if (lastUser) messages.push(lastUser);
+    return { ...request, messages };
+  }
+}
