@@ -1,3 +1,4 @@
+export { WindowedChatMemory } from './windowed-chat-memory.ts';
 export type { ChatMemory } from './chat-memory.ts';
 export type { ChatMemoryRepository } from './chat-memory-repository.ts';
 export { InMemoryChatMemoryRepository } from './in-memory-chat-memory-repository.ts';

@@ -1,11 +1,8 @@
 import type { ModelMessage } from 'ai';
 import { InvalidOptionError } from '../errors/governor-error.ts';
-import type { ChatMemory } from './chat-memory.ts';
 import type { ChatMemoryRepository } from './chat-memory-repository.ts';
-import { assertConversationId } from './conversation-id.ts';
-import { InMemoryChatMemoryRepository } from './in-memory-chat-memory-repository.ts';
-import { assertMessagesFit, resolveMaxMessageBytes } from './message-size.ts';
 import { selectWindow } from './message-window.ts';
+import { WindowedChatMemory } from './windowed-chat-memory.ts';
 
 /** Options of {@link MessageWindowChatMemory}. */
 export interface MessageWindowChatMemoryOptions {
@@ -40,36 +37,19 @@ export interface MessageWindowChatMemoryOptions {
  * reading. The repository therefore keeps the whole conversation; prune it with
  * `clear` or the repository's `saveAll` when that matters.
  */
-export class MessageWindowChatMemory implements ChatMemory {
-  /** The store behind this memory. */
-  readonly repository: ChatMemoryRepository;
+export class MessageWindowChatMemory extends WindowedChatMemory {
   readonly #maxMessages: number;
-  readonly #maxMessageBytes: number;
 
   constructor(options: MessageWindowChatMemoryOptions = {}) {
+    super(options?.repository, options?.maxMessageBytes);
     const maxMessages = options.maxMessages ?? 20;
     if (!Number.isSafeInteger(maxMessages) || maxMessages < 1) {
       throw new InvalidOptionError('maxMessages', `must be a positive integer, got ${String(options.maxMessages)}`);
     }
     this.#maxMessages = maxMessages;
-    this.#maxMessageBytes = resolveMaxMessageBytes(options.maxMessageBytes);
-    this.repository = options.repository ?? new InMemoryChatMemoryRepository();
   }
 
-  async add(conversationId: string, messages: readonly ModelMessage[]): Promise<void> {
-    assertConversationId(conversationId);
-    assertMessagesFit(messages, this.#maxMessageBytes);
-    if (messages.length > 0) await this.repository.append(conversationId, messages);
-  }
-
-  async get(conversationId: string): Promise<ModelMessage[]> {
-    assertConversationId(conversationId);
-    const messages = await this.repository.findByConversationId(conversationId);
+  protected window(messages: ModelMessage[]): ModelMessage[] {
     return selectWindow(messages, this.#maxMessages, () => 1);
-  }
-
-  async clear(conversationId: string): Promise<void> {
-    assertConversationId(conversationId);
-    await this.repository.deleteByConversationId(conversationId);
   }
 }

@@ -1,12 +1,9 @@
 import type { ModelMessage } from 'ai';
 import { InvalidOptionError } from '../errors/governor-error.ts';
-import type { ChatMemory } from './chat-memory.ts';
 import type { ChatMemoryRepository } from './chat-memory-repository.ts';
-import { assertConversationId } from './conversation-id.ts';
-import { InMemoryChatMemoryRepository } from './in-memory-chat-memory-repository.ts';
-import { assertMessagesFit, resolveMaxMessageBytes } from './message-size.ts';
 import { countMessageTokens } from './message-tokens.ts';
 import { selectWindow } from './message-window.ts';
+import { WindowedChatMemory } from './windowed-chat-memory.ts';
 import { CharsPerTokenEstimator, type Tokenizer } from './tokenizer.ts';
 
 /** Options of {@link TokenWindowChatMemory}. */
@@ -40,14 +37,12 @@ export interface TokenWindowChatMemoryOptions {
  * whole groups (a tool call stays with its result), and `add` appends
  * atomically while the window is applied when reading.
  */
-export class TokenWindowChatMemory implements ChatMemory {
-  /** The store behind this memory. */
-  readonly repository: ChatMemoryRepository;
+export class TokenWindowChatMemory extends WindowedChatMemory {
   readonly #maxTokens: number;
   readonly #tokenizer: Tokenizer;
-  readonly #maxMessageBytes: number;
 
   constructor(options: TokenWindowChatMemoryOptions) {
+    super(options?.repository, options?.maxMessageBytes);
     const maxTokens: unknown = options?.maxTokens;
     if (typeof maxTokens !== 'number' || !Number.isSafeInteger(maxTokens) || maxTokens < 1) {
       throw new InvalidOptionError('maxTokens', `must be a positive integer, got ${String(maxTokens)}`);
@@ -57,24 +52,9 @@ export class TokenWindowChatMemory implements ChatMemory {
     }
     this.#maxTokens = maxTokens;
     this.#tokenizer = options.tokenizer ?? new CharsPerTokenEstimator();
-    this.#maxMessageBytes = resolveMaxMessageBytes(options.maxMessageBytes);
-    this.repository = options.repository ?? new InMemoryChatMemoryRepository();
   }
 
-  async add(conversationId: string, messages: readonly ModelMessage[]): Promise<void> {
-    assertConversationId(conversationId);
-    assertMessagesFit(messages, this.#maxMessageBytes);
-    if (messages.length > 0) await this.repository.append(conversationId, messages);
-  }
-
-  async get(conversationId: string): Promise<ModelMessage[]> {
-    assertConversationId(conversationId);
-    const messages = await this.repository.findByConversationId(conversationId);
+  protected window(messages: ModelMessage[]): ModelMessage[] {
     return selectWindow(messages, this.#maxTokens, (message) => countMessageTokens(message, this.#tokenizer));
-  }
-
-  async clear(conversationId: string): Promise<void> {
-    assertConversationId(conversationId);
-    await this.repository.deleteByConversationId(conversationId);
   }
 }
