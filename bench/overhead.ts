@@ -47,8 +47,27 @@ function words(rand: () => number, bytes: number): string {
   return out.join(' ').slice(0, bytes);
 }
 
+/** Length of the model's text per round, and of a tool result, unless a shape asks for longer ones. */
+const DEFAULT_TEXT_BYTES = 300;
+const DEFAULT_RESULT_BYTES = 200;
+
+/** Sizes of the generated steps. */
+export interface SessionShape {
+  /** Tool-call `content` argument: a random length below this (bytes). */
+  readonly maxArgBytes: number;
+  /** Model replies: a random length below this; undefined: {@link DEFAULT_TEXT_BYTES} each. */
+  readonly maxTextBytes?: number;
+  /** Tool results: a random length below this; undefined: {@link DEFAULT_RESULT_BYTES} each. */
+  readonly maxResultBytes?: number;
+}
+
+/** A length below `max`, or `fixed` when there is no maximum. */
+function length(rand: () => number, max: number | undefined, fixed: number): number {
+  return max === undefined ? fixed : Math.floor(rand() * max);
+}
+
 /** One step of a productive session: a model round, then tool calls, now and then other kinds. */
-export function* sessionSteps(count: number, maxArgBytes: number, seed: number): Generator<{ check?: 'model' | 'tool'; event: BreakerEvent }> {
+export function* sessionSteps(count: number, seed: number, shape: SessionShape): Generator<{ check?: 'model' | 'tool'; event: BreakerEvent }> {
   const rand = prng(seed);
   let prompt = 2000;
   for (let i = 0; i < count; i++) {
@@ -56,7 +75,8 @@ export function* sessionSteps(count: number, maxArgBytes: number, seed: number):
     if (phase === 0 || phase === 4) {
       // Context grows slowly and is compacted now and then: no drift.
       prompt = i % 200 === 0 ? 2000 : prompt + Math.floor(rand() * 400);
-      yield { check: 'model', event: { kind: 'model', promptTokens: prompt, completionTokens: 200, text: words(rand, 300) } };
+      const text = words(rand, length(rand, shape.maxTextBytes, DEFAULT_TEXT_BYTES));
+      yield { check: 'model', event: { kind: 'model', promptTokens: prompt, completionTokens: 200, text } };
     } else if (phase === 9) {
       yield { event: { kind: 'user', text: words(rand, 120) } };
     } else if (phase === 7) {
@@ -64,14 +84,14 @@ export function* sessionSteps(count: number, maxArgBytes: number, seed: number):
     } else if (phase === 8) {
       yield { event: { kind: 'delegation', agent: `agent${i % 3}`, input: words(rand, 200), output: words(rand, 400) } };
     } else {
-      const argBytes = Math.floor(rand() * maxArgBytes);
+      const argBytes = Math.floor(rand() * shape.maxArgBytes);
       yield {
         check: 'tool',
         event: {
           kind: 'tool_call',
           tool: ['read_file', 'search', 'update_record', 'run_tests'][i % 4] as string,
           args: { path: `src/module-${i}.ts`, query: words(rand, 40), content: words(rand, argBytes) },
-          result: words(rand, 200),
+          result: words(rand, length(rand, shape.maxResultBytes, DEFAULT_RESULT_BYTES)),
         },
       };
     }
@@ -139,7 +159,7 @@ async function runSession(breaker: AgentBreaker, sessionId: string, steps: Itera
 /** Figures for one session shape. */
 export interface OverheadRow {
   readonly sessionEvents: number;
-  readonly maxArgBytes: number;
+  readonly shape: SessionShape;
   readonly sessions: number;
   /** Mean cost per event (check + observe), µs. */
   readonly microsPerEvent: number;
@@ -158,11 +178,11 @@ export interface OverheadRow {
   readonly trips: number;
 }
 
-async function measureShape(sessionEvents: number, maxArgBytes: number, sessions: number): Promise<OverheadRow> {
+async function measureShape(sessionEvents: number, shape: SessionShape, sessions: number): Promise<OverheadRow> {
   // Warm-up on separate sessions so JIT compilation is not billed to the figures.
   {
     const warm = new AgentBreaker(benchOptions(new InMemoryBreakerStore({ maxSessions: 100_000 })));
-    for (let s = 0; s < 20; s++) await runSession(warm, `warm-${s}`, sessionSteps(Math.min(sessionEvents, 200), maxArgBytes, 1000 + s));
+    for (let s = 0; s < 20; s++) await runSession(warm, `warm-${s}`, sessionSteps(Math.min(sessionEvents, 200), 1000 + s, shape));
   }
   let store: InMemoryBreakerStore | undefined = new InMemoryBreakerStore({ maxSessions: 100_000 });
   let breaker: AgentBreaker | undefined = new AgentBreaker(benchOptions(store));
@@ -173,7 +193,7 @@ async function measureShape(sessionEvents: number, maxArgBytes: number, sessions
   let lastEvents = 0;
   const byKind = emptyTallies();
   for (let s = 0; s < sessions; s++) {
-    const steps = [...sessionSteps(sessionEvents, maxArgBytes, s + 1)];
+    const steps = [...sessionSteps(sessionEvents, s + 1, shape)];
     if (sessionEvents > 1000) {
       const head = await runSession(breaker, `s-${s}`, steps.slice(0, sessionEvents - 1000));
       const tail = await runSession(breaker, `s-${s}`, steps.slice(sessionEvents - 1000));
@@ -207,7 +227,7 @@ async function measureShape(sessionEvents: number, maxArgBytes: number, sessions
   const heapAfter = heapWith;
   return {
     sessionEvents,
-    maxArgBytes,
+    shape,
     sessions,
     microsPerEvent: Number(elapsed) / 1000 / events,
     microsPerEventLast1000: lastEvents > 0 ? Number(lastElapsed) / 1000 / lastEvents : undefined,
@@ -249,13 +269,13 @@ async function measureRedis(url: string): Promise<RedisFigures> {
   const store: BreakerStore = new RedisBreakerStore({ client: counting, keyPrefix: prefix });
   const breaker = new AgentBreaker(benchOptions(store));
   // Load the scripts once, outside the count.
-  await runSession(breaker, 'warm', sessionSteps(20, 256, 99));
+  await runSession(breaker, 'warm', sessionSteps(20, 99, { maxArgBytes: 256 }));
   roundTrips = 0;
   for (const key of Object.keys(byCommand)) delete byCommand[key];
   const kindTrips: Record<string, { steps: number; trips: number }> = {};
   let events = 0;
   let elapsed = 0n;
-  for (const step of sessionSteps(500, 1024, 7)) {
+  for (const step of sessionSteps(500, 7, { maxArgBytes: 1024 })) {
     const before = roundTrips;
     const run = await runSession(breaker, 'measured', [step]);
     elapsed += run.elapsedNs;
@@ -281,43 +301,69 @@ export interface OverheadReport {
 
 export async function runOverheadBenchmark(redisUrl: string = testRedisUrl()): Promise<OverheadReport> {
   const rows: OverheadRow[] = [];
-  for (const [sessionEvents, maxArgBytes, sessions] of [
-    [10, 256, 2000],
-    [10, 8192, 2000],
-    [10_000, 256, 3],
-    [10_000, 8192, 3],
+  // The last shape adds long model replies and long tool results to the largest arguments.
+  for (const [sessionEvents, shape, sessions] of [
+    [10, { maxArgBytes: 256 }, 2000],
+    [10, { maxArgBytes: 8192 }, 2000],
+    [10_000, { maxArgBytes: 256 }, 3],
+    [10_000, { maxArgBytes: 8192 }, 3],
+    [10_000, { maxArgBytes: 8192, maxTextBytes: 4096, maxResultBytes: 4096 }, 3],
   ] as const) {
-    rows.push(await measureShape(sessionEvents, maxArgBytes, sessions));
+    rows.push(await measureShape(sessionEvents, shape, sessions));
   }
   const problem = await pingRedis(redisUrl, 1000);
   const redis = problem === undefined ? await measureRedis(redisUrl) : { skipped: `no Redis server at ${redisUrl} (${problem})` };
   return { rows, redis };
 }
 
-/** The overhead figures as text. */
-export function formatOverheadReport(report: OverheadReport): string {
-  const header = ['Session', 'Args up to', 'Sessions', 'µs/event', 'µs/event (last 1000)', 'Heap/session', 'State JSON', 'Trips'];
-  const rows = report.rows.map((r) => [
-    `${r.sessionEvents.toLocaleString('en-US')} events`,
-    `${r.maxArgBytes.toLocaleString('en-US')} B`,
-    String(r.sessions),
-    r.microsPerEvent.toFixed(1),
-    r.microsPerEventLast1000 === undefined ? '-' : r.microsPerEventLast1000.toFixed(1),
-    `${Math.round(r.heapBytesPerSession).toLocaleString('en-US')} B`,
-    `${r.stateJsonBytes.toLocaleString('en-US')} B`,
-    String(r.trips),
-  ]);
+/** Right-aligned text table, first column left-aligned. */
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  return [line(header), line(header.map((_, i) => '-'.repeat(widths[i] ?? 0))), ...rows.map(line)];
+}
+
+function shapeCells(r: OverheadRow): string[] {
+  const size = (max: number | undefined, fixed: number): string => (max === undefined ? `${fixed} B` : `≤ ${max.toLocaleString('en-US')} B`);
+  return [
+    `${r.sessionEvents.toLocaleString('en-US')} events`,
+    `${r.shape.maxArgBytes.toLocaleString('en-US')} B`,
+    size(r.shape.maxTextBytes, DEFAULT_TEXT_BYTES),
+    size(r.shape.maxResultBytes, DEFAULT_RESULT_BYTES),
+  ];
+}
+
+/** The overhead figures as text. */
+export function formatOverheadReport(report: OverheadReport): string {
   const lines = [
     'Overhead benchmark — AgentBreaker, all detectors on, in-memory store',
     '',
-    line(header),
-    line(header.map((_, i) => '-'.repeat(widths[i] ?? 0))),
-    ...rows.map(line),
+    ...table(
+      ['Session', 'Args up to', 'Model text', 'Tool result', 'Sessions', 'µs/event', 'µs/event (last 1000)', 'Heap/session', 'State JSON', 'Trips'],
+      report.rows.map((r) => [
+        ...shapeCells(r),
+        String(r.sessions),
+        r.microsPerEvent.toFixed(1),
+        r.microsPerEventLast1000 === undefined ? '-' : r.microsPerEventLast1000.toFixed(1),
+        `${Math.round(r.heapBytesPerSession).toLocaleString('en-US')} B`,
+        `${r.stateJsonBytes.toLocaleString('en-US')} B`,
+        String(r.trips),
+      ]),
+    ),
     '',
     'µs/event: one step as the breaker meets it (gate or pre-execution check + observe). Heap/session: retained',
     'heap after the run divided by sessions (after GC). State JSON: serialised size of one session state.',
+    'Model text, Tool result: length of each (fixed, or ≤: uniform below it).',
+    '',
+    'Cost per step kind, µs (same runs)',
+    '',
+    ...table(
+      ['Session', 'Args up to', 'Model text', 'Tool result', 'model round', 'tool call', 'retrieval', 'delegation', 'user'],
+      report.rows.map((r) => [...shapeCells(r), ...KINDS.map((k) => r.microsPerStepByKind[k].toFixed(1))]),
+    ),
+    '',
+    'model round: checkModelCall + observe(model). tool call: checkToolCall + observe(tool_call).',
+    'retrieval, delegation, user: observe. Steps per 10: 2 model rounds, 5 tool calls, 1 of each other kind.',
     '',
   ];
   if ('skipped' in report.redis) {

@@ -1,7 +1,7 @@
 import { clip, LIMITS, pushBounded, type BreakerSessionState, type DelegationRecord } from '../breaker-state.ts';
 import { canonicalJson } from '../similarity/args-fingerprint.ts';
-import { hash53 } from '../similarity/hash.ts';
-import { sketchHashes, sketchJaccard } from '../similarity/token-sketch.ts';
+import { hashSequence } from '../similarity/hash.ts';
+import { sketchHashes, sketchJaccard, type TokenSketch } from '../similarity/token-sketch.ts';
 import { tokenHashes } from '../similarity/tokenize.ts';
 import { round2, type Detection, type DetectorContext } from './detection.ts';
 
@@ -11,6 +11,17 @@ const MIN_ANSWER_TOKENS = 5;
 export function taskText(input: unknown): string {
   if (typeof input === 'string') return input;
   return canonicalJson(input ?? '', 16_384);
+}
+
+// The last task sketched: one sub-agent call is sketched by its check, by the
+// re-ask test of its observation and by its record — once is enough.
+let lastTask: { text: string; sketch: TokenSketch } | undefined;
+
+/** Sketch of a sub-agent task (memoised on the task text, so it stays a pure function of it). */
+function taskSketch(input: unknown): TokenSketch {
+  const text = taskText(input);
+  if (lastTask?.text !== text) lastTask = { text, sketch: sketchHashes(tokenHashes(text)) };
+  return lastTask.sketch;
 }
 
 function settings(agent: string, ctx: DetectorContext) {
@@ -32,7 +43,7 @@ export function detectReask(state: BreakerSessionState, agentName: string, input
   const agent = clip(agentName, LIMITS.name);
   const s = settings(agent, ctx);
   if (!s.enabled) return null;
-  const task = sketchHashes(tokenHashes(taskText(input)));
+  const task = taskSketch(input);
   let asked = 0;
   let last = 0;
   let minSimilarity = 1;
@@ -79,12 +90,12 @@ export function judgeDelegation(
   const record: DelegationRecord = {
     s: seq,
     g: agent,
-    i: sketchHashes(tokenHashes(taskText(input))),
+    i: taskSketch(input),
     o: sketchHashes(answerTokens),
     n: answerTokens.length,
   };
   const delegations = pushBounded(state.delegations, record, LIMITS.delegations);
-  const answerHash = output ? hash53(answerTokens.join(',')) || 1 : 0;
+  const answerHash = output ? hashSequence(answerTokens) || 1 : 0;
   const novel = answerHash !== 0 && !state.seen.includes(answerHash) ? answerHash : null;
   const s = settings(agent, ctx);
   if (!s.enabled || record.n < MIN_ANSWER_TOKENS) return { delegations, novel, detection: null };

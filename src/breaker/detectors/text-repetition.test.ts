@@ -25,6 +25,15 @@ describe('text repetition', () => {
     assert.equal(out.category, 'text_repetition');
   });
 
+  test('a long reply is judged whole: varied prose passes, a passage said again and again trips', async () => {
+    const varied = Array.from({ length: 700 }, (_, i) => `term${(i * 7919) % 3001}`).join(' ');
+    assert.equal((await new BreakerDriver(new AgentBreaker()).model(varied)).action, 'allow');
+    const passage = 'the deployment is still pending while we wait for the build to finish and report back';
+    const looping = `${varied.slice(0, 2000)} ${Array.from({ length: 20 }, () => passage).join(' ')}`;
+    const out = await new BreakerDriver(new AgentBreaker()).model(looping);
+    assert.equal(out.category, 'text_repetition');
+  });
+
   test('markdown tables, lists and code blocks never count', async () => {
     const d = new BreakerDriver(new AgentBreaker());
     const table = ['| flight | departs | price |', '|---|---|---|', ...Array.from({ length: 12 }, (_, i) => `| HAT0${i} | 0${i % 10}:00 EST | $125 |`)].join('\n');

@@ -83,15 +83,19 @@ function lastOtherEvent(state: BreakerSessionState): number {
 function repetitionWithin(prose: string, hashes: readonly number[]): BreakerEvidence | null {
   if (hashes.length < SENTENCE_MIN_TOKENS * SENTENCE_MAX_REPEATS) return null;
   // A sentence said three times repeats all its 4-grams three times: only then look at sentences.
-  if (maxGramRepeats(hashes, SENTENCE_MIN_TOKENS) >= SENTENCE_MAX_REPEATS) {
+  const short = gramStats(hashes, SENTENCE_MIN_TOKENS);
+  if (short.max >= SENTENCE_MAX_REPEATS) {
     const sentence = repeatedSentence(prose);
     if (sentence !== null) return sentence;
   }
   if (hashes.length >= NGRAM_MIN_TOKENS) {
-    const grams = new Set<number>();
     const total = hashes.length - NGRAM + 1;
-    for (let i = 0; i < total; i++) grams.add(gramHash(hashes, i, NGRAM));
-    const distinct = grams.size / total;
+    // Equal n-grams start with equal 4-grams, so there are at least as many
+    // distinct n-grams as distinct 4-grams, less the few 4-grams too close to
+    // the end to start one. When that already clears the bar (ordinary prose),
+    // counting the n-grams cannot find degenerate output.
+    if ((short.distinct - (NGRAM - SENTENCE_MIN_TOKENS)) / total >= NGRAM_MIN_DISTINCT) return null;
+    const distinct = gramStats(hashes, NGRAM).distinct / total;
     if (distinct < NGRAM_MIN_DISTINCT) {
       return {
         pattern: 'within_reply',
@@ -110,16 +114,41 @@ function gramHash(hashes: readonly number[], start: number, n: number): number {
   return h >>> 0;
 }
 
-function maxGramRepeats(hashes: readonly number[], n: number): number {
-  const counts = new Map<number, number>();
-  let max = 0;
-  for (let i = 0; i + n <= hashes.length; i++) {
-    const h = gramHash(hashes, i, n);
-    const c = (counts.get(h) ?? 0) + 1;
-    counts.set(h, c);
-    if (c > max) max = c;
+// Open-addressing table of n-gram hashes and their counts, reused across
+// replies (judging is synchronous). A Map or Set keyed by unsigned 32-bit
+// hashes boxes most keys as heap numbers, which made counting the n-grams of
+// a long reply the costliest step of a model round.
+let gramKeys = new Int32Array(1024);
+let gramCounts = new Uint32Array(1024);
+
+/** How many distinct `n`-grams `hashes` has, and how often the most frequent one occurs. */
+function gramStats(hashes: readonly number[], n: number): { distinct: number; max: number } {
+  const total = hashes.length - n + 1;
+  // A table at least twice the n-gram count keeps probe runs short.
+  let bits = 10;
+  while (1 << bits < total * 2) bits++;
+  const size = 1 << bits;
+  if (gramKeys.length < size) {
+    gramKeys = new Int32Array(size);
+    gramCounts = new Uint32Array(size);
   }
-  return max;
+  gramCounts.fill(0, 0, size);
+  const mask = size - 1;
+  let distinct = 0;
+  let max = 0;
+  for (let i = 0; i < total; i++) {
+    const h = gramHash(hashes, i, n) | 0;
+    let slot = Math.imul(h, 0x9e3779b1) >>> (32 - bits);
+    while (gramCounts[slot] !== 0 && gramKeys[slot] !== h) slot = (slot + 1) & mask;
+    const count = gramCounts[slot]! + 1;
+    if (count === 1) {
+      gramKeys[slot] = h;
+      distinct++;
+    }
+    gramCounts[slot] = count;
+    if (count > max) max = count;
+  }
+  return { distinct, max };
 }
 
 function repeatedSentence(prose: string): BreakerEvidence | null {

@@ -67,6 +67,17 @@ describe('argument similarity', () => {
     assert.equal(compareFingerprints(a, b), 0);
   });
 
+  test('long free text: a change anywhere breaks identity, and the middle counts as much as the ends', () => {
+    const words = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${(i * 7919) % 5000}`).join(' ');
+    const body = words('a', 3000);
+    const edited = `${body.slice(0, 9000)} inserted ${body.slice(9000)}`;
+    assert.equal(sim({ content: body }, { content: body }), 1);
+    assert.notEqual(fp.fingerprint({ content: body }).h, fp.fingerprint({ content: edited }).h, 'one word in the middle is not identical');
+    assert.ok(sim({ content: body }, { content: edited }) >= 0.9, 'but it is near-identical');
+    const framed = `${body.slice(0, 500)} ${words('b', 3000)} ${body.slice(-500)}`;
+    assert.ok(sim({ content: body }, { content: framed }) < 0.5, 'a shared start and end alone is not similar');
+  });
+
   test('fingerprints stay small for huge arguments', () => {
     const big = { content: 'lorem ipsum dolor '.repeat(1000) + Array.from({ length: 500 }, (_, i) => `w${i}`).join(' ') };
     const print = fp.fingerprint(big);

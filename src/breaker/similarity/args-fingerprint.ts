@@ -1,6 +1,6 @@
-import { hash32, hash53 } from './hash.ts';
+import { hash32, UnorderedHash } from './hash.ts';
 import { IdentityKeyMatcher } from './identity-keys.ts';
-import { normalizeText, scanText, tokenHashes } from './tokenize.ts';
+import { normalizeText, scanText } from './tokenize.ts';
 import { DEFAULT_SKETCH_SIZE, sketchHashes, sketchJaccard, type TokenSketch } from './token-sketch.ts';
 
 /**
@@ -74,11 +74,11 @@ export class ArgsFingerprinter {
     const overflow: string[] = [];
     // The exact-arguments hash is built from every leaf's path and content hash:
     // large values are read once, for their tokens and their hash together.
-    const exact: string[] = [];
+    const exact = new UnorderedHash();
     let textFields = 0;
     for (const [path, key, value] of leaves) {
       const [field, content] = this.field(path, key, value);
-      exact.push(`${path}\u0001${content}`);
+      exact.add(path, content);
       // Beyond the field cap, or past a few free-text fields (the bulky ones), fold into one text field.
       if (fields.length >= this.maxFields - 1 || (field[1] === 't' && ++textFields > MAX_TEXT_FIELDS)) {
         overflow.push(String(value));
@@ -87,11 +87,12 @@ export class ArgsFingerprinter {
       fields.push(field);
     }
     if (overflow.length > 0) {
-      fields.push([OVERFLOW, 't', sketchHashes(tokenHashes(overflow.join(' ')), this.sketchSize)]);
+      const text = overflow.join(' ');
+      const clipped = text.length > this.maxChars ? text.slice(0, this.maxChars) : text;
+      fields.push([OVERFLOW, 't', sketchHashes(scanText(clipped, true).tokens, this.sketchSize)]);
     }
     fields.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    exact.sort();
-    return { h: hash53(exact.join('\u0002')), f: fields };
+    return { h: exact.digest(), f: fields };
   }
 
   private parse(args: unknown): unknown {
@@ -116,7 +117,8 @@ export class ArgsFingerprinter {
       return [[p, 'i', h], h];
     }
     if (typeof value === 'string' && (value.length > MAX_SCALAR_CHARS || /\s/.test(value.trim()))) {
-      const scanned = scanText(value);
+      // Long text is sampled for its tokens (bounded cost) but hashed in full.
+      const scanned = scanText(value, true);
       return [[p, 't', sketchHashes(scanned.tokens, this.sketchSize)], scanned.content];
     }
     const h = hash32(scalarText(value));
@@ -127,7 +129,7 @@ export class ArgsFingerprinter {
     const fields: FieldPrint[] = [];
     const ids = commandIdentity(text);
     if (ids !== '') fields.push([FREE_TEXT_ID, 'i', hash32(ids)]);
-    const scanned = scanText(text.trim());
+    const scanned = scanText(text.trim(), true);
     fields.push([FREE_TEXT, 't', sketchHashes(scanned.tokens, this.sketchSize)]);
     return { h: scanned.content, f: fields };
   }

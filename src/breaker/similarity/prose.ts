@@ -20,7 +20,10 @@ export function stripStructuredMarkdown(text: string): string {
       continue;
     }
     if (/^( {4}|\t)/.test(line) && trimmed !== '') continue; // indented code
-    if (trimmed.startsWith('|') || (trimmed.match(/\|/g)?.length ?? 0) >= 2) continue; // table row
+    // Table row: starts with a pipe or has two. Found with indexOf rather than
+    // by matching every pipe, which scanned and allocated for each line of prose.
+    const pipe = trimmed.indexOf('|');
+    if (pipe === 0 || (pipe > 0 && trimmed.indexOf('|', pipe + 1) !== -1)) continue;
     if (/^([-*+•]|\d{1,3}[.)])\s+/.test(trimmed)) continue; // list item
     kept.push(line);
   }

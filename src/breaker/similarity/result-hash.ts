@@ -1,26 +1,36 @@
-import { hash53 } from './hash.ts';
+import { hash53, UnorderedHash } from './hash.ts';
 
 /**
  * Parts of a tool result that change on every call without carrying news:
  * timestamps, UUIDs, memory addresses, epoch times, elapsed durations. A
- * status poll that differs only in these returned nothing new.
+ * status poll that differs only in these returned nothing new. One pattern
+ * with alternatives, so a result is searched once rather than once per kind.
  */
-const VOLATILE: readonly RegExp[] = [
-  /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g,
-  /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi,
-  /\b0x[0-9a-f]{6,}\b/gi,
-  /\b1[5-9]\d{8}(?:\d{3})?\b/g,
-  /\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|secs?|seconds)\b/g,
-];
+const VOLATILE = new RegExp(
+  `\\b(?:${[
+    /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/, // timestamp
+    /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b/, // UUID
+    /0[xX][0-9a-fA-F]{6,}\b/, // address
+    /1[5-9]\d{8}(?:\d{3})?\b/, // epoch seconds or milliseconds
+    /\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|secs?|seconds)\b/, // duration
+  ]
+    .map((p) => p.source)
+    .join('|')})`,
+  'g',
+);
+
+/**
+ * Whitespace that collapsing changes: runs, and single characters other than
+ * a space. A lone space is left alone, which saves a replacement per word.
+ */
+const WHITESPACE = /\s\s+|[^\S ]/g;
 
 const HEAD_CHARS = 8192;
 const TAIL_CHARS = 2048;
 
 /** A result with its volatile parts replaced and whitespace collapsed. */
 export function normalizeResult(text: string): string {
-  let out = text;
-  for (const pattern of VOLATILE) out = out.replace(pattern, '#');
-  return out.replace(/\s+/g, ' ').trim();
+  return text.replace(VOLATILE, '#').replace(WHITESPACE, ' ').trim();
 }
 
 /**
@@ -42,8 +52,9 @@ export function resultHash(result: string | null | undefined): number {
 /** Hash of a set of retrieved documents, independent of their order. */
 export function resultSetHash(results: readonly string[] | undefined): number | null {
   if (results === undefined) return null;
-  const hashes = results.map((r) => resultHash(r)).sort((a, b) => a - b);
-  return hash53(hashes.join(','));
+  const set = new UnorderedHash();
+  for (const result of results) set.add('', resultHash(result));
+  return set.digest();
 }
 
 const TRANSIENT =

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { jaccard, textSimilarity, tokenize } from './index.ts';
+import { hash32, jaccard, textSimilarity, tokenHashes, tokenize } from './index.ts';
 
 describe('tokenize', () => {
   test('keeps words of every spaced script, lower-cased', () => {
@@ -34,6 +34,13 @@ describe('tokenize', () => {
 
   test('mixed scripts in one run keep the Latin part as a word', () => {
     assert.deepEqual(tokenize('iPhone用ケース'), ['iphone', '用ケ', 'ケー', 'ース']);
+  });
+
+  test('token hashes of long ASCII text are the hashes of its tokens, up to the limit', () => {
+    const separators = ['', ',', '  ', '\n', '--', ' (x) ', '_'];
+    const text = `  ${Array.from({ length: 900 }, (_, i) => `Word${i % 37}${separators[i % separators.length]}`).join(' ')}!`;
+    assert.deepEqual(tokenHashes(text), tokenize(text).map(hash32));
+    assert.deepEqual(tokenHashes(text, 10), tokenize(text).slice(0, 10).map(hash32));
   });
 
   test('punctuation-only text has no tokens, and two empty texts are identical', () => {

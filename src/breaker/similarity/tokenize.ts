@@ -9,7 +9,7 @@
  * "word" or into nothing.
  */
 
-import { hash32, hash53 } from './hash.ts';
+import { hash32, hashBytes } from './hash.ts';
 
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -25,13 +25,61 @@ export function normalizeText(text: string): string {
   return NON_ASCII.test(text) ? text.normalize('NFKC').toLowerCase() : text.toLowerCase();
 }
 
+/** Characters read by {@link tokenHashes} at most: longer texts are judged on their start. */
+const MAX_SCAN_CHARS = 65_536;
+/** Tokens kept from one text by {@link scanText}. */
+const MAX_TOKENS = 4096;
+
+/**
+ * Long free-text arguments are tokenised in this many evenly spaced windows
+ * of this many characters (the first at the start, the last at the end)
+ * rather than whole: their exact content is still hashed in full, and a
+ * bottom-k sketch estimates token-set similarity as well from a couple of
+ * kilobytes spread over the text as from all of it.
+ */
+const SAMPLE_WINDOWS = 8;
+const WINDOW_CHARS = 256;
+/** A window edge moves at most this far to avoid cutting a word in two. */
+const SNAP_CHARS = 32;
+
+/** ASCII letters and digits, lower-cased; 0 for the separators of ASCII text. */
+const ASCII_WORD = new Uint8Array(128);
+for (let c = 48; c <= 57; c++) ASCII_WORD[c] = c;
+for (let c = 97; c <= 122; c++) ASCII_WORD[c] = c;
+for (let c = 65; c <= 90; c++) ASCII_WORD[c] = c + 32;
+
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+
+const encoder = new TextEncoder();
+// UTF-8 scratch space reused by every (synchronous) scan, so a scan allocates
+// nothing per event. Encoding is native and near free, tells ASCII text apart
+// (as many bytes as characters), and gives typed-array reads, which are much
+// cheaper than charCodeAt. It grows to 3 bytes per character of the longest
+// text scanned; callers bound that (65,536 characters by default).
+let scratch = new Uint8Array(16_384);
+let scratchView = new DataView(scratch.buffer);
+
+/** UTF-8 encodes `text` into the scratch space; returns the number of bytes. */
+function encode(text: string): number {
+  if (scratch.length < text.length * 3) {
+    scratch = new Uint8Array(text.length * 3);
+    scratchView = new DataView(scratch.buffer);
+  }
+  return encoder.encodeInto(text, scratch).written;
+}
+
 /**
  * The {@link hash32} of each token of {@link tokenize}, computed without
  * building the token strings for ASCII text (the common case for arguments
  * and code), which makes fingerprinting large inputs several times cheaper.
+ * At most `limit` tokens, from at most the first 65,536 characters.
  */
 export function tokenHashes(text: string, limit = 4096): number[] {
-  return scanText(text, limit).tokens;
+  const head = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
+  if (encode(head) !== head.length) return tokenize(head, limit).map(hash32);
+  // A text has at most one token per two characters: no larger staging is needed, whatever the limit.
+  return unstage(stageAsciiTokens(0, head.length, 0, Math.min(limit, (head.length + 1) >> 1)));
 }
 
 /** Token hashes of a text and a 53-bit hash of its whole content, in one pass. */
@@ -42,37 +90,91 @@ export interface ScannedText {
 }
 
 /**
- * One pass over `text` giving its token hashes (as {@link tokenHashes}) and a
- * hash of its exact content, so large arguments are read once, not three
- * times (stringify, hash, tokenise).
+ * The token hashes of `text` (as {@link tokenHashes}) and a hash of its
+ * exact content, encoding it once. With `sample`, a text longer than
+ * 2,048 characters gives the tokens of 8 evenly spaced windows of 256
+ * characters, so its cost is bounded whatever its length; the content hash
+ * always reads all of it.
  */
-export function scanText(text: string, limit = 4096): ScannedText {
-  if (NON_ASCII.test(text)) return { tokens: tokenize(text, limit).map(hash32), content: hash53(text) };
-  const tokens: number[] = [];
-  let h = 0x811c9dc5;
-  let inWord = false;
-  let a = 0x9e3779b9 ^ text.length;
-  let b = 0x85ebca6b;
-  for (let i = 0; i < text.length; i++) {
-    let c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 2654435761);
-    b = Math.imul(b ^ c, 1597334677);
-    const upper = c >= 65 && c <= 90;
-    if (upper || (c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
-      if (upper) c += 32;
-      h ^= c;
-      h = Math.imul(h, 0x01000193);
-      inWord = true;
-    } else if (inWord) {
-      if (tokens.length < limit) tokens.push(h >>> 0);
-      h = 0x811c9dc5;
-      inWord = false;
-    }
+export function scanText(text: string, sample = false): ScannedText {
+  const bytes = encode(text);
+  const content = hashBytes(scratchView, bytes);
+  const windows = sample && text.length > SAMPLE_WINDOWS * WINDOW_CHARS ? sampleWindows(text) : [0, text.length];
+  if (bytes === text.length) {
+    // ASCII: byte offsets are character offsets.
+    let count = 0;
+    for (let w = 0; w < windows.length; w += 2) count = stageAsciiTokens(windows[w]!, windows[w + 1]!, count, MAX_TOKENS);
+    return { tokens: unstage(count), content };
   }
-  if (inWord && tokens.length < limit) tokens.push(h >>> 0);
-  a = Math.imul(a ^ (a >>> 16), 2246822507) ^ Math.imul(b ^ (b >>> 13), 3266489909);
-  b = Math.imul(b ^ (b >>> 16), 2246822507) ^ Math.imul(a ^ (a >>> 13), 3266489909);
-  return { tokens, content: 4294967296 * (2097151 & b) + (a >>> 0) };
+  const tokens: number[] = [];
+  for (let w = 0; w < windows.length; w += 2) {
+    const part = windows.length === 2 ? text : text.slice(windows[w], windows[w + 1]);
+    for (const token of tokenize(part, MAX_TOKENS - tokens.length)) tokens.push(hash32(token));
+  }
+  return { tokens, content };
+}
+
+/**
+ * Start and end of each sampled window of a long text, evenly spaced from
+ * its start to its end, each edge moved (a little) off the middle of a word
+ * so that a cut word does not count as a token.
+ */
+function sampleWindows(text: string): number[] {
+  const bounds: number[] = [];
+  const stride = (text.length - WINDOW_CHARS) / (SAMPLE_WINDOWS - 1);
+  for (let w = 0; w < SAMPLE_WINDOWS; w++) {
+    let start = Math.round(w * stride);
+    let end = Math.min(text.length, start + WINDOW_CHARS);
+    for (let k = 0; k < SNAP_CHARS && start > 0 && start < end && isWordUnit(text.charCodeAt(start - 1)); k++) start++;
+    for (let k = 0; k < SNAP_CHARS && end < text.length && end > start && isWordUnit(text.charCodeAt(end)); k++) end--;
+    bounds.push(start, end);
+  }
+  return bounds;
+}
+
+/** Whether a UTF-16 unit may be inside a word (any non-ASCII unit is taken to be: only window edges use this). */
+function isWordUnit(code: number): boolean {
+  return code >= 128 || ASCII_WORD[code] !== 0;
+}
+
+// Token hashes of ASCII scans are staged here, then copied out at once.
+let staged = new Uint32Array(MAX_TOKENS + 1);
+
+/**
+ * Stages the hash32 of each word of the ASCII bytes scratch[start, end),
+ * lower-cased, from staged[from] on, stopping at `limit` staged in all;
+ * returns the new number staged. The loop has no branch per character: word
+ * edges in real text are too irregular for branch prediction, and
+ * mispredicted branches were most of its cost. Instead the hash of the word
+ * being read is written at every character, and the count only moves on
+ * where a word ends.
+ */
+function stageAsciiTokens(start: number, end: number, from: number, limit: number): number {
+  if (staged.length <= limit) staged = new Uint32Array(limit + 1);
+  // Locals, not module bindings, in the loop: the compiler then keeps them in registers.
+  const bytes = scratch;
+  const kept = staged;
+  const table = ASCII_WORD;
+  let h = FNV_OFFSET;
+  let count = from;
+  let inWord = 0;
+  for (let i = start; i < end && count < limit; i++) {
+    const c = table[bytes[i]!]!;
+    const word = (c + 255) >> 8; // 1 for a letter or digit (c > 0), 0 for a separator
+    kept[count] = h;
+    count += inWord & (word ^ 1); // a word just ended: keep its hash
+    h = (Math.imul(h ^ c, FNV_PRIME) & -word) | (FNV_OFFSET & (word - 1)); // extend the word, or restart
+    inWord = word;
+  }
+  if (inWord === 1 && count < limit) kept[count++] = h;
+  return count;
+}
+
+/** The first `count` staged token hashes, as an array sized once. */
+function unstage(count: number): number[] {
+  const out = new Array<number>(count);
+  for (let j = 0; j < count; j++) out[j] = staged[j]!;
+  return out;
 }
 
 /**

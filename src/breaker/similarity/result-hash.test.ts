@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { normalizeResult, resultHash, resultSetHash } from './index.ts';
+
+describe('result hashes', () => {
+  test('timestamps, UUIDs, addresses, epoch times and durations are masked; whitespace is collapsed', () => {
+    const result = 'Job 7 queued at 2024-05-20T10:00:00Z (took 12 ms)\n\tid 550E8400-E29B-41D4-A716-446655440000 at 0x7ffdeadbeef,  epoch 1700000000 ';
+    assert.equal(normalizeResult(result), 'Job 7 queued at # (took #) id # at #, epoch #');
+  });
+
+  test('results that differ only in volatile parts hash the same; other differences do not', () => {
+    const poll = (at: string, ms: number, state: string) => `status: ${state}\nchecked ${at} in ${ms} ms`;
+    assert.equal(resultHash(poll('2024-05-20 10:00:01', 12, 'queued')), resultHash(poll('2024-05-20 10:07:45', 480, 'queued')));
+    assert.notEqual(resultHash(poll('2024-05-20 10:00:01', 12, 'queued')), resultHash(poll('2024-05-20 10:00:01', 12, 'running')));
+    assert.equal(resultHash(null), 0);
+    assert.equal(resultHash('  \n '), 0);
+  });
+
+  test('a set of retrieved documents hashes the same in any order; a repeated or changed document counts', () => {
+    const docs = ['refund policy', 'shipping rates', 'warranty terms'];
+    assert.equal(resultSetHash(docs), resultSetHash([...docs].reverse()));
+    assert.notEqual(resultSetHash(docs), resultSetHash([...docs, 'refund policy']));
+    assert.notEqual(resultSetHash(docs), resultSetHash(['refund policy', 'shipping rates', 'warranty term']));
+    assert.equal(resultSetHash(undefined), null);
+  });
+});
