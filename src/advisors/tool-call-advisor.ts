@@ -154,7 +154,7 @@ class ToolLoop {
     this.#added.push(...response.messages);
     if (response.toolCalls.length === 0) return this.#final(response, response.text);
 
-    const outcomes = await this.#execute(response.toolCalls, this.nextRequestMessagesBefore(roundMessages));
+    const outcomes = await this.#execute(response.toolCalls, this.#messagesBefore(roundMessages));
     outcomes.forEach((o) => onOutcome?.(o));
     this.#added.push(toolResultMessage(outcomes));
     if (outcomes.every((o) => o.returnDirect)) {
@@ -164,7 +164,8 @@ class ToolLoop {
     return undefined;
   }
 
-  private nextRequestMessagesBefore(count: number): readonly ModelMessage[] {
+  /** The messages the model was sent for the round whose own messages start at `count`. */
+  #messagesBefore(count: number): readonly ModelMessage[] {
     return [...this.#request.messages, ...this.#added.slice(0, count)];
   }
 

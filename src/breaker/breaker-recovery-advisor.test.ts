@@ -53,16 +53,15 @@ describe('BreakerRecoveryAdvisor', () => {
       .build();
     const response = await client.prompt('Is job 7 done?').advisors((a) => a.param(CONVERSATION_ID, 'r-1')).call().chatClientResponse();
     assert.equal(response.response.text, 'Job 7 keeps failing; I stopped polling and reported it.');
-    assert.deepEqual(response.context.get('governor.breaker.recovered'), {
-      category: 'tool_spiral',
-      message: (response.context.get('governor.breaker.recovered') as { message: string }).message,
-    });
+    const recovered = response.context.get('governor.breaker.recovered') as { category: string; message: string };
+    assert.equal(recovered.category, 'tool_spiral');
+    assert.match(recovered.message, /status/);
     const history = await memory.get('r-1');
     assert.equal(history[0]!.role, 'system');
     assert.match(String(history[0]!.content), /Summary of the earlier attempt.*tool_spiral/);
     // The looping turn was flushed: memory holds the summary and the retried turn only.
     assert.deepEqual(history.map((m) => m.role), ['system', 'user', 'assistant']);
-    assert.equal((await breaker.snapshot('r-1')).state !== 'OPEN', true);
+    assert.notEqual((await breaker.snapshot('r-1')).state, 'OPEN');
   });
 
   test('a second stop in the same call is thrown as the typed error', async () => {

@@ -56,7 +56,6 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
   }
   let agent: MiniAgent;
   let label: string;
-  const lines: string[] = [];
   const print = (line: string): void => {
     if (values.json) return;
     io.stdout.write(`${line}\n`);
@@ -102,8 +101,7 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
       })}\n`,
     );
   } else {
-    lines.push('', ...summaryLines(result, label));
-    io.stdout.write(`${lines.join('\n')}\n`);
+    io.stdout.write(`\n${summaryLines(result, label).join('\n')}\n`);
   }
   return result.status === 'completed' ? 0 : 1;
 }

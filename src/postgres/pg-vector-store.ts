@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { Document, DocumentMetadata } from '../rag/document.ts';
-import { checkEmbeddings, type Embedder } from '../rag/embedder.ts';
+import { embedChecked, type Embedder } from '../rag/embedder.ts';
 import { LexicalHashEmbedding } from '../rag/lexical-hash-embedding.ts';
 import { filterToSql } from '../rag/metadata-filter-sql.ts';
 import { EmbeddingDimensionMismatchError } from '../rag/retrieval-errors.ts';
@@ -184,14 +184,12 @@ export class PgVectorStore implements VectorStore {
   async add(documents: readonly Document[], options: AddDocumentsOptions = {}): Promise<void> {
     const prepared = prepareDocuments(documents);
     if (prepared.length === 0) return;
-    const vectors = checkEmbeddings(
-      await this.#embedder.embed(
-        prepared.map((document) => document.text),
-        options.signal,
-      ),
-      prepared.length,
+    const vectors = await embedChecked(
+      this.#embedder,
+      prepared.map((document) => document.text),
       this.#dimensions,
       'document embeddings',
+      options.signal,
     );
     await this.#ensureSchema();
 
@@ -230,12 +228,7 @@ export class PgVectorStore implements VectorStore {
   async similaritySearch(request: SearchRequest): Promise<Document[]> {
     const search = resolveSearchRequest(request);
     if (search.blank) return [];
-    const [query] = checkEmbeddings(
-      await this.#embedder.embed([search.query], search.signal),
-      1,
-      this.#dimensions,
-      'query embedding',
-    );
+    const [query] = await embedChecked(this.#embedder, [search.query], this.#dimensions, 'query embedding', search.signal);
     // A zero query vector has no direction: pgvector's cosine distance would be NaN for every row.
     if (query === undefined || query.every((component) => component === 0)) return [];
     await this.#ensureSchema();

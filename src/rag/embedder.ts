@@ -48,3 +48,17 @@ export function checkEmbeddings(
   }
   return vectors as number[][];
 }
+
+/**
+ * Embeds `texts` and checks the result with {@link checkEmbeddings}, so every
+ * store applies the same contract checks to what it is about to store or query.
+ */
+export async function embedChecked(
+  embedder: Embedder,
+  texts: readonly string[],
+  expected: number | undefined,
+  where: string,
+  signal?: AbortSignal,
+): Promise<number[][]> {
+  return checkEmbeddings(await embedder.embed(texts, signal), texts.length, expected, where);
+}

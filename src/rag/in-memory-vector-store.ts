@@ -1,5 +1,5 @@
 import type { Document } from './document.ts';
-import { checkEmbeddings, type Embedder } from './embedder.ts';
+import { embedChecked, type Embedder } from './embedder.ts';
 import { LexicalHashEmbedding } from './lexical-hash-embedding.ts';
 import { evaluateFilter } from './metadata-filter.ts';
 import {
@@ -51,14 +51,12 @@ export class InMemoryVectorStore implements VectorStore {
   async add(documents: readonly Document[], options: AddDocumentsOptions = {}): Promise<void> {
     const prepared = prepareDocuments(documents);
     if (prepared.length === 0) return;
-    const vectors = checkEmbeddings(
-      await this.#embedder.embed(
-        prepared.map((document) => document.text),
-        options.signal,
-      ),
-      prepared.length,
+    const vectors = await embedChecked(
+      this.#embedder,
+      prepared.map((document) => document.text),
       this.#expectedDimensions(),
       'document embeddings',
+      options.signal,
     );
     this.#dimensions ??= vectors[0]?.length;
     prepared.forEach((document, index) => {
@@ -74,12 +72,7 @@ export class InMemoryVectorStore implements VectorStore {
   async similaritySearch(request: SearchRequest): Promise<Document[]> {
     const search = resolveSearchRequest(request);
     if (search.blank) return [];
-    const [query] = checkEmbeddings(
-      await this.#embedder.embed([search.query], search.signal),
-      1,
-      this.#expectedDimensions(),
-      'query embedding',
-    );
+    const [query] = await embedChecked(this.#embedder, [search.query], this.#expectedDimensions(), 'query embedding', search.signal);
     const queryNorm = norm(query ?? []);
     // A query without a direction (e.g. only punctuation) is similar to nothing.
     if (query === undefined || queryNorm === 0) return [];
