@@ -6,7 +6,8 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { formatDetectionReport, runDetectionBenchmark } from './detection.ts';
+import { runDetectionBenchmark } from './detection.ts';
+import { formatDetectionReport } from './detection-report.ts';
 import { formatOverheadReport, runOverheadBenchmark } from './overhead.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
@@ -20,7 +21,7 @@ const { values, positionals } = parseArgs({
 });
 const corpus = path.resolve(positionals[0] ?? path.join(repoRoot, '..', 'shared', 'corpus', 'real-dev.jsonl'));
 
-const detection = values['overhead-only'] ? undefined : await runDetectionBenchmark(corpus);
+const detection = values['overhead-only'] ? undefined : await runDetectionBenchmark([corpus]);
 if (detection && !values.json) console.log(`${formatDetectionReport(detection)}\n`);
 const overhead = values['detection-only'] ? undefined : await runOverheadBenchmark();
 if (overhead && !values.json) console.log(formatOverheadReport(overhead));

@@ -1,0 +1,53 @@
+/**
+ * `npm run bench:detect [-- --corpus FILE…] [--json]`
+ *
+ * Replays labelled trajectory files through our AgentBreaker (defaults) and
+ * every peer rule, and prints one table per view (overall, per loop category,
+ * per source) plus the goals. Without `--corpus` it runs on every `.jsonl`
+ * file in `bench/corpus/`. Files may also follow `--corpus` as plain
+ * arguments: `--corpus a.jsonl b.jsonl`. `--json` prints the same figures as
+ * one JSON document on stdout. Progress goes to stderr.
+ */
+import { access, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { runDetectionBenchmark } from './detection.ts';
+import { formatDetectionReport } from './detection-report.ts';
+
+const corpusDir = path.join(import.meta.dirname, 'corpus');
+
+async function defaultCorpus(): Promise<string[]> {
+  const names = await readdir(corpusDir).catch(() => [] as string[]);
+  return names.filter((n) => n.endsWith('.jsonl')).sort().map((n) => path.join(corpusDir, n));
+}
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    corpus: { type: 'string', multiple: true },
+    json: { type: 'boolean' },
+  },
+});
+
+const files = [...(values.corpus ?? []), ...positionals].map((f) => path.resolve(f));
+const corpora = files.length > 0 ? files : await defaultCorpus();
+if (corpora.length === 0) {
+  process.stderr.write(`bench:detect: no corpus given and no .jsonl file in ${path.relative(process.cwd(), corpusDir)}\n`);
+  process.exit(2);
+}
+
+for (const file of corpora) {
+  await access(file).catch(() => {
+    process.stderr.write(`bench:detect: cannot read corpus file ${file}\n`);
+    process.exit(2);
+  });
+}
+
+const tty = process.stderr.isTTY === true;
+const report = await runDetectionBenchmark(corpora, undefined, (done) => {
+  if (tty) process.stderr.write(`\rreplayed ${done} trajectories`);
+  else if (done % 200 === 0) process.stderr.write(`replayed ${done} trajectories\n`);
+});
+if (tty) process.stderr.write('\n');
+
+console.log(values.json === true ? JSON.stringify(report, null, 2) : formatDetectionReport(report));
