@@ -1,26 +1,138 @@
 /**
- * Overhead benchmark: what the AgentBreaker costs per observed event and per
- * session, with every detector on, and how many Redis round trips a session
- * event takes with the Redis store.
+ * Overhead benchmark: what Governor adds to an agent run.
  *
- * An "event" here is one step of an agent run as the breaker meets it: a model
- * round (gate + observe), a tool call (pre-execution check + observe of its
- * result), a retrieval, a sub-agent call or a user turn (observe). The
- * generated sessions are productive (new arguments, new results), so the
- * breaker does its full work on every event instead of short-circuiting on an
- * open breaker; any trip is reported.
+ * 1. The AgentBreaker with every detector on, in-memory store: cost per
+ *    observed event (µs, median and p99, by step kind) and retained heap per
+ *    session, for sessions of 10, 1,000 and 10,000 events and tool-call
+ *    arguments of 100 B, 1 KB and 8 KB.
+ * 2. The same sessions through `RedisBreakerStore` on a local Redis: round
+ *    trips per event (every command counted by a wrapper around the client)
+ *    and the latency a Redis round trip adds to a model round.
+ * 3. A ChatClient with a typical advisor chain against a bare `doGenerate`
+ *    on a mock model that answers at once: what the client and its advisors
+ *    cost per call.
+ *
+ * An "event" is one step of an agent run as the breaker meets it: a model
+ * round (checkModelCall + observe), a tool call (checkToolCall + observe of
+ * its result), a sub-agent tool call (the same, judged as a delegation), or a
+ * retrieval, a delegation or a user turn (observe). The generated sessions
+ * are productive (new arguments, new results), so the breaker does its full
+ * work on every event instead of short-circuiting on an open breaker; any
+ * trip is reported.
+ *
+ * Goals (the report computes whether the figures meet them; no test does):
+ * under 20 µs per model call in memory with every detector on; memory per
+ * session bounded by the detectors' windows; one Redis round trip per event.
  */
+import { spawnSync } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
+import { tool } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { z } from 'zod';
+import { ToolCallAdvisor } from '../src/advisors/tool-call-advisor.ts';
 import { AgentBreaker } from '../src/breaker/agent-breaker.ts';
 import type { BreakerEvent } from '../src/breaker/breaker-event.ts';
+import type { AgentBreakerOptions } from '../src/breaker/breaker-options.ts';
 import type { BreakerStore } from '../src/breaker/breaker-store.ts';
 import { InMemoryBreakerStore } from '../src/breaker/in-memory-breaker-store.ts';
+import type { Advisor } from '../src/chat/advisor.ts';
+import { CONVERSATION_ID } from '../src/chat/advisor-context.ts';
+import { ChatClient } from '../src/chat/chat-client.ts';
+import { InMemoryChatMemoryRepository } from '../src/memory/in-memory-chat-memory-repository.ts';
+import { MessageChatMemoryAdvisor } from '../src/memory/message-chat-memory-advisor.ts';
+import { MessageWindowChatMemory } from '../src/memory/message-window-chat-memory.ts';
 import { RedisBreakerStore, type RedisCommandClient } from '../src/redis/redis-breaker-store.ts';
-import { pingRedis, testRedisUrl } from '../src/test-support/services.ts';
+import { pingRedis, redactUrl, testRedisUrl } from '../src/test-support/services.ts';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
+
+const repoRoot = path.resolve(import.meta.dirname, '..');
+
+// ------------------------------------------------------------------ goals
+
+/** Most a model round may cost in memory with every detector on (median, µs). */
+export const GOAL_MODEL_CALL_MICROS = 20;
+/** Most Redis round trips per observed event. */
+export const GOAL_ROUND_TRIPS_PER_EVENT = 1;
+/**
+ * Retained heap per session may grow this much from the second-longest to
+ * the longest session length and still count as bounded: heap figures taken
+ * after GC wobble by a few per cent, a session state that keeps history grows
+ * tenfold.
+ */
+export const MEMORY_GROWTH_TOLERANCE = 0.2;
+
+// --------------------------------------------------------------- machine
+
+/** The machine the figures were taken on: they depend on it. */
+export interface MachineInfo {
+  readonly cpu: string;
+  readonly cores: number;
+  readonly node: string;
+  readonly os: string;
+  readonly memoryGb: number;
+}
+
+export function machineInfo(): MachineInfo {
+  return {
+    cpu: os.cpus()[0]?.model.trim() ?? 'unknown',
+    cores: os.availableParallelism(),
+    node: process.version,
+    os: `${os.type()} ${os.release()} (${os.arch()})`,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+  };
+}
+
+// ------------------------------------------------------------ statistics
+
+/** Distribution of timings, µs. */
+export interface Summary {
+  readonly n: number;
+  readonly median: number;
+  readonly p99: number;
+  readonly mean: number;
+}
+
+/** A growable list of timings (µs) that does not box each number. */
+class Samples {
+  #values = new Float64Array(1024);
+  #n = 0;
+
+  push(micros: number): void {
+    if (this.#n === this.#values.length) {
+      const grown = new Float64Array(this.#values.length * 2);
+      grown.set(this.#values);
+      this.#values = grown;
+    }
+    this.#values[this.#n++] = micros;
+  }
+
+  get size(): number {
+    return this.#n;
+  }
+
+  summary(): Summary {
+    const n = this.#n;
+    if (n === 0) return { n: 0, median: Number.NaN, p99: Number.NaN, mean: Number.NaN };
+    const sorted = this.#values.slice(0, n).sort();
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += sorted[i] ?? 0;
+    // Nearest rank: the value at or below which that share of the samples lie.
+    const rank = (p: number): number => sorted[Math.min(n - 1, Math.max(0, Math.ceil(p * n) - 1))] ?? Number.NaN;
+    return { n, median: rank(0.5), p99: rank(0.99), mean: sum / n };
+  }
+}
+
+function elapsedMicros(start: bigint): number {
+  return Number(process.hrtime.bigint() - start) / 1000;
+}
+
+// ------------------------------------------------------ generated sessions
 
 /** Deterministic pseudo-random numbers, so every run measures the same sessions. */
 function prng(seed: number): () => number {
@@ -36,10 +148,12 @@ function prng(seed: number): () => number {
 
 const WORDS = 'alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega config build deploy status report invoice order customer flight seat'.split(' ');
 
+/** Random words, exactly `bytes` long (ASCII). */
 function words(rand: () => number, bytes: number): string {
   const out: string[] = [];
+  // The joined length is `size - 1`: stop only once it reaches `bytes`.
   let size = 0;
-  while (size < bytes) {
+  while (size <= bytes && bytes > 0) {
     const w = `${WORDS[Math.floor(rand() * WORDS.length)]}${Math.floor(rand() * 1000)}`;
     out.push(w);
     size += w.length + 1;
@@ -47,216 +161,339 @@ function words(rand: () => number, bytes: number): string {
   return out.join(' ').slice(0, bytes);
 }
 
-/** Length of the model's text per round, and of a tool result, unless a shape asks for longer ones. */
+/** The tool that runs a sub-agent: its calls are judged as delegations. */
+export const SUB_AGENT_TOOL = 'ask_researcher';
+
+/** Length of each model reply and each tool result unless a shape says otherwise. */
 const DEFAULT_TEXT_BYTES = 300;
 const DEFAULT_RESULT_BYTES = 200;
 
 /** Sizes of the generated steps. */
 export interface SessionShape {
-  /** Tool-call `content` argument: a random length below this (bytes). */
-  readonly maxArgBytes: number;
-  /** Model replies: a random length below this; undefined: {@link DEFAULT_TEXT_BYTES} each. */
-  readonly maxTextBytes?: number;
-  /** Tool results: a random length below this; undefined: {@link DEFAULT_RESULT_BYTES} each. */
-  readonly maxResultBytes?: number;
+  /** Size of each tool call's arguments, as JSON (bytes). */
+  readonly argBytes: number;
+  /** Length of each model reply (bytes). @default 300 */
+  readonly textBytes?: number;
+  /** Length of each tool and sub-agent result (bytes). @default 200 */
+  readonly resultBytes?: number;
 }
 
-/** A length below `max`, or `fixed` when there is no maximum. */
-function length(rand: () => number, max: number | undefined, fixed: number): number {
-  return max === undefined ? fixed : Math.floor(rand() * max);
+/** One step as the benchmark drives it: `check` says which gate runs before the observation. */
+export interface SessionStep {
+  readonly check?: 'model' | 'tool';
+  readonly event: BreakerEvent;
 }
 
-/** One step of a productive session: a model round, then tool calls, now and then other kinds. */
-export function* sessionSteps(count: number, seed: number, shape: SessionShape): Generator<{ check?: 'model' | 'tool'; event: BreakerEvent }> {
+/** Fills `content` so that the arguments serialise to `bytes` bytes of JSON (or as close above as the other fields allow). */
+function sizedArgs(rand: () => number, fields: Record<string, string>, key: string, bytes: number): Record<string, string> {
+  const fixed = Buffer.byteLength(JSON.stringify({ ...fields, [key]: '' }));
+  return { ...fields, [key]: words(rand, Math.max(0, bytes - fixed)) };
+}
+
+/**
+ * A productive session: per 10 steps, 2 model rounds, 4 tool calls (one of
+ * them failing now and then, with a new error), 1 sub-agent tool call, 1
+ * retrieval, 1 delegation and 1 user turn. Arguments, results, queries and
+ * replies are new every time; the prompt grows slowly and is compacted every
+ * 200 steps, so nothing should trip.
+ */
+export function* sessionSteps(count: number, seed: number, shape: SessionShape): Generator<SessionStep> {
   const rand = prng(seed);
+  const textBytes = shape.textBytes ?? DEFAULT_TEXT_BYTES;
+  const resultBytes = shape.resultBytes ?? DEFAULT_RESULT_BYTES;
   let prompt = 2000;
   for (let i = 0; i < count; i++) {
     const phase = i % 10;
     if (phase === 0 || phase === 4) {
-      // Context grows slowly and is compacted now and then: no drift.
       prompt = i % 200 === 0 ? 2000 : prompt + Math.floor(rand() * 400);
-      const text = words(rand, length(rand, shape.maxTextBytes, DEFAULT_TEXT_BYTES));
-      yield { check: 'model', event: { kind: 'model', promptTokens: prompt, completionTokens: 200, text } };
+      yield { check: 'model', event: { kind: 'model', promptTokens: prompt, completionTokens: 200, text: words(rand, textBytes) } };
     } else if (phase === 9) {
       yield { event: { kind: 'user', text: words(rand, 120) } };
     } else if (phase === 7) {
       yield { event: { kind: 'retrieval', query: words(rand, 80), results: [words(rand, 40), words(rand, 40)] } };
     } else if (phase === 8) {
       yield { event: { kind: 'delegation', agent: `agent${i % 3}`, input: words(rand, 200), output: words(rand, 400) } };
+    } else if (phase === 6) {
+      const args = sizedArgs(rand, {}, 'task', shape.argBytes);
+      yield { check: 'tool', event: { kind: 'tool_call', tool: SUB_AGENT_TOOL, args, result: words(rand, resultBytes) } };
     } else {
-      const argBytes = Math.floor(rand() * shape.maxArgBytes);
-      yield {
-        check: 'tool',
-        event: {
-          kind: 'tool_call',
-          tool: ['read_file', 'search', 'update_record', 'run_tests'][i % 4] as string,
-          args: { path: `src/module-${i}.ts`, query: words(rand, 40), content: words(rand, argBytes) },
-          result: words(rand, length(rand, shape.maxResultBytes, DEFAULT_RESULT_BYTES)),
-        },
-      };
+      const name = phase === 1 ? 'read_file' : phase === 2 ? 'search' : phase === 3 ? 'update_record' : 'run_tests';
+      const args = sizedArgs(rand, { path: `src/module-${i}.ts`, query: words(rand, 24) }, 'content', shape.argBytes);
+      const failed = name === 'run_tests' && i % 30 === 5;
+      const result = failed ? `FAIL ${words(rand, 60)}` : words(rand, resultBytes);
+      yield { check: 'tool', event: { kind: 'tool_call', tool: name, args, result, ...(failed ? { error: true } : {}) } };
     }
   }
 }
 
+/** The step kinds, in the order the figures show them. */
+export const STEP_KINDS = ['model', 'tool_call', 'sub_agent', 'retrieval', 'delegation', 'user'] as const;
+export type StepKind = (typeof STEP_KINDS)[number];
+
+const KIND_LABELS: Readonly<Record<StepKind, string>> = {
+  model: 'model round',
+  tool_call: 'tool call',
+  sub_agent: 'sub-agent call',
+  retrieval: 'retrieval',
+  delegation: 'delegation',
+  user: 'user turn',
+};
+
+function kindOf(event: BreakerEvent): StepKind {
+  if (event.kind === 'tool_call' && event.tool === SUB_AGENT_TOOL) return 'sub_agent';
+  return event.kind;
+}
+
 /**
- * Every detector on, defaults otherwise; only the token budget is lifted so
- * that 10,000-event sessions measure detection, not a session stopped for
- * its budget. Telemetry off: the no-op OpenTelemetry API is not what we measure.
+ * Every detector explicitly on, the sub-agent tool declared, defaults
+ * otherwise. Only the token budget is lifted, so that long sessions measure
+ * detection rather than a session stopped for its budget (the budget is
+ * still counted on every model round).
  */
-function benchOptions(store: BreakerStore): ConstructorParameters<typeof AgentBreaker>[0] {
-  return { telemetry: false, store, budget: { maxTokens: Number.MAX_SAFE_INTEGER } };
+export function allDetectorsOn(store: BreakerStore | undefined, telemetry: boolean): AgentBreakerOptions {
+  return {
+    ...(store === undefined ? {} : { store }),
+    telemetry,
+    toolSpiral: { enabled: true },
+    cycle: { enabled: true },
+    errorLoop: { enabled: true },
+    tokenDrift: { enabled: true },
+    ragFixation: { enabled: true },
+    delegation: { enabled: true, subAgentTools: [SUB_AGENT_TOOL] },
+    textRepetition: { enabled: true },
+    budget: { enabled: true, maxTokens: Number.MAX_SAFE_INTEGER },
+  };
 }
 
-/** The step kinds of a session, in the order the figures show them. */
-const KINDS = ['model', 'tool_call', 'retrieval', 'delegation', 'user'] as const satisfies readonly BreakerEvent['kind'][];
-type StepKind = (typeof KINDS)[number];
+// ------------------------------------------------------ driving the breaker
 
-/** Time and count of the steps of one kind. */
-interface KindTally {
-  steps: number;
-  elapsedNs: bigint;
+/** Where one run's figures go. */
+class StepRecorder {
+  readonly all = new Samples();
+  readonly byKind = Object.fromEntries(STEP_KINDS.map((k) => [k, new Samples()])) as Record<StepKind, Samples>;
+  /** For long sessions: the first and the last 1,000 events of each, to see whether cost grows with the session. */
+  readonly first1000 = new Samples();
+  readonly last1000 = new Samples();
+  readonly trips: Record<string, number> = {};
+  /** Round trips by step kind, when a counter is given. */
+  readonly roundTripsByKind = Object.fromEntries(STEP_KINDS.map((k) => [k, 0])) as Record<StepKind, number>;
+  /** Round trips of each session's first step (the only one that must read an unknown session). */
+  firstStepRoundTrips = 0;
 }
 
-function emptyTallies(): Record<StepKind, KindTally> {
-  return Object.fromEntries(KINDS.map((k) => [k, { steps: 0, elapsedNs: 0n }])) as Record<StepKind, KindTally>;
-}
-
-function addTallies(into: Record<StepKind, KindTally>, from: Readonly<Record<StepKind, KindTally>>): void {
-  for (const k of KINDS) {
-    into[k].steps += from[k].steps;
-    into[k].elapsedNs += from[k].elapsedNs;
-  }
-}
-
-interface RunFigures {
-  events: number;
-  trips: number;
-  elapsedNs: bigint;
-  byKind: Record<StepKind, KindTally>;
-}
-
-async function runSession(breaker: AgentBreaker, sessionId: string, steps: Iterable<{ check?: 'model' | 'tool'; event: BreakerEvent }>): Promise<RunFigures> {
-  let events = 0;
-  let trips = 0;
-  let elapsed = 0n;
-  const byKind = emptyTallies();
-  for (const { check, event } of steps) {
+async function runSession(
+  breaker: AgentBreaker,
+  sessionId: string,
+  steps: readonly SessionStep[],
+  into: StepRecorder,
+  roundTrips?: () => number,
+): Promise<void> {
+  const long = steps.length >= 2000;
+  for (let i = 0; i < steps.length; i++) {
+    const { check, event } = steps[i]!;
+    const tripsBefore = roundTrips?.() ?? 0;
     const start = process.hrtime.bigint();
     let decision;
     if (check === 'model') decision = await breaker.checkModelCall(sessionId);
     else if (check === 'tool' && event.kind === 'tool_call') decision = await breaker.checkToolCall(sessionId, { tool: event.tool, args: event.args });
     if (decision === undefined || decision.action === 'allow') decision = await breaker.observe(sessionId, event);
-    const took = process.hrtime.bigint() - start;
-    elapsed += took;
-    byKind[event.kind].steps++;
-    byKind[event.kind].elapsedNs += took;
-    events++;
-    if (decision.action !== 'allow') trips++;
-  }
-  return { events, trips, elapsedNs: elapsed, byKind };
-}
-
-/** Figures for one session shape. */
-export interface OverheadRow {
-  readonly sessionEvents: number;
-  readonly shape: SessionShape;
-  readonly sessions: number;
-  /** Mean cost per event (check + observe), µs. */
-  readonly microsPerEvent: number;
-  /** For long sessions: mean cost per event over the last 1,000 events, µs. */
-  readonly microsPerEventLast1000: number | undefined;
-  /**
-   * Mean cost per step of each kind, µs: a model round is checkModelCall +
-   * observe(model), a tool call checkToolCall + observe(tool_call), the
-   * other kinds observe alone.
-   */
-  readonly microsPerStepByKind: Readonly<Record<StepKind, number>>;
-  /** Retained heap per session after the run (bytes). */
-  readonly heapBytesPerSession: number;
-  /** Size of the stored session state as JSON (bytes). */
-  readonly stateJsonBytes: number;
-  readonly trips: number;
-}
-
-async function measureShape(sessionEvents: number, shape: SessionShape, sessions: number): Promise<OverheadRow> {
-  // Warm-up on separate sessions so JIT compilation is not billed to the figures.
-  {
-    const warm = new AgentBreaker(benchOptions(new InMemoryBreakerStore({ maxSessions: 100_000 })));
-    for (let s = 0; s < 20; s++) await runSession(warm, `warm-${s}`, sessionSteps(Math.min(sessionEvents, 200), 1000 + s, shape));
-  }
-  let store: InMemoryBreakerStore | undefined = new InMemoryBreakerStore({ maxSessions: 100_000 });
-  let breaker: AgentBreaker | undefined = new AgentBreaker(benchOptions(store));
-  let events = 0;
-  let trips = 0;
-  let elapsed = 0n;
-  let lastElapsed = 0n;
-  let lastEvents = 0;
-  const byKind = emptyTallies();
-  for (let s = 0; s < sessions; s++) {
-    const steps = [...sessionSteps(sessionEvents, s + 1, shape)];
-    if (sessionEvents > 1000) {
-      const head = await runSession(breaker, `s-${s}`, steps.slice(0, sessionEvents - 1000));
-      const tail = await runSession(breaker, `s-${s}`, steps.slice(sessionEvents - 1000));
-      events += head.events + tail.events;
-      trips += head.trips + tail.trips;
-      elapsed += head.elapsedNs + tail.elapsedNs;
-      lastElapsed += tail.elapsedNs;
-      lastEvents += tail.events;
-      addTallies(byKind, head.byKind);
-      addTallies(byKind, tail.byKind);
-    } else {
-      const run = await runSession(breaker, `s-${s}`, steps);
-      events += run.events;
-      trips += run.trips;
-      elapsed += run.elapsedNs;
-      addTallies(byKind, run.byKind);
+    const micros = elapsedMicros(start);
+    const kind = kindOf(event);
+    into.all.push(micros);
+    into.byKind[kind].push(micros);
+    if (long && i < 1000) into.first1000.push(micros);
+    if (long && i >= steps.length - 1000) into.last1000.push(micros);
+    if (roundTrips !== undefined) {
+      const trips = roundTrips() - tripsBefore;
+      into.roundTripsByKind[kind] += trips;
+      if (i === 0) into.firstStepRoundTrips += trips;
+    }
+    if (decision.action !== 'allow') {
+      const key = `${decision.category ?? decision.reason ?? 'unknown'}:${decision.action}`;
+      into.trips[key] = (into.trips[key] ?? 0) + 1;
     }
   }
-  const stored = await store.load('s-0');
+}
+
+/** Runs `sessions` sessions of one shape; the steps of a session are generated before it is timed. */
+async function runSessions(
+  breaker: AgentBreaker,
+  prefix: string,
+  sessions: number,
+  sessionEvents: number,
+  shape: SessionShape,
+  into: StepRecorder,
+  roundTrips?: () => number,
+): Promise<void> {
+  for (let s = 0; s < sessions; s++) {
+    const steps = [...sessionSteps(sessionEvents, s + 1, shape)];
+    await runSession(breaker, `${prefix}${s}`, steps, into, roundTrips);
+  }
+}
+
+/** Runs throwaway sessions of every shape, so JIT compilation is not billed to the figures. */
+async function warmUp(shapes: readonly SessionShape[], sessionsPerShape: number, eventsPerSession: number): Promise<void> {
+  const breaker = new AgentBreaker(allDetectorsOn(new InMemoryBreakerStore({ maxSessions: 100_000 }), false));
+  const sink = new StepRecorder();
+  for (const [i, shape] of shapes.entries()) await runSessions(breaker, `warm-${i}-`, sessionsPerShape, eventsPerSession, shape, sink);
+}
+
+// ------------------------------------------------------- in-memory matrix
+
+/** Figures for one session length × shape, in-memory store. */
+export interface BreakerCell {
+  readonly sessionEvents: number;
+  readonly shape: Required<SessionShape>;
+  readonly sessions: number;
+  readonly events: number;
+  /** Every step, whatever its kind. */
+  readonly perEvent: Summary;
+  readonly byKind: Readonly<Record<StepKind, Summary>>;
+  /** Sessions of 2,000 events or more: their first and last 1,000 events. */
+  readonly first1000: Summary | undefined;
+  readonly last1000: Summary | undefined;
+  /** Retained heap per session after the run (bytes, after GC). */
+  readonly heapBytesPerSession: number;
+  /** Size of one session's stored state as JSON (bytes). */
+  readonly stateJsonBytes: number;
+  /** Non-allow decisions, by `category:action`. Productive sessions should have none. */
+  readonly trips: Readonly<Record<string, number>>;
+}
+
+function fullShape(shape: SessionShape): Required<SessionShape> {
+  return { argBytes: shape.argBytes, textBytes: shape.textBytes ?? DEFAULT_TEXT_BYTES, resultBytes: shape.resultBytes ?? DEFAULT_RESULT_BYTES };
+}
+
+function kindSummaries(recorder: StepRecorder): Record<StepKind, Summary> {
+  return Object.fromEntries(STEP_KINDS.map((k) => [k, recorder.byKind[k].summary()])) as Record<StepKind, Summary>;
+}
+
+async function measureCell(sessionEvents: number, shape: SessionShape, sessions: number): Promise<BreakerCell> {
+  const recorder = new StepRecorder();
+  // Held only here, so that dropping it frees exactly what the sessions retain.
+  const held: { store?: InMemoryBreakerStore; breaker?: AgentBreaker } = {};
+  held.store = new InMemoryBreakerStore({ maxSessions: 100_000 });
+  held.breaker = new AgentBreaker(allDetectorsOn(held.store, false));
+  await runSessions(held.breaker, 's-', sessions, sessionEvents, shape, recorder);
+  const stored = await held.store.load('s-0');
+  const stateJsonBytes = stored === undefined ? 0 : Buffer.byteLength(JSON.stringify(stored.state));
   // What the sessions retain is what is freed when the breaker and its store
-  // go: measuring it that way leaves compiled code and other one-off growth out.
-  gc();
-  gc();
-  const heapWith = process.memoryUsage().heapUsed;
-  store = undefined;
-  breaker = undefined;
-  gc();
-  gc();
-  const heapWithout = process.memoryUsage().heapUsed;
-  const heapBefore = heapWithout;
-  const heapAfter = heapWith;
+  // go: measured that way, one-off growth elsewhere stays out.
+  const heapWith = dataHeapBytes();
+  delete held.store;
+  delete held.breaker;
+  const heapWithout = dataHeapBytes();
   return {
     sessionEvents,
-    shape,
+    shape: fullShape(shape),
     sessions,
-    microsPerEvent: Number(elapsed) / 1000 / events,
-    microsPerEventLast1000: lastEvents > 0 ? Number(lastElapsed) / 1000 / lastEvents : undefined,
-    microsPerStepByKind: Object.fromEntries(
-      KINDS.map((k) => [k, byKind[k].steps === 0 ? 0 : Number(byKind[k].elapsedNs) / 1000 / byKind[k].steps]),
-    ) as Record<StepKind, number>,
-    heapBytesPerSession: Math.max(0, (heapAfter - heapBefore) / sessions),
-    stateJsonBytes: stored === undefined ? 0 : Buffer.byteLength(JSON.stringify(stored.state)),
-    trips,
+    events: recorder.all.size,
+    perEvent: recorder.all.summary(),
+    byKind: kindSummaries(recorder),
+    first1000: recorder.first1000.size > 0 ? recorder.first1000.summary() : undefined,
+    last1000: recorder.last1000.size > 0 ? recorder.last1000.summary() : undefined,
+    heapBytesPerSession: Math.max(0, (heapWith - heapWithout) / sessions),
+    stateJsonBytes,
+    trips: { ...recorder.trips },
   };
 }
 
-/** Redis round trips of one session. */
-export interface RedisFigures {
-  readonly events: number;
-  readonly roundTrips: number;
-  /** Mean round trips per step, by step kind (a model round and a tool call include their gate / check). */
-  readonly perKind: Readonly<Record<string, number>>;
-  readonly byCommand: Readonly<Record<string, number>>;
-  readonly microsPerEvent: number;
+/**
+ * Bytes of live JavaScript data after a full GC. Code spaces are left out:
+ * the optimised code of the breaker's closures is freed with the breaker and
+ * grows with how long the JIT has watched it, not with what sessions keep.
+ */
+function dataHeapBytes(): number {
+  gc();
+  gc();
+  let bytes = 0;
+  for (const space of v8.getHeapSpaceStatistics()) {
+    if (!/code|trusted|read_only|shared/.test(space.space_name)) bytes += space.space_used_size;
+  }
+  return bytes;
 }
 
-async function measureRedis(url: string): Promise<RedisFigures> {
+/** Sessions to run for one cell: enough events for stable percentiles, enough sessions for a heap figure. */
+function sessionsFor(sessionEvents: number, eventsPerCell: number, minSessions: number, maxSessions: number): number {
+  return Math.min(maxSessions, Math.max(minSessions, Math.ceil(eventsPerCell / sessionEvents)));
+}
+
+// ------------------------------------------------------------------ Redis
+
+/** A Redis server to measure against, or why there is none. */
+export type RedisTarget = { readonly url: string; readonly started: boolean } | { readonly skipped: string };
+
+/**
+ * Pings Redis at `url`; when it does not answer and `start` is set, runs
+ * scripts/test-services.ts (which starts the local test Redis, and the test
+ * PostgreSQL with it) and pings again.
+ */
+export async function prepareRedis(url: string, start: boolean): Promise<RedisTarget> {
+  const first = await pingRedis(url, 1000);
+  if (first === undefined) return { url, started: false };
+  const where = redactUrl(url);
+  if (!start) return { skipped: `no Redis server at ${where} (${first})` };
+  const script = path.join(repoRoot, 'scripts', 'test-services.ts');
+  const run = spawnSync(process.execPath, [script], { cwd: repoRoot, encoding: 'utf8', timeout: 180_000 });
+  const second = await pingRedis(url, 1000);
+  if (second === undefined) return { url, started: true };
+  const output = `${run.stdout ?? ''}\n${run.stderr ?? ''}\n${run.error?.message ?? ''}`;
+  const redisLine = output.split('\n').find((l) => l.startsWith('redis')) ?? output.trim().split('\n').at(-1) ?? 'no output';
+  return { skipped: `no Redis server at ${where} (${second}); scripts/test-services.ts could not start one: ${redisLine.trim()}` };
+}
+
+/** Figures for one session length × argument size through RedisBreakerStore. */
+export interface RedisCell {
+  readonly sessionEvents: number;
+  readonly argBytes: number;
+  readonly checkFreshnessMs: number;
+  readonly sessions: number;
+  readonly events: number;
+  readonly roundTrips: number;
+  readonly roundTripsPerEvent: number;
+  /**
+   * Round trips per event after each session's first step: that step must
+   * read a session this process has not seen yet (one extra round trip per
+   * session, not per event).
+   */
+  readonly roundTripsPerEventAfterFirst: number;
+  /** Mean round trips per step of each kind (a model round and a tool call include their check). */
+  readonly roundTripsByKind: Readonly<Record<StepKind, number>>;
+  readonly byCommand: Readonly<Record<string, number>>;
+  readonly perEvent: Summary;
+  /** checkModelCall + observe(model) through Redis. */
+  readonly modelRound: Summary;
+  readonly trips: Readonly<Record<string, number>>;
+}
+
+/** Redis figures: one cell per session length × argument size, plus a variant with checks that always read. */
+export type RedisSection =
+  | {
+      readonly url: string;
+      readonly started: boolean;
+      /** A bare PING through the same client: the floor under every store round trip (µs). */
+      readonly ping: Summary;
+      readonly cells: readonly RedisCell[];
+      readonly readingChecks: RedisCell | undefined;
+    }
+  | { readonly skipped: string };
+
+async function measureRedis(
+  url: string,
+  cells: readonly { sessionEvents: number; argBytes: number; sessions: number; checkFreshnessMs?: number }[],
+): Promise<{ ping: Summary; cells: RedisCell[] }> {
   const { createClient } = await import('redis');
   const client = createClient({ url });
   client.on('error', () => {});
   await client.connect();
-  const byCommand: Record<string, number> = {};
+  const pings = new Samples();
+  for (let i = 0; i < 3_000; i++) {
+    const start = process.hrtime.bigint();
+    await client.sendCommand(['PING']);
+    if (i >= 500) pings.push(elapsedMicros(start));
+  }
   let roundTrips = 0;
+  const byCommand: Record<string, number> = {};
   const counting: RedisCommandClient = {
     sendCommand(args, options) {
       roundTrips++;
@@ -266,116 +503,660 @@ async function measureRedis(url: string): Promise<RedisFigures> {
     },
   };
   const prefix = `governor:bench:${process.pid}:${Date.now()}:`;
-  const store: BreakerStore = new RedisBreakerStore({ client: counting, keyPrefix: prefix });
-  const breaker = new AgentBreaker(benchOptions(store));
-  // Load the scripts once, outside the count.
-  await runSession(breaker, 'warm', sessionSteps(20, 99, { maxArgBytes: 256 }));
-  roundTrips = 0;
-  for (const key of Object.keys(byCommand)) delete byCommand[key];
-  const kindTrips: Record<string, { steps: number; trips: number }> = {};
-  let events = 0;
-  let elapsed = 0n;
-  for (const step of sessionSteps(500, 7, { maxArgBytes: 1024 })) {
-    const before = roundTrips;
-    const run = await runSession(breaker, 'measured', [step]);
-    elapsed += run.elapsedNs;
-    events += run.events;
-    const kind = step.event.kind;
-    const entry = (kindTrips[kind] ??= { steps: 0, trips: 0 });
-    entry.steps++;
-    entry.trips += roundTrips - before;
+  const out: RedisCell[] = [];
+  try {
+    for (const [c, cell] of cells.entries()) {
+      const options = allDetectorsOn(new RedisBreakerStore({ client: counting, keyPrefix: `${prefix}${c}:` }), false);
+      const breaker = new AgentBreaker(cell.checkFreshnessMs === undefined ? options : { ...options, checkFreshnessMs: cell.checkFreshnessMs });
+      const shape = { argBytes: cell.argBytes };
+      // Loads the Lua script into Redis and warms the connection, outside the count.
+      await runSessions(breaker, 'warm-', 3, 50, shape, new StepRecorder());
+      roundTrips = 0;
+      for (const key of Object.keys(byCommand)) delete byCommand[key];
+      const recorder = new StepRecorder();
+      await runSessions(breaker, 's-', cell.sessions, cell.sessionEvents, shape, recorder, () => roundTrips);
+      const events = recorder.all.size;
+      const perKind = Object.fromEntries(
+        STEP_KINDS.map((k) => [k, recorder.byKind[k].size === 0 ? 0 : recorder.roundTripsByKind[k] / recorder.byKind[k].size]),
+      ) as Record<StepKind, number>;
+      out.push({
+        sessionEvents: cell.sessionEvents,
+        argBytes: cell.argBytes,
+        checkFreshnessMs: breaker.options.checkFreshnessMs,
+        sessions: cell.sessions,
+        events,
+        roundTrips,
+        roundTripsPerEvent: roundTrips / events,
+        roundTripsPerEventAfterFirst: events > cell.sessions ? (roundTrips - recorder.firstStepRoundTrips) / (events - cell.sessions) : Number.NaN,
+        roundTripsByKind: perKind,
+        byCommand: { ...byCommand },
+        perEvent: recorder.all.summary(),
+        modelRound: recorder.byKind.model.summary(),
+        trips: { ...recorder.trips },
+      });
+    }
+  } finally {
+    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
+      if (keys.length > 0) await client.del(keys);
+    }
+    await client.close();
   }
-  const keys = await client.keys(`${prefix}*`);
-  if (keys.length > 0) await client.del(keys);
-  await client.close();
-  const perKind: Record<string, number> = {};
-  for (const [kind, { steps, trips }] of Object.entries(kindTrips)) perKind[kind] = trips / steps;
-  return { events, roundTrips, perKind, byCommand: { ...byCommand }, microsPerEvent: Number(elapsed) / 1000 / events };
+  return { ping: pings.summary(), cells: out };
+}
+
+// -------------------------------------------------------------- ChatClient
+
+/** One way of making a model call, and what it costs per call. */
+export interface ChatVariant {
+  readonly name: string;
+  readonly description: string;
+  readonly perCall: Summary;
+  /** Median and p99 minus the bare doGenerate's (µs). */
+  readonly overheadMedian: number;
+  readonly overheadP99: number;
+  /** Calls that threw (a breaker trip would). */
+  readonly errors: number;
+}
+
+export interface ChatClientFigures {
+  /** Timed calls per variant. */
+  readonly calls: number;
+  /** Calls per conversation before the next one starts. */
+  readonly callsPerConversation: number;
+  readonly variants: readonly ChatVariant[];
+  /** What the AgentBreaker adds to a call inside the chain: median with it minus median without (µs). */
+  readonly breakerInChainMedian: number;
+  readonly breakerInChainP99: number;
+}
+
+const REPLY_TEXT = 'Your order ships tomorrow from the Lyon warehouse; the tracking number follows by email once the carrier scans the parcel.';
+
+/** What the mock model returns: a short answer, no tool call, realistic usage. A new object per call, as a provider would make. */
+function mockResult(): LanguageModelV4GenerateResult {
+  return {
+    content: [{ type: 'text', text: REPLY_TEXT }],
+    finishReason: { unified: 'stop', raw: 'stop' },
+    usage: {
+      inputTokens: { total: 1200, noCache: 1200, cacheRead: 0, cacheWrite: undefined },
+      outputTokens: { total: 28, text: 28, reasoning: undefined },
+    },
+    warnings: [],
+  };
+}
+
+async function measureChatClient(calls: number, warmupCalls: number, batch: number): Promise<ChatClientFigures> {
+  const model = new MockLanguageModelV4({ doGenerate: async () => mockResult() });
+  const lookupOrder = tool({
+    description: 'Looks up an order by id.',
+    inputSchema: z.object({ orderId: z.string(), fields: z.array(z.string()).optional() }),
+    execute: async ({ orderId }) => `order ${orderId}: shipped`,
+  });
+  const system = 'You are a support agent for an online shop. Answer briefly and look orders up when asked.';
+  const client = (...advisors: Advisor[]): ChatClient =>
+    ChatClient.builder(model).defaultSystem(system).defaultTools({ lookup_order: lookupOrder }).defaultAdvisors(...advisors).build();
+  const breaker = (): AgentBreaker => new AgentBreaker(allDetectorsOn(undefined, true));
+  const memory = (): MessageChatMemoryAdvisor =>
+    new MessageChatMemoryAdvisor({ memory: new MessageWindowChatMemory({ repository: new InMemoryChatMemoryRepository(), maxMessages: 20 }) });
+  const callsPerConversation = 20;
+  const userText = (i: number): string => `Where is my order ${1000 + (i % 97)}? It was due on day ${i % 28}.`;
+
+  // The bare call gets exactly the options the ChatClient sends (prompt and tool definitions already converted).
+  await client().prompt(userText(0)).call().chatResponse();
+  const bareOptions: LanguageModelV4CallOptions | undefined = model.doGenerateCalls[0];
+  if (bareOptions === undefined) throw new Error('the mock model was not called');
+
+  const variants: { name: string; description: string; run: (i: number) => PromiseLike<unknown> }[] = [
+    { name: 'bare doGenerate', description: 'model.doGenerate(options), options prepared once', run: () => model.doGenerate(bareOptions) },
+    { name: 'ChatClient', description: 'no advisors: prompt and tools converted per call', run: viaClient(client()) },
+    { name: '+ ToolCallAdvisor', description: 'the tool loop (one round: the model calls no tool)', run: viaClient(client(new ToolCallAdvisor())) },
+    {
+      name: '+ AgentBreaker',
+      description: 'ToolCallAdvisor + AgentBreaker, every detector on (user turn, gate, observe)',
+      run: viaClient(client(new ToolCallAdvisor(), breaker())),
+    },
+    {
+      name: '+ AgentBreaker, telemetry off',
+      description: 'the same, breaker option telemetry: false',
+      run: viaClient(client(new ToolCallAdvisor(), new AgentBreaker(allDetectorsOn(undefined, false)))),
+    },
+    {
+      name: '+ chat memory',
+      description: 'ToolCallAdvisor + AgentBreaker + MessageChatMemoryAdvisor (20-message window, in-memory repository)',
+      run: viaClient(client(new ToolCallAdvisor(), breaker(), memory())),
+    },
+  ];
+
+  function viaClient(c: ChatClient): (i: number) => Promise<unknown> {
+    return (i) =>
+      c
+        .prompt(userText(i))
+        .advisors((a) => a.param(CONVERSATION_ID, `conversation-${Math.floor(i / callsPerConversation)}`))
+        .call()
+        .chatResponse();
+  }
+
+  const counters = variants.map(() => 0);
+  const errors = variants.map(() => 0);
+  const samples = variants.map(() => new Samples());
+  const runBatch = async (v: number, size: number, record: boolean): Promise<void> => {
+    const variant = variants[v]!;
+    for (let k = 0; k < size; k++) {
+      const i = counters[v]!++;
+      const start = process.hrtime.bigint();
+      try {
+        await variant.run(i);
+      } catch {
+        errors[v]!++;
+      }
+      if (record) samples[v]!.push(elapsedMicros(start));
+    }
+    // The mock records every call; keep that from growing the heap.
+    model.doGenerateCalls.length = 0;
+  };
+  for (let v = 0; v < variants.length; v++) await runBatch(v, warmupCalls, false);
+  for (let v = 0; v < variants.length; v++) errors[v] = 0;
+  // Interleaved batches, so that a slow phase of the machine hits every variant alike.
+  for (let done = 0; done < calls; done += batch) {
+    for (let v = 0; v < variants.length; v++) await runBatch(v, Math.min(batch, calls - done), true);
+  }
+  const summaries = samples.map((s) => s.summary());
+  const bare = summaries[0]!;
+  const out: ChatVariant[] = variants.map((variant, v) => ({
+    name: variant.name,
+    description: variant.description,
+    perCall: summaries[v]!,
+    overheadMedian: summaries[v]!.median - bare.median,
+    overheadP99: summaries[v]!.p99 - bare.p99,
+    errors: errors[v]!,
+  }));
+  const withoutBreaker = summaries[2]!;
+  const withBreaker = summaries[3]!;
+  return {
+    calls,
+    callsPerConversation,
+    variants: out,
+    breakerInChainMedian: withBreaker.median - withoutBreaker.median,
+    breakerInChainP99: withBreaker.p99 - withoutBreaker.p99,
+  };
+}
+
+// ------------------------------------------------------------------ report
+
+/** One goal, the figure that checks it, and whether it is met (undefined: not measured in this run). */
+export interface GoalCheck {
+  readonly goal: string;
+  readonly figure: string;
+  readonly measured: string;
+  readonly met: boolean | undefined;
+}
+
+/** What the benchmark ran with. */
+export interface OverheadSettings {
+  readonly sessionLengths: readonly number[];
+  readonly argBytes: readonly number[];
+  readonly eventsPerCell: number;
+  readonly minSessions: number;
+  readonly longTexts: boolean;
+  readonly redisEventsPerCell: number;
+  readonly chatCalls: number;
 }
 
 /** The whole overhead benchmark. */
 export interface OverheadReport {
-  readonly rows: readonly OverheadRow[];
-  readonly redis: RedisFigures | { readonly skipped: string };
+  readonly machine: MachineInfo;
+  readonly settings: OverheadSettings;
+  readonly breaker: readonly BreakerCell[];
+  readonly redis: RedisSection;
+  readonly chatClient: ChatClientFigures;
+  readonly goals: readonly GoalCheck[];
+  /** Non-allow decisions over every productive session of the run. */
+  readonly trips: number;
+  readonly durationSeconds: number;
 }
 
-export async function runOverheadBenchmark(redisUrl: string = testRedisUrl()): Promise<OverheadReport> {
-  const rows: OverheadRow[] = [];
-  // The last shape adds long model replies and long tool results to the largest arguments.
-  for (const [sessionEvents, shape, sessions] of [
-    [10, { maxArgBytes: 256 }, 2000],
-    [10, { maxArgBytes: 8192 }, 2000],
-    [10_000, { maxArgBytes: 256 }, 3],
-    [10_000, { maxArgBytes: 8192 }, 3],
-    [10_000, { maxArgBytes: 8192, maxTextBytes: 4096, maxResultBytes: 4096 }, 3],
-  ] as const) {
-    rows.push(await measureShape(sessionEvents, shape, sessions));
-  }
-  const problem = await pingRedis(redisUrl, 1000);
-  const redis = problem === undefined ? await measureRedis(redisUrl) : { skipped: `no Redis server at ${redisUrl} (${problem})` };
-  return { rows, redis };
+/** Options of {@link runOverheadBenchmark}; the defaults are the full benchmark (about a minute or two). */
+export interface OverheadBenchmarkOptions {
+  /** Events per session. @default [10, 1000, 10000] */
+  readonly sessionLengths?: readonly number[];
+  /** Size of each tool call's arguments as JSON (bytes). @default [100, 1024, 8192] */
+  readonly argBytes?: readonly number[];
+  /** Timed events per cell of the in-memory matrix (sessions = this / length, within the bounds below). @default 40_000 */
+  readonly eventsPerCell?: number;
+  /** Fewest sessions per cell, for the heap figure. @default 10 */
+  readonly minSessions?: number;
+  /** Add a row with the longest sessions, the largest arguments and 4 KB replies and tool results. @default true */
+  readonly longTexts?: boolean;
+  /** Warm-up: sessions per shape and events per session before timing. @default { sessions: 20, events: 300 } */
+  readonly warmUp?: { readonly sessions: number; readonly events: number };
+  /** Redis to measure against; `false` skips the Redis rows. @default testRedisUrl() */
+  readonly redisUrl?: string | false;
+  /** When Redis does not answer, try to start it with scripts/test-services.ts. @default true */
+  readonly startRedis?: boolean;
+  /** Timed events per cell through Redis. @default 6_000 */
+  readonly redisEventsPerCell?: number;
+  /** Timed ChatClient calls per variant. @default 10_000 */
+  readonly chatCalls?: number;
+  /** Untimed ChatClient calls per variant first. @default 2_000 */
+  readonly chatWarmupCalls?: number;
+  /** Told what is being measured, for a progress line. */
+  readonly onProgress?: (what: string) => void;
 }
+
+export async function runOverheadBenchmark(options: OverheadBenchmarkOptions = {}): Promise<OverheadReport> {
+  const started = process.hrtime.bigint();
+  const progress = options.onProgress ?? (() => {});
+  const sessionLengths = [...(options.sessionLengths ?? [10, 1000, 10_000])].sort((a, b) => a - b);
+  const argSizes = [...(options.argBytes ?? [100, 1024, 8192])].sort((a, b) => a - b);
+  const eventsPerCell = options.eventsPerCell ?? 40_000;
+  const minSessions = options.minSessions ?? 10;
+  const longTexts = options.longTexts ?? true;
+  const redisEventsPerCell = options.redisEventsPerCell ?? 6_000;
+  const chatCalls = options.chatCalls ?? 10_000;
+  const warm = options.warmUp ?? { sessions: 20, events: 300 };
+  const longest = sessionLengths.at(-1);
+  const largest = argSizes.at(-1);
+
+  const shapes: { sessionEvents: number; shape: SessionShape }[] = [];
+  for (const sessionEvents of sessionLengths) for (const argBytes of argSizes) shapes.push({ sessionEvents, shape: { argBytes } });
+  if (longTexts && longest !== undefined && largest !== undefined) {
+    shapes.push({ sessionEvents: longest, shape: { argBytes: largest, textBytes: 4096, resultBytes: 4096 } });
+  }
+
+  progress('warming up');
+  await warmUp(shapes.map((s) => s.shape), warm.sessions, warm.events);
+  const breaker: BreakerCell[] = [];
+  for (const { sessionEvents, shape } of shapes) {
+    const sessions = sessionsFor(sessionEvents, eventsPerCell, minSessions, 5_000);
+    progress(`breaker, in memory: ${sessions} sessions of ${sessionEvents} events, arguments ${shape.argBytes} B`);
+    breaker.push(await measureCell(sessionEvents, shape, sessions));
+  }
+
+  let redis: RedisSection;
+  if (options.redisUrl === false) {
+    redis = { skipped: 'not requested (redisUrl: false)' };
+  } else {
+    progress('Redis: checking the server (starting it with scripts/test-services.ts if it does not answer)');
+    const target = await prepareRedis(options.redisUrl ?? testRedisUrl(), options.startRedis ?? true);
+    if ('skipped' in target) {
+      redis = target;
+    } else {
+      const cells = [];
+      for (const sessionEvents of sessionLengths) {
+        for (const argBytes of argSizes) {
+          cells.push({ sessionEvents, argBytes, sessions: sessionsFor(sessionEvents, redisEventsPerCell, 1, 2_000) });
+        }
+      }
+      const middle = sessionLengths[Math.floor(sessionLengths.length / 2)]!;
+      const midArgs = argSizes[Math.floor(argSizes.length / 2)]!;
+      const reading = { sessionEvents: middle, argBytes: midArgs, sessions: sessionsFor(middle, redisEventsPerCell, 1, 2_000), checkFreshnessMs: 0 };
+      progress(`Redis: ${cells.length + 1} cells at ${redactUrl(target.url)}`);
+      const measured = await measureRedis(target.url, [...cells, reading]);
+      redis = {
+        url: redactUrl(target.url),
+        started: target.started,
+        ping: measured.ping,
+        cells: measured.cells.slice(0, -1),
+        readingChecks: measured.cells.at(-1),
+      };
+    }
+  }
+
+  progress(`ChatClient: ${chatCalls} calls per variant`);
+  const chatClient = await measureChatClient(chatCalls, options.chatWarmupCalls ?? 2_000, Math.max(1, Math.min(500, Math.ceil(chatCalls / 10))));
+
+  const trips =
+    breaker.reduce((n, c) => n + countTrips(c.trips), 0) +
+    ('cells' in redis ? redis.cells.reduce((n, c) => n + countTrips(c.trips), 0) + countTrips(redis.readingChecks?.trips ?? {}) : 0) +
+    chatClient.variants.reduce((n, v) => n + v.errors, 0);
+  const settings: OverheadSettings = { sessionLengths, argBytes: argSizes, eventsPerCell, minSessions, longTexts, redisEventsPerCell, chatCalls };
+  const partial = { machine: machineInfo(), settings, breaker, redis, chatClient, trips };
+  return { ...partial, goals: checkGoals(partial), durationSeconds: Number(process.hrtime.bigint() - started) / 1e9 };
+}
+
+function countTrips(trips: Readonly<Record<string, number>>): number {
+  return Object.values(trips).reduce((a, b) => a + b, 0);
+}
+
+// ------------------------------------------------------------------ goals
+
+/** The worst median model round over the in-memory matrix. */
+/** A cell of the sessions × arguments matrix (not the stress row with long replies and results). */
+function hasDefaultTexts(c: BreakerCell): boolean {
+  return c.shape.textBytes === DEFAULT_TEXT_BYTES && c.shape.resultBytes === DEFAULT_RESULT_BYTES;
+}
+
+function worstModelRound(cells: readonly BreakerCell[]): BreakerCell | undefined {
+  let worst: BreakerCell | undefined;
+  for (const c of cells) if (worst === undefined || c.byKind.model.median > worst.byKind.model.median) worst = c;
+  return worst;
+}
+
+/** Per argument size (main matrix only): heap per session at the two longest session lengths. */
+export interface MemoryGrowth {
+  readonly argBytes: number;
+  readonly shorter: BreakerCell;
+  readonly longer: BreakerCell;
+  /** longer / shorter − 1. */
+  readonly growth: number;
+  readonly bounded: boolean;
+}
+
+export function memoryGrowth(report: Pick<OverheadReport, 'breaker' | 'settings'>): MemoryGrowth[] {
+  const lengths = report.settings.sessionLengths;
+  if (lengths.length < 2) return [];
+  const [shorterLength, longerLength] = [lengths.at(-2)!, lengths.at(-1)!];
+  const main = report.breaker.filter(hasDefaultTexts);
+  const out: MemoryGrowth[] = [];
+  for (const argBytes of report.settings.argBytes) {
+    const shorter = main.find((c) => c.sessionEvents === shorterLength && c.shape.argBytes === argBytes);
+    const longer = main.find((c) => c.sessionEvents === longerLength && c.shape.argBytes === argBytes);
+    if (shorter === undefined || longer === undefined) continue;
+    const growth = shorter.heapBytesPerSession > 0 ? longer.heapBytesPerSession / shorter.heapBytesPerSession - 1 : Number.POSITIVE_INFINITY;
+    out.push({ argBytes, shorter, longer, growth, bounded: growth <= MEMORY_GROWTH_TOLERANCE });
+  }
+  return out;
+}
+
+function checkGoals(report: Omit<OverheadReport, 'goals' | 'durationSeconds'>): GoalCheck[] {
+  const goals: GoalCheck[] = [];
+  const matrix = report.breaker.filter(hasDefaultTexts);
+  const worst = worstModelRound(matrix);
+  goals.push({
+    goal: `under ${GOAL_MODEL_CALL_MICROS} µs per model call in memory, every detector on`,
+    figure: 'median model round (checkModelCall + observe), worst cell of the sessions × arguments matrix',
+    measured: worst === undefined ? 'not measured' : `${fmt(worst.byKind.model.median)} µs (${cellLabel(worst)})`,
+    met: worst === undefined ? undefined : worst.byKind.model.median < GOAL_MODEL_CALL_MICROS,
+  });
+  const stress = worstModelRound(report.breaker.filter((c) => !hasDefaultTexts(c)));
+  if (stress !== undefined) {
+    goals.push({
+      goal: `under ${GOAL_MODEL_CALL_MICROS} µs per model call in memory, every detector on`,
+      figure: `the same with ${size(stress.shape.textBytes)} replies and ${size(stress.shape.resultBytes)} tool results (stress row, beyond the matrix)`,
+      measured: `${fmt(stress.byKind.model.median)} µs (${cellLabel(stress)})`,
+      met: stress.byKind.model.median < GOAL_MODEL_CALL_MICROS,
+    });
+  }
+  const chat = report.chatClient;
+  goals.push({
+    goal: `under ${GOAL_MODEL_CALL_MICROS} µs per model call in memory, every detector on`,
+    figure: 'AgentBreaker inside a ChatClient: median per call with it − without it',
+    measured: `${fmt(chat.breakerInChainMedian)} µs`,
+    met: chat.breakerInChainMedian < GOAL_MODEL_CALL_MICROS,
+  });
+  const growth = memoryGrowth(report);
+  const lengths = report.settings.sessionLengths;
+  const worstGrowth = growth.reduce<MemoryGrowth | undefined>((w, g) => (w === undefined || g.growth > w.growth ? g : w), undefined);
+  goals.push({
+    goal: 'memory per session bounded by the windows',
+    figure:
+      lengths.length < 2
+        ? 'heap per session at two session lengths'
+        : `heap per session, ${count(lengths.at(-2)!)} → ${count(lengths.at(-1)!)} events, worst argument size (bounded: ≤ +${MEMORY_GROWTH_TOLERANCE * 100}%)`,
+    measured: worstGrowth === undefined ? 'not measured' : `${signedPercent(worstGrowth.growth)} (${size(worstGrowth.argBytes)} arguments)`,
+    met: worstGrowth === undefined ? undefined : growth.every((g) => g.bounded),
+  });
+  if ('cells' in report.redis && report.redis.cells.length > 0) {
+    const worstTrips = Math.max(...report.redis.cells.map((c) => c.roundTripsPerEventAfterFirst));
+    const worstAll = Math.max(...report.redis.cells.map((c) => c.roundTripsPerEvent));
+    goals.push({
+      goal: `${GOAL_ROUND_TRIPS_PER_EVENT} Redis round trip per event`,
+      figure: "round trips per event after each session's first step, worst cell (first step: +1 read per new session)",
+      measured: `${worstTrips.toFixed(3)} (with first steps: ${worstAll.toFixed(3)})`,
+      met: worstTrips <= GOAL_ROUND_TRIPS_PER_EVENT + 1e-9,
+    });
+  } else {
+    goals.push({
+      goal: `${GOAL_ROUND_TRIPS_PER_EVENT} Redis round trip per event`,
+      figure: 'round trips per event through RedisBreakerStore',
+      measured: `skipped: ${'skipped' in report.redis ? report.redis.skipped : 'no cells'}`,
+      met: undefined,
+    });
+  }
+  return goals;
+}
+
+// ------------------------------------------------------------- formatting
 
 /** Right-aligned text table, first column left-aligned. */
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+function table(header: readonly string[], rows: readonly (readonly string[])[], leftColumns = 1): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  const line = (cells: readonly string[]): string =>
+    cells.map((c, i) => (i < leftColumns ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ').trimEnd();
   return [line(header), line(header.map((_, i) => '-'.repeat(widths[i] ?? 0))), ...rows.map(line)];
 }
 
-function shapeCells(r: OverheadRow): string[] {
-  const size = (max: number | undefined, fixed: number): string => (max === undefined ? `${fixed} B` : `≤ ${max.toLocaleString('en-US')} B`);
-  return [
-    `${r.sessionEvents.toLocaleString('en-US')} events`,
-    `${r.shape.maxArgBytes.toLocaleString('en-US')} B`,
-    size(r.shape.maxTextBytes, DEFAULT_TEXT_BYTES),
-    size(r.shape.maxResultBytes, DEFAULT_RESULT_BYTES),
-  ];
+function fmt(micros: number): string {
+  if (!Number.isFinite(micros)) return '-';
+  return Math.abs(micros) >= 100 ? micros.toFixed(0) : micros.toFixed(1);
 }
 
-/** The overhead figures as text. */
+function signed(micros: number): string {
+  return Number.isFinite(micros) ? `${micros >= 0 ? '+' : ''}${fmt(micros)}` : '-';
+}
+
+function signedPercent(ratio: number): string {
+  return Number.isFinite(ratio) ? `${ratio >= 0 ? '+' : ''}${(ratio * 100).toFixed(1)}%` : 'unbounded';
+}
+
+function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+function size(bytes: number): string {
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KB`;
+  return `${count(bytes)} B`;
+}
+
+function kb(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KB`;
+}
+
+function verdict(met: boolean | undefined): string {
+  return met === undefined ? 'n/a' : met ? 'yes' : 'NO';
+}
+
+function cellLabel(c: BreakerCell): string {
+  const texts = hasDefaultTexts(c) ? '' : `, ${size(c.shape.textBytes)} replies and results`;
+  return `${count(c.sessionEvents)} events, ${size(c.shape.argBytes)} arguments${texts}`;
+}
+
+function textsCell(c: BreakerCell): string {
+  return `${size(c.shape.textBytes)} / ${size(c.shape.resultBytes)}`;
+}
+
+function tripsCell(trips: Readonly<Record<string, number>>): string {
+  const entries = Object.entries(trips);
+  return entries.length === 0 ? '0' : entries.map(([k, n]) => `${n} ${k}`).join(', ');
+}
+
+function commands(cells: readonly RedisCell[]): string {
+  const total: Record<string, number> = {};
+  for (const c of cells) for (const [name, n] of Object.entries(c.byCommand)) total[name] = (total[name] ?? 0) + n;
+  return Object.entries(total).map(([name, n]) => `${name} ${count(n)}`).join(', ');
+}
+
+function pair(s: Summary): string {
+  return `${fmt(s.median)} / ${fmt(s.p99)}`;
+}
+
+/** The overhead figures as text: aligned tables, each naming the goal it checks. */
 export function formatOverheadReport(report: OverheadReport): string {
-  const lines = [
-    'Overhead benchmark — AgentBreaker, all detectors on, in-memory store',
-    '',
-    ...table(
-      ['Session', 'Args up to', 'Model text', 'Tool result', 'Sessions', 'µs/event', 'µs/event (last 1000)', 'Heap/session', 'State JSON', 'Trips'],
-      report.rows.map((r) => [
-        ...shapeCells(r),
-        String(r.sessions),
-        r.microsPerEvent.toFixed(1),
-        r.microsPerEventLast1000 === undefined ? '-' : r.microsPerEventLast1000.toFixed(1),
-        `${Math.round(r.heapBytesPerSession).toLocaleString('en-US')} B`,
-        `${r.stateJsonBytes.toLocaleString('en-US')} B`,
-        String(r.trips),
-      ]),
-    ),
-    '',
-    'µs/event: one step as the breaker meets it (gate or pre-execution check + observe). Heap/session: retained',
-    'heap after the run divided by sessions (after GC). State JSON: serialised size of one session state.',
-    'Model text, Tool result: length of each (fixed, or ≤: uniform below it).',
-    '',
-    'Cost per step kind, µs (same runs)',
-    '',
-    ...table(
-      ['Session', 'Args up to', 'Model text', 'Tool result', 'model round', 'tool call', 'retrieval', 'delegation', 'user'],
-      report.rows.map((r) => [...shapeCells(r), ...KINDS.map((k) => r.microsPerStepByKind[k].toFixed(1))]),
-    ),
-    '',
-    'model round: checkModelCall + observe(model). tool call: checkToolCall + observe(tool_call).',
-    'retrieval, delegation, user: observe. Steps per 10: 2 model rounds, 5 tool calls, 1 of each other kind.',
+  const m = report.machine;
+  const s = report.settings;
+  const lines: string[] = [
+    'Overhead benchmark — agent-governor',
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB · Node ${m.node} · ${m.os}`,
+    `Run: ${report.durationSeconds.toFixed(0)} s; ≥ ${count(s.eventsPerCell)} timed events per in-memory cell, ` +
+      `≥ ${count(s.redisEventsPerCell)} per Redis cell, ${count(s.chatCalls)} ChatClient calls per variant, after warm-up.`,
+    'Times are per step, from process.hrtime.bigint(), in µs; p50 = median.',
     '',
   ];
-  if ('skipped' in report.redis) {
-    lines.push(`Redis round trips: skipped — ${report.redis.skipped}`);
-  } else {
-    const r = report.redis;
-    const commands = Object.entries(r.byCommand).map(([c, n]) => `${c} ${n}`).join(', ');
-    const perKind = Object.entries(r.perKind).map(([k, n]) => `${k} ${n.toFixed(2)}`).join(', ');
+
+  // 1. Cost per event.
+  const modelGoal = (c: BreakerCell): string => verdict(c.byKind.model.median < GOAL_MODEL_CALL_MICROS);
+  lines.push(
+    `1. AgentBreaker, every detector on, in-memory store — cost per event (goal: model round under ${GOAL_MODEL_CALL_MICROS} µs, median)`,
+    '',
+    ...table(
+      ['Session', 'Args', 'Reply / result', 'Sessions', 'Events', 'event p50', 'event p99', 'model p50', 'model p99', `< ${GOAL_MODEL_CALL_MICROS} µs`, 'Trips'],
+      report.breaker.map((c) => [
+        `${count(c.sessionEvents)} events`,
+        size(c.shape.argBytes),
+        textsCell(c),
+        count(c.sessions),
+        count(c.events),
+        fmt(c.perEvent.median),
+        fmt(c.perEvent.p99),
+        fmt(c.byKind.model.median),
+        fmt(c.byKind.model.p99),
+        modelGoal(c),
+        tripsCell(c.trips),
+      ]),
+      2,
+    ),
+    '',
+    'Args: each tool call\'s arguments as JSON. event: any step. model: a model round = checkModelCall + observe(model).',
+    '',
+    '2. Cost per step kind, µs, p50 / p99 (same runs)',
+    '',
+    ...table(
+      ['Session', 'Args', 'Reply / result', ...STEP_KINDS.map((k) => KIND_LABELS[k]), 'first 1k p50', 'last 1k p50'],
+      report.breaker.map((c) => [
+        `${count(c.sessionEvents)} events`,
+        size(c.shape.argBytes),
+        textsCell(c),
+        ...STEP_KINDS.map((k) => pair(c.byKind[k])),
+        c.first1000 === undefined ? '-' : fmt(c.first1000.median),
+        c.last1000 === undefined ? '-' : fmt(c.last1000.median),
+      ]),
+      2,
+    ),
+    '',
+    'tool call, sub-agent call: checkToolCall + observe(tool_call); the sub-agent tool is judged as a delegation.',
+    'retrieval, delegation, user turn: observe. Per 10 steps: 2 model rounds, 4 tool calls, 1 of each other kind.',
+    'first/last 1k: median of the first and the last 1,000 events of sessions of 2,000 events or more (cost must not grow).',
+    '',
+  );
+
+  // 3. Memory.
+  const growth = memoryGrowth(report);
+  const lengths = s.sessionLengths;
+  const main = report.breaker.filter(hasDefaultTexts);
+  lines.push(`3. Memory per session (goal: bounded by the windows — heap at the longest sessions ≤ +${MEMORY_GROWTH_TOLERANCE * 100}% of the next shorter)`, '');
+  lines.push(
+    ...table(
+      ['Args', ...lengths.map((n) => `heap @ ${count(n)}`), ...lengths.map((n) => `state JSON @ ${count(n)}`), 'growth', 'bounded'],
+      s.argBytes.map((argBytes) => {
+        const cells = lengths.map((n) => main.find((c) => c.sessionEvents === n && c.shape.argBytes === argBytes));
+        const g = growth.find((x) => x.argBytes === argBytes);
+        return [
+          size(argBytes),
+          ...cells.map((c) => (c === undefined ? '-' : kb(c.heapBytesPerSession))),
+          ...cells.map((c) => (c === undefined ? '-' : kb(c.stateJsonBytes))),
+          g === undefined ? '-' : signedPercent(g.growth),
+          verdict(g?.bounded),
+        ];
+      }),
+    ),
+    '',
+    'heap: retained heap per session: live data (code spaces left out) after GC with the breaker and its store, minus the',
+    'same once both are dropped, divided by the sessions. state JSON: one session\'s stored state, serialised (what a Redis',
+    'write carries).',
+  );
+  const longCell = report.breaker.find((c) => !main.includes(c));
+  if (longCell !== undefined) {
     lines.push(
-      `Redis store (one 500-event session, loopback): ${r.roundTrips} round trips, ${(r.roundTrips / r.events).toFixed(2)} per event ` +
-        `(${commands}); per step kind: ${perKind}; ${r.microsPerEvent.toFixed(0)} µs/event`,
+      `With ${size(longCell.shape.textBytes)} replies and results (${cellLabel(longCell)}): heap ${kb(longCell.heapBytesPerSession)}, ` +
+        `state JSON ${kb(longCell.stateJsonBytes)} per session.`,
     );
   }
+  lines.push('');
+
+  // 4. Redis.
+  lines.push(`4. RedisBreakerStore on a local Redis (goal: ${GOAL_ROUND_TRIPS_PER_EVENT} round trip per event)`, '');
+  if ('skipped' in report.redis) {
+    lines.push(`Skipped: ${report.redis.skipped}`, '');
+  } else {
+    const r = report.redis;
+    const memory = (c: RedisCell): BreakerCell | undefined =>
+      main.find((b) => b.sessionEvents === c.sessionEvents && b.shape.argBytes === c.argBytes);
+    const rows = [...r.cells, ...(r.readingChecks === undefined ? [] : [r.readingChecks])];
+    lines.push(
+      `Server: ${r.url}${r.started ? ' (started by this run with scripts/test-services.ts)' : ''}, no other writer. ` +
+        `A bare PING through the same client: ${fmt(r.ping.median)} µs p50, ${fmt(r.ping.p99)} µs p99.`,
+      '',
+      ...table(
+        [
+          'Session', 'Args', 'Checks', 'Sessions', 'Events', 'RT/event', 'RT/event after 1st', 'RT model', 'RT tool', 'RT other',
+          'model p50', 'model p99', 'added p50', 'added p99', 'event p50', `≤ ${GOAL_ROUND_TRIPS_PER_EVENT} RT`,
+        ],
+        rows.map((c) => {
+          const mem = memory(c);
+          const other = (c.roundTripsByKind.retrieval + c.roundTripsByKind.delegation + c.roundTripsByKind.user) / 3;
+          return [
+            `${count(c.sessionEvents)} events`,
+            size(c.argBytes),
+            c.checkFreshnessMs === 0 ? 'always read' : `fresh ${count(c.checkFreshnessMs)} ms`,
+            count(c.sessions),
+            count(c.events),
+            c.roundTripsPerEvent.toFixed(3),
+            c.roundTripsPerEventAfterFirst.toFixed(3),
+            c.roundTripsByKind.model.toFixed(2),
+            c.roundTripsByKind.tool_call.toFixed(2),
+            other.toFixed(2),
+            fmt(c.modelRound.median),
+            fmt(c.modelRound.p99),
+            mem === undefined ? '-' : signed(c.modelRound.median - mem.byKind.model.median),
+            mem === undefined ? '-' : signed(c.modelRound.p99 - mem.byKind.model.p99),
+            fmt(c.perEvent.median),
+            c.checkFreshnessMs === 0 ? 'n/a' : verdict(c.roundTripsPerEventAfterFirst <= GOAL_ROUND_TRIPS_PER_EVENT + 1e-9),
+          ];
+        }),
+        3,
+      ),
+      '',
+      'RT: Redis round trips (every command sent, counted by a wrapper around the client). RT/event after 1st: without each',
+      "session's first step, which reads a session this process has not seen (one read per new session). RT model / tool /",
+      'other: mean per model round (gate + observe), tool call (check + observe), and retrieval, delegation or user turn.',
+      'added: model round through Redis minus the same cell in memory (table 1). Checks: "fresh" is the default',
+      'checkFreshnessMs (checks trust a recent read or write); "always read" is checkFreshnessMs: 0, shown for comparison.',
+      `Commands, default checks (all cells): ${commands(r.cells)}.`,
+      ...(r.readingChecks === undefined ? [] : [`Commands, checks that always read: ${commands([r.readingChecks])}.`]),
+      `Trips: ${tripsCell(Object.assign({}, ...rows.map((c) => c.trips)) as Record<string, number>)}.`,
+      '',
+    );
+  }
+
+  // 5. ChatClient.
+  const chat = report.chatClient;
+  lines.push(
+    `5. ChatClient + advisors vs a bare doGenerate on a mock model that answers at once — µs per call (goal: AgentBreaker in the chain under ${GOAL_MODEL_CALL_MICROS} µs per model call)`,
+    '',
+    ...table(
+      ['Variant', 'p50', 'p99', 'overhead p50', 'overhead p99', 'Errors', 'What runs'],
+      chat.variants.map((v) => [v.name, fmt(v.perCall.median), fmt(v.perCall.p99), signed(v.overheadMedian), signed(v.overheadP99), String(v.errors), v.description]),
+      1,
+    ),
+    '',
+    `AgentBreaker in the chain (+ AgentBreaker − + ToolCallAdvisor): ${signed(chat.breakerInChainMedian)} µs p50, ${signed(chat.breakerInChainP99)} µs p99 per call ` +
+      `→ under ${GOAL_MODEL_CALL_MICROS} µs: ${verdict(chat.breakerInChainMedian < GOAL_MODEL_CALL_MICROS)}.`,
+    `${count(chat.calls)} calls per variant in interleaved batches; a new conversation every ${chat.callsPerConversation} calls; one tool declared;`,
+    'breaker telemetry at its default (on; no OpenTelemetry provider registered, so the API is a no-op), as is whatever',
+    'tracing the ChatClient does without a provider. Each call is one user turn and one model round.',
+    '',
+  );
+
+  // Goals.
+  lines.push(
+    'Goals',
+    '',
+    ...table(
+      ['Goal', 'Checked by', 'Measured', 'Met'],
+      report.goals.map((g) => [g.goal, g.figure, g.measured, verdict(g.met)]),
+      3,
+    ),
+    '',
+    report.trips === 0 ? 'No trip on any productive session.' : `TRIPS on productive sessions: ${report.trips} (see the Trips columns).`,
+  );
   return lines.join('\n');
 }

@@ -1,28 +1,26 @@
 /**
- * `npm run bench [-- CORPUS.jsonl] [--json]`: the detection benchmark on a
- * labelled corpus (default: the shared development corpus next to the
- * repository), then the overhead benchmark. Prints the figures; `--json`
- * prints them as one JSON document instead.
+ * `npm run bench`: every benchmark in one go, each as its own command would
+ * print it — detection on the repository corpus, detection on the shared
+ * real-run corpus when that folder sits next to the repository, then
+ * overhead. Run `npm run bench:detect` or `npm run bench:overhead` for one of
+ * them with its own flags.
  */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { runDetectionBenchmark } from './detection.ts';
-import { formatDetectionReport } from './detection-report.ts';
-import { formatOverheadReport, runOverheadBenchmark } from './overhead.ts';
 
-const repoRoot = path.resolve(import.meta.dirname, '..');
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    json: { type: 'boolean' },
-    'detection-only': { type: 'boolean' },
-    'overhead-only': { type: 'boolean' },
-  },
-});
-const corpus = path.resolve(positionals[0] ?? path.join(repoRoot, '..', 'shared', 'corpus', 'real-dev.jsonl'));
+const here = import.meta.dirname;
+const sharedCorpus = path.join(here, '..', '..', 'shared', 'corpus');
 
-const detection = values['overhead-only'] ? undefined : await runDetectionBenchmark([corpus]);
-if (detection && !values.json) console.log(`${formatDetectionReport(detection)}\n`);
-const overhead = values['detection-only'] ? undefined : await runOverheadBenchmark();
-if (overhead && !values.json) console.log(formatOverheadReport(overhead));
-if (values.json) console.log(JSON.stringify({ detection, overhead }, null, 2));
+function run(script: string, args: readonly string[]): void {
+  const result = spawnSync(process.execPath, [path.join(here, script), ...args], { stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+  console.log();
+}
+
+run('detect-command.ts', []);
+if (existsSync(sharedCorpus)) {
+  const files = readdirSync(sharedCorpus).filter((f) => f.endsWith('.jsonl')).sort();
+  if (files.length > 0) run('detect-command.ts', ['--corpus', ...files.map((f) => path.join(sharedCorpus, f))]);
+}
+run('overhead-command.ts', []);

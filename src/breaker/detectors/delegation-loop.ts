@@ -14,13 +14,20 @@ export function taskText(input: unknown): string {
 }
 
 // The last task sketched: one sub-agent call is sketched by its check, by the
-// re-ask test of its observation and by its record — once is enough.
-let lastTask: { text: string; sketch: TokenSketch } | undefined;
+// re-ask test of its observation and by its record — once is enough. The
+// input object itself is the first key, as serialising a large task only to
+// find it unchanged costs as much as sketching it; the text is the second, so
+// an equal task in a new object still hits.
+let lastTask: { input: unknown; text: string; sketch: TokenSketch } | undefined;
 
-/** Sketch of a sub-agent task (memoised on the task text, so it stays a pure function of it). */
+/** Sketch of a sub-agent task (memoised, so it stays a pure function of the task). */
 function taskSketch(input: unknown): TokenSketch {
+  if (lastTask !== undefined && lastTask.input === input && typeof input === 'object' && input !== null) {
+    return lastTask.sketch;
+  }
   const text = taskText(input);
-  if (lastTask?.text !== text) lastTask = { text, sketch: sketchHashes(tokenHashes(text)) };
+  if (lastTask?.text !== text) lastTask = { input, text, sketch: sketchHashes(tokenHashes(text)) };
+  else lastTask = { ...lastTask, input };
   return lastTask.sketch;
 }
 

@@ -1,0 +1,81 @@
+/**
+ * `npm run bench:overhead [-- FLAGS]`: the overhead benchmark alone (see
+ * overhead.ts): the AgentBreaker's cost per event and memory per session with
+ * every detector on, the same through RedisBreakerStore on a local Redis, and
+ * the ChatClient + advisors against a bare doGenerate. Prints the machine and
+ * aligned tables; each table says which goal it checks and whether it is met.
+ * Takes a minute or two.
+ *
+ * Redis: the test server (GOVERNOR_TEST_REDIS_URL, default redis://127.0.0.1:6390).
+ * When it does not answer, scripts/test-services.ts is run to start it; when
+ * that fails too, the Redis rows are skipped and the report says why.
+ *
+ * Flags:
+ *   --json          print the figures as one JSON document instead of the tables
+ *   --json FILE     write that JSON document to FILE and print the tables as usual
+ *   --quick         small sizes (sessions of 10 and 200 events, fewer calls): a smoke run of a few seconds
+ *   --no-redis      skip the Redis rows
+ *   --no-start      do not try to start Redis when it does not answer
+ *   --help          this text
+ *
+ * Progress goes to stderr, the report to stdout.
+ */
+import fs from 'node:fs';
+import { formatOverheadReport, runOverheadBenchmark, type OverheadBenchmarkOptions } from './overhead.ts';
+
+const USAGE = 'usage: npm run bench:overhead [-- [--json [FILE]] [--quick] [--no-redis] [--no-start]]';
+
+interface Flags {
+  json: boolean;
+  jsonFile: string | undefined;
+  quick: boolean;
+  redis: boolean;
+  start: boolean;
+}
+
+function parseFlags(argv: readonly string[]): Flags {
+  const flags: Flags = { json: false, jsonFile: undefined, quick: false, redis: true, start: true };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--json') {
+      flags.json = true;
+      const next = argv[i + 1];
+      if (next !== undefined && !next.startsWith('--')) {
+        flags.jsonFile = next;
+        i++;
+      }
+    } else if (arg === '--quick') flags.quick = true;
+    else if (arg === '--no-redis') flags.redis = false;
+    else if (arg === '--no-start') flags.start = false;
+    else if (arg === '--help' || arg === '-h') {
+      console.log(USAGE);
+      process.exit(0);
+    } else {
+      console.error(`unknown argument: ${arg}\n${USAGE}`);
+      process.exit(2);
+    }
+  }
+  return flags;
+}
+
+const flags = parseFlags(process.argv.slice(2));
+const quick: OverheadBenchmarkOptions = flags.quick
+  ? { sessionLengths: [10, 200], eventsPerCell: 4_000, minSessions: 5, warmUp: { sessions: 5, events: 200 }, redisEventsPerCell: 1_000, chatCalls: 1_000, chatWarmupCalls: 300 }
+  : {};
+const report = await runOverheadBenchmark({
+  ...quick,
+  ...(flags.redis ? {} : { redisUrl: false }),
+  startRedis: flags.start,
+  onProgress: (what) => process.stderr.write(`… ${what}\n`),
+});
+
+const json = JSON.stringify(report, null, 2);
+if (flags.json && flags.jsonFile === undefined) {
+  console.log(json);
+} else {
+  console.log(formatOverheadReport(report));
+  if (flags.jsonFile !== undefined) {
+    fs.writeFileSync(flags.jsonFile, `${json}\n`);
+    console.log(`\nJSON written to ${flags.jsonFile}`);
+  }
+}

@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { requireRedis } from '../src/test-support/services.ts';
+import {
+  formatOverheadReport,
+  runOverheadBenchmark,
+  sessionSteps,
+  STEP_KINDS,
+  SUB_AGENT_TOOL,
+  type OverheadBenchmarkOptions,
+  type Summary,
+} from './overhead.ts';
+
+/** Small enough to run in a second or two; the figures are not meant to be meaningful. */
+const TINY: OverheadBenchmarkOptions = {
+  sessionLengths: [10, 40],
+  argBytes: [100, 1024],
+  eventsPerCell: 80,
+  minSessions: 4,
+  warmUp: { sessions: 1, events: 20 },
+  redisEventsPerCell: 40,
+  chatCalls: 20,
+  chatWarmupCalls: 5,
+  startRedis: false,
+};
+
+function assertSummary(s: Summary, what: string): void {
+  assert.ok(s.n > 0, `${what}: no samples`);
+  for (const key of ['median', 'p99', 'mean'] as const) {
+    assert.ok(Number.isFinite(s[key]) && s[key] >= 0, `${what}.${key} = ${s[key]}`);
+  }
+  assert.ok(s.median <= s.p99, `${what}: median above p99`);
+}
+
+describe('overhead benchmark', () => {
+  test('generated sessions hold every step kind and arguments of the asked size', () => {
+    const steps = [...sessionSteps(40, 1, { argBytes: 1024 })];
+    assert.equal(steps.length, 40);
+    const kinds = new Set(steps.map((s) => (s.event.kind === 'tool_call' && s.event.tool === SUB_AGENT_TOOL ? 'sub_agent' : s.event.kind)));
+    assert.deepEqual([...kinds].sort(), [...STEP_KINDS].sort());
+    for (const { event } of steps) {
+      if (event.kind === 'tool_call') assert.equal(Buffer.byteLength(JSON.stringify(event.args)), 1024);
+    }
+    // Productive: no two tool calls share their arguments.
+    const args = steps.flatMap((s) => (s.event.kind === 'tool_call' ? [JSON.stringify(s.event.args)] : []));
+    assert.equal(new Set(args).size, args.length);
+  });
+
+  test('a tiny run reports every figure, through Redis too, with no trip', async () => {
+    const redisUrl = await requireRedis();
+    const report = await runOverheadBenchmark({ ...TINY, redisUrl });
+
+    assert.ok(report.machine.cpu.length > 0 && report.machine.cores > 0);
+    assert.match(report.machine.node, /^v\d+/);
+
+    // 2 lengths × 2 argument sizes, plus the stress row with long replies.
+    assert.equal(report.breaker.length, 5);
+    for (const cell of report.breaker) {
+      const where = `${cell.sessionEvents} events, ${cell.shape.argBytes} B`;
+      assert.equal(cell.events, cell.sessions * cell.sessionEvents, where);
+      assertSummary(cell.perEvent, where);
+      for (const kind of STEP_KINDS) assertSummary(cell.byKind[kind], `${where} ${kind}`);
+      assert.ok(Number.isFinite(cell.heapBytesPerSession) && cell.heapBytesPerSession >= 0, `${where}: heap ${cell.heapBytesPerSession}`);
+      assert.ok(cell.stateJsonBytes > 0, `${where}: no stored state`);
+      assert.deepEqual(cell.trips, {}, `${where}: a productive session tripped`);
+    }
+
+    const redis = report.redis;
+    assert.ok('cells' in redis, 'Redis rows were skipped');
+    assert.equal(redis.cells.length, 4);
+    assertSummary(redis.ping, 'redis ping');
+    const reading = redis.readingChecks;
+    assert.ok(reading !== undefined);
+    for (const cell of [...redis.cells, reading]) {
+      assert.ok(cell.roundTripsPerEvent > 0 && Number.isFinite(cell.roundTripsPerEvent));
+      assert.ok(cell.roundTripsPerEventAfterFirst > 0 && cell.roundTripsPerEventAfterFirst <= cell.roundTripsPerEvent);
+      assert.ok((cell.byCommand['EVALSHA'] ?? 0) > 0, 'no compare-and-set was counted');
+      assertSummary(cell.modelRound, 'redis model round');
+      assert.deepEqual(cell.trips, {});
+    }
+    assert.equal(reading.checkFreshnessMs, 0);
+    // Checks that always read cost more round trips than checks that trust a fresh write.
+    const sameCell = redis.cells.find((c) => c.sessionEvents === reading.sessionEvents && c.argBytes === reading.argBytes);
+    assert.ok(sameCell !== undefined && reading.roundTripsPerEvent > sameCell.roundTripsPerEvent);
+
+    const names = report.chatClient.variants.map((v) => v.name);
+    assert.equal(names[0], 'bare doGenerate');
+    assert.ok(names.includes('+ AgentBreaker') && names.includes('+ chat memory'));
+    for (const v of report.chatClient.variants) {
+      assertSummary(v.perCall, v.name);
+      assert.equal(v.errors, 0, `${v.name}: calls failed`);
+    }
+
+    assert.equal(report.trips, 0);
+    assert.ok(report.goals.length >= 4);
+    for (const goal of report.goals) assert.equal(typeof goal.met, 'boolean', `${goal.goal}: not evaluated`);
+
+    const text = formatOverheadReport(report);
+    for (const heading of ['Machine:', '1. AgentBreaker', '2. Cost per step kind', '3. Memory per session', '4. RedisBreakerStore', '5. ChatClient', 'Goals']) {
+      assert.ok(text.includes(heading), `missing ${heading}`);
+    }
+    assert.ok(!text.includes('NaN'), 'a figure is NaN');
+    assert.ok(text.includes('No trip on any productive session.'));
+    assert.deepEqual(JSON.parse(JSON.stringify(report)).settings, report.settings);
+  });
+
+  test('without a Redis server the Redis rows are skipped, saying why, and the rest is measured', async () => {
+    const report = await runOverheadBenchmark({
+      ...TINY,
+      sessionLengths: [10],
+      argBytes: [100],
+      longTexts: false,
+      redisUrl: 'redis://127.0.0.1:1',
+    });
+    assert.ok('skipped' in report.redis);
+    assert.match(report.redis.skipped, /127\.0\.0\.1:1/);
+    assert.equal(report.breaker.length, 1);
+    const redisGoal = report.goals.find((g) => g.goal.includes('Redis'));
+    assert.equal(redisGoal?.met, undefined);
+    const text = formatOverheadReport(report);
+    assert.match(text, /Skipped: no Redis server at redis:\/\/127\.0\.0\.1:1/);
+  });
+});
