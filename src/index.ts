@@ -50,6 +50,9 @@ export * from './breaker/index.ts';
 export { breakerForAiSdk, type AiSdkBreaker, type AiSdkBreakerOptions, type ObservingBreaker } from './breaker/ai-sdk-adapter.ts';
 export { MiniAgent, type MiniAgentOptions } from './harness/mini-agent.ts';
 
+// Observability: OpenTelemetry settings, health
+export * from './telemetry/index.ts';
+
 // Replay of recorded trajectories
 export * from './replay/index.ts';
 export { BreakerRecoveryAdvisor, type BreakerRecoveryAdvisorOptions } from './breaker/breaker-recovery-advisor.ts';

@@ -6,6 +6,8 @@ import { conversationIdOf, type AdvisorContext } from '../chat/advisor-context.t
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent, ToolCallRequest } from '../chat/chat-response.ts';
 import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-listener.ts';
+import { recordUnrunToolCall } from '../chat/tool-call-observation.ts';
+import { telemetrySettings, type TelemetrySettings } from '../telemetry/telemetry-options.ts';
 import { executeToolCall, toolResultMessage, type ToolOutcome } from './tool-execution.ts';
 
 /** Thrown when a tool-call limit is exceeded and `onLimitExceeded` is `'throw'`. */
@@ -128,6 +130,7 @@ class ToolLoop {
   readonly #perTool = new Map<string, number>();
   readonly #toolContext: GovernorToolContext;
   readonly #listeners: readonly ToolCallListener[];
+  readonly #telemetry: TelemetrySettings;
   #usage: Usage | undefined;
   #rounds = 0;
   #total = 0;
@@ -139,6 +142,7 @@ class ToolLoop {
     this.#toolContext = { conversationId: conversationIdOf(request.context), abortSignal: request.abortSignal, requestContext: request.context };
     const fromContext = request.context.get(TOOL_CALL_LISTENERS);
     this.#listeners = [...(options.listeners ?? []), ...(Array.isArray(fromContext) ? (fromContext as ToolCallListener[]) : [])];
+    this.#telemetry = telemetrySettings(request.context);
   }
 
   nextRequest(): ChatClientRequest {
@@ -189,6 +193,7 @@ class ToolLoop {
       toolContext: this.#toolContext,
       sessionId: this.#toolContext.conversationId,
       listeners: this.#listeners,
+      telemetry: this.#telemetry,
     };
     // Limits and approval are decided in the model's order, before anything runs,
     // so parallel execution cannot race past a limit.
@@ -215,6 +220,7 @@ class ToolLoop {
     if (this.#total >= this.#maxToolCalls) exceeded = new ToolCallLimitExceededError(undefined, this.#maxToolCalls);
     else if (toolLimit !== undefined && used >= toolLimit) exceeded = new ToolCallLimitExceededError(call.toolName, toolLimit);
     if (exceeded) {
+      recordUnrunToolCall(call.toolName, call.toolName in this.#request.tools, 'refused', this.#telemetry);
       if (this.#options.onLimitExceeded !== 'error-result') throw exceeded;
       return { call, output: `${exceeded.message} The call was not run; answer with what you have.`, isError: true, returnDirect: false };
     }
@@ -228,6 +234,7 @@ class ToolLoop {
     const answer = await this.#options.approve(call, this.#toolContext);
     const approved = typeof answer === 'boolean' ? answer : answer.approved;
     if (approved) return undefined;
+    recordUnrunToolCall(call.toolName, call.toolName in this.#request.tools, 'refused', this.#telemetry);
     const reason = typeof answer === 'object' && answer.reason ? `: ${answer.reason}` : '.';
     return { call, output: `The call of tool "${call.toolName}" was denied by the approver${reason}`, isError: true, returnDirect: false };
   }

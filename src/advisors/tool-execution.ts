@@ -2,7 +2,9 @@ import { asSchema, safeValidateTypes } from '@ai-sdk/provider-utils';
 import type { ModelMessage, ToolResultPart } from 'ai';
 import type { GovernedToolSet } from '../chat/chat-client-request.ts';
 import type { ToolCallRequest } from '../chat/chat-response.ts';
-import { notifyToolCallListeners, type ToolCallListener } from '../chat/tool-call-listener.ts';
+import type { ToolCallListener } from '../chat/tool-call-listener.ts';
+import { observeToolCall, recordUnrunToolCall, type ToolCallOutcome } from '../chat/tool-call-observation.ts';
+import type { TelemetrySettings } from '../telemetry/telemetry-options.ts';
 
 /** The outcome of one tool call, as the model will see it. */
 export interface ToolOutcome {
@@ -23,6 +25,8 @@ export interface ToolExecutionEnvironment {
   readonly toolContext: unknown;
   readonly sessionId: string;
   readonly listeners: readonly ToolCallListener[];
+  /** Telemetry settings of the request. */
+  readonly telemetry: TelemetrySettings;
 }
 
 function errorText(error: unknown): string {
@@ -36,50 +40,57 @@ function errorText(error: unknown): string {
  * An abort is the one exception that propagates.
  */
 export async function executeToolCall(call: ToolCallRequest, env: ToolExecutionEnvironment): Promise<ToolOutcome> {
-  const fail = (message: string): ToolOutcome => ({ call, output: message, isError: true, returnDirect: false });
   const tool = env.tools[call.toolName];
+  const notRun = (message: string, outcome: Exclude<ToolCallOutcome, 'success' | 'error'>): ToolOutcome => {
+    recordUnrunToolCall(call.toolName, tool !== undefined, outcome, env.telemetry);
+    return { call, output: message, isError: true, returnDirect: false };
+  };
   if (tool === undefined) {
     const names = Object.keys(env.tools);
-    return fail(`Unknown tool "${call.toolName}". Available tools: ${names.length > 0 ? names.join(', ') : '(none)'}.`);
+    return notRun(`Unknown tool "${call.toolName}". Available tools: ${names.length > 0 ? names.join(', ') : '(none)'}.`, 'invalid');
   }
-  if (call.intervention?.action === 'block') return fail(`[${call.intervention.source}] ${call.intervention.message}`);
+  if (call.intervention?.action === 'block') return notRun(`[${call.intervention.source}] ${call.intervention.message}`, 'blocked');
   if (typeof call.input === 'string' && call.rawInput.trim() !== '') {
-    return fail(`Invalid arguments for tool "${call.toolName}": not valid JSON: ${call.rawInput.slice(0, 200)}`);
+    return notRun(`Invalid arguments for tool "${call.toolName}": not valid JSON: ${call.rawInput.slice(0, 200)}`, 'invalid');
   }
   const validated = await safeValidateTypes({ value: call.input, schema: asSchema(tool.inputSchema) });
   if (!validated.success) {
-    return fail(`Invalid arguments for tool "${call.toolName}": ${errorText(validated.error)}`);
+    return notRun(`Invalid arguments for tool "${call.toolName}": ${errorText(validated.error)}`, 'invalid');
   }
   if (typeof tool.execute !== 'function') {
-    return fail(`Tool "${call.toolName}" has no execute function and cannot be run here.`);
+    return notRun(`Tool "${call.toolName}" has no execute function and cannot be run here.`, 'invalid');
   }
-  const info = { toolCallId: call.toolCallId, toolName: call.toolName, args: validated.value, sessionId: env.sessionId };
-  notifyToolCallListeners(env.listeners, 'onToolCallStart', info);
-  const started = performance.now();
+  const execute = tool.execute;
+  const observation = observeToolCall(
+    { toolCallId: call.toolCallId, toolName: call.toolName, args: validated.value, sessionId: env.sessionId },
+    { listeners: env.listeners, telemetry: env.telemetry, intervention: call.intervention?.action, description: typeof tool.description === 'string' ? tool.description : undefined },
+  );
   try {
     env.abortSignal?.throwIfAborted();
-    const returned: unknown = tool.execute(validated.value as never, {
-      toolCallId: call.toolCallId,
-      messages: [...env.messages],
-      abortSignal: env.abortSignal,
-      context: env.toolContext as never,
+    let output = await observation.run(async () => {
+      const returned: unknown = execute(validated.value as never, {
+        toolCallId: call.toolCallId,
+        messages: [...env.messages],
+        abortSignal: env.abortSignal,
+        context: env.toolContext as never,
+      });
+      if (returned !== null && typeof returned === 'object' && Symbol.asyncIterator in returned) {
+        // A streaming tool: its last value is its result.
+        let last: unknown;
+        for await (const value of returned as AsyncIterable<unknown>) last = value;
+        return last;
+      }
+      return await returned;
     });
-    let output: unknown;
-    if (returned !== null && typeof returned === 'object' && Symbol.asyncIterator in returned) {
-      // A streaming tool: its last value is its result.
-      for await (const value of returned as AsyncIterable<unknown>) output = value;
-    } else {
-      output = await returned;
-    }
     if (call.intervention?.action === 'steer') {
       output = `${typeof output === 'string' ? output : JSON.stringify(output)}\n\n[${call.intervention.source}] ${call.intervention.message}`;
     }
-    notifyToolCallListeners(env.listeners, 'onToolCallEnd', { ...info, result: output, durationMs: performance.now() - started });
+    observation.end(output);
     return { call, output: output ?? null, isError: false, returnDirect: tool.returnDirect === true };
   } catch (error) {
-    notifyToolCallListeners(env.listeners, 'onToolCallError', { ...info, error, durationMs: performance.now() - started });
+    observation.fail(error);
     if (env.abortSignal?.aborted) throw env.abortSignal.reason;
-    return fail(`Tool "${call.toolName}" failed: ${errorText(error)}`);
+    return { call, output: `Tool "${call.toolName}" failed: ${errorText(error)}`, isError: true, returnDirect: false };
   }
 }
 

@@ -11,6 +11,8 @@ import { resolveAgentBreakerOptions, type AgentBreakerOptions, type ResolvedAgen
 import { initialState, type BreakerCounters, type BreakerSessionState } from './breaker-state.ts';
 import type { StoredSession } from './breaker-store.ts';
 import { BreakerTelemetry } from './breaker-telemetry.ts';
+import { registerOpenBreakerSource, type OpenBreakerSource } from '../telemetry/instruments.ts';
+import { redactSecrets } from '../advisors/redact.ts';
 import type { DetectorContext } from './detectors/detection.ts';
 import { readOnlyMatcher } from './detectors/read-only-tools.ts';
 import { proposalOf, type ToolProposal } from './detectors/tool-record.ts';
@@ -45,12 +47,28 @@ export interface BreakerSessionSnapshot {
 
 /** What {@link AgentBreaker.health} reports. */
 export interface BreakerHealth {
-  /** `degraded` when the last store operation failed. */
+  /** `degraded` when the store does not answer (or its last operation failed). */
   readonly status: 'ok' | 'degraded';
   /** Sessions whose breaker is OPEN. */
   readonly open: string[];
   /** Store failures since the breaker was created. */
   readonly storeErrors: number;
+  /**
+   * Whether the store answered: a fresh round trip for stores that can be
+   * pinged (`RedisBreakerStore`), otherwise the outcome of the last operation.
+   */
+  readonly storeReachable: boolean;
+  /** Why the store did not answer (credentials masked). */
+  readonly storeError?: string;
+}
+
+/** A store that can answer a cheap reachability check, such as `RedisBreakerStore`. */
+interface PingableStore {
+  ping(): Promise<unknown>;
+}
+
+function isPingable(store: object): store is PingableStore {
+  return typeof (store as Partial<PingableStore>).ping === 'function';
 }
 
 const CACHE_LIMIT = 10_000;
@@ -94,6 +112,8 @@ export class AgentBreaker implements Advisor {
   readonly #queue = new SessionQueue();
   readonly #listeners = new Set<BreakerListener>();
   readonly #telemetry: BreakerTelemetry | undefined;
+  /** Held here so the `governor.breaker.open` gauge's weak reference lives exactly as long as the breaker. */
+  readonly #openSource: OpenBreakerSource | undefined;
   #storeErrors = 0;
   #lastStoreFailed = false;
   #lastProposal: { tool: string; args: unknown; proposal: ToolProposal } | undefined;
@@ -111,6 +131,10 @@ export class AgentBreaker implements Advisor {
     };
     this.#logic = new SessionLogic(this.#ctx);
     this.#telemetry = this.options.telemetry ? new BreakerTelemetry() : undefined;
+    if (this.options.telemetry) {
+      this.#openSource = { store: this.options.store, openSessions: () => this.openSessions() };
+      registerOpenBreakerSource(this.#openSource);
+    }
   }
 
   /**
@@ -209,13 +233,38 @@ export class AgentBreaker implements Advisor {
         this.#storeFailure('*', 'listOpen');
       }
     }
-    return [...this.#cache].filter(([, c]) => c.stored.state.status === 'OPEN').map(([id]) => id).sort();
+    return this.#cachedOpen();
   }
 
-  /** Health check: open breakers, and whether the store is answering. */
+  /**
+   * Health check: open breakers, and whether the store is answering (a ping
+   * round trip when the store can be pinged). Never throws.
+   */
   async health(): Promise<BreakerHealth> {
-    const open = await this.openSessions();
-    return { status: this.#lastStoreFailed ? 'degraded' : 'ok', open, storeErrors: this.#storeErrors };
+    const store = this.options.store;
+    let storeError: string | undefined;
+    if (isPingable(store)) {
+      try {
+        await store.ping();
+      } catch (error) {
+        storeError = redactSecrets(error instanceof Error ? error.message : String(error));
+        this.#storeFailure('*', 'ping');
+      }
+    }
+    // An unreachable store would only fail again: report what this process saw instead.
+    const open = storeError === undefined ? await this.openSessions() : this.#cachedOpen();
+    const reachable = storeError === undefined && !this.#lastStoreFailed;
+    return {
+      status: reachable ? 'ok' : 'degraded',
+      open,
+      storeErrors: this.#storeErrors,
+      storeReachable: reachable,
+      ...(storeError === undefined ? {} : { storeError }),
+    };
+  }
+
+  #cachedOpen(): string[] {
+    return [...this.#cache].filter(([, c]) => c.stored.state.status === 'OPEN').map(([id]) => id).sort();
   }
 
   /** Advisor: gates the round, passes it on, judges the model's tool calls. */

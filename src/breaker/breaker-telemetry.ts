@@ -1,26 +1,38 @@
-import { metrics, trace, type Attributes, type Counter } from '@opentelemetry/api';
+import { trace, type Attributes, type Span } from '@opentelemetry/api';
+import { meterInstruments } from '../telemetry/instruments.ts';
+import { ATTR_BREAKER_ACTION_LABEL, ATTR_BREAKER_CATEGORY_LABEL } from '../telemetry/semconv.ts';
 import type { BreakerEventRecord } from './breaker-events.ts';
 
-const METER = 'agent-governor';
+const ESCALATION_EVENT = 'governor.breaker.escalation';
 
 /**
- * OpenTelemetry for breaker events: a span event on the active span and the
+ * Context key the `BreakerRecoveryAdvisor` sets (to `{ category, message }`)
+ * when it recovers from a stop; the ChatClient call reads it to record the
+ * `recover` escalation.
+ */
+export const BREAKER_RECOVERED = 'governor.breaker.recovered';
+
+function countEscalation(category: string, action: string): void {
+  const metrics = meterInstruments();
+  if (!metrics.live) return;
+  const attributes: Attributes = { [ATTR_BREAKER_CATEGORY_LABEL]: category, [ATTR_BREAKER_ACTION_LABEL]: action };
+  metrics.escalations.add(1, attributes);
+}
+
+/**
+ * OpenTelemetry for breaker events, fed from the same dispatch as the
+ * breaker's `on(...)` listeners: a span event on the active span (the
+ * AgentBreaker's advisor span inside a ChatClient call) and the
  * `governor.breaker.escalations` counter (attributes `category`, `action`).
- * Without a registered SDK both are the API's no-ops. The counter is created
- * on first use, so an SDK registered after the breaker still receives it.
+ * Without a registered SDK both are skipped. Instruments are looked up on
+ * each use, so an SDK registered after the breaker still receives them.
  */
 export class BreakerTelemetry {
-  #counter: Counter | undefined;
-
   record(event: BreakerEventRecord): void {
     const span = trace.getActiveSpan();
     if (event.type === 'escalation') {
-      const attributes: Attributes = { category: event.category ?? 'none', action: event.action ?? 'none' };
-      this.#counter ??= metrics.getMeter(METER).createCounter('governor.breaker.escalations', {
-        description: 'Agent breaker escalations (steer, block, stop) by loop category',
-      });
-      this.#counter.add(1, attributes);
-      span?.addEvent('governor.breaker.escalation', {
+      countEscalation(event.category ?? 'none', event.action ?? 'none');
+      span?.addEvent(ESCALATION_EVENT, {
         'governor.breaker.session_id': event.sessionId,
         'governor.breaker.category': event.category ?? 'none',
         'governor.breaker.action': event.action ?? 'none',
@@ -34,5 +46,24 @@ export class BreakerTelemetry {
       if (event.message !== undefined) attributes['governor.breaker.message'] = event.message;
       span.addEvent(`governor.breaker.${event.type}`, attributes);
     }
+  }
+}
+
+/**
+ * Records the breaker's `recover` escalation: a stop that a
+ * `BreakerRecoveryAdvisor` turned into a second attempt. Counted in
+ * `governor.breaker.escalations` with `action: recover`, and a span event on
+ * `span` (the ChatClient call that recovered).
+ */
+export function recordBreakerRecovery(sessionId: string, category: string, span: Span | undefined): void {
+  try {
+    countEscalation(category, 'recover');
+    span?.addEvent(ESCALATION_EVENT, {
+      'governor.breaker.session_id': sessionId,
+      'governor.breaker.category': category,
+      'governor.breaker.action': 'recover',
+    });
+  } catch {
+    // Telemetry never breaks the call it observes.
   }
 }

@@ -1,5 +1,6 @@
 import { GovernorError } from '../errors/governor-error.ts';
 import type { Advisor, AdvisorChain } from './advisor.ts';
+import { traceAdvisorCall, traceAdvisorStream } from './advisor-span.ts';
 import type { ChatClientRequest } from './chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from './chat-response.ts';
 
@@ -54,7 +55,8 @@ export class DefaultAdvisorChain implements AdvisorChain {
     for (let i = this.#start; i < this.#all.length; i++) {
       const advisor = this.#all[i]!;
       if (advisor.adviseCall) {
-        return advisor.adviseCall(request, new DefaultAdvisorChain(this.#all, this.#terminal, i + 1));
+        const rest = new DefaultAdvisorChain(this.#all, this.#terminal, i + 1);
+        return traceAdvisorCall(advisor, request, () => advisor.adviseCall!(request, rest));
       }
     }
     return this.#terminal.call(request);
@@ -64,7 +66,8 @@ export class DefaultAdvisorChain implements AdvisorChain {
     for (let i = this.#start; i < this.#all.length; i++) {
       const advisor = this.#all[i]!;
       if (advisor.adviseStream) {
-        return advisor.adviseStream(request, new DefaultAdvisorChain(this.#all, this.#terminal, i + 1));
+        const rest = new DefaultAdvisorChain(this.#all, this.#terminal, i + 1);
+        return traceAdvisorStream(advisor, request, () => advisor.adviseStream!(request, rest));
       }
     }
     return this.#terminal.stream(request);

@@ -12,6 +12,8 @@ import { jsonInstruction, OUTPUT_SCHEMA, parseEntity, toOutputSchema, type Outpu
 import { ModelCallTerminal } from './model-call.ts';
 import { conversationIdOf } from './advisor-context.ts';
 import { CONTINUATION_TURN, OBSERVATION_SINKS, reportObservation, type ObservationSink } from './observation.ts';
+import { traceClientCall, traceClientStream } from './client-span.ts';
+import { TELEMETRY, validateTelemetryOptions, type TelemetryOptions } from '../telemetry/telemetry-options.ts';
 
 /** Collects advisors and advisor params for one request: `.advisors(a => a.param(KEY, value))`. */
 export class AdvisorSpec {
@@ -109,6 +111,17 @@ export class ChatClientBuilder {
     return this;
   }
 
+  /**
+   * OpenTelemetry settings of every request (a request can override them
+   * with the `TELEMETRY` advisor param): whether to emit spans and metrics,
+   * whether to record prompt and tool content, prices for the cost metric.
+   * @throws InvalidOptionError naming the bad option (`telemetry.maxContentLength`, …)
+   */
+  telemetry(options: TelemetryOptions): this {
+    this.#params.set(TELEMETRY, { ...validateTelemetryOptions(options) });
+    return this;
+  }
+
   build(): ChatClient {
     return new ChatClient(this.#model, {
       system: this.#system,
@@ -157,6 +170,11 @@ export class ChatClient {
   /** The client's default advisors, sorted. */
   get advisors(): readonly Advisor[] {
     return sortAdvisors(this.#defaults.advisors);
+  }
+
+  /** The telemetry options set with the builder's `telemetry(...)`, if any. */
+  get telemetryOptions(): TelemetryOptions | undefined {
+    return this.#defaults.params.get(TELEMETRY) as TelemetryOptions | undefined;
   }
 
   /** A new builder with this client's defaults, to derive a variant. */
@@ -251,23 +269,28 @@ export class ChatClientRequestSpec {
   /** Runs the request to completion when one of the returned spec's methods is awaited. */
   call(): CallResponseSpec {
     return new CallResponseSpec(async (extra) => {
-      const { request, chain } = this.#prepare(extra);
-      await reportUserTurn(request);
-      return chain.nextCall(request);
+      const { request, chain, advisors } = this.#prepare(extra);
+      return traceClientCall(this.#model, request, advisors, async () => {
+        await reportUserTurn(request);
+        return chain.nextCall(request);
+      });
     });
   }
 
   /** Runs the request streaming when the returned spec is iterated. */
   stream(): StreamResponseSpec {
-    const prepare = (): { request: ChatClientRequest; chain: DefaultAdvisorChain } => this.#prepare(new Map());
-    return new StreamResponseSpec(async function* () {
-      const { request, chain } = prepare();
-      await reportUserTurn(request);
-      yield* chain.nextStream(request);
+    return new StreamResponseSpec(() => {
+      // Each view iterated is a request of its own, prepared when iteration starts.
+      let prepared: Prepared | undefined;
+      const prepare = (): Prepared => (prepared ??= this.#prepare(new Map()));
+      return traceClientStream(this.#model, prepare, async function* (request) {
+        await reportUserTurn(request);
+        yield* prepare().chain.nextStream(request);
+      });
     });
   }
 
-  #prepare(extraParams: ReadonlyMap<string, unknown>): { request: ChatClientRequest; chain: DefaultAdvisorChain } {
+  #prepare(extraParams: ReadonlyMap<string, unknown>): Prepared {
     const messages: ModelMessage[] = [...this.#defaults.messages, ...this.#messages];
     if (this.#user !== undefined) messages.push({ role: 'user', content: this.#user });
     if (messages.length === 0) {
@@ -288,8 +311,14 @@ export class ChatClientRequestSpec {
       context,
       abortSignal: this.#abortSignal,
     };
-    return { request, chain: new DefaultAdvisorChain(advisors, new ModelCallTerminal(this.#model)) };
+    return { request, advisors, chain: new DefaultAdvisorChain(advisors, new ModelCallTerminal(this.#model)) };
   }
+}
+
+interface Prepared {
+  readonly request: ChatClientRequest;
+  readonly advisors: readonly Advisor[];
+  readonly chain: DefaultAdvisorChain;
 }
 
 /** The result of `call()`: each method runs the request (once) and returns a view of the answer. */

@@ -11,6 +11,7 @@ import { fromProviderUsage, type Usage } from '../model/usage.ts';
 import type { ModelTerminal } from './advisor-chain.ts';
 import type { ChatClientRequest } from './chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent, FinishReason, ToolCallRequest } from './chat-response.ts';
+import { observeModelRound, type ModelRoundObservation } from './model-round-observation.ts';
 
 /**
  * The end of every advisor chain: exactly one `doGenerate` or `doStream` per
@@ -26,19 +27,37 @@ export class ModelCallTerminal implements ModelTerminal {
 
   async call(request: ChatClientRequest): Promise<ChatClientResponse> {
     request.abortSignal?.throwIfAborted();
-    const options = await this.#callOptions(request);
-    const result = await this.#model.doGenerate(options);
-    const usage = fromProviderUsage(result.usage);
-    return {
-      response: buildResponse(result.content, result.finishReason.unified, usage, result.response?.modelId ?? this.#model.modelId, result.warnings),
-      context: request.context,
-    };
+    const round = observeModelRound(this.#model, request);
+    try {
+      const options = await this.#callOptions(request);
+      const result = await round.run(() => this.#model.doGenerate(options));
+      const usage = fromProviderUsage(result.usage);
+      const response = buildResponse(result.content, result.finishReason.unified, usage, result.response?.modelId ?? this.#model.modelId, result.warnings);
+      round.end(response, result.response?.id);
+      return { response, context: request.context };
+    } catch (error) {
+      round.fail(error);
+      throw error;
+    }
   }
 
   async *stream(request: ChatClientRequest): AsyncIterable<ChatStreamEvent> {
     request.abortSignal?.throwIfAborted();
+    const round = observeModelRound(this.#model, request);
+    try {
+      yield* this.#streamRound(request, round);
+    } catch (error) {
+      round.fail(error);
+      throw error;
+    } finally {
+      round.abandon(); // a no-op once the round has ended or failed
+    }
+  }
+
+  async *#streamRound(request: ChatClientRequest, round: ModelRoundObservation): AsyncIterable<ChatStreamEvent> {
     const options = await this.#callOptions(request);
-    const { stream } = await this.#model.doStream(options);
+    const { stream } = await round.run(() => this.#model.doStream(options));
+    let responseId: string | undefined;
     const content: LanguageModelV4Content[] = [];
     let text = '';
     let reasoning = '';
@@ -78,6 +97,7 @@ export class ModelCallTerminal implements ModelTerminal {
             break;
           case 'response-metadata':
             if (part.modelId) modelId = part.modelId;
+            if (part.id) responseId = part.id;
             break;
           case 'finish':
             usage = fromProviderUsage(part.usage);
@@ -93,13 +113,9 @@ export class ModelCallTerminal implements ModelTerminal {
       reader.releaseLock();
     }
     flushText();
-    yield {
-      type: 'finish',
-      response: {
-        response: buildResponse(content, finishReason, usage ?? fromProviderUsage(undefined), modelId, warnings),
-        context: request.context,
-      },
-    };
+    const response = buildResponse(content, finishReason, usage ?? fromProviderUsage(undefined), modelId, warnings);
+    round.end(response, responseId);
+    yield { type: 'finish', response: { response, context: request.context } };
   }
 
   async #callOptions(request: ChatClientRequest): Promise<LanguageModelV4CallOptions> {

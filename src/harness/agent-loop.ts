@@ -10,6 +10,8 @@ import type { ChatClientResponse } from '../chat/chat-response.ts';
 import { CONTINUATION_TURN } from '../chat/observation.ts';
 import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-listener.ts';
 import { AgentBreakerError } from '../breaker/breaker-errors.ts';
+import { TELEMETRY, validateTelemetryOptions, type TelemetryOptions } from '../telemetry/telemetry-options.ts';
+import { observeAgentRun } from './agent-run-observation.ts';
 import { estimateCost, findPrice, mergePrices, projectCallCost, type PriceTable } from './pricing.ts';
 
 /** Why an {@link AgentLoop} run ended. */
@@ -81,6 +83,15 @@ export interface AgentLoopOptions {
   readonly abortSignal?: AbortSignal;
   /** Conversation (and breaker session) id. @default a random UUID per run */
   readonly conversationId?: string;
+  /** The agent's name in telemetry (`invoke_agent {name}` span, `gen_ai.agent.name`). @default 'AgentLoop' */
+  readonly name?: string;
+  /**
+   * OpenTelemetry settings for the run's calls, over the client's own
+   * (`ChatClientBuilder.telemetry`). The run's `prices` and `modelId` also
+   * price the `governor.cost` counter.
+   * @default the client's settings
+   */
+  readonly telemetry?: TelemetryOptions;
 }
 
 /** Thrown inside the chain to end a run at a limit; never escapes {@link AgentLoop.run}. */
@@ -105,8 +116,12 @@ function estimateTokens(request: ChatClientRequest): number {
  */
 export class AgentLoop {
   readonly #options: AgentLoopOptions;
+  /** Telemetry options the run's calls carry; undefined: the client's own. */
+  readonly #telemetry: TelemetryOptions | undefined;
   readonly maxInvocations: number;
   readonly timeoutMs: number;
+  /** The agent's name in telemetry. */
+  readonly name: string;
 
   constructor(options: AgentLoopOptions) {
     if (!options?.client) throw new InvalidOptionError('client', 'a ChatClient is required');
@@ -118,16 +133,49 @@ export class AgentLoop {
       throw new InvalidOptionError('costLimitUsd', `must be a positive number of USD, got ${options.costLimitUsd}`);
     }
     if (options.prices) mergePrices(options.prices); // validates overrides now, not mid-run
+    if (options.telemetry !== undefined) validateTelemetryOptions(options.telemetry);
+    if (options.name !== undefined && (typeof options.name !== 'string' || options.name.trim() === '')) {
+      throw new InvalidOptionError('name', 'must be a non-empty string');
+    }
     this.#options = options;
     this.maxInvocations = max;
     this.timeoutMs = timeout;
+    this.name = options.name ?? 'AgentLoop';
+    const own = options.telemetry;
+    if (own !== undefined || options.prices !== undefined || options.modelId !== undefined) {
+      // One object for every call of every run: settings are resolved once per object.
+      this.#telemetry = {
+        ...options.client.telemetryOptions,
+        ...own,
+        ...(own?.prices === undefined && options.prices !== undefined ? { prices: options.prices } : {}),
+        ...(own?.priceModelId === undefined && options.modelId !== undefined ? { priceModelId: options.modelId } : {}),
+      };
+    }
   }
 
-  /** Runs `task` to an end; never throws for a limit, a breaker stop or a model error — see `status`. */
+  /**
+   * Runs `task` to an end; never throws for a limit, a breaker stop or a model
+   * error — see `status`. The run is an `invoke_agent {name}` span, the parent
+   * of its ChatClient calls.
+   */
   async run(task: string): Promise<AgentLoopResult> {
     const o = this.#options;
-    const started = performance.now();
     const conversationId = o.conversationId ?? randomUUID();
+    const observation = observeAgentRun({
+      agentName: this.name,
+      conversationId,
+      modelId: o.modelId ?? o.client.model.modelId,
+      provider: o.client.model.provider,
+      enabled: (this.#telemetry ?? o.client.telemetryOptions)?.enabled !== false,
+    });
+    const result = await observation.run(() => this.#run(task, conversationId));
+    observation.end(result);
+    return result;
+  }
+
+  async #run(task: string, conversationId: string): Promise<AgentLoopResult> {
+    const o = this.#options;
+    const started = performance.now();
     const finishTool = o.finishTool === undefined ? 'submit' : o.finishTool;
     const modelId = o.modelId ?? o.client.model.modelId;
     const emit = (event: AgentLoopEvent): void => {
@@ -240,13 +288,14 @@ export class AgentLoop {
         const response = await o.client
           .prompt()
           .messages(...messages)
-          .advisors(guard, (a) =>
-            a
+          .advisors(guard, (a) => {
+            if (this.#telemetry !== undefined) a.param(TELEMETRY, this.#telemetry);
+            return a
               .param(CONVERSATION_ID, conversationId)
               .param(TOOL_CALL_LISTENERS, [counter, ...(o.listeners ?? [])])
               // A continuation is the harness talking, not new information: the breaker keeps its evidence.
-              .param(CONTINUATION_TURN, turns > 1),
-          )
+              .param(CONTINUATION_TURN, turns > 1);
+          })
           .abortSignal(signal)
           .call()
           .chatResponse();

@@ -4,6 +4,7 @@ export {
   estimateCost,
   findPrice,
   mergePrices,
+  priceUsage,
   projectCallCost,
   type CallProjectionInput,
   type CostEstimate,

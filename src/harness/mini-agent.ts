@@ -8,6 +8,7 @@ import type { PriceTable } from './pricing.ts';
 import { shellTool } from './shell-tool.ts';
 import { submitTool } from './submit-tool.ts';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
+import type { TelemetryOptions } from '../telemetry/telemetry-options.ts';
 
 /** Options of {@link MiniAgent}. */
 export interface MiniAgentOptions {
@@ -27,6 +28,8 @@ export interface MiniAgentOptions {
   readonly breaker?: AgentBreaker | false;
   readonly onProgress?: (event: AgentLoopEvent) => void;
   readonly abortSignal?: AbortSignal;
+  /** OpenTelemetry settings of the run (see `AgentLoopOptions.telemetry`). */
+  readonly telemetry?: TelemetryOptions;
 }
 
 const SYSTEM = `You are a careful software engineer working in a shell.
@@ -73,6 +76,8 @@ export class MiniAgent {
       finishTool: 'submit',
       onProgress: o.onProgress,
       abortSignal: o.abortSignal,
+      telemetry: o.telemetry,
+      name: 'MiniAgent',
     }).run(task);
   }
 }

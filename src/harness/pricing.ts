@@ -149,6 +149,11 @@ export function estimateCost(usage: TokenUsage, modelId: string, prices?: PriceT
   if (price === undefined) {
     return { usd: 'unknown', reason: `no price for model "${modelId}"; add it to the price table` };
   }
+  return priceUsage(usage, price);
+}
+
+/** Cost of `usage` at `price`; `'unknown'` when a needed token count is missing or inconsistent. */
+export function priceUsage(usage: TokenUsage, price: ModelPrice): CostEstimate {
   const { inputTokens, outputTokens, cachedInputTokens } = usage;
   if (!isCount(inputTokens)) return { usd: 'unknown', reason: 'the input token count is unknown' };
   if (!isCount(outputTokens)) return { usd: 'unknown', reason: 'the output token count is unknown' };
@@ -167,6 +172,30 @@ export function estimateCost(usage: TokenUsage, modelId: string, prices?: PriceT
     (cachedInputTokens === undefined && price.cachedInputPerMillion !== undefined) ||
     (cached > 0 && price.cachedInputPerMillion === undefined);
   return upperBound ? { usd, upperBound: true } : { usd };
+}
+
+const lookups = new WeakMap<object, Map<string, ModelPrice | null>>();
+const DEFAULTS_KEY = {};
+
+/**
+ * {@link findPrice} over `overrides` merged with the defaults, remembered per
+ * table and model id: for callers that price every model call (telemetry), where
+ * re-merging and re-scanning the table each time would cost more than the call
+ * it measures. The table must not change after its first use here.
+ */
+export function cachedPrice(modelId: string, overrides?: PriceTable): ModelPrice | undefined {
+  const key = overrides ?? DEFAULTS_KEY;
+  let byModel = lookups.get(key);
+  if (byModel === undefined) {
+    byModel = new Map();
+    lookups.set(key, byModel);
+  }
+  let price = byModel.get(modelId);
+  if (price === undefined) {
+    price = findPrice(modelId, mergePrices(overrides)) ?? null;
+    if (byModel.size < 1000) byModel.set(modelId, price);
+  }
+  return price ?? undefined;
 }
 
 /** What {@link projectCallCost} needs to know about the call before it. */

@@ -55,7 +55,7 @@ export interface RedisBreakerStoreOptions {
  * credentials.
  */
 export class BreakerStoreError extends GovernorError {
-  /** Which store operation failed: `load`, `compareAndSet`, `delete` or `listOpen`. */
+  /** Which store operation failed: `load`, `compareAndSet`, `delete`, `listOpen` or `ping`. */
   readonly operation: string;
 
   constructor(operation: string, message: string, options?: { cause?: unknown }) {
@@ -315,6 +315,15 @@ export class RedisBreakerStore implements BreakerStore {
     const reply = await this.#evalScript('listOpen', SCRIPTS.listOpen, [this.#openSetKey], [this.#sessionPrefix]);
     if (!Array.isArray(reply)) throw new BreakerStoreError('listOpen', 'unexpected reply from Redis');
     return reply.map((id) => text(id)).filter((id): id is string => id !== undefined).sort();
+  }
+
+  /**
+   * One round trip (PING), for health checks: resolves when the server
+   * answers, otherwise fails with a {@link BreakerStoreError} (credentials masked).
+   */
+  async ping(): Promise<void> {
+    const reply = text(await this.#send('ping', ['PING']));
+    if (reply !== 'PONG') throw new BreakerStoreError('ping', 'unexpected reply from Redis');
   }
 
   /** Closes the client the store created from `url`; a passed-in client is left alone. */

@@ -1,0 +1,119 @@
+import { SpanKind, type Attributes, type Span } from '@opentelemetry/api';
+import { contentAttribute } from '../telemetry/content.ts';
+import { meterInstruments } from '../telemetry/instruments.ts';
+import * as A from '../telemetry/semconv.ts';
+import { endSpan, errorType, runInSpan, startSpan } from '../telemetry/spans.ts';
+import type { TelemetrySettings } from '../telemetry/telemetry-options.ts';
+import { notifyToolCallListeners, type ToolCallInfo, type ToolCallListener } from './tool-call-listener.ts';
+
+/**
+ * What became of a tool call the model asked for: it ran (`success`) or threw
+ * (`error`); or it did not run because a governing advisor blocked it
+ * (`blocked`), the tool or its arguments were invalid (`invalid`), or a
+ * limit or the approver refused it (`refused`).
+ */
+export type ToolCallOutcome = 'success' | 'error' | 'blocked' | 'invalid' | 'refused';
+
+/**
+ * The one observation point of an executed tool call. Its start, end and
+ * error feed the {@link ToolCallListener}s, the `execute_tool {name}` span and
+ * the tool metrics, so every consumer sees the same call, arguments and
+ * duration.
+ */
+export interface ToolCallObservation {
+  /** Runs the tool with the call's span active (spans the tool starts nest under it). */
+  run<T>(fn: () => Promise<T>): Promise<T>;
+  /** The tool returned `result`. */
+  end(result: unknown): void;
+  /** The tool threw `error`. */
+  fail(error: unknown): void;
+}
+
+/** What the observation needs beyond the listener payload. */
+export interface ToolCallDetails {
+  readonly listeners: readonly ToolCallListener[];
+  readonly telemetry: TelemetrySettings;
+  /** A governing advisor's intervention on a call that still runs (`steer`). */
+  readonly intervention?: string;
+  readonly description?: string;
+}
+
+/** Starts observing a tool call that is about to run: listeners hear `onToolCallStart` now. */
+export function observeToolCall(info: ToolCallInfo, details: ToolCallDetails): ToolCallObservation {
+  notifyToolCallListeners(details.listeners, 'onToolCallStart', info);
+  const started = performance.now();
+  const { telemetry } = details;
+  let span: Span | undefined;
+  if (telemetry.enabled) {
+    span = startSpan(() => `${A.GEN_AI_OPERATION_EXECUTE_TOOL} ${info.toolName}`, () => ({
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        [A.ATTR_GEN_AI_OPERATION_NAME]: A.GEN_AI_OPERATION_EXECUTE_TOOL,
+        [A.ATTR_GEN_AI_TOOL_NAME]: info.toolName,
+        [A.ATTR_GEN_AI_TOOL_CALL_ID]: info.toolCallId,
+        [A.ATTR_GEN_AI_TOOL_TYPE]: 'function',
+      },
+    }));
+    if (span?.isRecording()) {
+      const attributes: Attributes = {};
+      if (details.description) attributes[A.ATTR_GEN_AI_TOOL_DESCRIPTION] = details.description;
+      if (details.intervention) attributes[A.ATTR_TOOL_INTERVENTION] = details.intervention;
+      if (telemetry.recordContent) attributes[A.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = contentAttribute(info.args, telemetry.maxContentLength);
+      span.setAttributes(attributes);
+    }
+  }
+  let done = false;
+  const finish = (outcome: 'success' | 'error', durationMs: number, error?: unknown): void => {
+    try {
+      if (span !== undefined && span.isRecording()) span.setAttribute(A.ATTR_TOOL_OUTCOME, outcome);
+      endSpan(span, outcome === 'error', error);
+      if (telemetry.enabled) recordToolMetrics(info.toolName, outcome, durationMs, error);
+    } catch {
+      // Telemetry never breaks the tool call it observes.
+    }
+  };
+  return {
+    run: (fn) => runInSpan(span, fn),
+    end(result) {
+      if (done) return;
+      done = true;
+      const durationMs = performance.now() - started;
+      notifyToolCallListeners(details.listeners, 'onToolCallEnd', { ...info, result, durationMs });
+      if (span !== undefined && telemetry.recordContent && span.isRecording()) {
+        span.setAttribute(A.ATTR_GEN_AI_TOOL_CALL_RESULT, contentAttribute(result ?? null, telemetry.maxContentLength));
+      }
+      finish('success', durationMs);
+    },
+    fail(error) {
+      if (done) return;
+      done = true;
+      const durationMs = performance.now() - started;
+      notifyToolCallListeners(details.listeners, 'onToolCallError', { ...info, error, durationMs });
+      finish('error', durationMs, error);
+    },
+  };
+}
+
+function recordToolMetrics(toolName: string, outcome: ToolCallOutcome, durationMs: number | undefined, error?: unknown): void {
+  const metrics = meterInstruments();
+  if (!metrics.live) return;
+  const attributes: Attributes = { [A.ATTR_GEN_AI_TOOL_NAME]: toolName, [A.ATTR_TOOL_OUTCOME]: outcome };
+  metrics.toolCalls.add(1, attributes);
+  if (durationMs !== undefined) {
+    metrics.toolDuration.record(durationMs / 1000, error === undefined ? attributes : { ...attributes, [A.ATTR_ERROR_TYPE]: errorType(error) });
+  }
+}
+
+/**
+ * Counts a tool call that did not run (blocked, invalid or refused). A name
+ * the model made up (no such tool) is counted as `_OTHER`, so a confused
+ * model cannot create unbounded metric series.
+ */
+export function recordUnrunToolCall(toolName: string, known: boolean, outcome: Exclude<ToolCallOutcome, 'success' | 'error'>, telemetry: TelemetrySettings): void {
+  if (!telemetry.enabled) return;
+  try {
+    recordToolMetrics(known ? toolName : A.OTHER_VALUE, outcome, undefined);
+  } catch {
+    // as above
+  }
+}

@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import net from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { AgentBreaker, health, healthHandler, InvalidOptionError, type HealthReport } from '../index.ts';
+import { RedisBreakerStore } from '../redis/index.ts';
+import { BreakerDriver } from '../breaker/test-support/breaker-driver.ts';
+import { requireRedis, testRedisUrl } from '../test-support/services.ts';
+
+/** A loopback port nothing listens on. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const stores: RedisBreakerStore[] = [];
+function redisStore(url: string): RedisBreakerStore {
+  const store = new RedisBreakerStore({ url, keyPrefix: `governor:test:${randomUUID()}:`, timeoutMs: 500 });
+  stores.push(store);
+  return store;
+}
+
+before(async () => {
+  await requireRedis(testRedisUrl());
+});
+after(async () => {
+  await Promise.all(stores.map((s) => s.close()));
+});
+
+describe('health', () => {
+  test('answers 200 with the open breakers when every store answers', async () => {
+    const breaker = new AgentBreaker({ telemetry: false });
+    await new BreakerDriver(breaker, 'looping-session').repeat(6, 'get_status', { job: 'build' }, () => 'queued');
+    const shared = new AgentBreaker({ telemetry: false, store: redisStore(testRedisUrl()) });
+    const handler = healthHandler({ breakers: { local: breaker, shared } });
+
+    const response = await handler(new Request('http://localhost/health'));
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8');
+    const report = (await response.json()) as HealthReport;
+    assert.equal(report.status, 'UP');
+    assert.deepEqual(report.components['local'], {
+      status: 'UP',
+      details: { openSessions: 1, open: ['looping-session'], storeReachable: true, storeErrors: 0 },
+    });
+    assert.equal(report.components['shared']?.status, 'UP');
+    assert.equal(report.components['shared']?.details?.['storeReachable'], true);
+  });
+
+  test('answers 503 when a store is unreachable, without the URL\'s password', async () => {
+    const url = `redis://admin:s3cret-pw@127.0.0.1:${await closedPort()}`;
+    const down = new AgentBreaker({ telemetry: false, store: redisStore(url) });
+    const up = new AgentBreaker({ telemetry: false });
+    const response = await healthHandler({ breakers: { down, up } })(new Request('http://localhost/health'));
+    assert.equal(response.status, 503);
+    const body = await response.text();
+    assert.doesNotMatch(body, /s3cret-pw/);
+    const report = JSON.parse(body) as HealthReport;
+    assert.equal(report.status, 'DOWN');
+    assert.equal(report.components['up']?.status, 'UP');
+    assert.equal(report.components['down']?.status, 'DOWN');
+    assert.equal(report.components['down']?.details?.['storeReachable'], false);
+    assert.match(String(report.components['down']?.details?.['error']), /ping failed/);
+  });
+
+  test('serves Node\'s (req, res) too, and refuses methods other than GET and HEAD', async () => {
+    let healthy = true;
+    const handler = healthHandler({ checks: { database: () => { if (!healthy) throw new Error('connect ECONNREFUSED postgres://app:pw123@db:5432'); } } });
+    const server = http.createServer((req, res) => void handler(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/health`;
+    try {
+      const ok = await fetch(url);
+      assert.equal(ok.status, 200);
+      assert.deepEqual(await ok.json(), { status: 'UP', components: { database: { status: 'UP' } } });
+
+      healthy = false;
+      const failing = await fetch(url);
+      assert.equal(failing.status, 503);
+      const text = await failing.text();
+      assert.doesNotMatch(text, /pw123/);
+      assert.match(text, /ECONNREFUSED/);
+
+      const head = await fetch(url, { method: 'HEAD' });
+      assert.equal(head.status, 503);
+      assert.equal(await head.text(), '');
+
+      const post = await fetch(url, { method: 'POST' });
+      assert.equal(post.status, 405);
+      assert.equal(post.headers.get('allow'), 'GET, HEAD');
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  test('a check slower than timeoutMs is DOWN; health() itself never throws', async () => {
+    const report = await health({ checks: { slow: () => new Promise((resolve) => setTimeout(resolve, 1000).unref()), fast: () => 'ok' }, timeoutMs: 50 });
+    assert.equal(report.status, 'DOWN');
+    assert.equal(report.components['fast']?.status, 'UP');
+    assert.match(String(report.components['slow']?.details?.['error']), /no answer within 50 ms/);
+  });
+
+  test('bad options are rejected at construction, naming the option', () => {
+    assert.throws(() => healthHandler({ breakers: { x: {} as AgentBreaker } }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'breakers.x');
+    assert.throws(() => healthHandler({ timeoutMs: 0 }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'timeoutMs');
+  });
+});

@@ -1,0 +1,133 @@
+import { redactSecrets } from '../advisors/redact.ts';
+import type { BreakerHealth } from '../breaker/agent-breaker.ts';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+
+/** `UP` when every component is; `DOWN` when any is not (the Spring Boot Actuator vocabulary). */
+export type HealthStatus = 'UP' | 'DOWN';
+
+/** Anything that reports breaker health (an `AgentBreaker`). */
+export interface BreakerHealthSource {
+  health(): Promise<BreakerHealth>;
+}
+
+/** Options of {@link health} and {@link healthHandler}. */
+export interface HealthOptions {
+  /**
+   * Breakers to report, by a name of your choice: each is `DOWN` when its
+   * store does not answer; open breakers are listed but are not a failure
+   * (an agent going round in circles is the breaker working).
+   * @default none
+   */
+  readonly breakers?: Readonly<Record<string, BreakerHealthSource>>;
+  /**
+   * More components, by name: a function that resolves when the dependency
+   * is reachable and throws (or rejects) when it is not, e.g.
+   * `{ memory: () => pool.query('SELECT 1') }`.
+   * @default none
+   */
+  readonly checks?: Readonly<Record<string, () => unknown>>;
+  /** Longest wait for one component; a slower one is `DOWN`. @default 3000 */
+  readonly timeoutMs?: number;
+  /** Most open session ids listed per breaker (the count is always complete). @default 20 */
+  readonly maxListedSessions?: number;
+}
+
+/** One component of a {@link HealthReport}. */
+export interface ComponentHealth {
+  readonly status: HealthStatus;
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
+/** What {@link health} reports; safe to serve: it holds no URLs, credentials or prompts. */
+export interface HealthReport {
+  readonly status: HealthStatus;
+  readonly components: Readonly<Record<string, ComponentHealth>>;
+}
+
+const DEFAULT_TIMEOUT_MS = 3000;
+const DEFAULT_MAX_LISTED = 20;
+
+/** @throws InvalidOptionError naming the bad option */
+export function validateHealthOptions(options: HealthOptions): void {
+  if (options === null || typeof options !== 'object') throw new InvalidOptionError('options', 'must be an object with breakers and/or checks');
+  for (const [name, breaker] of Object.entries(options.breakers ?? {})) {
+    if (typeof breaker?.health !== 'function') throw new InvalidOptionError(`breakers.${name}`, 'must have a health() method (an AgentBreaker)');
+  }
+  for (const [name, check] of Object.entries(options.checks ?? {})) {
+    if (typeof check !== 'function') throw new InvalidOptionError(`checks.${name}`, 'must be a function');
+  }
+  const timeout = options.timeoutMs;
+  if (timeout !== undefined && !(Number.isFinite(timeout) && timeout > 0)) {
+    throw new InvalidOptionError('timeoutMs', `must be a positive number of milliseconds, got ${timeout}`);
+  }
+  const max = options.maxListedSessions;
+  if (max !== undefined && !(Number.isInteger(max) && max >= 0)) {
+    throw new InvalidOptionError('maxListedSessions', `must be a non-negative integer, got ${max}`);
+  }
+}
+
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message || error.name : String(error);
+  // A driver's message may carry the URL it failed to reach, password included.
+  return redactSecrets(message).replace(/\/\/[^@/\s]*@/g, '//***@').slice(0, 500);
+}
+
+function withTimeout<T>(work: () => T | Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    timer.unref();
+  });
+  return Promise.race([Promise.resolve().then(work), timeout]).finally(() => clearTimeout(timer));
+}
+
+async function breakerComponent(source: BreakerHealthSource, timeoutMs: number, maxListed: number): Promise<ComponentHealth> {
+  try {
+    const h = await withTimeout(() => source.health(), timeoutMs);
+    const up = h.storeReachable !== false && h.status === 'ok';
+    return {
+      status: up ? 'UP' : 'DOWN',
+      details: {
+        openSessions: h.open.length,
+        open: h.open.slice(0, maxListed),
+        storeReachable: h.storeReachable !== false,
+        storeErrors: h.storeErrors,
+        ...(h.storeError === undefined ? {} : { error: describe(h.storeError) }),
+      },
+    };
+  } catch (error) {
+    return { status: 'DOWN', details: { error: describe(error) } };
+  }
+}
+
+async function checkComponent(check: () => unknown, timeoutMs: number): Promise<ComponentHealth> {
+  try {
+    await withTimeout(check, timeoutMs);
+    return { status: 'UP' };
+  } catch (error) {
+    return { status: 'DOWN', details: { error: describe(error) } };
+  }
+}
+
+/**
+ * A health report over breakers (open sessions, store reachability) and any
+ * other checks, run in parallel, each bounded by `timeoutMs`. Never throws:
+ * a failing component is `DOWN` with the reason, credentials masked.
+ *
+ * ```ts
+ * const report = await health({ breakers: { agents: breaker }, checks: { db: () => pool.query('SELECT 1') } });
+ * // { status: 'UP', components: { agents: { status: 'UP', details: { openSessions: 0, … } }, db: { status: 'UP' } } }
+ * ```
+ */
+export async function health(options: HealthOptions): Promise<HealthReport> {
+  validateHealthOptions(options);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxListed = options.maxListedSessions ?? DEFAULT_MAX_LISTED;
+  const entries = await Promise.all([
+    ...Object.entries(options.breakers ?? {}).map(async ([name, b]) => [name, await breakerComponent(b, timeoutMs, maxListed)] as const),
+    ...Object.entries(options.checks ?? {}).map(async ([name, c]) => [name, await checkComponent(c, timeoutMs)] as const),
+  ]);
+  const components = Object.fromEntries(entries);
+  const status: HealthStatus = entries.every(([, c]) => c.status === 'UP') ? 'UP' : 'DOWN';
+  return { status, components };
+}

@@ -1,0 +1,293 @@
+import assert from 'node:assert/strict';
+import { after, afterEach, beforeEach, describe, test } from 'node:test';
+import { SpanStatusCode } from '@opentelemetry/api';
+import { tool } from 'ai';
+import { z } from 'zod';
+import {
+  AgentBreaker,
+  AgentBreakerError,
+  AgentLoop,
+  BreakerRecoveryAdvisor,
+  ChatClient,
+  CONVERSATION_ID,
+  TELEMETRY,
+  ToolCallAdvisor,
+  ToolSpiralError,
+  type ChatStreamEvent,
+  type ToolCallListener,
+} from '../index.ts';
+import { mockModel, type MockTurn } from '../test-support/mock-model.ts';
+import { OtelHarness } from './test-support/otel-harness.ts';
+
+const otel = new OtelHarness();
+
+const weather = tool({
+  description: 'Weather in a city',
+  inputSchema: z.object({ city: z.string() }),
+  execute: async ({ city }) => `15°C in ${city}`,
+});
+
+const twoRounds = (): MockTurn[] => [
+  { toolCalls: [{ name: 'weather', input: { city: 'Paris' }, id: 'call-1' }], inputTokens: 10, outputTokens: 2 },
+  { text: 'It is 15°C in Paris.', inputTokens: 30, outputTokens: 7 },
+];
+
+/** A model stuck on one status poll whose answer never changes. */
+const stuckOnStatus = (): MockTurn[] => Array.from({ length: 12 }, () => ({ toolCalls: [{ name: 'get_status', input: { job: 'build' } }] }));
+const getStatus = tool({ inputSchema: z.object({ job: z.string() }), execute: async () => 'queued' });
+
+function allAttributeText(): string {
+  return JSON.stringify(otel.spans().map((s) => [s.attributes, s.events.map((e) => e.attributes)]));
+}
+
+describe('OpenTelemetry through @opentelemetry/api', () => {
+  beforeEach(() => {
+    otel.install();
+  });
+  afterEach(async () => {
+    await otel.uninstall();
+  });
+  after(async () => {
+    await otel.uninstall();
+  });
+
+  test('an AgentLoop run is a span tree: invoke_agent > chat_client > advisors > one chat span per round and one execute_tool span', async () => {
+    const client = ChatClient.builder(mockModel(twoRounds())).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ weather }).build();
+    const result = await new AgentLoop({ client, finishTool: null, conversationId: 'c-7' }).run('Weather in Paris?');
+    assert.equal(result.status, 'completed');
+
+    assert.deepEqual(otel.tree(), [
+      'invoke_agent AgentLoop',
+      '  chat_client mock-model-id',
+      '    advisor ToolCallAdvisor',
+      '      advisor AgentLoopGuard',
+      '        chat mock-model-id',
+      '      execute_tool weather',
+      '      advisor AgentLoopGuard',
+      '        chat mock-model-id',
+    ]);
+    const [first, second] = otel.spans().filter((s) => s.name === 'chat mock-model-id');
+    assert.deepEqual(
+      [first!.attributes, second!.attributes].map((a) => [
+        a['gen_ai.operation.name'],
+        a['gen_ai.provider.name'],
+        a['gen_ai.request.model'],
+        a['gen_ai.usage.input_tokens'],
+        a['gen_ai.usage.output_tokens'],
+        a['gen_ai.usage.cache_read.input_tokens'],
+        a['gen_ai.response.finish_reasons'],
+        a['gen_ai.conversation.id'],
+      ]),
+      [
+        ['chat', 'mock-provider', 'mock-model-id', 10, 2, 0, ['tool_calls'], 'c-7'],
+        ['chat', 'mock-provider', 'mock-model-id', 30, 7, 0, ['stop'], 'c-7'],
+      ],
+    );
+    const toolSpan = otel.span('execute_tool weather');
+    assert.equal(toolSpan.attributes['gen_ai.operation.name'], 'execute_tool');
+    assert.equal(toolSpan.attributes['gen_ai.tool.name'], 'weather');
+    assert.equal(toolSpan.attributes['gen_ai.tool.call.id'], 'call-1');
+    assert.equal(toolSpan.attributes['governor.tool.outcome'], 'success');
+    const agent = otel.span('invoke_agent AgentLoop');
+    assert.equal(agent.attributes['gen_ai.operation.name'], 'invoke_agent');
+    assert.equal(agent.attributes['governor.agent_loop.status'], 'completed');
+    assert.equal(agent.attributes['governor.usage.total_input_tokens'], 40);
+
+    const tokens = await otel.points('gen_ai.client.token.usage');
+    const sumOf = (type: string): number => tokens.filter((p) => p.attributes['gen_ai.token.type'] === type).reduce((a, p) => a + p.value, 0);
+    assert.equal(sumOf('input'), 40);
+    assert.equal(sumOf('output'), 9);
+    assert.equal(tokens[0]!.attributes['gen_ai.request.model'], 'mock-model-id');
+    const durations = await otel.points('gen_ai.client.operation.duration');
+    assert.equal(durations.reduce((a, p) => a + (p.count ?? 0), 0), 2);
+    assert.deepEqual(
+      (await otel.points('governor.tool.calls')).map((p) => [p.attributes, p.value]),
+      [[{ 'gen_ai.tool.name': 'weather', 'governor.tool.outcome': 'success' }, 1]],
+    );
+    assert.deepEqual(
+      (await otel.points('governor.agent_loop.ends')).map((p) => [p.attributes, p.value]),
+      [[{ 'governor.agent_loop.status': 'completed', 'gen_ai.agent.name': 'AgentLoop' }, 1]],
+    );
+  });
+
+  test('stream() keeps the same parents across yields: every round and tool span sits under the client call', async () => {
+    const client = ChatClient.builder(mockModel(twoRounds())).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ weather }).build();
+    const events: ChatStreamEvent[] = [];
+    for await (const event of client.prompt('Weather?').stream().chatResponse()) events.push(event);
+    assert.equal(events.at(-1)!.type, 'finish');
+    assert.deepEqual(otel.tree(), [
+      'chat_client mock-model-id',
+      '  advisor ToolCallAdvisor',
+      '    chat mock-model-id',
+      '    execute_tool weather',
+      '    chat mock-model-id',
+    ]);
+    const call = otel.span('chat_client mock-model-id');
+    assert.equal(call.attributes['governor.chat_client.stream'], true);
+    assert.equal(call.attributes['governor.chat_client.rounds'], 2);
+    assert.equal(call.attributes['governor.usage.total_output_tokens'], 9);
+  });
+
+  test('a breaker stop is a span event on the breaker advisor span, an error on the call, and counted by category and action', async () => {
+    const breaker = new AgentBreaker();
+    const client = ChatClient.builder(mockModel(stuckOnStatus()))
+      .defaultAdvisors(new ToolCallAdvisor(), breaker)
+      .defaultTools({ get_status: getStatus })
+      .build();
+    await assert.rejects(
+      client.prompt('Is the build done?').advisors((a) => a.param(CONVERSATION_ID, 'stuck-1')).call().content(),
+      (e: unknown) => e instanceof ToolSpiralError,
+    );
+
+    const stopEvents = otel
+      .spans()
+      .flatMap((s) => s.events.map((e) => ({ span: s.name, name: e.name, attributes: e.attributes ?? {} })))
+      .filter((e) => e.name === 'governor.breaker.escalation' && e.attributes['governor.breaker.action'] === 'stop');
+    assert.equal(stopEvents.length, 1);
+    assert.equal(stopEvents[0]!.span, 'advisor AgentBreaker');
+    assert.equal(stopEvents[0]!.attributes['governor.breaker.category'], 'tool_spiral');
+    assert.equal(stopEvents[0]!.attributes['governor.breaker.session_id'], 'stuck-1');
+
+    const call = otel.span('chat_client mock-model-id');
+    assert.equal(call.status.code, SpanStatusCode.ERROR);
+    assert.equal(call.attributes['error.type'], 'ToolSpiralError');
+
+    const escalations = (await otel.points('governor.breaker.escalations')).map((p) => [p.attributes, p.value]);
+    assert.deepEqual(escalations, [
+      [{ category: 'tool_spiral', action: 'steer' }, 1],
+      [{ category: 'tool_spiral', action: 'block' }, 1],
+      [{ category: 'tool_spiral', action: 'stop' }, 1],
+    ]);
+    const outcomes = (await otel.points('governor.tool.calls')).map((p) => `${String(p.attributes['governor.tool.outcome'])}=${p.value}`);
+    assert.ok(outcomes.includes('blocked=1'), outcomes.join(', '));
+    assert.deepEqual((await otel.points('governor.breaker.open')).map((p) => p.value), [1]);
+  });
+
+  test('in stream() too, the breaker\'s escalations land on its own advisor span', async () => {
+    const client = ChatClient.builder(mockModel(stuckOnStatus()))
+      .defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker())
+      .defaultTools({ get_status: getStatus })
+      .build();
+    await assert.rejects(async () => {
+      for await (const _ of client.prompt('Is the build done?').stream().chatResponse());
+    }, ToolSpiralError);
+    const actions = otel
+      .spans()
+      .flatMap((s) => s.events.filter((e) => e.name === 'governor.breaker.escalation').map((e) => `${s.name}: ${String(e.attributes?.['governor.breaker.action'])}`));
+    assert.deepEqual(actions, ['advisor AgentBreaker: steer', 'advisor AgentBreaker: block', 'advisor AgentBreaker: stop']);
+    assert.equal(otel.span('chat_client mock-model-id').status.code, SpanStatusCode.ERROR);
+  });
+
+  test('a stop the recovery advisor turns into a retry is counted as the recover action', async () => {
+    const breaker = new AgentBreaker();
+    const turns = [...stuckOnStatus().slice(0, 6), { text: 'Still queued; I will stop polling.' }];
+    const client = ChatClient.builder(mockModel(turns))
+      .defaultAdvisors(new ToolCallAdvisor(), breaker, new BreakerRecoveryAdvisor({ breaker }))
+      .defaultTools({ get_status: getStatus })
+      .build();
+    const text = await client.prompt('Is the build done?').advisors((a) => a.param(CONVERSATION_ID, 'recover-1')).call().content();
+    assert.equal(text, 'Still queued; I will stop polling.');
+    const recovered = (await otel.points('governor.breaker.escalations')).filter((p) => p.attributes['action'] === 'recover');
+    assert.deepEqual(recovered.map((p) => [p.attributes, p.value]), [[{ category: 'tool_spiral', action: 'recover' }, 1]]);
+    const call = otel.span('chat_client mock-model-id');
+    assert.ok(call.events.some((e) => e.name === 'governor.breaker.escalation' && e.attributes?.['governor.breaker.action'] === 'recover'));
+  });
+
+  test('prompts, answers and tool arguments are not recorded by default', async () => {
+    const client = ChatClient.builder(mockModel(twoRounds())).defaultSystem('Secret system rules').defaultAdvisors(new ToolCallAdvisor()).defaultTools({ weather }).build();
+    await client.prompt('my confidential question about Paris').call().content();
+    assert.ok(otel.spans().length >= 4);
+    const recorded = allAttributeText();
+    for (const text of ['confidential question', 'Secret system rules', '15°C', 'It is 15°C in Paris', '"city"']) {
+      assert.ok(!recorded.includes(text), `"${text}" leaked into telemetry`);
+    }
+    assert.ok(otel.spans().every((s) => !Object.keys(s.attributes).some((k) => k.startsWith('gen_ai.input') || k.startsWith('gen_ai.output.messages'))));
+  });
+
+  test('recordContent records prompts, answers and tool calls in the GenAI shapes, with secrets redacted', async () => {
+    const client = ChatClient.builder(mockModel(twoRounds()))
+      .defaultSystem('Be brief.')
+      .defaultAdvisors(new ToolCallAdvisor())
+      .defaultTools({ weather })
+      .telemetry({ recordContent: true })
+      .build();
+    await client.prompt('Weather in Paris? my key is sk-proj-abcdefghijklmnop1234 and password=hunter22').call().content();
+    const [first, second] = otel.spans().filter((s) => s.name === 'chat mock-model-id');
+    const input = JSON.parse(String(first!.attributes['gen_ai.input.messages'])) as Array<{ role: string; parts: Array<{ type: string; content?: string }> }>;
+    assert.equal(input[0]!.role, 'user');
+    assert.match(input[0]!.parts[0]!.content!, /^Weather in Paris\? my key is \[REDACTED\] and password=\[REDACTED\]$/);
+    assert.deepEqual(JSON.parse(String(first!.attributes['gen_ai.system_instructions'])), [{ type: 'text', content: 'Be brief.' }]);
+    assert.deepEqual(JSON.parse(String(first!.attributes['gen_ai.output.messages'])), [
+      { role: 'assistant', parts: [{ type: 'tool_call', id: 'call-1', name: 'weather', arguments: { city: 'Paris' } }], finish_reason: 'tool_calls' },
+    ]);
+    assert.match(String(second!.attributes['gen_ai.output.messages']), /It is 15°C in Paris\./);
+    const toolSpan = otel.span('execute_tool weather');
+    assert.deepEqual(JSON.parse(String(toolSpan.attributes['gen_ai.tool.call.arguments'])), { city: 'Paris' });
+    assert.equal(toolSpan.attributes['gen_ai.tool.call.result'], '15°C in Paris');
+    assert.ok(!allAttributeText().includes('hunter22'));
+    assert.ok(!allAttributeText().includes('abcdefghijklmnop1234'));
+  });
+
+  test('telemetry can be switched off per request with the TELEMETRY param; listeners still hear every call', async () => {
+    const heard: string[] = [];
+    const listener: ToolCallListener = { onToolCallEnd: (e) => heard.push(`${e.toolName} ${String(e.result)}`) };
+    const client = ChatClient.builder(mockModel(twoRounds())).defaultAdvisors(new ToolCallAdvisor({ listeners: [listener] })).defaultTools({ weather }).build();
+    await client.prompt('Weather?').advisors((a) => a.param(TELEMETRY, { enabled: false })).call().content();
+    assert.deepEqual(heard, ['weather 15°C in Paris']);
+    assert.deepEqual(otel.spans(), []);
+    assert.deepEqual(await otel.points('gen_ai.client.token.usage'), []);
+    assert.deepEqual(await otel.points('governor.tool.calls'), []);
+  });
+
+  test('cost is counted in USD per model and rounds without a price are not', async () => {
+    const client = ChatClient.builder(mockModel(twoRounds())).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ weather }).build();
+    const prices = { 'mock-model-id': { inputPerMillion: 1_000_000, outputPerMillion: 2_000_000 } };
+    const result = await new AgentLoop({ client, finishTool: null, prices }).run('Weather?');
+    // (10 + 30) input tokens at $1 and (2 + 7) output tokens at $2.
+    assert.equal(result.costUsd, 58);
+    assert.deepEqual((await otel.points('governor.cost')).map((p) => [p.attributes['gen_ai.request.model'], p.value]), [['mock-model-id', 58]]);
+    assert.equal(otel.span('invoke_agent AgentLoop').attributes['governor.cost.usd'], 58);
+
+    await ChatClient.builder(mockModel(twoRounds())).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ weather }).build().prompt('x').call().content();
+    assert.deepEqual((await otel.points('governor.cost')).map((p) => p.value), [58]);
+  });
+
+  test('a stuck AgentLoop ends with an error span and is counted by status', async () => {
+    const client = ChatClient.builder(mockModel(stuckOnStatus())).defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker()).defaultTools({ get_status: getStatus }).build();
+    const result = await new AgentLoop({ client, name: 'poller', maxInvocations: 12 }).run('Wait for the build');
+    assert.equal(result.status, 'stuck');
+    assert.ok(result.error instanceof AgentBreakerError);
+    const agent = otel.span('invoke_agent poller');
+    assert.equal(agent.status.code, SpanStatusCode.ERROR);
+    assert.equal(agent.attributes['error.type'], 'ToolSpiralError');
+    assert.deepEqual(
+      (await otel.points('governor.agent_loop.ends')).map((p) => [p.attributes, p.value]),
+      [[{ 'governor.agent_loop.status': 'stuck', 'gen_ai.agent.name': 'poller' }, 1]],
+    );
+  });
+});
+
+describe('without an OpenTelemetry SDK', () => {
+  test('nothing is recorded, and an SDK registered later receives what follows', async () => {
+    await otel.uninstall();
+    const breaker = new AgentBreaker();
+    const client = ChatClient.builder(mockModel([...twoRounds(), ...twoRounds()])).defaultAdvisors(new ToolCallAdvisor(), breaker).defaultTools({ weather }).build();
+    assert.equal(await client.prompt('Weather?').call().content(), 'It is 15°C in Paris.');
+
+    otel.install();
+    try {
+      assert.deepEqual(otel.spans(), []);
+      assert.deepEqual(await otel.points('gen_ai.client.token.usage'), []);
+      assert.deepEqual(await otel.points('governor.tool.calls'), []);
+
+      // The same client, built before the SDK: instruments are looked up lazily.
+      await client.prompt('Weather again?').call().content();
+      assert.equal(otel.spans().filter((s) => s.name === 'chat mock-model-id').length, 2);
+      assert.equal((await otel.points('governor.tool.calls')).length, 1);
+      // Breakers built before the SDK still report to the open-breaker gauge.
+      assert.equal((await otel.points('governor.breaker.open')).length, 1);
+    } finally {
+      await otel.uninstall();
+    }
+  });
+});
