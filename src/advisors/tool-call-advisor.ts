@@ -6,7 +6,9 @@ import { conversationIdOf, type AdvisorContext } from '../chat/advisor-context.t
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent, ToolCallRequest } from '../chat/chat-response.ts';
 import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-listener.ts';
-import { recordUnrunToolCall } from '../chat/tool-call-observation.ts';
+import { observeUnrunToolCall } from '../chat/tool-call-observation.ts';
+import { reportObservation } from '../chat/observation.ts';
+import type { ToolCallEvent } from '../breaker/breaker-event.ts';
 import { telemetrySettings, type TelemetrySettings } from '../telemetry/telemetry-options.ts';
 import { executeToolCall, toolResultMessage, type ToolOutcome } from './tool-execution.ts';
 
@@ -194,12 +196,17 @@ class ToolLoop {
       sessionId: this.#toolContext.conversationId,
       listeners: this.#listeners,
       telemetry: this.#telemetry,
+      report: (event: ToolCallEvent) => reportObservation(this.#request.context, this.#toolContext.conversationId, event),
     };
     // Limits and approval are decided in the model's order, before anything runs,
     // so parallel execution cannot race past a limit.
     const planned: Array<ToolOutcome | ToolCallRequest> = [];
     for (const call of calls) {
       const refusal = this.#checkLimits(call) ?? (await this.#checkApproval(call));
+      if (refusal !== undefined) {
+        const known = call.toolName in this.#request.tools;
+        await observeUnrunToolCall({ toolName: call.toolName, args: call.input, known, outcome: 'refused', shown: String(refusal.output) }, env);
+      }
       planned.push(refusal ?? call);
     }
     const run = (p: ToolOutcome | ToolCallRequest): Promise<ToolOutcome> =>
@@ -220,8 +227,11 @@ class ToolLoop {
     if (this.#total >= this.#maxToolCalls) exceeded = new ToolCallLimitExceededError(undefined, this.#maxToolCalls);
     else if (toolLimit !== undefined && used >= toolLimit) exceeded = new ToolCallLimitExceededError(call.toolName, toolLimit);
     if (exceeded) {
-      recordUnrunToolCall(call.toolName, call.toolName in this.#request.tools, 'refused', this.#telemetry);
-      if (this.#options.onLimitExceeded !== 'error-result') throw exceeded;
+      if (this.#options.onLimitExceeded !== 'error-result') {
+        // Ends the run: counted, but there is no next round for the breaker to judge.
+        void observeUnrunToolCall({ toolName: call.toolName, args: call.input, known: call.toolName in this.#request.tools, outcome: 'refused', shown: exceeded.message }, { telemetry: this.#telemetry });
+        throw exceeded;
+      }
       return { call, output: `${exceeded.message} The call was not run; answer with what you have.`, isError: true, returnDirect: false };
     }
     this.#total += 1;
@@ -234,7 +244,6 @@ class ToolLoop {
     const answer = await this.#options.approve(call, this.#toolContext);
     const approved = typeof answer === 'boolean' ? answer : answer.approved;
     if (approved) return undefined;
-    recordUnrunToolCall(call.toolName, call.toolName in this.#request.tools, 'refused', this.#telemetry);
     const reason = typeof answer === 'object' && answer.reason ? `: ${answer.reason}` : '.';
     return { call, output: `The call of tool "${call.toolName}" was denied by the approver${reason}`, isError: true, returnDirect: false };
   }

@@ -3,7 +3,7 @@ import type { ModelMessage, ToolResultPart } from 'ai';
 import type { GovernedToolSet } from '../chat/chat-client-request.ts';
 import type { ToolCallRequest } from '../chat/chat-response.ts';
 import type { ToolCallListener } from '../chat/tool-call-listener.ts';
-import { observeToolCall, recordUnrunToolCall, type ToolCallOutcome } from '../chat/tool-call-observation.ts';
+import { observeToolCall, observeUnrunToolCall, type ToolCallOutcome, type ToolCallReporter } from '../chat/tool-call-observation.ts';
 import type { TelemetrySettings } from '../telemetry/telemetry-options.ts';
 
 /** The outcome of one tool call, as the model will see it. */
@@ -27,6 +27,8 @@ export interface ToolExecutionEnvironment {
   readonly listeners: readonly ToolCallListener[];
   /** Telemetry settings of the request. */
   readonly telemetry: TelemetrySettings;
+  /** Feeds the session's observation sinks (the AgentBreaker). */
+  readonly report: ToolCallReporter;
 }
 
 function errorText(error: unknown): string {
@@ -41,8 +43,8 @@ function errorText(error: unknown): string {
  */
 export async function executeToolCall(call: ToolCallRequest, env: ToolExecutionEnvironment): Promise<ToolOutcome> {
   const tool = env.tools[call.toolName];
-  const notRun = (message: string, outcome: Exclude<ToolCallOutcome, 'success' | 'error'>): ToolOutcome => {
-    recordUnrunToolCall(call.toolName, tool !== undefined, outcome, env.telemetry);
+  const notRun = async (message: string, outcome: Exclude<ToolCallOutcome, 'success' | 'error'>): Promise<ToolOutcome> => {
+    await observeUnrunToolCall({ toolName: call.toolName, args: call.input, known: tool !== undefined, outcome, shown: message }, env);
     return { call, output: message, isError: true, returnDirect: false };
   };
   if (tool === undefined) {
@@ -63,7 +65,13 @@ export async function executeToolCall(call: ToolCallRequest, env: ToolExecutionE
   const execute = tool.execute;
   const observation = observeToolCall(
     { toolCallId: call.toolCallId, toolName: call.toolName, args: validated.value, sessionId: env.sessionId },
-    { listeners: env.listeners, telemetry: env.telemetry, intervention: call.intervention?.action, description: typeof tool.description === 'string' ? tool.description : undefined },
+    {
+      listeners: env.listeners,
+      telemetry: env.telemetry,
+      report: env.report,
+      intervention: call.intervention?.action,
+      description: typeof tool.description === 'string' ? tool.description : undefined,
+    },
   );
   try {
     env.abortSignal?.throwIfAborted();
@@ -82,15 +90,18 @@ export async function executeToolCall(call: ToolCallRequest, env: ToolExecutionE
       }
       return await returned;
     });
+    // Observed before the steering note is added: the note is not what the tool
+    // returned, and counted as a new result it would hide the very repetition it points out.
+    await observation.end(output);
     if (call.intervention?.action === 'steer') {
       output = `${typeof output === 'string' ? output : JSON.stringify(output)}\n\n[${call.intervention.source}] ${call.intervention.message}`;
     }
-    observation.end(output);
     return { call, output: output ?? null, isError: false, returnDirect: tool.returnDirect === true };
   } catch (error) {
-    observation.fail(error);
+    const shown = `Tool "${call.toolName}" failed: ${errorText(error)}`;
+    await observation.fail(error, shown);
     if (env.abortSignal?.aborted) throw env.abortSignal.reason;
-    return { call, output: `Tool "${call.toolName}" failed: ${errorText(error)}`, isError: true, returnDirect: false };
+    return { call, output: shown, isError: true, returnDirect: false };
   }
 }
 

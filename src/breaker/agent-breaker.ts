@@ -62,15 +62,6 @@ export interface BreakerHealth {
   readonly storeError?: string;
 }
 
-/** A store that can answer a cheap reachability check, such as `RedisBreakerStore`. */
-interface PingableStore {
-  ping(): Promise<unknown>;
-}
-
-function isPingable(store: object): store is PingableStore {
-  return typeof (store as Partial<PingableStore>).ping === 'function';
-}
-
 const CACHE_LIMIT = 10_000;
 
 /** A session as this process last read or wrote it. */
@@ -243,7 +234,7 @@ export class AgentBreaker implements Advisor {
   async health(): Promise<BreakerHealth> {
     const store = this.options.store;
     let storeError: string | undefined;
-    if (isPingable(store)) {
+    if (store.ping !== undefined) {
       try {
         await store.ping();
       } catch (error) {

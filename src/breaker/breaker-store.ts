@@ -34,4 +34,9 @@ export interface BreakerStore {
   delete(sessionId: string): Promise<void>;
   /** Ids of sessions whose breaker is OPEN (state.status), when the store can tell. */
   listOpen?(): Promise<string[]>;
+  /**
+   * A cheap reachability check (one round trip) for health reports; rejects
+   * when the store does not answer. Stores in process memory need none.
+   */
+  ping?(): Promise<unknown>;
 }

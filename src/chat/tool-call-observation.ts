@@ -1,4 +1,5 @@
 import { SpanKind, type Attributes, type Span } from '@opentelemetry/api';
+import type { ToolCallEvent } from '../breaker/breaker-event.ts';
 import { contentAttribute } from '../telemetry/content.ts';
 import { meterInstruments } from '../telemetry/instruments.ts';
 import * as A from '../telemetry/semconv.ts';
@@ -16,18 +17,24 @@ export type ToolCallOutcome = 'success' | 'error' | 'blocked' | 'invalid' | 'ref
 
 /**
  * The one observation point of an executed tool call. Its start, end and
- * error feed the {@link ToolCallListener}s, the `execute_tool {name}` span and
- * the tool metrics, so every consumer sees the same call, arguments and
- * duration.
+ * error feed the {@link ToolCallListener}s, the `execute_tool {name}` span,
+ * the tool metrics and the session's observation sinks (the AgentBreaker), so
+ * every consumer sees the same call, arguments, result and duration.
  */
 export interface ToolCallObservation {
   /** Runs the tool with the call's span active (spans the tool starts nest under it). */
   run<T>(fn: () => Promise<T>): Promise<T>;
-  /** The tool returned `result`. */
-  end(result: unknown): void;
-  /** The tool threw `error`. */
-  fail(error: unknown): void;
+  /** The tool returned `result` (what it returned, before any note a governing advisor adds for the model). */
+  end(result: unknown): Promise<void>;
+  /** The tool threw `error`; the model is told `shown`. */
+  fail(error: unknown, shown: string): Promise<void>;
 }
+
+/**
+ * Hands a tool call and its result to the session's observation sinks.
+ * Awaited, so the breaker has judged a result before the next model round.
+ */
+export type ToolCallReporter = (event: ToolCallEvent) => Promise<void>;
 
 /** What the observation needs beyond the listener payload. */
 export interface ToolCallDetails {
@@ -36,6 +43,19 @@ export interface ToolCallDetails {
   /** A governing advisor's intervention on a call that still runs (`steer`). */
   readonly intervention?: string;
   readonly description?: string;
+  /** Where the session's observation sinks hear of the call; none when absent. */
+  readonly report?: ToolCallReporter;
+}
+
+/** A tool result as the text the breaker compares; `null` for no result. */
+function resultText(result: unknown): string | null {
+  if (result === undefined || result === null) return null;
+  if (typeof result === 'string') return result;
+  try {
+    return JSON.stringify(result) ?? null;
+  } catch {
+    return String(result);
+  }
 }
 
 /** Starts observing a tool call that is about to run: listeners hear `onToolCallStart` now. */
@@ -74,7 +94,7 @@ export function observeToolCall(info: ToolCallInfo, details: ToolCallDetails): T
   };
   return {
     run: (fn) => runInSpan(span, fn),
-    end(result) {
+    async end(result) {
       if (done) return;
       done = true;
       const durationMs = performance.now() - started;
@@ -83,13 +103,15 @@ export function observeToolCall(info: ToolCallInfo, details: ToolCallDetails): T
         span.setAttribute(A.ATTR_GEN_AI_TOOL_CALL_RESULT, contentAttribute(result ?? null, telemetry.maxContentLength));
       }
       finish('success', durationMs);
+      await details.report?.({ kind: 'tool_call', tool: info.toolName, args: info.args, result: resultText(result), error: false });
     },
-    fail(error) {
+    async fail(error, shown) {
       if (done) return;
       done = true;
       const durationMs = performance.now() - started;
       notifyToolCallListeners(details.listeners, 'onToolCallError', { ...info, error, durationMs });
       finish('error', durationMs, error);
+      await details.report?.({ kind: 'tool_call', tool: info.toolName, args: info.args, result: shown, error: true });
     },
   };
 }
@@ -104,16 +126,37 @@ function recordToolMetrics(toolName: string, outcome: ToolCallOutcome, durationM
   }
 }
 
+/** A tool call that did not run, as the observation point needs it. */
+export interface UnrunToolCall {
+  readonly toolName: string;
+  /** The arguments as the model sent them. */
+  readonly args: unknown;
+  /** Whether the tool exists (a made-up name is counted as `_OTHER`). */
+  readonly known: boolean;
+  readonly outcome: Exclude<ToolCallOutcome, 'success' | 'error'>;
+  /** The error text the model is given instead of a result. */
+  readonly shown: string;
+}
+
 /**
- * Counts a tool call that did not run (blocked, invalid or refused). A name
- * the model made up (no such tool) is counted as `_OTHER`, so a confused
- * model cannot create unbounded metric series.
+ * Observes a tool call that did not run (blocked, invalid or refused): it is
+ * counted, and, unless a governing advisor blocked it, reported to the
+ * sinks as a failed call, since the model gets an error it may keep
+ * repeating. A blocked call is not reported: it never happened, which is the
+ * point of blocking it. A name the model made up is counted as `_OTHER`, so
+ * a confused model cannot create unbounded metric series.
  */
-export function recordUnrunToolCall(toolName: string, known: boolean, outcome: Exclude<ToolCallOutcome, 'success' | 'error'>, telemetry: TelemetrySettings): void {
-  if (!telemetry.enabled) return;
-  try {
-    recordToolMetrics(known ? toolName : A.OTHER_VALUE, outcome, undefined);
-  } catch {
-    // as above
+export async function observeUnrunToolCall(
+  call: UnrunToolCall,
+  details: Pick<ToolCallDetails, 'telemetry' | 'report'>,
+): Promise<void> {
+  if (details.telemetry.enabled) {
+    try {
+      recordToolMetrics(call.known ? call.toolName : A.OTHER_VALUE, call.outcome, undefined);
+    } catch {
+      // as above
+    }
   }
+  if (call.outcome === 'blocked') return;
+  await details.report?.({ kind: 'tool_call', tool: call.toolName, args: call.args, result: call.shown, error: true });
 }

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { tool } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { z } from 'zod';
+import { AgentBreaker, ChatClient, CONVERSATION_ID, ErrorLoopError, ToolCallAdvisor, type BreakerEventRecord } from '../index.ts';
+
+const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+
+/** Asks for `calls(n)` in round n (1-based) until it returns none; then answers. */
+function scriptedModel(calls: (round: number) => Array<{ tool: string; input: unknown }>): MockLanguageModelV4 {
+  let round = 0;
+  return new MockLanguageModelV4({
+    doGenerate: async () => {
+      round += 1;
+      const wanted = calls(round);
+      if (wanted.length === 0) {
+        return { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] };
+      }
+      return {
+        content: wanted.map((c, i) => ({ type: 'tool-call' as const, toolCallId: `r${round}-${i}`, toolName: c.tool, input: JSON.stringify(c.input) })),
+        finishReason: { unified: 'tool-calls', raw: undefined },
+        usage,
+        warnings: [],
+      };
+    },
+  });
+}
+
+describe('AgentBreaker in a ChatClient: one observation point per tool call', () => {
+  test('listeners and the breaker hear of the same executed calls, with the same arguments and results', async () => {
+    const breaker = new AgentBreaker();
+    const heard: Array<{ tool: string; args: unknown; result: unknown }> = [];
+    const lookup = tool({ inputSchema: z.object({ id: z.string() }), execute: async ({ id }) => `order ${id}: shipped` });
+    const client = ChatClient.builder(scriptedModel((n) => (n <= 3 ? [{ tool: 'lookup', input: { id: `#W${n}` } }] : [])))
+      .defaultAdvisors(
+        new ToolCallAdvisor({ listeners: [{ onToolCallEnd: (e) => void heard.push({ tool: e.toolName, args: e.args, result: e.result }) }] }),
+        breaker,
+      )
+      .defaultTools({ lookup })
+      .build();
+    await client.prompt('Where are my orders?').advisors((a) => a.param(CONVERSATION_ID, 'o-1')).call().content();
+    assert.deepEqual(heard.map((h) => h.result), ['order #W1: shipped', 'order #W2: shipped', 'order #W3: shipped']);
+    const snapshot = await breaker.snapshot('o-1');
+    assert.equal(snapshot.counters.toolCalls, heard.length);
+    assert.equal(snapshot.counters.modelCalls, 4);
+  });
+
+  test('a tool failing the same way on the same arguments is stopped as an error loop before the next round', async () => {
+    const breaker = new AgentBreaker();
+    const escalations: BreakerEventRecord[] = [];
+    breaker.on((e) => void (e.type === 'escalation' && escalations.push(e)));
+    let runs = 0;
+    const book = tool({
+      inputSchema: z.object({ flight: z.string(), amount: z.number() }),
+      execute: async (): Promise<string> => {
+        runs += 1;
+        throw new Error('payment amount does not add up');
+      },
+    });
+    const client = ChatClient.builder(scriptedModel(() => [{ tool: 'book', input: { flight: 'HAT030', amount: 299 } }]))
+      .defaultAdvisors(new ToolCallAdvisor(), breaker)
+      .defaultTools({ book })
+      .build();
+    await assert.rejects(
+      client.prompt('Book HAT030').advisors((a) => a.param(CONVERSATION_ID, 'b-1')).call().content(),
+      ErrorLoopError,
+    );
+    assert.ok(escalations.every((e) => e.category === 'error_loop'), 'only the error loop escalates');
+    assert.equal(escalations.at(-1)?.action, 'stop');
+    // The failures the breaker judged are the ones that ran; blocked attempts never reached the tool.
+    assert.ok(runs >= 2 && runs < 10, `the tool ran ${runs} times`);
+    assert.equal((await breaker.snapshot('b-1')).counters.toolCalls, runs);
+  });
+
+  test("an invalid call the model keeps repeating is judged from the error it was shown", async () => {
+    const breaker = new AgentBreaker();
+    const lookup = tool({ inputSchema: z.object({ id: z.string() }), execute: async ({ id }) => id });
+    const client = ChatClient.builder(scriptedModel(() => [{ tool: 'lookup', input: { order: 7 } }]))
+      .defaultAdvisors(new ToolCallAdvisor(), breaker)
+      .defaultTools({ lookup })
+      .build();
+    await assert.rejects(
+      client.prompt('Look up order 7').advisors((a) => a.param(CONVERSATION_ID, 'i-1')).call().content(),
+      ErrorLoopError,
+    );
+  });
+});
