@@ -26,7 +26,8 @@ describe('AgentBreaker options', () => {
     assert.equal(o.ragFixation.similarity, 0.75);
     assert.equal(o.delegation.maxCalls, 3);
     assert.equal(o.delegation.answerSimilarity, 0.65);
-    assert.equal(o.budget.maxTokens, 1_000_000);
+    assert.equal(o.budget.maxTokens, 10_000_000);
+    assert.equal(o.tokenDrift.minPromptTokens, 5000);
     assert.equal(o.cooldownMs, 60_000);
     assert.equal(o.onStoreError, 'fail-open');
   });

@@ -125,9 +125,12 @@ export interface TokenDriftOptions {
   /** Consecutive rounds, each at least `growthFactor` × the one before, that trip. @default 3 */
   readonly consecutive?: number;
   /**
-   * Prompts smaller than this never trip: early in a session the context
-   * legitimately doubles as the first files and records are read.
-   * @default 8000
+   * Growth is counted only from a prompt at least this large: early in a
+   * session the context legitimately multiplies as the first files and
+   * records are read (a 2k-token start reaching 14k in three rounds is
+   * accumulation); drift is compounding growth of a context that already
+   * holds material.
+   * @default 5000
    */
   readonly minPromptTokens?: number;
   /** @default ['steer', 'stop'] */
@@ -205,9 +208,13 @@ export interface BudgetOptions {
   /** @default true */
   readonly enabled?: boolean;
   /**
-   * Token cap per session. High enough for a long productive agent session;
-   * set it to what a session is worth to you.
-   * @default 1_000_000
+   * Token cap per session (prompt + completion tokens summed over every
+   * round). The default is a backstop against a run that nothing else
+   * stopped, set above what long productive coding sessions spend (a
+   * 100-round run re-sends a 20–40k-token context each round: 2–4 million);
+   * a cap cannot tell work from a loop, so set it to what a session is worth
+   * to you.
+   * @default 10_000_000
    */
   readonly maxTokens?: number;
   /** Cost cap per session in USD (only events with `costUsd` count). @default undefined (no cost cap) */
@@ -409,7 +416,7 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
       enabled: drift.bool('enabled', true),
       growthFactor: drift.number('growthFactor', 1.35, { min: 1, exclusiveMin: true, max: 100 }),
       consecutive: drift.number('consecutive', 3, { min: 1, max: 50, integer: true }),
-      minPromptTokens: drift.number('minPromptTokens', 8000, { min: 0, integer: true }),
+      minPromptTokens: drift.number('minPromptTokens', 5000, { min: 0, integer: true }),
       escalation: ladder(drift, 'escalation', OBSERVED_LADDER),
     },
     ragFixation: {
@@ -443,7 +450,7 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
     },
     budget: {
       enabled: budget.bool('enabled', true),
-      maxTokens: budget.number('maxTokens', 1_000_000, { min: 1, integer: true }),
+      maxTokens: budget.number('maxTokens', 10_000_000, { min: 1, integer: true }),
       maxCostUsd: budget.optionalNumber('maxCostUsd', { min: 0, exclusiveMin: true }),
       wrapUpTurn: budget.bool('wrapUpTurn', true),
     },

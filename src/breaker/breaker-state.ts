@@ -97,7 +97,7 @@ export interface BreakerSessionState {
   readonly openReason: string | null;
   /** Sequence number of the last observed event. */
   readonly seq: number;
-  /** Sequence number of the last user / outside event: repetition evidence starts after it. */
+  /** Sequence number of the last user / outside event that brought new information: repetition evidence starts after it. */
   readonly userSeq: number;
   /** Latest tool calls, oldest first. */
   readonly tools: readonly ToolRecord[];

@@ -13,6 +13,7 @@ import { judgeText } from './detectors/text-repetition.ts';
 import { advanceTokenDrift } from './detectors/token-drift.ts';
 import { detectToolSpiral } from './detectors/tool-spiral.ts';
 import { recordToolCall, type ToolProposal } from './detectors/tool-record.ts';
+import { isInformativeUserTurn } from './detectors/user-turn.ts';
 
 /** An event for listeners, before the engine adds session id and time. */
 export type PendingEvent = Omit<BreakerEventRecord, 'sessionId' | 'at'>;
@@ -92,7 +93,7 @@ export class SessionLogic {
 
     switch (event.kind) {
       case 'user':
-        step.state = { ...step.state, userSeq: seq };
+        if (isInformativeUserTurn(event.text)) step.state = { ...step.state, userSeq: seq };
         break;
       case 'model':
         detection = this.#observeModel(step, event, seq);

@@ -48,6 +48,17 @@ describe('token drift', () => {
     assert.ok(small.every((x) => x.action === 'allow'), 'under minPromptTokens');
   });
 
+  test('a small context filling up fast is accumulation, not drift, even past the floor', async () => {
+    // A 1.8k-token start reading three large files: ×2.7, ×1.6, ×1.7, then steady.
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = await rounds(d, [1_800, 5_000, 8_200, 14_100, 14_200, 14_800]);
+    assert.ok(out.every((x) => x.action === 'allow'));
+    // The same factors from a context that already holds material compound: drift.
+    const later = new BreakerDriver(new AgentBreaker(), 'later');
+    const compounding = await rounds(later, [5_400, 8_300, 13_600, 23_400]);
+    assert.equal(compounding.at(-1)!.category, 'token_drift');
+  });
+
   test('is configurable', async () => {
     const d = new BreakerDriver(new AgentBreaker({ tokenDrift: { growthFactor: 1.2, consecutive: 2, minPromptTokens: 0 } }));
     const out = await rounds(d, [1_000, 1_250, 1_500]);

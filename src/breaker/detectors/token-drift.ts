@@ -5,9 +5,9 @@ import { round2, type Detection, type DetectorContext } from './detection.ts';
 /**
  * Token drift: advances the growth run with this round's prompt tokens and
  * reports drift when `consecutive` rounds in a row each grew by at least
- * `growthFactor` and the prompt is past `minPromptTokens`. A round that does
- * not grow enough — in particular a fall after compaction — restarts the run
- * from itself; a round without a token count changes nothing.
+ * `growthFactor` from a prompt already past `minPromptTokens`. A round that
+ * does not grow enough — in particular a fall after compaction — restarts the
+ * run from itself; a round without a token count changes nothing.
  */
 export function advanceTokenDrift(
   drift: DriftState,
@@ -18,11 +18,14 @@ export function advanceTokenDrift(
   const { enabled, growthFactor, consecutive, minPromptTokens } = ctx.options.tokenDrift;
   const tokens = event.promptTokens;
   if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) return { drift, detection: null };
-  const grew = drift.last !== null && drift.last > 0 && tokens >= drift.last * growthFactor;
+  // Growth counts only from a prompt already past the floor: a context that
+  // starts small legitimately multiplies as the first files and records come
+  // in, which is accumulation, not compounding.
+  const grew = drift.last !== null && drift.last >= Math.max(1, minPromptTokens) && tokens >= drift.last * growthFactor;
   const next: DriftState = grew
     ? { last: tokens, steps: drift.steps + 1, tail: [...drift.tail.slice(-(LIMITS.driftTail - 1)), tokens] }
     : { last: tokens, steps: 0, tail: [tokens] };
-  if (!enabled || !grew || next.steps < consecutive || tokens < minPromptTokens) return { drift: next, detection: null };
+  if (!enabled || !grew || next.steps < consecutive) return { drift: next, detection: null };
   const shown = next.tail.slice(-(Math.min(consecutive, LIMITS.driftTail - 1) + 1));
   const growth = shown.slice(1).map((t, i) => round2(t / shown[i]!));
   return {

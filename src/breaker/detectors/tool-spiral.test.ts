@@ -75,6 +75,17 @@ describe('tool spiral', () => {
     assert.deepEqual(new Set(actions(calls)), new Set(['allow']));
   });
 
+  test('a bare acknowledgement between the calls is not new information: the spiral is caught across it', async () => {
+    const d = driver();
+    const calls = [];
+    for (const ack of ['ok', 'please continue', '👍', 'go on']) {
+      calls.push(await d.tool('get_order_details', { order_id: '#W2462924' }, '{"status":"processed"}'));
+      await d.user(ack);
+    }
+    assert.equal(actions(calls).at(-1), 'steer');
+    assert.equal(calls.at(-1)?.decision.category, 'tool_spiral');
+  });
+
   test('a polled status that changes is progress', async () => {
     const d = driver();
     const states = ['queued', 'running 10%', 'running 40%', 'running 80%', 'running 95%', 'done'];

@@ -12,6 +12,13 @@ describe('result hashes', () => {
     const poll = (at: string, ms: number, state: string) => `status: ${state}\nchecked ${at} in ${ms} ms`;
     assert.equal(resultHash(poll('2024-05-20 10:00:01', 12, 'queued')), resultHash(poll('2024-05-20 10:07:45', 480, 'queued')));
     assert.notEqual(resultHash(poll('2024-05-20 10:00:01', 12, 'queued')), resultHash(poll('2024-05-20 10:00:01', 12, 'running')));
+    const pytest = (seconds: string) => `F..\n1 failed, 47 passed in ${seconds}s`;
+    assert.equal(resultHash(pytest('5.97')), resultHash(pytest('4.84')));
+    assert.notEqual(resultHash('1 failed, 47 passed in 5.97s'), resultHash('48 passed in 5.97s'));
+    const rejected = (id: string) => `{"message":"Validation Failed","status":"422"}\nx-github-request-id: ${id}`;
+    assert.equal(resultHash(rejected('B6F7:B0850:B30C2D8:52D8057:920B2E40')), resultHash(rejected('FC63:1C1F9:8C4CA2A:30F3207:E296CAC7')));
+    assert.equal(resultHash('{"error":"not found","traceId":"4bf92f3577b34da6"}'), resultHash('{"error":"not found","traceId":"00f067aa0ba902b7"}'));
+    assert.notEqual(resultHash('order W1234 not found'), resultHash('order W1235 not found'));
     assert.equal(resultHash(null), 0);
     assert.equal(resultHash('  \n '), 0);
   });

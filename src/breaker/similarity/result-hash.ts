@@ -2,7 +2,8 @@ import { hash53, UnorderedHash } from './hash.ts';
 
 /**
  * Parts of a tool result that change on every call without carrying news:
- * timestamps, UUIDs, memory addresses, epoch times, elapsed durations. A
+ * timestamps, UUIDs, memory addresses, epoch times, elapsed durations,
+ * request and trace ids. A
  * status poll that differs only in these returned nothing new. One pattern
  * with alternatives, so a result is searched once rather than once per kind.
  */
@@ -13,6 +14,9 @@ const VOLATILE = new RegExp(
     /0[xX][0-9a-fA-F]{6,}\b/, // address
     /1[5-9]\d{8}(?:\d{3})?\b/, // epoch seconds or milliseconds
     /\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|secs?|seconds)\b/, // duration
+    /\d+\.\d+s\b/, // duration as test runners print it: "passed in 4.84s"
+    // the value of a request, trace or correlation id ("x-github-request-id: B6F7:…", "traceId":"…")
+    /[\w-]*(?:[Rr]equest|[Tt]race|[Cc]orrelation|[Ss]pan)[-_]?[Ii][Dd]["']?\s*[:=]\s*["']?[\w:./+-]+/,
   ]
     .map((p) => p.source)
     .join('|')})`,
