@@ -19,6 +19,8 @@ export interface ToolSpiralToolOptions {
   readonly enabled?: boolean;
   /** See {@link ToolSpiralOptions.maxRepeats}. */
   readonly maxRepeats?: number;
+  /** See {@link ToolSpiralOptions.maxIdenticalRepeats}. */
+  readonly maxIdenticalRepeats?: number;
   /** See {@link ToolSpiralOptions.similarity}. */
   readonly similarity?: number;
 }
@@ -41,10 +43,27 @@ export interface ToolSpiralOptions {
    * @default 4
    */
   readonly maxRepeats?: number;
+  /**
+   * The same for calls with identical arguments (after canonical JSON):
+   * the same question with the same answer is the strongest sign, so the
+   * third time is judged. Never above `maxRepeats`.
+   * @default 3
+   */
+  readonly maxIdenticalRepeats?: number;
   /** How many of the tool's latest calls one repeat chain may reach back over. @default 5 */
   readonly window?: number;
   /** Lowest argument similarity (0–1) for two calls to count as near-identical. @default 0.8 */
   readonly similarity?: number;
+  /**
+   * Lowest argument similarity for a call to count as a repeat of earlier
+   * calls that all returned the same non-empty result: re-spelling a request
+   * (a paraphrased query, an extra no-op flag, `cd` before the same command)
+   * that keeps returning the same thing is not progress. Identity fields
+   * (paths, ids, pages, dates) must still match exactly, so a sweep over
+   * different items is never a repeat. Never above `similarity`.
+   * @default 0.5
+   */
+  readonly sameResultSimilarity?: number;
   /** @default ['steer', 'block', 'stop'] */
   readonly escalation?: EscalationLadder;
   /** Overrides by tool name. */
@@ -137,14 +156,34 @@ export interface TokenDriftOptions {
   readonly escalation?: EscalationLadder;
 }
 
-/** RAG fixation: near-identical retrieval queries whose retrieved documents do not change. */
+/**
+ * RAG fixation: retrieval queries that search for the same thing and
+ * retrieve nothing new. Queries are compared by their word stems; queries
+ * naming different things (numbers, paths, file names) are never the same
+ * search. A query whose retrieved documents change is exploring, not fixated;
+ * the same documents in another order or with other scores are unchanged.
+ */
 export interface RagFixationOptions {
   /** @default true */
   readonly enabled?: boolean;
-  /** Consecutive near-identical queries with unchanged results that trip. @default 3 */
+  /** Consecutive retrievals of the same search with unchanged results that trip. @default 3 */
   readonly consecutive?: number;
-  /** Lowest query similarity (0–1). @default 0.75 */
+  /**
+   * Lowest query similarity (0–1, Jaccard of word stems) for two queries to
+   * be the same search on their own: used when results are not reported or
+   * nothing was retrieved.
+   * @default 0.75
+   */
   readonly similarity?: number;
+  /**
+   * Lowest query relatedness (0–1: share of the shorter query's word stems
+   * found in the other) for two queries that retrieved the very same
+   * documents to be the same search. Lower than `similarity` because the
+   * retriever has already judged them equivalent: rewordings of one question
+   * share few exact words.
+   * @default 0.5
+   */
+  readonly sameDocumentsSimilarity?: number;
   /** @default ['steer', 'stop'] */
   readonly escalation?: EscalationLadder;
 }
@@ -346,7 +385,9 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
     throw new InvalidOptionError('store', 'must implement BreakerStore (load, compareAndSet, delete)');
   }
 
-  const spiral = new OptionReader(top.raw('toolSpiral'), 'toolSpiral', ['enabled', 'maxRepeats', 'window', 'similarity', 'escalation', 'perTool']);
+  const spiral = new OptionReader(top.raw('toolSpiral'), 'toolSpiral', [
+    'enabled', 'maxRepeats', 'maxIdenticalRepeats', 'window', 'similarity', 'sameResultSimilarity', 'escalation', 'perTool',
+  ]);
   const spiralRepeats = spiral.number('maxRepeats', 4, COUNT);
   const spiralWindow = spiral.number('window', 5, { min: 1, max: 100, integer: true });
   if (spiralWindow < spiralRepeats - 1) {
@@ -358,7 +399,7 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
   ]);
   const cycle = new OptionReader(top.raw('cycle'), 'cycle', ['enabled', 'maxPeriod', 'repeats', 'similarity', 'escalation']);
   const drift = new OptionReader(top.raw('tokenDrift'), 'tokenDrift', ['enabled', 'growthFactor', 'consecutive', 'minPromptTokens', 'escalation']);
-  const rag = new OptionReader(top.raw('ragFixation'), 'ragFixation', ['enabled', 'consecutive', 'similarity', 'escalation']);
+  const rag = new OptionReader(top.raw('ragFixation'), 'ragFixation', ['enabled', 'consecutive', 'similarity', 'sameDocumentsSimilarity', 'escalation']);
   const delegation = new OptionReader(top.raw('delegation'), 'delegation', [
     'enabled', 'maxCalls', 'inputSimilarity', 'answerSimilarity', 'subAgentTools', 'perAgent', 'escalation',
   ]);
@@ -378,13 +419,16 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
     toolSpiral: {
       enabled: spiral.bool('enabled', true),
       maxRepeats: spiralRepeats,
+      maxIdenticalRepeats: spiral.number('maxIdenticalRepeats', 3, COUNT),
       window: spiralWindow,
       similarity: spiral.number('similarity', 0.8, SIMILARITY),
+      sameResultSimilarity: spiral.number('sameResultSimilarity', 0.5, SIMILARITY),
       escalation: ladder(spiral, 'escalation', TOOL_LADDER),
-      perTool: overrides(spiral, 'perTool', ['enabled', 'maxRepeats', 'similarity'], (r) =>
+      perTool: overrides(spiral, 'perTool', ['enabled', 'maxRepeats', 'maxIdenticalRepeats', 'similarity'], (r) =>
         withoutUndefined({
           enabled: r.bool('enabled', true),
           maxRepeats: r.optionalNumber('maxRepeats', COUNT),
+          maxIdenticalRepeats: r.optionalNumber('maxIdenticalRepeats', COUNT),
           similarity: r.optionalNumber('similarity', SIMILARITY),
         }),
       ),
@@ -423,6 +467,7 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
       enabled: rag.bool('enabled', true),
       consecutive: rag.number('consecutive', 3, { min: 2, max: 50, integer: true }),
       similarity: rag.number('similarity', 0.75, SIMILARITY),
+      sameDocumentsSimilarity: rag.number('sameDocumentsSimilarity', 0.5, SIMILARITY),
       escalation: ladder(rag, 'escalation', OBSERVED_LADDER),
     },
     delegation: {

@@ -51,9 +51,10 @@ describe('shared store', () => {
     const store = new InMemoryBreakerStore();
     const a = new AgentBreaker({ store, checkFreshnessMs: 0 });
     const b = new AgentBreaker({ store, checkFreshnessMs: 0 });
-    const decisions = [await run(a, 's'), await run(b, 's'), await run(a, 's'), await run(b, 's'), await run(a, 's'), await run(b, 's')];
-    assert.deepEqual(decisions, ['allow', 'allow', 'allow', 'steer', 'block', 'stop']);
-    // Opened by b: a refuses too.
+    const decisions = [await run(a, 's'), await run(b, 's'), await run(a, 's'), await run(b, 's'), await run(a, 's')];
+    assert.deepEqual(decisions, ['allow', 'allow', 'steer', 'block', 'stop']);
+    // Opened by a: b refuses too.
+    assert.equal((await b.checkModelCall('s')).reason, 'breaker_open');
     assert.equal((await a.checkModelCall('s')).reason, 'breaker_open');
     assert.equal((await a.snapshot('s')).state, 'OPEN');
   });

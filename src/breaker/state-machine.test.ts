@@ -4,8 +4,8 @@ import { AgentBreaker, BreakerOpenError, ToolSpiralError, breakerErrorFor, type 
 import { BreakerDriver, ManualClock } from './test-support/breaker-driver.ts';
 
 async function tripToOpen(d: BreakerDriver) {
-  // steer, block, stop
-  return d.repeat(6, 'get_status', { job: 'build' }, () => 'queued');
+  // allow, allow, steer, block, stop
+  return d.repeat(5, 'get_status', { job: 'build' }, () => 'queued');
 }
 
 describe('breaker state machine', () => {
@@ -14,7 +14,7 @@ describe('breaker state machine', () => {
     const b = new AgentBreaker({ now: clock.now });
     const d = new BreakerDriver(b, 's');
     const calls = await tripToOpen(d);
-    const stop = calls[5]!.decision;
+    const stop = calls[4]!.decision;
     assert.equal(stop.action, 'stop');
     assert.ok(breakerErrorFor(stop) instanceof ToolSpiralError);
 
@@ -82,8 +82,8 @@ describe('breaker state machine', () => {
   test('the escalation ladder is per category and configurable', async () => {
     const b = new AgentBreaker({ toolSpiral: { escalation: ['block', 'stop'] } });
     const d = new BreakerDriver(b, 's');
-    const calls = await d.repeat(5, 'get_status', { job: 'build' }, () => 'queued');
-    assert.deepEqual(calls.map((c) => c.decision.action), ['allow', 'allow', 'allow', 'block', 'stop']);
+    const calls = await d.repeat(4, 'get_status', { job: 'build' }, () => 'queued');
+    assert.deepEqual(calls.map((c) => c.decision.action), ['allow', 'allow', 'block', 'stop']);
   });
 
   test('every escalation and state change is an event with category, action, session and evidence', async () => {

@@ -56,24 +56,24 @@ function escalations(events: readonly BreakerEventRecord[]): string[] {
 }
 
 /**
- * What every spiral scenario must show on the wire: four runs of the same
- * status check answered identically; the fourth answer steered, the fifth call
- * blocked (never run), the sixth stopped — and no model request after the stop.
+ * What every spiral scenario must show on the wire: three runs of the same
+ * status check answered identically; the third answer steered, the fourth call
+ * blocked (never run), the fifth stopped — and no model request after the stop.
  */
 async function assertSpiralStopped(server: ScriptedModelServer, session: ReturnType<typeof governedSession>, error: unknown): Promise<void> {
   assert.ok(error instanceof AgentBreakerError, `expected an AgentBreakerError, got ${String(error)}`);
   assert.equal(error.category, 'tool_spiral');
   assert.equal(error.sessionId, SESSION);
 
-  assert.deepEqual(session.executions, ['b-17', 'b-17', 'b-17', 'b-17'], 'the blocked and the stopped call did not run');
-  assert.equal(server.requests.length, 6, 'no model request is sent once the breaker has stopped the session');
-  for (const i of [1, 2, 3]) {
+  assert.deepEqual(session.executions, ['b-17', 'b-17', 'b-17'], 'the blocked and the stopped call did not run');
+  assert.equal(server.requests.length, 5, 'no model request is sent once the breaker has stopped the session');
+  for (const i of [1, 2]) {
     assert.equal(lastToolResult(server.requests[i]), 'build b-17: running', `request #${i + 1} carries the plain result`);
   }
-  const steered = lastToolResult(server.requests[4]);
-  assert.match(steered, /^build b-17: running\n\n\[AgentBreaker\] /, 'the 4th call ran and its result carries the steering');
-  assert.match(steered, /"check_build" 4 times/);
-  const blocked = lastToolResult(server.requests[5]);
+  const steered = lastToolResult(server.requests[3]);
+  assert.match(steered, /^build b-17: running\n\n\[AgentBreaker\] /, 'the 3rd call ran and its result carries the steering');
+  assert.match(steered, /"check_build" 3 times/);
+  const blocked = lastToolResult(server.requests[4]);
   assert.match(blocked, /^\[AgentBreaker\] This call was NOT executed\./);
   assert.doesNotMatch(blocked, /build b-17: running/, 'a blocked call has no real result');
 

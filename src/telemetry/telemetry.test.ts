@@ -180,7 +180,7 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
 
   test('a stop the recovery advisor turns into a retry is counted as the recover action', async () => {
     const breaker = new AgentBreaker();
-    const turns = [...stuckOnStatus().slice(0, 6), { text: 'Still queued; I will stop polling.' }];
+    const turns = [...stuckOnStatus().slice(0, 5), { text: 'Still queued; I will stop polling.' }];
     const client = ChatClient.builder(mockModel(turns))
       .defaultAdvisors(new ToolCallAdvisor(), breaker, new BreakerRecoveryAdvisor({ breaker }))
       .defaultTools({ get_status: getStatus })

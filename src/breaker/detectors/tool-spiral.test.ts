@@ -8,13 +8,38 @@ const driver = (options?: ConstructorParameters<typeof AgentBreaker>[0]) => new 
 describe('tool spiral', () => {
   test('identical calls with identical results are caught before the repeat runs', async () => {
     const d = driver();
-    const calls = await d.repeat(4, 'search_docs', { query: 'reset password' }, () => 'No documents found.');
+    const calls = await d.repeat(3, 'search_docs', { query: 'reset password' }, () => 'No documents found.');
+    assert.deepEqual(actions(calls), ['allow', 'allow', 'steer']);
+    const third = calls[2]!;
+    assert.equal(third.check.action, 'steer', 'judged in checkToolCall, before the call executes');
+    assert.equal(third.check.category, 'tool_spiral');
+    assert.equal(third.check.evidence?.repeats, 3);
+    assert.match(third.check.message ?? '', /search_docs/);
+  });
+
+  test('near-identical calls need maxRepeats, identical ones maxIdenticalRepeats', async () => {
+    const d = driver({ toolSpiral: { maxRepeats: 5, maxIdenticalRepeats: 2 } });
+    assert.deepEqual(actions(await d.repeat(2, 'get_quote', { sku: 'A' }, () => '$5')), ['allow', 'steer']);
+    const varied = driver({ toolSpiral: { maxRepeats: 5, maxIdenticalRepeats: 2 } });
+    const base = 'quarterly revenue report for the emea region';
+    const calls = [];
+    for (const q of [base, `${base} please`, `the ${base}`, `${base} now`, `latest ${base}`]) {
+      calls.push(await varied.tool('web_search', { query: q }, 'Top results: a, b, c'));
+    }
+    assert.deepEqual(actions(calls), ['allow', 'allow', 'allow', 'allow', 'steer']);
+  });
+
+  test('re-spelled requests that keep returning the same result are repeats; a sweep over ids is not', async () => {
+    const d = driver();
+    const calls = [];
+    for (const query of ['pods evicted at night', 'why pods evicted at night', 'pods evicted every night', 'pods get evicted at night']) {
+      calls.push(await d.tool('web_search', { query, num_results: 5 }, '1. Node-pressure eviction — https://docs.example.com/eviction'));
+    }
     assert.deepEqual(actions(calls), ['allow', 'allow', 'allow', 'steer']);
-    const fourth = calls[3]!;
-    assert.equal(fourth.check.action, 'steer', 'judged in checkToolCall, before the call executes');
-    assert.equal(fourth.check.category, 'tool_spiral');
-    assert.equal(fourth.check.evidence?.repeats, 4);
-    assert.match(fourth.check.message ?? '', /search_docs/);
+    const sweep = driver();
+    const lookups = [];
+    for (let id = 1; id <= 6; id++) lookups.push(await sweep.tool('get_order', { order_id: `#W${id}` }, 'Order not found.'));
+    assert.deepEqual(new Set(actions(lookups)), new Set(['allow']));
   });
 
   test('slightly varied arguments are still a spiral', async () => {
@@ -29,11 +54,11 @@ describe('tool spiral', () => {
 
   test('escalates steer → block → stop while the spiral goes on', async () => {
     const d = driver();
-    const calls = await d.repeat(6, 'get_status', { job: 'build' }, () => 'queued');
-    assert.deepEqual(actions(calls), ['allow', 'allow', 'allow', 'steer', 'block', 'stop']);
-    assert.equal(calls[4]!.observed, undefined, 'a blocked call is not executed');
-    assert.match(calls[4]!.decision.message ?? '', /NOT executed/);
-    assert.equal(calls[5]!.decision.reason, 'detection');
+    const calls = await d.repeat(5, 'get_status', { job: 'build' }, () => 'queued');
+    assert.deepEqual(actions(calls), ['allow', 'allow', 'steer', 'block', 'stop']);
+    assert.equal(calls[3]!.observed, undefined, 'a blocked call is not executed');
+    assert.match(calls[3]!.decision.message ?? '', /NOT executed/);
+    assert.equal(calls[4]!.decision.reason, 'detection');
   });
 
   test('pagination and chunked reads with the same arguments but new data are progress', async () => {
@@ -78,7 +103,7 @@ describe('tool spiral', () => {
   test('a bare acknowledgement between the calls is not new information: the spiral is caught across it', async () => {
     const d = driver();
     const calls = [];
-    for (const ack of ['ok', 'please continue', '👍', 'go on']) {
+    for (const ack of ['ok', 'please continue', '👍']) {
       calls.push(await d.tool('get_order_details', { order_id: '#W2462924' }, '{"status":"processed"}'));
       await d.user(ack);
     }
@@ -97,10 +122,10 @@ describe('tool spiral', () => {
   test('a result that differs only in timestamps or request ids is not new', async () => {
     const d = driver();
     const calls = [];
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 3; i++) {
       calls.push(await d.tool('get_job', { id: 'j1' }, `{"state":"running","checked_at":"2024-05-01T10:00:0${i}Z","request":"0d9f${i}c2e-1111-4a4a-9b9b-00000000000${i}"}`));
     }
-    assert.equal(calls[3]!.decision.action, 'steer');
+    assert.equal(calls[2]!.decision.action, 'steer');
   });
 
   test('a state-changing call in between (edit, then re-run) restarts the count', async () => {
@@ -116,11 +141,11 @@ describe('tool spiral', () => {
   test('a spiral across interleaved no-news calls (think) is still caught', async () => {
     const d = driver();
     const calls = [];
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 3; i++) {
       calls.push(await d.tool('lookup_policy', { topic: 'refunds' }, 'Refunds take 5 days.'));
       await d.tool('think', { thought: `hmm ${i}` }, '');
     }
-    assert.equal(calls[3]!.decision.action, 'steer');
+    assert.equal(calls[2]!.decision.action, 'steer');
   });
 
   test('per-tool overrides: disabled for one tool, stricter for another', async () => {
@@ -132,8 +157,8 @@ describe('tool spiral', () => {
 
   test('identical Japanese arguments trip; different Japanese arguments do not', async () => {
     const same = driver();
-    const tripped = await same.repeat(4, 'search', { query: '東京の天気を教えてください' }, () => '晴れ');
-    assert.equal(tripped[3]!.decision.action, 'steer');
+    const tripped = await same.repeat(3, 'search', { query: '東京の天気を教えてください' }, () => '晴れ');
+    assert.equal(tripped[2]!.decision.action, 'steer');
 
     const different = driver();
     const queries = ['東京の天気を教えてください', '大阪の人口はどれくらいですか', '札幌でおすすめのラーメン店', '京都の紅葉の見頃はいつ'];
@@ -145,8 +170,8 @@ describe('tool spiral', () => {
   test('a caller that only observes still gets the verdict on the repeat', async () => {
     const b = new AgentBreaker();
     const decisions = [];
-    for (let i = 0; i < 4; i++) decisions.push(await b.observe('s', { kind: 'tool_call', tool: 'ping', args: { host: 'db' }, result: 'timeout-free pong' }));
-    assert.deepEqual(decisions.map((x) => x.action), ['allow', 'allow', 'allow', 'steer']);
+    for (let i = 0; i < 3; i++) decisions.push(await b.observe('s', { kind: 'tool_call', tool: 'ping', args: { host: 'db' }, result: 'timeout-free pong' }));
+    assert.deepEqual(decisions.map((x) => x.action), ['allow', 'allow', 'steer']);
   });
 
   test('a check followed by the observation of the same call escalates once', async () => {
@@ -154,7 +179,7 @@ describe('tool spiral', () => {
     const events: string[] = [];
     b.on((e) => events.push(`${e.type}:${e.action ?? ''}`));
     const d = new BreakerDriver(b, 's');
-    await d.repeat(4, 'ping', { host: 'db' }, () => 'pong');
+    await d.repeat(3, 'ping', { host: 'db' }, () => 'pong');
     assert.deepEqual(events, ['escalation:steer']);
     assert.equal((await b.snapshot('s')).escalations.tool_spiral, 1);
   });

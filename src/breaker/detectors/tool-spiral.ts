@@ -7,8 +7,9 @@ const PROGRESS = NEW_INFORMATION | STATE_CHANGE;
 
 /**
  * Tool-call spiral: would this call be the `maxRepeats`-th near-identical call
- * of the tool whose earlier results all came back the same, with no new
- * information (from any tool, or a user turn) since the first of them?
+ * (the `maxIdenticalRepeats`-th identical one) of the tool whose earlier
+ * results all came back the same, with no new information (from any tool, or
+ * an informative user turn) since the first of them?
  *
  * Walks back over the evidence: calls of other tools that brought nothing new
  * (a `think`, a repeated lookup) are skipped; anything that brought news ends
@@ -22,6 +23,7 @@ export function detectToolSpiral(state: BreakerSessionState, proposal: ToolPropo
   const own = base.perTool[proposal.tool];
   if (!base.enabled || own?.enabled === false) return null;
   const maxRepeats = own?.maxRepeats ?? base.maxRepeats;
+  const maxIdentical = own?.maxIdenticalRepeats ?? base.maxIdenticalRepeats;
   const threshold = own?.similarity ?? base.similarity;
 
   const chain: ToolRecord[] = [];
@@ -38,7 +40,9 @@ export function detectToolSpiral(state: BreakerSessionState, proposal: ToolPropo
     if (record.e === 2) continue; // an outage is neither a repeat nor news
     if (record.e === 1) break;
     const similarity = compareFingerprints(record.a, proposal.fp);
-    if (similarity < threshold) {
+    // Every record in the chain returned the same result; a non-empty one repeated lowers the bar.
+    const needed = record.r !== 0 ? Math.min(threshold, base.sameResultSimilarity) : threshold;
+    if (similarity < needed) {
       if ((record.p & PROGRESS) !== 0) break;
       continue;
     }
@@ -47,8 +51,9 @@ export function detectToolSpiral(state: BreakerSessionState, proposal: ToolPropo
     minSimilarity = Math.min(minSimilarity, similarity);
   }
   const repeats = chain.length + 1;
-  if (repeats < maxRepeats) return null;
   const exact = chain.every((r) => r.a.h === proposal.fp.h);
+  // The same request with the same answer is the strongest sign: it needs fewer repeats.
+  if (repeats < (exact ? Math.min(maxRepeats, maxIdentical) : maxRepeats)) return null;
   return {
     category: 'tool_spiral',
     key: `tool_spiral:${proposal.tool}:${proposal.fp.h}:${chain.at(-1)!.s}:${repeats}`,
@@ -57,7 +62,7 @@ export function detectToolSpiral(state: BreakerSessionState, proposal: ToolPropo
       pattern: exact ? 'identical_calls' : 'near_identical_calls',
       tool: proposal.tool,
       repeats,
-      threshold: maxRepeats,
+      threshold: exact ? Math.min(maxRepeats, maxIdentical) : maxRepeats,
       similarity: round2(minSimilarity),
       similarityThreshold: threshold,
       window: base.window,

@@ -113,7 +113,7 @@ export class ArgsFingerprinter {
     const p = path.length > MAX_PATH ? path.slice(0, MAX_PATH) : path;
     if (typeof value === 'string' && value.length > this.maxChars) value = value.slice(0, this.maxChars);
     if (key !== '' && this.identity.matches(key)) {
-      const h = hash32(scalarText(value));
+      const h = hash32(identityText(value));
       return [[p, 'i', h], h];
     }
     if (typeof value === 'string' && (value.length > MAX_SCALAR_CHARS || /\s/.test(value.trim()))) {
@@ -225,6 +225,19 @@ function flatten(
     return;
   }
   out.push([path, key, value]);
+}
+
+/**
+ * An identity value as compared: a path-like value in one spelling
+ * (`./src/a.py`, `src//a.py` and `src/a.py/` are one file; `./` is `.`),
+ * anything else as {@link scalarText}.
+ */
+function identityText(value: unknown): string {
+  const text = scalarText(value);
+  if (!text.includes('/')) return text;
+  const parts = text.split('/').filter((part) => part !== '' && part !== '.');
+  if (text.startsWith('/')) return `/${parts.join('/')}`;
+  return parts.length === 0 ? '.' : parts.join('/');
 }
 
 function scalarText(value: unknown): string {
