@@ -45,7 +45,8 @@ export interface BreakerEvidence {
   /**
    * Which pattern of the category was seen: `identical_calls`,
    * `near_identical_calls` (tool_spiral); `same_error`, `outage` (error_loop);
-   * `cycle`; `growth` (token_drift); `same_documents` (rag_fixation);
+   * `cycle`; `growth` (token_drift); `same_documents`,
+   * `near_identical_queries` (rag_fixation);
    * `reask`, `same_answer` (delegation_loop); `across_replies`,
    * `within_reply` (text_repetition); `wrap_up`, `tools_blocked`,
    * `exhausted` (budget).

@@ -196,15 +196,31 @@ export interface DelegationAgentOptions {
 }
 
 /**
- * Delegation loop: a sub-agent asked (nearly) the same task again and again,
- * or giving (nearly) the same answer to a re-ask.
+ * Delegation loop: a sub-agent asked the same task again and again while
+ * asking again brings nothing new, or giving (nearly) the same answer to a
+ * re-ask. Tasks are compared by their word stems and by what they name
+ * exactly (paths, file names, numbers): "Review src/a.ts" and "Review
+ * src/b.ts", or chunk 2 and chunk 3 of a text, are different tasks.
  */
 export interface DelegationOptions {
   /** @default true */
   readonly enabled?: boolean;
-  /** The n-th ask of one sub-agent with a similar task since the last user turn is judged a loop. @default 3 */
+  /**
+   * The n-th ask of one sub-agent with the same task since the last
+   * informative user turn is judged a loop, when the earlier asks brought
+   * nothing new: the very same request repeated word for word counts
+   * whatever came back; a reworded one counts only when it got the answer
+   * the ask before it got (a different answer means a different question, or
+   * progress).
+   * @default 3
+   */
   readonly maxCalls?: number;
-  /** Lowest task similarity (0–1) for two asks to count as the same task. @default 0.5 */
+  /**
+   * Lowest task similarity (0–1: share of the shorter task's word stems found
+   * in the other) for two asks to count as the same task. Tasks that name
+   * different things never do.
+   * @default 0.5
+   */
   readonly inputSimilarity?: number;
   /** Lowest answer similarity (0–1) for a re-ask's answer to count as the same answer. @default 0.65 */
   readonly answerSimilarity?: number;
@@ -217,21 +233,34 @@ export interface DelegationOptions {
 }
 
 /**
- * Text repetition: the model's own text repeating, across rounds (with no
- * tool call, retrieval, sub-agent call or user turn in between) or within one
- * reply. Code blocks, tables and list items are removed first and never count.
+ * Text repetition: the model's own text repeating, across rounds with nothing
+ * new in between (no tool call, retrieval or sub-agent call, and no user turn
+ * that brought new information), or within one reply. Similarity is judged on
+ * the prose: code blocks, tables and list items never make replies alike, and
+ * replies whose code blocks, tables or lists differ are different replies.
  */
 export interface TextRepetitionOptions {
   /** @default true */
   readonly enabled?: boolean;
-  /** Consecutive near-identical replies that trip. @default 3 */
+  /** How many times the same reply (near-identical prose) since anything new happened trips, in a row or not. @default 3 */
   readonly repeats?: number;
-  /** Lowest similarity (0–1) of two replies to count as the same. @default 0.85 */
+  /** Lowest similarity (0–1) of two replies' prose to count as the same. @default 0.85 */
   readonly similarity?: number;
-  /** Replies with fewer tokens (after stripping) are not judged. @default 8 */
+  /** Replies with fewer tokens (after stripping) are not judged, unless their code blocks, tables or lists have that many. @default 8 */
   readonly minTokens?: number;
   /** Also judge repetition inside one reply (a sentence said 3+ times, degenerate n-grams). @default true */
   readonly withinText?: boolean;
+  /**
+   * A user turn between two replies is new information when it adds at least
+   * this many tokens the conversation has not used lately (the user's recent
+   * turns and the model's latest reply; tokens of unspaced scripts count
+   * half), or when the model's next reply takes up any token it added. A
+   * turn that only repeats what was said, complains or nudges ("please look
+   * again", "same as before", a harness's "you did not call a tool") does not
+   * reset the evidence.
+   * @default 8
+   */
+  readonly userTurnNewTokens?: number;
   /** @default ['steer', 'stop'] */
   readonly escalation?: EscalationLadder;
 }
@@ -403,7 +432,7 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
   const delegation = new OptionReader(top.raw('delegation'), 'delegation', [
     'enabled', 'maxCalls', 'inputSimilarity', 'answerSimilarity', 'subAgentTools', 'perAgent', 'escalation',
   ]);
-  const text = new OptionReader(top.raw('textRepetition'), 'textRepetition', ['enabled', 'repeats', 'similarity', 'minTokens', 'withinText', 'escalation']);
+  const text = new OptionReader(top.raw('textRepetition'), 'textRepetition', ['enabled', 'repeats', 'similarity', 'minTokens', 'withinText', 'userTurnNewTokens', 'escalation']);
   const budget = new OptionReader(top.raw('budget'), 'budget', ['enabled', 'maxTokens', 'maxCostUsd', 'wrapUpTurn']);
 
   return {
@@ -491,6 +520,7 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
       similarity: text.number('similarity', 0.85, SIMILARITY),
       minTokens: text.number('minTokens', 8, { min: 1, max: 10_000, integer: true }),
       withinText: text.bool('withinText', true),
+      userTurnNewTokens: text.number('userTurnNewTokens', 8, { min: 1, max: 10_000, integer: true }),
       escalation: ladder(text, 'escalation', OBSERVED_LADDER),
     },
     budget: {

@@ -24,16 +24,43 @@ export interface ToolRecord {
 /** One substantive model text. */
 export interface TextRecord {
   readonly s: number;
+  /** Sketch of the prose (code blocks, tables and list items stripped). */
   readonly k: TokenSketch;
+  /** Hash of the structured part's token sequence (code blocks, tables, lists); absent when there is none. */
+  readonly c?: number;
+  /** 1 when a user turn before this reply brought new information: repetition evidence restarts here. */
+  readonly u?: 1;
+  /** Bloom filter of the reply's tokens (32-bit words); kept on the newest record only, to judge the next user turn. */
+  readonly b?: readonly number[];
+}
+
+/**
+ * What recent user turns said, to tell a turn that brings new information
+ * from one that only repeats, complains or nudges. Absent until the first
+ * user turn is noted.
+ */
+export interface UserTurnsState {
+  /** Sequence number of the latest user turn noted. */
+  readonly s: number;
+  /** Some of the tokens the user turns since the latest reply added to the conversation (at most `LIMITS.userFresh`). */
+  readonly f: readonly number[];
+  /** How many tokens they added in all (tokens of unspaced scripts count half). */
+  readonly w: number;
+  /** Bloom filters of the tokens of recent user turns: the current generation, then the previous one. */
+  readonly v: readonly (readonly number[])[];
+  /** Tokens added to the current generation. */
+  readonly n: number;
 }
 
 /** One retrieval. */
 export interface RetrievalRecord {
   readonly s: number;
-  /** Query sketch. */
+  /** Sketch of the query's word stems. */
   readonly q: TokenSketch;
-  /** Hash of the retrieved set; null when the results were not reported. */
+  /** Hash of the retrieved set (see passageSetHash); null when the results were not reported, 0 when nothing was retrieved. */
   readonly r: number | null;
+  /** Identity of the query (see textIdentity): 0 or absent when it names nothing exactly. */
+  readonly k?: number;
 }
 
 /** One sub-agent call. */
@@ -41,12 +68,16 @@ export interface DelegationRecord {
   readonly s: number;
   /** Agent name (shortened). */
   readonly g: string;
-  /** Task sketch. */
+  /** Sketch of the task's word stems. */
   readonly i: TokenSketch;
   /** Answer sketch. */
   readonly o: TokenSketch;
   /** Answer token count. */
   readonly n: number;
+  /** Identity of the task (see textIdentity): 0 or absent when it names nothing exactly. */
+  readonly k?: number;
+  /** 2 when the call failed with a transient error (an outage: no answer); absent otherwise. */
+  readonly e?: 2;
 }
 
 /** Token-drift run: consecutive rounds growing by at least the factor. */
@@ -104,6 +135,8 @@ export interface BreakerSessionState {
   /** Hashes of recent results (tools, retrievals, sub-agents) to tell new information from old. */
   readonly seen: readonly number[];
   readonly texts: readonly TextRecord[];
+  /** Recent user turns, for text repetition (absent in sessions without user turns and in states stored by older versions). */
+  readonly userTurns?: UserTurnsState;
   readonly retrievals: readonly RetrievalRecord[];
   readonly delegations: readonly DelegationRecord[];
   readonly drift: DriftState;
@@ -122,6 +155,10 @@ export const LIMITS = {
   tools: 32,
   seen: 48,
   texts: 6,
+  /** Fresh user-turn tokens kept to see whether the next reply takes them up. */
+  userFresh: 16,
+  /** Distinct tokens of one user turn remembered; a generation of the user-turn filter holds up to this many before it rotates. */
+  userVocab: 64,
   retrievals: 8,
   delegations: 12,
   driftTail: 6,

@@ -9,7 +9,7 @@ import { detectReask, judgeDelegation } from './detectors/delegation-loop.ts';
 import type { Detection, DetectorContext } from './detectors/detection.ts';
 import { detectErrorLoop } from './detectors/error-loop.ts';
 import { judgeRetrieval } from './detectors/rag-fixation.ts';
-import { judgeText } from './detectors/text-repetition.ts';
+import { judgeText, noteUserTurn } from './detectors/text-repetition.ts';
 import { advanceTokenDrift } from './detectors/token-drift.ts';
 import { detectToolSpiral } from './detectors/tool-spiral.ts';
 import { recordToolCall, type ToolProposal } from './detectors/tool-record.ts';
@@ -93,6 +93,8 @@ export class SessionLogic {
 
     switch (event.kind) {
       case 'user':
+        // Text repetition keeps its own, stricter notion of what a user turn adds.
+        step.state = { ...step.state, ...noteUserTurn(step.state, event.text, seq, this.ctx) };
         if (isInformativeUserTurn(event.text)) step.state = { ...step.state, userSeq: seq };
         break;
       case 'model':

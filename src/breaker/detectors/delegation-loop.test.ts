@@ -41,6 +41,73 @@ describe('delegation loop', () => {
     assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'allow', 'allow', 'steer']);
   });
 
+  test('one worker given different files, even with the same short verdict, is not a loop', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [];
+    for (const file of ['src/cart.ts', 'src/user.ts', 'src/orders/list.ts', 'src/orders/detail.ts', 'lib/money.ts']) {
+      out.push(await d.delegation('reviewer', `Review ${file} for bugs and security issues.`, `Review of ${file}: no issues found in this file.`));
+    }
+    assert.ok(out.every((x) => x.action === 'allow'), out.map((x) => x.evidence?.detail).join(' | '));
+  });
+
+  test('numbered parts of one text are different tasks', async () => {
+    const d = new BreakerDriver(new AgentBreaker({ delegation: { subAgentTools: ['translator'] } }));
+    const out = [];
+    for (let part = 1; part <= 5; part++) {
+      out.push(await d.tool('translator', { task: `Translate part ${part}/5 into French: "Step ${part} of the setup."` }, `Étape ${part} de l'installation.`));
+    }
+    assert.ok(out.every((x) => x.decision.action === 'allow'));
+  });
+
+  test('look-alike requests about different items are not re-asks when every answer is new', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [];
+    for (const [name, answer] of [
+      ['Initech', 'Initech: head office in Austin, 1,200 staff, logistics software.'],
+      ['Globex Corporation', 'Globex Corporation: based in Cypress Creek, energy and robotics.'],
+      ['Umbrella Health', 'Umbrella Health: Raccoon City clinics, private, no staff figures.'],
+      ['Hooli', 'Hooli: Palo Alto search and cloud company, listed on NASDAQ.'],
+    ] as const) {
+      out.push(await d.delegation('researcher', `Find the head office, sector and staff count of ${name}.`, answer));
+    }
+    assert.ok(out.every((x) => x.action === 'allow'), out.map((x) => x.evidence?.detail).join(' | '));
+  });
+
+  test('a reworded re-ask answered the same is caught, and a third ask is blocked before it runs', async () => {
+    const d = new BreakerDriver(new AgentBreaker({ delegation: { subAgentTools: ['researcher'] } }));
+    const answer = 'No filing or press release gives the 2023 staff count of Initech; it is privately held.';
+    const out = [
+      await d.tool('researcher', { task: 'Find the 2023 staff count of Initech.' }, answer),
+      await d.tool('researcher', { task: 'Search again for the staff count of Initech in 2023.' }, answer),
+      await d.tool('researcher', { task: 'Initech staff count for 2023: check every source once more.' }, answer),
+    ];
+    assert.deepEqual(out.map((x) => x.decision.action), ['allow', 'steer', 'block']);
+    assert.equal(out[1]!.decision.evidence?.pattern, 'same_answer');
+    assert.equal(out[2]!.decision.evidence?.pattern, 'reask');
+  });
+
+  test('a JSON-text task and the same task as an object are the same task', async () => {
+    const d = new BreakerDriver(new AgentBreaker({ delegation: { subAgentTools: ['planner'] } }));
+    const out = [
+      await d.tool('planner', '{"task": "Plan the database migration", "priority": 2}', 'Plan A: dual writes, then cut over.'),
+      await d.tool('planner', { priority: 2, task: 'Plan the database migration' }, 'Plan B: replicate, then switch reads.'),
+      await d.tool('planner', { task: 'Plan the database migration', priority: 2 }, 'Plan C: freeze writes for an hour.'),
+    ];
+    assert.deepEqual(out.map((x) => x.decision.action), ['allow', 'allow', 'steer']);
+  });
+
+  test('retries after transient failures are an outage, not a loop', async () => {
+    const d = new BreakerDriver(new AgentBreaker({ delegation: { subAgentTools: ['summariser'] } }));
+    const task = { task: 'Summarise the three latest incidents.' };
+    const out = [
+      await d.tool('summariser', task, 'Error: 429 Too Many Requests, retry after 20 s'),
+      await d.tool('summariser', task, 'Error: 429 Too Many Requests, retry after 20 s'),
+      await d.tool('summariser', task, 'Error: 503 Service Unavailable'),
+      await d.tool('summariser', task, 'INC-41 checkout latency; INC-40 login outage; INC-38 slow search.'),
+    ];
+    assert.ok(out.every((x) => x.decision.action === 'allow'), out.map((x) => x.decision.evidence?.detail).join(' | '));
+  });
+
   test('a user turn restarts the count', async () => {
     const d = new BreakerDriver(new AgentBreaker());
     const out = [];

@@ -1,34 +1,83 @@
 import { clip, LIMITS, pushBounded, type BreakerSessionState, type DelegationRecord } from '../breaker-state.ts';
-import { canonicalJson } from '../similarity/args-fingerprint.ts';
 import { hashSequence } from '../similarity/hash.ts';
-import { sketchHashes, sketchJaccard, type TokenSketch } from '../similarity/token-sketch.ts';
+import { isTransientError, looksLikeError } from '../similarity/result-hash.ts';
+import { textIdentity } from '../similarity/text-identity.ts';
+import { sketchHashes, sketchJaccard, sketchOverlap, type TokenSketch } from '../similarity/token-sketch.ts';
 import { tokenHashes } from '../similarity/tokenize.ts';
+import { stemHashes } from '../similarity/word-stems.ts';
 import { round2, type Detection, type DetectorContext } from './detection.ts';
 
 const MIN_ANSWER_TOKENS = 5;
+const MAX_TASK_CHARS = 16_384;
+const MAX_DEPTH = 8;
 
-/** A sub-agent task as text, whatever shape the call's input has. */
+/**
+ * A sub-agent task as text, whatever shape the call's input has: a string as
+ * it is (JSON text is read as JSON), an object as its values in key order.
+ * Keys and JSON syntax are left out: they are the same in every call of one
+ * tool and say nothing about what was asked.
+ */
 export function taskText(input: unknown): string {
-  if (typeof input === 'string') return input;
-  return canonicalJson(input ?? '', 16_384);
+  let value = input;
+  if (typeof input === 'string') {
+    const trimmed = input.trim();
+    if (!(trimmed.startsWith('{') || trimmed.startsWith('[')) || trimmed.length > MAX_TASK_CHARS) return clipTask(input);
+    try {
+      value = JSON.parse(trimmed) as unknown;
+    } catch {
+      return clipTask(input);
+    }
+  }
+  const parts: string[] = [];
+  collectValues(value, parts, 0, { left: MAX_TASK_CHARS });
+  return parts.join('\n');
 }
 
-// The last task sketched: one sub-agent call is sketched by its check, by the
+function clipTask(text: string): string {
+  return text.length > MAX_TASK_CHARS ? text.slice(0, MAX_TASK_CHARS) : text;
+}
+
+function collectValues(value: unknown, out: string[], depth: number, budget: { left: number }): void {
+  if (budget.left <= 0 || value === null || value === undefined) return;
+  if (typeof value === 'object') {
+    if (depth >= MAX_DEPTH) return;
+    if (Array.isArray(value)) {
+      for (const item of value) collectValues(item, out, depth + 1, budget);
+      return;
+    }
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record).sort()) collectValues(record[key], out, depth + 1, budget);
+    return;
+  }
+  const text = String(value);
+  const kept = text.length > budget.left ? text.slice(0, budget.left) : text;
+  budget.left -= kept.length;
+  out.push(kept);
+}
+
+/** What a task is compared by: the sketch of its word stems and what it names exactly. */
+interface TaskPrint {
+  readonly sketch: TokenSketch;
+  readonly identity: number;
+}
+
+// The last task printed: one sub-agent call is printed by its check, by the
 // re-ask test of its observation and by its record — once is enough. The
 // input object itself is the first key, as serialising a large task only to
-// find it unchanged costs as much as sketching it; the text is the second, so
+// find it unchanged costs as much as printing it; the text is the second, so
 // an equal task in a new object still hits.
-let lastTask: { input: unknown; text: string; sketch: TokenSketch } | undefined;
+let lastTask: { input: unknown; text: string; print: TaskPrint } | undefined;
 
-/** Sketch of a sub-agent task (memoised, so it stays a pure function of the task). */
-function taskSketch(input: unknown): TokenSketch {
+/** Print of a sub-agent task (memoised, so it stays a pure function of the task). */
+function taskPrint(input: unknown): TaskPrint {
   if (lastTask !== undefined && lastTask.input === input && typeof input === 'object' && input !== null) {
-    return lastTask.sketch;
+    return lastTask.print;
   }
   const text = taskText(input);
-  if (lastTask?.text !== text) lastTask = { input, text, sketch: sketchHashes(tokenHashes(text)) };
-  else lastTask = { ...lastTask, input };
-  return lastTask.sketch;
+  if (lastTask?.text !== text) {
+    lastTask = { input, text, print: { sketch: sketchHashes(stemHashes(text, 4096, true)), identity: textIdentity(text) } };
+  } else lastTask = { ...lastTask, input };
+  return lastTask.print;
 }
 
 function settings(agent: string, ctx: DetectorContext) {
@@ -42,33 +91,61 @@ function settings(agent: string, ctx: DetectorContext) {
   };
 }
 
+type Settings = ReturnType<typeof settings>;
+
+/**
+ * How alike two tasks are (0–1): the share of the shorter one's word stems
+ * found in the other, or 0 when they name different things (another file,
+ * chunk, id or year is another task, however alike the wording).
+ */
+function taskSimilarity(a: DelegationRecord, b: TaskPrint): number {
+  if ((a.k ?? 0) !== b.identity) return 0;
+  return sketchOverlap(a.i, b.sketch);
+}
+
+/** Whether two recorded asks gave (nearly) the same, substantive answer. */
+function sameAnswer(a: DelegationRecord, b: DelegationRecord, s: Settings): boolean {
+  return a.n >= MIN_ANSWER_TOKENS && b.n >= MIN_ANSWER_TOKENS && sketchJaccard(a.o, b.o) >= s.answerSimilarity;
+}
+
 /**
  * Before a sub-agent runs: would this be the `maxCalls`-th time since the last
- * user turn that this sub-agent is given a similar task?
+ * informative user turn that this sub-agent is given the same task, with
+ * nothing new coming back?
+ *
+ * Walks back over the sub-agent's earlier asks of a similar task. An ask
+ * repeated in the same words counts whatever it returned: sending the very
+ * same request again and again is the loop. A reworded ask counts only when
+ * it got the answer the ask before it got: a different answer shows that it
+ * was a different question (another company in a sweep of look-alike
+ * requests) or that asking again brought something new. Asks that failed
+ * with a transient error are an outage, neither a repeat nor news.
  */
 export function detectReask(state: BreakerSessionState, agentName: string, input: unknown, ctx: DetectorContext): Detection | null {
   const agent = clip(agentName, LIMITS.name);
   const s = settings(agent, ctx);
   if (!s.enabled) return null;
-  const task = taskSketch(input);
-  let asked = 0;
-  let last = 0;
+  const task = taskPrint(input);
+  const chain: DelegationRecord[] = [];
   let minSimilarity = 1;
-  for (const d of state.delegations) {
-    if (d.s <= state.userSeq || d.g !== agent) continue;
-    const similarity = sketchJaccard(d.i, task);
+  for (let i = state.delegations.length - 1; i >= 0; i--) {
+    const d = state.delegations[i]!;
+    if (d.s <= state.userSeq) break;
+    if (d.g !== agent || d.e === 2) continue; // an outage is neither a repeat nor news
+    const similarity = taskSimilarity(d, task);
     if (similarity < s.inputSimilarity) continue;
-    asked++;
-    last = d.s;
+    const later = chain.at(-1);
+    if (later !== undefined && !(sameTask(d, later) || sameAnswer(d, later, s))) break;
+    chain.push(d);
     minSimilarity = Math.min(minSimilarity, similarity);
   }
-  const calls = asked + 1;
+  const calls = chain.length + 1;
   if (calls < s.maxCalls) return null;
   return {
     category: 'delegation_loop',
-    key: `delegation_loop:ask:${agent}:${last}:${calls}`,
+    key: `delegation_loop:ask:${agent}:${chain[0]!.s}:${calls}`,
     evidence: {
-      detail: `sub-agent ${agent} would be asked a similar task for the ${ordinal(calls)} time since the last user turn`,
+      detail: `sub-agent ${agent} would be given the same task for the ${ordinal(calls)} time since the last user turn`,
       pattern: 'reask',
       agent,
       tool: agent,
@@ -78,6 +155,11 @@ export function detectReask(state: BreakerSessionState, agentName: string, input
       similarityThreshold: s.inputSimilarity,
     },
   };
+}
+
+/** Whether two recorded asks were the very same task (same words, same identity). */
+function sameTask(a: DelegationRecord, b: DelegationRecord): boolean {
+  return (a.k ?? 0) === (b.k ?? 0) && sketchJaccard(a.i, b.i) === 1;
 }
 
 /**
@@ -93,15 +175,19 @@ export function judgeDelegation(
   ctx: DetectorContext,
 ): { delegations: readonly DelegationRecord[]; novel: number | null; detection: Detection | null } {
   const agent = clip(agentName, LIMITS.name);
+  const task = taskPrint(input);
   const answerTokens = tokenHashes(output ?? '');
   const record: DelegationRecord = {
     s: seq,
     g: agent,
-    i: taskSketch(input),
+    i: task.sketch,
     o: sketchHashes(answerTokens),
     n: answerTokens.length,
+    k: task.identity,
+    ...(isOutage(output) ? { e: 2 as const } : {}),
   };
   const delegations = pushBounded(state.delegations, record, LIMITS.delegations);
+  if (record.e === 2) return { delegations, novel: null, detection: null };
   const answerHash = output ? hashSequence(answerTokens) || 1 : 0;
   const novel = answerHash !== 0 && !state.seen.includes(answerHash) ? answerHash : null;
   const s = settings(agent, ctx);
@@ -109,10 +195,11 @@ export function judgeDelegation(
   for (let i = state.delegations.length - 1; i >= 0; i--) {
     const previous = state.delegations[i]!;
     if (previous.s <= state.userSeq) break;
-    if (previous.g !== agent) continue;
-    if (sketchJaccard(previous.i, record.i) < s.inputSimilarity || previous.n < MIN_ANSWER_TOKENS) break;
+    if (previous.g !== agent || previous.e === 2) continue;
+    // Asks of other tasks in between (the next item of a sweep) are not this task's history.
+    if (taskSimilarity(previous, task) < s.inputSimilarity) continue;
+    if (!sameAnswer(previous, record, s)) break;
     const similarity = sketchJaccard(previous.o, record.o);
-    if (similarity < s.answerSimilarity) break;
     return {
       delegations,
       novel,
@@ -120,7 +207,7 @@ export function judgeDelegation(
         category: 'delegation_loop',
         key: `delegation_loop:answer:${agent}:${seq}`,
         evidence: {
-          detail: `sub-agent ${agent} was re-asked a similar task and answered the same (similarity ${round2(similarity)})`,
+          detail: `sub-agent ${agent} was re-asked the same task and answered the same (similarity ${round2(similarity)})`,
           pattern: 'same_answer',
           agent,
           tool: agent,
@@ -132,6 +219,15 @@ export function judgeDelegation(
     };
   }
   return { delegations, novel, detection: null };
+}
+
+/**
+ * Whether a sub-agent's answer is a transient failure (rate limit, 5xx,
+ * timeout): retrying an outage a few times is not a loop, and its error text
+ * repeated is not the same answer.
+ */
+function isOutage(output: string | null): boolean {
+  return output !== null && looksLikeError(output) && isTransientError(output);
 }
 
 function ordinal(n: number): string {

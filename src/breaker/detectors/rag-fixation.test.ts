@@ -45,6 +45,87 @@ describe('RAG fixation', () => {
     assert.ok(out.every((x) => x.action === 'allow'));
   });
 
+  test('reworded queries that retrieve the very same passages trip, whatever their order and scores', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [
+      await d.retrieval('invoice disputes escalation owner', ['[fin-3] (score 0.91) Disputes go to the billing lead.', '[fin-8] (score 0.72) Credits need approval.']),
+      await d.retrieval('who owns escalation of an invoice dispute', ['[fin-8] (score 0.70) Credits need approval.', '[fin-3] (score 0.88) Disputes go to the billing lead.']),
+      await d.retrieval('escalating disputed invoices: who is responsible', ['[fin-3] (score 0.90) Disputes go to the billing lead.', '[fin-8] (score 0.74) Credits need approval.']),
+    ];
+    assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'steer']);
+    assert.equal(out[2]!.evidence?.pattern, 'same_documents');
+  });
+
+  test('sameDocumentsSimilarity sets how related queries with the same passages must be', async () => {
+    const d = new BreakerDriver(new AgentBreaker({ ragFixation: { sameDocumentsSimilarity: 0.95 } }));
+    const out = [
+      await d.retrieval('invoice disputes escalation owner', docs),
+      await d.retrieval('who owns escalation of an invoice dispute', docs),
+      await d.retrieval('escalating disputed invoices: who is responsible', docs),
+    ];
+    assert.ok(out.every((x) => x.action === 'allow'));
+  });
+
+  test('related queries whose retrieved passages change are a refined search, not fixation', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [];
+    for (const [query, passage] of [
+      ['invoice dispute escalation', 'Disputes go to the billing lead.'],
+      ['invoice dispute escalation deadline', 'Disputes must be raised within 30 days.'],
+      ['invoice dispute escalation for enterprise plans', 'Enterprise disputes go to the account manager.'],
+      ['invoice dispute escalation template', 'Use form F-12 for disputes.'],
+    ] as const) {
+      out.push(await d.retrieval(query, [passage]));
+    }
+    assert.ok(out.every((x) => x.action === 'allow'));
+  });
+
+  test('queries naming different things are different searches, even with the same passages', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [];
+    for (const year of [2021, 2022, 2023, 2024]) out.push(await d.retrieval(`annual report net income ${year}`, docs));
+    assert.ok(out.every((x) => x.action === 'allow'));
+  });
+
+  test('without results, only near-identical queries count: rewordings alone are not evidence', async () => {
+    const near = new BreakerDriver(new AgentBreaker());
+    const nearOut = [
+      await near.retrieval('refund policy for damaged items'),
+      await near.retrieval('refund policy for damaged item'),
+      await near.retrieval('Refund policy, damaged items'),
+    ];
+    assert.deepEqual(nearOut.map((x) => x.action), ['allow', 'allow', 'steer']);
+    assert.equal(nearOut[2]!.evidence?.pattern, 'near_identical_queries');
+
+    const reworded = new BreakerDriver(new AgentBreaker());
+    const rewordedOut = [
+      await reworded.retrieval('invoice disputes escalation owner'),
+      await reworded.retrieval('who owns escalation of an invoice dispute'),
+      await reworded.retrieval('escalating disputed invoices: who is responsible'),
+    ];
+    assert.ok(rewordedOut.every((x) => x.action === 'allow'));
+  });
+
+  test('retrieving nothing is no evidence that reworded queries are the same search', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [
+      await d.retrieval('invoice disputes escalation owner', []),
+      await d.retrieval('who owns escalation of an invoice dispute', []),
+      await d.retrieval('escalating disputed invoices: who is responsible', []),
+    ];
+    assert.ok(out.every((x) => x.action === 'allow'));
+  });
+
+  test('a bare acknowledgement between searches does not restart the evidence', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [];
+    for (const query of ['invoice disputes escalation owner', 'who owns escalation of an invoice dispute', 'escalating disputed invoices: who is responsible']) {
+      out.push(await d.retrieval(query, docs));
+      await d.user('ok');
+    }
+    assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'steer']);
+  });
+
   test('escalates to a stop when it goes on', async () => {
     const d = new BreakerDriver(new AgentBreaker());
     const out = [];

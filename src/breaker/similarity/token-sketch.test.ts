@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { jaccard, sketchHashes, sketchJaccard, sketchText, tokenHashes, tokenize, hash32 } from './index.ts';
+import { sketchOverlap } from './token-sketch.ts';
 
 describe('token sketches', () => {
   test('a sketch keeps the k smallest distinct hashes, ascending', () => {
@@ -22,6 +23,20 @@ describe('token sketches', () => {
     const exact = jaccard(tokenize(a), tokenize(b));
     const estimate = sketchJaccard(sketchText(a), sketchText(b));
     assert.ok(Math.abs(estimate - exact) < 0.2, `estimate ${estimate} vs exact ${exact}`);
+  });
+
+  test('overlap is the share of the smaller set found in the larger one', () => {
+    const short = sketchText('refund policy');
+    const long = sketchText('what is the refund policy for damaged items');
+    assert.equal(sketchOverlap(short, long), 1);
+    assert.ok(sketchJaccard(short, long) < 0.3);
+    assert.equal(sketchOverlap(sketchText('refund policy'), sketchText('shipping times')), 0);
+  });
+
+  test('overlap falls back to Jaccard when a sketch is full (its set is not known)', () => {
+    const many = sketchText(Array.from({ length: 100 }, (_, i) => `w${i}`).join(' '));
+    const few = sketchText('w1 w2 w3');
+    assert.equal(sketchOverlap(many, few), sketchJaccard(many, few));
   });
 
   test('token hashes equal the hashes of the tokens, in ASCII and in other scripts', () => {

@@ -70,6 +70,35 @@ export function sketchJaccard(a: TokenSketch, b: TokenSketch, k = DEFAULT_SKETCH
   return both / union;
 }
 
+/**
+ * Overlap coefficient of the sets two sketches summarise: the share of the
+ * smaller set found in the larger one. Unlike Jaccard it does not fall when
+ * one text says more than the other ("retry webhook" vs "how are webhooks
+ * retried after a timeout"), which suits short requests reworded. Exact when
+ * both sketches hold their whole set; when either is full the sets are not
+ * known, and Jaccard (never above the overlap) is returned instead. Two empty
+ * sketches are identical (1); one empty, 0.
+ */
+export function sketchOverlap(a: TokenSketch, b: TokenSketch, k = DEFAULT_SKETCH_SIZE): number {
+  if (a.length >= k || b.length >= k) return sketchJaccard(a, b, k);
+  if (a.length === 0 && b.length === 0) return 1;
+  if (a.length === 0 || b.length === 0) return 0;
+  let i = 0;
+  let j = 0;
+  let both = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x === y) {
+      both++;
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+  }
+  return both / Math.min(a.length, b.length);
+}
+
 /** Exact Jaccard similarity of two token lists (as sets). */
 export function jaccard(a: readonly string[], b: readonly string[]): number {
   const sa = new Set(a);
