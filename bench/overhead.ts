@@ -569,12 +569,22 @@ export interface ChatClientFigures {
   readonly breakerInChainP99: number;
 }
 
-const REPLY_TEXT = 'Your order ships tomorrow from the Lyon warehouse; the tracking number follows by email once the carrier scans the parcel.';
+const REPLY_WORDS = words(prng(7), 4096).split(' ');
+
+/**
+ * A different answer each call, as a real conversation has: a model that
+ * gave the same answer to the same question over and over would be a loop,
+ * which the breaker rightly stops.
+ */
+function replyText(call: number): string {
+  const start = (call * 13) % (REPLY_WORDS.length - 20);
+  return `Your order ships from the Lyon warehouse: ${REPLY_WORDS.slice(start, start + 16).join(' ')}.`;
+}
 
 /** What the mock model returns: a short answer, no tool call, realistic usage. A new object per call, as a provider would make. */
-function mockResult(): LanguageModelV4GenerateResult {
+function mockResult(call: number): LanguageModelV4GenerateResult {
   return {
-    content: [{ type: 'text', text: REPLY_TEXT }],
+    content: [{ type: 'text', text: replyText(call) }],
     finishReason: { unified: 'stop', raw: 'stop' },
     usage: {
       inputTokens: { total: 1200, noCache: 1200, cacheRead: 0, cacheWrite: undefined },
@@ -585,7 +595,8 @@ function mockResult(): LanguageModelV4GenerateResult {
 }
 
 async function measureChatClient(calls: number, warmupCalls: number, batch: number): Promise<ChatClientFigures> {
-  const model = new MockLanguageModelV4({ doGenerate: async () => mockResult() });
+  let call = 0;
+  const model = new MockLanguageModelV4({ doGenerate: async () => mockResult(call++) });
   const lookupOrder = tool({
     description: 'Looks up an order by id.',
     inputSchema: z.object({ orderId: z.string(), fields: z.array(z.string()).optional() }),
