@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ArgsFingerprinter, IdentityKeyMatcher, commandIdentity, compareFingerprints } from './index.ts';
+import { ArgsFingerprinter, IdentityKeyMatcher, compareFingerprints } from './index.ts';
 
 const fp = new ArgsFingerprinter();
 const sim = (a: unknown, b: unknown) => compareFingerprints(fp.fingerprint(a), fp.fingerprint(b));
@@ -52,7 +52,9 @@ describe('argument similarity', () => {
     assert.equal(sim('goto 300', 'goto 400'), 0);
     assert.equal(sim('open a.py', 'open b.py'), 0);
     assert.equal(sim('scroll_down', 'scroll_down'), 1);
-    assert.equal(commandIdentity('edit 2:2 decrypt.py\nbody 1 2 3'), '2:2 decrypt.py');
+    // Only the first line names what the command acts on; the body is compared by its tokens.
+    assert.equal(sim('edit 2:2 decrypt.py\nbody 1 2 3', 'edit 2:2 decrypt.py\nbody 4 5 6') > 0, true);
+    assert.equal(sim('edit 2:2 decrypt.py\nbody', 'edit 3:3 decrypt.py\nbody'), 0);
   });
 
   test('free-text commands with the same head compare their bodies by tokens', () => {

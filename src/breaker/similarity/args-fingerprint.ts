@@ -1,5 +1,6 @@
 import { hash32, UnorderedHash } from './hash.ts';
 import { IdentityKeyMatcher } from './identity-keys.ts';
+import { textIdentity } from './text-identity.ts';
 import { normalizeText, scanText } from './tokenize.ts';
 import { DEFAULT_SKETCH_SIZE, sketchHashes, sketchJaccard, type TokenSketch } from './token-sketch.ts';
 
@@ -127,8 +128,10 @@ export class ArgsFingerprinter {
 
   private fingerprintText(text: string): ArgsFingerprint {
     const fields: FieldPrint[] = [];
-    const ids = commandIdentity(text);
-    if (ids !== '') fields.push([FREE_TEXT_ID, 'i', hash32(ids)]);
+    // What the command's first line names (`open file.py 120`, `goto 300`) is its identity.
+    const newline = text.indexOf('\n');
+    const identity = textIdentity(newline === -1 ? text : text.slice(0, newline));
+    if (identity !== 0) fields.push([FREE_TEXT_ID, 'i', identity]);
     const scanned = scanText(text.trim(), true);
     fields.push([FREE_TEXT, 't', sketchHashes(scanned.tokens, this.sketchSize)]);
     return { h: scanned.content, f: fields };
@@ -258,22 +261,4 @@ export function canonicalJson(value: unknown, maxChars = 65_536): string {
     return v;
   }) ?? String(value);
   return text.length > maxChars ? text.slice(0, maxChars) : text;
-}
-
-/**
- * The identity of a free-text command: the words of its first line that hold
- * a number, a path or a file name (`open file.py 120`, `goto 300`,
- * `edit 287:295`). Two commands whose identity words differ act on different
- * things. Empty when the line has none.
- */
-export function commandIdentity(text: string): string {
-  const newline = text.indexOf('\n');
-  const head = (newline === -1 ? text : text.slice(0, newline)).trim();
-  if (head === '') return '';
-  const words: string[] = [];
-  for (const raw of head.split(/\s+/).slice(0, 32)) {
-    const word = raw.replace(/^["'`(]+|["'`),;]+$/g, '');
-    if (/\d/.test(word) || /[\\/]/.test(word) || /^[\w.-]+\.[A-Za-z0-9]{1,8}$/.test(word)) words.push(normalizeText(word));
-  }
-  return words.sort().join(' ');
 }

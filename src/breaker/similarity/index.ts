@@ -15,7 +15,6 @@ export { DEFAULT_IDENTITY_KEYS, IdentityKeyMatcher, foldKey } from './identity-k
 export {
   ArgsFingerprinter,
   canonicalJson,
-  commandIdentity,
   compareFingerprints,
   type ArgsFingerprint,
   type FieldKind,
