@@ -32,6 +32,7 @@ import vm from 'node:vm';
 import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from '@ai-sdk/provider';
 import { tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
+import { Rng } from './corpus/prng.ts';
 import { z } from 'zod';
 import { ToolCallAdvisor } from '../src/advisors/tool-call-advisor.ts';
 import { AgentBreaker } from '../src/breaker/agent-breaker.ts';
@@ -136,14 +137,8 @@ function elapsedMicros(start: bigint): number {
 
 /** Deterministic pseudo-random numbers, so every run measures the same sessions. */
 function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = new Rng(`overhead-${seed}`);
+  return () => rng.next();
 }
 
 const WORDS = 'alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega config build deploy status report invoice order customer flight seat'.split(' ');

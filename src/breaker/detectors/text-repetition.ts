@@ -2,7 +2,7 @@ import type { BreakerEvidence } from '../breaker-decision.ts';
 import { LIMITS, pushBounded, type BreakerSessionState, type TextRecord, type UserTurnsState } from '../breaker-state.ts';
 import { splitSentences, splitStructuredMarkdown } from '../similarity/prose.ts';
 import { sketchHashes, sketchJaccard } from '../similarity/token-sketch.ts';
-import { tokenHashes, tokenize } from '../similarity/tokenize.ts';
+import { isUnspacedToken, tokenHashes, tokenize } from '../similarity/tokenize.ts';
 import { round2, type Detection, type DetectorContext } from './detection.ts';
 
 const SENTENCE_MIN_TOKENS = 4;
@@ -169,7 +169,7 @@ export function noteUserTurn(
       (older !== undefined && filterHas(older, h)) ||
       (reply?.b !== undefined && filterHas(reply.b, h));
     if (known) continue;
-    weight += tokens !== null && UNSPACED.test(tokens[i]!) ? 0.5 : 1;
+    weight += tokens !== null && isUnspacedToken(tokens[i]!) ? 0.5 : 1;
     if (fresh.length < LIMITS.userFresh) fresh.push(h);
   }
   let count = prev?.n ?? 0;
@@ -188,9 +188,6 @@ export function noteUserTurn(
 }
 
 const NON_ASCII = /[^\x00-\x7f]/;
-/** Tokens of scripts written without spaces are character pairs: about half a word each. */
-const UNSPACED =
-  /^[\p{Script_Extensions=Han}\p{Script_Extensions=Hiragana}\p{Script_Extensions=Katakana}\p{Script_Extensions=Thai}\p{Script_Extensions=Lao}\p{Script_Extensions=Khmer}\p{Script_Extensions=Myanmar}\p{Script_Extensions=Tibetan}]/u;
 
 /** The records with the filter dropped from the newest, which is about to stop being the newest. */
 function withoutFilter(texts: readonly TextRecord[]): readonly TextRecord[] {

@@ -109,6 +109,22 @@ describe('tool spiral', () => {
     }
     assert.equal(actions(calls).at(-1), 'steer');
     assert.equal(calls.at(-1)?.decision.category, 'tool_spiral');
+    // In unspaced scripts a character pair is half a word: "please" in Japanese is no news either.
+    const ja = driver();
+    const looped = [];
+    for (const ack of ['お願いします', '続けて', 'はい']) {
+      looped.push(await ja.tool('get_order_details', { order_id: '#W2462924' }, '{"status":"processed"}'));
+      await ja.user(ack);
+    }
+    assert.equal(actions(looped).at(-1), 'steer');
+    // A sentence does reset the evidence, in any script.
+    const told = driver();
+    const rechecked = [];
+    for (let i = 0; i < 3; i++) {
+      rechecked.push(await told.tool('get_order_details', { order_id: '#W2462924' }, '{"status":"processed"}'));
+      await told.user('住所を変更しましたので、もう一度確認してください');
+    }
+    assert.deepEqual(new Set(actions(rechecked)), new Set(['allow']));
   });
 
   test('a polled status that changes is progress', async () => {

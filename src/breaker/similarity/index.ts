@@ -21,5 +21,6 @@ export {
   type FieldPrint,
   type FingerprintLimits,
 } from './args-fingerprint.ts';
-export { isTransientError, looksLikeError, normalizeResult, resultHash, resultSetHash } from './result-hash.ts';
+export { isTransientError, looksLikeError, normalizeResult, resultHash } from './result-hash.ts';
+export { passageSetHash } from './passage-set.ts';
 export { splitSentences, stripStructuredMarkdown } from './prose.ts';

@@ -12,6 +12,8 @@ describe('passage sets', () => {
 
   test('another passage makes another set, and integers in a passage still tell passages apart', () => {
     assert.notEqual(passageSetHash([a, b]), passageSetHash([a]));
+    assert.notEqual(passageSetHash([a, b]), passageSetHash([a, b, a]), 'a passage retrieved twice counts twice');
+    assert.notEqual(passageSetHash([a, b]), passageSetHash([a, b.replace('charge', 'cost')]));
     assert.notEqual(passageSetHash(['Revenue in 2022 was high.']), passageSetHash(['Revenue in 2023 was high.']));
   });
 

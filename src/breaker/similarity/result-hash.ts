@@ -1,4 +1,4 @@
-import { hash53, UnorderedHash } from './hash.ts';
+import { hash53 } from './hash.ts';
 
 /**
  * Parts of a tool result that change on every call without carrying news:
@@ -51,14 +51,6 @@ export function resultHash(result: string | null | undefined): number {
       : result;
   const normalized = normalizeResult(sample);
   return normalized === '' ? 0 : hash53(normalized) || 1;
-}
-
-/** Hash of a set of retrieved documents, independent of their order. */
-export function resultSetHash(results: readonly string[] | undefined): number | null {
-  if (results === undefined) return null;
-  const set = new UnorderedHash();
-  for (const result of results) set.add('', resultHash(result));
-  return set.digest();
 }
 
 const TRANSIENT =

@@ -99,7 +99,7 @@ export interface ScannedText {
 export function scanText(text: string, sample = false): ScannedText {
   const bytes = encode(text);
   const content = hashBytes(scratchView, bytes);
-  const windows = sample && text.length > SAMPLE_WINDOWS * WINDOW_CHARS ? sampleWindows(text) : [0, text.length];
+  const windows = sample && worthSampling(text) ? sampleWindows(text) : [0, text.length];
   if (bytes === text.length) {
     // ASCII: byte offsets are character offsets.
     let count = 0;
@@ -114,12 +114,22 @@ export function scanText(text: string, sample = false): ScannedText {
   return { tokens, content };
 }
 
+/** Whether a token of {@link tokenize} is a character pair of a script written without spaces: about half a word. */
+export function isUnspacedToken(token: string): boolean {
+  return NON_ASCII.test(token) && NO_SPACE_SCRIPT.test(token);
+}
+
+/** Whether `text` is long enough for {@link sampleWindows} to read less than all of it. */
+export function worthSampling(text: string): boolean {
+  return text.length > SAMPLE_WINDOWS * WINDOW_CHARS;
+}
+
 /**
- * Start and end of each sampled window of a long text, evenly spaced from
- * its start to its end, each edge moved (a little) off the middle of a word
- * so that a cut word does not count as a token.
+ * Start and end of each sampled window of a long text (8 of 256 characters),
+ * evenly spaced from its start to its end, each edge moved (a little) off the
+ * middle of a word so that a cut word does not count as a token.
  */
-function sampleWindows(text: string): number[] {
+export function sampleWindows(text: string): number[] {
   const bounds: number[] = [];
   const stride = (text.length - WINDOW_CHARS) / (SAMPLE_WINDOWS - 1);
   for (let w = 0; w < SAMPLE_WINDOWS; w++) {

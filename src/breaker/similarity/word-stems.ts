@@ -1,5 +1,5 @@
 import { hash32 } from './hash.ts';
-import { tokenize } from './tokenize.ts';
+import { sampleWindows, tokenize, worthSampling } from './tokenize.ts';
 
 /**
  * Characters a word keeps as its stem. Cutting words to their first five
@@ -13,9 +13,6 @@ const STEM_CHARS = 5;
 const DIGIT = /\p{Nd}/u;
 const NON_ASCII = /[^\x00-\x7f]/;
 const MAX_CHARS = 65_536;
-const SAMPLE_WINDOWS = 8;
-const WINDOW_CHARS = 256;
-const BOUNDARY = /[^\p{L}\p{N}\p{M}]/u;
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -46,22 +43,16 @@ export function stemOf(token: string): string {
  */
 export function stemHashes(text: string, limit = 4096, sample = false): number[] {
   const head = text.length > MAX_CHARS ? text.slice(0, MAX_CHARS) : text;
-  const part = sample && head.length > SAMPLE_WINDOWS * WINDOW_CHARS ? sampled(head) : head;
+  const part = sample && worthSampling(head) ? sampled(head) : head;
   if (NON_ASCII.test(part)) return tokenize(part, limit).map((token) => hash32(stemOf(token)));
   return asciiStemHashes(part, limit);
 }
 
-/** Evenly spaced windows of a long text, joined by spaces, each edge moved off the middle of a word. */
+/** The sampled windows of a long text (see {@link sampleWindows}), joined by spaces. */
 function sampled(text: string): string {
+  const bounds = sampleWindows(text);
   const parts: string[] = [];
-  const stride = (text.length - WINDOW_CHARS) / (SAMPLE_WINDOWS - 1);
-  for (let w = 0; w < SAMPLE_WINDOWS; w++) {
-    let start = Math.round(w * stride);
-    let end = Math.min(text.length, start + WINDOW_CHARS);
-    while (start > 0 && start < end && !BOUNDARY.test(text[start - 1]!)) start++;
-    while (end < text.length && end > start && !BOUNDARY.test(text[end]!)) end--;
-    parts.push(text.slice(start, end));
-  }
+  for (let w = 0; w < bounds.length; w += 2) parts.push(text.slice(bounds[w], bounds[w + 1]));
   return parts.join(' ');
 }
 
