@@ -34,6 +34,7 @@ export { redactSecrets, redactValue } from './advisors/redact.ts';
 
 // Errors
 export { GovernorError, InvalidOptionError } from './errors/governor-error.ts';
+export { MissingDependencyError } from './errors/missing-dependency-error.ts';
 
 // Retrieval
 export * from './rag/index.ts';
