@@ -1,6 +1,6 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { SpanKind, type Attributes, type Span } from '@opentelemetry/api';
-import { cachedPrice, priceUsage } from '../harness/pricing.ts';
+import { cachedPrice, priceUsage } from '../model/pricing.ts';
 import { inputMessagesAttribute, outputMessagesAttribute, systemInstructionsAttribute } from '../telemetry/content.ts';
 import { meterInstruments } from '../telemetry/instruments.ts';
 import * as A from '../telemetry/semconv.ts';

@@ -12,7 +12,7 @@ import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-li
 import { AgentBreakerError } from '../breaker/breaker-errors.ts';
 import { TELEMETRY, validateTelemetryOptions, type TelemetryOptions } from '../telemetry/telemetry-options.ts';
 import { observeAgentRun } from './agent-run-observation.ts';
-import { estimateCost, findPrice, mergePrices, projectCallCost, type PriceTable } from './pricing.ts';
+import { estimateCost, findPrice, mergePrices, projectCallCost, type PriceTable } from '../model/pricing.ts';
 
 /** Why an {@link AgentLoop} run ended. */
 export type AgentLoopStatus = 'completed' | 'invocation_limit' | 'timeout' | 'cost_limit' | 'stuck' | 'aborted' | 'error';

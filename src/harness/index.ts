@@ -11,7 +11,7 @@ export {
   type ModelPrice,
   type PriceTable,
   type TokenUsage,
-} from './pricing.ts';
+} from '../model/pricing.ts';
 
 // Tools
 export { shellTool, SHELL_TEMP_DIRECTORY, type ShellToolOptions } from './shell-tool.ts';

@@ -4,7 +4,7 @@ import { ToolCallAdvisor } from '../advisors/tool-call-advisor.ts';
 import type { Advisor } from '../chat/advisor.ts';
 import { ChatClient } from '../chat/chat-client.ts';
 import { AgentLoop, type AgentLoopEvent, type AgentLoopResult } from './agent-loop.ts';
-import type { PriceTable } from './pricing.ts';
+import type { PriceTable } from '../model/pricing.ts';
 import { shellTool } from './shell-tool.ts';
 import { submitTool } from './submit-tool.ts';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';

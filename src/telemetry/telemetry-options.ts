@@ -1,6 +1,6 @@
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { AdvisorContext } from '../chat/advisor-context.ts';
-import { mergePrices, type PriceTable } from '../harness/pricing.ts';
+import { mergePrices, type PriceTable } from '../model/pricing.ts';
 
 /**
  * OpenTelemetry settings of a ChatClient (`builder.telemetry(...)`), an
