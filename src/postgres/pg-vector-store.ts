@@ -1,4 +1,4 @@
-import pg from 'pg';
+import pg from './pg-module.ts';
 import type { Pool, PoolClient } from 'pg';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { Document, DocumentMetadata } from '../rag/document.ts';

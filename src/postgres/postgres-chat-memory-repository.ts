@@ -1,5 +1,6 @@
 import type { ModelMessage } from 'ai';
-import pg from 'pg';
+import type { Pool, PoolClient, QueryResult } from 'pg';
+import pg from './pg-module.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { ChatMemoryStoreError } from '../memory/chat-memory-errors.ts';
 import type { ChatMemoryRepository } from '../memory/chat-memory-repository.ts';
@@ -10,7 +11,7 @@ import { redactedAddress } from '../memory/store-address.ts';
 /** Options of {@link PostgresChatMemoryRepository}. Give `pool` or `connectionString`, not both. */
 export interface PostgresChatMemoryRepositoryOptions {
   /** A pool you own; the repository borrows connections and never ends it. */
-  pool?: pg.Pool;
+  pool?: Pool;
   /** Where to connect; the repository creates its own pool and ends it on `close()`. */
   connectionString?: string;
   /**
@@ -69,7 +70,7 @@ const SCHEMA_LOCK_NAMESPACE = 'governor.chat_memory.schema';
  * as JSON text (not `jsonb`, which rejects NUL characters).
  */
 export class PostgresChatMemoryRepository implements ChatMemoryRepository, AsyncDisposable {
-  readonly #pool: pg.Pool;
+  readonly #pool: Pool;
   readonly #ownsPool: boolean;
   readonly #table: string;
   readonly #migrationsTable: string;
@@ -175,12 +176,12 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
   }
 
   /** Serialises writers of one conversation until the transaction ends. */
-  async #lockConversation(client: pg.PoolClient, conversationId: string): Promise<void> {
+  async #lockConversation(client: PoolClient, conversationId: string): Promise<void> {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [this.#table, conversationId]);
   }
 
   async #insertAfterLast(
-    client: pg.PoolClient,
+    client: PoolClient,
     conversationId: string,
     messages: readonly ModelMessage[],
     encoded: readonly string[],
@@ -234,7 +235,7 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
     });
   }
 
-  async #query(operation: string, text: string, values?: unknown[]): Promise<pg.QueryResult> {
+  async #query(operation: string, text: string, values?: unknown[]): Promise<QueryResult> {
     try {
       return await this.#pool.query(text, values);
     } catch (error) {
@@ -242,8 +243,8 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
     }
   }
 
-  async #transaction(operation: string, work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
-    let client: pg.PoolClient;
+  async #transaction(operation: string, work: (client: PoolClient) => Promise<void>): Promise<void> {
+    let client: PoolClient;
     try {
       client = await this.#pool.connect();
     } catch (error) {
@@ -266,7 +267,7 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
   }
 }
 
-function poolAddress(pool: pg.Pool): string {
+function poolAddress(pool: Pool): string {
   const options = pool.options as { connectionString?: string; host?: string; port?: number; database?: string };
   if (typeof options.connectionString === 'string') return redactedAddress(options.connectionString);
   return `${options.host ?? 'localhost'}:${options.port ?? 5432}/${options.database ?? ''}`;

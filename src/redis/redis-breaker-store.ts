@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createClient } from 'redis';
+import { createClient } from './redis-module.ts';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import type { BreakerSessionState, BreakerStore, StoredSession } from '../breaker/breaker-store.ts';
 

@@ -1,5 +1,5 @@
 import type { ModelMessage } from 'ai';
-import { createClient } from 'redis';
+import { createClient } from './redis-module.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { ChatMemoryStoreError, MessageDecodingError } from '../memory/chat-memory-errors.ts';
 import type { ChatMemoryRepository } from '../memory/chat-memory-repository.ts';

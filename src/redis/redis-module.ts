@@ -1,0 +1,8 @@
+import { importOptional } from '../errors/missing-dependency-error.ts';
+
+/**
+ * `redis` (node-redis), an optional peer dependency: loaded when
+ * `agent-governor/redis` is imported, so an install without it fails there with
+ * a `MissingDependencyError` naming the package.
+ */
+export const { createClient } = await importOptional('redis', 'agent-governor/redis', () => import('redis'));
