@@ -1,15 +1,26 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { ScriptedModelServer } from '../testing/index.ts';
 
 const run = promisify(execFile);
 const NODE = process.execPath;
-const MAIN = new URL('./main.ts', import.meta.url).pathname;
+const BIN = new URL('./bin.ts', import.meta.url).pathname;
+
+/** Whether a process exists and is not a zombie. */
+function isRunning(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
 
 /** The environment without any model configuration, as on a fresh machine. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -22,7 +33,7 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 async function governor(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(NODE, [MAIN, ...args], { env, timeout: 60_000 });
+    const { stdout, stderr } = await run(NODE, [BIN, ...args], { env, timeout: 60_000 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
@@ -35,11 +46,12 @@ describe('governor CLI', () => {
   after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
   test('the main job (npm start) runs on the stand-in without a key, the breaker steps in, and it prints the summary', async () => {
-    const { code, stdout } = await governor(['demo'], cleanEnv());
+    const { code, stdout, stderr } = await governor(['demo'], cleanEnv());
     assert.equal(code, 0, stdout);
-    const lines = stdout.split('\n');
-    assert.match(lines[0]!, /SCRIPTED STAND-IN/);
-    assert.match(stdout, /breaker (steer|block)/);
+    // Progress on stderr, the summaries on stdout.
+    assert.match(stderr.split('\n')[0]!, /SCRIPTED STAND-IN/);
+    assert.match(stderr, /breaker (steer|block)/);
+    assert.doesNotMatch(stdout, /breaker (steer|block)/);
     assert.match(stdout, /Summary: with the AgentBreaker/);
     assert.match(stdout, /Result: completed/);
     assert.match(stdout, /plain step cap of 20/);
@@ -78,9 +90,121 @@ describe('governor CLI', () => {
     assert.match(stderr, /OPENAI_API_KEY/);
   });
 
-  test('an unknown command prints the help and exits 2', async () => {
-    const { code, stderr } = await governor(['frobnicate'], cleanEnv());
+  test('an unknown command exits 2 and points to --help', async () => {
+    const { code, stdout, stderr } = await governor(['frobnicate'], cleanEnv());
     assert.equal(code, 2);
+    assert.equal(stdout, '');
     assert.match(stderr, /unknown command "frobnicate"/);
+    assert.match(stderr, /governor --help/);
+    assert.doesNotMatch(stderr, /Did you mean/);
+  });
+
+  test('a mistyped command gets a did-you-mean', async () => {
+    const { code, stderr } = await governor(['replya', 'x.jsonl'], cleanEnv());
+    assert.equal(code, 2);
+    assert.match(stderr, /Did you mean "governor replay"\?/);
+  });
+
+  test('--version prints the package version', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) {
+      const { code, stdout } = await governor([flag], cleanEnv());
+      assert.equal(code, 0);
+      assert.equal(stdout, `${version}\n`);
+    }
+  });
+
+  test('--help lists every command and the exit codes; no arguments prints it to stderr with exit 2', async () => {
+    const help = await governor(['--help'], cleanEnv());
+    assert.equal(help.code, 0);
+    for (const name of ['demo', 'run', 'replay']) assert.match(help.stdout, new RegExp(`^  ${name} `, 'm'));
+    assert.match(help.stdout, /Exit codes: 0 success, 1 .*, 2 usage error/);
+    assert.match(help.stdout, /130 interrupted/);
+    const bare = await governor([], cleanEnv());
+    assert.equal(bare.code, 2);
+    assert.equal(bare.stdout, '');
+    assert.match(bare.stderr, /Commands:/);
+  });
+
+  test('every command has help through "governor help <command>" and "<command> --help", and --help never runs it', async () => {
+    for (const name of ['demo', 'run', 'replay']) {
+      const viaHelp = await governor(['help', name], cleanEnv());
+      const viaFlag = await governor([name, '--help'], cleanEnv());
+      assert.equal(viaHelp.code, 0, name);
+      assert.equal(viaFlag.code, 0, name);
+      assert.match(viaHelp.stdout, new RegExp(`^Usage: governor ${name}`), name);
+      assert.equal(viaFlag.stdout, viaHelp.stdout, name);
+      assert.equal(viaFlag.stderr, '', `${name} --help must not run the command`);
+    }
+    const unknown = await governor(['help', 'rnu'], cleanEnv());
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /Did you mean "governor run"/);
+  });
+
+  test('governor replay - reads the trajectories from stdin', async () => {
+    const trajectory = {
+      id: 'stdin-1',
+      steps: [
+        { kind: 'user', text: 'list the files' },
+        { kind: 'tool_call', tool: 'ls', args: {}, result: 'a b', error: false },
+        { kind: 'model', text: 'done' },
+      ],
+    };
+    const child = spawn(NODE, [BIN, 'replay', '-', '--json'], { env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.end(`${JSON.stringify(trajectory)}\n`);
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const [code] = (await once(child, 'close')) as [number];
+    assert.equal(code, 0);
+    const lines = stdout.trim().split('\n');
+    assert.equal(lines.length, 1);
+    assert.equal((JSON.parse(lines[0]!) as { id: string }).id, 'stdin-1');
+  });
+
+  test('a reader that closes the pipe early (| head) gets no stack trace', async () => {
+    const line = JSON.stringify({ id: 'p', steps: [{ kind: 'user', text: 'x' }, { kind: 'model', text: 'y' }] });
+    const file = join(mkdtempSync(join(tmpdir(), 'governor-cli-')), 'many.jsonl');
+    dirs.push(join(file, '..'));
+    writeFileSync(file, `${Array.from({ length: 20_000 }, () => line).join('\n')}\n`);
+    const child = spawn(NODE, [BIN, 'replay', file], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // Read the first chunk, then close our end, as `head -1` does.
+    await once(child.stdout, 'data');
+    child.stdout.destroy();
+    const [code] = (await once(child, 'close')) as [number];
+    assert.equal(stderr, '');
+    assert.equal(code, 0);
+  });
+
+  test('Ctrl-C during governor run kills the running command, prints the summary so far and exits 130', async () => {
+    await using server = await new ScriptedModelServer({
+      script: [
+        { toolCalls: [{ name: 'shell', arguments: { command: 'echo $$ > shell.pid; sleep 30 & echo $! > sleep.pid; wait' } }] },
+        { toolCalls: [{ name: 'submit', arguments: { summary: 'never reached' } }] },
+      ],
+    }).start();
+    const dir = mkdtempSync(join(tmpdir(), 'governor-cli-'));
+    dirs.push(dir);
+    const child = spawn(NODE, [BIN, 'run', 'Sleep', '--dir', dir, '--base-url', server.baseURL, '--model', 'scripted-stand-in'], {
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const sleepPidFile = join(dir, 'sleep.pid');
+    while (!existsSync(sleepPidFile) || readFileSync(sleepPidFile, 'utf8').trim() === '') await delay(50);
+    const sleepPid = Number(readFileSync(sleepPidFile, 'utf8'));
+    child.kill('SIGINT');
+    const [code] = (await once(child, 'close')) as [number];
+    assert.equal(code, 130, stderr);
+    assert.match(stderr, /Interrupted/);
+    assert.match(stdout, /^Result: aborted/m);
+    assert.match(stdout, /Model calls: 1/);
+    // The grandchild (sleep, in the command's process group) is gone too: no such
+    // process, or a zombie waiting for init to reap it.
+    assert.ok(!isRunning(sleepPid), `sleep (pid ${sleepPid}) still runs`);
   });
 });

@@ -1,8 +1,7 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { GovernorError } from '../errors/governor-error.ts';
+import { importOptional } from '../errors/missing-dependency-error.ts';
 
 /** Thrown when a model spec cannot be turned into a model (unknown provider, missing key, bad URL). */
 export class ModelSpecError extends GovernorError {
@@ -48,8 +47,10 @@ export function hasModelConfiguration(input: ModelSpecInput): boolean {
 /**
  * Turns `--model`/`--base-url` (or `GOVERNOR_MODEL`, `GOVERNOR_BASE_URL`,
  * `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`) into a provider-package model.
+ * The `openai:` and `anthropic:` providers are optional peer dependencies,
+ * loaded only when named; a missing one rejects with `MissingDependencyError`.
  */
-export function resolveModelSpec(input: ModelSpecInput): ResolvedModelSpec {
+export async function resolveModelSpec(input: ModelSpecInput): Promise<ResolvedModelSpec> {
   const { env } = input;
   const baseURL = input.baseURL ?? env.GOVERNOR_BASE_URL;
   let spec = input.model ?? env.GOVERNOR_MODEL;
@@ -76,10 +77,16 @@ export function resolveModelSpec(input: ModelSpecInput): ResolvedModelSpec {
   const provider = spec.slice(0, colon);
   const modelId = spec.slice(colon + 1);
   switch (provider) {
-    case 'openai':
-      return { model: createOpenAI({ apiKey: requireKey(env, 'OPENAI_API_KEY', 'OpenAI'), baseURL: env.OPENAI_BASE_URL })(modelId), label: spec };
-    case 'anthropic':
-      return { model: createAnthropic({ apiKey: requireKey(env, 'ANTHROPIC_API_KEY', 'Anthropic') })(modelId), label: spec };
+    case 'openai': {
+      const apiKey = requireKey(env, 'OPENAI_API_KEY', 'OpenAI');
+      const { createOpenAI } = await importOptional('@ai-sdk/openai', 'The openai: provider', () => import('@ai-sdk/openai'));
+      return { model: createOpenAI({ apiKey, baseURL: env.OPENAI_BASE_URL })(modelId), label: spec };
+    }
+    case 'anthropic': {
+      const apiKey = requireKey(env, 'ANTHROPIC_API_KEY', 'Anthropic');
+      const { createAnthropic } = await importOptional('@ai-sdk/anthropic', 'The anthropic: provider', () => import('@ai-sdk/anthropic'));
+      return { model: createAnthropic({ apiKey })(modelId), label: spec };
+    }
     default:
       throw new ModelSpecError(`Unknown provider "${provider}" in "${spec}": use openai:, anthropic:, or --base-url for an OpenAI-compatible server.`);
   }

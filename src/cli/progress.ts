@@ -3,6 +3,8 @@ import { totalTokens, type Usage } from '../model/usage.ts';
 
 /** Where CLI output goes. */
 export interface CliIO {
+  /** Where `-` (standard input) is read from, e.g. `governor replay -`. @default process.stdin */
+  readonly stdin?: NodeJS.ReadableStream;
   readonly stdout: { write(text: string): boolean; isTTY?: boolean };
   readonly stderr: { write(text: string): boolean; isTTY?: boolean };
   readonly env: Readonly<Record<string, string | undefined>>;

@@ -1,18 +1,26 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
+import { EXIT_CODES } from './cli-command.ts';
 import { MiniAgent } from '../harness/mini-agent.ts';
 import { ModelSpecError, resolveModelSpec } from './model-spec.ts';
 import { progressLine, summaryLines, type CliIO } from './progress.ts';
 import { watchBreaker } from './watch-breaker.ts';
 
-const USAGE = `Usage: governor run "TASK" [--dir DIR] [--model provider:model] [--base-url URL]
+/** The help of `governor run`. */
+export const RUN_USAGE = `Usage: governor run "TASK" [--dir DIR] [--model provider:model] [--base-url URL]
                     [--max-invocations N] [--cost-limit USD] [--timeout SECONDS] [--no-breaker] [--json]
 
 Runs MiniAgent (a shell and a submit tool, with the AgentBreaker) on TASK in DIR.
 Model: --model openai:gpt-4o (OPENAI_API_KEY), anthropic:claude-sonnet-4-5 (ANTHROPIC_API_KEY),
 or --base-url http://127.0.0.1:11434/v1 --model llama3.1 for an OpenAI-compatible server.
-The same settings are read from GOVERNOR_MODEL and GOVERNOR_BASE_URL.`;
+The same settings are read from GOVERNOR_MODEL and GOVERNOR_BASE_URL.
+
+Progress goes to stderr; the summary (or with --json one JSON object) to stdout.
+Ctrl-C stops the agent and the command it is running (its whole process group),
+prints the summary so far and exits 130.
+Exit codes: 0 completed, 1 the run ended otherwise (a limit, the breaker, an
+error), 2 usage error, 130 interrupted.`;
 
 function positiveNumber(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -21,7 +29,7 @@ function positiveNumber(name: string, value: string | undefined): number | undef
   return number;
 }
 
-/** `governor run`: returns the process exit code (0 completed, 1 any other end, 2 usage error). */
+/** `governor run`: returns the process exit code (0 completed, 1 any other end, 2 usage error, 130 interrupted). */
 export async function runRunCommand(argv: readonly string[], io: CliIO): Promise<number> {
   let parsed;
   try {
@@ -41,27 +49,28 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
       },
     });
   } catch (error) {
-    io.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+    io.stderr.write(`${(error as Error).message}\n\n${RUN_USAGE}\n`);
     return 2;
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    io.stdout.write(`${USAGE}\n`);
+    io.stdout.write(`${RUN_USAGE}\n`);
     return 0;
   }
   const task = positionals.join(' ').trim();
   if (!task) {
-    io.stderr.write(`governor run: no task given.\n\n${USAGE}\n`);
+    io.stderr.write(`governor run: no task given.\n\n${RUN_USAGE}\n`);
     return 2;
   }
   let agent: MiniAgent;
   let label: string;
+  // Progress is not the result: it goes to stderr, so stdout holds only the summary or the JSON.
   const print = (line: string): void => {
-    if (values.json) return;
-    io.stdout.write(`${line}\n`);
+    io.stderr.write(`${line}\n`);
   };
+  const interrupt = new AbortController();
   try {
-    const spec = resolveModelSpec({ model: values.model, baseURL: values['base-url'], env: io.env });
+    const spec = await resolveModelSpec({ model: values.model, baseURL: values['base-url'], env: io.env });
     label = spec.label;
     const maxInvocations = positiveNumber('max-invocations', values['max-invocations']);
     if (maxInvocations !== undefined && !Number.isInteger(maxInvocations)) throw new ModelSpecError('--max-invocations must be a whole number');
@@ -74,6 +83,7 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
       costLimitUsd: positiveNumber('cost-limit', values['cost-limit']),
       timeoutMs: (positiveNumber('timeout', values.timeout) ?? 600) * 1000,
       breaker,
+      abortSignal: interrupt.signal,
       onProgress: (event) => {
         const line = progressLine(event, state);
         if (line) print(line);
@@ -84,7 +94,20 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
     return 2;
   }
   print(`Running on ${label} in ${resolve(values.dir)}`);
-  const result = await agent.run(task);
+  // First Ctrl-C: abort the run (the shell tool kills the running command's process
+  // group) and report; a second one leaves at once.
+  const onInterrupt = (): void => {
+    if (interrupt.signal.aborted) process.exit(EXIT_CODES.interrupted);
+    io.stderr.write('\nInterrupted: stopping the agent and its running command (Ctrl-C again to quit at once).\n');
+    interrupt.abort(new Error('interrupted by the user (Ctrl-C)'));
+  };
+  process.on('SIGINT', onInterrupt);
+  let result;
+  try {
+    result = await agent.run(task);
+  } finally {
+    process.off('SIGINT', onInterrupt);
+  }
   if (values.json) {
     io.stdout.write(
       `${JSON.stringify({
@@ -103,5 +126,6 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
   } else {
     io.stdout.write(`\n${summaryLines(result, label).join('\n')}\n`);
   }
-  return result.status === 'completed' ? 0 : 1;
+  if (interrupt.signal.aborted) return EXIT_CODES.interrupted;
+  return result.status === 'completed' ? EXIT_CODES.ok : EXIT_CODES.failure;
 }

@@ -50,27 +50,28 @@ async function runOnce(model: unknown, breaker: AgentBreaker | false, print: (li
  */
 export async function runDemo(io: CliIO): Promise<number> {
   const out = (line = ''): void => void io.stdout.write(`${line}\n`);
+  const note = (line = ''): void => void io.stderr.write(`${line}\n`);
   const real = hasModelConfiguration({ env: io.env });
   let server: ScriptedModelServer | undefined;
   let model: unknown;
   let label: string;
   if (real) {
-    const spec = resolveModelSpec({ env: io.env });
+    const spec = await resolveModelSpec({ env: io.env });
     model = spec.model;
     label = spec.label;
-    out(`Running the demo task on the real model ${label}.`);
+    note(`Running the demo task on the real model ${label}.`);
   } else {
     server = await new ScriptedModelServer({ script: scriptedDemoAgent, onExhausted: 'error' }).start();
     model = scriptedModel(server);
     label = 'scripted stand-in (local, no key)';
-    out('No model key found: running on the SCRIPTED STAND-IN model, a local fake that replays a realistic agent over HTTP.');
-    out('Set OPENAI_API_KEY (or GOVERNOR_BASE_URL and GOVERNOR_MODEL) to run a real model on the same task.');
+    note('No model key found: running on the SCRIPTED STAND-IN model, a local fake that replays a realistic agent over HTTP.');
+    note('Set OPENAI_API_KEY (or GOVERNOR_BASE_URL and GOVERNOR_MODEL) to run a real model on the same task.');
   }
   try {
-    out();
-    out(`Task: ${DEMO_TASK}`);
-    out();
-    const governed = await runOnce(model, new AgentBreaker(), out);
+    note();
+    note(`Task: ${DEMO_TASK}`);
+    note();
+    const governed = await runOnce(model, new AgentBreaker(), note);
     out();
     out('--- Summary: with the AgentBreaker ---');
     for (const line of summaryLines(governed, label)) out(line);

@@ -27,6 +27,8 @@ export interface ReplayIo {
   readonly stderr: ReplayOutputStream;
   /** Directory relative paths are resolved against. @default process.cwd() */
   readonly cwd?: string;
+  /** Read when the file is `-`. @default process.stdin */
+  readonly stdin?: NodeJS.ReadableStream;
 }
 
 /** Seams for tests and for embedding the command. */
@@ -46,6 +48,7 @@ export const REPLAY_USAGE = `Usage: governor replay FILE.jsonl [--json] [--confi
 
 Replays recorded agent trajectories (JSON Lines) through the AgentBreaker and
 shows where it would have intervened and what that would have saved.
+FILE - reads the trajectories from standard input.
 
   --json          one JSON object per trajectory, one per line, in input order
   --config FILE   JSON file with the breaker options (default: built-in defaults)
@@ -56,6 +59,9 @@ Exit codes: 0 file replayed (malformed lines are reported on stderr and
 skipped), 1 unexpected failure, 2 usage error.`;
 
 class UsageError extends Error {}
+
+/** The file name that means standard input. */
+const STDIN = '-';
 
 interface ParsedArgs {
   file: string;
@@ -186,7 +192,7 @@ export async function runReplayCommand(
   const stdout = new Output(io.stdout);
   const stderr = new Output(io.stderr);
   try {
-    return await replayCommand(argv, cwd, stdout, stderr, createBreaker, progressEvery);
+    return await replayCommand(argv, cwd, io.stdin ?? process.stdin, stdout, stderr, createBreaker, progressEvery);
   } catch (error) {
     // Output piped into a reader that stopped early (`| head`): not a failure of ours.
     if (error instanceof OutputClosedError) return error.code === 'EPIPE' ? 0 : 1;
@@ -201,6 +207,7 @@ export async function runReplayCommand(
 async function replayCommand(
   argv: readonly string[],
   cwd: string,
+  stdin: NodeJS.ReadableStream,
   stdout: Output,
   stderr: Output,
   createBreaker: (options: Record<string, unknown> | undefined) => ReplayableBreaker,
@@ -214,15 +221,17 @@ async function replayCommand(
       await stdout.write(`${REPLAY_USAGE}\n`);
       return 0;
     }
-    const file = path.resolve(cwd, args.file);
-    let stat;
-    try {
-      stat = await fs.stat(file);
-    } catch (error) {
-      throw new UsageError(`cannot read ${args.file}: ${describeFsError(error)}`);
+    if (args.file !== STDIN) {
+      const file = path.resolve(cwd, args.file);
+      let stat;
+      try {
+        stat = await fs.stat(file);
+      } catch (error) {
+        throw new UsageError(`cannot read ${args.file}: ${describeFsError(error)}`);
+      }
+      if (!stat.isFile()) throw new UsageError(`cannot read ${args.file}: not a regular file`);
+      args.file = file;
     }
-    if (!stat.isFile()) throw new UsageError(`cannot read ${args.file}: not a regular file`);
-    args.file = file;
     if (args.config !== undefined) {
       options = await loadConfig(path.resolve(cwd, args.config));
       // Fail on bad options now, not once per trajectory.
@@ -245,7 +254,7 @@ async function replayCommand(
   let breakerFailures = 0;
   try {
     if (!args.json) await stdout.write(`${formatTableHeader()}\n`);
-    for await (const record of readTrajectories(args.file)) {
+    for await (const record of readTrajectories(args.file === STDIN ? stdin : args.file)) {
       if (isMalformedLine(record)) {
         summary.addMalformed();
         await stderr.write(`line ${record.lineNumber}: ${record.error}\n`);
@@ -270,7 +279,7 @@ async function replayCommand(
     }
   } catch (error) {
     if (error instanceof OutputClosedError) throw error;
-    await stderr.write(`governor replay: reading ${args.file} failed: ${describeFsError(error)}\n`);
+    await stderr.write(`governor replay: reading ${args.file === STDIN ? 'standard input' : args.file} failed: ${describeFsError(error)}\n`);
     return 1;
   }
 
@@ -279,7 +288,7 @@ async function replayCommand(
   if (args.html !== undefined) {
     const target = path.resolve(cwd, args.html);
     try {
-      await fs.writeFile(target, renderHtmlReport(built, { source: path.basename(args.file) }), 'utf8');
+      await fs.writeFile(target, renderHtmlReport(built, { source: args.file === STDIN ? 'standard input' : path.basename(args.file) }), 'utf8');
     } catch (error) {
       await stderr.write(`governor replay: cannot write --html ${args.html}: ${describeFsError(error)}\n`);
       return 1;

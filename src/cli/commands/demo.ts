@@ -1,0 +1,23 @@
+import { runDemo } from '../../demo/run-demo.ts';
+import type { CliCommand } from '../cli-command.ts';
+
+export const demoCommand: CliCommand = {
+  name: 'demo',
+  summary: 'run the main job: MiniAgent on a bundled task with the breaker (no key needed)',
+  usage: `Usage: governor demo
+
+Runs MiniAgent with the AgentBreaker on a small bundled bug-fix task, then the
+same agent under a plain step cap, and compares the two. Without a model key it
+runs on the scripted stand-in, a local fake model served over HTTP. With
+OPENAI_API_KEY, ANTHROPIC_API_KEY or GOVERNOR_BASE_URL + GOVERNOR_MODEL set it
+runs that model instead.
+
+Progress goes to stderr, the summaries to stdout.`,
+  async run(argv, io) {
+    if (argv.length > 0) {
+      io.stderr.write(`governor demo: takes no arguments, got: ${argv.join(' ')}\n`);
+      return 2;
+    }
+    return runDemo(io);
+  },
+};
