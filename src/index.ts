@@ -1,3 +1,6 @@
+// First: an unsupported Node fails here with one clear line.
+import './runtime/assert-supported-node.ts';
+
 // Chat client and advisor chain
 export { ChatClient, ChatClientBuilder, ChatClientRequestSpec, CallResponseSpec, StreamResponseSpec, AdvisorSpec, InvalidRequestError } from './chat/chat-client.ts';
 export { AdvisorOrder, type Advisor, type AdvisorChain } from './chat/advisor.ts';
@@ -35,6 +38,7 @@ export { redactSecrets, redactValue } from './advisors/redact.ts';
 // Errors
 export { GovernorError, InvalidOptionError } from './errors/governor-error.ts';
 export { MissingDependencyError } from './errors/missing-dependency-error.ts';
+export { UnsupportedRuntimeError } from './errors/unsupported-runtime-error.ts';
 
 // Retrieval
 export * from './rag/index.ts';

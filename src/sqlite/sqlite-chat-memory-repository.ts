@@ -1,4 +1,5 @@
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { StatementSync } from 'node:sqlite';
+import { DatabaseSync } from './sqlite-module.ts';
 import type { ModelMessage } from 'ai';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { ChatMemoryStoreError } from '../memory/chat-memory-errors.ts';

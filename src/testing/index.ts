@@ -4,6 +4,8 @@
  *
  * @module
  */
+// First: an unsupported Node fails here with one clear line.
+import '../runtime/assert-supported-node.ts';
 export { ScriptedModelServer } from './scripted-model-server.ts';
 export type {
   OnExhausted,
