@@ -1,0 +1,230 @@
+/**
+ * The package as a user installs it. Packs the tarball, installs it into a
+ * fresh temporary project with only `ai` and `zod` (an `ai` 7 release other
+ * than the one this repository locks), and on Node 22 (the `node@22` npm
+ * package, installed into a temporary directory) and on this Node 24:
+ * imports every export subpath (ESM, and the main entry from CommonJS), and
+ * runs `governor --version`, `--help`, `demo`, `replay` on a corpus and
+ * `run --base-url` against a ScriptedModelServer. Then adds the optional
+ * peers (pg, redis, @types/pg, @ai-sdk/openai), imports the store subpaths
+ * again and type-checks the README's example with `moduleResolution:
+ * nodenext`.
+ *
+ * Usage: node scripts/test-package.ts [--corpus FILE.jsonl] [--ai VERSION] [--keep]
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ScriptedModelServer } from '../src/testing/index.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const { values: flags } = parseArgs({
+  options: {
+    corpus: { type: 'string', default: resolve(ROOT, '../shared/corpus/real-dev.jsonl') },
+    // Not the lockfile's ai: the install must work with the user's own 7.x.
+    ai: { type: 'string', default: '7.0.150' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const started = performance.now();
+
+interface Outcome {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a program to its end; never throws for a non-zero exit (the caller checks). */
+function exec(file: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Outcome> {
+  return new Promise((done) => {
+    execFile(
+      file,
+      args,
+      { cwd: options.cwd ?? ROOT, env: options.env ?? process.env, timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        done({ code, stdout, stderr: error && typeof error.code !== 'number' ? `${stderr}${error.message}` : stderr });
+      },
+    );
+  });
+}
+
+class CheckFailed extends Error {}
+
+function check(condition: unknown, what: string, outcome?: Outcome): asserts condition {
+  if (condition) return;
+  const detail = outcome ? `\n  exit ${outcome.code}\n  stdout: ${outcome.stdout.slice(-2000)}\n  stderr: ${outcome.stderr.slice(-2000)}` : '';
+  throw new CheckFailed(`${what}${detail}`);
+}
+
+function ok(line: string): void {
+  process.stdout.write(`ok  ${line}  (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
+}
+
+/** npm, run by the Node that runs this script (so the lockfile's Node 24 in CI). */
+async function npm(args: readonly string[], cwd: string): Promise<Outcome> {
+  const outcome = await exec('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, timeoutMs: 180_000 });
+  check(outcome.code === 0, `npm ${args.join(' ')} failed`, outcome);
+  return outcome;
+}
+
+async function packTarball(into: string): Promise<string> {
+  const { stdout } = await npm(['pack', '--json', '--pack-destination', into], ROOT);
+  const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as [{ filename: string; files: { path: string }[] }];
+  const paths = packed.files.map((f) => f.path);
+  const stray = paths.filter((p) => /\.test\.|test-support\/|\/examples\/|\.map$|^src\//.test(p));
+  check(stray.length === 0, `the tarball contains files a user must not get: ${stray.join(', ')}`);
+  for (const needed of ['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/bin.js']) {
+    check(paths.includes(needed), `the tarball lacks ${needed}`);
+  }
+  const dangling = paths.filter((p) => p.endsWith('.js') && readFileSync(join(ROOT, p), 'utf8').includes('sourceMappingURL'));
+  check(dangling.length === 0, `shipped files point at source maps: ${dangling.slice(0, 5).join(', ')}`);
+  ok(`npm pack: ${packed.filename}, ${paths.length} files, no tests, no maps`);
+  return join(into, packed.filename);
+}
+
+async function installNode22(into: string): Promise<string> {
+  mkdirSync(into, { recursive: true });
+  // The node package puts the binary in place from its install script.
+  writeFileSync(join(into, 'package.json'), JSON.stringify({ name: 'node22', private: true, allowScripts: { node: true } }));
+  await npm(['install', '--no-package-lock', 'node@22'], into);
+  const binary = join(into, 'node_modules', 'node', 'bin', 'node');
+  const version = await exec(binary, ['--version']);
+  check(version.code === 0 && version.stdout.startsWith('v22.'), 'node@22 did not install a working Node 22', version);
+  ok(`node@22 from npm: ${version.stdout.trim()}`);
+  return binary;
+}
+
+const SUBPATHS = ['agent-governor', 'agent-governor/testing', 'agent-governor/sqlite'] as const;
+const OPTIONAL = { 'agent-governor/postgres': 'pg', 'agent-governor/redis': 'redis' } as const;
+
+/** Every check that needs only `npm install agent-governor ai zod`, on one Node. */
+async function checkRuntime(node: string, project: string, corpus: string, baseURL: string): Promise<void> {
+  const label = (await exec(node, ['--version'])).stdout.trim();
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`, NO_COLOR: '1' };
+  for (const key of Object.keys(env)) if (/^(OPENAI|ANTHROPIC|GOVERNOR)_/.test(key)) delete env[key];
+  const run = (args: readonly string[], timeoutMs?: number): Promise<Outcome> => exec(node, args, { cwd: project, env, ...(timeoutMs ? { timeoutMs } : {}) });
+
+  for (const subpath of SUBPATHS) {
+    const imported = await run(['--input-type=module', '-e', `const m = await import('${subpath}'); console.log(Object.keys(m).length);`]);
+    check(imported.code === 0 && Number(imported.stdout) > 0 && imported.stderr === '', `${label}: import '${subpath}'`, imported);
+  }
+  for (const [subpath, pkg] of Object.entries(OPTIONAL)) {
+    const imported = await run([
+      '--input-type=module',
+      '-e',
+      `import { MissingDependencyError } from 'agent-governor';
+       try { await import('${subpath}'); console.log('loaded'); }
+       catch (e) { console.log(MissingDependencyError.isInstance(e) ? e.packageName + ': ' + e.message : 'other: ' + e); }`,
+    ]);
+    check(imported.code === 0 && imported.stdout.startsWith(`${pkg}: `) && imported.stdout.includes(`npm install ${pkg}`), `${label}: import '${subpath}' without ${pkg} names the package`, imported);
+  }
+  const required = await run(['--input-type=commonjs', '-e', `const m = require('agent-governor'); if (typeof m.ChatClient !== 'function' || typeof m.AgentBreaker !== 'function') process.exit(3);`]);
+  check(required.code === 0, `${label}: require('agent-governor') from CommonJS`, required);
+  ok(`${label}: import of every subpath (ESM), require() of the main entry, typed errors for missing pg/redis`);
+
+  const governor = join(project, 'node_modules', '.bin', 'governor');
+  const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+  const versionOut = await exec(governor, ['--version'], { cwd: project, env });
+  check(versionOut.code === 0 && versionOut.stdout === `${version}\n`, `${label}: governor --version`, versionOut);
+  const help = await exec(governor, ['--help'], { cwd: project, env });
+  check(help.code === 0 && /Commands:/.test(help.stdout) && /Exit codes:/.test(help.stdout), `${label}: governor --help`, help);
+  const demo = await exec(governor, ['demo'], { cwd: project, env });
+  check(demo.code === 0 && /Summary: with the AgentBreaker/.test(demo.stdout) && /breaker (steer|block)/.test(demo.stderr), `${label}: governor demo`, demo);
+  const replay = await exec(governor, ['replay', corpus, '--json'], { cwd: project, env });
+  const rows = replay.stdout.trim().split('\n').filter(Boolean);
+  check(replay.code === 0 && rows.length > 0 && rows.every((r) => r.startsWith('{')), `${label}: governor replay ${corpus}`, replay);
+  const dir = mkdtempSync(join(tmpdir(), 'governor-package-run-'));
+  try {
+    const result = await exec(governor, ['run', 'Write a greeting file', '--dir', dir, '--base-url', baseURL, '--model', 'scripted-stand-in', '--json'], { cwd: project, env });
+    check(result.code === 0, `${label}: governor run --base-url`, result);
+    const parsed = JSON.parse(result.stdout) as { status: string; toolCalls: number };
+    check(parsed.status === 'completed' && parsed.toolCalls === 2 && readFileSync(join(dir, 'greeting.txt'), 'utf8') === 'hello\n', `${label}: governor run did the task`, result);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  ok(`${label}: governor --version, --help, demo, replay (${rows.length} trajectories), run --base-url`);
+}
+
+/** The README's "Example" section, as the first TypeScript block after that heading. */
+function readmeExample(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Example'));
+  const match = /```ts\n([\s\S]*?)```/.exec(section);
+  check(match?.[1], 'README.md has no ```ts block under "## Example"');
+  return match[1];
+}
+
+async function typeCheckExample(project: string): Promise<void> {
+  writeFileSync(join(project, 'example.ts'), `${readmeExample()}\nexport {};\n`);
+  writeFileSync(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'es2022',
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        strict: true,
+        noEmit: true,
+        // As users must: ai's own declarations need @types/json-schema, which it does not install.
+        skipLibCheck: true,
+        types: ['node'],
+        // @types/node from this repository: the user's project has its own.
+        typeRoots: [join(ROOT, 'node_modules', '@types')],
+      },
+      files: ['example.ts'],
+    }),
+  );
+  const tsc = await exec(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], { cwd: project });
+  check(tsc.code === 0, 'the README example does not type-check against the installed package', tsc);
+  ok(`README example type-checks (nodenext, ai@${flags.ai})`);
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'governor-package-'));
+  const server = await new ScriptedModelServer({
+    script: (_request, index) =>
+      index % 2 === 0
+        ? { toolCalls: [{ name: 'shell', arguments: { command: 'echo hello > greeting.txt && cat greeting.txt' } }] }
+        : { toolCalls: [{ name: 'submit', arguments: { summary: 'wrote greeting.txt' } }] },
+  }).start();
+  try {
+    let corpus = resolve(flags.corpus);
+    if (!existsSync(corpus)) {
+      corpus = join(ROOT, 'bench', 'corpus', 'coding.jsonl');
+      process.stdout.write(`(no ${flags.corpus}: replaying ${corpus} instead)\n`);
+    }
+    const [tarball, node22] = await Promise.all([packTarball(work), installNode22(join(work, 'node22'))]);
+    const project = join(work, 'project');
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'governor-user', private: true, type: 'module' }));
+    await npm(['install', tarball, `ai@${flags.ai}`, 'zod@4'], project);
+    ok(`npm install agent-governor ai@${flags.ai} zod@4`);
+
+    for (const node of [node22, process.execPath]) await checkRuntime(node, project, corpus, server.baseURL);
+
+    await npm(['install', 'pg', 'redis', '@types/pg', '@ai-sdk/openai@4'], project);
+    for (const node of [node22, process.execPath]) {
+      for (const subpath of Object.keys(OPTIONAL)) {
+        const imported = await exec(node, ['--input-type=module', '-e', `await import('${subpath}');`], { cwd: project });
+        check(imported.code === 0 && imported.stderr === '', `import '${subpath}' with its peer installed`, imported);
+      }
+    }
+    ok('with pg and redis installed, agent-governor/postgres and /redis import on Node 22 and 24');
+    await typeCheckExample(project);
+  } finally {
+    await server.close();
+    if (flags.keep) process.stdout.write(`kept ${work}\n`);
+    else rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.stdout.write(`package test passed in ${((performance.now() - started) / 1000).toFixed(1)} s\n`),
+  (error: unknown) => {
+    process.stderr.write(`package test FAILED: ${error instanceof CheckFailed ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);
