@@ -3,7 +3,8 @@
  * fresh temporary project with only `ai` and `zod` (an `ai` 7 release other
  * than the one this repository locks), and on Node 22 (the `node@22` npm
  * package, installed into a temporary directory) and on this Node 24:
- * imports every export subpath (ESM, and the main entry from CommonJS), and
+ * checks the tarball with publint and @arethetypeswrong/cli, imports every
+ * export subpath (ESM, and the main entry from CommonJS), and
  * runs `governor --version`, `--help`, `demo`, `replay` on a corpus and
  * `run --base-url` against a ScriptedModelServer. Then adds the optional
  * peers (pg, redis, @types/pg, @ai-sdk/openai), imports the store subpaths
@@ -82,7 +83,15 @@ async function packTarball(into: string): Promise<string> {
   const dangling = paths.filter((p) => p.endsWith('.js') && readFileSync(join(ROOT, p), 'utf8').includes('sourceMappingURL'));
   check(dangling.length === 0, `shipped files point at source maps: ${dangling.slice(0, 5).join(', ')}`);
   ok(`npm pack: ${packed.filename}, ${paths.length} files, no tests, no maps`);
-  return join(into, packed.filename);
+  const tarball = join(into, packed.filename);
+  const bin = (name: string): string => join(ROOT, 'node_modules', '.bin', name);
+  const publint = await exec(bin('publint'), ['run', tarball, '--strict']);
+  check(publint.code === 0, 'publint found problems in the package', publint);
+  // ESM-only by design (CommonJS reaches the main entry through require(esm)), so node10 and CJS-resolution are not asked for.
+  const attw = await exec(bin('attw'), [tarball, '--profile', 'esm-only']);
+  check(attw.code === 0, '@arethetypeswrong/cli found problems in the types', attw);
+  ok('publint --strict and @arethetypeswrong/cli (esm-only) pass');
+  return tarball;
 }
 
 async function installNode22(into: string): Promise<string> {
