@@ -288,7 +288,7 @@ async function runSession(
     const { check, event } = steps[i]!;
     const tripsBefore = roundTrips?.() ?? 0;
     const start = process.hrtime.bigint();
-    let decision;
+    let decision: Awaited<ReturnType<AgentBreaker['observe']>> | undefined;
     if (check === 'model') decision = await breaker.checkModelCall(sessionId);
     else if (check === 'tool' && event.kind === 'tool_call') decision = await breaker.checkToolCall(sessionId, { tool: event.tool, args: event.args });
     if (decision === undefined || decision.action === 'allow') decision = await breaker.observe(sessionId, event);

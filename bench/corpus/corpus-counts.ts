@@ -21,7 +21,9 @@ export function renderCounts(files: readonly CorpusFile[]): string {
     totals.n += f.trajectories.length;
     totals.stuck += stuck.length;
     totals.productive += f.trajectories.length - stuck.length;
-    CATEGORIES.forEach((c, i) => totals.cats.set(c, (totals.cats.get(c) ?? 0) + (cats[i] as number)));
+    CATEGORIES.forEach((c, i) => {
+      totals.cats.set(c, (totals.cats.get(c) ?? 0) + (cats[i] as number));
+    });
     lines.push(`| ${f.name} | ${f.trajectories.length} | ${f.trajectories.length - stuck.length} | ${stuck.length} | ${cats.join(' | ')} |`);
   }
   lines.push(`| **total** | **${totals.n}** | **${totals.productive}** | **${totals.stuck}** (${Math.round((100 * totals.stuck) / Math.max(1, totals.n))}%) | ${CATEGORIES.map((c) => `**${totals.cats.get(c) ?? 0}**`).join(' | ')} |`);

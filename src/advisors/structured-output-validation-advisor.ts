@@ -59,7 +59,7 @@ export class StructuredOutputValidationAdvisor implements Advisor {
     const output = await this.#outputSchema(request);
     if (output === undefined) return chain.nextCall(request);
     let current = this.#withFormat(request, output);
-    let usage;
+    let usage: ChatResponse['totalUsage'] | undefined;
     let rounds = 0;
     for (let attempt = 1; ; attempt++) {
       const result = await chain.copy(this).nextCall(current);

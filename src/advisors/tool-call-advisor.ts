@@ -161,7 +161,7 @@ class ToolLoop {
     if (response.toolCalls.length === 0) return this.#final(response, response.text);
 
     const outcomes = await this.#execute(response.toolCalls, this.#messagesBefore(roundMessages));
-    outcomes.forEach((o) => onOutcome?.(o));
+    for (const o of outcomes) onOutcome?.(o);
     this.#added.push(toolResultMessage(outcomes));
     if (outcomes.every((o) => o.returnDirect)) {
       const text = outcomes.map((o) => (typeof o.output === 'string' ? o.output : JSON.stringify(o.output))).join('\n');

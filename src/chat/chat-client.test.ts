@@ -148,7 +148,10 @@ describe('ChatClient', () => {
 
   test('advisors are sorted by order and ties keep registration order', async () => {
     const trail: string[] = [];
-    const mk = (name: string, order: number) => beforeAfterAdvisor({ name, order, before: (r) => (trail.push(name), r) });
+    const mk = (name: string, order: number) => beforeAfterAdvisor({ name, order, before: (r) => {
+        trail.push(name);
+        return r;
+      } });
     const client = ChatClient.builder(mockModel([{ text: 'ok' }])).defaultAdvisors(mk('b', 5), mk('a', 1), mk('c', 5), mk('d', 5)).build();
     await client.prompt('x').call().content();
     assert.deepEqual(trail, ['a', 'b', 'c', 'd']);

@@ -43,7 +43,9 @@ async function governor(args: string[], env: NodeJS.ProcessEnv): Promise<{ code:
 
 describe('governor CLI', () => {
   const dirs: string[] = [];
-  after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  after(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
 
   test('the main job (npm start) runs on the stand-in without a key, the breaker steps in, and it prints the summary', async () => {
     const { code, stdout, stderr } = await governor(['demo'], cleanEnv());

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
+import type { AgentLoopResult } from '../harness/agent-loop.ts';
 import { EXIT_CODES } from './cli-command.ts';
 import { MiniAgent } from '../harness/mini-agent.ts';
 import { ModelSpecError, resolveModelSpec } from './model-spec.ts';
@@ -29,25 +30,30 @@ function positiveNumber(name: string, value: string | undefined): number | undef
   return number;
 }
 
+/** Parses the arguments of `governor run`; throws on an unknown or malformed option. */
+function parseRunArgs(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      dir: { type: 'string', default: '.' },
+      model: { type: 'string' },
+      'base-url': { type: 'string' },
+      'max-invocations': { type: 'string', default: '20' },
+      'cost-limit': { type: 'string' },
+      timeout: { type: 'string', default: '600' },
+      'no-breaker': { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+}
+
 /** `governor run`: returns the process exit code (0 completed, 1 any other end, 2 usage error, 130 interrupted). */
 export async function runRunCommand(argv: readonly string[], io: CliIO): Promise<number> {
-  let parsed;
+  let parsed: ReturnType<typeof parseRunArgs>;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        dir: { type: 'string', default: '.' },
-        model: { type: 'string' },
-        'base-url': { type: 'string' },
-        'max-invocations': { type: 'string', default: '20' },
-        'cost-limit': { type: 'string' },
-        timeout: { type: 'string', default: '600' },
-        'no-breaker': { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
+    parsed = parseRunArgs(argv);
   } catch (error) {
     io.stderr.write(`${(error as Error).message}\n\n${RUN_USAGE}\n`);
     return 2;
@@ -102,7 +108,7 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
     interrupt.abort(new Error('interrupted by the user (Ctrl-C)'));
   };
   process.on('SIGINT', onInterrupt);
-  let result;
+  let result: AgentLoopResult;
   try {
     result = await agent.run(task);
   } finally {

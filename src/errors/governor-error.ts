@@ -36,6 +36,7 @@ export class GovernorError extends Error {
   static isInstance<T extends ErrorClass>(this: T, error: unknown): error is InstanceType<T> {
     if (typeof error !== 'object' || error === null) return false;
     const lineage = (error as { [MARKER]?: unknown })[MARKER];
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass isInstance is called on, by design.
     return Array.isArray(lineage) && lineage.includes(this.name);
   }
 }

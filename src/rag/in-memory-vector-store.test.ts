@@ -25,7 +25,7 @@ describe('InMemoryVectorStore', () => {
     metadata.tags.push('mutated');
     const [first] = await store.similaritySearch({ query: 'north' });
     assert.deepEqual(first?.metadata, { tags: ['a'] });
-    (first?.metadata['tags'] as string[]).push('again');
+    (first!.metadata['tags'] as string[]).push('again');
     const [second] = await store.similaritySearch({ query: 'north' });
     assert.deepEqual(second?.metadata, { tags: ['a'] });
   });

@@ -225,6 +225,8 @@ function parseField(path: string[], condition: unknown, where: string): FieldTes
           throw new InvalidMetadataFilterError(at, `expected a number or a string, got ${describe(operand)}`);
         }
         return { kind: 'field', path, op, operand: checkScalar(operand, at) as FilterRangeOperand };
+      default:
+        return op satisfies never;
     }
   });
 }

@@ -223,7 +223,7 @@ async function replayCommand(
     }
     if (args.file !== STDIN) {
       const file = path.resolve(cwd, args.file);
-      let stat;
+      let stat: Awaited<ReturnType<typeof fs.stat>>;
       try {
         stat = await fs.stat(file);
       } catch (error) {
@@ -260,7 +260,7 @@ async function replayCommand(
         await stderr.write(`line ${record.lineNumber}: ${record.error}\n`);
         continue;
       }
-      let result;
+      let result: Awaited<ReturnType<typeof replayTrajectory>>;
       try {
         result = await replayTrajectory(createBreaker(options), record.trajectory, `replay-${record.lineNumber}`);
       } catch (error) {

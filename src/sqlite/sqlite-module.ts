@@ -12,7 +12,7 @@ async function loadSqlite(): Promise<typeof NodeSqlite> {
     const text = typeof warning === 'string' ? warning : warning.message;
     const type = typeof rest[0] === 'string' ? rest[0] : (rest[0] as { type?: string } | undefined)?.type;
     if ((type === 'ExperimentalWarning' || (warning as Error).name === 'ExperimentalWarning') && /SQLite/i.test(text)) return;
-    return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
   } as typeof process.emitWarning;
   try {
     return await import('node:sqlite');

@@ -79,7 +79,9 @@ export function resolveServerOptions(options: ScriptedModelServerOptions): Resol
   if (!Array.isArray(script)) {
     throw new InvalidOptionError('script', 'must be an array of scripted turns or a function returning one');
   }
-  script.forEach((turn: unknown, i) => validateScriptedTurn(turn, `script[${i}]`));
+  script.forEach((turn: unknown, i) => {
+    validateScriptedTurn(turn, `script[${i}]`);
+  });
   if (script.length === 0 && onExhausted === 'repeat-last') {
     throw new InvalidOptionError('script', "needs at least one turn when onExhausted is 'repeat-last'");
   }

@@ -134,7 +134,9 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
       h.model().call('find_user_id_by_email', { email: 'ana.lopez1187@example.com' }, 'ana_lopez_1187');
       const ids = ['#W2611340', '#W4817420', '#W5061109', '#W6779827', '#W7303089', '#W8331214', '#W9050131', '#W9932216'];
       const items = ['Desk Lamp', 'Backpack', 'Tablet', 'Water Bottle', 'Running Shoes', 'Electric Kettle', 'Gaming Mouse', 'Action Camera'];
-      ids.forEach((id, i) => h.model(i === 0 ? 'Let me check each order.' : '').call('get_order_details', { order_id: id }, order(id, i % 3 === 0 ? 'pending' : 'delivered', items[i] as string)));
+      ids.forEach((id, i) => {
+        h.model(i === 0 ? 'Let me check each order.' : '').call('get_order_details', { order_id: id }, order(id, i % 3 === 0 ? 'pending' : 'delivered', items[i] as string));
+      });
       h.model('Pending: #W2611340 (Desk Lamp), #W6779827 (Water Bottle), #W9050131 (Gaming Mouse). The others are delivered.');
     },
   },
@@ -154,7 +156,9 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
         ['Deprecated the legacy sync API.', 'Die alte Sync-API ist veraltet.'],
         ['Improved accessibility of dialogs.', 'Verbesserte Barrierefreiheit von Dialogen.'],
       ] as const;
-      chunks.forEach(([en, de], i) => h.model(i === 0 ? 'Sending chunk by chunk.' : '').delegation('translator', `Translate into German (chunk ${i + 1}/6): ${en}`, de));
+      chunks.forEach(([en, de], i) => {
+        h.model(i === 0 ? 'Sending chunk by chunk.' : '').delegation('translator', `Translate into German (chunk ${i + 1}/6): ${en}`, de);
+      });
       h.model(chunks.map(([, de]) => `- ${de}`).join('\n'));
     },
   },
@@ -303,7 +307,9 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
     note: 'the model says "Let me check the next order." 5x, each time before a different order id',
     steps: (h) => {
       h.user('Which of my orders can I still cancel?');
-      ['#W1100231', '#W2290117', '#W3356410', '#W4471908', '#W5520033'].forEach((id, i) => h.model('Let me check the next order.').call('get_order_details', { order_id: id }, order(id, i === 2 ? 'pending' : 'processed', 'Backpack')));
+      ['#W1100231', '#W2290117', '#W3356410', '#W4471908', '#W5520033'].forEach((id, i) => {
+        h.model('Let me check the next order.').call('get_order_details', { order_id: id }, order(id, i === 2 ? 'pending' : 'processed', 'Backpack'));
+      });
       h.model('Only #W3356410 is still pending and can be cancelled.');
     },
   },

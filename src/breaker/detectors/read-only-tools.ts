@@ -11,7 +11,7 @@ export function readOnlyMatcher(entries: readonly string[]): (tool: string) => b
   for (const entry of entries) {
     const folded = foldKey(entry);
     if (folded.includes('*')) {
-      globs.push(new RegExp(`^${folded.split('*').map(escape).join('.*')}$`));
+      globs.push(new RegExp(`^${folded.split('*').map(escapeRegExp).join('.*')}$`));
     } else verbs.add(folded);
   }
   const cache = new Map<string, boolean>();
@@ -30,6 +30,6 @@ export function readOnlyMatcher(entries: readonly string[]): (tool: string) => b
   };
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -71,7 +71,7 @@ export function commandJudge(command: string, options: CommandJudgeOptions = {})
       if (cwd === undefined || (!path.isAbsolute(cwd) && base === undefined)) {
         return { judge: name, status: 'abstain', reasoning: 'No working directory to run the command in.' };
       }
-      let outcome;
+      let outcome: Awaited<ReturnType<typeof runCommand>>;
       try {
         outcome = await runCommand(command, {
           cwd,

@@ -23,13 +23,19 @@ export function maDelegationItems(ctx: ScenarioContext): CorpusTrajectory {
   const calls: number[] = [];
   if (kind === 'translate-chunks') {
     const chunks = rng.sample(SENTENCES, rng.int(4, 8));
-    chunks.forEach((s, i) => calls.push(crew.ask('translator', `Translate chunk ${i + 1}/${chunks.length} into ${LANGUAGE_NAMES[lang]}: "${s.en}"`, s.translations[lang], { say: i === 0 ? 'I will send the section chunk by chunk.' : rng.pick(['', `Chunk ${i + 1}.`]) })));
+    chunks.forEach((s, i) => {
+      calls.push(crew.ask('translator', `Translate chunk ${i + 1}/${chunks.length} into ${LANGUAGE_NAMES[lang]}: "${s.en}"`, s.translations[lang], { say: i === 0 ? 'I will send the section chunk by chunk.' : rng.pick(['', `Chunk ${i + 1}.`]) }));
+    });
     b.model(chunks.map((s) => s.translations[lang]).join('\n'));
   } else if (kind === 'review-files') {
-    files.forEach((f, i) => calls.push(crew.ask('code_reviewer', `Review ${f} for bugs and security issues.`, `Review of ${f}:\n${rng.sample(REVIEW_FINDINGS, rng.int(0, 3)).map((x, j) => `${j + 1}. ${x} (line ${rng.int(5, 200)})`).join('\n') || 'No issues found.'}`, { say: i === 0 ? 'Sending each changed file to the reviewer.' : '' })));
+    files.forEach((f, i) => {
+      calls.push(crew.ask('code_reviewer', `Review ${f} for bugs and security issues.`, `Review of ${f}:\n${rng.sample(REVIEW_FINDINGS, rng.int(0, 3)).map((x, j) => `${j + 1}. ${x} (line ${rng.int(5, 200)})`).join('\n') || 'No issues found.'}`, { say: i === 0 ? 'Sending each changed file to the reviewer.' : '' }));
+    });
     b.model(`Blocking issues found in ${rng.int(1, files.length)} of ${files.length} files; details above.`);
   } else if (kind === 'company-briefs') {
-    firms.forEach((f, i) => calls.push(crew.ask('research_agent', `Find HQ, sector, 2023 revenue, headcount and CEO of ${f.name}.`, `${f.name}: HQ ${f.hq}; sector ${f.sector}; revenue ${f.revenue}; ~${f.employees} employees; CEO ${f.ceo}.`, { say: i === 0 ? 'Researching each company.' : '' })));
+    firms.forEach((f, i) => {
+      calls.push(crew.ask('research_agent', `Find HQ, sector, 2023 revenue, headcount and CEO of ${f.name}.`, `${f.name}: HQ ${f.hq}; sector ${f.sector}; revenue ${f.revenue}; ~${f.employees} employees; CEO ${f.ceo}.`, { say: i === 0 ? 'Researching each company.' : '' }));
+    });
     b.model(`| Company | HQ | Revenue | Employees |\n|---|---|---|---|\n${firms.map((f) => `| ${f.name} | ${f.hq} | ${f.revenue} | ${f.employees} |`).join('\n')}`);
   } else {
     const input = `Review ${files[0]} and list the issues you find.`;
