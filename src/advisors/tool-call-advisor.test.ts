@@ -110,7 +110,7 @@ describe('ToolCallAdvisor', () => {
     let ran = false;
     const rm = tool({ inputSchema: z.object({ path: z.string() }), execute: async () => { ran = true; return 'deleted'; } });
     const model = mockModel([{ toolCalls: [{ name: 'rm', input: { path: '/' } }] }, { text: 'ok' }]);
-    const approve = (call: { toolName: string; input: unknown }, ctx: GovernorToolContext) => ({ approved: false, reason: `no deletes in ${ctx.conversationId}` });
+    const approve = (_call: { toolName: string; input: unknown }, ctx: GovernorToolContext) => ({ approved: false, reason: `no deletes in ${ctx.conversationId}` });
     const client = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor({ approve })).defaultTools({ rm }).build();
     await client.prompt('go').advisors((a) => a.param(CONVERSATION_ID, 'c-1')).call().content();
     assert.equal(ran, false);

@@ -85,7 +85,7 @@ export function observeToolCall(info: ToolCallInfo, details: ToolCallDetails): T
   let done = false;
   const finish = (outcome: 'success' | 'error', durationMs: number, error?: unknown): void => {
     try {
-      if (span !== undefined && span.isRecording()) span.setAttribute(A.ATTR_TOOL_OUTCOME, outcome);
+      if (span?.isRecording()) span.setAttribute(A.ATTR_TOOL_OUTCOME, outcome);
       endSpan(span, outcome === 'error', error);
       if (telemetry.enabled) recordToolMetrics(info.toolName, outcome, durationMs, error);
     } catch {

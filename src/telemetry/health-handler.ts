@@ -49,7 +49,7 @@ async function answer(method: string | undefined, report: () => Promise<HealthRe
 export function healthHandler(source: HealthOptions | (() => Promise<HealthReport>)): HealthHandler {
   if (typeof source !== 'function') validateHealthOptions(source);
   const report = typeof source === 'function' ? source : () => health(source);
-  async function handle(request: Request | IncomingMessage, response?: ServerResponse): Promise<Response | void> {
+  async function handle(request: Request | IncomingMessage, response?: ServerResponse): Promise<Response | undefined> {
     const { status, headers, body } = await answer(request.method?.toUpperCase(), report);
     if (isNodeResponse(response)) {
       response.writeHead(status, headers);

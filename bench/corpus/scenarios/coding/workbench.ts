@@ -53,7 +53,7 @@ export class Workbench {
 
   /** 1-based line of the issue's buggy line. */
   get bugLine(): number {
-    const index = fileLines(this.repo, this.issue.file).findIndex((l) => l === this.issue.badLine);
+    const index = fileLines(this.repo, this.issue.file).indexOf(this.issue.badLine);
     return index < 0 ? 1 : index + 1;
   }
 
