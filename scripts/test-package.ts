@@ -151,10 +151,15 @@ async function checkRuntime(node: string, project: string, corpus: string, baseU
     check(result.code === 0, `${label}: governor run --base-url`, result);
     const parsed = JSON.parse(result.stdout) as { status: string; toolCalls: number };
     check(parsed.status === 'completed' && parsed.toolCalls === 2 && readFileSync(join(dir, 'greeting.txt'), 'utf8') === 'hello\n', `${label}: governor run did the task`, result);
+    const missing = await exec(governor, ['run', 'task', '--dir', dir, '--model', 'anthropic:claude-sonnet-4-5'], {
+      cwd: project,
+      env: { ...env, ANTHROPIC_API_KEY: 'not-a-real-key' },
+    });
+    check(missing.code === 2 && missing.stderr.includes('npm install @ai-sdk/anthropic'), `${label}: governor run --model anthropic:… names the package to install`, missing);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  ok(`${label}: governor --version, --help, demo, replay (${rows.length} trajectories), run --base-url`);
+  ok(`${label}: governor --version, --help, demo, replay (${rows.length} trajectories), run --base-url; a missing provider is named`);
 }
 
 /** The README's "Example" section, as the first TypeScript block after that heading. */
