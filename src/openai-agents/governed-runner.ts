@@ -8,9 +8,11 @@ import {
   type ModelProvider,
   type ModelRequest,
   type ModelResponse,
+  type NonStreamRunOptions,
   type RunConfig,
   type RunResult,
   type StreamedRunResult,
+  type StreamRunOptions,
   type Tool,
   type ToolGuardrailFunctionOutput,
 } from '@openai/agents';
@@ -40,7 +42,6 @@ interface SessionSources {
 }
 
 type RunInput = string | AgentInputItem[];
-type RunOptions = NonNullable<Parameters<Runner['run']>[2]>;
 
 /** The Agents SDK side of a governed session. */
 export interface OpenAIAgentsBreaker {
@@ -51,14 +52,23 @@ export interface OpenAIAgentsBreaker {
    * is gated and recorded with its usage, handoffs are recorded as delegations,
    * and a stop rejects with the category's error (`ToolSpiralError`, …).
    */
-  run<TAgent extends Agent<any, any>>(agent: TAgent, input: RunInput, options?: RunOptions & { stream?: false }): Promise<RunResult<any, TAgent>>;
-  run<TAgent extends Agent<any, any>>(agent: TAgent, input: RunInput, options: RunOptions & { stream: true }): Promise<StreamedRunResult<any, TAgent>>;
+  run<TAgent extends Agent<any, any>, TContext = undefined>(
+    agent: TAgent,
+    input: RunInput,
+    options?: NonStreamRunOptions<TContext, TAgent>,
+  ): Promise<RunResult<TContext, TAgent>>;
+  run<TAgent extends Agent<any, any>, TContext = undefined>(
+    agent: TAgent,
+    input: RunInput,
+    options?: StreamRunOptions<TContext, TAgent>,
+  ): Promise<StreamedRunResult<TContext, TAgent>>;
   /**
    * The tools with the breaker's input guardrail (judges each call before it
    * runs: a blocked call is answered with the explanation instead of running)
    * and output guardrail (records the result; a steer is appended to it).
    * Tools other than function tools are returned unchanged.
    */
+  // The SDK's own signatures use Agent<any, any> / Tool<any>: its generics are invariant.
   tools<T extends readonly Tool<any>[]>(tools: T): T;
   /** A model governed like the ones the runner's provider hands out, for agents given a `Model` instance. */
   model(model: Model): Model;
@@ -210,10 +220,10 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     return randomUUID();
   };
 
-  async function run(agent: Agent<any, any>, input: RunInput, runOptions?: RunOptions): Promise<RunResult<any, any> | StreamedRunResult<any, any>> {
+  async function run(agent: Parameters<Runner['run']>[0], input: RunInput, runOptions?: NonStreamRunOptions<unknown>): Promise<unknown> {
     const session = new RunSession(breaker, await sessionIdFor(runOptions as SessionSources | undefined));
     return current.run(session, async () => {
-      const result = await runner.run(agent, input, runOptions as never);
+      const result: object = await runner.run(agent, input, runOptions);
       // A stop decided on the last tool step (e.g. toolUseBehavior 'stop_on_first_tool') has no next model turn to surface on.
       if (!('completed' in result)) {
         await session.settle();
@@ -223,5 +233,5 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     });
   }
 
-  return { runner, run: run as OpenAIAgentsBreaker['run'], tools, model };
+  return { runner, run: run as unknown as OpenAIAgentsBreaker['run'], tools, model };
 }
