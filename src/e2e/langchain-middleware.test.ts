@@ -7,11 +7,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent, tool } from 'langchain';
-import { MemorySaver } from '@langchain/langgraph';
 import { z } from 'zod';
 import { AgentBreaker, BudgetExceededError, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
 import { governorMiddleware } from '../langchain/index.ts';
-import { ScriptedModelServer, type RecordedRequest } from '../testing/index.ts';
+import { ScriptedModelServer, type RecordedRequest, type ScriptFunction } from '../testing/index.ts';
 
 const PROMPT = 'Is build b-17 done?';
 
@@ -79,5 +78,95 @@ describe('governorMiddleware on createAgent with ChatOpenAI', () => {
     assert.match(blocked, /^\[AgentBreaker\] This call was NOT executed\./);
     assert.deepEqual(escalations(events), ['tool_spiral:steer', 'tool_spiral:block', 'tool_spiral:stop']);
     assert.equal((await breaker.snapshot('lc-spiral')).state, 'OPEN');
+  });
+
+  test('reading different files and paging through new data runs to the end untouched', async () => {
+    const files = ['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/d.ts'];
+    const script: ScriptFunction = (_request, index) => {
+      if (index < files.length) return { toolCalls: [{ name: 'read_file', arguments: { path: files[index] } }], usage: { promptTokens: 300, completionTokens: 20 } };
+      if (index < files.length + 3) return { toolCalls: [{ name: 'list_orders', arguments: { page: index - files.length + 1 } }], usage: { promptTokens: 300, completionTokens: 20 } };
+      return { text: 'Four files read, three pages listed.', usage: { promptTokens: 300, completionTokens: 20 } };
+    };
+    await using server = await new ScriptedModelServer({ script }).start();
+    const { breaker, events } = recordingBreaker();
+    const ran: string[] = [];
+    const readFile = tool(
+      async ({ path }) => {
+        ran.push(path);
+        return `// ${path}\nexport const value = ${JSON.stringify(path)};`;
+      },
+      { name: 'read_file', description: 'Read a file', schema: z.object({ path: z.string() }) },
+    );
+    const listOrders = tool(
+      async ({ page }) => {
+        ran.push(`page ${page}`);
+        return JSON.stringify({ page, orders: [`o-${page * 2 - 1}`, `o-${page * 2}`], more: page < 3 });
+      },
+      { name: 'list_orders', description: 'One page of orders', schema: z.object({ page: z.number().int() }) },
+    );
+    const agent = createAgent({ model: chatModel(server), tools: [readFile, listOrders], middleware: [governorMiddleware(breaker, { sessionId: 'lc-productive' })] });
+
+    // The middleware's beforeModel/afterModel nodes are graph steps too: 8 rounds need more than the default 25.
+    const result = await agent.invoke({ messages: [{ role: 'user', content: 'Read the sources, then list the orders.' }] }, { recursionLimit: 60 });
+
+    assert.equal(result.messages.at(-1)?.content, 'Four files read, three pages listed.');
+    assert.deepEqual(ran, [...files, 'page 1', 'page 2', 'page 3']);
+    for (const request of server.requests) assert.doesNotMatch(JSON.stringify(request.body), /AgentBreaker/, 'the model never hears from the breaker');
+    assert.deepEqual(escalations(events), []);
+    const snapshot = await breaker.snapshot('lc-productive');
+    assert.equal(snapshot.state, 'CLOSED');
+    assert.equal(snapshot.counters.modelCalls, 8);
+    assert.equal(snapshot.counters.toolCalls, 7);
+    assert.equal(snapshot.budget.tokens, 8 * 320, 'every round’s reported usage reached the budget');
+  });
+
+  test('usage reaches the budget: the wrap-up steer reaches the model, then the run stops with BudgetExceededError', async () => {
+    const script: ScriptFunction = (_request, index) => ({
+      toolCalls: [{ name: 'check_build', arguments: { buildId: `b-${index}` } }],
+      usage: { promptTokens: 400, completionTokens: 100 },
+    });
+    await using server = await new ScriptedModelServer({ script }).start();
+    const { breaker } = recordingBreaker({ budget: { maxTokens: 1200 } });
+    const { check, executions } = checkBuild(() => 'running');
+    const agent = createAgent({ model: chatModel(server), tools: [check], middleware: [governorMiddleware(breaker, { sessionId: 'lc-budget' })] });
+
+    const error = await agent.invoke({ messages: [{ role: 'user', content: PROMPT }] }).then(
+      () => assert.fail('the budget must end the run'),
+      (e: unknown) => e,
+    );
+
+    assert.ok(BudgetExceededError.isInstance(error), `expected BudgetExceededError, got ${String(error)}`);
+    assert.equal(error.sessionId, 'lc-budget', 'the sessionId option wins');
+    const wrapUp = server.requests.findIndex((r) => r.body.messages[0]?.role === 'system' && String(r.body.messages[0].content).includes('[AgentBreaker]'));
+    assert.ok(wrapUp > 0, 'a later request carries the wrap-up message in its system message');
+    assert.equal(server.requests.length, wrapUp + 1, 'no model request after the wrap-up round');
+    assert.ok(executions.length <= wrapUp);
+  });
+
+  test('without a sessionId or thread_id each invoke is a session of its own', async () => {
+    // Two identical status checks, then an answer: per invoke.
+    const script: ScriptFunction = (request) =>
+      request.body.messages.filter((m) => m.role === 'tool').length < 2
+        ? { toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] }
+        : { text: 'Still running.' };
+    await using server = await new ScriptedModelServer({ script }).start();
+    const { events, breaker } = recordingBreaker();
+    const { check, executions } = checkBuild(() => 'running');
+    const agent = createAgent({ model: chatModel(server), tools: [check], middleware: [governorMiddleware(breaker)] });
+
+    const first = await agent.invoke({ messages: [{ role: 'user', content: PROMPT }] });
+    const second = await agent.invoke({ messages: [{ role: 'user', content: PROMPT }] });
+
+    assert.deepEqual(executions, ['b-17', 'b-17', 'b-17', 'b-17'], 'four identical calls ran');
+    assert.deepEqual(escalations(events), [], 'split over two sessions, they are not a spiral');
+    const ids = [first.governorSessionId, second.governorSessionId];
+    assert.ok(ids.every((id) => typeof id === 'string' && id.length > 0), 'each invoke got a session id');
+    assert.notEqual(ids[0], ids[1]);
+    assert.equal((await breaker.snapshot(String(ids[0]))).counters.toolCalls, 2);
+  });
+
+  test('a bad breaker or sessionId is a typed error naming the option', () => {
+    assert.throws(() => governorMiddleware({} as never), { name: 'InvalidOptionError', option: 'breaker' });
+    assert.throws(() => governorMiddleware(new AgentBreaker({ telemetry: false }), { sessionId: '' }), { name: 'InvalidOptionError', option: 'sessionId' });
   });
 });
