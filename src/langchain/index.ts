@@ -7,8 +7,8 @@
 import { importOptional } from '../errors/missing-dependency-error.ts';
 
 // Checked before the middleware module loads, so a missing package is a typed error naming it.
-await importOptional('@langchain/core', 'agent-governor/langchain', () => import('@langchain/core/messages'));
 await importOptional('langchain', 'agent-governor/langchain', () => import('langchain'));
+await importOptional('@langchain/core', 'agent-governor/langchain', () => import('@langchain/core/messages'));
 
 const middleware = await import('./governor-middleware.ts');
 
