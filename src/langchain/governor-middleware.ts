@@ -141,9 +141,15 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
       try {
         result = await handler(request);
       } catch (error) {
+        // Interrupts (human in the loop) are control flow, not failures.
+        if ((error as { is_bubble_up?: unknown } | null)?.is_bubble_up === true) throw error;
         const message = error instanceof Error ? error.message : String(error);
         session.noteStop(await breaker.observe(session.sessionId, { kind: 'tool_call', tool: toolCall.name, args: toolCall.args, result: message, error: true }));
-        throw error;
+        // LangChain re-raises any error coming out of a wrapToolCall middleware; answer the model
+        // the way its tool node does without middleware, so adding the breaker does not end runs.
+        const invalidInput = (error as { '~brand'?: unknown })['~brand'] === 'ToolInvocationError';
+        const content = invalidInput ? message : `${String(error)}\n Please fix your mistakes.`;
+        return new ToolMessage({ content, tool_call_id: toolCall.id ?? '', name: toolCall.name, status: 'error' });
       }
       if (!ToolMessage.isInstance(result)) return result;
       const text = typeof result.content === 'string' ? result.content : resultText(result.content);
