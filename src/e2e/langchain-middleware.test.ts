@@ -80,6 +80,26 @@ describe('governorMiddleware on createAgent with ChatOpenAI', () => {
     assert.equal((await breaker.snapshot('lc-spiral')).state, 'OPEN');
   });
 
+  test('streaming: the spiral is stopped with ToolSpiralError out of agent.stream', async () => {
+    await using server = await spiralServer();
+    const { breaker } = recordingBreaker();
+    const { check, executions } = checkBuild(() => 'running');
+    const agent = createAgent({ model: chatModel(server), tools: [check], middleware: [governorMiddleware(breaker, { sessionId: 'lc-stream' })] });
+
+    const updates: unknown[] = [];
+    const error = await (async () => {
+      for await (const update of await agent.stream({ messages: [{ role: 'user', content: PROMPT }] }, { streamMode: 'updates' })) updates.push(update);
+    })().then(
+      () => assert.fail('the breaker must end the stream'),
+      (e: unknown) => e,
+    );
+
+    assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+    assert.ok(updates.length > 0, 'the steps before the stop were streamed');
+    assert.deepEqual(executions, ['b-17', 'b-17', 'b-17']);
+    assert.equal(server.requests.length, 5);
+  });
+
   test('reading different files and paging through new data runs to the end untouched', async () => {
     const files = ['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/d.ts'];
     const script: ScriptFunction = (_request, index) => {

@@ -75,6 +75,33 @@ describe('breakerForOpenAIAgents with the Chat Completions model', () => {
     assert.equal((await breaker.snapshot('oa-spiral')).state, 'OPEN');
   });
 
+  test('streaming: the spiral is stopped with ToolSpiralError, from the stream and from completed', async () => {
+    await using server = await new ScriptedModelServer({
+      script: [{ toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] }],
+      onExhausted: 'repeat-last',
+    }).start();
+    const { door } = governed(server, {}, 'oa-stream');
+    const { check, executions } = checkBuild(() => 'running');
+    const agent = new Agent({ name: 'ops', model: server.modelId, tools: door.tools([check]) });
+
+    const result = await door.run(agent, PROMPT, { stream: true, maxTurns: 30 });
+    const error = await (async () => {
+      for await (const _event of result) {
+        // drained only to drive the run
+      }
+      await result.completed;
+      return result.error;
+    })().then(
+      (e) => e,
+      (e: unknown) => e,
+    );
+
+    assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+    assert.deepEqual(executions, ['b-17', 'b-17', 'b-17']);
+    assert.equal(server.requests.length, 5);
+    assert.ok(server.requests.every((r) => r.body.stream === true), 'the model was streamed');
+  });
+
   test('paging through new data runs to the end untouched, each turn recorded with its usage', async () => {
     const pages = 6;
     await using server = await new ScriptedModelServer({
