@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent, tool } from 'langchain';
 import { z } from 'zod';
-import { AgentBreaker, BudgetExceededError, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
+import { AgentBreaker, BreakerOpenError, BudgetExceededError, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
 import { governorMiddleware } from '../langchain/index.ts';
 import { ScriptedModelServer, type RecordedRequest, type ScriptFunction } from '../testing/index.ts';
 
@@ -78,6 +78,28 @@ describe('governorMiddleware on createAgent with ChatOpenAI', () => {
     assert.match(blocked, /^\[AgentBreaker\] This call was NOT executed\./);
     assert.deepEqual(escalations(events), ['tool_spiral:steer', 'tool_spiral:block', 'tool_spiral:stop']);
     assert.equal((await breaker.snapshot('lc-spiral')).state, 'OPEN');
+  });
+
+  test('a stopped thread is refused while the breaker is open, and runs again after a reset', async () => {
+    const script: ScriptFunction = (request) => {
+      const user = String(request.body.messages.findLast((m) => m.role === 'user')?.content ?? '');
+      return user.startsWith('Thanks') ? { text: 'You are welcome.' } : { toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] };
+    };
+    await using server = await new ScriptedModelServer({ script }).start();
+    const { breaker } = recordingBreaker();
+    const { check } = checkBuild(() => 'running');
+    const agent = createAgent({ model: chatModel(server), tools: [check], middleware: [governorMiddleware(breaker)] });
+    const config = { configurable: { thread_id: 'lc-reopen' } };
+
+    await assert.rejects(agent.invoke({ messages: [{ role: 'user', content: PROMPT }] }, config), (e) => ToolSpiralError.isInstance(e));
+    const requests = server.requests.length;
+    await assert.rejects(agent.invoke({ messages: [{ role: 'user', content: 'Thanks' }] }, config), (e) => BreakerOpenError.isInstance(e));
+    assert.equal(server.requests.length, requests, 'an open breaker refuses the model call');
+
+    await breaker.reset('lc-reopen');
+    const result = await agent.invoke({ messages: [{ role: 'user', content: 'Thanks' }] }, config);
+    assert.equal(result.messages.at(-1)?.content, 'You are welcome.');
+    assert.equal((await breaker.snapshot('lc-reopen')).state, 'CLOSED', 'the probe round closed the breaker');
   });
 
   test('streaming: the spiral is stopped with ToolSpiralError out of agent.stream', async () => {

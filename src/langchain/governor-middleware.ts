@@ -81,10 +81,12 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
     stateSchema: z.object({ [SESSION_KEY]: z.string().optional() }),
 
     beforeAgent: (_state, runtime) => {
-      if (options.sessionId !== undefined) return undefined;
       const thread = (runtime as RunConfigLike).configurable?.thread_id;
-      if (typeof thread === 'string' && thread !== '') return undefined;
-      return { [SESSION_KEY]: randomUUID() };
+      const shared = options.sessionId ?? (typeof thread === 'string' && thread !== '' ? thread : undefined);
+      if (shared === undefined) return { [SESSION_KEY]: randomUUID() };
+      // A new invocation asks the breaker afresh: after a reset the session may run again.
+      sessions.delete(shared);
+      return undefined;
     },
 
     beforeModel: async (state, runtime) => {
