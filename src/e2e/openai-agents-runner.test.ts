@@ -203,4 +203,34 @@ describe('breakerForOpenAIAgents with the Chat Completions model', () => {
     assert.ok((await breaker.snapshot('oa-handoffs')).counters.delegations > 0);
     assert.ok(server.requests.length < 40, 'stopped well before maxTurns');
   });
+
+  test('an agent given a Model instance is governed through governed.model, and refused without it', async () => {
+    await using server = await new ScriptedModelServer({
+      script: [{ toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] }],
+      onExhausted: 'repeat-last',
+    }).start();
+    const { door } = governed(server, {}, 'oa-instance');
+    const { check, executions } = checkBuild(() => 'running');
+    const chatModel = await new OpenAIProvider({ apiKey: 'test-key', baseURL: server.baseURL, useResponses: false }).getModel(server.modelId);
+
+    const bare = new Agent({ name: 'ops', model: chatModel, tools: door.tools([check]) });
+    await assert.rejects(door.run(bare, PROMPT), { name: 'InvalidOptionError', option: 'agent "ops".model' });
+    const ungovernedTools = new Agent({ name: 'ops', model: server.modelId, tools: [check] });
+    await assert.rejects(door.run(ungovernedTools, PROMPT), { name: 'InvalidOptionError', option: 'agent "ops".tools["check_build"]' });
+    assert.equal(server.requests.length, 0, 'nothing ran ungoverned');
+
+    const agent = new Agent({ name: 'ops', model: door.model(chatModel), tools: door.tools([check]) });
+    const error = await door.run(agent, PROMPT, { maxTurns: 30 }).then(
+      () => assert.fail('the breaker must end the run'),
+      (e: unknown) => e,
+    );
+    assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+    assert.deepEqual(executions, ['b-17', 'b-17', 'b-17']);
+    assert.equal(server.requests.length, 5);
+  });
+
+  test('a bad breaker or sessionId is a typed error naming the option', () => {
+    assert.throws(() => breakerForOpenAIAgents({} as never), { name: 'InvalidOptionError', option: 'breaker' });
+    assert.throws(() => breakerForOpenAIAgents(new AgentBreaker({ telemetry: false }), { sessionId: '' }), { name: 'InvalidOptionError', option: 'sessionId' });
+  });
 });

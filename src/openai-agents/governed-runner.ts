@@ -131,7 +131,13 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
   const outside = new RunSession(breaker, options.sessionId ?? randomUUID());
   const sessionNow = (): RunSession => current.getStore() ?? outside;
 
-  const model = (inner: Model): Model => ({
+  const governedModels = new WeakSet<Model>();
+  const model = (inner: Model): Model => {
+    const wrapped = governModel(inner);
+    governedModels.add(wrapped);
+    return wrapped;
+  };
+  const governModel = (inner: Model): Model => ({
     async getResponse(request) {
       const session = sessionNow();
       await session.settle();
@@ -150,6 +156,28 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
       }
     },
   });
+
+  /**
+   * An agent whose model or tools the breaker cannot see would run ungoverned
+   * without a word: refuse it, saying what to wrap.
+   */
+  const checkGoverned = (start: Agent<any, any>): void => {
+    const seen = new Set<Agent<any, any>>();
+    const queue = [start];
+    for (let agent = queue.pop(); agent !== undefined; agent = queue.pop()) {
+      if (seen.has(agent)) continue;
+      seen.add(agent);
+      if (typeof agent.model === 'object' && agent.model !== null && !governedModels.has(agent.model)) {
+        throw new InvalidOptionError(`agent "${agent.name}".model`, 'is a Model instance the breaker cannot see: pass it through governed.model(), or give a model name');
+      }
+      for (const tool of agent.tools) {
+        if (tool.type === 'function' && !tool.inputGuardrails?.includes(inputGuardrail)) {
+          throw new InvalidOptionError(`agent "${agent.name}".tools["${tool.name}"]`, 'is not governed: pass the tools through governed.tools()');
+        }
+      }
+      for (const next of agent.handoffs) queue.push('agent' in next && !('handoffs' in next) ? next.agent : (next as Agent<any, any>));
+    }
+  };
 
   const recordTurn = async (session: RunSession, usage: { inputTokens?: number; outputTokens?: number } | undefined, text: string): Promise<void> => {
     const decision = await breaker.observe(session.sessionId, {
@@ -200,7 +228,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
 
   const base = new Runner(options.runConfig);
   const provider: ModelProvider = base.config.modelProvider;
-  const runner = new Runner({ ...options.runConfig, modelProvider: { getModel: async (name) => model(await provider.getModel(name)) } });
+  const runner = new Runner({ ...options.runConfig, modelProvider: { getModel: async (name) => governModel(await provider.getModel(name)) } });
   runner.on('agent_handoff', (_context, from, to) => {
     const session = sessionNow();
     session.track(
@@ -221,6 +249,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
   };
 
   async function run(agent: Parameters<Runner['run']>[0], input: RunInput, runOptions?: NonStreamRunOptions<unknown>): Promise<unknown> {
+    checkGoverned(agent);
     const session = new RunSession(breaker, await sessionIdFor(runOptions as SessionSources | undefined));
     return current.run(session, async () => {
       const result: object = await runner.run(agent, input, runOptions);
