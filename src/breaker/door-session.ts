@@ -1,0 +1,118 @@
+import type { ObservingBreaker } from './ai-sdk-adapter.ts';
+import type { BreakerDecision } from './breaker-decision.ts';
+import { breakerErrorFor } from './breaker-errors.ts';
+
+/** Prefix of every text the breaker puts in front of the model. */
+export const BREAKER_TAG = '[AgentBreaker]';
+
+/**
+ * One governed session as a framework door (LangChain middleware, Agents SDK
+ * hooks) sees it: the first stop, which every later gate rethrows, and the
+ * steer messages waiting for the model's next call.
+ *
+ * A framework may swallow an error thrown inside a tool step (or wrap it in
+ * its own type), so a stop decided there is remembered and thrown again, as
+ * the category's error, at the next model gate.
+ */
+export class DoorSession {
+  readonly sessionId: string;
+  /** Verdicts on tool calls judged ahead of running them, by tool call id. */
+  readonly verdicts = new Map<string, BreakerDecision>();
+  readonly #breaker: ObservingBreaker;
+  #stopped: Error | undefined;
+  #steers: string[] = [];
+
+  constructor(breaker: ObservingBreaker, sessionId: string) {
+    this.#breaker = breaker;
+    this.sessionId = sessionId;
+  }
+
+  /** The stop that ended the session, if any. */
+  get stopped(): Error | undefined {
+    return this.#stopped;
+  }
+
+  /** Throws the category's error for a `stop` (remembering the first one). */
+  stopIf(decision: BreakerDecision): void {
+    if (decision.action !== 'stop') return;
+    this.#stopped ??= breakerErrorFor(decision, this.sessionId);
+    throw this.#stopped;
+  }
+
+  /** Remembers a stop without throwing: for places where a throw would not reach the caller. */
+  noteStop(decision: BreakerDecision): void {
+    if (decision.action === 'stop') this.#stopped ??= breakerErrorFor(decision, this.sessionId);
+  }
+
+  /** Throws the remembered stop, if any. */
+  rethrowStop(): void {
+    if (this.#stopped) throw this.#stopped;
+  }
+
+  /** The gate before a model call: rethrows a stop, throws a new one, queues a steer (budget wrap-up). */
+  async gateModelCall(): Promise<void> {
+    this.rethrowStop();
+    const decision = await this.#breaker.checkModelCall(this.sessionId);
+    this.stopIf(decision);
+    if (decision.action === 'steer' && decision.message) this.#steers.push(decision.message);
+  }
+
+  /** Queues a steer that has no tool result to ride on, for the model's next call. */
+  queueSteer(message: string | undefined): void {
+    if (message) this.#steers.push(message);
+  }
+
+  /**
+   * The steer messages the model has not seen yet, emptied. Every door
+   * delivers model-level steers through this one function.
+   */
+  takeSteers(): string[] {
+    const steers = this.#steers;
+    this.#steers = [];
+    return steers;
+  }
+}
+
+/** A bounded map of live door sessions: a run that dies without cleanup must not leak its session forever. */
+export class DoorSessions {
+  readonly #breaker: ObservingBreaker;
+  readonly #limit: number;
+  readonly #sessions = new Map<string, DoorSession>();
+
+  constructor(breaker: ObservingBreaker, limit = 1000) {
+    this.#breaker = breaker;
+    this.#limit = limit;
+  }
+
+  get(sessionId: string): DoorSession {
+    let session = this.#sessions.get(sessionId);
+    if (session === undefined) {
+      session = new DoorSession(this.#breaker, sessionId);
+      this.#sessions.set(sessionId, session);
+      if (this.#sessions.size > this.#limit) {
+        const oldest = this.#sessions.keys().next().value;
+        if (oldest !== undefined) this.#sessions.delete(oldest);
+      }
+    }
+    return session;
+  }
+
+  delete(sessionId: string): void {
+    this.#sessions.delete(sessionId);
+  }
+}
+
+/** What a blocked tool call answers the model with. */
+export function blockedResult(decision: BreakerDecision): string {
+  return `${BREAKER_TAG} ${decision.message ?? 'This repeated call was not run.'}`;
+}
+
+/** A tool result with a steer appended. */
+export function steeredResult(result: string, decision: BreakerDecision): string {
+  return `${result}\n\n${BREAKER_TAG} ${decision.message ?? ''}`;
+}
+
+/** Text of a tool result as the breaker records it. */
+export function resultText(result: unknown): string {
+  return typeof result === 'string' ? result : JSON.stringify(result ?? null);
+}

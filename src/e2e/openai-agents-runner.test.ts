@@ -1,0 +1,236 @@
+/**
+ * The AgentBreaker on OpenAI Agents SDK runs (`agent-governor/openai-agents`),
+ * with the SDK's own OpenAI provider in Chat Completions mode over real HTTP
+ * against the scripted stand-in model. What the model received is read from
+ * the recorded requests.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Agent, MemorySession, OpenAIProvider, handoff, tool } from '@openai/agents';
+import { z } from 'zod';
+import { AgentBreaker, BudgetExceededError, ToolSpiralError, type AgentBreakerOptions, type BreakerEventRecord } from '../index.ts';
+import { breakerForOpenAIAgents } from '../openai-agents/index.ts';
+import { ScriptedModelServer, type RecordedRequest, type ScriptFunction } from '../testing/index.ts';
+
+const PROMPT = 'Is build b-17 done?';
+
+function governed(server: ScriptedModelServer, options: AgentBreakerOptions = {}, sessionId?: string) {
+  const breaker = new AgentBreaker({ telemetry: false, ...options });
+  const events: BreakerEventRecord[] = [];
+  breaker.on((event) => events.push(event));
+  const modelProvider = new OpenAIProvider({ apiKey: 'test-key', baseURL: server.baseURL, useResponses: false });
+  const door = breakerForOpenAIAgents(breaker, { runConfig: { modelProvider, tracingDisabled: true }, ...(sessionId ? { sessionId } : {}) });
+  return { breaker, events, door };
+}
+
+function checkBuild(statuses: (run: number) => string) {
+  const executions: string[] = [];
+  const check = tool({
+    name: 'check_build',
+    description: 'Status of a CI build',
+    parameters: z.object({ buildId: z.string() }),
+    execute: async ({ buildId }) => {
+      const status = statuses(executions.length);
+      executions.push(buildId);
+      return `build ${buildId}: ${status}`;
+    },
+  });
+  return { check, executions };
+}
+
+function lastToolResult(request: RecordedRequest | undefined): string {
+  assert.ok(request, 'the request reached the stand-in model');
+  const last = request.body.messages.at(-1);
+  assert.equal(last?.role, 'tool', 'the request ends with a tool result');
+  return String(last.content);
+}
+
+function escalations(events: readonly BreakerEventRecord[]): string[] {
+  return events.flatMap((e) => (e.type === 'escalation' ? [`${e.category}:${e.action}`] : []));
+}
+
+describe('breakerForOpenAIAgents with the Chat Completions model', () => {
+  test('a tool-call spiral is steered, then blocked, then stopped with ToolSpiralError before the tool runs again', async () => {
+    await using server = await new ScriptedModelServer({
+      script: [{ toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] }],
+      onExhausted: 'repeat-last',
+    }).start();
+    const { breaker, events, door } = governed(server);
+    const { check, executions } = checkBuild(() => 'running');
+    const agent = new Agent({ name: 'ops', instructions: 'Answer about CI builds.', model: server.modelId, tools: door.tools([check]) });
+
+    const error = await door.run(agent, PROMPT, { session: new MemorySession({ sessionId: 'oa-spiral' }), maxTurns: 30 }).then(
+      () => assert.fail('the breaker must end the run'),
+      (e: unknown) => e,
+    );
+
+    assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+    assert.equal(error.sessionId, 'oa-spiral', "the breaker session is the SDK session's id");
+    assert.deepEqual(executions, ['b-17', 'b-17', 'b-17'], 'the blocked and the stopped call did not run');
+    assert.equal(server.requests.length, 5, 'no model request after the stop');
+    assert.equal(lastToolResult(server.requests[2]), 'build b-17: running');
+    assert.match(lastToolResult(server.requests[3]), /^build b-17: running\n\n\[AgentBreaker\] .*"check_build" 3 times/s, 'the 3rd result carries the steer');
+    assert.match(lastToolResult(server.requests[4]), /^\[AgentBreaker\] This call was NOT executed\./);
+    assert.deepEqual(escalations(events), ['tool_spiral:steer', 'tool_spiral:block', 'tool_spiral:stop']);
+    assert.equal((await breaker.snapshot('oa-spiral')).state, 'OPEN');
+  });
+
+  test('streaming: the spiral is stopped with ToolSpiralError, from the stream and from completed', async () => {
+    await using server = await new ScriptedModelServer({
+      script: [{ toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] }],
+      onExhausted: 'repeat-last',
+    }).start();
+    const { door } = governed(server, {}, 'oa-stream');
+    const { check, executions } = checkBuild(() => 'running');
+    const agent = new Agent({ name: 'ops', model: server.modelId, tools: door.tools([check]) });
+
+    const result = await door.run(agent, PROMPT, { stream: true, maxTurns: 30 });
+    const error = await (async () => {
+      for await (const _event of result) {
+        // drained only to drive the run
+      }
+      await result.completed;
+      return result.error;
+    })().then(
+      (e) => e,
+      (e: unknown) => e,
+    );
+
+    assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+    assert.deepEqual(executions, ['b-17', 'b-17', 'b-17']);
+    assert.equal(server.requests.length, 5);
+    assert.ok(server.requests.every((r) => r.body.stream === true), 'the model was streamed');
+  });
+
+  test('paging through new data runs to the end untouched, each turn recorded with its usage', async () => {
+    const pages = 6;
+    await using server = await new ScriptedModelServer({
+      script: (_request, index) =>
+        index < pages
+          ? { toolCalls: [{ name: 'list_orders', arguments: { customer: 'c-9', page: index + 1 } }], usage: { promptTokens: 100 + index, completionTokens: 10 } }
+          : { text: `Customer c-9 has ${pages * 2} orders.`, usage: { promptTokens: 200, completionTokens: 10 } },
+    }).start();
+    const { breaker, events, door } = governed(server);
+    const pagesRead: number[] = [];
+    const listOrders = tool({
+      name: 'list_orders',
+      description: 'One page of orders',
+      parameters: z.object({ customer: z.string(), page: z.number().int() }),
+      execute: async ({ customer, page }) => {
+        pagesRead.push(page);
+        return { customer, page, orders: [`o-${page * 2 - 1}`, `o-${page * 2}`], more: page < pages };
+      },
+    });
+    const agent = new Agent({ name: 'orders', model: server.modelId, tools: door.tools([listOrders]) });
+
+    const result = await door.run(agent, 'How many orders has c-9?', { session: new MemorySession({ sessionId: 'oa-pages' }) });
+
+    assert.equal(result.finalOutput, 'Customer c-9 has 12 orders.');
+    assert.deepEqual(pagesRead, [1, 2, 3, 4, 5, 6]);
+    for (const request of server.requests) assert.doesNotMatch(JSON.stringify(request.body), /AgentBreaker/, 'the model never hears from the breaker');
+    assert.deepEqual(escalations(events), []);
+    const snapshot = await breaker.snapshot('oa-pages');
+    assert.equal(snapshot.state, 'CLOSED');
+    assert.equal(snapshot.counters.modelCalls, pages + 1);
+    assert.equal(snapshot.counters.toolCalls, pages);
+    const expected = [...Array(pages).keys()].reduce((sum, i) => sum + 110 + i, 0) + 210;
+    assert.equal(snapshot.budget.tokens, expected, 'every turn’s reported usage reached the budget');
+  });
+
+  test('without a session id each run is a session of its own', async () => {
+    await using server = await new ScriptedModelServer({
+      script: [{ toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] }],
+      onExhausted: 'repeat-last',
+    }).start();
+    const { events, door } = governed(server);
+    const { check, executions } = checkBuild(() => 'running');
+    const agent = new Agent({ name: 'ops', model: server.modelId, tools: door.tools([check]) });
+
+    for (let run = 0; run < 2; run++) {
+      // Two turns each: alone, neither run repeats the call often enough to be steered.
+      await door.run(agent, PROMPT, { maxTurns: 2 }).then(
+        () => assert.fail('maxTurns ends the run'),
+        (e: unknown) => assert.equal((e as Error).name, 'MaxTurnsExceededError'),
+      );
+    }
+
+    assert.deepEqual(executions, ['b-17', 'b-17', 'b-17', 'b-17'], 'four identical calls ran');
+    assert.deepEqual(escalations(events), [], 'split over two sessions, they are not a spiral');
+  });
+
+  test('usage reaches the budget: the wrap-up steer reaches the model, then the run stops with BudgetExceededError', async () => {
+    const script: ScriptFunction = (_request, index) => ({
+      toolCalls: [{ name: 'check_build', arguments: { buildId: `b-${index}` } }],
+      usage: { promptTokens: 400, completionTokens: 100 },
+    });
+    await using server = await new ScriptedModelServer({ script }).start();
+    const { door } = governed(server, { budget: { maxTokens: 1200 } }, 'oa-budget');
+    const { check, executions } = checkBuild(() => 'running');
+    const agent = new Agent({ name: 'ops', model: server.modelId, tools: door.tools([check]) });
+
+    const error = await door.run(agent, PROMPT, { maxTurns: 30 }).then(
+      () => assert.fail('the budget must end the run'),
+      (e: unknown) => e,
+    );
+
+    assert.ok(BudgetExceededError.isInstance(error), `expected BudgetExceededError, got ${String(error)}`);
+    assert.equal(error.sessionId, 'oa-budget', 'the sessionId option names the session');
+    const wrapUp = server.requests.findIndex((r) => JSON.stringify(r.body.messages[0]).includes('[AgentBreaker]'));
+    assert.ok(wrapUp > 0, 'a later request carries the wrap-up message in its system instructions');
+    assert.ok(server.requests.length <= wrapUp + 1, 'no model request after the wrap-up round');
+    assert.ok(executions.length < 30);
+  });
+
+  test('handoffs are recorded as delegations: ping-pong between two agents is stopped', async () => {
+    // Each agent hands straight back to the other.
+    const script: ScriptFunction = (request) => {
+      const system = String(request.body.messages[0]?.content ?? '');
+      return { toolCalls: [{ name: system.includes('triage') ? 'transfer_to_billing' : 'transfer_to_triage', arguments: {} }] };
+    };
+    await using server = await new ScriptedModelServer({ script }).start();
+    const { breaker, events, door } = governed(server, {}, 'oa-handoffs');
+    const billing = new Agent({ name: 'billing', instructions: 'You are billing.', model: server.modelId });
+    const triage = new Agent({ name: 'triage', instructions: 'You are triage.', model: server.modelId, handoffs: [billing] });
+    billing.handoffs = [handoff(triage)];
+
+    const error = await door.run(triage, 'Refund order o-1', { maxTurns: 40 }).then(
+      () => assert.fail('the breaker must end the run'),
+      (e: unknown) => e,
+    );
+
+    assert.ok(error instanceof Error && 'category' in error && error.category === 'delegation_loop', `expected a delegation loop stop, got ${String(error)}`);
+    assert.ok(escalations(events).includes('delegation_loop:stop'));
+    assert.ok((await breaker.snapshot('oa-handoffs')).counters.delegations > 0);
+    assert.ok(server.requests.length < 40, 'stopped well before maxTurns');
+  });
+
+  test('an agent given a Model instance is governed through governed.model, and refused without it', async () => {
+    await using server = await new ScriptedModelServer({
+      script: [{ toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] }],
+      onExhausted: 'repeat-last',
+    }).start();
+    const { door } = governed(server, {}, 'oa-instance');
+    const { check, executions } = checkBuild(() => 'running');
+    const chatModel = await new OpenAIProvider({ apiKey: 'test-key', baseURL: server.baseURL, useResponses: false }).getModel(server.modelId);
+
+    const bare = new Agent({ name: 'ops', model: chatModel, tools: door.tools([check]) });
+    await assert.rejects(door.run(bare, PROMPT), { name: 'InvalidOptionError', option: 'agent "ops".model' });
+    const ungovernedTools = new Agent({ name: 'ops', model: server.modelId, tools: [check] });
+    await assert.rejects(door.run(ungovernedTools, PROMPT), { name: 'InvalidOptionError', option: 'agent "ops".tools["check_build"]' });
+    assert.equal(server.requests.length, 0, 'nothing ran ungoverned');
+
+    const agent = new Agent({ name: 'ops', model: door.model(chatModel), tools: door.tools([check]) });
+    const error = await door.run(agent, PROMPT, { maxTurns: 30 }).then(
+      () => assert.fail('the breaker must end the run'),
+      (e: unknown) => e,
+    );
+    assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+    assert.deepEqual(executions, ['b-17', 'b-17', 'b-17']);
+    assert.equal(server.requests.length, 5);
+  });
+
+  test('a bad breaker or sessionId is a typed error naming the option', () => {
+    assert.throws(() => breakerForOpenAIAgents({} as never), { name: 'InvalidOptionError', option: 'breaker' });
+    assert.throws(() => breakerForOpenAIAgents(new AgentBreaker({ telemetry: false }), { sessionId: '' }), { name: 'InvalidOptionError', option: 'sessionId' });
+  });
+});

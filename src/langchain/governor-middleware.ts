@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { createMiddleware } from 'langchain';
+import { z } from 'zod';
+import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
+import type { BreakerDecision } from '../breaker/breaker-decision.ts';
+import { BREAKER_TAG, blockedResult, DoorSessions, resultText, steeredResult, type DoorSession } from '../breaker/door-session.ts';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+
+/** Options of {@link governorMiddleware}. */
+export interface GovernorMiddlewareOptions {
+  /**
+   * The breaker session every run of the agent belongs to.
+   * @default LangGraph's `thread_id` from the run config (`configurable.thread_id`), else a fresh id per `invoke`/`stream`
+   */
+  readonly sessionId?: string;
+}
+
+/** State key holding the per-invocation session id when there is neither a `sessionId` option nor a `thread_id`. */
+const SESSION_KEY = 'governorSessionId';
+
+interface RunConfigLike {
+  readonly configurable?: { readonly thread_id?: unknown } | undefined;
+}
+
+function textOf(content: BaseMessage['content']): string {
+  if (typeof content === 'string') return content;
+  return content.map((part) => (part.type === 'text' && typeof part['text'] === 'string' ? part['text'] : '')).join('');
+}
+
+/** The tool message for a call, with the steer appended where the model reads it. */
+function withSteer(message: ToolMessage, decision: BreakerDecision): ToolMessage {
+  const content =
+    typeof message.content === 'string'
+      ? steeredResult(message.content, decision)
+      : [...message.content, { type: 'text' as const, text: `\n\n${BREAKER_TAG} ${decision.message ?? ''}` }];
+  return new ToolMessage({ ...message, content, tool_call_id: message.tool_call_id });
+}
+
+/**
+ * The AgentBreaker as LangChain v1 agent middleware, for `createAgent({ middleware })`:
+ *
+ * ```ts
+ * const agent = createAgent({ model, tools, middleware: [governorMiddleware(breaker)] });
+ * await agent.invoke({ messages }, { configurable: { thread_id: 'c-42' } });
+ * ```
+ *
+ * - before each model call the session is gated (`beforeModel`): a stop throws;
+ * - pending steer messages are added to the system message of the next model call (`wrapModelCall`);
+ * - after each model call the round is recorded with its token usage, and each tool
+ *   call it asks for is judged before any runs (`afterModel`), as in the ChatClient;
+ * - `wrapToolCall` answers a blocked call with a `ToolMessage` carrying the
+ *   breaker's explanation (the tool does not run), appends the steer to a steered
+ *   call's result, and records every result.
+ *
+ * A stop throws the category's error (`ToolSpiralError`, `BudgetExceededError`, …)
+ * out of `invoke`/`stream`: it is thrown from `beforeModel`/`afterModel`, which
+ * LangChain does not wrap, never from inside a tool call.
+ */
+export function governorMiddleware(breaker: ObservingBreaker, options: GovernorMiddlewareOptions = {}) {
+  if (breaker === null || typeof breaker !== 'object' || typeof breaker.observe !== 'function') {
+    throw new InvalidOptionError('breaker', 'must be an AgentBreaker (or have checkModelCall, checkToolCall and observe)');
+  }
+  if (options.sessionId !== undefined && (typeof options.sessionId !== 'string' || options.sessionId === '')) {
+    throw new InvalidOptionError('sessionId', 'must be a non-empty string');
+  }
+  const sessions = new DoorSessions(breaker);
+
+  const sessionIdOf = (state: Record<string, unknown>, runtime: RunConfigLike): string => {
+    if (options.sessionId !== undefined) return options.sessionId;
+    const thread = runtime.configurable?.thread_id;
+    if (typeof thread === 'string' && thread !== '') return thread;
+    const own = state[SESSION_KEY];
+    // beforeAgent always sets it; a graph that skips beforeAgent still gets a session, just not a shared one.
+    return typeof own === 'string' && own !== '' ? own : randomUUID();
+  };
+  const sessionOf = (state: Record<string, unknown>, runtime: RunConfigLike): DoorSession => sessions.get(sessionIdOf(state, runtime));
+
+  return createMiddleware({
+    name: 'AgentBreaker',
+    stateSchema: z.object({ [SESSION_KEY]: z.string().optional() }),
+
+    beforeAgent: (_state, runtime) => {
+      const thread = (runtime as RunConfigLike).configurable?.thread_id;
+      const shared = options.sessionId ?? (typeof thread === 'string' && thread !== '' ? thread : undefined);
+      if (shared === undefined) return { [SESSION_KEY]: randomUUID() };
+      // A new invocation asks the breaker afresh: after a reset the session may run again.
+      sessions.delete(shared);
+      return undefined;
+    },
+
+    beforeModel: async (state, runtime) => {
+      await sessionOf(state, runtime as RunConfigLike).gateModelCall();
+      return undefined;
+    },
+
+    wrapModelCall: async (request, handler) => {
+      const steers = sessionOf(request.state, request.runtime as RunConfigLike).takeSteers();
+      if (steers.length === 0) return handler(request);
+      const text = steers.map((s) => `${BREAKER_TAG} ${s}`).join('\n\n');
+      return handler({ ...request, systemMessage: request.systemMessage.concat(`\n\n${text}`) });
+    },
+
+    afterModel: async (state, runtime) => {
+      const session = sessionOf(state, runtime as RunConfigLike);
+      const reply = [...state.messages].reverse().find((m) => AIMessage.isInstance(m));
+      if (reply === undefined) return undefined;
+      const usage = reply.usage_metadata;
+      const model = await breaker.observe(session.sessionId, {
+        kind: 'model',
+        promptTokens: usage?.input_tokens ?? null,
+        completionTokens: usage?.output_tokens ?? null,
+        text: textOf(reply.content),
+      });
+      session.stopIf(model);
+      const calls = reply.tool_calls ?? [];
+      if (calls.length === 0) {
+        if (model.action === 'steer' || model.action === 'block') session.queueSteer(model.message);
+        return undefined;
+      }
+      for (const call of calls) {
+        let decision = await breaker.checkToolCall(session.sessionId, { tool: call.name, args: call.args });
+        session.stopIf(decision);
+        // A model-level verdict (budget wrap-up, token drift) applies to every call of the round.
+        if (decision.action === 'allow' && (model.action === 'block' || model.action === 'steer')) decision = model;
+        if (call.id !== undefined) session.verdicts.set(call.id, decision);
+      }
+      return undefined;
+    },
+
+    wrapToolCall: async (request, handler) => {
+      const session = sessionOf(request.state, request.runtime as RunConfigLike);
+      const { toolCall } = request;
+      let decision = toolCall.id === undefined ? undefined : session.verdicts.get(toolCall.id);
+      if (toolCall.id !== undefined) session.verdicts.delete(toolCall.id);
+      // A call another middleware added after the round was judged is judged here.
+      decision ??= await breaker.checkToolCall(session.sessionId, { tool: toolCall.name, args: toolCall.args });
+      session.stopIf(decision);
+      if (decision.action === 'block') {
+        return new ToolMessage({ content: blockedResult(decision), tool_call_id: toolCall.id ?? '', name: toolCall.name, status: 'error' });
+      }
+      let result: Awaited<ReturnType<typeof handler>>;
+      try {
+        result = await handler(request);
+      } catch (error) {
+        // Interrupts (human in the loop) are control flow, not failures.
+        if ((error as { is_bubble_up?: unknown } | null)?.is_bubble_up === true) throw error;
+        const message = error instanceof Error ? error.message : String(error);
+        session.noteStop(await breaker.observe(session.sessionId, { kind: 'tool_call', tool: toolCall.name, args: toolCall.args, result: message, error: true }));
+        // LangChain re-raises any error coming out of a wrapToolCall middleware; answer the model
+        // the way its tool node does without middleware, so adding the breaker does not end runs.
+        const invalidInput = (error as { '~brand'?: unknown })['~brand'] === 'ToolInvocationError';
+        const content = invalidInput ? message : `${String(error)}\n Please fix your mistakes.`;
+        return new ToolMessage({ content, tool_call_id: toolCall.id ?? '', name: toolCall.name, status: 'error' });
+      }
+      if (!ToolMessage.isInstance(result)) return result;
+      const text = typeof result.content === 'string' ? result.content : resultText(result.content);
+      // A stop decided on a result is thrown at the next model gate: thrown here, LangChain would wrap it.
+      session.noteStop(
+        await breaker.observe(session.sessionId, { kind: 'tool_call', tool: toolCall.name, args: toolCall.args, result: text, error: result.status === 'error' }),
+      );
+      return decision.action === 'steer' ? withSteer(result, decision) : result;
+    },
+
+    afterAgent: (state, runtime) => {
+      sessions.delete(sessionIdOf(state, runtime as RunConfigLike));
+      return undefined;
+    },
+  });
+}

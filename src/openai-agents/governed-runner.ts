@@ -1,0 +1,266 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import {
+  Runner,
+  type Agent,
+  type AgentInputItem,
+  type Model,
+  type ModelProvider,
+  type ModelRequest,
+  type ModelResponse,
+  type NonStreamRunOptions,
+  type RunConfig,
+  type RunResult,
+  type StreamedRunResult,
+  type StreamRunOptions,
+  type Tool,
+  type ToolGuardrailFunctionOutput,
+} from '@openai/agents';
+import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
+import { BREAKER_TAG, blockedResult, DoorSession, resultText, steeredResult } from '../breaker/door-session.ts';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+
+/** Options of {@link breakerForOpenAIAgents}. */
+export interface OpenAIAgentsBreakerOptions {
+  /**
+   * The breaker session every run belongs to.
+   * @default the run's `conversationId`, else its `session`'s id, else a fresh id per run
+   */
+  readonly sessionId?: string;
+  /**
+   * Configuration of the governed {@link Runner} (model provider, tracing, …).
+   * Its model provider is wrapped so that every model it hands out is governed.
+   * @default the SDK's defaults
+   */
+  readonly runConfig?: Partial<RunConfig>;
+}
+
+/** Run options the governed runner reads (the rest is passed on to the SDK untouched). */
+interface SessionSources {
+  readonly conversationId?: string | undefined;
+  readonly session?: { getSessionId(): Promise<string> } | undefined;
+}
+
+type RunInput = string | AgentInputItem[];
+
+/** The Agents SDK side of a governed session. */
+export interface OpenAIAgentsBreaker {
+  /** The runner whose model provider hands out governed models; handoffs are reported from its hooks. Prefer {@link run}. */
+  readonly runner: Runner;
+  /**
+   * Runs an agent like the SDK's `run`, as one breaker session: every model turn
+   * is gated and recorded with its usage, handoffs are recorded as delegations,
+   * and a stop rejects with the category's error (`ToolSpiralError`, …).
+   */
+  run<TAgent extends Agent<any, any>, TContext = undefined>(
+    agent: TAgent,
+    input: RunInput,
+    options?: NonStreamRunOptions<TContext, TAgent>,
+  ): Promise<RunResult<TContext, TAgent>>;
+  run<TAgent extends Agent<any, any>, TContext = undefined>(
+    agent: TAgent,
+    input: RunInput,
+    options?: StreamRunOptions<TContext, TAgent>,
+  ): Promise<StreamedRunResult<TContext, TAgent>>;
+  /**
+   * The tools with the breaker's input guardrail (judges each call before it
+   * runs: a blocked call is answered with the explanation instead of running)
+   * and output guardrail (records the result; a steer is appended to it).
+   * Tools other than function tools are returned unchanged.
+   */
+  // The SDK's own signatures use Agent<any, any> / Tool<any>: its generics are invariant.
+  tools<T extends readonly Tool<any>[]>(tools: T): T;
+  /** A model governed like the ones the runner's provider hands out, for agents given a `Model` instance. */
+  model(model: Model): Model;
+}
+
+function parseArgs(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function textOfOutput(output: ModelResponse['output']): string {
+  let text = '';
+  for (const item of output) {
+    if (item.type !== 'message' || !Array.isArray(item.content)) continue;
+    for (const part of item.content) if (part.type === 'output_text') text += part.text;
+  }
+  return text;
+}
+
+function withSteers(request: ModelRequest, steers: string[]): ModelRequest {
+  if (steers.length === 0) return request;
+  const text = steers.map((s) => `${BREAKER_TAG} ${s}`).join('\n\n');
+  return { ...request, systemInstructions: request.systemInstructions ? `${request.systemInstructions}\n\n${text}` : text };
+}
+
+/** One run's session plus the observations still in flight (run hooks cannot be awaited by the SDK). */
+class RunSession extends DoorSession {
+  #pending: Promise<unknown> = Promise.resolve();
+
+  track(work: Promise<unknown>): void {
+    this.#pending = this.#pending.then(() => work);
+  }
+
+  settle(): Promise<unknown> {
+    return this.#pending;
+  }
+}
+
+/**
+ * Puts a breaker on OpenAI Agents SDK runs:
+ *
+ * ```ts
+ * const governed = breakerForOpenAIAgents(breaker);
+ * const agent = new Agent({ name: 'ops', model: 'gpt-4.1', tools: governed.tools([checkBuild]) });
+ * const result = await governed.run(agent, 'Is build b-17 done?', { conversationId });
+ * ```
+ */
+export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenAIAgentsBreakerOptions = {}): OpenAIAgentsBreaker {
+  if (breaker === null || typeof breaker !== 'object' || typeof breaker.observe !== 'function') {
+    throw new InvalidOptionError('breaker', 'must be an AgentBreaker (or have checkModelCall, checkToolCall and observe)');
+  }
+  if (options.sessionId !== undefined && (typeof options.sessionId !== 'string' || options.sessionId === '')) {
+    throw new InvalidOptionError('sessionId', 'must be a non-empty string');
+  }
+  const current = new AsyncLocalStorage<RunSession>();
+  // Outside governed.run (the SDK's own run with governed tools or models) everything is one session.
+  const outside = new RunSession(breaker, options.sessionId ?? randomUUID());
+  const sessionNow = (): RunSession => current.getStore() ?? outside;
+
+  const governedModels = new WeakSet<Model>();
+  const model = (inner: Model): Model => {
+    const wrapped = governModel(inner);
+    governedModels.add(wrapped);
+    return wrapped;
+  };
+  const governModel = (inner: Model): Model => ({
+    async getResponse(request) {
+      const session = sessionNow();
+      await session.settle();
+      await session.gateModelCall();
+      const response = await inner.getResponse(withSteers(request, session.takeSteers()));
+      await recordTurn(session, response.usage, textOfOutput(response.output));
+      return response;
+    },
+    async *getStreamedResponse(request) {
+      const session = sessionNow();
+      await session.settle();
+      await session.gateModelCall();
+      for await (const event of inner.getStreamedResponse(withSteers(request, session.takeSteers()))) {
+        if (event.type === 'response_done') await recordTurn(session, event.response.usage, textOfOutput(event.response.output as ModelResponse['output']));
+        yield event;
+      }
+    },
+  });
+
+  /**
+   * An agent whose model or tools the breaker cannot see would run ungoverned
+   * without a word: refuse it, saying what to wrap.
+   */
+  const checkGoverned = (start: Agent<any, any>): void => {
+    const seen = new Set<Agent<any, any>>();
+    const queue = [start];
+    for (let agent = queue.pop(); agent !== undefined; agent = queue.pop()) {
+      if (seen.has(agent)) continue;
+      seen.add(agent);
+      if (typeof agent.model === 'object' && agent.model !== null && !governedModels.has(agent.model)) {
+        throw new InvalidOptionError(`agent "${agent.name}".model`, 'is a Model instance the breaker cannot see: pass it through governed.model(), or give a model name');
+      }
+      for (const tool of agent.tools) {
+        if (tool.type === 'function' && !tool.inputGuardrails?.includes(inputGuardrail)) {
+          throw new InvalidOptionError(`agent "${agent.name}".tools["${tool.name}"]`, 'is not governed: pass the tools through governed.tools()');
+        }
+      }
+      for (const next of agent.handoffs) queue.push('agent' in next && !('handoffs' in next) ? next.agent : (next as Agent<any, any>));
+    }
+  };
+
+  const recordTurn = async (session: RunSession, usage: { inputTokens?: number; outputTokens?: number } | undefined, text: string): Promise<void> => {
+    const decision = await breaker.observe(session.sessionId, {
+      kind: 'model',
+      promptTokens: usage?.inputTokens ?? null,
+      completionTokens: usage?.outputTokens ?? null,
+      text,
+    });
+    session.stopIf(decision);
+    // A model-level verdict (budget wrap-up, token drift) reaches the model on its next turn.
+    if (decision.action === 'steer' || decision.action === 'block') session.queueSteer(decision.message);
+  };
+
+  const inputGuardrail = {
+    type: 'tool_input' as const,
+    name: 'AgentBreaker',
+    run: async ({ toolCall }: { toolCall: { name: string; arguments: string; callId: string } }): Promise<ToolGuardrailFunctionOutput> => {
+      const session = sessionNow();
+      const decision = await breaker.checkToolCall(session.sessionId, { tool: toolCall.name, args: parseArgs(toolCall.arguments) });
+      // The SDK turns errors in a tool step into tool results: a stop is thrown at the next model turn.
+      session.noteStop(decision);
+      if (decision.action === 'block' || decision.action === 'stop') return { behavior: { type: 'rejectContent', message: blockedResult(decision) } };
+      if (decision.action === 'steer') session.verdicts.set(toolCall.callId, decision);
+      return { behavior: { type: 'allow' } };
+    },
+  };
+
+  const outputGuardrail = {
+    type: 'tool_output' as const,
+    name: 'AgentBreaker',
+    run: async ({ toolCall, output }: { toolCall: { name: string; arguments: string; callId: string }; output: unknown }): Promise<ToolGuardrailFunctionOutput> => {
+      const session = sessionNow();
+      const text = resultText(output);
+      session.noteStop(await breaker.observe(session.sessionId, { kind: 'tool_call', tool: toolCall.name, args: parseArgs(toolCall.arguments), result: text }));
+      const steer = session.verdicts.get(toolCall.callId);
+      session.verdicts.delete(toolCall.callId);
+      if (steer === undefined) return { behavior: { type: 'allow' } };
+      return { behavior: { type: 'rejectContent', message: steeredResult(text, steer) } };
+    },
+  };
+
+  const tools = <T extends readonly Tool<any>[]>(list: T): T =>
+    list.map((tool) =>
+      tool.type === 'function'
+        ? { ...tool, inputGuardrails: [...(tool.inputGuardrails ?? []), inputGuardrail], outputGuardrails: [...(tool.outputGuardrails ?? []), outputGuardrail] }
+        : tool,
+    ) as unknown as T;
+
+  const base = new Runner(options.runConfig);
+  const provider: ModelProvider = base.config.modelProvider;
+  const runner = new Runner({ ...options.runConfig, modelProvider: { getModel: async (name) => governModel(await provider.getModel(name)) } });
+  runner.on('agent_handoff', (_context, from, to) => {
+    const session = sessionNow();
+    session.track(
+      breaker
+        .observe(session.sessionId, { kind: 'delegation', agent: to.name, input: `handoff from ${from.name}`, output: '' })
+        .then((decision) => {
+          session.noteStop(decision);
+          if (decision.action === 'steer' || decision.action === 'block') session.queueSteer(decision.message);
+        }),
+    );
+  });
+
+  const sessionIdFor = async (runOptions: SessionSources | undefined): Promise<string> => {
+    if (options.sessionId !== undefined) return options.sessionId;
+    if (typeof runOptions?.conversationId === 'string' && runOptions.conversationId !== '') return runOptions.conversationId;
+    if (runOptions?.session !== undefined) return runOptions.session.getSessionId();
+    return randomUUID();
+  };
+
+  async function run(agent: Parameters<Runner['run']>[0], input: RunInput, runOptions?: NonStreamRunOptions<unknown>): Promise<unknown> {
+    checkGoverned(agent);
+    const session = new RunSession(breaker, await sessionIdFor(runOptions as SessionSources | undefined));
+    return current.run(session, async () => {
+      const result: object = await runner.run(agent, input, runOptions);
+      // A stop decided on the last tool step (e.g. toolUseBehavior 'stop_on_first_tool') has no next model turn to surface on.
+      if (!('completed' in result)) {
+        await session.settle();
+        session.rethrowStop();
+      }
+      return result;
+    });
+  }
+
+  return { runner, run: run as unknown as OpenAIAgentsBreaker['run'], tools, model };
+}

@@ -1,0 +1,16 @@
+/**
+ * The AgentBreaker for the OpenAI Agents SDK (`Agent`, `run`). Needs the
+ * optional peer package `@openai/agents`.
+ *
+ * @module
+ */
+import { importOptional } from '../errors/missing-dependency-error.ts';
+
+// Checked before the adapter module loads, so a missing package is a typed error naming it.
+await importOptional('@openai/agents', 'agent-governor/openai-agents', () => import('@openai/agents'));
+
+const adapter = await import('./governed-runner.ts');
+
+/** {@inheritDoc breakerForOpenAIAgents} */
+export const breakerForOpenAIAgents: typeof adapter.breakerForOpenAIAgents = adapter.breakerForOpenAIAgents;
+export type { OpenAIAgentsBreaker, OpenAIAgentsBreakerOptions } from './governed-runner.ts';
