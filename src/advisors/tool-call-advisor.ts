@@ -2,7 +2,7 @@ import type { ModelMessage, ToolContent } from 'ai';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import { addUsage, ZERO_USAGE, type Usage } from '../model/usage.ts';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
-import { conversationIdOf, type AdvisorContext } from '../chat/advisor-context.ts';
+import { conversationIdOf, sessionIdOf, type AdvisorContext } from '../chat/advisor-context.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent, PendingToolApproval, ToolCallRequest } from '../chat/chat-response.ts';
 import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-listener.ts';
@@ -283,10 +283,10 @@ class ToolLoop {
       messages,
       abortSignal: this.#request.abortSignal,
       toolContext: this.#toolContext,
-      sessionId: this.#toolContext.conversationId,
+      sessionId: sessionIdOf(this.#request.context),
       listeners: this.#listeners,
       telemetry: this.#telemetry,
-      report: (event: ToolCallEvent) => reportObservation(this.#request.context, this.#toolContext.conversationId, event),
+      report: (event: ToolCallEvent) => reportObservation(this.#request.context, sessionIdOf(this.#request.context), event),
     };
     // Limits and approval are decided in the model's order, before anything runs,
     // so parallel execution cannot race past a limit.

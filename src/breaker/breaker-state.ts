@@ -1,4 +1,4 @@
-import type { BreakerCategory, BreakerStatus } from './breaker-decision.ts';
+import type { BreakerCategory, BreakerEvidence, BreakerStatus } from './breaker-decision.ts';
 import type { ArgsFingerprint } from './similarity/args-fingerprint.ts';
 import type { TokenSketch } from './similarity/token-sketch.ts';
 
@@ -126,6 +126,14 @@ export interface BreakerSessionState {
   readonly openCategory: BreakerCategory | null;
   /** Why it opened (shortened). */
   readonly openReason: string | null;
+  /** The evidence of the trip that opened it (absent in states stored by older versions). */
+  readonly openEvidence?: BreakerEvidence;
+  /**
+   * 1 while the stop that opened it has not been thrown to the caller yet (it
+   * was decided on an observed event): the next gate throws it as the
+   * category's error, later ones as an open breaker.
+   */
+  readonly openPending?: 1;
   /** Sequence number of the last observed event. */
   readonly seq: number;
   /** Sequence number of the last user / outside event that brought new information: repetition evidence starts after it. */
