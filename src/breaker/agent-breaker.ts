@@ -102,7 +102,8 @@ interface CachedSession {
  */
 export class AgentBreaker implements Advisor {
   readonly name = 'AgentBreaker';
-  readonly order = AdvisorOrder.BREAKER;
+  /** From the `order` option. @default AdvisorOrder.BREAKER (just inside the tool loop) */
+  readonly order: number;
   /** The options in force, defaults filled in. */
   readonly options: ResolvedAgentBreakerOptions;
 
@@ -124,6 +125,7 @@ export class AgentBreaker implements Advisor {
   /** @throws InvalidOptionError naming the first bad option (e.g. `toolSpiral.similarity`). */
   constructor(options?: AgentBreakerOptions) {
     this.options = resolveAgentBreakerOptions(options);
+    this.order = this.options.order;
     const subAgents = new Set(this.options.delegation.subAgentTools);
     const isReadOnly = readOnlyMatcher(this.options.readOnlyTools);
     this.#ctx = {

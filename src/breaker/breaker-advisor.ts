@@ -84,7 +84,7 @@ async function judgeRound(engine: BreakerEngine, sessionId: string, request: Cha
 
 /** The AgentBreaker's `adviseCall`: gate, deliver waiting steers, pass on, judge the round. */
 export async function breakerAdviseCall(engine: BreakerEngine, request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
-  const sessionId = sessionOf(engine, request);
+  const sessionId = sessionOf(engine, request, chain);
   const advised = await beforeRound(engine, sessionId, request);
   const result = await chain.nextCall(advised);
   return { ...result, response: await judgeRound(engine, sessionId, advised, result.response) };
@@ -92,7 +92,7 @@ export async function breakerAdviseCall(engine: BreakerEngine, request: ChatClie
 
 /** The AgentBreaker's `adviseStream`: the same, on the round's `finish` event. */
 export async function* breakerAdviseStream(engine: BreakerEngine, request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
-  const sessionId = sessionOf(engine, request);
+  const sessionId = sessionOf(engine, request, chain);
   const advised = await beforeRound(engine, sessionId, request);
   for await (const event of chain.nextStream(advised)) {
     if (event.type !== 'finish') {
@@ -104,8 +104,11 @@ export async function* breakerAdviseStream(engine: BreakerEngine, request: ChatC
   }
 }
 
-function sessionOf(engine: BreakerEngine, request: ChatClientRequest): string {
+function sessionOf(engine: BreakerEngine, request: ChatClientRequest, chain: AdvisorChain): string {
   const sessionId = sessionIdOf(request.context);
+  if (chain.advisors.some((a) => a.name === 'ToolCallAdvisor')) {
+    engine.warnOnce(sessionId, 'order', `The ${engine.name} runs outside the tool loop (its order ${String(engine.options.order)} is not greater than the tool loop's): it judges one round per call, not every round.`);
+  }
   if (request.context.get(CALL_SESSION_ID) === sessionId && request.context.get(ANNOUNCED) !== true) {
     request.context.set(ANNOUNCED, true);
     engine.debug(sessionId, 'The request names no conversation id (CONVERSATION_ID): this call is judged as a session of its own. Give an id to share breaker state across calls.');

@@ -151,6 +151,11 @@ export interface BreakerSessionState {
   readonly budget: BudgetState;
   /** Detections per category so far (drives the escalation ladders). */
   readonly escalations: Readonly<Partial<Record<BreakerCategory, number>>>;
+  /**
+   * Tools of the last cycle the breaker escalated: a spiral on one of them
+   * (the cycle's other step was blocked) is the same loop and escalates as the cycle.
+   */
+  readonly cycleTools?: readonly string[];
   /** Keys of recently escalated detections, so that a check and the observation that follows it escalate once. */
   readonly handled: readonly string[];
   readonly counters: BreakerCounters;

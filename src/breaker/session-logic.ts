@@ -185,12 +185,17 @@ export class SessionLogic {
 
   #detectProposal(state: BreakerSessionState, proposal: ToolProposal, args: unknown): Detection | null {
     if (this.ctx.isSubAgent(proposal.tool)) return detectReask(state, proposal.tool, args, this.ctx);
-    return (
+    const detection =
       detectErrorLoop(state, proposal, this.ctx) ??
       // A cycle of two or more tools also repeats each of its tools: name the larger pattern.
       detectCycle(state, proposal, this.ctx) ??
-      detectToolSpiral(state, proposal, this.ctx)
-    );
+      detectToolSpiral(state, proposal, this.ctx);
+    const cycle = state.cycleTools;
+    if (detection?.category === 'tool_spiral' && cycle !== undefined && cycle.includes(proposal.tool)) {
+      // The cycle's other step was blocked, so what is left of it repeats one tool: still the same loop.
+      return { ...detection, category: 'cycle', key: `cycle:${detection.key}`, evidence: { ...detection.evidence, sequence: cycle, period: cycle.length } };
+    }
+    return detection;
   }
 
   #escalate(step: Step, detection: Detection, now: number): void {
@@ -206,6 +211,7 @@ export class SessionLogic {
       ...step.state,
       escalations: { ...step.state.escalations, [category]: count },
       handled: pushBounded(step.state.handled, detection.key, LIMITS.handled),
+      ...(category === 'cycle' && detection.evidence.sequence !== undefined ? { cycleTools: detection.evidence.sequence.slice(0, 8) } : {}),
       counters: { ...step.state.counters, detections: step.state.counters.detections + 1 },
     };
     step.changed = true;
