@@ -18,6 +18,7 @@ import { readOnlyMatcher } from './detectors/read-only-tools.ts';
 import { proposalOf, type ToolProposal } from './detectors/tool-record.ts';
 import { SessionLogic, type Outcome } from './session-logic.ts';
 import { SessionQueue } from './session-queue.ts';
+import { breakerMessage } from './breaker-messages.ts';
 import { PendingSteers } from './pending-steers.ts';
 import { ArgsFingerprinter } from './similarity/args-fingerprint.ts';
 import { IdentityKeyMatcher } from './similarity/identity-keys.ts';
@@ -164,7 +165,8 @@ export class AgentBreaker implements Advisor {
   async observe(sessionId: string, event: BreakerEvent): Promise<BreakerDecision> {
     const decision = await this.#observe(sessionId, event, false);
     // The event has happened: a steer (or a block, with nothing left to block) can only be told to the model.
-    if ((decision.action === 'steer' || decision.action === 'block') && decision.message) this.#steers.add(sessionId, decision.message);
+    const note = steerNote(decision);
+    if (note !== undefined) this.#steers.add(sessionId, note);
     return decision;
   }
 
@@ -327,7 +329,10 @@ export class AgentBreaker implements Advisor {
     checkToolCall: (id, call) => this.checkToolCall(id, call),
     observe: (id, event) => this.#observe(id, event, true),
     takeSteers: (id) => this.#steers.take(id),
-    queueSteer: (id, message) => this.#steers.add(id, message),
+    queueSteer: (id, decision) => {
+      const note = steerNote(decision);
+      if (note !== undefined) this.#steers.add(id, note);
+    },
     toError: (decision, id) => breakerErrorFor(decision, id),
     debug: (id, message) => this.#dispatch({ type: 'debug', sessionId: id, at: this.options.now(), message }),
     warnOnce: (id, key, message) => this.#warnOnce(id, key, message),
@@ -437,6 +442,16 @@ export class AgentBreaker implements Advisor {
       }
     }
   }
+}
+
+/**
+ * What to tell the model of a steer or block decided on something that has
+ * already happened: there is no call left to refuse, so a block is told as its steer.
+ */
+function steerNote(decision: BreakerDecision): string | undefined {
+  if (decision.action === 'steer') return decision.message;
+  if (decision.action !== 'block') return undefined;
+  return decision.category !== undefined && decision.evidence !== undefined ? breakerMessage(decision.category, 'steer', decision.evidence) : decision.message;
 }
 
 function checkSessionId(sessionId: string): void {

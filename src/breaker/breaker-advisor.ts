@@ -18,7 +18,8 @@ export interface BreakerEngine {
   /** Observes an event whose stop the advisor throws at once. */
   observe(sessionId: string, event: BreakerEvent): Promise<BreakerDecision>;
   takeSteers(sessionId: string): string[];
-  queueSteer(sessionId: string, message: string): void;
+  /** Queues what a steer or block decided on a finished round tells the model next round. */
+  queueSteer(sessionId: string, decision: BreakerDecision): void;
   toError(decision: BreakerDecision, sessionId: string): Error;
   /** A `debug` event for listeners. */
   debug(sessionId: string, message: string): void;
@@ -65,7 +66,7 @@ async function judgeRound(engine: BreakerEngine, sessionId: string, request: Cha
   if (model.action === 'stop') throw engine.toError(model, sessionId);
   const verdict = model.action === 'block' || model.action === 'steer' ? model : undefined;
   if (response.toolCalls.length === 0) {
-    if (verdict?.message) engine.queueSteer(sessionId, verdict.message);
+    if (verdict !== undefined) engine.queueSteer(sessionId, verdict);
     return response;
   }
   const judged: ToolCallRequest[] = [];
