@@ -2,7 +2,7 @@
 export { ChatClient, ChatClientBuilder, ChatClientRequestSpec, CallResponseSpec, StreamResponseSpec, AdvisorSpec, InvalidRequestError } from './chat/chat-client.ts';
 export { AdvisorOrder, type Advisor, type AdvisorChain } from './chat/advisor.ts';
 export { DefaultAdvisorChain, AdvisorNotInChainError, sortAdvisors, type ModelTerminal } from './chat/advisor-chain.ts';
-export { CONVERSATION_ID, DEFAULT_CONVERSATION_ID, conversationIdOf, type AdvisorContext } from './chat/advisor-context.ts';
+export { CONVERSATION_ID, DEFAULT_CONVERSATION_ID, conversationIdOf, sessionIdOf, type AdvisorContext } from './chat/advisor-context.ts';
 export { beforeAfterAdvisor, type BeforeAfterHooks } from './chat/before-after-advisor.ts';
 export type { ChatClientRequest, GovernedTool, GovernedToolSet, ModelOptions, ResponseFormat } from './chat/chat-client-request.ts';
 export type { ChatClientResponse, ChatResponse, ChatStreamEvent, FinishReason, PendingToolApproval, ToolCallRequest, ToolCallIntervention } from './chat/chat-response.ts';

@@ -36,6 +36,11 @@ export type ToolApproval = boolean | { readonly approved: boolean; readonly reas
 /** What a tool receives as its `context` when run by the ToolCallAdvisor. */
 export interface GovernorToolContext {
   readonly conversationId: string;
+  /**
+   * The breaker session of this call: the conversation id, or the call's own
+   * session when the request names none. Report to the breaker under this id.
+   */
+  readonly sessionId: string;
   readonly abortSignal: AbortSignal | undefined;
   /** The request's advisor context (shared by every round). */
   readonly requestContext: AdvisorContext;
@@ -176,7 +181,12 @@ class ToolLoop {
     this.#options = options;
     this.#maxToolCalls = maxToolCalls;
     this.#request = request;
-    this.#toolContext = { conversationId: conversationIdOf(request.context), abortSignal: request.abortSignal, requestContext: request.context };
+    this.#toolContext = {
+      conversationId: conversationIdOf(request.context),
+      sessionId: sessionIdOf(request.context),
+      abortSignal: request.abortSignal,
+      requestContext: request.context,
+    };
     const fromContext = request.context.get(TOOL_CALL_LISTENERS);
     this.#listeners = [...(options.listeners ?? []), ...(Array.isArray(fromContext) ? (fromContext as ToolCallListener[]) : [])];
     this.#telemetry = telemetrySettings(request.context);
@@ -283,10 +293,10 @@ class ToolLoop {
       messages,
       abortSignal: this.#request.abortSignal,
       toolContext: this.#toolContext,
-      sessionId: sessionIdOf(this.#request.context),
+      sessionId: this.#toolContext.sessionId,
       listeners: this.#listeners,
       telemetry: this.#telemetry,
-      report: (event: ToolCallEvent) => reportObservation(this.#request.context, sessionIdOf(this.#request.context), event),
+      report: (event: ToolCallEvent) => reportObservation(this.#request.context, this.#toolContext.sessionId, event),
     };
     // Limits and approval are decided in the model's order, before anything runs,
     // so parallel execution cannot race past a limit.

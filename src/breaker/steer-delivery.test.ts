@@ -15,6 +15,7 @@ import {
   RagFixationError,
   ToolCallingAdvisor,
   type BreakerEventRecord,
+  type GovernorToolContext,
 } from '../index.ts';
 import { ScriptedModelServer, scriptedModel, type ChatCompletionMessage, type ScriptedModelServer as Server } from '../testing/index.ts';
 import { MODES, runMode, type Mode } from '../test-support/run-modes.ts';
@@ -26,8 +27,9 @@ function searchTool(breaker: AgentBreaker) {
   return tool({
     inputSchema: z.object({ query: z.string() }),
     execute: async ({ query }, { context }) => {
-      const { conversationId } = context as { conversationId: string };
-      await breaker.observe(conversationId, { kind: 'retrieval', query, results: ['policy-7', 'faq-2'] });
+      // The tool context names the breaker session of the call (with or without a conversation id).
+      const { sessionId } = context as unknown as GovernorToolContext;
+      await breaker.observe(sessionId, { kind: 'retrieval', query, results: ['policy-7', 'faq-2'] });
       return `Found 2 documents for "${query}": policy-7, faq-2`;
     },
   });
