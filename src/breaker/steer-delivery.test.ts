@@ -85,6 +85,24 @@ describe('a steer reaches the model on its next round', () => {
       assert.equal(steerNote(server, 2), undefined);
       assert.equal(steerNote(server, 3), `[AgentBreaker] ${steer!.message}`, 'the next request ends with the steer, after the user turn');
     });
+    test(`${mode}: a delegation steer decided on a sub-agent's repeated answer is in the next request`, async () => {
+      const tasks = ['Summarise the Q3 sales report', 'Give me a short summary of the third quarter sales report', 'What does the Q3 sales report say, in brief?'];
+      await using server = await new ScriptedModelServer({
+        script: [...tasks.map((task) => ({ toolCalls: [{ name: 'researcher', arguments: { task } }] })), { text: 'Sales grew 4% in Q3.' }],
+      }).start();
+      const breaker = new AgentBreaker({ delegation: { subAgentTools: ['researcher'] } });
+      const seen = escalations(breaker);
+      const researcher = tool({ inputSchema: z.object({ task: z.string() }), execute: async () => 'Q3 sales grew four percent while costs stayed flat and the outlook is unchanged.' });
+      const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor(), breaker).defaultTools({ researcher }).build();
+      const { text } = await runMode(client.prompt('Summarise Q3').advisors((a) => a.param(CONVERSATION_ID, `deleg-${mode}`)), mode);
+      assert.equal(text, 'Sales grew 4% in Q3.');
+      const steer = seen.find((e) => e.category === 'delegation_loop');
+      assert.equal(steer?.action, 'steer');
+      // Decided when the third answer came back: the next round (the fourth request) carries it.
+      const delivered = server.requests.map((r) => r.body.messages.some((m) => String(m.content).includes(steer!.message!)));
+      assert.deepEqual(delivered, [false, false, false, true], JSON.stringify(server.requests[3]!.body.messages.slice(-2)));
+      assert.equal(steerNote(server, 3), `[AgentBreaker] ${steer!.message}`);
+    });
   }
 
   test('the AI SDK adapter and any integration take waiting steers with takeSteers()', async () => {
