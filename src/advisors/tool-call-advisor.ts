@@ -63,8 +63,9 @@ export interface ToolCallingAdvisorOptions {
   /**
    * An automatic policy, asked before each call runs; a denial becomes an error
    * result the model sees. Calls of tools declared with `needsApproval` (the AI
-   * SDK's flag, a boolean or a function of the input) that this policy lets
-   * through then wait for the caller: the call ends with `pendingApprovals`.
+   * SDK's flag, a boolean or a function of the input) wait for the caller
+   * instead: the call ends with `pendingApprovals`, and the caller's answer
+   * decides them.
    * @default every call approved
    */
   readonly approve?: (call: ToolCallRequest, context: GovernorToolContext) => ToolApproval | Promise<ToolApproval>;
