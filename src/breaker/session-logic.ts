@@ -99,7 +99,10 @@ export class SessionLogic {
       case 'user':
         // Text repetition keeps its own, stricter notion of what a user turn adds.
         step.state = { ...step.state, ...noteUserTurn(step.state, event.text, seq, this.ctx) };
-        if (isInformativeUserTurn(event.text)) step.state = { ...step.state, userSeq: seq };
+        if (isInformativeUserTurn(event.text)) {
+          const { cycleTools: _cycle, ...rest } = step.state;
+          step.state = { ...rest, userSeq: seq };
+        }
         break;
       case 'model':
         detection = this.#observeModel(step, event, seq);
