@@ -5,10 +5,10 @@ import './runtime/assert-supported-node.ts';
 export { ChatClient, ChatClientBuilder, ChatClientRequestSpec, CallResponseSpec, StreamResponseSpec, AdvisorSpec, InvalidRequestError } from './chat/chat-client.ts';
 export { AdvisorOrder, type Advisor, type AdvisorChain } from './chat/advisor.ts';
 export { DefaultAdvisorChain, AdvisorNotInChainError, sortAdvisors, type ModelTerminal } from './chat/advisor-chain.ts';
-export { CONVERSATION_ID, DEFAULT_CONVERSATION_ID, conversationIdOf, type AdvisorContext } from './chat/advisor-context.ts';
+export { CONVERSATION_ID, DEFAULT_CONVERSATION_ID, conversationIdOf, sessionIdOf, type AdvisorContext } from './chat/advisor-context.ts';
 export { beforeAfterAdvisor, type BeforeAfterHooks } from './chat/before-after-advisor.ts';
 export type { ChatClientRequest, GovernedTool, GovernedToolSet, ModelOptions, ResponseFormat } from './chat/chat-client-request.ts';
-export type { ChatClientResponse, ChatResponse, ChatStreamEvent, FinishReason, ToolCallRequest, ToolCallIntervention } from './chat/chat-response.ts';
+export type { ChatClientResponse, ChatResponse, ChatStreamEvent, FinishReason, PendingToolApproval, ToolCallRequest, ToolCallIntervention } from './chat/chat-response.ts';
 export { EntityParseError, OUTPUT_SCHEMA, type OutputSchema } from './chat/entity.ts';
 export { ModelCallTerminal } from './chat/model-call.ts';
 export { CONTINUATION_TURN, OBSERVATION_SINKS, reportObservation, type ObservationSink } from './chat/observation.ts';
@@ -20,12 +20,15 @@ export { addUsage, totalTokens, ZERO_USAGE, type Usage } from './model/usage.ts'
 
 // Built-in advisors
 export {
+  ToolCallingAdvisor,
   ToolCallAdvisor,
   ToolCallLimitExceededError,
+  type ToolCallingAdvisorOptions,
   type ToolCallAdvisorOptions,
   type ToolApproval,
   type GovernorToolContext,
 } from './advisors/tool-call-advisor.ts';
+export { toolApprovalResponse, InvalidToolApprovalError } from './advisors/tool-approval.ts';
 export {
   StructuredOutputValidationAdvisor,
   StructuredOutputValidationError,

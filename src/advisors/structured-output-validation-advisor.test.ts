@@ -4,6 +4,7 @@ import { tool } from 'ai';
 import { z } from 'zod';
 import { ChatClient, StructuredOutputValidationAdvisor, StructuredOutputValidationError, ToolCallAdvisor } from '../index.ts';
 import { mockModel } from '../test-support/mock-model.ts';
+import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
 
 const Films = z.object({ actor: z.string(), movies: z.array(z.string()) });
 
@@ -55,5 +56,31 @@ describe('StructuredOutputValidationAdvisor', () => {
     const roles = model.doGenerateCalls[2]!.prompt.map((m) => m.role);
     assert.deepEqual(roles, ['system', 'user', 'assistant', 'tool', 'assistant', 'user']);
     assert.equal(response.rounds, 3);
+  });
+});
+
+describe('StructuredOutputValidationAdvisor in stream(), over the scripted model', () => {
+  test('an invalid answer is re-asked with its errors; only the valid answer is streamed', async () => {
+    await using server = await new ScriptedModelServer({
+      script: [{ text: '{"actor": "Tom Hanks", "movies": "Big"}' }, { text: '{"actor": "Tom Hanks", "movies": ["Big"]}' }],
+    }).start();
+    const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new StructuredOutputValidationAdvisor({ schema: Films })).build();
+    let streamed = '';
+    for await (const delta of client.prompt('Tom Hanks films').stream().content()) streamed += delta;
+    assert.deepEqual(JSON.parse(streamed), { actor: 'Tom Hanks', movies: ['Big'] });
+    assert.equal(server.requests.length, 2);
+    const feedback = String(server.requests[1]!.body.messages.at(-1)!.content);
+    assert.match(feedback, /movies/);
+  });
+
+  test('still invalid after the last attempt: StructuredOutputValidationError from the stream', async () => {
+    await using server = await new ScriptedModelServer({ script: [{ text: 'not json' }], onExhausted: 'repeat-last' }).start();
+    const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new StructuredOutputValidationAdvisor({ schema: Films, maxRepeatAttempts: 1 })).build();
+    await assert.rejects(async () => {
+      for await (const _ of client.prompt('Tom Hanks films').stream().content()) {
+        // driven only
+      }
+    }, StructuredOutputValidationError);
+    assert.equal(server.requests.length, 2);
   });
 });

@@ -4,7 +4,7 @@ import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import { addUsage } from '../model/usage.ts';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
-import type { ChatClientResponse, ChatResponse } from '../chat/chat-response.ts';
+import type { ChatClientResponse, ChatResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import { jsonInstruction, OUTPUT_SCHEMA, toOutputSchema, validateAnswer, type OutputSchema } from '../chat/entity.ts';
 
 /** Thrown when the model's answer still fails validation after the last attempt. */
@@ -70,16 +70,44 @@ export class StructuredOutputValidationAdvisor implements Advisor {
       const check = await validateAnswer(output.schema, response.text);
       if (check.success) return this.#folded(result, usage, rounds);
       if (attempt > this.maxRepeatAttempts) throw new StructuredOutputValidationError(check.errors, attempt, response.text);
-      const feedback: ModelMessage[] = [
-        { role: 'assistant', content: response.text },
-        {
-          role: 'user',
-          content:
-            `Your previous answer does not match the required JSON schema. Validation errors:\n- ${check.errors.join('\n- ')}\n` +
-            'Answer again with corrected JSON only.',
-        },
-      ];
-      current = { ...current, messages: [...current.messages, ...feedback] };
+      current = withFeedback(current, response.text, check.errors);
+    }
+  }
+
+  /**
+   * Streaming: the same loop. An attempt's text deltas are held until its
+   * answer validates, so the caller streams only the answer that passed (tool
+   * calls and results pass through as they come).
+   */
+  async *adviseStream(request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
+    const output = await this.#outputSchema(request);
+    if (output === undefined) {
+      yield* chain.nextStream(request);
+      return;
+    }
+    let current = this.#withFormat(request, output);
+    let usage;
+    let rounds = 0;
+    for (let attempt = 1; ; attempt++) {
+      const held: ChatStreamEvent[] = [];
+      let result: ChatClientResponse | undefined;
+      for await (const event of chain.copy(this).nextStream(current)) {
+        if (event.type === 'finish') result = event.response;
+        else if (event.type === 'text-delta') held.push(event);
+        else yield event;
+      }
+      if (result === undefined) throw new GovernorError('GOVERNOR_STREAM_INCOMPLETE', 'The downstream stream ended without a finish event.');
+      const response = result.response;
+      usage = usage === undefined ? response.totalUsage : addUsage(usage, response.totalUsage);
+      rounds += response.rounds;
+      const check = response.toolCalls.length > 0 ? { success: true as const } : await validateAnswer(output.schema, response.text);
+      if (check.success) {
+        yield* held;
+        yield { type: 'finish', response: this.#folded(result, usage, rounds) };
+        return;
+      }
+      if (attempt > this.maxRepeatAttempts) throw new StructuredOutputValidationError(check.errors, attempt, response.text);
+      current = withFeedback(current, response.text, check.errors);
     }
   }
 
@@ -104,4 +132,18 @@ export class StructuredOutputValidationAdvisor implements Advisor {
     }
     return request.context.get(OUTPUT_SCHEMA) as OutputSchema | undefined;
   }
+}
+
+/** The request again, with the failed answer and its validation errors for the model. */
+function withFeedback(request: ChatClientRequest, answer: string, errors: readonly string[]): ChatClientRequest {
+  const feedback: ModelMessage[] = [
+    { role: 'assistant', content: answer },
+    {
+      role: 'user',
+      content:
+        `Your previous answer does not match the required JSON schema. Validation errors:\n- ${errors.join('\n- ')}\n` +
+        'Answer again with corrected JSON only.',
+    },
+  ];
+  return { ...request, messages: [...request.messages, ...feedback] };
 }

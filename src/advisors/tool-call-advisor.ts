@@ -1,16 +1,17 @@
-import type { ModelMessage } from 'ai';
+import type { ModelMessage, ToolContent } from 'ai';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
-import { addUsage, type Usage } from '../model/usage.ts';
+import { addUsage, ZERO_USAGE, type Usage } from '../model/usage.ts';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
-import { conversationIdOf, type AdvisorContext } from '../chat/advisor-context.ts';
+import { conversationIdOf, sessionIdOf, type AdvisorContext } from '../chat/advisor-context.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
-import type { ChatClientResponse, ChatResponse, ChatStreamEvent, ToolCallRequest } from '../chat/chat-response.ts';
+import type { ChatClientResponse, ChatResponse, ChatStreamEvent, PendingToolApproval, ToolCallRequest } from '../chat/chat-response.ts';
 import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-listener.ts';
 import { observeUnrunToolCall } from '../chat/tool-call-observation.ts';
 import { reportObservation } from '../chat/observation.ts';
 import type { ToolCallEvent } from '../breaker/breaker-event.ts';
 import { telemetrySettings, type TelemetrySettings } from '../telemetry/telemetry-options.ts';
 import { executeToolCall, toolResultMessage, type ToolOutcome } from './tool-execution.ts';
+import { answeredApprovals, needsApproval, pendingApproval, withApprovalRequests } from './tool-approval.ts';
 
 /** Thrown when a tool-call limit is exceeded and `onLimitExceeded` is `'throw'`. */
 export class ToolCallLimitExceededError extends GovernorError {
@@ -35,13 +36,18 @@ export type ToolApproval = boolean | { readonly approved: boolean; readonly reas
 /** What a tool receives as its `context` when run by the ToolCallAdvisor. */
 export interface GovernorToolContext {
   readonly conversationId: string;
+  /**
+   * The breaker session of this call: the conversation id, or the call's own
+   * session when the request names none. Report to the breaker under this id.
+   */
+  readonly sessionId: string;
   readonly abortSignal: AbortSignal | undefined;
   /** The request's advisor context (shared by every round). */
   readonly requestContext: AdvisorContext;
 }
 
-/** Options of {@link ToolCallAdvisor}. */
-export interface ToolCallAdvisorOptions {
+/** Options of {@link ToolCallingAdvisor}. */
+export interface ToolCallingAdvisorOptions {
   /** @default AdvisorOrder.TOOL_LOOP (near the outermost, so inner advisors see every round) */
   readonly order?: number;
   /** Most tool calls executed in total per request. @default 100 */
@@ -54,7 +60,14 @@ export interface ToolCallAdvisorOptions {
    * @default 'throw'
    */
   readonly onLimitExceeded?: 'throw' | 'error-result';
-  /** Asked before each call runs; a denial becomes an error result the model sees. @default every call approved */
+  /**
+   * An automatic policy, asked before each call runs; a denial becomes an error
+   * result the model sees. Calls of tools declared with `needsApproval` (the AI
+   * SDK's flag, a boolean or a function of the input) wait for the caller
+   * instead: the call ends with `pendingApprovals`, and the caller's answer
+   * decides them.
+   * @default every call approved
+   */
   readonly approve?: (call: ToolCallRequest, context: GovernorToolContext) => ToolApproval | Promise<ToolApproval>;
   /** Run the calls of one model round concurrently. @default true */
   readonly parallel?: boolean;
@@ -72,14 +85,15 @@ function positiveInt(option: string, value: number | undefined): void {
  * The tool-calling loop as a recursive advisor: it calls the rest of the chain
  * (`chain.copy(this)`), runs the tools the model asked for, and calls again
  * until the model stops asking — so every advisor after it sees every round.
+ * (Spring AI 2.0's name; `ToolCallAdvisor` is the deprecated alias.)
  */
-export class ToolCallAdvisor implements Advisor {
+export class ToolCallingAdvisor implements Advisor {
   readonly name = 'ToolCallAdvisor';
   readonly order: number;
-  readonly #options: ToolCallAdvisorOptions;
+  readonly #options: ToolCallingAdvisorOptions;
   readonly #maxToolCalls: number;
 
-  constructor(options: ToolCallAdvisorOptions = {}) {
+  constructor(options: ToolCallingAdvisorOptions = {}) {
     positiveInt('maxToolCalls', options.maxToolCalls);
     if (typeof options.maxCallsPerTool === 'number') positiveInt('maxCallsPerTool', options.maxCallsPerTool);
     else for (const [tool, limit] of Object.entries(options.maxCallsPerTool ?? {})) positiveInt(`maxCallsPerTool.${tool}`, limit);
@@ -93,6 +107,8 @@ export class ToolCallAdvisor implements Advisor {
 
   async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
     const loop = new ToolLoop(this.#options, this.#maxToolCalls, request);
+    const resumed = await loop.resume();
+    if (resumed) return resumed;
     for (;;) {
       const { response } = await chain.copy(this).nextCall(loop.nextRequest());
       const done = await loop.afterRound(response);
@@ -102,6 +118,12 @@ export class ToolCallAdvisor implements Advisor {
 
   async *adviseStream(request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
     const loop = new ToolLoop(this.#options, this.#maxToolCalls, request);
+    const resumed = await loop.resume((outcome) => loop.pending.push(outcome));
+    yield* loop.drainPending();
+    if (resumed) {
+      yield* finalEvents(resumed);
+      return;
+    }
     for (;;) {
       let finished: ChatResponse | undefined;
       for await (const event of chain.copy(this).nextStream(loop.nextRequest())) {
@@ -111,23 +133,42 @@ export class ToolCallAdvisor implements Advisor {
       }
       if (finished === undefined) throw new GovernorError('GOVERNOR_STREAM_INCOMPLETE', 'The downstream stream ended without a finish event.');
       const done = await loop.afterRound(finished, (outcome) => loop.pending.push(outcome));
-      for (const outcome of loop.pending.splice(0)) {
-        yield { type: 'tool-result', toolCallId: outcome.call.toolCallId, toolName: outcome.call.toolName, output: outcome.output, isError: outcome.isError };
-      }
+      yield* loop.drainPending();
       if (done) {
-        yield { type: 'finish', response: done };
+        yield* finalEvents(done);
         return;
       }
     }
   }
 }
 
+/**
+ * Spring AI 1.x's name of {@link ToolCallingAdvisor}.
+ * @deprecated use `ToolCallingAdvisor` (renamed in Spring AI 2.0)
+ */
+export const ToolCallAdvisor = ToolCallingAdvisor;
+/** @deprecated use `ToolCallingAdvisor` */
+export type ToolCallAdvisor = ToolCallingAdvisor;
+/** @deprecated use `ToolCallingAdvisorOptions` */
+export type ToolCallAdvisorOptions = ToolCallingAdvisorOptions;
+
+/** The end of a streamed loop: approval requests, a return-direct answer's text, then the finish. */
+function* finalEvents(done: ChatClientResponse): Iterable<ChatStreamEvent> {
+  for (const p of done.response.pendingApprovals ?? []) yield { type: 'tool-approval-request', approvalId: p.approvalId, toolCall: p.toolCall };
+  // A return-direct answer never came from the model as text deltas: it is the text of the stream.
+  if (done.context.get(RETURN_DIRECT_TEXT) === done.response && done.response.text !== '') yield { type: 'text-delta', text: done.response.text };
+  yield { type: 'finish', response: done };
+}
+
+/** Context key marking the response whose text came from return-direct tools. */
+const RETURN_DIRECT_TEXT = 'governor.toolLoop.returnDirect';
+
 /** The state of one request's loop: the messages added so far, usage, counts. */
 class ToolLoop {
   readonly pending: ToolOutcome[] = [];
-  readonly #options: ToolCallAdvisorOptions;
+  readonly #options: ToolCallingAdvisorOptions;
   readonly #maxToolCalls: number;
-  readonly #request: ChatClientRequest;
+  #request: ChatClientRequest;
   readonly #added: ModelMessage[] = [];
   readonly #perTool = new Map<string, number>();
   readonly #toolContext: GovernorToolContext;
@@ -137,14 +178,58 @@ class ToolLoop {
   #rounds = 0;
   #total = 0;
 
-  constructor(options: ToolCallAdvisorOptions, maxToolCalls: number, request: ChatClientRequest) {
+  constructor(options: ToolCallingAdvisorOptions, maxToolCalls: number, request: ChatClientRequest) {
     this.#options = options;
     this.#maxToolCalls = maxToolCalls;
     this.#request = request;
-    this.#toolContext = { conversationId: conversationIdOf(request.context), abortSignal: request.abortSignal, requestContext: request.context };
+    this.#toolContext = {
+      conversationId: conversationIdOf(request.context),
+      sessionId: sessionIdOf(request.context),
+      abortSignal: request.abortSignal,
+      requestContext: request.context,
+    };
     const fromContext = request.context.get(TOOL_CALL_LISTENERS);
     this.#listeners = [...(options.listeners ?? []), ...(Array.isArray(fromContext) ? (fromContext as ToolCallListener[]) : [])];
     this.#telemetry = telemetrySettings(request.context);
+  }
+
+  /** Tool results to stream, once. */
+  *drainPending(): Iterable<ChatStreamEvent> {
+    for (const outcome of this.pending.splice(0)) {
+      yield { type: 'tool-result', toolCallId: outcome.call.toolCallId, toolName: outcome.call.toolName, output: outcome.output, isError: outcome.isError };
+    }
+  }
+
+  /**
+   * Continues a loop that ended waiting for approvals: when the request's last
+   * message answers them, runs the approved calls (a denied one gets an
+   * `execution-denied` result with the reason), and puts the approval answers
+   * and the results in one tool message in place of the answers. Returns the
+   * final response when every resumed call was return-direct.
+   */
+  async resume(onOutcome?: (o: ToolOutcome) => void): Promise<ChatClientResponse | undefined> {
+    const answers = answeredApprovals(this.#request.messages);
+    if (answers.length === 0) return undefined;
+    const answerMessage = this.#request.messages.at(-1)!;
+    this.#request = { ...this.#request, messages: this.#request.messages.slice(0, -1) };
+    const approved = answers.filter((a) => a.response.approved).map((a) => a.call);
+    const outcomes = approved.length === 0 ? [] : await this.#execute(approved, this.#request.messages, true);
+    outcomes.forEach((o) => onOutcome?.(o));
+    const results = toolResultMessage(outcomes).content as ToolContent;
+    const content: ToolContent = [...(answerMessage.content as ToolContent)];
+    for (const { call, response } of answers) {
+      if (response.approved) {
+        const result = results.find((r) => r.type === 'tool-result' && r.toolCallId === call.toolCallId);
+        if (result) content.push(result);
+      } else {
+        content.push({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'execution-denied', ...(response.reason ? { reason: response.reason } : {}) } });
+      }
+    }
+    this.#added.push({ role: 'tool', content });
+    if (outcomes.length > 0 && outcomes.length === answers.length && outcomes.every((o) => o.returnDirect)) {
+      return this.#returnDirect(outcomes);
+    }
+    return undefined;
   }
 
   nextRequest(): ChatClientRequest {
@@ -160,14 +245,26 @@ class ToolLoop {
     this.#added.push(...response.messages);
     if (response.toolCalls.length === 0) return this.#final(response, response.text);
 
-    const outcomes = await this.#execute(response.toolCalls, this.#messagesBefore(roundMessages));
-    for (const o of outcomes) onOutcome?.(o);
-    this.#added.push(toolResultMessage(outcomes));
-    if (outcomes.every((o) => o.returnDirect)) {
-      const text = outcomes.map((o) => (typeof o.output === 'string' ? o.output : JSON.stringify(o.output))).join('\n');
-      return this.#final({ ...response, finishReason: 'stop' }, text);
+    const waiting: PendingToolApproval[] = [];
+    const outcomes = await this.#execute(response.toolCalls, this.#messagesBefore(roundMessages), false, waiting);
+    outcomes.forEach((o) => onOutcome?.(o));
+    if (waiting.length > 0) {
+      // The round ends here: the caller answers the approvals and calls again.
+      this.#added.splice(roundMessages, this.#added.length - roundMessages, ...withApprovalRequests(response.messages[0], waiting));
+      if (outcomes.length > 0) this.#added.push(toolResultMessage(outcomes));
+      const final = this.#final({ ...response, finishReason: 'tool-calls' }, response.text);
+      return { ...final, response: { ...final.response, pendingApprovals: waiting } };
     }
+    this.#added.push(toolResultMessage(outcomes));
+    if (outcomes.every((o) => o.returnDirect)) return this.#returnDirect(outcomes, response);
     return undefined;
+  }
+
+  #returnDirect(outcomes: readonly ToolOutcome[], last?: ChatResponse): ChatClientResponse {
+    const text = outcomes.map((o) => (typeof o.output === 'string' ? o.output : JSON.stringify(o.output))).join('\n');
+    const done = this.#final({ ...(last ?? emptyResponse()), finishReason: 'stop' }, text);
+    this.#request.context.set(RETURN_DIRECT_TEXT, done.response);
+    return done;
   }
 
   /** The messages the model was sent for the round whose own messages start at `count`. */
@@ -187,22 +284,32 @@ class ToolLoop {
     return { response, context: this.#request.context };
   }
 
-  async #execute(calls: readonly ToolCallRequest[], messages: readonly ModelMessage[]): Promise<ToolOutcome[]> {
+  /**
+   * Runs a round's calls. Calls whose tool needs approval go to `waiting`
+   * instead of running (unless `approved`: the caller already answered).
+   */
+  async #execute(calls: readonly ToolCallRequest[], messages: readonly ModelMessage[], approved = false, waiting?: PendingToolApproval[]): Promise<ToolOutcome[]> {
     const env = {
       tools: this.#request.tools,
       messages,
       abortSignal: this.#request.abortSignal,
       toolContext: this.#toolContext,
-      sessionId: this.#toolContext.conversationId,
+      sessionId: this.#toolContext.sessionId,
       listeners: this.#listeners,
       telemetry: this.#telemetry,
-      report: (event: ToolCallEvent) => reportObservation(this.#request.context, this.#toolContext.conversationId, event),
+      report: (event: ToolCallEvent) => reportObservation(this.#request.context, this.#toolContext.sessionId, event),
     };
     // Limits and approval are decided in the model's order, before anything runs,
     // so parallel execution cannot race past a limit.
     const planned: Array<ToolOutcome | ToolCallRequest> = [];
     for (const call of calls) {
-      const refusal = this.#checkLimits(call) ?? (await this.#checkApproval(call));
+      if (waiting !== undefined && call.intervention?.action !== 'block' && call.toolName in this.#request.tools) {
+        if (await needsApproval(this.#request.tools, call, messages, this.#toolContext)) {
+          waiting.push(pendingApproval(call));
+          continue;
+        }
+      }
+      const refusal = this.#checkLimits(call) ?? (approved ? undefined : await this.#checkApproval(call));
       if (refusal !== undefined) {
         const known = call.toolName in this.#request.tools;
         await observeUnrunToolCall({ toolName: call.toolName, args: call.input, known, outcome: 'refused', shown: String(refusal.output) }, env);
@@ -247,4 +354,9 @@ class ToolLoop {
     const reason = typeof answer === 'object' && answer.reason ? `: ${answer.reason}` : '.';
     return { call, output: `The call of tool "${call.toolName}" was denied by the approver${reason}`, isError: true, returnDirect: false };
   }
+}
+
+/** The base of a response made without a model round (a return-direct answer to resumed calls). */
+function emptyResponse(): ChatResponse {
+  return { text: '', content: [], toolCalls: [], finishReason: 'stop', usage: ZERO_USAGE, totalUsage: ZERO_USAGE, rounds: 0, messages: [], modelId: '', warnings: [] };
 }

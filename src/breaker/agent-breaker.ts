@@ -2,7 +2,7 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
-import { breakerAdviseCall, breakerAdviseStream } from './breaker-advisor.ts';
+import { breakerAdviseCall, breakerAdviseStream, type BreakerEngine } from './breaker-advisor.ts';
 import { ALLOW, type BreakerCategory, type BreakerDecision, type BreakerStatus } from './breaker-decision.ts';
 import { breakerErrorFor } from './breaker-errors.ts';
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
@@ -18,6 +18,8 @@ import { readOnlyMatcher } from './detectors/read-only-tools.ts';
 import { proposalOf, type ToolProposal } from './detectors/tool-record.ts';
 import { SessionLogic, type Outcome } from './session-logic.ts';
 import { SessionQueue } from './session-queue.ts';
+import { breakerMessage } from './breaker-messages.ts';
+import { PendingSteers } from './pending-steers.ts';
 import { ArgsFingerprinter } from './similarity/args-fingerprint.ts';
 import { IdentityKeyMatcher } from './similarity/identity-keys.ts';
 
@@ -60,6 +62,14 @@ export interface BreakerHealth {
   readonly storeReachable: boolean;
   /** Why the store did not answer (credentials masked). */
   readonly storeError?: string;
+  /**
+   * Whether `budget.maxCostUsd` can be enforced: `off` without a cost cap,
+   * `not_enforceable` once a round came from a model without a price (or
+   * without token counts), listed in `unpricedModels`; else `enforced`.
+   */
+  readonly costBudget: 'off' | 'enforced' | 'not_enforceable';
+  /** Models whose rounds could not be priced (only tracked with a cost cap). */
+  readonly unpricedModels: string[];
 }
 
 const CACHE_LIMIT = 10_000;
@@ -93,7 +103,8 @@ interface CachedSession {
  */
 export class AgentBreaker implements Advisor {
   readonly name = 'AgentBreaker';
-  readonly order = AdvisorOrder.BREAKER;
+  /** From the `order` option. @default AdvisorOrder.BREAKER (just inside the tool loop) */
+  readonly order: number;
   /** The options in force, defaults filled in. */
   readonly options: ResolvedAgentBreakerOptions;
 
@@ -102,16 +113,20 @@ export class AgentBreaker implements Advisor {
   readonly #cache = new Map<string, CachedSession>();
   readonly #queue = new SessionQueue();
   readonly #listeners = new Set<BreakerListener>();
+  readonly #steers = new PendingSteers();
   readonly #telemetry: BreakerTelemetry | undefined;
   /** Held here so the `governor.breaker.open` gauge's weak reference lives exactly as long as the breaker. */
   readonly #openSource: OpenBreakerSource | undefined;
   #storeErrors = 0;
+  readonly #warned = new Set<string>();
+  readonly #unpriced = new Set<string>();
   #lastStoreFailed = false;
   #lastProposal: { tool: string; args: unknown; proposal: ToolProposal } | undefined;
 
   /** @throws InvalidOptionError naming the first bad option (e.g. `toolSpiral.similarity`). */
   constructor(options?: AgentBreakerOptions) {
     this.options = resolveAgentBreakerOptions(options);
+    this.order = this.options.order;
     const subAgents = new Set(this.options.delegation.subAgentTools);
     const isReadOnly = readOnlyMatcher(this.options.readOnlyTools);
     this.#ctx = {
@@ -148,10 +163,32 @@ export class AgentBreaker implements Advisor {
    * turn or outside event) and judges it.
    */
   async observe(sessionId: string, event: BreakerEvent): Promise<BreakerDecision> {
+    const decision = await this.#observe(sessionId, event, false);
+    // The event has happened: a steer (or a block, with nothing left to block) can only be told to the model.
+    const note = steerNote(decision);
+    if (note !== undefined) this.#steers.add(sessionId, note);
+    return decision;
+  }
+
+  /**
+   * Takes the steering messages waiting for the session's next model round:
+   * those decided on observed events (`observe`) — a retrieval, a sub-agent's
+   * answer, an executed call, a model round without tool calls. The breaker's
+   * advisor delivers them itself; an integration that drives the breaker
+   * directly calls this before each model round and puts the messages in the
+   * request. (Steers decided by `checkToolCall` are not queued: they travel
+   * with the call's result.) Messages are kept in this process, a few per session.
+   */
+  takeSteers(sessionId: string): string[] {
+    checkSessionId(sessionId);
+    return this.#steers.take(sessionId);
+  }
+
+  #observe(sessionId: string, event: BreakerEvent, surfaced: boolean): Promise<BreakerDecision> {
     checkSessionId(sessionId);
     checkEvent(event);
     const proposal = event.kind === 'tool_call' ? this.#proposal(event.tool, event.args) : null;
-    return this.#run(sessionId, false, (state, now) => this.#logic.observe(state, event, proposal, now));
+    return this.#run(sessionId, false, (state, now) => this.#logic.observe(state, event, proposal, now, surfaced));
   }
 
   /**
@@ -164,10 +201,18 @@ export class AgentBreaker implements Advisor {
     return this.#run(sessionId, true, (state, now) => this.#logic.checkModelCall(state, now));
   }
 
-  /** Explicit reset: an OPEN breaker becomes HALF_OPEN (next model call is a probe). Budgets and evidence are kept. */
-  async reset(sessionId: string): Promise<void> {
+  /**
+   * Explicit reset: an OPEN breaker becomes HALF_OPEN (next model call is a
+   * probe). Budgets and evidence are kept — unless `{ evidence: true }`: then
+   * what the detectors saw and the escalation counts are forgotten too, so a
+   * fresh attempt is judged from scratch (the `BreakerRecoveryAdvisor` does
+   * this); budgets and counters stay.
+   */
+  async reset(sessionId: string, options?: { readonly evidence?: boolean }): Promise<void> {
     checkSessionId(sessionId);
-    await this.#run(sessionId, true, (state, now) => this.#logic.reset(state, now));
+    const evidence = options?.evidence === true;
+    if (evidence) this.#steers.take(sessionId);
+    await this.#run(sessionId, true, (state, now) => this.#logic.reset(state, now, evidence));
   }
 
   /** The session's circuit state, counters, budget and open reason. */
@@ -251,6 +296,8 @@ export class AgentBreaker implements Advisor {
       storeErrors: this.#storeErrors,
       storeReachable: reachable,
       ...(storeError === undefined ? {} : { storeError }),
+      costBudget: this.options.budget.maxCostUsd === undefined ? 'off' : this.#unpriced.size > 0 ? 'not_enforceable' : 'enforced',
+      unpricedModels: [...this.#unpriced].sort(),
     };
   }
 
@@ -260,12 +307,36 @@ export class AgentBreaker implements Advisor {
 
   /** Advisor: gates the round, passes it on, judges the model's tool calls. */
   adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
-    return breakerAdviseCall(this, request, chain, (d) => breakerErrorFor(d as BreakerDecision));
+    return breakerAdviseCall(this.#engine, request, chain);
   }
 
   /** Advisor, streaming: the same, on each round's finish event. */
   adviseStream(request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
-    return breakerAdviseStream(this, request, chain, (d) => breakerErrorFor(d as BreakerDecision));
+    return breakerAdviseStream(this.#engine, request, chain);
+  }
+
+  /** What the advisor drives: the advisor throws every stop it is given, so its observations need no pending stop. */
+  #engineCache: BreakerEngine | undefined;
+  get #engine(): BreakerEngine {
+    return (this.#engineCache ??= this.#makeEngine());
+  }
+
+  #makeEngine(): BreakerEngine {
+    return {
+    name: this.name,
+    options: this.options,
+    checkModelCall: (id) => this.checkModelCall(id),
+    checkToolCall: (id, call) => this.checkToolCall(id, call),
+    observe: (id, event) => this.#observe(id, event, true),
+    takeSteers: (id) => this.#steers.take(id),
+    queueSteer: (id, decision) => {
+      const note = steerNote(decision);
+      if (note !== undefined) this.#steers.add(id, note);
+    },
+    toError: (decision, id) => breakerErrorFor(decision, id),
+    debug: (id, message) => this.#dispatch({ type: 'debug', sessionId: id, at: this.options.now(), message }),
+    warnOnce: (id, key, message) => this.#warnOnce(id, key, message),
+    };
   }
 
   #proposal(tool: string, args: unknown): ToolProposal {
@@ -346,6 +417,13 @@ export class AgentBreaker implements Advisor {
     return closed ? { action: 'stop', reason: 'store_unavailable', message } : ALLOW;
   }
 
+  #warnOnce(sessionId: string, key: string, message: string): void {
+    if (key.startsWith('cost:')) this.#unpriced.add(key.split(':')[1] ?? '');
+    if (this.#warned.has(key) || this.#warned.size >= 1000) return;
+    this.#warned.add(key);
+    this.#dispatch({ type: 'warning', sessionId, at: this.options.now(), message });
+  }
+
   #emit(sessionId: string, at: number, outcome: Outcome): void {
     for (const event of outcome.events) this.#dispatch({ ...event, sessionId, at });
   }
@@ -364,6 +442,16 @@ export class AgentBreaker implements Advisor {
       }
     }
   }
+}
+
+/**
+ * What to tell the model of a steer or block decided on something that has
+ * already happened: there is no call left to refuse, so a block is told as its steer.
+ */
+function steerNote(decision: BreakerDecision): string | undefined {
+  if (decision.action === 'steer') return decision.message;
+  if (decision.action !== 'block') return undefined;
+  return decision.category !== undefined && decision.evidence !== undefined ? breakerMessage(decision.category, 'steer', decision.evidence) : decision.message;
 }
 
 function checkSessionId(sessionId: string): void {

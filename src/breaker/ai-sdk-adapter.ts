@@ -11,6 +11,8 @@ export interface ObservingBreaker {
   checkModelCall(sessionId: string): Promise<BreakerDecision>;
   checkToolCall(sessionId: string, call: ProposedToolCall): Promise<BreakerDecision>;
   observe(sessionId: string, event: BreakerEvent): Promise<BreakerDecision>;
+  /** Steering messages waiting for the next model round (see `AgentBreaker.takeSteers`). */
+  takeSteers?(sessionId: string): string[];
 }
 
 /** Options of {@link breakerForAiSdk}. */
@@ -75,6 +77,13 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
 
   const middleware: LanguageModelV4Middleware = {
     specificationVersion: 'v4',
+    // Steers decided on observed events (a tool's result, a round without tool calls) reach the next step's prompt.
+    transformParams: async ({ params }) => {
+      const steers = breaker.takeSteers?.(sessionId) ?? [];
+      if (steers.length === 0) return params;
+      const text = steers.map((m) => `[AgentBreaker] ${m}`).join('\n\n');
+      return { ...params, prompt: [...params.prompt, { role: 'user', content: [{ type: 'text', text }] }] };
+    },
     wrapGenerate: async ({ doGenerate }) => {
       rethrowStop();
       stopIf(await breaker.checkModelCall(sessionId));

@@ -1,46 +1,79 @@
+import type { ModelMessage } from 'ai';
 import type { AdvisorChain } from '../chat/advisor.ts';
-import { conversationIdOf } from '../chat/advisor-context.ts';
+import { CALL_SESSION_ID, sessionIdOf } from '../chat/advisor-context.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent, ToolCallRequest } from '../chat/chat-response.ts';
+import { cachedPrice, priceUsage } from '../model/pricing.ts';
+import { telemetrySettings } from '../telemetry/telemetry-options.ts';
+import type { BreakerDecision } from './breaker-decision.ts';
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
+import type { ResolvedAgentBreakerOptions } from './breaker-options.ts';
 
 /** What the advisor needs from the breaker engine. */
 export interface BreakerEngine {
   readonly name: string;
-  checkModelCall(sessionId: string): Promise<Decision>;
-  checkToolCall(sessionId: string, call: ProposedToolCall): Promise<Decision>;
-  observe(sessionId: string, event: BreakerEvent): Promise<Decision>;
+  readonly options: ResolvedAgentBreakerOptions;
+  checkModelCall(sessionId: string): Promise<BreakerDecision>;
+  checkToolCall(sessionId: string, call: ProposedToolCall): Promise<BreakerDecision>;
+  /** Observes an event whose stop the advisor throws at once. */
+  observe(sessionId: string, event: BreakerEvent): Promise<BreakerDecision>;
+  takeSteers(sessionId: string): string[];
+  /** Queues what a steer or block decided on a finished round tells the model next round. */
+  queueSteer(sessionId: string, decision: BreakerDecision): void;
+  toError(decision: BreakerDecision, sessionId: string): Error;
+  /** A `debug` event for listeners. */
+  debug(sessionId: string, message: string): void;
+  /** A `warning` event, once per breaker and `key`. */
+  warnOnce(sessionId: string, key: string, message: string): void;
 }
 
-interface Decision {
-  readonly action: 'allow' | 'steer' | 'block' | 'stop';
-  readonly message?: string;
+/** Context key: set once the per-call session has been announced. */
+const ANNOUNCED = 'governor.breaker.callSessionAnnounced';
+
+/**
+ * USD of one round, priced with the request's price table (the telemetry
+ * `prices`, which `AgentLoop` passes on) and the model id the response names.
+ * A cost budget on a model without a price is reported, not silently off.
+ */
+function roundCost(engine: BreakerEngine, sessionId: string, request: ChatClientRequest, response: ChatResponse): number | undefined {
+  const settings = telemetrySettings(request.context);
+  const modelId = settings.priceModelId ?? response.modelId;
+  const price = cachedPrice(modelId, settings.prices);
+  const usd = price === undefined ? undefined : priceUsage(response.usage, price).usd;
+  if (typeof usd === 'number') return usd;
+  if (engine.options.budget.maxCostUsd !== undefined) {
+    const why = price === undefined ? `model "${modelId}" has no price` : `model "${modelId}" reported no token counts`;
+    engine.warnOnce(sessionId, `cost:${modelId}:${price === undefined}`, `budget.maxCostUsd is not enforceable: ${why}; pass prices for it (telemetry prices or AgentLoop prices).`);
+  }
+  return undefined;
 }
 
 /**
  * Judges one finished model round: records it, then judges each tool call it
- * asks for before the ToolCallAdvisor runs it. Throws on a stop.
+ * asks for before the ToolCallAdvisor runs it. Throws on a stop. A model-level
+ * verdict (budget wrap-up, token drift, repeated text) rides on the round's
+ * tool calls when it has some, and otherwise waits for the next round.
  */
-async function judgeRound(
-  engine: BreakerEngine,
-  sessionId: string,
-  response: ChatResponse,
-  toError: (d: Decision) => Error,
-): Promise<ChatResponse> {
+async function judgeRound(engine: BreakerEngine, sessionId: string, request: ChatClientRequest, response: ChatResponse): Promise<ChatResponse> {
+  const costUsd = roundCost(engine, sessionId, request, response);
   const model = await engine.observe(sessionId, {
     kind: 'model',
     promptTokens: response.usage.inputTokens ?? null,
     completionTokens: response.usage.outputTokens ?? null,
     text: response.text,
+    ...(costUsd === undefined ? {} : { costUsd }),
   });
-  if (model.action === 'stop') throw toError(model);
-  if (response.toolCalls.length === 0) return response;
+  if (model.action === 'stop') throw engine.toError(model, sessionId);
+  const verdict = model.action === 'block' || model.action === 'steer' ? model : undefined;
+  if (response.toolCalls.length === 0) {
+    if (verdict !== undefined) engine.queueSteer(sessionId, verdict);
+    return response;
+  }
   const judged: ToolCallRequest[] = [];
   for (const call of response.toolCalls) {
     let decision = await engine.checkToolCall(sessionId, { tool: call.toolName, args: call.input });
-    if (decision.action === 'stop') throw toError(decision);
-    // A model-level verdict (budget wrap-up, token drift) applies to every call of the round.
-    if (decision.action === 'allow' && (model.action === 'block' || model.action === 'steer')) decision = model;
+    if (decision.action === 'stop') throw engine.toError(decision, sessionId);
+    if (decision.action === 'allow' && verdict !== undefined) decision = verdict;
     if (decision.action === 'block' || decision.action === 'steer') {
       judged.push({ ...call, intervention: { action: decision.action, message: decision.message ?? 'Repeated call refused.', source: engine.name } });
     } else {
@@ -50,45 +83,55 @@ async function judgeRound(
   return { ...response, toolCalls: judged };
 }
 
-/** The AgentBreaker's `adviseCall`: gate, pass on, judge the round. */
-export async function breakerAdviseCall(
-  engine: BreakerEngine,
-  request: ChatClientRequest,
-  chain: AdvisorChain,
-  toError: (d: Decision) => Error,
-): Promise<ChatClientResponse> {
-  const sessionId = conversationIdOf(request.context);
-  await beforeRound(engine, sessionId, toError);
-  const result = await chain.nextCall(request);
-  return { ...result, response: await judgeRound(engine, sessionId, result.response, toError) };
+/** The AgentBreaker's `adviseCall`: gate, deliver waiting steers, pass on, judge the round. */
+export async function breakerAdviseCall(engine: BreakerEngine, request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
+  const sessionId = sessionOf(engine, request, chain);
+  const advised = await beforeRound(engine, sessionId, request);
+  const result = await chain.nextCall(advised);
+  return { ...result, response: await judgeRound(engine, sessionId, advised, result.response) };
 }
 
 /** The AgentBreaker's `adviseStream`: the same, on the round's `finish` event. */
-export async function* breakerAdviseStream(
-  engine: BreakerEngine,
-  request: ChatClientRequest,
-  chain: AdvisorChain,
-  toError: (d: Decision) => Error,
-): AsyncIterable<ChatStreamEvent> {
-  const sessionId = conversationIdOf(request.context);
-  await beforeRound(engine, sessionId, toError);
-  for await (const event of chain.nextStream(request)) {
+export async function* breakerAdviseStream(engine: BreakerEngine, request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
+  const sessionId = sessionOf(engine, request, chain);
+  const advised = await beforeRound(engine, sessionId, request);
+  for await (const event of chain.nextStream(advised)) {
     if (event.type !== 'finish') {
       yield event;
       continue;
     }
-    const response = await judgeRound(engine, sessionId, event.response.response, toError);
+    const response = await judgeRound(engine, sessionId, advised, event.response.response);
     yield { type: 'finish', response: { ...event.response, response } };
   }
 }
 
+function sessionOf(engine: BreakerEngine, request: ChatClientRequest, chain: AdvisorChain): string {
+  const sessionId = sessionIdOf(request.context);
+  if (chain.advisors.some((a) => a.name === 'ToolCallAdvisor')) {
+    engine.warnOnce(sessionId, 'order', `The ${engine.name} runs outside the tool loop (its order ${String(engine.options.order)} is not greater than the tool loop's): it judges one round per call, not every round.`);
+  }
+  if (request.context.get(CALL_SESSION_ID) === sessionId && request.context.get(ANNOUNCED) !== true) {
+    request.context.set(ANNOUNCED, true);
+    engine.debug(sessionId, 'The request names no conversation id (CONVERSATION_ID): this call is judged as a session of its own. Give an id to share breaker state across calls.');
+  }
+  return sessionId;
+}
+
 /**
- * Gate before a model round. The previous round's tool results need no
- * reading here: the ToolCallAdvisor's observation point reported each one to
- * the breaker as it finished, so a stop decided on a result has already
- * opened the breaker and this gate refuses the round.
+ * Gate before a model round, and the one place where steering reaches the
+ * model: every message waiting for the session (decided on an observed event
+ * or on an earlier round without tool calls) and the budget's wrap-up notice
+ * go into this round's request as one user message at its end. The previous
+ * round's tool results need no reading here: the ToolCallAdvisor's
+ * observation point reported each one as it finished, so a stop decided on a
+ * result has already opened the breaker and this gate throws it.
  */
-async function beforeRound(engine: BreakerEngine, sessionId: string, toError: (d: Decision) => Error): Promise<void> {
+async function beforeRound(engine: BreakerEngine, sessionId: string, request: ChatClientRequest): Promise<ChatClientRequest> {
   const gate = await engine.checkModelCall(sessionId);
-  if (gate.action === 'stop') throw toError(gate);
+  if (gate.action === 'stop') throw engine.toError(gate, sessionId);
+  const steers = engine.takeSteers(sessionId);
+  if (gate.action === 'steer' && gate.message && !steers.includes(gate.message)) steers.push(gate.message);
+  if (steers.length === 0) return request;
+  const note: ModelMessage = { role: 'user', content: steers.map((m) => `[${engine.name}] ${m}`).join('\n\n') };
+  return { ...request, messages: [...request.messages, note] };
 }

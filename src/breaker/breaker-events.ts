@@ -3,10 +3,11 @@ import type { BreakerAction, BreakerCategory, BreakerEvidence, BreakerStatus } f
 /**
  * What `AgentBreaker.on` listeners receive: every escalation (a non-allow
  * decision from a detector), every state change (CLOSED / OPEN / HALF_OPEN),
- * and warnings (the store failed).
+ * warnings (the store failed; a cost cap cannot be enforced) and debug notes
+ * (a call without a conversation id got a session of its own).
  */
 export interface BreakerEventRecord {
-  readonly type: 'escalation' | 'state_change' | 'warning';
+  readonly type: 'escalation' | 'state_change' | 'warning' | 'debug';
   readonly sessionId: string;
   /** When it happened (epoch ms, from the breaker's clock). */
   readonly at: number;

@@ -1,3 +1,4 @@
+import { AdvisorOrder } from '../chat/advisor.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { BreakerStore } from './breaker-store.ts';
 import { InMemoryBreakerStore } from './in-memory-breaker-store.ts';
@@ -337,6 +338,13 @@ export interface AgentBreakerOptions {
   readonly identityKeys?: readonly string[];
   /** Emit OpenTelemetry span events and the `governor.breaker.escalations` counter. @default true */
   readonly telemetry?: boolean;
+  /**
+   * The breaker's advisor order. It judges every round only inside the tool
+   * loop: keep it greater than the ToolCallingAdvisor's order (a breaker
+   * outside the loop sees one round per call and warns once).
+   * @default AdvisorOrder.BREAKER (just inside the tool loop)
+   */
+  readonly order?: number;
   readonly toolSpiral?: ToolSpiralOptions;
   readonly errorLoop?: ErrorLoopOptions;
   readonly cycle?: CycleOptions;
@@ -367,6 +375,7 @@ export interface ResolvedAgentBreakerOptions {
   readonly readOnlyTools: readonly string[];
   readonly identityKeys: readonly string[];
   readonly telemetry: boolean;
+  readonly order: number;
   readonly toolSpiral: Required<Omit<ToolSpiralOptions, 'perTool'>> & { readonly perTool: Readonly<Record<string, ToolSpiralToolOptions>> };
   readonly errorLoop: Required<Omit<ErrorLoopOptions, 'perTool'>> & { readonly perTool: Readonly<Record<string, ErrorLoopToolOptions>> };
   readonly cycle: Required<CycleOptions>;
@@ -406,7 +415,7 @@ function overrides<T>(
 /** Validates options and fills in defaults; throws InvalidOptionError naming the first bad option. */
 export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): ResolvedAgentBreakerOptions {
   const top = new OptionReader(options, '', [
-    'store', 'now', 'cooldownMs', 'onStoreError', 'maxStoreRetries', 'checkFreshnessMs', 'readOnlyTools', 'identityKeys', 'telemetry',
+    'store', 'now', 'cooldownMs', 'onStoreError', 'maxStoreRetries', 'checkFreshnessMs', 'readOnlyTools', 'identityKeys', 'telemetry', 'order',
     'toolSpiral', 'errorLoop', 'cycle', 'tokenDrift', 'ragFixation', 'delegation', 'textRepetition', 'budget',
   ]);
   const store = top.raw('store');
@@ -445,6 +454,7 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
     readOnlyTools: top.strings('readOnlyTools', DEFAULT_READ_ONLY_TOOLS),
     identityKeys: [...DEFAULT_IDENTITY_KEYS, ...top.strings('identityKeys', [])],
     telemetry: top.bool('telemetry', true),
+    order: top.number('order', AdvisorOrder.BREAKER, { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
     toolSpiral: {
       enabled: spiral.bool('enabled', true),
       maxRepeats: spiralRepeats,

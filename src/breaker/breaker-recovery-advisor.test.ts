@@ -11,8 +11,11 @@ import {
   MessageChatMemoryAdvisor,
   MessageWindowChatMemory,
   ToolCallAdvisor,
+  ToolCallingAdvisor,
   ToolSpiralError,
 } from '../index.ts';
+import { ScriptedModelServer, scriptedModel, type RecordedRequest } from '../testing/index.ts';
+import { MODES, runMode } from '../test-support/run-modes.ts';
 
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
 
@@ -72,4 +75,32 @@ describe('BreakerRecoveryAdvisor', () => {
       .build();
     await assert.rejects(client.prompt('Is job 7 done?').advisors((a) => a.param(CONVERSATION_ID, 'r-2')).call().content(), ToolSpiralError);
   });
+});
+
+describe('BreakerRecoveryAdvisor over the scripted model, call and stream', () => {
+  for (const mode of MODES) {
+    test(`${mode}: recovers from a stop, and the retry's repeats are judged from scratch (baselines reset)`, async () => {
+      // Loops on the same check until the prompt carries the recovery summary; then checks twice more and answers.
+      const retried = (r: RecordedRequest) => JSON.stringify(r.body.messages).includes('Summary of the earlier attempt');
+      await using server = await new ScriptedModelServer({
+        script: (request) => {
+          if (!retried(request)) return { toolCalls: [{ name: 'status', arguments: { job: '7' } }] };
+          const checks = request.body.messages.filter((m) => m.role === 'tool').length;
+          return checks < 2 ? { toolCalls: [{ name: 'status', arguments: { job: '7' } }] } : { text: 'Job 7 keeps failing; reported.' };
+        },
+      }).start();
+      const breaker = new AgentBreaker({ toolSpiral: { escalation: ['stop'] } });
+      const client = ChatClient.builder(scriptedModel(server))
+        .defaultAdvisors(new BreakerRecoveryAdvisor({ breaker }), new ToolCallingAdvisor(), breaker)
+        .defaultTools({ status })
+        .build();
+      const { text } = await runMode(client.prompt('Is job 7 done?').advisors((a) => a.param(CONVERSATION_ID, `rs-${mode}`)), mode);
+      assert.ok(text.endsWith('Job 7 keeps failing; reported.'), text);
+      const retry = server.requests.filter(retried);
+      assert.equal(retry.length, 3, 'the retry ran the same check twice without tripping on the earlier attempt\'s evidence');
+      const snapshot = await breaker.snapshot(`rs-${mode}`);
+      assert.equal(snapshot.state, 'CLOSED');
+      assert.ok(snapshot.budget.tokens > 0, 'the budget was kept');
+    });
+  }
 });

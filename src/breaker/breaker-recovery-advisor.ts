@@ -1,15 +1,15 @@
 import type { ModelMessage } from 'ai';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
-import { conversationIdOf } from '../chat/advisor-context.ts';
+import { conversationIdOf, sessionIdOf } from '../chat/advisor-context.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
-import type { ChatClientResponse } from '../chat/chat-response.ts';
+import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import type { ChatMemory } from '../memory/chat-memory.ts';
 import { AgentBreakerError, BreakerOpenError } from './breaker-errors.ts';
 
 /** Options of {@link BreakerRecoveryAdvisor}. */
 export interface BreakerRecoveryAdvisorOptions {
   /** The breaker whose stops are recovered from (its session is reset before the retry). */
-  readonly breaker: { reset(sessionId: string): Promise<void> };
+  readonly breaker: { reset(sessionId: string, options?: { readonly evidence?: boolean }): Promise<void> };
   /** The conversation memory to flush and seed with the summary. @default none: only the retry's prompt carries the summary */
   readonly memory?: ChatMemory;
   /**
@@ -19,6 +19,13 @@ export interface BreakerRecoveryAdvisorOptions {
   readonly summarize?: (stop: AgentBreakerError, history: readonly ModelMessage[]) => string | Promise<string>;
   /** @default AdvisorOrder.MEMORY - 1 (outside memory, retrieval and the tool loop) */
   readonly order?: number;
+}
+
+/** The stop to recover from; anything else is thrown on. */
+function recoverable(error: unknown): AgentBreakerError {
+  if (!(error instanceof AgentBreakerError) || error instanceof BreakerOpenError) throw error;
+  if (error.category === 'budget') throw error; // a budget is not a loop: retrying would spend it again
+  return error;
 }
 
 function defaultSummary(stop: AgentBreakerError): string {
@@ -49,23 +56,37 @@ export class BreakerRecoveryAdvisor implements Advisor {
     try {
       return await chain.copy(this).nextCall(request);
     } catch (error) {
-      if (!(error instanceof AgentBreakerError) || error instanceof BreakerOpenError) throw error;
-      if (error.category === 'budget') throw error; // a budget is not a loop: retrying would spend it again
-      const retry = await this.#recover(request, error);
+      const retry = await this.#recover(request, recoverable(error));
       return chain.copy(this).nextCall(retry);
     }
   }
 
+  /**
+   * Streaming: the same. What the stopped attempt already streamed stays
+   * streamed; the retry's events follow, and its `finish` is the only one.
+   */
+  async *adviseStream(request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
+    let stop: AgentBreakerError;
+    try {
+      yield* chain.copy(this).nextStream(request);
+      return;
+    } catch (error) {
+      stop = recoverable(error);
+    }
+    yield* chain.copy(this).nextStream(await this.#recover(request, stop));
+  }
+
   async #recover(request: ChatClientRequest, stop: AgentBreakerError): Promise<ChatClientRequest> {
-    const sessionId = conversationIdOf(request.context);
+    const conversationId = conversationIdOf(request.context);
     const { memory, summarize, breaker } = this.#options;
-    const history = memory ? await memory.get(sessionId) : [...request.messages];
+    const history = memory ? await memory.get(conversationId) : [...request.messages];
     const summary = summarize ? await summarize(stop, history) : defaultSummary(stop);
     if (memory) {
-      await memory.clear(sessionId);
-      await memory.add(sessionId, [{ role: 'system', content: summary }]);
+      await memory.clear(conversationId);
+      await memory.add(conversationId, [{ role: 'system', content: summary }]);
     }
-    await breaker.reset(sessionId);
+    // The baselines go too: the retry is a fresh attempt, judged from scratch (budgets stay).
+    await breaker.reset(sessionIdOf(request.context), { evidence: true });
     request.context.set('governor.breaker.recovered', { category: stop.category, message: stop.message });
     const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
     const messages: ModelMessage[] = memory ? [] : [{ role: 'user', content: summary }];

@@ -1,4 +1,4 @@
-import type { BreakerCategory, BreakerStatus } from './breaker-decision.ts';
+import type { BreakerCategory, BreakerEvidence, BreakerStatus } from './breaker-decision.ts';
 import type { ArgsFingerprint } from './similarity/args-fingerprint.ts';
 import type { TokenSketch } from './similarity/token-sketch.ts';
 
@@ -126,6 +126,14 @@ export interface BreakerSessionState {
   readonly openCategory: BreakerCategory | null;
   /** Why it opened (shortened). */
   readonly openReason: string | null;
+  /** The evidence of the trip that opened it (absent in states stored by older versions). */
+  readonly openEvidence?: BreakerEvidence;
+  /**
+   * 1 while the stop that opened it has not been thrown to the caller yet (it
+   * was decided on an observed event): the next gate throws it as the
+   * category's error, later ones as an open breaker.
+   */
+  readonly openPending?: 1;
   /** Sequence number of the last observed event. */
   readonly seq: number;
   /** Sequence number of the last user / outside event that brought new information: repetition evidence starts after it. */
@@ -143,6 +151,11 @@ export interface BreakerSessionState {
   readonly budget: BudgetState;
   /** Detections per category so far (drives the escalation ladders). */
   readonly escalations: Readonly<Partial<Record<BreakerCategory, number>>>;
+  /**
+   * Tools of the last cycle the breaker escalated: a spiral on one of them
+   * (the cycle's other step was blocked) is the same loop and escalates as the cycle.
+   */
+  readonly cycleTools?: readonly string[];
   /** Keys of recently escalated detections, so that a check and the observation that follows it escalate once. */
   readonly handled: readonly string[];
   readonly counters: BreakerCounters;

@@ -2,7 +2,7 @@ import { ALLOW, type BreakerDecision, type BreakerStatus } from './breaker-decis
 import type { BreakerEvent, ModelEvent, ToolCallEvent } from './breaker-event.ts';
 import type { BreakerEventRecord } from './breaker-events.ts';
 import { breakerMessage } from './breaker-messages.ts';
-import { clip, LIMITS, pushBounded, type BreakerCounters, type BreakerSessionState } from './breaker-state.ts';
+import { clip, initialState, LIMITS, pushBounded, type BreakerCounters, type BreakerSessionState } from './breaker-state.ts';
 import { advanceBudget, budgetEvidence, stopDetection } from './detectors/budget.ts';
 import { detectCycle } from './detectors/cycle.ts';
 import { detectReask, judgeDelegation } from './detectors/delegation-loop.ts';
@@ -56,7 +56,7 @@ export class SessionLogic {
 
   checkModelCall(state: BreakerSessionState, now: number): Outcome {
     const step = this.settle(state, now);
-    if (step.state.status === 'OPEN') return this.#done(step, this.#openDecision(step.state));
+    if (step.state.status === 'OPEN') return this.#done(step, this.#openDecision(step));
     const budget = step.state.budget;
     if (this.ctx.options.budget.enabled && budget.phase === 2) {
       this.#escalate(step, stopDetection(budget, this.ctx, step.state.seq, 'a model round was requested after the wrap-up round'), now);
@@ -71,7 +71,7 @@ export class SessionLogic {
 
   checkToolCall(state: BreakerSessionState, proposal: ToolProposal, args: unknown, now: number): Outcome {
     const step = this.settle(state, now);
-    if (step.state.status === 'OPEN') return this.#done(step, this.#openDecision(step.state));
+    if (step.state.status === 'OPEN') return this.#done(step, this.#openDecision(step));
     if (this.ctx.options.budget.enabled && step.state.budget.phase > 0) {
       const evidence = budgetEvidence(step.state.budget, this.ctx, 'tools_blocked', 'the session budget is spent; tool calls are no longer executed');
       const decision: BreakerDecision = { action: 'block', category: 'budget', reason: 'detection', message: breakerMessage('budget', 'block', evidence), evidence };
@@ -83,7 +83,11 @@ export class SessionLogic {
     return this.#done(step);
   }
 
-  observe(state: BreakerSessionState, event: BreakerEvent, proposal: ToolProposal | null, now: number): Outcome {
+  /**
+   * @param surfaced whether the caller throws a stop it is given (the breaker's
+   * own advisor does); otherwise the stop waits, as the category's stop, for the next gate.
+   */
+  observe(state: BreakerSessionState, event: BreakerEvent, proposal: ToolProposal | null, now: number, surfaced = false): Outcome {
     const step = this.settle(state, now);
     const seq = step.state.seq + 1;
     const counters = bump(step.state.counters, event.kind);
@@ -95,7 +99,10 @@ export class SessionLogic {
       case 'user':
         // Text repetition keeps its own, stricter notion of what a user turn adds.
         step.state = { ...step.state, ...noteUserTurn(step.state, event.text, seq, this.ctx) };
-        if (isInformativeUserTurn(event.text)) step.state = { ...step.state, userSeq: seq };
+        if (isInformativeUserTurn(event.text)) {
+          const { cycleTools: _cycle, ...rest } = step.state;
+          step.state = { ...rest, userSeq: seq };
+        }
         break;
       case 'model':
         detection = this.#observeModel(step, event, seq);
@@ -115,9 +122,10 @@ export class SessionLogic {
     }
 
     // An open breaker keeps counting (budgets, evidence) but has nothing left to escalate.
-    if (step.state.status === 'OPEN') return this.#done(step, this.#openDecision(step.state));
+    if (step.state.status === 'OPEN') return this.#done(step, this.#openDecision(step, false));
     if (detection !== null && !step.state.handled.includes(detection.key)) {
       this.#escalate(step, detection, now);
+      if (!surfaced && step.decision.action === 'stop' && (step.state.status as BreakerStatus) === 'OPEN') step.state = { ...step.state, openPending: 1 };
       return this.#done(step);
     }
     if (event.kind === 'model' && step.state.status === 'HALF_OPEN') {
@@ -126,10 +134,27 @@ export class SessionLogic {
     return this.#done(step);
   }
 
-  /** Explicit reset: OPEN → HALF_OPEN (the next model call is a probe). Budgets and evidence stay. */
-  reset(state: BreakerSessionState, now: number): Outcome {
+  /**
+   * Explicit reset: OPEN → HALF_OPEN (the next model call is a probe). Budgets
+   * and evidence stay, unless `evidence`: then the baselines go too (what the
+   * detectors saw, the escalation ladders, pending steers' causes), so a fresh
+   * attempt is judged from scratch; budgets and counters still stay.
+   */
+  reset(state: BreakerSessionState, now: number, evidence = false): Outcome {
     const step = this.settle(state, now);
     if (step.state.status === 'OPEN') this.#transition(step, 'HALF_OPEN', now, 'reset');
+    if (evidence) {
+      const fresh = initialState(now);
+      const { status, openedAt, openCategory, openReason, seq, budget, counters } = step.state;
+      const budgetEscalations = step.state.escalations.budget;
+      step.state = {
+        ...fresh,
+        status, openedAt, openCategory, openReason, seq, budget, counters,
+        userSeq: seq,
+        escalations: budgetEscalations === undefined ? {} : { budget: budgetEscalations },
+      };
+      step.changed = true;
+    }
     return this.#done(step);
   }
 
@@ -163,11 +188,17 @@ export class SessionLogic {
 
   #detectProposal(state: BreakerSessionState, proposal: ToolProposal, args: unknown): Detection | null {
     if (this.ctx.isSubAgent(proposal.tool)) return detectReask(state, proposal.tool, args, this.ctx);
-    return (
+    const detection =
       detectErrorLoop(state, proposal, this.ctx) ??
-      detectToolSpiral(state, proposal, this.ctx) ??
-      detectCycle(state, proposal, this.ctx)
-    );
+      // A cycle of two or more tools also repeats each of its tools: name the larger pattern.
+      detectCycle(state, proposal, this.ctx) ??
+      detectToolSpiral(state, proposal, this.ctx);
+    const cycle = state.cycleTools;
+    if (detection?.category === 'tool_spiral' && cycle !== undefined && cycle.includes(proposal.tool)) {
+      // The cycle's other step was blocked, so what is left of it repeats one tool: still the same loop.
+      return { ...detection, category: 'cycle', key: `cycle:${detection.key}`, evidence: { ...detection.evidence, sequence: cycle, period: cycle.length } };
+    }
+    return detection;
   }
 
   #escalate(step: Step, detection: Detection, now: number): void {
@@ -183,13 +214,14 @@ export class SessionLogic {
       ...step.state,
       escalations: { ...step.state.escalations, [category]: count },
       handled: pushBounded(step.state.handled, detection.key, LIMITS.handled),
+      ...(category === 'cycle' && detection.evidence.sequence !== undefined ? { cycleTools: detection.evidence.sequence.slice(0, 8) } : {}),
       counters: { ...step.state.counters, detections: step.state.counters.detections + 1 },
     };
     step.changed = true;
     step.decision = { action, category, reason: 'detection', message, evidence };
     step.events.push({ type: 'escalation', category, action, message, evidence });
     if (action === 'stop') {
-      step.state = { ...step.state, openCategory: category, openReason: clip(message, LIMITS.reason) };
+      step.state = { ...step.state, openCategory: category, openReason: clip(message, LIMITS.reason), openEvidence: evidence };
       this.#transition(step, 'OPEN', now, message);
     }
   }
@@ -210,8 +242,9 @@ export class SessionLogic {
   #transition(step: Step, to: BreakerStatus, now: number, message: string): void {
     const from = step.state.status;
     if (from === to) return;
+    const { openPending: _pending, openEvidence: _evidence, ...rest } = step.state;
     step.state = {
-      ...step.state,
+      ...(to === 'OPEN' ? step.state : to === 'CLOSED' ? rest : { ...rest, ...(_evidence ? { openEvidence: _evidence } : {}) }),
       status: to,
       openedAt: to === 'OPEN' ? now : step.state.openedAt,
       ...(to === 'CLOSED' ? { openCategory: null, openReason: null } : {}),
@@ -226,15 +259,32 @@ export class SessionLogic {
     });
   }
 
-  #openDecision(state: BreakerSessionState): BreakerDecision {
+  /**
+   * The answer while OPEN. The first gate after a stop decided on an observed
+   * event gives that stop itself (its category's error); later ones, the open breaker.
+   */
+  #openDecision(step: Step, gate = true): BreakerDecision {
+    const state = step.state;
     const category = state.openCategory ?? 'tool_spiral';
+    if (gate && state.openPending === 1) {
+      const { openPending: _surfacedNow, ...rest } = state;
+      step.state = rest;
+      step.changed = true;
+      return {
+        action: 'stop',
+        category,
+        reason: 'detection',
+        message: state.openReason ?? `Agent breaker stopped the session (${category}).`,
+        evidence: state.openEvidence ?? { detail: state.openReason ?? `breaker opened on ${category}` },
+      };
+    }
     const until = (state.openedAt ?? 0) + this.ctx.options.cooldownMs;
     return {
       action: 'stop',
       category,
       reason: 'breaker_open',
       message: `Agent breaker is OPEN for this session (${state.openReason ?? category}); calls are refused until ${new Date(until).toISOString()} or an explicit reset.`,
-      evidence: { detail: state.openReason ?? `breaker opened on ${category}` },
+      evidence: state.openEvidence ?? { detail: state.openReason ?? `breaker opened on ${category}` },
     };
   }
 

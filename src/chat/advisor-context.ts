@@ -16,3 +16,20 @@ export function conversationIdOf(context: AdvisorContext): string {
   const id = context.get(CONVERSATION_ID);
   return typeof id === 'string' && id.length > 0 ? id : DEFAULT_CONVERSATION_ID;
 }
+
+/**
+ * Context key of the breaker session of a request that names no conversation
+ * id: the ChatClient gives each such call a fresh one, so one looping request
+ * cannot trip the breaker for unrelated requests.
+ */
+export const CALL_SESSION_ID = 'governor.callSessionId';
+
+/**
+ * The session the breaker judges a request under: the call's own session
+ * ({@link CALL_SESSION_ID}) when the caller named no conversation id (a
+ * memory advisor's `'default'` does not count), else the conversation id.
+ */
+export function sessionIdOf(context: AdvisorContext): string {
+  const call = context.get(CALL_SESSION_ID);
+  return typeof call === 'string' && call.length > 0 ? call : conversationIdOf(context);
+}

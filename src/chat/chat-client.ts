@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { ModelMessage, UserContent } from 'ai';
 import type { z } from 'zod';
@@ -10,7 +11,7 @@ import type { ChatClientRequest, GovernedToolSet, ModelOptions } from './chat-cl
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent } from './chat-response.ts';
 import { jsonInstruction, OUTPUT_SCHEMA, parseEntity, toOutputSchema, type OutputSchema } from './entity.ts';
 import { ModelCallTerminal } from './model-call.ts';
-import { conversationIdOf } from './advisor-context.ts';
+import { CALL_SESSION_ID, CONVERSATION_ID, sessionIdOf } from './advisor-context.ts';
 import { CONTINUATION_TURN, OBSERVATION_SINKS, reportObservation, type ObservationSink } from './observation.ts';
 import { traceClientCall, traceClientStream } from './client-span.ts';
 import { TELEMETRY, validateTelemetryOptions, type TelemetryOptions } from '../telemetry/telemetry-options.ts';
@@ -298,6 +299,9 @@ export class ChatClientRequestSpec {
     }
     const advisors = sortAdvisors([...this.#defaults.advisors, ...this.#advisors]);
     const context: AdvisorContext = new Map([...this.#defaults.params, ...this.#params, ...extraParams]);
+    const named = context.get(CONVERSATION_ID);
+    // Without an id, state is per call (as Spring AI users expect): sharing needs an explicit id.
+    if (!(typeof named === 'string' && named.length > 0)) context.set(CALL_SESSION_ID, `call-${randomUUID()}`);
     const sinks = advisors.filter((a): a is Advisor & ObservationSink => typeof (a as Partial<ObservationSink>).observe === 'function');
     if (sinks.length > 0) context.set(OBSERVATION_SINKS, sinks);
     const output = context.get(OUTPUT_SCHEMA) as OutputSchema | undefined;
@@ -391,5 +395,5 @@ async function reportUserTurn(request: ChatClientRequest): Promise<void> {
   const last = request.messages.at(-1);
   if (last?.role !== 'user' || request.context.get(CONTINUATION_TURN) === true) return;
   const text = typeof last.content === 'string' ? last.content : last.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
-  await reportObservation(request.context, conversationIdOf(request.context), { kind: 'user', text });
+  await reportObservation(request.context, sessionIdOf(request.context), { kind: 'user', text });
 }

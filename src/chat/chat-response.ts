@@ -28,6 +28,13 @@ export interface ToolCallIntervention {
   readonly source: string;
 }
 
+/** A tool call that waits for the caller's approval (its tool has `needsApproval`). */
+export interface PendingToolApproval {
+  /** Answer it with a `tool-approval-response` part carrying this id (see `toolApprovalResponse`). */
+  readonly approvalId: string;
+  readonly toolCall: ToolCallRequest;
+}
+
 /** Why a model round ended, in the AI SDK's unified vocabulary. */
 export type FinishReason = 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'interrupted' | 'other';
 
@@ -53,6 +60,12 @@ export interface ChatResponse {
   readonly messages: readonly ModelMessage[];
   readonly modelId: string;
   readonly warnings: readonly SharedV4Warning[];
+  /**
+   * Tool calls the loop stopped at because their tool needs approval. The
+   * call is over; answer them and call again with `messages` and the answers
+   * to continue (earlier tools are not run again). Absent when none wait.
+   */
+  readonly pendingApprovals?: readonly PendingToolApproval[];
 }
 
 /** A response and the context it travelled with. */
@@ -77,4 +90,5 @@ export type ChatStreamEvent =
       readonly output: unknown;
       readonly isError: boolean;
     }
+  | { readonly type: 'tool-approval-request'; readonly approvalId: string; readonly toolCall: ToolCallRequest }
   | { readonly type: 'finish'; readonly response: ChatClientResponse };

@@ -231,3 +231,32 @@ describe('breakerForAiSdk on ToolLoopAgent', () => {
     await assertSpiralStopped(server, session, error);
   });
 });
+
+describe('steers decided on observed events reach the next step under breakerForAiSdk', () => {
+  for (const mode of ['generateText', 'streamText'] as const) {
+    test(`${mode}: a RAG-fixation steer from a retrieval the tool reports is in the next step's prompt`, async () => {
+      const queries = ['refund policy for damaged items', 'refund policy damaged item', 'damaged items refund policy'];
+      await using server = await new ScriptedModelServer({
+        script: [...queries.map((query) => ({ toolCalls: [{ name: 'search', arguments: { query } }] })), { text: 'Refunded in full.' }],
+      }).start();
+      const breaker = new AgentBreaker({ telemetry: false });
+      const governed = breakerForAiSdk(breaker, { sessionId: `aisdk-rag-${mode}` });
+      const tools = governed.tools({
+        search: tool({
+          inputSchema: z.object({ query: z.string() }),
+          execute: async ({ query }) => {
+            await breaker.observe(`aisdk-rag-${mode}`, { kind: 'retrieval', query, results: ['policy-7', 'faq-2'] });
+            return 'policy-7, faq-2';
+          },
+        }),
+      });
+      const settings = { model: governed.model(scriptedModel(server)), tools, stopWhen: [isStepCount(6), governed.stopWhen], prompt: 'Refund policy?' };
+      const text = mode === 'generateText' ? (await generateText(settings)).text : await streamText(settings).text;
+      assert.equal(text, 'Refunded in full.');
+      const note = server.requests[3]!.body.messages.at(-1);
+      assert.equal(note?.role, 'user');
+      assert.match(String(note?.content), /^\[AgentBreaker\] /);
+      assert.ok(!JSON.stringify(server.requests[2]!.body.messages).includes('[AgentBreaker]'));
+    });
+  }
+});

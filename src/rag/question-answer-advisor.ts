@@ -1,7 +1,7 @@
 import type { ModelMessage, UserContent, UserModelMessage } from 'ai';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
-import { conversationIdOf, type AdvisorContext } from '../chat/advisor-context.ts';
+import { sessionIdOf, type AdvisorContext } from '../chat/advisor-context.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import { reportObservation } from '../chat/observation.ts';
@@ -181,7 +181,7 @@ export class QuestionAnswerAdvisor implements Advisor {
     });
     const retrieval = { query, documents };
     this.#retrievals.set(request.context, retrieval);
-    await reportObservation(request.context, conversationIdOf(request.context), {
+    await reportObservation(request.context, sessionIdOf(request.context), {
       kind: 'retrieval',
       query,
       results: documents.map((document) => document.id),

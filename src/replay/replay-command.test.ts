@@ -32,8 +32,8 @@ function io(options: { tty?: boolean } = {}): ReplayIo & { stdout: Capture; stde
   return { stdout: new Capture(), stderr: new Capture(options.tty ?? false), cwd: dir };
 }
 
-/** Blocks the third identical call of a tool (a stand-in with a rule simple enough to predict by hand). */
-class ThirdRepeatBlocks implements ReplayableBreaker {
+/** Stops at the third identical call of a tool (a stand-in with a rule simple enough to predict by hand). */
+class ThirdRepeatStops implements ReplayableBreaker {
   readonly #seen = new Map<string, number>();
   async checkModelCall(): Promise<ReplayDecision> {
     return { action: 'allow' };
@@ -43,7 +43,7 @@ class ThirdRepeatBlocks implements ReplayableBreaker {
     const n = (this.#seen.get(key) ?? 0) + 1;
     this.#seen.set(key, n);
     return n >= 3
-      ? { action: 'block', category: 'tool_spiral', message: `${call.tool} repeated`, evidence: { detail: `${call.tool} called ${n} times` } }
+      ? { action: 'stop', category: 'tool_spiral', message: `${call.tool} repeated`, evidence: { detail: `${call.tool} called ${n} times` } }
       : { action: 'allow' };
   }
   async observe(_s: string, _e: BreakerEvent): Promise<ReplayDecision> {
@@ -78,7 +78,7 @@ const corpus = writeFile(
   [JSON.stringify(looping), '{not json', JSON.stringify(productive), JSON.stringify({ id: 'x', steps: [{ kind: 'dream' }] })].join('\n') + '\n',
 );
 
-const stub = { createBreaker: () => new ThirdRepeatBlocks() };
+const stub = { createBreaker: () => new ThirdRepeatStops() };
 
 describe('governor replay', () => {
   test('--json prints one object per trajectory in input order; malformed lines go to stderr; exit 0', async () => {
@@ -92,12 +92,16 @@ describe('governor replay', () => {
         tripped: true,
         category: 'tool_spiral',
         step: 6,
+        action: 'stop',
         reason: 'search called 3 times',
+        stop_step: 6,
+        stop_category: 'tool_spiral',
         steps_total: 8,
         tokens_total: 120,
+        tokens_after_steer: 0,
         tokens_after_trip: 45,
       },
-      { id: 'fine', tripped: false, steps_total: 3, tokens_total: 0, tokens_after_trip: 0 },
+      { id: 'fine', tripped: false, steps_total: 3, tokens_total: 0, tokens_after_steer: 0, tokens_after_trip: 0 },
     ]);
     assert.match(out.stderr.text, /^line 2: invalid JSON/m);
     assert.match(out.stderr.text, /^line 4: .*unknown step kind "dream"/m);
@@ -113,7 +117,8 @@ describe('governor replay', () => {
     assert.match(text, /^3\s+no\s+-\s+-\s+-\s+fine$/m);
     assert.match(text, /Trajectories: 2 replayed, 1 tripped \(50\.0%\), 2 malformed lines skipped/);
     assert.match(text, /^ {2}tool_spiral\s+1\s+2 steps saved$/m);
-    assert.match(text, /Tokens that would have been saved: 45 of 120 \(37\.5%\); 1 trajectories had no token counts/);
+    assert.match(text, /Tokens that would have been saved \(from each stop\): 45 of 120 \(37\.5%\); 1 trajectories had no token counts/);
+    assert.match(text, /Steered: 0; would have stopped \(under the configured ladder\): 1/);
   });
 
   test('says tokens are unknown when the file has no token counts', async () => {
@@ -153,7 +158,7 @@ describe('governor replay', () => {
     const code = await runReplayCommand([corpus, '--config', config], out, {
       createBreaker: (options) => {
         if (options && options['window'] === -1) throw new Error('Invalid option "window": must be positive');
-        return new ThirdRepeatBlocks();
+        return new ThirdRepeatStops();
       },
     });
     assert.equal(code, 2);
@@ -167,7 +172,7 @@ describe('governor replay', () => {
     await runReplayCommand([corpus, '--json', `--config=${config}`], out, {
       createBreaker: (options) => {
         seen.push(options);
-        return new ThirdRepeatBlocks();
+        return new ThirdRepeatStops();
       },
     });
     assert.ok(seen.length >= 2);

@@ -6,8 +6,14 @@ export interface TrippedTrajectory {
   readonly id: string;
   readonly category: string;
   readonly action: string;
+  /** Step of the first intervention. */
   readonly step: number;
+  /** Where the breaker first steered, if it did. */
+  readonly steerStep?: number;
+  /** Where it would have stopped the run, if it would. */
+  readonly stopStep?: number;
   readonly stepsTotal: number;
+  /** Steps from the stop on (0 when the breaker only steered or blocked). */
   readonly stepsSaved: number;
   /** `undefined` when the trajectory carries no token counts. */
   readonly tokensSaved: number | undefined;
@@ -29,7 +35,13 @@ export interface ReplaySummary {
   readonly stepsTotal: number;
   readonly stepsSaved: number;
   readonly tokensTotal: number;
+  /** Tokens from each stop on. */
   readonly tokensSaved: number;
+  /** Trajectories the breaker steered, and would have stopped. */
+  readonly steered: number;
+  readonly stopped: number;
+  /** Tokens from each first steer on (the agent still spends them under the steer). */
+  readonly tokensAfterSteer: number;
   /** Trajectories with at least one token count. */
   readonly trajectoriesWithTokens: number;
   readonly byCategory: ReadonlyMap<string, Readonly<CategoryTotals>>;
@@ -51,6 +63,9 @@ export class ReplaySummaryBuilder {
   #stepsSaved = 0;
   #tokensTotal = 0;
   #tokensSaved = 0;
+  #steered = 0;
+  #stopped = 0;
+  #tokensAfterSteer = 0;
   #withTokens = 0;
   readonly #byCategory = new Map<string, CategoryTotals>();
   readonly #byAction = new Map<string, number>();
@@ -83,7 +98,10 @@ export class ReplaySummaryBuilder {
     if (!out.tripped || out.step === undefined) return undefined;
 
     this.#tripped++;
-    const stepsSaved = Math.max(0, out.steps_total - out.step);
+    if (out.steer_step !== undefined) this.#steered++;
+    if (out.stop_step !== undefined) this.#stopped++;
+    this.#tokensAfterSteer += out.tokens_after_steer ?? 0;
+    const stepsSaved = out.stop_step === undefined ? 0 : Math.max(0, out.steps_total - out.stop_step);
     this.#stepsSaved += stepsSaved;
     this.#tokensSaved += out.tokens_after_trip;
     const category = out.category ?? 'other';
@@ -101,6 +119,8 @@ export class ReplaySummaryBuilder {
       category,
       action,
       step: out.step,
+      ...(out.steer_step === undefined ? {} : { steerStep: out.steer_step }),
+      ...(out.stop_step === undefined ? {} : { stopStep: out.stop_step }),
       stepsTotal: out.steps_total,
       stepsSaved,
       tokensSaved: result.tokensKnown ? out.tokens_after_trip : undefined,
@@ -119,6 +139,9 @@ export class ReplaySummaryBuilder {
       stepsSaved: this.#stepsSaved,
       tokensTotal: this.#tokensTotal,
       tokensSaved: this.#tokensSaved,
+      steered: this.#steered,
+      stopped: this.#stopped,
+      tokensAfterSteer: this.#tokensAfterSteer,
       trajectoriesWithTokens: this.#withTokens,
       byCategory: new Map([...this.#byCategory].sort((a, b) => b[1].trips - a[1].trips || a[0].localeCompare(b[0]))),
       byAction: new Map(this.#byAction),
@@ -152,9 +175,10 @@ export function formatSummary(summary: ReplaySummary): string {
     }
     const actions = [...summary.byAction].map(([a, n]) => `${a} ${n}`).join(', ');
     lines.push(`First intervention: ${actions}`);
+    lines.push(`Steered: ${formatCount(summary.steered)}; would have stopped (under the configured ladder): ${formatCount(summary.stopped)}`);
   }
   lines.push(
-    `Steps that would not have run: ${formatCount(summary.stepsSaved)} of ${formatCount(summary.stepsTotal)} ` +
+    `Steps that would not have run (from each stop): ${formatCount(summary.stepsSaved)} of ${formatCount(summary.stepsTotal)} ` +
       `(${percent(summary.stepsSaved, summary.stepsTotal)})`,
   );
   if (summary.trajectoriesWithTokens === 0) {
@@ -162,10 +186,11 @@ export function formatSummary(summary: ReplaySummary): string {
   } else {
     const missing = summary.trajectories - summary.trajectoriesWithTokens;
     lines.push(
-      `Tokens that would have been saved: ${formatCount(summary.tokensSaved)} of ${formatCount(summary.tokensTotal)} ` +
+      `Tokens that would have been saved (from each stop): ${formatCount(summary.tokensSaved)} of ${formatCount(summary.tokensTotal)} ` +
         `(${percent(summary.tokensSaved, summary.tokensTotal)})` +
         (missing > 0 ? `; ${formatCount(missing)} trajectories had no token counts` : ''),
     );
+    lines.push(`Tokens after the first steer (still spent under the steer): ${formatCount(summary.tokensAfterSteer)}`);
   }
   return lines.join('\n');
 }

@@ -24,8 +24,9 @@ export function formatTableRow(result: ReplayResult): string {
   const out = result.output;
   const tripped = out.tripped && out.step !== undefined;
   let saved = '-';
-  if (tripped) {
-    const steps = Math.max(0, out.steps_total - (out.step ?? 0));
+  if (tripped && out.stop_step === undefined) saved = 'none (steered only)';
+  else if (tripped) {
+    const steps = Math.max(0, out.steps_total - (out.stop_step ?? 0));
     const tokens = result.tokensKnown ? `${formatCount(out.tokens_after_trip)} tokens` : 'tokens unknown';
     saved = `${steps} step${steps === 1 ? '' : 's'}, ${tokens}`;
   }

@@ -92,30 +92,59 @@ describe('replayTrajectory', () => {
       tripped: false,
       steps_total: 8,
       tokens_total: 770,
+      tokens_after_steer: 0,
       tokens_after_trip: 0,
     });
-    assert.deepEqual(Object.keys(result.output), ['id', 'tripped', 'steps_total', 'tokens_total', 'tokens_after_trip']);
+    assert.deepEqual(Object.keys(result.output), ['id', 'tripped', 'steps_total', 'tokens_total', 'tokens_after_steer', 'tokens_after_trip']);
     assert.equal(result.tokensKnown, true);
   });
 
-  test('a blocked tool call is the trip step: it is not observed and its tokens onwards count as saved', async () => {
+  test('a blocked tool call is the first intervention: it is not observed, the run goes on, nothing is saved without a stop', async () => {
     const breaker = new ScriptedBreaker({
       onTool: (call) => (typeof call.args === 'string' ? { action: 'block', category: 'tool_spiral', message: 'same search again' } : ALLOW),
     });
     const result = await replayTrajectory(breaker, trajectory, 's');
-    assert.equal(breaker.calls.at(-1), 's:checkToolCall:search:"raw text args"');
+    const blocked = breaker.calls.indexOf('s:checkToolCall:search:"raw text args"');
+    assert.equal(breaker.calls[blocked + 1], 's:observe:retrieval', 'the blocked call was not observed; the run went on');
+    assert.equal(breaker.calls.at(-1), 's:observe:model');
     assert.deepEqual(result.output, {
       id: 't1',
       tripped: true,
       category: 'tool_spiral',
       step: 4,
+      action: 'block',
       reason: 'same search again',
       steps_total: 8,
       tokens_total: 770,
+      tokens_after_steer: 0,
+      tokens_after_trip: 0,
+    });
+    assert.equal(result.decision?.action, 'block');
+    assert.equal(result.stop, undefined);
+  });
+
+  test('a steer and a later stop are reported apart; tokens saved count from the stop only', async () => {
+    const breaker = new ScriptedBreaker({
+      onObserve: (event) => (event.kind === 'tool_call' ? { action: 'steer', category: 'tool_spiral', message: 'try another query' } : ALLOW),
+      onModel: (nth) => (nth === 2 ? { action: 'stop', category: 'tool_spiral', message: 'stopped' } : ALLOW),
+    });
+    const result = await replayTrajectory(breaker, trajectory, 's');
+    assert.deepEqual(result.output, {
+      id: 't1',
+      tripped: true,
+      category: 'tool_spiral',
+      step: 3,
+      action: 'steer',
+      reason: 'try another query',
+      steer_step: 3,
+      stop_step: 7,
+      stop_category: 'tool_spiral',
+      steps_total: 8,
+      tokens_total: 770,
+      tokens_after_steer: 660,
       tokens_after_trip: 440,
     });
-    assert.deepEqual(Object.keys(result.output), ['id', 'tripped', 'category', 'step', 'reason', 'steps_total', 'tokens_total', 'tokens_after_trip']);
-    assert.equal(result.decision?.action, 'block');
+    assert.equal(breaker.calls.at(-1), 's:checkModelCall', 'nothing after the stop is replayed');
   });
 
   test('a gated model call is the trip step', async () => {
@@ -127,7 +156,7 @@ describe('replayTrajectory', () => {
     assert.equal(result.output.reason, 'stop (budget)');
   });
 
-  test('a decision on observing a step stops the step after it', async () => {
+  test('a decision on observing a step names the step after it', async () => {
     const breaker = new ScriptedBreaker({
       onObserve: (event) => (event.kind === 'retrieval' ? { action: 'steer', category: 'rag_fixation', evidence: { similarity: 0.9 } } : ALLOW),
     });
@@ -135,8 +164,10 @@ describe('replayTrajectory', () => {
     assert.equal(result.output.step, 6);
     assert.equal(result.output.category, 'rag_fixation');
     assert.equal(result.output.reason, 'steer: {"similarity":0.9}');
-    assert.equal(result.output.tokens_after_trip, 440);
-    assert.equal(breaker.calls.at(-1), 's:observe:retrieval');
+    assert.equal(result.output.steer_step, 6);
+    assert.equal(result.output.tokens_after_steer, 440);
+    assert.equal(result.output.tokens_after_trip, 0, 'a steer saves nothing: the agent goes on');
+    assert.equal(breaker.calls.at(-1), 's:observe:model');
   });
 
   test('an intervention after the last step names steps_total and saves nothing', async () => {

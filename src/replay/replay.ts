@@ -4,26 +4,42 @@ import type { Trajectory, TrajectoryStep } from './trajectory.ts';
 
 /**
  * The replay verdict for one trajectory, exactly as `governor replay --json`
- * prints it (field order included). `category`, `step` and `reason` are
- * present only when `tripped`.
+ * prints it (field order included). `category`, `step`, `action` and
+ * `reason` describe the first intervention and are present only when
+ * `tripped`; `steer_step` and `stop_step` only when the breaker steered or
+ * stopped.
+ *
+ * Step indexes are 0-based. A decision taken before a step runs (model gate,
+ * tool-call check) names that step; a decision taken when a step is observed
+ * names the next one; `steps_total` means after the last recorded step.
  */
 export interface ReplayOutput {
   readonly id: string;
+  /** Whether the breaker intervened at all (steer, block or stop). */
   readonly tripped: boolean;
+  /** Category of the first intervention. */
   readonly category?: string;
-  /**
-   * 0-based index of the step that would not have been executed. A decision
-   * taken before a step runs (model gate, tool-call check) names that step; a
-   * decision taken when a step is observed names the next one. It equals
-   * `steps_total` when the breaker intervened only after the last recorded step.
-   */
+  /** Step of the first intervention. */
   readonly step?: number;
-  /** Human-readable evidence. */
+  /** Action of the first intervention: `steer`, `block` or `stop`. */
+  readonly action?: string;
+  /** Human-readable evidence of the first intervention. */
   readonly reason?: string;
+  /** Where the breaker first steered: the live agent still runs this step and what follows. */
+  readonly steer_step?: number;
+  /**
+   * Where the breaker would have stopped the run under the configured ladder
+   * (steered and blocked steps are replayed on, as a live agent would go on).
+   */
+  readonly stop_step?: number;
+  /** Category of the stop. */
+  readonly stop_category?: string;
   readonly steps_total: number;
   /** Prompt + completion tokens of all model steps (unknown counts count as 0). */
   readonly tokens_total: number;
-  /** Tokens of the model steps from `step` on: what the trip would have saved. */
+  /** Tokens of the model steps from `steer_step` on (spent under steering, not saved). */
+  readonly tokens_after_steer: number;
+  /** Tokens of the model steps from `stop_step` on: what the stop would have saved (0 without a stop). */
   readonly tokens_after_trip: number;
 }
 
@@ -34,15 +50,22 @@ export interface ReplayResult {
   readonly tokensKnown: boolean;
   /** The first decision that was not `allow`, if any. */
   readonly decision?: ReplayDecision;
+  /** The stop, if the breaker would have stopped the run. */
+  readonly stop?: ReplayDecision;
+}
+
+interface Intervention {
+  readonly step: number;
+  readonly decision: ReplayDecision;
 }
 
 /**
  * Runs one trajectory through `breaker` under `sessionId` (use a fresh one
  * per trajectory), the way a live agent would have met it: a model step is
  * gated (`checkModelCall`) then observed; a tool call is checked before it
- * runs and observed with its result only if allowed; retrieval, delegation
- * and user steps are observed. Stops at the first decision that is not
- * `allow`: that is where the breaker would have intervened.
+ * runs and observed with its result unless blocked; retrieval, delegation
+ * and user steps are observed. Steers and blocks do not end the run — the
+ * live agent goes on under them — so replay goes on to the first `stop`.
  */
 export async function replayTrajectory(
   breaker: ReplayableBreaker,
@@ -50,29 +73,33 @@ export async function replayTrajectory(
   sessionId: string,
 ): Promise<ReplayResult> {
   const steps = trajectory.steps;
-  let trip: { step: number; decision: ReplayDecision } | undefined;
+  let first: Intervention | undefined;
+  let steer: Intervention | undefined;
+  let stop: Intervention | undefined;
+  const note = (step: number, decision: ReplayDecision): void => {
+    if (decision.action === 'allow') return;
+    first ??= { step, decision };
+    if (decision.action === 'steer') steer ??= { step, decision };
+    if (decision.action === 'stop') stop ??= { step, decision };
+  };
 
-  for (let i = 0; i < steps.length && trip === undefined; i++) {
+  for (let i = 0; i < steps.length && stop === undefined; i++) {
     const step = steps[i] as TrajectoryStep;
     if (step.kind === 'model') {
-      const gate = await breaker.checkModelCall(sessionId);
-      if (gate.action !== 'allow') {
-        trip = { step: i, decision: gate };
-        break;
-      }
+      note(i, await breaker.checkModelCall(sessionId));
+      if (stop !== undefined) break;
     } else if (step.kind === 'tool_call') {
       const check = await breaker.checkToolCall(sessionId, { tool: step.tool, args: step.args });
-      if (check.action !== 'allow') {
-        trip = { step: i, decision: check };
-        break;
-      }
+      note(i, check);
+      // A stopped run ends here; a blocked call never ran, so there is nothing to observe.
+      if (check.action === 'stop' || check.action === 'block') continue;
     }
-    const after = await breaker.observe(sessionId, toBreakerEvent(step));
-    if (after.action !== 'allow') trip = { step: i + 1, decision: after };
+    note(i + 1, await breaker.observe(sessionId, toBreakerEvent(step)));
   }
 
   let tokensTotal = 0;
-  let tokensAfter = 0;
+  let tokensAfterSteer = 0;
+  let tokensAfterStop = 0;
   let tokensKnown = false;
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i] as TrajectoryStep;
@@ -80,23 +107,24 @@ export async function replayTrajectory(
     if (step.prompt_tokens !== null || step.completion_tokens !== null) tokensKnown = true;
     const tokens = (step.prompt_tokens ?? 0) + (step.completion_tokens ?? 0);
     tokensTotal += tokens;
-    if (trip !== undefined && i >= trip.step) tokensAfter += tokens;
+    if (steer !== undefined && i >= steer.step) tokensAfterSteer += tokens;
+    if (stop !== undefined && i >= stop.step) tokensAfterStop += tokens;
   }
 
-  const output: ReplayOutput =
-    trip === undefined
-      ? { id: trajectory.id, tripped: false, steps_total: steps.length, tokens_total: tokensTotal, tokens_after_trip: 0 }
-      : {
-          id: trajectory.id,
-          tripped: true,
-          category: trip.decision.category ?? 'other',
-          step: trip.step,
-          reason: describeDecision(trip.decision),
-          steps_total: steps.length,
-          tokens_total: tokensTotal,
-          tokens_after_trip: tokensAfter,
-        };
-  return trip === undefined ? { output, tokensKnown } : { output, tokensKnown, decision: trip.decision };
+  const base = { steps_total: steps.length, tokens_total: tokensTotal, tokens_after_steer: tokensAfterSteer, tokens_after_trip: tokensAfterStop };
+  if (first === undefined) return { output: { id: trajectory.id, tripped: false, ...base }, tokensKnown };
+  const output: ReplayOutput = {
+    id: trajectory.id,
+    tripped: true,
+    category: first.decision.category ?? 'other',
+    step: first.step,
+    action: first.decision.action,
+    reason: describeDecision(first.decision),
+    ...(steer === undefined ? {} : { steer_step: steer.step }),
+    ...(stop === undefined ? {} : { stop_step: stop.step, stop_category: stop.decision.category ?? 'other' }),
+    ...base,
+  };
+  return { output, tokensKnown, decision: first.decision, ...(stop === undefined ? {} : { stop: stop.decision }) };
 }
 
 /** The breaker event a recorded step stands for. */

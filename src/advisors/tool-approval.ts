@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import type { ModelMessage, ToolApprovalRequest, ToolApprovalResponse, ToolCallPart } from 'ai';
+import { GovernorError } from '../errors/governor-error.ts';
+import type { GovernedToolSet } from '../chat/chat-client-request.ts';
+import type { PendingToolApproval, ToolCallRequest } from '../chat/chat-response.ts';
+
+/**
+ * Thrown when a request answers an approval that no earlier assistant message
+ * asked for (a wrong or stale `approvalId`).
+ */
+export class InvalidToolApprovalError extends GovernorError {
+  readonly approvalId: string;
+
+  constructor(approvalId: string) {
+    super(
+      'GOVERNOR_INVALID_TOOL_APPROVAL',
+      `Tool approval response references unknown approvalId "${approvalId}": no tool-approval-request with that id is in the messages. ` +
+        "Send the previous response's messages (response.messages) before the approval response.",
+    );
+    this.approvalId = approvalId;
+  }
+}
+
+/** An approval the caller answered, with the call it is for. */
+export interface AnsweredApproval {
+  readonly call: ToolCallRequest;
+  readonly response: ToolApprovalResponse;
+}
+
+/**
+ * Whether a tool call must wait for the caller's approval: the tool's
+ * `needsApproval`, a boolean or a function of the input, as in the AI SDK.
+ */
+export async function needsApproval(
+  tools: GovernedToolSet,
+  call: ToolCallRequest,
+  messages: readonly ModelMessage[],
+  context: unknown,
+): Promise<boolean> {
+  const tool = Object.hasOwn(tools, call.toolName) ? tools[call.toolName] : undefined;
+  const flag = (tool as { needsApproval?: unknown } | undefined)?.needsApproval;
+  if (typeof flag === 'function') {
+    return (await (flag as (input: unknown, options: unknown) => unknown)(call.input, { toolCallId: call.toolCallId, messages: [...messages], context })) === true;
+  }
+  return flag === true;
+}
+
+/** A fresh pending approval for `call`. */
+export function pendingApproval(call: ToolCallRequest): PendingToolApproval {
+  return { approvalId: `approval-${randomUUID()}`, toolCall: call };
+}
+
+/** The assistant message of a round with an approval request part after each call that waits. */
+export function withApprovalRequests(assistant: ModelMessage | undefined, pending: readonly PendingToolApproval[]): ModelMessage[] {
+  const requests: ToolApprovalRequest[] = pending.map((p) => ({ type: 'tool-approval-request', approvalId: p.approvalId, toolCallId: p.toolCall.toolCallId }));
+  if (assistant === undefined || assistant.role !== 'assistant') return [{ role: 'assistant', content: requests }];
+  const content = typeof assistant.content === 'string' ? [{ type: 'text' as const, text: assistant.content }] : assistant.content;
+  return [{ ...assistant, content: [...content, ...requests] }];
+}
+
+/**
+ * The approvals answered by the request's last message, when it is a tool
+ * message holding `tool-approval-response` parts (the AI SDK's shape). Answers
+ * whose call already has a result are skipped, so a resumed call runs once.
+ *
+ * @throws InvalidToolApprovalError for an answer to an approval never requested
+ */
+export function answeredApprovals(messages: readonly ModelMessage[]): AnsweredApproval[] {
+  const last = messages.at(-1);
+  if (last?.role !== 'tool') return [];
+  const responses = last.content.filter((p): p is ToolApprovalResponse => p.type === 'tool-approval-response' && p.providerExecuted !== true);
+  if (responses.length === 0) return [];
+  const calls = new Map<string, ToolCallPart>();
+  const requests = new Map<string, ToolApprovalRequest>();
+  const answered = new Set<string>();
+  for (const message of messages) {
+    if (message.role === 'assistant' && typeof message.content !== 'string') {
+      for (const part of message.content) {
+        if (part.type === 'tool-call') calls.set(part.toolCallId, part);
+        else if (part.type === 'tool-approval-request') requests.set(part.approvalId, part);
+      }
+    } else if (message.role === 'tool') {
+      for (const part of message.content) if (part.type === 'tool-result') answered.add(part.toolCallId);
+    }
+  }
+  const out: AnsweredApproval[] = [];
+  for (const response of responses) {
+    const request = requests.get(response.approvalId);
+    if (request === undefined) throw new InvalidToolApprovalError(response.approvalId);
+    const part = calls.get(request.toolCallId);
+    if (part === undefined) throw new InvalidToolApprovalError(response.approvalId);
+    if (answered.has(part.toolCallId)) continue;
+    answered.add(part.toolCallId);
+    const rawInput = typeof part.input === 'string' ? part.input : JSON.stringify(part.input ?? {});
+    out.push({ call: { toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, rawInput }, response });
+  }
+  return out;
+}
+
+/**
+ * The tool message answering approval requests, to send after the response's
+ * messages: `approve(pending)` / `deny(pending, reason)` for each pending call.
+ *
+ * ```ts
+ * const first = await client.prompt().messages(...history).call().chatResponse();
+ * const answer = toolApprovalResponse(first.pendingApprovals.map((p) => ({ approvalId: p.approvalId, approved: true })));
+ * await client.prompt().messages(...history, ...first.messages, answer).call().content();
+ * ```
+ */
+export function toolApprovalResponse(
+  answers: ReadonlyArray<{ readonly approvalId: string; readonly approved: boolean; readonly reason?: string }>,
+): ModelMessage {
+  return {
+    role: 'tool',
+    content: answers.map((a) => ({ type: 'tool-approval-response', approvalId: a.approvalId, approved: a.approved, ...(a.reason === undefined ? {} : { reason: a.reason }) })),
+  };
+}

@@ -1,0 +1,52 @@
+/** `budget.maxCostUsd` in the ChatClient path: each round priced from the model id in the response. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { tool } from 'ai';
+import { z } from 'zod';
+import { AgentBreaker, BudgetExceededError, ChatClient, CONVERSATION_ID, ToolCallingAdvisor, type BreakerEventRecord } from '../index.ts';
+import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
+import { MODES, runMode } from '../test-support/run-modes.ts';
+
+const lookup = tool({ inputSchema: z.object({ id: z.string() }), execute: async ({ id }) => `order ${id}: shipped` });
+
+describe('budget.maxCostUsd without AgentLoop', () => {
+  for (const mode of MODES) {
+    test(`${mode}: a priced model's rounds spend the cost budget: wrap-up, then BudgetExceededError`, async () => {
+      // gpt-4o input is $2.50 per million tokens: 20,000 prompt tokens cost $0.05 a round.
+      await using server = await new ScriptedModelServer({
+        modelId: 'gpt-4o',
+        script: [
+          { toolCalls: [{ name: 'lookup', arguments: { id: 'A1' } }], usage: { promptTokens: 20_000, completionTokens: 10 } },
+          { text: 'Order A1 has shipped.', usage: { promptTokens: 20_100, completionTokens: 10 } },
+        ],
+      }).start();
+      const breaker = new AgentBreaker({ budget: { maxCostUsd: 0.04 } });
+      const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor(), breaker).defaultTools({ lookup }).build();
+      const session = `cost-${mode}`;
+      const { text } = await runMode(client.prompt('Where is A1?').advisors((a) => a.param(CONVERSATION_ID, session)), mode);
+      assert.equal(text, 'Order A1 has shipped.');
+      const snapshot = await breaker.snapshot(session);
+      assert.ok(snapshot.budget.costUsd > 0.04 && snapshot.budget.costUsd < 0.2, `cost ${snapshot.budget.costUsd}`);
+      assert.equal(snapshot.budget.phase, 'exhausted');
+      assert.match(JSON.stringify(server.requests[1]!.body.messages), /Wrap up now/, 'the model was told to wrap up');
+      await assert.rejects(runMode(client.prompt('And A2?').advisors((a) => a.param(CONVERSATION_ID, session)), mode), BudgetExceededError);
+      assert.equal(server.requests.length, 2, 'the round past the budget was not sent');
+      assert.equal((await breaker.health()).costBudget, 'enforced');
+    });
+  }
+
+  test('a model without a price: the cost budget is reported as not enforceable (event and health)', async () => {
+    await using server = await new ScriptedModelServer({ modelId: 'house-model-1', script: [{ text: 'hi' }], onExhausted: 'repeat-last' }).start();
+    const breaker = new AgentBreaker({ budget: { maxCostUsd: 1 } });
+    const warnings: BreakerEventRecord[] = [];
+    breaker.on((e) => void (e.type === 'warning' && warnings.push(e)));
+    const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor(), breaker).build();
+    await client.prompt('hello').call().content();
+    await client.prompt('hello again').call().content();
+    assert.equal(warnings.length, 1, 'warned once');
+    assert.match(warnings[0]!.message ?? '', /maxCostUsd is not enforceable.*house-model-1/);
+    const health = await breaker.health();
+    assert.equal(health.costBudget, 'not_enforceable');
+    assert.deepEqual(health.unpricedModels, ['house-model-1']);
+  });
+});
