@@ -57,17 +57,22 @@ export class DoorSession {
     if (decision.action === 'steer' && decision.message) this.#steers.push(decision.message);
   }
 
-  /** Queues a steer that has no tool result to ride on, for the model's next call. */
+  /**
+   * Queues a steer decided by `observe` for the model's next call. An
+   * AgentBreaker queues those itself (see `AgentBreaker.takeSteers`); only a
+   * breaker without that queue needs the door to keep them.
+   */
   queueSteer(message: string | undefined): void {
-    if (message) this.#steers.push(message);
+    if (message && this.#breaker.takeSteers === undefined) this.#steers.push(message);
   }
 
   /**
-   * The steer messages the model has not seen yet, emptied. Every door
-   * delivers model-level steers through this one function.
+   * The steer messages the model has not seen yet, emptied: the door's own
+   * (budget wrap-up at the gate) and those the breaker queued on observed
+   * events. Every door delivers model-level steers through this one function.
    */
   takeSteers(): string[] {
-    const steers = this.#steers;
+    const steers = [...this.#steers, ...(this.#breaker.takeSteers?.(this.sessionId) ?? [])];
     this.#steers = [];
     return steers;
   }

@@ -122,24 +122,12 @@ async function runThrough(door: Door, scenario: DoorScenario): Promise<Outcome> 
   };
 }
 
-/**
- * Where a door falls short today, by door and scenario: reported as `todo`
- * (run, but not failing the suite) until the door catches up.
- */
-const KNOWN_GAPS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  'AI SDK': {
-    'a context that doubles every round': 'breakerForAiSdk drops a steer decided on a model round instead of delivering it',
-    'the model stuck repeating one sentence in its replies': 'breakerForAiSdk drops a steer decided on a model round instead of delivering it',
-  },
-};
-
 for (const scenario of DOOR_SCENARIOS) {
   describe(`${scenario.kind}: ${scenario.name}`, () => {
     const reference: { outcome?: Outcome } = {};
 
     for (const [name, door] of Object.entries(DOORS)) {
-      const gap = KNOWN_GAPS[name]?.[scenario.name];
-      test(`through ${name}`, gap === undefined ? {} : { todo: gap }, async () => {
+      test(`through ${name}`, async () => {
         const outcome = await runThrough(door, scenario);
         if (scenario.kind === 'loop') {
           assert.ok(AgentBreakerError.isInstance(outcome.error), `the run ends with the breaker's error, got ${String(outcome.error)}`);
