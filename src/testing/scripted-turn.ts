@@ -78,6 +78,12 @@ export interface ScriptedTurn {
    * @default 0
    */
   delayMs?: number;
+  /**
+   * Send the response headers, then nothing: the connection stays open without a
+   * body until the client gives up or the server closes. Exercises stall timeouts.
+   * @default false
+   */
+  stall?: boolean;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -102,6 +108,9 @@ export function validateScriptedTurn(turn: unknown, option: string): asserts tur
   }
   if (turn['delayMs'] !== undefined && !isCount(turn['delayMs'])) {
     throw new InvalidOptionError(`${option}.delayMs`, 'must be a non-negative integer');
+  }
+  if (turn['stall'] !== undefined && typeof turn['stall'] !== 'boolean') {
+    throw new InvalidOptionError(`${option}.stall`, 'must be a boolean');
   }
   validateToolCalls(turn['toolCalls'], `${option}.toolCalls`);
   validateUsage(turn['usage'], `${option}.usage`);
