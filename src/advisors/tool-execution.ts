@@ -5,6 +5,7 @@ import type { ToolCallRequest } from '../chat/chat-response.ts';
 import type { ToolCallListener } from '../chat/tool-call-listener.ts';
 import { observeToolCall, observeUnrunToolCall, type ToolCallOutcome, type ToolCallReporter } from '../chat/tool-call-observation.ts';
 import type { TelemetrySettings } from '../telemetry/telemetry-options.ts';
+import { DEFAULT_TOOL_TIMEOUT_MS, runWithTimeout } from './tool-timeout.ts';
 
 /** The outcome of one tool call, as the model will see it. */
 export interface ToolOutcome {
@@ -29,6 +30,8 @@ export interface ToolExecutionEnvironment {
   readonly telemetry: TelemetrySettings;
   /** Feeds the session's observation sinks (the AgentBreaker). */
   readonly report: ToolCallReporter;
+  /** Time limit of a call of the named tool. @default {@link DEFAULT_TOOL_TIMEOUT_MS} */
+  readonly toolTimeoutMs?: (toolName: string) => number;
 }
 
 function errorText(error: unknown): string {
@@ -75,21 +78,31 @@ export async function executeToolCall(call: ToolCallRequest, env: ToolExecutionE
   );
   try {
     env.abortSignal?.throwIfAborted();
-    let output = await observation.run(async () => {
-      const returned: unknown = execute(validated.value as never, {
-        toolCallId: call.toolCallId,
-        messages: [...env.messages],
-        abortSignal: env.abortSignal,
-        context: env.toolContext as never,
-      });
-      if (returned !== null && typeof returned === 'object' && Symbol.asyncIterator in returned) {
-        // A streaming tool: its last value is its result.
-        let last: unknown;
-        for await (const value of returned as AsyncIterable<unknown>) last = value;
-        return last;
-      }
-      return await returned;
-    });
+    const timeoutMs = env.toolTimeoutMs?.(call.toolName) ?? DEFAULT_TOOL_TIMEOUT_MS;
+    // Raced, not awaited: a tool that ignores its signal must not hold the loop past an abort or its time limit.
+    let output = await observation.run(() =>
+      runWithTimeout(
+        async (abortSignal) => {
+          const returned: unknown = execute(validated.value as never, {
+            toolCallId: call.toolCallId,
+            messages: [...env.messages],
+            abortSignal,
+            context: env.toolContext as never,
+          });
+          if (returned !== null && typeof returned === 'object' && Symbol.asyncIterator in returned) {
+            // A streaming tool: its last value is its result.
+            let last: unknown;
+            for await (const value of returned as AsyncIterable<unknown>) {
+              abortSignal.throwIfAborted();
+              last = value;
+            }
+            return last;
+          }
+          return await returned;
+        },
+        { toolName: call.toolName, timeoutMs, abortSignal: env.abortSignal },
+      ),
+    );
     // Observed before the steering note is added: the note is not what the tool
     // returned, and counted as a new result it would hide the very repetition it points out.
     await observation.end(output);
