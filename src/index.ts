@@ -8,6 +8,7 @@ export type { ChatClientRequest, GovernedTool, GovernedToolSet, ModelOptions, Re
 export type { ChatClientResponse, ChatResponse, ChatStreamEvent, FinishReason, ToolCallRequest, ToolCallIntervention } from './chat/chat-response.ts';
 export { EntityParseError, OUTPUT_SCHEMA, type OutputSchema } from './chat/entity.ts';
 export { ModelCallTerminal } from './chat/model-call.ts';
+export { ADVISOR_PLACEMENT, AdvisorPlacementError, type AdvisorPlacement, type PlacedAdvisor } from './chat/advisor-placement.ts';
 export { MODEL_CALL_LISTENERS, type ModelCallListener, type ModelRetryEvent } from './chat/model-call-listener.ts';
 export { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_DELAY_MS, DEFAULT_STALL_TIMEOUT_MS, MAX_RETRY_DELAY_MS, ModelStallError } from './chat/model-retry.ts';
 export { CONTINUATION_TURN, OBSERVATION_SINKS, reportObservation, type ObservationSink } from './chat/observation.ts';

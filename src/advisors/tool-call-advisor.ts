@@ -12,6 +12,7 @@ import type { ToolCallEvent } from '../breaker/breaker-event.ts';
 import { telemetrySettings, type TelemetrySettings } from '../telemetry/telemetry-options.ts';
 import { executeToolCall, toolResultMessage, type ToolOutcome } from './tool-execution.ts';
 import { DEFAULT_TOOL_TIMEOUT_MS } from './tool-timeout.ts';
+import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Thrown when a tool-call limit is exceeded and `onLimitExceeded` is `'throw'`. */
@@ -98,6 +99,7 @@ function positiveInt(option: string, value: number | undefined): void {
  */
 export class ToolCallAdvisor implements Advisor {
   readonly name = 'ToolCallAdvisor';
+  readonly [ADVISOR_PLACEMENT] = 'tool-loop';
   readonly order: number;
   readonly #options: ToolCallAdvisorOptions;
   readonly #maxToolCalls: number;

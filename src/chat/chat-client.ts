@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { GovernorError } from '../errors/governor-error.ts';
 import { resolveModel } from '../model/resolve-model.ts';
 import type { Advisor } from './advisor.ts';
+import { checkAdvisorPlacement } from './advisor-placement.ts';
 import { DefaultAdvisorChain, sortAdvisors } from './advisor-chain.ts';
 import type { AdvisorContext } from './advisor-context.ts';
 import type { ChatClientRequest, GovernedToolSet, ModelOptions } from './chat-client-request.ts';
@@ -122,7 +123,9 @@ export class ChatClientBuilder {
     return this;
   }
 
+  /** @throws AdvisorPlacementError when a chat memory advisor is ordered inside the tool loop */
   build(): ChatClient {
+    checkAdvisorPlacement(sortAdvisors(this.#advisors));
     return new ChatClient(this.#model, {
       system: this.#system,
       messages: [...this.#messages],
@@ -297,6 +300,7 @@ export class ChatClientRequestSpec {
       throw new InvalidRequestError('The request has no messages: call .user(text) or .messages(...) before call() or stream().');
     }
     const advisors = sortAdvisors([...this.#defaults.advisors, ...this.#advisors]);
+    checkAdvisorPlacement(advisors);
     const context: AdvisorContext = new Map([...this.#defaults.params, ...this.#params, ...extraParams]);
     const sinks = advisors.filter((a): a is Advisor & ObservationSink => typeof (a as Partial<ObservationSink>).observe === 'function');
     if (sinks.length > 0) context.set(OBSERVATION_SINKS, sinks);

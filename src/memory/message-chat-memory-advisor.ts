@@ -1,6 +1,7 @@
 import type { ModelMessage } from 'ai';
 import type { Advisor, AdvisorChain } from '../chat/advisor.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
+import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import type { ChatMemory } from './chat-memory.ts';
 import {
@@ -39,6 +40,7 @@ export interface MessageChatMemoryAdvisorOptions {
  */
 export class MessageChatMemoryAdvisor implements Advisor {
   readonly name = 'MessageChatMemoryAdvisor';
+  readonly [ADVISOR_PLACEMENT] = 'once-per-call';
   readonly order: number;
   readonly #settings: MemoryAdvisorSettings;
 

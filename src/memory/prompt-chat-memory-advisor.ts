@@ -1,5 +1,6 @@
 import type { Advisor, AdvisorChain } from '../chat/advisor.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
+import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { ChatMemory } from './chat-memory.ts';
@@ -59,6 +60,7 @@ export const defaultMemorySystemPrompt: MemorySystemPrompt = (instructions, hist
  */
 export class PromptChatMemoryAdvisor implements Advisor {
   readonly name = 'PromptChatMemoryAdvisor';
+  readonly [ADVISOR_PLACEMENT] = 'once-per-call';
   readonly order: number;
   readonly #settings: MemoryAdvisorSettings;
 
