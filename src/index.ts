@@ -38,6 +38,7 @@ export { redactSecrets, redactValue } from './advisors/redact.ts';
 // Errors
 export { GovernorError, InvalidOptionError } from './errors/governor-error.ts';
 export { MissingDependencyError } from './errors/missing-dependency-error.ts';
+export { DEFAULT_MAX_NESTING_DEPTH, NestingTooDeepError } from './errors/nesting-depth.ts';
 
 // Retrieval
 export * from './rag/index.ts';

@@ -6,6 +6,7 @@ import type { ToolCallListener } from '../chat/tool-call-listener.ts';
 import { observeToolCall, observeUnrunToolCall, type ToolCallOutcome, type ToolCallReporter } from '../chat/tool-call-observation.ts';
 import type { TelemetrySettings } from '../telemetry/telemetry-options.ts';
 import { DEFAULT_TOOL_TIMEOUT_MS, runWithTimeout } from './tool-timeout.ts';
+import { DEFAULT_MAX_NESTING_DEPTH, jsonNestsDeeperThan, NestingTooDeepError } from '../errors/nesting-depth.ts';
 
 /** The outcome of one tool call, as the model will see it. */
 export interface ToolOutcome {
@@ -55,6 +56,9 @@ export async function executeToolCall(call: ToolCallRequest, env: ToolExecutionE
     return notRun(`Unknown tool "${call.toolName}". Available tools: ${names.length > 0 ? names.join(', ') : '(none)'}.`, 'invalid');
   }
   if (call.intervention?.action === 'block') return notRun(`[${call.intervention.source}] ${call.intervention.message}`, 'blocked');
+  if (typeof call.input === 'string' && jsonNestsDeeperThan(call.rawInput, DEFAULT_MAX_NESTING_DEPTH)) {
+    return notRun(new NestingTooDeepError(`The arguments for tool "${call.toolName}"`, DEFAULT_MAX_NESTING_DEPTH).message, 'invalid');
+  }
   if (typeof call.input === 'string' && call.rawInput.trim() !== '') {
     return notRun(`Invalid arguments for tool "${call.toolName}": not valid JSON: ${call.rawInput.slice(0, 200)}`, 'invalid');
   }

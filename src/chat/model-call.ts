@@ -8,6 +8,7 @@ import type {
 import type { AssistantContent, ModelMessage } from 'ai';
 import { convertToLanguageModelPrompt, prepareTools, standardizePrompt } from 'ai/internal';
 import { fromProviderUsage, type Usage } from '../model/usage.ts';
+import { DEFAULT_MAX_NESTING_DEPTH, jsonNestsDeeperThan } from '../errors/nesting-depth.ts';
 import type { ModelTerminal } from './advisor-chain.ts';
 import type { ChatClientRequest } from './chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent, FinishReason, ToolCallRequest } from './chat-response.ts';
@@ -219,7 +220,9 @@ const VISIBLE_PARTS: ReadonlySet<string> = new Set(['text-delta', 'reasoning-del
 export function toToolCallRequest(part: { toolCallId: string; toolName: string; input: string }): ToolCallRequest {
   let input: unknown = part.input;
   if (part.input.trim() === '') input = {};
-  else {
+  else if (jsonNestsDeeperThan(part.input, DEFAULT_MAX_NESTING_DEPTH)) {
+    // Left as text, never parsed: every consumer of parsed arguments (schema checks, the breaker's fingerprints) recurses.
+  } else {
     try {
       input = JSON.parse(part.input);
     } catch {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { tool, type ModelMessage } from 'ai';
 import { z } from 'zod';
-import { AgentLoop, ChatClient, InvalidOptionError, MiniAgent, ToolCallAdvisor, type AgentLoopEvent } from '../index.ts';
+import { AgentBreaker, AgentLoop, ChatClient, InvalidOptionError, MiniAgent, ToolCallAdvisor, type AgentLoopEvent } from '../index.ts';
 import { ScriptedModelServer, scriptedModel, type ScriptedTurn } from '../testing/index.ts';
 
 /** A tool that never settles and ignores its abort signal: the worst case. */
@@ -141,3 +141,13 @@ function scriptedModelStub() {
   // Construction-time checks never call the model; any V4-shaped model will do.
   return { specificationVersion: 'v4', provider: 'stub', modelId: 'stub', supportedUrls: {}, doGenerate: async () => { throw new Error('not called'); }, doStream: async () => { throw new Error('not called'); } };
 }
+
+describe('argument nesting depth', () => {
+  test('tool arguments nested 10,000 levels deep become an error result, not a stack overflow', async () => {
+    const deep = `{"step":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+    await using server = await start([{ toolCalls: [{ name: 'work', arguments: deep }] }, { text: 'understood' }]);
+    const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker()).defaultTools({ work }).build();
+    assert.equal(await client.prompt('x').call().content(), 'understood');
+    assert.match(JSON.stringify(server.requests[1]!.body.messages), /nest deeper than 256 levels/);
+  });
+});
