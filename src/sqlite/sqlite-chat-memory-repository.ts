@@ -1,4 +1,5 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ModelMessage } from 'ai';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { ChatMemoryStoreError } from '../memory/chat-memory-errors.ts';
@@ -67,6 +68,7 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
   readonly #busyTimeoutMs: number;
   readonly #store: string;
   #database: DatabaseSync | undefined;
+  #opening: Promise<DatabaseSync> | undefined;
   #statements: Statements | undefined;
   #closed = false;
 
@@ -85,21 +87,21 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
   }
 
   async findConversationIds(): Promise<string[]> {
-    const rows = this.#run('list conversations', (s) => s.conversationIds.all());
+    const rows = await this.#run('list conversations', (s) => s.conversationIds.all());
     // Sorted here, not in SQL, so that every repository orders ids the same way.
     return rows.map((row) => String(row.conversation_id)).sort();
   }
 
   async findByConversationId(conversationId: string): Promise<ModelMessage[]> {
     assertConversationId(conversationId);
-    const rows = this.#run('read a conversation', (s) => s.messages.all(conversationId));
+    const rows = await this.#run('read a conversation', (s) => s.messages.all(conversationId));
     return rows.map((row) => decodeMessage(String(row.message)));
   }
 
   async saveAll(conversationId: string, messages: readonly ModelMessage[]): Promise<void> {
     assertConversationId(conversationId);
     const encoded = encodeMessages(messages);
-    this.#write('replace a conversation', (s) => {
+    await this.#write('replace a conversation', (s) => {
       s.deleteConversation.run(conversationId);
       this.#insert(s, conversationId, 0, messages, encoded);
     });
@@ -107,7 +109,7 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
 
   async deleteByConversationId(conversationId: string): Promise<void> {
     assertConversationId(conversationId);
-    this.#write('delete a conversation', (s) => {
+    await this.#write('delete a conversation', (s) => {
       s.deleteConversation.run(conversationId);
     });
   }
@@ -116,7 +118,7 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
     assertConversationId(conversationId);
     const encoded = encodeMessages(messages);
     if (encoded.length === 0) return;
-    this.#write('append to a conversation', (s) => {
+    await this.#write('append to a conversation', (s) => {
       const last = Number(s.lastSeq.get(conversationId)?.last ?? 0);
       this.#insert(s, conversationId, last, messages, encoded);
     });
@@ -148,8 +150,8 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
   }
 
   /** Runs `work` in an immediate transaction: the write lock is taken before anything is read. */
-  #write(operation: string, work: (statements: Statements) => void): void {
-    this.#run(operation, (statements, database) => {
+  #write(operation: string, work: (statements: Statements) => void): Promise<void> {
+    return this.#run(operation, (statements, database) => {
       database.exec('BEGIN IMMEDIATE');
       try {
         work(statements);
@@ -161,12 +163,31 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
     });
   }
 
-  #run<T>(operation: string, work: (statements: Statements, database: DatabaseSync) => T): T {
+  async #run<T>(operation: string, work: (statements: Statements, database: DatabaseSync) => T): Promise<T> {
     try {
-      const database = this.#open();
+      const database = this.#database ?? (await (this.#opening ??= this.#openWaiting().finally(() => (this.#opening = undefined))));
+      if (this.#closed) throw new Error('the repository has been closed');
       return work(this.#statements ?? this.#prepare(database), database);
     } catch (error) {
       throw new ChatMemoryStoreError(this.#store, operation, error);
+    }
+  }
+
+  /**
+   * Opens the database, waiting out other connections for up to
+   * `busyTimeoutMs`. Switching a new file to WAL can fail with "database is
+   * locked" without SQLite's busy handler ever waiting (another process is
+   * creating or switching the same file), so the open is retried here.
+   */
+  async #openWaiting(): Promise<DatabaseSync> {
+    const deadline = performance.now() + this.#busyTimeoutMs;
+    for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+      try {
+        return this.#open();
+      } catch (error) {
+        if (!isBusy(error) || performance.now() + pause > deadline) throw error;
+        await sleep(pause * (0.5 + Math.random() / 2));
+      }
     }
   }
 
@@ -205,6 +226,12 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
     };
     return this.#statements;
   }
+}
+
+/** SQLITE_BUSY or SQLITE_LOCKED, with any extended code. */
+function isBusy(error: unknown): boolean {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof code === 'number' && ((code & 0xff) === 5 || (code & 0xff) === 6);
 }
 
 /** Brings the schema up to date; the immediate transaction keeps two processes from migrating at once. */
