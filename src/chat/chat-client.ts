@@ -5,6 +5,8 @@ import { GovernorError } from '../errors/governor-error.ts';
 import { resolveModel } from '../model/resolve-model.ts';
 import type { Advisor } from './advisor.ts';
 import { checkAdvisorPlacement } from './advisor-placement.ts';
+import { validateAdvisors, validateModelOptions } from './model-options.ts';
+import { is } from '../errors/validate-options.ts';
 import { DefaultAdvisorChain, sortAdvisors } from './advisor-chain.ts';
 import type { AdvisorContext } from './advisor-context.ts';
 import type { ChatClientRequest, GovernedToolSet, ModelOptions } from './chat-client-request.ts';
@@ -78,6 +80,7 @@ export class ChatClientBuilder {
 
   /** Default system instructions. */
   defaultSystem(system: string): this {
+    is.string()(system, 'defaultSystem');
     this.#system = system;
     return this;
   }
@@ -90,18 +93,22 @@ export class ChatClientBuilder {
 
   /** Tools every request offers the model. */
   defaultTools(tools: GovernedToolSet): this {
+    is.recordOf(is.object())(tools, 'defaultTools');
     Object.assign(this.#tools, tools);
     return this;
   }
 
   /** Advisors of every request; they run sorted by `order`, ties in registration order. */
   defaultAdvisors(...advisors: Advisor[]): this {
+    validateAdvisors(advisors, 'defaultAdvisors');
     this.#advisors.push(...advisors);
     return this;
   }
 
   /** Default model settings (temperature, maxOutputTokens, …). */
+  /** @throws InvalidOptionError naming a bad or unknown setting */
   defaultOptions(options: ModelOptions): this {
+    validateModelOptions(options);
     this.#options = { ...this.#options, ...options };
     return this;
   }
@@ -244,6 +251,7 @@ export class ChatClientRequestSpec {
 
   /** Model settings for this request, over the defaults. */
   options(options: ModelOptions): this {
+    validateModelOptions(options);
     this.#options = { ...this.#options, ...options };
     return this;
   }

@@ -11,6 +11,7 @@ import {
   streamWithMemory,
   type MemoryAdvisorSettings,
 } from './memory-advised-call.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link MessageChatMemoryAdvisor}. */
 export interface MessageChatMemoryAdvisorOptions {
@@ -29,6 +30,13 @@ export interface MessageChatMemoryAdvisorOptions {
   readonly order?: number;
 }
 
+/** What each option of MessageChatMemoryAdvisor accepts. */
+const MESSAGE_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<MessageChatMemoryAdvisorOptions> = {
+  memory: is.having('a ChatMemory (with get and add)', 'get', 'add'),
+  conversationId: is.string({ nonEmpty: true }),
+  order: is.number(-Number.MAX_VALUE),
+};
+
 /**
  * Puts the conversation history into the request as messages, before the
  * request's own, and stores the turn after the call: the user's message(s)
@@ -45,6 +53,7 @@ export class MessageChatMemoryAdvisor implements Advisor {
   readonly #settings: MemoryAdvisorSettings;
 
   constructor(options: MessageChatMemoryAdvisorOptions) {
+    validateOptions('MessageChatMemoryAdvisor', options, MESSAGE_CHAT_MEMORY_ADVISOR_OPTION_RULES, { required: ['memory'] });
     this.order = memoryAdvisorOrder(options);
     this.#settings = {
       memory: options.memory,

@@ -12,6 +12,7 @@ import {
   streamWithMemory,
   type MemoryAdvisorSettings,
 } from './memory-advised-call.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Builds the system prompt from the request's own instructions and the history as text. */
 export type MemorySystemPrompt = (instructions: string | undefined, history: string) => string;
@@ -50,6 +51,14 @@ export const defaultMemorySystemPrompt: MemorySystemPrompt = (instructions, hist
     .filter((section) => section !== undefined && section !== '')
     .join('\n\n');
 
+/** What each option of PromptChatMemoryAdvisor accepts. */
+const PROMPT_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<PromptChatMemoryAdvisorOptions> = {
+  memory: is.having('a ChatMemory (with get and add)', 'get', 'add'),
+  conversationId: is.string({ nonEmpty: true }),
+  order: is.number(-Number.MAX_VALUE),
+  systemPrompt: is.function(),
+};
+
 /**
  * Puts the conversation history into the system prompt as text (see
  * `historyText`) instead of as messages: useful for models or providers that
@@ -65,6 +74,7 @@ export class PromptChatMemoryAdvisor implements Advisor {
   readonly #settings: MemoryAdvisorSettings;
 
   constructor(options: PromptChatMemoryAdvisorOptions) {
+    validateOptions('PromptChatMemoryAdvisor', options, PROMPT_CHAT_MEMORY_ADVISOR_OPTION_RULES, { required: ['memory'] });
     this.order = memoryAdvisorOrder(options);
     const systemPrompt = options.systemPrompt ?? defaultMemorySystemPrompt;
     if (typeof systemPrompt !== 'function') {

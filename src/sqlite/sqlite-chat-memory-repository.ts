@@ -6,6 +6,7 @@ import { ChatMemoryStoreError } from '../memory/chat-memory-errors.ts';
 import type { ChatMemoryRepository } from '../memory/chat-memory-repository.ts';
 import { assertConversationId } from '../memory/conversation-id.ts';
 import { decodeMessage, encodeMessages } from '../memory/message-codec.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link SqliteChatMemoryRepository}. */
 export interface SqliteChatMemoryRepositoryOptions {
@@ -54,6 +55,12 @@ interface Statements {
   readonly deleteConversation: StatementSync;
 }
 
+/** What each option of SqliteChatMemoryRepository accepts. */
+const SQLITE_CHAT_MEMORY_REPOSITORY_OPTION_RULES: OptionRules<SqliteChatMemoryRepositoryOptions> = {
+  path: is.string({ nonEmpty: true }),
+  busyTimeoutMs: is.timeMs(0),
+};
+
 /**
  * Chat memory in an SQLite database through `node:sqlite`: embedded, no
  * server. Several processes may share one database file.
@@ -73,6 +80,7 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
   #closed = false;
 
   constructor(options: SqliteChatMemoryRepositoryOptions) {
+    validateOptions('SqliteChatMemoryRepository', options, SQLITE_CHAT_MEMORY_REPOSITORY_OPTION_RULES, { required: ['path'] });
     const path: unknown = options?.path;
     if (typeof path !== 'string' || path === '') {
       throw new InvalidOptionError('path', "must be a database file path or ':memory:'");
