@@ -26,6 +26,7 @@ export {
   type ToolApproval,
   type GovernorToolContext,
 } from './advisors/tool-call-advisor.ts';
+export { DEFAULT_TOOL_TIMEOUT_MS, ToolTimeoutError } from './advisors/tool-timeout.ts';
 export {
   StructuredOutputValidationAdvisor,
   StructuredOutputValidationError,

@@ -5,7 +5,7 @@ import type { ToolCallRequest } from '../chat/chat-response.ts';
 import type { ToolCallListener } from '../chat/tool-call-listener.ts';
 import { observeToolCall, observeUnrunToolCall, type ToolCallOutcome, type ToolCallReporter } from '../chat/tool-call-observation.ts';
 import type { TelemetrySettings } from '../telemetry/telemetry-options.ts';
-import { DEFAULT_TOOL_TIMEOUT_MS, runWithTimeout } from './tool-timeout.ts';
+import { DEFAULT_TOOL_TIMEOUT_MS, runWithTimeout, ToolTimeoutError } from './tool-timeout.ts';
 import { DEFAULT_MAX_NESTING_DEPTH, jsonNestsDeeperThan, NestingTooDeepError } from '../errors/nesting-depth.ts';
 
 /** The outcome of one tool call, as the model will see it. */
@@ -115,7 +115,7 @@ export async function executeToolCall(call: ToolCallRequest, env: ToolExecutionE
     }
     return { call, output: output ?? null, isError: false, returnDirect: tool.returnDirect === true };
   } catch (error) {
-    const shown = `Tool "${call.toolName}" failed: ${errorText(error)}`;
+    const shown = ToolTimeoutError.isInstance(error) ? error.message : `Tool "${call.toolName}" failed: ${errorText(error)}`;
     await observation.fail(error, shown);
     if (env.abortSignal?.aborted) throw env.abortSignal.reason;
     return { call, output: shown, isError: true, returnDirect: false };
