@@ -9,7 +9,8 @@ import { shellTool } from './shell-tool.ts';
 import { submitTool } from './submit-tool.ts';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { TelemetryOptions } from '../telemetry/telemetry-options.ts';
-import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
+import { is, MAX_TIMER_MS, validateOptions, type OptionRules } from '../errors/validate-options.ts';
+import { DEFAULT_TOOL_TIMEOUT_MS } from '../advisors/tool-timeout.ts';
 
 /** Options of {@link MiniAgent}. */
 export interface MiniAgentOptions {
@@ -21,7 +22,8 @@ export interface MiniAgentOptions {
   readonly commandTimeoutMs?: number;
   /**
    * Time limit of any tool call, the shell included: a backstop that frees the
-   * loop even if a command cannot be killed. @default 300_000 (5 minutes)
+   * loop even if a command cannot be killed.
+   * @default 300_000 (5 minutes), or `commandTimeoutMs` + 10 s when that is longer
    */
   readonly toolTimeoutMs?: number;
   /** @default 20 */
@@ -77,7 +79,9 @@ export class MiniAgent {
     if (!isDirectory) throw new InvalidOptionError('workingDirectory', `"${options.workingDirectory}" does not exist or is not a directory`);
     this.#options = options;
     this.breaker = options.breaker === false ? undefined : (options.breaker ?? new AgentBreaker());
-    const advisors: Advisor[] = [new ToolCallAdvisor({ toolTimeoutMs: options.toolTimeoutMs })];
+    // The shell's own timeout (and its kill) must get to act before the backstop does.
+    const toolTimeoutMs = options.toolTimeoutMs ?? Math.min(MAX_TIMER_MS, Math.max(DEFAULT_TOOL_TIMEOUT_MS, (options.commandTimeoutMs ?? 30_000) + 10_000));
+    const advisors: Advisor[] = [new ToolCallAdvisor({ toolTimeoutMs })];
     if (this.breaker) advisors.push(this.breaker);
     this.client = ChatClient.builder(options.model)
       .defaultSystem(SYSTEM)
