@@ -101,7 +101,6 @@ export class ModelCallTerminal implements ModelTerminal {
           const early: LanguageModelV4StreamPart[] = [];
           for (;;) {
             const next = await watch.race(reader.read());
-            watch.touch();
             if (next.done) return { reader, watch, early, done: true };
             if (next.value.type === 'error') throw next.value.error;
             early.push(next.value);
@@ -135,7 +134,6 @@ export class ModelCallTerminal implements ModelTerminal {
       if (early.length > 0) return early.shift();
       if (ended) return undefined;
       const next = await watch.race(reader.read());
-      watch.touch();
       if (next.done) ended = true;
       return next.done ? undefined : next.value;
     };

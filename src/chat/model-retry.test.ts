@@ -115,3 +115,15 @@ test('each retry is an event on the round span', async () => {
     await otel.uninstall();
   }
 });
+
+test('a slow stream consumer is not mistaken for a stalled model', async () => {
+  const { server, client, retries } = await setup([{ text: 'one two three' }], { stallTimeoutMs: 100, maxRetries: 0 });
+  await using _ = server;
+  let text = '';
+  for await (const delta of client.prompt('hi').stream().content()) {
+    text += delta;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+  assert.equal(text, 'one two three');
+  assert.equal(retries.length, 0);
+});

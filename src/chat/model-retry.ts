@@ -100,8 +100,9 @@ export async function withRetries<T>(attempt: () => Promise<T>, policy: RetryPol
 }
 
 /**
- * An abort signal for one attempt that also fires when `touch()` has not been
- * called for `stallTimeoutMs`; `stalled` tells the two apart afterwards.
+ * An abort signal for one attempt that also fires when a wait on the model
+ * (`race`) sees no progress for `stallTimeoutMs`. The clock only runs while
+ * waiting on the model, never while a slow consumer holds a streamed chunk.
  */
 export class StallWatch {
   readonly #controller = new AbortController();
@@ -113,36 +114,35 @@ export class StallWatch {
   constructor(stallTimeoutMs: number, outer: AbortSignal | undefined) {
     this.#timeoutMs = stallTimeoutMs;
     this.signal = outer ? AbortSignal.any([outer, this.#controller.signal]) : this.#controller.signal;
-    this.touch();
   }
 
   get stalled(): boolean {
     return this.#stalled;
   }
 
-  /** Progress: the stall clock starts again. */
-  touch(): void {
+  /** Resolves with `promise`, or rejects as soon as the attempt is aborted or stalls, even if the provider ignores the signal. */
+  race<T>(promise: PromiseLike<T>): Promise<T> {
+    const signal = this.signal;
+    if (signal.aborted) return Promise.reject(this.#reason());
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
       this.#stalled = true;
       this.#controller.abort(new ModelStallError(this.#timeoutMs));
     }, this.#timeoutMs);
-  }
-
-  /** Resolves with `promise`, or rejects as soon as the attempt is aborted or stalls, even if the provider ignores the signal. */
-  race<T>(promise: PromiseLike<T>): Promise<T> {
-    const signal = this.signal;
-    if (signal.aborted) return Promise.reject(this.#reason());
     return new Promise<T>((resolve, reject) => {
       const onAbort = (): void => reject(this.#reason());
       signal.addEventListener('abort', onAbort, { once: true });
+      const settle = (): void => {
+        clearTimeout(this.#timer);
+        signal.removeEventListener('abort', onAbort);
+      };
       promise.then(
         (value) => {
-          signal.removeEventListener('abort', onAbort);
+          settle();
           resolve(value);
         },
         (error: unknown) => {
-          signal.removeEventListener('abort', onAbort);
+          settle();
           reject(this.#stalled ? this.#reason() : error);
         },
       );
