@@ -68,14 +68,19 @@ describe('AgentLoop: every run returns', () => {
     assert.equal(events.at(-1)?.type, 'end');
   });
 
-  test('the caller aborting ends the run at once even while a tool ignores its signal', async () => {
-    await using server = await start([{ toolCalls: [{ name: 'hang', arguments: {} }] }]);
-    const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ hang }).build();
+  test('the caller aborting ends the run at once even while a tool ignores its signal; nothing is reported after the end', async () => {
+    const late = tool({ description: 'slow, deaf to aborts', inputSchema: z.object({}), execute: () => new Promise<string>((resolve) => setTimeout(() => resolve('late'), 500)) });
+    await using server = await start([{ toolCalls: [{ name: 'late', arguments: {} }] }]);
+    const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ late }).build();
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error('operator stop')), 200);
-    const result = await new AgentLoop({ client, abortSignal: controller.signal }).run('x');
+    setTimeout(() => controller.abort(new Error('operator stop')), 100);
+    const events: AgentLoopEvent['type'][] = [];
+    const result = await new AgentLoop({ client, abortSignal: controller.signal, onProgress: (e) => events.push(e.type) }).run('x');
     assert.equal(result.status, 'aborted');
+    assert.ok(result.durationMs < 450, `returned after ${Math.round(result.durationMs)} ms, before the tool finished`);
     assert.deepEqual(result.messages.map((m) => m.role), ['user', 'assistant', 'tool']);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    assert.equal(events.at(-1), 'end', 'the tool finishing later does not report into the ended run');
   });
 
   test('timeoutMs past the timer maximum is refused instead of overflowing', () => {

@@ -218,7 +218,10 @@ export class AgentLoop {
     const started = performance.now();
     const finishTool = o.finishTool === undefined ? 'submit' : o.finishTool;
     const modelId = o.modelId ?? o.client.model.modelId;
+    let ended = false;
     const emit = (event: AgentLoopEvent): void => {
+      // A tool left running past the end must not report into a finished run.
+      if (ended) return;
       try {
         o.onProgress?.(event);
       } catch {
@@ -333,6 +336,7 @@ export class AgentLoop {
         messages: [...messages],
       };
       emit({ type: 'end', result });
+      ended = true;
       return result;
     };
 
