@@ -11,6 +11,9 @@ export type { ChatClientRequest, GovernedTool, GovernedToolSet, ModelOptions, Re
 export type { ChatClientResponse, ChatResponse, ChatStreamEvent, FinishReason, PendingToolApproval, ToolCallRequest, ToolCallIntervention } from './chat/chat-response.ts';
 export { EntityParseError, OUTPUT_SCHEMA, type OutputSchema } from './chat/entity.ts';
 export { ModelCallTerminal } from './chat/model-call.ts';
+export { ADVISOR_PLACEMENT, AdvisorPlacementError, type AdvisorPlacement, type PlacedAdvisor } from './chat/advisor-placement.ts';
+export { MODEL_CALL_LISTENERS, type ModelCallListener, type ModelRetryEvent } from './chat/model-call-listener.ts';
+export { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_DELAY_MS, DEFAULT_STALL_TIMEOUT_MS, MAX_RETRY_DELAY_MS, ModelStallError } from './chat/model-retry.ts';
 export { CONTINUATION_TURN, OBSERVATION_SINKS, reportObservation, type ObservationSink } from './chat/observation.ts';
 export { TOOL_CALL_LISTENERS, type ToolCallInfo, type ToolCallListener } from './chat/tool-call-listener.ts';
 
@@ -29,6 +32,7 @@ export {
   type GovernorToolContext,
 } from './advisors/tool-call-advisor.ts';
 export { toolApprovalResponse, InvalidToolApprovalError } from './advisors/tool-approval.ts';
+export { DEFAULT_TOOL_TIMEOUT_MS, ToolTimeoutError } from './advisors/tool-timeout.ts';
 export {
   StructuredOutputValidationAdvisor,
   StructuredOutputValidationError,
@@ -42,6 +46,7 @@ export { redactSecrets, redactValue } from './advisors/redact.ts';
 export { GovernorError, InvalidOptionError } from './errors/governor-error.ts';
 export { MissingDependencyError } from './errors/missing-dependency-error.ts';
 export { UnsupportedRuntimeError } from './errors/unsupported-runtime-error.ts';
+export { DEFAULT_MAX_NESTING_DEPTH, NestingTooDeepError } from './errors/nesting-depth.ts';
 
 // Retrieval
 export * from './rag/index.ts';

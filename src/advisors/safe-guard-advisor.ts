@@ -3,6 +3,7 @@ import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.t
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import { ZERO_USAGE } from '../model/usage.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link SafeGuardAdvisor}. */
 export interface SafeGuardAdvisorOptions {
@@ -28,6 +29,13 @@ function textsOf(request: ChatClientRequest): string[] {
   return texts;
 }
 
+/** What each option of SafeGuardAdvisor accepts. */
+const SAFE_GUARD_ADVISOR_OPTION_RULES: OptionRules<SafeGuardAdvisorOptions> = {
+  sensitiveWords: is.arrayOf(is.string()),
+  failureResponse: is.string(),
+  order: is.number(-Number.MAX_VALUE),
+};
+
 /**
  * Refuses requests containing configured sensitive words: the model is not
  * called and the configured answer is returned instead.
@@ -39,6 +47,7 @@ export class SafeGuardAdvisor implements Advisor {
   readonly #pattern: RegExp | undefined;
 
   constructor(options: SafeGuardAdvisorOptions) {
+    validateOptions('SafeGuardAdvisor', options, SAFE_GUARD_ADVISOR_OPTION_RULES, { required: ['sensitiveWords'] });
     if (!Array.isArray(options?.sensitiveWords)) throw new InvalidOptionError('sensitiveWords', 'must be an array of strings');
     const words = options.sensitiveWords.map((w) => w.trim()).filter((w) => w.length > 0);
     this.#pattern = words.length > 0 ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.map(escapeRegExp).join('|')})(?![\\p{L}\\p{N}])`, 'iu') : undefined;

@@ -4,6 +4,7 @@ import { beforeAfterAdvisor } from '../chat/before-after-advisor.ts';
 import { conversationIdOf } from '../chat/advisor-context.ts';
 import { totalTokens } from '../model/usage.ts';
 import { redactValue } from './redact.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** One structured log record. */
 export interface ChatLogRecord {
@@ -23,6 +24,13 @@ export interface SimpleLoggerAdvisorOptions {
   readonly includeContent?: boolean;
 }
 
+/** What each option of SimpleLoggerAdvisor accepts. */
+const SIMPLE_LOGGER_ADVISOR_OPTION_RULES: OptionRules<SimpleLoggerAdvisorOptions> = {
+  log: is.function(),
+  order: is.number(-Number.MAX_VALUE),
+  includeContent: is.boolean(),
+};
+
 /**
  * Logs each request and response as structured records. Secrets (API keys,
  * bearer tokens, passwords, keys in URLs) are redacted before the record
@@ -35,6 +43,7 @@ export class SimpleLoggerAdvisor implements Advisor {
   readonly adviseStream: NonNullable<Advisor['adviseStream']>;
 
   constructor(options: SimpleLoggerAdvisorOptions = {}) {
+    validateOptions('SimpleLoggerAdvisor', options, SIMPLE_LOGGER_ADVISOR_OPTION_RULES);
     this.order = options.order ?? AdvisorOrder.DEFAULT;
     const log = options.log ?? ((record: ChatLogRecord) => process.stderr.write(`${JSON.stringify(record)}\n`));
     const includeContent = options.includeContent ?? true;

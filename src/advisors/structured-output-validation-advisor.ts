@@ -6,6 +6,7 @@ import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.t
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import { jsonInstruction, OUTPUT_SCHEMA, toOutputSchema, validateAnswer, type OutputSchema } from '../chat/entity.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Thrown when the model's answer still fails validation after the last attempt. */
 export class StructuredOutputValidationError extends GovernorError {
@@ -34,6 +35,13 @@ export interface StructuredOutputValidationAdvisorOptions {
   readonly order?: number;
 }
 
+/** What each option of StructuredOutputValidationAdvisor accepts. */
+const STRUCTURED_OUTPUT_VALIDATION_ADVISOR_OPTION_RULES: OptionRules<StructuredOutputValidationAdvisorOptions> = {
+  schema: is.either('a schema (Zod, Standard Schema or AI SDK jsonSchema)', is.object(), is.function()),
+  maxRepeatAttempts: is.integer(0),
+  order: is.number(-Number.MAX_VALUE),
+};
+
 /**
  * Validates the model's answer against a JSON schema and, when it fails,
  * calls the rest of the chain again with the errors appended, up to
@@ -48,6 +56,7 @@ export class StructuredOutputValidationAdvisor implements Advisor {
   #output: Promise<OutputSchema> | undefined;
 
   constructor(options: StructuredOutputValidationAdvisorOptions = {}) {
+    validateOptions('StructuredOutputValidationAdvisor', options, STRUCTURED_OUTPUT_VALIDATION_ADVISOR_OPTION_RULES);
     const max = options.maxRepeatAttempts ?? 3;
     if (!Number.isInteger(max) || max < 0) throw new InvalidOptionError('maxRepeatAttempts', `must be a non-negative integer, got ${max}`);
     this.maxRepeatAttempts = max;

@@ -12,6 +12,9 @@ import type { ToolCallEvent } from '../breaker/breaker-event.ts';
 import { telemetrySettings, type TelemetrySettings } from '../telemetry/telemetry-options.ts';
 import { executeToolCall, toolResultMessage, type ToolOutcome } from './tool-execution.ts';
 import { answeredApprovals, needsApproval, pendingApproval, withApprovalRequests } from './tool-approval.ts';
+import { DEFAULT_TOOL_TIMEOUT_MS } from './tool-timeout.ts';
+import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Thrown when a tool-call limit is exceeded and `onLimitExceeded` is `'throw'`. */
 export class ToolCallLimitExceededError extends GovernorError {
@@ -73,7 +76,28 @@ export interface ToolCallingAdvisorOptions {
   readonly parallel?: boolean;
   /** Notified of every tool call's start, end and error. */
   readonly listeners?: readonly ToolCallListener[];
+  /**
+   * Most milliseconds one tool call may run. The tool's `abortSignal` fires at
+   * the limit and the loop moves on at once, whether or not the tool stops; the
+   * model sees a timeout error result.
+   * @default 300_000 (5 minutes)
+   */
+  readonly toolTimeoutMs?: number;
+  /** Per-tool time limits by tool name, over `toolTimeoutMs`. @default none */
+  readonly toolTimeouts?: Readonly<Record<string, number>>;
 }
+
+const TOOL_CALL_ADVISOR_RULES: OptionRules<ToolCallAdvisorOptions> = {
+  order: is.number(-Number.MAX_VALUE),
+  maxToolCalls: is.integer(1),
+  maxCallsPerTool: is.either('a positive integer or an object of positive integers by tool name', is.integer(1), is.recordOf(is.integer(1))),
+  onLimitExceeded: is.oneOf('throw', 'error-result'),
+  approve: is.function(),
+  parallel: is.boolean(),
+  listeners: is.arrayOf(is.object()),
+  toolTimeoutMs: is.timeMs(),
+  toolTimeouts: is.recordOf(is.timeMs()),
+};
 
 function positiveInt(option: string, value: number | undefined): void {
   if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
@@ -89,6 +113,7 @@ function positiveInt(option: string, value: number | undefined): void {
  */
 export class ToolCallingAdvisor implements Advisor {
   readonly name = 'ToolCallAdvisor';
+  readonly [ADVISOR_PLACEMENT] = 'tool-loop';
   readonly order: number;
   readonly #options: ToolCallingAdvisorOptions;
   readonly #maxToolCalls: number;
@@ -100,6 +125,7 @@ export class ToolCallingAdvisor implements Advisor {
     if (options.onLimitExceeded !== undefined && !['throw', 'error-result'].includes(options.onLimitExceeded)) {
       throw new InvalidOptionError('onLimitExceeded', `must be 'throw' or 'error-result', got ${String(options.onLimitExceeded)}`);
     }
+    validateOptions('ToolCallAdvisor', options, TOOL_CALL_ADVISOR_RULES);
     this.#options = options;
     this.order = options.order ?? AdvisorOrder.TOOL_LOOP;
     this.#maxToolCalls = options.maxToolCalls ?? 100;
@@ -298,6 +324,7 @@ class ToolLoop {
       listeners: this.#listeners,
       telemetry: this.#telemetry,
       report: (event: ToolCallEvent) => reportObservation(this.#request.context, this.#toolContext.sessionId, event),
+      toolTimeoutMs: (name: string) => (this.#options.toolTimeouts && Object.hasOwn(this.#options.toolTimeouts, name) ? this.#options.toolTimeouts[name] : undefined) ?? this.#options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
     };
     // Limits and approval are decided in the model's order, before anything runs,
     // so parallel execution cannot race past a limit.

@@ -5,6 +5,8 @@ import type { ToolCallRequest } from '../chat/chat-response.ts';
 import type { ToolCallListener } from '../chat/tool-call-listener.ts';
 import { observeToolCall, observeUnrunToolCall, type ToolCallOutcome, type ToolCallReporter } from '../chat/tool-call-observation.ts';
 import type { TelemetrySettings } from '../telemetry/telemetry-options.ts';
+import { DEFAULT_TOOL_TIMEOUT_MS, runWithTimeout, ToolTimeoutError } from './tool-timeout.ts';
+import { DEFAULT_MAX_NESTING_DEPTH, jsonNestsDeeperThan, NestingTooDeepError } from '../errors/nesting-depth.ts';
 
 /** The outcome of one tool call, as the model will see it. */
 export interface ToolOutcome {
@@ -29,6 +31,8 @@ export interface ToolExecutionEnvironment {
   readonly telemetry: TelemetrySettings;
   /** Feeds the session's observation sinks (the AgentBreaker). */
   readonly report: ToolCallReporter;
+  /** Time limit of a call of the named tool. @default {@link DEFAULT_TOOL_TIMEOUT_MS} */
+  readonly toolTimeoutMs?: (toolName: string) => number;
 }
 
 function errorText(error: unknown): string {
@@ -52,6 +56,9 @@ export async function executeToolCall(call: ToolCallRequest, env: ToolExecutionE
     return notRun(`Unknown tool "${call.toolName}". Available tools: ${names.length > 0 ? names.join(', ') : '(none)'}.`, 'invalid');
   }
   if (call.intervention?.action === 'block') return notRun(`[${call.intervention.source}] ${call.intervention.message}`, 'blocked');
+  if (typeof call.input === 'string' && jsonNestsDeeperThan(call.rawInput, DEFAULT_MAX_NESTING_DEPTH)) {
+    return notRun(new NestingTooDeepError(`The arguments for tool "${call.toolName}"`, DEFAULT_MAX_NESTING_DEPTH).message, 'invalid');
+  }
   if (typeof call.input === 'string' && call.rawInput.trim() !== '') {
     return notRun(`Invalid arguments for tool "${call.toolName}": not valid JSON: ${call.rawInput.slice(0, 200)}`, 'invalid');
   }
@@ -75,21 +82,31 @@ export async function executeToolCall(call: ToolCallRequest, env: ToolExecutionE
   );
   try {
     env.abortSignal?.throwIfAborted();
-    let output = await observation.run(async () => {
-      const returned: unknown = execute(validated.value as never, {
-        toolCallId: call.toolCallId,
-        messages: [...env.messages],
-        abortSignal: env.abortSignal,
-        context: env.toolContext as never,
-      });
-      if (returned !== null && typeof returned === 'object' && Symbol.asyncIterator in returned) {
-        // A streaming tool: its last value is its result.
-        let last: unknown;
-        for await (const value of returned as AsyncIterable<unknown>) last = value;
-        return last;
-      }
-      return await returned;
-    });
+    const timeoutMs = env.toolTimeoutMs?.(call.toolName) ?? DEFAULT_TOOL_TIMEOUT_MS;
+    // Raced, not awaited: a tool that ignores its signal must not hold the loop past an abort or its time limit.
+    let output = await observation.run(() =>
+      runWithTimeout(
+        async (abortSignal) => {
+          const returned: unknown = execute(validated.value as never, {
+            toolCallId: call.toolCallId,
+            messages: [...env.messages],
+            abortSignal,
+            context: env.toolContext as never,
+          });
+          if (returned !== null && typeof returned === 'object' && Symbol.asyncIterator in returned) {
+            // A streaming tool: its last value is its result.
+            let last: unknown;
+            for await (const value of returned as AsyncIterable<unknown>) {
+              abortSignal.throwIfAborted();
+              last = value;
+            }
+            return last;
+          }
+          return await returned;
+        },
+        { toolName: call.toolName, timeoutMs, abortSignal: env.abortSignal },
+      ),
+    );
     // Observed before the steering note is added: the note is not what the tool
     // returned, and counted as a new result it would hide the very repetition it points out.
     await observation.end(output);
@@ -98,7 +115,7 @@ export async function executeToolCall(call: ToolCallRequest, env: ToolExecutionE
     }
     return { call, output: output ?? null, isError: false, returnDirect: tool.returnDirect === true };
   } catch (error) {
-    const shown = `Tool "${call.toolName}" failed: ${errorText(error)}`;
+    const shown = ToolTimeoutError.isInstance(error) ? error.message : `Tool "${call.toolName}" failed: ${errorText(error)}`;
     await observation.fail(error, shown);
     if (env.abortSignal?.aborted) throw env.abortSignal.reason;
     return { call, output: shown, isError: true, returnDirect: false };

@@ -5,6 +5,7 @@ import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import type { ChatMemory } from '../memory/chat-memory.ts';
 import { AgentBreakerError, BreakerOpenError } from './breaker-errors.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link BreakerRecoveryAdvisor}. */
 export interface BreakerRecoveryAdvisorOptions {
@@ -35,6 +36,14 @@ function defaultSummary(stop: AgentBreakerError): string {
   );
 }
 
+/** What each option of BreakerRecoveryAdvisor accepts. */
+const BREAKER_RECOVERY_ADVISOR_OPTION_RULES: OptionRules<BreakerRecoveryAdvisorOptions> = {
+  breaker: is.having('an AgentBreaker (with reset(sessionId))', 'reset'),
+  memory: is.having('a ChatMemory (with get and add)', 'get', 'add'),
+  summarize: is.function(),
+  order: is.number(-Number.MAX_VALUE),
+};
+
 /**
  * The breaker's optional `recover` action, as a recursive advisor: when the
  * breaker stops a call, it flushes the conversation memory, puts a summary in
@@ -48,6 +57,7 @@ export class BreakerRecoveryAdvisor implements Advisor {
   readonly #options: BreakerRecoveryAdvisorOptions;
 
   constructor(options: BreakerRecoveryAdvisorOptions) {
+    validateOptions('BreakerRecoveryAdvisor', options, BREAKER_RECOVERY_ADVISOR_OPTION_RULES, { required: ['breaker'] });
     this.#options = options;
     this.order = options.order ?? AdvisorOrder.MEMORY - 1;
   }

@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { BreakerSessionState, BreakerStore, StoredSession } from './breaker-store.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link InMemoryBreakerStore}. */
 export interface InMemoryBreakerStoreOptions {
@@ -17,6 +18,13 @@ interface Entry {
   touchedAt: number;
 }
 
+/** What each option of InMemoryBreakerStore accepts. */
+const IN_MEMORY_BREAKER_STORE_OPTION_RULES: OptionRules<InMemoryBreakerStoreOptions> = {
+  maxSessions: is.integer(1),
+  idleTtlMs: is.number(0, Number.MAX_VALUE, { exclusiveMin: true }),
+  now: is.function(),
+};
+
 /**
  * Session state in this process's memory: the default store. Bounded by
  * session count (LRU) and idle time, so a long-running server does not grow
@@ -31,6 +39,7 @@ export class InMemoryBreakerStore implements BreakerStore {
   readonly #sessions = new Map<string, Entry>();
 
   constructor(options: InMemoryBreakerStoreOptions = {}) {
+    validateOptions('InMemoryBreakerStore', options, IN_MEMORY_BREAKER_STORE_OPTION_RULES);
     const maxSessions = options.maxSessions ?? 10_000;
     const idleTtlMs = options.idleTtlMs ?? 3_600_000;
     if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new InvalidOptionError('maxSessions', 'must be a positive integer');

@@ -25,6 +25,21 @@ export interface ModelOptions {
   readonly toolChoice?: LanguageModelV4ToolChoice;
   readonly providerOptions?: SharedV4ProviderOptions;
   readonly headers?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Retries of a failed model call (408, 409, 429, 5xx, network errors, stalls;
+   * a stream only before its first chunk), with exponential backoff and jitter,
+   * honouring `retry-after-ms` / `retry-after` up to 60 s. `0` disables retries.
+   * @default 2 (as the AI SDK)
+   */
+  readonly maxRetries?: number;
+  /** First backoff wait in ms; it doubles with every retry. @default 2000 */
+  readonly retryDelayMs?: number;
+  /**
+   * Milliseconds a model connection may send nothing (no response, no stream
+   * chunk) before the attempt is cancelled as stalled and retried.
+   * @default 300_000 (5 minutes)
+   */
+  readonly stallTimeoutMs?: number;
 }
 
 /** Ask the model for JSON matching a schema. */

@@ -5,6 +5,9 @@ import type { z } from 'zod';
 import { GovernorError } from '../errors/governor-error.ts';
 import { resolveModel } from '../model/resolve-model.ts';
 import type { Advisor } from './advisor.ts';
+import { checkAdvisorPlacement } from './advisor-placement.ts';
+import { validateAdvisors, validateModelOptions } from './model-options.ts';
+import { is } from '../errors/validate-options.ts';
 import { DefaultAdvisorChain, sortAdvisors } from './advisor-chain.ts';
 import type { AdvisorContext } from './advisor-context.ts';
 import type { ChatClientRequest, GovernedToolSet, ModelOptions } from './chat-client-request.ts';
@@ -78,6 +81,7 @@ export class ChatClientBuilder {
 
   /** Default system instructions. */
   defaultSystem(system: string): this {
+    is.string()(system, 'defaultSystem');
     this.#system = system;
     return this;
   }
@@ -90,18 +94,22 @@ export class ChatClientBuilder {
 
   /** Tools every request offers the model. */
   defaultTools(tools: GovernedToolSet): this {
+    is.recordOf(is.object())(tools, 'defaultTools');
     Object.assign(this.#tools, tools);
     return this;
   }
 
   /** Advisors of every request; they run sorted by `order`, ties in registration order. */
   defaultAdvisors(...advisors: Advisor[]): this {
+    validateAdvisors(advisors, 'defaultAdvisors');
     this.#advisors.push(...advisors);
     return this;
   }
 
   /** Default model settings (temperature, maxOutputTokens, …). */
+  /** @throws InvalidOptionError naming a bad or unknown setting */
   defaultOptions(options: ModelOptions): this {
+    validateModelOptions(options);
     this.#options = { ...this.#options, ...options };
     return this;
   }
@@ -123,7 +131,9 @@ export class ChatClientBuilder {
     return this;
   }
 
+  /** @throws AdvisorPlacementError when a chat memory advisor is ordered inside the tool loop */
   build(): ChatClient {
+    checkAdvisorPlacement(sortAdvisors(this.#advisors));
     return new ChatClient(this.#model, {
       system: this.#system,
       messages: [...this.#messages],
@@ -242,6 +252,7 @@ export class ChatClientRequestSpec {
 
   /** Model settings for this request, over the defaults. */
   options(options: ModelOptions): this {
+    validateModelOptions(options);
     this.#options = { ...this.#options, ...options };
     return this;
   }
@@ -298,6 +309,7 @@ export class ChatClientRequestSpec {
       throw new InvalidRequestError('The request has no messages: call .user(text) or .messages(...) before call() or stream().');
     }
     const advisors = sortAdvisors([...this.#defaults.advisors, ...this.#advisors]);
+    checkAdvisorPlacement(advisors);
     const context: AdvisorContext = new Map([...this.#defaults.params, ...this.#params, ...extraParams]);
     const named = context.get(CONVERSATION_ID);
     // Without an id, state is per call (as Spring AI users expect): sharing needs an explicit id.

@@ -8,10 +8,14 @@ import type {
 import type { AssistantContent, ModelMessage } from 'ai';
 import { convertToLanguageModelPrompt, prepareTools, standardizePrompt } from 'ai/internal';
 import { fromProviderUsage, type Usage } from '../model/usage.ts';
+import { DEFAULT_MAX_NESTING_DEPTH, jsonNestsDeeperThan } from '../errors/nesting-depth.ts';
 import type { ModelTerminal } from './advisor-chain.ts';
 import type { ChatClientRequest } from './chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent, FinishReason, ToolCallRequest } from './chat-response.ts';
 import { observeModelRound, type ModelRoundObservation } from './model-round-observation.ts';
+import { conversationIdOf } from './advisor-context.ts';
+import { MODEL_CALL_LISTENERS, notifyRetry } from './model-call-listener.ts';
+import { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_DELAY_MS, DEFAULT_STALL_TIMEOUT_MS, StallWatch, withRetries } from './model-retry.ts';
 
 /**
  * The end of every advisor chain: exactly one `doGenerate` or `doStream` per
@@ -30,7 +34,17 @@ export class ModelCallTerminal implements ModelTerminal {
     const round = observeModelRound(this.#model, request);
     try {
       const options = await this.#callOptions(request);
-      const result = await round.run(() => this.#model.doGenerate(options));
+      const stallMs = request.options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+      const result = await round.run(() =>
+        this.#withRetries(request, round, async () => {
+          const watch = new StallWatch(stallMs, request.abortSignal);
+          try {
+            return await watch.race(this.#model.doGenerate({ ...options, abortSignal: watch.signal }));
+          } finally {
+            watch.dispose();
+          }
+        }),
+      );
       const usage = fromProviderUsage(result.usage);
       const response = buildResponse(result.content, result.finishReason.unified, usage, result.response?.modelId ?? this.#model.modelId, result.warnings);
       round.end(response, result.response?.id);
@@ -39,6 +53,25 @@ export class ModelCallTerminal implements ModelTerminal {
       round.fail(error);
       throw error;
     }
+  }
+
+  /** Failed attempts produce no usage, so only the successful one is ever counted. */
+  #withRetries<T>(request: ChatClientRequest, round: ModelRoundObservation, attempt: () => Promise<T>): Promise<T> {
+    const maxRetries = request.options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    return withRetries(attempt, {
+      maxRetries,
+      initialDelayMs: request.options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
+      abortSignal: request.abortSignal,
+      onRetry: (wait) => {
+        round.retry(wait);
+        notifyRetry(request.context.get(MODEL_CALL_LISTENERS), {
+          ...wait,
+          maxRetries,
+          modelId: this.#model.modelId,
+          sessionId: conversationIdOf(request.context),
+        });
+      },
+    });
   }
 
   async *stream(request: ChatClientRequest): AsyncIterable<ChatStreamEvent> {
@@ -56,7 +89,31 @@ export class ModelCallTerminal implements ModelTerminal {
 
   async *#streamRound(request: ChatClientRequest, round: ModelRoundObservation): AsyncIterable<ChatStreamEvent> {
     const options = await this.#callOptions(request);
-    const { stream } = await round.run(() => this.#model.doStream(options));
+    const stallMs = request.options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+    // Retried up to the first part the consumer would see: after that a retry would repeat output.
+    const opened = await round.run(() =>
+      this.#withRetries(request, round, async () => {
+        const watch = new StallWatch(stallMs, request.abortSignal);
+        let reader: ReadableStreamDefaultReader<LanguageModelV4StreamPart> | undefined;
+        try {
+          const { stream } = await watch.race(this.#model.doStream({ ...options, abortSignal: watch.signal }));
+          reader = stream.getReader();
+          const early: LanguageModelV4StreamPart[] = [];
+          for (;;) {
+            const next = await watch.race(reader.read());
+            if (next.done) return { reader, watch, early, done: true };
+            if (next.value.type === 'error') throw next.value.error;
+            early.push(next.value);
+            if (VISIBLE_PARTS.has(next.value.type)) return { reader, watch, early, done: false };
+          }
+        } catch (error) {
+          watch.dispose();
+          void reader?.cancel().catch(() => undefined);
+          throw error;
+        }
+      }),
+    );
+    const { reader, watch } = opened;
     let responseId: string | undefined;
     const content: LanguageModelV4Content[] = [];
     let text = '';
@@ -71,12 +128,19 @@ export class ModelCallTerminal implements ModelTerminal {
       text = '';
       reasoning = '';
     };
-    const reader = stream.getReader();
+    const early = opened.early;
+    let ended = opened.done;
+    const nextPart = async (): Promise<LanguageModelV4StreamPart | undefined> => {
+      if (early.length > 0) return early.shift();
+      if (ended) return undefined;
+      const next = await watch.race(reader.read());
+      if (next.done) ended = true;
+      return next.done ? undefined : next.value;
+    };
     try {
       for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        const part: LanguageModelV4StreamPart = value;
+        const part = await nextPart();
+        if (part === undefined) break;
         switch (part.type) {
           case 'text-delta':
             text += part.delta;
@@ -110,6 +174,8 @@ export class ModelCallTerminal implements ModelTerminal {
         }
       }
     } finally {
+      watch.dispose();
+      if (!ended) void reader.cancel().catch(() => undefined);
       reader.releaseLock();
     }
     flushText();
@@ -132,7 +198,7 @@ export class ModelCallTerminal implements ModelTerminal {
       provider: this.#model.provider,
     });
     const tools = Object.keys(request.tools).length > 0 ? await prepareTools({ tools: request.tools }) : undefined;
-    const { stopSequences, headers, ...settings } = request.options;
+    const { stopSequences, headers, maxRetries: _retries, retryDelayMs: _delay, stallTimeoutMs: _stall, ...settings } = request.options;
     return {
       ...settings,
       ...(stopSequences ? { stopSequences: [...stopSequences] } : {}),
@@ -145,11 +211,16 @@ export class ModelCallTerminal implements ModelTerminal {
   }
 }
 
+/** Stream parts that reach the consumer; once one has, the stream is not retried. */
+const VISIBLE_PARTS: ReadonlySet<string> = new Set(['text-delta', 'reasoning-delta', 'tool-call', 'finish']);
+
 /** Parses a model's JSON-encoded tool input; an empty string means no arguments. */
 export function toToolCallRequest(part: { toolCallId: string; toolName: string; input: string }): ToolCallRequest {
   let input: unknown = part.input;
   if (part.input.trim() === '') input = {};
-  else {
+  else if (jsonNestsDeeperThan(part.input, DEFAULT_MAX_NESTING_DEPTH)) {
+    // Left as text, never parsed: every consumer of parsed arguments (schema checks, the breaker's fingerprints) recurses.
+  } else {
     try {
       input = JSON.parse(part.input);
     } catch {

@@ -9,6 +9,7 @@ import { telemetrySettings, type TelemetrySettings } from '../telemetry/telemetr
 import { CONVERSATION_ID } from './advisor-context.ts';
 import type { ChatClientRequest } from './chat-client-request.ts';
 import type { ChatResponse } from './chat-response.ts';
+import type { RetryWait } from './model-retry.ts';
 
 /**
  * The one observation point of a model round trip (one `doGenerate` /
@@ -23,9 +24,11 @@ export interface ModelRoundObservation {
   fail(error: unknown): void;
   /** The consumer stopped reading a streamed round before it finished. */
   abandon(): void;
+  /** An attempt failed and the round will be tried again after a wait. */
+  retry(wait: RetryWait): void;
 }
 
-const NOOP: ModelRoundObservation = { run: (fn) => fn(), end() {}, fail() {}, abandon() {} };
+const NOOP: ModelRoundObservation = { run: (fn) => fn(), end() {}, fail() {}, abandon() {}, retry() {} };
 
 // AI SDK provider ids (`openai.chat`, `anthropic.messages`) → GenAI `gen_ai.provider.name` values.
 const PROVIDER_NAMES: Readonly<Record<string, string>> = {
@@ -117,6 +120,19 @@ export function observeModelRound(model: LanguageModelV4, request: ChatClientReq
       if (done) return;
       done = true;
       endSpan(span);
+    },
+    retry(wait) {
+      try {
+        span?.addEvent('governor.retry', {
+          'governor.retry.attempt': wait.attempt,
+          'governor.retry.delay_ms': Math.round(wait.delayMs),
+          'governor.retry.from_retry_after': wait.fromRetryAfter,
+          ...(wait.statusCode === undefined ? {} : { 'http.response.status_code': wait.statusCode }),
+          [A.ATTR_ERROR_TYPE]: errorType(wait.error),
+        });
+      } catch {
+        // Telemetry never breaks the call it observes.
+      }
     },
   };
 }

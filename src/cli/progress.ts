@@ -42,6 +42,8 @@ export function progressLine(event: AgentLoopEvent, breakerState: () => string |
     }
     case 'tool-call-error':
       return `   ${event.toolName} failed: ${clip(String(event.error))}`;
+    case 'retry':
+      return `   model call #${event.invocation} failed${event.statusCode === undefined ? '' : ` (HTTP ${event.statusCode})`}, retry ${event.attempt} in ${(event.delayMs / 1000).toFixed(1)} s: ${clip(event.error instanceof Error ? event.error.message : String(event.error), 60)}`;
     case 'continuation':
       return `   (continuation turn ${event.turn}: the model answered without finishing)`;
     default:

@@ -381,23 +381,22 @@ for (const mode of MODES) {
       assert.equal(response.rounds, 3);
     });
 
-    test('a 503 from the provider surfaces as an APICallError after exactly one request', async () => {
+    test('a 400 from the provider surfaces as an APICallError after exactly one request', async () => {
       await using server = await startServer([
         { toolCalls: [{ name: 'weather', arguments: { city: 'Paris' } }] },
-        { error: { status: 503, message: 'upstream overloaded' } },
+        { error: { status: 400, message: 'context too long' } },
         { text: 'never reached' },
       ]);
       const error = await drain(client(server, { weather }).prompt('Weather?'), mode).then(
-        () => assert.fail('a 503 must fail the call'),
+        () => assert.fail('a 400 must fail the call'),
         (e: unknown) => e,
       );
 
       assert.ok(APICallError.isInstance(error), `expected APICallError, got ${String(error)}`);
-      assert.equal(error.statusCode, 503);
-      assert.equal(error.isRetryable, true);
-      assert.match(error.message, /upstream overloaded/);
-      // The ChatClient makes exactly one doGenerate/doStream per round and the provider
-      // package does not retry at that level: no second attempt of the failed round.
+      assert.equal(error.statusCode, 400);
+      assert.equal(error.isRetryable, false);
+      assert.match(error.message, /context too long/);
+      // A request the provider refused as malformed cannot succeed by sending it again: no retry.
       assert.equal(server.requests.length, 2);
     });
   });

@@ -9,6 +9,9 @@ import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse } from '../chat/chat-response.ts';
 import { CONTINUATION_TURN } from '../chat/observation.ts';
 import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-listener.ts';
+import { MODEL_CALL_LISTENERS, type ModelCallListener } from '../chat/model-call-listener.ts';
+import { toolResultMessage } from '../advisors/tool-execution.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { AgentBreakerError } from '../breaker/breaker-errors.ts';
 import { TELEMETRY, validateTelemetryOptions, type TelemetryOptions } from '../telemetry/telemetry-options.ts';
 import { observeAgentRun } from './agent-run-observation.ts';
@@ -38,7 +41,11 @@ export interface AgentLoopResult {
   readonly error: unknown;
   readonly durationMs: number;
   readonly conversationId: string;
-  /** The whole conversation: the task, every answer, tool result and continuation. */
+  /**
+   * The whole conversation: the task, every answer, tool result and
+   * continuation — also when the run ended early, up to where it stopped (a
+   * tool call that never finished gets an error result saying why).
+   */
   readonly messages: readonly ModelMessage[];
 }
 
@@ -57,6 +64,16 @@ export type AgentLoopEvent =
   | { readonly type: 'tool-call-end'; readonly toolName: string; readonly args: unknown; readonly result: unknown; readonly durationMs: number }
   | { readonly type: 'tool-call-error'; readonly toolName: string; readonly args: unknown; readonly error: unknown; readonly durationMs: number }
   | { readonly type: 'continuation'; readonly turn: number; readonly message: string }
+  | {
+      readonly type: 'retry';
+      /** The model call being retried. */
+      readonly invocation: number;
+      /** The attempt that failed, from 1. */
+      readonly attempt: number;
+      readonly delayMs: number;
+      readonly statusCode: number | undefined;
+      readonly error: unknown;
+    }
   | { readonly type: 'end'; readonly result: AgentLoopResult };
 
 /** Options of {@link AgentLoop}. */
@@ -65,7 +82,11 @@ export interface AgentLoopOptions {
   readonly client: ChatClient;
   /** Most model calls in a run. @default 20 */
   readonly maxInvocations?: number;
-  /** Wall-clock limit of a run. @default 600_000 (10 minutes) */
+  /**
+   * Wall-clock limit of a run, at most 2_147_483_647 (the timer maximum). The
+   * run returns within a moment of it even if a tool or the model ignores the
+   * abort. @default 600_000 (10 minutes)
+   */
   readonly timeoutMs?: number;
   /** Most USD a run may spend; needs a price for the model. @default no limit */
   readonly costLimitUsd?: number;
@@ -104,6 +125,24 @@ class LimitReached extends GovernorError {
 }
 
 
+const AGENT_LOOP_RULES: OptionRules<AgentLoopOptions> = {
+  client: is.having('a ChatClient', 'prompt', 'model'),
+  maxInvocations: is.integer(1),
+  timeoutMs: is.timeMs(),
+  costLimitUsd: is.number(0, Number.MAX_VALUE, { exclusiveMin: true }),
+  finishTool: (value, path) => {
+    if (value !== null) is.string({ nonEmpty: true })(value, path);
+  },
+  prices: is.object(),
+  modelId: is.string({ nonEmpty: true }),
+  listeners: is.arrayOf(is.object()),
+  onProgress: is.function(),
+  abortSignal: is.having('an AbortSignal', 'aborted', 'addEventListener'),
+  conversationId: is.string({ nonEmpty: true }),
+  name: is.string({ nonEmpty: true }),
+  telemetry: is.object(),
+};
+
 function estimateTokens(request: ChatClientRequest): number {
   return Math.ceil((JSON.stringify(request.messages).length + (request.system?.length ?? 0)) / 4);
 }
@@ -125,6 +164,7 @@ export class AgentLoop {
 
   constructor(options: AgentLoopOptions) {
     if (!options?.client) throw new InvalidOptionError('client', 'a ChatClient is required');
+    validateOptions('AgentLoop', options, AGENT_LOOP_RULES, { required: ['client'] });
     const max = options.maxInvocations ?? 20;
     if (!Number.isInteger(max) || max < 1) throw new InvalidOptionError('maxInvocations', `must be a positive integer, got ${max}`);
     const timeout = options.timeoutMs ?? 600_000;
@@ -178,7 +218,10 @@ export class AgentLoop {
     const started = performance.now();
     const finishTool = o.finishTool === undefined ? 'submit' : o.finishTool;
     const modelId = o.modelId ?? o.client.model.modelId;
+    let ended = false;
     const emit = (event: AgentLoopEvent): void => {
+      // A tool left running past the end must not report into a finished run.
+      if (ended) return;
       try {
         o.onProgress?.(event);
       } catch {
@@ -194,6 +237,12 @@ export class AgentLoop {
     const cost = (): number | 'unknown' => estimateCost(usage, modelId, o.prices).usd;
     const messages: ModelMessage[] = [{ role: 'user', content: task }];
     let output: string | undefined;
+
+    // The current turn's rounds as the tool loop builds them, so a run that ends
+    // mid-turn still returns every answer and tool result that happened.
+    let turnBase: number | undefined;
+    let inflight: ModelMessage[] = [];
+    const toolResults = new Map<string, { output: unknown; isError: boolean }>();
 
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new LimitReached('timeout', `the run exceeded its time limit of ${this.timeoutMs} ms`)), this.timeoutMs);
@@ -228,11 +277,14 @@ export class AgentLoop {
       // Right inside the tool loop: it sees every model round, before the breaker.
       order: AdvisorOrder.TOOL_LOOP + 1,
       async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
+        turnBase ??= request.messages.length;
+        inflight = request.messages.slice(turnBase);
         checkLimits(request);
         invocations += 1;
         emit({ type: 'invocation-start', invocation: invocations });
         const result = await chain.nextCall(request);
         const r = result.response;
+        inflight.push(...r.messages);
         lastUsage = r.totalUsage;
         usage = addUsage(usage, r.totalUsage);
         emit({
@@ -249,17 +301,26 @@ export class AgentLoop {
     };
     const counter: ToolCallListener = {
       onToolCallEnd: (e) => {
+        toolResults.set(e.toolCallId, { output: e.result, isError: false });
         toolCalls += 1;
         emit({ type: 'tool-call-end', toolName: e.toolName, args: e.args, result: e.result, durationMs: e.durationMs });
       },
       onToolCallError: (e) => {
+        toolResults.set(e.toolCallId, { output: `Tool "${e.toolName}" failed: ${e.error instanceof Error ? e.error.message : String(e.error)}`, isError: true });
         toolCalls += 1;
         emit({ type: 'tool-call-error', toolName: e.toolName, args: e.args, error: e.error, durationMs: e.durationMs });
       },
     };
 
+    const retries: ModelCallListener = {
+      onRetry: (e) =>
+        emit({ type: 'retry', invocation: invocations, attempt: e.attempt, delayMs: e.delayMs, statusCode: e.statusCode, error: e.error }),
+    };
+
     const finish = (status: AgentLoopStatus, reason?: string, error?: unknown): AgentLoopResult => {
       clearTimeout(timer);
+      if (status !== 'completed') messages.push(...unfinishedTurn(inflight, toolResults, reason ?? status));
+      inflight = [];
       const result: AgentLoopResult = {
         status,
         invocations,
@@ -272,9 +333,10 @@ export class AgentLoop {
         error,
         durationMs: performance.now() - started,
         conversationId,
-        messages,
+        messages: [...messages],
       };
       emit({ type: 'end', result });
+      ended = true;
       return result;
     };
 
@@ -283,9 +345,17 @@ export class AgentLoop {
     }
 
     try {
+      // Settles the run the moment the signal fires, even if a tool or the model ignores it.
+      const aborted = new Promise<never>((_, reject) => {
+        if (signal.aborted) reject(signal.reason);
+        else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      });
+      aborted.catch(() => undefined);
       for (;;) {
         turns += 1;
-        const response = await o.client
+        turnBase = undefined;
+        inflight = [];
+        const call = o.client
           .prompt()
           .messages(...messages)
           .advisors(guard, (a) => {
@@ -293,12 +363,15 @@ export class AgentLoop {
             return a
               .param(CONVERSATION_ID, conversationId)
               .param(TOOL_CALL_LISTENERS, [counter, ...(o.listeners ?? [])])
+              .param(MODEL_CALL_LISTENERS, [retries])
               // A continuation is the harness talking, not new information: the breaker keeps its evidence.
               .param(CONTINUATION_TURN, turns > 1);
           })
           .abortSignal(signal)
           .call()
           .chatResponse();
+        const response = await Promise.race([call, aborted]);
+        inflight = [];
         messages.push(...response.messages);
         output = response.text;
         const finished = finishTool === null ? response.toolCalls.length === 0 : calledTool(response.messages, finishTool);
@@ -327,4 +400,31 @@ function calledTool(messages: readonly ModelMessage[], name: string): boolean {
   return messages.some(
     (m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((p) => p.type === 'tool-call' && p.toolName === name),
   );
+}
+
+/**
+ * What a turn that did not finish leaves in the transcript: the rounds that
+ * happened, and, when the last answer asked for tools, their results — the
+ * ones that finished, and an error result for each that did not — so the
+ * conversation stays well-formed and can be continued.
+ */
+function unfinishedTurn(
+  inflight: readonly ModelMessage[],
+  results: ReadonlyMap<string, { output: unknown; isError: boolean }>,
+  reason: string,
+): ModelMessage[] {
+  const last = inflight.at(-1);
+  if (last?.role !== 'assistant' || !Array.isArray(last.content)) return [...inflight];
+  const calls = last.content.filter((p) => p.type === 'tool-call');
+  if (calls.length === 0) return [...inflight];
+  const outcomes = calls.map((c) => {
+    const done = results.get(c.toolCallId);
+    return {
+      call: { toolCallId: c.toolCallId, toolName: c.toolName, input: c.input, rawInput: '' },
+      output: done?.output ?? `The call did not finish: ${reason}.`,
+      isError: done?.isError ?? true,
+      returnDirect: false,
+    };
+  });
+  return [...inflight, toolResultMessage(outcomes)];
 }

@@ -9,6 +9,8 @@ import { shellTool } from './shell-tool.ts';
 import { submitTool } from './submit-tool.ts';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { TelemetryOptions } from '../telemetry/telemetry-options.ts';
+import { is, MAX_TIMER_MS, validateOptions, type OptionRules } from '../errors/validate-options.ts';
+import { DEFAULT_TOOL_TIMEOUT_MS } from '../advisors/tool-timeout.ts';
 
 /** Options of {@link MiniAgent}. */
 export interface MiniAgentOptions {
@@ -16,8 +18,14 @@ export interface MiniAgentOptions {
   readonly model: unknown;
   /** Where commands run; must exist. */
   readonly workingDirectory: string;
-  /** @default 30_000 */
+  /** Time limit of one shell command. @default 30_000 */
   readonly commandTimeoutMs?: number;
+  /**
+   * Time limit of any tool call, the shell included: a backstop that frees the
+   * loop even if a command cannot be killed.
+   * @default 300_000 (5 minutes), or `commandTimeoutMs` + 10 s when that is longer
+   */
+  readonly toolTimeoutMs?: number;
   /** @default 20 */
   readonly maxInvocations?: number;
   /** @default 600_000 */
@@ -32,6 +40,24 @@ export interface MiniAgentOptions {
   readonly telemetry?: TelemetryOptions;
 }
 
+/** What each option of MiniAgent accepts. */
+const MINI_AGENT_OPTION_RULES: OptionRules<MiniAgentOptions> = {
+  model: is.any(), // checked by ChatClient.builder
+  workingDirectory: is.string({ nonEmpty: true }),
+  commandTimeoutMs: is.timeMs(),
+  toolTimeoutMs: is.timeMs(),
+  maxInvocations: is.integer(1),
+  timeoutMs: is.timeMs(),
+  costLimitUsd: is.number(0, Number.MAX_VALUE, { exclusiveMin: true }),
+  prices: is.object(),
+  breaker: (value, path) => {
+    if (value !== false) is.having('an AgentBreaker or false', 'checkToolCall', 'reset')(value, path);
+  },
+  onProgress: is.function(),
+  abortSignal: is.having('an AbortSignal', 'aborted', 'addEventListener'),
+  telemetry: is.object(),
+};
+
 const SYSTEM = `You are a careful software engineer working in a shell.
 Use the shell tool to inspect files, edit them and run checks; each command runs in a fresh shell in the working directory.
 When the task is done, call submit with a short summary. Do not repeat a command whose result cannot change.`;
@@ -43,6 +69,7 @@ export class MiniAgent {
   readonly #options: MiniAgentOptions;
 
   constructor(options: MiniAgentOptions) {
+    validateOptions('MiniAgent', options, MINI_AGENT_OPTION_RULES, { required: ['model', 'workingDirectory'] });
     let isDirectory = false;
     try {
       isDirectory = statSync(options.workingDirectory).isDirectory();
@@ -52,7 +79,9 @@ export class MiniAgent {
     if (!isDirectory) throw new InvalidOptionError('workingDirectory', `"${options.workingDirectory}" does not exist or is not a directory`);
     this.#options = options;
     this.breaker = options.breaker === false ? undefined : (options.breaker ?? new AgentBreaker());
-    const advisors: Advisor[] = [new ToolCallAdvisor()];
+    // The shell's own timeout (and its kill) must get to act before the backstop does.
+    const toolTimeoutMs = options.toolTimeoutMs ?? Math.min(MAX_TIMER_MS, Math.max(DEFAULT_TOOL_TIMEOUT_MS, (options.commandTimeoutMs ?? 30_000) + 10_000));
+    const advisors: Advisor[] = [new ToolCallAdvisor({ toolTimeoutMs })];
     if (this.breaker) advisors.push(this.breaker);
     this.client = ChatClient.builder(options.model)
       .defaultSystem(SYSTEM)

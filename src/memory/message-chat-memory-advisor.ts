@@ -1,6 +1,7 @@
 import type { ModelMessage } from 'ai';
 import type { Advisor, AdvisorChain } from '../chat/advisor.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
+import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import type { ChatMemory } from './chat-memory.ts';
 import {
@@ -10,6 +11,7 @@ import {
   streamWithMemory,
   type MemoryAdvisorSettings,
 } from './memory-advised-call.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link MessageChatMemoryAdvisor}. */
 export interface MessageChatMemoryAdvisorOptions {
@@ -28,6 +30,13 @@ export interface MessageChatMemoryAdvisorOptions {
   readonly order?: number;
 }
 
+/** What each option of MessageChatMemoryAdvisor accepts. */
+const MESSAGE_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<MessageChatMemoryAdvisorOptions> = {
+  memory: is.having('a ChatMemory (with get and add)', 'get', 'add'),
+  conversationId: is.string({ nonEmpty: true }),
+  order: is.number(-Number.MAX_VALUE),
+};
+
 /**
  * Puts the conversation history into the request as messages, before the
  * request's own, and stores the turn after the call: the user's message(s)
@@ -39,10 +48,12 @@ export interface MessageChatMemoryAdvisorOptions {
  */
 export class MessageChatMemoryAdvisor implements Advisor {
   readonly name = 'MessageChatMemoryAdvisor';
+  readonly [ADVISOR_PLACEMENT] = 'once-per-call';
   readonly order: number;
   readonly #settings: MemoryAdvisorSettings;
 
   constructor(options: MessageChatMemoryAdvisorOptions) {
+    validateOptions('MessageChatMemoryAdvisor', options, MESSAGE_CHAT_MEMORY_ADVISOR_OPTION_RULES, { required: ['memory'] });
     this.order = memoryAdvisorOrder(options);
     this.#settings = {
       memory: options.memory,

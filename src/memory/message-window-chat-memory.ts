@@ -3,6 +3,7 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { ChatMemoryRepository } from './chat-memory-repository.ts';
 import { selectWindow } from './message-window.ts';
 import { WindowedChatMemory } from './windowed-chat-memory.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link MessageWindowChatMemory}. */
 export interface MessageWindowChatMemoryOptions {
@@ -24,6 +25,13 @@ export interface MessageWindowChatMemoryOptions {
   maxMessageBytes?: number;
 }
 
+/** What each option of MessageWindowChatMemory accepts. */
+const MESSAGE_WINDOW_CHAT_MEMORY_OPTION_RULES: OptionRules<MessageWindowChatMemoryOptions> = {
+  repository: is.having('a ChatMemoryRepository', 'findByConversationId', 'saveAll'),
+  maxMessages: is.integer(1),
+  maxMessageBytes: is.integer(1),
+};
+
 /**
  * A chat memory that shows the last `maxMessages` messages of a conversation.
  *
@@ -42,6 +50,7 @@ export class MessageWindowChatMemory extends WindowedChatMemory {
 
   constructor(options: MessageWindowChatMemoryOptions = {}) {
     super(options?.repository, options?.maxMessageBytes);
+    validateOptions('MessageWindowChatMemory', options, MESSAGE_WINDOW_CHAT_MEMORY_OPTION_RULES);
     const maxMessages = options.maxMessages ?? 20;
     if (!Number.isSafeInteger(maxMessages) || maxMessages < 1) {
       throw new InvalidOptionError('maxMessages', `must be a positive integer, got ${String(options.maxMessages)}`);

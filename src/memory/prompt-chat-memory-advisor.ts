@@ -1,5 +1,6 @@
 import type { Advisor, AdvisorChain } from '../chat/advisor.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
+import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { ChatMemory } from './chat-memory.ts';
@@ -11,6 +12,7 @@ import {
   streamWithMemory,
   type MemoryAdvisorSettings,
 } from './memory-advised-call.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Builds the system prompt from the request's own instructions and the history as text. */
 export type MemorySystemPrompt = (instructions: string | undefined, history: string) => string;
@@ -49,6 +51,14 @@ export const defaultMemorySystemPrompt: MemorySystemPrompt = (instructions, hist
     .filter((section) => section !== undefined && section !== '')
     .join('\n\n');
 
+/** What each option of PromptChatMemoryAdvisor accepts. */
+const PROMPT_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<PromptChatMemoryAdvisorOptions> = {
+  memory: is.having('a ChatMemory (with get and add)', 'get', 'add'),
+  conversationId: is.string({ nonEmpty: true }),
+  order: is.number(-Number.MAX_VALUE),
+  systemPrompt: is.function(),
+};
+
 /**
  * Puts the conversation history into the system prompt as text (see
  * `historyText`) instead of as messages: useful for models or providers that
@@ -59,10 +69,12 @@ export const defaultMemorySystemPrompt: MemorySystemPrompt = (instructions, hist
  */
 export class PromptChatMemoryAdvisor implements Advisor {
   readonly name = 'PromptChatMemoryAdvisor';
+  readonly [ADVISOR_PLACEMENT] = 'once-per-call';
   readonly order: number;
   readonly #settings: MemoryAdvisorSettings;
 
   constructor(options: PromptChatMemoryAdvisorOptions) {
+    validateOptions('PromptChatMemoryAdvisor', options, PROMPT_CHAT_MEMORY_ADVISOR_OPTION_RULES, { required: ['memory'] });
     this.order = memoryAdvisorOrder(options);
     const systemPrompt = options.systemPrompt ?? defaultMemorySystemPrompt;
     if (typeof systemPrompt !== 'function') {

@@ -6,6 +6,7 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import { countMessageTokens } from './message-tokens.ts';
 import { selectWindow } from './message-window.ts';
 import { CharsPerTokenEstimator, type Tokenizer } from './tokenizer.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link TokenBudgetAdvisor}. */
 export interface TokenBudgetAdvisorOptions {
@@ -24,6 +25,13 @@ export interface TokenBudgetAdvisorOptions {
   readonly order?: number;
 }
 
+/** What each option of TokenBudgetAdvisor accepts. */
+const TOKEN_BUDGET_ADVISOR_OPTION_RULES: OptionRules<TokenBudgetAdvisorOptions> = {
+  maxTokens: is.integer(1),
+  tokenizer: is.having('a Tokenizer (with count(text))', 'count'),
+  order: is.number(-Number.MAX_VALUE),
+};
+
 /**
  * Holds each model call's prompt to a token ceiling by dropping history,
  * oldest first, in whole groups: a tool call never loses its result, and
@@ -41,6 +49,7 @@ export class TokenBudgetAdvisor implements Advisor {
   readonly #tokenizer: Tokenizer;
 
   constructor(options: TokenBudgetAdvisorOptions) {
+    validateOptions('TokenBudgetAdvisor', options, TOKEN_BUDGET_ADVISOR_OPTION_RULES, { required: ['maxTokens'] });
     const maxTokens: unknown = options?.maxTokens;
     if (typeof maxTokens !== 'number' || !Number.isSafeInteger(maxTokens) || maxTokens < 1) {
       throw new InvalidOptionError('maxTokens', `must be a positive integer, got ${String(maxTokens)}`);

@@ -5,6 +5,7 @@ import { countMessageTokens } from './message-tokens.ts';
 import { selectWindow } from './message-window.ts';
 import { WindowedChatMemory } from './windowed-chat-memory.ts';
 import { CharsPerTokenEstimator, type Tokenizer } from './tokenizer.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link TokenWindowChatMemory}. */
 export interface TokenWindowChatMemoryOptions {
@@ -28,6 +29,14 @@ export interface TokenWindowChatMemoryOptions {
   maxMessageBytes?: number;
 }
 
+/** What each option of TokenWindowChatMemory accepts. */
+const TOKEN_WINDOW_CHAT_MEMORY_OPTION_RULES: OptionRules<TokenWindowChatMemoryOptions> = {
+  repository: is.having('a ChatMemoryRepository', 'findByConversationId', 'saveAll'),
+  maxTokens: is.integer(1),
+  tokenizer: is.having('a Tokenizer (with count(text))', 'count'),
+  maxMessageBytes: is.integer(1),
+};
+
 /**
  * A chat memory that shows the most recent messages of a conversation that fit
  * in `maxTokens` (counted with {@link countMessageTokens}).
@@ -43,6 +52,7 @@ export class TokenWindowChatMemory extends WindowedChatMemory {
 
   constructor(options: TokenWindowChatMemoryOptions) {
     super(options?.repository, options?.maxMessageBytes);
+    validateOptions('TokenWindowChatMemory', options, TOKEN_WINDOW_CHAT_MEMORY_OPTION_RULES, { required: ['maxTokens'] });
     const maxTokens: unknown = options?.maxTokens;
     if (typeof maxTokens !== 'number' || !Number.isSafeInteger(maxTokens) || maxTokens < 1) {
       throw new InvalidOptionError('maxTokens', `must be a positive integer, got ${String(maxTokens)}`);

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Counts the tokens of a text, for token budgets. Plug in your model's real tokenizer for exact counts. */
 export interface Tokenizer {
@@ -16,6 +17,11 @@ export interface CharsPerTokenEstimatorOptions {
   charsPerToken?: number;
 }
 
+/** What each option of CharsPerTokenEstimator accepts. */
+const CHARS_PER_TOKEN_ESTIMATOR_OPTION_RULES: OptionRules<CharsPerTokenEstimatorOptions> = {
+  charsPerToken: is.number(0, Number.MAX_VALUE, { exclusiveMin: true }),
+};
+
 /**
  * An ESTIMATE, not a tokenizer: `ceil(text.length / charsPerToken)`. Needs no
  * model files and no network, which is why it is the default; budgets built on
@@ -25,6 +31,7 @@ export class CharsPerTokenEstimator implements Tokenizer {
   readonly #charsPerToken: number;
 
   constructor(options: CharsPerTokenEstimatorOptions = {}) {
+    validateOptions('CharsPerTokenEstimator', options, CHARS_PER_TOKEN_ESTIMATOR_OPTION_RULES);
     const charsPerToken = options.charsPerToken ?? 4;
     if (!Number.isFinite(charsPerToken) || charsPerToken <= 0) {
       throw new InvalidOptionError('charsPerToken', `must be a positive number, got ${String(charsPerToken)}`);

@@ -14,6 +14,7 @@ import {
   type SearchRequest,
   type VectorStore,
 } from '../rag/vector-store.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Table used when {@link PgVectorStoreOptions.tableName} is not given. */
 export const DEFAULT_PG_VECTOR_TABLE = 'governor_vector_store';
@@ -80,6 +81,18 @@ export interface PgVectorStoreOptions {
   readonly initializeSchema?: boolean;
 }
 
+/** What each option of PgVectorStore accepts. */
+const PG_VECTOR_STORE_OPTION_RULES: OptionRules<PgVectorStoreOptions> = {
+  pool: is.having('a pg Pool', 'query'),
+  connectionString: is.string({ nonEmpty: true }),
+  tableName: is.string({ nonEmpty: true }),
+  dimensions: is.integer(1),
+  embedder: is.having('an Embedder (with embed(texts))', 'embed'),
+  distance: is.oneOf('cosine'),
+  createIndex: is.oneOf('hnsw', 'none'),
+  initializeSchema: is.boolean(),
+};
+
 /**
  * A vector store in PostgreSQL with the pgvector extension, through the `pg`
  * driver. Documents live in one table (`id text` primary key, `content text`,
@@ -113,6 +126,7 @@ export class PgVectorStore implements VectorStore {
   #schemaReady: Promise<void> | undefined;
 
   constructor(options: PgVectorStoreOptions) {
+    validateOptions('PgVectorStore', options, PG_VECTOR_STORE_OPTION_RULES, { required: ['dimensions'] });
     if (typeof options !== 'object' || options === null) {
       throw new InvalidOptionError('options', 'expected { dimensions, pool | connectionString, ... }');
     }

@@ -7,6 +7,7 @@ import type { ChatMemoryRepository } from '../memory/chat-memory-repository.ts';
 import { assertConversationId } from '../memory/conversation-id.ts';
 import { decodeMessage, encodeMessages } from '../memory/message-codec.ts';
 import { redactedAddress } from '../memory/store-address.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link PostgresChatMemoryRepository}. Give `pool` or `connectionString`, not both. */
 export interface PostgresChatMemoryRepositoryOptions {
@@ -59,6 +60,14 @@ const MAX_TABLE_PART_LENGTH = 45;
 /** First key of the advisory lock that serialises schema changes; the second is the table's hash. */
 const SCHEMA_LOCK_NAMESPACE = 'governor.chat_memory.schema';
 
+/** What each option of PostgresChatMemoryRepository accepts. */
+const POSTGRES_CHAT_MEMORY_REPOSITORY_OPTION_RULES: OptionRules<PostgresChatMemoryRepositoryOptions> = {
+  pool: is.having('a pg Pool', 'query'),
+  connectionString: is.string({ nonEmpty: true }),
+  tableName: is.string({ nonEmpty: true }),
+  connectTimeoutMs: is.timeMs(),
+};
+
 /**
  * Chat memory in PostgreSQL through `pg`, for services with several replicas.
  *
@@ -78,6 +87,7 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
   #schemaReady: Promise<void> | undefined;
 
   constructor(options: PostgresChatMemoryRepositoryOptions) {
+    validateOptions('PostgresChatMemoryRepository', options, POSTGRES_CHAT_MEMORY_REPOSITORY_OPTION_RULES);
     const { pool, connectionString } = options;
     if (pool !== undefined && connectionString !== undefined) {
       throw new InvalidOptionError('pool', 'give either pool or connectionString, not both');

@@ -10,6 +10,7 @@ import {
   type SearchRequest,
   type VectorStore,
 } from './vector-store.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link InMemoryVectorStore}. */
 export interface InMemoryVectorStoreOptions {
@@ -26,6 +27,11 @@ interface Entry {
   readonly norm: number;
 }
 
+/** What each option of InMemoryVectorStore accepts. */
+const IN_MEMORY_VECTOR_STORE_OPTION_RULES: OptionRules<InMemoryVectorStoreOptions> = {
+  embedder: is.having('an Embedder (with embed(texts))', 'embed'),
+};
+
 /**
  * A vector store in process memory: exact (brute-force) cosine search, for
  * tests, demos and small corpora. Contents are lost when the process ends.
@@ -40,6 +46,7 @@ export class InMemoryVectorStore implements VectorStore {
   #dimensions: number | undefined;
 
   constructor(options: InMemoryVectorStoreOptions = {}) {
+    validateOptions('InMemoryVectorStore', options, IN_MEMORY_VECTOR_STORE_OPTION_RULES);
     this.#embedder = options.embedder ?? new LexicalHashEmbedding();
   }
 

@@ -8,6 +8,7 @@ import { reportObservation } from '../chat/observation.ts';
 import type { Document } from './document.ts';
 import { parseMetadataFilter, type MetadataFilter } from './metadata-filter.ts';
 import { DEFAULT_TOP_K, SIMILARITY_THRESHOLD_ACCEPT_ALL, type VectorStore } from './vector-store.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Context key under which the advisor leaves the documents it retrieved (`Document[]`). */
 export const RETRIEVED_DOCUMENTS = 'qa_retrieved_documents';
@@ -82,6 +83,15 @@ interface Retrieval {
   readonly documents: Document[];
 }
 
+/** What each option of QuestionAnswerAdvisor accepts. */
+const QUESTION_ANSWER_ADVISOR_OPTION_RULES: OptionRules<QuestionAnswerAdvisorOptions> = {
+  vectorStore: is.having('a VectorStore (with similaritySearch)', 'similaritySearch'),
+  searchRequest: (value, path) =>
+    validateOptions('searchRequest', value as QuestionAnswerSearchOptions, { topK: is.integer(1), similarityThreshold: is.number(0, 1), filter: is.any() }, { prefix: path }),
+  promptTemplate: is.string(),
+  order: is.number(-Number.MAX_VALUE),
+};
+
 /**
  * Retrieval-augmented generation: finds the documents most similar to the
  * user's message in a {@link VectorStore} and puts them into that message via
@@ -105,6 +115,7 @@ export class QuestionAnswerAdvisor implements Advisor {
   readonly #retrievals = new WeakMap<AdvisorContext, Retrieval>();
 
   constructor(options: QuestionAnswerAdvisorOptions) {
+    validateOptions('QuestionAnswerAdvisor', options, QUESTION_ANSWER_ADVISOR_OPTION_RULES, { required: ['vectorStore'] });
     const store = options?.vectorStore as Partial<VectorStore> | undefined;
     if (typeof store?.similaritySearch !== 'function') {
       throw new InvalidOptionError('vectorStore', 'expected a VectorStore (an object with similaritySearch)');

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createClient } from './redis-module.ts';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import type { BreakerSessionState, BreakerStore, StoredSession } from '../breaker/breaker-store.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /**
  * The part of a node-redis client the store uses. A `RedisClientType` from
@@ -147,6 +148,16 @@ function defaultIsOpen(state: BreakerSessionState): boolean {
   return state.status === 'OPEN';
 }
 
+/** What each option of RedisBreakerStore accepts. */
+const REDIS_BREAKER_STORE_OPTION_RULES: OptionRules<RedisBreakerStoreOptions> = {
+  client: is.object(),
+  url: is.string({ nonEmpty: true }),
+  keyPrefix: is.string(),
+  ttlMs: is.integer(1),
+  timeoutMs: is.timeMs(),
+  isOpen: is.function(),
+};
+
 /**
  * Keeps AgentBreaker session state in Redis so every replica behind a load
  * balancer shares one breaker per session. Each session is one hash with its
@@ -171,6 +182,7 @@ export class RedisBreakerStore implements BreakerStore {
   #closed = false;
 
   constructor(options: RedisBreakerStoreOptions) {
+    validateOptions('RedisBreakerStore', options, REDIS_BREAKER_STORE_OPTION_RULES);
     if (options === null || typeof options !== 'object') {
       throw new InvalidOptionError('options', 'pass { client } or { url }');
     }

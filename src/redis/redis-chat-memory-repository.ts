@@ -6,6 +6,7 @@ import type { ChatMemoryRepository } from '../memory/chat-memory-repository.ts';
 import { assertConversationId } from '../memory/conversation-id.ts';
 import { decodeMessage, encodeMessages } from '../memory/message-codec.ts';
 import { redactedAddress } from '../memory/store-address.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** The commands of a transaction the repository queues. */
 export interface RedisChatMemoryTransaction {
@@ -56,6 +57,14 @@ export interface RedisChatMemoryRepositoryOptions {
   connectTimeoutMs?: number;
 }
 
+/** What each option of RedisChatMemoryRepository accepts. */
+const REDIS_CHAT_MEMORY_REPOSITORY_OPTION_RULES: OptionRules<RedisChatMemoryRepositoryOptions> = {
+  client: is.object(),
+  url: is.string({ nonEmpty: true }),
+  keyPrefix: is.string(),
+  connectTimeoutMs: is.timeMs(),
+};
+
 /**
  * Chat memory in Redis through node-redis: one list per conversation and a
  * set of conversation ids.
@@ -74,6 +83,7 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
   #connecting: Promise<void> | undefined;
 
   constructor(options: RedisChatMemoryRepositoryOptions) {
+    validateOptions('RedisChatMemoryRepository', options, REDIS_CHAT_MEMORY_REPOSITORY_OPTION_RULES);
     const { client, url } = options;
     if (client !== undefined && url !== undefined) {
       throw new InvalidOptionError('client', 'give either client or url, not both');

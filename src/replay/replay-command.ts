@@ -260,6 +260,7 @@ async function replayCommand(
         await stderr.write(`line ${record.lineNumber}: ${record.error}\n`);
         continue;
       }
+      for (const warning of record.warnings ?? []) await stderr.write(`line ${record.lineNumber}: ${warning}\n`);
       let result: Awaited<ReturnType<typeof replayTrajectory>>;
       try {
         result = await replayTrajectory(createBreaker(options), record.trajectory, `replay-${record.lineNumber}`);

@@ -78,6 +78,25 @@ test('writers in several processes at once lose nothing and keep each batch cont
   }
 });
 
+test('four processes opening the same new database files at once: no first append fails or is lost', async () => {
+  const dir = await mkdtemp(join(scratch, 'first-appends-'));
+  const processes = 4;
+  const files = 60;
+  // Every process starts at the same moment and walks the same new files in order, so
+  // each file's creation, WAL switch, migration and first append race across processes.
+  const startAt = String(Date.now() + 1500);
+  await Promise.all(
+    Array.from({ length: processes }, (_, writer) =>
+      writeInChildProcess(dir, 'first', 'first-appends', String(writer), String(files), startAt),
+    ),
+  );
+  for (let file = 0; file < files; file++) {
+    using repository = new SqliteChatMemoryRepository({ path: join(dir, `first-${file}.db`) });
+    const stored = (await repository.findByConversationId('first')).map((m) => String(m.content)).sort();
+    assert.deepStrictEqual(stored, Array.from({ length: processes }, (_, w) => `w${w} f${file}`));
+  }
+});
+
 test("':memory:' gives a private, working database", async () => {
   using first = new SqliteChatMemoryRepository({ path: ':memory:' });
   using second = new SqliteChatMemoryRepository({ path: ':memory:' });

@@ -1,11 +1,13 @@
 import type { StatementSync } from 'node:sqlite';
 import { DatabaseSync } from './sqlite-module.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ModelMessage } from 'ai';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { ChatMemoryStoreError } from '../memory/chat-memory-errors.ts';
 import type { ChatMemoryRepository } from '../memory/chat-memory-repository.ts';
 import { assertConversationId } from '../memory/conversation-id.ts';
 import { decodeMessage, encodeMessages } from '../memory/message-codec.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link SqliteChatMemoryRepository}. */
 export interface SqliteChatMemoryRepositoryOptions {
@@ -54,6 +56,12 @@ interface Statements {
   readonly deleteConversation: StatementSync;
 }
 
+/** What each option of SqliteChatMemoryRepository accepts. */
+const SQLITE_CHAT_MEMORY_REPOSITORY_OPTION_RULES: OptionRules<SqliteChatMemoryRepositoryOptions> = {
+  path: is.string({ nonEmpty: true }),
+  busyTimeoutMs: is.timeMs(0),
+};
+
 /**
  * Chat memory in an SQLite database through `node:sqlite`: embedded, no
  * server. Several processes may share one database file.
@@ -68,10 +76,12 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
   readonly #busyTimeoutMs: number;
   readonly #store: string;
   #database: DatabaseSync | undefined;
+  #opening: Promise<DatabaseSync> | undefined;
   #statements: Statements | undefined;
   #closed = false;
 
   constructor(options: SqliteChatMemoryRepositoryOptions) {
+    validateOptions('SqliteChatMemoryRepository', options, SQLITE_CHAT_MEMORY_REPOSITORY_OPTION_RULES, { required: ['path'] });
     const path: unknown = options?.path;
     if (typeof path !== 'string' || path === '') {
       throw new InvalidOptionError('path', "must be a database file path or ':memory:'");
@@ -86,21 +96,21 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
   }
 
   async findConversationIds(): Promise<string[]> {
-    const rows = this.#run('list conversations', (s) => s.conversationIds.all());
+    const rows = await this.#run('list conversations', (s) => s.conversationIds.all());
     // Sorted here, not in SQL, so that every repository orders ids the same way.
     return rows.map((row) => String(row.conversation_id)).sort();
   }
 
   async findByConversationId(conversationId: string): Promise<ModelMessage[]> {
     assertConversationId(conversationId);
-    const rows = this.#run('read a conversation', (s) => s.messages.all(conversationId));
+    const rows = await this.#run('read a conversation', (s) => s.messages.all(conversationId));
     return rows.map((row) => decodeMessage(String(row.message)));
   }
 
   async saveAll(conversationId: string, messages: readonly ModelMessage[]): Promise<void> {
     assertConversationId(conversationId);
     const encoded = encodeMessages(messages);
-    this.#write('replace a conversation', (s) => {
+    await this.#write('replace a conversation', (s) => {
       s.deleteConversation.run(conversationId);
       this.#insert(s, conversationId, 0, messages, encoded);
     });
@@ -108,7 +118,7 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
 
   async deleteByConversationId(conversationId: string): Promise<void> {
     assertConversationId(conversationId);
-    this.#write('delete a conversation', (s) => {
+    await this.#write('delete a conversation', (s) => {
       s.deleteConversation.run(conversationId);
     });
   }
@@ -117,7 +127,7 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
     assertConversationId(conversationId);
     const encoded = encodeMessages(messages);
     if (encoded.length === 0) return;
-    this.#write('append to a conversation', (s) => {
+    await this.#write('append to a conversation', (s) => {
       const last = Number(s.lastSeq.get(conversationId)?.last ?? 0);
       this.#insert(s, conversationId, last, messages, encoded);
     });
@@ -149,8 +159,8 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
   }
 
   /** Runs `work` in an immediate transaction: the write lock is taken before anything is read. */
-  #write(operation: string, work: (statements: Statements) => void): void {
-    this.#run(operation, (statements, database) => {
+  #write(operation: string, work: (statements: Statements) => void): Promise<void> {
+    return this.#run(operation, (statements, database) => {
       database.exec('BEGIN IMMEDIATE');
       try {
         work(statements);
@@ -162,12 +172,31 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
     });
   }
 
-  #run<T>(operation: string, work: (statements: Statements, database: DatabaseSync) => T): T {
+  async #run<T>(operation: string, work: (statements: Statements, database: DatabaseSync) => T): Promise<T> {
     try {
-      const database = this.#open();
+      const database = this.#database ?? (await (this.#opening ??= this.#openWaiting().finally(() => (this.#opening = undefined))));
+      if (this.#closed) throw new Error('the repository has been closed');
       return work(this.#statements ?? this.#prepare(database), database);
     } catch (error) {
       throw new ChatMemoryStoreError(this.#store, operation, error);
+    }
+  }
+
+  /**
+   * Opens the database, waiting out other connections for up to
+   * `busyTimeoutMs`. Switching a new file to WAL can fail with "database is
+   * locked" without SQLite's busy handler ever waiting (another process is
+   * creating or switching the same file), so the open is retried here.
+   */
+  async #openWaiting(): Promise<DatabaseSync> {
+    const deadline = performance.now() + this.#busyTimeoutMs;
+    for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+      try {
+        return this.#open();
+      } catch (error) {
+        if (!isBusy(error) || performance.now() + pause > deadline) throw error;
+        await sleep(pause * (0.5 + Math.random() / 2));
+      }
     }
   }
 
@@ -206,6 +235,12 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
     };
     return this.#statements;
   }
+}
+
+/** SQLITE_BUSY or SQLITE_LOCKED, with any extended code. */
+function isBusy(error: unknown): boolean {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof code === 'number' && ((code & 0xff) === 5 || (code & 0xff) === 6);
 }
 
 /** Brings the schema up to date; the immediate transaction keeps two processes from migrating at once. */

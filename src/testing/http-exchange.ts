@@ -63,3 +63,19 @@ export async function waitUnlessClosed(response: ServerResponse, ms: number, shu
     shutdown.removeEventListener('abort', onClose);
   }
 }
+
+/**
+ * Sends the headers of a successful answer and then nothing until the client
+ * closes the connection or `shutdown` fires: a stalled model.
+ */
+export function sendHeadersThenStall(response: ServerResponse, stream: boolean, shutdown: AbortSignal): void {
+  if (response.destroyed || response.headersSent) return;
+  response.writeHead(200, { 'content-type': stream ? 'text/event-stream' : 'application/json' });
+  response.flushHeaders();
+  const end = (): void => {
+    response.destroy();
+  };
+  if (shutdown.aborted) return end();
+  shutdown.addEventListener('abort', end, { once: true });
+  response.once('close', () => shutdown.removeEventListener('abort', end));
+}

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 import { resolveTurnUsage } from './estimate-tokens.ts';
-import { readBody, sendEventStream, sendJson, waitUnlessClosed } from './http-exchange.ts';
+import { readBody, sendEventStream, sendHeadersThenStall, sendJson, waitUnlessClosed } from './http-exchange.ts';
 import {
   chatCompletion,
   chatCompletionChunks,
@@ -188,6 +188,8 @@ export class ScriptedModelServer implements AsyncDisposable {
           : { 'retry-after-ms': String(retryAfterMs), 'retry-after': String(Math.ceil(retryAfterMs / 1000)) };
       return sendJson(response, status, errorBody(message, type), headers);
     }
+
+    if (turn.stall === true) return sendHeadersThenStall(response, parsed.body.stream === true, this.#shutdown.signal);
 
     const answer = this.#buildAnswer(turn, recorded, index);
     if (parsed.body.stream === true) {

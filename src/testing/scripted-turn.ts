@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { MAX_TIMER_MS } from '../errors/validate-options.ts';
 
 /** A tool call the scripted stand-in model asks for in one turn. */
 export interface ScriptedToolCall {
@@ -78,6 +79,12 @@ export interface ScriptedTurn {
    * @default 0
    */
   delayMs?: number;
+  /**
+   * Send the response headers, then nothing: the connection stays open without a
+   * body until the client gives up or the server closes. Exercises stall timeouts.
+   * @default false
+   */
+  stall?: boolean;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -100,8 +107,11 @@ export function validateScriptedTurn(turn: unknown, option: string): asserts tur
   if (turn['text'] !== undefined && typeof turn['text'] !== 'string') {
     throw new InvalidOptionError(`${option}.text`, 'must be a string');
   }
-  if (turn['delayMs'] !== undefined && !isCount(turn['delayMs'])) {
-    throw new InvalidOptionError(`${option}.delayMs`, 'must be a non-negative integer');
+  if (turn['delayMs'] !== undefined && !(isCount(turn['delayMs']) && (turn['delayMs'] as number) <= MAX_TIMER_MS)) {
+    throw new InvalidOptionError(`${option}.delayMs`, `must be an integer from 0 to ${MAX_TIMER_MS} (the timer maximum)`);
+  }
+  if (turn['stall'] !== undefined && typeof turn['stall'] !== 'boolean') {
+    throw new InvalidOptionError(`${option}.stall`, 'must be a boolean');
   }
   validateToolCalls(turn['toolCalls'], `${option}.toolCalls`);
   validateUsage(turn['usage'], `${option}.usage`);

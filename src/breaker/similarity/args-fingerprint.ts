@@ -3,6 +3,7 @@ import { IdentityKeyMatcher } from './identity-keys.ts';
 import { textIdentity } from './text-identity.ts';
 import { normalizeText, scanText } from './tokenize.ts';
 import { DEFAULT_SKETCH_SIZE, sketchHashes, sketchJaccard, type TokenSketch } from './token-sketch.ts';
+import { DEFAULT_MAX_NESTING_DEPTH, jsonNestsDeeperThan } from '../../errors/nesting-depth.ts';
 
 /**
  * How one argument field is compared:
@@ -99,7 +100,8 @@ export class ArgsFingerprinter {
   private parse(args: unknown): unknown {
     if (typeof args !== 'string') return args ?? '';
     const trimmed = args.trim();
-    if ((trimmed.startsWith('{') || trimmed.startsWith('[')) && trimmed.length <= this.maxChars) {
+    // Too deep to walk safely: compared as text instead.
+    if ((trimmed.startsWith('{') || trimmed.startsWith('[')) && trimmed.length <= this.maxChars && !jsonNestsDeeperThan(trimmed, DEFAULT_MAX_NESTING_DEPTH)) {
       try {
         return JSON.parse(trimmed) as unknown;
       } catch {

@@ -1,0 +1,53 @@
+import { GovernorError } from '../errors/governor-error.ts';
+import type { Advisor } from './advisor.ts';
+
+/**
+ * What an advisor says about where it must sit. `'once-per-call'` advisors
+ * (chat memory) must run outside every `'tool-loop'` advisor: inside it they
+ * would read the history into every round and store half-finished turns.
+ */
+export type AdvisorPlacement = 'once-per-call' | 'tool-loop';
+
+/** Property an advisor sets to declare its {@link AdvisorPlacement}. */
+export const ADVISOR_PLACEMENT = Symbol.for('agent-governor.advisorPlacement');
+
+/** An advisor that declares its placement. */
+export interface PlacedAdvisor extends Advisor {
+  readonly [ADVISOR_PLACEMENT]: AdvisorPlacement;
+}
+
+function placementOf(advisor: Advisor): AdvisorPlacement | undefined {
+  return (advisor as Partial<PlacedAdvisor>)[ADVISOR_PLACEMENT];
+}
+
+/** A once-per-call advisor (chat memory) is ordered inside the tool loop. */
+export class AdvisorPlacementError extends GovernorError {
+  readonly advisor: string;
+  readonly toolLoop: string;
+
+  constructor(advisor: Advisor, toolLoop: Advisor) {
+    super(
+      'GOVERNOR_ADVISOR_PLACEMENT',
+      `${advisor.name} (order ${advisor.order}) runs inside ${toolLoop.name} (order ${toolLoop.order}), so it would read and write the ` +
+        `conversation on every tool round and store half-finished turns. Give it an order below ${toolLoop.order}: ` +
+        `leave its default (AdvisorOrder.MEMORY), or set e.g. order: AdvisorOrder.MEMORY. Spring AI's ` +
+        `HIGHEST_PRECEDENCE + n orders for memory map to AdvisorOrder.MEMORY + n here.`,
+    );
+    this.advisor = advisor.name;
+    this.toolLoop = toolLoop.name;
+  }
+}
+
+/**
+ * Refuses a chain (sorted outermost first) in which a once-per-call advisor
+ * comes after a tool-loop advisor.
+ * @throws AdvisorPlacementError naming both advisors and where to put the first
+ */
+export function checkAdvisorPlacement(sorted: readonly Advisor[]): void {
+  let loop: Advisor | undefined;
+  for (const advisor of sorted) {
+    const placement = placementOf(advisor);
+    if (placement === 'tool-loop') loop ??= advisor;
+    else if (placement === 'once-per-call' && loop !== undefined) throw new AdvisorPlacementError(advisor, loop);
+  }
+}

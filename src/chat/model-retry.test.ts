@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { APICallError } from '@ai-sdk/provider';
+import { RetryError } from 'ai';
+import { ChatClient, MODEL_CALL_LISTENERS, ModelStallError, type ChatClientRequestSpec, type ModelOptions, type ModelRetryEvent } from '../index.ts';
+import { ScriptedModelServer, scriptedModel, type ScriptedTurn } from '../testing/index.ts';
+import { OtelHarness } from '../telemetry/test-support/otel-harness.ts';
+
+type Mode = 'call' | 'stream';
+
+async function answer(spec: ChatClientRequestSpec, mode: Mode): Promise<string> {
+  if (mode === 'call') return spec.call().content();
+  let text = '';
+  for await (const delta of spec.stream().content()) text += delta;
+  return text;
+}
+
+async function setup(script: ScriptedTurn[], options: ModelOptions = {}) {
+  const server = await new ScriptedModelServer({ script }).start();
+  const retries: ModelRetryEvent[] = [];
+  const client = ChatClient.builder(scriptedModel(server))
+    .defaultOptions({ retryDelayMs: 5, ...options })
+    .defaultAdvisorParams({ [MODEL_CALL_LISTENERS]: [{ onRetry: (e: ModelRetryEvent) => retries.push(e) }] })
+    .build();
+  return { server, client, retries };
+}
+
+for (const mode of ['call', 'stream'] as const) {
+  describe(`model call retries (${mode})`, () => {
+    test('503, 503, success: the call succeeds after two retries and reports them', async () => {
+      const { server, client, retries } = await setup([{ error: { status: 503 } }, { error: { status: 503 } }, { text: 'third time lucky', usage: { promptTokens: 10, completionTokens: 3 } }]);
+      await using _ = server;
+      assert.equal(await answer(client.prompt('hi'), mode), 'third time lucky');
+      assert.equal(server.requests.length, 3);
+      assert.deepEqual(retries.map((r) => [r.attempt, r.statusCode, r.maxRetries, r.fromRetryAfter]), [[1, 503, 2, false], [2, 503, 2, false]]);
+    });
+
+    test('usage counts only the attempt that answered', async () => {
+      const { server, client } = await setup([{ error: { status: 500 } }, { text: 'ok', usage: { promptTokens: 10, completionTokens: 3 } }]);
+      await using _ = server;
+      const response = await client.prompt('hi').call().chatResponse();
+      assert.deepEqual(response.totalUsage, { inputTokens: 10, outputTokens: 3, cachedInputTokens: 0 });
+    });
+
+    test('429 with retry-after-ms: the wait is honoured', async () => {
+      const { server, client, retries } = await setup([{ error: { status: 429, retryAfterMs: 400 } }, { text: 'ok' }], { retryDelayMs: 1 });
+      await using _ = server;
+      const started = performance.now();
+      assert.equal(await answer(client.prompt('hi'), mode), 'ok');
+      assert.ok(performance.now() - started >= 390, 'the client waited as long as the server asked');
+      assert.equal(retries.length, 1);
+      assert.equal(retries[0]!.delayMs, 400);
+      assert.equal(retries[0]!.fromRetryAfter, true);
+    });
+
+    test('a 400 is not retried', async () => {
+      const { server, client, retries } = await setup([{ error: { status: 400 } }, { text: 'never' }]);
+      await using _ = server;
+      await assert.rejects(answer(client.prompt('hi'), mode), (e: unknown) => APICallError.isInstance(e) && e.statusCode === 400);
+      assert.equal(server.requests.length, 1);
+      assert.equal(retries.length, 0);
+    });
+
+    test('retries stop at maxRetries with a RetryError holding every attempt', async () => {
+      const { server, client } = await setup([{ error: { status: 502 } }], { maxRetries: 1 });
+      await using _ = server;
+      await assert.rejects(answer(client.prompt('hi'), mode).finally(() => undefined), (e: unknown) => {
+        assert.ok(RetryError.isInstance(e));
+        assert.equal(e.errors.length, 2);
+        return true;
+      });
+      assert.equal(server.requests.length, 2);
+    });
+
+    test('a stalled connection (headers, no body) is cancelled and retried', async () => {
+      const { server, client, retries } = await setup([{ stall: true }, { text: 'fresh connection' }], { stallTimeoutMs: 300 });
+      await using _ = server;
+      assert.equal(await answer(client.prompt('hi'), mode), 'fresh connection');
+      assert.equal(retries.length, 1);
+      assert.ok(ModelStallError.isInstance(retries[0]!.error));
+    });
+
+    test('without retries a stall fails the call with ModelStallError', async () => {
+      const { server, client } = await setup([{ stall: true }], { stallTimeoutMs: 200, maxRetries: 0 });
+      await using _ = server;
+      await assert.rejects(answer(client.prompt('hi'), mode), (e: unknown) => ModelStallError.isInstance(e) && e.code === 'GOVERNOR_MODEL_STALLED');
+    });
+
+    test('the abort signal cancels the wait between attempts', async () => {
+      const { server, client } = await setup([{ error: { status: 429, retryAfterMs: 30_000 } }, { text: 'too late' }]);
+      await using _ = server;
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(new Error('user gave up')), 100);
+      const started = performance.now();
+      await assert.rejects(answer(client.prompt('hi').abortSignal(controller.signal), mode), /user gave up/);
+      assert.ok(performance.now() - started < 10_000, 'the 30 s wait was cancelled');
+      assert.equal(server.requests.length, 1);
+    });
+  });
+}
+
+test('each retry is an event on the round span', async () => {
+  const otel = new OtelHarness().install();
+  try {
+    const { server, client } = await setup([{ error: { status: 503 } }, { text: 'ok' }]);
+    await using _ = server;
+    await client.prompt('hi').call().content();
+    const span = otel.spans().find((s) => s.name.startsWith('chat '));
+    assert.ok(span, 'a chat span was recorded');
+    const events = span.events.filter((e) => e.name === 'governor.retry');
+    assert.equal(events.length, 1);
+    assert.equal(events[0]!.attributes?.['http.response.status_code'], 503);
+    assert.equal(events[0]!.attributes?.['governor.retry.attempt'], 1);
+  } finally {
+    await otel.uninstall();
+  }
+});
+
+test('a slow stream consumer is not mistaken for a stalled model', async () => {
+  const { server, client, retries } = await setup([{ text: 'one two three' }], { stallTimeoutMs: 100, maxRetries: 0 });
+  await using _ = server;
+  let text = '';
+  for await (const delta of client.prompt('hi').stream().content()) {
+    text += delta;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+  assert.equal(text, 'one two three');
+  assert.equal(retries.length, 0);
+});

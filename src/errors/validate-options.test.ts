@@ -1,0 +1,353 @@
+/**
+ * The table of options × bad values: every public class refuses each wrong
+ * value at construction with an InvalidOptionError naming the option, never
+ * an untyped TypeError and never by accepting it.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import {
+  AgentBreaker,
+  AgentLoop,
+  BreakerRecoveryAdvisor,
+  CharsPerTokenEstimator,
+  ChatClient,
+  InMemoryBreakerStore,
+  InMemoryVectorStore,
+  InvalidOptionError,
+  MessageChatMemoryAdvisor,
+  MessageWindowChatMemory,
+  MiniAgent,
+  PromptChatMemoryAdvisor,
+  QuestionAnswerAdvisor,
+  SafeGuardAdvisor,
+  SimpleLoggerAdvisor,
+  StructuredOutputValidationAdvisor,
+  TokenBudgetAdvisor,
+  TokenWindowChatMemory,
+  ToolCallAdvisor,
+} from '../index.ts';
+import { PgVectorStore, PostgresChatMemoryRepository } from '../postgres/index.ts';
+import { RedisBreakerStore, RedisChatMemoryRepository } from '../redis/index.ts';
+import { SqliteChatMemoryRepository } from '../sqlite/index.ts';
+import { mockModel } from '../test-support/mock-model.ts';
+import { describeValue, MAX_TIMER_MS } from './validate-options.ts';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'governor-options-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const model = mockModel([]);
+const client = ChatClient.create(model);
+const memory = new MessageWindowChatMemory();
+const vectorStore = new InMemoryVectorStore();
+const redisClient = { sendCommand: async () => null };
+
+type Options = Record<string, unknown>;
+/** One class: how to build it from options, options it accepts, and bad values by option. */
+interface Row {
+  readonly name: string;
+  readonly make: (options: Options) => unknown;
+  readonly valid: Options;
+  /** [option path, bad value]; the value replaces (or adds) the top-level key of the path. */
+  readonly bad: ReadonlyArray<readonly [string, unknown]>;
+  /** Build the valid options once to prove the row's baseline is accepted (off for network stores). */
+  readonly checkValid?: boolean;
+}
+
+const TIME = (option: string): Array<readonly [string, unknown]> => [
+  [option, -1],
+  [option, 0],
+  [option, Number.NaN],
+  [option, Infinity],
+  [option, 2 ** 31],
+  [option, '1000'],
+];
+const COUNT = (option: string): Array<readonly [string, unknown]> => [
+  [option, 0],
+  [option, -3],
+  [option, 1.5],
+  [option, Number.NaN],
+  [option, Infinity],
+  [option, '5'],
+];
+const UNKNOWN: readonly [string, unknown] = ['notAnOption', 1];
+const ORDER: Array<readonly [string, unknown]> = [
+  ['order', Number.NaN],
+  ['order', '1'],
+];
+
+const TABLE: readonly Row[] = [
+  {
+    name: 'AgentLoop',
+    make: (o) => new AgentLoop(o as never),
+    valid: { client },
+    bad: [
+      ...COUNT('maxInvocations'),
+      ...TIME('timeoutMs'),
+      ['costLimitUsd', 0],
+      ['costLimitUsd', -1],
+      ['costLimitUsd', Infinity],
+      ['finishTool', ''],
+      ['finishTool', 3],
+      ['onProgress', 'log'],
+      ['abortSignal', {}],
+      ['conversationId', ''],
+      ['name', '  '],
+      ['modelId', 7],
+      ['listeners', {}],
+      ['client', { not: 'a client' }],
+      UNKNOWN,
+      ['timeout', 1000],
+    ],
+  },
+  {
+    name: 'MiniAgent',
+    make: (o) => new MiniAgent(o as never),
+    valid: { model, workingDirectory: dir, breaker: false },
+    bad: [
+      ['workingDirectory', ''],
+      ['workingDirectory', 42],
+      ...TIME('commandTimeoutMs'),
+      ...TIME('toolTimeoutMs'),
+      ...COUNT('maxInvocations'),
+      ...TIME('timeoutMs'),
+      ['costLimitUsd', -2],
+      ['breaker', true],
+      ['breaker', {}],
+      ['onProgress', 1],
+      UNKNOWN,
+      ['commandTimeout', 5],
+    ],
+  },
+  {
+    name: 'ToolCallAdvisor',
+    make: (o) => new ToolCallAdvisor(o as never),
+    valid: {},
+    bad: [
+      ...COUNT('maxToolCalls'),
+      ['maxCallsPerTool', 0],
+      ['maxCallsPerTool.search', -1],
+      ['onLimitExceeded', 'ignore'],
+      ['approve', true],
+      ['parallel', 'yes'],
+      ['listeners', 'x'],
+      ...TIME('toolTimeoutMs'),
+      ['toolTimeouts.shell', 0],
+      ['toolTimeouts.shell', Infinity],
+      ...ORDER,
+      UNKNOWN,
+    ],
+  },
+  { name: 'SimpleLoggerAdvisor', make: (o) => new SimpleLoggerAdvisor(o as never), valid: {}, bad: [['log', 'x'], ['includeContent', 'no'], ...ORDER, UNKNOWN] },
+  {
+    name: 'SafeGuardAdvisor',
+    make: (o) => new SafeGuardAdvisor(o as never),
+    valid: { sensitiveWords: ['secret'] },
+    bad: [['sensitiveWords', 'secret'], ['sensitiveWords[1]', 5], ['failureResponse', 3], ...ORDER, UNKNOWN],
+  },
+  {
+    name: 'StructuredOutputValidationAdvisor',
+    make: (o) => new StructuredOutputValidationAdvisor(o as never),
+    valid: {},
+    bad: [['maxRepeatAttempts', -1], ['maxRepeatAttempts', 1.5], ['maxRepeatAttempts', Infinity], ['schema', 'json'], ...ORDER, UNKNOWN],
+  },
+  {
+    name: 'TokenBudgetAdvisor',
+    make: (o) => new TokenBudgetAdvisor(o as never),
+    valid: { maxTokens: 1000 },
+    bad: [...COUNT('maxTokens'), ['tokenizer', {}], ...ORDER, UNKNOWN],
+  },
+  {
+    name: 'MessageChatMemoryAdvisor',
+    make: (o) => new MessageChatMemoryAdvisor(o as never),
+    valid: { memory },
+    bad: [['memory', {}], ['conversationId', ''], ['conversationId', 5], ...ORDER, UNKNOWN],
+  },
+  {
+    name: 'PromptChatMemoryAdvisor',
+    make: (o) => new PromptChatMemoryAdvisor(o as never),
+    valid: { memory },
+    bad: [['memory', 'memory'], ['systemPrompt', 'text'], ['conversationId', ''], ...ORDER, UNKNOWN],
+  },
+  {
+    name: 'QuestionAnswerAdvisor',
+    make: (o) => new QuestionAnswerAdvisor(o as never),
+    valid: { vectorStore },
+    bad: [
+      ['vectorStore', {}],
+      ['searchRequest.topK', 0],
+      ['searchRequest.topK', Number.NaN],
+      ['searchRequest.similarityThreshold', 1.5],
+      ['searchRequest.similarityThreshold', -0.1],
+      ['searchRequest.tpoK', 3],
+      ['promptTemplate', 5],
+      ...ORDER,
+      UNKNOWN,
+    ],
+  },
+  {
+    name: 'BreakerRecoveryAdvisor',
+    make: (o) => new BreakerRecoveryAdvisor(o as never),
+    valid: { breaker: new AgentBreaker() },
+    bad: [['breaker', {}], ['memory', 1], ['summarize', 'short'], ...ORDER, UNKNOWN],
+  },
+  {
+    name: 'AgentBreaker',
+    make: (o) => new AgentBreaker(o as never),
+    valid: {},
+    bad: [
+      ['toolSpiral.similarity', Number.NaN],
+      ['toolSpiral.similarity', 2],
+      ['toolSpiral.maxRepeats', Infinity],
+      ['toolSpiral.window', '5'],
+      ['errorLoop.maxRepeats', -1],
+      ['tokenDrift.growthFactor', 0.5],
+      ['budget.maxTokens', -5],
+      ['budget.maxTokens', Number.NaN],
+      ['cooldownMs', -1],
+      ['cooldownMs', Infinity],
+      ['onStoreError', 'ignore'],
+      ['store', {}],
+      ['now', 5],
+      UNKNOWN,
+    ],
+  },
+  { name: 'MessageWindowChatMemory', make: (o) => new MessageWindowChatMemory(o as never), valid: {}, bad: [...COUNT('maxMessages'), ['maxMessageBytes', 0], ['repository', {}], UNKNOWN] },
+  {
+    name: 'TokenWindowChatMemory',
+    make: (o) => new TokenWindowChatMemory(o as never),
+    valid: { maxTokens: 500 },
+    bad: [...COUNT('maxTokens'), ['tokenizer', 'chars'], ['maxMessageBytes', -1], UNKNOWN],
+  },
+  { name: 'CharsPerTokenEstimator', make: (o) => new CharsPerTokenEstimator(o as never), valid: {}, bad: [['charsPerToken', 0], ['charsPerToken', Number.NaN], ['charsPerToken', Infinity], UNKNOWN] },
+  {
+    name: 'SqliteChatMemoryRepository',
+    make: (o) => new SqliteChatMemoryRepository(o as never),
+    valid: { path: ':memory:' },
+    bad: [['path', ''], ['path', 1], ['busyTimeoutMs', -1], ['busyTimeoutMs', Infinity], ['busyTimeoutMs', 2 ** 31], UNKNOWN],
+  },
+  {
+    name: 'PostgresChatMemoryRepository',
+    make: (o) => new PostgresChatMemoryRepository(o as never),
+    valid: { connectionString: 'postgres://user@127.0.0.1:1/db' },
+    checkValid: false,
+    bad: [['connectionString', ''], ['tableName', ''], ['tableName', 5], ...TIME('connectTimeoutMs'), ['pool', {}], UNKNOWN],
+  },
+  {
+    name: 'PgVectorStore',
+    make: (o) => new PgVectorStore(o as never),
+    valid: { connectionString: 'postgres://user@127.0.0.1:1/db', dimensions: 8 },
+    checkValid: false,
+    bad: [...COUNT('dimensions'), ['distance', 'l2'], ['createIndex', 'ivf'], ['initializeSchema', 'yes'], ['embedder', {}], UNKNOWN],
+  },
+  {
+    name: 'RedisChatMemoryRepository',
+    make: (o) => new RedisChatMemoryRepository(o as never),
+    valid: { url: 'redis://127.0.0.1:1' },
+    checkValid: false,
+    bad: [['url', ''], ['keyPrefix', 5], ...TIME('connectTimeoutMs'), UNKNOWN],
+  },
+  {
+    name: 'RedisBreakerStore',
+    make: (o) => new RedisBreakerStore(o as never),
+    valid: { client: redisClient },
+    bad: [...COUNT('ttlMs'), ...TIME('timeoutMs'), ['keyPrefix', 1], ['isOpen', true], UNKNOWN],
+  },
+  {
+    name: 'InMemoryBreakerStore',
+    make: (o) => new InMemoryBreakerStore(o as never),
+    valid: {},
+    bad: [...COUNT('maxSessions'), ['idleTtlMs', 0], ['idleTtlMs', Number.NaN], ['now', 1], UNKNOWN],
+  },
+  { name: 'InMemoryVectorStore', make: (o) => new InMemoryVectorStore(o as never), valid: {}, bad: [['embedder', {}], ['embedder', 'lexical'], UNKNOWN] },
+];
+
+/** Sets `value` at a dotted path of a copy of `base`. */
+function withValue(base: Options, dotted: string, value: unknown): Options {
+  const bracket = dotted.match(/^(\w+)\[(\d+)\]$/);
+  if (bracket) {
+    const [, key, index] = bracket;
+    const list = [...((base[key!] as unknown[]) ?? ['ok'])];
+    list[Number(index)] = value;
+    return { ...base, [key!]: list };
+  }
+  const [head, ...rest] = dotted.split('.');
+  if (rest.length === 0) return { ...base, [head!]: value };
+  return { ...base, [head!]: withValue((base[head!] as Options) ?? {}, rest.join('.'), value) };
+}
+
+describe('every public option is validated at construction', () => {
+  let cases = 0;
+  for (const row of TABLE) {
+    test(row.name, () => {
+      if (row.checkValid !== false) {
+        const built = row.make({ ...row.valid });
+        (built as { close?: () => void }).close?.();
+      }
+      for (const [option, value] of row.bad) {
+        cases++;
+        assert.throws(
+          () => row.make(withValue(row.valid, option, value)),
+          (error: unknown) => {
+            assert.ok(InvalidOptionError.isInstance(error), `${row.name} ${option}=${describeValue(value)}: expected InvalidOptionError, got ${String(error)}`);
+            assert.equal(error.option, option, `${row.name} ${option}=${describeValue(value)}: the error names the option`);
+            assert.equal(error.code, 'GOVERNOR_INVALID_OPTION');
+            return true;
+          },
+          `${row.name} accepted ${option}=${describeValue(value)}`,
+        );
+      }
+    });
+  }
+  test('the table covers at least 150 wrong values', () => {
+    assert.ok(cases >= 150, `only ${cases} cases`);
+  });
+});
+
+describe('ChatClient builder and request settings', () => {
+  const settings: ReadonlyArray<readonly [string, unknown]> = [
+    ['maxOutputTokens', 0],
+    ['maxOutputTokens', 1.5],
+    ['temperature', -1],
+    ['temperature', Number.NaN],
+    ['topP', 1.5],
+    ['topK', 0],
+    ['seed', 0.5],
+    ['stopSequences', 'END'],
+    ['headers.x-a', 5],
+    ['maxRetries', -1],
+    ['maxRetries', Infinity],
+    ['maxRetries', 1000],
+    ['retryDelayMs', -5],
+    ['stallTimeoutMs', 0],
+    ['stallTimeoutMs', MAX_TIMER_MS + 1],
+    ['toolChoice', 'auto'],
+    ['maxTokens', 100],
+  ];
+  test('defaultOptions() and options() refuse each bad setting, naming it', () => {
+    for (const [option, value] of settings) {
+      for (const apply of [
+        (o: Options) => ChatClient.builder(model).defaultOptions(o as never),
+        (o: Options) => client.prompt('x').options(o as never),
+      ]) {
+        assert.throws(
+          () => apply(withValue({}, option, value)),
+          (e: unknown) => InvalidOptionError.isInstance(e) && e.option === option,
+          `${option}=${describeValue(value)}`,
+        );
+      }
+    }
+  });
+
+  test('the builder refuses a non-advisor, a non-string system and non-object tools', () => {
+    assert.throws(() => ChatClient.builder(model).defaultAdvisors({ name: 'x' } as never), (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'defaultAdvisors[0]');
+    assert.throws(() => ChatClient.builder(model).defaultSystem(5 as never), (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'defaultSystem');
+    assert.throws(() => ChatClient.builder(model).defaultTools({ t: 'tool' } as never), (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'defaultTools.t');
+  });
+});
+
+test('an unknown option names the known ones', () => {
+  assert.throws(() => new AgentLoop({ client, timeout: 5 } as never), (e: unknown) => InvalidOptionError.isInstance(e) && /is not an option of AgentLoop; its options are: client, maxInvocations, timeoutMs/.test(e.message));
+});
