@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { ScriptedModelServer } from '../testing/index.ts';
 
 const run = promisify(execFile);
-const MAIN = new URL('./main.ts', import.meta.url).pathname;
+const BIN = new URL('./bin.ts', import.meta.url).pathname;
 
 test('governor run shows a retried model call and carries on', async () => {
   await using server = await new ScriptedModelServer({
@@ -21,7 +21,7 @@ test('governor run shows a retried model call and carries on', async () => {
   try {
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (!/^(OPENAI|ANTHROPIC|GOVERNOR)_/.test(k)) env[k] = v;
-    const { stdout, stderr } = await run(process.execPath, [MAIN, 'run', 'Say done', '--dir', dir, '--base-url', server.baseURL, '--model', 'scripted-stand-in'], {
+    const { stdout, stderr } = await run(process.execPath, [BIN, 'run', 'Say done', '--dir', dir, '--base-url', server.baseURL, '--model', 'scripted-stand-in'], {
       env,
       timeout: 60_000,
     });
