@@ -15,21 +15,28 @@ import { OpenHandsStuckDetector } from './peers/openhands.ts';
 import { RooCodeToolRepetition } from './peers/roo-code.ts';
 import { SeedSpringAgentBreaker } from './peers/seed-spring-agent-breaker.ts';
 import { StepCap } from './peers/step-cap.ts';
+import { asToolCalls } from './tool-call-view.ts';
 import { summarise, summariseBy, type DetectionFigures, type Outcome } from './detection-metrics.ts';
 
 /** A detector under test; `create` gives a fresh instance for one session. */
 export interface DetectorSpec {
   readonly name: string;
   readonly create: () => ReplayableBreaker;
+  /**
+   * `tool_calls`: the detector's framework has no retrieval or delegation
+   * events, so it sees those steps as the tool calls they are there (see
+   * tool-call-view.ts). Default: every step as recorded.
+   */
+  readonly view?: 'steps' | 'tool_calls';
 }
 
 /** Our breaker with its defaults, then the peers with theirs. */
 export function defaultDetectors(): DetectorSpec[] {
   return [
     { name: 'Governor AgentBreaker (defaults)', create: () => new AgentBreaker() },
-    { name: 'Gemini CLI loop detection', create: () => new GeminiCliLoopDetection() },
-    { name: 'OpenHands StuckDetector', create: () => new OpenHandsStuckDetector() },
-    { name: 'Roo Code / Cline (3 identical calls)', create: () => new RooCodeToolRepetition(3) },
+    { name: 'Gemini CLI loop detection', create: () => new GeminiCliLoopDetection(), view: 'tool_calls' },
+    { name: 'OpenHands StuckDetector', create: () => new OpenHandsStuckDetector(), view: 'tool_calls' },
+    { name: 'Roo Code / Cline (3 identical calls)', create: () => new RooCodeToolRepetition(3), view: 'tool_calls' },
     { name: 'Seed SpringAgentBreaker defaults', create: () => new SeedSpringAgentBreaker() },
     { name: 'Step cap: 15 model calls', create: () => new StepCap(15) },
     { name: 'Step cap: 25 model calls', create: () => new StepCap(25) },
@@ -113,7 +120,9 @@ function tokensOf(trajectory: Trajectory, from: number, to: number): { tokens: n
   return { tokens, known };
 }
 
-async function judge(spec: DetectorSpec, t: Trajectory, session: string): Promise<Outcome> {
+/** How one detector does on one labelled trajectory (a fresh instance per trajectory). */
+export async function judge(spec: DetectorSpec, recorded: Trajectory, session: string): Promise<Outcome> {
+  const t = spec.view === 'tool_calls' ? asToolCalls(recorded) : recorded;
   const label = t.label;
   const stuck = label?.stuck === true;
   const first = stuck ? (label?.first_stuck_step ?? 0) : undefined;
