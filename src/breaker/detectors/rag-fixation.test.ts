@@ -126,6 +126,51 @@ describe('RAG fixation', () => {
     assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'steer']);
   });
 
+  test('reworded searches that each report finding nothing trip, though every answer is worded differently', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [];
+    for (const [query, similar] of [
+      ['Orbit Records AG', "'Orbit (band)', 'Record label', 'Orbital Records'"],
+      ['Orbit Records', "'Orbital (band)', 'Orbit Books'"],
+      ['Orbit Records name change', "'Name change', 'Orbit Books', 'Renaming'"],
+    ] as const) {
+      out.push(await d.retrieval(query, [`Could not find [${query}]. Similar: [${similar}]`]));
+    }
+    assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'steer']);
+    assert.equal(out[2]!.evidence?.pattern, 'failed_searches');
+  });
+
+  test('searching for the alternatives a failed search suggested is following it, not fixation', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [
+      await d.retrieval('The lantern', ["Could not find [The lantern]. Similar: ['Lantern', 'Lantern (disambiguation)', 'Green Lantern']"]),
+      await d.retrieval('Lantern (disambiguation)', ["Could not find [Lantern (disambiguation)]. Similar: ['Paper lantern', 'Sky lantern', 'Lantern festival']"]),
+      await d.retrieval('Paper lantern', ["Could not find [Paper lantern]. Similar: ['Paper lantern', 'Lantern festival', 'Chinese paper lantern']"]),
+      await d.retrieval('Lantern festival', ['The Lantern Festival is held on the fifteenth day of the first month.']),
+    ];
+    assert.ok(out.every((x) => x.action === 'allow'));
+  });
+
+  test('failed searches for different targets that share a word are not one search', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [];
+    for (const query of ['Tamil songs', 'Tamil poems', 'Tamil poems anthology']) {
+      out.push(await d.retrieval(query, [`Could not find [${query}]. Similar: ['Kural', 'Sangam literature']`]));
+    }
+    const people = new BreakerDriver(new AgentBreaker());
+    for (const query of ['Anna Lee Varga filmography', 'Beth Ann Varga filmography', 'Anna Lee and Beth Ann Varga film']) {
+      out.push(await people.retrieval(query, [`Could not find [${query}]. The search returned a different page.`]));
+    }
+    assert.ok(out.every((x) => x.action === 'allow'));
+  });
+
+  test('an empty result list is not a reported failure: reworded queries still need to be near-identical', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [];
+    for (const query of ['Orbit Records AG', 'Orbit Records', 'Orbit Records name change']) out.push(await d.retrieval(query, []));
+    assert.ok(out.every((x) => x.action === 'allow'));
+  });
+
   test('escalates to a stop when it goes on', async () => {
     const d = new BreakerDriver(new AgentBreaker());
     const out = [];
