@@ -63,10 +63,6 @@ export interface RetrievalRecord {
   readonly k?: number;
   /** 1 when the search reported that it found nothing ("Could not find …", "No results"); `r` is then 0. */
   readonly f?: 1;
-  /** Sorted stem hashes of that failed search's answer (what it suggested instead); kept on the newest record only. */
-  readonly a?: readonly number[];
-  /** 1 when this query took up what the failed search before it suggested: a new search starts here. */
-  readonly t?: 1;
 }
 
 /** One sub-agent call. */

@@ -10,7 +10,9 @@ import { STATE_CHANGE, type ToolProposal } from './tool-record.ts';
  *
  * Reads and lookups in between do not clear the evidence — they cannot make a
  * rejected request valid — but a successful state-changing action does (an
- * edit before re-running a test), as does a success or a different error of
+ * edit before re-running a test), as does a search that retrieved documents
+ * not retrieved before (a lookup within the page just opened is a new
+ * request however alike its words), and a success or a different error of
  * the call itself. A user turn clears it only for outages, or when
  * `resetOnUserEvent` is set.
  */
@@ -31,6 +33,7 @@ export function detectErrorLoop(state: BreakerSessionState, proposal: ToolPropos
       continue;
     }
     if (record.e === 0) break;
+    if (retrievedNewsSince(state, record.s)) break;
     const similarity = compareFingerprints(record.a, proposal.fp);
     if (similarity < threshold) break;
     if (chain.length > 0 && record.r !== chain[0]!.r) break;
@@ -59,4 +62,17 @@ export function detectErrorLoop(state: BreakerSessionState, proposal: ToolPropos
       transient,
     },
   };
+}
+
+/** Whether a retrieval after `seq` brought documents that no earlier retrieval in the window brought. */
+function retrievedNewsSince(state: BreakerSessionState, seq: number): boolean {
+  const retrievals = state.retrievals;
+  for (let i = retrievals.length - 1; i >= 0 && retrievals[i]!.s > seq; i--) {
+    const r = retrievals[i]!.r;
+    if (r === null || r === 0) continue;
+    let seen = false;
+    for (let j = 0; j < i && !seen; j++) seen = retrievals[j]!.r === r;
+    if (!seen) return true;
+  }
+  return false;
 }

@@ -7,9 +7,6 @@ import { sketchHashes, sketchJaccard, sketchOverlap } from '../similarity/token-
 import { stemHashes } from '../similarity/word-stems.ts';
 import { round2, type Detection, type DetectorContext } from './detection.ts';
 
-/** Stems of a failed search's answer kept to see whether the next query takes up what it suggested. */
-const SUGGESTION_STEMS = 64;
-
 /**
  * RAG fixation: `consecutive` retrievals in a row (since the last informative
  * user turn) that search for the same thing and retrieve nothing new.
@@ -22,10 +19,12 @@ const SUGGESTION_STEMS = 64;
  * paraphrase such as "webhook retry timeout" / "how are webhooks retried on
  * timeout" shares few exact words). A search that answers that it found
  * nothing ("Could not find [X]. Similar: …") has judged the query too: such
- * answers are one outcome however they are worded, so related queries that
- * each fail are the same search reworded, unless a query takes up what the
- * failed search suggested (its new words come from that answer): then the
- * agent followed the environment's feedback. When results are not reported,
+ * answers are one outcome however they are worded (they echo the query and
+ * list other titles), so queries that each fail are the same search reworded
+ * when each keeps most of the word stems of the next (more than
+ * `sameDocumentsSimilarity` of the shorter one's): adding a word, fixing a
+ * spelling, quoting it. Searches for other targets that share a word with it
+ * are not. When results are not reported,
  * or an empty list came back, the queries alone decide and must be
  * near-identical. Queries that name different things (numbers, paths, file
  * names) are never the same search.
@@ -38,50 +37,25 @@ export function judgeRetrieval(
 ): { retrievals: readonly RetrievalRecord[]; novel: number | null; detection: Detection | null } {
   const { enabled, consecutive, similarity: nearIdentical, sameDocumentsSimilarity: related } = ctx.options.ragFixation;
   const failed = event.results !== undefined && event.results.length > 0 && event.results.every(isFailedSearch);
-  const queryStems = stemHashes(event.query);
-  const newest = state.retrievals.at(-1);
-  const followed = newest?.a !== undefined && takesUpSuggestion(queryStems, newest.q, newest.a);
   const record: RetrievalRecord = {
     s: seq,
-    q: sketchHashes(queryStems),
+    q: sketchHashes(stemHashes(event.query)),
     r: failed ? 0 : passageSetHash(event.results),
     k: textIdentity(event.query),
-    ...(failed ? { f: 1 as const, a: suggestionStems(event.results!) } : {}),
-    ...(followed ? { t: 1 as const } : {}),
+    ...(failed ? { f: 1 as const } : {}),
   };
-  const retrievals = pushBounded(withoutSuggestions(state.retrievals), record, LIMITS.retrievals);
+  const retrievals = pushBounded(state.retrievals, record, LIMITS.retrievals);
   const novel = record.r !== null && record.r !== 0 && !state.seen.includes(record.r) ? record.r : null;
-  if (!enabled || followed) return { retrievals, novel, detection: null };
+  if (!enabled) return { retrievals, novel, detection: null };
 
-  const chain: RetrievalRecord[] = [record];
-  let minSimilarity = 1;
-  // The backend judged these queries alike: it returned the same passages, or answered each that it found nothing.
-  const judged = (record.r !== null && record.r !== 0) || failed;
-  for (let i = state.retrievals.length - 1; i >= 0 && chain.length < consecutive; i--) {
-    const previous = state.retrievals[i]!;
-    if (previous.s <= state.userSeq) break;
-    if ((previous.k ?? 0) !== record.k) break;
-    if ((previous.f ?? 0) !== (record.f ?? 0)) break;
-    const reported = previous.r !== null && record.r !== null;
-    if (reported && previous.r !== record.r) break;
-    // Compared with every query of the chain: rewordings circle one question rather than drift in a line.
-    // Failed searches are compared with the next query only: a query that names one more thing than the last is
-    // a rewording, one that shares a word with some earlier query in the chain is often another target.
-    let best = 0;
-    for (const later of failed ? chain.slice(-1) : chain) {
-      best = Math.max(best, judged && reported ? sketchOverlap(previous.q, later.q) : sketchJaccard(previous.q, later.q));
-    }
-    if (best < (judged && reported ? related : nearIdentical) || (failed && best <= related)) break;
-    minSimilarity = Math.min(minSimilarity, best);
-    chain.push(previous);
-    // The agent came to this query by taking up a suggestion: what it searched before was another search.
-    if (previous.t === 1) break;
-  }
+  const { chain, minSimilarity } = failed
+    ? failedSearches(state, record, consecutive, related)
+    : sameSearches(state, record, consecutive, related, nearIdentical);
   if (chain.length < consecutive) return { retrievals, novel, detection: null };
   const pattern = failed ? 'failed_searches' : chain.every((r) => r.r !== null && r.r !== 0) ? 'same_documents' : 'near_identical_queries';
   const detail =
     pattern === 'failed_searches'
-      ? `${chain.length} related retrieval queries in a row (related ≥ ${round2(minSimilarity)}) each found nothing, and none took up what the search suggested`
+      ? `${chain.length} reworded retrieval queries in a row (related ≥ ${round2(minSimilarity)}) each found nothing`
       : pattern === 'same_documents'
         ? `${chain.length} retrieval queries in a row asked for the same thing (related ≥ ${round2(minSimilarity)}) and retrieved the same documents`
         : `${chain.length} retrieval queries in a row were near-identical (similarity ≥ ${round2(minSimilarity)}) and retrieved nothing new`;
@@ -103,39 +77,58 @@ export function judgeRetrieval(
   };
 }
 
-/** The distinct stems of a failed search's answer (its suggestions), sorted, at most {@link SUGGESTION_STEMS}. */
-function suggestionStems(results: readonly string[]): number[] {
-  const stems = new Set<number>();
-  for (const result of results) {
-    for (const h of stemHashes(result, 512)) {
-      stems.add(h);
-      if (stems.size >= SUGGESTION_STEMS) break;
+interface Chain {
+  /** The newest retrieval first, then the earlier ones judged the same search. */
+  readonly chain: readonly RetrievalRecord[];
+  readonly minSimilarity: number;
+}
+
+/** Retrievals in a row, back from `record`, that asked for the same thing and got the same (or unreported) results. */
+function sameSearches(state: BreakerSessionState, record: RetrievalRecord, consecutive: number, related: number, nearIdentical: number): Chain {
+  const chain: RetrievalRecord[] = [record];
+  let minSimilarity = 1;
+  // The backend judged these queries alike when it returned the same passages.
+  const sameDocuments = record.r !== null && record.r !== 0;
+  for (let i = state.retrievals.length - 1; i >= 0 && chain.length < consecutive; i--) {
+    const previous = state.retrievals[i]!;
+    if (previous.s <= state.userSeq) break;
+    if ((previous.k ?? 0) !== record.k) break;
+    if (previous.f === 1) break;
+    const reported = previous.r !== null && record.r !== null;
+    if (reported && previous.r !== record.r) break;
+    // Compared with every query of the chain: rewordings circle one question rather than drift in a line.
+    let best = 0;
+    for (const later of chain) {
+      best = Math.max(best, sameDocuments && reported ? sketchOverlap(previous.q, later.q) : sketchJaccard(previous.q, later.q));
     }
+    if (best < (sameDocuments && reported ? related : nearIdentical)) break;
+    minSimilarity = Math.min(minSimilarity, best);
+    chain.push(previous);
   }
-  return [...stems].sort((a, b) => a - b);
+  return { chain, minSimilarity };
 }
 
 /**
- * Whether every new word of a query (those the previous query did not have)
- * comes from the previous search's answer: the agent searched for an
- * alternative it was shown. The answer echoes the previous query, so only
- * the alternatives it listed can supply a new word.
+ * Failed searches, back from the failed `record`, for the same target: each
+ * keeps more than `related` of the word stems of the one after it. A failed
+ * search for another target in between is skipped (it brought nothing that
+ * could change the outcome); a search that found something ends the chain.
+ * Queries naming different things (two different years) are other targets;
+ * one that adds a year to the other narrows the same search.
  */
-function takesUpSuggestion(query: readonly number[], previous: readonly number[], suggested: readonly number[]): boolean {
-  let added = 0;
-  let taken = 0;
-  for (const h of new Set(query)) {
-    if (previous.includes(h)) continue;
-    added++;
-    if (suggested.includes(h)) taken++;
+function failedSearches(state: BreakerSessionState, record: RetrievalRecord, consecutive: number, related: number): Chain {
+  const chain: RetrievalRecord[] = [record];
+  let minSimilarity = 1;
+  for (let i = state.retrievals.length - 1; i >= 0 && chain.length < consecutive; i--) {
+    const previous = state.retrievals[i]!;
+    if (previous.s <= state.userSeq) break;
+    if (previous.f !== 1) break;
+    const next = chain.at(-1)!;
+    const namesOther = (previous.k ?? 0) !== 0 && (next.k ?? 0) !== 0 && previous.k !== next.k;
+    const similarity = sketchOverlap(previous.q, next.q);
+    if (namesOther || similarity <= related) continue;
+    minSimilarity = Math.min(minSimilarity, similarity);
+    chain.push(previous);
   }
-  return added > 0 && taken === added;
-}
-
-/** Suggestions matter for the next query only: older records drop them, which keeps the state small. */
-function withoutSuggestions(records: readonly RetrievalRecord[]): readonly RetrievalRecord[] {
-  const last = records.at(-1);
-  if (last?.a === undefined) return records;
-  const { a: _dropped, ...kept } = last;
-  return [...records.slice(0, -1), kept];
+  return { chain, minSimilarity };
 }
