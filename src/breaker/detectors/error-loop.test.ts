@@ -22,6 +22,25 @@ describe('error loop', () => {
     assert.deepEqual(actions(calls), ['allow', 'allow', 'steer', 'block', 'stop']);
   });
 
+  test('a lookup that fails again within a newly retrieved page is a new request', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const calls = [];
+    for (const page of ['The Mothman was first reported in 1966.', 'The jackalope story dates from the 1930s.', 'The Lizard Man was reported in 1988.']) {
+      await d.retrieval('creature of folklore', [page]);
+      calls.push(await d.tool('lookup', { keyword: '1964' }, 'No Results', true));
+    }
+    assert.deepEqual(actions(calls), ['allow', 'allow', 'allow']);
+    // The same page again brings nothing new: the failing lookup is a loop.
+    const same = new BreakerDriver(new AgentBreaker());
+    const again = [];
+    for (let i = 0; i < 3; i++) {
+      await same.retrieval('creature of folklore', ['The Mothman was first reported in 1966.']);
+      again.push(await same.tool('lookup', { keyword: '1964' }, 'No Results', true));
+    }
+    assert.deepEqual(actions(again), ['allow', 'allow', 'steer']);
+    assert.equal(again[2]!.check.category, 'error_loop');
+  });
+
   test('reads in between do not hide the loop, nor do user turns', async () => {
     const d = new BreakerDriver(new AgentBreaker());
     const calls = [];

@@ -171,6 +171,45 @@ describe('RAG fixation', () => {
     assert.ok(out.every((x) => x.action === 'allow'));
   });
 
+  test('failed searches for one target trip though failed searches for other targets come between', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const fail = (query: string) => d.retrieval(query, [`Could not find [${query}]. Similar: ['Glass Bead Game', 'Hermann Hesse']`]);
+    const out = [
+      await fail('"The Glass Bead Game novel"'),
+      await fail('"The Glass Bead Game"'),
+      await fail('"Hermann Hesse"'),
+      await fail('"Castalia"'),
+      await fail('"The Glass Bead Game"'),
+    ];
+    assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'allow', 'allow', 'steer']);
+  });
+
+  test('a search that found something ends a chain of failed searches', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [
+      await d.retrieval('Glass Bead Game author', ["Could not find [Glass Bead Game author]. Similar: ['Hermann Hesse']"]),
+      await d.retrieval('Glass Bead Game', ['The Glass Bead Game is the last full-length novel of Hermann Hesse.']),
+      await d.retrieval('Glass Bead Game prize', ["Could not find [Glass Bead Game prize]. Similar: ['Nobel Prize']"]),
+      await d.retrieval('Glass Bead Game award', ["Could not find [Glass Bead Game award]. Similar: ['Nobel Prize']"]),
+    ];
+    assert.ok(out.every((x) => x.action === 'allow'));
+  });
+
+  test('a failed search that adds a year narrows the same search; two different years are other targets', async () => {
+    const narrowed = new BreakerDriver(new AgentBreaker());
+    const fail = (d: BreakerDriver, query: string) => d.retrieval(query, [`Could not find [${query}]. Similar: []`]);
+    const out = [
+      await fail(narrowed, 'Harbour Bridge opening ceremony'),
+      await fail(narrowed, 'Harbour Bridge opening ceremony guests'),
+      await fail(narrowed, 'Harbour Bridge opening ceremony guests 1932'),
+    ];
+    assert.equal(out[2]!.action, 'steer');
+    const years = new BreakerDriver(new AgentBreaker());
+    const yearsOut = [];
+    for (const year of [1930, 1931, 1932]) yearsOut.push(await fail(years, `Harbour Bridge construction progress ${year}`));
+    assert.ok(yearsOut.every((x) => x.action === 'allow'));
+  });
+
   test('escalates to a stop when it goes on', async () => {
     const d = new BreakerDriver(new AgentBreaker());
     const out = [];
