@@ -22,6 +22,7 @@ export function detectErrorLoop(state: BreakerSessionState, proposal: ToolPropos
   if (!base.enabled || own?.enabled === false) return null;
   const threshold = own?.similarity ?? base.similarity;
 
+  const news = latestRetrievedNews(state);
   const chain: ToolRecord[] = [];
   let minSimilarity = 1;
   for (let i = state.tools.length - 1; i >= 0; i--) {
@@ -33,7 +34,7 @@ export function detectErrorLoop(state: BreakerSessionState, proposal: ToolPropos
       continue;
     }
     if (record.e === 0) break;
-    if (retrievedNewsSince(state, record.s)) break;
+    if (record.s < news) break;
     const similarity = compareFingerprints(record.a, proposal.fp);
     if (similarity < threshold) break;
     if (chain.length > 0 && record.r !== chain[0]!.r) break;
@@ -64,15 +65,15 @@ export function detectErrorLoop(state: BreakerSessionState, proposal: ToolPropos
   };
 }
 
-/** Whether a retrieval after `seq` brought documents that no earlier retrieval in the window brought. */
-function retrievedNewsSince(state: BreakerSessionState, seq: number): boolean {
+/** Sequence number of the latest retrieval that brought documents no earlier retrieval in the window brought; 0 if none. */
+function latestRetrievedNews(state: BreakerSessionState): number {
   const retrievals = state.retrievals;
-  for (let i = retrievals.length - 1; i >= 0 && retrievals[i]!.s > seq; i--) {
+  for (let i = retrievals.length - 1; i >= 0; i--) {
     const r = retrievals[i]!.r;
     if (r === null || r === 0) continue;
     let seen = false;
     for (let j = 0; j < i && !seen; j++) seen = retrievals[j]!.r === r;
-    if (!seen) return true;
+    if (!seen) return retrievals[i]!.s;
   }
-  return false;
+  return 0;
 }
