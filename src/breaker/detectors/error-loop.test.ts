@@ -41,6 +41,25 @@ describe('error loop', () => {
     assert.equal(again[2]!.check.category, 'error_loop');
   });
 
+  test('a request reworded again and again and rejected with the very same error each time is a loop from the fourth attempt', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const calls = [];
+    for (const query of ['sugar free lemonade concentrate', 'sugar free lemonade', 'sugar free lemonade drink mix', 'sugar free lemonade drink powder']) {
+      calls.push(await d.tool('search', { query }, 'Invalid action!', true));
+    }
+    assert.deepEqual(actions(calls), ['allow', 'allow', 'allow', 'steer']);
+    assert.equal(calls[3]!.check.evidence?.pattern, 'same_error_reworded');
+  });
+
+  test('different requests rejected with the same error are not one request reworded', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const calls = [];
+    for (const title of ['Brass desk lamp with dimmer', 'Oak bookshelf, five shelves', 'Wool rug 120x170 grey', 'Ceramic vase set of 3']) {
+      calls.push(await d.tool('click', { target: title }, 'Invalid action!', true));
+    }
+    assert.ok(calls.every((c) => c.decision.action === 'allow'));
+  });
+
   test('reads in between do not hide the loop, nor do user turns', async () => {
     const d = new BreakerDriver(new AgentBreaker());
     const calls = [];
