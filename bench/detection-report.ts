@@ -123,6 +123,27 @@ function sourceSummary(report: DetectionReport): string {
   return table(header, rows);
 }
 
+/** F1 and false-alarm rate on the runs of each label confidence; empty when the corpus gives none. */
+function confidenceTable(report: DetectionReport): string {
+  const levels = Object.keys(report.baseline.byConfidence);
+  if (levels.length === 0) return '';
+  const header = [
+    'Detector',
+    ...levels.map((c) => {
+      const f = report.baseline.byConfidence[c];
+      return `${c} labels (${f?.stuck ?? 0}/${f?.trajectories ?? 0})`;
+    }),
+  ];
+  const rows = report.detectors.map((d) => [
+    d.name,
+    ...levels.map((c) => {
+      const f = d.byConfidence[c];
+      return f === undefined ? 'n/a' : `F1 ${fixed(f.f1)} FPR ${percent(f.falsePositiveRate)}`;
+    }),
+  ]);
+  return table(header, rows);
+}
+
 /** Each goal with the figure that meets it or not. The first detector is ours; the rest are peers. */
 export function goalLines(report: DetectionReport): string[] {
   const [ours, ...peers] = report.detectors as [DetectorReport, ...DetectorReport[]];
@@ -172,6 +193,9 @@ export function formatDetectionReport(report: DetectionReport): string {
     '',
     categoryTable(report),
     '',
+    ...(Object.keys(report.baseline.byConfidence).length > 0
+      ? ['By label confidence (stuck/total in the header):', '', confidenceTable(report), '']
+      : []),
     'By source, ours against the best peer rule there:',
     '',
     sourceSummary(report),

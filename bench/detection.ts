@@ -15,6 +15,7 @@ import { OpenHandsStuckDetector } from './peers/openhands.ts';
 import { RooCodeToolRepetition } from './peers/roo-code.ts';
 import { SeedSpringAgentBreaker } from './peers/seed-spring-agent-breaker.ts';
 import { StepCap } from './peers/step-cap.ts';
+import { labelConfidence } from './label-confidence.ts';
 import { asToolCalls } from './tool-call-view.ts';
 import { summarise, summariseBy, type DetectionFigures, type Outcome } from './detection-metrics.ts';
 
@@ -78,6 +79,8 @@ export interface DetectorReport {
   readonly byCategory: Readonly<Record<string, DetectionFigures>>;
   /** Every run of each source. */
   readonly bySource: Readonly<Record<string, DetectionFigures>>;
+  /** Every run of each label confidence (`clear`, `ambiguous`), when the corpus says. */
+  readonly byConfidence: Readonly<Record<string, DetectionFigures>>;
 }
 
 /** The whole benchmark outcome. */
@@ -121,7 +124,7 @@ function tokensOf(trajectory: Trajectory, from: number, to: number): { tokens: n
 }
 
 /** How one detector does on one labelled trajectory (a fresh instance per trajectory). */
-export async function judge(spec: DetectorSpec, recorded: Trajectory, session: string): Promise<Outcome> {
+export async function judge(spec: DetectorSpec, recorded: Trajectory, session: string, confidence?: string): Promise<Outcome> {
   const t = spec.view === 'tool_calls' ? asToolCalls(recorded) : recorded;
   const label = t.label;
   const stuck = label?.stuck === true;
@@ -133,6 +136,7 @@ export async function judge(spec: DetectorSpec, recorded: Trajectory, session: s
     stuck,
     category: stuck ? (label?.category ?? 'other') : undefined,
     source: t.source ?? '(no source)',
+    ...(confidence !== undefined ? { confidence } : {}),
     tripped: output.tripped,
     step: output.step,
     stopStep: stuck ? await firstStop(spec.create(), t, `${session}-stop`) : undefined,
@@ -149,6 +153,7 @@ function report(name: string, outcomes: readonly Outcome[]): DetectorReport {
     overall: summarise(outcomes),
     byCategory: summariseBy(outcomes, 'category'),
     bySource: summariseBy(outcomes, 'source'),
+    byConfidence: summariseBy(outcomes.filter((o) => o.confidence !== undefined), 'confidence'),
   };
 }
 
@@ -171,6 +176,7 @@ export async function runDetectionBenchmark(
   let unlabelled = 0, malformed = 0, done = 0;
 
   for (const [fileIndex, corpusPath] of corpusPaths.entries()) {
+    const confidence = await labelConfidence(corpusPath);
     for await (const record of readTrajectories(corpusPath)) {
       if (isMalformedLine(record)) {
         malformed++;
@@ -183,8 +189,9 @@ export async function runDetectionBenchmark(
         continue;
       }
       const session = `bench-${fileIndex}-${record.lineNumber}`;
-      for (const [d, spec] of detectors.entries()) (outcomes[d] as Outcome[]).push(await judge(spec, t, session));
-      baseline.push(await judge(control, t, session));
+      const sure = confidence.get(record.lineNumber);
+      for (const [d, spec] of detectors.entries()) (outcomes[d] as Outcome[]).push(await judge(spec, t, session, sure));
+      baseline.push(await judge(control, t, session, sure));
       onProgress?.(++done);
     }
   }
