@@ -162,6 +162,10 @@ export interface TokenDriftOptions {
  * naming different things (numbers, paths, file names) are never the same
  * search. A query whose retrieved documents change is exploring, not fixated;
  * the same documents in another order or with other scores are unchanged.
+ * Searches that each answer that they found nothing ("Could not find …",
+ * "No results") are one outcome however the answers are worded: reworded
+ * queries for one target that keep failing trip, even with failed searches
+ * for other targets between them.
  */
 export interface RagFixationOptions {
   /** @default true */
@@ -180,7 +184,8 @@ export interface RagFixationOptions {
    * found in the other) for two queries that retrieved the very same
    * documents to be the same search. Lower than `similarity` because the
    * retriever has already judged them equivalent: rewordings of one question
-   * share few exact words.
+   * share few exact words. Failed searches must be related by more than this
+   * to the query that followed them.
    * @default 0.5
    */
   readonly sameDocumentsSimilarity?: number;
