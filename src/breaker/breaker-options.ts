@@ -88,7 +88,12 @@ export interface ErrorLoopToolOptions {
 export interface ErrorLoopOptions {
   /** @default true */
   readonly enabled?: boolean;
-  /** The n-th attempt of a call that failed the same way n-1 times in a row is judged a loop. @default 3 */
+  /**
+   * The n-th attempt of a call that failed the same way n-1 times in a row is
+   * judged a loop; a request reworded on every attempt (each related to the
+   * next) and rejected with the very same error, at attempt n + 1.
+   * @default 3
+   */
   readonly maxRepeats?: number;
   /** Same, for transient errors (bounded retries of an outage are fine). @default 5 */
   readonly maxTransientRepeats?: number;
