@@ -10,6 +10,8 @@ export interface Outcome {
   /** Label category (stuck trajectories only). */
   readonly category: string | undefined;
   readonly source: string;
+  /** The label's confidence (`clear`, `ambiguous`) when the corpus gives one. */
+  readonly confidence?: string;
   /** The detector intervened (its first decision that was not `allow`). */
   readonly tripped: boolean;
   /** Step of that first intervention: the step that would not have run as recorded. */
@@ -133,12 +135,12 @@ export function summarise(outcomes: readonly Outcome[]): DetectionFigures {
  */
 export function summariseBy(
   outcomes: readonly Outcome[],
-  key: 'category' | 'source',
+  key: 'category' | 'source' | 'confidence',
 ): Record<string, DetectionFigures> {
   const groups = new Map<string, Outcome[]>();
   for (const o of outcomes) {
     if (key === 'category' && !o.stuck) continue;
-    const name = key === 'category' ? (o.category ?? 'other') : o.source;
+    const name = key === 'category' ? (o.category ?? 'other') : key === 'source' ? o.source : (o.confidence ?? '(none)');
     let group = groups.get(name);
     if (group === undefined) groups.set(name, (group = []));
     group.push(o);

@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import type { DetectionFigures } from './detection-metrics.ts';
+import type { CrossValidationReport, Spread } from './cross-validation.ts';
 import type { DetectionReport, DetectorReport } from './detection.ts';
 
 /** The goals the breaker must reach (checked here, on the figures just measured). */
@@ -92,6 +93,57 @@ function sourceTable(report: DetectionReport): string {
   return table(header, rows);
 }
 
+/**
+ * One row per source, ours against the best peer there: stuck runs, our
+ * recall (loops caught), false alarms, F1, and the peer with the best F1 on
+ * that source.
+ */
+function sourceSummary(report: DetectionReport): string {
+  const [ours, ...peers] = report.detectors;
+  if (ours === undefined) return '';
+  const header = ['Source', 'Stuck', `${ours.name}: recall`, 'False alarms', 'F1', 'Best peer rule', 'Peer recall', 'Peer F1'];
+  const rows = Object.keys(report.baseline.bySource).map((source) => {
+    const f = ours.bySource[source];
+    const best = peers.reduce<DetectorReport | undefined>(
+      (top, p) => ((p.bySource[source]?.f1 ?? -1) > (top?.bySource[source]?.f1 ?? -1) ? p : top),
+      undefined,
+    );
+    const b = best?.bySource[source];
+    return [
+      source,
+      `${f?.stuck ?? 0}/${f?.trajectories ?? 0}`,
+      `${fixed(f?.recall)} (${f?.truePositives ?? 0})`,
+      `${f?.falsePositives ?? 0} of ${f?.productive ?? 0}`,
+      fixed(f?.f1),
+      b === undefined || (b.f1 ?? 0) === 0 ? '-' : (best?.name ?? '-'),
+      fixed(b?.recall),
+      fixed(b?.f1),
+    ];
+  });
+  return table(header, rows);
+}
+
+/** F1 and false-alarm rate on the runs of each label confidence; empty when the corpus gives none. */
+function confidenceTable(report: DetectionReport): string {
+  const levels = Object.keys(report.baseline.byConfidence);
+  if (levels.length === 0) return '';
+  const header = [
+    'Detector',
+    ...levels.map((c) => {
+      const f = report.baseline.byConfidence[c];
+      return `${c} labels (${f?.stuck ?? 0}/${f?.trajectories ?? 0})`;
+    }),
+  ];
+  const rows = report.detectors.map((d) => [
+    d.name,
+    ...levels.map((c) => {
+      const f = d.byConfidence[c];
+      return f === undefined ? 'n/a' : `F1 ${fixed(f.f1)} FPR ${percent(f.falsePositiveRate)}`;
+    }),
+  ]);
+  return table(header, rows);
+}
+
 /** Each goal with the figure that meets it or not. The first detector is ours; the rest are peers. */
 export function goalLines(report: DetectionReport): string[] {
   const [ours, ...peers] = report.detectors as [DetectorReport, ...DetectorReport[]];
@@ -141,6 +193,13 @@ export function formatDetectionReport(report: DetectionReport): string {
     '',
     categoryTable(report),
     '',
+    ...(Object.keys(report.baseline.byConfidence).length > 0
+      ? ['By label confidence (stuck/total in the header):', '', confidenceTable(report), '']
+      : []),
+    'By source, ours against the best peer rule there:',
+    '',
+    sourceSummary(report),
+    '',
     'By source (stuck/total in the header):',
     '',
     sourceTable(report),
@@ -153,5 +212,39 @@ export function formatDetectionReport(report: DetectionReport): string {
     'loops ended by a `stop` even if every steer and block were ignored (peers stop at once). Tokens after stuck:',
     'prompt + completion tokens of model steps from first_stuck_step until the intervention, or to the end of a missed',
     'loop, summed over stuck runs ("unknown" when the corpus records no token counts).',
+  ].join('\n');
+}
+
+function spreadText(s: Spread | undefined, format: (x: number) => string): string {
+  return s === undefined ? 'n/a' : `${format(s.min)}–${format(s.max)} (mean ${format(s.mean)}, sd ${format(s.sd)})`;
+}
+
+/** The cross-validation as text: one row per held-out source, then the spread. */
+export function formatCrossValidation(report: CrossValidationReport): string {
+  const files = report.corpora.map((c) => path.basename(c)).join(', ');
+  const header = [
+    'Held-out source', 'Stuck', 'Defaults: recall', 'F1', 'FPR', 'Chosen on the other sources', 'Recall', 'F1', 'FPR',
+  ];
+  const rows = report.sources.map((s) => [
+    s.source,
+    `${s.defaults.stuck}/${s.defaults.trajectories}`,
+    fixed(s.defaults.recall),
+    fixed(s.defaults.f1),
+    percent(s.defaults.falsePositiveRate),
+    s.chosen,
+    fixed(s.chosenHeldOut.recall),
+    fixed(s.chosenHeldOut.f1),
+    percent(s.chosenHeldOut.falsePositiveRate),
+  ]);
+  const f2 = (x: number) => x.toFixed(2);
+  return [
+    `Cross-validation by source — ${files}: each source held out in turn; ${report.candidates} candidate configurations,`,
+    `the one with the best F1 at FPR <= ${percent(report.maxFalsePositiveRate)} on the other sources is judged on the held-out one.`,
+    '',
+    table(header, rows),
+    '',
+    'Spread over held-out sources (F1: sources with stuck runs; FPR: sources with productive runs):',
+    `  defaults: F1 ${spreadText(report.spread.defaults.f1, f2)}; FPR ${spreadText(report.spread.defaults.falsePositiveRate, percent)}`,
+    `  chosen on the other sources: F1 ${spreadText(report.spread.chosen.f1, f2)}; FPR ${spreadText(report.spread.chosen.falsePositiveRate, percent)}`,
   ].join('\n');
 }

@@ -73,6 +73,21 @@ describe('detection benchmark', () => {
     assert.match(text, /Step cap: 15 model calls/);
   });
 
+  test('reports figures by label confidence when the corpus gives one, and only then', async () => {
+    const withConfidence = await corpus([
+      JSON.stringify({ ...stuck, label_confidence: 'clear' }),
+      JSON.stringify({ ...sweep, label_confidence: 'ambiguous' }),
+    ]);
+    const report = await runDetectionBenchmark([withConfidence]);
+    assert.deepEqual(Object.keys(report.baseline.byConfidence), ['ambiguous', 'clear']);
+    assert.equal(report.detectors[0]?.byConfidence.clear?.truePositives, 1);
+    assert.equal(report.detectors[0]?.byConfidence.ambiguous?.productive, 1);
+    assert.match(formatDetectionReport(report), /By label confidence/);
+    const without = await runDetectionBenchmark([await corpus([JSON.stringify(stuck)])]);
+    assert.deepEqual(without.baseline.byConfidence, {});
+    assert.doesNotMatch(formatDetectionReport(without), /By label confidence/);
+  });
+
   test('bench:detect --json reads the files given and reports malformed lines by number', async () => {
     const file = await corpus([JSON.stringify(stuck), '{not json', JSON.stringify(sweep)]);
     const { stdout, stderr } = await run(process.execPath, [

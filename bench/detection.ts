@@ -15,21 +15,29 @@ import { OpenHandsStuckDetector } from './peers/openhands.ts';
 import { RooCodeToolRepetition } from './peers/roo-code.ts';
 import { SeedSpringAgentBreaker } from './peers/seed-spring-agent-breaker.ts';
 import { StepCap } from './peers/step-cap.ts';
+import { labelConfidence } from './label-confidence.ts';
+import { asToolCalls } from './tool-call-view.ts';
 import { summarise, summariseBy, type DetectionFigures, type Outcome } from './detection-metrics.ts';
 
 /** A detector under test; `create` gives a fresh instance for one session. */
 export interface DetectorSpec {
   readonly name: string;
   readonly create: () => ReplayableBreaker;
+  /**
+   * `tool_calls`: the detector's framework has no retrieval or delegation
+   * events, so it sees those steps as the tool calls they are there (see
+   * tool-call-view.ts). Default: every step as recorded.
+   */
+  readonly view?: 'steps' | 'tool_calls';
 }
 
 /** Our breaker with its defaults, then the peers with theirs. */
 export function defaultDetectors(): DetectorSpec[] {
   return [
     { name: 'Governor AgentBreaker (defaults)', create: () => new AgentBreaker() },
-    { name: 'Gemini CLI loop detection', create: () => new GeminiCliLoopDetection() },
-    { name: 'OpenHands StuckDetector', create: () => new OpenHandsStuckDetector() },
-    { name: 'Roo Code / Cline (3 identical calls)', create: () => new RooCodeToolRepetition(3) },
+    { name: 'Gemini CLI loop detection', create: () => new GeminiCliLoopDetection(), view: 'tool_calls' },
+    { name: 'OpenHands StuckDetector', create: () => new OpenHandsStuckDetector(), view: 'tool_calls' },
+    { name: 'Roo Code / Cline (3 identical calls)', create: () => new RooCodeToolRepetition(3), view: 'tool_calls' },
     { name: 'Seed SpringAgentBreaker defaults', create: () => new SeedSpringAgentBreaker() },
     { name: 'Step cap: 15 model calls', create: () => new StepCap(15) },
     { name: 'Step cap: 25 model calls', create: () => new StepCap(25) },
@@ -71,6 +79,8 @@ export interface DetectorReport {
   readonly byCategory: Readonly<Record<string, DetectionFigures>>;
   /** Every run of each source. */
   readonly bySource: Readonly<Record<string, DetectionFigures>>;
+  /** Every run of each label confidence (`clear`, `ambiguous`), when the corpus says. */
+  readonly byConfidence: Readonly<Record<string, DetectionFigures>>;
 }
 
 /** The whole benchmark outcome. */
@@ -113,7 +123,9 @@ function tokensOf(trajectory: Trajectory, from: number, to: number): { tokens: n
   return { tokens, known };
 }
 
-async function judge(spec: DetectorSpec, t: Trajectory, session: string): Promise<Outcome> {
+/** How one detector does on one labelled trajectory (a fresh instance per trajectory). */
+export async function judge(spec: DetectorSpec, recorded: Trajectory, session: string, confidence?: string): Promise<Outcome> {
+  const t = spec.view === 'tool_calls' ? asToolCalls(recorded) : recorded;
   const label = t.label;
   const stuck = label?.stuck === true;
   const first = stuck ? (label?.first_stuck_step ?? 0) : undefined;
@@ -124,6 +136,7 @@ async function judge(spec: DetectorSpec, t: Trajectory, session: string): Promis
     stuck,
     category: stuck ? (label?.category ?? 'other') : undefined,
     source: t.source ?? '(no source)',
+    ...(confidence !== undefined ? { confidence } : {}),
     tripped: output.tripped,
     step: output.step,
     stopStep: stuck ? await firstStop(spec.create(), t, `${session}-stop`) : undefined,
@@ -140,6 +153,7 @@ function report(name: string, outcomes: readonly Outcome[]): DetectorReport {
     overall: summarise(outcomes),
     byCategory: summariseBy(outcomes, 'category'),
     bySource: summariseBy(outcomes, 'source'),
+    byConfidence: summariseBy(outcomes.filter((o) => o.confidence !== undefined), 'confidence'),
   };
 }
 
@@ -162,6 +176,7 @@ export async function runDetectionBenchmark(
   let unlabelled = 0, malformed = 0, done = 0;
 
   for (const [fileIndex, corpusPath] of corpusPaths.entries()) {
+    const confidence = await labelConfidence(corpusPath);
     for await (const record of readTrajectories(corpusPath)) {
       if (isMalformedLine(record)) {
         malformed++;
@@ -174,8 +189,9 @@ export async function runDetectionBenchmark(
         continue;
       }
       const session = `bench-${fileIndex}-${record.lineNumber}`;
-      for (const [d, spec] of detectors.entries()) (outcomes[d] as Outcome[]).push(await judge(spec, t, session));
-      baseline.push(await judge(control, t, session));
+      const sure = confidence.get(record.lineNumber);
+      for (const [d, spec] of detectors.entries()) (outcomes[d] as Outcome[]).push(await judge(spec, t, session, sure));
+      baseline.push(await judge(control, t, session, sure));
       onProgress?.(++done);
     }
   }

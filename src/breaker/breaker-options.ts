@@ -89,7 +89,12 @@ export interface ErrorLoopToolOptions {
 export interface ErrorLoopOptions {
   /** @default true */
   readonly enabled?: boolean;
-  /** The n-th attempt of a call that failed the same way n-1 times in a row is judged a loop. @default 3 */
+  /**
+   * The n-th attempt of a call that failed the same way n-1 times in a row is
+   * judged a loop; a request reworded on every attempt (each related to the
+   * next) and rejected with the very same error, at attempt n + 1.
+   * @default 3
+   */
   readonly maxRepeats?: number;
   /** Same, for transient errors (bounded retries of an outage are fine). @default 5 */
   readonly maxTransientRepeats?: number;
@@ -163,6 +168,10 @@ export interface TokenDriftOptions {
  * naming different things (numbers, paths, file names) are never the same
  * search. A query whose retrieved documents change is exploring, not fixated;
  * the same documents in another order or with other scores are unchanged.
+ * Searches that each answer that they found nothing ("Could not find …",
+ * "No results") are one outcome however the answers are worded: reworded
+ * queries for one target that keep failing trip, even with failed searches
+ * for other targets between them.
  */
 export interface RagFixationOptions {
   /** @default true */
@@ -181,7 +190,8 @@ export interface RagFixationOptions {
    * found in the other) for two queries that retrieved the very same
    * documents to be the same search. Lower than `similarity` because the
    * retriever has already judged them equivalent: rewordings of one question
-   * share few exact words.
+   * share few exact words. Failed searches must be related by more than this
+   * to the query that followed them.
    * @default 0.5
    */
   readonly sameDocumentsSimilarity?: number;

@@ -61,6 +61,8 @@ export interface RetrievalRecord {
   readonly r: number | null;
   /** Identity of the query (see textIdentity): 0 or absent when it names nothing exactly. */
   readonly k?: number;
+  /** 1 when the search reported that it found nothing ("Could not find …", "No results"); `r` is then 0. */
+  readonly f?: 1;
 }
 
 /** One sub-agent call. */

@@ -37,6 +37,25 @@ describe('cycle', () => {
     assert.deepEqual(calls[6]!.decision.evidence?.sequence, ['search_orders', 'get_order', 'get_order']);
   });
 
+  test('recreating a script with new content each round (create refused, remove, create, run) is not a cycle', async () => {
+    const round = (content: string): Array<[string, unknown, string]> => [
+      ['editor', { command: 'create', path: 'check.py', file_text: content }, 'ERROR: File already exists at: check.py. Cannot overwrite files using command `create`.'],
+      ['bash', { command: 'rm check.py' }, 'exit code 0'],
+      ['editor', { command: 'create', path: 'check.py', file_text: content }, 'File created successfully at: check.py'],
+      ['bash', { command: 'python check.py' }, 'SystemCheckError: admin.E403 a template engine must be configured'],
+    ];
+    const body = 'import django\nfrom django.core.management import call_command\nsettings.configure(INSTALLED_APPS=["django.contrib.admin"])\ndjango.setup()\ncall_command("check")\n';
+    const changing = await run(new BreakerDriver(new AgentBreaker()), [
+      ...round(`${body}# variant one: configure templates first\n`),
+      ...round(`${body}# variant two: skip the checks\n`),
+      ...round(`${body}# variant three: call the command directly\n`),
+    ]);
+    assert.equal(firstTrip(changing), -1);
+    // The same content every round changes nothing: that is a cycle.
+    const same = await run(new BreakerDriver(new AgentBreaker()), [...round(body), ...round(body), ...round(body)]);
+    assert.notEqual(firstTrip(same), -1);
+  });
+
   test('edit–test alternation where the edits change is not a cycle', async () => {
     const d = new BreakerDriver(new AgentBreaker());
     const steps: Array<[string, unknown, string]> = [];

@@ -1,13 +1,15 @@
 import type { BreakerSessionState, ToolRecord } from '../breaker-state.ts';
 import { compareFingerprints } from '../similarity/args-fingerprint.ts';
 import { round2, type Detection, type DetectorContext } from './detection.ts';
-import type { ToolProposal } from './tool-record.ts';
+import { STATE_CHANGE, type ToolProposal } from './tool-record.ts';
 
 /**
  * Cycle: would this call begin the `repeats`-th round of a short sequence of
  * calls (period 2 to `maxPeriod`) that has already repeated with every step
- * returning what it returned one round earlier? A single call repeating is a
- * spiral, not a cycle, and is left to that detector.
+ * returning what it returned one round earlier? A round in which an action
+ * changed something with other arguments than before (an edit whose content
+ * changed) is not a repeat. A single call repeating is a spiral, not a cycle,
+ * and is left to that detector.
  */
 export function detectCycle(state: BreakerSessionState, proposal: ToolProposal, ctx: DetectorContext): Detection | null {
   const { enabled, maxPeriod, repeats, similarity: threshold } = ctx.options.cycle;
@@ -39,6 +41,8 @@ export function detectCycle(state: BreakerSessionState, proposal: ToolProposal, 
       const similarity = compareFingerprints(a.a, laterFp);
       if (similarity < threshold) periodic = false;
       else if ('r' in later && (later.r !== a.r || later.e !== a.e)) periodic = false;
+      // An action that changed something with other arguments than a round earlier (an edit whose content changed) is progress.
+      else if ('p' in later && (later.p & STATE_CHANGE) !== 0 && later.a.h !== a.a.h) periodic = false;
       minSimilarity = Math.min(minSimilarity, similarity);
     }
     if (!periodic || !hasDistinctSteps(steps.slice(0, period), threshold)) continue;

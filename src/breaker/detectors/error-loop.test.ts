@@ -22,6 +22,44 @@ describe('error loop', () => {
     assert.deepEqual(actions(calls), ['allow', 'allow', 'steer', 'block', 'stop']);
   });
 
+  test('a lookup that fails again within a newly retrieved page is a new request', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const calls = [];
+    for (const page of ['The Mothman was first reported in 1966.', 'The jackalope story dates from the 1930s.', 'The Lizard Man was reported in 1988.']) {
+      await d.retrieval('creature of folklore', [page]);
+      calls.push(await d.tool('lookup', { keyword: '1964' }, 'No Results', true));
+    }
+    assert.deepEqual(actions(calls), ['allow', 'allow', 'allow']);
+    // The same page again brings nothing new: the failing lookup is a loop.
+    const same = new BreakerDriver(new AgentBreaker());
+    const again = [];
+    for (let i = 0; i < 3; i++) {
+      await same.retrieval('creature of folklore', ['The Mothman was first reported in 1966.']);
+      again.push(await same.tool('lookup', { keyword: '1964' }, 'No Results', true));
+    }
+    assert.deepEqual(actions(again), ['allow', 'allow', 'steer']);
+    assert.equal(again[2]!.check.category, 'error_loop');
+  });
+
+  test('a request reworded again and again and rejected with the very same error each time is a loop from the fourth attempt', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const calls = [];
+    for (const query of ['sugar free lemonade concentrate', 'sugar free lemonade', 'sugar free lemonade drink mix', 'sugar free lemonade drink powder']) {
+      calls.push(await d.tool('search', { query }, 'Invalid action!', true));
+    }
+    assert.deepEqual(actions(calls), ['allow', 'allow', 'allow', 'steer']);
+    assert.equal(calls[3]!.check.evidence?.pattern, 'same_error_reworded');
+  });
+
+  test('different requests rejected with the same error are not one request reworded', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const calls = [];
+    for (const title of ['Brass desk lamp with dimmer', 'Oak bookshelf, five shelves', 'Wool rug 120x170 grey', 'Ceramic vase set of 3']) {
+      calls.push(await d.tool('click', { target: title }, 'Invalid action!', true));
+    }
+    assert.ok(calls.every((c) => c.decision.action === 'allow'));
+  });
+
   test('reads in between do not hide the loop, nor do user turns', async () => {
     const d = new BreakerDriver(new AgentBreaker());
     const calls = [];

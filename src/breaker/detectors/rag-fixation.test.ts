@@ -126,6 +126,90 @@ describe('RAG fixation', () => {
     assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'steer']);
   });
 
+  test('reworded searches that each report finding nothing trip, though every answer is worded differently', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [];
+    for (const [query, similar] of [
+      ['Orbit Records AG', "'Orbit (band)', 'Record label', 'Orbital Records'"],
+      ['Orbit Records', "'Orbital (band)', 'Orbit Books'"],
+      ['Orbit Records name change', "'Name change', 'Orbit Books', 'Renaming'"],
+    ] as const) {
+      out.push(await d.retrieval(query, [`Could not find [${query}]. Similar: [${similar}]`]));
+    }
+    assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'steer']);
+    assert.equal(out[2]!.evidence?.pattern, 'failed_searches');
+  });
+
+  test('searching for the alternatives a failed search suggested is following it, not fixation', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [
+      await d.retrieval('The lantern', ["Could not find [The lantern]. Similar: ['Lantern', 'Lantern (disambiguation)', 'Green Lantern']"]),
+      await d.retrieval('Lantern (disambiguation)', ["Could not find [Lantern (disambiguation)]. Similar: ['Paper lantern', 'Sky lantern', 'Lantern festival']"]),
+      await d.retrieval('Paper lantern', ["Could not find [Paper lantern]. Similar: ['Paper lantern', 'Lantern festival', 'Chinese paper lantern']"]),
+      await d.retrieval('Lantern festival', ['The Lantern Festival is held on the fifteenth day of the first month.']),
+    ];
+    assert.ok(out.every((x) => x.action === 'allow'));
+  });
+
+  test('failed searches for different targets that share a word are not one search', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [];
+    for (const query of ['Tamil songs', 'Tamil poems', 'Tamil poems anthology']) {
+      out.push(await d.retrieval(query, [`Could not find [${query}]. Similar: ['Kural', 'Sangam literature']`]));
+    }
+    const people = new BreakerDriver(new AgentBreaker());
+    for (const query of ['Anna Lee Varga filmography', 'Beth Ann Varga filmography', 'Anna Lee and Beth Ann Varga film']) {
+      out.push(await people.retrieval(query, [`Could not find [${query}]. The search returned a different page.`]));
+    }
+    assert.ok(out.every((x) => x.action === 'allow'));
+  });
+
+  test('an empty result list is not a reported failure: reworded queries still need to be near-identical', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [];
+    for (const query of ['Orbit Records AG', 'Orbit Records', 'Orbit Records name change']) out.push(await d.retrieval(query, []));
+    assert.ok(out.every((x) => x.action === 'allow'));
+  });
+
+  test('failed searches for one target trip though failed searches for other targets come between', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const fail = (query: string) => d.retrieval(query, [`Could not find [${query}]. Similar: ['Glass Bead Game', 'Hermann Hesse']`]);
+    const out = [
+      await fail('"The Glass Bead Game novel"'),
+      await fail('"The Glass Bead Game"'),
+      await fail('"Hermann Hesse"'),
+      await fail('"Castalia"'),
+      await fail('"The Glass Bead Game"'),
+    ];
+    assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'allow', 'allow', 'steer']);
+  });
+
+  test('a search that found something ends a chain of failed searches', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [
+      await d.retrieval('Glass Bead Game author', ["Could not find [Glass Bead Game author]. Similar: ['Hermann Hesse']"]),
+      await d.retrieval('Glass Bead Game', ['The Glass Bead Game is the last full-length novel of Hermann Hesse.']),
+      await d.retrieval('Glass Bead Game prize', ["Could not find [Glass Bead Game prize]. Similar: ['Nobel Prize']"]),
+      await d.retrieval('Glass Bead Game award', ["Could not find [Glass Bead Game award]. Similar: ['Nobel Prize']"]),
+    ];
+    assert.ok(out.every((x) => x.action === 'allow'));
+  });
+
+  test('a failed search that adds a year narrows the same search; two different years are other targets', async () => {
+    const narrowed = new BreakerDriver(new AgentBreaker());
+    const fail = (d: BreakerDriver, query: string) => d.retrieval(query, [`Could not find [${query}]. Similar: []`]);
+    const out = [
+      await fail(narrowed, 'Harbour Bridge opening ceremony'),
+      await fail(narrowed, 'Harbour Bridge opening ceremony guests'),
+      await fail(narrowed, 'Harbour Bridge opening ceremony guests 1932'),
+    ];
+    assert.equal(out[2]!.action, 'steer');
+    const years = new BreakerDriver(new AgentBreaker());
+    const yearsOut = [];
+    for (const year of [1930, 1931, 1932]) yearsOut.push(await fail(years, `Harbour Bridge construction progress ${year}`));
+    assert.ok(yearsOut.every((x) => x.action === 'allow'));
+  });
+
   test('escalates to a stop when it goes on', async () => {
     const d = new BreakerDriver(new AgentBreaker());
     const out = [];

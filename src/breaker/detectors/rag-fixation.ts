@@ -1,5 +1,6 @@
 import type { RetrievalEvent } from '../breaker-event.ts';
 import { LIMITS, pushBounded, type BreakerSessionState, type RetrievalRecord } from '../breaker-state.ts';
+import { isFailedSearch } from '../similarity/failed-search.ts';
 import { passageSetHash } from '../similarity/passage-set.ts';
 import { textIdentity } from '../similarity/text-identity.ts';
 import { sketchHashes, sketchJaccard, sketchOverlap } from '../similarity/token-sketch.ts';
@@ -16,10 +17,17 @@ import { round2, type Detection, type DetectorContext } from './detection.ts';
  * were judged equivalent by the retriever itself, so they need only be
  * related: most of the shorter query's word stems found in the other (a
  * paraphrase such as "webhook retry timeout" / "how are webhooks retried on
- * timeout" shares few exact words). When results are not reported, or nothing
- * was retrieved, the queries alone decide and must be near-identical. Queries
- * that name different things (numbers, paths, file names) are never the same
- * search.
+ * timeout" shares few exact words). A search that answers that it found
+ * nothing ("Could not find [X]. Similar: …") has judged the query too: such
+ * answers are one outcome however they are worded (they echo the query and
+ * list other titles), so queries that each fail are the same search reworded
+ * when each keeps most of the word stems of the next (more than
+ * `sameDocumentsSimilarity` of the shorter one's): adding a word, fixing a
+ * spelling, quoting it. Searches for other targets that share a word with it
+ * are not. When results are not reported,
+ * or an empty list came back, the queries alone decide and must be
+ * near-identical. Queries that name different things (numbers, paths, file
+ * names) are never the same search.
  */
 export function judgeRetrieval(
   state: BreakerSessionState,
@@ -28,23 +36,64 @@ export function judgeRetrieval(
   ctx: DetectorContext,
 ): { retrievals: readonly RetrievalRecord[]; novel: number | null; detection: Detection | null } {
   const { enabled, consecutive, similarity: nearIdentical, sameDocumentsSimilarity: related } = ctx.options.ragFixation;
+  const failed = event.results !== undefined && event.results.length > 0 && event.results.every(isFailedSearch);
   const record: RetrievalRecord = {
     s: seq,
     q: sketchHashes(stemHashes(event.query)),
-    r: passageSetHash(event.results),
+    r: failed ? 0 : passageSetHash(event.results),
     k: textIdentity(event.query),
+    ...(failed ? { f: 1 as const } : {}),
   };
   const retrievals = pushBounded(state.retrievals, record, LIMITS.retrievals);
   const novel = record.r !== null && record.r !== 0 && !state.seen.includes(record.r) ? record.r : null;
   if (!enabled) return { retrievals, novel, detection: null };
 
+  const { chain, minSimilarity } = failed
+    ? failedSearches(state, record, consecutive, related)
+    : sameSearches(state, record, consecutive, related, nearIdentical);
+  if (chain.length < consecutive) return { retrievals, novel, detection: null };
+  const pattern = failed ? 'failed_searches' : chain.every((r) => r.r !== null && r.r !== 0) ? 'same_documents' : 'near_identical_queries';
+  const detail =
+    pattern === 'failed_searches'
+      ? `${chain.length} reworded retrieval queries in a row (related ≥ ${round2(minSimilarity)}) each found nothing`
+      : pattern === 'same_documents'
+        ? `${chain.length} retrieval queries in a row asked for the same thing (related ≥ ${round2(minSimilarity)}) and retrieved the same documents`
+        : `${chain.length} retrieval queries in a row were near-identical (similarity ≥ ${round2(minSimilarity)}) and retrieved nothing new`;
+  return {
+    retrievals,
+    novel,
+    detection: {
+      category: 'rag_fixation',
+      key: `rag_fixation:${seq}`,
+      evidence: {
+        detail,
+        pattern,
+        repeats: chain.length,
+        threshold: consecutive,
+        similarity: round2(minSimilarity),
+        similarityThreshold: pattern === 'near_identical_queries' ? nearIdentical : related,
+      },
+    },
+  };
+}
+
+interface Chain {
+  /** The newest retrieval first, then the earlier ones judged the same search. */
+  readonly chain: readonly RetrievalRecord[];
+  readonly minSimilarity: number;
+}
+
+/** Retrievals in a row, back from `record`, that asked for the same thing and got the same (or unreported) results. */
+function sameSearches(state: BreakerSessionState, record: RetrievalRecord, consecutive: number, related: number, nearIdentical: number): Chain {
   const chain: RetrievalRecord[] = [record];
   let minSimilarity = 1;
+  // The backend judged these queries alike when it returned the same passages.
   const sameDocuments = record.r !== null && record.r !== 0;
   for (let i = state.retrievals.length - 1; i >= 0 && chain.length < consecutive; i--) {
     const previous = state.retrievals[i]!;
     if (previous.s <= state.userSeq) break;
     if ((previous.k ?? 0) !== record.k) break;
+    if (previous.f === 1) break;
     const reported = previous.r !== null && record.r !== null;
     if (reported && previous.r !== record.r) break;
     // Compared with every query of the chain: rewordings circle one question rather than drift in a line.
@@ -56,24 +105,30 @@ export function judgeRetrieval(
     minSimilarity = Math.min(minSimilarity, best);
     chain.push(previous);
   }
-  if (chain.length < consecutive) return { retrievals, novel, detection: null };
-  const documents = chain.every((r) => r.r !== null && r.r !== 0);
-  return {
-    retrievals,
-    novel,
-    detection: {
-      category: 'rag_fixation',
-      key: `rag_fixation:${seq}`,
-      evidence: {
-        detail: documents
-          ? `${chain.length} retrieval queries in a row asked for the same thing (related ≥ ${round2(minSimilarity)}) and retrieved the same documents`
-          : `${chain.length} retrieval queries in a row were near-identical (similarity ≥ ${round2(minSimilarity)}) and retrieved nothing new`,
-        pattern: documents ? 'same_documents' : 'near_identical_queries',
-        repeats: chain.length,
-        threshold: consecutive,
-        similarity: round2(minSimilarity),
-        similarityThreshold: documents ? related : nearIdentical,
-      },
-    },
-  };
+  return { chain, minSimilarity };
+}
+
+/**
+ * Failed searches, back from the failed `record`, for the same target: each
+ * keeps more than `related` of the word stems of the one after it. A failed
+ * search for another target in between is skipped (it brought nothing that
+ * could change the outcome); a search that found something ends the chain.
+ * Queries naming different things (two different years) are other targets;
+ * one that adds a year to the other narrows the same search.
+ */
+function failedSearches(state: BreakerSessionState, record: RetrievalRecord, consecutive: number, related: number): Chain {
+  const chain: RetrievalRecord[] = [record];
+  let minSimilarity = 1;
+  for (let i = state.retrievals.length - 1; i >= 0 && chain.length < consecutive; i--) {
+    const previous = state.retrievals[i]!;
+    if (previous.s <= state.userSeq) break;
+    if (previous.f !== 1) break;
+    const next = chain.at(-1)!;
+    const namesOther = (previous.k ?? 0) !== 0 && (next.k ?? 0) !== 0 && previous.k !== next.k;
+    const similarity = sketchOverlap(previous.q, next.q);
+    if (namesOther || similarity <= related) continue;
+    minSimilarity = Math.min(minSimilarity, similarity);
+    chain.push(previous);
+  }
+  return { chain, minSimilarity };
 }

@@ -36,7 +36,8 @@ export function recordToolCall(
   const novel = r !== 0 && !state.seen.includes(r);
   let p = novel ? NEW_INFORMATION : 0;
   if (e === 0 && !ctx.isReadOnly(proposal.tool)) {
-    const repeatedArgs = state.tools.some((t) => t.t === proposal.tool && t.a.h === proposal.fp.h);
+    // Only an earlier success with these arguments makes this one a repeat: a create that failed, then succeeds, changed something.
+    const repeatedArgs = state.tools.some((t) => t.t === proposal.tool && t.a.h === proposal.fp.h && t.e === 0);
     if (!repeatedArgs || novel) p |= STATE_CHANGE;
   }
   const record: ToolRecord = { s: seq, t: proposal.tool, a: proposal.fp, r, e, p };
