@@ -1,0 +1,1 @@
+export { redact, redactValue, redactedMessage, redactSecrets, REDACTED } from './redact.ts';
