@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { runDemo } from '../demo/run-demo.ts';
+import { redact } from '../redaction/redact.ts';
 import { runReplayCommand } from '../replay/index.ts';
 import type { CliIO } from './progress.ts';
 import { runRunCommand } from './run-command.ts';
@@ -40,7 +41,7 @@ if (import.meta.main) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(`governor: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(`governor: ${redact(error instanceof Error ? error.message : String(error))}\n`);
       process.exitCode = 1;
     },
   );

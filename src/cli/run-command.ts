@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { MiniAgent } from '../harness/mini-agent.ts';
+import { redact } from '../redaction/redact.ts';
 import { ModelSpecError, resolveModelSpec } from './model-spec.ts';
 import { progressLine, summaryLines, type CliIO } from './progress.ts';
 import { watchBreaker } from './watch-breaker.ts';
@@ -58,7 +59,7 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
   let label: string;
   const print = (line: string): void => {
     if (values.json) return;
-    io.stdout.write(`${line}\n`);
+    io.stdout.write(`${redact(line)}\n`);
   };
   try {
     const spec = resolveModelSpec({ model: values.model, baseURL: values['base-url'], env: io.env });
@@ -80,14 +81,14 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
       },
     });
   } catch (error) {
-    io.stderr.write(`governor run: ${(error as Error).message}\n`);
+    io.stderr.write(`governor run: ${redact((error as Error).message)}\n`);
     return 2;
   }
   print(`Running on ${label} in ${resolve(values.dir)}`);
   const result = await agent.run(task);
   if (values.json) {
     io.stdout.write(
-      `${JSON.stringify({
+      `${redact(JSON.stringify({
         status: result.status,
         reason: result.reason,
         invocations: result.invocations,
@@ -98,10 +99,10 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
         output: result.output,
         durationMs: Math.round(result.durationMs),
         conversationId: result.conversationId,
-      })}\n`,
+      }))}\n`,
     );
   } else {
-    io.stdout.write(`\n${summaryLines(result, label).join('\n')}\n`);
+    io.stdout.write(`\n${redact(summaryLines(result, label).join('\n'))}\n`);
   }
   return result.status === 'completed' ? 0 : 1;
 }

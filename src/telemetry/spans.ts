@@ -21,7 +21,7 @@ export function runInSpan<T>(span: Span | undefined, fn: () => T): T {
 
 /** A low-cardinality name for an error: its class name (`ToolSpiralError`, `AI_APICallError`, `AbortError`). */
 export function errorType(error: unknown): string {
-  if (error instanceof Error) return error.name && error.name !== 'Error' ? error.name : error.constructor.name || 'Error';
+  if (error instanceof Error) return redact(error.name && error.name !== 'Error' ? error.name : error.constructor.name || 'Error');
   return OTHER_VALUE;
 }
 
