@@ -9,11 +9,14 @@ import { watchBreaker } from './watch-breaker.ts';
 
 const USAGE = `Usage: governor run "TASK" [--dir DIR] [--model provider:model] [--base-url URL]
                     [--max-invocations N] [--cost-limit USD] [--timeout SECONDS] [--no-breaker] [--json]
+                    [--sandbox auto|bubblewrap|none] [--network]
 
 Runs MiniAgent (a shell and a submit tool, with the AgentBreaker) on TASK in DIR.
 Model: --model openai:gpt-4o (OPENAI_API_KEY), anthropic:claude-sonnet-4-5 (ANTHROPIC_API_KEY),
 or --base-url http://127.0.0.1:11434/v1 --model llama3.1 for an OpenAI-compatible server.
-The same settings are read from GOVERNOR_MODEL and GOVERNOR_BASE_URL.`;
+The same settings are read from GOVERNOR_MODEL and GOVERNOR_BASE_URL.
+Commands run in a bubblewrap sandbox (no network unless --network) where bwrap works;
+--sandbox none runs them unsandboxed.`;
 
 function positiveNumber(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -38,6 +41,8 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
         timeout: { type: 'string', default: '600' },
         'no-breaker': { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
+        sandbox: { type: 'string', default: 'auto' },
+        network: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -75,6 +80,8 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
       costLimitUsd: positiveNumber('cost-limit', values['cost-limit']),
       timeoutMs: (positiveNumber('timeout', values.timeout) ?? 600) * 1000,
       breaker,
+      sandbox: values.sandbox as 'auto',
+      network: values.network,
       onProgress: (event) => {
         const line = progressLine(event, state);
         if (line) print(line);
@@ -84,7 +91,8 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
     io.stderr.write(`governor run: ${redact((error as Error).message)}\n`);
     return 2;
   }
-  print(`Running on ${label} in ${resolve(values.dir)}`);
+  print(`Running on ${label} in ${resolve(values.dir)}${agent.sandbox === 'bubblewrap' ? ' (commands sandboxed with bubblewrap)' : ''}`);
+  if (agent.sandboxWarning !== undefined) print(`Warning: ${agent.sandboxWarning}`);
   const result = await agent.run(task);
   if (values.json) {
     io.stdout.write(
