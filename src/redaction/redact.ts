@@ -12,7 +12,7 @@ const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@?#]*:)[^\s?#]*@(?=[\w.-]+(
 
 // name = value, name: value, "name": "value", name='value' (env files, YAML, JSON, connection strings, headers).
 // The name is bounded and must start a word, so long unbroken data (base64) costs linear time.
-const ASSIGNMENT = /(?<![\w.-])(["']?)([A-Za-z_][\w.-]{0,63})\1(\s*(?::=|=>|[:=])\s*)(?:"((?:[^"\\\n]|\\.){0,4096})"|'([^'\n]{0,4096})'|([^\s"',;&<>)}\]]{1,4096}))/g;
+const ASSIGNMENT = /(?<![\w.-])(["']?)([A-Za-z_][\w.-]{0,63})\1([ \t]*(?::=|=>|[:=])[ \t]*)(?:"((?:[^"\\\n]|\\.){0,4096})"|'([^'\n]{0,4096})'|([^\s"',;&<>)}\]]{1,4096}))/g;
 
 // --password VALUE, --api-key=VALUE on command lines.
 const FLAG = /(--?[A-Za-z][\w-]{0,63})(\s+|=)([^\s"'-][^\s"']{0,4095})/g;
@@ -54,12 +54,23 @@ function isSecretValue(name: string, value: string): boolean {
 }
 
 function redactAssignments(text: string): string {
-  return text.replace(ASSIGNMENT, (match, quote: string, name: string, separator: string, dq?: string, sq?: string, bare?: string) => {
+  const pattern = new RegExp(ASSIGNMENT.source, 'g');
+  let out = '';
+  let copied = 0;
+  let match: RegExpExecArray | null;
+  while ((match = pattern.exec(text)) !== null) {
+    const [whole, quote = '', name = '', separator = '', dq, sq, bare] = match;
     const value = dq ?? sq ?? bare ?? '';
-    if (!isSecretValue(name, value)) return match;
+    if (!isSecretValue(name, value)) {
+      // Not a secret: rescan its value, which may itself start an assignment (`note: token=…`).
+      pattern.lastIndex = match.index + quote.length * 2 + name.length + separator.length;
+      continue;
+    }
     const shown = dq !== undefined ? `"${REDACTED}"` : sq !== undefined ? `'${REDACTED}'` : REDACTED;
-    return `${quote}${name}${quote}${separator}${shown}`;
-  });
+    out += `${text.slice(copied, match.index)}${quote}${name}${quote}${separator}${shown}`;
+    copied = match.index + whole.length;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 /**
