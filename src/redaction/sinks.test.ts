@@ -49,7 +49,7 @@ describe('the twenty secret formats through every sink', () => {
     const lookup = tool({
       description: 'Looks something up.',
       inputSchema: z.object({ query: z.string() }),
-      execute: async ({ query }) => {
+      execute: async ({ query }): Promise<string> => {
         const error = new Error(`lookup failed for ${query}`);
         error.name = 'LookupError sk_live_4eC39HqLyjWDarjtT1zdp7dcQ2';
         throw error;
