@@ -129,12 +129,6 @@ function secretUnderKey(key: string, value: unknown): boolean {
   return false;
 }
 
-/** Redacts a caught error's message (or a thrown non-error's text) and cuts it at `max` characters. */
-export function redactedMessage(error: unknown, max = 1000): string {
-  const text = redact(error instanceof Error ? error.message : String(error));
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
-}
-
 /**
  * @deprecated Use {@link redact}; kept as an alias.
  */

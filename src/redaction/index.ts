@@ -1,1 +1,0 @@
-export { redact, redactValue, redactedMessage, redactSecrets, REDACTED } from './redact.ts';
