@@ -11,8 +11,9 @@ const AUTH_SCHEME = /\b(Bearer|Basic)(\s+)(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-])[A-
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@?#]*:)[^\s?#]*@(?=[\w.-]+(?::\d+)?(?:[/?#\s"'`,;)\]}>]|$))/gi;
 
 // name = value, name: value, "name": "value", name='value' (env files, YAML, JSON, connection strings, headers).
-// The name is bounded and must start a word, so long unbroken data (base64) costs linear time.
-const ASSIGNMENT = /(?<![\w.-])(["']?)([A-Za-z_][\w.-]{0,63})\1([ \t]*(?::=|=>|[:=])[ \t]*)(?:"((?:[^"\\\n]|\\.){0,4096})"|'([^'\n]{0,4096})'|([^\s"',;&<>)}\]]{1,4096}))/g;
+// The name is bounded and must start a word, and a value is only read after a secret name: linear time on any input.
+const ASSIGNMENT = /(?<![\w.-])(["']?)([A-Za-z_][\w.-]{0,63})\1([ \t]*(?::=|=>|[:=])[ \t]*)/g;
+const ASSIGNED_VALUE = /"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|([^\s"',;&<>)}\]]+)/y;
 
 // --password VALUE, --api-key=VALUE on command lines.
 const FLAG = /(--?[A-Za-z][\w-]{0,63})(\s+|=)([^\s"'-][^\s"']{0,4095})/g;
@@ -55,20 +56,22 @@ function isSecretValue(name: string, value: string): boolean {
 
 function redactAssignments(text: string): string {
   const pattern = new RegExp(ASSIGNMENT.source, 'g');
+  const valuePattern = new RegExp(ASSIGNED_VALUE.source, 'y');
   let out = '';
   let copied = 0;
   let match: RegExpExecArray | null;
   while ((match = pattern.exec(text)) !== null) {
-    const [whole, quote = '', name = '', separator = '', dq, sq, bare] = match;
-    const value = dq ?? sq ?? bare ?? '';
-    if (!isSecretValue(name, value)) {
-      // Not a secret: rescan its value, which may itself start an assignment (`note: token=…`).
-      pattern.lastIndex = match.index + quote.length * 2 + name.length + separator.length;
-      continue;
-    }
+    const name = match[2] ?? '';
+    if (nameSays(name) === 'no') continue;
+    valuePattern.lastIndex = pattern.lastIndex;
+    const found = valuePattern.exec(text);
+    if (found === null) continue;
+    const [whole, dq, sq, bare] = found;
+    if (!isSecretValue(name, dq ?? sq ?? bare ?? '')) continue;
     const shown = dq !== undefined ? `"${REDACTED}"` : sq !== undefined ? `'${REDACTED}'` : REDACTED;
-    out += `${text.slice(copied, match.index)}${quote}${name}${quote}${separator}${shown}`;
-    copied = match.index + whole.length;
+    out += `${text.slice(copied, pattern.lastIndex)}${shown}`;
+    copied = pattern.lastIndex + whole.length;
+    pattern.lastIndex = copied;
   }
   return copied === 0 ? text : out + text.slice(copied);
 }
