@@ -19,6 +19,12 @@ describe('redact', () => {
     assert.match(out, /^EDITOR=vi$/m);
   });
 
+  test('an assignment right after an ordinary one is still found', () => {
+    assert.equal(redact('note: DB_PASSWORD=hunter2'), 'note: DB_PASSWORD=[REDACTED]');
+    assert.equal(redact('mode=fast secret=hunter2'), 'mode=fast secret=[REDACTED]');
+    assert.equal(redact('run --password hunter2 --verbose'), 'run --password [REDACTED] --verbose');
+  });
+
   test('keeps the URL around a redacted password', () => {
     assert.equal(redact('postgres://app:s3cret@db:5432/x'), 'postgres://app:[REDACTED]@db:5432/x');
     assert.equal(redact('redis://:p@ss/w@cache:6379'), 'redis://:[REDACTED]@cache:6379');
