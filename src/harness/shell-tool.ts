@@ -201,7 +201,7 @@ export function shellTool(options: ShellToolOptions): Tool<{ command: string }, 
       `start interactive programs. A command is killed after ${timeoutMs / 1000} s; output over ` +
       `${maxOutputBytes} bytes keeps its beginning and end. ` +
       (sandbox.kind === 'bubblewrap'
-        ? `Commands run in a sandbox: only the working directory is writable, /tmp is private and empty` +
+        ? `Commands run in a sandbox: only the working directory is writable, /tmp is private and starts empty on each call` +
           `${options.network === true ? '' : ', there is no network'}.`
         : `Commands that write outside the working directory are refused.`),
     inputSchema: z.object({ command: z.string().describe('The shell command to run.') }),
