@@ -40,7 +40,7 @@ export {
 } from './advisors/structured-output-validation-advisor.ts';
 export { SimpleLoggerAdvisor, type SimpleLoggerAdvisorOptions, type ChatLogRecord } from './advisors/simple-logger-advisor.ts';
 export { SafeGuardAdvisor, type SafeGuardAdvisorOptions } from './advisors/safe-guard-advisor.ts';
-export { redactSecrets, redactValue } from './advisors/redact.ts';
+export { redact, redactSecrets, redactValue, REDACTED } from './redaction/redact.ts';
 
 // Errors
 export { GovernorError, InvalidOptionError } from './errors/governor-error.ts';

@@ -3,7 +3,7 @@ import type { Advisor } from '../chat/advisor.ts';
 import { beforeAfterAdvisor } from '../chat/before-after-advisor.ts';
 import { conversationIdOf } from '../chat/advisor-context.ts';
 import { totalTokens } from '../model/usage.ts';
-import { redactValue } from './redact.ts';
+import { redactValue } from '../redaction/redact.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** One structured log record. */

@@ -12,7 +12,7 @@ import { initialState, type BreakerCounters, type BreakerSessionState } from './
 import type { StoredSession } from './breaker-store.ts';
 import { BreakerTelemetry } from './breaker-telemetry.ts';
 import { registerOpenBreakerSource, type OpenBreakerSource } from '../telemetry/instruments.ts';
-import { redactSecrets } from '../advisors/redact.ts';
+import { redact } from '../redaction/redact.ts';
 import type { DetectorContext } from './detectors/detection.ts';
 import { readOnlyMatcher } from './detectors/read-only-tools.ts';
 import { proposalOf, type ToolProposal } from './detectors/tool-record.ts';
@@ -283,7 +283,7 @@ export class AgentBreaker implements Advisor {
       try {
         await store.ping();
       } catch (error) {
-        storeError = redactSecrets(error instanceof Error ? error.message : String(error));
+        storeError = redact(error instanceof Error ? error.message : String(error));
         this.#storeFailure('*', 'ping');
       }
     }

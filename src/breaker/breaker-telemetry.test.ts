@@ -71,6 +71,19 @@ describe('OpenTelemetry', () => {
     ]);
     assert.equal(spanEvents[0]!.attributes?.['governor.breaker.category'], 'tool_spiral');
     assert.equal(spanEvents[3]!.attributes?.['governor.breaker.to'], 'OPEN');
+    // Content recording is off (the default): the evidence, which may quote the agent, is left out.
+    assert.ok(spanEvents.every((e) => e.attributes?.['governor.breaker.detail'] === undefined));
+  });
+
+  test('a repeated sentence quoting a password is not recorded while content recording is off', async () => {
+    context.setGlobalContextManager(new TestContextManager());
+    const spanEvents: Array<{ name: string; attributes: Attributes | undefined }> = [];
+    const span = { addEvent: (name: string, attributes?: Attributes) => spanEvents.push({ name, attributes }) } as unknown as Span;
+    const d = new BreakerDriver(new AgentBreaker(), 'quote');
+    const sentence = 'Connect to the database with DB_PASSWORD=Hunter2Secret now please. ';
+    await context.with(trace.setSpan(ROOT_CONTEXT, span), () => d.model(sentence.repeat(4)));
+    assert.ok(spanEvents.some((e) => e.attributes?.['governor.breaker.category'] === 'text_repetition'), JSON.stringify(spanEvents));
+    assert.doesNotMatch(JSON.stringify(spanEvents), /hunter2secret|Hunter2Secret/i);
   });
 
   test('with telemetry off nothing is recorded', async () => {

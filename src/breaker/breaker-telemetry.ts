@@ -1,5 +1,7 @@
 import { trace, type Attributes, type Span } from '@opentelemetry/api';
+import { redact } from '../redaction/redact.ts';
 import { meterInstruments } from '../telemetry/instruments.ts';
+import { recordsContentByDefault } from '../telemetry/telemetry-options.ts';
 import { ATTR_BREAKER_ACTION_LABEL, ATTR_BREAKER_CATEGORY_LABEL } from '../telemetry/semconv.ts';
 import type { BreakerEventRecord } from './breaker-events.ts';
 
@@ -24,6 +26,8 @@ function countEscalation(category: string, action: string): void {
  * breaker's `on(...)` listeners: a span event on the active span (the
  * AgentBreaker's advisor span inside a ChatClient call) and the
  * `governor.breaker.escalations` counter (attributes `category`, `action`).
+ * The evidence's `detail` is added to the event (redacted) only when content
+ * recording is on (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`).
  * Without a registered SDK both are skipped. Instruments are looked up on
  * each use, so an SDK registered after the breaker still receives them.
  */
@@ -32,18 +36,21 @@ export class BreakerTelemetry {
     const span = trace.getActiveSpan();
     if (event.type === 'escalation') {
       countEscalation(event.category ?? 'none', event.action ?? 'none');
-      span?.addEvent(ESCALATION_EVENT, {
+      if (span === undefined) return;
+      const attributes: Attributes = {
         'governor.breaker.session_id': event.sessionId,
         'governor.breaker.category': event.category ?? 'none',
         'governor.breaker.action': event.action ?? 'none',
-        'governor.breaker.detail': event.evidence?.detail ?? '',
-      });
+      };
+      // The detail may quote what the model or a tool said: it is content, recorded only when content is.
+      if (recordsContentByDefault() && event.evidence?.detail) attributes['governor.breaker.detail'] = redact(event.evidence.detail);
+      span.addEvent(ESCALATION_EVENT, attributes);
     } else if (span !== undefined) {
       const attributes: Attributes = { 'governor.breaker.session_id': event.sessionId };
       if (event.from !== undefined) attributes['governor.breaker.from'] = event.from;
       if (event.to !== undefined) attributes['governor.breaker.to'] = event.to;
       if (event.category !== undefined) attributes['governor.breaker.category'] = event.category;
-      if (event.message !== undefined) attributes['governor.breaker.message'] = event.message;
+      if (event.message !== undefined) attributes['governor.breaker.message'] = redact(event.message);
       span.addEvent(`governor.breaker.${event.type}`, attributes);
     }
   }

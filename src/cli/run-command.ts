@@ -4,6 +4,7 @@ import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { AgentLoopResult } from '../harness/agent-loop.ts';
 import { EXIT_CODES } from './cli-command.ts';
 import { MiniAgent } from '../harness/mini-agent.ts';
+import { redact } from '../redaction/redact.ts';
 import { ModelSpecError, resolveModelSpec } from './model-spec.ts';
 import { progressLine, summaryLines, type CliIO } from './progress.ts';
 import { watchBreaker } from './watch-breaker.ts';
@@ -11,11 +12,14 @@ import { watchBreaker } from './watch-breaker.ts';
 /** The help of `governor run`. */
 export const RUN_USAGE = `Usage: governor run "TASK" [--dir DIR] [--model provider:model] [--base-url URL]
                     [--max-invocations N] [--cost-limit USD] [--timeout SECONDS] [--no-breaker] [--json]
+                    [--sandbox auto|bubblewrap|none] [--network]
 
 Runs MiniAgent (a shell and a submit tool, with the AgentBreaker) on TASK in DIR.
 Model: --model openai:gpt-4o (OPENAI_API_KEY), anthropic:claude-sonnet-4-5 (ANTHROPIC_API_KEY),
 or --base-url http://127.0.0.1:11434/v1 --model llama3.1 for an OpenAI-compatible server.
 The same settings are read from GOVERNOR_MODEL and GOVERNOR_BASE_URL.
+Commands run in a bubblewrap sandbox (no network unless --network) where bwrap works;
+--sandbox none runs them unsandboxed.
 
 Progress goes to stderr; the summary (or with --json one JSON object) to stdout.
 Ctrl-C stops the agent and the command it is running (its whole process group),
@@ -37,6 +41,8 @@ function parseRunArgs(argv: readonly string[]) {
     allowPositionals: true,
     options: {
       dir: { type: 'string', default: '.' },
+      sandbox: { type: 'string', default: 'auto' },
+      network: { type: 'boolean', default: false },
       model: { type: 'string' },
       'base-url': { type: 'string' },
       'max-invocations': { type: 'string', default: '20' },
@@ -72,7 +78,7 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
   let label: string;
   // Progress is not the result: it goes to stderr, so stdout holds only the summary or the JSON.
   const print = (line: string): void => {
-    io.stderr.write(`${line}\n`);
+    io.stderr.write(`${redact(line)}\n`);
   };
   const interrupt = new AbortController();
   try {
@@ -90,16 +96,19 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
       timeoutMs: (positiveNumber('timeout', values.timeout) ?? 600) * 1000,
       breaker,
       abortSignal: interrupt.signal,
+      sandbox: values.sandbox as 'auto',
+      network: values.network,
       onProgress: (event) => {
         const line = progressLine(event, state);
         if (line) print(line);
       },
     });
   } catch (error) {
-    io.stderr.write(`governor run: ${(error as Error).message}\n`);
+    io.stderr.write(`governor run: ${redact((error as Error).message)}\n`);
     return 2;
   }
-  print(`Running on ${label} in ${resolve(values.dir)}`);
+  print(`Running on ${label} in ${resolve(values.dir)}${agent.sandbox === 'bubblewrap' ? ' (commands sandboxed with bubblewrap)' : ''}`);
+  if (agent.sandboxWarning !== undefined) print(`Warning: ${agent.sandboxWarning}`);
   // First Ctrl-C: abort the run (the shell tool kills the running command's process
   // group) and report; a second one leaves at once.
   const onInterrupt = (): void => {
@@ -116,7 +125,7 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
   }
   if (values.json) {
     io.stdout.write(
-      `${JSON.stringify({
+      `${redact(JSON.stringify({
         status: result.status,
         reason: result.reason,
         invocations: result.invocations,
@@ -127,10 +136,10 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
         output: result.output,
         durationMs: Math.round(result.durationMs),
         conversationId: result.conversationId,
-      })}\n`,
+      }))}\n`,
     );
   } else {
-    io.stdout.write(`\n${summaryLines(result, label).join('\n')}\n`);
+    io.stdout.write(`\n${redact(summaryLines(result, label).join('\n'))}\n`);
   }
   if (interrupt.signal.aborted) return EXIT_CODES.interrupted;
   return result.status === 'completed' ? EXIT_CODES.ok : EXIT_CODES.failure;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { redact } from '../redaction/redact.ts';
 import type { ModelMessage } from 'ai';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import { addUsage, ZERO_USAGE, type Usage } from '../model/usage.ts';
@@ -329,7 +330,8 @@ export class AgentLoop {
         usage,
         costUsd: cost(),
         output,
-        reason,
+        // Provider errors quote requests and headers: the reason is shown and logged, so no secret may stay in it.
+        reason: reason === undefined ? undefined : redact(reason),
         error,
         durationMs: performance.now() - started,
         conversationId,

@@ -19,6 +19,16 @@ export { submitTool, type ReturnDirectTool } from './submit-tool.ts';
 export { checkCommandWrites, type WriteCheck, type WriteGuardOptions } from './write-guard.ts';
 export { isSecretVariable, withoutSecrets } from './safe-env.ts';
 export { runCommand, CommandStartError, type CommandOutcome, type RunCommandOptions } from './run-command.ts';
+export {
+  bubblewrapArgs,
+  probeBubblewrap,
+  resolveSandbox,
+  SandboxUnavailableError,
+  type BubblewrapLayout,
+  type BubblewrapProbe,
+  type ResolvedSandbox,
+  type SandboxMode,
+} from './sandbox.ts';
 
 // Jury
 export type { Judge, JudgeInput, Verdict } from './jury/judge.ts';

@@ -5,6 +5,7 @@ import type { Advisor } from '../chat/advisor.ts';
 import { ChatClient } from '../chat/chat-client.ts';
 import { AgentLoop, type AgentLoopEvent, type AgentLoopResult } from './agent-loop.ts';
 import type { PriceTable } from '../model/pricing.ts';
+import { resolveSandbox, type SandboxMode } from './sandbox.ts';
 import { shellTool } from './shell-tool.ts';
 import { submitTool } from './submit-tool.ts';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
@@ -38,6 +39,17 @@ export interface MiniAgentOptions {
   readonly abortSignal?: AbortSignal;
   /** OpenTelemetry settings of the run (see `AgentLoopOptions.telemetry`). */
   readonly telemetry?: TelemetryOptions;
+  /**
+   * How the agent's shell commands are confined (see `ShellToolOptions.sandbox`):
+   * `'auto'` uses bubblewrap where `bwrap` works and otherwise runs without a
+   * sandbox, warning once (see {@link MiniAgent.sandboxWarning}).
+   * @default 'auto'
+   */
+  readonly sandbox?: SandboxMode;
+  /** Give sandboxed commands the host's network. @default false */
+  readonly network?: boolean;
+  /** Variables commands get besides PATH, HOME, TMPDIR, LANG and TERM (see `ShellToolOptions.env`). @default {} */
+  readonly env?: Record<string, string | undefined>;
 }
 
 /** What each option of MiniAgent accepts. */
@@ -56,16 +68,30 @@ const MINI_AGENT_OPTION_RULES: OptionRules<MiniAgentOptions> = {
   onProgress: is.function(),
   abortSignal: is.having('an AbortSignal', 'aborted', 'addEventListener'),
   telemetry: is.object(),
+  sandbox: is.oneOf('bubblewrap', 'none', 'auto'),
+  network: is.boolean(),
+  env: is.recordOf(is.either('a string or undefined', is.string(), is.oneOf(undefined))),
 };
 
 const SYSTEM = `You are a careful software engineer working in a shell.
 Use the shell tool to inspect files, edit them and run checks; each command runs in a fresh shell in the working directory.
 When the task is done, call submit with a short summary. Do not repeat a command whose result cannot change.`;
 
-/** A small software-engineering agent: a shell, a finish tool, the breaker, under AgentLoop's limits. */
+/**
+ * A small software-engineering agent: a shell, a finish tool, the breaker,
+ * under AgentLoop's limits. Its commands run in the bubblewrap sandbox where
+ * the host supports it (see {@link MiniAgentOptions.sandbox}).
+ *
+ * @throws InvalidOptionError for a missing working directory or a bad option
+ * @throws SandboxUnavailableError for `sandbox: 'bubblewrap'` where bwrap cannot run
+ */
 export class MiniAgent {
   readonly client: ChatClient;
   readonly breaker: AgentBreaker | undefined;
+  /** The sandbox commands run in, as resolved on this host. */
+  readonly sandbox: 'bubblewrap' | 'none';
+  /** Why commands run without a sandbox although `'auto'` asked for one; `undefined` otherwise. */
+  readonly sandboxWarning: string | undefined;
   readonly #options: MiniAgentOptions;
 
   constructor(options: MiniAgentOptions) {
@@ -78,6 +104,9 @@ export class MiniAgent {
     }
     if (!isDirectory) throw new InvalidOptionError('workingDirectory', `"${options.workingDirectory}" does not exist or is not a directory`);
     this.#options = options;
+    const sandbox = resolveSandbox(options.sandbox);
+    this.sandbox = sandbox.kind;
+    this.sandboxWarning = sandbox.warning;
     this.breaker = options.breaker === false ? undefined : (options.breaker ?? new AgentBreaker());
     // The shell's own timeout (and its kill) must get to act before the backstop does.
     const toolTimeoutMs = options.toolTimeoutMs ?? Math.min(MAX_TIMER_MS, Math.max(DEFAULT_TOOL_TIMEOUT_MS, (options.commandTimeoutMs ?? 30_000) + 10_000));
@@ -87,7 +116,14 @@ export class MiniAgent {
       .defaultSystem(SYSTEM)
       .defaultAdvisors(...advisors)
       .defaultTools({
-        shell: shellTool({ workingDirectory: options.workingDirectory, commandTimeoutMs: options.commandTimeoutMs }),
+        shell: shellTool({
+          workingDirectory: options.workingDirectory,
+          commandTimeoutMs: options.commandTimeoutMs,
+          // 'auto' is resolved here, so the tool warns (once) rather than the agent probing twice.
+          sandbox: options.sandbox ?? 'auto',
+          ...(options.network === undefined ? {} : { network: options.network }),
+          ...(options.env === undefined ? {} : { env: options.env }),
+        }),
         submit: submitTool(),
       })
       .build();

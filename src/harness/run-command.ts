@@ -28,6 +28,12 @@ export interface RunCommandOptions {
   killGraceMs?: number;
   /** Aborting kills the process group like a timeout does. */
   signal?: AbortSignal;
+  /**
+   * A program and its arguments that run `/bin/sh -c command` for us, such as
+   * a sandbox (`bubblewrapArgs`); it leads the process group instead of the shell.
+   * @default none: the shell is started directly
+   */
+  launcher?: readonly string[];
 }
 
 /** What happened to a command. */
@@ -75,7 +81,7 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
  *   missing `cwd`). A command that fails still resolves, with its exit code.
  */
 export function runCommand(command: string, options: RunCommandOptions): Promise<CommandOutcome> {
-  const { cwd, env, timeoutMs, maxOutputBytes, killGraceMs = 2000, signal } = options;
+  const { cwd, env, timeoutMs, maxOutputBytes, killGraceMs = 2000, signal, launcher = [] } = options;
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       resolve({ end: 'aborted', exitCode: null, signal: null, output: '', cutBytes: 0, terminatedLeftovers: false, abandonedOutput: false });
@@ -83,7 +89,8 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
     }
     // One pipe for both streams keeps their order; the shell's own parse errors
     // (written before the redirection runs) still arrive through stderr.
-    const child = spawn('/bin/sh', ['-c', `exec 2>&1\n${command}`], {
+    const argv = [...launcher, '/bin/sh', '-c', `exec 2>&1\n${command}`];
+    const child = spawn(argv[0]!, argv.slice(1), {
       cwd,
       env,
       detached: true,

@@ -29,3 +29,18 @@ test('judges names case-insensitively', () => {
   assert.equal(isSecretVariable('Session_Cookie', 'x'), true);
   assert.equal(isSecretVariable('EDITOR', 'vi'), false);
 });
+
+test('drops the variables a name filter used to miss: *_PASS, *_PWD, *_JWT, connection strings, URLs with / in the password', () => {
+  const kept = withoutSecrets({
+    DB_PASS: 'hunter2',
+    SMTP_PASS: 'mailme',
+    DB_PWD: 'Pwd4Db',
+    APP_JWT: 's1gn3d.t0k3n.v4lu3',
+    SQL: 'Server=db;User Id=sa;Password=Str0ng;',
+    UPSTREAM: 'mysql://root:sl4sh/in/Pw@db:3306/shop',
+    BUILD_NOTE: 'ghp_1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ',
+    COMPASS: 'north',
+    EDITOR: 'vi',
+  });
+  assert.deepEqual(Object.keys(kept).sort(), ['COMPASS', 'EDITOR']);
+});

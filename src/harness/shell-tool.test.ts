@@ -14,7 +14,8 @@ before(() => {
 after(() => rmSync(workingDirectory, { recursive: true, force: true }));
 
 async function run(command: string, options: Partial<ShellToolOptions> = {}, abortSignal?: AbortSignal): Promise<string> {
-  const shell = shellTool({ workingDirectory, ...options });
+  // These cover the unsandboxed mode; shell-tool-sandbox.test.ts covers bubblewrap.
+  const shell = shellTool({ workingDirectory, sandbox: 'none', ...options });
   assert.ok(shell.execute);
   const result = await shell.execute({ command }, { toolCallId: 'call-1', messages: [], context: undefined, ...(abortSignal ? { abortSignal } : {}) });
   assert.equal(typeof result, 'string');
@@ -63,7 +64,7 @@ describe('shellTool', () => {
 
   test('aborting the tool call kills the process group and rejects with the reason', async () => {
     const controller = new AbortController();
-    const shell = shellTool({ workingDirectory, commandTimeoutMs: 60_000 });
+    const shell = shellTool({ workingDirectory, sandbox: 'none', commandTimeoutMs: 60_000 });
     const pending = shell.execute?.(
       { command: `echo "pgid=$$" > pgid.txt; sleep 100 & sleep 100; wait` },
       { toolCallId: 'c', messages: [], context: undefined, abortSignal: controller.signal },
@@ -167,5 +168,7 @@ describe('shellTool', () => {
     assert.throws(() => shellTool({ workingDirectory, commandTimeoutMs: 0 }), (e) => e instanceof InvalidOptionError && e.option === 'commandTimeoutMs');
     assert.throws(() => shellTool({ workingDirectory, maxOutputBytes: 1.5 }), (e) => e instanceof InvalidOptionError && e.option === 'maxOutputBytes');
     assert.throws(() => shellTool({ workingDirectory, passEnv: 'none' as 'all' }), (e) => e instanceof InvalidOptionError && e.option === 'passEnv');
+    assert.throws(() => shellTool({ workingDirectory, sandbox: 'docker' as 'none' }), (e) => e instanceof InvalidOptionError && e.option === 'sandbox');
+    assert.throws(() => shellTool({ workingDirectory, network: 'yes' as unknown as boolean }), (e) => e instanceof InvalidOptionError && e.option === 'network');
   });
 });

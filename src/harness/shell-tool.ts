@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { runCommand, type CommandOutcome } from './run-command.ts';
 import { withoutSecrets } from './safe-env.ts';
+import { bubblewrapArgs, resolveSandbox, type SandboxMode } from './sandbox.ts';
 import { checkCommandWrites } from './write-guard.ts';
 
 /** Name of the private directory, inside the working directory, that commands get as HOME and TMPDIR. */
@@ -26,7 +27,28 @@ export interface ShellToolOptions {
    */
   maxOutputBytes?: number;
   /**
-   * Which of this process's environment variables commands inherit: `'safe'`
+   * How commands are confined. `'bubblewrap'`: each command runs in a
+   * bubblewrap sandbox, started with a cleared environment (only PATH, HOME,
+   * TMPDIR, LANG, LC_ALL, TERM and `env` are passed, so no process inside can
+   * read another variable, not even through `/proc`), in its own PID namespace
+   * and `/proc`, with the host file system read-only, the working directory
+   * and `writableRoots` read-write, a private `/tmp`, no network unless
+   * `network`, and everything inside killed when the command ends or times
+   * out. `'none'`: plain child processes, with `passEnv` filtering and the
+   * write guard (which stops accidents, not intent). `'auto'`: bubblewrap when
+   * `bwrap` works on this host, else `'none'` with a warning (once per process).
+   * @default 'auto'
+   * @throws SandboxUnavailableError at construction for `'bubblewrap'` when bwrap cannot run here
+   */
+  sandbox?: SandboxMode;
+  /**
+   * Under the bubblewrap sandbox, give commands the host's network.
+   * @default false
+   */
+  network?: boolean;
+  /**
+   * Without a sandbox (`sandbox: 'none'`), which of this process's environment
+   * variables commands inherit: `'safe'`
    * drops every variable that looks like a credential (API keys, tokens,
    * passwords, cloud and registry credentials, URLs with passwords); `'all'`
    * passes everything.
@@ -35,7 +57,8 @@ export interface ShellToolOptions {
   passEnv?: 'safe' | 'all';
   /**
    * Variables set for commands after filtering, overriding anything else
-   * (HOME and TMPDIR included); `undefined` removes a variable.
+   * (HOME and TMPDIR included); `undefined` removes a variable. Under the
+   * sandbox these are the only variables passed besides the allow-list.
    * @default {}
    */
   env?: Record<string, string | undefined>;
@@ -73,6 +96,15 @@ function existingDirectory(option: string, directory: unknown): string {
   return realpathSync(directory);
 }
 
+const warned = new Set<string>();
+
+/** The no-sandbox warning, once per process and reason: a line on stderr through Node's warning channel. */
+function warnOnce(message: string): void {
+  if (warned.has(message)) return;
+  warned.add(message);
+  process.emitWarning(message, { code: 'GOVERNOR_NO_SANDBOX' });
+}
+
 function describeEnd(outcome: CommandOutcome, timeoutMs: number): string {
   switch (outcome.end) {
     case 'exited':
@@ -94,16 +126,19 @@ function describeEnd(outcome: CommandOutcome, timeoutMs: number): string {
  * timeout, an abort of the tool call, or the shell's exit ends everything the
  * command started (SIGTERM, then SIGKILL after `killGraceMs`).
  *
- * Confinement, honestly: commands get HOME and TMPDIR in a private directory
- * ({@link SHELL_TEMP_DIRECTORY}) inside the working directory, credential-like
- * environment variables are withheld, and commands that visibly write outside
- * the working directory, or `cd` out of it, are refused with an explanation
+ * Confinement: with the bubblewrap sandbox (the default where `bwrap` works,
+ * see {@link ShellToolOptions.sandbox}) the kernel enforces it. Without one,
+ * commands get HOME and TMPDIR in a private directory
+ * ({@link SHELL_TEMP_DIRECTORY}) inside the working directory,
+ * credential-like environment variables are withheld, and commands that
+ * visibly write outside the working directory, or `cd` out of it, are refused
  * (see {@link checkCommandWrites}). That stops accidents, not intent: a shell
- * can always reach outside through a program or a script. Run untrusted agents
- * in a container or VM.
+ * can always reach outside through a program or a script, and read the host
+ * process's environment through `/proc`.
  *
  * @throws InvalidOptionError at construction when `workingDirectory` does not
  *   exist or an option is out of range.
+ * @throws SandboxUnavailableError at construction for `sandbox: 'bubblewrap'` on a host where bwrap cannot run.
  */
 export function shellTool(options: ShellToolOptions): Tool<{ command: string }, string> {
   const workingDirectory = existingDirectory('workingDirectory', options.workingDirectory);
@@ -116,6 +151,27 @@ export function shellTool(options: ShellToolOptions): Tool<{ command: string }, 
   }
   const writableRoots = (options.writableRoots ?? []).map((root, i) => existingDirectory(`writableRoots[${i}]`, root));
   const tempDirectory = path.join(workingDirectory, SHELL_TEMP_DIRECTORY);
+  if (options.network !== undefined && typeof options.network !== 'boolean') {
+    throw new InvalidOptionError('network', `must be true or false, got ${String(options.network)}`);
+  }
+  const sandbox = resolveSandbox(options.sandbox);
+  if (sandbox.warning !== undefined) warnOnce(sandbox.warning);
+  const launcher = sandbox.kind === 'bubblewrap' ? bubblewrapArgs({ workingDirectory, writableRoots, network: options.network === true }) : [];
+
+  // Under the sandbox the environment is built from nothing: bwrap and everything it starts hold only these.
+  const sandboxEnvironment = (): Record<string, string> => {
+    const env: Record<string, string | undefined> = {
+      PATH: process.env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin',
+      HOME: tempDirectory,
+      TMPDIR: '/tmp',
+      LANG: process.env['LANG'] ?? 'C.UTF-8',
+      LC_ALL: process.env['LC_ALL'],
+      TERM: process.env['TERM'] ?? 'dumb',
+      PWD: workingDirectory,
+      ...options.env,
+    };
+    return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  };
 
   const environment = (): Record<string, string> => {
     const env: Record<string, string | undefined> = {
@@ -143,17 +199,23 @@ export function shellTool(options: ShellToolOptions): Tool<{ command: string }, 
       `Run a shell command (POSIX sh) in the working directory ${workingDirectory}. Each call starts a ` +
       `fresh shell: cd and variables do not carry over to the next call. stdin is empty, so do not ` +
       `start interactive programs. A command is killed after ${timeoutMs / 1000} s; output over ` +
-      `${maxOutputBytes} bytes keeps its beginning and end. Commands that write outside the working ` +
-      `directory are refused.`,
+      `${maxOutputBytes} bytes keeps its beginning and end. ` +
+      (sandbox.kind === 'bubblewrap'
+        ? `Commands run in a sandbox: only the working directory is writable, /tmp is private and starts empty on each call` +
+          `${options.network === true ? '' : ', there is no network'}.`
+        : `Commands that write outside the working directory are refused.`),
     inputSchema: z.object({ command: z.string().describe('The shell command to run.') }),
     execute: async ({ command }, { abortSignal }) => {
       if (command.trim() === '') return 'error: the command is empty; nothing was run';
-      const check = checkCommandWrites(command, { workingDirectory, homeDirectory: tempDirectory, writableRoots });
-      if (!check.allowed) return check.reason;
+      if (sandbox.kind === 'none') {
+        const check = checkCommandWrites(command, { workingDirectory, homeDirectory: tempDirectory, writableRoots });
+        if (!check.allowed) return check.reason;
+      }
       prepareTempDirectory();
       const outcome = await runCommand(command, {
         cwd: workingDirectory,
-        env: environment(),
+        env: sandbox.kind === 'bubblewrap' ? sandboxEnvironment() : environment(),
+        launcher,
         timeoutMs,
         maxOutputBytes,
         killGraceMs,

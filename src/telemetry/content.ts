@@ -1,6 +1,6 @@
 import type { LanguageModelV4Content } from '@ai-sdk/provider';
 import type { ModelMessage } from 'ai';
-import { redactValue } from '../advisors/redact.ts';
+import { redactValue } from '../redaction/redact.ts';
 
 /**
  * Serialises opt-in content for span attributes, in the shapes of the GenAI

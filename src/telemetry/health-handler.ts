@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { redactSecrets } from '../advisors/redact.ts';
+import { redact } from '../redaction/redact.ts';
 import { health, validateHealthOptions, type HealthOptions, type HealthReport } from './health.ts';
 
 /**
@@ -27,7 +27,7 @@ async function answer(method: string | undefined, report: () => Promise<HealthRe
     r = await report();
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    r = { status: 'DOWN', components: { health: { status: 'DOWN', details: { error: redactSecrets(message).slice(0, 500) } } } };
+    r = { status: 'DOWN', components: { health: { status: 'DOWN', details: { error: redact(message).slice(0, 500) } } } };
   }
   return { status: r.status === 'UP' ? 200 : 503, headers: { ...HEADERS }, body: method === 'HEAD' ? null : JSON.stringify(r) };
 }

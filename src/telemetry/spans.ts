@@ -1,5 +1,5 @@
 import { context, SpanStatusCode, trace, type Context, type Span, type SpanOptions } from '@opentelemetry/api';
-import { redactSecrets } from '../advisors/redact.ts';
+import { redact } from '../redaction/redact.ts';
 import { activeTracer } from './instruments.ts';
 import { ATTR_ERROR_TYPE, OTHER_VALUE } from './semconv.ts';
 
@@ -21,7 +21,7 @@ export function runInSpan<T>(span: Span | undefined, fn: () => T): T {
 
 /** A low-cardinality name for an error: its class name (`ToolSpiralError`, `AI_APICallError`, `AbortError`). */
 export function errorType(error: unknown): string {
-  if (error instanceof Error) return error.name && error.name !== 'Error' ? error.name : error.constructor.name || 'Error';
+  if (error instanceof Error) return redact(error.name && error.name !== 'Error' ? error.name : error.constructor.name || 'Error');
   return OTHER_VALUE;
 }
 
@@ -33,7 +33,7 @@ const recorded = new WeakSet<object>();
  * (secrets redacted) is recorded once, on the innermost span it fails.
  */
 export function failSpan(span: Span, error: unknown): void {
-  const message = redactSecrets(error instanceof Error ? error.message : String(error)).slice(0, 1000);
+  const message = redact(error instanceof Error ? error.message : String(error)).slice(0, 1000);
   span.setStatus({ code: SpanStatusCode.ERROR, message });
   if (!span.isRecording()) return;
   span.setAttribute(ATTR_ERROR_TYPE, errorType(error));
@@ -41,7 +41,7 @@ export function failSpan(span: Span, error: unknown): void {
     if (recorded.has(error)) return;
     recorded.add(error);
   }
-  const stack = error instanceof Error && error.stack !== undefined ? redactSecrets(error.stack) : undefined;
+  const stack = error instanceof Error && error.stack !== undefined ? redact(error.stack) : undefined;
   span.recordException({ name: errorType(error), message, ...(stack === undefined ? {} : { stack }) });
 }
 

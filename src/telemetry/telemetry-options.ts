@@ -81,6 +81,15 @@ export function validateTelemetryOptions(options: TelemetryOptions, prefix = 'te
   return options;
 }
 
+/**
+ * Whether content is recorded when no request says otherwise (the
+ * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` environment variable);
+ * for sinks that have no request at hand, such as breaker events.
+ */
+export function recordsContentByDefault(): boolean {
+  return defaults().recordContent;
+}
+
 const resolved = new WeakMap<object, TelemetrySettings>();
 
 /** The settings in force for a request: its `TELEMETRY` param over the process defaults. */

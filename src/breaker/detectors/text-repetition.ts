@@ -1,4 +1,5 @@
 import type { BreakerEvidence } from '../breaker-decision.ts';
+import { redact } from '../../redaction/redact.ts';
 import { LIMITS, pushBounded, type BreakerSessionState, type TextRecord, type UserTurnsState } from '../breaker-state.ts';
 import { splitSentences, splitStructuredMarkdown } from '../similarity/prose.ts';
 import { sketchHashes, sketchJaccard } from '../similarity/token-sketch.ts';
@@ -328,9 +329,11 @@ function repeatedSentence(prose: string): BreakerEvidence | null {
     const n = (counts.get(key) ?? 0) + 1;
     counts.set(key, n);
     if (n >= SENTENCE_MAX_REPEATS) {
+      // Quote the sentence as written, redacted before it is cut: a lowercased key no longer matches secret patterns.
+      const quote = redact(sentence.replace(/\s+/g, ' ').trim()).slice(0, 80);
       return {
         pattern: 'within_reply',
-        detail: `one sentence of the reply is repeated ${n} times: "${key.slice(0, 80)}"`,
+        detail: `one sentence of the reply is repeated ${n} times: "${quote}"`,
         repeats: n,
         threshold: SENTENCE_MAX_REPEATS,
       };

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { redact, redactSecrets, redactValue } from '../index.ts';
+import { NOT_SECRETS, SECRET_FORMATS } from './test-support/secret-formats.ts';
+
+describe('redact', () => {
+  for (const format of SECRET_FORMATS) {
+    test(`removes ${format.name}`, () => {
+      const out = redact(format.text);
+      assert.ok(!out.includes(format.secret), `${format.name} survived: ${out}`);
+      assert.match(out, /\[REDACTED\]/);
+    });
+  }
+
+  test('every password of an env dump goes, the names stay', () => {
+    const out = redact('DB_PASS=hunter2\nSMTP_PASS=mailme\nDB_PWD=Pwd4Db\nAPP_JWT=s1gn3d.t0k3n.v4lu3\nEDITOR=vi');
+    for (const secret of ['hunter2', 'mailme', 'Pwd4Db', 's1gn3d.t0k3n.v4lu3']) assert.ok(!out.includes(secret), out);
+    assert.match(out, /^DB_PASS=\[REDACTED\]$/m);
+    assert.match(out, /^EDITOR=vi$/m);
+  });
+
+  test('an assignment right after an ordinary one is still found', () => {
+    assert.equal(redact('note: DB_PASSWORD=hunter2'), 'note: DB_PASSWORD=[REDACTED]');
+    assert.equal(redact('mode=fast secret=hunter2'), 'mode=fast secret=[REDACTED]');
+    assert.equal(redact('run --password hunter2 --verbose'), 'run --password [REDACTED] --verbose');
+  });
+
+  test('keeps the URL around a redacted password', () => {
+    assert.equal(redact('postgres://app:s3cret@db:5432/x'), 'postgres://app:[REDACTED]@db:5432/x');
+    assert.equal(redact('redis://:p@ss/w@cache:6379'), 'redis://:[REDACTED]@cache:6379');
+  });
+
+  for (const sample of NOT_SECRETS) {
+    test(`keeps ${sample.name}`, () => {
+      assert.equal(redact(sample.text), sample.text);
+    });
+  }
+
+  test('redactValue replaces values under secret names and keeps counts', () => {
+    const out = redactValue({
+      headers: { Authorization: 'Bearer 9f86d081884c7d659a2feaa0c55ad015', 'x-request-id': 'abc' },
+      db: { password: 'hunter2', host: 'db' },
+      usage: { inputTokens: 12, outputTokens: 3 },
+      cacheKey: 'user:42',
+    });
+    assert.deepEqual(out, {
+      headers: { Authorization: '[REDACTED]', 'x-request-id': 'abc' },
+      db: { password: '[REDACTED]', host: 'db' },
+      usage: { inputTokens: 12, outputTokens: 3 },
+      cacheKey: 'user:42',
+    });
+  });
+
+  test('redactSecrets is the same function (deprecated alias)', () => {
+    assert.equal(redactSecrets, redact);
+  });
+});

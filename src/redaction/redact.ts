@@ -1,0 +1,138 @@
+import { shannonEntropy } from './entropy.ts';
+import { TOKEN_RULES } from './secret-rules.ts';
+
+/** What a redacted secret is replaced with. */
+export const REDACTED = '[REDACTED]';
+
+// `Bearer …` / `Basic …`; the value must hold a digit or a symbol so that prose ("Basic functionality") is left alone.
+const AUTH_SCHEME = /\b(Bearer|Basic)(\s+)(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,}/gi;
+
+// scheme://user:password@host — the password may contain `@` and `/`: it runs to the last `@` that a host follows.
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@?#]*:)[^\s?#]*@(?=[\w.-]+(?::\d+)?(?:[/?#\s"'`,;)\]}>]|$))/gi;
+
+// name = value, name: value, "name": "value", name='value' (env files, YAML, JSON, connection strings, headers).
+// The name is bounded and must start a word, and a value is only read after a secret name: linear time on any input.
+const ASSIGNMENT = /(?<![\w.-])(["']?)([A-Za-z_][\w.-]{0,63})\1([ \t]*(?::=|=>|[:=])[ \t]*)/g;
+const ASSIGNED_VALUE = /"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|([^\s"',;&<>)}\]]+)/y;
+
+// --password VALUE, --api-key=VALUE on command lines.
+const FLAG = /(--?[A-Za-z][\w-]{0,63})(\s+|=)([^\s"'-][^\s"']{0,4095})/g;
+
+/** Last words of a name that always hold a secret: any non-empty value is redacted. */
+const ALWAYS_SECRET = new Set(['password', 'passwd', 'pass', 'pwd', 'passphrase', 'secret', 'secrets', 'credential', 'credentials', 'pw']);
+/** Last words of a name that often hold a secret: values that look random are redacted. */
+const OFTEN_SECRET = new Set(['key', 'token', 'auth', 'authorization', 'jwt', 'sig', 'signature', 'cookie', 'apikey', 'dsn', 'sas']);
+/** A single word ending like this (`dbpassword`, `accesstoken`, `apikey`). */
+const ALWAYS_SUFFIX = /(?:password|passwd|secret)$/i;
+const OFTEN_SUFFIX = /(?:apikey|token|accesskey|secretkey|privatekey)$/i;
+
+const NOT_A_VALUE = /^(?:null|nil|none|true|false|undefined|\*+|x+|\[REDACTED\].*|\$\{?[A-Za-z_]\w*\}?|<[^>]*>|\{\{.*\}\})$/i;
+
+function lastWord(name: string): string {
+  const words = name.split(/[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])/).filter((w) => w !== '');
+  return (words.at(-1) ?? '').toLowerCase();
+}
+
+/** How sure we are, from its name alone, that a value is a secret. */
+function nameSays(name: string): 'always' | 'often' | 'no' {
+  const word = lastWord(name);
+  if (ALWAYS_SECRET.has(word) || ALWAYS_SUFFIX.test(word)) return 'always';
+  if (OFTEN_SECRET.has(word) || OFTEN_SUFFIX.test(word)) return 'often';
+  return 'no';
+}
+
+/** A value that could be a generated key or token: long enough, varied, not a plain word. */
+function looksRandom(value: string): boolean {
+  if (value.length < 8) return false;
+  if (!/[0-9]/.test(value) && !/[^A-Za-z0-9]/.test(value) && !(/[a-z]/.test(value) && /[A-Z]/.test(value))) return false;
+  return shannonEntropy(value) >= 3;
+}
+
+function isSecretValue(name: string, value: string): boolean {
+  const says = nameSays(name);
+  if (says === 'no' || value === '' || NOT_A_VALUE.test(value)) return false;
+  return says === 'always' || looksRandom(value);
+}
+
+function redactAssignments(text: string): string {
+  const pattern = new RegExp(ASSIGNMENT.source, 'g');
+  const valuePattern = new RegExp(ASSIGNED_VALUE.source, 'y');
+  let out = '';
+  let copied = 0;
+  let match: RegExpExecArray | null;
+  while ((match = pattern.exec(text)) !== null) {
+    const name = match[2] ?? '';
+    if (nameSays(name) === 'no') continue;
+    valuePattern.lastIndex = pattern.lastIndex;
+    const found = valuePattern.exec(text);
+    if (found === null) continue;
+    const [whole, dq, sq, bare] = found;
+    if (!isSecretValue(name, dq ?? sq ?? bare ?? '')) continue;
+    const shown = dq !== undefined ? `"${REDACTED}"` : sq !== undefined ? `'${REDACTED}'` : REDACTED;
+    out += `${text.slice(copied, pattern.lastIndex)}${shown}`;
+    copied = pattern.lastIndex + whole.length;
+    pattern.lastIndex = copied;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/**
+ * Replaces every credential in `text` with `[REDACTED]`, keeping the text
+ * around it: provider tokens by their shape (the gitleaks rule set, see
+ * `secret-rules.ts`), `Bearer`/`Basic` credentials, passwords in URLs
+ * (`scheme://user:password@host`, `@` and `/` in the password included), and
+ * values assigned to names that hold secrets, in any casing and syntax
+ * (`DB_PASS=…`, `"token": "…"`, `Password=…;` in connection strings,
+ * `aws_secret_access_key = …`, `--password …`). Names such as `password` or
+ * `secret` have any value redacted; names such as `key` or `token` only values
+ * that look generated (length, mixed characters, entropy), so `max_tokens=1000`
+ * or `primary key: id` stay as they are.
+ *
+ * Every sink that writes outside the process (logs, span attributes and events,
+ * metric attributes, error messages, CLI output, reports) goes through this.
+ */
+export function redact(text: string): string {
+  let out = text;
+  for (const rule of TOKEN_RULES) {
+    out = out.replace(rule.pattern, (_match, prefix?: unknown) => (typeof prefix === 'string' ? `${prefix}=${REDACTED}` : REDACTED));
+  }
+  out = out.replace(AUTH_SCHEME, `$1$2${REDACTED}`);
+  out = out.replace(URL_USERINFO, `$1${REDACTED}@`);
+  out = redactAssignments(out);
+  out = out.replace(FLAG, (match, flag: string, separator: string, value: string) =>
+    isSecretValue(flag, value) ? `${flag}${separator}${REDACTED}` : match,
+  );
+  return out;
+}
+
+/**
+ * Deep-copies a value for a sink: strings are redacted with {@link redact}, and
+ * values under keys that name a secret (`password`, `apiKey`, `token`, …) are
+ * replaced whole (for `key`/`token`-like names only when the value looks
+ * generated, so `inputTokens: 12` stays). Binary data becomes its size.
+ */
+export function redactValue(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (value === null || typeof value !== 'object' || depth > 12) return value;
+  if (value instanceof Uint8Array) return `[${value.byteLength} bytes]`;
+  if (value instanceof Map) return redactValue(Object.fromEntries(value), depth);
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    out[key] = secretUnderKey(key, v) ? REDACTED : redactValue(v, depth + 1);
+  }
+  return out;
+}
+
+function secretUnderKey(key: string, value: unknown): boolean {
+  if (value === undefined || value === null || value === '') return false;
+  const says = nameSays(key);
+  if (says === 'always') return typeof value !== 'string' || !NOT_A_VALUE.test(value);
+  if (says === 'often') return typeof value === 'string' ? isSecretValue(key, value) : false;
+  return false;
+}
+
+/**
+ * @deprecated Use {@link redact}; kept as an alias.
+ */
+export const redactSecrets: (text: string) => string = redact;

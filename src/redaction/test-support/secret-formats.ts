@@ -1,0 +1,45 @@
+/**
+ * Twenty common secret formats as they turn up in logs, tool output and
+ * errors: `text` contains `secret`, which must not survive redaction.
+ * The values are made up for tests.
+ */
+export const SECRET_FORMATS: ReadonlyArray<{ readonly name: string; readonly text: string; readonly secret: string }> = [
+  { name: 'aws_secret_access_key assignment', text: 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLE', secret: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLE' },
+  { name: 'Redis URL with an empty user', text: 'connect to redis://:Rd1sPassw0rd@cache:6379/0 now', secret: 'Rd1sPassw0rd' },
+  { name: 'URL password containing @', text: 'DATABASE_URL=postgres://app:p4ss@w0rdX@db.internal:5432/app', secret: 'p4ss@w0rdX' },
+  { name: 'URL password containing /', text: 'mysql://root:sl4sh/in/Pw@db:3306/shop failed', secret: 'sl4sh/in/Pw' },
+  { name: 'Stripe live key', text: 'stripe key sk_live_4eC39HqLyjWDarjtT1zdp7dcQ2', secret: 'sk_live_4eC39HqLyjWDarjtT1zdp7dcQ2' },
+  { name: 'Hugging Face token', text: 'HUGGINGFACE=hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh', secret: 'hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh' },
+  { name: 'npm token', text: '//registry/:_authToken=npm_Ab3dEf6hIj9lMn0pQr3tUv6xYz9AbC2eFg5h', secret: 'npm_Ab3dEf6hIj9lMn0pQr3tUv6xYz9AbC2eFg5h' },
+  { name: 'Azure AccountKey', text: 'DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4cXV1eA==;EndpointSuffix=core.windows.net', secret: 'Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4cXV1eA' },
+  { name: 'JSON "token" field', text: '{"user":"ann","token":"tok_9f8e7d6c5b4a3210ZZ"}', secret: 'tok_9f8e7d6c5b4a3210ZZ' },
+  { name: 'OpenAI project key', text: 'OPENAI_API_KEY=sk-proj-Xq9vT3bLbkFJ2mN8pQ4rS6tU1wY7zA0c', secret: 'sk-proj-Xq9vT3bLbkFJ2mN8pQ4rS6tU1wY7zA0c' },
+  { name: 'Anthropic key in prose', text: 'the key sk-ant-api03-Qw3rTy8uIo9pAs2dFg5hJk7lZx1cVb4nM6 was rejected', secret: 'sk-ant-api03-Qw3rTy8uIo9pAs2dFg5hJk7lZx1cVb4nM6' },
+  { name: 'GitHub token', text: 'git clone https://ghp_1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ@github.com/o/r', secret: 'ghp_1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ' },
+  { name: 'GitLab token', text: 'PRIVATE-TOKEN: glpat-Zx8Cv7Bn6Mq5Wr4Et3Yu', secret: 'glpat-Zx8Cv7Bn6Mq5Wr4Et3Yu' },
+  { name: 'AWS access key id', text: 'AccessKeyId: AKIAIOSFODNN7EXAMPLE', secret: 'AKIAIOSFODNN7EXAMPLE' },
+  { name: 'Slack bot token', text: 'xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx', secret: 'xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx' },
+  { name: 'JWT', text: 'jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U', secret: 'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U' },
+  { name: 'private key block', text: '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAA\n-----END OPENSSH PRIVATE KEY-----', secret: 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAA' },
+  { name: 'Authorization: Bearer', text: 'Authorization: Bearer 9f86d081884c7d659a2feaa0c55ad015', secret: '9f86d081884c7d659a2feaa0c55ad015' },
+  { name: 'env dump with short passwords', text: 'DB_PASS=hunter2\nSMTP_PASS=mailme\nDB_PWD=Pwd4Db\nAPP_JWT=s1gn3d.t0k3n.v4lu3', secret: 'hunter2' },
+  { name: 'connection string Password=', text: 'Server=tcp:db,1433;User Id=sa;Password=Str0ng;Pass!;Encrypt=true', secret: 'Str0ng' },
+];
+
+/** Texts that look a little like secrets but are real data redaction must keep. */
+export const NOT_SECRETS: ReadonlyArray<{ readonly name: string; readonly text: string }> = [
+  { name: 'git SHA', text: 'HEAD is now at 9fceb02d0ae598e95dc970b74767f19372d61af8 Fix the parser' },
+  { name: 'short git SHA', text: 'commit 9fceb02 (HEAD -> main)' },
+  { name: 'UUID', text: 'request 123e4567-e89b-12d3-a456-426614174000 done' },
+  { name: 'UUID as an id field', text: '{"id":"123e4567-e89b-12d3-a456-426614174000","status":"ok"}' },
+  { name: 'base64 image in a tool result', text: `{"type":"image","data":"data:image/png;base64,${'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='.repeat(40)}"}` },
+  { name: 'ordinary prose', text: 'The password reset page asks for the token you received; keys are rotated monthly.' },
+  { name: 'token counts', text: 'max_tokens=1000 prompt_tokens: 512 inputTokens=12' },
+  { name: 'a primary key', text: 'primary key: id, sort_key=created_at' },
+  { name: 'URL without a password', text: 'see https://example.com/docs?page=2#auth and git@github.com:org/repo.git' },
+  { name: 'URL with a port and a path', text: 'curl http://localhost:8080/api/users' },
+  { name: 'sha256 digest', text: 'sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' },
+  { name: 'file paths', text: '/home/dev/project/src/auth/token-store.ts:42:7' },
+  { name: 'Basic in prose', text: 'Basic functionality works; Bearer authentication is next.' },
+  { name: 'variable reference', text: 'password: ${DB_PASSWORD}' },
+];
