@@ -95,9 +95,9 @@ describe('the twenty secret formats through every sink', () => {
     }).start();
     const dir = mkdtempSync(path.join(tmpdir(), 'governor-redaction-'));
     try {
-      const main = new URL('../cli/main.ts', import.meta.url).pathname;
+      const bin = new URL('../cli/bin.ts', import.meta.url).pathname;
       for (const extra of [[], ['--json']]) {
-        const args = [main, 'run', 'say hi', '--dir', dir, '--base-url', server.baseURL, '--model', 'scripted-stand-in', '--sandbox', 'none', ...extra];
+        const args = [bin, 'run', 'say hi', '--dir', dir, '--base-url', server.baseURL, '--model', 'scripted-stand-in', '--sandbox', 'none', ...extra];
         const { stdout, stderr } = await promisify(execFile)(process.execPath, args, { timeout: 60_000 }).catch(
           (error: { stdout: string; stderr: string }) => error,
         );
