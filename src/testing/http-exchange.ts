@@ -63,3 +63,18 @@ export async function waitUnlessClosed(response: ServerResponse, ms: number, shu
     shutdown.removeEventListener('abort', onClose);
   }
 }
+
+/** Writes each item as a named server-sent event (`event:` and `data:` lines), the Anthropic way: no `[DONE]`. */
+export function sendNamedEventStream(response: ServerResponse, events: readonly { event: string; data: unknown }[]): void {
+  if (response.destroyed || response.headersSent) return;
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  for (const item of events) {
+    if (response.destroyed) return;
+    response.write(`event: ${item.event}\ndata: ${JSON.stringify(item.data)}\n\n`);
+  }
+  response.end();
+}
