@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { runDemo } from '../demo/run-demo.ts';
 import { runReplayCommand } from '../replay/index.ts';
+import { runMcpCommand } from './mcp-command.ts';
 import type { CliIO } from './progress.ts';
+import { runProxyCommand } from './proxy-command.ts';
 import { runRunCommand } from './run-command.ts';
 
 const HELP = `governor — govern AI agents: a circuit breaker for loops, and a limited agent harness.
@@ -10,7 +12,11 @@ Commands:
   governor demo                       run the main job (MiniAgent on a bundled task; no key needed)
   governor run "TASK" [options]       run MiniAgent on TASK (governor run --help)
   governor replay FILE [--json] [--config FILE] [--html FILE]
-                                      audit recorded trajectories (JSON Lines) with the breaker`;
+                                      audit recorded trajectories (JSON Lines) with the breaker
+  governor proxy --upstream URL [options]
+                                      model proxy (OpenAI + Anthropic APIs) governed by the breaker
+  governor mcp [options] -- COMMAND [ARGS…]
+                                      MCP proxy: judges every tool call of the wrapped MCP server`;
 
 /** Dispatches a `governor` command line; resolves to the exit code. */
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
@@ -22,6 +28,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       return runRunCommand(rest, io);
     case 'replay':
       return runReplayCommand(rest, io);
+    case 'proxy':
+      return runProxyCommand(rest, io);
+    case 'mcp':
+      return runMcpCommand(rest, io);
     case undefined:
     case '-h':
     case '--help':
