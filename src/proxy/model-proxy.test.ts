@@ -313,6 +313,25 @@ describe('governor proxy: sessions, pass-through and options', () => {
     }
   });
 
+  test('an unreachable upstream is a 502 in the API\'s error format, naming no secret', async () => {
+    const breaker = new AgentBreaker();
+    const gone = await new ScriptedModelServer({ script: [] }).start();
+    const upstream = gone.baseURL;
+    await gone.close();
+    await using proxy = await startModelProxy({ upstream, breaker, port: 0 });
+    const client = openaiClient(proxy);
+    await assert.rejects(client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }), (error: unknown) => {
+      assert.ok(error instanceof OpenAI.APIError);
+      assert.equal(error.status, 502);
+      assert.match(error.message, /did not answer \(ECONNREFUSED\)/);
+      assert.doesNotMatch(error.message, /sk-test/);
+      return true;
+    });
+    const anthropic = await fetch(`${proxy.url}/v1/messages`, { method: 'POST', body: JSON.stringify({ model: 'c', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }) });
+    assert.equal(anthropic.status, 502);
+    assert.equal(((await anthropic.json()) as { error: { type: string } }).error.type, 'api_error');
+  });
+
   test('bad options are refused with InvalidOptionError', () => {
     assert.throws(() => createModelProxy({ upstream: 'not a url', breaker: new AgentBreaker() }), (e: unknown) => InvalidOptionError.isInstance(e) && /upstream/.test((e as Error).message));
     assert.throws(() => createModelProxy({ upstream: 'ftp://x', breaker: new AgentBreaker() }), InvalidOptionError);

@@ -62,7 +62,23 @@ export function createModelProxy(options: ModelProxyOptions): Hono {
     app.post(`/${path}`, handler);
   }
   app.all('*', (c) => forward(c.req.raw, target(upstream, new URL(c.req.url)), upstreamFetch, undefined));
+  app.onError((error, c) => upstreamFailure(error, new URL(c.req.url).pathname, upstream));
   return app;
+}
+
+/**
+ * The upstream could not be reached (or the client went away): 502 in the
+ * format of the API asked for. The message names the upstream's origin only
+ * and the error's code, never a header or a body.
+ */
+function upstreamFailure(error: unknown, pathname: string, upstream: string): Response {
+  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
+  const code = typeof cause?.code === 'string' ? cause.code : error instanceof Error ? error.name : 'error';
+  const message = `governor proxy: the upstream ${new URL(upstream).origin} did not answer (${code}).`;
+  const body = pathname.endsWith('/messages')
+    ? { type: 'error', error: { type: 'api_error', message } }
+    : { error: { message, type: 'upstream_error', param: null, code: 'upstream_unreachable' } };
+  return new Response(JSON.stringify(body), { status: 502, headers: { 'content-type': 'application/json' } });
 }
 
 interface Route {
