@@ -3,9 +3,11 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { startHttpLoopingServer } from './test-support/http-looping-server.ts';
 
 const MAIN = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
 const LOOPING = fileURLToPath(new URL('./test-support/looping-server.ts', import.meta.url));
+const WITHOUT_SDK = fileURLToPath(new URL('./test-support/without-mcp-sdk.ts', import.meta.url));
 const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 
 async function connect(command: string, args: string[]): Promise<Client> {
@@ -127,7 +129,36 @@ describe('governor mcp -- node @modelcontextprotocol/server-everything', () => {
   });
 });
 
+describe('governor mcp --url <a Streamable HTTP server>', () => {
+  test('mirrors the tools and judges the calls the same way', async () => {
+    const upstream = await startHttpLoopingServer();
+    const proxied = await connect(process.execPath, [MAIN, 'mcp', '--url', upstream.url]);
+    try {
+      const tools = await proxied.listTools();
+      assert.deepEqual(tools.tools.map((t) => t.name).sort(), ['add', 'search']);
+      assert.equal(text((await proxied.callTool({ name: 'add', arguments: { a: 20, b: 22 } })) as ToolResult), '42');
+      const results: ToolResult[] = [];
+      for (let i = 0; i < 5; i += 1) results.push((await proxied.callTool({ name: 'search', arguments: { q: 'Oslo' } })) as ToolResult);
+      assert.deepEqual(results.map((r) => r.isError === true), [false, false, false, true, true]);
+      assert.match(text(results[4]!), /stopped by the agent breaker/);
+    } finally {
+      await proxied.close();
+      await upstream.close();
+    }
+  });
+});
+
 describe('governor mcp: usage', () => {
+  test('without @modelcontextprotocol/sdk installed it exits 1 and names the package to install', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    await assert.rejects(promisify(execFile)(process.execPath, ['--import', WITHOUT_SDK, MAIN, 'mcp', '--', process.execPath, LOOPING]), (error: { code?: number; stderr?: string }) => {
+      assert.equal(error.code, 1);
+      assert.match(error.stderr ?? '', /needs the package "@modelcontextprotocol\/sdk", which is not installed\. Run: npm install @modelcontextprotocol\/sdk/);
+      return true;
+    });
+  });
+
   test('without a server to wrap it exits 2 and says what to give', async () => {
     const { execFile } = await import('node:child_process');
     const { promisify } = await import('node:util');
