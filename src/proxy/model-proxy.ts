@@ -149,7 +149,7 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   const { judge } = route;
   const sessionId = proxySessionId(request.headers, body, api);
   const refused = await judge.gate(sessionId);
-  if (refused !== undefined) return refusal(c, api, refused);
+  if (refused !== undefined) return refusal(api, refused);
   const stopped = await judge.observeRequest(sessionId, api.requestTail(body));
   if (stopped !== undefined) return stopAnswer(api, body, stopped);
   const note = judge.steerNote(sessionId);
@@ -191,7 +191,7 @@ function json(value: unknown, status: number, headers: Headers): Response {
   return new Response(JSON.stringify(value), { status, headers });
 }
 
-function refusal(_c: Context, api: WireApi, stop: ProxyStop): Response {
+function refusal(api: WireApi, stop: ProxyStop): Response {
   return json(api.refusal(stop.text), 403, new Headers({ [STOP_HEADER]: stop.category }));
 }
 
