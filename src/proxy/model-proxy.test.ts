@@ -262,6 +262,43 @@ describe('governor proxy with AI SDK providers', () => {
   }
 });
 
+describe('governor proxy: usage counts against the session budget', () => {
+  test('crossing the token budget steers a wrap-up into the next request, then the run is stopped', async () => {
+    // Different searches every round (no loop), but 400 tokens a round against a budget of 1,000.
+    const script = (_request: unknown, index: number): ScriptedTurn => ({
+      toolCalls: [{ name: 'search', arguments: { q: `city ${index}` } }],
+      usage: { promptTokens: 300, completionTokens: 100 },
+    });
+    const upstream = await new ScriptedModelServer({ script }).start();
+    await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker: new AgentBreaker({ budget: { maxTokens: 1000 } }), port: 0 });
+    try {
+      const client = openaiClient(proxy);
+      const messages: Message[] = [{ role: 'user', content: 'Compare flights from every city.' }];
+      const rounds: { finish: string | null; stop: string | null }[] = [];
+      for (let i = 0; i < 5; i += 1) {
+        const round = await agentRound(client, messages, false);
+        rounds.push({ finish: round.finish, stop: round.stopHeader });
+        if (round.stopHeader !== null) break;
+      }
+      // Rounds 1-2 run; round 3 crosses the budget (1,200 tokens): its tool call is not run.
+      assert.deepEqual(rounds, [
+        { finish: 'tool_calls', stop: null },
+        { finish: 'tool_calls', stop: null },
+        { finish: 'stop', stop: null },
+        { finish: 'stop', stop: null },
+        { finish: 'stop', stop: 'budget' },
+      ]);
+      // Round 4 is the wrap-up round: it went upstream with the breaker's message.
+      assert.equal(upstream.requests.length, 4);
+      assert.match(JSON.stringify(upstream.requests[3]!.body.messages.at(-1)), /\[governor\] The session budget is spent \(1200 of 1000 tokens\)/);
+      // Round 5 never reached upstream: the final answer says why the run ended.
+      assert.match(messages.at(-2)!.content as string, /stopped by the agent breaker \(budget\)/);
+    } finally {
+      await upstream.close();
+    }
+  });
+});
+
 describe('governor proxy: sessions, pass-through and options', () => {
   test('sessions are told apart by header, by user, else by system prompt and first user message', async () => {
     const openaiBody = (messages: unknown[], extra: Record<string, unknown> = {}) => ({ model: 'm', messages, ...extra });

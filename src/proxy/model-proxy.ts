@@ -148,8 +148,8 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
 
   const { judge } = route;
   const sessionId = proxySessionId(request.headers, body, api);
-  const refused = await judge.gate(sessionId);
-  if (refused !== undefined) return refusal(api, refused);
+  const gate = await judge.gate(sessionId);
+  if (gate !== undefined) return gate.refused ? refusal(api, gate) : stopAnswer(api, body, gate);
   const stopped = await judge.observeRequest(sessionId, api.requestTail(body));
   if (stopped !== undefined) return stopAnswer(api, body, stopped);
   const note = judge.steerNote(sessionId);

@@ -38,10 +38,14 @@ export class ProxyJudge {
     this.breaker = breaker;
   }
 
-  /** Gate before a request goes upstream: a stopped session is refused. */
+  /**
+   * Gate before a request goes upstream: a session already stopped is
+   * refused; a stop decided now (the budget's wrap-up round is used up) is
+   * the stopping answer.
+   */
   async gate(sessionId: string): Promise<ProxyStop | undefined> {
     const decision = await this.breaker.checkModelCall(sessionId);
-    if (decision.action === 'stop') return toStop(decision, true);
+    if (decision.action === 'stop') return toStop(decision, decision.reason === 'breaker_open');
     this.#steer(sessionId, decision);
     return undefined;
   }
