@@ -262,6 +262,46 @@ describe('governor proxy with AI SDK providers', () => {
   }
 });
 
+describe('governor proxy with the Anthropic Messages API: a productive run passes byte for byte', () => {
+  for (const stream of [false, true]) {
+    test(stream ? 'streamed' : 'not streamed', async () => {
+      const script: ScriptedTurn[] = [
+        { text: 'Checking.', toolCalls: [{ name: 'search', arguments: { q: 'Oslo' } }, { name: 'search', arguments: { q: 'Bergen' } }] },
+        { text: 'Bergen it is. ✈️' },
+      ];
+      const direct = await new ScriptedModelServer({ script }).start();
+      const r = await rig(script);
+      try {
+        const run = async (baseURL: string): Promise<string[]> => {
+          const bodies: string[] = [];
+          const messages: unknown[] = [{ role: 'user', content: 'Where should I fly?' }];
+          for (let i = 0; i < script.length; i += 1) {
+            const response = await fetch(`${baseURL}/messages`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-test-not-a-real-key', 'anthropic-version': '2023-06-01' },
+              body: JSON.stringify({ model: 'claude-test', max_tokens: 256, system: 'You book travel.', messages, stream }),
+            });
+            assert.equal(response.status, 200);
+            const text = await response.text();
+            bodies.push(text);
+            const ids = [...text.matchAll(/"id":"(call_[^"]+)"/g)].map((m) => m[1]!);
+            messages.push({ role: 'assistant', content: ids.map((id) => ({ type: 'tool_use', id, name: 'search', input: {} })) });
+            messages.push({ role: 'user', content: ids.map((id) => ({ type: 'tool_result', tool_use_id: id, content: `sunny at ${id}` })) });
+          }
+          return bodies;
+        };
+        const viaProxy = await run(`${r.proxy.url}/v1`);
+        assert.deepEqual(viaProxy, await run(direct.baseURL));
+        assert.match(viaProxy[1]!, /Bergen/);
+        assert.deepEqual(r.upstream.requests.map((q) => q.body), direct.requests.map((q) => q.body));
+      } finally {
+        await r.close();
+        await direct.close();
+      }
+    });
+  }
+});
+
 describe('governor proxy: usage counts against the session budget', () => {
   test('crossing the token budget steers a wrap-up into the next request, then the run is stopped', async () => {
     // Different searches every round (no loop), but 400 tokens a round against a budget of 1,000.
