@@ -7,6 +7,7 @@ import { openaiWire } from './openai-wire.ts';
 import { ProxyJudge, type ProxyStop } from './proxy-judge.ts';
 import { proxySessionId, SESSION_HEADER } from './proxy-session.ts';
 import { formatSse, parseSse } from './sse.ts';
+import { UpstreamUnreachableError } from './upstream-unreachable-error.ts';
 import { isObject, type JsonObject, type SseEvent, type WireApi } from './wire-api.ts';
 
 /** Response header naming the category of a stop. */
@@ -62,23 +63,22 @@ export function createModelProxy(options: ModelProxyOptions): Hono {
     app.post(`/${path}`, handler);
   }
   app.all('*', (c) => forward(c.req.raw, target(upstream, new URL(c.req.url)), upstreamFetch, undefined));
-  app.onError((error, c) => upstreamFailure(error, new URL(c.req.url).pathname, upstream));
+  app.onError((error, c) => failure(error, new URL(c.req.url).pathname));
   return app;
 }
 
 /**
- * The upstream could not be reached (or the client went away): 502 in the
- * format of the API asked for. The message names the upstream's origin only
- * and the error's code, never a header or a body.
+ * 502 in the format of the API asked for when the upstream did not answer;
+ * 500 for anything else, without details (they could hold request content).
  */
-function upstreamFailure(error: unknown, pathname: string, upstream: string): Response {
-  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
-  const code = typeof cause?.code === 'string' ? cause.code : error instanceof Error ? error.name : 'error';
-  const message = `governor proxy: the upstream ${new URL(upstream).origin} did not answer (${code}).`;
-  const body = pathname.endsWith('/messages')
+function failure(error: unknown, pathname: string): Response {
+  const unreachable = UpstreamUnreachableError.isInstance(error);
+  const message = unreachable ? (error as Error).message : 'governor proxy: internal error while handling the request.';
+  const anthropic = pathname.endsWith('/messages');
+  const body = anthropic
     ? { type: 'error', error: { type: 'api_error', message } }
-    : { error: { message, type: 'upstream_error', param: null, code: 'upstream_unreachable' } };
-  return new Response(JSON.stringify(body), { status: 502, headers: { 'content-type': 'application/json' } });
+    : { error: { message, type: unreachable ? 'upstream_error' : 'server_error', param: null, code: unreachable ? 'upstream_unreachable' : null } };
+  return new Response(JSON.stringify(body), { status: unreachable ? 502 : 500, headers: { 'content-type': 'application/json' } });
 }
 
 interface Route {
@@ -123,7 +123,7 @@ function responseHeaders(headers: Headers, extra?: Record<string, string>): Head
 
 async function forward(request: Request, url: string, upstreamFetch: typeof fetch, body: RequestInit['body'] | undefined): Promise<Response> {
   const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
-  const response = await upstreamFetch(url, {
+  const response = await callUpstream(upstreamFetch, url, {
     method: request.method,
     headers: forwardHeaders(request.headers),
     body: hasBody ? (body ?? (await request.arrayBuffer())) : undefined,
@@ -154,7 +154,7 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   if (stopped !== undefined) return stopAnswer(api, body, stopped);
   const note = judge.steerNote(sessionId);
   const sent: JsonObject = note === undefined ? body : api.withSteers(body, note);
-  const upstreamResponse = await route.upstreamFetch(url, {
+  const upstreamResponse = await callUpstream(route.upstreamFetch, url, {
     method: 'POST',
     headers: forwardHeaders(request.headers),
     // Unchanged bytes unless a steer message was added.
@@ -180,6 +180,14 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   }
   if (verdict.blocked.size === 0) return new Response(text, { status: upstreamResponse.status, headers: responseHeaders(upstreamResponse.headers) });
   return json(api.withBlocks(answer, verdict.blocked), upstreamResponse.status, responseHeaders(upstreamResponse.headers));
+}
+
+async function callUpstream(upstreamFetch: typeof fetch, url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await upstreamFetch(url, init);
+  } catch (error) {
+    throw new UpstreamUnreachableError(new URL(url).origin, error);
+  }
 }
 
 function passThrough(response: Response): Response {
