@@ -1,9 +1,7 @@
 #!/usr/bin/env node
 import { runDemo } from '../demo/run-demo.ts';
 import { runReplayCommand } from '../replay/index.ts';
-import { runMcpCommand } from './mcp-command.ts';
 import type { CliIO } from './progress.ts';
-import { runProxyCommand } from './proxy-command.ts';
 import { runRunCommand } from './run-command.ts';
 
 const HELP = `governor — govern AI agents: a circuit breaker for loops, and a limited agent harness.
@@ -28,10 +26,11 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       return runRunCommand(rest, io);
     case 'replay':
       return runReplayCommand(rest, io);
+    // Loaded on demand: the servers' packages are not needed by the other commands.
     case 'proxy':
-      return runProxyCommand(rest, io);
+      return (await import('./proxy-command.ts')).runProxyCommand(rest, io);
     case 'mcp':
-      return runMcpCommand(rest, io);
+      return (await import('./mcp-command.ts')).runMcpCommand(rest, io);
     case undefined:
     case '-h':
     case '--help':
