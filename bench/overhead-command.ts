@@ -2,7 +2,8 @@
  * `npm run bench:overhead [-- FLAGS]`: the overhead benchmark alone (see
  * overhead.ts): the AgentBreaker's cost per event and memory per session with
  * every detector on, the same through RedisBreakerStore on a local Redis, and
- * the ChatClient + advisors against a bare doGenerate. Prints the machine and
+ * the ChatClient + advisors against a bare doGenerate, and the latency
+ * `governor proxy` adds per request and per streamed chunk (proxy-overhead.ts). Prints the machine and
  * aligned tables; each table says which goal it checks and whether it is met.
  * Takes a minute or two.
  *
@@ -22,6 +23,7 @@
  */
 import fs from 'node:fs';
 import { formatOverheadReport, runOverheadBenchmark, type OverheadBenchmarkOptions } from './overhead.ts';
+import { formatProxyOverhead, measureProxyOverhead } from './proxy-overhead.ts';
 
 const USAGE = 'usage: npm run bench:overhead [-- [--json [FILE]] [--quick] [--no-redis] [--no-start]]';
 
@@ -69,11 +71,15 @@ const report = await runOverheadBenchmark({
   onProgress: (what) => process.stderr.write(`… ${what}\n`),
 });
 
-const json = JSON.stringify(report, null, 2);
+process.stderr.write('… governor proxy: added latency per request and per streamed chunk\n');
+const proxy = await measureProxyOverhead(flags.quick ? { requests: 200, warmUp: 50 } : {});
+
+const json = JSON.stringify({ ...report, proxy }, null, 2);
 if (flags.json && flags.jsonFile === undefined) {
   console.log(json);
 } else {
   console.log(formatOverheadReport(report));
+  console.log(`\n${formatProxyOverhead(proxy)}`);
   if (flags.jsonFile !== undefined) {
     fs.writeFileSync(flags.jsonFile, `${json}\n`);
     console.log(`\nJSON written to ${flags.jsonFile}`);

@@ -14,8 +14,10 @@
  */
 import type { CliCommand } from './cli-command.ts';
 import { demoCommand } from './commands/demo.ts';
+import { mcpCommand } from './commands/mcp.ts';
+import { proxyCommand } from './commands/proxy.ts';
 import { replayCommand } from './commands/replay.ts';
 import { runCommand } from './commands/run.ts';
 
 /** Every command, in the order `governor --help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [demoCommand, runCommand, replayCommand];
+export const COMMANDS: readonly CliCommand[] = [demoCommand, runCommand, replayCommand, proxyCommand, mcpCommand];

@@ -79,3 +79,18 @@ export function sendHeadersThenStall(response: ServerResponse, stream: boolean, 
   shutdown.addEventListener('abort', end, { once: true });
   response.once('close', () => shutdown.removeEventListener('abort', end));
 }
+
+/** Writes each item as a named server-sent event (`event:` and `data:` lines), the Anthropic way: no `[DONE]`. */
+export function sendNamedEventStream(response: ServerResponse, events: readonly { event: string; data: unknown }[]): void {
+  if (response.destroyed || response.headersSent) return;
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  for (const item of events) {
+    if (response.destroyed) return;
+    response.write(`event: ${item.event}\ndata: ${JSON.stringify(item.data)}\n\n`);
+  }
+  response.end();
+}

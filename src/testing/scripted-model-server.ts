@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 import { resolveTurnUsage } from './estimate-tokens.ts';
-import { readBody, sendEventStream, sendHeadersThenStall, sendJson, waitUnlessClosed } from './http-exchange.ts';
+import { anthropicErrorBody, anthropicEvents, anthropicMessage } from './anthropic-wire-format.ts';
+import { readBody, sendEventStream, sendHeadersThenStall, sendJson, sendNamedEventStream, waitUnlessClosed } from './http-exchange.ts';
 import {
   chatCompletion,
   chatCompletionChunks,
@@ -22,6 +23,7 @@ import { type ScriptedTurn, validateScriptedTurn } from './scripted-turn.ts';
 
 const CHAT_PATHS = new Set(['/v1/chat/completions', '/chat/completions']);
 const MODEL_PATHS = new Set(['/v1/models', '/models']);
+const MESSAGES_PATHS = new Set(['/v1/messages', '/messages']);
 
 /** A turn to play, or the error that stands in for it. */
 type TurnChoice = { turn: ScriptedTurn } | { status: number; body: Record<string, unknown> };
@@ -33,7 +35,9 @@ type TurnChoice = { turn: ScriptedTurn } | { status: number; body: Record<string
  * with no network access and no API key, and every request is recorded.
  *
  * Serves `POST /v1/chat/completions` (JSON, or server-sent events with
- * `stream: true`) and `GET /v1/models`; the `/v1` prefix is optional.
+ * `stream: true`) and `GET /v1/models`; the `/v1` prefix is optional. The
+ * same script also answers the Anthropic Messages API at `POST /v1/messages`
+ * (JSON, or named server-sent events with `stream: true`).
  *
  * @example
  * ```ts
@@ -146,7 +150,11 @@ export class ScriptedModelServer implements AsyncDisposable {
       const path = new URL(request.url ?? '/', 'http://stand-in').pathname.replace(/\/+$/, '');
       if (CHAT_PATHS.has(path)) {
         if (request.method !== 'POST') return sendMethodNotAllowed(response, 'POST');
-        return await this.#answerChat(request, response, path);
+        return await this.#answerChat(request, response, path, 'openai');
+      }
+      if (MESSAGES_PATHS.has(path)) {
+        if (request.method !== 'POST') return sendMethodNotAllowed(response, 'POST');
+        return await this.#answerChat(request, response, path, 'anthropic');
       }
       if (MODEL_PATHS.has(path)) {
         if (request.method !== 'GET') return sendMethodNotAllowed(response, 'GET');
@@ -160,9 +168,11 @@ export class ScriptedModelServer implements AsyncDisposable {
     }
   }
 
-  async #answerChat(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
+  async #answerChat(request: IncomingMessage, response: ServerResponse, path: string, format: 'openai' | 'anthropic'): Promise<void> {
     const parsed = parseChatCompletionBody(await readBody(request));
-    if (!parsed.ok) return sendJson(response, 400, errorBody(parsed.problem, 'invalid_request_error', 'invalid_json'));
+    if (!parsed.ok) {
+      return sendJson(response, 400, format === 'anthropic' ? anthropicErrorBody(parsed.problem, 400) : errorBody(parsed.problem, 'invalid_request_error', 'invalid_json'));
+    }
 
     const recorded: RecordedRequest = {
       method: request.method ?? 'POST',
@@ -172,7 +182,10 @@ export class ScriptedModelServer implements AsyncDisposable {
     };
     const index = this.requests.push(recorded) - 1;
     const choice = await this.#chooseTurn(recorded, index);
-    if (!('turn' in choice)) return sendJson(response, choice.status, choice.body);
+    if (!('turn' in choice)) {
+      const message = String((choice.body['error'] as { message?: unknown } | undefined)?.message ?? 'error');
+      return sendJson(response, choice.status, format === 'anthropic' ? anthropicErrorBody(message, choice.status) : choice.body);
+    }
 
     const { turn } = choice;
     this.#turnsPlayed += 1;
@@ -186,12 +199,16 @@ export class ScriptedModelServer implements AsyncDisposable {
         retryAfterMs === undefined
           ? {}
           : { 'retry-after-ms': String(retryAfterMs), 'retry-after': String(Math.ceil(retryAfterMs / 1000)) };
-      return sendJson(response, status, errorBody(message, type), headers);
+      return sendJson(response, status, format === 'anthropic' ? anthropicErrorBody(message, status) : errorBody(message, type), headers);
     }
 
     if (turn.stall === true) return sendHeadersThenStall(response, parsed.body.stream === true, this.#shutdown.signal);
 
     const answer = this.#buildAnswer(turn, recorded, index);
+    if (format === 'anthropic') {
+      if (parsed.body.stream === true) return sendNamedEventStream(response, anthropicEvents(answer));
+      return sendJson(response, 200, anthropicMessage(answer));
+    }
     if (parsed.body.stream === true) {
       return sendEventStream(response, chatCompletionChunks(answer, { includeUsage: wantsStreamUsage(parsed.body) }));
     }

@@ -1,0 +1,88 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { AgentBreaker } from '../breaker/agent-breaker.ts';
+import type { AgentBreakerOptions } from '../breaker/breaker-options.ts';
+import { GovernorError } from '../errors/governor-error.ts';
+import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
+
+/** A command line the user must fix; the message says how. */
+export class CliUsageError extends GovernorError {
+  constructor(message: string) {
+    super('GOVERNOR_CLI_USAGE', message);
+  }
+}
+
+/** The breaker a server command runs with, and how to release its store. */
+export interface FlagBreaker {
+  readonly breaker: AgentBreaker;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the breaker of `--config FILE` (JSON breaker options) and `--store
+ * URL` (`redis://…` or `rediss://…`; default: in memory). With a shared
+ * store, checks read it every time (`checkFreshnessMs: 0` unless the config
+ * says otherwise): replicas behind one balancer see each other's trips at once.
+ *
+ * @throws CliUsageError for an unreadable config, bad options or an unknown store
+ */
+export async function breakerFromFlags(flags: { config?: string | undefined; store?: string | undefined; storePrefix?: string | undefined; telemetry?: boolean }, cwd: string): Promise<FlagBreaker> {
+  let options: Record<string, unknown> = {};
+  if (flags.config !== undefined) options = await readConfig(path.resolve(cwd, flags.config), flags.config);
+  if (flags.telemetry === true && options['telemetry'] === undefined) options = { ...options, telemetry: true };
+  let store: RedisBreakerStore | undefined;
+  if (flags.store !== undefined) {
+    let scheme: string;
+    try {
+      scheme = new URL(flags.store).protocol;
+    } catch {
+      throw new CliUsageError(`--store must be a redis:// or rediss:// URL`);
+    }
+    if (scheme !== 'redis:' && scheme !== 'rediss:') throw new CliUsageError(`--store: unsupported store "${scheme}"; use a redis:// or rediss:// URL`);
+    try {
+      store = new RedisBreakerStore({ url: flags.store, ...(flags.storePrefix === undefined ? {} : { keyPrefix: flags.storePrefix }) });
+    } catch (error) {
+      throw new CliUsageError(`--store: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    options = { checkFreshnessMs: 0, ...options, store };
+  }
+  let breaker: AgentBreaker;
+  try {
+    breaker = new AgentBreaker(options as AgentBreakerOptions);
+  } catch (error) {
+    await store?.close();
+    throw new CliUsageError(`${flags.config === undefined ? 'breaker options' : `--config ${flags.config}`}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return { breaker, close: async () => store?.close() };
+}
+
+async function readConfig(file: string, shown: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new CliUsageError(`cannot read --config ${shown}: ${code === 'ENOENT' ? 'no such file' : String(code ?? error)}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new CliUsageError(`--config ${shown} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CliUsageError(`--config ${shown} must contain a JSON object of breaker options`);
+  return value as Record<string, unknown>;
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}

@@ -1,0 +1,28 @@
+import type { CliCommand } from '../cli-command.ts';
+
+export const PROXY_USAGE = `Usage: governor proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--config FILE] [--store redis://…] [--metrics]
+
+A model proxy speaking the OpenAI Chat Completions API (/v1/chat/completions)
+and the Anthropic Messages API (/v1/messages). Point an agent's base URL at
+http://HOST:PORT/v1; every request goes on to URL unchanged while the agent
+breaker watches the run.
+
+  --upstream URL   model API base URL, e.g. https://api.openai.com/v1 (required)
+  --port N         port to listen on; 0 picks a free one (default 8787)
+  --host HOST      interface to listen on (default 127.0.0.1)
+  --config FILE    JSON file with the breaker options (default: built-in defaults)
+  --store URL      shared breaker state, redis://… (default: in memory, this process only)
+  --store-prefix P key prefix in the store (default governor:breaker:)
+  --metrics        serve GET /metrics for Prometheus (needs @opentelemetry/exporter-prometheus
+                   and @opentelemetry/sdk-metrics)
+
+Session: the x-governor-session header, else the request's user
+(metadata.user_id), else a hash of the system prompt and first user message.`;
+
+/** Loaded on use: the server code (and its HTTP or MCP libraries) only when this command runs. */
+export const proxyCommand: CliCommand = {
+  name: 'proxy',
+  summary: 'model proxy (OpenAI and Anthropic APIs) governed by the breaker, for agents in any language',
+  usage: PROXY_USAGE,
+  run: async (argv, io) => (await import('../proxy-command.ts')).runProxyCommand(argv, io),
+};

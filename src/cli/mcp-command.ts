@@ -1,0 +1,67 @@
+import { parseArgs } from 'node:util';
+import { startMcpProxy } from '../mcp-proxy/mcp-proxy.ts';
+import { breakerFromFlags, CliUsageError, untilSignal } from './breaker-flags.ts';
+import type { CliIO } from './progress.ts';
+import { MCP_USAGE } from './commands/mcp.ts';
+
+
+/**
+ * `governor mcp … -- COMMAND [ARGS…]`: serves the MCP proxy on stdio until
+ * the client or the upstream server goes away (or SIGINT/SIGTERM).
+ * Resolves to the exit code.
+ */
+export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = process.cwd()): Promise<number> {
+  let values;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: [...argv],
+      options: {
+        config: { type: 'string' },
+        store: { type: 'string' },
+        'store-prefix': { type: 'string' },
+        session: { type: 'string' },
+        url: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+      allowPositionals: true,
+    }));
+  } catch (error) {
+    io.stderr.write(`governor mcp: ${error instanceof Error ? error.message : String(error)}\n\n${MCP_USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    // Help is asked for by a person, not an MCP client: stdout is free here.
+    io.stdout.write(`${MCP_USAGE}\n`);
+    return 0;
+  }
+  const [command, ...args] = positionals;
+  if ((command === undefined) === (values.url === undefined)) {
+    const problem = command === undefined ? 'give the MCP server to wrap: -- COMMAND [ARGS…] or --url URL' : 'give either -- COMMAND or --url, not both';
+    io.stderr.write(`governor mcp: ${problem}\n\n${MCP_USAGE}\n`);
+    return 2;
+  }
+  let flagBreaker;
+  try {
+    flagBreaker = await breakerFromFlags({ config: values.config, store: values.store, storePrefix: values['store-prefix'] }, cwd);
+  } catch (error) {
+    io.stderr.write(`governor mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+    return error instanceof CliUsageError ? 2 : 1;
+  }
+  try {
+    const proxy = await startMcpProxy({
+      breaker: flagBreaker.breaker,
+      upstream: command === undefined ? { url: values.url as string } : { command, args },
+      ...(values.session === undefined ? {} : { sessionId: values.session }),
+    });
+    await Promise.race([proxy.closed, untilSignal()]);
+    await proxy.close();
+    return 0;
+  } catch (error) {
+    io.stderr.write(`governor mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await flagBreaker.close();
+  }
+}

@@ -1,0 +1,78 @@
+import { parseArgs } from 'node:util';
+import { startModelProxy } from '../proxy/model-proxy-server.ts';
+import { prometheusMetrics, type PrometheusMetrics } from '../proxy/prometheus-metrics.ts';
+import { breakerFromFlags, CliUsageError, untilSignal } from './breaker-flags.ts';
+import type { CliIO } from './progress.ts';
+import { PROXY_USAGE } from './commands/proxy.ts';
+
+
+/**
+ * `governor proxy …`: serves the model proxy until SIGINT or SIGTERM.
+ * Resolves to the exit code.
+ */
+export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = process.cwd()): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        upstream: { type: 'string' },
+        port: { type: 'string', default: '8787' },
+        host: { type: 'string', default: '127.0.0.1' },
+        config: { type: 'string' },
+        store: { type: 'string' },
+        'store-prefix': { type: 'string' },
+        metrics: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    io.stderr.write(`governor proxy: ${error instanceof Error ? error.message : String(error)}\n\n${PROXY_USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    io.stdout.write(`${PROXY_USAGE}\n`);
+    return 0;
+  }
+  const port = Number(values.port);
+  if (values.upstream === undefined || !Number.isInteger(port) || port < 0 || port > 65535) {
+    const problem = values.upstream === undefined ? '--upstream URL is required' : `--port must be a port number (0-65535), not "${values.port}"`;
+    io.stderr.write(`governor proxy: ${problem}\n\n${PROXY_USAGE}\n`);
+    return 2;
+  }
+  let metrics: PrometheusMetrics | undefined;
+  let flagBreaker;
+  try {
+    if (values.metrics) metrics = await prometheusMetrics();
+    flagBreaker = await breakerFromFlags(
+      { config: values.config, store: values.store, storePrefix: values['store-prefix'], ...(metrics === undefined ? {} : { telemetry: true }) },
+      cwd,
+    );
+  } catch (error) {
+    await metrics?.shutdown();
+    io.stderr.write(`governor proxy: ${error instanceof Error ? error.message : String(error)}\n`);
+    return error instanceof CliUsageError ? 2 : 1;
+  }
+  try {
+    const server = await startModelProxy({
+      upstream: values.upstream,
+      breaker: flagBreaker.breaker,
+      port,
+      host: values.host,
+      ...(metrics === undefined ? {} : { metrics: metrics.handler }),
+    });
+    io.stderr.write(`governor proxy listening on ${server.url} (base URL ${server.url}/v1) → ${new URL(values.upstream).origin}\n`);
+    const signal = await untilSignal();
+    io.stderr.write(`governor proxy: ${signal}, closing\n`);
+    await server.close();
+    return 0;
+  } catch (error) {
+    io.stderr.write(`governor proxy: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await flagBreaker.close();
+    await metrics?.shutdown();
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * An MCP proxy that puts the agent breaker in front of any MCP server.
+ *
+ * @module
+ */
+export { startMcpProxy, type McpProxy } from './mcp-proxy.ts';
+export type { McpCommandUpstream, McpProxyOptions, McpUrlUpstream } from './mcp-proxy-options.ts';
+export { judgeToolCall, refusedResult } from './tool-call-judge.ts';

@@ -1,0 +1,35 @@
+import type { Readable, Writable } from 'node:stream';
+import type { AgentBreaker } from '../breaker/agent-breaker.ts';
+
+/** An MCP server started as a child process, spoken to over stdio. */
+export interface McpCommandUpstream {
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** Environment of the child. @default this process's environment */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Working directory of the child. @default this process's */
+  readonly cwd?: string;
+}
+
+/** An MCP server reached over Streamable HTTP. */
+export interface McpUrlUpstream {
+  readonly url: string;
+}
+
+/** Options of {@link startMcpProxy}. */
+export interface McpProxyOptions {
+  /** The MCP server whose tools, resources and prompts are mirrored. */
+  readonly upstream: McpCommandUpstream | McpUrlUpstream;
+  /** Judges every `tools/call`. Share its store to share sessions between processes. */
+  readonly breaker: AgentBreaker;
+  /**
+   * The breaker session of this connection.
+   * @default `mcp:<random uuid>` — one session per client connection
+   */
+  readonly sessionId?: string;
+  /**
+   * Where the MCP client is connected.
+   * @default this process's stdin and stdout
+   */
+  readonly downstream?: { readonly stdin: Readable; readonly stdout: Writable };
+}

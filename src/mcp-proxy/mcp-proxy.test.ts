@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { startHttpLoopingServer } from './test-support/http-looping-server.ts';
+
+const MAIN = fileURLToPath(new URL('../cli/bin.ts', import.meta.url));
+const LOOPING = fileURLToPath(new URL('./test-support/looping-server.ts', import.meta.url));
+const WITHOUT_SDK = fileURLToPath(new URL('./test-support/without-mcp-sdk.ts', import.meta.url));
+const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
+
+async function connect(command: string, args: string[]): Promise<Client> {
+  const client = new Client({ name: 'test-client', version: '1' });
+  await client.connect(new StdioClientTransport({ command, args, stderr: 'pipe' }));
+  return client;
+}
+
+/** A client of `governor mcp -- <server>`, and one of the server itself. */
+function pair(server: string[]): { proxied: () => Promise<Client>; direct: () => Promise<Client> } {
+  return {
+    proxied: () => connect(process.execPath, [MAIN, 'mcp', '--', process.execPath, ...server]),
+    direct: () => connect(process.execPath, server),
+  };
+}
+
+interface ToolResult {
+  content: { type: string; text?: string }[];
+  isError?: boolean;
+}
+
+function text(result: ToolResult): string {
+  return result.content.map((c) => c.text ?? '').join('\n');
+}
+
+describe('governor mcp -- node <a looping test server>', { timeout: 60_000 }, () => {
+  const servers = pair([LOOPING]);
+  let proxied: Client;
+  let direct: Client;
+  before(async () => {
+    [proxied, direct] = await Promise.all([servers.proxied(), servers.direct()]);
+  });
+  after(async () => {
+    await Promise.all([proxied?.close(), direct?.close()]);
+  });
+
+  test('mirrors the server: identity, instructions, tools, resources and prompts unchanged', async () => {
+    assert.deepEqual(proxied.getServerVersion(), direct.getServerVersion());
+    assert.equal(proxied.getInstructions(), 'Search before you book.');
+    assert.deepEqual(await proxied.listTools(), await direct.listTools());
+    assert.deepEqual(await proxied.listResources(), await direct.listResources());
+    assert.deepEqual(await proxied.readResource({ uri: 'memo://readme' }), await direct.readResource({ uri: 'memo://readme' }));
+    assert.deepEqual(await proxied.listPrompts(), await direct.listPrompts());
+    assert.deepEqual(await proxied.getPrompt({ name: 'plan', arguments: { city: 'Oslo' } }), await direct.getPrompt({ name: 'plan', arguments: { city: 'Oslo' } }));
+  });
+
+  test('a repeated identical call is steered, blocked, then stopped; different calls pass untouched until the stop', async () => {
+    const search = () => proxied.callTool({ name: 'search', arguments: { q: 'Oslo' } }) as Promise<ToolResult>;
+    // Different calls are answered exactly as the server answers them.
+    for (let i = 0; i < 3; i += 1) {
+      assert.deepEqual(await proxied.callTool({ name: 'add', arguments: { a: i, b: 2 } }), await direct.callTool({ name: 'add', arguments: { a: i, b: 2 } }));
+    }
+    const results: ToolResult[] = [];
+    for (let i = 0; i < 3; i += 1) results.push(await search());
+    assert.deepEqual(results[0], { content: [{ type: 'text', text: 'No flights found for Oslo.' }] });
+    assert.deepEqual(results[1], results[0]);
+    // The third identical call runs, with the breaker's note for the model.
+    assert.equal(results[2]!.isError, undefined);
+    assert.equal(results[2]!.content[0]!.text, 'No flights found for Oslo.');
+    assert.match(text(results[2]!), /\[governor\] .*"search"/);
+    // The fourth is not run: an error result says why.
+    const blocked = await search();
+    assert.equal(blocked.isError, true);
+    assert.match(text(blocked), /The call to search was not run/);
+    assert.doesNotMatch(text(blocked), /No flights found/);
+    // The fifth stops the session; from then on every call is refused the same way.
+    const stopped = await search();
+    assert.equal(stopped.isError, true);
+    assert.match(text(stopped), /stopped by the agent breaker \(tool_spiral\)/);
+    const refused = (await proxied.callTool({ name: 'add', arguments: { a: 1, b: 1 } })) as ToolResult;
+    assert.equal(refused.isError, true);
+    assert.match(text(refused), /OPEN for this session/);
+    assert.doesNotMatch(text(stopped), /No flights found/);
+  });
+
+  test('one session per client connection: a new connection starts clean', async () => {
+    const fresh = await servers.proxied();
+    try {
+      const result = (await fresh.callTool({ name: 'add', arguments: { a: 2, b: 3 } })) as ToolResult;
+      assert.equal(result.isError, undefined);
+      assert.equal(text(result), '5');
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+describe('governor mcp -- node @modelcontextprotocol/server-everything', { timeout: 60_000 }, () => {
+  const servers = pair([EVERYTHING, 'stdio']);
+  let proxied: Client;
+  let direct: Client;
+  before(async () => {
+    [proxied, direct] = await Promise.all([servers.proxied(), servers.direct()]);
+  });
+  after(async () => {
+    await Promise.all([proxied?.close(), direct?.close()]);
+  });
+
+  test('tools, resources and prompts listed unchanged', async () => {
+    const tools = await proxied.listTools();
+    assert.ok(tools.tools.some((t) => t.name === 'echo'));
+    assert.deepEqual(tools, await direct.listTools());
+    assert.deepEqual(await proxied.listResources(), await direct.listResources());
+    assert.deepEqual(await proxied.listPrompts(), await direct.listPrompts());
+  });
+
+  test('repeated identical echo calls are blocked then stopped; different calls are untouched', async () => {
+    const sums: ToolResult[] = [];
+    for (let i = 0; i < 4; i += 1) sums.push((await proxied.callTool({ name: 'get-sum', arguments: { a: i, b: 10 } })) as ToolResult);
+    assert.deepEqual(sums.map(text), ['The sum of 0 and 10 is 10.', 'The sum of 1 and 10 is 11.', 'The sum of 2 and 10 is 12.', 'The sum of 3 and 10 is 13.']);
+    assert.ok(sums.every((s) => s.isError === undefined));
+    const echoes: ToolResult[] = [];
+    for (let i = 0; i < 5; i += 1) echoes.push((await proxied.callTool({ name: 'echo', arguments: { message: 'again' } })) as ToolResult);
+    assert.deepEqual(echoes.slice(0, 2), [await direct.callTool({ name: 'echo', arguments: { message: 'again' } }), await direct.callTool({ name: 'echo', arguments: { message: 'again' } })]);
+    assert.equal(echoes[3]!.isError, true);
+    assert.match(text(echoes[3]!), /The call to echo was not run/);
+    assert.equal(echoes[4]!.isError, true);
+    assert.match(text(echoes[4]!), /stopped by the agent breaker/);
+  });
+});
+
+describe('governor mcp --url <a Streamable HTTP server>', { timeout: 60_000 }, () => {
+  test('mirrors the tools and judges the calls the same way', async () => {
+    const upstream = await startHttpLoopingServer();
+    const proxied = await connect(process.execPath, [MAIN, 'mcp', '--url', upstream.url]);
+    try {
+      const tools = await proxied.listTools();
+      assert.deepEqual(tools.tools.map((t) => t.name).sort(), ['add', 'search']);
+      assert.equal(text((await proxied.callTool({ name: 'add', arguments: { a: 20, b: 22 } })) as ToolResult), '42');
+      const results: ToolResult[] = [];
+      for (let i = 0; i < 5; i += 1) results.push((await proxied.callTool({ name: 'search', arguments: { q: 'Oslo' } })) as ToolResult);
+      assert.deepEqual(results.map((r) => r.isError === true), [false, false, false, true, true]);
+      assert.match(text(results[4]!), /stopped by the agent breaker/);
+    } finally {
+      await proxied.close();
+      await upstream.close();
+    }
+  });
+});
+
+describe('governor mcp: usage', () => {
+  test('without @modelcontextprotocol/sdk installed it exits 1 and names the package to install', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    await assert.rejects(promisify(execFile)(process.execPath, ['--import', WITHOUT_SDK, MAIN, 'mcp', '--', process.execPath, LOOPING]), (error: { code?: number; stderr?: string }) => {
+      assert.equal(error.code, 1);
+      assert.match(error.stderr ?? '', /needs the package "@modelcontextprotocol\/sdk", which is not installed\. Run: npm install @modelcontextprotocol\/sdk/);
+      return true;
+    });
+  });
+
+  test('without a server to wrap it exits 2 and says what to give', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    await assert.rejects(promisify(execFile)(process.execPath, [MAIN, 'mcp']), (error: { code?: number; stderr?: string }) => {
+      assert.equal(error.code, 2);
+      assert.match(error.stderr ?? '', /-- COMMAND \[ARGS…\] or --url URL/);
+      return true;
+    });
+  });
+});

@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import { importOptional } from '../errors/missing-dependency-error.ts';
+import type { McpProxyOptions } from './mcp-proxy-options.ts';
+import { judgeToolCall } from './tool-call-judge.ts';
+
+const SDK = '@modelcontextprotocol/sdk';
+const FEATURE = 'The MCP proxy (governor mcp)';
+
+/** A running MCP proxy. */
+export interface McpProxy {
+  /** The breaker session of this connection. */
+  readonly sessionId: string;
+  /** Resolves when either side has closed (and the other has been closed too). */
+  readonly closed: Promise<void>;
+  /** Closes both sides (a child server process is ended). */
+  close(): Promise<void>;
+}
+
+function checkOptions(options: McpProxyOptions): void {
+  if (options === null || typeof options !== 'object') throw new InvalidOptionError('options', 'pass { upstream, breaker }');
+  if (typeof options.breaker?.checkToolCall !== 'function') throw new InvalidOptionError('breaker', 'must be an AgentBreaker');
+  const upstream = options.upstream as { command?: unknown; url?: unknown } | undefined;
+  if (upstream === null || typeof upstream !== 'object') throw new InvalidOptionError('upstream', 'pass { command, args } or { url }');
+  if ('url' in upstream) {
+    if (typeof upstream.url !== 'string' || !URL.canParse(upstream.url)) throw new InvalidOptionError('upstream.url', 'must be the http(s) URL of a Streamable HTTP MCP server');
+  } else if (typeof upstream.command !== 'string' || upstream.command === '') {
+    throw new InvalidOptionError('upstream.command', 'must name the MCP server program to start');
+  }
+  if (options.sessionId !== undefined && (typeof options.sessionId !== 'string' || options.sessionId === '')) {
+    throw new InvalidOptionError('sessionId', 'must be a non-empty string');
+  }
+}
+
+/**
+ * An MCP server that stands in front of another one: it starts (or connects
+ * to) the upstream server, mirrors its tools, resources and prompts, and
+ * judges every `tools/call` with the breaker before forwarding it. A blocked
+ * or stopped call comes back as a tool result with `isError: true` and the
+ * explanation; after a stop every further call of the session is refused the
+ * same way. One breaker session per client connection.
+ *
+ * Needs the optional package `@modelcontextprotocol/sdk`.
+ *
+ * @throws InvalidOptionError for malformed options
+ * @throws MissingDependencyError when `@modelcontextprotocol/sdk` is not installed
+ */
+export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy> {
+  checkOptions(options);
+  const [{ Client }, { Server }, { StdioServerTransport }, types] = await importOptional(SDK, FEATURE, () =>
+    Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/server/index.js'),
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+      import('@modelcontextprotocol/sdk/types.js'),
+    ]),
+  );
+  const { breaker } = options;
+  const sessionId = options.sessionId ?? `mcp:${randomUUID()}`;
+
+  const upstream = options.upstream;
+  const clientTransport =
+    'url' in upstream
+      ? new (await import('@modelcontextprotocol/sdk/client/streamableHttp.js')).StreamableHTTPClientTransport(new URL(upstream.url))
+      : new (await import('@modelcontextprotocol/sdk/client/stdio.js')).StdioClientTransport({
+          command: upstream.command,
+          args: [...(upstream.args ?? [])],
+          // The wrapped server is the user's own: it gets the environment the user gave the proxy.
+          env: upstream.env === undefined ? definedEnv(process.env) : { ...upstream.env },
+          ...(upstream.cwd === undefined ? {} : { cwd: upstream.cwd }),
+          stderr: 'inherit',
+        });
+  const client = new Client({ name: 'governor-mcp', version: '1' });
+  await client.connect(clientTransport);
+
+  const capabilities = client.getServerCapabilities() ?? {};
+  const mirrored = {
+    ...(capabilities.tools ? { tools: capabilities.tools } : {}),
+    ...(capabilities.resources ? { resources: capabilities.resources } : {}),
+    ...(capabilities.prompts ? { prompts: capabilities.prompts } : {}),
+    ...(capabilities.completions ? { completions: capabilities.completions } : {}),
+    ...(capabilities.logging ? { logging: capabilities.logging } : {}),
+  };
+  const instructions = client.getInstructions();
+  const server = new Server(client.getServerVersion() ?? { name: 'governor-mcp', version: '1' }, {
+    capabilities: mirrored,
+    ...(instructions === undefined ? {} : { instructions }),
+  });
+
+  type Forwardable = Parameters<typeof client.request>[0];
+  const forward =
+    <S extends Parameters<typeof client.request>[1]>(schema: S) =>
+    (request: unknown, extra: { signal: AbortSignal }) =>
+      client.request(request as Forwardable, schema, { signal: extra.signal });
+
+  if (capabilities.tools) {
+    server.setRequestHandler(types.ListToolsRequestSchema, forward(types.ListToolsResultSchema));
+    server.setRequestHandler(types.CallToolRequestSchema, async (request, extra) => {
+      const { name, arguments: args } = request.params;
+      return judgeToolCall(breaker, sessionId, name, args ?? {}, () =>
+        client.request(request, types.CallToolResultSchema, { signal: extra.signal }),
+      );
+    });
+  }
+  if (capabilities.resources) {
+    server.setRequestHandler(types.ListResourcesRequestSchema, forward(types.ListResourcesResultSchema));
+    server.setRequestHandler(types.ListResourceTemplatesRequestSchema, forward(types.ListResourceTemplatesResultSchema));
+    server.setRequestHandler(types.ReadResourceRequestSchema, forward(types.ReadResourceResultSchema));
+    if (capabilities.resources.subscribe) {
+      server.setRequestHandler(types.SubscribeRequestSchema, forward(types.EmptyResultSchema));
+      server.setRequestHandler(types.UnsubscribeRequestSchema, forward(types.EmptyResultSchema));
+    }
+  }
+  if (capabilities.prompts) {
+    server.setRequestHandler(types.ListPromptsRequestSchema, forward(types.ListPromptsResultSchema));
+    server.setRequestHandler(types.GetPromptRequestSchema, forward(types.GetPromptResultSchema));
+  }
+  if (capabilities.completions) server.setRequestHandler(types.CompleteRequestSchema, forward(types.CompleteResultSchema));
+  if (capabilities.logging) server.setRequestHandler(types.SetLevelRequestSchema, forward(types.EmptyResultSchema));
+  // List changes, resource updates and log messages of the upstream server reach the client unchanged.
+  client.fallbackNotificationHandler = async (notification) => {
+    await server.notification(notification as Parameters<typeof server.notification>[0]);
+  };
+
+  let closing: Promise<void> | undefined;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      await Promise.allSettled([server.close(), client.close()]);
+      resolveClosed();
+    })());
+  client.onclose = () => void close();
+  server.onclose = () => void close();
+
+  const downstream = options.downstream;
+  const stdin = downstream?.stdin ?? process.stdin;
+  await server.connect(new StdioServerTransport(stdin, downstream?.stdout ?? process.stdout));
+  // The stdio transport does not notice its client leaving: end of input is the end of the session.
+  stdin.once('end', () => void close());
+  stdin.once('close', () => void close());
+  return { sessionId, closed, close };
+}
+
+function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) out[name] = value;
+  return out;
+}

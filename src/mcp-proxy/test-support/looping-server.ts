@@ -1,0 +1,29 @@
+/**
+ * A small MCP server for tests: `search` answers the same thing for the same
+ * query (an agent asking again loops), `add` does arithmetic, and one
+ * resource and one prompt are served so mirroring can be checked.
+ *
+ * Run as a program it serves stdio; `loopingServer()` builds one for other transports.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { z } from 'zod';
+
+export function loopingServer(): McpServer {
+  const server = new McpServer({ name: 'looping-test-server', version: '1.2.3' }, { instructions: 'Search before you book.' });
+  server.registerTool('search', { description: 'Search flights', inputSchema: { q: z.string().describe('what to search for') } }, async ({ q }) => ({
+    content: [{ type: 'text', text: `No flights found for ${q}.` }],
+  }));
+  server.registerTool('add', { description: 'Add two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
+    content: [{ type: 'text', text: String(a + b) }],
+  }));
+  server.registerResource('readme', 'memo://readme', { description: 'Read me', mimeType: 'text/plain' }, async (uri) => ({
+    contents: [{ uri: uri.href, text: 'Flights leave from gate 7.' }],
+  }));
+  server.registerPrompt('plan', { description: 'Plan a trip', argsSchema: { city: z.string() } }, ({ city }) => ({
+    messages: [{ role: 'user', content: { type: 'text', text: `Plan a trip to ${city}.` } }],
+  }));
+  return server;
+}
+
+if (import.meta.main) await loopingServer().connect(new StdioServerTransport());

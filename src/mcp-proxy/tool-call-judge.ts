@@ -1,0 +1,62 @@
+import type { AgentBreaker } from '../breaker/agent-breaker.ts';
+import type { BreakerDecision } from '../breaker/breaker-decision.ts';
+import { NOTE_PREFIX, stopText } from '../proxy/proxy-judge.ts';
+
+/** A `tools/call` result, as far as the judge needs it. */
+export interface ToolResultLike {
+  content?: unknown;
+  isError?: boolean;
+  [field: string]: unknown;
+}
+
+/** What the MCP client gets instead of running a refused call. */
+export function refusedResult(text: string): { content: { type: 'text'; text: string }[]; isError: true } {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+function refusalText(tool: string, decision: BreakerDecision): string {
+  if (decision.action === 'stop') return stopText(decision);
+  return `${NOTE_PREFIX} The call to ${tool} was not run: ${decision.message ?? 'repeated call refused.'}`;
+}
+
+/** The text of a tool result, as the breaker compares results. */
+export function resultText(result: ToolResultLike): string {
+  const content = Array.isArray(result.content) ? (result.content as unknown[]) : [];
+  return content
+    .map((part) => {
+      const p = part as { type?: unknown; text?: unknown };
+      return p?.type === 'text' && typeof p.text === 'string' ? p.text : JSON.stringify(part);
+    })
+    .join('\n');
+}
+
+/**
+ * Judges one `tools/call` of an MCP session: refuses a blocked or stopped
+ * call (a result with `isError: true` saying why), otherwise runs it, records
+ * its result, and adds the breaker's note to the result on a steer.
+ */
+export async function judgeToolCall<R extends ToolResultLike>(
+  breaker: AgentBreaker,
+  sessionId: string,
+  tool: string,
+  args: unknown,
+  run: () => Promise<R>,
+): Promise<R | ReturnType<typeof refusedResult>> {
+  const check = await breaker.checkToolCall(sessionId, { tool, args });
+  if (check.action === 'block' || check.action === 'stop') return refusedResult(refusalText(tool, check));
+  let result: R;
+  try {
+    result = await run();
+  } catch (error) {
+    await breaker.observe(sessionId, { kind: 'tool_call', tool, args, result: error instanceof Error ? error.message : String(error), error: true });
+    throw error;
+  }
+  const seen = await breaker.observe(sessionId, { kind: 'tool_call', tool, args, result: resultText(result), error: result.isError === true });
+  const notes: string[] = [];
+  if (check.action === 'steer' && check.message !== undefined) notes.push(`${NOTE_PREFIX} ${check.message}`);
+  if ((seen.action === 'steer' || seen.action === 'block') && seen.message !== undefined && seen.message !== check.message) notes.push(`${NOTE_PREFIX} ${seen.message}`);
+  if (seen.action === 'stop') notes.push(stopText(seen));
+  if (notes.length === 0) return result;
+  const content = Array.isArray(result.content) ? (result.content as unknown[]) : [];
+  return { ...result, content: [...content, { type: 'text', text: notes.join('\n\n') }] };
+}

@@ -1,0 +1,271 @@
+import {
+  asArray,
+  blockText,
+  contentText,
+  isObject,
+  parseArgs,
+  type JsonObject,
+  type RequestTail,
+  type RoundVerdict,
+  type SseEvent,
+  type StreamRewriter,
+  type WireApi,
+  type WireRound,
+  type WireToolResult,
+} from './wire-api.ts';
+
+/** The Anthropic Messages format (`POST /v1/messages`). */
+export const anthropicWire: WireApi = {
+  name: 'anthropic',
+
+  userHint(body) {
+    const metadata = body['metadata'];
+    return isObject(metadata) && typeof metadata['user_id'] === 'string' && metadata['user_id'] !== '' ? metadata['user_id'] : undefined;
+  },
+
+  promptSeed(body) {
+    const firstUser = asArray(body['messages']).filter(isObject).find((m) => m['role'] === 'user');
+    return JSON.stringify([contentText(body['system'] ?? ''), firstUser === undefined ? '' : contentText(firstUser['content'])]);
+  },
+
+  isStream(body) {
+    return body['stream'] === true;
+  },
+
+  requestTail(body): RequestTail {
+    const messages = asArray(body['messages']);
+    const lastIndex = messages.length - 1;
+    const last = messages[lastIndex];
+    if (!isObject(last) || last['role'] !== 'user') return { toolResults: [], userText: null, lastIndex };
+    const blocks = asArray(last['content']).filter(isObject);
+    const results = blocks.filter((b) => b['type'] === 'tool_result');
+    if (results.length === 0) return { toolResults: [], userText: contentText(last['content']), lastIndex };
+    const previous = messages[lastIndex - 1];
+    const calls = new Map<string, { name: string; args: unknown }>();
+    if (isObject(previous) && previous['role'] === 'assistant') {
+      for (const block of asArray(previous['content']).filter(isObject)) {
+        if (block['type'] === 'tool_use') calls.set(String(block['id']), { name: String(block['name']), args: parseArgs(block['input']) });
+      }
+    }
+    const toolResults: WireToolResult[] = [];
+    for (const result of results) {
+      const id = String(result['tool_use_id']);
+      const call = calls.get(id);
+      if (call === undefined) continue;
+      toolResults.push({ id, name: call.name, args: call.args, result: contentText(result['content'] ?? ''), error: result['is_error'] === true });
+    }
+    return { toolResults, userText: null, lastIndex };
+  },
+
+  withSteers(body, text) {
+    const messages = asArray(body['messages']).slice();
+    const last = messages.at(-1);
+    if (isObject(last) && last['role'] === 'user') {
+      const content = typeof last['content'] === 'string' ? [{ type: 'text', text: last['content'] }] : asArray(last['content']);
+      messages[messages.length - 1] = { ...last, content: [...content, { type: 'text', text }] };
+    } else {
+      messages.push({ role: 'user', content: [{ type: 'text', text }] });
+    }
+    return { ...body, messages };
+  },
+
+  roundOf(response) {
+    const content = asArray(response['content']).filter(isObject);
+    const text = content.filter((b) => b['type'] === 'text').map((b) => String(b['text'] ?? '')).join('');
+    const toolCalls = content
+      .filter((b) => b['type'] === 'tool_use')
+      .map((b) => ({ id: String(b['id']), name: String(b['name']), args: parseArgs(b['input']) }));
+    return { text, ...usageOf(response['usage']), toolCalls };
+  },
+
+  withBlocks(response, blocked) {
+    const content = asArray(response['content']).filter(isObject);
+    const names = new Map(content.filter((b) => b['type'] === 'tool_use').map((b) => [String(b['id']), String(b['name'])]));
+    const kept = content.filter((b) => !(b['type'] === 'tool_use' && blocked.has(String(b['id']))));
+    const stillCalls = kept.some((b) => b['type'] === 'tool_use');
+    return {
+      ...response,
+      content: [...kept, { type: 'text', text: blockText(blocked, names) }],
+      stop_reason: stillCalls ? response['stop_reason'] : 'end_turn',
+    };
+  },
+
+  stopResponse(request, text, upstream) {
+    return {
+      id: typeof upstream?.['id'] === 'string' ? upstream['id'] : `msg_governor_${Date.now()}`,
+      type: 'message',
+      role: 'assistant',
+      model: typeof upstream?.['model'] === 'string' ? upstream['model'] : String(request['model'] ?? 'unknown'),
+      content: [{ type: 'text', text }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: isObject(upstream?.['usage']) ? upstream['usage'] : { input_tokens: 0, output_tokens: 0 },
+    };
+  },
+
+  stopEvents(request, text) {
+    const message = anthropicWire.stopResponse(request, '', undefined);
+    return [
+      event('message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null } }),
+      ...textBlock(0, text),
+      event('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 0 } }),
+      event('message_stop', { type: 'message_stop' }),
+    ];
+  },
+
+  refusal(message) {
+    return { type: 'error', error: { type: 'permission_error', message } };
+  },
+
+  streamRewriter() {
+    return new AnthropicStreamRewriter();
+  },
+};
+
+function usageOf(usage: unknown): { promptTokens: number | null; completionTokens: number | null } {
+  if (!isObject(usage)) return { promptTokens: null, completionTokens: null };
+  const n = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  const input = n(usage['input_tokens']);
+  // Cached input counts as prompt too: it is what the model read.
+  const cached = (n(usage['cache_read_input_tokens']) ?? 0) + (n(usage['cache_creation_input_tokens']) ?? 0);
+  return { promptTokens: input === null ? null : input + cached, completionTokens: n(usage['output_tokens']) };
+}
+
+function event(name: string, value: unknown): SseEvent {
+  return { event: name, data: JSON.stringify(value) };
+}
+
+function textBlock(index: number, text: string): SseEvent[] {
+  return [
+    event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }),
+    event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text } }),
+    event('content_block_stop', { type: 'content_block_stop', index }),
+  ];
+}
+
+interface HeldEvent {
+  readonly event: SseEvent;
+  /** Content block index the event belongs to, when it belongs to one. */
+  readonly block: number | undefined;
+}
+
+/**
+ * Text blocks pass through at once. From the first `tool_use` block on,
+ * events are held until the message ends, and so are `message_delta` and
+ * `message_stop` (the round is judged on them).
+ */
+class AnthropicStreamRewriter implements StreamRewriter {
+  #text = '';
+  #promptTokens: number | null = null;
+  #completionTokens: number | null = null;
+  readonly #tools = new Map<number, { id: string; name: string; json: string; input: unknown }>();
+  readonly #held: HeldEvent[] = [];
+  #holding = false;
+  #maxIndex = -1;
+
+  accept(sse: SseEvent): SseEvent[] {
+    let value: unknown;
+    try {
+      value = JSON.parse(sse.data);
+    } catch {
+      return this.#pass(sse, undefined);
+    }
+    if (!isObject(value)) return this.#pass(sse, undefined);
+    const block = typeof value['index'] === 'number' ? value['index'] : undefined;
+    if (block !== undefined && block > this.#maxIndex) this.#maxIndex = block;
+    switch (value['type']) {
+      case 'message_start': {
+        const usage = usageOf(isObject(value['message']) ? value['message']['usage'] : undefined);
+        this.#promptTokens = usage.promptTokens;
+        this.#completionTokens = usage.completionTokens;
+        break;
+      }
+      case 'content_block_start': {
+        const content = isObject(value['content_block']) ? value['content_block'] : {};
+        if (content['type'] === 'tool_use' && block !== undefined) {
+          this.#holding = true;
+          this.#tools.set(block, { id: String(content['id']), name: String(content['name']), json: '', input: content['input'] });
+        }
+        break;
+      }
+      case 'content_block_delta': {
+        const delta = isObject(value['delta']) ? value['delta'] : {};
+        if (delta['type'] === 'text_delta' && typeof delta['text'] === 'string') this.#text += delta['text'];
+        const tool = block === undefined ? undefined : this.#tools.get(block);
+        if (tool !== undefined && delta['type'] === 'input_json_delta' && typeof delta['partial_json'] === 'string') tool.json += delta['partial_json'];
+        break;
+      }
+      case 'message_delta': {
+        const usage = usageOf(value['usage']);
+        if (usage.completionTokens !== null) this.#completionTokens = usage.completionTokens;
+        if (usage.promptTokens !== null) this.#promptTokens = usage.promptTokens;
+        this.#holding = true;
+        break;
+      }
+      case 'message_stop':
+        this.#holding = true;
+        break;
+    }
+    return this.#pass(sse, block);
+  }
+
+  #pass(sse: SseEvent, block: number | undefined): SseEvent[] {
+    if (this.#holding) {
+      this.#held.push({ event: sse, block });
+      return [];
+    }
+    return [sse];
+  }
+
+  round(): WireRound {
+    const toolCalls = [...this.#tools.values()].map((t) => ({ id: t.id, name: t.name, args: t.json === '' ? parseArgs(t.input) : parseArgs(t.json) }));
+    return { text: this.#text, promptTokens: this.#promptTokens, completionTokens: this.#completionTokens, toolCalls };
+  }
+
+  finish(verdict: RoundVerdict): SseEvent[] {
+    if (verdict.stop === undefined && verdict.blocked.size === 0) return this.#held.map((h) => h.event);
+    const removed = new Set<number>();
+    for (const [index, tool] of this.#tools) {
+      if (verdict.stop !== undefined || verdict.blocked.has(tool.id)) removed.add(index);
+    }
+    const names = new Map([...this.#tools.values()].map((t) => [t.id, t.name]));
+    const keptCalls = this.#tools.size - removed.size;
+    const replacement = verdict.stop?.text ?? blockText(verdict.blocked, names);
+    const out: SseEvent[] = [];
+    let explained = false;
+    for (const held of this.#held) {
+      if (held.block !== undefined && removed.has(held.block)) {
+        if (!explained) {
+          out.push(...textBlock(held.block, replacement));
+          explained = true;
+        }
+        continue;
+      }
+      const value = parse(held.event.data);
+      if (isObject(value) && value['type'] === 'message_delta') {
+        if (!explained) {
+          out.push(...textBlock(this.#nextIndex(), replacement));
+          explained = true;
+        }
+        const delta = isObject(value['delta']) ? value['delta'] : {};
+        out.push(event('message_delta', { ...value, delta: { ...delta, stop_reason: keptCalls > 0 && verdict.stop === undefined ? delta['stop_reason'] : 'end_turn' } }));
+        continue;
+      }
+      if (verdict.stop !== undefined && held.block !== undefined) continue;
+      out.push(held.event);
+    }
+    return out;
+  }
+
+  #nextIndex(): number {
+    return this.#maxIndex + 1;
+  }
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

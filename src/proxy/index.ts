@@ -1,0 +1,11 @@
+/**
+ * A model proxy that puts the agent breaker between any agent and its model
+ * API (OpenAI Chat Completions, Anthropic Messages).
+ *
+ * @module
+ */
+export { createModelProxy, STOP_HEADER } from './model-proxy.ts';
+export type { ModelProxyOptions } from './model-proxy-options.ts';
+export { startModelProxy, type ModelProxyServer, type ModelProxyServerOptions } from './model-proxy-server.ts';
+export { SESSION_HEADER, proxySessionId } from './proxy-session.ts';
+export { UpstreamUnreachableError } from './upstream-unreachable-error.ts';

@@ -1,0 +1,20 @@
+import type { AgentBreaker } from '../breaker/agent-breaker.ts';
+
+/** Options of {@link createModelProxy}. */
+export interface ModelProxyOptions {
+  /**
+   * Base URL of the model API the proxy forwards to, with its version prefix,
+   * e.g. `https://api.openai.com/v1`. A request for `/v1/<path>` goes to
+   * `<upstream>/<path>`.
+   */
+  readonly upstream: string;
+  /** The breaker that watches every session. Share its store between replicas to share sessions. */
+  readonly breaker: AgentBreaker;
+  /**
+   * Serves `GET /metrics` (e.g. an OpenTelemetry Prometheus exporter's
+   * handler). @default no `/metrics` endpoint
+   */
+  readonly metrics?: (request: Request) => Promise<Response>;
+  /** The `fetch` used upstream. @default globalThis.fetch */
+  readonly fetch?: typeof fetch;
+}

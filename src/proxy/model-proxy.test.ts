@@ -1,0 +1,466 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { generateText, isStepCount, streamText, tool } from 'ai';
+import OpenAI from 'openai';
+import { z } from 'zod';
+import { AgentBreaker } from '../breaker/agent-breaker.ts';
+import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
+import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
+import { requireRedis } from '../test-support/services.ts';
+import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
+import { anthropicWire } from './anthropic-wire.ts';
+import { createModelProxy, proxySessionId, startModelProxy, type ModelProxyServer } from './index.ts';
+import { openaiWire } from './openai-wire.ts';
+
+type Message = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+
+const SEARCH: OpenAI.Chat.Completions.ChatCompletionTool = { type: 'function', function: { name: 'search', parameters: { type: 'object', properties: { q: { type: 'string' } } } } };
+/** The model asks for the same search forever: a tool-call spiral. */
+const SPIRAL: ScriptedTurn[] = [{ toolCalls: [{ name: 'search', arguments: { q: 'flights to Oslo' } }] }];
+
+interface Rig {
+  upstream: ScriptedModelServer;
+  proxy: ModelProxyServer;
+  close(): Promise<void>;
+}
+
+async function rig(script: ScriptedTurn[], breaker = new AgentBreaker()): Promise<Rig> {
+  const upstream = await new ScriptedModelServer({ script, onExhausted: 'repeat-last' }).start();
+  const proxy = await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 });
+  return {
+    upstream,
+    proxy,
+    async close() {
+      await proxy.close();
+      await upstream.close();
+    },
+  };
+}
+
+function openaiClient(proxy: ModelProxyServer, headers: Record<string, string> = {}): OpenAI {
+  return new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-test-not-a-real-key', maxRetries: 0, defaultHeaders: headers });
+}
+
+/** One round of a hand-written agent loop: ask, then answer each tool call with the same result. */
+async function agentRound(client: OpenAI, messages: Message[], stream: boolean): Promise<{ message: OpenAI.Chat.Completions.ChatCompletionMessage; finish: string | null; stopHeader: string | null }> {
+  if (stream) {
+    const { data, response } = await client.chat.completions.create({ model: 'm', messages, tools: [SEARCH], stream: true }).withResponse();
+    let content = '';
+    let finish: string | null = null;
+    const calls: OpenAI.Chat.Completions.ChatCompletionMessageToolCall[] = [];
+    for await (const chunk of data) {
+      const choice = chunk.choices[0];
+      if (choice === undefined) continue;
+      content += choice.delta.content ?? '';
+      for (const d of choice.delta.tool_calls ?? []) {
+        const call = (calls[d.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+        if (d.id) call.id = d.id;
+        if (call.type === 'function') {
+          call.function.name += d.function?.name ?? '';
+          call.function.arguments += d.function?.arguments ?? '';
+        }
+      }
+      finish = choice.finish_reason ?? finish;
+    }
+    const message = { role: 'assistant', content, refusal: null, ...(calls.length > 0 ? { tool_calls: calls } : {}) } as OpenAI.Chat.Completions.ChatCompletionMessage;
+    answerTools(messages, message);
+    return { message, finish, stopHeader: response.headers.get('x-governor-stop') };
+  }
+  const { data, response } = await client.chat.completions.create({ model: 'm', messages, tools: [SEARCH] }).withResponse();
+  const message = data.choices[0]!.message;
+  answerTools(messages, message);
+  return { message, finish: data.choices[0]!.finish_reason, stopHeader: response.headers.get('x-governor-stop') };
+}
+
+function answerTools(messages: Message[], message: OpenAI.Chat.Completions.ChatCompletionMessage): void {
+  messages.push(message as Message);
+  for (const call of message.tool_calls ?? []) messages.push({ role: 'tool', tool_call_id: call.id, content: 'No flights found.' });
+  if (message.tool_calls === undefined || message.tool_calls.length === 0) messages.push({ role: 'user', content: 'Keep trying.' });
+}
+
+function lastUpstreamText(upstream: ScriptedModelServer): string {
+  return JSON.stringify(upstream.requests.at(-1)!.body.messages.at(-1));
+}
+
+for (const stream of [false, true]) {
+  describe(`governor proxy with the openai client (${stream ? 'streamed' : 'not streamed'})`, () => {
+    test('a spiral is steered (on the next upstream request), blocked, stopped, then refused', async () => {
+      const r = await rig(SPIRAL);
+      try {
+        const client = openaiClient(r.proxy);
+        const messages: Message[] = [
+          { role: 'system', content: 'You book travel.' },
+          { role: 'user', content: 'Find me a flight to Oslo.' },
+        ];
+        // Three identical searches: the third is steered but still reaches the agent.
+        for (let i = 0; i < 3; i += 1) {
+          const round = await agentRound(client, messages, stream);
+          assert.equal(round.message.tool_calls?.length, 1, `round ${i + 1} passes its tool call`);
+          assert.equal(round.finish, 'tool_calls');
+        }
+        assert.doesNotMatch(lastUpstreamText(r.upstream), /\[governor\]/);
+        // The fourth request goes upstream with the breaker's message added to the tool result.
+        const blocked = await agentRound(client, messages, stream);
+        assert.match(lastUpstreamText(r.upstream), /No flights found\.\\n\\n\[governor\] .*search/);
+        // ... and its repeated call is replaced by text: the agent has nothing to run.
+        assert.equal(blocked.message.tool_calls?.length ?? 0, 0);
+        assert.equal(blocked.finish, 'stop');
+        assert.match(blocked.message.content ?? '', /The call to search was not run/);
+        assert.equal(blocked.stopHeader, null);
+        // The agent insists: the run is stopped with a final answer and the stop header.
+        const stopped = await agentRound(client, messages, stream);
+        assert.equal(stopped.finish, 'stop');
+        assert.equal(stopped.message.tool_calls?.length ?? 0, 0);
+        assert.match(stopped.message.content ?? '', /stopped by the agent breaker \(tool_spiral\)/);
+        if (!stream) assert.equal(stopped.stopHeader, 'tool_spiral');
+        const upstreamCalls = r.upstream.requests.length;
+        // Further requests of the session are refused in OpenAI's error format, without reaching upstream.
+        await assert.rejects(agentRound(client, messages, stream), (error: unknown) => {
+          assert.ok(error instanceof OpenAI.PermissionDeniedError);
+          assert.equal(error.status, 403);
+          assert.equal(error.code, 'breaker_open');
+          assert.match(error.message, /OPEN for this session/);
+          assert.equal(error.headers.get('x-governor-stop'), 'tool_spiral');
+          return true;
+        });
+        assert.equal(r.upstream.requests.length, upstreamCalls);
+        // The key went upstream (the stand-in redacts it in its records) and nowhere else.
+        assert.equal(r.upstream.requests[0]!.headers['authorization'], '[REDACTED]');
+      } finally {
+        await r.close();
+      }
+    });
+
+    test('a productive run passes byte for byte (compared with a direct run)', async () => {
+      const script: ScriptedTurn[] = [
+        { text: 'Let me look.', toolCalls: [{ name: 'search', arguments: { q: 'Oslo' } }], usage: { promptTokens: 40, completionTokens: 7 } },
+        { toolCalls: [{ name: 'search', arguments: { q: 'Bergen' } }, { name: 'search', arguments: { q: 'Tromsø' } }], usage: { promptTokens: 60, completionTokens: 9 } },
+        { text: 'Three cities checked: fly to Bergen on Tuesday. ✈️', usage: { promptTokens: 90, completionTokens: 12 } },
+      ];
+      const direct = await new ScriptedModelServer({ script }).start();
+      const r = await rig(script);
+      try {
+        const run = async (baseURL: string): Promise<string[]> => {
+          const messages: Message[] = [{ role: 'user', content: 'Where should I fly?' }];
+          const bodies: string[] = [];
+          for (let i = 0; i < script.length; i += 1) {
+            const response = await fetch(`${baseURL}/chat/completions`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test-not-a-real-key' },
+              body: JSON.stringify({ model: 'm', messages, tools: [SEARCH], stream, ...(stream ? { stream_options: { include_usage: true } } : {}) }),
+            });
+            assert.equal(response.status, 200);
+            const text = await response.text();
+            // `created` is the answering second; everything else must match exactly.
+            bodies.push(text.replace(/"created":\d+/g, '"created":0'));
+            const { message } = stream ? { message: reassemble(text) } : (JSON.parse(text) as { choices: [{ message: OpenAI.Chat.Completions.ChatCompletionMessage }] }).choices[0];
+            messages.push(message as Message);
+            for (const call of message.tool_calls ?? []) messages.push({ role: 'tool', tool_call_id: call.id, content: `sunny in ${call.id}` });
+          }
+          return bodies;
+        };
+        const viaProxy = await run(`${r.proxy.url}/v1`);
+        const straight = await run(direct.baseURL);
+        assert.deepEqual(viaProxy, straight);
+        assert.match(viaProxy[2]!, stream ? /Bergen/ : /fly to Bergen on Tuesday/);
+        // Upstream saw the very requests the client sent.
+        assert.deepEqual(
+          r.upstream.requests.map((q) => q.body),
+          direct.requests.map((q) => q.body),
+        );
+      } finally {
+        await r.close();
+        await direct.close();
+      }
+    });
+  });
+}
+
+/** The assistant message of an OpenAI SSE body. */
+function reassemble(sse: string): OpenAI.Chat.Completions.ChatCompletionMessage {
+  let content = '';
+  const calls: { id: string; type: 'function'; function: { name: string; arguments: string } }[] = [];
+  for (const line of sse.split('\n')) {
+    if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
+    const chunk = JSON.parse(line.slice(6)) as OpenAI.Chat.Completions.ChatCompletionChunk;
+    const delta = chunk.choices[0]?.delta;
+    content += delta?.content ?? '';
+    for (const d of delta?.tool_calls ?? []) {
+      const call = (calls[d.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+      if (d.id) call.id = d.id;
+      call.function.name += d.function?.name ?? '';
+      call.function.arguments += d.function?.arguments ?? '';
+    }
+  }
+  return { role: 'assistant', content, refusal: null, ...(calls.length > 0 ? { tool_calls: calls } : {}) } as OpenAI.Chat.Completions.ChatCompletionMessage;
+}
+
+describe('governor proxy with AI SDK providers', () => {
+  const searchTool = (count: { n: number }) =>
+    tool({
+      description: 'Search flights',
+      inputSchema: z.object({ q: z.string() }),
+      execute: async () => {
+        count.n += 1;
+        return 'No flights found.';
+      },
+    });
+
+  for (const mode of ['generate', 'stream'] as const) {
+    test(`OpenAI-compatible provider (${mode}Text): the spiral is steered, then its repeated call is not run`, async () => {
+      const r = await rig(SPIRAL);
+      try {
+        const provider = createOpenAICompatible({ name: 'proxied', baseURL: `${r.proxy.url}/v1`, apiKey: 'sk-test-not-a-real-key', includeUsage: true });
+        const count = { n: 0 };
+        const options = { model: provider('m'), system: 'You book travel.', prompt: 'Find me a flight to Oslo.', tools: { search: searchTool(count) }, stopWhen: isStepCount(10) };
+        const text = mode === 'generate' ? (await generateText(options)).text : await streamText(options).text;
+        assert.equal(count.n, 3, 'three searches ran; the fourth was refused');
+        assert.match(text, /The call to search was not run/);
+        assert.match(JSON.stringify(r.upstream.requests[3]!.body.messages.at(-1)), /\[governor\]/);
+        assert.equal(r.upstream.requests.length, 4);
+      } finally {
+        await r.close();
+      }
+    });
+
+    test(`Anthropic provider (${mode}Text) through /v1/messages: steered, blocked, then stopped and refused`, async () => {
+      const r = await rig(SPIRAL);
+      try {
+        const anthropic = createAnthropic({ baseURL: `${r.proxy.url}/v1`, apiKey: 'sk-ant-test-not-a-real-key' });
+        const count = { n: 0 };
+        const options = { model: anthropic('claude-test'), maxOutputTokens: 256, system: 'You book travel.', prompt: 'Find me a flight to Oslo.', tools: { search: searchTool(count) }, stopWhen: isStepCount(10) };
+        const text = mode === 'generate' ? (await generateText(options)).text : await streamText(options).text;
+        assert.equal(count.n, 3);
+        assert.match(text, /The call to search was not run/);
+        assert.equal(r.upstream.requests[0]!.path, '/v1/messages');
+        assert.equal(r.upstream.requests[0]!.headers['x-api-key'], '[REDACTED]');
+        const steered = r.upstream.requests[3]!.body.messages.at(-1) as { content: { type: string; text?: string }[] };
+        assert.ok(steered.content.some((part) => part.type === 'text' && /^\[governor\] .*search/.test(part.text ?? '')));
+        // The same conversation goes on: the breaker stops it, with a final answer.
+        const again = mode === 'generate' ? (await generateText(options)).text : await streamText(options).text;
+        assert.match(again, /stopped by the agent breaker \(tool_spiral\)/);
+        assert.equal(count.n, 3);
+        // Then the session is refused, in Anthropic's error format.
+        const refused = await fetch(`${r.proxy.url}/v1/messages`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-test-not-a-real-key' },
+          body: JSON.stringify({ model: 'claude-test', max_tokens: 100, system: 'You book travel.', messages: [{ role: 'user', content: 'Find me a flight to Oslo.' }] }),
+        });
+        assert.equal(refused.status, 403);
+        assert.equal(refused.headers.get('x-governor-stop'), 'tool_spiral');
+        const body = (await refused.json()) as { type: string; error: { type: string; message: string } };
+        assert.equal(body.type, 'error');
+        assert.equal(body.error.type, 'permission_error');
+        assert.doesNotMatch(JSON.stringify(body), /sk-ant/);
+      } finally {
+        await r.close();
+      }
+    });
+  }
+});
+
+describe('governor proxy with the Anthropic Messages API: a productive run passes byte for byte', () => {
+  for (const stream of [false, true]) {
+    test(stream ? 'streamed' : 'not streamed', async () => {
+      const script: ScriptedTurn[] = [
+        { text: 'Checking.', toolCalls: [{ name: 'search', arguments: { q: 'Oslo' } }, { name: 'search', arguments: { q: 'Bergen' } }] },
+        { text: 'Bergen it is. ✈️' },
+      ];
+      const direct = await new ScriptedModelServer({ script }).start();
+      const r = await rig(script);
+      try {
+        const run = async (baseURL: string): Promise<string[]> => {
+          const bodies: string[] = [];
+          const messages: unknown[] = [{ role: 'user', content: 'Where should I fly?' }];
+          for (let i = 0; i < script.length; i += 1) {
+            const response = await fetch(`${baseURL}/messages`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-test-not-a-real-key', 'anthropic-version': '2023-06-01' },
+              body: JSON.stringify({ model: 'claude-test', max_tokens: 256, system: 'You book travel.', messages, stream }),
+            });
+            assert.equal(response.status, 200);
+            const text = await response.text();
+            bodies.push(text);
+            const ids = [...text.matchAll(/"id":"(call_[^"]+)"/g)].map((m) => m[1]!);
+            messages.push({ role: 'assistant', content: ids.map((id) => ({ type: 'tool_use', id, name: 'search', input: {} })) });
+            messages.push({ role: 'user', content: ids.map((id) => ({ type: 'tool_result', tool_use_id: id, content: `sunny at ${id}` })) });
+          }
+          return bodies;
+        };
+        const viaProxy = await run(`${r.proxy.url}/v1`);
+        assert.deepEqual(viaProxy, await run(direct.baseURL));
+        assert.match(viaProxy[1]!, /Bergen/);
+        assert.deepEqual(r.upstream.requests.map((q) => q.body), direct.requests.map((q) => q.body));
+      } finally {
+        await r.close();
+        await direct.close();
+      }
+    });
+  }
+});
+
+describe('governor proxy: usage counts against the session budget', () => {
+  test('crossing the token budget steers a wrap-up into the next request, then the run is stopped', async () => {
+    // Different searches every round (no loop), but 400 tokens a round against a budget of 1,000.
+    const script = (_request: unknown, index: number): ScriptedTurn => ({
+      toolCalls: [{ name: 'search', arguments: { q: `city ${index}` } }],
+      usage: { promptTokens: 300, completionTokens: 100 },
+    });
+    const upstream = await new ScriptedModelServer({ script }).start();
+    await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker: new AgentBreaker({ budget: { maxTokens: 1000 } }), port: 0 });
+    try {
+      const client = openaiClient(proxy);
+      const messages: Message[] = [{ role: 'user', content: 'Compare flights from every city.' }];
+      const rounds: { finish: string | null; stop: string | null }[] = [];
+      for (let i = 0; i < 5; i += 1) {
+        const round = await agentRound(client, messages, false);
+        rounds.push({ finish: round.finish, stop: round.stopHeader });
+        if (round.stopHeader !== null) break;
+      }
+      // Rounds 1-2 run; round 3 crosses the budget (1,200 tokens): its tool call is not run.
+      assert.deepEqual(rounds, [
+        { finish: 'tool_calls', stop: null },
+        { finish: 'tool_calls', stop: null },
+        { finish: 'stop', stop: null },
+        { finish: 'stop', stop: null },
+        { finish: 'stop', stop: 'budget' },
+      ]);
+      // Round 4 is the wrap-up round: it went upstream with the breaker's message.
+      assert.equal(upstream.requests.length, 4);
+      assert.match(JSON.stringify(upstream.requests[3]!.body.messages.at(-1)), /\[governor\] The session budget is spent \(1200 of 1000 tokens\)/);
+      // Round 5 never reached upstream: the final answer says why the run ended.
+      assert.match(messages.at(-2)!.content as string, /stopped by the agent breaker \(budget\)/);
+    } finally {
+      await upstream.close();
+    }
+  });
+});
+
+describe('governor proxy: sessions, pass-through and options', () => {
+  test('sessions are told apart by header, by user, else by system prompt and first user message', async () => {
+    const openaiBody = (messages: unknown[], extra: Record<string, unknown> = {}) => ({ model: 'm', messages, ...extra });
+    const first = [{ role: 'system', content: 'You book travel.' }, { role: 'user', content: 'Oslo?' }];
+    const later = [...first, { role: 'assistant', content: 'Looking.' }, { role: 'user', content: 'And Bergen?' }];
+    const none = new Headers();
+    assert.equal(proxySessionId(new Headers({ 'x-governor-session': 'run-7' }), openaiBody(first, { user: 'u1' }), openaiWire), 'run-7');
+    assert.equal(proxySessionId(none, openaiBody(first, { user: 'u1' }), openaiWire), 'user:u1');
+    assert.equal(proxySessionId(none, { model: 'c', messages: first.slice(1), metadata: { user_id: 'u2' } }, anthropicWire), 'user:u2');
+    // One conversation keeps its session as it grows; another first message is another session.
+    const hashed = proxySessionId(none, openaiBody(first), openaiWire);
+    assert.match(hashed, /^prompt:[0-9a-f]{32}$/);
+    assert.equal(proxySessionId(none, openaiBody(later), openaiWire), hashed);
+    assert.notEqual(proxySessionId(none, openaiBody([first[0], { role: 'user', content: 'Paris?' }]), openaiWire), hashed);
+    assert.notEqual(proxySessionId(none, openaiBody([{ role: 'system', content: 'You sell trains.' }, first[1]]), openaiWire), hashed);
+  });
+
+  test('a stopped session does not stop another session with the same prompt', async () => {
+    const r = await rig(SPIRAL);
+    try {
+      const messages = (): Message[] => [{ role: 'user', content: 'Find me a flight to Oslo.' }];
+      const stopped = openaiClient(r.proxy, { 'x-governor-session': 'agent-1' });
+      const m1 = messages();
+      let header: string | null = null;
+      for (let i = 0; i < 6 && header === null; i += 1) header = (await agentRound(stopped, m1, false)).stopHeader;
+      assert.equal(header, 'tool_spiral');
+      await assert.rejects(agentRound(stopped, m1, false), OpenAI.PermissionDeniedError);
+      const round = await agentRound(openaiClient(r.proxy, { 'x-governor-session': 'agent-2' }), messages(), false);
+      assert.equal(round.finish, 'tool_calls');
+    } finally {
+      await r.close();
+    }
+  });
+
+  test('/health answers, /v1/models passes through, unknown paths get the upstream answer', async () => {
+    const r = await rig(SPIRAL);
+    try {
+      const health = await fetch(`${r.proxy.url}/health`);
+      assert.equal(health.status, 200);
+      assert.equal(((await health.json()) as { status: string }).status, 'UP');
+      const models = await fetch(`${r.proxy.url}/v1/models`, { headers: { authorization: 'Bearer sk-test-not-a-real-key' } });
+      assert.equal(models.status, 200);
+      assert.deepEqual(await models.json(), await (await fetch(`${r.upstream.baseURL}/models`)).json());
+      const missing = await fetch(`${r.proxy.url}/v1/embeddings`, { method: 'POST', body: '{}' });
+      assert.equal(missing.status, 404);
+      assert.match(await missing.text(), /does not serve \/v1\/embeddings/);
+    } finally {
+      await r.close();
+    }
+  });
+
+  test('an unreachable upstream is a 502 in the API\'s error format, naming no secret', async () => {
+    const breaker = new AgentBreaker();
+    const gone = await new ScriptedModelServer({ script: [] }).start();
+    const upstream = gone.baseURL;
+    await gone.close();
+    await using proxy = await startModelProxy({ upstream, breaker, port: 0 });
+    const client = openaiClient(proxy);
+    await assert.rejects(client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }), (error: unknown) => {
+      assert.ok(error instanceof OpenAI.APIError);
+      assert.equal(error.status, 502);
+      assert.match(error.message, /did not answer \(ECONNREFUSED\)/);
+      assert.doesNotMatch(error.message, /sk-test/);
+      return true;
+    });
+    const anthropic = await fetch(`${proxy.url}/v1/messages`, { method: 'POST', body: JSON.stringify({ model: 'c', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }) });
+    assert.equal(anthropic.status, 502);
+    assert.equal(((await anthropic.json()) as { error: { type: string } }).error.type, 'api_error');
+  });
+
+  test('bad options are refused with InvalidOptionError', () => {
+    assert.throws(() => createModelProxy({ upstream: 'not a url', breaker: new AgentBreaker() }), (e: unknown) => InvalidOptionError.isInstance(e) && /upstream/.test((e as Error).message));
+    assert.throws(() => createModelProxy({ upstream: 'ftp://x', breaker: new AgentBreaker() }), InvalidOptionError);
+    assert.throws(() => createModelProxy({ upstream: 'http://127.0.0.1:1/v1', breaker: {} as AgentBreaker }), (e: unknown) => GovernorError.isInstance(e) && /breaker/.test((e as Error).message));
+  });
+});
+
+describe('two proxies sharing one Redis store', () => {
+  let url: string;
+  const clients: RedisBreakerStore[] = [];
+  before(async () => {
+    url = await requireRedis();
+  });
+  after(async () => {
+    for (const store of clients) await store.close();
+  });
+
+  test('trip together on one session', async () => {
+    const keyPrefix = `governor:test:proxy:${randomUUID()}:`;
+    const breaker = (): AgentBreaker => {
+      const store = new RedisBreakerStore({ url, keyPrefix });
+      clients.push(store);
+      // As `governor proxy --store` sets it: replicas behind one balancer read the shared state on every check.
+      return new AgentBreaker({ store, checkFreshnessMs: 0 });
+    };
+    const upstream = await new ScriptedModelServer({ script: SPIRAL, onExhausted: 'repeat-last' }).start();
+    const a = await startModelProxy({ upstream: upstream.baseURL, breaker: breaker(), port: 0 });
+    const b = await startModelProxy({ upstream: upstream.baseURL, breaker: breaker(), port: 0 });
+    try {
+      const session = { 'x-governor-session': `trip-${randomUUID()}` };
+      const messages: Message[] = [{ role: 'user', content: 'Find me a flight to Oslo.' }];
+      const replicas = [openaiClient(a, session), openaiClient(b, session)];
+      const seen: string[] = [];
+      let stoppedOn = -1;
+      for (let i = 0; i < 8 && stoppedOn < 0; i += 1) {
+        const round = await agentRound(replicas[i % 2]!, messages, false);
+        seen.push(round.message.tool_calls?.length ? 'call' : round.stopHeader ? `stop:${round.stopHeader}` : 'text');
+        if (round.stopHeader !== null) stoppedOn = i;
+      }
+      // Alternating replicas see one session: the same escalation as one proxy would.
+      assert.deepEqual(seen, ['call', 'call', 'call', 'text', 'stop:tool_spiral']);
+      // Both replicas now refuse the session.
+      for (const client of replicas) {
+        await assert.rejects(client.chat.completions.create({ model: 'm', messages }), (e: unknown) => e instanceof OpenAI.PermissionDeniedError);
+      }
+      // Another session on the same store is untouched.
+      const other = await openaiClient(b, { 'x-governor-session': `other-${randomUUID()}` }).chat.completions.create({ model: 'm', messages });
+      assert.equal(other.choices[0]!.finish_reason, 'tool_calls');
+    } finally {
+      await a.close();
+      await b.close();
+      await upstream.close();
+    }
+  });
+});

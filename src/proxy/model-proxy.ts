@@ -1,0 +1,235 @@
+import { Hono, type Context } from 'hono';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import { healthHandler } from '../telemetry/health-handler.ts';
+import { anthropicWire } from './anthropic-wire.ts';
+import type { ModelProxyOptions } from './model-proxy-options.ts';
+import { openaiWire } from './openai-wire.ts';
+import { ProxyJudge, type ProxyStop } from './proxy-judge.ts';
+import { proxySessionId, SESSION_HEADER } from './proxy-session.ts';
+import { formatSse, parseSse } from './sse.ts';
+import { UpstreamUnreachableError } from './upstream-unreachable-error.ts';
+import { isObject, type JsonObject, type SseEvent, type WireApi } from './wire-api.ts';
+
+/** Response header naming the category of a stop. */
+export const STOP_HEADER = 'x-governor-stop';
+
+/** Hop-by-hop and framing headers, which belong to one connection and are not forwarded. */
+const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer', 'accept-encoding', SESSION_HEADER]);
+/** `fetch` has already decoded the body: its length and encoding no longer hold. */
+const DECODED_HEADERS = new Set(['content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive']);
+
+/**
+ * A model proxy: an HTTP app speaking the OpenAI Chat Completions API
+ * (`POST /v1/chat/completions`) and the Anthropic Messages API
+ * (`POST /v1/messages`), streamed or not, that forwards each request upstream
+ * unchanged while the breaker watches the run. Everything else under `/v1`
+ * (e.g. `GET /v1/models`) is passed through; `GET /health` reports the
+ * breaker's health.
+ *
+ * - steer: the response passes; the message is added to the session's next request;
+ * - block: the repeated tool call is replaced by assistant text saying why;
+ * - stop: a final assistant message (`finish_reason: stop` / `stop_reason:
+ *   end_turn`) and the header `x-governor-stop: <category>`; further requests
+ *   of the session get `403` in the API's error format until the cooldown ends.
+ *
+ * Returns a Hono app: serve it with `@hono/node-server` or any fetch-style server.
+ *
+ * @throws InvalidOptionError for a missing or malformed upstream URL or breaker
+ */
+export function createModelProxy(options: ModelProxyOptions): Hono {
+  const upstream = checkUpstream(options?.upstream);
+  if (options.breaker === null || typeof options.breaker?.checkModelCall !== 'function') {
+    throw new InvalidOptionError('breaker', 'must be an AgentBreaker');
+  }
+  if (options.metrics !== undefined && typeof options.metrics !== 'function') {
+    throw new InvalidOptionError('metrics', 'must be a function from Request to Response');
+  }
+  const upstreamFetch = options.fetch ?? globalThis.fetch;
+  const judge = new ProxyJudge(options.breaker);
+  const health = healthHandler({ breakers: { proxy: options.breaker } });
+  const app = new Hono();
+
+  app.get('/health', (c) => health(c.req.raw));
+  if (options.metrics !== undefined) {
+    const metrics = options.metrics;
+    app.get('/metrics', (c) => metrics(c.req.raw));
+  }
+  for (const [path, api] of [
+    ['chat/completions', openaiWire],
+    ['messages', anthropicWire],
+  ] as const) {
+    const handler = (c: Context): Promise<Response> => governed(c, api, { upstream, upstreamFetch, judge });
+    app.post(`/v1/${path}`, handler);
+    app.post(`/${path}`, handler);
+  }
+  app.all('*', (c) => forward(c.req.raw, target(upstream, new URL(c.req.url)), upstreamFetch, undefined));
+  app.onError((error, c) => failure(error, new URL(c.req.url).pathname));
+  return app;
+}
+
+/**
+ * 502 in the format of the API asked for when the upstream did not answer;
+ * 500 for anything else, without details (they could hold request content).
+ */
+function failure(error: unknown, pathname: string): Response {
+  const unreachable = UpstreamUnreachableError.isInstance(error);
+  const message = unreachable ? (error as Error).message : 'governor proxy: internal error while handling the request.';
+  const anthropic = pathname.endsWith('/messages');
+  const body = anthropic
+    ? { type: 'error', error: { type: 'api_error', message } }
+    : { error: { message, type: unreachable ? 'upstream_error' : 'server_error', param: null, code: unreachable ? 'upstream_unreachable' : null } };
+  return new Response(JSON.stringify(body), { status: unreachable ? 502 : 500, headers: { 'content-type': 'application/json' } });
+}
+
+interface Route {
+  readonly upstream: string;
+  readonly upstreamFetch: typeof fetch;
+  readonly judge: ProxyJudge;
+}
+
+function checkUpstream(value: unknown): string {
+  if (typeof value !== 'string' || value === '') throw new InvalidOptionError('upstream', 'must be the base URL of the model API, e.g. https://api.openai.com/v1');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidOptionError('upstream', `"${value}" is not a URL; pass e.g. https://api.openai.com/v1`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidOptionError('upstream', 'must be an http: or https: URL');
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** `/v1/<path>?q` (or `/<path>?q`) → `<upstream>/<path>?q`. */
+function target(upstream: string, url: URL): string {
+  return `${upstream}${url.pathname.replace(/^\/v1(?=\/|$)/, '')}${url.search}`;
+}
+
+function forwardHeaders(headers: Headers): Headers {
+  const out = new Headers();
+  headers.forEach((value, name) => {
+    if (!HOP_HEADERS.has(name)) out.set(name, value);
+  });
+  return out;
+}
+
+function responseHeaders(headers: Headers, extra?: Record<string, string>): Headers {
+  const out = new Headers();
+  headers.forEach((value, name) => {
+    if (!DECODED_HEADERS.has(name)) out.set(name, value);
+  });
+  for (const [name, value] of Object.entries(extra ?? {})) out.set(name, value);
+  return out;
+}
+
+async function forward(request: Request, url: string, upstreamFetch: typeof fetch, body: RequestInit['body'] | undefined): Promise<Response> {
+  const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+  const response = await callUpstream(upstreamFetch, url, {
+    method: request.method,
+    headers: forwardHeaders(request.headers),
+    body: hasBody ? (body ?? (await request.arrayBuffer())) : undefined,
+    signal: request.signal,
+    redirect: 'manual',
+  });
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: responseHeaders(response.headers) });
+}
+
+async function governed(c: Context, api: WireApi, route: Route): Promise<Response> {
+  const request = c.req.raw;
+  const raw = await request.arrayBuffer();
+  const url = target(route.upstream, new URL(c.req.url));
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder().decode(raw));
+  } catch {
+    // Not JSON: the upstream API answers it in its own words.
+    return forward(request, url, route.upstreamFetch, raw);
+  }
+  if (!isObject(body) || !Array.isArray(body['messages'])) return forward(request, url, route.upstreamFetch, raw);
+
+  const { judge } = route;
+  const sessionId = proxySessionId(request.headers, body, api);
+  const gate = await judge.gate(sessionId);
+  if (gate !== undefined) return gate.refused ? refusal(api, gate) : stopAnswer(api, body, gate);
+  const stopped = await judge.observeRequest(sessionId, api.requestTail(body));
+  if (stopped !== undefined) return stopAnswer(api, body, stopped);
+  const note = judge.steerNote(sessionId);
+  const sent: JsonObject = note === undefined ? body : api.withSteers(body, note);
+  const upstreamResponse = await callUpstream(route.upstreamFetch, url, {
+    method: 'POST',
+    headers: forwardHeaders(request.headers),
+    // Unchanged bytes unless a steer message was added.
+    body: note === undefined ? raw : JSON.stringify(sent),
+    signal: request.signal,
+    redirect: 'manual',
+  });
+  const contentType = upstreamResponse.headers.get('content-type') ?? '';
+  if (!upstreamResponse.ok || upstreamResponse.body === null) return passThrough(upstreamResponse);
+  if (contentType.includes('text/event-stream')) return streamed(api, sessionId, judge, upstreamResponse);
+  if (!contentType.includes('json')) return passThrough(upstreamResponse);
+  const text = await upstreamResponse.text();
+  let answer: unknown;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    return new Response(text, { status: upstreamResponse.status, headers: responseHeaders(upstreamResponse.headers) });
+  }
+  if (!isObject(answer)) return new Response(text, { status: upstreamResponse.status, headers: responseHeaders(upstreamResponse.headers) });
+  const verdict = await judge.judgeRound(sessionId, api.roundOf(answer));
+  if (verdict.stop !== undefined) {
+    return json(api.stopResponse(sent, verdict.stop.text, answer), 200, responseHeaders(upstreamResponse.headers, { [STOP_HEADER]: verdict.stop.category }));
+  }
+  if (verdict.blocked.size === 0) return new Response(text, { status: upstreamResponse.status, headers: responseHeaders(upstreamResponse.headers) });
+  return json(api.withBlocks(answer, verdict.blocked), upstreamResponse.status, responseHeaders(upstreamResponse.headers));
+}
+
+async function callUpstream(upstreamFetch: typeof fetch, url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await upstreamFetch(url, init);
+  } catch (error) {
+    throw new UpstreamUnreachableError(new URL(url).origin, error);
+  }
+}
+
+function passThrough(response: Response): Response {
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: responseHeaders(response.headers) });
+}
+
+function json(value: unknown, status: number, headers: Headers): Response {
+  headers.set('content-type', 'application/json');
+  return new Response(JSON.stringify(value), { status, headers });
+}
+
+function refusal(api: WireApi, stop: ProxyStop): Response {
+  return json(api.refusal(stop.text), 403, new Headers({ [STOP_HEADER]: stop.category }));
+}
+
+function stopAnswer(api: WireApi, body: JsonObject, stop: ProxyStop): Response {
+  const headers = new Headers({ [STOP_HEADER]: stop.category });
+  if (!api.isStream(body)) return json(api.stopResponse(body, stop.text), 200, headers);
+  headers.set('content-type', 'text/event-stream');
+  headers.set('cache-control', 'no-cache');
+  return new Response(api.stopEvents(body, stop.text).map(formatSse).join(''), { status: 200, headers });
+}
+
+/**
+ * Passes a streamed answer through event by event, holding back only what
+ * must be judged whole (tool-call deltas and the end of the message).
+ */
+function streamed(api: WireApi, sessionId: string, judge: ProxyJudge, response: Response): Response {
+  const rewriter = api.streamRewriter();
+  const encoder = new TextEncoder();
+  const send = (controller: TransformStreamDefaultController<Uint8Array>, events: SseEvent[]): void => {
+    if (events.length > 0) controller.enqueue(encoder.encode(events.map(formatSse).join('')));
+  };
+  const body = parseSse(response.body as ReadableStream<Uint8Array>).pipeThrough(
+    new TransformStream<SseEvent, Uint8Array>({
+      transform(event, controller) {
+        send(controller, rewriter.accept(event));
+      },
+      async flush(controller) {
+        send(controller, rewriter.finish(await judge.judgeRound(sessionId, rewriter.round())));
+      },
+    }),
+  );
+  return new Response(body, { status: response.status, headers: responseHeaders(response.headers) });
+}

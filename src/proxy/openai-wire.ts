@@ -1,0 +1,302 @@
+import {
+  asArray,
+  blockText,
+  contentText,
+  isObject,
+  parseArgs,
+  type JsonObject,
+  type RequestTail,
+  type RoundVerdict,
+  type SseEvent,
+  type StreamRewriter,
+  type WireApi,
+  type WireRound,
+  type WireToolCall,
+  type WireToolResult,
+} from './wire-api.ts';
+
+/** The OpenAI Chat Completions format (`POST /v1/chat/completions`). */
+export const openaiWire: WireApi = {
+  name: 'openai',
+
+  userHint(body) {
+    return typeof body['user'] === 'string' && body['user'] !== '' ? body['user'] : undefined;
+  },
+
+  promptSeed(body) {
+    const messages = asArray(body['messages']).filter(isObject);
+    const system = messages.filter((m) => m['role'] === 'system' || m['role'] === 'developer').map((m) => contentText(m['content']));
+    const firstUser = messages.find((m) => m['role'] === 'user');
+    return JSON.stringify([system, firstUser === undefined ? '' : contentText(firstUser['content'])]);
+  },
+
+  isStream(body) {
+    return body['stream'] === true;
+  },
+
+  requestTail(body): RequestTail {
+    const messages = asArray(body['messages']);
+    const lastIndex = messages.length - 1;
+    const last = messages[lastIndex];
+    if (isObject(last) && last['role'] === 'user') return { toolResults: [], userText: contentText(last['content']), lastIndex };
+    let assistantAt = -1;
+    for (let i = lastIndex; i >= 0; i -= 1) {
+      if (isObject(messages[i]) && (messages[i] as JsonObject)['role'] === 'assistant') {
+        assistantAt = i;
+        break;
+      }
+    }
+    if (assistantAt < 0) return { toolResults: [], userText: null, lastIndex };
+    const calls = new Map<string, { name: string; args: unknown }>();
+    for (const call of asArray((messages[assistantAt] as JsonObject)['tool_calls'])) {
+      if (!isObject(call) || !isObject(call['function'])) continue;
+      calls.set(String(call['id']), { name: String(call['function']['name']), args: parseArgs(call['function']['arguments']) });
+    }
+    const toolResults: WireToolResult[] = [];
+    for (const message of messages.slice(assistantAt + 1)) {
+      if (!isObject(message) || message['role'] !== 'tool') continue;
+      const id = String(message['tool_call_id']);
+      const call = calls.get(id);
+      if (call === undefined) continue;
+      toolResults.push({ id, name: call.name, args: call.args, result: contentText(message['content']), error: false });
+    }
+    return { toolResults, userText: null, lastIndex };
+  },
+
+  withSteers(body, text) {
+    const messages = asArray(body['messages']).slice();
+    const last = messages.at(-1);
+    // Like the library's own tool loop: the note rides on the tool result the model reads next.
+    if (isObject(last) && last['role'] === 'tool' && typeof last['content'] === 'string') {
+      messages[messages.length - 1] = { ...last, content: `${last['content']}\n\n${text}` };
+    } else {
+      messages.push({ role: 'system', content: text });
+    }
+    return { ...body, messages };
+  },
+
+  roundOf(response) {
+    const choice = asArray(response['choices'])[0];
+    const message = isObject(choice) && isObject(choice['message']) ? choice['message'] : {};
+    const toolCalls: WireToolCall[] = asArray(message['tool_calls'])
+      .filter(isObject)
+      .map((call) => {
+        const fn = isObject(call['function']) ? call['function'] : {};
+        return { id: String(call['id']), name: String(fn['name']), args: parseArgs(fn['arguments']) };
+      });
+    return { text: contentText(message['content'] ?? ''), ...usageOf(response['usage']), toolCalls };
+  },
+
+  withBlocks(response, blocked) {
+    const choices = asArray(response['choices']).map((choice, index) => {
+      if (index !== 0 || !isObject(choice) || !isObject(choice['message'])) return choice;
+      const message = choice['message'];
+      const calls = asArray(message['tool_calls']).filter(isObject);
+      const names = new Map(calls.map((c) => [String(c['id']), String(isObject(c['function']) ? c['function']['name'] : '')]));
+      const kept = calls.filter((c) => !blocked.has(String(c['id'])));
+      const previous = typeof message['content'] === 'string' && message['content'] !== '' ? `${message['content']}\n\n` : '';
+      const { tool_calls: _dropped, ...rest } = message;
+      return {
+        ...choice,
+        message: { ...rest, content: previous + blockText(blocked, names), ...(kept.length > 0 ? { tool_calls: kept } : {}) },
+        finish_reason: kept.length > 0 ? choice['finish_reason'] : 'stop',
+      };
+    });
+    return { ...response, choices };
+  },
+
+  stopResponse(request, text, upstream) {
+    return {
+      id: typeof upstream?.['id'] === 'string' ? upstream['id'] : `chatcmpl-governor-${Date.now()}`,
+      object: 'chat.completion',
+      created: typeof upstream?.['created'] === 'number' ? upstream['created'] : Math.floor(Date.now() / 1000),
+      model: typeof upstream?.['model'] === 'string' ? upstream['model'] : String(request['model'] ?? 'unknown'),
+      choices: [{ index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: 'stop' }],
+      usage: isObject(upstream?.['usage']) ? upstream['usage'] : { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    };
+  },
+
+  stopEvents(request, text) {
+    const base = { id: `chatcmpl-governor-${Date.now()}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: String(request['model'] ?? 'unknown') };
+    return [
+      data({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: text }, logprobs: null, finish_reason: null }] }),
+      data({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] }),
+      ...(isObject(request['stream_options']) && request['stream_options']['include_usage'] === true
+        ? [data({ ...base, choices: [], usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } })]
+        : []),
+      { data: '[DONE]' },
+    ];
+  },
+
+  refusal(message) {
+    return { error: { message, type: 'governor_breaker_open', param: null, code: 'breaker_open' } };
+  },
+
+  streamRewriter() {
+    return new OpenAiStreamRewriter();
+  },
+};
+
+function usageOf(usage: unknown): { promptTokens: number | null; completionTokens: number | null } {
+  if (!isObject(usage)) return { promptTokens: null, completionTokens: null };
+  const n = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  return { promptTokens: n(usage['prompt_tokens']), completionTokens: n(usage['completion_tokens']) };
+}
+
+function data(value: unknown): SseEvent {
+  return { data: JSON.stringify(value) };
+}
+
+/** A held tool-call delta; `original` is the event as received, on the first delta it carried. */
+interface HeldCall {
+  call: number;
+  chunk: JsonObject;
+  original: SseEvent | undefined;
+}
+
+interface PendingCall {
+  id: string;
+  name: string;
+  args: string;
+  /** The original deltas, replayed unchanged when the call is allowed. */
+  chunks: JsonObject[];
+}
+
+/**
+ * Text deltas pass through at once. From the first tool-call delta on,
+ * chunks are held (tool calls are judged as a whole), and so are the finish
+ * chunk, the usage chunk and `[DONE]` (the model round is judged on them).
+ */
+class OpenAiStreamRewriter implements StreamRewriter {
+  #text = '';
+  #usage: { promptTokens: number | null; completionTokens: number | null } = { promptTokens: null, completionTokens: null };
+  readonly #calls = new Map<number, PendingCall>();
+  /** Held events, in order; a tool-call chunk is held as its call index. */
+  readonly #held: Array<SseEvent | HeldCall> = [];
+  #holding = false;
+  #last: JsonObject | undefined;
+
+  accept(event: SseEvent): SseEvent[] {
+    if (event.data === '[DONE]') {
+      this.#holding = true;
+      this.#held.push(event);
+      return [];
+    }
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(event.data);
+    } catch {
+      return this.#pass(event);
+    }
+    if (!isObject(chunk)) return this.#pass(event);
+    this.#last = chunk;
+    if (isObject(chunk['usage'])) this.#usage = usageOf(chunk['usage']);
+    const choice = asArray(chunk['choices'])[0];
+    if (!isObject(choice)) {
+      // The usage chunk (no choices) comes after the finish: hold it with the end.
+      if (isObject(chunk['usage'])) {
+        this.#holding = true;
+        this.#held.push(event);
+        return [];
+      }
+      return this.#pass(event);
+    }
+    const delta = isObject(choice['delta']) ? choice['delta'] : {};
+    if (typeof delta['content'] === 'string') this.#text += delta['content'];
+    const toolDeltas = asArray(delta['tool_calls']).filter(isObject);
+    if (toolDeltas.length > 0) {
+      this.#holding = true;
+      let original: SseEvent | undefined = event;
+      for (const toolDelta of toolDeltas) {
+        const index = typeof toolDelta['index'] === 'number' ? toolDelta['index'] : 0;
+        const fn = isObject(toolDelta['function']) ? toolDelta['function'] : {};
+        let call = this.#calls.get(index);
+        if (call === undefined) {
+          call = { id: '', name: '', args: '', chunks: [] };
+          this.#calls.set(index, call);
+        }
+        if (typeof toolDelta['id'] === 'string') call.id = toolDelta['id'];
+        if (typeof fn['name'] === 'string') call.name += fn['name'];
+        if (typeof fn['arguments'] === 'string') call.args += fn['arguments'];
+        // One held chunk per delta, carrying only this call's part of it.
+        this.#held.push({ call: index, chunk: { ...chunk, choices: [{ ...choice, delta: { ...delta, tool_calls: [toolDelta] } }] }, original });
+        original = undefined;
+      }
+      return [];
+    }
+    if (choice['finish_reason'] != null) this.#holding = true;
+    return this.#pass(event);
+  }
+
+  #pass(event: SseEvent): SseEvent[] {
+    if (this.#holding) {
+      this.#held.push(event);
+      return [];
+    }
+    return [event];
+  }
+
+  round(): WireRound {
+    const toolCalls = [...this.#calls.values()].map((c) => ({ id: c.id, name: c.name, args: parseArgs(c.args) }));
+    return { text: this.#text, ...this.#usage, toolCalls };
+  }
+
+  finish(verdict: RoundVerdict): SseEvent[] {
+    if (verdict.stop !== undefined) return this.#stopped(verdict.stop.text);
+    if (verdict.blocked.size === 0) return this.#held.flatMap((h) => ('call' in h ? (h.original === undefined ? [] : [h.original]) : [h]));
+    // Kept calls are renumbered from 0: clients collect tool calls in an array by index.
+    const kept = [...this.#calls].filter(([, c]) => !verdict.blocked.has(c.id)).map(([index]) => index);
+    const names = new Map([...this.#calls.values()].map((c) => [c.id, c.name]));
+    const out: SseEvent[] = [];
+    let explained = false;
+    for (const held of this.#held) {
+      if ('call' in held) {
+        const position = kept.indexOf(held.call);
+        if (position >= 0) out.push(data(renumber(held.chunk, position)));
+        continue;
+      }
+      const chunk = parse(held.data);
+      const choice = isObject(chunk) ? asArray(chunk['choices'])[0] : undefined;
+      if (isObject(chunk) && isObject(choice) && choice['finish_reason'] != null) {
+        if (!explained) {
+          out.push(data({ ...chunk, choices: [{ ...choice, delta: { content: `${this.#text === '' ? '' : '\n\n'}${blockText(verdict.blocked, names)}` }, finish_reason: null }] }));
+          explained = true;
+        }
+        out.push(data({ ...chunk, choices: [{ ...choice, finish_reason: kept.length > 0 ? choice['finish_reason'] : 'stop' }] }));
+        continue;
+      }
+      out.push(held);
+    }
+    return out;
+  }
+
+  #stopped(text: string): SseEvent[] {
+    const base = this.#last ?? {};
+    const shell = { id: base['id'], object: 'chat.completion.chunk', created: base['created'], model: base['model'] };
+    const out: SseEvent[] = [
+      data({ ...shell, choices: [{ index: 0, delta: { content: `${this.#text === '' ? '' : '\n\n'}${text}` }, logprobs: null, finish_reason: null }] }),
+      data({ ...shell, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] }),
+    ];
+    for (const held of this.#held) {
+      if ('call' in held) continue;
+      const chunk = parse(held.data);
+      if (held.data === '[DONE]' || (isObject(chunk) && asArray(chunk['choices']).length === 0)) out.push(held);
+    }
+    return out;
+  }
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function renumber(chunk: JsonObject, index: number): JsonObject {
+  const choice = asArray(chunk['choices'])[0] as JsonObject;
+  const delta = choice['delta'] as JsonObject;
+  const toolDelta = asArray(delta['tool_calls'])[0] as JsonObject;
+  return { ...chunk, choices: [{ ...choice, delta: { ...delta, tool_calls: [{ ...toolDelta, index }] } }] };
+}

@@ -1,0 +1,104 @@
+import type { AgentBreaker } from '../breaker/agent-breaker.ts';
+import type { BreakerDecision } from '../breaker/breaker-decision.ts';
+import { SeenSet } from './seen-set.ts';
+import { SteerInbox, takeSteers } from './steer-inbox.ts';
+import type { RequestTail, RoundVerdict, WireRound } from './wire-api.ts';
+
+/** A stop, worded for the agent and for people. */
+export interface ProxyStop {
+  readonly category: string;
+  readonly text: string;
+  /** True when the session was already stopped (a refusal, not the stopping answer). */
+  readonly refused: boolean;
+}
+
+/** Prefix of every message the proxies add, so people and models can tell who wrote it. */
+export const NOTE_PREFIX = '[governor]';
+
+/** The assistant text that ends a stopped run. */
+export function stopText(decision: BreakerDecision): string {
+  return `${NOTE_PREFIX} This run was stopped by the agent breaker (${decision.category ?? 'breaker'}): ${decision.message ?? 'the session is stopped.'}`;
+}
+
+function toStop(decision: BreakerDecision, refused: boolean): ProxyStop {
+  return { category: decision.category ?? 'breaker', text: stopText(decision), refused };
+}
+
+/**
+ * The breaker as a proxy sees it: a request's new tool results and user turn
+ * are observed once each, a response's round and tool calls are judged, and
+ * steer messages wait for the session's next request.
+ */
+export class ProxyJudge {
+  readonly breaker: AgentBreaker;
+  readonly #inbox = new SteerInbox();
+  readonly #seen = new SeenSet();
+
+  constructor(breaker: AgentBreaker) {
+    this.breaker = breaker;
+  }
+
+  /**
+   * Gate before a request goes upstream: a session already stopped is
+   * refused; a stop decided now (the budget's wrap-up round is used up) is
+   * the stopping answer.
+   */
+  async gate(sessionId: string): Promise<ProxyStop | undefined> {
+    const decision = await this.breaker.checkModelCall(sessionId);
+    if (decision.action === 'stop') return toStop(decision, decision.reason === 'breaker_open');
+    this.#steer(sessionId, decision);
+    return undefined;
+  }
+
+  /** Observes what is new in a request (each tool result and user turn once, even when a request is retried). */
+  async observeRequest(sessionId: string, tail: RequestTail): Promise<ProxyStop | undefined> {
+    if (tail.userText !== null && this.#seen.first(`${sessionId}\u0000user\u0000${tail.lastIndex}`)) {
+      // A steer decided on an observed event waits in the breaker (see steerNote).
+      const decision = await this.breaker.observe(sessionId, { kind: 'user', text: tail.userText });
+      if (decision.action === 'stop') return toStop(decision, false);
+    }
+    for (const result of tail.toolResults) {
+      if (!this.#seen.first(`${sessionId}\u0000tool\u0000${result.id}`)) continue;
+      const decision = await this.breaker.observe(sessionId, { kind: 'tool_call', tool: result.name, args: result.args, result: result.result, error: result.error });
+      if (decision.action === 'stop') return toStop(decision, false);
+    }
+    return undefined;
+  }
+
+  /**
+   * The session's pending steer messages as one note for the model, or
+   * undefined: those decided on checks here, and those the breaker queued on
+   * observed events (`AgentBreaker.takeSteers`), each told once.
+   */
+  steerNote(sessionId: string): string | undefined {
+    const messages = [...new Set([...takeSteers(this.#inbox, sessionId), ...this.breaker.takeSteers(sessionId)])];
+    return messages.length === 0 ? undefined : messages.map((m) => `${NOTE_PREFIX} ${m}`).join('\n\n');
+  }
+
+  /** Judges a response's round: records it, then judges each tool call before the agent sees it. */
+  async judgeRound(sessionId: string, round: WireRound): Promise<RoundVerdict> {
+    const model = await this.breaker.observe(sessionId, {
+      kind: 'model',
+      promptTokens: round.promptTokens,
+      completionTokens: round.completionTokens,
+      text: round.text,
+    });
+    if (model.action === 'stop') return { stop: toStop(model, false), blocked: new Map() };
+    const blocked = new Map<string, string>();
+    for (const call of round.toolCalls) {
+      let decision = await this.breaker.checkToolCall(sessionId, { tool: call.name, args: call.args });
+      if (decision.action === 'stop') return { stop: toStop(decision, false), blocked: new Map() };
+      // A verdict on the round (budget wrap-up, token drift) applies to each of its calls.
+      if (decision.action === 'allow' && (model.action === 'block' || model.action === 'steer')) decision = model;
+      if (decision.action === 'block') blocked.set(call.id, decision.message ?? 'repeated call refused.');
+      else this.#steer(sessionId, decision);
+    }
+    return { blocked };
+  }
+
+  #steer(sessionId: string, decision: BreakerDecision): void {
+    if ((decision.action === 'steer' || decision.action === 'block') && decision.message !== undefined) {
+      this.#inbox.add(sessionId, decision.message);
+    }
+  }
+}

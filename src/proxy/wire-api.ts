@@ -1,0 +1,133 @@
+/**
+ * What the model proxy needs to know about one model API's wire format:
+ * where the session hint, the new tool results and the tool calls are, and
+ * how to write a steer, a block, a stop and a refusal in that format.
+ */
+
+/** A tool call the model asked for in a response. */
+export interface WireToolCall {
+  readonly id: string;
+  readonly name: string;
+  /** Parsed JSON arguments, or the raw text when they are not JSON. */
+  readonly args: unknown;
+}
+
+/** A tool result the agent sends back in a request. */
+export interface WireToolResult {
+  readonly id: string;
+  readonly name: string;
+  readonly args: unknown;
+  readonly result: string;
+  readonly error: boolean;
+}
+
+/** What is new at the end of a request: the tool results, or a user turn. */
+export interface RequestTail {
+  readonly toolResults: readonly WireToolResult[];
+  /** Text of a trailing user turn (not tool results), else null. */
+  readonly userText: string | null;
+  /** Position of the last message, so a retried request is not observed twice. */
+  readonly lastIndex: number;
+}
+
+/** One model round as the breaker sees it. */
+export interface WireRound {
+  readonly text: string;
+  readonly promptTokens: number | null;
+  readonly completionTokens: number | null;
+  readonly toolCalls: readonly WireToolCall[];
+}
+
+/** What the breaker decided about a round. */
+export interface RoundVerdict {
+  /** Set when the run is stopped. */
+  readonly stop?: { readonly category: string; readonly text: string };
+  /** Tool call id → why it was blocked. */
+  readonly blocked: ReadonlyMap<string, string>;
+}
+
+/** One server-sent event. */
+export interface SseEvent {
+  readonly event?: string;
+  readonly data: string;
+}
+
+/** Judges the streamed round once its tool calls are complete. */
+export type JudgeRound = (round: WireRound) => Promise<RoundVerdict>;
+
+/**
+ * Rewrites one streamed response: `accept` returns the events to send on at
+ * once (text passes straight through), holding back tool-call deltas and the
+ * end of the message; `finish` gets the verdict and returns the rest.
+ */
+export interface StreamRewriter {
+  accept(event: SseEvent): SseEvent[];
+  round(): WireRound;
+  finish(verdict: RoundVerdict): SseEvent[];
+}
+
+export type JsonObject = Record<string, unknown>;
+
+/** One API's wire format. */
+export interface WireApi {
+  /** `openai` or `anthropic`. */
+  readonly name: string;
+  /** The caller-supplied user id (`user` / `metadata.user_id`), if any. */
+  userHint(body: JsonObject): string | undefined;
+  /** System prompt and first user message, for the fallback session id. */
+  promptSeed(body: JsonObject): string;
+  isStream(body: JsonObject): boolean;
+  requestTail(body: JsonObject): RequestTail;
+  /** The body with the breaker's messages added for the model. */
+  withSteers(body: JsonObject, text: string): JsonObject;
+  /** The round of a non-streamed response body. */
+  roundOf(response: JsonObject): WireRound;
+  /** A non-streamed response with the blocked calls replaced by text. */
+  withBlocks(response: JsonObject, blocked: ReadonlyMap<string, string>): JsonObject;
+  /** A complete non-streamed response that ends the run with `text`. */
+  stopResponse(request: JsonObject, text: string, upstream?: JsonObject): JsonObject;
+  /** The same as a stream of events. */
+  stopEvents(request: JsonObject, text: string): SseEvent[];
+  /** Error body (in the API's own format) refusing a request of a stopped session. */
+  refusal(message: string): JsonObject;
+  streamRewriter(): StreamRewriter;
+}
+
+/** Flattens message content (a string or a list of parts) to text. */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return content == null ? '' : JSON.stringify(content);
+  return content
+    .map((part: unknown) => {
+      if (typeof part === 'string') return part;
+      const p = part as { type?: unknown; text?: unknown; content?: unknown };
+      if (typeof p?.text === 'string') return p.text;
+      if (p?.content !== undefined) return contentText(p.content);
+      return JSON.stringify(part);
+    })
+    .join('\n');
+}
+
+/** Tool arguments as the breaker fingerprints them: parsed JSON, else the raw text. */
+export function parseArgs(raw: unknown): unknown {
+  if (typeof raw !== 'string') return raw ?? {};
+  if (raw.trim() === '') return {};
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
+}
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function asArray(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** Text that replaces the blocked calls of a round. */
+export function blockText(blocked: ReadonlyMap<string, string>, names: ReadonlyMap<string, string>): string {
+  return [...blocked].map(([id, message]) => `[governor] The call to ${names.get(id) ?? 'a tool'} was not run: ${message}`).join('\n\n');
+}

@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { generateText, isStepCount, streamText, tool } from 'ai';
+import { z } from 'zod';
+import { ScriptedModelServer } from './index.ts';
+
+for (const mode of ['generate', 'stream'] as const) {
+  test(`the stand-in speaks the Anthropic Messages API to @ai-sdk/anthropic (${mode}Text)`, async () => {
+    await using server = await new ScriptedModelServer({
+      script: [
+        { text: 'Checking the weather.', toolCalls: [{ name: 'weather', arguments: { city: 'Oslo' } }], usage: { promptTokens: 30, completionTokens: 8 } },
+        { text: 'It is 3°C in Oslo.', usage: { promptTokens: 50, completionTokens: 6 } },
+      ],
+    }).start();
+    const anthropic = createAnthropic({ baseURL: server.baseURL, apiKey: 'sk-ant-test' });
+    const cities: string[] = [];
+    const options = {
+      model: anthropic('claude-test'),
+      maxOutputTokens: 256,
+      prompt: 'Weather in Oslo?',
+      tools: { weather: tool({ inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => { cities.push(city); return '3°C'; } }) },
+      stopWhen: isStepCount(3),
+    };
+    const result = mode === 'generate' ? await generateText(options) : streamText(options);
+    assert.equal(await result.text, 'It is 3°C in Oslo.');
+    assert.deepEqual(cities, ['Oslo']);
+    const usage = await result.totalUsage;
+    assert.equal(usage.inputTokens, 80);
+    assert.equal(usage.outputTokens, 14);
+    assert.equal(server.requests[1]!.path, '/v1/messages');
+    const toolResult = JSON.stringify(server.requests[1]!.body.messages.at(-1));
+    assert.match(toolResult, /tool_result/);
+    assert.match(toolResult, /3°C/);
+  });
+}
+
+test('the stand-in answers a scripted error in the Anthropic error format', async () => {
+  await using server = await new ScriptedModelServer({ script: [{ error: { status: 529, message: 'busy' } }] }).start();
+  const response = await fetch(`${server.baseURL}/messages`, { method: 'POST', body: JSON.stringify({ model: 'c', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }) });
+  assert.equal(response.status, 529);
+  assert.deepEqual(await response.json(), { type: 'error', error: { type: 'overloaded_error', message: 'busy' } });
+});

@@ -1,0 +1,97 @@
+/**
+ * JSON shapes of the Anthropic Messages wire format, as the scripted stand-in
+ * model emits them for `POST /v1/messages`. Field names follow what
+ * `@ai-sdk/anthropic` and the Anthropic API reference use.
+ */
+import { splitIntoPieces, splitTextIntoPieces, type WireAnswer } from './openai-wire-format.ts';
+
+/** How many pieces streamed tool input is cut into, so clients must reassemble deltas. */
+const INPUT_PIECES = 3;
+
+/** A named server-sent event. */
+export interface NamedEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+function usage(answer: WireAnswer): Record<string, unknown> {
+  return {
+    input_tokens: answer.usage.promptTokens - (answer.usage.cachedTokens ?? 0),
+    output_tokens: answer.usage.completionTokens,
+    ...(answer.usage.cachedTokens === undefined ? {} : { cache_read_input_tokens: answer.usage.cachedTokens }),
+  };
+}
+
+function input(args: string): unknown {
+  try {
+    return JSON.parse(args) as unknown;
+  } catch {
+    return {};
+  }
+}
+
+function stopReason(answer: WireAnswer): 'tool_use' | 'end_turn' {
+  return answer.toolCalls.length > 0 ? 'tool_use' : 'end_turn';
+}
+
+/** Body of a non-streaming Messages response. */
+export function anthropicMessage(answer: WireAnswer): Record<string, unknown> {
+  const content: Record<string, unknown>[] = [];
+  if (answer.text.length > 0 || answer.toolCalls.length === 0) content.push({ type: 'text', text: answer.text });
+  for (const call of answer.toolCalls) content.push({ type: 'tool_use', id: call.id, name: call.name, input: input(call.arguments) });
+  return {
+    id: answer.id.replace(/^chatcmpl-/, 'msg_'),
+    type: 'message',
+    role: 'assistant',
+    model: answer.model,
+    content,
+    stop_reason: stopReason(answer),
+    stop_sequence: null,
+    usage: usage(answer),
+  };
+}
+
+/**
+ * The events of a streamed Messages response, in order: `message_start`, a
+ * text block streamed word by word, one `tool_use` block per call with its
+ * input in pieces, `message_delta` with the stop reason and output tokens,
+ * `message_stop`.
+ */
+export function anthropicEvents(answer: WireAnswer): NamedEvent[] {
+  const message = anthropicMessage(answer);
+  const events: NamedEvent[] = [
+    {
+      event: 'message_start',
+      data: { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage(answer), output_tokens: 1 } } },
+    },
+  ];
+  let index = 0;
+  if (answer.text.length > 0 || answer.toolCalls.length === 0) {
+    events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } } });
+    for (const piece of splitTextIntoPieces(answer.text)) {
+      events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } } });
+    }
+    events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
+    index += 1;
+  }
+  for (const call of answer.toolCalls) {
+    events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } } });
+    for (const piece of splitIntoPieces(call.arguments, INPUT_PIECES)) {
+      events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } } });
+    }
+    events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
+    index += 1;
+  }
+  events.push({
+    event: 'message_delta',
+    data: { type: 'message_delta', delta: { stop_reason: stopReason(answer), stop_sequence: null }, usage: { output_tokens: answer.usage.completionTokens } },
+  });
+  events.push({ event: 'message_stop', data: { type: 'message_stop' } });
+  return events;
+}
+
+/** Anthropic-style error body. */
+export function anthropicErrorBody(message: string, status: number): Record<string, unknown> {
+  const type = status === 429 ? 'rate_limit_error' : status === 529 ? 'overloaded_error' : status >= 500 ? 'api_error' : status === 404 ? 'not_found_error' : 'invalid_request_error';
+  return { type: 'error', error: { type, message } };
+}
