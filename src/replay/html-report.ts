@@ -1,4 +1,6 @@
-import { formatCount, type ReplaySummary } from './replay-summary.ts';
+import { redact } from '../redaction/redact.ts';
+import { formatCount, type ReplaySummary, type TrippedTrajectory } from './replay-summary.ts';
+import type { ComparedField, ExplainedStep, SideBySide } from './trip-explanation.ts';
 
 /** Options of {@link renderHtmlReport}. */
 export interface HtmlReportOptions {
@@ -68,10 +70,100 @@ function tripPositionBars(summary: ReplaySummary): Bar[] {
 }
 
 /**
+ * No script may run in the report, whatever a trajectory holds: everything from
+ * it is escaped, and this policy refuses scripts and remote resources even if
+ * escaping were ever missed.
+ */
+const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+
+const ROLE_LABEL: Record<ExplainedStep['role'], string> = {
+  trip: 'first intervention',
+  stop: 'stop',
+  repeat: 'like the trip',
+  before: '',
+  after: 'not run',
+};
+
+function words(text: string): Set<string> {
+  return new Set(text.toLowerCase().split(/\s+/).filter(Boolean));
+}
+
+/** A compared value with the words its predecessor lacked marked: what changed from one repeat to the next. */
+function markChanges(value: string | undefined, previous: string | undefined): string {
+  if (value === undefined) return '<span class="absent">(absent)</span>';
+  if (previous === undefined || previous === value) return escapeHtml(value);
+  const before = words(previous);
+  return value
+    .split(/(\s+)/)
+    .map((part) => (part.trim() === '' || before.has(part.toLowerCase()) ? escapeHtml(part) : `<mark>${escapeHtml(part)}</mark>`))
+    .join('');
+}
+
+function sideBySideTable(sideBySide: SideBySide): string {
+  const head = sideBySide.steps.map((s) => `<th>step ${s}</th>`).join('');
+  const row = (field: ComparedField): string => {
+    const cells = field.values.map((v, i) => `<td>${markChanges(v, i === 0 ? undefined : field.values[i - 1])}</td>`).join('');
+    return `<tr class="${field.same ? 'same' : 'differs'}"><th>${escapeHtml(field.name)}<small>${field.same ? 'same' : 'differs'}</small></th>${cells}</tr>`;
+  };
+  return (
+    '<h4>The repeated steps side by side</h4>' +
+    `<table class="compare"><thead><tr><th>field</th>${head}</tr></thead><tbody>${sideBySide.fields.map(row).join('')}</tbody></table>`
+  );
+}
+
+function stepsTable(steps: readonly ExplainedStep[]): string {
+  const rows = steps
+    .map(
+      (s) =>
+        `<tr class="role-${s.role}"><td>${s.index}</td><td>${escapeHtml(s.kind)}</td><td>${ROLE_LABEL[s.role]}</td>` +
+        `<td class="text">${escapeHtml(s.summary)}</td><td class="text${s.error ? ' error' : ''}">${escapeHtml(s.outcome ?? '')}</td></tr>`,
+    )
+    .join('');
+  return `<h4>Steps around the trip</h4><table class="steps"><thead><tr><th>#</th><th>kind</th><th></th><th>step</th><th>outcome</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function runDetails(t: TrippedTrajectory, categoryIndex: number): string {
+  const e = t.explanation;
+  const saved =
+    t.stopStep === undefined
+      ? 'not stopped: nothing saved'
+      : `stopped at step ${t.stopStep}, saves ${formatCount(t.stepsSaved)} step${t.stepsSaved === 1 ? '' : 's'}, ${
+          t.tokensSaved === undefined ? 'tokens unknown' : `${formatCount(t.tokensSaved)} tokens`
+        }`;
+  const summary =
+    `<summary><span class="line">line ${t.lineNumber}</span> <span class="id">${escapeHtml(t.id)}</span> ` +
+    `<span class="tag">${escapeHtml(t.category)}</span> <span class="tag action">${escapeHtml(t.action)}</span> ` +
+    `<span>step ${t.step} / ${t.stepsTotal}</span> <span class="saved">${saved}</span>` +
+    `<div class="reason">${escapeHtml(redact(t.reason))}</div></summary>`;
+  const parts: string[] = [];
+  if (e?.message) parts.push(`<p><b>Message to the model:</b> ${escapeHtml(e.message)}</p>`);
+  if (e?.evidence) parts.push(`<h4>Evidence</h4><pre>${escapeHtml(e.evidence)}</pre>`);
+  if (e?.sideBySide) parts.push(sideBySideTable(e.sideBySide));
+  if (e) parts.push(stepsTable(e.steps));
+  if (!e) parts.push('<p class="empty">No step detail kept for this run.</p>');
+  return `<details class="run c${categoryIndex}">${summary}<div class="body">${parts.join('\n')}</div></details>`;
+}
+
+/** Category filter as radio buttons and CSS alone (the page runs no script). */
+function categoryFilter(categories: readonly (readonly [string, number])[]): { controls: string; css: string } {
+  const controls = [
+    `<input type="radio" name="category" id="c-all" checked><label for="c-all">all (${formatCount(categories.reduce((n, [, c]) => n + c, 0))})</label>`,
+    ...categories.map(
+      ([name, count], i) => `<input type="radio" name="category" id="c${i}"><label for="c${i}">${escapeHtml(name)} (${formatCount(count)})</label>`,
+    ),
+  ].join('\n');
+  const css = categories.map((_, i) => `#c${i}:checked ~ .runs .run:not(.c${i}) { display: none; }`).join('\n');
+  return { controls, css };
+}
+
+/**
  * A self-contained HTML page (inline CSS and SVG, no scripts, no external
- * assets) summarising a replay: headline figures, trips by category, steps
- * saved by category, where in the runs the trips fell, and the tripped
- * trajectories with their evidence.
+ * assets, a content security policy that allows neither) summarising a replay:
+ * headline figures, trips by category, steps saved by category, where in the
+ * runs the trips fell, and every listed tripped run as a drill-down — the steps
+ * around the trip, the repeated steps side by side with what changed marked,
+ * the breaker's evidence and what stopping there saved — with a filter by
+ * category. Everything taken from the trajectories is escaped and redacted.
  */
 export function renderHtmlReport(summary: ReplaySummary, options: HtmlReportOptions): string {
   const generatedAt = options.generatedAt ?? new Date();
@@ -81,23 +173,23 @@ export function renderHtmlReport(summary: ReplaySummary, options: HtmlReportOpti
       ? 'unknown (the file has no token counts)'
       : `${formatCount(summary.tokensSaved)} of ${formatCount(summary.tokensTotal)}`;
   const shown = summary.trippedList.length;
-  const rows = summary.trippedList
-    .map(
-      (t) =>
-        `<tr><td>${t.lineNumber}</td><td class="id">${escapeHtml(t.id)}</td><td>${escapeHtml(t.category)}</td>` +
-        `<td>${escapeHtml(t.action)}</td><td>${t.step} / ${t.stepsTotal}</td><td>${t.stepsSaved}</td>` +
-        `<td>${t.tokensSaved === undefined ? 'unknown' : formatCount(t.tokensSaved)}</td><td class="reason">${escapeHtml(t.reason)}</td></tr>`,
-    )
-    .join('\n');
+  const listed = new Map<string, number>();
+  for (const t of summary.trippedList) listed.set(t.category, (listed.get(t.category) ?? 0) + 1);
+  const listedCategories = [...listed].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const indexOf = new Map(listedCategories.map(([name], i) => [name, i]));
+  const filter = categoryFilter(listedCategories);
+  const runs = summary.trippedList.map((t) => runDetails(t, indexOf.get(t.category) ?? 0)).join('\n');
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Governor replay — ${escapeHtml(options.source)}</title>
 <style>
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; padding: 0 1rem; color: #1e272e; }
 h1 { font-size: 1.5rem; margin-bottom: .25rem; }
+h4 { margin: 1rem 0 .4rem; }
 .sub { color: #57606f; margin-top: 0; }
 .cards { display: flex; flex-wrap: wrap; gap: 1rem; margin: 1.5rem 0; }
 .card { border: 1px solid #d2dae2; border-radius: 8px; padding: .75rem 1rem; min-width: 150px; }
@@ -105,13 +197,40 @@ h1 { font-size: 1.5rem; margin-bottom: .25rem; }
 figure { margin: 1.5rem 0; }
 figcaption { font-weight: 600; margin-bottom: .5rem; }
 svg text { font: 12px system-ui, sans-serif; fill: #1e272e; }
-.empty { color: #57606f; }
+.empty, .absent { color: #57606f; }
+.filter { margin: 1rem 0; }
+.filter input { position: absolute; opacity: 0; }
+.filter label { display: inline-block; margin: 0 .3rem .4rem 0; border: 1px solid #d2dae2; border-radius: 999px; padding: .15rem .7rem; cursor: pointer; }
+.filter input:checked + label { background: #3867d6; border-color: #3867d6; color: #fff; }
+.filter input:focus-visible + label { outline: 2px solid #1e272e; }
+details.run { border: 1px solid #d2dae2; border-radius: 8px; margin: .5rem 0; }
+details.run > summary { cursor: pointer; padding: .5rem .75rem; }
+details.run[open] > summary { border-bottom: 1px solid #d2dae2; background: #f7f8fa; }
+details.run .body { padding: .25rem .75rem .75rem; overflow-x: auto; }
+.id { font-family: ui-monospace, monospace; word-break: break-all; }
+.line, .saved { color: #57606f; }
+.tag { background: #f1f2f6; border-radius: 4px; padding: 0 .35rem; }
+.tag.action { background: #fff3cd; }
+.reason { color: #2f3542; margin-top: .2rem; }
+pre { background: #f7f8fa; padding: .5rem; border-radius: 4px; white-space: pre-wrap; word-break: break-word; font-size: 12px; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; }
-th, td { border-bottom: 1px solid #d2dae2; padding: .35rem .5rem; text-align: left; vertical-align: top; }
-th { background: #f1f2f6; }
-td.id { font-family: ui-monospace, monospace; word-break: break-all; }
-td.reason { color: #2f3542; }
+th, td { border-bottom: 1px solid #d2dae2; padding: .3rem .5rem; text-align: left; vertical-align: top; }
+thead th { background: #f1f2f6; }
+td, th { overflow-wrap: anywhere; }
+table.steps { table-layout: fixed; }
+table.steps th:nth-child(1) { width: 3rem; } table.steps th:nth-child(2) { width: 5.5rem; } table.steps th:nth-child(3) { width: 5rem; }
+table.compare th:first-child { width: 10rem; }
+td.error { color: #b71540; }
+tr.role-trip { background: #ffeaa7; }
+tr.role-stop { background: #fab1a0; }
+tr.role-repeat { background: #fff8e1; }
+tr.role-after { color: #8395a7; }
+table.compare th small { display: block; font-weight: normal; color: #57606f; }
+table.compare tr.same td { color: #57606f; }
+table.compare tr.differs th small { color: #b71540; }
+mark { background: #c7ecee; }
 footer { margin-top: 2rem; color: #57606f; font-size: 12px; }
+${filter.css}
 </style>
 </head>
 <body>
@@ -119,21 +238,30 @@ footer { margin-top: 2rem; color: #57606f; font-size: 12px; }
 <p class="sub">${escapeHtml(options.source)}</p>
 <div class="cards">
 <div class="card"><b>${formatCount(summary.trajectories)}</b>trajectories replayed</div>
-<div class="card"><b>${formatCount(summary.tripped)}</b>tripped</div>
-<div class="card"><b>${formatCount(summary.stepsSaved)}</b>steps not run (of ${formatCount(summary.stepsTotal)})</div>
-<div class="card"><b>${escapeHtml(tokensLine)}</b>tokens saved</div>
+<div class="card"><b>${formatCount(summary.tripped)}</b>with an intervention</div>
+<div class="card"><b>${formatCount(summary.steered)}</b>steered</div>
+<div class="card"><b>${formatCount(summary.stopped)}</b>would have stopped</div>
+<div class="card"><b>${formatCount(summary.stepsSaved)}</b>steps not run after a stop (of ${formatCount(summary.stepsTotal)})</div>
+<div class="card"><b>${escapeHtml(tokensLine)}</b>tokens saved by the stops</div>
+${summary.trajectoriesWithTokens === 0 ? '' : `<div class="card"><b>${formatCount(summary.tokensAfterSteer)}</b>tokens spent after a first steer</div>`}
 <div class="card"><b>${formatCount(summary.malformedLines)}</b>malformed lines skipped</div>
 </div>
 ${barChart('Trips by category', categories.map(([label, t]) => ({ label, value: t.trips })), ['trip', 'trips'])}
 ${barChart('Steps saved by category', categories.map(([label, t]) => ({ label, value: t.stepsSaved })), ['step', 'steps'])}
 ${summary.tripped > 0 ? barChart(`Where runs were stopped${shown < summary.tripped ? ` (first ${shown} trips)` : ''}`, tripPositionBars(summary), ['trip', 'trips'], true) : ''}
-<h2>Tripped trajectories${shown < summary.tripped ? ` (first ${formatCount(shown)} of ${formatCount(summary.tripped)})` : ''}</h2>
-${shown === 0 ? '<p class="empty">None.</p>' : `<table>
-<thead><tr><th>Line</th><th>Id</th><th>Category</th><th>Action</th><th>Step</th><th>Steps saved</th><th>Tokens saved</th><th>Evidence</th></tr></thead>
-<tbody>
-${rows}
-</tbody>
-</table>`}
+<h2>Tripped runs${shown < summary.tripped ? ` (first ${formatCount(shown)} of ${formatCount(summary.tripped)})` : ''}</h2>
+${
+  shown === 0
+    ? '<p class="empty">None.</p>'
+    : `<p class="sub">Open a run to see the steps around the trip, the repeated steps side by side (words new since the previous repeat are marked) and the breaker's evidence.</p>
+<div class="filter">
+<span>Category:</span>
+${filter.controls}
+<div class="runs">
+${runs}
+</div>
+</div>`
+}
 <footer>Generated ${escapeHtml(generatedAt.toISOString())} by governor replay.</footer>
 </body>
 </html>

@@ -204,6 +204,76 @@ describe('governor replay', () => {
     assert.doesNotMatch(html, /<script|<link|<img|src=|href=|url\(/i);
   });
 
+  test('--html lists each tripped run as a drill-down: steps around the trip, repeats side by side, evidence', async () => {
+    const out = io();
+    assert.equal(await runReplayCommand([corpus, '--html', 'drill.html'], out, stub), 0);
+    const html = fs.readFileSync(path.join(dir, 'drill.html'), 'utf8');
+    assert.equal((html.match(/<details class="run /g) ?? []).length, 1);
+    assert.match(html, /The repeated steps side by side/);
+    assert.match(html, /<th>step 2<\/th><th>step 4<\/th><th>step 6<\/th>/);
+    assert.match(html, /<tr class="same"><th>args\.q<small>same<\/small><\/th>/);
+    assert.match(html, /&#34;detail&#34;: &#34;search called 3 times&#34;/);
+    assert.match(html, /stopped at step 6, saves 2 steps, 45 tokens/);
+    assert.match(html, /<input type="radio" name="category" id="c0"><label for="c0">tool_spiral \(1\)<\/label>/);
+  });
+
+  test('--explain ID prints the drill-down of that run alone', async () => {
+    const out = io();
+    assert.equal(await runReplayCommand([corpus, '--explain', 'loop'], out, stub), 0);
+    const text = out.stdout.text;
+    assert.match(text, /^line 1 {2}loop: stop \(tool_spiral\) at step 6 of 8$/m);
+    assert.match(text, /^Stopped at step 6 \(tool_spiral\); saved: 2 steps, 45 tokens$/m);
+    assert.match(text, /^>> 6 tool_call {2}search\(\{"q":"x"\}\)$/m);
+    assert.match(text, /^ = 4 tool_call {2}search/m);
+    assert.match(text, /^ x 7 model/m);
+    assert.match(text, /^ {2}args\.q: same in all — x$/m);
+    assert.doesNotMatch(text, /STEPS\s+TRIPPED/);
+  });
+
+  test('--explain of a run the breaker only steered says nothing was saved', async () => {
+    const steerOnly = {
+      createBreaker: (): ReplayableBreaker => ({
+        checkModelCall: async () => ({ action: 'allow' }),
+        checkToolCall: async (_s, call) =>
+          JSON.stringify(call.args) === '{"q":"x"}' ? { action: 'steer', category: 'tool_spiral', message: 'try another query' } : { action: 'allow' },
+        observe: async () => ({ action: 'allow' }),
+      }),
+    };
+    const out = io();
+    assert.equal(await runReplayCommand([corpus, '--explain', 'loop'], out, steerOnly), 0);
+    assert.match(out.stdout.text, /^line 1 {2}loop: steer \(tool_spiral\) at step 2 of 8$/m);
+    assert.match(out.stdout.text, /^Not stopped under the configured ladder: the agent runs on under the steer, nothing saved$/m);
+    assert.doesNotMatch(out.stdout.text, /^ x /m);
+  });
+
+  test('--explain says so for a run that did not trip, and fails for an unknown id', async () => {
+    const fine = io();
+    assert.equal(await runReplayCommand([corpus, '--explain', 'fine'], fine, stub), 0);
+    assert.match(fine.stdout.text, /^fine \(line 3\): not tripped in 3 steps$/m);
+    const missing = io();
+    assert.equal(await runReplayCommand([corpus, '--explain', 'nope'], missing, stub), 1);
+    assert.match(missing.stderr.text, /no trajectory with id "nope"/);
+  });
+
+  test('secrets in a trajectory do not reach the report or the explanation', async () => {
+    const key = 'sk-proj-abcdefghijklmnopqrstuvwx1234';
+    const leaky = {
+      id: 'leaky',
+      steps: [1, 2, 3].flatMap(() => [
+        { kind: 'model', prompt_tokens: null, completion_tokens: null, text: `calling with ${key}` },
+        { kind: 'tool_call', tool: 'fetch', args: { url: 'https://x.test', apiKey: key }, result: `Bearer ${key}` },
+      ]),
+    };
+    const file = writeFile('leaky.jsonl', JSON.stringify(leaky) + '\n');
+    const out = io();
+    assert.equal(await runReplayCommand([file, '--html', 'leaky.html', '--json'], out, stub), 0);
+    const explain = io();
+    assert.equal(await runReplayCommand([file, '--explain', 'leaky'], explain, stub), 0);
+    assert.match(explain.stdout.text, /fetch/);
+    assert.doesNotMatch(explain.stdout.text, /abcdefghijklmnop/);
+    assert.doesNotMatch(fs.readFileSync(path.join(dir, 'leaky.html'), 'utf8'), /abcdefghijklmnop/);
+  });
+
   test('the real breaker with its defaults replays a file', async () => {
     const out = io();
     const code = await runReplayCommand([corpus, '--json'], out);

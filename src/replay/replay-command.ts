@@ -2,12 +2,14 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
+import { formatTripExplanation } from './explain-text.ts';
 import { renderHtmlReport } from './html-report.ts';
 import { isMalformedLine, readTrajectories } from './read-trajectories.ts';
 import { replayTrajectory } from './replay.ts';
 import { formatSummary, ReplaySummaryBuilder } from './replay-summary.ts';
 import { formatTableHeader, formatTableRow } from './replay-table.ts';
 import type { ReplayableBreaker } from './replayable-breaker.ts';
+import { explainTrip } from './trip-explanation.ts';
 
 /** A text sink such as `process.stdout`. */
 export interface ReplayOutputStream {
@@ -44,7 +46,7 @@ export interface ReplayCommandDependencies {
   readonly progressEvery?: number;
 }
 
-export const REPLAY_USAGE = `Usage: governor replay FILE.jsonl [--json] [--config FILE] [--html FILE]
+export const REPLAY_USAGE = `Usage: governor replay FILE.jsonl [--json] [--config FILE] [--html FILE] [--explain ID]
 
 Replays recorded agent trajectories (JSON Lines) through the AgentBreaker and
 shows where it would have intervened and what that would have saved.
@@ -52,11 +54,14 @@ FILE - reads the trajectories from standard input.
 
   --json          one JSON object per trajectory, one per line, in input order
   --config FILE   JSON file with the breaker options (default: built-in defaults)
-  --html FILE     also write a self-contained HTML report with charts
+  --html FILE     also write a self-contained HTML report: charts, and for each
+                  tripped run the steps around the trip, the repeated steps
+                  side by side and the evidence, filterable by category
+  --explain ID    print that drill-down for the one run with this id
   -h, --help      show this help
 
 Exit codes: 0 file replayed (malformed lines are reported on stderr and
-skipped), 1 unexpected failure, 2 usage error.`;
+skipped), 1 unexpected failure or --explain ID not in the file, 2 usage error.`;
 
 class UsageError extends Error {}
 
@@ -68,11 +73,12 @@ interface ParsedArgs {
   json: boolean;
   config?: string;
   html?: string;
+  explain?: string;
   help: boolean;
 }
 
 function parse(argv: readonly string[]): ParsedArgs {
-  let values: { json?: boolean; config?: string; html?: string; help?: boolean };
+  let values: { json?: boolean; config?: string; html?: string; explain?: string; help?: boolean };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
@@ -83,6 +89,7 @@ function parse(argv: readonly string[]): ParsedArgs {
         json: { type: 'boolean' },
         config: { type: 'string' },
         html: { type: 'string' },
+        explain: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -98,6 +105,7 @@ function parse(argv: readonly string[]): ParsedArgs {
     help: false,
     ...(values.config !== undefined ? { config: values.config } : {}),
     ...(values.html !== undefined ? { html: values.html } : {}),
+    ...(values.explain !== undefined ? { explain: values.explain } : {}),
   };
 }
 
@@ -250,6 +258,8 @@ async function replayCommand(
     return 1;
   }
 
+  if (args.explain !== undefined) return explainOne(args.file, args.explain, options, createBreaker, stdout, stderr);
+
   const summary = new ReplaySummaryBuilder();
   let breakerFailures = 0;
   try {
@@ -272,7 +282,7 @@ async function replayCommand(
         );
         continue;
       }
-      summary.add(record.lineNumber, result);
+      summary.add(record.lineNumber, result, record.trajectory);
       await stdout.write(args.json ? `${JSON.stringify(result.output)}\n` : `${formatTableRow(result)}\n`);
       if (stderr.isTTY && summary.trajectories % progressEvery === 0) {
         await stderr.write(`replay: ${summary.trajectories.toLocaleString('en-US')} trajectories replayed…\n`);
@@ -301,4 +311,34 @@ async function replayCommand(
     return 1;
   }
   return 0;
+}
+
+/** `--explain ID`: replays only the run with that id and prints its drill-down. */
+async function explainOne(
+  file: string,
+  id: string,
+  options: Record<string, unknown> | undefined,
+  createBreaker: (options: Record<string, unknown> | undefined) => ReplayableBreaker,
+  stdout: Output,
+  stderr: Output,
+): Promise<number> {
+  try {
+    for await (const record of readTrajectories(file)) {
+      if (isMalformedLine(record) || record.trajectory.id !== id) continue;
+      const result = await replayTrajectory(createBreaker(options), record.trajectory, `replay-${record.lineNumber}`);
+      const explanation = explainTrip(record.trajectory, result);
+      await stdout.write(
+        explanation === undefined
+          ? `${id} (line ${record.lineNumber}): not tripped in ${result.output.steps_total} steps\n`
+          : `line ${record.lineNumber}  ${formatTripExplanation(explanation)}\n`,
+      );
+      return 0;
+    }
+  } catch (error) {
+    if (error instanceof OutputClosedError) throw error;
+    await stderr.write(`governor replay: reading ${file} failed: ${describeFsError(error)}\n`);
+    return 1;
+  }
+  await stderr.write(`governor replay: no trajectory with id "${id}" in ${path.basename(file)}\n`);
+  return 1;
 }

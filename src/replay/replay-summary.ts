@@ -1,4 +1,6 @@
 import type { ReplayResult } from './replay.ts';
+import type { Trajectory } from './trajectory.ts';
+import { explainTrip, type TripExplanation } from './trip-explanation.ts';
 
 /** One tripped trajectory, as the reports list it. */
 export interface TrippedTrajectory {
@@ -18,6 +20,8 @@ export interface TrippedTrajectory {
   /** `undefined` when the trajectory carries no token counts. */
   readonly tokensSaved: number | undefined;
   readonly reason: string;
+  /** The steps around the trip and the evidence, when the trajectory was given to {@link ReplaySummaryBuilder.add}. */
+  readonly explanation?: TripExplanation;
 }
 
 /** Per-category totals over the tripped trajectories. */
@@ -88,8 +92,11 @@ export class ReplaySummaryBuilder {
     this.#malformed++;
   }
 
-  /** Adds one result; returns the tripped entry for it, if it tripped. */
-  add(lineNumber: number, result: ReplayResult): TrippedTrajectory | undefined {
+  /**
+   * Adds one result; returns the tripped entry for it, if it tripped. With the
+   * `trajectory`, kept entries carry a {@link TripExplanation} (bounded in size).
+   */
+  add(lineNumber: number, result: ReplayResult, trajectory?: Trajectory): TrippedTrajectory | undefined {
     const out = result.output;
     this.#trajectories++;
     this.#stepsTotal += out.steps_total;
@@ -113,6 +120,8 @@ export class ReplaySummaryBuilder {
     const action = result.decision?.action ?? 'stop';
     this.#byAction.set(action, (this.#byAction.get(action) ?? 0) + 1);
 
+    const keep = this.#trippedList.length < this.#keepTripped;
+    const explanation = keep && trajectory !== undefined ? explainTrip(trajectory, result) : undefined;
     const entry: TrippedTrajectory = {
       lineNumber,
       id: out.id,
@@ -125,8 +134,9 @@ export class ReplaySummaryBuilder {
       stepsSaved,
       tokensSaved: result.tokensKnown ? out.tokens_after_trip : undefined,
       reason: out.reason ?? '',
+      ...(explanation !== undefined ? { explanation } : {}),
     };
-    if (this.#trippedList.length < this.#keepTripped) this.#trippedList.push(entry);
+    if (keep) this.#trippedList.push(entry);
     return entry;
   }
 
