@@ -406,4 +406,78 @@ describe('AgentBreaker on RedisBreakerStore', () => {
       }
     });
   }
+
+  test('four processes writing one session at once: no event lost, the same trips as one writer', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const call = { tool: 'get_status', args: { job: 'build' } };
+    const events = (k: number) =>
+      Array.from({ length: 50 }, (_, i) =>
+        i % 2 === 0
+          ? { kind: 'tool_call' as const, ...call, result: 'queued' }
+          : { kind: 'model' as const, promptTokens: 100, completionTokens: k + 1, text: '' },
+      );
+    const workers = await Promise.all(Array.from({ length: 4 }, () => BreakerProcess.start({ WORKER_REDIS_URL: url, WORKER_KEY_PREFIX: keyPrefix })));
+    try {
+      // Every process sends all its events at once: they interleave on the server.
+      await Promise.all(workers.flatMap((w, k) => events(k).map((e) => w.call('observe', 'contended', e))));
+      const all = workers.flatMap((w) => w.events);
+      assert.deepEqual(all.filter((e) => e.type === 'warning'), [], 'no store warning: nothing was let through unjudged');
+      const shared = await breakerOn(store({ keyPrefix })).snapshot('contended');
+
+      const alone = new AgentBreaker({ telemetry: false });
+      const reference: BreakerEventRecord[] = [];
+      alone.on((e) => reference.push(e));
+      for (let k = 0; k < 4; k++) for (const e of events(k)) await alone.observe('reference', e);
+      const expected = await alone.snapshot('reference');
+
+      assert.equal(shared.version, 200);
+      assert.deepEqual(shared.counters, expected.counters);
+      assert.equal(shared.counters.events, 200);
+      assert.equal(shared.budget.tokens, expected.budget.tokens);
+      assert.equal(shared.state, expected.state);
+      assert.equal(shared.openCategory, expected.openCategory);
+      assert.deepEqual(shared.escalations, expected.escalations);
+      const trips = (list: BreakerEventRecord[]) => list.filter((e) => e.type === 'escalation').map((e) => `${e.category}:${e.action}`).sort();
+      assert.deepEqual(trips(all), trips(reference));
+      assert.ok(trips(reference).includes('tool_spiral:stop'));
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+    }
+  });
+
+  test('a Redis restart without persistence: health says so, and a tripped session this process knew is restored', async () => {
+    const port = await freePort();
+    let server = await startDedicatedRedis(port);
+    const s = new RedisBreakerStore({ url: `redis://127.0.0.1:${port}`, keyPrefix: `${prefix}restart:`, timeoutMs: 1000 });
+    const b = breakerOn(s);
+    const warnings: BreakerEventRecord[] = [];
+    b.on((e) => e.type === 'warning' && warnings.push(e));
+    try {
+      for (let i = 0; i < 6; i++) await b.observe('tripped', { kind: 'tool_call', tool: 'get_status', args: { job: 'build' }, result: 'queued' });
+      assert.equal((await b.snapshot('tripped')).state, 'OPEN');
+      const healthy = await b.health();
+      assert.equal(healthy.storeRestarted, undefined);
+
+      await kill(server);
+      server = await startDedicatedRedis(port);
+      let health = await b.health();
+      for (const deadline = Date.now() + 10_000; health.status !== 'ok' && Date.now() < deadline; ) {
+        await new Promise((r) => setTimeout(r, 100));
+        health = await b.health();
+      }
+      assert.equal(health.storeRestarted, true);
+
+      // The server forgot the trip; this process did not, and writes it back.
+      assert.equal((await b.checkModelCall('tripped')).reason, 'breaker_open');
+      assert.equal((await b.observe('tripped', { kind: 'user', text: 'still there?' })).reason, 'breaker_open');
+      const other = breakerOn(new RedisBreakerStore({ url: `redis://127.0.0.1:${port}`, keyPrefix: `${prefix}restart:` }));
+      assert.equal((await other.snapshot('tripped')).state, 'OPEN');
+      assert.equal((await b.health()).sessionsLost, 1);
+      assert.equal(warnings.filter((w) => /forgotten a session/.test(w.message ?? '')).length, 1);
+      await (other.options.store as RedisBreakerStore).close();
+    } finally {
+      await s.close();
+      await kill(server);
+    }
+  });
 });

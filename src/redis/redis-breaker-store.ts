@@ -218,6 +218,8 @@ interface Folded {
   readonly base: number;
   /** When it was read or written (epoch ms). */
   readonly at: number;
+  /** The server was found to have forgotten it; the next write restores it. */
+  readonly lost?: true;
 }
 
 function createOwnedClient(url: string, timeoutMs: number) {
@@ -394,15 +396,12 @@ export class RedisBreakerStore implements BreakerStore {
     const keys = [this.#key(sessionId), this.#logPrefix + sessionId];
     const reply = await this.#evalScript('read', SCRIPTS.read, keys, [String(cached?.position ?? -1)]);
     const fold = decodeFold('read', reply);
-    if (fold.end === 0) {
-      if (cached !== undefined) this.#lost(sessionId);
-      return undefined;
-    }
     if (cached !== undefined && cached.position > fold.end) {
-      // The server forgot operations this process saw: keep what we know.
-      this.#lost(sessionId);
+      // The server forgot operations this process saw: keep what we know (the next write restores it).
+      this.#lost(sessionId, cached);
       return { state: cached.state, position: cached.position };
     }
+    if (fold.end === 0) return undefined;
     let state = this.#start(fold, cached, reducer);
     for (const op of fold.ops) state = applyOp(reducer, state, decodeOp('read', op));
     this.#remember(sessionId, { position: fold.end, state, base: fold.base, at: Date.now() });
@@ -427,13 +426,13 @@ export class RedisBreakerStore implements BreakerStore {
     const fold = decodeFold('apply', reply);
     const position = fold.end;
     // A server that hands out a position this process already passed has forgotten the session.
-    const lost = cached !== undefined && cached.position >= position;
+    const lost = cached !== undefined && (cached.lost === true || cached.position >= position);
     let before = lost ? cached.state : this.#start(fold, cached, reducer);
     for (const raw of fold.ops) before = applyOp(reducer, before, decodeOp('apply', raw));
     const outcome = reducer.apply(before, op);
     const state = outcome.next ?? before;
-    this.#remember(sessionId, { position, state, base: fold.base, at: Date.now() });
-    if (lost) this.#lost(sessionId);
+    if (lost) this.#lost(sessionId, cached);
+    this.#remember(sessionId, { position, state, base: fold.base, at: Date.now() }, lost);
     if (lost || position % COMPACT_EVERY === 0 || position - fold.base >= 4 * COMPACT_EVERY) {
       await this.#compact(sessionId, keys, position, state);
     }
@@ -469,10 +468,10 @@ export class RedisBreakerStore implements BreakerStore {
     }
   }
 
-  #remember(sessionId: string, folded: Folded): void {
+  #remember(sessionId: string, folded: Folded, restored = false): void {
     const cached = this.#cache.get(sessionId);
     // Two operations of this process on one session may finish out of order: keep the later.
-    if (cached !== undefined && cached.position > folded.position) return;
+    if (!restored && cached !== undefined && cached.position > folded.position) return;
     this.#cache.delete(sessionId);
     this.#cache.set(sessionId, folded);
     if (this.#cache.size > this.#cacheSessions) {
@@ -481,9 +480,11 @@ export class RedisBreakerStore implements BreakerStore {
     }
   }
 
-  #lost(sessionId: string): void {
+  /** Counts a forgotten session once, however often it is read before the write that restores it. */
+  #lost(sessionId: string, cached: Folded): void {
+    if (cached.lost === true) return;
     this.#sessionsLost++;
-    if (this.#cache.get(sessionId)?.position === 0) this.#cache.delete(sessionId);
+    this.#cache.set(sessionId, { ...cached, lost: true });
   }
 
   /** Removes a session's state, its log and its open mark. */
