@@ -2,7 +2,8 @@
  * `npm run bench:overhead [-- FLAGS]`: the overhead benchmark alone (see
  * overhead.ts): the AgentBreaker's cost per event and memory per session with
  * every detector on, the same through RedisBreakerStore on a local Redis, and
- * the ChatClient + advisors against a bare doGenerate. Prints the machine and
+ * the ChatClient + advisors against a bare doGenerate, and breaker state
+ * under contention on Redis (see contention.ts). Prints the machine and
  * aligned tables; each table says which goal it checks and whether it is met.
  * Takes a minute or two.
  *
@@ -21,6 +22,8 @@
  * Progress goes to stderr, the report to stdout.
  */
 import fs from 'node:fs';
+import { testRedisUrl } from '../src/test-support/services.ts';
+import { formatContentionReport, runContentionBenchmark } from './contention.ts';
 import { formatOverheadReport, runOverheadBenchmark, type OverheadBenchmarkOptions } from './overhead.ts';
 
 const USAGE = 'usage: npm run bench:overhead [-- [--json [FILE]] [--quick] [--no-redis] [--no-start]]';
@@ -69,11 +72,21 @@ const report = await runOverheadBenchmark({
   onProgress: (what) => process.stderr.write(`… ${what}\n`),
 });
 
-const json = JSON.stringify(report, null, 2);
+// Needs the Redis the overhead rows used: skipped with them.
+const contention =
+  'cells' in report.redis
+    ? await runContentionBenchmark(testRedisUrl(), {
+        ...(flags.quick ? { repeats: 1, longSession: 1_000 } : {}),
+        onProgress: (what) => process.stderr.write(`… ${what}\n`),
+      })
+    : undefined;
+
+const json = JSON.stringify(contention === undefined ? report : { ...report, contention }, null, 2);
 if (flags.json && flags.jsonFile === undefined) {
   console.log(json);
 } else {
   console.log(formatOverheadReport(report));
+  if (contention !== undefined) console.log(formatContentionReport(contention));
   if (flags.jsonFile !== undefined) {
     fs.writeFileSync(flags.jsonFile, `${json}\n`);
     console.log(`\nJSON written to ${flags.jsonFile}`);
