@@ -122,8 +122,11 @@ describe('RedisBreakerStore', () => {
       await always.checkModelCall('s');
       await always.observe('s', modelRound(i));
     }
-    // Every 16th operation of a session also stores a snapshot: none of these ten.
     assert.deepEqual(client.commands, Array(20).fill('EVALSHA'));
+    // The log is folded into the snapshot along the way, without a round trip of its own.
+    for (let i = 10; i < 40; i++) await always.observe('s', modelRound(i));
+    assert.deepEqual(client.commands, Array(50).fill('EVALSHA'));
+    assert.ok((await raw.lLen(`${keyPrefix}log:s`)) <= 16);
 
     client.commands.length = 0;
     const fresh = breakerOn(store({ keyPrefix, client }), 60_000);

@@ -113,11 +113,21 @@ local function tail(base, last, known)
 end
 `;
 
-/** KEYS[1] session hash, KEYS[2] its log; ARGV: known position (-1 = none), operation JSON, ttl ms. */
+/**
+ * KEYS[1] session hash, KEYS[2] its log; ARGV: known position (-1 = none),
+ * operation JSON, ttl ms, and optionally a snapshot to store first: its
+ * position and state JSON (see COMPACT), so that folding costs no round trip.
+ */
 const APPEND = `${FOLD_REPLY}
 local meta = redis.call('HMGET', KEYS[1], 'base', 'end')
 local base = tonumber(meta[1]) or 0
 local last = tonumber(meta[2]) or 0
+local snapAt = tonumber(ARGV[4])
+if snapAt and snapAt > base and snapAt <= last then
+  redis.call('LTRIM', KEYS[2], snapAt - base, -1)
+  redis.call('HSET', KEYS[1], 'snap', ARGV[5])
+  base = snapAt
+end
 local pos = last + 1
 redis.call('HSET', KEYS[1], 'end', pos, 'base', base)
 redis.call('RPUSH', KEYS[2], ARGV[2])
@@ -220,6 +230,8 @@ interface Folded {
   readonly at: number;
   /** The server was found to have forgotten it; the next write restores it. */
   readonly lost?: true;
+  /** A snapshot this process owes the store (position, state JSON), sent with its next append. */
+  readonly owed?: readonly [number, string];
 }
 
 function createOwnedClient(url: string, timeoutMs: number) {
@@ -404,7 +416,8 @@ export class RedisBreakerStore implements BreakerStore {
     if (fold.end === 0) return undefined;
     let state = this.#start(fold, cached, reducer);
     for (const op of fold.ops) state = applyOp(reducer, state, decodeOp('read', op));
-    this.#remember(sessionId, { position: fold.end, state, base: fold.base, at: Date.now() });
+    // A snapshot this process owes stays owed: it goes with the next append.
+    this.#remember(sessionId, { position: fold.end, state, base: fold.base, at: Date.now(), ...(cached?.owed ? { owed: cached.owed } : {}) });
     return { state, position: fold.end };
   }
 
@@ -422,7 +435,10 @@ export class RedisBreakerStore implements BreakerStore {
     }
     const cached = this.#cache.get(sessionId);
     const keys = [this.#key(sessionId), this.#logPrefix + sessionId];
-    const reply = await this.#evalScript('apply', SCRIPTS.append, keys, [String(cached?.position ?? -1), json, String(this.#ttlMs)]);
+    const owed = cached?.owed;
+    const args = [String(cached?.position ?? -1), json, String(this.#ttlMs)];
+    if (owed !== undefined) args.push(String(owed[0]), owed[1]);
+    const reply = await this.#evalScript('apply', SCRIPTS.append, keys, args);
     const fold = decodeFold('apply', reply);
     const position = fold.end;
     // A server that hands out a position this process already passed has forgotten the session.
@@ -433,8 +449,12 @@ export class RedisBreakerStore implements BreakerStore {
     const state = outcome.next ?? before;
     if (lost) this.#lost(sessionId, cached);
     this.#remember(sessionId, { position, state, base: fold.base, at: Date.now() }, lost);
-    if (lost || position % COMPACT_EVERY === 0 || position - fold.base >= 4 * COMPACT_EVERY) {
+    if (lost || position - fold.base >= 4 * COMPACT_EVERY) {
+      // Restoring a forgotten session, or nobody folded the log for long: store a snapshot now.
       await this.#compact(sessionId, keys, position, state);
+    } else if (position % COMPACT_EVERY === 0) {
+      // The writer of every 16th operation folds the log, with its next append.
+      this.#owe(sessionId, position, state);
     }
     const wasOpen = this.#isOpen(before);
     const open = this.#isOpen(state);
@@ -456,6 +476,18 @@ export class RedisBreakerStore implements BreakerStore {
       const cached = this.#cache.get(sessionId);
       if (cached !== undefined && cached.position === position) this.#cache.set(sessionId, { ...cached, base: position });
     }
+  }
+
+  #owe(sessionId: string, position: number, state: BreakerSessionState): void {
+    const cached = this.#cache.get(sessionId);
+    if (cached === undefined || cached.position !== position) return;
+    let json: string;
+    try {
+      json = JSON.stringify(state);
+    } catch {
+      return; // an unserialisable state is reported by the next operation that must write it
+    }
+    this.#cache.set(sessionId, { ...cached, owed: [position, json] });
   }
 
   #start(fold: FoldReply, cached: Folded | undefined, reducer: SessionReducer): BreakerSessionState {
