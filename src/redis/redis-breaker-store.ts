@@ -125,11 +125,11 @@ local last = tonumber(meta[2]) or 0
 local snapAt = tonumber(ARGV[4])
 if snapAt and snapAt > base and snapAt <= last then
   redis.call('LTRIM', KEYS[2], snapAt - base, -1)
-  redis.call('HSET', KEYS[1], 'snap', ARGV[5])
+  redis.call('HSET', KEYS[1], 'base', snapAt, 'snap', ARGV[5])
   base = snapAt
 end
 local pos = last + 1
-redis.call('HSET', KEYS[1], 'end', pos, 'base', base)
+redis.call('HSET', KEYS[1], 'end', pos)
 redis.call('RPUSH', KEYS[2], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
