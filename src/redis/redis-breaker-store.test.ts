@@ -87,6 +87,21 @@ describe('RedisBreakerStore', () => {
     for (const b of breakers) assert.equal((await b.health()).unjudged, 0);
   });
 
+  test('a session the server forgot and another writer re-created: the process that knew it restores its trip', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const a = breakerOn(store({ keyPrefix }));
+    for (let i = 0; i < 6; i++) await a.observe('s', { kind: 'tool_call', tool: 'get_status', args: { job: 'build' }, result: 'queued' });
+    assert.equal((await a.snapshot('s')).state, 'OPEN');
+    await raw.del([`${keyPrefix}session:s`, `${keyPrefix}log:s`]); // as after a restart without persistence
+    const b = breakerOn(store({ keyPrefix }));
+    for (let i = 0; i < 10; i++) await b.observe('s', modelRound(i));
+    assert.equal((await b.snapshot('s')).state, 'CLOSED', 'b never saw the trip');
+    // a's next write finds a session it does not know (another id) and writes back what it knew.
+    assert.equal((await a.observe('s', { kind: 'user', text: 'anyone?' })).reason, 'breaker_open');
+    assert.equal((await b.checkModelCall('s')).reason, 'breaker_open');
+    assert.equal((await a.health()).sessionsLost, 1);
+  });
+
   test('every write refreshes the idle expiry of the session and its log', async () => {
     const keyPrefix = `${prefix}${randomUUID()}:`;
     await breakerOn(new RedisBreakerStore({ client: raw, keyPrefix, ttlMs: 60_000 })).observe('s', modelRound(0));

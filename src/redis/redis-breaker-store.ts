@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import type {
@@ -94,7 +94,7 @@ const COMPACT_EVERY = 16;
  * so any number of writers interleave without conflict, and every replica
  * folds the same operations in the same order through the same pure logic.
  *
- * Replies of APPEND and READ: {end, base, from, ops, snap}: `ops` are the
+ * Replies of APPEND and READ: {end, base, from, ops, snap, id}: `ops` are the
  * operations after position `from` and before the caller's own (APPEND) or up
  * to `end` (READ); `from` is the caller's known position when it is still in
  * the log, else `base` (then `snap` is the state to start from, nil = fresh).
@@ -115,35 +115,44 @@ end
 
 /**
  * KEYS[1] session hash, KEYS[2] its log; ARGV: known position (-1 = none),
- * operation JSON, ttl ms, and optionally a snapshot to store first: its
- * position and state JSON (see COMPACT), so that folding costs no round trip.
+ * operation JSON, ttl ms, an id for the session should this create it, and
+ * optionally a snapshot to store first: its position and state JSON (see
+ * COMPACT), so that folding costs no round trip. A session keeps the id it
+ * was created with: a different one tells a process that the session it knew
+ * was forgotten and created anew.
  */
 const APPEND = `${FOLD_REPLY}
-local meta = redis.call('HMGET', KEYS[1], 'base', 'end')
+local meta = redis.call('HMGET', KEYS[1], 'base', 'end', 'id')
 local base = tonumber(meta[1]) or 0
 local last = tonumber(meta[2]) or 0
-local snapAt = tonumber(ARGV[4])
+local snapAt = tonumber(ARGV[5])
 if snapAt and snapAt > base and snapAt <= last then
   redis.call('LTRIM', KEYS[2], snapAt - base, -1)
-  redis.call('HSET', KEYS[1], 'base', snapAt, 'snap', ARGV[5])
+  redis.call('HSET', KEYS[1], 'base', snapAt, 'snap', ARGV[6])
   base = snapAt
 end
 local pos = last + 1
-redis.call('HSET', KEYS[1], 'end', pos)
+local id = meta[3]
+if id then
+  redis.call('HSET', KEYS[1], 'end', pos)
+else
+  id = ARGV[4]
+  redis.call('HSET', KEYS[1], 'end', pos, 'id', id)
+end
 redis.call('RPUSH', KEYS[2], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 local t = tail(base, last, tonumber(ARGV[1]))
-return {pos, base, t[1], t[2], t[3]}
+return {pos, base, t[1], t[2], t[3], id}
 `;
 
 /** KEYS[1] session hash, KEYS[2] its log; ARGV: known position (-1 = none). */
 const READ = `${FOLD_REPLY}
-local meta = redis.call('HMGET', KEYS[1], 'base', 'end')
+local meta = redis.call('HMGET', KEYS[1], 'base', 'end', 'id')
 local base = tonumber(meta[1]) or 0
 local last = tonumber(meta[2]) or 0
 local t = tail(base, last, tonumber(ARGV[1]))
-return {last, base, t[1], t[2], t[3]}
+return {last, base, t[1], t[2], t[3], meta[3] or false}
 `;
 
 /**
@@ -230,6 +239,8 @@ interface Folded {
   readonly at: number;
   /** The server was found to have forgotten it; the next write restores it. */
   readonly lost?: true;
+  /** The id the session was created with on the server. */
+  readonly id: string | undefined;
   /** A snapshot this process owes the store (position, state JSON), sent with its next append. */
   readonly owed?: readonly [number, string];
 }
@@ -408,7 +419,7 @@ export class RedisBreakerStore implements BreakerStore {
     const keys = [this.#key(sessionId), this.#logPrefix + sessionId];
     const reply = await this.#evalScript('read', SCRIPTS.read, keys, [String(cached?.position ?? -1)]);
     const fold = decodeFold('read', reply);
-    if (cached !== undefined && cached.position > fold.end) {
+    if (cached !== undefined && (cached.position > fold.end || (cached.id !== undefined && fold.id !== cached.id))) {
       // The server forgot operations this process saw: keep what we know (the next write restores it).
       this.#lost(sessionId, cached);
       return { state: cached.state, position: cached.position };
@@ -417,7 +428,7 @@ export class RedisBreakerStore implements BreakerStore {
     let state = this.#start(fold, cached, reducer);
     for (const op of fold.ops) state = applyOp(reducer, state, decodeOp('read', op));
     // A snapshot this process owes stays owed: it goes with the next append.
-    this.#remember(sessionId, { position: fold.end, state, base: fold.base, at: Date.now(), ...(cached?.owed ? { owed: cached.owed } : {}) });
+    this.#remember(sessionId, { position: fold.end, state, base: fold.base, at: Date.now(), id: fold.id, ...(cached?.owed ? { owed: cached.owed } : {}) });
     return { state, position: fold.end };
   }
 
@@ -436,19 +447,19 @@ export class RedisBreakerStore implements BreakerStore {
     const cached = this.#cache.get(sessionId);
     const keys = [this.#key(sessionId), this.#logPrefix + sessionId];
     const owed = cached?.owed;
-    const args = [String(cached?.position ?? -1), json, String(this.#ttlMs)];
+    const args = [String(cached?.position ?? -1), json, String(this.#ttlMs), randomUUID()];
     if (owed !== undefined) args.push(String(owed[0]), owed[1]);
     const reply = await this.#evalScript('apply', SCRIPTS.append, keys, args);
     const fold = decodeFold('apply', reply);
     const position = fold.end;
     // A server that hands out a position this process already passed has forgotten the session.
-    const lost = cached !== undefined && (cached.lost === true || cached.position >= position);
+    const lost = cached !== undefined && (cached.lost === true || cached.position >= position || (cached.id !== undefined && cached.id !== fold.id));
     let before = lost ? cached.state : this.#start(fold, cached, reducer);
     for (const raw of fold.ops) before = applyOp(reducer, before, decodeOp('apply', raw));
     const outcome = reducer.apply(before, op);
     const state = outcome.next ?? before;
     if (lost) this.#lost(sessionId, cached);
-    this.#remember(sessionId, { position, state, base: fold.base, at: Date.now() }, lost);
+    this.#remember(sessionId, { position, state, base: fold.base, at: Date.now(), id: fold.id }, lost);
     if (lost || position - fold.base >= 4 * COMPACT_EVERY) {
       // Restoring a forgotten session, or nobody folded the log for long: store a snapshot now.
       await this.#compact(sessionId, keys, position, state);
@@ -588,11 +599,13 @@ interface FoldReply {
   readonly ops: readonly unknown[];
   /** Snapshot JSON to start from; undefined = the caller's cached state (when `from` is its position) or a fresh state. */
   readonly snap: string | undefined;
+  /** The id the session was created with. */
+  readonly id: string | undefined;
 }
 
 function decodeFold(operation: string, reply: unknown): FoldReply {
   if (!Array.isArray(reply) || reply.length < 4 || !Array.isArray(reply[3])) throw new BreakerStoreError(operation, 'unexpected reply from Redis');
-  return { end: Number(reply[0]), base: Number(reply[1]), from: Number(reply[2]), ops: reply[3] as unknown[], snap: text(reply[4]) };
+  return { end: Number(reply[0]), base: Number(reply[1]), from: Number(reply[2]), ops: reply[3] as unknown[], snap: text(reply[4]), id: text(reply[5]) };
 }
 
 function decodeOp(operation: string, raw: unknown): SessionOp {
