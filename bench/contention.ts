@@ -21,8 +21,6 @@ import type { BreakerEventRecord } from '../src/breaker/breaker-events.ts';
 import { RedisBreakerStore, type RedisCommandClient } from '../src/redis/redis-breaker-store.ts';
 import { allDetectorsOn, sessionSteps } from './overhead.ts';
 
-type Client = ReturnType<typeof createClient>;
-
 /** Nearest-rank percentile of `values` (µs). */
 function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return Number.NaN;

@@ -21,7 +21,7 @@ class FlakyStore implements BreakerStore {
   loads = 0;
   writes = 0;
 
-  async read(sessionId: string, reducer: SessionReducer, maxAgeMs: number): Promise<SessionRead | undefined> {
+  async read(sessionId: string): Promise<SessionRead | undefined> {
     this.loads++;
     if (this.failing) throw new Error('connection refused (redis://user:secret@host)');
     return this.inner.read(sessionId);
