@@ -2,8 +2,9 @@
  * `npm run bench:overhead [-- FLAGS]`: the overhead benchmark alone (see
  * overhead.ts): the AgentBreaker's cost per event and memory per session with
  * every detector on, the same through RedisBreakerStore on a local Redis, and
- * the ChatClient + advisors against a bare doGenerate, and the latency
- * `governor proxy` adds per request and per streamed chunk (proxy-overhead.ts). Prints the machine and
+ * the ChatClient + advisors against a bare doGenerate, breaker state under
+ * contention on Redis (contention.ts), and the latency `governor proxy` adds
+ * per request and per streamed chunk (proxy-overhead.ts). Prints the machine and
  * aligned tables; each table says which goal it checks and whether it is met.
  * Takes a minute or two.
  *
@@ -22,6 +23,8 @@
  * Progress goes to stderr, the report to stdout.
  */
 import fs from 'node:fs';
+import { testRedisUrl } from '../src/test-support/services.ts';
+import { formatContentionReport, runContentionBenchmark } from './contention.ts';
 import { formatOverheadReport, runOverheadBenchmark, type OverheadBenchmarkOptions } from './overhead.ts';
 import { formatProxyOverhead, measureProxyOverhead } from './proxy-overhead.ts';
 
@@ -74,12 +77,22 @@ const report = await runOverheadBenchmark({
 process.stderr.write('… governor proxy: added latency per request and per streamed chunk\n');
 const proxy = await measureProxyOverhead(flags.quick ? { requests: 200, warmUp: 50 } : {});
 
-const json = JSON.stringify({ ...report, proxy }, null, 2);
+// Needs the Redis the overhead rows used: skipped with them.
+const contention =
+  'cells' in report.redis
+    ? await runContentionBenchmark(testRedisUrl(), {
+        ...(flags.quick ? { repeats: 1, longSession: 1_000 } : {}),
+        onProgress: (what) => process.stderr.write(`… ${what}\n`),
+      })
+    : undefined;
+
+const json = JSON.stringify(contention === undefined ? { ...report, proxy } : { ...report, proxy, contention }, null, 2);
 if (flags.json && flags.jsonFile === undefined) {
   console.log(json);
 } else {
   console.log(formatOverheadReport(report));
   console.log(`\n${formatProxyOverhead(proxy)}`);
+  if (contention !== undefined) console.log(formatContentionReport(contention));
   if (flags.jsonFile !== undefined) {
     fs.writeFileSync(flags.jsonFile, `${json}\n`);
     console.log(`\nJSON written to ${flags.jsonFile}`);

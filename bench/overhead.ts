@@ -370,7 +370,7 @@ async function measureCell(sessionEvents: number, shape: SessionShape, sessions:
   held.store = new InMemoryBreakerStore({ maxSessions: 100_000 });
   held.breaker = new AgentBreaker(allDetectorsOn(held.store, false));
   await runSessions(held.breaker, 's-', sessions, sessionEvents, shape, recorder);
-  const stored = await held.store.load('s-0');
+  const stored = await held.store.read('s-0');
   const stateJsonBytes = stored === undefined ? 0 : Buffer.byteLength(JSON.stringify(stored.state));
   // What the sessions retain is what is freed when the breaker and its store
   // go: measured that way, one-off growth elsewhere stays out.

@@ -8,16 +8,17 @@ import { breakerErrorFor } from './breaker-errors.ts';
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
 import type { BreakerEventRecord, BreakerListener } from './breaker-events.ts';
 import { resolveAgentBreakerOptions, type AgentBreakerOptions, type ResolvedAgentBreakerOptions } from './breaker-options.ts';
-import { initialState, type BreakerCounters, type BreakerSessionState } from './breaker-state.ts';
-import type { StoredSession } from './breaker-store.ts';
+import { initialState, type BreakerCounters } from './breaker-state.ts';
+import type { AppliedOp, SessionOp, SessionRead } from './breaker-store.ts';
 import { BreakerTelemetry } from './breaker-telemetry.ts';
-import { registerOpenBreakerSource, type OpenBreakerSource } from '../telemetry/instruments.ts';
+import { meterInstruments, registerOpenBreakerSource, type OpenBreakerSource } from '../telemetry/instruments.ts';
 import { redact } from '../redaction/redact.ts';
 import type { DetectorContext } from './detectors/detection.ts';
 import { readOnlyMatcher } from './detectors/read-only-tools.ts';
 import { proposalOf, type ToolProposal } from './detectors/tool-record.ts';
 import { SessionLogic, type Outcome } from './session-logic.ts';
 import { SessionQueue } from './session-queue.ts';
+import { BreakerReducer } from './session-reducer.ts';
 import { breakerMessage } from './breaker-messages.ts';
 import { PendingSteers } from './pending-steers.ts';
 import { ArgsFingerprinter } from './similarity/args-fingerprint.ts';
@@ -28,7 +29,7 @@ export interface BreakerSessionSnapshot {
   readonly sessionId: string;
   /** Circuit state at the time of the snapshot (an OPEN breaker past its cooldown shows HALF_OPEN). */
   readonly state: BreakerStatus;
-  /** Stored version; undefined for a session never written. */
+  /** Operations applied to the session so far (its place in the session's order); undefined for a session never written. */
   readonly version: number | undefined;
   readonly openedAt: number | null;
   readonly openCategory: BreakerCategory | null;
@@ -63,6 +64,12 @@ export interface BreakerHealth {
   /** Why the store did not answer (credentials masked). */
   readonly storeError?: string;
   /**
+   * Operations let through (fail-open) or refused (fail-closed) without
+   * being judged or recorded because the store failed, since the breaker
+   * was created. Also counted in `governor.breaker.unjudged`.
+   */
+  readonly unjudged: number;
+  /**
    * Whether `budget.maxCostUsd` can be enforced: `off` without a cost cap,
    * `not_enforceable` once a round came from a model without a price (or
    * without token counts), listed in `unpricedModels`; else `enforced`.
@@ -70,16 +77,16 @@ export interface BreakerHealth {
   readonly costBudget: 'off' | 'enforced' | 'not_enforceable';
   /** Models whose rounds could not be priced (only tracked with a cost cap). */
   readonly unpricedModels: string[];
+  /** The store's server restarted since this process first saw it (what it forgot depends on its persistence). */
+  readonly storeRestarted?: boolean;
+  /** Sessions this process knew that the store had forgotten (restart without persistence, expiry, eviction). */
+  readonly sessionsLost?: number;
+  /** Sessions kept beyond the store's session cap because they may not be forgotten (open breakers, spent budgets). */
+  readonly heldOverCap?: number;
 }
 
-const CACHE_LIMIT = 10_000;
-
-/** A session as this process last read or wrote it. */
-interface CachedSession {
-  readonly stored: StoredSession;
-  /** When it was read or written (breaker clock). */
-  readonly at: number;
-}
+/** Most sessions remembered as OPEN for a health report while the store is unreachable. */
+const OPEN_MEMORY_LIMIT = 10_000;
 
 /**
  * The agent circuit breaker. Watches each session (conversation) for loops —
@@ -90,13 +97,15 @@ interface CachedSession {
  * probe round).
  *
  * State lives in a {@link BreakerStore}; replicas sharing a store share one
- * breaker per session. Each observed event costs one store round trip when no
- * other writer interferes (writes are optimistic compare-and-set from the
- * version this process last saw, retried on conflict). Checks read the store
- * first (one round trip) so that a trip on another replica is seen at once,
- * unless `checkFreshnessMs` lets them trust a recent read or write. A store
- * failure never throws to the caller: the breaker fails open or closed as
- * configured and emits a `warning` event.
+ * breaker per session. Every observed event, and every check that
+ * escalates, is applied through the store exactly once, in one order per
+ * session shared by all writers, and judged against the state that includes
+ * everything ordered before it: concurrent writers never lose or skip an
+ * event (one store round trip each). Checks read the store first (one round
+ * trip) so that a trip on another replica is seen at once, unless
+ * `checkFreshnessMs` lets them trust a recent read or write. A store failure
+ * never throws to the caller: the breaker fails open or closed as
+ * configured, counts the operation as unjudged and emits a `warning` event.
  *
  * It is also an {@link Advisor}: placed in a ChatClient's chain just inside
  * the ToolCallAdvisor, it sees and judges every round of the tool loop.
@@ -110,17 +119,22 @@ export class AgentBreaker implements Advisor {
 
   readonly #logic: SessionLogic;
   readonly #ctx: DetectorContext;
-  readonly #cache = new Map<string, CachedSession>();
+  readonly #reducer: BreakerReducer;
+  /** Sessions this process last saw OPEN, for health while the store is unreachable. */
+  readonly #open = new Set<string>();
   readonly #queue = new SessionQueue();
   readonly #listeners = new Set<BreakerListener>();
-  readonly #steers = new PendingSteers();
   readonly #telemetry: BreakerTelemetry | undefined;
   /** Held here so the `governor.breaker.open` gauge's weak reference lives exactly as long as the breaker. */
   readonly #openSource: OpenBreakerSource | undefined;
   #storeErrors = 0;
+  #unjudged = 0;
+  readonly #steers = new PendingSteers();
   readonly #warned = new Set<string>();
   readonly #unpriced = new Set<string>();
   #lastStoreFailed = false;
+  #warnedOverCap = false;
+  #sessionsLost = 0;
   #lastProposal: { tool: string; args: unknown; proposal: ToolProposal } | undefined;
 
   /** @throws InvalidOptionError naming the first bad option (e.g. `toolSpiral.similarity`). */
@@ -136,6 +150,7 @@ export class AgentBreaker implements Advisor {
       isSubAgent: (tool) => subAgents.has(tool),
     };
     this.#logic = new SessionLogic(this.#ctx);
+    this.#reducer = new BreakerReducer(this.#logic, (tool, args) => this.#proposal(tool, args));
     this.#telemetry = this.options.telemetry ? new BreakerTelemetry() : undefined;
     if (this.options.telemetry) {
       this.#openSource = { store: this.options.store, openSessions: () => this.openSessions() };
@@ -153,8 +168,8 @@ export class AgentBreaker implements Advisor {
     if (call === null || typeof call !== 'object' || typeof call.tool !== 'string' || call.tool === '') {
       throw new InvalidOptionError('call.tool', 'must be a non-empty tool name');
     }
-    const proposal = this.#proposal(call.tool, call.args);
-    return this.#run(sessionId, true, (state, now) => this.#logic.checkToolCall(state, proposal, call.args, now));
+    const tool: ProposedToolCall = { tool: call.tool, args: call.args };
+    return this.#check(sessionId, (at) => ({ k: 'tool', at, call: tool }));
   }
 
   /**
@@ -184,11 +199,12 @@ export class AgentBreaker implements Advisor {
     return this.#steers.take(sessionId);
   }
 
+  /** `surfaced`: the caller throws any stop it gets, so the stop need not wait for the next gate. */
   #observe(sessionId: string, event: BreakerEvent, surfaced: boolean): Promise<BreakerDecision> {
     checkSessionId(sessionId);
     checkEvent(event);
-    const proposal = event.kind === 'tool_call' ? this.#proposal(event.tool, event.args) : null;
-    return this.#run(sessionId, false, (state, now) => this.#logic.observe(state, event, proposal, now, surfaced));
+    const at = this.options.now();
+    return this.#queue.run(sessionId, () => this.#write(sessionId, surfaced ? { k: 'observe', at, event, surfaced: true } : { k: 'observe', at, event }));
   }
 
   /**
@@ -198,7 +214,7 @@ export class AgentBreaker implements Advisor {
    */
   async checkModelCall(sessionId: string): Promise<BreakerDecision> {
     checkSessionId(sessionId);
-    return this.#run(sessionId, true, (state, now) => this.#logic.checkModelCall(state, now));
+    return this.#check(sessionId, (at) => ({ k: 'model', at }));
   }
 
   /**
@@ -212,27 +228,27 @@ export class AgentBreaker implements Advisor {
     checkSessionId(sessionId);
     const evidence = options?.evidence === true;
     if (evidence) this.#steers.take(sessionId);
-    await this.#run(sessionId, true, (state, now) => this.#logic.reset(state, now, evidence));
+    await this.#check(sessionId, (at) => (evidence ? { k: 'reset', at, evidence: true } : { k: 'reset', at }));
   }
 
   /** The session's circuit state, counters, budget and open reason. */
   async snapshot(sessionId: string): Promise<BreakerSessionSnapshot> {
     checkSessionId(sessionId);
     const now = this.options.now();
-    let stored: StoredSession | undefined;
+    let stored: SessionRead | undefined;
     try {
-      stored = await this.options.store.load(sessionId);
+      stored = await this.options.store.read(sessionId, this.#reducer, 0);
       this.#lastStoreFailed = false;
     } catch {
-      this.#storeFailure(sessionId, 'load');
-      stored = this.#cache.get(sessionId)?.stored;
+      this.#storeErrors++;
+      this.#lastStoreFailed = true;
     }
     const state = this.#logic.settle(stored?.state ?? initialState(now), now).state;
     const { tokens, costUsd, phase } = state.budget;
     return {
       sessionId,
       state: state.status,
-      version: stored?.version,
+      version: stored?.position,
       openedAt: state.openedAt,
       openCategory: state.openCategory,
       openReason: state.openReason,
@@ -266,7 +282,8 @@ export class AgentBreaker implements Advisor {
         this.#lastStoreFailed = false;
         return open;
       } catch {
-        this.#storeFailure('*', 'listOpen');
+        this.#storeErrors++;
+        this.#lastStoreFailed = true;
       }
     }
     return this.#cachedOpen();
@@ -284,25 +301,32 @@ export class AgentBreaker implements Advisor {
         await store.ping();
       } catch (error) {
         storeError = redact(error instanceof Error ? error.message : String(error));
-        this.#storeFailure('*', 'ping');
+        this.#storeErrors++;
+        this.#lastStoreFailed = true;
       }
     }
     // An unreachable store would only fail again: report what this process saw instead.
     const open = storeError === undefined ? await this.openSessions() : this.#cachedOpen();
     const reachable = storeError === undefined && !this.#lastStoreFailed;
+    const status = store.status?.() ?? {};
+    const sessionsLost = Math.max(this.#sessionsLost, status.sessionsLost ?? 0);
     return {
       status: reachable ? 'ok' : 'degraded',
       open,
       storeErrors: this.#storeErrors,
       storeReachable: reachable,
       ...(storeError === undefined ? {} : { storeError }),
+      unjudged: this.#unjudged,
       costBudget: this.options.budget.maxCostUsd === undefined ? 'off' : this.#unpriced.size > 0 ? 'not_enforceable' : 'enforced',
       unpricedModels: [...this.#unpriced].sort(),
+      ...(status.restarted === true ? { storeRestarted: true } : {}),
+      ...(sessionsLost > 0 ? { sessionsLost } : {}),
+      ...(status.heldOverCap ? { heldOverCap: status.heldOverCap } : {}),
     };
   }
 
   #cachedOpen(): string[] {
-    return [...this.#cache].filter(([, c]) => c.stored.state.status === 'OPEN').map(([id]) => id).sort();
+    return [...this.#open].sort();
   }
 
   /** Advisor: gates the round, passes it on, judges the model's tool calls. */
@@ -323,19 +347,19 @@ export class AgentBreaker implements Advisor {
 
   #makeEngine(): BreakerEngine {
     return {
-    name: this.name,
-    options: this.options,
-    checkModelCall: (id) => this.checkModelCall(id),
-    checkToolCall: (id, call) => this.checkToolCall(id, call),
-    observe: (id, event) => this.#observe(id, event, true),
-    takeSteers: (id) => this.#steers.take(id),
-    queueSteer: (id, decision) => {
-      const note = steerNote(decision);
-      if (note !== undefined) this.#steers.add(id, note);
-    },
-    toError: (decision, id) => breakerErrorFor(decision, id),
-    debug: (id, message) => this.#dispatch({ type: 'debug', sessionId: id, at: this.options.now(), message }),
-    warnOnce: (id, key, message) => this.#warnOnce(id, key, message),
+      name: this.name,
+      options: this.options,
+      checkModelCall: (id) => this.checkModelCall(id),
+      checkToolCall: (id, call) => this.checkToolCall(id, call),
+      observe: (id, event) => this.#observe(id, event, true),
+      takeSteers: (id) => this.#steers.take(id),
+      queueSteer: (id, decision) => {
+        const note = steerNote(decision);
+        if (note !== undefined) this.#steers.add(id, note);
+      },
+      toError: (decision, id) => breakerErrorFor(decision, id),
+      debug: (id, message) => this.#dispatch({ type: 'debug', sessionId: id, at: this.options.now(), message }),
+      warnOnce: (id, key, message) => this.#warnOnce(id, key, message),
     };
   }
 
@@ -349,72 +373,98 @@ export class AgentBreaker implements Advisor {
   }
 
   /**
-   * Runs one judgement against the session's stored state and writes the
-   * result with compare-and-set. Checks (`fresh`) read the store first, since
-   * another replica may have tripped the session (unless this process saw the
-   * state within `checkFreshnessMs`); observations write straight from the
-   * version last seen and only re-read on a conflict.
+   * A check: judged against the session as the store holds it now (another
+   * replica may have tripped it), or as this process saw it within
+   * `checkFreshnessMs`. Most checks change nothing and write nothing; one
+   * that escalates is applied through the store like an observation, and
+   * its judgement at its place in the session's order is the answer.
    */
-  #run(sessionId: string, fresh: boolean, judge: (state: BreakerSessionState, now: number) => Outcome): Promise<BreakerDecision> {
+  #check(sessionId: string, makeOp: (at: number) => SessionOp): Promise<BreakerDecision> {
     return this.#queue.run(sessionId, async () => {
-      const store = this.options.store;
-      const cached = this.#cache.get(sessionId);
-      let stored = cached?.stored;
-      const current = cached !== undefined && this.options.now() - cached.at < this.options.checkFreshnessMs;
-      if (fresh && !current) {
-        try {
-          stored = await store.load(sessionId);
-        } catch {
-          return this.#storeFailure(sessionId, 'load');
-        }
-        this.#remember(sessionId, stored);
+      const op = makeOp(this.options.now());
+      let read: SessionRead | undefined;
+      try {
+        read = await this.options.store.read(sessionId, this.#reducer, this.options.checkFreshnessMs);
+      } catch {
+        return this.#storeFailure(sessionId, 'read');
       }
-      for (let attempt = 0; ; attempt++) {
-        const now = this.options.now();
-        const outcome = judge(stored?.state ?? initialState(now), now);
-        if (outcome.next === null) {
-          this.#lastStoreFailed = false;
-          this.#emit(sessionId, now, outcome);
-          return outcome.decision;
-        }
-        let written: Awaited<ReturnType<typeof store.compareAndSet>>;
-        try {
-          written = await store.compareAndSet(sessionId, stored?.version, outcome.next);
-        } catch {
-          return this.#storeFailure(sessionId, 'compareAndSet');
-        }
-        if (written.ok) {
-          this.#lastStoreFailed = false;
-          this.#remember(sessionId, { version: written.version, state: outcome.next });
-          this.#emit(sessionId, now, outcome);
-          return outcome.decision;
-        }
-        stored = written.current;
-        this.#remember(sessionId, stored);
-        if (attempt >= this.options.maxStoreRetries) return this.#storeFailure(sessionId, 'compareAndSet (too many conflicting writers)');
-      }
+      const outcome = this.#reducer.apply(read?.state ?? initialState(op.at), op);
+      if (outcome.next !== null) return this.#write(sessionId, op);
+      this.#lastStoreFailed = false;
+      this.#emit(sessionId, op.at, outcome);
+      return outcome.decision;
     });
   }
 
-  #remember(sessionId: string, stored: StoredSession | undefined): void {
-    this.#cache.delete(sessionId);
-    if (stored === undefined) return;
-    this.#cache.set(sessionId, { stored, at: this.options.now() });
-    if (this.#cache.size > CACHE_LIMIT) {
-      const oldest = this.#cache.keys().next().value;
-      if (oldest !== undefined) this.#cache.delete(oldest);
+  /** Applies one operation through the store: exactly once, in the session's order shared by every writer. */
+  async #write(sessionId: string, op: SessionOp): Promise<BreakerDecision> {
+    const store = this.options.store;
+    let applied: AppliedOp;
+    try {
+      applied = await store.apply(sessionId, op, this.#reducer);
+    } catch {
+      return this.#storeFailure(sessionId, 'apply');
+    }
+    this.#lastStoreFailed = false;
+    this.#noteOpen(sessionId, applied.state.status === 'OPEN');
+    this.#emit(sessionId, op.at, applied.outcome);
+    if (store.status !== undefined) this.#noteStoreStatus(sessionId, op.at);
+    return applied.outcome.decision;
+  }
+
+  #noteOpen(sessionId: string, open: boolean): void {
+    if (!open) {
+      this.#open.delete(sessionId);
+    } else if (this.#open.size < OPEN_MEMORY_LIMIT) {
+      this.#open.add(sessionId);
+    }
+  }
+
+  /** Warns once when the store starts keeping sessions over its cap, and whenever it finds that it forgot sessions. */
+  #noteStoreStatus(sessionId: string, at: number): void {
+    const status = this.options.store.status!();
+    const overCap = (status.heldOverCap ?? 0) > 0;
+    if (overCap && !this.#warnedOverCap) {
+      this.#dispatch({
+        type: 'warning',
+        sessionId,
+        at,
+        message: `Agent breaker store is over its session cap by ${status.heldOverCap}: every session it holds has an open breaker or a spent budget, which it may not forget; raise maxSessions.`,
+      });
+    }
+    this.#warnedOverCap = overCap;
+    const lost = status.sessionsLost ?? 0;
+    if (lost > this.#sessionsLost) {
+      this.#sessionsLost = lost;
+      this.#dispatch({
+        type: 'warning',
+        sessionId,
+        at,
+        message: 'Agent breaker store had forgotten a session this process knew (restarted without persistence, expired or evicted); its state was restored from this process.',
+      });
     }
   }
 
   #storeFailure(sessionId: string, operation: string): BreakerDecision {
     this.#storeErrors++;
+    this.#unjudged++;
     this.#lastStoreFailed = true;
-    // The cached state may be behind what the store holds now: re-read next time.
-    this.#cache.delete(sessionId);
     const closed = this.options.onStoreError === 'fail-closed';
+    try {
+      if (this.#telemetry !== undefined) {
+        const metrics = meterInstruments();
+        if (metrics.live) metrics.unjudged.add(1, { outcome: closed ? 'refused' : 'allowed' });
+      }
+    } catch {
+      // Telemetry must never break the agent it observes.
+    }
     const message = `Agent breaker store ${operation} failed; failing ${closed ? 'closed: the call is refused' : 'open: the call is let through unjudged'}.`;
     this.#dispatch({ type: 'warning', sessionId, at: this.options.now(), message });
     return closed ? { action: 'stop', reason: 'store_unavailable', message } : ALLOW;
+  }
+
+  #emit(sessionId: string, at: number, outcome: Outcome): void {
+    for (const event of outcome.events) this.#dispatch({ ...event, sessionId, at });
   }
 
   #warnOnce(sessionId: string, key: string, message: string): void {
@@ -422,10 +472,6 @@ export class AgentBreaker implements Advisor {
     if (this.#warned.has(key) || this.#warned.size >= 1000) return;
     this.#warned.add(key);
     this.#dispatch({ type: 'warning', sessionId, at: this.options.now(), message });
-  }
-
-  #emit(sessionId: string, at: number, outcome: Outcome): void {
-    for (const event of outcome.events) this.#dispatch({ ...event, sessionId, at });
   }
 
   #dispatch(event: BreakerEventRecord): void {
@@ -442,16 +488,6 @@ export class AgentBreaker implements Advisor {
       }
     }
   }
-}
-
-/**
- * What to tell the model of a steer or block decided on something that has
- * already happened: there is no call left to refuse, so a block is told as its steer.
- */
-function steerNote(decision: BreakerDecision): string | undefined {
-  if (decision.action === 'steer') return decision.message;
-  if (decision.action !== 'block') return undefined;
-  return decision.category !== undefined && decision.evidence !== undefined ? breakerMessage(decision.category, 'steer', decision.evidence) : decision.message;
 }
 
 function checkSessionId(sessionId: string): void {
@@ -494,4 +530,14 @@ function checkEvent(event: BreakerEvent): void {
 
 function isTokenCount(n: unknown): boolean {
   return n === null || n === undefined || (typeof n === 'number' && Number.isFinite(n) && n >= 0);
+}
+
+/**
+ * What to tell the model of a steer or block decided on something that has
+ * already happened: there is no call left to refuse, so a block is told as its steer.
+ */
+function steerNote(decision: BreakerDecision): string | undefined {
+  if (decision.action === 'steer') return decision.message;
+  if (decision.action !== 'block') return undefined;
+  return decision.category !== undefined && decision.evidence !== undefined ? breakerMessage(decision.category, 'steer', decision.evidence) : decision.message;
 }

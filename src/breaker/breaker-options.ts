@@ -317,7 +317,11 @@ export interface AgentBreakerOptions {
    * @default 'fail-open'
    */
   readonly onStoreError?: 'fail-open' | 'fail-closed';
-  /** Optimistic-concurrency retries when another writer changed the session meanwhile. @default 8 */
+  /**
+   * Kept for compatibility and ignored: stores apply every operation in one
+   * order shared by all writers, so writes no longer conflict or retry.
+   * @default 8
+   */
   readonly maxStoreRetries?: number;
   /**
    * How long (ms) a session state this process has just read or written
@@ -326,7 +330,8 @@ export interface AgentBreakerOptions {
    * very next check. With a shared remote store, a value such as 1000 makes
    * checks free (a tool loop then costs one round trip per observed event);
    * another replica's trip is then seen within that time, or at once by the
-   * next observation, whose write conflicts and re-reads. The default keeps a
+   * next observation, which is judged after every operation ordered before
+   * it. The default keeps a
    * shared store at one round trip per observed event; set 0 when every check
    * must see other replicas' trips at once.
    * @default 1000
@@ -429,8 +434,8 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
     'toolSpiral', 'errorLoop', 'cycle', 'tokenDrift', 'ragFixation', 'delegation', 'textRepetition', 'budget',
   ]);
   const store = top.raw('store');
-  if (store !== undefined && (store === null || typeof (store as BreakerStore).load !== 'function' || typeof (store as BreakerStore).compareAndSet !== 'function')) {
-    throw new InvalidOptionError('store', 'must implement BreakerStore (load, compareAndSet, delete)');
+  if (store !== undefined && (store === null || typeof (store as BreakerStore).read !== 'function' || typeof (store as BreakerStore).apply !== 'function')) {
+    throw new InvalidOptionError('store', 'must implement BreakerStore (read, apply, delete)');
   }
 
   const spiral = new OptionReader(top.raw('toolSpiral'), 'toolSpiral', [

@@ -1,35 +1,89 @@
+import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
 import type { BreakerSessionState } from './breaker-state.ts';
+import type { Outcome } from './session-logic.ts';
 
 export type { BreakerSessionState } from './breaker-state.ts';
 
-/** A session's state as stored, with its version for optimistic concurrency. */
-export interface StoredSession {
-  /** Increases by one on every successful write. */
-  readonly version: number;
-  readonly state: BreakerSessionState;
+/**
+ * One operation on a session, as the breaker judged it: enough to judge it
+ * again the same way on any replica. `at` is the judging clock (epoch ms), so
+ * replaying an operation gives the same result wherever and whenever it runs.
+ */
+export type SessionOp =
+  | { readonly k: 'observe'; readonly at: number; readonly event: BreakerEvent; readonly surfaced?: true }
+  | { readonly k: 'tool'; readonly at: number; readonly call: ProposedToolCall }
+  | { readonly k: 'model'; readonly at: number }
+  | { readonly k: 'reset'; readonly at: number; readonly evidence?: true };
+
+/**
+ * The breaker's judgement as the store sees it: a pure, deterministic
+ * function from (state, operation) to an outcome. A store applies every
+ * operation of a session through it, in one order shared by every writer.
+ */
+export interface SessionReducer {
+  /** A fresh session. */
+  initial(at: number): BreakerSessionState;
+  /** Judges `op` against `state`; `outcome.next` is null when nothing changed. */
+  apply(state: BreakerSessionState, op: SessionOp): Outcome;
+  /** What a store must not forget about the session yet (see {@link SessionRetention}). */
+  retention(state: BreakerSessionState): SessionRetention;
 }
 
 /**
- * Where AgentBreaker keeps session state. The engine reads with `load` and
- * writes with `compareAndSet` (optimistic concurrency), so a store needs no
- * locks: a store shared by several processes (Redis) makes them share one
- * breaker per session. States are plain JSON; a store may serialise them.
- * A store must not mutate a state it was given or returned.
+ * What a bounded store may forget. A pinned session (OPEN or HALF_OPEN
+ * breaker, spent budget) is never evicted to make room for others; an idle
+ * session is not expired before `until` (the end of an OPEN breaker's cooldown).
+ */
+export interface SessionRetention {
+  readonly pinned: boolean;
+  /** Epoch ms before which the session must not be expired for idleness; 0 when nothing holds it. */
+  readonly until: number;
+}
+
+/** A session's state as the store holds it now. */
+export interface SessionRead {
+  readonly state: BreakerSessionState;
+  /** Operations applied to the session so far (0 for a session never written). */
+  readonly position: number;
+}
+
+/** What applying one operation gave. */
+export interface AppliedOp {
+  /** The operation's judgement, against the state that includes every operation ordered before it. */
+  readonly outcome: Outcome;
+  /** The state after it. */
+  readonly state: BreakerSessionState;
+  /** The operation's place in the session's order (1-based). */
+  readonly position: number;
+}
+
+/** A store's own view of its health, for {@link AgentBreaker.health}. */
+export interface BreakerStoreStatus {
+  /** The store's server restarted (or lost its data) since this process first saw it. */
+  readonly restarted?: boolean;
+  /** Sessions this process had state for that the store no longer had (restart without persistence, expiry, eviction). */
+  readonly sessionsLost?: number;
+  /** Sessions held beyond the session cap because they may not be forgotten (open breakers, spent budgets). */
+  readonly heldOverCap?: number;
+}
+
+/**
+ * Where AgentBreaker keeps session state. Every operation that changes a
+ * session goes through {@link apply}, which must apply it exactly once, in
+ * one order for the session shared by every writer, and judge it against the
+ * state that includes every operation ordered before it — so no event is
+ * lost or judged twice, however many breakers write one session. A store
+ * shared by several processes (Redis) makes them share one breaker per session.
  */
 export interface BreakerStore {
-  /** The stored session, or undefined if there is none (or it expired). */
-  load(sessionId: string): Promise<StoredSession | undefined>;
   /**
-   * Writes `next` only if the stored version still is `expectedVersion`
-   * (`undefined`: the session must not exist yet). On success returns the new
-   * version; on a conflict, the current stored session (undefined if none),
-   * so the caller can recompute and retry without another round trip.
+   * The session as it is now (undefined if there is none, or it expired).
+   * A store may answer from state it read or wrote itself less than
+   * `maxAgeMs` ago instead of asking its server.
    */
-  compareAndSet(
-    sessionId: string,
-    expectedVersion: number | undefined,
-    next: BreakerSessionState,
-  ): Promise<{ ok: true; version: number } | { ok: false; current: StoredSession | undefined }>;
+  read(sessionId: string, reducer: SessionReducer, maxAgeMs: number): Promise<SessionRead | undefined>;
+  /** Applies one operation (see the interface's contract). */
+  apply(sessionId: string, op: SessionOp, reducer: SessionReducer): Promise<AppliedOp>;
   /** Forgets a session. */
   delete(sessionId: string): Promise<void>;
   /** Ids of sessions whose breaker is OPEN (state.status), when the store can tell. */
@@ -39,4 +93,6 @@ export interface BreakerStore {
    * when the store does not answer. Stores in process memory need none.
    */
   ping?(): Promise<unknown>;
+  /** Counts and conditions worth a health report (no round trip). */
+  status?(): BreakerStoreStatus;
 }

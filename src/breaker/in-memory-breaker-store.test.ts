@@ -1,50 +1,114 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { InMemoryBreakerStore, initialState } from './index.ts';
+import { AgentBreaker, InMemoryBreakerStore, type BreakerEventRecord } from './index.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { BreakerDriver, ManualClock } from './test-support/breaker-driver.ts';
+
+/** Trips a session with a tool spiral (steer, block, stop). */
+async function trip(breaker: AgentBreaker, sessionId: string): Promise<void> {
+  const driver = new BreakerDriver(breaker, sessionId);
+  await driver.repeat(6, 'get_status', { job: 'build' }, () => 'queued');
+  assert.equal((await breaker.snapshot(sessionId)).state, 'OPEN');
+}
+
+/** One harmless model round: creates (or touches) a CLOSED session. */
+function touch(breaker: AgentBreaker, sessionId: string) {
+  return breaker.observe(sessionId, { kind: 'model', promptTokens: 10, completionTokens: 1, text: '' });
+}
 
 describe('InMemoryBreakerStore', () => {
-  test('compare-and-set writes only on the expected version and returns the current one otherwise', async () => {
+  test('applies operations in order and counts them', async () => {
     const store = new InMemoryBreakerStore();
-    const s0 = initialState(0);
-    assert.deepEqual(await store.compareAndSet('a', undefined, s0), { ok: true, version: 1 });
-    const conflict = await store.compareAndSet('a', undefined, s0);
-    assert.equal(conflict.ok, false);
-    assert.equal(conflict.ok === false && conflict.current?.version, 1);
-    assert.deepEqual(await store.compareAndSet('a', 1, { ...s0, seq: 5 }), { ok: true, version: 2 });
-    assert.equal((await store.load('a'))?.state.seq, 5);
-    const missing = await store.compareAndSet('b', 3, s0);
-    assert.deepEqual(missing, { ok: false, current: undefined });
+    const breaker = new AgentBreaker({ store, telemetry: false });
+    for (let i = 0; i < 5; i++) await touch(breaker, 'a');
+    const snap = await breaker.snapshot('a');
+    assert.equal(snap.version, 5);
+    assert.equal(snap.counters.modelCalls, 5);
+    assert.equal(snap.budget.tokens, 55);
+    assert.equal((await breaker.snapshot('never')).version, undefined);
   });
 
-  test('evicts the least recently used session beyond maxSessions', async () => {
+  test('evicts the least recently used CLOSED session beyond maxSessions', async () => {
     const store = new InMemoryBreakerStore({ maxSessions: 2 });
-    await store.compareAndSet('a', undefined, initialState(0));
-    await store.compareAndSet('b', undefined, initialState(0));
-    await store.load('a');
-    await store.compareAndSet('c', undefined, initialState(0));
+    const breaker = new AgentBreaker({ store, telemetry: false });
+    await touch(breaker, 'a');
+    await touch(breaker, 'b');
+    await touch(breaker, 'a');
+    await touch(breaker, 'c');
     assert.equal(store.size, 2);
-    assert.ok(await store.load('a'));
-    assert.equal(await store.load('b'), undefined);
+    assert.equal((await breaker.snapshot('a')).counters.modelCalls, 2);
+    assert.equal((await breaker.snapshot('b')).version, undefined);
   });
 
-  test('forgets idle sessions after idleTtlMs', async () => {
-    let now = 0;
-    const store = new InMemoryBreakerStore({ idleTtlMs: 1_000, now: () => now });
-    await store.compareAndSet('a', undefined, initialState(0));
-    now = 999;
-    assert.ok(await store.load('a'));
-    now = 2_000;
-    assert.equal(await store.load('a'), undefined);
+  test('a tripped session survives a flood of new sessions; CLOSED ones are evicted instead', async () => {
+    const clock = new ManualClock();
+    const store = new InMemoryBreakerStore({ maxSessions: 3, now: clock.now });
+    const breaker = new AgentBreaker({ store, now: clock.now, telemetry: false });
+    await trip(breaker, 'tripped');
+    for (let i = 0; i < 50; i++) await touch(breaker, `new-${i}`);
+    assert.equal(store.size, 3);
+    const snap = await breaker.snapshot('tripped');
+    assert.equal(snap.state, 'OPEN');
+    assert.equal(snap.openCategory, 'tool_spiral');
+    assert.deepEqual(await breaker.openSessions(), ['tripped']);
+    assert.equal((await breaker.checkModelCall('tripped')).reason, 'breaker_open');
   });
 
-  test('lists open sessions and deletes', async () => {
-    const store = new InMemoryBreakerStore();
-    await store.compareAndSet('a', undefined, { ...initialState(0), status: 'OPEN' });
-    await store.compareAndSet('b', undefined, initialState(0));
-    assert.deepEqual(await store.listOpen(), ['a']);
-    await store.delete('a');
-    assert.deepEqual(await store.listOpen(), []);
+  test('a spent budget survives the cap', async () => {
+    const store = new InMemoryBreakerStore({ maxSessions: 2 });
+    const breaker = new AgentBreaker({ store, telemetry: false, budget: { maxTokens: 400_000 } });
+    await breaker.observe('spent', { kind: 'model', promptTokens: 400_000, completionTokens: 1_000, text: 'done' });
+    for (let i = 0; i < 20; i++) await touch(breaker, `new-${i}`);
+    const snap = await breaker.snapshot('spent');
+    assert.equal(snap.budget.tokens, 401_000);
+    assert.equal(snap.budget.phase, 'wrap_up');
+  });
+
+  test('an idle OPEN session is kept until its cooldown ends, then expires like any idle session', async () => {
+    const clock = new ManualClock();
+    const store = new InMemoryBreakerStore({ idleTtlMs: 1_000, now: clock.now });
+    const breaker = new AgentBreaker({ store, now: clock.now, cooldownMs: 10_000, telemetry: false });
+    await trip(breaker, 'tripped');
+    await touch(breaker, 'closed');
+    clock.advance(5_000);
+    await touch(breaker, 'other');
+    assert.equal(store.size, 2, 'the idle CLOSED session went, the OPEN one stayed');
+    assert.equal((await breaker.checkModelCall('tripped')).reason, 'breaker_open');
+    clock.advance(12_000);
+    await touch(breaker, 'other');
+    // 'tripped' was touched by the check above at 5 s; at 17 s it is idle and past its cooldown.
+    assert.equal(store.size, 1);
+    assert.equal((await breaker.snapshot('tripped')).version, undefined);
+  });
+
+  test('idle eviction keeps up with the write rate', async () => {
+    const clock = new ManualClock();
+    const store = new InMemoryBreakerStore({ idleTtlMs: 1_000, now: clock.now });
+    const breaker = new AgentBreaker({ store, now: clock.now, telemetry: false });
+    for (let i = 0; i < 500; i++) await touch(breaker, `old-${i}`);
+    clock.advance(2_000);
+    await touch(breaker, 'fresh');
+    assert.equal(store.size, 1, 'one write after the idle time drops every idle session');
+  });
+
+  test('a cap full of open breakers is said in an event and in health', async () => {
+    const clock = new ManualClock();
+    const store = new InMemoryBreakerStore({ maxSessions: 2, now: clock.now });
+    const breaker = new AgentBreaker({ store, now: clock.now, telemetry: false });
+    const warnings: BreakerEventRecord[] = [];
+    breaker.on((e) => {
+      if (e.type === 'warning') warnings.push(e);
+    });
+    await trip(breaker, 'a');
+    await trip(breaker, 'b');
+    assert.equal(warnings.length, 0);
+    await trip(breaker, 'c');
+    assert.equal(store.size, 3);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0]!.message!, /over its session cap by 1/);
+    const health = await breaker.health();
+    assert.equal(health.heldOverCap, 1);
+    assert.deepEqual(health.open, ['a', 'b', 'c']);
   });
 
   test('rejects bad options', () => {

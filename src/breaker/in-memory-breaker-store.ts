@@ -1,21 +1,38 @@
 import { InvalidOptionError } from '../errors/governor-error.ts';
-import type { BreakerSessionState, BreakerStore, StoredSession } from './breaker-store.ts';
+import type {
+  AppliedOp,
+  BreakerSessionState,
+  BreakerStore,
+  BreakerStoreStatus,
+  SessionOp,
+  SessionRead,
+  SessionReducer,
+} from './breaker-store.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link InMemoryBreakerStore}. */
 export interface InMemoryBreakerStoreOptions {
-  /** Most sessions kept; the least recently used is evicted beyond. @default 10_000 */
+  /**
+   * Most sessions kept; beyond it the least recently used CLOSED session is
+   * evicted. Sessions that must not be forgotten (open breakers, spent
+   * budgets) are kept even over the cap, which `status().heldOverCap` reports.
+   * @default 10_000
+   */
   readonly maxSessions?: number;
-  /** A session untouched this long (ms) is forgotten. @default 3_600_000 (1 h) */
+  /** A session untouched this long (ms) is forgotten, an OPEN breaker not before its cooldown ends. @default 3_600_000 (1 h) */
   readonly idleTtlMs?: number;
   /** Clock in epoch ms (for tests). @default Date.now */
   readonly now?: () => number;
 }
 
 interface Entry {
-  version: number;
   state: BreakerSessionState;
+  position: number;
   touchedAt: number;
+  /** Never evicted for the cap. */
+  pinned: boolean;
+  /** Not expired for idleness before this (epoch ms). */
+  until: number;
 }
 
 /** What each option of InMemoryBreakerStore accepts. */
@@ -25,11 +42,17 @@ const IN_MEMORY_BREAKER_STORE_OPTION_RULES: OptionRules<InMemoryBreakerStoreOpti
   now: is.function(),
 };
 
+/** Most entries one write looks at past the ones it removes, so a cap full of pinned sessions costs a bounded amount per write. */
+const SCAN_LIMIT = 16;
+
 /**
- * Session state in this process's memory: the default store. Bounded by
- * session count (LRU) and idle time, so a long-running server does not grow
- * without limit. States are kept by reference — the engine never mutates a
- * state once written — so a write costs no serialisation.
+ * Session state in this process's memory: the default store. Operations are
+ * applied synchronously, so breakers sharing it in one process never
+ * conflict. Bounded by session count (LRU over CLOSED sessions) and idle
+ * time; an OPEN or HALF_OPEN breaker and a spent budget are never evicted for
+ * the cap, and an OPEN breaker does not expire before its cooldown ends.
+ * States are kept by reference (the breaker never mutates a written state),
+ * so a write costs no serialisation.
  */
 export class InMemoryBreakerStore implements BreakerStore {
   readonly maxSessions: number;
@@ -37,6 +60,7 @@ export class InMemoryBreakerStore implements BreakerStore {
   readonly #now: () => number;
   // Map iteration order is insertion order: re-inserting on access makes it an LRU.
   readonly #sessions = new Map<string, Entry>();
+  #heldOverCap = 0;
 
   constructor(options: InMemoryBreakerStoreOptions = {}) {
     validateOptions('InMemoryBreakerStore', options, IN_MEMORY_BREAKER_STORE_OPTION_RULES);
@@ -54,25 +78,26 @@ export class InMemoryBreakerStore implements BreakerStore {
     return this.#sessions.size;
   }
 
-  async load(sessionId: string): Promise<StoredSession | undefined> {
-    const entry = this.#live(sessionId);
-    return entry === undefined ? undefined : { version: entry.version, state: entry.state };
+  async read(sessionId: string): Promise<SessionRead | undefined> {
+    const entry = this.#live(sessionId, this.#now());
+    return entry === undefined ? undefined : { state: entry.state, position: entry.position };
   }
 
-  async compareAndSet(
-    sessionId: string,
-    expectedVersion: number | undefined,
-    next: BreakerSessionState,
-  ): Promise<{ ok: true; version: number } | { ok: false; current: StoredSession | undefined }> {
-    const entry = this.#live(sessionId);
-    if (entry?.version !== expectedVersion) {
-      return { ok: false, current: entry === undefined ? undefined : { version: entry.version, state: entry.state } };
+  async apply(sessionId: string, op: SessionOp, reducer: SessionReducer): Promise<AppliedOp> {
+    const now = this.#now();
+    const entry = this.#live(sessionId, now);
+    const before = entry?.state ?? reducer.initial(op.at);
+    const outcome = reducer.apply(before, op);
+    const state = outcome.next ?? before;
+    const position = (entry?.position ?? 0) + 1;
+    const { pinned, until } = reducer.retention(state);
+    if (entry === undefined) {
+      this.#sessions.set(sessionId, { state, position, touchedAt: now, pinned, until });
+    } else {
+      Object.assign(entry, { state, position, pinned, until });
     }
-    const version = (entry?.version ?? 0) + 1;
-    this.#sessions.delete(sessionId);
-    this.#sessions.set(sessionId, { version, state: next, touchedAt: this.#now() });
-    this.#evict();
-    return { ok: true, version };
+    this.#evict(now, sessionId);
+    return { outcome, state, position };
   }
 
   async delete(sessionId: string): Promise<void> {
@@ -83,16 +108,23 @@ export class InMemoryBreakerStore implements BreakerStore {
     const now = this.#now();
     const open: string[] = [];
     for (const [id, entry] of this.#sessions) {
-      if (now - entry.touchedAt <= this.idleTtlMs && entry.state.status === 'OPEN') open.push(id);
+      if (!this.#expired(entry, now) && entry.state.status === 'OPEN') open.push(id);
     }
     return open.sort();
   }
 
-  #live(sessionId: string): Entry | undefined {
+  status(): BreakerStoreStatus {
+    return { heldOverCap: this.#heldOverCap };
+  }
+
+  #expired(entry: Entry, now: number): boolean {
+    return now - entry.touchedAt > this.idleTtlMs && now >= entry.until;
+  }
+
+  #live(sessionId: string, now: number): Entry | undefined {
     const entry = this.#sessions.get(sessionId);
     if (entry === undefined) return undefined;
-    const now = this.#now();
-    if (now - entry.touchedAt > this.idleTtlMs) {
+    if (this.#expired(entry, now)) {
       this.#sessions.delete(sessionId);
       return undefined;
     }
@@ -102,18 +134,38 @@ export class InMemoryBreakerStore implements BreakerStore {
     return entry;
   }
 
-  #evict(): void {
-    while (this.#sessions.size > this.maxSessions) {
-      const oldest = this.#sessions.keys().next().value;
-      if (oldest === undefined) break;
-      this.#sessions.delete(oldest);
-    }
-    // Idle sessions at the LRU end are dropped as writes pass by, a few at a time.
-    const now = this.#now();
-    let checked = 0;
+  #evict(now: number, current: string): void {
+    // Expired sessions sit at the LRU end: drop every one there, so idle
+    // eviction keeps pace with any write rate (each is removed once).
+    // An idle session that may not expire yet goes to the back of the queue.
+    let skipped = 0;
     for (const [id, entry] of this.#sessions) {
-      if (checked++ >= 4 || now - entry.touchedAt <= this.idleTtlMs) break;
+      if (now - entry.touchedAt <= this.idleTtlMs || skipped >= SCAN_LIMIT) break;
       this.#sessions.delete(id);
+      if (now < entry.until) {
+        this.#sessions.set(id, entry);
+        skipped++;
+      }
     }
+    // Over the cap: the least recently used session that may be forgotten
+    // goes (never the one just written: its caller is about to use it).
+    skipped = 0;
+    while (this.#sessions.size > this.maxSessions && skipped < SCAN_LIMIT) {
+      let victim: string | undefined;
+      for (const [id, entry] of this.#sessions) {
+        if (!entry.pinned && id !== current) {
+          victim = id;
+          break;
+        }
+        if (id === current) break;
+        // A pinned session moves to the back, so the next look starts past it.
+        this.#sessions.delete(id);
+        this.#sessions.set(id, entry);
+        if (++skipped >= SCAN_LIMIT) break;
+      }
+      if (victim === undefined) break;
+      this.#sessions.delete(victim);
+    }
+    this.#heldOverCap = Math.max(0, this.#sessions.size - this.maxSessions);
   }
 }

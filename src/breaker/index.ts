@@ -68,7 +68,7 @@ export {
   type TextRecord,
   type ToolRecord,
 } from './breaker-state.ts';
-export type { BreakerStore, StoredSession } from './breaker-store.ts';
+export type { AppliedOp, BreakerStore, BreakerStoreStatus, SessionOp, SessionRead, SessionReducer, SessionRetention } from './breaker-store.ts';
 export { InMemoryBreakerStore, type InMemoryBreakerStoreOptions } from './in-memory-breaker-store.ts';
 export type { BreakerEngine } from './breaker-advisor.ts';
 export * from './similarity/index.ts';

@@ -43,89 +43,123 @@ function counting(client: RedisCommandClient): RedisCommandClient & { commands: 
   };
 }
 
-function store(options: { ttlMs?: number; keyPrefix?: string } = {}): RedisBreakerStore {
-  return new RedisBreakerStore({ client: raw, keyPrefix: options.keyPrefix ?? prefix, ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}) });
+function store(options: { ttlMs?: number; keyPrefix?: string; client?: RedisCommandClient } = {}): RedisBreakerStore {
+  return new RedisBreakerStore({ client: options.client ?? raw, keyPrefix: options.keyPrefix ?? prefix, ...(options.ttlMs ? { ttlMs: options.ttlMs } : {}) });
 }
 
+function breakerOn(s: RedisBreakerStore, checkFreshnessMs = 0): AgentBreaker {
+  return new AgentBreaker({ telemetry: false, checkFreshnessMs, store: s });
+}
+
+const modelRound = (i: number) => ({ kind: 'model' as const, promptTokens: 1000 + i, completionTokens: 10, text: `step ${i}` });
+
 describe('RedisBreakerStore', () => {
-  test('compare-and-set creates, versions and conflicts', async () => {
-    const s = store();
-    const id = randomUUID();
-    assert.equal(await s.load(id), undefined);
-
-    const created = await s.compareAndSet(id, undefined, { status: 'CLOSED', n: 1 } as never);
-    assert.deepEqual(created, { ok: true, version: 1 });
-    assert.deepEqual(await s.load(id), { version: 1, state: { status: 'CLOSED', n: 1 } });
-
-    // Creating again must fail: someone else created it.
-    const again = await s.compareAndSet(id, undefined, { status: 'CLOSED', n: 99 } as never);
-    assert.deepEqual(again, { ok: false, current: { version: 1, state: { status: 'CLOSED', n: 1 } } });
-
-    const updated = await s.compareAndSet(id, 1, { status: 'CLOSED', n: 2 } as never);
-    assert.deepEqual(updated, { ok: true, version: 2 });
-
-    // A writer holding the old version loses and learns the current state.
-    const stale = await s.compareAndSet(id, 1, { status: 'CLOSED', n: 3 } as never);
-    assert.deepEqual(stale, { ok: false, current: { version: 2, state: { status: 'CLOSED', n: 2 } } });
-
-    const missing = await s.compareAndSet(randomUUID(), 4, { n: 0 } as never);
-    assert.deepEqual(missing, { ok: false, current: undefined });
+  test('a replica that never saw the session reads the same state as the one that wrote it', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const writer = breakerOn(store({ keyPrefix }));
+    assert.equal((await writer.snapshot('s')).version, undefined);
+    for (let i = 0; i < 40; i++) await writer.observe('s', modelRound(i));
+    const mine = await writer.snapshot('s');
+    const theirs = await breakerOn(store({ keyPrefix })).snapshot('s');
+    assert.equal(mine.version, 40);
+    assert.deepEqual(theirs, mine);
+    assert.equal(theirs.counters.modelCalls, 40);
+    // The log is folded into a snapshot as it goes: it never holds more than a few operations.
+    assert.ok((await raw.lLen(`${keyPrefix}log:s`)) < 16);
   });
 
-  test('concurrent writers with the same expected version: exactly one wins', async () => {
-    const s = store();
-    const id = randomUUID();
-    await s.compareAndSet(id, undefined, { n: 0 } as never);
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => s.compareAndSet(id, 1, { n: i } as never)));
-    assert.equal(results.filter((r) => r.ok).length, 1);
-    assert.equal((await s.load(id))?.version, 2);
+  test('eight breakers writing one session at once lose no event', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const breakers = Array.from({ length: 8 }, () => breakerOn(store({ keyPrefix })));
+    const warnings: BreakerEventRecord[] = [];
+    for (const b of breakers) b.on((e) => e.type === 'warning' && warnings.push(e));
+    await Promise.all(
+      breakers.map(async (b, k) => {
+        for (let i = 0; i < 25; i++) await b.observe('shared', { kind: 'model', promptTokens: 100, completionTokens: k, text: '' });
+      }),
+    );
+    const snap = await breakerOn(store({ keyPrefix })).snapshot('shared');
+    assert.deepEqual(warnings, []);
+    assert.equal(snap.version, 200);
+    assert.equal(snap.counters.modelCalls, 200);
+    // 200 × 100 prompt tokens + 25 × (0 + 1 + … + 7) completion tokens.
+    assert.equal(snap.budget.tokens, 20_000 + 25 * 28);
+    for (const b of breakers) assert.equal((await b.health()).unjudged, 0);
   });
 
-  test('every write refreshes the idle expiry of the session', async () => {
-    const s = store({ ttlMs: 60_000 });
-    const id = randomUUID();
-    await s.compareAndSet(id, undefined, { n: 1 } as never);
-    const ttl = await raw.pTTL(`${prefix}session:${id}`);
-    assert.ok(ttl > 0 && ttl <= 60_000, `expected a TTL of at most 60000 ms, got ${ttl}`);
+  test('a session the server forgot and another writer re-created: the process that knew it restores its trip', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const a = breakerOn(store({ keyPrefix }));
+    for (let i = 0; i < 6; i++) await a.observe('s', { kind: 'tool_call', tool: 'get_status', args: { job: 'build' }, result: 'queued' });
+    assert.equal((await a.snapshot('s')).state, 'OPEN');
+    await raw.del([`${keyPrefix}session:s`, `${keyPrefix}log:s`]); // as after a restart without persistence
+    const b = breakerOn(store({ keyPrefix }));
+    for (let i = 0; i < 10; i++) await b.observe('s', modelRound(i));
+    assert.equal((await b.snapshot('s')).state, 'CLOSED', 'b never saw the trip');
+    // a's next write finds a session it does not know (another id) and writes back what it knew.
+    assert.equal((await a.observe('s', { kind: 'user', text: 'anyone?' })).reason, 'breaker_open');
+    assert.equal((await b.checkModelCall('s')).reason, 'breaker_open');
+    assert.equal((await a.health()).sessionsLost, 1);
   });
 
-  test('listOpen lists open sessions and forgets closed, deleted and expired ones', async () => {
+  test('every write refreshes the idle expiry of the session and its log', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    await breakerOn(new RedisBreakerStore({ client: raw, keyPrefix, ttlMs: 60_000 })).observe('s', modelRound(0));
+    for (const key of [`${keyPrefix}session:s`, `${keyPrefix}log:s`]) {
+      const ttl = await raw.pTTL(key);
+      assert.ok(ttl > 0 && ttl <= 60_000, `expected a TTL of at most 60000 ms on ${key}, got ${ttl}`);
+    }
+  });
+
+  test('listOpen lists tripped sessions and forgets deleted and expired ones', async () => {
     const keyPrefix = `${prefix}${randomUUID()}:`;
     const s = store({ keyPrefix });
-    await s.compareAndSet('a', undefined, { status: 'OPEN' } as never);
-    await s.compareAndSet('b', undefined, { status: 'OPEN' } as never);
-    await s.compareAndSet('c', undefined, { status: 'CLOSED' } as never);
-    await s.compareAndSet('d', undefined, { status: 'OPEN' } as never);
+    const b = breakerOn(s);
+    for (const id of ['a', 'b', 'd']) {
+      for (let i = 0; i < 6; i++) await b.observe(id, { kind: 'tool_call', tool: 'get_status', args: { job: 'build' }, result: 'queued' });
+    }
+    await b.observe('c', modelRound(0));
     assert.deepEqual(await s.listOpen(), ['a', 'b', 'd']);
-
-    await s.compareAndSet('a', 1, { status: 'HALF_OPEN' } as never);
     await s.delete('b');
     await raw.del(`${keyPrefix}session:d`); // as if it had expired
-    assert.deepEqual(await s.listOpen(), []);
-    assert.equal(await s.load('b'), undefined);
+    assert.deepEqual(await s.listOpen(), ['a']);
+    assert.equal((await b.snapshot('b')).version, undefined);
   });
 
-  test('load is one round trip and an uncontended compare-and-set is one round trip', async () => {
+  test('an observed event is one round trip; a check is one, or none within checkFreshnessMs', async () => {
     const client = counting(raw);
-    const s = new RedisBreakerStore({ client, keyPrefix: prefix });
-    const id = randomUUID();
-    await s.compareAndSet(id, undefined, { n: 0 } as never); // may load the script (EVALSHA + EVAL)
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const always = breakerOn(store({ keyPrefix, client }));
+    await always.observe('warm-up', modelRound(0)); // may load the script (EVALSHA + EVAL)
+    await always.checkModelCall('warm-up');
     client.commands.length = 0;
+    for (let i = 0; i < 10; i++) {
+      await always.checkModelCall('s');
+      await always.observe('s', modelRound(i));
+    }
+    assert.deepEqual(client.commands, Array(20).fill('EVALSHA'));
+    // The log is folded into the snapshot along the way, without a round trip of its own.
+    for (let i = 10; i < 40; i++) await always.observe('s', modelRound(i));
+    assert.deepEqual(client.commands, Array(50).fill('EVALSHA'));
+    assert.ok((await raw.lLen(`${keyPrefix}log:s`)) <= 16);
 
-    await s.load(id);
-    assert.deepEqual(client.commands, ['HMGET']);
     client.commands.length = 0;
-    for (let v = 1; v <= 10; v++) await s.compareAndSet(id, v, { n: v } as never);
-    assert.deepEqual(client.commands, Array(10).fill('EVALSHA'));
+    const fresh = breakerOn(store({ keyPrefix, client }), 60_000);
+    for (let i = 0; i < 5; i++) {
+      await fresh.checkModelCall('t');
+      await fresh.observe('t', modelRound(i));
+    }
+    assert.equal(client.commands.length, 6, 'the first check reads; later checks trust the last write');
   });
 
   test('a store created from a url connects by itself and closes its client', async () => {
     const s = new RedisBreakerStore({ url, keyPrefix: prefix });
+    const b = breakerOn(s);
     const id = randomUUID();
-    assert.deepEqual(await s.compareAndSet(id, undefined, { n: 1 } as never), { ok: true, version: 1 });
-    assert.equal((await s.load(id))?.version, 1);
+    await b.observe(id, modelRound(0));
+    assert.equal((await b.snapshot(id)).version, 1);
     await s.close();
-    await assert.rejects(s.load(id), BreakerStoreError);
+    await assert.rejects(s.delete(id), BreakerStoreError);
   });
 
   test('an unreachable server fails fast with a BreakerStoreError that hides credentials', async () => {
@@ -137,14 +171,19 @@ describe('RedisBreakerStore', () => {
       });
     });
     const s = new RedisBreakerStore({ url: `redis://user:s3cret@127.0.0.1:${port}`, timeoutMs: 500 });
-    const error = await s.load('x').then(
-      () => assert.fail('load should fail'),
+    const error = await s.listOpen().then(
+      () => assert.fail('listOpen should fail'),
       (e: unknown) => e,
     );
     assert.ok(error instanceof BreakerStoreError);
     assert.equal(error.code, 'GOVERNOR_BREAKER_STORE');
-    assert.equal(error.operation, 'load');
+    assert.equal(error.operation, 'listOpen');
     assert.doesNotMatch(error.message, /s3cret/);
+    const b = breakerOn(s);
+    assert.equal((await b.observe('x', modelRound(0))).action, 'allow');
+    const health = await b.health();
+    assert.equal(health.unjudged, 1);
+    assert.doesNotMatch(JSON.stringify(health), /s3cret/);
     await s.close();
   });
 
@@ -155,6 +194,7 @@ describe('RedisBreakerStore', () => {
       (e: unknown) => e instanceof InvalidOptionError && e.option === 'url',
     );
     assert.throws(() => new RedisBreakerStore({ url, ttlMs: 0 }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'ttlMs');
+    assert.throws(() => new RedisBreakerStore({ url, cacheSessions: 0 }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'cacheSessions');
     assert.throws(() => new RedisBreakerStore({ url: 'not a url' }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'url');
     assert.throws(
       () => new RedisBreakerStore({ client: {} as RedisCommandClient }),
@@ -385,27 +425,77 @@ describe('AgentBreaker on RedisBreakerStore', () => {
     });
   }
 
-  test('one compare-and-set per observed event and one load per check, without contention', async () => {
-    const client = counting(raw);
-    const breaker = new AgentBreaker({ telemetry: false, checkFreshnessMs: 0, store: new RedisBreakerStore({ client, keyPrefix: `${prefix}${randomUUID()}:` }) });
-    await breaker.observe('warm-up', { kind: 'user', text: 'load the scripts' });
-    client.commands.length = 0;
+  test('four processes writing one session at once: no event lost, the same trips as one writer', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const call = { tool: 'get_status', args: { job: 'build' } };
+    const events = (k: number) =>
+      Array.from({ length: 50 }, (_, i) =>
+        i % 2 === 0
+          ? { kind: 'tool_call' as const, ...call, result: 'queued' }
+          : { kind: 'model' as const, promptTokens: 100, completionTokens: k + 1, text: '' },
+      );
+    const workers = await Promise.all(Array.from({ length: 4 }, () => BreakerProcess.start({ WORKER_REDIS_URL: url, WORKER_KEY_PREFIX: keyPrefix })));
+    try {
+      // Every process sends all its events at once: they interleave on the server.
+      await Promise.all(workers.flatMap((w, k) => events(k).map((e) => w.call('observe', 'contended', e))));
+      const all = workers.flatMap((w) => w.events);
+      assert.deepEqual(all.filter((e) => e.type === 'warning'), [], 'no store warning: nothing was let through unjudged');
+      const shared = await breakerOn(store({ keyPrefix })).snapshot('contended');
 
-    let observed = 0;
-    let checks = 0;
-    for (let i = 0; i < 25; i++) {
-      checks++;
-      assert.equal((await breaker.checkModelCall('s')).action, 'allow');
-      observed++;
-      await breaker.observe('s', { kind: 'model', promptTokens: 1000 + i, completionTokens: 10, text: `step ${i}` });
-      const call = { tool: 'read_file', args: { path: `src/file-${i}.ts` } };
-      checks++;
-      assert.equal((await breaker.checkToolCall('s', call)).action, 'allow');
-      observed++;
-      await breaker.observe('s', { kind: 'tool_call', ...call, result: `contents of file ${i}` });
+      const alone = new AgentBreaker({ telemetry: false });
+      const reference: BreakerEventRecord[] = [];
+      alone.on((e) => reference.push(e));
+      for (let k = 0; k < 4; k++) for (const e of events(k)) await alone.observe('reference', e);
+      const expected = await alone.snapshot('reference');
+
+      assert.equal(shared.version, 200);
+      assert.deepEqual(shared.counters, expected.counters);
+      assert.equal(shared.counters.events, 200);
+      assert.equal(shared.budget.tokens, expected.budget.tokens);
+      assert.equal(shared.state, expected.state);
+      assert.equal(shared.openCategory, expected.openCategory);
+      assert.deepEqual(shared.escalations, expected.escalations);
+      const trips = (list: BreakerEventRecord[]) => list.filter((e) => e.type === 'escalation').map((e) => `${e.category}:${e.action}`).sort();
+      assert.deepEqual(trips(all), trips(reference));
+      assert.ok(trips(reference).includes('tool_spiral:stop'));
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
     }
-    assert.equal(client.commands.filter((c) => c === 'EVALSHA').length, observed);
-    assert.equal(client.commands.filter((c) => c === 'HMGET').length, checks);
-    assert.equal(client.commands.length, observed + checks);
+  });
+
+  test('a Redis restart without persistence: health says so, and a tripped session this process knew is restored', async () => {
+    const port = await freePort();
+    let server = await startDedicatedRedis(port);
+    const s = new RedisBreakerStore({ url: `redis://127.0.0.1:${port}`, keyPrefix: `${prefix}restart:`, timeoutMs: 1000 });
+    const b = breakerOn(s);
+    const warnings: BreakerEventRecord[] = [];
+    b.on((e) => e.type === 'warning' && warnings.push(e));
+    try {
+      for (let i = 0; i < 6; i++) await b.observe('tripped', { kind: 'tool_call', tool: 'get_status', args: { job: 'build' }, result: 'queued' });
+      assert.equal((await b.snapshot('tripped')).state, 'OPEN');
+      const healthy = await b.health();
+      assert.equal(healthy.storeRestarted, undefined);
+
+      await kill(server);
+      server = await startDedicatedRedis(port);
+      let health = await b.health();
+      for (const deadline = Date.now() + 10_000; health.status !== 'ok' && Date.now() < deadline; ) {
+        await new Promise((r) => setTimeout(r, 100));
+        health = await b.health();
+      }
+      assert.equal(health.storeRestarted, true);
+
+      // The server forgot the trip; this process did not, and writes it back.
+      assert.equal((await b.checkModelCall('tripped')).reason, 'breaker_open');
+      assert.equal((await b.observe('tripped', { kind: 'user', text: 'still there?' })).reason, 'breaker_open');
+      const other = breakerOn(new RedisBreakerStore({ url: `redis://127.0.0.1:${port}`, keyPrefix: `${prefix}restart:` }));
+      assert.equal((await other.snapshot('tripped')).state, 'OPEN');
+      assert.equal((await b.health()).sessionsLost, 1);
+      assert.equal(warnings.filter((w) => /forgotten a session/.test(w.message ?? '')).length, 1);
+      await (other.options.store as RedisBreakerStore).close();
+    } finally {
+      await s.close();
+      await kill(server);
+    }
   });
 });

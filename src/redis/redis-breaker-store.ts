@@ -1,7 +1,15 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createClient } from './redis-module.ts';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
-import type { BreakerSessionState, BreakerStore, StoredSession } from '../breaker/breaker-store.ts';
+import type {
+  AppliedOp,
+  BreakerSessionState,
+  BreakerStore,
+  BreakerStoreStatus,
+  SessionOp,
+  SessionRead,
+  SessionReducer,
+} from '../breaker/breaker-store.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /**
@@ -27,8 +35,9 @@ export interface RedisBreakerStoreOptions {
    */
   readonly url?: string;
   /**
-   * Prefix of every key the store writes: sessions live at
-   * `<prefix>session:<id>`, the set of open sessions at `<prefix>open-sessions`.
+   * Prefix of every key the store writes: a session lives at
+   * `<prefix>session:<id>` (a hash) and `<prefix>log:<id>` (its recent
+   * operations), the set of open sessions at `<prefix>open-sessions`.
    * @default 'governor:breaker:'
    */
   readonly keyPrefix?: string;
@@ -48,6 +57,12 @@ export interface RedisBreakerStoreOptions {
    * {@link RedisBreakerStore.listOpen}. @default state => state.status === 'OPEN'
    */
   readonly isOpen?: (state: BreakerSessionState) => boolean;
+  /**
+   * Sessions whose folded state this process keeps, so that an operation
+   * only fetches what other writers added since (least recently used
+   * beyond). @default 10_000
+   */
+  readonly cacheSessions?: number;
 }
 
 /**
@@ -56,7 +71,7 @@ export interface RedisBreakerStoreOptions {
  * credentials.
  */
 export class BreakerStoreError extends GovernorError {
-  /** Which store operation failed: `load`, `compareAndSet`, `delete`, `listOpen` or `ping`. */
+  /** Which store operation failed: `read`, `apply`, `delete`, `listOpen` or `ping`. */
   readonly operation: string;
 
   constructor(operation: string, message: string, options?: { cause?: unknown }) {
@@ -68,30 +83,112 @@ export class BreakerStoreError extends GovernorError {
 const DEFAULT_KEY_PREFIX = 'governor:breaker:';
 const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_TIMEOUT_MS = 2000;
+const DEFAULT_CACHE_SESSIONS = 10_000;
+/** The writer of every this-many-th operation folds the log into the snapshot. */
+const COMPACT_EVERY = 16;
+
+/*
+ * A session is a hash {base, end, snap} and a list (its log). `end` counts
+ * the operations applied so far; `snap` is the state after operation `base`
+ * (absent while base is 0: the fresh state); the list holds operations
+ * base+1 .. end, oldest first. Appending takes the next position atomically,
+ * so any number of writers interleave without conflict, and every replica
+ * folds the same operations in the same order through the same pure logic.
+ *
+ * Replies of APPEND and READ: {end, base, from, ops, snap, id}: `ops` are the
+ * operations after position `from` and before the caller's own (APPEND) or up
+ * to `end` (READ); `from` is the caller's known position when it is still in
+ * the log, else `base` (then `snap` is the state to start from, nil = fresh).
+ */
+const FOLD_REPLY = `
+local function tail(base, last, known)
+  if known >= base and known <= last then
+    if last > known then return {known, redis.call('LRANGE', KEYS[2], known - base, last - base - 1), false} end
+    return {known, {}, false}
+  end
+  local snap = false
+  if base > 0 then snap = redis.call('HGET', KEYS[1], 'snap') end
+  local ops = {}
+  if last > base then ops = redis.call('LRANGE', KEYS[2], 0, last - base - 1) end
+  return {base, ops, snap}
+end
+`;
 
 /**
- * KEYS[1] session hash {v: version, s: state JSON}; KEYS[2] set of open session ids.
- * ARGV: expected version ('' = must not exist), next state JSON, ttl ms,
- * session id, '1' if the next state is open.
- * Replies {1, newVersion} or {0, currentVersion|nil, currentState|nil}.
- * Version check, write, expiry and open-set upkeep in one atomic round trip.
+ * KEYS[1] session hash, KEYS[2] its log; ARGV: known position (-1 = none),
+ * operation JSON, ttl ms, an id for the session should this create it, and
+ * optionally a snapshot to store first: its position and state JSON (see
+ * COMPACT), so that folding costs no round trip. A session keeps the id it
+ * was created with: a different one tells a process that the session it knew
+ * was forgotten and created anew.
  */
-const COMPARE_AND_SET = `
-local current = redis.call('HMGET', KEYS[1], 'v', 's')
-local expected = ARGV[1]
-if (expected == '' and current[1]) or (expected ~= '' and current[1] ~= expected) then
-  return {0, current[1], current[2]}
+const APPEND = `${FOLD_REPLY}
+local meta = redis.call('HMGET', KEYS[1], 'base', 'end', 'id')
+local base = tonumber(meta[1]) or 0
+local last = tonumber(meta[2]) or 0
+local snapAt = tonumber(ARGV[5])
+if snapAt and snapAt > base and snapAt <= last then
+  redis.call('LTRIM', KEYS[2], snapAt - base, -1)
+  redis.call('HSET', KEYS[1], 'base', snapAt, 'snap', ARGV[6])
+  base = snapAt
 end
-local version = (tonumber(current[1]) or 0) + 1
-redis.call('HSET', KEYS[1], 'v', version, 's', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-if ARGV[5] == '1' then
-  redis.call('SADD', KEYS[2], ARGV[4])
-  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+local pos = last + 1
+local id = meta[3]
+if id then
+  redis.call('HSET', KEYS[1], 'end', pos)
 else
-  redis.call('SREM', KEYS[2], ARGV[4])
+  id = ARGV[4]
+  redis.call('HSET', KEYS[1], 'end', pos, 'id', id)
 end
-return {1, version}
+redis.call('RPUSH', KEYS[2], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+local t = tail(base, last, tonumber(ARGV[1]))
+return {pos, base, t[1], t[2], t[3], id}
+`;
+
+/** KEYS[1] session hash, KEYS[2] its log; ARGV: known position (-1 = none). */
+const READ = `${FOLD_REPLY}
+local meta = redis.call('HMGET', KEYS[1], 'base', 'end', 'id')
+local base = tonumber(meta[1]) or 0
+local last = tonumber(meta[2]) or 0
+local t = tail(base, last, tonumber(ARGV[1]))
+return {last, base, t[1], t[2], t[3], meta[3] or false}
+`;
+
+/**
+ * KEYS[1] session hash, KEYS[2] its log; ARGV: position, state JSON after it.
+ * Makes the state the snapshot and drops the operations it includes, unless
+ * a later snapshot is there already (or the position is not in the log).
+ */
+const COMPACT = `
+local meta = redis.call('HMGET', KEYS[1], 'base', 'end')
+local base = tonumber(meta[1]) or 0
+local last = tonumber(meta[2]) or 0
+local pos = tonumber(ARGV[1])
+if pos <= base or pos > last then return 0 end
+redis.call('LTRIM', KEYS[2], pos - base, -1)
+redis.call('HSET', KEYS[1], 'base', pos, 'snap', ARGV[2])
+return 1
+`;
+
+/**
+ * KEYS[1] session hash, KEYS[2] open set; ARGV: position, '1' if open after it,
+ * session id, ttl ms. The latest position's word wins, whatever the order
+ * the writers' marks arrive in.
+ */
+const MARK_OPEN = `
+local at = tonumber(redis.call('HGET', KEYS[1], 'openpos') or '0')
+local pos = tonumber(ARGV[1])
+if pos < at then return 0 end
+redis.call('HSET', KEYS[1], 'openpos', pos)
+if ARGV[2] == '1' then
+  redis.call('SADD', KEYS[2], ARGV[3])
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+else
+  redis.call('SREM', KEYS[2], ARGV[3])
+end
+return 1
 `;
 
 /** KEYS[1] open set; ARGV[1] key prefix. Drops ids whose session expired, returns the rest. */
@@ -108,10 +205,10 @@ end
 return open
 `;
 
-/** KEYS[1] session hash, KEYS[2] open set; ARGV[1] session id. */
+/** KEYS[1] session hash, KEYS[2] its log, KEYS[3] open set; ARGV[1] session id. */
 const DELETE = `
-redis.call('DEL', KEYS[1])
-redis.call('SREM', KEYS[2], ARGV[1])
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('SREM', KEYS[3], ARGV[1])
 return 1
 `;
 
@@ -125,10 +222,29 @@ function script(source: string): Script {
 }
 
 const SCRIPTS = {
-  compareAndSet: script(COMPARE_AND_SET),
+  append: script(APPEND),
+  read: script(READ),
+  compact: script(COMPACT),
+  markOpen: script(MARK_OPEN),
   listOpen: script(LIST_OPEN),
   delete: script(DELETE),
 };
+
+/** A session as this process last folded it. */
+interface Folded {
+  readonly position: number;
+  readonly state: BreakerSessionState;
+  /** Position of the stored snapshot when last seen. */
+  readonly base: number;
+  /** When it was read or written (epoch ms). */
+  readonly at: number;
+  /** The server was found to have forgotten it; the next write restores it. */
+  readonly lost?: true;
+  /** The id the session was created with on the server. */
+  readonly id: string | undefined;
+  /** A snapshot this process owes the store (position, state JSON), sent with its next append. */
+  readonly owed?: readonly [number, string];
+}
 
 function createOwnedClient(url: string, timeoutMs: number) {
   return createClient({
@@ -156,15 +272,28 @@ const REDIS_BREAKER_STORE_OPTION_RULES: OptionRules<RedisBreakerStoreOptions> = 
   ttlMs: is.integer(1),
   timeoutMs: is.timeMs(),
   isOpen: is.function(),
+  cacheSessions: is.integer(1),
 };
 
 /**
  * Keeps AgentBreaker session state in Redis so every replica behind a load
- * balancer shares one breaker per session. Each session is one hash with its
- * version and state; {@link compareAndSet} checks the version, writes the
- * state, refreshes the idle expiry and maintains the set of open sessions in a
- * single Lua script (one round trip, atomic); {@link load} is one round trip.
- * Every failure surfaces as a {@link BreakerStoreError}.
+ * balancer shares one breaker per session. A session is an append-only log
+ * of operations plus a snapshot: {@link apply} appends its operation in one
+ * Lua script that also returns the operations other writers appended since
+ * this process last looked (one round trip, never a conflict), then folds
+ * them and its own through the breaker's logic locally. Every writer thus
+ * judges each operation against exactly the operations ordered before it,
+ * and none is lost. The writer of every 16th operation folds the log into the
+ * snapshot, so the log stays short and a new replica reads one snapshot plus
+ * at most a few operations. Every failure surfaces as a {@link BreakerStoreError}.
+ *
+ * The log holds each operation as the breaker saw it (tool arguments and
+ * results, model text) until the next snapshot folds it in; the snapshot
+ * holds hashes and sketches only. Without AOF or RDB persistence a Redis
+ * restart forgets every session: open breakers close and spent budgets
+ * reset. A process that still knows a forgotten session restores it on its
+ * next write and counts it (`status().sessionsLost`); `status().restarted`
+ * tells that the server restarted since this process first saw it.
  *
  * `listOpen` keeps one set per key prefix: it needs a non-cluster Redis (or
  * every key on one slot).
@@ -176,6 +305,13 @@ export class RedisBreakerStore implements BreakerStore {
   readonly #timeoutMs: number;
   readonly #isOpen: (state: BreakerSessionState) => boolean;
   readonly #client: RedisCommandClient;
+  readonly #logPrefix: string;
+  readonly #cacheSessions: number;
+  // Map iteration order is insertion order: re-inserting on use makes it an LRU.
+  readonly #cache = new Map<string, Folded>();
+  #sessionsLost = 0;
+  #runId: string | undefined;
+  #restarted = false;
   /** Set when the store created the client: it connects and closes it. */
   readonly #owned: OwnedClient | undefined;
   #connecting: Promise<unknown> | undefined;
@@ -201,6 +337,8 @@ export class RedisBreakerStore implements BreakerStore {
     if (!Number.isInteger(ttlMs) || ttlMs <= 0) throw new InvalidOptionError('ttlMs', 'must be a positive integer (milliseconds)');
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new InvalidOptionError('timeoutMs', 'must be a positive number (milliseconds)');
+    const cacheSessions = options.cacheSessions ?? DEFAULT_CACHE_SESSIONS;
+    if (!Number.isInteger(cacheSessions) || cacheSessions < 1) throw new InvalidOptionError('cacheSessions', 'must be a positive integer');
     if (options.isOpen !== undefined && typeof options.isOpen !== 'function') {
       throw new InvalidOptionError('isOpen', 'must be a function');
     }
@@ -208,6 +346,8 @@ export class RedisBreakerStore implements BreakerStore {
     // Separate namespaces: no session id can collide with the set's key.
     this.#sessionPrefix = `${keyPrefix}session:`;
     this.#openSetKey = `${keyPrefix}open-sessions`;
+    this.#logPrefix = `${keyPrefix}log:`;
+    this.#cacheSessions = cacheSessions;
     this.#ttlMs = ttlMs;
     this.#timeoutMs = timeoutMs;
     this.#isOpen = options.isOpen ?? defaultIsOpen;
@@ -281,45 +421,132 @@ export class RedisBreakerStore implements BreakerStore {
     }
   }
 
-  /** One round trip (HMGET). */
-  async load(sessionId: string): Promise<StoredSession | undefined> {
-    const reply = await this.#send('load', ['HMGET', this.#key(sessionId), 'v', 's']);
-    if (!Array.isArray(reply)) throw new BreakerStoreError('load', 'unexpected reply from Redis');
-    return decodeStored('load', reply[0], reply[1]);
+  /**
+   * The session now: one round trip returning what other writers appended
+   * since this process last looked (nothing when this process folded it less
+   * than `maxAgeMs` ago).
+   */
+  async read(sessionId: string, reducer: SessionReducer, maxAgeMs: number): Promise<SessionRead | undefined> {
+    const cached = this.#cache.get(sessionId);
+    if (cached !== undefined && Date.now() - cached.at < maxAgeMs) return { state: cached.state, position: cached.position };
+    const keys = [this.#key(sessionId), this.#logPrefix + sessionId];
+    const reply = await this.#evalScript('read', SCRIPTS.read, keys, [String(cached?.position ?? -1)]);
+    const fold = decodeFold('read', reply);
+    if (cached !== undefined && (cached.position > fold.end || (cached.id !== undefined && fold.id !== cached.id))) {
+      // The server forgot operations this process saw: keep what we know (the next write restores it).
+      this.#lost(sessionId, cached);
+      return { state: cached.state, position: cached.position };
+    }
+    if (fold.end === 0) return undefined;
+    let state = this.#start(fold, cached, reducer);
+    for (const op of fold.ops) state = applyOp(reducer, state, decodeOp('read', op));
+    // A snapshot this process owes stays owed: it goes with the next append.
+    this.#remember(sessionId, { position: fold.end, state, base: fold.base, at: Date.now(), id: fold.id, ...(cached?.owed ? { owed: cached.owed } : {}) });
+    return { state, position: fold.end };
   }
 
   /**
-   * Writes `next` if the stored version still is `expectedVersion`
-   * (`undefined`: the session must not exist yet), in one round trip. On a
-   * conflict returns the current stored session so the caller can merge and retry.
+   * Appends the operation and judges it after every operation ordered
+   * before it, in one round trip; the writer of every 16th operation also
+   * stores a snapshot (a second round trip).
    */
-  async compareAndSet(
-    sessionId: string,
-    expectedVersion: number | undefined,
-    next: BreakerSessionState,
-  ): Promise<{ ok: true; version: number } | { ok: false; current: StoredSession | undefined }> {
+  async apply(sessionId: string, op: SessionOp, reducer: SessionReducer): Promise<AppliedOp> {
     let json: string;
-    let open: boolean;
     try {
-      json = JSON.stringify(next);
-      open = this.#isOpen(next);
+      json = JSON.stringify(op);
     } catch (error) {
-      throw new BreakerStoreError('compareAndSet', `state is not serialisable: ${describeRedisError(error)}`, { cause: error });
+      throw new BreakerStoreError('apply', `operation is not serialisable: ${describeRedisError(error)}`, { cause: error });
     }
-    const reply = await this.#evalScript(
-      'compareAndSet',
-      SCRIPTS.compareAndSet,
-      [this.#key(sessionId), this.#openSetKey],
-      [expectedVersion === undefined ? '' : String(expectedVersion), json, String(this.#ttlMs), sessionId, open ? '1' : '0'],
-    );
-    if (!Array.isArray(reply)) throw new BreakerStoreError('compareAndSet', 'unexpected reply from Redis');
-    if (Number(reply[0]) === 1) return { ok: true, version: Number(reply[1]) };
-    return { ok: false, current: decodeStored('compareAndSet', reply[1], reply[2]) };
+    const cached = this.#cache.get(sessionId);
+    const keys = [this.#key(sessionId), this.#logPrefix + sessionId];
+    const owed = cached?.owed;
+    const args = [String(cached?.position ?? -1), json, String(this.#ttlMs), randomUUID()];
+    if (owed !== undefined) args.push(String(owed[0]), owed[1]);
+    const reply = await this.#evalScript('apply', SCRIPTS.append, keys, args);
+    const fold = decodeFold('apply', reply);
+    const position = fold.end;
+    // A server that hands out a position this process already passed has forgotten the session.
+    const lost = cached !== undefined && (cached.lost === true || cached.position >= position || (cached.id !== undefined && cached.id !== fold.id));
+    let before = lost ? cached.state : this.#start(fold, cached, reducer);
+    for (const raw of fold.ops) before = applyOp(reducer, before, decodeOp('apply', raw));
+    const outcome = reducer.apply(before, op);
+    const state = outcome.next ?? before;
+    if (lost) this.#lost(sessionId, cached);
+    this.#remember(sessionId, { position, state, base: fold.base, at: Date.now(), id: fold.id }, lost);
+    if (lost || position - fold.base >= 4 * COMPACT_EVERY) {
+      // Restoring a forgotten session, or nobody folded the log for long: store a snapshot now.
+      await this.#compact(sessionId, keys, position, state);
+    } else if (position % COMPACT_EVERY === 0) {
+      // The writer of every 16th operation folds the log, with its next append.
+      this.#owe(sessionId, position, state);
+    }
+    const wasOpen = this.#isOpen(before);
+    const open = this.#isOpen(state);
+    if (wasOpen !== open || lost) {
+      await this.#evalScript('apply', SCRIPTS.markOpen, [keys[0]!, this.#openSetKey], [String(position), open ? '1' : '0', sessionId, String(this.#ttlMs)]);
+    }
+    return { outcome, state, position };
   }
 
-  /** Removes a session's state (and its open mark). */
+  async #compact(sessionId: string, keys: string[], position: number, state: BreakerSessionState): Promise<void> {
+    let json: string;
+    try {
+      json = JSON.stringify(state);
+    } catch (error) {
+      throw new BreakerStoreError('apply', `state is not serialisable: ${describeRedisError(error)}`, { cause: error });
+    }
+    const done = await this.#evalScript('apply', SCRIPTS.compact, keys, [String(position), json]);
+    if (Number(done) === 1) {
+      const cached = this.#cache.get(sessionId);
+      if (cached !== undefined && cached.position === position) this.#cache.set(sessionId, { ...cached, base: position });
+    }
+  }
+
+  #owe(sessionId: string, position: number, state: BreakerSessionState): void {
+    const cached = this.#cache.get(sessionId);
+    if (cached === undefined || cached.position !== position) return;
+    let json: string;
+    try {
+      json = JSON.stringify(state);
+    } catch {
+      return; // an unserialisable state is reported by the next operation that must write it
+    }
+    this.#cache.set(sessionId, { ...cached, owed: [position, json] });
+  }
+
+  #start(fold: FoldReply, cached: Folded | undefined, reducer: SessionReducer): BreakerSessionState {
+    if (cached !== undefined && fold.from === cached.position && fold.snap === undefined && cached.position >= fold.base) return cached.state;
+    if (fold.snap === undefined) return reducer.initial(Date.now());
+    try {
+      return JSON.parse(fold.snap) as BreakerSessionState;
+    } catch (error) {
+      throw new BreakerStoreError('read', 'stored snapshot is not valid JSON', { cause: error });
+    }
+  }
+
+  #remember(sessionId: string, folded: Folded, restored = false): void {
+    const cached = this.#cache.get(sessionId);
+    // Two operations of this process on one session may finish out of order: keep the later.
+    if (!restored && cached !== undefined && cached.position > folded.position) return;
+    this.#cache.delete(sessionId);
+    this.#cache.set(sessionId, folded);
+    if (this.#cache.size > this.#cacheSessions) {
+      const oldest = this.#cache.keys().next().value;
+      if (oldest !== undefined) this.#cache.delete(oldest);
+    }
+  }
+
+  /** Counts a forgotten session once, however often it is read before the write that restores it. */
+  #lost(sessionId: string, cached: Folded): void {
+    if (cached.lost === true) return;
+    this.#sessionsLost++;
+    this.#cache.set(sessionId, { ...cached, lost: true });
+  }
+
+  /** Removes a session's state, its log and its open mark. */
   async delete(sessionId: string): Promise<void> {
-    await this.#evalScript('delete', SCRIPTS.delete, [this.#key(sessionId), this.#openSetKey], [sessionId]);
+    this.#cache.delete(sessionId);
+    await this.#evalScript('delete', SCRIPTS.delete, [this.#key(sessionId), this.#logPrefix + sessionId, this.#openSetKey], [sessionId]);
   }
 
   /** Ids of sessions whose breaker is open and whose state has not expired. */
@@ -336,6 +563,26 @@ export class RedisBreakerStore implements BreakerStore {
   async ping(): Promise<void> {
     const reply = text(await this.#send('ping', ['PING']));
     if (reply !== 'PONG') throw new BreakerStoreError('ping', 'unexpected reply from Redis');
+    await this.#checkRunId();
+  }
+
+  /** What {@link ping} and {@link apply} noticed: a restarted server, forgotten sessions. */
+  status(): BreakerStoreStatus {
+    return { restarted: this.#restarted, sessionsLost: this.#sessionsLost };
+  }
+
+  /** Notes the server's run id: a new one means it restarted (and, without persistence, forgot). */
+  async #checkRunId(): Promise<void> {
+    let info: string | undefined;
+    try {
+      info = text(await this.#send('ping', ['INFO', 'server']));
+    } catch {
+      return; // INFO may be refused to a restricted user: then restarts go unnoticed here.
+    }
+    const runId = /run_id:([0-9a-f]+)/.exec(info ?? '')?.[1];
+    if (runId === undefined) return;
+    if (this.#runId !== undefined && this.#runId !== runId) this.#restarted = true;
+    this.#runId = runId;
   }
 
   /** Closes the client the store created from `url`; a passed-in client is left alone. */
@@ -356,15 +603,37 @@ function text(value: unknown): string | undefined {
   return undefined;
 }
 
-function decodeStored(operation: string, rawVersion: unknown, rawState: unknown): StoredSession | undefined {
-  const version = text(rawVersion);
-  const state = text(rawState);
-  if (version === undefined || state === undefined) return undefined;
+interface FoldReply {
+  /** Position of the last operation (APPEND: the caller's own). */
+  readonly end: number;
+  readonly base: number;
+  /** Position the operations follow. */
+  readonly from: number;
+  readonly ops: readonly unknown[];
+  /** Snapshot JSON to start from; undefined = the caller's cached state (when `from` is its position) or a fresh state. */
+  readonly snap: string | undefined;
+  /** The id the session was created with. */
+  readonly id: string | undefined;
+}
+
+function decodeFold(operation: string, reply: unknown): FoldReply {
+  if (!Array.isArray(reply) || reply.length < 4 || !Array.isArray(reply[3])) throw new BreakerStoreError(operation, 'unexpected reply from Redis');
+  return { end: Number(reply[0]), base: Number(reply[1]), from: Number(reply[2]), ops: reply[3] as unknown[], snap: text(reply[4]), id: text(reply[5]) };
+}
+
+function decodeOp(operation: string, raw: unknown): SessionOp {
+  const json = text(raw);
   try {
-    return { version: Number(version), state: JSON.parse(state) as BreakerSessionState };
-  } catch (error) {
-    throw new BreakerStoreError(operation, 'stored state is not valid JSON', { cause: error });
+    if (json !== undefined) return JSON.parse(json) as SessionOp;
+  } catch {
+    // reported below
   }
+  throw new BreakerStoreError(operation, 'a logged operation is not valid JSON');
+}
+
+/** Replays another writer's operation: only its effect on the state matters here. */
+function applyOp(reducer: SessionReducer, state: BreakerSessionState, op: SessionOp): BreakerSessionState {
+  return reducer.apply(state, op).next ?? state;
 }
 
 /** A Redis error's message, with any URL credentials masked. */

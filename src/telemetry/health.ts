@@ -93,6 +93,11 @@ async function breakerComponent(source: BreakerHealthSource, timeoutMs: number, 
         storeReachable: h.storeReachable !== false,
         storeErrors: h.storeErrors,
         ...(h.storeError === undefined ? {} : { error: describe(h.storeError) }),
+        // Reported only when there is something to say, so a healthy report stays as it was.
+        ...(h.unjudged ? { unjudged: h.unjudged } : {}),
+        ...(h.storeRestarted ? { storeRestarted: true } : {}),
+        ...(h.sessionsLost ? { sessionsLost: h.sessionsLost } : {}),
+        ...(h.heldOverCap ? { heldOverCap: h.heldOverCap } : {}),
       },
     };
   } catch (error) {

@@ -15,6 +15,7 @@ import {
 import {
   METRIC_AGENT_LOOP_ENDS,
   METRIC_BREAKER_ESCALATIONS,
+  METRIC_BREAKER_UNJUDGED,
   METRIC_BREAKER_OPEN,
   METRIC_CACHED_INPUT_TOKENS,
   METRIC_COST,
@@ -99,6 +100,7 @@ export class MeterInstruments {
   #toolCalls: Counter | undefined;
   #toolDuration: Histogram | undefined;
   #escalations: Counter | undefined;
+  #unjudged: Counter | undefined;
   #agentLoopEnds: Counter | undefined;
   #cost: Counter | undefined;
   #open: ObservableGauge | undefined;
@@ -136,6 +138,11 @@ export class MeterInstruments {
   /** `governor.breaker.escalations`: breaker escalations by category and action. */
   get escalations(): Counter {
     return (this.#escalations ??= this.#counter(METRIC_BREAKER_ESCALATIONS, 'Agent breaker escalations (steer, block, stop, recover) by loop category', '{escalation}'));
+  }
+
+  /** `governor.breaker.unjudged`: breaker operations not judged because the store failed, by outcome (`allowed` / `refused`). */
+  get unjudged(): Counter {
+    return (this.#unjudged ??= this.#counter(METRIC_BREAKER_UNJUDGED, 'Agent breaker operations not judged because its store failed', '{operation}'));
   }
 
   /** `governor.agent_loop.ends`: AgentLoop runs by end status. */

@@ -73,6 +73,8 @@ export const METRIC_CACHED_INPUT_TOKENS = 'governor.token.cached_input';
 export const METRIC_TOOL_CALLS = 'governor.tool.calls';
 export const METRIC_TOOL_DURATION = 'governor.tool.duration';
 export const METRIC_BREAKER_ESCALATIONS = 'governor.breaker.escalations';
+/** Counter: breaker operations let through (fail-open) or refused (fail-closed) unjudged because the store failed. */
+export const METRIC_BREAKER_UNJUDGED = 'governor.breaker.unjudged';
 export const METRIC_BREAKER_OPEN = 'governor.breaker.open';
 export const METRIC_AGENT_LOOP_ENDS = 'governor.agent_loop.ends';
 export const METRIC_COST = 'governor.cost';

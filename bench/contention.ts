@@ -1,0 +1,357 @@
+/**
+ * Breaker state under contention and per-event cost on Redis, for
+ * `npm run bench:overhead`:
+ *
+ * 1. 8 breakers × 1 session × 200 events each (1 KB tool arguments), each
+ *    breaker on its own RedisBreakerStore and connection, all at once: in one
+ *    process, and in 8 processes. Events recorded (the session's counter)
+ *    against events sent, store warnings, operations not judged, and the
+ *    cost per event (check + observe) at p50 / p90. Medians of 3 repeats.
+ * 2. One breaker, one session of 10,000 events: the cost of an observed
+ *    event against a PING on the same connection (interleaved), over the
+ *    first 10 events of 100 new sessions, events 901–1,000 and the last 100
+ *    of the long one; and what Redis holds for
+ *    the session (MEMORY USAGE of its keys) after 10, 1,000 and 10,000 events.
+ */
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import { createClient } from 'redis';
+import { AgentBreaker } from '../src/breaker/agent-breaker.ts';
+import type { BreakerEventRecord } from '../src/breaker/breaker-events.ts';
+import { RedisBreakerStore, type RedisCommandClient } from '../src/redis/redis-breaker-store.ts';
+import { allDetectorsOn, sessionSteps } from './overhead.ts';
+
+/** Nearest-rank percentile of `values` (µs). */
+function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+}
+
+function median(values: readonly number[]): number {
+  return percentile(values, 0.5);
+}
+
+function micros(start: bigint): number {
+  return Number(process.hrtime.bigint() - start) / 1000;
+}
+
+/** What one writer did. */
+export interface WriterResult {
+  /** Observations sent (a step whose check blocked or stopped sends none). */
+  readonly observed: number;
+  readonly warnings: number;
+  readonly unjudged: number;
+  /** Cost of each step (check + observe), µs. */
+  readonly latencies: readonly number[];
+  /** Escalations and state changes, `category:action`. */
+  readonly trips: readonly string[];
+}
+
+/**
+ * One writer: warms its connection and the scripts on a session of its own,
+ * signals `ready`, waits for `go`, then runs `events` generated steps on
+ * the shared session.
+ */
+export async function runWriter(options: {
+  client: RedisCommandClient;
+  keyPrefix: string;
+  sessionId: string;
+  writer: number;
+  events: number;
+  argBytes: number;
+  ready: () => void;
+  go: Promise<void>;
+}): Promise<WriterResult> {
+  const store = new RedisBreakerStore({ client: options.client, keyPrefix: options.keyPrefix });
+  const breaker = new AgentBreaker({ ...allDetectorsOn(store, false), checkFreshnessMs: 0 });
+  const shape = { argBytes: options.argBytes };
+  for (const step of sessionSteps(100, 1_000 + options.writer, shape)) await breaker.observe(`warm-${options.writer}`, step.event);
+  let warnings = 0;
+  const trips: string[] = [];
+  breaker.on((e: BreakerEventRecord) => {
+    if (e.type === 'warning') warnings++;
+    else if (e.type === 'escalation') trips.push(`${e.category}:${e.action}`);
+  });
+  const steps = [...sessionSteps(options.events, options.writer + 1, shape)];
+  options.ready();
+  await options.go;
+  const latencies: number[] = [];
+  let observed = 0;
+  for (const { check, event } of steps) {
+    const start = process.hrtime.bigint();
+    let decision;
+    if (check === 'model') decision = await breaker.checkModelCall(options.sessionId);
+    else if (check === 'tool' && event.kind === 'tool_call') decision = await breaker.checkToolCall(options.sessionId, { tool: event.tool, args: event.args });
+    if (decision === undefined || decision.action === 'allow' || decision.action === 'steer') {
+      observed++;
+      await breaker.observe(options.sessionId, event);
+    }
+    latencies.push(micros(start));
+  }
+  return { observed, warnings, unjudged: (await breaker.health()).unjudged, latencies, trips };
+}
+
+/** One contention run: all writers at once on one session. */
+export interface ContentionRun {
+  readonly sent: number;
+  readonly recorded: number;
+  readonly warnings: number;
+  readonly unjudged: number;
+  readonly p50: number;
+  readonly p90: number;
+}
+
+export interface ContentionFigures {
+  readonly mode: 'one process' | 'separate processes';
+  readonly writers: number;
+  readonly eventsPerWriter: number;
+  readonly argBytes: number;
+  /** Each repeat's figures. */
+  readonly runs: readonly ContentionRun[];
+  /** Medians over the repeats. */
+  readonly median: ContentionRun;
+}
+
+async function recordedEvents(client: RedisCommandClient, keyPrefix: string, sessionId: string): Promise<number> {
+  const snapshot = await new AgentBreaker({ telemetry: false, store: new RedisBreakerStore({ client, keyPrefix }) }).snapshot(sessionId);
+  return snapshot.counters.events;
+}
+
+function summarise(results: readonly WriterResult[], recorded: number): ContentionRun {
+  const latencies = results.flatMap((r) => r.latencies);
+  return {
+    sent: results.reduce((n, r) => n + r.observed, 0),
+    recorded,
+    warnings: results.reduce((n, r) => n + r.warnings, 0),
+    unjudged: results.reduce((n, r) => n + r.unjudged, 0),
+    p50: percentile(latencies, 0.5),
+    p90: percentile(latencies, 0.9),
+  };
+}
+
+async function inOneProcess(url: string, keyPrefix: string, writers: number, events: number, argBytes: number): Promise<ContentionRun> {
+  const clients = await Promise.all(
+    Array.from({ length: writers }, async () => {
+      const c = createClient({ url });
+      c.on('error', () => {});
+      await c.connect();
+      return c;
+    }),
+  );
+  try {
+    let start!: () => void;
+    const go = new Promise<void>((resolve) => (start = resolve));
+    let ready = 0;
+    const allReady = new Promise<void>((resolve) => {
+      const results = clients.map((client, writer) =>
+        runWriter({ client, keyPrefix, sessionId: 'shared', writer, events, argBytes, go, ready: () => ++ready === writers && resolve() }),
+      );
+      void Promise.all(results).then((r) => (finished = r));
+    });
+    let finished: WriterResult[] | undefined;
+    await allReady;
+    start();
+    while (finished === undefined) await new Promise((r) => setTimeout(r, 5));
+    return summarise(finished, await recordedEvents(clients[0]!, keyPrefix, 'shared'));
+  } finally {
+    await Promise.all(clients.map((c) => c.close()));
+  }
+}
+
+async function inProcesses(url: string, keyPrefix: string, writers: number, events: number, argBytes: number): Promise<ContentionRun> {
+  const worker = path.join(import.meta.dirname, 'contention-worker.ts');
+  const children = Array.from({ length: writers }, (_, writer) =>
+    fork(worker, [], {
+      env: {
+        ...process.env,
+        CONTENTION_REDIS_URL: url,
+        CONTENTION_KEY_PREFIX: keyPrefix,
+        CONTENTION_SESSION: 'shared',
+        CONTENTION_WRITER: String(writer),
+        CONTENTION_EVENTS: String(events),
+        CONTENTION_ARG_BYTES: String(argBytes),
+      },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    }),
+  );
+  const ready = children.map((c) => new Promise<void>((resolve, reject) => {
+    c.on('message', (m: unknown) => (m as { ready?: boolean }).ready && resolve());
+    c.on('exit', (code) => reject(new Error(`contention worker exited (${code}) before it was ready`)));
+  }));
+  const results = children.map((c) => new Promise<WriterResult>((resolve, reject) => {
+    c.on('message', (m: unknown) => {
+      const result = (m as { result?: WriterResult }).result;
+      if (result !== undefined) resolve(result);
+    });
+    c.on('exit', (code) => code !== 0 && reject(new Error(`contention worker exited (${code})`)));
+  }));
+  await Promise.all(ready);
+  for (const c of children) c.send({ go: true });
+  const done = await Promise.all(results);
+  const client = createClient({ url });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    return summarise(done, await recordedEvents(client, keyPrefix, 'shared'));
+  } finally {
+    await client.close();
+  }
+}
+
+function medianRun(runs: readonly ContentionRun[]): ContentionRun {
+  const pick = (f: (r: ContentionRun) => number) => median(runs.map(f));
+  return { sent: pick((r) => r.sent), recorded: pick((r) => r.recorded), warnings: pick((r) => r.warnings), unjudged: pick((r) => r.unjudged), p50: pick((r) => r.p50), p90: pick((r) => r.p90) };
+}
+
+/** Per-event cost against PING over a window of a long session. */
+export interface EventCostWindow {
+  /** Which events of the session (1-based, inclusive). */
+  readonly from: number;
+  readonly to: number;
+  /** Median observe (µs). */
+  readonly observe: number;
+  /** Median PING on the same connection, interleaved (µs). */
+  readonly ping: number;
+  readonly ratio: number;
+}
+
+export interface StoredSize {
+  readonly events: number;
+  /** MEMORY USAGE of the session's hash and log (bytes). */
+  readonly redisBytes: number;
+  /** Length of the snapshot's JSON (bytes). */
+  readonly snapshotJsonBytes: number;
+}
+
+export interface RedisCostFigures {
+  readonly argBytes: number;
+  readonly windows: readonly EventCostWindow[];
+  readonly stored: readonly StoredSize[];
+}
+
+async function eventCost(url: string, keyPrefix: string, argBytes: number, events: number): Promise<RedisCostFigures> {
+  const client = createClient({ url });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    const store = new RedisBreakerStore({ client, keyPrefix });
+    const breaker = new AgentBreaker({ ...allDetectorsOn(store, false), checkFreshnessMs: 0 });
+    // Observed tool calls only: 1 KB arguments every time.
+    const steps = [...sessionSteps(events * 2, 7, { argBytes })].filter((s) => s.event.kind === 'tool_call').slice(0, events);
+    for (const step of sessionSteps(500, 99, { argBytes })) await breaker.observe('warm', step.event);
+    const windows: EventCostWindow[] = [];
+    // The first events of a session: 100 new sessions, so the window has as many samples as the others.
+    {
+      const observe: number[] = [];
+      const ping: number[] = [];
+      for (let s = 0; s < 100; s++) {
+        for (let i = 0; i < 10; i++) {
+          let start = process.hrtime.bigint();
+          await client.sendCommand(['PING']);
+          ping.push(micros(start));
+          start = process.hrtime.bigint();
+          await breaker.observe(`new-${s}`, steps[(s * 10 + i) % steps.length]!.event);
+          observe.push(micros(start));
+        }
+      }
+      windows.push({ from: 1, to: 10, observe: median(observe), ping: median(ping), ratio: median(observe) / median(ping) });
+    }
+    const observeTimes: number[] = [];
+    const pingTimes: number[] = [];
+    const stored: StoredSize[] = [];
+    for (let i = 0; i < steps.length; i++) {
+      let start = process.hrtime.bigint();
+      await client.sendCommand(['PING']);
+      pingTimes.push(micros(start));
+      start = process.hrtime.bigint();
+      await breaker.observe('long', steps[i]!.event);
+      observeTimes.push(micros(start));
+      const n = i + 1;
+      if (n === 10 || n === 1_000 || n === 10_000) {
+        const bytes = await Promise.all([`${keyPrefix}session:long`, `${keyPrefix}log:long`].map((k) => client.sendCommand(['MEMORY', 'USAGE', k])));
+        const snap = await client.sendCommand(['HGET', `${keyPrefix}session:long`, 'snap']);
+        stored.push({ events: n, redisBytes: bytes.reduce<number>((a, b) => a + Number(b ?? 0), 0), snapshotJsonBytes: typeof snap === 'string' ? Buffer.byteLength(snap) : 0 });
+      }
+    }
+    for (const [from, to] of [[901, 1_000], [events - 99, events]] as const) {
+      if (to > steps.length || from < 1 || windows.some((w) => w.to === to)) continue;
+      const observe = median(observeTimes.slice(from - 1, to));
+      const ping = median(pingTimes.slice(from - 1, to));
+      windows.push({ from, to, observe, ping, ratio: observe / ping });
+    }
+    return { argBytes, windows, stored };
+  } finally {
+    await client.close();
+  }
+}
+
+export interface ContentionReport {
+  readonly contention: readonly ContentionFigures[];
+  readonly cost: RedisCostFigures;
+}
+
+/** Runs both parts against the Redis at `url`; deletes every key it wrote. */
+export async function runContentionBenchmark(
+  url: string,
+  options: { writers?: number; eventsPerWriter?: number; argBytes?: number; repeats?: number; longSession?: number; onProgress?: (what: string) => void } = {},
+): Promise<ContentionReport> {
+  const writers = options.writers ?? 8;
+  const events = options.eventsPerWriter ?? 200;
+  const argBytes = options.argBytes ?? 1024;
+  const repeats = options.repeats ?? 3;
+  const progress = options.onProgress ?? (() => {});
+  const prefix = `governor:bench:contention:${process.pid}:${Date.now()}:`;
+  const contention: ContentionFigures[] = [];
+  try {
+    for (const mode of ['one process', 'separate processes'] as const) {
+      const runs: ContentionRun[] = [];
+      for (let r = 0; r < repeats; r++) {
+        progress(`contention: ${writers} breakers × ${events} events on one session, ${mode}, run ${r + 1} of ${repeats}`);
+        const keyPrefix = `${prefix}${mode === 'one process' ? 'p' : 'm'}${r}:`;
+        runs.push(mode === 'one process' ? await inOneProcess(url, keyPrefix, writers, events, argBytes) : await inProcesses(url, keyPrefix, writers, events, argBytes));
+      }
+      contention.push({ mode, writers, eventsPerWriter: events, argBytes, runs, median: medianRun(runs) });
+    }
+    progress(`Redis: cost per event against PING over a session of ${options.longSession ?? 10_000} events`);
+    const cost = await eventCost(url, `${prefix}cost:`, argBytes, options.longSession ?? 10_000);
+    return { contention, cost };
+  } finally {
+    const client = createClient({ url });
+    client.on('error', () => {});
+    await client.connect();
+    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
+      if (keys.length > 0) await client.del(keys);
+    }
+    await client.close();
+  }
+}
+
+function us(n: number): string {
+  return Number.isFinite(n) ? `${n.toFixed(0)} µs` : 'n/a';
+}
+
+/** The two tables, as text. */
+export function formatContentionReport(report: ContentionReport): string {
+  const lines: string[] = [];
+  lines.push('', 'Breaker state under contention (Redis): writers × events on ONE session, each writer its own store and connection');
+  lines.push('mode                  writers  events sent  recorded  warnings  unjudged  p50/event  p90/event');
+  for (const c of report.contention) {
+    const m = c.median;
+    lines.push(
+      `${c.mode.padEnd(22)}${String(c.writers).padStart(7)}  ${String(m.sent).padStart(11)}  ${String(m.recorded).padStart(8)}  ${String(m.warnings).padStart(8)}  ${String(m.unjudged).padStart(8)}  ${us(m.p50).padStart(9)}  ${us(m.p90).padStart(9)}`,
+    );
+  }
+  lines.push(`  ${report.contention[0]?.argBytes ?? ''} B tool arguments; an event is a check + observe (or an observe); medians of ${report.contention[0]?.runs.length ?? 0} repeats.`);
+  lines.push(`  Goal: recorded = sent, 0 warnings, 0 unjudged: ${report.contention.every((c) => c.runs.every((r) => r.recorded === r.sent && r.warnings === 0 && r.unjudged === 0)) ? 'met' : 'NOT met'}`);
+  lines.push('', `Cost of one observed event on Redis against PING on the same connection (${report.cost.argBytes} B arguments, medians)`);
+  lines.push('events of the session   observe      PING  ratio');
+  for (const w of report.cost.windows) {
+    lines.push(`${`${w.from}–${w.to}`.padEnd(22)}${us(w.observe).padStart(9)}  ${us(w.ping).padStart(8)}  ${w.ratio.toFixed(2).padStart(5)}`);
+  }
+  lines.push(`  Goal: ≤ 1.5× PING, flat: ${report.cost.windows.every((w) => w.ratio <= 1.5) ? 'met' : 'NOT met'}`);
+  lines.push('', 'Stored per session in Redis (MEMORY USAGE of its hash + log)');
+  lines.push('events   stored  snapshot JSON');
+  for (const s of report.cost.stored) lines.push(`${String(s.events).padStart(6)}  ${`${(s.redisBytes / 1024).toFixed(1)} KB`.padStart(8)}  ${`${(s.snapshotJsonBytes / 1024).toFixed(1)} KB`.padStart(13)}`);
+  return lines.join('\n');
+}
