@@ -97,7 +97,11 @@ describe('RedisBreakerStore', () => {
     for (let i = 0; i < 10; i++) await b.observe('s', modelRound(i));
     assert.equal((await b.snapshot('s')).state, 'CLOSED', 'b never saw the trip');
     // a's next write finds a session it does not know (another id) and writes back what it knew.
-    assert.equal((await a.observe('s', { kind: 'user', text: 'anyone?' })).reason, 'breaker_open');
+    // The trip was decided on an observed event: the next gate throws it as its category's stop.
+    assert.equal((await a.observe('s', { kind: 'user', text: 'anyone?' })).action, 'stop');
+    const gate = await b.checkModelCall('s');
+    assert.equal(gate.action, 'stop');
+    assert.equal(gate.category, 'tool_spiral');
     assert.equal((await b.checkModelCall('s')).reason, 'breaker_open');
     assert.equal((await a.health()).sessionsLost, 1);
   });
@@ -486,7 +490,9 @@ describe('AgentBreaker on RedisBreakerStore', () => {
       assert.equal(health.storeRestarted, true);
 
       // The server forgot the trip; this process did not, and writes it back.
-      assert.equal((await b.checkModelCall('tripped')).reason, 'breaker_open');
+      const gate = await b.checkModelCall('tripped');
+      assert.equal(gate.action, 'stop');
+      assert.ok(gate.reason === 'breaker_open' || gate.reason === 'detection', `a stop, got ${gate.reason}`);
       assert.equal((await b.observe('tripped', { kind: 'user', text: 'still there?' })).reason, 'breaker_open');
       const other = breakerOn(new RedisBreakerStore({ url: `redis://127.0.0.1:${port}`, keyPrefix: `${prefix}restart:` }));
       assert.equal((await other.snapshot('tripped')).state, 'OPEN');
