@@ -7,7 +7,10 @@ describe('contention benchmark', () => {
   test('small run: every event sent is recorded, in one process and in several, and the tables print', async () => {
     const url = await requireRedis();
     const report = await runContentionBenchmark(url, { writers: 3, eventsPerWriter: 20, repeats: 1, longSession: 30 });
-    assert.deepEqual(report.contention.map((c) => c.mode), ['one process', 'separate processes']);
+    assert.deepEqual(
+      report.contention.map((c) => c.mode),
+      ['one process', 'separate processes'],
+    );
     for (const c of report.contention) {
       const run = c.runs[0]!;
       assert.ok(run.sent > 0 && run.sent <= 60, `${c.mode}: sent ${run.sent}`);
@@ -16,7 +19,10 @@ describe('contention benchmark', () => {
       assert.equal(run.unjudged, 0);
       assert.ok(run.p50 > 0 && run.p50 <= run.p90);
     }
-    assert.deepEqual(report.cost.stored.map((s) => s.events), [10]);
+    assert.deepEqual(
+      report.cost.stored.map((s) => s.events),
+      [10],
+    );
     assert.ok(report.cost.stored[0]!.redisBytes > 0);
     assert.ok(report.cost.windows.length > 0 && report.cost.windows.every((w) => w.ping > 0 && w.observe > 0));
     const text = formatContentionReport(report);

@@ -17,6 +17,7 @@ import { fork } from 'node:child_process';
 import path from 'node:path';
 import { createClient } from 'redis';
 import { AgentBreaker } from '../src/breaker/agent-breaker.ts';
+import type { BreakerDecision } from '../src/breaker/breaker-decision.ts';
 import type { BreakerEventRecord } from '../src/breaker/breaker-events.ts';
 import { RedisBreakerStore, type RedisCommandClient } from '../src/redis/redis-breaker-store.ts';
 import { allDetectorsOn, sessionSteps } from './overhead.ts';
@@ -80,7 +81,7 @@ export async function runWriter(options: {
   let observed = 0;
   for (const { check, event } of steps) {
     const start = process.hrtime.bigint();
-    let decision;
+    let decision: BreakerDecision | undefined;
     if (check === 'model') decision = await breaker.checkModelCall(options.sessionId);
     else if (check === 'tool' && event.kind === 'tool_call') decision = await breaker.checkToolCall(options.sessionId, { tool: event.tool, args: event.args });
     if (decision === undefined || decision.action === 'allow' || decision.action === 'steer') {
@@ -93,7 +94,7 @@ export async function runWriter(options: {
 }
 
 /** One contention run: all writers at once on one session. */
-export interface ContentionRun {
+interface ContentionRun {
   readonly sent: number;
   readonly recorded: number;
   readonly warnings: number;
@@ -102,7 +103,7 @@ export interface ContentionRun {
   readonly p90: number;
 }
 
-export interface ContentionFigures {
+interface ContentionFigures {
   readonly mode: 'one process' | 'separate processes';
   readonly writers: number;
   readonly eventsPerWriter: number;
@@ -175,17 +176,23 @@ async function inProcesses(url: string, keyPrefix: string, writers: number, even
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     }),
   );
-  const ready = children.map((c) => new Promise<void>((resolve, reject) => {
-    c.on('message', (m: unknown) => (m as { ready?: boolean }).ready && resolve());
-    c.on('exit', (code) => reject(new Error(`contention worker exited (${code}) before it was ready`)));
-  }));
-  const results = children.map((c) => new Promise<WriterResult>((resolve, reject) => {
-    c.on('message', (m: unknown) => {
-      const result = (m as { result?: WriterResult }).result;
-      if (result !== undefined) resolve(result);
-    });
-    c.on('exit', (code) => code !== 0 && reject(new Error(`contention worker exited (${code})`)));
-  }));
+  const ready = children.map(
+    (c) =>
+      new Promise<void>((resolve, reject) => {
+        c.on('message', (m: unknown) => (m as { ready?: boolean }).ready && resolve());
+        c.on('exit', (code) => reject(new Error(`contention worker exited (${code}) before it was ready`)));
+      }),
+  );
+  const results = children.map(
+    (c) =>
+      new Promise<WriterResult>((resolve, reject) => {
+        c.on('message', (m: unknown) => {
+          const result = (m as { result?: WriterResult }).result;
+          if (result !== undefined) resolve(result);
+        });
+        c.on('exit', (code) => code !== 0 && reject(new Error(`contention worker exited (${code})`)));
+      }),
+  );
   await Promise.all(ready);
   for (const c of children) c.send({ go: true });
   const done = await Promise.all(results);
@@ -201,11 +208,18 @@ async function inProcesses(url: string, keyPrefix: string, writers: number, even
 
 function medianRun(runs: readonly ContentionRun[]): ContentionRun {
   const pick = (f: (r: ContentionRun) => number) => median(runs.map(f));
-  return { sent: pick((r) => r.sent), recorded: pick((r) => r.recorded), warnings: pick((r) => r.warnings), unjudged: pick((r) => r.unjudged), p50: pick((r) => r.p50), p90: pick((r) => r.p90) };
+  return {
+    sent: pick((r) => r.sent),
+    recorded: pick((r) => r.recorded),
+    warnings: pick((r) => r.warnings),
+    unjudged: pick((r) => r.unjudged),
+    p50: pick((r) => r.p50),
+    p90: pick((r) => r.p90),
+  };
 }
 
 /** Per-event cost against PING over a window of a long session. */
-export interface EventCostWindow {
+interface EventCostWindow {
   /** Which events of the session (1-based, inclusive). */
   readonly from: number;
   readonly to: number;
@@ -216,7 +230,7 @@ export interface EventCostWindow {
   readonly ratio: number;
 }
 
-export interface StoredSize {
+interface StoredSize {
   readonly events: number;
   /** MEMORY USAGE of the session's hash and log (bytes). */
   readonly redisBytes: number;
@@ -224,7 +238,7 @@ export interface StoredSize {
   readonly snapshotJsonBytes: number;
 }
 
-export interface RedisCostFigures {
+interface RedisCostFigures {
   readonly argBytes: number;
   readonly windows: readonly EventCostWindow[];
   readonly stored: readonly StoredSize[];
@@ -271,10 +285,17 @@ async function eventCost(url: string, keyPrefix: string, argBytes: number, event
       if (n === 10 || n === 1_000 || n === 10_000) {
         const bytes = await Promise.all([`${keyPrefix}session:long`, `${keyPrefix}log:long`].map((k) => client.sendCommand(['MEMORY', 'USAGE', k])));
         const snap = await client.sendCommand(['HGET', `${keyPrefix}session:long`, 'snap']);
-        stored.push({ events: n, redisBytes: bytes.reduce<number>((a, b) => a + Number(b ?? 0), 0), snapshotJsonBytes: typeof snap === 'string' ? Buffer.byteLength(snap) : 0 });
+        stored.push({
+          events: n,
+          redisBytes: bytes.reduce<number>((a, b) => a + Number(b ?? 0), 0),
+          snapshotJsonBytes: typeof snap === 'string' ? Buffer.byteLength(snap) : 0,
+        });
       }
     }
-    for (const [from, to] of [[901, 1_000], [events - 99, events]] as const) {
+    for (const [from, to] of [
+      [901, 1_000],
+      [events - 99, events],
+    ] as const) {
       if (to > steps.length || from < 1 || windows.some((w) => w.to === to)) continue;
       const observe = median(observeTimes.slice(from - 1, to));
       const ping = median(pingTimes.slice(from - 1, to));
@@ -309,7 +330,9 @@ export async function runContentionBenchmark(
       for (let r = 0; r < repeats; r++) {
         progress(`contention: ${writers} breakers × ${events} events on one session, ${mode}, run ${r + 1} of ${repeats}`);
         const keyPrefix = `${prefix}${mode === 'one process' ? 'p' : 'm'}${r}:`;
-        runs.push(mode === 'one process' ? await inOneProcess(url, keyPrefix, writers, events, argBytes) : await inProcesses(url, keyPrefix, writers, events, argBytes));
+        runs.push(
+          mode === 'one process' ? await inOneProcess(url, keyPrefix, writers, events, argBytes) : await inProcesses(url, keyPrefix, writers, events, argBytes),
+        );
       }
       contention.push({ mode, writers, eventsPerWriter: events, argBytes, runs, median: medianRun(runs) });
     }
@@ -342,8 +365,12 @@ export function formatContentionReport(report: ContentionReport): string {
       `${c.mode.padEnd(22)}${String(c.writers).padStart(7)}  ${String(m.sent).padStart(11)}  ${String(m.recorded).padStart(8)}  ${String(m.warnings).padStart(8)}  ${String(m.unjudged).padStart(8)}  ${us(m.p50).padStart(9)}  ${us(m.p90).padStart(9)}`,
     );
   }
-  lines.push(`  ${report.contention[0]?.argBytes ?? ''} B tool arguments; an event is a check + observe (or an observe); medians of ${report.contention[0]?.runs.length ?? 0} repeats.`);
-  lines.push(`  Goal: recorded = sent, 0 warnings, 0 unjudged: ${report.contention.every((c) => c.runs.every((r) => r.recorded === r.sent && r.warnings === 0 && r.unjudged === 0)) ? 'met' : 'NOT met'}`);
+  lines.push(
+    `  ${report.contention[0]?.argBytes ?? ''} B tool arguments; an event is a check + observe (or an observe); medians of ${report.contention[0]?.runs.length ?? 0} repeats.`,
+  );
+  lines.push(
+    `  Goal: recorded = sent, 0 warnings, 0 unjudged: ${report.contention.every((c) => c.runs.every((r) => r.recorded === r.sent && r.warnings === 0 && r.unjudged === 0)) ? 'met' : 'NOT met'}`,
+  );
   lines.push('', `Cost of one observed event on Redis against PING on the same connection (${report.cost.argBytes} B arguments, medians)`);
   lines.push('events of the session   observe      PING  ratio');
   for (const w of report.cost.windows) {
@@ -352,6 +379,9 @@ export function formatContentionReport(report: ContentionReport): string {
   lines.push(`  Goal: ≤ 1.5× PING, flat: ${report.cost.windows.every((w) => w.ratio <= 1.5) ? 'met' : 'NOT met'}`);
   lines.push('', 'Stored per session in Redis (MEMORY USAGE of its hash + log)');
   lines.push('events   stored  snapshot JSON');
-  for (const s of report.cost.stored) lines.push(`${String(s.events).padStart(6)}  ${`${(s.redisBytes / 1024).toFixed(1)} KB`.padStart(8)}  ${`${(s.snapshotJsonBytes / 1024).toFixed(1)} KB`.padStart(13)}`);
+  for (const s of report.cost.stored)
+    lines.push(
+      `${String(s.events).padStart(6)}  ${`${(s.redisBytes / 1024).toFixed(1)} KB`.padStart(8)}  ${`${(s.snapshotJsonBytes / 1024).toFixed(1)} KB`.padStart(13)}`,
+    );
   return lines.join('\n');
 }

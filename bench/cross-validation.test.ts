@@ -28,8 +28,7 @@ async function corpus(): Promise<string> {
   return file;
 }
 
-const figures = (f1: number, fpr: number, fp = 0): DetectionFigures =>
-  ({ f1, falsePositiveRate: fpr, falsePositives: fp }) as DetectionFigures;
+const figures = (f1: number, fpr: number, fp = 0): DetectionFigures => ({ f1, falsePositiveRate: fpr, falsePositives: fp }) as DetectionFigures;
 
 describe('cross-validation by source', () => {
   test('chooses the best F1 within the false-alarm limit, the earlier on a tie, the fewest false alarms when none is within', () => {
@@ -50,7 +49,10 @@ describe('cross-validation by source', () => {
       { name: 'trips on the 3rd identical call', options: { toolSpiral: { maxRepeats: 3, maxIdenticalRepeats: 3 } } },
     ];
     const report = await runCrossValidation([file], candidates, 0.01);
-    assert.deepEqual(report.sources.map((s) => s.source), ['a', 'b']);
+    assert.deepEqual(
+      report.sources.map((s) => s.source),
+      ['a', 'b'],
+    );
     const [a, b] = report.sources;
     // Each fold chooses on the other source only and is judged on its own runs.
     assert.equal(a?.chosenOnOthers.trajectories, 2);

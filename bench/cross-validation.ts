@@ -27,7 +27,7 @@ export interface Candidate {
  * most steeply, one step either side of their defaults. The defaults come
  * first and win ties.
  */
-export function defaultCandidates(): Candidate[] {
+function defaultCandidates(): Candidate[] {
   const out: Candidate[] = [{ name: 'defaults', options: {} }];
   for (const consecutive of [3, 4]) {
     for (const sameDocumentsSimilarity of [0.4, 0.5, 0.6]) {
@@ -44,7 +44,7 @@ export function defaultCandidates(): Candidate[] {
 }
 
 /** The figures for one held-out source. */
-export interface HeldOutSource {
+interface HeldOutSource {
   readonly source: string;
   readonly defaults: DetectionFigures;
   /** The candidate the search chose on the other sources. */
@@ -145,9 +145,19 @@ export async function runCrossValidation(
     };
   });
   const f1s = (pick: (s: HeldOutSource) => DetectionFigures) =>
-    spread(folds.map(pick).filter((f) => f.stuck > 0).map((f) => f.f1 ?? 0));
+    spread(
+      folds
+        .map(pick)
+        .filter((f) => f.stuck > 0)
+        .map((f) => f.f1 ?? 0),
+    );
   const fprs = (pick: (s: HeldOutSource) => DetectionFigures) =>
-    spread(folds.map(pick).filter((f) => f.productive > 0).map((f) => f.falsePositiveRate ?? 0));
+    spread(
+      folds
+        .map(pick)
+        .filter((f) => f.productive > 0)
+        .map((f) => f.falsePositiveRate ?? 0),
+    );
   return {
     corpora: corpusPaths,
     candidates: candidates.length,

@@ -21,7 +21,10 @@ const corpusDir = path.join(import.meta.dirname, 'corpus');
 
 async function defaultCorpus(): Promise<string[]> {
   const names = await readdir(corpusDir).catch(() => [] as string[]);
-  return names.filter((n) => n.endsWith('.jsonl')).sort().map((n) => path.join(corpusDir, n));
+  return names
+    .filter((n) => n.endsWith('.jsonl'))
+    .sort()
+    .map((n) => path.join(corpusDir, n));
 }
 
 const { values, positionals } = parseArgs({

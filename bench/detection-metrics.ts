@@ -79,7 +79,13 @@ export function percentile(values: readonly number[], p: number): number | undef
 
 /** The figures of one detector over `outcomes`. */
 export function summarise(outcomes: readonly Outcome[]): DetectionFigures {
-  let tp = 0, fp = 0, fn = 0, tn = 0, stepsAfter = 0, tokensAfter = 0, productiveCut = 0;
+  let tp = 0,
+    fp = 0,
+    fn = 0,
+    tn = 0,
+    stepsAfter = 0,
+    tokensAfter = 0,
+    productiveCut = 0;
   let tokensKnown = false;
   const lags: number[] = [];
   const stopLags: number[] = [];
@@ -103,8 +109,7 @@ export function summarise(outcomes: readonly Outcome[]): DetectionFigures {
   const stuck = tp + fn;
   const precision = tp + fp === 0 ? undefined : tp / (tp + fp);
   const recall = stuck === 0 ? undefined : tp / stuck;
-  const f1 =
-    recall === undefined ? undefined : tp === 0 ? 0 : (2 * (precision as number) * recall) / ((precision as number) + recall);
+  const f1 = recall === undefined ? undefined : tp === 0 ? 0 : (2 * (precision as number) * recall) / ((precision as number) + recall);
   return {
     trajectories: outcomes.length,
     stuck,
@@ -133,10 +138,7 @@ export function summarise(outcomes: readonly Outcome[]): DetectionFigures {
  * per `category`, the stuck runs of that category only (a productive run has no
  * category, so only recall, lags and tokens mean something there).
  */
-export function summariseBy(
-  outcomes: readonly Outcome[],
-  key: 'category' | 'source' | 'confidence',
-): Record<string, DetectionFigures> {
+export function summariseBy(outcomes: readonly Outcome[], key: 'category' | 'source' | 'confidence'): Record<string, DetectionFigures> {
   const groups = new Map<string, Outcome[]>();
   for (const o of outcomes) {
     if (key === 'category' && !o.stuck) continue;

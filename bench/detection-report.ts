@@ -35,10 +35,13 @@ function tokens(value: number | undefined): string {
 }
 
 /** Left-aligned first column, right-aligned figures. */
-export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]): string =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ').trimEnd();
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(header.map((_, i) => '-'.repeat(widths[i] ?? 0))), ...rows.map(line)].join('\n');
 }
 
@@ -145,14 +148,11 @@ function confidenceTable(report: DetectionReport): string {
 }
 
 /** Each goal with the figure that meets it or not. The first detector is ours; the rest are peers. */
-export function goalLines(report: DetectionReport): string[] {
+function goalLines(report: DetectionReport): string[] {
   const [ours, ...peers] = report.detectors as [DetectorReport, ...DetectorReport[]];
   if (ours === undefined) return [];
   const o = ours.overall;
-  const best = peers.reduce<DetectorReport | undefined>(
-    (top, p) => ((p.overall.f1 ?? -1) > (top?.overall.f1 ?? -1) ? p : top),
-    undefined,
-  );
+  const best = peers.reduce<DetectorReport | undefined>((top, p) => ((p.overall.f1 ?? -1) > (top?.overall.f1 ?? -1) ? p : top), undefined);
   const mark = (ok: boolean): string => (ok ? 'met' : 'NOT MET');
   const lines: string[] = [];
   if (best !== undefined) {
@@ -176,8 +176,20 @@ export function goalLines(report: DetectionReport): string[] {
 /** The whole report as text. */
 export function formatDetectionReport(report: DetectionReport): string {
   const header = [
-    'Detector', 'TP', 'FP', 'FN', 'TN', 'Precision', 'Recall', 'F1', 'FPR', 'Lag med', 'Lag p90', 'Hard stops',
-    'Tokens after stuck', 'per stuck run',
+    'Detector',
+    'TP',
+    'FP',
+    'FN',
+    'TN',
+    'Precision',
+    'Recall',
+    'F1',
+    'FPR',
+    'Lag med',
+    'Lag p90',
+    'Hard stops',
+    'Tokens after stuck',
+    'per stuck run',
   ];
   const rows = [...report.detectors, report.baseline].map((d) => overallRow(d.name, d.overall));
   const files = report.corpora.map((c) => path.basename(c)).join(', ');
@@ -193,9 +205,7 @@ export function formatDetectionReport(report: DetectionReport): string {
     '',
     categoryTable(report),
     '',
-    ...(Object.keys(report.baseline.byConfidence).length > 0
-      ? ['By label confidence (stuck/total in the header):', '', confidenceTable(report), '']
-      : []),
+    ...(Object.keys(report.baseline.byConfidence).length > 0 ? ['By label confidence (stuck/total in the header):', '', confidenceTable(report), ''] : []),
     'By source, ours against the best peer rule there:',
     '',
     sourceSummary(report),
@@ -222,9 +232,7 @@ function spreadText(s: Spread | undefined, format: (x: number) => string): strin
 /** The cross-validation as text: one row per held-out source, then the spread. */
 export function formatCrossValidation(report: CrossValidationReport): string {
   const files = report.corpora.map((c) => path.basename(c)).join(', ');
-  const header = [
-    'Held-out source', 'Stuck', 'Defaults: recall', 'F1', 'FPR', 'Chosen on the other sources', 'Recall', 'F1', 'FPR',
-  ];
+  const header = ['Held-out source', 'Stuck', 'Defaults: recall', 'F1', 'FPR', 'Chosen on the other sources', 'Recall', 'F1', 'FPR'];
   const rows = report.sources.map((s) => [
     s.source,
     `${s.defaults.stuck}/${s.defaults.trajectories}`,

@@ -74,10 +74,7 @@ describe('detection benchmark', () => {
   });
 
   test('reports figures by label confidence when the corpus gives one, and only then', async () => {
-    const withConfidence = await corpus([
-      JSON.stringify({ ...stuck, label_confidence: 'clear' }),
-      JSON.stringify({ ...sweep, label_confidence: 'ambiguous' }),
-    ]);
+    const withConfidence = await corpus([JSON.stringify({ ...stuck, label_confidence: 'clear' }), JSON.stringify({ ...sweep, label_confidence: 'ambiguous' })]);
     const report = await runDetectionBenchmark([withConfidence]);
     assert.deepEqual(Object.keys(report.baseline.byConfidence), ['ambiguous', 'clear']);
     assert.equal(report.detectors[0]?.byConfidence.clear?.truePositives, 1);
@@ -90,12 +87,7 @@ describe('detection benchmark', () => {
 
   test('bench:detect --json reads the files given and reports malformed lines by number', async () => {
     const file = await corpus([JSON.stringify(stuck), '{not json', JSON.stringify(sweep)]);
-    const { stdout, stderr } = await run(process.execPath, [
-      path.join(import.meta.dirname, 'detect-command.ts'),
-      '--corpus',
-      file,
-      '--json',
-    ]);
+    const { stdout, stderr } = await run(process.execPath, [path.join(import.meta.dirname, 'detect-command.ts'), '--corpus', file, '--json']);
     const report = JSON.parse(stdout) as DetectionReport;
     assert.equal(report.malformedLines, 1);
     assert.equal(report.trajectories, 2);

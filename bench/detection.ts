@@ -32,7 +32,7 @@ export interface DetectorSpec {
 }
 
 /** Our breaker with its defaults, then the peers with theirs. */
-export function defaultDetectors(): DetectorSpec[] {
+function defaultDetectors(): DetectorSpec[] {
   return [
     { name: 'Governor AgentBreaker (defaults)', create: () => new AgentBreaker() },
     { name: 'Gemini CLI loop detection', create: () => new GeminiCliLoopDetection(), view: 'tool_calls' },
@@ -153,7 +153,10 @@ function report(name: string, outcomes: readonly Outcome[]): DetectorReport {
     overall: summarise(outcomes),
     byCategory: summariseBy(outcomes, 'category'),
     bySource: summariseBy(outcomes, 'source'),
-    byConfidence: summariseBy(outcomes.filter((o) => o.confidence !== undefined), 'confidence'),
+    byConfidence: summariseBy(
+      outcomes.filter((o) => o.confidence !== undefined),
+      'confidence',
+    ),
   };
 }
 
@@ -173,7 +176,9 @@ export async function runDetectionBenchmark(
   const outcomes = detectors.map(() => [] as Outcome[]);
   const baseline: Outcome[] = [];
   const control: DetectorSpec = { name: '(no detector)', create: () => new NoDetector() };
-  let unlabelled = 0, malformed = 0, done = 0;
+  let unlabelled = 0,
+    malformed = 0,
+    done = 0;
 
   for (const [fileIndex, corpusPath] of corpusPaths.entries()) {
     const confidence = await labelConfidence(corpusPath);

@@ -65,7 +65,15 @@ function parseFlags(argv: readonly string[]): Flags {
 
 const flags = parseFlags(process.argv.slice(2));
 const quick: OverheadBenchmarkOptions = flags.quick
-  ? { sessionLengths: [10, 200], eventsPerCell: 4_000, minSessions: 5, warmUp: { sessions: 5, events: 200 }, redisEventsPerCell: 1_000, chatCalls: 1_000, chatWarmupCalls: 300 }
+  ? {
+      sessionLengths: [10, 200],
+      eventsPerCell: 4_000,
+      minSessions: 5,
+      warmUp: { sessions: 5, events: 200 },
+      redisEventsPerCell: 1_000,
+      chatCalls: 1_000,
+      chatWarmupCalls: 300,
+    }
   : {};
 const report = await runOverheadBenchmark({
   ...quick,

@@ -57,21 +57,21 @@ const repoRoot = path.resolve(import.meta.dirname, '..');
 // ------------------------------------------------------------------ goals
 
 /** Most a model round may cost in memory with every detector on (median, µs). */
-export const GOAL_MODEL_CALL_MICROS = 20;
+const GOAL_MODEL_CALL_MICROS = 20;
 /** Most Redis round trips per observed event. */
-export const GOAL_ROUND_TRIPS_PER_EVENT = 1;
+const GOAL_ROUND_TRIPS_PER_EVENT = 1;
 /**
  * Retained heap per session may grow this much from the second-longest to
  * the longest session length and still count as bounded: heap figures taken
  * after GC wobble by a few per cent, a session state that keeps history grows
  * tenfold.
  */
-export const MEMORY_GROWTH_TOLERANCE = 0.2;
+const MEMORY_GROWTH_TOLERANCE = 0.2;
 
 // --------------------------------------------------------------- machine
 
 /** The machine the figures were taken on: they depend on it. */
-export interface MachineInfo {
+interface MachineInfo {
   readonly cpu: string;
   readonly cores: number;
   readonly node: string;
@@ -79,7 +79,7 @@ export interface MachineInfo {
   readonly memoryGb: number;
 }
 
-export function machineInfo(): MachineInfo {
+function machineInfo(): MachineInfo {
   return {
     cpu: os.cpus()[0]?.model.trim() ?? 'unknown',
     cores: os.availableParallelism(),
@@ -141,7 +141,9 @@ function prng(seed: number): () => number {
   return () => rng.next();
 }
 
-const WORDS = 'alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega config build deploy status report invoice order customer flight seat'.split(' ');
+const WORDS = 'alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega config build deploy status report invoice order customer flight seat'.split(
+  ' ',
+);
 
 /** Random words, exactly `bytes` long (ASCII). */
 function words(rand: () => number, bytes: number): string {
@@ -223,7 +225,7 @@ export function* sessionSteps(count: number, seed: number, shape: SessionShape):
 
 /** The step kinds, in the order the figures show them. */
 export const STEP_KINDS = ['model', 'tool_call', 'sub_agent', 'retrieval', 'delegation', 'user'] as const;
-export type StepKind = (typeof STEP_KINDS)[number];
+type StepKind = (typeof STEP_KINDS)[number];
 
 const KIND_LABELS: Readonly<Record<StepKind, string>> = {
   model: 'model round',
@@ -336,7 +338,7 @@ async function warmUp(shapes: readonly SessionShape[], sessionsPerShape: number,
 // ------------------------------------------------------- in-memory matrix
 
 /** Figures for one session length × shape, in-memory store. */
-export interface BreakerCell {
+interface BreakerCell {
   readonly sessionEvents: number;
   readonly shape: Required<SessionShape>;
   readonly sessions: number;
@@ -416,14 +418,14 @@ function sessionsFor(sessionEvents: number, eventsPerCell: number, minSessions: 
 // ------------------------------------------------------------------ Redis
 
 /** A Redis server to measure against, or why there is none. */
-export type RedisTarget = { readonly url: string; readonly started: boolean } | { readonly skipped: string };
+type RedisTarget = { readonly url: string; readonly started: boolean } | { readonly skipped: string };
 
 /**
  * Pings Redis at `url`; when it does not answer and `start` is set, runs
  * scripts/test-services.ts (which starts the local test Redis, and the test
  * PostgreSQL with it) and pings again.
  */
-export async function prepareRedis(url: string, start: boolean): Promise<RedisTarget> {
+async function prepareRedis(url: string, start: boolean): Promise<RedisTarget> {
   const first = await pingRedis(url, 1000);
   if (first === undefined) return { url, started: false };
   const where = redactUrl(url);
@@ -438,7 +440,7 @@ export async function prepareRedis(url: string, start: boolean): Promise<RedisTa
 }
 
 /** Figures for one session length × argument size through RedisBreakerStore. */
-export interface RedisCell {
+interface RedisCell {
   readonly sessionEvents: number;
   readonly argBytes: number;
   readonly checkFreshnessMs: number;
@@ -462,7 +464,7 @@ export interface RedisCell {
 }
 
 /** Redis figures: one cell per session length × argument size, plus a variant with checks that always read. */
-export type RedisSection =
+type RedisSection =
   | {
       readonly url: string;
       readonly started: boolean;
@@ -542,7 +544,7 @@ async function measureRedis(
 // -------------------------------------------------------------- ChatClient
 
 /** One way of making a model call, and what it costs per call. */
-export interface ChatVariant {
+interface ChatVariant {
   readonly name: string;
   readonly description: string;
   readonly perCall: Summary;
@@ -553,7 +555,7 @@ export interface ChatVariant {
   readonly errors: number;
 }
 
-export interface ChatClientFigures {
+interface ChatClientFigures {
   /** Timed calls per variant. */
   readonly calls: number;
   /** Calls per conversation before the next one starts. */
@@ -599,7 +601,11 @@ async function measureChatClient(calls: number, warmupCalls: number, batch: numb
   });
   const system = 'You are a support agent for an online shop. Answer briefly and look orders up when asked.';
   const client = (...advisors: Advisor[]): ChatClient =>
-    ChatClient.builder(model).defaultSystem(system).defaultTools({ lookup_order: lookupOrder }).defaultAdvisors(...advisors).build();
+    ChatClient.builder(model)
+      .defaultSystem(system)
+      .defaultTools({ lookup_order: lookupOrder })
+      .defaultAdvisors(...advisors)
+      .build();
   const breaker = (): AgentBreaker => new AgentBreaker(allDetectorsOn(undefined, true));
   const memory = (): MessageChatMemoryAdvisor =>
     new MessageChatMemoryAdvisor({ memory: new MessageWindowChatMemory({ repository: new InMemoryChatMemoryRepository(), maxMessages: 20 }) });
@@ -689,7 +695,7 @@ async function measureChatClient(calls: number, warmupCalls: number, batch: numb
 // ------------------------------------------------------------------ report
 
 /** One goal, the figure that checks it, and whether it is met (undefined: not measured in this run). */
-export interface GoalCheck {
+interface GoalCheck {
   readonly goal: string;
   readonly figure: string;
   readonly measured: string;
@@ -697,7 +703,7 @@ export interface GoalCheck {
 }
 
 /** What the benchmark ran with. */
-export interface OverheadSettings {
+interface OverheadSettings {
   readonly sessionLengths: readonly number[];
   readonly argBytes: readonly number[];
   readonly eventsPerCell: number;
@@ -769,7 +775,11 @@ export async function runOverheadBenchmark(options: OverheadBenchmarkOptions = {
   }
 
   progress('warming up');
-  await warmUp(shapes.map((s) => s.shape), warm.sessions, warm.events);
+  await warmUp(
+    shapes.map((s) => s.shape),
+    warm.sessions,
+    warm.events,
+  );
   const breaker: BreakerCell[] = [];
   for (const { sessionEvents, shape } of shapes) {
     const sessions = sessionsFor(sessionEvents, eventsPerCell, minSessions, 5_000);
@@ -838,7 +848,7 @@ function worstModelRound(cells: readonly BreakerCell[]): BreakerCell | undefined
 }
 
 /** Per argument size (main matrix only): heap per session at the two longest session lengths. */
-export interface MemoryGrowth {
+interface MemoryGrowth {
   readonly argBytes: number;
   readonly shorter: BreakerCell;
   readonly longer: BreakerCell;
@@ -847,7 +857,7 @@ export interface MemoryGrowth {
   readonly bounded: boolean;
 }
 
-export function memoryGrowth(report: Pick<OverheadReport, 'breaker' | 'settings'>): MemoryGrowth[] {
+function memoryGrowth(report: Pick<OverheadReport, 'breaker' | 'settings'>): MemoryGrowth[] {
   const lengths = report.settings.sessionLengths;
   if (lengths.length < 2) return [];
   const [shorterLength, longerLength] = [lengths.at(-2)!, lengths.at(-1)!];
@@ -927,7 +937,10 @@ function checkGoals(report: Omit<OverheadReport, 'goals' | 'durationSeconds'>): 
 function table(header: readonly string[], rows: readonly (readonly string[])[], leftColumns = 1): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]): string =>
-    cells.map((c, i) => (i < leftColumns ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ').trimEnd();
+    cells
+      .map((c, i) => (i < leftColumns ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(header.map((_, i) => '-'.repeat(widths[i] ?? 0))), ...rows.map(line)];
 }
 
@@ -978,7 +991,9 @@ function tripsCell(trips: Readonly<Record<string, number>>): string {
 function commands(cells: readonly RedisCell[]): string {
   const total: Record<string, number> = {};
   for (const c of cells) for (const [name, n] of Object.entries(c.byCommand)) total[name] = (total[name] ?? 0) + n;
-  return Object.entries(total).map(([name, n]) => `${name} ${count(n)}`).join(', ');
+  return Object.entries(total)
+    .map(([name, n]) => `${name} ${count(n)}`)
+    .join(', ');
 }
 
 function pair(s: Summary): string {
@@ -1004,7 +1019,19 @@ export function formatOverheadReport(report: OverheadReport): string {
     `1. AgentBreaker, every detector on, in-memory store — cost per event (goal: model round under ${GOAL_MODEL_CALL_MICROS} µs, median)`,
     '',
     ...table(
-      ['Session', 'Args', 'Reply / result', 'Sessions', 'Events', 'event p50', 'event p99', 'model p50', 'model p99', `< ${GOAL_MODEL_CALL_MICROS} µs`, 'Trips'],
+      [
+        'Session',
+        'Args',
+        'Reply / result',
+        'Sessions',
+        'Events',
+        'event p50',
+        'event p99',
+        'model p50',
+        'model p99',
+        `< ${GOAL_MODEL_CALL_MICROS} µs`,
+        'Trips',
+      ],
       report.breaker.map((c) => [
         `${count(c.sessionEvents)} events`,
         size(c.shape.argBytes),
@@ -1021,7 +1048,7 @@ export function formatOverheadReport(report: OverheadReport): string {
       2,
     ),
     '',
-    'Args: each tool call\'s arguments as JSON. event: any step. model: a model round = checkModelCall + observe(model).',
+    "Args: each tool call's arguments as JSON. event: any step. model: a model round = checkModelCall + observe(model).",
     '',
     '2. Cost per step kind, µs, p50 / p99 (same runs)',
     '',
@@ -1048,7 +1075,10 @@ export function formatOverheadReport(report: OverheadReport): string {
   const growth = memoryGrowth(report);
   const lengths = s.sessionLengths;
   const main = report.breaker.filter(hasDefaultTexts);
-  lines.push(`3. Memory per session (goal: bounded by the windows — heap at the longest sessions ≤ +${MEMORY_GROWTH_TOLERANCE * 100}% of the next shorter)`, '');
+  lines.push(
+    `3. Memory per session (goal: bounded by the windows — heap at the longest sessions ≤ +${MEMORY_GROWTH_TOLERANCE * 100}% of the next shorter)`,
+    '',
+  );
   lines.push(
     ...table(
       ['Args', ...lengths.map((n) => `heap @ ${count(n)}`), ...lengths.map((n) => `state JSON @ ${count(n)}`), 'growth', 'bounded'],
@@ -1066,7 +1096,7 @@ export function formatOverheadReport(report: OverheadReport): string {
     ),
     '',
     'heap: retained heap per session: live data (code spaces left out) after GC with the breaker and its store, minus the',
-    'same once both are dropped, divided by the sessions. state JSON: one session\'s stored state, serialised (what a Redis',
+    "same once both are dropped, divided by the sessions. state JSON: one session's stored state, serialised (what a Redis",
     'write carries).',
   );
   const longCell = report.breaker.find((c) => !main.includes(c));
@@ -1084,8 +1114,7 @@ export function formatOverheadReport(report: OverheadReport): string {
     lines.push(`Skipped: ${report.redis.skipped}`, '');
   } else {
     const r = report.redis;
-    const memory = (c: RedisCell): BreakerCell | undefined =>
-      main.find((b) => b.sessionEvents === c.sessionEvents && b.shape.argBytes === c.argBytes);
+    const memory = (c: RedisCell): BreakerCell | undefined => main.find((b) => b.sessionEvents === c.sessionEvents && b.shape.argBytes === c.argBytes);
     const rows = [...r.cells, ...(r.readingChecks === undefined ? [] : [r.readingChecks])];
     lines.push(
       `Server: ${r.url}${r.started ? ' (started by this run with scripts/test-services.ts)' : ''}, no other writer. ` +
@@ -1093,8 +1122,22 @@ export function formatOverheadReport(report: OverheadReport): string {
       '',
       ...table(
         [
-          'Session', 'Args', 'Checks', 'Sessions', 'Events', 'RT/event', 'RT/event after 1st', 'RT model', 'RT tool', 'RT other',
-          'model p50', 'model p99', 'added p50', 'added p99', 'event p50', `≤ ${GOAL_ROUND_TRIPS_PER_EVENT} RT`,
+          'Session',
+          'Args',
+          'Checks',
+          'Sessions',
+          'Events',
+          'RT/event',
+          'RT/event after 1st',
+          'RT model',
+          'RT tool',
+          'RT other',
+          'model p50',
+          'model p99',
+          'added p50',
+          'added p99',
+          'event p50',
+          `≤ ${GOAL_ROUND_TRIPS_PER_EVENT} RT`,
         ],
         rows.map((c) => {
           const mem = memory(c);
@@ -1140,7 +1183,15 @@ export function formatOverheadReport(report: OverheadReport): string {
     '',
     ...table(
       ['Variant', 'p50', 'p99', 'overhead p50', 'overhead p99', 'Errors', 'What runs'],
-      chat.variants.map((v) => [v.name, fmt(v.perCall.median), fmt(v.perCall.p99), signed(v.overheadMedian), signed(v.overheadP99), String(v.errors), v.description]),
+      chat.variants.map((v) => [
+        v.name,
+        fmt(v.perCall.median),
+        fmt(v.perCall.p99),
+        signed(v.overheadMedian),
+        signed(v.overheadP99),
+        String(v.errors),
+        v.description,
+      ]),
       1,
     ),
     '',

@@ -14,13 +14,13 @@ import { startModelProxy } from '../src/proxy/model-proxy-server.ts';
 import { ScriptedModelServer } from '../src/testing/index.ts';
 
 /** p50 and p90 of one path, in ms. */
-export interface LatencyFigures {
+interface LatencyFigures {
   readonly p50: number;
   readonly p90: number;
 }
 
 /** One kind of request, straight and proxied. */
-export interface ProxyPathFigures {
+interface ProxyPathFigures {
   readonly requests: number;
   readonly direct: LatencyFigures;
   readonly proxied: LatencyFigures;
@@ -133,6 +133,8 @@ export function formatProxyOverhead(f: ProxyOverheadFigures): string {
     row('not streamed', f.nonStreamed),
     row('streamed', f.streamed),
     `per streamed chunk: ${f.streamed.addedPerChunkMicros.toFixed(1)} µs added (p50 added / ${f.streamed.chunksPerResponse} chunks per answer)`,
-    f.interventions === 0 ? 'breaker interventions: 0 (every answer passed unchanged)' : `breaker interventions: ${f.interventions} — figures are not of pass-through requests`,
+    f.interventions === 0
+      ? 'breaker interventions: 0 (every answer passed unchanged)'
+      : `breaker interventions: ${f.interventions} — figures are not of pass-through requests`,
   ].join('\n');
 }

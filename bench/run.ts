@@ -20,7 +20,9 @@ function run(script: string, args: readonly string[]): void {
 
 run('detect-command.ts', []);
 if (existsSync(sharedCorpus)) {
-  const files = readdirSync(sharedCorpus).filter((f) => f.endsWith('.jsonl')).sort();
+  const files = readdirSync(sharedCorpus)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort();
   if (files.length > 0) run('detect-command.ts', ['--corpus', ...files.map((f) => path.join(sharedCorpus, f))]);
 }
 run('overhead-command.ts', []);

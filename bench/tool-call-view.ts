@@ -12,7 +12,7 @@ import type { ToolCallStep, Trajectory, TrajectoryStep } from '../src/replay/tra
 export const RETRIEVAL_TOOL = 'search';
 
 /** The step as a tool call: retrieval and delegation become calls of a search tool and of the sub-agent's tool. */
-export function asToolCallStep(step: TrajectoryStep): TrajectoryStep {
+function asToolCallStep(step: TrajectoryStep): TrajectoryStep {
   switch (step.kind) {
     case 'retrieval': {
       const call: ToolCallStep = {

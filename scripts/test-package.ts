@@ -128,9 +128,17 @@ async function checkRuntime(node: string, project: string, corpus: string, baseU
        try { await import('${subpath}'); console.log('loaded'); }
        catch (e) { console.log(MissingDependencyError.isInstance(e) ? e.packageName + ': ' + e.message : 'other: ' + e); }`,
     ]);
-    check(imported.code === 0 && imported.stdout.startsWith(`${pkg}: `) && imported.stdout.includes(`npm install ${pkg}`), `${label}: import '${subpath}' without ${pkg} names the package`, imported);
+    check(
+      imported.code === 0 && imported.stdout.startsWith(`${pkg}: `) && imported.stdout.includes(`npm install ${pkg}`),
+      `${label}: import '${subpath}' without ${pkg} names the package`,
+      imported,
+    );
   }
-  const required = await run(['--input-type=commonjs', '-e', `const m = require('agent-governor'); if (typeof m.ChatClient !== 'function' || typeof m.AgentBreaker !== 'function') process.exit(3);`]);
+  const required = await run([
+    '--input-type=commonjs',
+    '-e',
+    `const m = require('agent-governor'); if (typeof m.ChatClient !== 'function' || typeof m.AgentBreaker !== 'function') process.exit(3);`,
+  ]);
   check(required.code === 0, `${label}: require('agent-governor') from CommonJS`, required);
   ok(`${label}: import of every subpath (ESM), require() of the main entry, typed errors for missing pg/redis`);
 
@@ -147,15 +155,26 @@ async function checkRuntime(node: string, project: string, corpus: string, baseU
   check(replay.code === 0 && rows.length > 0 && rows.every((r) => r.startsWith('{')), `${label}: governor replay ${corpus}`, replay);
   const dir = mkdtempSync(join(tmpdir(), 'governor-package-run-'));
   try {
-    const result = await exec(governor, ['run', 'Write a greeting file', '--dir', dir, '--base-url', baseURL, '--model', 'scripted-stand-in', '--json'], { cwd: project, env });
+    const result = await exec(governor, ['run', 'Write a greeting file', '--dir', dir, '--base-url', baseURL, '--model', 'scripted-stand-in', '--json'], {
+      cwd: project,
+      env,
+    });
     check(result.code === 0, `${label}: governor run --base-url`, result);
     const parsed = JSON.parse(result.stdout) as { status: string; toolCalls: number };
-    check(parsed.status === 'completed' && parsed.toolCalls === 2 && readFileSync(join(dir, 'greeting.txt'), 'utf8') === 'hello\n', `${label}: governor run did the task`, result);
+    check(
+      parsed.status === 'completed' && parsed.toolCalls === 2 && readFileSync(join(dir, 'greeting.txt'), 'utf8') === 'hello\n',
+      `${label}: governor run did the task`,
+      result,
+    );
     const missing = await exec(governor, ['run', 'task', '--dir', dir, '--model', 'anthropic:claude-sonnet-4-5'], {
       cwd: project,
       env: { ...env, ANTHROPIC_API_KEY: 'not-a-real-key' },
     });
-    check(missing.code === 2 && missing.stderr.includes('npm install @ai-sdk/anthropic'), `${label}: governor run --model anthropic:… names the package to install`, missing);
+    check(
+      missing.code === 2 && missing.stderr.includes('npm install @ai-sdk/anthropic'),
+      `${label}: governor run --model anthropic:… names the package to install`,
+      missing,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -238,7 +257,9 @@ async function main(): Promise<void> {
 main().then(
   () => process.stdout.write(`package test passed in ${((performance.now() - started) / 1000).toFixed(1)} s\n`),
   (error: unknown) => {
-    process.stderr.write(`package test FAILED: ${error instanceof CheckFailed ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `package test FAILED: ${error instanceof CheckFailed ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = 1;
   },
 );

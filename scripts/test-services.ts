@@ -16,14 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import {
-  DEFAULT_TEST_DATABASE_URL,
-  DEFAULT_TEST_REDIS_URL,
-  pingRedis,
-  redactUrl,
-  testDatabaseUrl,
-  testRedisUrl,
-} from '../src/test-support/services.ts';
+import { DEFAULT_TEST_DATABASE_URL, DEFAULT_TEST_REDIS_URL, pingRedis, redactUrl, testDatabaseUrl, testRedisUrl } from '../src/test-support/services.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const servicesDir = path.join(repoRoot, '.services');
@@ -137,14 +130,22 @@ async function ensureRedis(): Promise<string> {
   const dir = path.join(servicesDir, 'redis');
   fs.mkdirSync(dir, { recursive: true });
   const started = run(binary, [
-    '--port', String(REDIS_PORT),
-    '--bind', '127.0.0.1',
-    '--save', '',
-    '--appendonly', 'no',
-    '--daemonize', 'yes',
-    '--dir', dir,
-    '--pidfile', path.join(dir, 'redis.pid'),
-    '--logfile', path.join(dir, 'redis.log'),
+    '--port',
+    String(REDIS_PORT),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--daemonize',
+    'yes',
+    '--dir',
+    dir,
+    '--pidfile',
+    path.join(dir, 'redis.pid'),
+    '--logfile',
+    path.join(dir, 'redis.log'),
   ]);
   if (started.status !== 0) {
     throw new ServiceError('redis', `redis-server failed to start:\n${tail(started.output)}`);
@@ -248,7 +249,10 @@ async function ensurePostgres(): Promise<string> {
     return `postgres: ready at ${redactUrl(url)} (created database ${PG_DATABASE})`;
   }
   if (url !== DEFAULT_TEST_DATABASE_URL) {
-    throw new ServiceError('postgres', `GOVERNOR_TEST_DATABASE_URL=${redactUrl(url)} does not accept connections (${first}); start that server or unset the variable.`);
+    throw new ServiceError(
+      'postgres',
+      `GOVERNOR_TEST_DATABASE_URL=${redactUrl(url)} does not accept connections (${first}); start that server or unset the variable.`,
+    );
   }
 
   let bin = postgresBinDir();
@@ -268,13 +272,7 @@ async function ensurePostgres(): Promise<string> {
   if (isRoot) run('chown', ['-R', 'postgres:postgres', dataDir]);
 
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
-    const init = runAsPostgres(path.join(bin, 'initdb'), [
-      '-D', dataDir,
-      '-U', 'postgres',
-      '--auth=trust',
-      '--encoding=UTF8',
-      '--no-locale',
-    ]);
+    const init = runAsPostgres(path.join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--no-locale']);
     if (init.status !== 0) throw new ServiceError('postgres', `initdb failed:\n${tail(init.output)}`);
     // Loopback TCP only, no unix socket (its path could exceed the length limit);
     // durability is irrelevant for a throwaway test server.

@@ -2,13 +2,29 @@
 import './runtime/assert-supported-node.ts';
 
 // Chat client and advisor chain
-export { ChatClient, ChatClientBuilder, ChatClientRequestSpec, CallResponseSpec, StreamResponseSpec, AdvisorSpec, InvalidRequestError } from './chat/chat-client.ts';
+export {
+  ChatClient,
+  ChatClientBuilder,
+  ChatClientRequestSpec,
+  CallResponseSpec,
+  StreamResponseSpec,
+  AdvisorSpec,
+  InvalidRequestError,
+} from './chat/chat-client.ts';
 export { AdvisorOrder, type Advisor, type AdvisorChain } from './chat/advisor.ts';
 export { DefaultAdvisorChain, AdvisorNotInChainError, sortAdvisors, type ModelTerminal } from './chat/advisor-chain.ts';
 export { CONVERSATION_ID, DEFAULT_CONVERSATION_ID, conversationIdOf, sessionIdOf, type AdvisorContext } from './chat/advisor-context.ts';
 export { beforeAfterAdvisor, type BeforeAfterHooks } from './chat/before-after-advisor.ts';
 export type { ChatClientRequest, GovernedTool, GovernedToolSet, ModelOptions, ResponseFormat } from './chat/chat-client-request.ts';
-export type { ChatClientResponse, ChatResponse, ChatStreamEvent, FinishReason, PendingToolApproval, ToolCallRequest, ToolCallIntervention } from './chat/chat-response.ts';
+export type {
+  ChatClientResponse,
+  ChatResponse,
+  ChatStreamEvent,
+  FinishReason,
+  PendingToolApproval,
+  ToolCallRequest,
+  ToolCallIntervention,
+} from './chat/chat-response.ts';
 export { EntityParseError, OUTPUT_SCHEMA, type OutputSchema } from './chat/entity.ts';
 export { ModelCallTerminal } from './chat/model-call.ts';
 export { ADVISOR_PLACEMENT, AdvisorPlacementError, type AdvisorPlacement, type PlacedAdvisor } from './chat/advisor-placement.ts';

@@ -10,33 +10,31 @@ export interface ModelStep {
   completion_tokens: number | null;
   text: string;
 }
-export interface ToolCallStep {
+interface ToolCallStep {
   kind: 'tool_call';
   tool: string;
   args: Record<string, unknown> | string;
   result: string | null;
   error: boolean;
 }
-export interface RetrievalStep {
+interface RetrievalStep {
   kind: 'retrieval';
   query: string;
   results: string[];
 }
-export interface DelegationStep {
+interface DelegationStep {
   kind: 'delegation';
   agent: string;
   input: string;
   output: string;
 }
-export interface UserStep {
+interface UserStep {
   kind: 'user';
   text: string;
 }
 export type Step = ModelStep | ToolCallStep | RetrievalStep | DelegationStep | UserStep;
 
-export type CorpusLabel =
-  | { stuck: false }
-  | { stuck: true; category: Category; first_stuck_step: number };
+export type CorpusLabel = { stuck: false } | { stuck: true; category: Category; first_stuck_step: number };
 
 /**
  * One corpus line. Beyond the format's fields it carries `family` (the

@@ -13,13 +13,20 @@ import { MAX_RESULT_CHARS } from './text.ts';
 import { categoryFitsStep, DRIFT_FACTOR } from './trajectory-builder.ts';
 
 const here = import.meta.dirname;
-const committed = fs.readdirSync(here).filter((n) => n.endsWith('.jsonl')).sort();
+const committed = fs
+  .readdirSync(here)
+  .filter((n) => n.endsWith('.jsonl'))
+  .sort();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'governor-corpus-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /** Every committed trajectory as written (extra fields included), with its file. */
 const corpus: { file: string; t: CorpusTrajectory }[] = committed.flatMap((file) =>
-  fs.readFileSync(path.join(here, file), 'utf8').split('\n').filter((l) => l !== '').map((l) => ({ file, t: JSON.parse(l) as CorpusTrajectory })),
+  fs
+    .readFileSync(path.join(here, file), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => ({ file, t: JSON.parse(l) as CorpusTrajectory })),
 );
 
 describe('corpus files', () => {
@@ -29,7 +36,10 @@ describe('corpus files', () => {
   });
 
   test('regenerating into a fresh folder gives byte-identical files', () => {
-    const regenerated = fs.readdirSync(tmp).filter((n) => n.endsWith('.jsonl')).sort();
+    const regenerated = fs
+      .readdirSync(tmp)
+      .filter((n) => n.endsWith('.jsonl'))
+      .sort();
     assert.deepEqual(regenerated, committed);
     for (const name of committed) {
       const a = fs.readFileSync(path.join(here, name));
@@ -140,7 +150,10 @@ describe('trajectories', () => {
       if (!t.label.stuck || t.label.category !== 'token_drift') continue;
       drift++;
       const first = t.label.first_stuck_step;
-      const prompts = t.steps.slice(0, first + 1).filter((s) => s.kind === 'model').map((s) => (s.kind === 'model' ? s.prompt_tokens : null));
+      const prompts = t.steps
+        .slice(0, first + 1)
+        .filter((s) => s.kind === 'model')
+        .map((s) => (s.kind === 'model' ? s.prompt_tokens : null));
       const last4 = prompts.slice(-4);
       assert.equal(last4.length, 4, t.id);
       for (let i = 1; i < 4; i++) {
@@ -185,7 +198,11 @@ describe('coverage', () => {
   });
 
   test('delegation loops occur both as delegation steps and as sub-agent tool calls', () => {
-    const kinds = new Set(corpus.filter((c) => c.t.label.stuck && c.t.label.category === 'delegation_loop').map((c) => c.t.steps[c.t.label.stuck ? c.t.label.first_stuck_step : 0]?.kind));
+    const kinds = new Set(
+      corpus
+        .filter((c) => c.t.label.stuck && c.t.label.category === 'delegation_loop')
+        .map((c) => c.t.steps[c.t.label.stuck ? c.t.label.first_stuck_step : 0]?.kind),
+    );
     assert.deepEqual([...kinds].sort(), ['delegation', 'tool_call']);
   });
 
@@ -204,16 +221,30 @@ describe('coverage', () => {
       const idx = calls.indexOf(at);
       // The period is the distance back to the previous occurrence of the same call.
       const key = (s: Step): string => JSON.stringify(s.kind === 'tool_call' ? [s.tool, s.args] : s.kind === 'delegation' ? [s.agent] : s);
-      for (let p = 1; p <= idx; p++) if (key(calls[idx - p] as Step) === key(at)) { periods.add(p); break; }
+      for (let p = 1; p <= idx; p++)
+        if (key(calls[idx - p] as Step) === key(at)) {
+          periods.add(p);
+          break;
+        }
     }
     for (const p of [2, 3, 4, 5]) assert.ok(periods.has(p), `no cycle of period ${p} (have ${[...periods].join(', ')})`);
   });
 
   test('non-Latin loops and look-alikes cover Japanese, Chinese, Korean, Russian and Arabic', () => {
-    const scripts: Record<string, RegExp> = { ja: /[\u3040-\u30ff]/, zh: /[\u4e00-\u9fff]/, ko: /[\uac00-\ud7af]/, ru: /[\u0400-\u04ff]/, ar: /[\u0600-\u06ff]/ };
+    const scripts: Record<string, RegExp> = {
+      ja: /[\u3040-\u30ff]/,
+      zh: /[\u4e00-\u9fff]/,
+      ko: /[\uac00-\ud7af]/,
+      ru: /[\u0400-\u04ff]/,
+      ar: /[\u0600-\u06ff]/,
+    };
     for (const family of ['non-latin-loop', 'non-latin-varied']) {
       const texts = corpus.filter((c) => c.t.family === family).map((c) => JSON.stringify(c.t.steps));
-      for (const [lang, re] of Object.entries(scripts)) assert.ok(texts.some((s) => re.test(s)), `${family}: no ${lang} text`);
+      for (const [lang, re] of Object.entries(scripts))
+        assert.ok(
+          texts.some((s) => re.test(s)),
+          `${family}: no ${lang} text`,
+        );
     }
   });
 

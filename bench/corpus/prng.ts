@@ -98,7 +98,10 @@ export class Rng {
 
 /** cyrb128: a fast 128-bit string hash, good enough to seed sfc32. */
 function cyrb128(input: string): [number, number, number, number] {
-  let h1 = 1779033703, h2 = 3144134277, h3 = 1013904242, h4 = 2773480762;
+  let h1 = 1779033703,
+    h2 = 3144134277,
+    h3 = 1013904242,
+    h4 = 2773480762;
   for (let i = 0; i < input.length; i++) {
     const k = input.charCodeAt(i);
     h1 = h2 ^ Math.imul(h1 ^ k, 597399067);

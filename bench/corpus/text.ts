@@ -44,15 +44,23 @@ export function pad(value: number, width: number): string {
 /** `YYYY-MM-DD` for a day offset from a base date, without Date (no clock, no time zones). */
 export function isoDate(year: number, month: number, day: number, offsetDays = 0): string {
   const lengths = [31, year % 4 === 0 ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-  let y = year, m = month, d = day + offsetDays;
+  let y = year,
+    m = month,
+    d = day + offsetDays;
   while (d > (lengths[m - 1] as number)) {
     d -= lengths[m - 1] as number;
     m++;
-    if (m > 12) { m = 1; y++; }
+    if (m > 12) {
+      m = 1;
+      y++;
+    }
   }
   while (d < 1) {
     m--;
-    if (m < 1) { m = 12; y--; }
+    if (m < 1) {
+      m = 12;
+      y--;
+    }
     d += lengths[m - 1] as number;
   }
   return `${y}-${pad(m, 2)}-${pad(d, 2)}`;

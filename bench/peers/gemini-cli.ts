@@ -110,7 +110,9 @@ export class GeminiCliLoopDetection implements ReplayableBreaker {
   async checkToolCall(_sessionId: string, call: ProposedToolCall): Promise<ReplayDecision> {
     // Text repetition is judged within one response stream; a tool call ends it.
     this.#chunks.clear();
-    const key = createHash('sha256').update(`${call.tool}:${JSON.stringify(call.args)}`).digest('hex');
+    const key = createHash('sha256')
+      .update(`${call.tool}:${JSON.stringify(call.args)}`)
+      .digest('hex');
     this.#sameCallCount = key === this.#lastCallKey ? this.#sameCallCount + 1 : 1;
     this.#lastCallKey = key;
     if (this.#sameCallCount >= TOOL_CALL_LOOP_THRESHOLD) {

@@ -101,8 +101,7 @@ export class OpenHandsStuckDetector implements ReplayableBreaker {
     const history = this.#history;
     if (history.length < 3) return undefined;
     const { actions, observations } = this.#lastOf(4);
-    const same = (list: HistoryEvent[], count: number): boolean =>
-      list.length >= count && list.slice(0, count).every((e) => e.key === list[0]?.key);
+    const same = (list: HistoryEvent[], count: number): boolean => list.length >= count && list.slice(0, count).every((e) => e.key === list[0]?.key);
 
     if (actions.length === 4 && observations.length === 4 && same(actions, 4) && same(observations, 4)) {
       return 'the same action produced the same observation 4 times';
@@ -129,10 +128,7 @@ export class OpenHandsStuckDetector implements ReplayableBreaker {
     const six = this.#lastOf(6);
     if (six.actions.length === 6 && six.observations.length === 6) {
       const alternates = (list: HistoryEvent[]): boolean =>
-        list[0]?.key === list[2]?.key &&
-        list[0]?.key === list[4]?.key &&
-        list[1]?.key === list[3]?.key &&
-        list[1]?.key === list[5]?.key;
+        list[0]?.key === list[2]?.key && list[0]?.key === list[4]?.key && list[1]?.key === list[3]?.key && list[1]?.key === list[5]?.key;
       if (alternates(six.actions) && alternates(six.observations)) {
         return 'two actions alternate with the same observations (A-B-A-B-A-B)';
       }

@@ -29,7 +29,7 @@ const MAX_SUB_AGENT_INVOCATIONS = 3;
 const SUB_AGENT_JACCARD = 0.65;
 
 /** The seed's normaliser: ASCII letters and digits only (which is its flaw). */
-export function seedNormalize(text: string): string {
+function seedNormalize(text: string): string {
   const tokens = text
     .toLowerCase()
     .replace(/[^a-z0-9\s]/g, ' ')
@@ -40,7 +40,7 @@ export function seedNormalize(text: string): string {
 }
 
 /** Jaccard over space-separated tokens; two empty strings count as identical, as in the seed. */
-export function seedJaccard(a: string, b: string): number {
+function seedJaccard(a: string, b: string): number {
   const setA = new Set(a.split(' '));
   const setB = new Set(b.split(' '));
   let shared = 0;

@@ -51,8 +51,7 @@ export class SafeGuardAdvisor implements Advisor {
     if (!Array.isArray(options?.sensitiveWords)) throw new InvalidOptionError('sensitiveWords', 'must be an array of strings');
     const words = options.sensitiveWords.map((w) => w.trim()).filter((w) => w.length > 0);
     this.#pattern = words.length > 0 ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.map(escapeRegExp).join('|')})(?![\\p{L}\\p{N}])`, 'iu') : undefined;
-    this.failureResponse =
-      options.failureResponse ?? "I'm unable to respond to that due to sensitive content. Could we rephrase or discuss something else?";
+    this.failureResponse = options.failureResponse ?? "I'm unable to respond to that due to sensitive content. Could we rephrase or discuss something else?";
     this.order = options.order ?? AdvisorOrder.HIGHEST_PRECEDENCE;
   }
 

@@ -11,7 +11,10 @@ describe('SimpleLoggerAdvisor', () => {
       .defaultOptions({ headers: { Authorization: 'Bearer abc.def.ghijklmnop' } })
       .build();
     await client.prompt('my password=hunter2 and token Bearer eyJabcdefghijkl.mnopqrstuvwxyz.0123456789ab').call().content();
-    assert.deepEqual(records.map((r) => r.event), ['request', 'response']);
+    assert.deepEqual(
+      records.map((r) => r.event),
+      ['request', 'response'],
+    );
     const all = JSON.stringify(records);
     assert.ok(!all.includes('hunter2'));
     assert.ok(!all.includes('abcdefghijklmnopqrstuvwx'));
@@ -28,7 +31,9 @@ describe('SimpleLoggerAdvisor', () => {
 describe('SafeGuardAdvisor', () => {
   test('a request with a sensitive word gets the configured answer and no model call', async () => {
     const model = mockModel([{ text: 'model answer' }]);
-    const client = ChatClient.builder(model).defaultAdvisors(new SafeGuardAdvisor({ sensitiveWords: ['project x'], failureResponse: 'Not here.' })).build();
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new SafeGuardAdvisor({ sensitiveWords: ['project x'], failureResponse: 'Not here.' }))
+      .build();
     assert.equal(await client.prompt('Tell me about Project X').call().content(), 'Not here.');
     assert.equal(model.doGenerateCalls.length, 0);
     const streamed: string[] = [];
@@ -37,7 +42,9 @@ describe('SafeGuardAdvisor', () => {
   });
 
   test('words only match whole words, and harmless requests pass', async () => {
-    const client = ChatClient.builder(mockModel([{ text: 'fine' }])).defaultAdvisors(new SafeGuardAdvisor({ sensitiveWords: ['ass'] })).build();
+    const client = ChatClient.builder(mockModel([{ text: 'fine' }]))
+      .defaultAdvisors(new SafeGuardAdvisor({ sensitiveWords: ['ass'] }))
+      .build();
     assert.equal(await client.prompt('a class assignment').call().content(), 'fine');
   });
 });

@@ -28,7 +28,9 @@ describe('StructuredOutputValidationAdvisor', () => {
 
   test('throws a typed error carrying the last errors when attempts run out', async () => {
     const model = mockModel([{ text: 'nope' }, { text: '{"actor": 1}' }, { text: '{"actor": 2}' }]);
-    const client = ChatClient.builder(model).defaultAdvisors(new StructuredOutputValidationAdvisor({ schema: Films, maxRepeatAttempts: 2 })).build();
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new StructuredOutputValidationAdvisor({ schema: Films, maxRepeatAttempts: 2 }))
+      .build();
     await assert.rejects(client.prompt('x').call().content(), (e: unknown) => {
       assert.ok(e instanceof StructuredOutputValidationError);
       assert.equal(e.attempts, 3);
@@ -64,7 +66,9 @@ describe('StructuredOutputValidationAdvisor in stream(), over the scripted model
     await using server = await new ScriptedModelServer({
       script: [{ text: '{"actor": "Tom Hanks", "movies": "Big"}' }, { text: '{"actor": "Tom Hanks", "movies": ["Big"]}' }],
     }).start();
-    const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new StructuredOutputValidationAdvisor({ schema: Films })).build();
+    const client = ChatClient.builder(scriptedModel(server))
+      .defaultAdvisors(new StructuredOutputValidationAdvisor({ schema: Films }))
+      .build();
     let streamed = '';
     for await (const delta of client.prompt('Tom Hanks films').stream().content()) streamed += delta;
     assert.deepEqual(JSON.parse(streamed), { actor: 'Tom Hanks', movies: ['Big'] });
@@ -75,7 +79,9 @@ describe('StructuredOutputValidationAdvisor in stream(), over the scripted model
 
   test('still invalid after the last attempt: StructuredOutputValidationError from the stream', async () => {
     await using server = await new ScriptedModelServer({ script: [{ text: 'not json' }], onExhausted: 'repeat-last' }).start();
-    const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new StructuredOutputValidationAdvisor({ schema: Films, maxRepeatAttempts: 1 })).build();
+    const client = ChatClient.builder(scriptedModel(server))
+      .defaultAdvisors(new StructuredOutputValidationAdvisor({ schema: Films, maxRepeatAttempts: 1 }))
+      .build();
     await assert.rejects(async () => {
       for await (const _ of client.prompt('Tom Hanks films').stream().content()) {
         // driven only

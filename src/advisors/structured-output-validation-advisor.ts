@@ -1,7 +1,7 @@
 import type { FlexibleSchema } from '@ai-sdk/provider-utils';
 import type { ModelMessage } from 'ai';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
-import { addUsage } from '../model/usage.ts';
+import { addUsage, type Usage } from '../model/usage.ts';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent } from '../chat/chat-response.ts';
@@ -95,7 +95,7 @@ export class StructuredOutputValidationAdvisor implements Advisor {
       return;
     }
     let current = this.#withFormat(request, output);
-    let usage;
+    let usage: Usage | undefined;
     let rounds = 0;
     for (let attempt = 1; ; attempt++) {
       const held: ChatStreamEvent[] = [];

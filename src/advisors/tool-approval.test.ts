@@ -19,11 +19,20 @@ import { MODES, runMode } from '../test-support/run-modes.ts';
 
 function tools(ran: string[]) {
   return {
-    lookup: tool({ inputSchema: z.object({ id: z.string() }), execute: async ({ id }) => (ran.push(`lookup ${id}`), `order ${id}: shipped`) }),
+    lookup: tool({
+      inputSchema: z.object({ id: z.string() }),
+      execute: async ({ id }) => {
+        ran.push(`lookup ${id}`);
+        return `order ${id}: shipped`;
+      },
+    }),
     refund: tool({
       inputSchema: z.object({ id: z.string(), amount: z.number() }),
       needsApproval: async ({ amount }) => amount > 100,
-      execute: async ({ id, amount }) => (ran.push(`refund ${id} ${amount}`), `refunded ${amount} on ${id}`),
+      execute: async ({ id, amount }) => {
+        ran.push(`refund ${id} ${amount}`);
+        return `refunded ${amount} on ${id}`;
+      },
     }),
   };
 }
@@ -33,7 +42,12 @@ describe('tool approval (needsApproval) under the ToolCallingAdvisor', () => {
     test(`${mode}: a call that needs approval suspends the loop; approving resumes it without re-running earlier tools`, async () => {
       await using server = await new ScriptedModelServer({
         script: [
-          { toolCalls: [{ name: 'lookup', arguments: { id: 'A1' } }, { name: 'refund', arguments: { id: 'A1', amount: 250 } }] },
+          {
+            toolCalls: [
+              { name: 'lookup', arguments: { id: 'A1' } },
+              { name: 'refund', arguments: { id: 'A1', amount: 250 } },
+            ],
+          },
           { text: 'Refund done.' },
         ],
       }).start();
@@ -63,7 +77,10 @@ describe('tool approval (needsApproval) under the ToolCallingAdvisor', () => {
       // The model received both results, each once, after its own calls.
       const sent = server.requests[1]!.body.messages;
       const toolMessages = sent.filter((m) => m.role === 'tool');
-      assert.deepEqual(toolMessages.map((m) => m.content), ['order A1: shipped', 'refunded 250 on A1']);
+      assert.deepEqual(
+        toolMessages.map((m) => m.content),
+        ['order A1: shipped', 'refunded 250 on A1'],
+      );
       // The breaker saw each executed call once; memory holds each call and result once.
       assert.equal((await breaker.snapshot(`approve-${mode}`)).counters.toolCalls, 2);
       const stored = await memory.get(`approve-${mode}`);
@@ -95,7 +112,11 @@ describe('tool approval (needsApproval) under the ToolCallingAdvisor', () => {
     await using server = await new ScriptedModelServer({ script: [{ text: 'never' }] }).start();
     const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor()).defaultTools(tools([])).build();
     await assert.rejects(
-      client.prompt().messages({ role: 'user', content: 'hi' }, toolApprovalResponse([{ approvalId: 'nope', approved: true }])).call().content(),
+      client
+        .prompt()
+        .messages({ role: 'user', content: 'hi' }, toolApprovalResponse([{ approvalId: 'nope', approved: true }]))
+        .call()
+        .content(),
       InvalidToolApprovalError,
     );
     assert.equal(server.requests.length, 0);

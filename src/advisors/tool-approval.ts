@@ -31,16 +31,13 @@ export interface AnsweredApproval {
  * Whether a tool call must wait for the caller's approval: the tool's
  * `needsApproval`, a boolean or a function of the input, as in the AI SDK.
  */
-export async function needsApproval(
-  tools: GovernedToolSet,
-  call: ToolCallRequest,
-  messages: readonly ModelMessage[],
-  context: unknown,
-): Promise<boolean> {
+export async function needsApproval(tools: GovernedToolSet, call: ToolCallRequest, messages: readonly ModelMessage[], context: unknown): Promise<boolean> {
   const tool = Object.hasOwn(tools, call.toolName) ? tools[call.toolName] : undefined;
   const flag = (tool as { needsApproval?: unknown } | undefined)?.needsApproval;
   if (typeof flag === 'function') {
-    return (await (flag as (input: unknown, options: unknown) => unknown)(call.input, { toolCallId: call.toolCallId, messages: [...messages], context })) === true;
+    return (
+      (await (flag as (input: unknown, options: unknown) => unknown)(call.input, { toolCallId: call.toolCallId, messages: [...messages], context })) === true
+    );
   }
   return flag === true;
 }
@@ -112,6 +109,11 @@ export function toolApprovalResponse(
 ): ModelMessage {
   return {
     role: 'tool',
-    content: answers.map((a) => ({ type: 'tool-approval-response', approvalId: a.approvalId, approved: a.approved, ...(a.reason === undefined ? {} : { reason: a.reason }) })),
+    content: answers.map((a) => ({
+      type: 'tool-approval-response',
+      approvalId: a.approvalId,
+      approved: a.approved,
+      ...(a.reason === undefined ? {} : { reason: a.reason }),
+    })),
   };
 }

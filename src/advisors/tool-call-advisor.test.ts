@@ -28,12 +28,20 @@ describe('ToolCallAdvisor', () => {
     const response = await ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ submit }).build().prompt('go').call().chatResponse();
     assert.equal(response.text, 'done!');
     assert.equal(model.doGenerateCalls.length, 1);
-    assert.deepEqual(response.messages.map((m) => m.role), ['assistant', 'tool']);
+    assert.deepEqual(
+      response.messages.map((m) => m.role),
+      ['assistant', 'tool'],
+    );
   });
 
   test('return-direct only ends the loop when every call of the batch is return-direct', async () => {
     const model = mockModel([
-      { toolCalls: [{ name: 'submit', input: { summary: 's' } }, { name: 'echo', input: { q: 'a' } }] },
+      {
+        toolCalls: [
+          { name: 'submit', input: { summary: 's' } },
+          { name: 'echo', input: { q: 'a' } },
+        ],
+      },
       { text: 'final' },
     ]);
     const submit = Object.assign(tool({ inputSchema: z.object({ summary: z.string() }), execute: async ({ summary }) => summary }), { returnDirect: true });
@@ -42,7 +50,7 @@ describe('ToolCallAdvisor', () => {
     assert.equal(model.doGenerateCalls.length, 2);
   });
 
-  test('parallel calls of one round run concurrently and answer in the model\'s order', async () => {
+  test("parallel calls of one round run concurrently and answer in the model's order", async () => {
     const started: string[] = [];
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -55,7 +63,15 @@ describe('ToolCallAdvisor', () => {
         return `done ${id}`;
       },
     });
-    const model = mockModel([{ toolCalls: [{ name: 'slow', input: { id: 'a' } }, { name: 'slow', input: { id: 'b' } }] }, { text: 'ok' }]);
+    const model = mockModel([
+      {
+        toolCalls: [
+          { name: 'slow', input: { id: 'a' } },
+          { name: 'slow', input: { id: 'b' } },
+        ],
+      },
+      { text: 'ok' },
+    ]);
     await ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ slow }).build().prompt('go').call().content();
     assert.deepEqual(lastToolResults(model.doGenerateCalls[1]!.prompt as never), [
       { type: 'text', value: 'done a' },
@@ -64,7 +80,12 @@ describe('ToolCallAdvisor', () => {
   });
 
   test('a throwing tool, an unknown tool and invalid arguments become error results the model sees', async () => {
-    const boom = tool({ inputSchema: z.object({}), execute: async (): Promise<string> => { throw new Error('disk on fire'); } });
+    const boom = tool({
+      inputSchema: z.object({}),
+      execute: async (): Promise<string> => {
+        throw new Error('disk on fire');
+      },
+    });
     const model = mockModel([
       {
         toolCalls: [
@@ -79,7 +100,10 @@ describe('ToolCallAdvisor', () => {
     const text = await ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ boom, echo }).build().prompt('go').call().content();
     assert.equal(text, 'recovered');
     const results = lastToolResults(model.doGenerateCalls[1]!.prompt as never) as Array<{ type: string; value: string }>;
-    assert.deepEqual(results.map((r) => r.type), ['error-text', 'error-text', 'error-text', 'error-text']);
+    assert.deepEqual(
+      results.map((r) => r.type),
+      ['error-text', 'error-text', 'error-text', 'error-text'],
+    );
     assert.match(results[0]!.value, /disk on fire/);
     assert.match(results[1]!.value, /Unknown tool "nope".*boom, echo/);
     assert.match(results[2]!.value, /Invalid arguments for tool "echo"/);
@@ -92,13 +116,30 @@ describe('ToolCallAdvisor', () => {
       { toolCalls: [{ name: 'echo', input: { q: '2' } }] },
       { toolCalls: [{ name: 'echo', input: { q: '3' } }] },
     ]);
-    const client = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor({ maxCallsPerTool: { echo: 2 } })).defaultTools({ echo }).build();
-    await assert.rejects(client.prompt('go').call().content(), (e: unknown) => e instanceof ToolCallLimitExceededError && e.toolName === 'echo' && e.limit === 2);
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new ToolCallAdvisor({ maxCallsPerTool: { echo: 2 } }))
+      .defaultTools({ echo })
+      .build();
+    await assert.rejects(
+      client.prompt('go').call().content(),
+      (e: unknown) => e instanceof ToolCallLimitExceededError && e.toolName === 'echo' && e.limit === 2,
+    );
   });
 
   test('the total limit can answer the model with an error result instead', async () => {
-    const model = mockModel([{ toolCalls: [{ name: 'echo', input: { q: '1' } }, { name: 'echo', input: { q: '2' } }] }, { text: 'ok' }]);
-    const client = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor({ maxToolCalls: 1, onLimitExceeded: 'error-result' })).defaultTools({ echo }).build();
+    const model = mockModel([
+      {
+        toolCalls: [
+          { name: 'echo', input: { q: '1' } },
+          { name: 'echo', input: { q: '2' } },
+        ],
+      },
+      { text: 'ok' },
+    ]);
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new ToolCallAdvisor({ maxToolCalls: 1, onLimitExceeded: 'error-result' }))
+      .defaultTools({ echo })
+      .build();
     assert.equal(await client.prompt('go').call().content(), 'ok');
     const results = lastToolResults(model.doGenerateCalls[1]!.prompt as never) as Array<{ type: string; value: string }>;
     assert.deepEqual(results[0], { type: 'text', value: 'echo:1' });
@@ -108,11 +149,24 @@ describe('ToolCallAdvisor', () => {
 
   test('a denied approval is not run and the model is told why', async () => {
     let ran = false;
-    const rm = tool({ inputSchema: z.object({ path: z.string() }), execute: async () => { ran = true; return 'deleted'; } });
+    const rm = tool({
+      inputSchema: z.object({ path: z.string() }),
+      execute: async () => {
+        ran = true;
+        return 'deleted';
+      },
+    });
     const model = mockModel([{ toolCalls: [{ name: 'rm', input: { path: '/' } }] }, { text: 'ok' }]);
-    const approve = (_call: { toolName: string; input: unknown }, ctx: GovernorToolContext) => ({ approved: false, reason: `no deletes in ${ctx.conversationId}` });
+    const approve = (_call: { toolName: string; input: unknown }, ctx: GovernorToolContext) => ({
+      approved: false,
+      reason: `no deletes in ${ctx.conversationId}`,
+    });
     const client = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor({ approve })).defaultTools({ rm }).build();
-    await client.prompt('go').advisors((a) => a.param(CONVERSATION_ID, 'c-1')).call().content();
+    await client
+      .prompt('go')
+      .advisors((a) => a.param(CONVERSATION_ID, 'c-1'))
+      .call()
+      .content();
     assert.equal(ran, false);
     const results = lastToolResults(model.doGenerateCalls[1]!.prompt as never) as Array<{ type: string; value: string }>;
     assert.match(results[0]!.value, /denied by the approver: no deletes in c-1/);
@@ -120,7 +174,13 @@ describe('ToolCallAdvisor', () => {
 
   test('tools get a context with the conversation id, abort signal and request context; listeners hear each call', async () => {
     let seen: GovernorToolContext | undefined;
-    const probe = tool({ inputSchema: z.object({}), execute: async (_input, options) => { seen = options.context as unknown as GovernorToolContext; return 'ok'; } });
+    const probe = tool({
+      inputSchema: z.object({}),
+      execute: async (_input, options) => {
+        seen = options.context as unknown as GovernorToolContext;
+        return 'ok';
+      },
+    });
     const events: string[] = [];
     const listener: ToolCallListener = {
       onToolCallStart: (e) => events.push(`start ${e.toolName} ${e.sessionId}`),
@@ -151,14 +211,27 @@ describe('ToolCallAdvisor', () => {
       execute: (_i, { abortSignal }) => new Promise((_, reject) => abortSignal?.addEventListener('abort', () => reject(abortSignal.reason))),
     });
     const model = mockModel([{ toolCalls: [{ name: 'hang', input: {} }] }, { text: 'never' }]);
-    const pending = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ hang }).build().prompt('go').abortSignal(controller.signal).call().content();
+    const pending = ChatClient.builder(model)
+      .defaultAdvisors(new ToolCallAdvisor())
+      .defaultTools({ hang })
+      .build()
+      .prompt('go')
+      .abortSignal(controller.signal)
+      .call()
+      .content();
     setTimeout(() => controller.abort(new Error('stop now')), 10);
     await assert.rejects(pending, /stop now/);
     assert.equal(model.doGenerateCalls.length, 1);
   });
 
   test('bad options are rejected at construction, naming the option', () => {
-    assert.throws(() => new ToolCallAdvisor({ maxToolCalls: 0 }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'maxToolCalls');
-    assert.throws(() => new ToolCallAdvisor({ maxCallsPerTool: { echo: -1 } }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'maxCallsPerTool.echo');
+    assert.throws(
+      () => new ToolCallAdvisor({ maxToolCalls: 0 }),
+      (e: unknown) => e instanceof InvalidOptionError && e.option === 'maxToolCalls',
+    );
+    assert.throws(
+      () => new ToolCallAdvisor({ maxCallsPerTool: { echo: -1 } }),
+      (e: unknown) => e instanceof InvalidOptionError && e.option === 'maxCallsPerTool.echo',
+    );
   });
 });

@@ -240,7 +240,7 @@ class ToolLoop {
     this.#request = { ...this.#request, messages: this.#request.messages.slice(0, -1) };
     const approved = answers.filter((a) => a.response.approved).map((a) => a.call);
     const outcomes = approved.length === 0 ? [] : await this.#execute(approved, this.#request.messages, true);
-    outcomes.forEach((o) => onOutcome?.(o));
+    for (const o of outcomes) onOutcome?.(o);
     const results = toolResultMessage(outcomes).content as ToolContent;
     const content: ToolContent = [...(answerMessage.content as ToolContent)];
     for (const { call, response } of answers) {
@@ -248,7 +248,12 @@ class ToolLoop {
         const result = results.find((r) => r.type === 'tool-result' && r.toolCallId === call.toolCallId);
         if (result) content.push(result);
       } else {
-        content.push({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'execution-denied', ...(response.reason ? { reason: response.reason } : {}) } });
+        content.push({
+          type: 'tool-result',
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          output: { type: 'execution-denied', ...(response.reason ? { reason: response.reason } : {}) },
+        });
       }
     }
     this.#added.push({ role: 'tool', content });
@@ -273,7 +278,7 @@ class ToolLoop {
 
     const waiting: PendingToolApproval[] = [];
     const outcomes = await this.#execute(response.toolCalls, this.#messagesBefore(roundMessages), false, waiting);
-    outcomes.forEach((o) => onOutcome?.(o));
+    for (const o of outcomes) onOutcome?.(o);
     if (waiting.length > 0) {
       // The round ends here: the caller answers the approvals and calls again.
       this.#added.splice(roundMessages, this.#added.length - roundMessages, ...withApprovalRequests(response.messages[0], waiting));
@@ -314,7 +319,12 @@ class ToolLoop {
    * Runs a round's calls. Calls whose tool needs approval go to `waiting`
    * instead of running (unless `approved`: the caller already answered).
    */
-  async #execute(calls: readonly ToolCallRequest[], messages: readonly ModelMessage[], approved = false, waiting?: PendingToolApproval[]): Promise<ToolOutcome[]> {
+  async #execute(
+    calls: readonly ToolCallRequest[],
+    messages: readonly ModelMessage[],
+    approved = false,
+    waiting?: PendingToolApproval[],
+  ): Promise<ToolOutcome[]> {
     const env = {
       tools: this.#request.tools,
       messages,
@@ -324,7 +334,10 @@ class ToolLoop {
       listeners: this.#listeners,
       telemetry: this.#telemetry,
       report: (event: ToolCallEvent) => reportObservation(this.#request.context, this.#toolContext.sessionId, event),
-      toolTimeoutMs: (name: string) => (this.#options.toolTimeouts && Object.hasOwn(this.#options.toolTimeouts, name) ? this.#options.toolTimeouts[name] : undefined) ?? this.#options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+      toolTimeoutMs: (name: string) =>
+        (this.#options.toolTimeouts && Object.hasOwn(this.#options.toolTimeouts, name) ? this.#options.toolTimeouts[name] : undefined) ??
+        this.#options.toolTimeoutMs ??
+        DEFAULT_TOOL_TIMEOUT_MS,
     };
     // Limits and approval are decided in the model's order, before anything runs,
     // so parallel execution cannot race past a limit.
@@ -343,8 +356,7 @@ class ToolLoop {
       }
       planned.push(refusal ?? call);
     }
-    const run = (p: ToolOutcome | ToolCallRequest): Promise<ToolOutcome> =>
-      'toolCallId' in p ? executeToolCall(p, env) : Promise.resolve(p);
+    const run = (p: ToolOutcome | ToolCallRequest): Promise<ToolOutcome> => ('toolCallId' in p ? executeToolCall(p, env) : Promise.resolve(p));
     if (this.#options.parallel === false) {
       const outcomes: ToolOutcome[] = [];
       for (const p of planned) outcomes.push(await run(p));
@@ -363,7 +375,10 @@ class ToolLoop {
     if (exceeded) {
       if (this.#options.onLimitExceeded !== 'error-result') {
         // Ends the run: counted, but there is no next round for the breaker to judge.
-        void observeUnrunToolCall({ toolName: call.toolName, args: call.input, known: call.toolName in this.#request.tools, outcome: 'refused', shown: exceeded.message }, { telemetry: this.#telemetry });
+        void observeUnrunToolCall(
+          { toolName: call.toolName, args: call.input, known: call.toolName in this.#request.tools, outcome: 'refused', shown: exceeded.message },
+          { telemetry: this.#telemetry },
+        );
         throw exceeded;
       }
       return { call, output: `${exceeded.message} The call was not run; answer with what you have.`, isError: true, returnDirect: false };
@@ -385,5 +400,16 @@ class ToolLoop {
 
 /** The base of a response made without a model round (a return-direct answer to resumed calls). */
 function emptyResponse(): ChatResponse {
-  return { text: '', content: [], toolCalls: [], finishReason: 'stop', usage: ZERO_USAGE, totalUsage: ZERO_USAGE, rounds: 0, messages: [], modelId: '', warnings: [] };
+  return {
+    text: '',
+    content: [],
+    toolCalls: [],
+    finishReason: 'stop',
+    usage: ZERO_USAGE,
+    totalUsage: ZERO_USAGE,
+    rounds: 0,
+    messages: [],
+    modelId: '',
+    warnings: [],
+  };
 }

@@ -1,5 +1,5 @@
 import { InvalidOptionError } from '../errors/governor-error.ts';
-import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
+import type { Advisor, AdvisorChain } from '../chat/advisor.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import { breakerAdviseCall, breakerAdviseStream, type BreakerEngine } from './breaker-advisor.ts';
@@ -440,7 +440,8 @@ export class AgentBreaker implements Advisor {
         type: 'warning',
         sessionId,
         at,
-        message: 'Agent breaker store had forgotten a session this process knew (restarted without persistence, expired or evicted); its state was restored from this process.',
+        message:
+          'Agent breaker store had forgotten a session this process knew (restarted without persistence, expired or evicted); its state was restored from this process.',
       });
     }
   }

@@ -39,8 +39,15 @@ describe('AgentBreaker in a ChatClient: one observation point per tool call', ()
       )
       .defaultTools({ lookup })
       .build();
-    await client.prompt('Where are my orders?').advisors((a) => a.param(CONVERSATION_ID, 'o-1')).call().content();
-    assert.deepEqual(heard.map((h) => h.result), ['order #W1: shipped', 'order #W2: shipped', 'order #W3: shipped']);
+    await client
+      .prompt('Where are my orders?')
+      .advisors((a) => a.param(CONVERSATION_ID, 'o-1'))
+      .call()
+      .content();
+    assert.deepEqual(
+      heard.map((h) => h.result),
+      ['order #W1: shipped', 'order #W2: shipped', 'order #W3: shipped'],
+    );
     const snapshot = await breaker.snapshot('o-1');
     assert.equal(snapshot.counters.toolCalls, heard.length);
     assert.equal(snapshot.counters.modelCalls, 4);
@@ -63,17 +70,24 @@ describe('AgentBreaker in a ChatClient: one observation point per tool call', ()
       .defaultTools({ book })
       .build();
     await assert.rejects(
-      client.prompt('Book HAT030').advisors((a) => a.param(CONVERSATION_ID, 'b-1')).call().content(),
+      client
+        .prompt('Book HAT030')
+        .advisors((a) => a.param(CONVERSATION_ID, 'b-1'))
+        .call()
+        .content(),
       ErrorLoopError,
     );
-    assert.ok(escalations.every((e) => e.category === 'error_loop'), 'only the error loop escalates');
+    assert.ok(
+      escalations.every((e) => e.category === 'error_loop'),
+      'only the error loop escalates',
+    );
     assert.equal(escalations.at(-1)?.action, 'stop');
     // The failures the breaker judged are the ones that ran; blocked attempts never reached the tool.
     assert.ok(runs >= 2 && runs < 10, `the tool ran ${runs} times`);
     assert.equal((await breaker.snapshot('b-1')).counters.toolCalls, runs);
   });
 
-  test("an invalid call the model keeps repeating is judged from the error it was shown", async () => {
+  test('an invalid call the model keeps repeating is judged from the error it was shown', async () => {
     const breaker = new AgentBreaker();
     const lookup = tool({ inputSchema: z.object({ id: z.string() }), execute: async ({ id }) => id });
     const client = ChatClient.builder(scriptedModel(() => [{ tool: 'lookup', input: { order: 7 } }]))
@@ -81,7 +95,11 @@ describe('AgentBreaker in a ChatClient: one observation point per tool call', ()
       .defaultTools({ lookup })
       .build();
     await assert.rejects(
-      client.prompt('Look up order 7').advisors((a) => a.param(CONVERSATION_ID, 'i-1')).call().content(),
+      client
+        .prompt('Look up order 7')
+        .advisors((a) => a.param(CONVERSATION_ID, 'i-1'))
+        .call()
+        .content(),
       ErrorLoopError,
     );
   });

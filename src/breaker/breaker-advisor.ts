@@ -43,7 +43,11 @@ function roundCost(engine: BreakerEngine, sessionId: string, request: ChatClient
   if (typeof usd === 'number') return usd;
   if (engine.options.budget.maxCostUsd !== undefined) {
     const why = price === undefined ? `model "${modelId}" has no price` : `model "${modelId}" reported no token counts`;
-    engine.warnOnce(sessionId, `cost:${modelId}:${price === undefined}`, `budget.maxCostUsd is not enforceable: ${why}; pass prices for it (telemetry prices or AgentLoop prices).`);
+    engine.warnOnce(
+      sessionId,
+      `cost:${modelId}:${price === undefined}`,
+      `budget.maxCostUsd is not enforceable: ${why}; pass prices for it (telemetry prices or AgentLoop prices).`,
+    );
   }
   return undefined;
 }
@@ -108,11 +112,18 @@ export async function* breakerAdviseStream(engine: BreakerEngine, request: ChatC
 function sessionOf(engine: BreakerEngine, request: ChatClientRequest, chain: AdvisorChain): string {
   const sessionId = sessionIdOf(request.context);
   if (chain.advisors.some((a) => a.name === 'ToolCallAdvisor')) {
-    engine.warnOnce(sessionId, 'order', `The ${engine.name} runs outside the tool loop (its order ${String(engine.options.order)} is not greater than the tool loop's): it judges one round per call, not every round.`);
+    engine.warnOnce(
+      sessionId,
+      'order',
+      `The ${engine.name} runs outside the tool loop (its order ${String(engine.options.order)} is not greater than the tool loop's): it judges one round per call, not every round.`,
+    );
   }
   if (request.context.get(CALL_SESSION_ID) === sessionId && request.context.get(ANNOUNCED) !== true) {
     request.context.set(ANNOUNCED, true);
-    engine.debug(sessionId, 'The request names no conversation id (CONVERSATION_ID): this call is judged as a session of its own. Give an id to share breaker state across calls.');
+    engine.debug(
+      sessionId,
+      'The request names no conversation id (CONVERSATION_ID): this call is judged as a session of its own. Give an id to share breaker state across calls.',
+    );
   }
   return sessionId;
 }

@@ -2,15 +2,7 @@
 export type BreakerAction = 'allow' | 'steer' | 'block' | 'stop';
 
 /** The kinds of loop (and the budget) the breaker tells apart. */
-export type BreakerCategory =
-  | 'tool_spiral'
-  | 'cycle'
-  | 'error_loop'
-  | 'token_drift'
-  | 'rag_fixation'
-  | 'delegation_loop'
-  | 'text_repetition'
-  | 'budget';
+export type BreakerCategory = 'tool_spiral' | 'cycle' | 'error_loop' | 'token_drift' | 'rag_fixation' | 'delegation_loop' | 'text_repetition' | 'budget';
 
 /** Every {@link BreakerCategory}, in a stable order. */
 export const BREAKER_CATEGORIES: readonly BreakerCategory[] = [

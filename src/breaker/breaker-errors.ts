@@ -14,13 +14,7 @@ export class AgentBreakerError extends GovernorError {
   /** The session the breaker stopped, when known. */
   readonly sessionId: string | undefined;
 
-  constructor(
-    code: string,
-    category: BreakerCategory,
-    message: string,
-    evidence?: BreakerEvidence,
-    sessionId?: string,
-  ) {
+  constructor(code: string, category: BreakerCategory, message: string, evidence?: BreakerEvidence, sessionId?: string) {
     super(code, message);
     this.category = category;
     this.evidence = evidence;
@@ -105,10 +99,7 @@ export class BreakerUnavailableError extends GovernorError {
   }
 }
 
-const BY_CATEGORY: Record<
-  BreakerCategory,
-  new (message: string, evidence?: BreakerEvidence, sessionId?: string) => AgentBreakerError
-> = {
+const BY_CATEGORY: Record<BreakerCategory, new (message: string, evidence?: BreakerEvidence, sessionId?: string) => AgentBreakerError> = {
   tool_spiral: ToolSpiralError,
   cycle: CycleError,
   error_loop: ErrorLoopError,

@@ -3,12 +3,7 @@
  * format (`model`, `tool_call`, `retrieval`, `delegation`, `user`) so that a
  * live session and a recorded one are judged by the same code.
  */
-export type BreakerEvent =
-  | ModelEvent
-  | ToolCallEvent
-  | RetrievalEvent
-  | DelegationEvent
-  | UserEvent;
+export type BreakerEvent = ModelEvent | ToolCallEvent | RetrievalEvent | DelegationEvent | UserEvent;
 
 /** One model round trip. Token counts are `null` when the provider did not report them. */
 export interface ModelEvent {

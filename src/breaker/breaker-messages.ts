@@ -21,7 +21,7 @@ function steerText(category: BreakerCategory, e: BreakerEvidence): string {
         ? `"${tool}" has failed ${(e.repeats ?? 2) - 1} times in a row with a temporary error (the service looks unavailable). Stop retrying it for now: continue with other work if you can, or tell the user the service is unavailable and try later.`
         : `"${tool}" has failed ${(e.repeats ?? 2) - 1} times in a row with the same error for the same request. Sending it again will fail again. Read the error, change what it complains about (the arguments, or the state it depends on), use another approach, or explain the problem to the user.`;
     case 'cycle':
-      return `You are going round in a circle: ${(e.sequence ?? []).join(' → ')} has repeated ${((e.repeats ?? 3) - 1)} times and every step returned the same result as before. Stop the cycle: decide with what you have, or try something you have not tried yet.`;
+      return `You are going round in a circle: ${(e.sequence ?? []).join(' → ')} has repeated ${(e.repeats ?? 3) - 1} times and every step returned the same result as before. Stop the cycle: decide with what you have, or try something you have not tried yet.`;
     case 'token_drift':
       return `The conversation is growing fast (prompt tokens ${(e.promptTokens ?? []).join(' → ')}). Stop pulling in large outputs: summarise what you have learned so far, keep only what the task needs, and finish the task.`;
     case 'rag_fixation':

@@ -372,9 +372,37 @@ export interface AgentBreakerOptions {
 
 /** Tools treated as read-only unless `readOnlyTools` says otherwise. */
 export const DEFAULT_READ_ONLY_TOOLS: readonly string[] = [
-  'get', 'search', 'find', 'list', 'read', 'lookup', 'look_up', 'fetch', 'query', 'retrieve',
-  'view', 'show', 'describe', 'inspect', 'check', 'count', 'think', 'calculate', 'calc', 'compute',
-  'grep', 'cat', 'ls', 'head', 'tail', 'wc', 'stat', 'pwd', 'which', 'whoami', 'echo',
+  'get',
+  'search',
+  'find',
+  'list',
+  'read',
+  'lookup',
+  'look_up',
+  'fetch',
+  'query',
+  'retrieve',
+  'view',
+  'show',
+  'describe',
+  'inspect',
+  'check',
+  'count',
+  'think',
+  'calculate',
+  'calc',
+  'compute',
+  'grep',
+  'cat',
+  'ls',
+  'head',
+  'tail',
+  'wc',
+  'stat',
+  'pwd',
+  'which',
+  'whoami',
+  'echo',
 ];
 
 type Required<T> = { readonly [K in keyof T]-?: Exclude<T[K], undefined> };
@@ -415,12 +443,7 @@ function ladder(reader: OptionReader, key: string, fallback: EscalationLadder): 
   return [...(v as EscalationAction[])];
 }
 
-function overrides<T>(
-  reader: OptionReader,
-  key: string,
-  allowed: readonly string[],
-  read: (entry: OptionReader) => T,
-): Readonly<Record<string, T>> {
+function overrides<T>(reader: OptionReader, key: string, allowed: readonly string[], read: (entry: OptionReader) => T): Readonly<Record<string, T>> {
   const raw = reader.record(key);
   const out: Record<string, T> = {};
   for (const name of Object.keys(raw)) out[name] = read(new OptionReader(raw[name], `${reader.name(key)}.${name}`, allowed));
@@ -430,8 +453,24 @@ function overrides<T>(
 /** Validates options and fills in defaults; throws InvalidOptionError naming the first bad option. */
 export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): ResolvedAgentBreakerOptions {
   const top = new OptionReader(options, '', [
-    'store', 'now', 'cooldownMs', 'onStoreError', 'maxStoreRetries', 'checkFreshnessMs', 'readOnlyTools', 'identityKeys', 'telemetry', 'order',
-    'toolSpiral', 'errorLoop', 'cycle', 'tokenDrift', 'ragFixation', 'delegation', 'textRepetition', 'budget',
+    'store',
+    'now',
+    'cooldownMs',
+    'onStoreError',
+    'maxStoreRetries',
+    'checkFreshnessMs',
+    'readOnlyTools',
+    'identityKeys',
+    'telemetry',
+    'order',
+    'toolSpiral',
+    'errorLoop',
+    'cycle',
+    'tokenDrift',
+    'ragFixation',
+    'delegation',
+    'textRepetition',
+    'budget',
   ]);
   const store = top.raw('store');
   if (store !== undefined && (store === null || typeof (store as BreakerStore).read !== 'function' || typeof (store as BreakerStore).apply !== 'function')) {
@@ -439,7 +478,14 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
   }
 
   const spiral = new OptionReader(top.raw('toolSpiral'), 'toolSpiral', [
-    'enabled', 'maxRepeats', 'maxIdenticalRepeats', 'window', 'similarity', 'sameResultSimilarity', 'escalation', 'perTool',
+    'enabled',
+    'maxRepeats',
+    'maxIdenticalRepeats',
+    'window',
+    'similarity',
+    'sameResultSimilarity',
+    'escalation',
+    'perTool',
   ]);
   const spiralRepeats = spiral.number('maxRepeats', 4, COUNT);
   const spiralWindow = spiral.number('window', 5, { min: 1, max: 100, integer: true });
@@ -448,15 +494,35 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
   }
 
   const errors = new OptionReader(top.raw('errorLoop'), 'errorLoop', [
-    'enabled', 'maxRepeats', 'maxTransientRepeats', 'similarity', 'resetOnUserEvent', 'escalation', 'perTool',
+    'enabled',
+    'maxRepeats',
+    'maxTransientRepeats',
+    'similarity',
+    'resetOnUserEvent',
+    'escalation',
+    'perTool',
   ]);
   const cycle = new OptionReader(top.raw('cycle'), 'cycle', ['enabled', 'maxPeriod', 'repeats', 'similarity', 'escalation']);
   const drift = new OptionReader(top.raw('tokenDrift'), 'tokenDrift', ['enabled', 'growthFactor', 'consecutive', 'minPromptTokens', 'escalation']);
   const rag = new OptionReader(top.raw('ragFixation'), 'ragFixation', ['enabled', 'consecutive', 'similarity', 'sameDocumentsSimilarity', 'escalation']);
   const delegation = new OptionReader(top.raw('delegation'), 'delegation', [
-    'enabled', 'maxCalls', 'inputSimilarity', 'answerSimilarity', 'subAgentTools', 'perAgent', 'escalation',
+    'enabled',
+    'maxCalls',
+    'inputSimilarity',
+    'answerSimilarity',
+    'subAgentTools',
+    'perAgent',
+    'escalation',
   ]);
-  const text = new OptionReader(top.raw('textRepetition'), 'textRepetition', ['enabled', 'repeats', 'similarity', 'minTokens', 'withinText', 'userTurnNewTokens', 'escalation']);
+  const text = new OptionReader(top.raw('textRepetition'), 'textRepetition', [
+    'enabled',
+    'repeats',
+    'similarity',
+    'minTokens',
+    'withinText',
+    'userTurnNewTokens',
+    'escalation',
+  ]);
   const budget = new OptionReader(top.raw('budget'), 'budget', ['enabled', 'maxTokens', 'maxCostUsd', 'wrapUpTurn']);
 
   return {

@@ -27,7 +27,12 @@ function loopingModel(recoverable: boolean): MockLanguageModelV4 {
       n += 1;
       const prompt = JSON.stringify(options.prompt);
       if (recoverable && prompt.includes('Summary of the earlier attempt')) {
-        return { content: [{ type: 'text', text: 'Job 7 keeps failing; I stopped polling and reported it.' }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] };
+        return {
+          content: [{ type: 'text', text: 'Job 7 keeps failing; I stopped polling and reported it.' }],
+          finishReason: { unified: 'stop', raw: undefined },
+          usage,
+          warnings: [],
+        };
       }
       return {
         content: [{ type: 'tool-call', toolCallId: `c${n}`, toolName: 'status', input: '{"job":"7"}' }],
@@ -46,15 +51,14 @@ describe('BreakerRecoveryAdvisor', () => {
     const breaker = new AgentBreaker();
     const memory = new MessageWindowChatMemory();
     const client = ChatClient.builder(loopingModel(true))
-      .defaultAdvisors(
-        new BreakerRecoveryAdvisor({ breaker, memory }),
-        new MessageChatMemoryAdvisor({ memory }),
-        new ToolCallAdvisor(),
-        breaker,
-      )
+      .defaultAdvisors(new BreakerRecoveryAdvisor({ breaker, memory }), new MessageChatMemoryAdvisor({ memory }), new ToolCallAdvisor(), breaker)
       .defaultTools({ status })
       .build();
-    const response = await client.prompt('Is job 7 done?').advisors((a) => a.param(CONVERSATION_ID, 'r-1')).call().chatClientResponse();
+    const response = await client
+      .prompt('Is job 7 done?')
+      .advisors((a) => a.param(CONVERSATION_ID, 'r-1'))
+      .call()
+      .chatClientResponse();
     assert.equal(response.response.text, 'Job 7 keeps failing; I stopped polling and reported it.');
     const recovered = response.context.get('governor.breaker.recovered') as { category: string; message: string };
     assert.equal(recovered.category, 'tool_spiral');
@@ -63,7 +67,10 @@ describe('BreakerRecoveryAdvisor', () => {
     assert.equal(history[0]!.role, 'system');
     assert.match(String(history[0]!.content), /Summary of the earlier attempt.*tool_spiral/);
     // The looping turn was flushed: memory holds the summary and the retried turn only.
-    assert.deepEqual(history.map((m) => m.role), ['system', 'user', 'assistant']);
+    assert.deepEqual(
+      history.map((m) => m.role),
+      ['system', 'user', 'assistant'],
+    );
     assert.notEqual((await breaker.snapshot('r-1')).state, 'OPEN');
   });
 
@@ -73,7 +80,14 @@ describe('BreakerRecoveryAdvisor', () => {
       .defaultAdvisors(new BreakerRecoveryAdvisor({ breaker }), new ToolCallAdvisor(), breaker)
       .defaultTools({ status })
       .build();
-    await assert.rejects(client.prompt('Is job 7 done?').advisors((a) => a.param(CONVERSATION_ID, 'r-2')).call().content(), ToolSpiralError);
+    await assert.rejects(
+      client
+        .prompt('Is job 7 done?')
+        .advisors((a) => a.param(CONVERSATION_ID, 'r-2'))
+        .call()
+        .content(),
+      ToolSpiralError,
+    );
   });
 });
 
@@ -94,10 +108,13 @@ describe('BreakerRecoveryAdvisor over the scripted model, call and stream', () =
         .defaultAdvisors(new BreakerRecoveryAdvisor({ breaker }), new ToolCallingAdvisor(), breaker)
         .defaultTools({ status })
         .build();
-      const { text } = await runMode(client.prompt('Is job 7 done?').advisors((a) => a.param(CONVERSATION_ID, `rs-${mode}`)), mode);
+      const { text } = await runMode(
+        client.prompt('Is job 7 done?').advisors((a) => a.param(CONVERSATION_ID, `rs-${mode}`)),
+        mode,
+      );
       assert.ok(text.endsWith('Job 7 keeps failing; reported.'), text);
       const retry = server.requests.filter(retried);
-      assert.equal(retry.length, 3, 'the retry ran the same check twice without tripping on the earlier attempt\'s evidence');
+      assert.equal(retry.length, 3, "the retry ran the same check twice without tripping on the earlier attempt's evidence");
       const snapshot = await breaker.snapshot(`rs-${mode}`);
       assert.equal(snapshot.state, 'CLOSED');
       assert.ok(snapshot.budget.tokens > 0, 'the budget was kept');

@@ -63,12 +63,7 @@ describe('OpenTelemetry', () => {
       ],
     );
     const names = spanEvents.map((e) => e.name);
-    assert.deepEqual(names, [
-      'governor.breaker.escalation',
-      'governor.breaker.escalation',
-      'governor.breaker.escalation',
-      'governor.breaker.state_change',
-    ]);
+    assert.deepEqual(names, ['governor.breaker.escalation', 'governor.breaker.escalation', 'governor.breaker.escalation', 'governor.breaker.state_change']);
     assert.equal(spanEvents[0]!.attributes?.['governor.breaker.category'], 'tool_spiral');
     assert.equal(spanEvents[3]!.attributes?.['governor.breaker.to'], 'OPEN');
     // Content recording is off (the default): the evidence, which may quote the agent, is left out.
@@ -82,7 +77,10 @@ describe('OpenTelemetry', () => {
     const d = new BreakerDriver(new AgentBreaker(), 'quote');
     const sentence = 'Connect to the database with DB_PASSWORD=Hunter2Secret now please. ';
     await context.with(trace.setSpan(ROOT_CONTEXT, span), () => d.model(sentence.repeat(4)));
-    assert.ok(spanEvents.some((e) => e.attributes?.['governor.breaker.category'] === 'text_repetition'), JSON.stringify(spanEvents));
+    assert.ok(
+      spanEvents.some((e) => e.attributes?.['governor.breaker.category'] === 'text_repetition'),
+      JSON.stringify(spanEvents),
+    );
     assert.doesNotMatch(JSON.stringify(spanEvents), /hunter2secret|Hunter2Secret/i);
   });
 

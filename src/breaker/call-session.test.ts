@@ -60,13 +60,20 @@ describe('the breaker order', () => {
     assert.throws(() => new AgentBreaker({ order: 'inside' as unknown as number }), InvalidOptionError);
 
     await using server = await new ScriptedModelServer({ script: [{ text: 'hi' }], onExhausted: 'repeat-last' }).start();
-    for (const [order, warns] of [[AdvisorOrder.BREAKER + 10, false], [AdvisorOrder.TOOL_LOOP - 10, true]] as const) {
+    for (const [order, warns] of [
+      [AdvisorOrder.BREAKER + 10, false],
+      [AdvisorOrder.TOOL_LOOP - 10, true],
+    ] as const) {
       const breaker = new AgentBreaker({ order });
       const warnings: string[] = [];
       breaker.on((e) => void (e.type === 'warning' && warnings.push(e.message ?? '')));
       const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor(), breaker).build();
       assert.equal(await client.prompt('hello').call().content(), 'hi');
-      assert.equal(warnings.some((w) => /outside the tool loop/.test(w)), warns, `order ${order}`);
+      assert.equal(
+        warnings.some((w) => /outside the tool loop/.test(w)),
+        warns,
+        `order ${order}`,
+      );
     }
   });
 });

@@ -23,13 +23,22 @@ describe('budget.maxCostUsd without AgentLoop', () => {
       const breaker = new AgentBreaker({ budget: { maxCostUsd: 0.04 } });
       const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor(), breaker).defaultTools({ lookup }).build();
       const session = `cost-${mode}`;
-      const { text } = await runMode(client.prompt('Where is A1?').advisors((a) => a.param(CONVERSATION_ID, session)), mode);
+      const { text } = await runMode(
+        client.prompt('Where is A1?').advisors((a) => a.param(CONVERSATION_ID, session)),
+        mode,
+      );
       assert.equal(text, 'Order A1 has shipped.');
       const snapshot = await breaker.snapshot(session);
       assert.ok(snapshot.budget.costUsd > 0.04 && snapshot.budget.costUsd < 0.2, `cost ${snapshot.budget.costUsd}`);
       assert.equal(snapshot.budget.phase, 'exhausted');
       assert.match(JSON.stringify(server.requests[1]!.body.messages), /Wrap up now/, 'the model was told to wrap up');
-      await assert.rejects(runMode(client.prompt('And A2?').advisors((a) => a.param(CONVERSATION_ID, session)), mode), BudgetExceededError);
+      await assert.rejects(
+        runMode(
+          client.prompt('And A2?').advisors((a) => a.param(CONVERSATION_ID, session)),
+          mode,
+        ),
+        BudgetExceededError,
+      );
       assert.equal(server.requests.length, 2, 'the round past the budget was not sent');
       assert.equal((await breaker.health()).costBudget, 'enforced');
     });

@@ -112,7 +112,13 @@ describe('InMemoryBreakerStore', () => {
   });
 
   test('rejects bad options', () => {
-    assert.throws(() => new InMemoryBreakerStore({ maxSessions: 0 }), (e) => e instanceof InvalidOptionError && e.option === 'maxSessions');
-    assert.throws(() => new InMemoryBreakerStore({ idleTtlMs: -1 }), (e) => e instanceof InvalidOptionError && e.option === 'idleTtlMs');
+    assert.throws(
+      () => new InMemoryBreakerStore({ maxSessions: 0 }),
+      (e) => e instanceof InvalidOptionError && e.option === 'maxSessions',
+    );
+    assert.throws(
+      () => new InMemoryBreakerStore({ idleTtlMs: -1 }),
+      (e) => e instanceof InvalidOptionError && e.option === 'idleTtlMs',
+    );
   });
 });

@@ -1,13 +1,5 @@
 import { InvalidOptionError } from '../errors/governor-error.ts';
-import type {
-  AppliedOp,
-  BreakerSessionState,
-  BreakerStore,
-  BreakerStoreStatus,
-  SessionOp,
-  SessionRead,
-  SessionReducer,
-} from './breaker-store.ts';
+import type { AppliedOp, BreakerSessionState, BreakerStore, BreakerStoreStatus, SessionOp, SessionRead, SessionReducer } from './breaker-store.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link InMemoryBreakerStore}. */

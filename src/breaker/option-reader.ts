@@ -88,11 +88,7 @@ export class OptionReader {
   }
 }
 
-function checkNumber(
-  v: unknown,
-  name: string,
-  range: { min?: number; max?: number; integer?: boolean; exclusiveMin?: boolean },
-): number {
+function checkNumber(v: unknown, name: string, range: { min?: number; max?: number; integer?: boolean; exclusiveMin?: boolean }): number {
   if (typeof v !== 'number' || !Number.isFinite(v)) throw new InvalidOptionError(name, 'must be a finite number');
   if (range.integer === true && !Number.isInteger(v)) throw new InvalidOptionError(name, 'must be an integer');
   if (range.min !== undefined && (range.exclusiveMin === true ? v <= range.min : v < range.min)) {

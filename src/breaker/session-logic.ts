@@ -16,7 +16,7 @@ import { recordToolCall, type ToolProposal } from './detectors/tool-record.ts';
 import { isInformativeUserTurn } from './detectors/user-turn.ts';
 
 /** An event for listeners, before the engine adds session id and time. */
-export type PendingEvent = Omit<BreakerEventRecord, 'sessionId' | 'at'>;
+type PendingEvent = Omit<BreakerEventRecord, 'sessionId' | 'at'>;
 
 /** The result of judging one operation on one session's state. */
 export interface Outcome {
@@ -74,7 +74,13 @@ export class SessionLogic {
     if (step.state.status === 'OPEN') return this.#done(step, this.#openDecision(step));
     if (this.ctx.options.budget.enabled && step.state.budget.phase > 0) {
       const evidence = budgetEvidence(step.state.budget, this.ctx, 'tools_blocked', 'the session budget is spent; tool calls are no longer executed');
-      const decision: BreakerDecision = { action: 'block', category: 'budget', reason: 'detection', message: breakerMessage('budget', 'block', evidence), evidence };
+      const decision: BreakerDecision = {
+        action: 'block',
+        category: 'budget',
+        reason: 'detection',
+        message: breakerMessage('budget', 'block', evidence),
+        evidence,
+      };
       step.events.push({ type: 'escalation', category: 'budget', action: 'block', message: decision.message, evidence });
       return this.#done(step, decision);
     }
@@ -149,7 +155,13 @@ export class SessionLogic {
       const budgetEscalations = step.state.escalations.budget;
       step.state = {
         ...fresh,
-        status, openedAt, openCategory, openReason, seq, budget, counters,
+        status,
+        openedAt,
+        openCategory,
+        openReason,
+        seq,
+        budget,
+        counters,
         userSeq: seq,
         escalations: budgetEscalations === undefined ? {} : { budget: budgetEscalations },
       };
@@ -229,13 +241,20 @@ export class SessionLogic {
   #ladder(category: Exclude<Detection['category'], 'budget'>) {
     const o = this.ctx.options;
     switch (category) {
-      case 'tool_spiral': return o.toolSpiral.escalation;
-      case 'error_loop': return o.errorLoop.escalation;
-      case 'cycle': return o.cycle.escalation;
-      case 'token_drift': return o.tokenDrift.escalation;
-      case 'rag_fixation': return o.ragFixation.escalation;
-      case 'delegation_loop': return o.delegation.escalation;
-      case 'text_repetition': return o.textRepetition.escalation;
+      case 'tool_spiral':
+        return o.toolSpiral.escalation;
+      case 'error_loop':
+        return o.errorLoop.escalation;
+      case 'cycle':
+        return o.cycle.escalation;
+      case 'token_drift':
+        return o.tokenDrift.escalation;
+      case 'rag_fixation':
+        return o.ragFixation.escalation;
+      case 'delegation_loop':
+        return o.delegation.escalation;
+      case 'text_repetition':
+        return o.textRepetition.escalation;
     }
   }
 

@@ -85,7 +85,7 @@ describe('shared store', () => {
     assert.equal(store.loads + store.writes - before, 10);
   });
 
-  test('with checkFreshnessMs, another replica\'s trip is seen by the next observation at once, and by checks after the window', async () => {
+  test("with checkFreshnessMs, another replica's trip is seen by the next observation at once, and by checks after the window", async () => {
     const store = new InMemoryBreakerStore();
     const clock = new ManualClock();
     const a = new AgentBreaker({ store, now: clock.now, checkFreshnessMs: 1_000 });
@@ -109,7 +109,10 @@ describe('shared store', () => {
     assert.equal((await b.observe('s', { kind: 'user', text: 'x' })).action, 'allow');
     assert.equal(warnings.length, 3);
     assert.equal((await b.health()).unjudged, 3, 'what was not judged is counted');
-    assert.ok(warnings.every((w) => !(w.message ?? '').includes('secret')), 'store error details are not leaked');
+    assert.ok(
+      warnings.every((w) => !(w.message ?? '').includes('secret')),
+      'store error details are not leaked',
+    );
     assert.equal((await b.health()).status, 'degraded');
     store.failing = false;
     await b.checkModelCall('s');

@@ -83,7 +83,10 @@ describe('breaker state machine', () => {
     const b = new AgentBreaker({ toolSpiral: { escalation: ['block', 'stop'] } });
     const d = new BreakerDriver(b, 's');
     const calls = await d.repeat(4, 'get_status', { job: 'build' }, () => 'queued');
-    assert.deepEqual(calls.map((c) => c.decision.action), ['allow', 'allow', 'block', 'stop']);
+    assert.deepEqual(
+      calls.map((c) => c.decision.action),
+      ['allow', 'allow', 'block', 'stop'],
+    );
   });
 
   test('every escalation and state change is an event with category, action, session and evidence', async () => {
@@ -98,13 +101,19 @@ describe('breaker state machine', () => {
     off();
     await b.checkModelCall('sess-42');
     const escalations = events.filter((e) => e.type === 'escalation');
-    assert.deepEqual(escalations.map((e) => e.action), ['steer', 'block', 'stop']);
+    assert.deepEqual(
+      escalations.map((e) => e.action),
+      ['steer', 'block', 'stop'],
+    );
     for (const e of escalations) {
       assert.equal(e.sessionId, 'sess-42');
       assert.equal(e.category, 'tool_spiral');
       assert.equal(typeof e.evidence?.repeats, 'number');
     }
-    assert.deepEqual(escalations.map((e) => e.evidence?.detection), [1, 2, 3]);
+    assert.deepEqual(
+      escalations.map((e) => e.evidence?.detection),
+      [1, 2, 3],
+    );
     assert.equal(events.filter((e) => e.type === 'state_change').length, 1);
   });
 

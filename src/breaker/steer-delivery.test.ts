@@ -62,8 +62,14 @@ describe('a steer reaches the model on its next round', () => {
       }).start();
       const breaker = new AgentBreaker();
       const seen = escalations(breaker);
-      const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor(), breaker).defaultTools({ search: searchTool(breaker) }).build();
-      const { text } = await runMode(client.prompt('What is the refund policy?').advisors((a) => a.param(CONVERSATION_ID, `rag-${mode}`)), mode);
+      const client = ChatClient.builder(scriptedModel(server))
+        .defaultAdvisors(new ToolCallingAdvisor(), breaker)
+        .defaultTools({ search: searchTool(breaker) })
+        .build();
+      const { text } = await runMode(
+        client.prompt('What is the refund policy?').advisors((a) => a.param(CONVERSATION_ID, `rag-${mode}`)),
+        mode,
+      );
       assert.equal(text, 'Damaged items are refunded in full.');
       const steer = seen.find((e) => e.category === 'rag_fixation');
       assert.equal(steer?.action, 'steer');
@@ -74,27 +80,43 @@ describe('a steer reaches the model on its next round', () => {
 
     test(`${mode}: a text-repetition steer decided on a round without tool calls reaches the next call of the session`, async () => {
       const reply = 'I am sorry, I cannot find that order in our system right now, please try again later.';
-      await using server = await new ScriptedModelServer({ script: [{ text: reply }, { text: reply }, { text: reply }, { text: 'Order 77 shipped yesterday.' }] }).start();
+      await using server = await new ScriptedModelServer({
+        script: [{ text: reply }, { text: reply }, { text: reply }, { text: 'Order 77 shipped yesterday.' }],
+      }).start();
       const breaker = new AgentBreaker();
       const seen = escalations(breaker);
       const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor(), breaker).build();
       const session = `text-${mode}`;
-      for (let i = 0; i < 4; i++) await drain(client.prompt(i === 0 ? 'Where is order 77?' : 'continue').advisors((a) => a.param(CONVERSATION_ID, session)), mode);
+      for (let i = 0; i < 4; i++)
+        await drain(
+          client.prompt(i === 0 ? 'Where is order 77?' : 'continue').advisors((a) => a.param(CONVERSATION_ID, session)),
+          mode,
+        );
       const steer = seen.find((e) => e.category === 'text_repetition');
       assert.equal(steer?.action, 'steer', 'the third identical reply is steered');
       assert.equal(steerNote(server, 2), undefined);
       assert.equal(steerNote(server, 3), `[AgentBreaker] ${steer!.message}`, 'the next request ends with the steer, after the user turn');
     });
     test(`${mode}: a delegation steer decided on a sub-agent's repeated answer is in the next request`, async () => {
-      const tasks = ['Summarise the Q3 sales report', 'Give me a short summary of the third quarter sales report', 'What does the Q3 sales report say, in brief?'];
+      const tasks = [
+        'Summarise the Q3 sales report',
+        'Give me a short summary of the third quarter sales report',
+        'What does the Q3 sales report say, in brief?',
+      ];
       await using server = await new ScriptedModelServer({
         script: [...tasks.map((task) => ({ toolCalls: [{ name: 'researcher', arguments: { task } }] })), { text: 'Sales grew 4% in Q3.' }],
       }).start();
       const breaker = new AgentBreaker({ delegation: { subAgentTools: ['researcher'] } });
       const seen = escalations(breaker);
-      const researcher = tool({ inputSchema: z.object({ task: z.string() }), execute: async () => 'Q3 sales grew four percent while costs stayed flat and the outlook is unchanged.' });
+      const researcher = tool({
+        inputSchema: z.object({ task: z.string() }),
+        execute: async () => 'Q3 sales grew four percent while costs stayed flat and the outlook is unchanged.',
+      });
       const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor(), breaker).defaultTools({ researcher }).build();
-      const { text } = await runMode(client.prompt('Summarise Q3').advisors((a) => a.param(CONVERSATION_ID, `deleg-${mode}`)), mode);
+      const { text } = await runMode(
+        client.prompt('Summarise Q3').advisors((a) => a.param(CONVERSATION_ID, `deleg-${mode}`)),
+        mode,
+      );
       assert.equal(text, 'Sales grew 4% in Q3.');
       const steer = seen.find((e) => e.category === 'delegation_loop');
       assert.equal(steer?.action, 'steer');
@@ -119,11 +141,19 @@ describe('a stop throws its category class', () => {
   for (const mode of MODES) {
     test(`${mode}: a RAG-fixation stop decided on an observed retrieval surfaces as RagFixationError, later calls as BreakerOpenError`, async () => {
       let n = 0;
-      await using server = await new ScriptedModelServer({ script: () => ({ toolCalls: [{ name: 'search', arguments: { query: QUERIES[n++ % QUERIES.length]! } }] }) }).start();
+      await using server = await new ScriptedModelServer({
+        script: () => ({ toolCalls: [{ name: 'search', arguments: { query: QUERIES[n++ % QUERIES.length]! } }] }),
+      }).start();
       const breaker = new AgentBreaker();
-      const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor(), breaker).defaultTools({ search: searchTool(breaker) }).build();
+      const client = ChatClient.builder(scriptedModel(server))
+        .defaultAdvisors(new ToolCallingAdvisor(), breaker)
+        .defaultTools({ search: searchTool(breaker) })
+        .build();
       const prompt = () => client.prompt('What is the refund policy?').advisors((a) => a.param(CONVERSATION_ID, `ragstop-${mode}`));
-      const error = await runMode(prompt(), mode).then(() => undefined, (e: unknown) => e);
+      const error = await runMode(prompt(), mode).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       assert.ok(error instanceof RagFixationError, `got ${String(error)}`);
       assert.ok(!(error instanceof BreakerOpenError));
       assert.equal(error.evidence?.pattern !== undefined, true, 'the evidence of the trip comes with it');
@@ -141,7 +171,13 @@ describe('a stop throws its category class', () => {
       const build = tool({ inputSchema: z.object({}), execute: async () => 'build ok' });
       const check = tool({ inputSchema: z.object({}), execute: async () => '3 failing tests' });
       const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor(), breaker).defaultTools({ build, test: check }).build();
-      await assert.rejects(runMode(client.prompt('Fix the tests').advisors((a) => a.param(CONVERSATION_ID, `cycle-${mode}`)), mode), CycleError);
+      await assert.rejects(
+        runMode(
+          client.prompt('Fix the tests').advisors((a) => a.param(CONVERSATION_ID, `cycle-${mode}`)),
+          mode,
+        ),
+        CycleError,
+      );
     });
   }
 });

@@ -75,7 +75,11 @@ export class DefaultAdvisorChain implements AdvisorChain {
 
   copy(after: Advisor): AdvisorChain {
     const index = this.#all.indexOf(after);
-    if (index < 0) throw new AdvisorNotInChainError(after.name, this.#all.map((a) => a.name));
+    if (index < 0)
+      throw new AdvisorNotInChainError(
+        after.name,
+        this.#all.map((a) => a.name),
+      );
     return new DefaultAdvisorChain(this.#all, this.#terminal, index + 1);
   }
 }

@@ -13,10 +13,13 @@ function traced(request: ChatClientRequest): boolean {
 }
 
 function openAdvisorSpan(advisor: Advisor): Span | undefined {
-  return startSpan(() => `advisor ${advisor.name}`, () => ({
-    kind: SpanKind.INTERNAL,
-    attributes: { [ATTR_ADVISOR_NAME]: advisor.name, [ATTR_ADVISOR_ORDER]: advisor.order },
-  }));
+  return startSpan(
+    () => `advisor ${advisor.name}`,
+    () => ({
+      kind: SpanKind.INTERNAL,
+      attributes: { [ATTR_ADVISOR_NAME]: advisor.name, [ATTR_ADVISOR_ORDER]: advisor.order },
+    }),
+  );
 }
 
 /** Runs one advisor's `adviseCall` inside its own `advisor {name}` span. */

@@ -107,7 +107,10 @@ describe('ChatClient', () => {
       doGenerate: async () => ({
         content: [{ type: 'text', text: 'ok' }],
         finishReason: { unified: 'stop', raw: undefined },
-        usage: { inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 3, text: 3, reasoning: undefined } },
+        usage: {
+          inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+          outputTokens: { total: 3, text: 3, reasoning: undefined },
+        },
         warnings: [],
       }),
     });
@@ -126,7 +129,10 @@ describe('ChatClient', () => {
       }),
     });
     assert.equal(await ChatClient.create(v3).prompt('x').call().content(), 'from v3');
-    assert.throws(() => ChatClient.builder('openai/gpt-4o'), (e: unknown) => e instanceof UnsupportedModelError && /"v2", "v3", "v4"/.test(e.message));
+    assert.throws(
+      () => ChatClient.builder('openai/gpt-4o'),
+      (e: unknown) => e instanceof UnsupportedModelError && /"v2", "v3", "v4"/.test(e.message),
+    );
     assert.throws(() => ChatClient.builder({ specificationVersion: 'v1', doGenerate() {}, doStream() {} }), UnsupportedModelError);
   });
 
@@ -141,18 +147,29 @@ describe('ChatClient', () => {
       },
     });
     const client = ChatClient.builder(threeRounds()).defaultAdvisors(new ToolCallAdvisor(), spy).defaultTools({ weather }).build();
-    const result = await client.prompt('Weather?').advisors((a) => a.param(CONVERSATION_ID, 'c-42')).call().chatClientResponse();
+    const result = await client
+      .prompt('Weather?')
+      .advisors((a) => a.param(CONVERSATION_ID, 'c-42'))
+      .call()
+      .chatClientResponse();
     assert.deepEqual(seen, ['c-42', 'c-42', 'c-42']);
     assert.equal(result.context.get('rounds'), 3);
   });
 
   test('advisors are sorted by order and ties keep registration order', async () => {
     const trail: string[] = [];
-    const mk = (name: string, order: number) => beforeAfterAdvisor({ name, order, before: (r) => {
-        trail.push(name);
-        return r;
-      } });
-    const client = ChatClient.builder(mockModel([{ text: 'ok' }])).defaultAdvisors(mk('b', 5), mk('a', 1), mk('c', 5), mk('d', 5)).build();
+    const mk = (name: string, order: number) =>
+      beforeAfterAdvisor({
+        name,
+        order,
+        before: (r) => {
+          trail.push(name);
+          return r;
+        },
+      });
+    const client = ChatClient.builder(mockModel([{ text: 'ok' }]))
+      .defaultAdvisors(mk('b', 5), mk('a', 1), mk('c', 5), mk('d', 5))
+      .build();
     await client.prompt('x').call().content();
     assert.deepEqual(trail, ['a', 'b', 'c', 'd']);
   });
@@ -176,7 +193,12 @@ describe('ChatClient', () => {
         return chain.nextCall(request);
       },
     };
-    await ChatClient.builder(mockModel([{ text: 'ok' }])).defaultAdvisors(a, b, c, probe).build().prompt('x').call().content();
+    await ChatClient.builder(mockModel([{ text: 'ok' }]))
+      .defaultAdvisors(a, b, c, probe)
+      .build()
+      .prompt('x')
+      .call()
+      .content();
     assert.deepEqual(copied, ['c']);
     assert.ok(misuse instanceof AdvisorNotInChainError);
     assert.match((misuse as Error).message, /stranger/);
@@ -184,14 +206,23 @@ describe('ChatClient', () => {
 
   test('entity() asks for JSON and returns the parsed, validated object', async () => {
     const model = mockModel([{ text: '```json\n{"actor":"Tom Hanks","movies":["Big","Cast Away"]}\n```' }]);
-    const films = await ChatClient.create(model).prompt('Tom Hanks films').call().entity(z.object({ actor: z.string(), movies: z.array(z.string()) }));
+    const films = await ChatClient.create(model)
+      .prompt('Tom Hanks films')
+      .call()
+      .entity(z.object({ actor: z.string(), movies: z.array(z.string()) }));
     assert.deepEqual(films, { actor: 'Tom Hanks', movies: ['Big', 'Cast Away'] });
     assert.equal(model.doGenerateCalls[0]!.responseFormat?.type, 'json');
   });
 
   test('entity() without a validation advisor throws EntityParseError on a wrong answer', async () => {
     const client = ChatClient.create(mockModel([{ text: '{"actor": 3}' }]));
-    await assert.rejects(client.prompt('x').call().entity(z.object({ actor: z.string() })), EntityParseError);
+    await assert.rejects(
+      client
+        .prompt('x')
+        .call()
+        .entity(z.object({ actor: z.string() })),
+      EntityParseError,
+    );
   });
 
   test('a request without messages is rejected before any model call', async () => {

@@ -12,14 +12,17 @@ import type { ChatClientResponse, ChatStreamEvent } from './chat-response.ts';
 import { providerName } from './model-round-observation.ts';
 
 function openClientSpan(model: LanguageModelV4, request: ChatClientRequest, advisors: readonly Advisor[], stream: boolean): Span | undefined {
-  const span = startSpan(() => `chat_client ${model.modelId}`, () => ({
-    kind: SpanKind.INTERNAL,
-    attributes: {
-      [A.ATTR_GEN_AI_PROVIDER_NAME]: providerName(model.provider),
-      [A.ATTR_GEN_AI_REQUEST_MODEL]: model.modelId,
-      [A.ATTR_CHAT_CLIENT_STREAM]: stream,
-    },
-  }));
+  const span = startSpan(
+    () => `chat_client ${model.modelId}`,
+    () => ({
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        [A.ATTR_GEN_AI_PROVIDER_NAME]: providerName(model.provider),
+        [A.ATTR_GEN_AI_REQUEST_MODEL]: model.modelId,
+        [A.ATTR_CHAT_CLIENT_STREAM]: stream,
+      },
+    }),
+  );
   if (span?.isRecording()) {
     const attributes: Attributes = { [A.ATTR_CHAT_CLIENT_ADVISORS]: advisors.map((a) => a.name) };
     const conversation = request.context.get(CONVERSATION_ID);

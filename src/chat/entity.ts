@@ -47,10 +47,7 @@ function extractJson(text: string): string {
 }
 
 /** Validates an answer; returns the value or the list of problems. */
-export async function validateAnswer<T>(
-  schema: FlexibleSchema<T>,
-  text: string,
-): Promise<{ success: true; value: T } | { success: false; errors: string[] }> {
+export async function validateAnswer<T>(schema: FlexibleSchema<T>, text: string): Promise<{ success: true; value: T } | { success: false; errors: string[] }> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(extractJson(text));

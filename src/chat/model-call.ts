@@ -1,10 +1,4 @@
-import type {
-  LanguageModelV4,
-  LanguageModelV4CallOptions,
-  LanguageModelV4Content,
-  LanguageModelV4StreamPart,
-  SharedV4Warning,
-} from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4StreamPart, SharedV4Warning } from '@ai-sdk/provider';
 import type { AssistantContent, ModelMessage } from 'ai';
 import { convertToLanguageModelPrompt, prepareTools, standardizePrompt } from 'ai/internal';
 import { fromProviderUsage, type Usage } from '../model/usage.ts';
@@ -215,7 +209,7 @@ export class ModelCallTerminal implements ModelTerminal {
 const VISIBLE_PARTS: ReadonlySet<string> = new Set(['text-delta', 'reasoning-delta', 'tool-call', 'finish']);
 
 /** Parses a model's JSON-encoded tool input; an empty string means no arguments. */
-export function toToolCallRequest(part: { toolCallId: string; toolName: string; input: string }): ToolCallRequest {
+function toToolCallRequest(part: { toolCallId: string; toolName: string; input: string }): ToolCallRequest {
   let input: unknown = part.input;
   if (part.input.trim() === '') input = {};
   else if (jsonNestsDeeperThan(part.input, DEFAULT_MAX_NESTING_DEPTH)) {

@@ -28,11 +28,21 @@ async function setup(script: ScriptedTurn[], options: ModelOptions = {}) {
 for (const mode of ['call', 'stream'] as const) {
   describe(`model call retries (${mode})`, () => {
     test('503, 503, success: the call succeeds after two retries and reports them', async () => {
-      const { server, client, retries } = await setup([{ error: { status: 503 } }, { error: { status: 503 } }, { text: 'third time lucky', usage: { promptTokens: 10, completionTokens: 3 } }]);
+      const { server, client, retries } = await setup([
+        { error: { status: 503 } },
+        { error: { status: 503 } },
+        { text: 'third time lucky', usage: { promptTokens: 10, completionTokens: 3 } },
+      ]);
       await using _ = server;
       assert.equal(await answer(client.prompt('hi'), mode), 'third time lucky');
       assert.equal(server.requests.length, 3);
-      assert.deepEqual(retries.map((r) => [r.attempt, r.statusCode, r.maxRetries, r.fromRetryAfter]), [[1, 503, 2, false], [2, 503, 2, false]]);
+      assert.deepEqual(
+        retries.map((r) => [r.attempt, r.statusCode, r.maxRetries, r.fromRetryAfter]),
+        [
+          [1, 503, 2, false],
+          [2, 503, 2, false],
+        ],
+      );
     });
 
     test('usage counts only the attempt that answered', async () => {
@@ -64,11 +74,14 @@ for (const mode of ['call', 'stream'] as const) {
     test('retries stop at maxRetries with a RetryError holding every attempt', async () => {
       const { server, client } = await setup([{ error: { status: 502 } }], { maxRetries: 1 });
       await using _ = server;
-      await assert.rejects(answer(client.prompt('hi'), mode).finally(() => undefined), (e: unknown) => {
-        assert.ok(RetryError.isInstance(e));
-        assert.equal(e.errors.length, 2);
-        return true;
-      });
+      await assert.rejects(
+        answer(client.prompt('hi'), mode).finally(() => undefined),
+        (e: unknown) => {
+          assert.ok(RetryError.isInstance(e));
+          assert.equal(e.errors.length, 2);
+          return true;
+        },
+      );
       assert.equal(server.requests.length, 2);
     });
 

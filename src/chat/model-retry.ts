@@ -26,7 +26,7 @@ export class ModelStallError extends GovernorError {
 }
 
 /** 408, 409, 429, 5xx and network errors (as the provider marks them), and stalls; never another 4xx. */
-export function isRetryableModelError(error: unknown): boolean {
+function isRetryableModelError(error: unknown): boolean {
   if (ModelStallError.isInstance(error)) return true;
   return APICallError.isInstance(error) && error.isRetryable;
 }
@@ -36,7 +36,7 @@ function statusCodeOf(error: unknown): number | undefined {
 }
 
 /** The wait the provider asked for with `retry-after-ms` or `retry-after`, if any. */
-export function retryAfterMs(error: unknown, now = Date.now()): number | undefined {
+function retryAfterMs(error: unknown, now = Date.now()): number | undefined {
   const headers = APICallError.isInstance(error) ? error.responseHeaders : undefined;
   if (!headers) return undefined;
   const ms = Number.parseFloat(headers['retry-after-ms'] ?? '');

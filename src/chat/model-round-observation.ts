@@ -59,14 +59,17 @@ export function observeModelRound(model: LanguageModelV4, request: ChatClientReq
   const started = performance.now();
   const provider = providerName(model.provider);
   const requestModel = model.modelId;
-  const span = startSpan(() => `${A.GEN_AI_OPERATION_CHAT} ${requestModel}`, () => ({
-    kind: SpanKind.CLIENT,
-    attributes: {
-      [A.ATTR_GEN_AI_OPERATION_NAME]: A.GEN_AI_OPERATION_CHAT,
-      [A.ATTR_GEN_AI_PROVIDER_NAME]: provider,
-      [A.ATTR_GEN_AI_REQUEST_MODEL]: requestModel,
-    },
-  }));
+  const span = startSpan(
+    () => `${A.GEN_AI_OPERATION_CHAT} ${requestModel}`,
+    () => ({
+      kind: SpanKind.CLIENT,
+      attributes: {
+        [A.ATTR_GEN_AI_OPERATION_NAME]: A.GEN_AI_OPERATION_CHAT,
+        [A.ATTR_GEN_AI_PROVIDER_NAME]: provider,
+        [A.ATTR_GEN_AI_REQUEST_MODEL]: requestModel,
+      },
+    }),
+  );
   if (span?.isRecording()) describeRequest(span, request, settings);
   let done = false;
   const metricAttributes = (responseModel: string | undefined): Attributes => ({

@@ -18,11 +18,7 @@ export const OBSERVATION_SINKS = 'governor.observationSinks';
  * user wiring. Sinks that throw or reject are isolated: observation must never
  * break the call it observes.
  */
-export async function reportObservation(
-  context: AdvisorContext,
-  sessionId: string,
-  event: BreakerEvent,
-): Promise<void> {
+export async function reportObservation(context: AdvisorContext, sessionId: string, event: BreakerEvent): Promise<void> {
   const sinks = context.get(OBSERVATION_SINKS);
   if (!Array.isArray(sinks)) return;
   await Promise.all(

@@ -65,15 +65,18 @@ export function observeToolCall(info: ToolCallInfo, details: ToolCallDetails): T
   const { telemetry } = details;
   let span: Span | undefined;
   if (telemetry.enabled) {
-    span = startSpan(() => `${A.GEN_AI_OPERATION_EXECUTE_TOOL} ${info.toolName}`, () => ({
-      kind: SpanKind.INTERNAL,
-      attributes: {
-        [A.ATTR_GEN_AI_OPERATION_NAME]: A.GEN_AI_OPERATION_EXECUTE_TOOL,
-        [A.ATTR_GEN_AI_TOOL_NAME]: info.toolName,
-        [A.ATTR_GEN_AI_TOOL_CALL_ID]: info.toolCallId,
-        [A.ATTR_GEN_AI_TOOL_TYPE]: 'function',
-      },
-    }));
+    span = startSpan(
+      () => `${A.GEN_AI_OPERATION_EXECUTE_TOOL} ${info.toolName}`,
+      () => ({
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          [A.ATTR_GEN_AI_OPERATION_NAME]: A.GEN_AI_OPERATION_EXECUTE_TOOL,
+          [A.ATTR_GEN_AI_TOOL_NAME]: info.toolName,
+          [A.ATTR_GEN_AI_TOOL_CALL_ID]: info.toolCallId,
+          [A.ATTR_GEN_AI_TOOL_TYPE]: 'function',
+        },
+      }),
+    );
     if (span?.isRecording()) {
       const attributes: Attributes = {};
       if (details.description) attributes[A.ATTR_GEN_AI_TOOL_DESCRIPTION] = details.description;
@@ -146,10 +149,7 @@ export interface UnrunToolCall {
  * point of blocking it. A name the model made up is counted as `_OTHER`, so
  * a confused model cannot create unbounded metric series.
  */
-export async function observeUnrunToolCall(
-  call: UnrunToolCall,
-  details: Pick<ToolCallDetails, 'telemetry' | 'report'>,
-): Promise<void> {
+export async function observeUnrunToolCall(call: UnrunToolCall, details: Pick<ToolCallDetails, 'telemetry' | 'report'>): Promise<void> {
   if (details.telemetry.enabled) {
     try {
       recordToolMetrics(call.known ? call.toolName : A.OTHER_VALUE, call.outcome, undefined);

@@ -26,7 +26,10 @@ export interface FlagBreaker {
  *
  * @throws CliUsageError for an unreadable config, bad options or an unknown store
  */
-export async function breakerFromFlags(flags: { config?: string | undefined; store?: string | undefined; storePrefix?: string | undefined; telemetry?: boolean }, cwd: string): Promise<FlagBreaker> {
+export async function breakerFromFlags(
+  flags: { config?: string | undefined; store?: string | undefined; storePrefix?: string | undefined; telemetry?: boolean },
+  cwd: string,
+): Promise<FlagBreaker> {
   let options: Record<string, unknown> = {};
   if (flags.config !== undefined) options = await readConfig(path.resolve(cwd, flags.config), flags.config);
   if (flags.telemetry === true && options['telemetry'] === undefined) options = { ...options, telemetry: true };
@@ -51,7 +54,9 @@ export async function breakerFromFlags(flags: { config?: string | undefined; sto
     breaker = new AgentBreaker(options as AgentBreakerOptions);
   } catch (error) {
     await store?.close();
-    throw new CliUsageError(`${flags.config === undefined ? 'breaker options' : `--config ${flags.config}`}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new CliUsageError(
+      `${flags.config === undefined ? 'breaker options' : `--config ${flags.config}`}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return { breaker, close: async () => store?.close() };
 }
@@ -70,7 +75,8 @@ async function readConfig(file: string, shown: string): Promise<Record<string, u
   } catch (error) {
     throw new CliUsageError(`--config ${shown} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CliUsageError(`--config ${shown} must contain a JSON object of breaker options`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new CliUsageError(`--config ${shown} must contain a JSON object of breaker options`);
   return value as Record<string, unknown>;
 }
 

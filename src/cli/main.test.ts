@@ -164,7 +164,13 @@ describe('governor CLI', () => {
   });
 
   test('a reader that closes the pipe early (| head) gets no stack trace', async () => {
-    const line = JSON.stringify({ id: 'p', steps: [{ kind: 'user', text: 'x' }, { kind: 'model', text: 'y' }] });
+    const line = JSON.stringify({
+      id: 'p',
+      steps: [
+        { kind: 'user', text: 'x' },
+        { kind: 'model', text: 'y' },
+      ],
+    });
     const file = join(mkdtempSync(join(tmpdir(), 'governor-cli-')), 'many.jsonl');
     dirs.push(join(file, '..'));
     writeFileSync(file, `${Array.from({ length: 20_000 }, () => line).join('\n')}\n`);

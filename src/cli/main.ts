@@ -38,8 +38,13 @@ function errorPrefix(io: CliIO): string {
 }
 
 function unknownCommand(name: string, io: CliIO): number {
-  const guess = didYouMean(name, COMMANDS.map((c) => c.name));
-  io.stderr.write(`${errorPrefix(io)} unknown command "${name}".${guess ? ` Did you mean "governor ${guess}"?` : ''}\nRun "governor --help" for the list of commands.\n`);
+  const guess = didYouMean(
+    name,
+    COMMANDS.map((c) => c.name),
+  );
+  io.stderr.write(
+    `${errorPrefix(io)} unknown command "${name}".${guess ? ` Did you mean "governor ${guess}"?` : ''}\nRun "governor --help" for the list of commands.\n`,
+  );
   return EXIT_CODES.usage;
 }
 
@@ -50,7 +55,7 @@ function asksForHelp(argv: readonly string[]): boolean {
 }
 
 /** Dispatches a `governor` command line; resolves to the exit code. */
-export async function main(argv: readonly string[], io: CliIO): Promise<number> {
+async function main(argv: readonly string[], io: CliIO): Promise<number> {
   const [first, ...rest] = argv;
   if (first === undefined) {
     io.stderr.write(`${helpText()}\n`);

@@ -1,9 +1,8 @@
 import { parseArgs } from 'node:util';
 import { startMcpProxy } from '../mcp-proxy/mcp-proxy.ts';
-import { breakerFromFlags, CliUsageError, untilSignal } from './breaker-flags.ts';
+import { breakerFromFlags, CliUsageError, type FlagBreaker, untilSignal } from './breaker-flags.ts';
 import type { CliIO } from './progress.ts';
 import { MCP_USAGE } from './commands/mcp.ts';
-
 
 /**
  * `governor mcp … -- COMMAND [ARGS…]`: serves the MCP proxy on stdio until
@@ -11,22 +10,10 @@ import { MCP_USAGE } from './commands/mcp.ts';
  * Resolves to the exit code.
  */
 export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = process.cwd()): Promise<number> {
-  let values;
+  let values: ReturnType<typeof parseCommandArgs>['values'];
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({
-      args: [...argv],
-      options: {
-        config: { type: 'string' },
-        store: { type: 'string' },
-        'store-prefix': { type: 'string' },
-        session: { type: 'string' },
-        url: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-      allowPositionals: true,
-    }));
+    ({ values, positionals } = parseCommandArgs(argv));
   } catch (error) {
     io.stderr.write(`governor mcp: ${error instanceof Error ? error.message : String(error)}\n\n${MCP_USAGE}\n`);
     return 2;
@@ -42,7 +29,7 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
     io.stderr.write(`governor mcp: ${problem}\n\n${MCP_USAGE}\n`);
     return 2;
   }
-  let flagBreaker;
+  let flagBreaker: FlagBreaker;
   try {
     flagBreaker = await breakerFromFlags({ config: values.config, store: values.store, storePrefix: values['store-prefix'] }, cwd);
   } catch (error) {
@@ -64,4 +51,21 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
   } finally {
     await flagBreaker.close();
   }
+}
+
+/** The arguments of `governor mcp`; throws on an unknown or malformed option. */
+function parseCommandArgs(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    options: {
+      config: { type: 'string' },
+      store: { type: 'string' },
+      'store-prefix': { type: 'string' },
+      session: { type: 'string' },
+      url: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
 }

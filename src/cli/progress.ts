@@ -37,7 +37,7 @@ export function progressLine(event: AgentLoopEvent, breakerState: () => string |
     }
     case 'tool-call-end': {
       const args = typeof event.args === 'object' && event.args !== null && 'command' in event.args ? String(event.args.command) : JSON.stringify(event.args);
-      const first = typeof event.result === 'string' ? event.result.split('\n')[0] ?? '' : JSON.stringify(event.result);
+      const first = typeof event.result === 'string' ? (event.result.split('\n')[0] ?? '') : JSON.stringify(event.result);
       return `   ${event.toolName} ${clip(args, 60)}  =>  ${clip(first, 60)} (${Math.round(event.durationMs)} ms)`;
     }
     case 'tool-call-error':

@@ -27,7 +27,10 @@ async function startCli(args: string[]): Promise<{ child: ChildProcess; url: str
 }
 
 test('governor proxy serves until SIGTERM, with the breaker options of --config and /metrics with --metrics', async () => {
-  await using upstream = await new ScriptedModelServer({ script: [{ toolCalls: [{ name: 'search', arguments: { q: 'x' } }] }], onExhausted: 'repeat-last' }).start();
+  await using upstream = await new ScriptedModelServer({
+    script: [{ toolCalls: [{ name: 'search', arguments: { q: 'x' } }] }],
+    onExhausted: 'repeat-last',
+  }).start();
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'governor-proxy-'));
   const config = path.join(dir, 'breaker.json');
   // Stricter than the default: the second identical call is already steered, the third blocked.

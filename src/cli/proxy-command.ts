@@ -1,33 +1,18 @@
 import { parseArgs } from 'node:util';
 import { startModelProxy } from '../proxy/model-proxy-server.ts';
 import { prometheusMetrics, type PrometheusMetrics } from '../proxy/prometheus-metrics.ts';
-import { breakerFromFlags, CliUsageError, untilSignal } from './breaker-flags.ts';
+import { breakerFromFlags, CliUsageError, type FlagBreaker, untilSignal } from './breaker-flags.ts';
 import type { CliIO } from './progress.ts';
 import { PROXY_USAGE } from './commands/proxy.ts';
-
 
 /**
  * `governor proxy …`: serves the model proxy until SIGINT or SIGTERM.
  * Resolves to the exit code.
  */
 export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = process.cwd()): Promise<number> {
-  let values;
+  let values: ReturnType<typeof parseCommandArgs>['values'];
   try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        upstream: { type: 'string' },
-        port: { type: 'string', default: '8787' },
-        host: { type: 'string', default: '127.0.0.1' },
-        config: { type: 'string' },
-        store: { type: 'string' },
-        'store-prefix': { type: 'string' },
-        metrics: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
+    ({ values } = parseCommandArgs(argv));
   } catch (error) {
     io.stderr.write(`governor proxy: ${error instanceof Error ? error.message : String(error)}\n\n${PROXY_USAGE}\n`);
     return 2;
@@ -43,7 +28,7 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
     return 2;
   }
   let metrics: PrometheusMetrics | undefined;
-  let flagBreaker;
+  let flagBreaker: FlagBreaker;
   try {
     if (values.metrics) metrics = await prometheusMetrics();
     flagBreaker = await breakerFromFlags(
@@ -75,4 +60,23 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
     await flagBreaker.close();
     await metrics?.shutdown();
   }
+}
+
+/** The arguments of `governor proxy`; throws on an unknown or malformed option. */
+function parseCommandArgs(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    options: {
+      upstream: { type: 'string' },
+      port: { type: 'string', default: '8787' },
+      host: { type: 'string', default: '127.0.0.1' },
+      config: { type: 'string' },
+      store: { type: 'string' },
+      'store-prefix': { type: 'string' },
+      metrics: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
 }

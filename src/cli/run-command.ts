@@ -125,18 +125,20 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
   }
   if (values.json) {
     io.stdout.write(
-      `${redact(JSON.stringify({
-        status: result.status,
-        reason: result.reason,
-        invocations: result.invocations,
-        turns: result.turns,
-        toolCalls: result.toolCalls,
-        usage: result.usage,
-        costUsd: result.costUsd,
-        output: result.output,
-        durationMs: Math.round(result.durationMs),
-        conversationId: result.conversationId,
-      }))}\n`,
+      `${redact(
+        JSON.stringify({
+          status: result.status,
+          reason: result.reason,
+          invocations: result.invocations,
+          turns: result.turns,
+          toolCalls: result.toolCalls,
+          usage: result.usage,
+          costUsd: result.costUsd,
+          output: result.output,
+          durationMs: Math.round(result.durationMs),
+          conversationId: result.conversationId,
+        }),
+      )}\n`,
     );
   } else {
     io.stdout.write(`\n${redact(summaryLines(result, label).join('\n'))}\n`);

@@ -1,6 +1,5 @@
 /** The bundled task of the main job: a one-line bug and a check that shows it. */
-export const DEMO_TASK =
-  'The check in this directory fails. Make `node check.mjs` pass by fixing slugify.mjs (do not change check.mjs), then call submit.';
+export const DEMO_TASK = 'The check in this directory fails. Make `node check.mjs` pass by fixing slugify.mjs (do not change check.mjs), then call submit.';
 
 /** Files written into a fresh working directory for every run. */
 export const DEMO_FILES: Readonly<Record<string, string>> = {

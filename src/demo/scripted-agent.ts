@@ -21,7 +21,10 @@ export function scriptedDemoAgent(request: RecordedRequest): ScriptedTurn {
   const results = messages.filter((m) => m.role === 'tool').map(text);
   const asked = messages.filter((m) => m.role === 'assistant').map((m) => JSON.stringify(m.tool_calls ?? ''));
   if (results.some((r) => /^all checks passed$/m.test(r))) {
-    return { text: 'The check passes now.', toolCalls: [{ name: 'submit', arguments: { summary: 'Fixed slugify: trim, then join every run of whitespace with "-". `node check.mjs` passes.' } }] };
+    return {
+      text: 'The check passes now.',
+      toolCalls: [{ name: 'submit', arguments: { summary: 'Fixed slugify: trim, then join every run of whitespace with "-". `node check.mjs` passes.' } }],
+    };
   }
   if (asked.some((a) => a.includes('cat > slugify.mjs'))) return shell('node check.mjs', 'Let me run the check again after the fix.');
   const warned = results.some((r) => r.includes('[AgentBreaker]'));

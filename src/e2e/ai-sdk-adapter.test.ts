@@ -206,7 +206,10 @@ describe('breakerForAiSdk on streamText', () => {
     assert.equal(await result.text, 'Customer c-9 has 12 orders.');
     assert.deepEqual(pagesRead, [1, 2, 3, 4, 5, 6]);
     assert.equal(server.requests.length, pages + 1);
-    assert.ok(server.requests.every((r) => r.body.stream === true), 'streamText streams every step');
+    assert.ok(
+      server.requests.every((r) => r.body.stream === true),
+      'streamText streams every step',
+    );
     for (const request of server.requests) {
       assert.doesNotMatch(JSON.stringify(request.body), /AgentBreaker/);
     }

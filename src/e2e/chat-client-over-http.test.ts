@@ -173,7 +173,10 @@ for (const mode of MODES) {
       assert.equal(server.requests.length, 1);
       assert.equal(submitted, 1);
       assert.equal(response.finishReason, 'stop');
-      assert.deepEqual(response.messages.map((m) => m.role), ['assistant', 'tool']);
+      assert.deepEqual(
+        response.messages.map((m) => m.role),
+        ['assistant', 'tool'],
+      );
       if (mode === 'stream') {
         assert.deepEqual(
           events.filter((e) => e.type === 'tool-result').map((e) => (e as { output: unknown }).output),
@@ -249,7 +252,10 @@ for (const mode of MODES) {
       assert.equal(server.requests.length, 2, 'the call went on to the next round instead of failing');
       assert.equal(echoed, 0, 'a tool never runs with arguments it cannot accept');
       const answers = trailingToolMessages(server, 1);
-      assert.deepEqual(answers.map((a) => a.id), ['call_explode', 'call_unknown', 'call_bad_json', 'call_bad_type']);
+      assert.deepEqual(
+        answers.map((a) => a.id),
+        ['call_explode', 'call_unknown', 'call_bad_json', 'call_bad_type'],
+      );
       const [thrown, unknown, badJson, badType] = answers.map((a) => String(a.content));
       assert.match(thrown!, /Tool "explode" failed: disk on fire/);
       assert.match(unknown!, /Unknown tool "teleport"\. Available tools: explode, echo/);
@@ -282,7 +288,12 @@ for (const mode of MODES) {
 
     test('a total limit throws with no tool name, counting calls across tools and rounds', async () => {
       await using server = await startServer([
-        { toolCalls: [{ name: 'weather', arguments: { city: 'Paris' } }, { name: 'lookup', arguments: { key: 'a' } }] },
+        {
+          toolCalls: [
+            { name: 'weather', arguments: { city: 'Paris' } },
+            { name: 'lookup', arguments: { key: 'a' } },
+          ],
+        },
         { toolCalls: [{ name: 'lookup', arguments: { key: 'b' } }] },
         { text: 'never reached' },
       ]);
@@ -309,7 +320,12 @@ for (const mode of MODES) {
 
     test("with onLimitExceeded 'error-result' the extra call is not run and the model is told so", async () => {
       await using server = await startServer([
-        { toolCalls: [{ name: 'weather', arguments: { city: 'Paris' } }, { name: 'weather', arguments: { city: 'Rome' } }] },
+        {
+          toolCalls: [
+            { name: 'weather', arguments: { city: 'Paris' } },
+            { name: 'weather', arguments: { city: 'Rome' } },
+          ],
+        },
         { toolCalls: [{ name: 'weather', arguments: { city: 'Oslo' } }] },
         { text: 'Paris is 15°C; I could not check the rest.' },
       ]);
@@ -350,12 +366,16 @@ for (const mode of MODES) {
         },
       });
       const { response } = await run(
-        client(server, { delete_file: deleteFile, weather }, {
-          approve: (call) => {
-            asked.push(call.input);
-            return call.toolName === 'delete_file' ? { approved: false, reason: 'system files need a human' } : true;
+        client(
+          server,
+          { delete_file: deleteFile, weather },
+          {
+            approve: (call) => {
+              asked.push(call.input);
+              return call.toolName === 'delete_file' ? { approved: false, reason: 'system files need a human' } : true;
+            },
           },
-        }).prompt('Clean up'),
+        ).prompt('Clean up'),
         mode,
       );
 
@@ -412,7 +432,10 @@ describe('ChatClient over HTTP, stream() only', () => {
     assert.equal(deltas.join(''), answer);
     assert.ok(deltas.length >= 5, `expected the answer in several deltas, got ${deltas.length}`);
     assert.equal(server.requests.length, 2);
-    assert.ok(server.requests.every((r) => r.body.stream === true), 'stream() asks the provider for a stream every round');
+    assert.ok(
+      server.requests.every((r) => r.body.stream === true),
+      'stream() asks the provider for a stream every round',
+    );
   });
 
   test('chatResponse() interleaves tool calls, tool results and text, and ends with one finish', async () => {
@@ -457,7 +480,9 @@ describe('ChatClient over HTTP, structured output', () => {
 
   test('the typed StructuredOutputValidationError comes after the last attempt', async () => {
     await using server = await startServer([{ text: 'not json at all' }, { text: '{"name": "Ada", "age": "old"}' }, { text: 'unused' }]);
-    const chat = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new StructuredOutputValidationAdvisor({ maxRepeatAttempts: 1 })).build();
+    const chat = ChatClient.builder(scriptedModel(server))
+      .defaultAdvisors(new StructuredOutputValidationAdvisor({ maxRepeatAttempts: 1 }))
+      .build();
     const error = await chat
       .prompt('Who?')
       .call()
@@ -470,7 +495,10 @@ describe('ChatClient over HTTP, structured output', () => {
     assert.ok(error instanceof StructuredOutputValidationError, `expected StructuredOutputValidationError, got ${String(error)}`);
     assert.equal(error.attempts, 2);
     assert.equal(error.text, '{"name": "Ada", "age": "old"}');
-    assert.ok(error.errors.some((e) => e.startsWith('age:')), `errors name the field: ${error.errors.join('; ')}`);
+    assert.ok(
+      error.errors.some((e) => e.startsWith('age:')),
+      `errors name the field: ${error.errors.join('; ')}`,
+    );
     assert.equal(server.requests.length, 2, 'no request after the last attempt');
     assert.match(String(messagesOf(server, 1).at(-1)!.content), /not valid JSON/);
   });
@@ -485,7 +513,10 @@ describe('ChatClient over HTTP, structured output', () => {
       .defaultAdvisors(new ToolCallAdvisor(), new StructuredOutputValidationAdvisor())
       .defaultTools({ weather })
       .build();
-    const report = await chat.prompt('Weather in Paris as JSON').call().entity(z.object({ city: z.string(), celsius: z.number() }));
+    const report = await chat
+      .prompt('Weather in Paris as JSON')
+      .call()
+      .entity(z.object({ city: z.string(), celsius: z.number() }));
 
     assert.deepEqual(report, { city: 'Paris', celsius: 15 });
     assert.equal(server.requests.length, 3);

@@ -12,15 +12,7 @@ import { Agent, OpenAIProvider, tool as agentsTool } from '@openai/agents';
 import { ChatOpenAI } from '@langchain/openai';
 import { generateText, isStepCount, tool as aiTool, type ToolSet } from 'ai';
 import { createAgent, tool as langchainTool } from 'langchain';
-import {
-  AgentBreaker,
-  AgentBreakerError,
-  ChatClient,
-  CONVERSATION_ID,
-  ToolCallAdvisor,
-  breakerForAiSdk,
-  type BreakerEventRecord,
-} from '../index.ts';
+import { AgentBreaker, AgentBreakerError, ChatClient, CONVERSATION_ID, ToolCallAdvisor, breakerForAiSdk, type BreakerEventRecord } from '../index.ts';
 import { governorMiddleware } from '../langchain/index.ts';
 import { breakerForOpenAIAgents } from '../openai-agents/index.ts';
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
@@ -52,14 +44,21 @@ class Runner {
 
 function aiTools(scenario: DoorScenario, runner: Runner): ToolSet {
   return Object.fromEntries(
-    scenario.tools.map((spec) => [spec.name, aiTool({ description: spec.description, inputSchema: spec.parameters, execute: async (args: unknown) => runner.run(spec, args) })]),
+    scenario.tools.map((spec) => [
+      spec.name,
+      aiTool({ description: spec.description, inputSchema: spec.parameters, execute: async (args: unknown) => runner.run(spec, args) }),
+    ]),
   );
 }
 
 const DOORS: Record<string, Door> = {
   ChatClient: async (scenario, server, breaker, runner) => {
     const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallAdvisor(), breaker).defaultTools(aiTools(scenario, runner)).build();
-    return client.prompt(scenario.prompt).advisors((a) => a.param(CONVERSATION_ID, SESSION)).call().content();
+    return client
+      .prompt(scenario.prompt)
+      .advisors((a) => a.param(CONVERSATION_ID, SESSION))
+      .call()
+      .content();
   },
   'AI SDK': async (scenario, server, breaker, runner) => {
     const governed = breakerForAiSdk(breaker, { sessionId: SESSION });

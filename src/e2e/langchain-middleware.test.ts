@@ -125,8 +125,10 @@ describe('governorMiddleware on createAgent with ChatOpenAI', () => {
   test('reading different files and paging through new data runs to the end untouched', async () => {
     const files = ['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/d.ts'];
     const script: ScriptFunction = (_request, index) => {
-      if (index < files.length) return { toolCalls: [{ name: 'read_file', arguments: { path: files[index] } }], usage: { promptTokens: 300, completionTokens: 20 } };
-      if (index < files.length + 3) return { toolCalls: [{ name: 'list_orders', arguments: { page: index - files.length + 1 } }], usage: { promptTokens: 300, completionTokens: 20 } };
+      if (index < files.length)
+        return { toolCalls: [{ name: 'read_file', arguments: { path: files[index] } }], usage: { promptTokens: 300, completionTokens: 20 } };
+      if (index < files.length + 3)
+        return { toolCalls: [{ name: 'list_orders', arguments: { page: index - files.length + 1 } }], usage: { promptTokens: 300, completionTokens: 20 } };
       return { text: 'Four files read, three pages listed.', usage: { promptTokens: 300, completionTokens: 20 } };
     };
     await using server = await new ScriptedModelServer({ script }).start();
@@ -146,7 +148,11 @@ describe('governorMiddleware on createAgent with ChatOpenAI', () => {
       },
       { name: 'list_orders', description: 'One page of orders', schema: z.object({ page: z.number().int() }) },
     );
-    const agent = createAgent({ model: chatModel(server), tools: [readFile, listOrders], middleware: [governorMiddleware(breaker, { sessionId: 'lc-productive' })] });
+    const agent = createAgent({
+      model: chatModel(server),
+      tools: [readFile, listOrders],
+      middleware: [governorMiddleware(breaker, { sessionId: 'lc-productive' })],
+    });
 
     // The middleware's beforeModel/afterModel nodes are graph steps too: 8 rounds need more than the default 25.
     const result = await agent.invoke({ messages: [{ role: 'user', content: 'Read the sources, then list the orders.' }] }, { recursionLimit: 60 });
@@ -202,7 +208,10 @@ describe('governorMiddleware on createAgent with ChatOpenAI', () => {
     assert.deepEqual(executions, ['b-17', 'b-17', 'b-17', 'b-17'], 'four identical calls ran');
     assert.deepEqual(escalations(events), [], 'split over two sessions, they are not a spiral');
     const ids = [first.governorSessionId, second.governorSessionId];
-    assert.ok(ids.every((id) => typeof id === 'string' && id.length > 0), 'each invoke got a session id');
+    assert.ok(
+      ids.every((id) => typeof id === 'string' && id.length > 0),
+      'each invoke got a session id',
+    );
     assert.notEqual(ids[0], ids[1]);
     assert.equal((await breaker.snapshot(String(ids[0]))).counters.toolCalls, 2);
   });

@@ -99,7 +99,10 @@ describe('breakerForOpenAIAgents with the Chat Completions model', () => {
     assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
     assert.deepEqual(executions, ['b-17', 'b-17', 'b-17']);
     assert.equal(server.requests.length, 5);
-    assert.ok(server.requests.every((r) => r.body.stream === true), 'the model was streamed');
+    assert.ok(
+      server.requests.every((r) => r.body.stream === true),
+      'the model was streamed',
+    );
   });
 
   test('paging through new data runs to the end untouched, each turn recorded with its usage', async () => {
@@ -107,7 +110,10 @@ describe('breakerForOpenAIAgents with the Chat Completions model', () => {
     await using server = await new ScriptedModelServer({
       script: (_request, index) =>
         index < pages
-          ? { toolCalls: [{ name: 'list_orders', arguments: { customer: 'c-9', page: index + 1 } }], usage: { promptTokens: 100 + index, completionTokens: 10 } }
+          ? {
+              toolCalls: [{ name: 'list_orders', arguments: { customer: 'c-9', page: index + 1 } }],
+              usage: { promptTokens: 100 + index, completionTokens: 10 },
+            }
           : { text: `Customer c-9 has ${pages * 2} orders.`, usage: { promptTokens: 200, completionTokens: 10 } },
     }).start();
     const { breaker, events, door } = governed(server);

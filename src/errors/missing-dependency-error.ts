@@ -9,11 +9,7 @@ export class MissingDependencyError extends GovernorError {
   readonly packageName: string;
 
   constructor(packageName: string, feature: string, options?: { cause?: unknown }) {
-    super(
-      'GOVERNOR_MISSING_DEPENDENCY',
-      `${feature} needs the package "${packageName}", which is not installed. Run: npm install ${packageName}`,
-      options,
-    );
+    super('GOVERNOR_MISSING_DEPENDENCY', `${feature} needs the package "${packageName}", which is not installed. Run: npm install ${packageName}`, options);
     this.packageName = packageName;
   }
 }

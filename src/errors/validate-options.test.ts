@@ -140,7 +140,12 @@ const TABLE: readonly Row[] = [
       UNKNOWN,
     ],
   },
-  { name: 'SimpleLoggerAdvisor', make: (o) => new SimpleLoggerAdvisor(o as never), valid: {}, bad: [['log', 'x'], ['includeContent', 'no'], ...ORDER, UNKNOWN] },
+  {
+    name: 'SimpleLoggerAdvisor',
+    make: (o) => new SimpleLoggerAdvisor(o as never),
+    valid: {},
+    bad: [['log', 'x'], ['includeContent', 'no'], ...ORDER, UNKNOWN],
+  },
   {
     name: 'SafeGuardAdvisor',
     make: (o) => new SafeGuardAdvisor(o as never),
@@ -214,14 +219,24 @@ const TABLE: readonly Row[] = [
       UNKNOWN,
     ],
   },
-  { name: 'MessageWindowChatMemory', make: (o) => new MessageWindowChatMemory(o as never), valid: {}, bad: [...COUNT('maxMessages'), ['maxMessageBytes', 0], ['repository', {}], UNKNOWN] },
+  {
+    name: 'MessageWindowChatMemory',
+    make: (o) => new MessageWindowChatMemory(o as never),
+    valid: {},
+    bad: [...COUNT('maxMessages'), ['maxMessageBytes', 0], ['repository', {}], UNKNOWN],
+  },
   {
     name: 'TokenWindowChatMemory',
     make: (o) => new TokenWindowChatMemory(o as never),
     valid: { maxTokens: 500 },
     bad: [...COUNT('maxTokens'), ['tokenizer', 'chars'], ['maxMessageBytes', -1], UNKNOWN],
   },
-  { name: 'CharsPerTokenEstimator', make: (o) => new CharsPerTokenEstimator(o as never), valid: {}, bad: [['charsPerToken', 0], ['charsPerToken', Number.NaN], ['charsPerToken', Infinity], UNKNOWN] },
+  {
+    name: 'CharsPerTokenEstimator',
+    make: (o) => new CharsPerTokenEstimator(o as never),
+    valid: {},
+    bad: [['charsPerToken', 0], ['charsPerToken', Number.NaN], ['charsPerToken', Infinity], UNKNOWN],
+  },
   {
     name: 'SqliteChatMemoryRepository',
     make: (o) => new SqliteChatMemoryRepository(o as never),
@@ -328,10 +343,7 @@ describe('ChatClient builder and request settings', () => {
   ];
   test('defaultOptions() and options() refuse each bad setting, naming it', () => {
     for (const [option, value] of settings) {
-      for (const apply of [
-        (o: Options) => ChatClient.builder(model).defaultOptions(o as never),
-        (o: Options) => client.prompt('x').options(o as never),
-      ]) {
+      for (const apply of [(o: Options) => ChatClient.builder(model).defaultOptions(o as never), (o: Options) => client.prompt('x').options(o as never)]) {
         assert.throws(
           () => apply(withValue({}, option, value)),
           (e: unknown) => InvalidOptionError.isInstance(e) && e.option === option,
@@ -342,12 +354,24 @@ describe('ChatClient builder and request settings', () => {
   });
 
   test('the builder refuses a non-advisor, a non-string system and non-object tools', () => {
-    assert.throws(() => ChatClient.builder(model).defaultAdvisors({ name: 'x' } as never), (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'defaultAdvisors[0]');
-    assert.throws(() => ChatClient.builder(model).defaultSystem(5 as never), (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'defaultSystem');
-    assert.throws(() => ChatClient.builder(model).defaultTools({ t: 'tool' } as never), (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'defaultTools.t');
+    assert.throws(
+      () => ChatClient.builder(model).defaultAdvisors({ name: 'x' } as never),
+      (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'defaultAdvisors[0]',
+    );
+    assert.throws(
+      () => ChatClient.builder(model).defaultSystem(5 as never),
+      (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'defaultSystem',
+    );
+    assert.throws(
+      () => ChatClient.builder(model).defaultTools({ t: 'tool' } as never),
+      (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'defaultTools.t',
+    );
   });
 });
 
 test('an unknown option names the known ones', () => {
-  assert.throws(() => new AgentLoop({ client, timeout: 5 } as never), (e: unknown) => InvalidOptionError.isInstance(e) && /is not an option of AgentLoop; its options are: client, maxInvocations, timeoutMs/.test(e.message));
+  assert.throws(
+    () => new AgentLoop({ client, timeout: 5 } as never),
+    (e: unknown) => InvalidOptionError.isInstance(e) && /is not an option of AgentLoop; its options are: client, maxInvocations, timeoutMs/.test(e.message),
+  );
 });

@@ -132,7 +132,7 @@ export const is = {
     (item: OptionRule): OptionRule =>
     (value, path) => {
       if (!Array.isArray(value)) fail(path, 'an array', value);
-      value.forEach((v, i) => item(v, `${path}[${i}]`));
+      for (const [i, v] of value.entries()) item(v, `${path}[${i}]`);
     },
 
   /** An object whose every value passes `item`. */

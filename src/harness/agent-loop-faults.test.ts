@@ -22,7 +22,9 @@ async function start(script: ScriptedTurn[]): Promise<ScriptedModelServer> {
 }
 
 function toolResults(messages: readonly ModelMessage[]): Array<{ toolName: string; output: unknown }> {
-  return messages.flatMap((m) => (m.role === 'tool' ? m.content.flatMap((p) => (p.type === 'tool-result' ? [{ toolName: p.toolName, output: p.output }] : [])) : []));
+  return messages.flatMap((m) =>
+    m.role === 'tool' ? m.content.flatMap((p) => (p.type === 'tool-result' ? [{ toolName: p.toolName, output: p.output }] : [])) : [],
+  );
 }
 
 describe('AgentLoop: every run returns', () => {
@@ -41,7 +43,10 @@ describe('AgentLoop: every run returns', () => {
     assert.match(result.reason ?? '', /time limit of 800 ms/);
     assert.deepEqual(result.usage, { inputTokens: 30, outputTokens: 5, cachedInputTokens: 0 });
     assert.equal(result.invocations, 2);
-    assert.deepEqual(result.messages.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant', 'tool']);
+    assert.deepEqual(
+      result.messages.map((m) => m.role),
+      ['user', 'assistant', 'tool', 'assistant', 'tool'],
+    );
     const results = toolResults(result.messages);
     assert.deepEqual(results[0], { toolName: 'work', output: { type: 'text', value: 'did 1' } });
     assert.equal(results[1]!.toolName, 'hang');
@@ -61,15 +66,28 @@ describe('AgentLoop: every run returns', () => {
 
     assert.equal(result.status, 'error');
     assert.match(result.reason ?? '', /Failed after 3 attempts/);
-    assert.deepEqual(result.messages.map((m) => m.role), ['user', 'assistant', 'tool']);
+    assert.deepEqual(
+      result.messages.map((m) => m.role),
+      ['user', 'assistant', 'tool'],
+    );
     assert.deepEqual(toolResults(result.messages), [{ toolName: 'work', output: { type: 'text', value: 'did 1' } }]);
     const retries = events.filter((e) => e.type === 'retry');
-    assert.deepEqual(retries.map((e) => [e.invocation, e.attempt, e.statusCode]), [[2, 1, 503], [2, 2, 503]]);
+    assert.deepEqual(
+      retries.map((e) => [e.invocation, e.attempt, e.statusCode]),
+      [
+        [2, 1, 503],
+        [2, 2, 503],
+      ],
+    );
     assert.equal(events.at(-1)?.type, 'end');
   });
 
   test('the caller aborting ends the run at once even while a tool ignores its signal; nothing is reported after the end', async () => {
-    const late = tool({ description: 'slow, deaf to aborts', inputSchema: z.object({}), execute: () => new Promise<string>((resolve) => setTimeout(() => resolve('late'), 500)) });
+    const late = tool({
+      description: 'slow, deaf to aborts',
+      inputSchema: z.object({}),
+      execute: () => new Promise<string>((resolve) => setTimeout(() => resolve('late'), 500)),
+    });
     await using server = await start([{ toolCalls: [{ name: 'late', arguments: {} }] }]);
     const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ late }).build();
     const controller = new AbortController();
@@ -78,7 +96,10 @@ describe('AgentLoop: every run returns', () => {
     const result = await new AgentLoop({ client, abortSignal: controller.signal, onProgress: (e) => events.push(e.type) }).run('x');
     assert.equal(result.status, 'aborted');
     assert.ok(result.durationMs < 450, `returned after ${Math.round(result.durationMs)} ms, before the tool finished`);
-    assert.deepEqual(result.messages.map((m) => m.role), ['user', 'assistant', 'tool']);
+    assert.deepEqual(
+      result.messages.map((m) => m.role),
+      ['user', 'assistant', 'tool'],
+    );
     await new Promise((resolve) => setTimeout(resolve, 600));
     assert.equal(events.at(-1), 'end', 'the tool finishing later does not report into the ended run');
   });
@@ -86,7 +107,10 @@ describe('AgentLoop: every run returns', () => {
   test('timeoutMs past the timer maximum is refused instead of overflowing', () => {
     const client = ChatClient.create(scriptedModelStub());
     for (const timeoutMs of [2 ** 31, Infinity, Number.NaN, -1]) {
-      assert.throws(() => new AgentLoop({ client, timeoutMs }), (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'timeoutMs');
+      assert.throws(
+        () => new AgentLoop({ client, timeoutMs }),
+        (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'timeoutMs',
+      );
     }
     assert.equal(new AgentLoop({ client, timeoutMs: 2 ** 31 - 1 }).timeoutMs, 2 ** 31 - 1);
   });
@@ -107,12 +131,18 @@ describe('tool time limits', () => {
   test('a plain call(): the abort signal is raced, not awaited', async () => {
     await using server = await start([{ toolCalls: [{ name: 'hang', arguments: {} }] }]);
     const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ hang }).build();
-    await assert.rejects(client.prompt('x').abortSignal(AbortSignal.timeout(150)).call().content(), (e: unknown) => e instanceof Error && e.name === 'TimeoutError');
+    await assert.rejects(
+      client.prompt('x').abortSignal(AbortSignal.timeout(150)).call().content(),
+      (e: unknown) => e instanceof Error && e.name === 'TimeoutError',
+    );
   });
 
   test('tool time limits are validated', () => {
     for (const options of [{ toolTimeoutMs: 0 }, { toolTimeoutMs: 2 ** 31 }, { toolTimeouts: { shell: -1 } }, { toolTimeouts: 5 }]) {
-      assert.throws(() => new ToolCallAdvisor(options as never), (e: unknown) => InvalidOptionError.isInstance(e) && /toolTimeout/.test(e.option));
+      assert.throws(
+        () => new ToolCallAdvisor(options as never),
+        (e: unknown) => InvalidOptionError.isInstance(e) && /toolTimeout/.test(e.option),
+      );
     }
   });
 });
@@ -129,12 +159,17 @@ describe('MiniAgent: every run returns', () => {
       assert.match(result.reason ?? '', /context length exceeded/);
       assert.equal(result.toolCalls, 3);
       const commands = result.messages.flatMap((m) =>
-        m.role === 'assistant' && Array.isArray(m.content) ? m.content.flatMap((p) => (p.type === 'tool-call' ? [(p.input as { command: string }).command] : [])) : [],
+        m.role === 'assistant' && Array.isArray(m.content)
+          ? m.content.flatMap((p) => (p.type === 'tool-call' ? [(p.input as { command: string }).command] : []))
+          : [],
       );
-      assert.deepEqual(commands, [1, 2, 3].map((n) => `echo made ${n} > file${n}.txt && echo wrote ${n}`));
+      assert.deepEqual(
+        commands,
+        [1, 2, 3].map((n) => `echo made ${n} > file${n}.txt && echo wrote ${n}`),
+      );
       const outputs = toolResults(result.messages).map((r) => JSON.stringify(r.output));
       assert.equal(outputs.length, 3);
-      outputs.forEach((o, i) => assert.match(o, new RegExp(`wrote ${i + 1}`)));
+      for (const [i, o] of outputs.entries()) assert.match(o, new RegExp(`wrote ${i + 1}`));
       assert.deepEqual((await readdir(dir)).filter((f) => f.endsWith('.txt')).sort(), ['file1.txt', 'file2.txt', 'file3.txt']);
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -144,7 +179,18 @@ describe('MiniAgent: every run returns', () => {
 
 function scriptedModelStub() {
   // Construction-time checks never call the model; any V4-shaped model will do.
-  return { specificationVersion: 'v4', provider: 'stub', modelId: 'stub', supportedUrls: {}, doGenerate: async () => { throw new Error('not called'); }, doStream: async () => { throw new Error('not called'); } };
+  return {
+    specificationVersion: 'v4',
+    provider: 'stub',
+    modelId: 'stub',
+    supportedUrls: {},
+    doGenerate: async () => {
+      throw new Error('not called');
+    },
+    doStream: async () => {
+      throw new Error('not called');
+    },
+  };
 }
 
 describe('argument nesting depth', () => {

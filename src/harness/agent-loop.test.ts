@@ -71,16 +71,25 @@ describe('AgentLoop', () => {
   });
 
   test('timeout: a hanging tool is cut off at the time limit', async () => {
-    const hang = tool({ inputSchema: z.object({}), execute: (_i, { abortSignal }) => new Promise((_, reject) => abortSignal?.addEventListener('abort', () => reject(abortSignal.reason))) });
+    const hang = tool({
+      inputSchema: z.object({}),
+      execute: (_i, { abortSignal }) => new Promise((_, reject) => abortSignal?.addEventListener('abort', () => reject(abortSignal.reason))),
+    });
     const model = mockModel([{ toolCalls: [{ name: 'hang', input: {} }] }]);
     const c = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ hang }).build();
     const result = await new AgentLoop({ client: c, timeoutMs: 50 }).run('x');
     assert.equal(result.status, 'timeout');
   });
 
-  test('aborted: the caller\'s signal ends the run', async () => {
+  test("aborted: the caller's signal ends the run", async () => {
     const controller = new AbortController();
-    const stopper = tool({ inputSchema: z.object({}), execute: async () => { controller.abort(new Error('operator stop')); return 'ok'; } });
+    const stopper = tool({
+      inputSchema: z.object({}),
+      execute: async () => {
+        controller.abort(new Error('operator stop'));
+        return 'ok';
+      },
+    });
     const model = mockModel([{ toolCalls: [{ name: 'stopper', input: {} }] }, { text: 'never' }]);
     const c = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ stopper }).build();
     const result = await new AgentLoop({ client: c, abortSignal: controller.signal }).run('x');
@@ -90,7 +99,13 @@ describe('AgentLoop', () => {
 
   test('stuck: a breaker stop ends the run with status stuck and the typed error', async () => {
     let executions = 0;
-    const status = tool({ inputSchema: z.object({ job: z.string() }), execute: async () => { executions += 1; return 'job 7: FAILED (exit 1)'; } });
+    const status = tool({
+      inputSchema: z.object({ job: z.string() }),
+      execute: async () => {
+        executions += 1;
+        return 'job 7: FAILED (exit 1)';
+      },
+    });
     const model = mockModel(Array.from({ length: 30 }, () => ({ toolCalls: [{ name: 'status', input: { job: '7' } }] })));
     const c = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker()).defaultTools({ status }).build();
     const result = await new AgentLoop({ client: c, maxInvocations: 30 }).run('x');

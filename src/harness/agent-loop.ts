@@ -125,7 +125,6 @@ class LimitReached extends GovernorError {
   }
 }
 
-
 const AGENT_LOOP_RULES: OptionRules<AgentLoopOptions> = {
   client: is.having('a ChatClient', 'prompt', 'model'),
   maxInvocations: is.integer(1),
@@ -307,15 +306,17 @@ export class AgentLoop {
         emit({ type: 'tool-call-end', toolName: e.toolName, args: e.args, result: e.result, durationMs: e.durationMs });
       },
       onToolCallError: (e) => {
-        toolResults.set(e.toolCallId, { output: `Tool "${e.toolName}" failed: ${e.error instanceof Error ? e.error.message : String(e.error)}`, isError: true });
+        toolResults.set(e.toolCallId, {
+          output: `Tool "${e.toolName}" failed: ${e.error instanceof Error ? e.error.message : String(e.error)}`,
+          isError: true,
+        });
         toolCalls += 1;
         emit({ type: 'tool-call-error', toolName: e.toolName, args: e.args, error: e.error, durationMs: e.durationMs });
       },
     };
 
     const retries: ModelCallListener = {
-      onRetry: (e) =>
-        emit({ type: 'retry', invocation: invocations, attempt: e.attempt, delayMs: e.delayMs, statusCode: e.statusCode, error: e.error }),
+      onRetry: (e) => emit({ type: 'retry', invocation: invocations, attempt: e.attempt, delayMs: e.delayMs, statusCode: e.statusCode, error: e.error }),
     };
 
     const finish = (status: AgentLoopStatus, reason?: string, error?: unknown): AgentLoopResult => {
@@ -362,12 +363,14 @@ export class AgentLoop {
           .messages(...messages)
           .advisors(guard, (a) => {
             if (this.#telemetry !== undefined) a.param(TELEMETRY, this.#telemetry);
-            return a
-              .param(CONVERSATION_ID, conversationId)
-              .param(TOOL_CALL_LISTENERS, [counter, ...(o.listeners ?? [])])
-              .param(MODEL_CALL_LISTENERS, [retries])
-              // A continuation is the harness talking, not new information: the breaker keeps its evidence.
-              .param(CONTINUATION_TURN, turns > 1);
+            return (
+              a
+                .param(CONVERSATION_ID, conversationId)
+                .param(TOOL_CALL_LISTENERS, [counter, ...(o.listeners ?? [])])
+                .param(MODEL_CALL_LISTENERS, [retries])
+                // A continuation is the harness talking, not new information: the breaker keeps its evidence.
+                .param(CONTINUATION_TURN, turns > 1)
+            );
           })
           .abortSignal(signal)
           .call()
@@ -399,9 +402,7 @@ export class AgentLoop {
 }
 
 function calledTool(messages: readonly ModelMessage[], name: string): boolean {
-  return messages.some(
-    (m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((p) => p.type === 'tool-call' && p.toolName === name),
-  );
+  return messages.some((m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((p) => p.type === 'tool-call' && p.toolName === name));
 }
 
 /**

@@ -24,16 +24,19 @@ export interface AgentRunObservation {
 /** Starts observing an AgentLoop run: an `invoke_agent {name}` span. */
 export function observeAgentRun(description: AgentRunDescription): AgentRunObservation {
   if (!description.enabled) return { run: (fn) => fn(), end() {} };
-  const span: Span | undefined = startSpan(() => `${A.GEN_AI_OPERATION_INVOKE_AGENT} ${description.agentName}`, () => ({
-    kind: SpanKind.INTERNAL,
-    attributes: {
-      [A.ATTR_GEN_AI_OPERATION_NAME]: A.GEN_AI_OPERATION_INVOKE_AGENT,
-      [A.ATTR_GEN_AI_AGENT_NAME]: description.agentName,
-      [A.ATTR_GEN_AI_CONVERSATION_ID]: description.conversationId,
-      [A.ATTR_GEN_AI_REQUEST_MODEL]: description.modelId,
-      [A.ATTR_GEN_AI_PROVIDER_NAME]: providerName(description.provider),
-    },
-  }));
+  const span: Span | undefined = startSpan(
+    () => `${A.GEN_AI_OPERATION_INVOKE_AGENT} ${description.agentName}`,
+    () => ({
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        [A.ATTR_GEN_AI_OPERATION_NAME]: A.GEN_AI_OPERATION_INVOKE_AGENT,
+        [A.ATTR_GEN_AI_AGENT_NAME]: description.agentName,
+        [A.ATTR_GEN_AI_CONVERSATION_ID]: description.conversationId,
+        [A.ATTR_GEN_AI_REQUEST_MODEL]: description.modelId,
+        [A.ATTR_GEN_AI_PROVIDER_NAME]: providerName(description.provider),
+      },
+    }),
+  );
   return {
     run: (fn) => runInSpan(span, fn),
     end(result) {

@@ -94,4 +94,3 @@ describe('MiniAgent options', () => {
     }
   });
 });
-

@@ -4,10 +4,12 @@ import { redact } from '../redaction/redact.ts';
  * Names that commonly hold credentials. Matching is deliberately broad: losing
  * a harmless variable costs little, leaking a key to a model-driven shell a lot.
  */
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|JWT|(?:^|_)(?:PASS|PWD|PW|SIG|SAS)$|_DSN$|^DATABASE_URL$|_DATABASE_URL$|^REDIS_URL$|^MONGO\w*_(?:URI|URL)$|CONNECTION_?STRING/i;
+const SECRET_NAME =
+  /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|JWT|(?:^|_)(?:PASS|PWD|PW|SIG|SAS)$|_DSN$|^DATABASE_URL$|_DATABASE_URL$|^REDIS_URL$|^MONGO\w*_(?:URI|URL)$|CONNECTION_?STRING/i;
 
 /** Whole families of well-known credential-bearing variables. */
-const SECRET_PREFIX = /^(?:AWS_|AZURE_|GOOGLE_|GCLOUD_|GCP_|OPENAI_|ANTHROPIC_|GH_|GITHUB_|GITLAB_|NPM_CONFIG_|HF_|HUGGING_FACE_|COHERE_|MISTRAL_|GROQ_|DEEPSEEK_|XAI_|VERCEL_|AI_GATEWAY_|PG|MYSQL_|DOCKER_|KUBE|VAULT_|SLACK_|STRIPE_|TWILIO_|SENTRY_)/i;
+const SECRET_PREFIX =
+  /^(?:AWS_|AZURE_|GOOGLE_|GCLOUD_|GCP_|OPENAI_|ANTHROPIC_|GH_|GITHUB_|GITLAB_|NPM_CONFIG_|HF_|HUGGING_FACE_|COHERE_|MISTRAL_|GROQ_|DEEPSEEK_|XAI_|VERCEL_|AI_GATEWAY_|PG|MYSQL_|DOCKER_|KUBE|VAULT_|SLACK_|STRIPE_|TWILIO_|SENTRY_)/i;
 
 /** Matched by the patterns above but harmless and useful to tools such as git. */
 const KNOWN_SAFE = new Set(['GIT_AUTHOR_NAME', 'GIT_AUTHOR_EMAIL', 'GIT_AUTHOR_DATE']);

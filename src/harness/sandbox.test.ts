@@ -40,7 +40,14 @@ describe('sandbox detection', () => {
   test('the bwrap arguments mount the working directory over the private /tmp and keep the network only when asked', () => {
     const args = bubblewrapArgs({ workingDirectory: '/tmp/work', writableRoots: ['/srv/cache'], network: false });
     assert.ok(args.indexOf('--tmpfs') < args.indexOf('--bind'), 'the bind must come after the tmpfs over /tmp');
-    assert.deepEqual(args.slice(args.indexOf('--bind'), args.indexOf('--bind') + 6), ['--bind', '/tmp/work', '/tmp/work', '--bind', '/srv/cache', '/srv/cache']);
+    assert.deepEqual(args.slice(args.indexOf('--bind'), args.indexOf('--bind') + 6), [
+      '--bind',
+      '/tmp/work',
+      '/tmp/work',
+      '--bind',
+      '/srv/cache',
+      '/srv/cache',
+    ]);
     assert.ok(!args.includes('--share-net'));
     assert.ok(bubblewrapArgs({ workingDirectory: '/w', writableRoots: [], network: true }).includes('--share-net'));
     for (const flag of ['--unshare-all', '--die-with-parent', '--new-session', '--proc', '--cap-drop']) assert.ok(args.includes(flag), flag);

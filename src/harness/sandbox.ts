@@ -14,7 +14,10 @@ export type BubblewrapProbe = { readonly usable: true } | { readonly usable: fal
 /** Thrown at construction when `sandbox: 'bubblewrap'` is asked for on a host where it cannot run. */
 export class SandboxUnavailableError extends GovernorError {
   constructor(reason: string) {
-    super('GOVERNOR_SANDBOX_UNAVAILABLE', `The bubblewrap sandbox cannot run on this host: ${reason}. Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), enable unprivileged user namespaces, or pass sandbox: 'none'.`);
+    super(
+      'GOVERNOR_SANDBOX_UNAVAILABLE',
+      `The bubblewrap sandbox cannot run on this host: ${reason}. Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), enable unprivileged user namespaces, or pass sandbox: 'none'.`,
+    );
   }
 }
 
@@ -27,17 +30,24 @@ let probed: BubblewrapProbe | undefined;
  */
 export function probeBubblewrap(): BubblewrapProbe {
   if (probed !== undefined) return probed;
-  const result = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--cap-drop', 'ALL', '--die-with-parent', '--', '/bin/true'], {
-    env: { PATH: process.env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-    timeout: 10_000,
-  });
+  const result = spawnSync(
+    'bwrap',
+    ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--cap-drop', 'ALL', '--die-with-parent', '--', '/bin/true'],
+    {
+      env: { PATH: process.env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+      timeout: 10_000,
+    },
+  );
   const error = result.error as NodeJS.ErrnoException | undefined;
   if (error?.code === 'ENOENT') probed = { usable: false, reason: 'bwrap is not installed (not found on PATH)' };
   else if (error !== undefined) probed = { usable: false, reason: `bwrap could not be run: ${error.message}` };
   else if (result.status !== 0) {
     const said = result.stderr.toString().trim().split('\n')[0] ?? '';
-    probed = { usable: false, reason: `bwrap failed to create its namespaces (${said || `exit ${String(result.status ?? result.signal)}`}); user namespaces may be disabled` };
+    probed = {
+      usable: false,
+      reason: `bwrap failed to create its namespaces (${said || `exit ${String(result.status ?? result.signal)}`}); user namespaces may be disabled`,
+    };
   } else probed = { usable: true };
   return probed;
 }

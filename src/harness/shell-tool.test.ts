@@ -165,10 +165,25 @@ describe('shellTool', () => {
   });
 
   test('rejects out-of-range options', () => {
-    assert.throws(() => shellTool({ workingDirectory, commandTimeoutMs: 0 }), (e) => e instanceof InvalidOptionError && e.option === 'commandTimeoutMs');
-    assert.throws(() => shellTool({ workingDirectory, maxOutputBytes: 1.5 }), (e) => e instanceof InvalidOptionError && e.option === 'maxOutputBytes');
-    assert.throws(() => shellTool({ workingDirectory, passEnv: 'none' as 'all' }), (e) => e instanceof InvalidOptionError && e.option === 'passEnv');
-    assert.throws(() => shellTool({ workingDirectory, sandbox: 'docker' as 'none' }), (e) => e instanceof InvalidOptionError && e.option === 'sandbox');
-    assert.throws(() => shellTool({ workingDirectory, network: 'yes' as unknown as boolean }), (e) => e instanceof InvalidOptionError && e.option === 'network');
+    assert.throws(
+      () => shellTool({ workingDirectory, commandTimeoutMs: 0 }),
+      (e) => e instanceof InvalidOptionError && e.option === 'commandTimeoutMs',
+    );
+    assert.throws(
+      () => shellTool({ workingDirectory, maxOutputBytes: 1.5 }),
+      (e) => e instanceof InvalidOptionError && e.option === 'maxOutputBytes',
+    );
+    assert.throws(
+      () => shellTool({ workingDirectory, passEnv: 'none' as 'all' }),
+      (e) => e instanceof InvalidOptionError && e.option === 'passEnv',
+    );
+    assert.throws(
+      () => shellTool({ workingDirectory, sandbox: 'docker' as 'none' }),
+      (e) => e instanceof InvalidOptionError && e.option === 'sandbox',
+    );
+    assert.throws(
+      () => shellTool({ workingDirectory, network: 'yes' as unknown as boolean }),
+      (e) => e instanceof InvalidOptionError && e.option === 'network',
+    );
   });
 });

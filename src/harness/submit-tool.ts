@@ -12,8 +12,7 @@ export type ReturnDirectTool<INPUT, OUTPUT> = Tool<INPUT, OUTPUT> & { readonly r
 export function submitTool(): ReturnDirectTool<{ summary: string }, string> {
   const submit = tool({
     description:
-      'Call when the task is done (or cannot be done), with a short summary of what you did and the outcome. ' +
-      'This ends your work: nothing runs after it.',
+      'Call when the task is done (or cannot be done), with a short summary of what you did and the outcome. ' + 'This ends your work: nothing runs after it.',
     inputSchema: z.object({ summary: z.string().describe('What was done, and the result.') }),
     execute: ({ summary }) => summary,
   });

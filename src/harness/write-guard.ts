@@ -48,11 +48,7 @@ interface SimpleCommand {
   redirects: Array<{ op: string; target: string }>;
 }
 
-type Item =
-  | { kind: 'command'; command: SimpleCommand }
-  | { kind: 'subshell-start' }
-  | { kind: 'subshell-end' }
-  | { kind: 'nested'; script: string };
+type Item = { kind: 'command'; command: SimpleCommand } | { kind: 'subshell-start' } | { kind: 'subshell-end' } | { kind: 'nested'; script: string };
 
 const REDIRECT_OPS = ['&>>', '<<<', '<<-', '>>', '>|', '>&', '&>', '<<', '<>', '<&', '>', '<'];
 const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
@@ -487,10 +483,7 @@ function stripPrefixes(input: string[]): string[] {
 }
 
 /** Operands, option values (by option) and flags of `args`; `--` ends options. */
-function splitArgs(
-  args: string[],
-  valueOptions: string[],
-): { operands: string[]; values: Array<[string, string]>; flags: string[] } {
+function splitArgs(args: string[], valueOptions: string[]): { operands: string[]; values: Array<[string, string]>; flags: string[] } {
   const operands: string[] = [];
   const values: Array<[string, string]> = [];
   const flags: string[] = [];

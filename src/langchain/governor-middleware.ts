@@ -146,7 +146,9 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
         // Interrupts (human in the loop) are control flow, not failures.
         if ((error as { is_bubble_up?: unknown } | null)?.is_bubble_up === true) throw error;
         const message = error instanceof Error ? error.message : String(error);
-        session.noteStop(await breaker.observe(session.sessionId, { kind: 'tool_call', tool: toolCall.name, args: toolCall.args, result: message, error: true }));
+        session.noteStop(
+          await breaker.observe(session.sessionId, { kind: 'tool_call', tool: toolCall.name, args: toolCall.args, result: message, error: true }),
+        );
         // LangChain re-raises any error coming out of a wrapToolCall middleware; answer the model
         // the way its tool node does without middleware, so adding the breaker does not end runs.
         const invalidInput = (error as { '~brand'?: unknown })['~brand'] === 'ToolInvocationError';
@@ -157,7 +159,13 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
       const text = typeof result.content === 'string' ? result.content : resultText(result.content);
       // A stop decided on a result is thrown at the next model gate: thrown here, LangChain would wrap it.
       session.noteStop(
-        await breaker.observe(session.sessionId, { kind: 'tool_call', tool: toolCall.name, args: toolCall.args, result: text, error: result.status === 'error' }),
+        await breaker.observe(session.sessionId, {
+          kind: 'tool_call',
+          tool: toolCall.name,
+          args: toolCall.args,
+          result: text,
+          error: result.status === 'error',
+        }),
       );
       return decision.action === 'steer' ? withSteer(result, decision) : result;
     },

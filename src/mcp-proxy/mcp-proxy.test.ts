@@ -51,7 +51,10 @@ describe('governor mcp -- node <a looping test server>', { timeout: 60_000 }, ()
     assert.deepEqual(await proxied.listResources(), await direct.listResources());
     assert.deepEqual(await proxied.readResource({ uri: 'memo://readme' }), await direct.readResource({ uri: 'memo://readme' }));
     assert.deepEqual(await proxied.listPrompts(), await direct.listPrompts());
-    assert.deepEqual(await proxied.getPrompt({ name: 'plan', arguments: { city: 'Oslo' } }), await direct.getPrompt({ name: 'plan', arguments: { city: 'Oslo' } }));
+    assert.deepEqual(
+      await proxied.getPrompt({ name: 'plan', arguments: { city: 'Oslo' } }),
+      await direct.getPrompt({ name: 'plan', arguments: { city: 'Oslo' } }),
+    );
   });
 
   test('a repeated identical call is steered, blocked, then stopped; different calls pass untouched until the stop', async () => {
@@ -121,7 +124,10 @@ describe('governor mcp -- node @modelcontextprotocol/server-everything', { timeo
     assert.ok(sums.every((s) => s.isError === undefined));
     const echoes: ToolResult[] = [];
     for (let i = 0; i < 5; i += 1) echoes.push((await proxied.callTool({ name: 'echo', arguments: { message: 'again' } })) as ToolResult);
-    assert.deepEqual(echoes.slice(0, 2), [await direct.callTool({ name: 'echo', arguments: { message: 'again' } }), await direct.callTool({ name: 'echo', arguments: { message: 'again' } })]);
+    assert.deepEqual(echoes.slice(0, 2), [
+      await direct.callTool({ name: 'echo', arguments: { message: 'again' } }),
+      await direct.callTool({ name: 'echo', arguments: { message: 'again' } }),
+    ]);
     assert.equal(echoes[3]!.isError, true);
     assert.match(text(echoes[3]!), /The call to echo was not run/);
     assert.equal(echoes[4]!.isError, true);
@@ -139,7 +145,10 @@ describe('governor mcp --url <a Streamable HTTP server>', { timeout: 60_000 }, (
       assert.equal(text((await proxied.callTool({ name: 'add', arguments: { a: 20, b: 22 } })) as ToolResult), '42');
       const results: ToolResult[] = [];
       for (let i = 0; i < 5; i += 1) results.push((await proxied.callTool({ name: 'search', arguments: { q: 'Oslo' } })) as ToolResult);
-      assert.deepEqual(results.map((r) => r.isError === true), [false, false, false, true, true]);
+      assert.deepEqual(
+        results.map((r) => r.isError === true),
+        [false, false, false, true, true],
+      );
       assert.match(text(results[4]!), /stopped by the agent breaker/);
     } finally {
       await proxied.close();
@@ -152,11 +161,17 @@ describe('governor mcp: usage', () => {
   test('without @modelcontextprotocol/sdk installed it exits 1 and names the package to install', async () => {
     const { execFile } = await import('node:child_process');
     const { promisify } = await import('node:util');
-    await assert.rejects(promisify(execFile)(process.execPath, ['--import', WITHOUT_SDK, MAIN, 'mcp', '--', process.execPath, LOOPING]), (error: { code?: number; stderr?: string }) => {
-      assert.equal(error.code, 1);
-      assert.match(error.stderr ?? '', /needs the package "@modelcontextprotocol\/sdk", which is not installed\. Run: npm install @modelcontextprotocol\/sdk/);
-      return true;
-    });
+    await assert.rejects(
+      promisify(execFile)(process.execPath, ['--import', WITHOUT_SDK, MAIN, 'mcp', '--', process.execPath, LOOPING]),
+      (error: { code?: number; stderr?: string }) => {
+        assert.equal(error.code, 1);
+        assert.match(
+          error.stderr ?? '',
+          /needs the package "@modelcontextprotocol\/sdk", which is not installed\. Run: npm install @modelcontextprotocol\/sdk/,
+        );
+        return true;
+      },
+    );
   });
 
   test('without a server to wrap it exits 2 and says what to give', async () => {

@@ -23,7 +23,8 @@ function checkOptions(options: McpProxyOptions): void {
   const upstream = options.upstream as { command?: unknown; url?: unknown } | undefined;
   if (upstream === null || typeof upstream !== 'object') throw new InvalidOptionError('upstream', 'pass { command, args } or { url }');
   if ('url' in upstream) {
-    if (typeof upstream.url !== 'string' || !URL.canParse(upstream.url)) throw new InvalidOptionError('upstream.url', 'must be the http(s) URL of a Streamable HTTP MCP server');
+    if (typeof upstream.url !== 'string' || !URL.canParse(upstream.url))
+      throw new InvalidOptionError('upstream.url', 'must be the http(s) URL of a Streamable HTTP MCP server');
   } else if (typeof upstream.command !== 'string' || upstream.command === '') {
     throw new InvalidOptionError('upstream.command', 'must name the MCP server program to start');
   }
@@ -97,9 +98,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     server.setRequestHandler(types.ListToolsRequestSchema, forward(types.ListToolsResultSchema));
     server.setRequestHandler(types.CallToolRequestSchema, async (request, extra) => {
       const { name, arguments: args } = request.params;
-      return judgeToolCall(breaker, sessionId, name, args ?? {}, () =>
-        client.request(request, types.CallToolResultSchema, { signal: extra.signal }),
-      );
+      return judgeToolCall(breaker, sessionId, name, args ?? {}, () => client.request(request, types.CallToolResultSchema, { signal: extra.signal }));
     });
   }
   if (capabilities.resources) {

@@ -20,7 +20,7 @@ function refusalText(tool: string, decision: BreakerDecision): string {
 }
 
 /** The text of a tool result, as the breaker compares results. */
-export function resultText(result: ToolResultLike): string {
+function resultText(result: ToolResultLike): string {
   const content = Array.isArray(result.content) ? (result.content as unknown[]) : [];
   return content
     .map((part) => {
@@ -54,7 +54,8 @@ export async function judgeToolCall<R extends ToolResultLike>(
   const seen = await breaker.observe(sessionId, { kind: 'tool_call', tool, args, result: resultText(result), error: result.isError === true });
   const notes: string[] = [];
   if (check.action === 'steer' && check.message !== undefined) notes.push(`${NOTE_PREFIX} ${check.message}`);
-  if ((seen.action === 'steer' || seen.action === 'block') && seen.message !== undefined && seen.message !== check.message) notes.push(`${NOTE_PREFIX} ${seen.message}`);
+  if ((seen.action === 'steer' || seen.action === 'block') && seen.message !== undefined && seen.message !== check.message)
+    notes.push(`${NOTE_PREFIX} ${seen.message}`);
   if (seen.action === 'stop') notes.push(stopText(seen));
   if (notes.length === 0) return result;
   const content = Array.isArray(result.content) ? (result.content as unknown[]) : [];

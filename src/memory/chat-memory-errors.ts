@@ -3,10 +3,7 @@ import { GovernorError } from '../errors/governor-error.ts';
 /** Thrown when a conversation id is missing, not a string, or blank. Nothing is read or written. */
 export class InvalidConversationIdError extends GovernorError {
   constructor(problem: string) {
-    super(
-      'GOVERNOR_INVALID_CONVERSATION_ID',
-      `Invalid conversation id: ${problem}. Pass a non-blank string that names the conversation.`,
-    );
+    super('GOVERNOR_INVALID_CONVERSATION_ID', `Invalid conversation id: ${problem}. Pass a non-blank string that names the conversation.`);
   }
 }
 
@@ -23,10 +20,7 @@ export class InvalidMessageError extends GovernorError {
   readonly path: string;
 
   constructor(index: number, path: string, problem: string) {
-    super(
-      'GOVERNOR_INVALID_MESSAGE',
-      `Message ${index} cannot be stored: ${path === '' ? '' : `at ${path}: `}${problem}`,
-    );
+    super('GOVERNOR_INVALID_MESSAGE', `Message ${index} cannot be stored: ${path === '' ? '' : `at ${path}: `}${problem}`);
     this.index = index;
     this.path = path;
   }
@@ -70,11 +64,7 @@ export class ChatMemoryStoreError extends GovernorError {
   readonly store: string;
 
   constructor(store: string, operation: string, cause: unknown) {
-    super(
-      'GOVERNOR_CHAT_MEMORY_STORE',
-      `Chat memory store ${store} failed to ${operation}: ${describeCause(cause)}`,
-      { cause },
-    );
+    super('GOVERNOR_CHAT_MEMORY_STORE', `Chat memory store ${store} failed to ${operation}: ${describeCause(cause)}`, { cause });
     this.store = store;
   }
 }

@@ -8,7 +8,7 @@ import type { ChatMemory } from './chat-memory.ts';
 import { assertConversationId } from './conversation-id.ts';
 
 /** How a memory advisor puts the history into a request. */
-export type HistoryPlacement = (request: ChatClientRequest, history: readonly ModelMessage[]) => ChatClientRequest;
+type HistoryPlacement = (request: ChatClientRequest, history: readonly ModelMessage[]) => ChatClientRequest;
 
 /** What the two chat memory advisors share. */
 export interface MemoryAdvisorSettings {
@@ -23,11 +23,7 @@ export interface MemoryAdvisorSettings {
  * user's turn and every message the call produced in ONE `add`. A call that
  * fails writes nothing, so the memory never holds half a turn.
  */
-export async function callWithMemory(
-  settings: MemoryAdvisorSettings,
-  request: ChatClientRequest,
-  chain: AdvisorChain,
-): Promise<ChatClientResponse> {
+export async function callWithMemory(settings: MemoryAdvisorSettings, request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
   const conversationId = conversationIdFor(request.context, settings.defaultConversationId);
   const history = await settings.memory.get(conversationId);
   const result = await chain.nextCall(settings.place(request, history));
@@ -40,11 +36,7 @@ export async function callWithMemory(
  * stream's `finish` event arrives, before it is passed on. A stream that fails
  * or is abandoned before its end writes nothing.
  */
-export async function* streamWithMemory(
-  settings: MemoryAdvisorSettings,
-  request: ChatClientRequest,
-  chain: AdvisorChain,
-): AsyncIterable<ChatStreamEvent> {
+export async function* streamWithMemory(settings: MemoryAdvisorSettings, request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
   const conversationId = conversationIdFor(request.context, settings.defaultConversationId);
   const history = await settings.memory.get(conversationId);
   for await (const event of chain.nextStream(settings.place(request, history))) {
@@ -62,7 +54,7 @@ export async function* streamWithMemory(
  *
  * @throws {InvalidConversationIdError} when the param is set but not a non-blank string.
  */
-export function conversationIdFor(context: AdvisorContext, fallback: string): string {
+function conversationIdFor(context: AdvisorContext, fallback: string): string {
   const value = context.get(CONVERSATION_ID);
   if (value === undefined || value === null) {
     context.set(CONVERSATION_ID, fallback);
@@ -78,7 +70,7 @@ export function conversationIdFor(context: AdvisorContext, fallback: string): st
  * are configuration that every request repeats, so storing them would
  * duplicate them in every turn.
  */
-export function userTurn(messages: readonly ModelMessage[]): ModelMessage[] {
+function userTurn(messages: readonly ModelMessage[]): ModelMessage[] {
   let start = messages.length;
   while (start > 0 && messages[start - 1]?.role === 'user') start--;
   return messages.slice(start);

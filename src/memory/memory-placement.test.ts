@@ -49,11 +49,7 @@ describe('memory advisor placement', () => {
 
   test('a call that fails mid tool loop stores no partial turn, and the conversation goes on', async () => {
     await using server = await new ScriptedModelServer({
-      script: [
-        { toolCalls: [{ name: 'weather', arguments: { city: 'Paris' } }] },
-        { error: { status: 400, message: 'bad request' } },
-        { text: 'Hello again' },
-      ],
+      script: [{ toolCalls: [{ name: 'weather', arguments: { city: 'Paris' } }] }, { error: { status: 400, message: 'bad request' } }, { text: 'Hello again' }],
     }).start();
     const memory = new MessageWindowChatMemory();
     const client = ChatClient.builder(scriptedModel(server))
@@ -64,8 +60,15 @@ describe('memory advisor placement', () => {
     await assert.rejects(client.prompt('Weather in Paris?').call().content());
     assert.deepEqual(await memory.get('c1'), [], 'nothing of the failed turn is stored');
     assert.equal(await client.prompt('Hi').call().content(), 'Hello again');
-    assert.deepEqual((await memory.get('c1')).map((m) => m.role), ['user', 'assistant']);
+    assert.deepEqual(
+      (await memory.get('c1')).map((m) => m.role),
+      ['user', 'assistant'],
+    );
     const sent = server.requests[2]!.body.messages;
-    assert.deepEqual(sent.map((m) => m.role), ['user'], 'the failed turn is not replayed into the next call');
+    assert.deepEqual(
+      sent.map((m) => m.role),
+      ['user'],
+      'the failed turn is not replayed into the next call',
+    );
   });
 });

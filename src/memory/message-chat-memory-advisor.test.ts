@@ -34,13 +34,18 @@ describe('MessageChatMemoryAdvisor', () => {
   test('remembers a conversation across calls, as messages before the new user message', async () => {
     const memory = new RecordingChatMemory();
     const model = mockModel([{ text: 'Hi Ana' }, { text: 'You are Ana' }]);
-    const client = ChatClient.builder(model)
-      .defaultSystem('Be brief.')
-      .defaultAdvisors(new MessageChatMemoryAdvisor({ memory }))
-      .build();
+    const client = ChatClient.builder(model).defaultSystem('Be brief.').defaultAdvisors(new MessageChatMemoryAdvisor({ memory })).build();
 
-    await client.prompt('My name is Ana').advisors((a) => a.param(CONVERSATION_ID, 'c1')).call().content();
-    await client.prompt('Who am I?').advisors((a) => a.param(CONVERSATION_ID, 'c1')).call().content();
+    await client
+      .prompt('My name is Ana')
+      .advisors((a) => a.param(CONVERSATION_ID, 'c1'))
+      .call()
+      .content();
+    await client
+      .prompt('Who am I?')
+      .advisors((a) => a.param(CONVERSATION_ID, 'c1'))
+      .call()
+      .content();
 
     assert.deepStrictEqual(promptLines(model.doGenerateCalls[1]!.prompt), [
       'system: Be brief.',
@@ -69,17 +74,17 @@ describe('MessageChatMemoryAdvisor', () => {
 
     const model = toolLoopModel();
     const client = ChatClient.builder(model).defaultAdvisors(loop, advisor).defaultTools({ weather }).build();
-    const answer = await client.prompt('Weather?').advisors((a) => a.param(CONVERSATION_ID, 'c1')).call().content();
+    const answer = await client
+      .prompt('Weather?')
+      .advisors((a) => a.param(CONVERSATION_ID, 'c1'))
+      .call()
+      .content();
 
     assert.equal(answer, 'Paris 15, Rome 15');
     assert.equal(memory.gets, 1);
     assert.equal(memory.adds, 1);
     for (const call of model.doGenerateCalls) {
-      assert.deepStrictEqual(promptLines(call.prompt).slice(0, 3), [
-        'user: earlier question',
-        'assistant: earlier answer',
-        'user: Weather?',
-      ]);
+      assert.deepStrictEqual(promptLines(call.prompt).slice(0, 3), ['user: earlier question', 'assistant: earlier answer', 'user: Weather?']);
     }
     const stored = await memory.get('c1');
     assert.deepStrictEqual(roles(stored), ['user', 'assistant', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
@@ -97,10 +102,7 @@ describe('MessageChatMemoryAdvisor', () => {
     const memory = new RecordingChatMemory();
     // One round asking for a tool, then the model fails.
     const model = mockModel([{ toolCalls: [{ name: 'weather', input: { city: 'Paris' } }] }]);
-    const client = ChatClient.builder(model)
-      .defaultAdvisors(new ToolCallAdvisor(), new MessageChatMemoryAdvisor({ memory }))
-      .defaultTools({ weather })
-      .build();
+    const client = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor(), new MessageChatMemoryAdvisor({ memory })).defaultTools({ weather }).build();
 
     await assert.rejects(client.prompt('Weather?').call().content(), /script exhausted/);
     assert.equal(memory.adds, 0);
@@ -114,7 +116,11 @@ describe('MessageChatMemoryAdvisor', () => {
       .defaultTools({ weather })
       .build();
     let text = '';
-    for await (const delta of client.prompt('Weather?').advisors((a) => a.param(CONVERSATION_ID, 's1')).stream().content()) {
+    for await (const delta of client
+      .prompt('Weather?')
+      .advisors((a) => a.param(CONVERSATION_ID, 's1'))
+      .stream()
+      .content()) {
       text += delta;
     }
     assert.equal(text, 'Paris 15, Rome 15');
@@ -124,7 +130,11 @@ describe('MessageChatMemoryAdvisor', () => {
     const abandoned = ChatClient.builder(mockModel([{ text: 'a long answer' }]))
       .defaultAdvisors(new MessageChatMemoryAdvisor({ memory }))
       .build();
-    for await (const delta of abandoned.prompt('Hi').advisors((a) => a.param(CONVERSATION_ID, 's2')).stream().content()) {
+    for await (const delta of abandoned
+      .prompt('Hi')
+      .advisors((a) => a.param(CONVERSATION_ID, 's2'))
+      .stream()
+      .content()) {
       assert.ok(delta.length > 0);
       break;
     }
@@ -138,7 +148,11 @@ describe('MessageChatMemoryAdvisor', () => {
       .build();
 
     await client.prompt('first').call().content();
-    await client.prompt('second').advisors((a) => a.param(CONVERSATION_ID, 'named')).call().content();
+    await client
+      .prompt('second')
+      .advisors((a) => a.param(CONVERSATION_ID, 'named'))
+      .call()
+      .content();
 
     assert.deepStrictEqual(roles(await memory.get('fallback')), ['user', 'assistant']);
     assert.deepStrictEqual(roles(await memory.get('named')), ['user', 'assistant']);
@@ -152,7 +166,11 @@ describe('MessageChatMemoryAdvisor', () => {
       .build();
 
     await assert.rejects(
-      client.prompt('hi').advisors((a) => a.param(CONVERSATION_ID, '  ')).call().content(),
+      client
+        .prompt('hi')
+        .advisors((a) => a.param(CONVERSATION_ID, '  '))
+        .call()
+        .content(),
       InvalidConversationIdError,
     );
     assert.equal(model.doGenerateCalls.length, 0);

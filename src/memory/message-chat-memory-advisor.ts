@@ -4,13 +4,7 @@ import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import type { ChatMemory } from './chat-memory.ts';
-import {
-  callWithMemory,
-  defaultConversationId,
-  memoryAdvisorOrder,
-  streamWithMemory,
-  type MemoryAdvisorSettings,
-} from './memory-advised-call.ts';
+import { callWithMemory, defaultConversationId, memoryAdvisorOrder, streamWithMemory, type MemoryAdvisorSettings } from './memory-advised-call.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link MessageChatMemoryAdvisor}. */

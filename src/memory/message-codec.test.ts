@@ -91,11 +91,14 @@ test('things that are not chat messages are rejected', () => {
     { role: 'user', content: [{ text: 'no type' }] },
   ];
   for (const message of bad) {
-    assert.throws(() => encodeMessage(message as ModelMessage, 3), (error: unknown) => {
-      assert.ok(error instanceof InvalidMessageError);
-      assert.equal(error.index, 3);
-      return true;
-    });
+    assert.throws(
+      () => encodeMessage(message as ModelMessage, 3),
+      (error: unknown) => {
+        assert.ok(error instanceof InvalidMessageError);
+        assert.equal(error.index, 3);
+        return true;
+      },
+    );
   }
 });
 

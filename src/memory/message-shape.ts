@@ -24,9 +24,7 @@ export function messageShapeProblem(message: unknown): string | undefined {
 
 function partsProblem(content: unknown, role: string): string | undefined {
   if (!Array.isArray(content)) {
-    return role === 'tool'
-      ? 'a tool message needs an array of parts as content'
-      : `a ${role} message needs string content or an array of parts`;
+    return role === 'tool' ? 'a tool message needs an array of parts as content' : `a ${role} message needs string content or an array of parts`;
   }
   for (let i = 0; i < content.length; i++) {
     const part: unknown = content[i];

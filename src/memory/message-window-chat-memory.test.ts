@@ -76,9 +76,7 @@ describe('MessageWindowChatMemory', () => {
 
   test('concurrent adds to one conversation all land, each batch in one piece', async () => {
     const memory = new MessageWindowChatMemory({ maxMessages: 1000 });
-    await Promise.all(
-      Array.from({ length: 20 }, (_, i) => memory.add('c', [userText(`q${i}`), assistantText(`a${i}`)])),
-    );
+    await Promise.all(Array.from({ length: 20 }, (_, i) => memory.add('c', [userText(`q${i}`), assistantText(`a${i}`)])));
     const texts = (await memory.get('c')).map((message) => String(message.content));
     assert.equal(texts.length, 40);
     for (let i = 0; i < 20; i++) assert.equal(texts[texts.indexOf(`q${i}`) + 1], `a${i}`);

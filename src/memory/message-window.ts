@@ -33,11 +33,7 @@ export function toolSafeGroups(messages: readonly ModelMessage[]): ModelMessage[
  * @param budget how much the window may cost in total.
  * @param cost what one message costs (1 for a message count, its tokens for a token budget).
  */
-export function selectWindow(
-  messages: readonly ModelMessage[],
-  budget: number,
-  cost: (message: ModelMessage) => number,
-): ModelMessage[] {
+export function selectWindow(messages: readonly ModelMessage[], budget: number, cost: (message: ModelMessage) => number): ModelMessage[] {
   let system: ModelMessage | undefined;
   const conversation: ModelMessage[] = [];
   for (const message of messages) {

@@ -22,10 +22,7 @@ describe('PromptChatMemoryAdvisor', () => {
   test('puts the history into the system prompt, after the instructions, and sends only the new user message', async () => {
     const memory = new MessageWindowChatMemory();
     const model = mockModel([{ text: 'Hi Ana' }, { text: 'You are Ana' }]);
-    const client = ChatClient.builder(model)
-      .defaultSystem('Be brief.')
-      .defaultAdvisors(new PromptChatMemoryAdvisor({ memory }))
-      .build();
+    const client = ChatClient.builder(model).defaultSystem('Be brief.').defaultAdvisors(new PromptChatMemoryAdvisor({ memory })).build();
 
     await client.prompt('My name is Ana').call().content();
     await client.prompt('Who am I?').call().content();
@@ -39,19 +36,20 @@ describe('PromptChatMemoryAdvisor', () => {
 
   test('renders tool calls and results of earlier turns, and writes each turn once after the tool loop', async () => {
     const memory = new RecordingChatMemory();
-    const model = mockModel([
-      { toolCalls: [{ name: 'weather', input: { city: 'Paris' } }] },
-      { text: 'Paris is at 15' },
-      { text: 'Yes' },
-    ]);
-    const client = ChatClient.builder(model)
-      .defaultAdvisors(new ToolCallAdvisor(), new PromptChatMemoryAdvisor({ memory }))
-      .defaultTools({ weather })
-      .build();
+    const model = mockModel([{ toolCalls: [{ name: 'weather', input: { city: 'Paris' } }] }, { text: 'Paris is at 15' }, { text: 'Yes' }]);
+    const client = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor(), new PromptChatMemoryAdvisor({ memory })).defaultTools({ weather }).build();
 
-    await client.prompt('Weather in Paris?').advisors((a) => a.param(CONVERSATION_ID, 'p')).call().content();
+    await client
+      .prompt('Weather in Paris?')
+      .advisors((a) => a.param(CONVERSATION_ID, 'p'))
+      .call()
+      .content();
     assert.equal(memory.adds, 1);
-    await client.prompt('Warm?').advisors((a) => a.param(CONVERSATION_ID, 'p')).call().content();
+    await client
+      .prompt('Warm?')
+      .advisors((a) => a.param(CONVERSATION_ID, 'p'))
+      .call()
+      .content();
 
     const system = model.doGenerateCalls[2]!.prompt[0];
     assert.equal(system?.role, 'system');
@@ -63,7 +61,10 @@ describe('PromptChatMemoryAdvisor', () => {
 
   test('a custom system prompt builder gets the instructions and the history text', async () => {
     const memory = new MessageWindowChatMemory();
-    await memory.add('default', [{ role: 'user', content: 'q0' }, { role: 'assistant', content: 'a0' }]);
+    await memory.add('default', [
+      { role: 'user', content: 'q0' },
+      { role: 'assistant', content: 'a0' },
+    ]);
     const model = mockModel([{ text: 'ok' }]);
     const client = ChatClient.builder(model)
       .defaultAdvisors(
@@ -80,9 +81,7 @@ describe('PromptChatMemoryAdvisor', () => {
 
   test('a failed call writes nothing', async () => {
     const memory = new RecordingChatMemory();
-    const client = ChatClient.builder(mockModel([]))
-      .defaultAdvisors(new PromptChatMemoryAdvisor({ memory }))
-      .build();
+    const client = ChatClient.builder(mockModel([])).defaultAdvisors(new PromptChatMemoryAdvisor({ memory })).build();
     await assert.rejects(client.prompt('hello?').call().content());
     assert.equal(memory.adds, 0);
   });

@@ -5,13 +5,7 @@ import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { ChatMemory } from './chat-memory.ts';
 import { historyText } from './history-text.ts';
-import {
-  callWithMemory,
-  defaultConversationId,
-  memoryAdvisorOrder,
-  streamWithMemory,
-  type MemoryAdvisorSettings,
-} from './memory-advised-call.ts';
+import { callWithMemory, defaultConversationId, memoryAdvisorOrder, streamWithMemory, type MemoryAdvisorSettings } from './memory-advised-call.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Builds the system prompt from the request's own instructions and the history as text. */
@@ -44,8 +38,7 @@ export interface PromptChatMemoryAdvisorOptions {
 export const defaultMemorySystemPrompt: MemorySystemPrompt = (instructions, history) =>
   [
     instructions,
-    'The conversation so far is recorded between the CONVERSATION MEMORY markers. ' +
-      'Use it to stay consistent with what was already said and done.',
+    'The conversation so far is recorded between the CONVERSATION MEMORY markers. ' + 'Use it to stay consistent with what was already said and done.',
     `--- CONVERSATION MEMORY ---\n${history}\n--- END OF CONVERSATION MEMORY ---`,
   ]
     .filter((section) => section !== undefined && section !== '')

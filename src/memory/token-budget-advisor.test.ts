@@ -26,19 +26,18 @@ async function promptSent(maxTokens: number, messages: readonly ModelMessage[] =
   const client = ChatClient.builder(model)
     .defaultAdvisors(new TokenBudgetAdvisor({ maxTokens, tokenizer: perCharacter }))
     .build();
-  await client.prompt().messages(...messages).user('now').call().content();
+  await client
+    .prompt()
+    .messages(...messages)
+    .user('now')
+    .call()
+    .content();
   return promptLines(model.doGenerateCalls[0]!.prompt);
 }
 
 describe('TokenBudgetAdvisor', () => {
   test('leaves a prompt under the ceiling alone', async () => {
-    assert.deepStrictEqual(await promptSent(40), [
-      'user: aaaa',
-      'assistant: -> lookup',
-      'tool lookup: ok',
-      'assistant: bbbb',
-      'user: now',
-    ]);
+    assert.deepStrictEqual(await promptSent(40), ['user: aaaa', 'assistant: -> lookup', 'tool lookup: ok', 'assistant: bbbb', 'user: now']);
   });
 
   test('drops the oldest history first, never a tool result without its call', async () => {
@@ -53,7 +52,12 @@ describe('TokenBudgetAdvisor', () => {
       .defaultSystem('0123456789')
       .defaultAdvisors(new TokenBudgetAdvisor({ maxTokens: 12, tokenizer: perCharacter }))
       .build();
-    await client.prompt().messages(...history).user('the current question').call().content();
+    await client
+      .prompt()
+      .messages(...history)
+      .user('the current question')
+      .call()
+      .content();
 
     assert.deepStrictEqual(promptLines(model.doGenerateCalls[0]!.prompt), ['system: 0123456789', 'user: the current question']);
   });
@@ -69,15 +73,16 @@ describe('TokenBudgetAdvisor', () => {
       .defaultAdvisors(new ToolCallAdvisor(), new TokenBudgetAdvisor({ maxTokens: 60, tokenizer: perCharacter }))
       .defaultTools({ weather })
       .build();
-    await client.prompt().messages(...history).user('Weather in Paris?').call().content();
+    await client
+      .prompt()
+      .messages(...history)
+      .user('Weather in Paris?')
+      .call()
+      .content();
 
     // Round 1: 37 history + 17 question = 54 fits. Round 2 adds the call (23) and result (20): history goes.
     assert.equal(model.doGenerateCalls[0]!.prompt.length, 5);
-    assert.deepStrictEqual(promptLines(model.doGenerateCalls[1]!.prompt), [
-      'user: Weather in Paris?',
-      'assistant: -> weather',
-      'tool weather: 15°C in Paris',
-    ]);
+    assert.deepStrictEqual(promptLines(model.doGenerateCalls[1]!.prompt), ['user: Weather in Paris?', 'assistant: -> weather', 'tool weather: 15°C in Paris']);
   });
 
   test('trims what a memory advisor brought in without changing what the memory stores', async () => {
@@ -85,10 +90,7 @@ describe('TokenBudgetAdvisor', () => {
     await memory.add('default', history);
     const model = mockModel([{ text: 'done' }]);
     const client = ChatClient.builder(model)
-      .defaultAdvisors(
-        new MessageChatMemoryAdvisor({ memory }),
-        new TokenBudgetAdvisor({ maxTokens: 15, tokenizer: perCharacter }),
-      )
+      .defaultAdvisors(new MessageChatMemoryAdvisor({ memory }), new TokenBudgetAdvisor({ maxTokens: 15, tokenizer: perCharacter }))
       .build();
     await client.prompt('now').call().content();
 

@@ -69,13 +69,7 @@ describe('estimateCost', () => {
 
 describe('findPrice', () => {
   test('tolerates provider prefixes and snapshot suffixes', () => {
-    for (const id of [
-      'openai:gpt-4o',
-      'openai/gpt-4o',
-      'gpt-4o-2024-08-06',
-      'GPT-4o',
-      'openai:gpt-4o-2024-11-20',
-    ]) {
+    for (const id of ['openai:gpt-4o', 'openai/gpt-4o', 'gpt-4o-2024-08-06', 'GPT-4o', 'openai:gpt-4o-2024-11-20']) {
       assert.equal(findPrice(id), DEFAULT_PRICES['gpt-4o'], id);
     }
     assert.equal(findPrice('claude-sonnet-4-20250514'), DEFAULT_PRICES['claude-sonnet-4']);

@@ -113,9 +113,7 @@ const SNAPSHOT_SUFFIX = /(?:[-@](?:\d{4}-\d{2}-\d{2}|\d{8}|latest))?(?:-v\d+(?::
  */
 function candidateIds(modelId: string): string[] {
   const lower = modelId.trim().toLowerCase();
-  const unprefixed = lower
-    .replace(/^.*[/:](?=[^/:]*[a-z][^/:]*(?::\d+)?$)/, '')
-    .replace(/^(?:[a-z]{2,4}\.)?(?:anthropic|openai)\./, '');
+  const unprefixed = lower.replace(/^.*[/:](?=[^/:]*[a-z][^/:]*(?::\d+)?$)/, '').replace(/^(?:[a-z]{2,4}\.)?(?:anthropic|openai)\./, '');
   const unsuffixed = unprefixed.replace(SNAPSHOT_SUFFIX, '');
   return [...new Set([lower, unprefixed, unsuffixed])].filter((id) => id.length > 0);
 }
@@ -165,12 +163,9 @@ export function priceUsage(usage: TokenUsage, price: ModelPrice): CostEstimate {
   }
   const cached = cachedInputTokens ?? 0;
   const cachedRate = price.cachedInputPerMillion ?? price.inputPerMillion;
-  const usd =
-    ((inputTokens - cached) * price.inputPerMillion + cached * cachedRate + outputTokens * price.outputPerMillion) /
-    1_000_000;
+  const usd = ((inputTokens - cached) * price.inputPerMillion + cached * cachedRate + outputTokens * price.outputPerMillion) / 1_000_000;
   const upperBound =
-    (cachedInputTokens === undefined && price.cachedInputPerMillion !== undefined) ||
-    (cached > 0 && price.cachedInputPerMillion === undefined);
+    (cachedInputTokens === undefined && price.cachedInputPerMillion !== undefined) || (cached > 0 && price.cachedInputPerMillion === undefined);
   return upperBound ? { usd, upperBound: true } : { usd };
 }
 

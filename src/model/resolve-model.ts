@@ -32,7 +32,10 @@ export class UnsupportedModelError extends GovernorError {
  */
 export function resolveModel(model: unknown): LanguageModelV4 {
   if (typeof model !== 'object' || model === null) {
-    throw new UnsupportedModelError(undefined, typeof model === 'string' ? `The string "${model}"` : `A value of type ${model === null ? 'null' : typeof model}`);
+    throw new UnsupportedModelError(
+      undefined,
+      typeof model === 'string' ? `The string "${model}"` : `A value of type ${model === null ? 'null' : typeof model}`,
+    );
   }
   const candidate = model as { specificationVersion?: unknown; doGenerate?: unknown; doStream?: unknown };
   const version = typeof candidate.specificationVersion === 'string' ? candidate.specificationVersion : undefined;

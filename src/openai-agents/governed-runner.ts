@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: the Agents SDK's own signatures use Agent<any, any> and Tool<any> (its generics are invariant); these mirror them so any agent fits.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import {
@@ -168,7 +169,10 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
       if (seen.has(agent)) continue;
       seen.add(agent);
       if (typeof agent.model === 'object' && agent.model !== null && !governedModels.has(agent.model)) {
-        throw new InvalidOptionError(`agent "${agent.name}".model`, 'is a Model instance the breaker cannot see: pass it through governed.model(), or give a model name');
+        throw new InvalidOptionError(
+          `agent "${agent.name}".model`,
+          'is a Model instance the breaker cannot see: pass it through governed.model(), or give a model name',
+        );
       }
       for (const tool of agent.tools) {
         if (tool.type === 'function' && !tool.inputGuardrails?.includes(inputGuardrail)) {
@@ -208,7 +212,13 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
   const outputGuardrail = {
     type: 'tool_output' as const,
     name: 'AgentBreaker',
-    run: async ({ toolCall, output }: { toolCall: { name: string; arguments: string; callId: string }; output: unknown }): Promise<ToolGuardrailFunctionOutput> => {
+    run: async ({
+      toolCall,
+      output,
+    }: {
+      toolCall: { name: string; arguments: string; callId: string };
+      output: unknown;
+    }): Promise<ToolGuardrailFunctionOutput> => {
       const session = sessionNow();
       const text = resultText(output);
       session.noteStop(await breaker.observe(session.sessionId, { kind: 'tool_call', tool: toolCall.name, args: parseArgs(toolCall.arguments), result: text }));
@@ -232,12 +242,10 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
   runner.on('agent_handoff', (_context, from, to) => {
     const session = sessionNow();
     session.track(
-      breaker
-        .observe(session.sessionId, { kind: 'delegation', agent: to.name, input: `handoff from ${from.name}`, output: '' })
-        .then((decision) => {
-          session.noteStop(decision);
-          if (decision.action === 'steer' || decision.action === 'block') session.queueSteer(decision.message);
-        }),
+      breaker.observe(session.sessionId, { kind: 'delegation', agent: to.name, input: `handoff from ${from.name}`, output: '' }).then((decision) => {
+        session.noteStop(decision);
+        if (decision.action === 'steer' || decision.action === 'block') session.queueSteer(decision.message);
+      }),
     );
   });
 

@@ -38,20 +38,13 @@ function freshTable(): string {
   return `vs_test_${tables}`;
 }
 
-describeVectorStoreContract(
-  'PgVectorStore',
-  async ({ embedder, dimensions }) => new PgVectorStore({ pool, tableName: freshTable(), dimensions, embedder }),
-);
+describeVectorStoreContract('PgVectorStore', async ({ embedder, dimensions }) => new PgVectorStore({ pool, tableName: freshTable(), dimensions, embedder }));
 
 describe('PgVectorStore', () => {
   test('creates the extension, table and HNSW index once, even when the first calls are concurrent', async () => {
     const tableName = freshTable();
     const store = new PgVectorStore({ pool, tableName, dimensions: 3, embedder: new TableEmbedder(COMPASS) });
-    await Promise.all([
-      store.add([{ id: 'north', text: 'north', metadata: {} }]),
-      store.similaritySearch({ query: 'east' }),
-      store.delete(['nothing']),
-    ]);
+    await Promise.all([store.add([{ id: 'north', text: 'north', metadata: {} }]), store.similaritySearch({ query: 'east' }), store.delete(['nothing'])]);
     const column = await pool.query<{ type: string }>(
       "SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'embedding'",
       [tableName],
@@ -69,7 +62,10 @@ describe('PgVectorStore', () => {
     const store = new PgVectorStore({ pool, tableName, dimensions: 3, embedder: new TableEmbedder(COMPASS), createIndex: 'none' });
     await store.add([{ id: 'north', text: 'north', metadata: {} }]);
     const indexes = await pool.query<{ indexdef: string }>('SELECT indexdef FROM pg_indexes WHERE tablename = $1', [tableName]);
-    assert.ok(indexes.rows.every((row) => !row.indexdef.includes('hnsw')), JSON.stringify(indexes.rows));
+    assert.ok(
+      indexes.rows.every((row) => !row.indexdef.includes('hnsw')),
+      JSON.stringify(indexes.rows),
+    );
     assert.equal((await store.similaritySearch({ query: 'north' }))[0]?.id, 'north');
   });
 
@@ -79,8 +75,7 @@ describe('PgVectorStore', () => {
     const store = new PgVectorStore({ pool, tableName, dimensions: 3, embedder: new TableEmbedder(COMPASS) });
     await assert.rejects(
       store.add([{ id: 'north', text: 'north', metadata: {} }]),
-      (error: unknown) =>
-        error instanceof EmbeddingDimensionMismatchError && error.expected === 3 && error.actual === 5 && error.message.includes(tableName),
+      (error: unknown) => error instanceof EmbeddingDimensionMismatchError && error.expected === 3 && error.actual === 5 && error.message.includes(tableName),
     );
   });
 
@@ -153,9 +148,7 @@ describe('PgVectorStore', () => {
       `CREATE FUNCTION ${tableName}_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ ` +
         "BEGIN IF NEW.id = 'doc-1200' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$",
     );
-    await pool.query(
-      `CREATE TRIGGER refuse BEFORE INSERT ON ${tableName} FOR EACH ROW EXECUTE FUNCTION ${tableName}_refuse()`,
-    );
+    await pool.query(`CREATE TRIGGER refuse BEFORE INSERT ON ${tableName} FOR EACH ROW EXECUTE FUNCTION ${tableName}_refuse()`);
     await assert.rejects(store.add(documents), /refused/);
     const countAfterFailure = await pool.query<{ count: string }>(`SELECT count(*) AS count FROM ${tableName}`);
     assert.equal(countAfterFailure.rows[0]?.count, '1');

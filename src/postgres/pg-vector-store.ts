@@ -6,14 +6,7 @@ import { embedChecked, type Embedder } from '../rag/embedder.ts';
 import { LexicalHashEmbedding } from '../rag/lexical-hash-embedding.ts';
 import { filterToSql } from '../rag/metadata-filter-sql.ts';
 import { EmbeddingDimensionMismatchError } from '../rag/retrieval-errors.ts';
-import {
-  checkIds,
-  prepareDocuments,
-  resolveSearchRequest,
-  type AddDocumentsOptions,
-  type SearchRequest,
-  type VectorStore,
-} from '../rag/vector-store.ts';
+import { checkIds, prepareDocuments, resolveSearchRequest, type AddDocumentsOptions, type SearchRequest, type VectorStore } from '../rag/vector-store.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Table used when {@link PgVectorStoreOptions.tableName} is not given. */
@@ -132,10 +125,7 @@ export class PgVectorStore implements VectorStore {
     }
     const dimensions = options.dimensions;
     if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_VECTOR_DIMENSIONS) {
-      throw new InvalidOptionError(
-        'dimensions',
-        `expected an integer from 1 to ${MAX_VECTOR_DIMENSIONS} (pgvector's limit), got ${String(dimensions)}`,
-      );
+      throw new InvalidOptionError('dimensions', `expected an integer from 1 to ${MAX_VECTOR_DIMENSIONS} (pgvector's limit), got ${String(dimensions)}`);
     }
     const distance = options.distance ?? 'cosine';
     if (distance !== 'cosine') {
@@ -164,8 +154,7 @@ export class PgVectorStore implements VectorStore {
     if (parts.length < 1 || parts.length > 2 || !parts.every((part) => IDENTIFIER.test(part))) {
       throw new InvalidOptionError(
         'tableName',
-        'expected "table" or "schema.table", each part starting with a letter or "_" and holding only ' +
-          'letters, digits and "_" (at most 63 characters)',
+        'expected "table" or "schema.table", each part starting with a letter or "_" and holding only ' + 'letters, digits and "_" (at most 63 characters)',
       );
     }
     const baseName = parts[parts.length - 1] ?? DEFAULT_PG_VECTOR_TABLE;
@@ -294,9 +283,7 @@ export class PgVectorStore implements VectorStore {
     await this.#transaction(async (client) => {
       // Replicas starting together would race on CREATE EXTENSION / TABLE;
       // the lock makes them take turns, and IF NOT EXISTS makes turns cheap.
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-        `agent-governor:vector-store:${this.#tableName}`,
-      ]);
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`agent-governor:vector-store:${this.#tableName}`]);
       await client.query('CREATE EXTENSION IF NOT EXISTS vector');
       await client.query(
         `CREATE TABLE IF NOT EXISTS ${this.#table} (` +
@@ -306,8 +293,7 @@ export class PgVectorStore implements VectorStore {
           `embedding vector(${this.#dimensions}) NOT NULL)`,
       );
       const column = await client.query<{ dimensions: number }>(
-        'SELECT atttypmod AS dimensions FROM pg_attribute ' +
-          "WHERE attrelid = to_regclass($1) AND attname = 'embedding' AND NOT attisdropped",
+        'SELECT atttypmod AS dimensions FROM pg_attribute ' + "WHERE attrelid = to_regclass($1) AND attname = 'embedding' AND NOT attisdropped",
         [this.#table],
       );
       const existing = column.rows[0]?.dimensions;
@@ -320,9 +306,7 @@ export class PgVectorStore implements VectorStore {
         );
       }
       if (this.#createIndex === 'hnsw') {
-        await client.query(
-          `CREATE INDEX IF NOT EXISTS ${this.#index} ON ${this.#table} USING hnsw (embedding vector_cosine_ops)`,
-        );
+        await client.query(`CREATE INDEX IF NOT EXISTS ${this.#index} ON ${this.#table} USING hnsw (embedding vector_cosine_ops)`);
       }
     });
   }

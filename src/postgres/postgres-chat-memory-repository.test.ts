@@ -60,10 +60,7 @@ describe('PostgresChatMemoryRepository', () => {
 
   test('replicas starting together create the schema once and all write', async () => {
     const tableName = table();
-    const replicas = Array.from(
-      { length: 8 },
-      () => new PostgresChatMemoryRepository({ connectionString, tableName, connectTimeoutMs: 2000 }),
-    );
+    const replicas = Array.from({ length: 8 }, () => new PostgresChatMemoryRepository({ connectionString, tableName, connectTimeoutMs: 2000 }));
     try {
       await Promise.all(replicas.map((replica, i) => replica.append('c', [userText(`from ${i}`)])));
       assert.equal((await replicas[0]!.findByConversationId('c')).length, replicas.length);

@@ -94,11 +94,7 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
     }
     const tableName = options.tableName ?? 'governor_chat_memory';
     const parts = tableName.split('.');
-    if (
-      parts.length > 2 ||
-      !parts.every((part) => IDENTIFIER.test(part)) ||
-      (parts.at(-1) ?? '').length > MAX_TABLE_PART_LENGTH
-    ) {
+    if (parts.length > 2 || !parts.every((part) => IDENTIFIER.test(part)) || (parts.at(-1) ?? '').length > MAX_TABLE_PART_LENGTH) {
       throw new InvalidOptionError(
         'tableName',
         `"${tableName}" is not a plain table name: use lower-case letters, digits and underscores, ` +
@@ -138,11 +134,7 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
   async findByConversationId(conversationId: string): Promise<ModelMessage[]> {
     assertConversationId(conversationId);
     await this.#ensureSchema();
-    const result = await this.#query(
-      'read a conversation',
-      `SELECT message FROM ${this.#table} WHERE conversation_id = $1 ORDER BY seq`,
-      [conversationId],
-    );
+    const result = await this.#query('read a conversation', `SELECT message FROM ${this.#table} WHERE conversation_id = $1 ORDER BY seq`, [conversationId]);
     return result.rows.map((row: { message: string }) => decodeMessage(row.message));
   }
 
@@ -160,9 +152,7 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
   async deleteByConversationId(conversationId: string): Promise<void> {
     assertConversationId(conversationId);
     await this.#ensureSchema();
-    await this.#query('delete a conversation', `DELETE FROM ${this.#table} WHERE conversation_id = $1`, [
-      conversationId,
-    ]);
+    await this.#query('delete a conversation', `DELETE FROM ${this.#table} WHERE conversation_id = $1`, [conversationId]);
   }
 
   async append(conversationId: string, messages: readonly ModelMessage[]): Promise<void> {
@@ -190,12 +180,7 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [this.#table, conversationId]);
   }
 
-  async #insertAfterLast(
-    client: PoolClient,
-    conversationId: string,
-    messages: readonly ModelMessage[],
-    encoded: readonly string[],
-  ): Promise<void> {
+  async #insertAfterLast(client: PoolClient, conversationId: string, messages: readonly ModelMessage[], encoded: readonly string[]): Promise<void> {
     if (encoded.length === 0) return;
     await client.query(
       `INSERT INTO ${this.#table} (conversation_id, seq, role, message)
@@ -217,25 +202,18 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
 
   async #migrate(): Promise<void> {
     await this.#transaction('create or migrate its schema', async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [
-        SCHEMA_LOCK_NAMESPACE,
-        this.#table,
-      ]);
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [SCHEMA_LOCK_NAMESPACE, this.#table]);
       await client.query(
         `CREATE TABLE IF NOT EXISTS ${this.#migrationsTable} (
           version integer PRIMARY KEY,
           applied_at timestamptz NOT NULL DEFAULT now()
         )`,
       );
-      const result = await client.query(
-        `SELECT COALESCE(MAX(version), 0) AS version FROM ${this.#migrationsTable}`,
-      );
+      const result = await client.query(`SELECT COALESCE(MAX(version), 0) AS version FROM ${this.#migrationsTable}`);
       const current = Number((result.rows[0] as { version?: unknown } | undefined)?.version ?? 0);
       const latest = MIGRATIONS.at(-1)?.version ?? 0;
       if (current > latest) {
-        throw new Error(
-          `its chat memory schema is version ${current}, newer than this version of the library knows (${latest}); upgrade the library`,
-        );
+        throw new Error(`its chat memory schema is version ${current}, newer than this version of the library knows (${latest}); upgrade the library`);
       }
       for (const migration of MIGRATIONS) {
         if (migration.version <= current) continue;

@@ -4,7 +4,6 @@ import {
   contentText,
   isObject,
   parseArgs,
-  type JsonObject,
   type RequestTail,
   type RoundVerdict,
   type SseEvent,
@@ -24,7 +23,9 @@ export const anthropicWire: WireApi = {
   },
 
   promptSeed(body) {
-    const firstUser = asArray(body['messages']).filter(isObject).find((m) => m['role'] === 'user');
+    const firstUser = asArray(body['messages'])
+      .filter(isObject)
+      .find((m) => m['role'] === 'user');
     return JSON.stringify([contentText(body['system'] ?? ''), firstUser === undefined ? '' : contentText(firstUser['content'])]);
   },
 
@@ -71,7 +72,10 @@ export const anthropicWire: WireApi = {
 
   roundOf(response) {
     const content = asArray(response['content']).filter(isObject);
-    const text = content.filter((b) => b['type'] === 'text').map((b) => String(b['text'] ?? '')).join('');
+    const text = content
+      .filter((b) => b['type'] === 'text')
+      .map((b) => String(b['text'] ?? ''))
+      .join('');
     const toolCalls = content
       .filter((b) => b['type'] === 'tool_use')
       .map((b) => ({ id: String(b['id']), name: String(b['name']), args: parseArgs(b['input']) }));
@@ -248,7 +252,12 @@ class AnthropicStreamRewriter implements StreamRewriter {
           explained = true;
         }
         const delta = isObject(value['delta']) ? value['delta'] : {};
-        out.push(event('message_delta', { ...value, delta: { ...delta, stop_reason: keptCalls > 0 && verdict.stop === undefined ? delta['stop_reason'] : 'end_turn' } }));
+        out.push(
+          event('message_delta', {
+            ...value,
+            delta: { ...delta, stop_reason: keptCalls > 0 && verdict.stop === undefined ? delta['stop_reason'] : 'end_turn' },
+          }),
+        );
         continue;
       }
       if (verdict.stop !== undefined && held.block !== undefined) continue;

@@ -17,7 +17,10 @@ import { openaiWire } from './openai-wire.ts';
 
 type Message = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
-const SEARCH: OpenAI.Chat.Completions.ChatCompletionTool = { type: 'function', function: { name: 'search', parameters: { type: 'object', properties: { q: { type: 'string' } } } } };
+const SEARCH: OpenAI.Chat.Completions.ChatCompletionTool = {
+  type: 'function',
+  function: { name: 'search', parameters: { type: 'object', properties: { q: { type: 'string' } } } },
+};
 /** The model asks for the same search forever: a tool-call spiral. */
 const SPIRAL: ScriptedTurn[] = [{ toolCalls: [{ name: 'search', arguments: { q: 'flights to Oslo' } }] }];
 
@@ -45,7 +48,11 @@ function openaiClient(proxy: ModelProxyServer, headers: Record<string, string> =
 }
 
 /** One round of a hand-written agent loop: ask, then answer each tool call with the same result. */
-async function agentRound(client: OpenAI, messages: Message[], stream: boolean): Promise<{ message: OpenAI.Chat.Completions.ChatCompletionMessage; finish: string | null; stopHeader: string | null }> {
+async function agentRound(
+  client: OpenAI,
+  messages: Message[],
+  stream: boolean,
+): Promise<{ message: OpenAI.Chat.Completions.ChatCompletionMessage; finish: string | null; stopHeader: string | null }> {
   if (stream) {
     const { data, response } = await client.chat.completions.create({ model: 'm', messages, tools: [SEARCH], stream: true }).withResponse();
     let content = '';
@@ -65,7 +72,12 @@ async function agentRound(client: OpenAI, messages: Message[], stream: boolean):
       }
       finish = choice.finish_reason ?? finish;
     }
-    const message = { role: 'assistant', content, refusal: null, ...(calls.length > 0 ? { tool_calls: calls } : {}) } as OpenAI.Chat.Completions.ChatCompletionMessage;
+    const message = {
+      role: 'assistant',
+      content,
+      refusal: null,
+      ...(calls.length > 0 ? { tool_calls: calls } : {}),
+    } as OpenAI.Chat.Completions.ChatCompletionMessage;
     answerTools(messages, message);
     return { message, finish, stopHeader: response.headers.get('x-governor-stop') };
   }
@@ -137,7 +149,13 @@ for (const stream of [false, true]) {
     test('a productive run passes byte for byte (compared with a direct run)', async () => {
       const script: ScriptedTurn[] = [
         { text: 'Let me look.', toolCalls: [{ name: 'search', arguments: { q: 'Oslo' } }], usage: { promptTokens: 40, completionTokens: 7 } },
-        { toolCalls: [{ name: 'search', arguments: { q: 'Bergen' } }, { name: 'search', arguments: { q: 'Tromsø' } }], usage: { promptTokens: 60, completionTokens: 9 } },
+        {
+          toolCalls: [
+            { name: 'search', arguments: { q: 'Bergen' } },
+            { name: 'search', arguments: { q: 'Tromsø' } },
+          ],
+          usage: { promptTokens: 60, completionTokens: 9 },
+        },
         { text: 'Three cities checked: fly to Bergen on Tuesday. ✈️', usage: { promptTokens: 90, completionTokens: 12 } },
       ];
       const direct = await new ScriptedModelServer({ script }).start();
@@ -156,7 +174,9 @@ for (const stream of [false, true]) {
             const text = await response.text();
             // `created` is the answering second; everything else must match exactly.
             bodies.push(text.replace(/"created":\d+/g, '"created":0'));
-            const { message } = stream ? { message: reassemble(text) } : (JSON.parse(text) as { choices: [{ message: OpenAI.Chat.Completions.ChatCompletionMessage }] }).choices[0];
+            const { message } = stream
+              ? { message: reassemble(text) }
+              : (JSON.parse(text) as { choices: [{ message: OpenAI.Chat.Completions.ChatCompletionMessage }] }).choices[0];
             messages.push(message as Message);
             for (const call of message.tool_calls ?? []) messages.push({ role: 'tool', tool_call_id: call.id, content: `sunny in ${call.id}` });
           }
@@ -215,7 +235,13 @@ describe('governor proxy with AI SDK providers', () => {
       try {
         const provider = createOpenAICompatible({ name: 'proxied', baseURL: `${r.proxy.url}/v1`, apiKey: 'sk-test-not-a-real-key', includeUsage: true });
         const count = { n: 0 };
-        const options = { model: provider('m'), system: 'You book travel.', prompt: 'Find me a flight to Oslo.', tools: { search: searchTool(count) }, stopWhen: isStepCount(10) };
+        const options = {
+          model: provider('m'),
+          system: 'You book travel.',
+          prompt: 'Find me a flight to Oslo.',
+          tools: { search: searchTool(count) },
+          stopWhen: isStepCount(10),
+        };
         const text = mode === 'generate' ? (await generateText(options)).text : await streamText(options).text;
         assert.equal(count.n, 3, 'three searches ran; the fourth was refused');
         assert.match(text, /The call to search was not run/);
@@ -231,7 +257,14 @@ describe('governor proxy with AI SDK providers', () => {
       try {
         const anthropic = createAnthropic({ baseURL: `${r.proxy.url}/v1`, apiKey: 'sk-ant-test-not-a-real-key' });
         const count = { n: 0 };
-        const options = { model: anthropic('claude-test'), maxOutputTokens: 256, system: 'You book travel.', prompt: 'Find me a flight to Oslo.', tools: { search: searchTool(count) }, stopWhen: isStepCount(10) };
+        const options = {
+          model: anthropic('claude-test'),
+          maxOutputTokens: 256,
+          system: 'You book travel.',
+          prompt: 'Find me a flight to Oslo.',
+          tools: { search: searchTool(count) },
+          stopWhen: isStepCount(10),
+        };
         const text = mode === 'generate' ? (await generateText(options)).text : await streamText(options).text;
         assert.equal(count.n, 3);
         assert.match(text, /The call to search was not run/);
@@ -247,7 +280,12 @@ describe('governor proxy with AI SDK providers', () => {
         const refused = await fetch(`${r.proxy.url}/v1/messages`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-test-not-a-real-key' },
-          body: JSON.stringify({ model: 'claude-test', max_tokens: 100, system: 'You book travel.', messages: [{ role: 'user', content: 'Find me a flight to Oslo.' }] }),
+          body: JSON.stringify({
+            model: 'claude-test',
+            max_tokens: 100,
+            system: 'You book travel.',
+            messages: [{ role: 'user', content: 'Find me a flight to Oslo.' }],
+          }),
         });
         assert.equal(refused.status, 403);
         assert.equal(refused.headers.get('x-governor-stop'), 'tool_spiral');
@@ -266,7 +304,13 @@ describe('governor proxy with the Anthropic Messages API: a productive run passe
   for (const stream of [false, true]) {
     test(stream ? 'streamed' : 'not streamed', async () => {
       const script: ScriptedTurn[] = [
-        { text: 'Checking.', toolCalls: [{ name: 'search', arguments: { q: 'Oslo' } }, { name: 'search', arguments: { q: 'Bergen' } }] },
+        {
+          text: 'Checking.',
+          toolCalls: [
+            { name: 'search', arguments: { q: 'Oslo' } },
+            { name: 'search', arguments: { q: 'Bergen' } },
+          ],
+        },
         { text: 'Bergen it is. ✈️' },
       ];
       const direct = await new ScriptedModelServer({ script }).start();
@@ -293,7 +337,10 @@ describe('governor proxy with the Anthropic Messages API: a productive run passe
         const viaProxy = await run(`${r.proxy.url}/v1`);
         assert.deepEqual(viaProxy, await run(direct.baseURL));
         assert.match(viaProxy[1]!, /Bergen/);
-        assert.deepEqual(r.upstream.requests.map((q) => q.body), direct.requests.map((q) => q.body));
+        assert.deepEqual(
+          r.upstream.requests.map((q) => q.body),
+          direct.requests.map((q) => q.body),
+        );
       } finally {
         await r.close();
         await direct.close();
@@ -342,7 +389,10 @@ describe('governor proxy: usage counts against the session budget', () => {
 describe('governor proxy: sessions, pass-through and options', () => {
   test('sessions are told apart by header, by user, else by system prompt and first user message', async () => {
     const openaiBody = (messages: unknown[], extra: Record<string, unknown> = {}) => ({ model: 'm', messages, ...extra });
-    const first = [{ role: 'system', content: 'You book travel.' }, { role: 'user', content: 'Oslo?' }];
+    const first = [
+      { role: 'system', content: 'You book travel.' },
+      { role: 'user', content: 'Oslo?' },
+    ];
     const later = [...first, { role: 'assistant', content: 'Looking.' }, { role: 'user', content: 'And Bergen?' }];
     const none = new Headers();
     assert.equal(proxySessionId(new Headers({ 'x-governor-session': 'run-7' }), openaiBody(first, { user: 'u1' }), openaiWire), 'run-7');
@@ -390,7 +440,7 @@ describe('governor proxy: sessions, pass-through and options', () => {
     }
   });
 
-  test('an unreachable upstream is a 502 in the API\'s error format, naming no secret', async () => {
+  test("an unreachable upstream is a 502 in the API's error format, naming no secret", async () => {
     const breaker = new AgentBreaker();
     const gone = await new ScriptedModelServer({ script: [] }).start();
     const upstream = gone.baseURL;
@@ -404,15 +454,24 @@ describe('governor proxy: sessions, pass-through and options', () => {
       assert.doesNotMatch(error.message, /sk-test/);
       return true;
     });
-    const anthropic = await fetch(`${proxy.url}/v1/messages`, { method: 'POST', body: JSON.stringify({ model: 'c', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }) });
+    const anthropic = await fetch(`${proxy.url}/v1/messages`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'c', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     assert.equal(anthropic.status, 502);
     assert.equal(((await anthropic.json()) as { error: { type: string } }).error.type, 'api_error');
   });
 
   test('bad options are refused with InvalidOptionError', () => {
-    assert.throws(() => createModelProxy({ upstream: 'not a url', breaker: new AgentBreaker() }), (e: unknown) => InvalidOptionError.isInstance(e) && /upstream/.test((e as Error).message));
+    assert.throws(
+      () => createModelProxy({ upstream: 'not a url', breaker: new AgentBreaker() }),
+      (e: unknown) => InvalidOptionError.isInstance(e) && /upstream/.test((e as Error).message),
+    );
     assert.throws(() => createModelProxy({ upstream: 'ftp://x', breaker: new AgentBreaker() }), InvalidOptionError);
-    assert.throws(() => createModelProxy({ upstream: 'http://127.0.0.1:1/v1', breaker: {} as AgentBreaker }), (e: unknown) => GovernorError.isInstance(e) && /breaker/.test((e as Error).message));
+    assert.throws(
+      () => createModelProxy({ upstream: 'http://127.0.0.1:1/v1', breaker: {} as AgentBreaker }),
+      (e: unknown) => GovernorError.isInstance(e) && /breaker/.test((e as Error).message),
+    );
   });
 });
 

@@ -14,7 +14,19 @@ import { isObject, type JsonObject, type SseEvent, type WireApi } from './wire-a
 export const STOP_HEADER = 'x-governor-stop';
 
 /** Hop-by-hop and framing headers, which belong to one connection and are not forwarded. */
-const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'upgrade', 'proxy-connection', 'te', 'trailer', 'accept-encoding', SESSION_HEADER]);
+const HOP_HEADERS = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'upgrade',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'accept-encoding',
+  SESSION_HEADER,
+]);
 /** `fetch` has already decoded the body: its length and encoding no longer hold. */
 const DECODED_HEADERS = new Set(['content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive']);
 
@@ -88,7 +100,8 @@ interface Route {
 }
 
 function checkUpstream(value: unknown): string {
-  if (typeof value !== 'string' || value === '') throw new InvalidOptionError('upstream', 'must be the base URL of the model API, e.g. https://api.openai.com/v1');
+  if (typeof value !== 'string' || value === '')
+    throw new InvalidOptionError('upstream', 'must be the base URL of the model API, e.g. https://api.openai.com/v1');
   let url: URL;
   try {
     url = new URL(value);

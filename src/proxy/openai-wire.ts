@@ -117,7 +117,12 @@ export const openaiWire: WireApi = {
   },
 
   stopEvents(request, text) {
-    const base = { id: `chatcmpl-governor-${Date.now()}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: String(request['model'] ?? 'unknown') };
+    const base = {
+      id: `chatcmpl-governor-${Date.now()}`,
+      object: 'chat.completion.chunk',
+      created: Math.floor(Date.now() / 1000),
+      model: String(request['model'] ?? 'unknown'),
+    };
     return [
       data({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: text }, logprobs: null, finish_reason: null }] }),
       data({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] }),
@@ -259,7 +264,12 @@ class OpenAiStreamRewriter implements StreamRewriter {
       const choice = isObject(chunk) ? asArray(chunk['choices'])[0] : undefined;
       if (isObject(chunk) && isObject(choice) && choice['finish_reason'] != null) {
         if (!explained) {
-          out.push(data({ ...chunk, choices: [{ ...choice, delta: { content: `${this.#text === '' ? '' : '\n\n'}${blockText(verdict.blocked, names)}` }, finish_reason: null }] }));
+          out.push(
+            data({
+              ...chunk,
+              choices: [{ ...choice, delta: { content: `${this.#text === '' ? '' : '\n\n'}${blockText(verdict.blocked, names)}` }, finish_reason: null }],
+            }),
+          );
           explained = true;
         }
         out.push(data({ ...chunk, choices: [{ ...choice, finish_reason: kept.length > 0 ? choice['finish_reason'] : 'stop' }] }));

@@ -14,7 +14,11 @@ export interface PrometheusMetrics {
  */
 export async function prometheusMetrics(): Promise<PrometheusMetrics> {
   const feature = 'The /metrics endpoint (--metrics)';
-  const { PrometheusExporter, PrometheusSerializer } = await importOptional('@opentelemetry/exporter-prometheus', feature, () => import('@opentelemetry/exporter-prometheus'));
+  const { PrometheusExporter, PrometheusSerializer } = await importOptional(
+    '@opentelemetry/exporter-prometheus',
+    feature,
+    () => import('@opentelemetry/exporter-prometheus'),
+  );
   const { MeterProvider } = await importOptional('@opentelemetry/sdk-metrics', feature, () => import('@opentelemetry/sdk-metrics'));
   const { metrics } = await import('@opentelemetry/api');
   const exporter = new PrometheusExporter({ preventServerStart: true });
@@ -25,7 +29,9 @@ export async function prometheusMetrics(): Promise<PrometheusMetrics> {
     async handler(request) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return new Response('use GET\n', { status: 405, headers: { allow: 'GET, HEAD' } });
       const { resourceMetrics } = await exporter.collect();
-      return new Response(request.method === 'HEAD' ? null : serializer.serialize(resourceMetrics), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } });
+      return new Response(request.method === 'HEAD' ? null : serializer.serialize(resourceMetrics), {
+        headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
+      });
     },
     async shutdown() {
       await provider.shutdown();

@@ -59,7 +59,13 @@ export class ProxyJudge {
     }
     for (const result of tail.toolResults) {
       if (!this.#seen.first(`${sessionId}\u0000tool\u0000${result.id}`)) continue;
-      const decision = await this.breaker.observe(sessionId, { kind: 'tool_call', tool: result.name, args: result.args, result: result.result, error: result.error });
+      const decision = await this.breaker.observe(sessionId, {
+        kind: 'tool_call',
+        tool: result.name,
+        args: result.args,
+        result: result.result,
+        error: result.error,
+      });
       if (decision.action === 'stop') return toStop(decision, false);
     }
     return undefined;

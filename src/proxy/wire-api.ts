@@ -52,9 +52,6 @@ export interface SseEvent {
   readonly data: string;
 }
 
-/** Judges the streamed round once its tool calls are complete. */
-export type JudgeRound = (round: WireRound) => Promise<RoundVerdict>;
-
 /**
  * Rewrites one streamed response: `accept` returns the events to send on at
  * once (text passes straight through), holding back tool-call deltas and the

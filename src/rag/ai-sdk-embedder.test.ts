@@ -41,11 +41,17 @@ test('requestDimensions is sent to the model; dimensions alone is not', async ()
 });
 
 test('a response of another size than declared, or with non-finite numbers, is a typed error', async () => {
-  await assert.rejects(aiSdkEmbedder(mockModel(() => [1, 2]), { dimensions: 3 }).embed(['x']), {
-    name: 'EmbeddingDimensionMismatchError',
-    expected: 3,
-    actual: 2,
-  });
+  await assert.rejects(
+    aiSdkEmbedder(
+      mockModel(() => [1, 2]),
+      { dimensions: 3 },
+    ).embed(['x']),
+    {
+      name: 'EmbeddingDimensionMismatchError',
+      expected: 3,
+      actual: 2,
+    },
+  );
   await assert.rejects(aiSdkEmbedder(mockModel(() => [1, Number.NaN])).embed(['x']), InvalidEmbeddingError);
   const drifting = aiSdkEmbedder(mockModel((text) => (text === 'long' ? [1, 2, 3] : [1, 2])));
   await drifting.embed(['short']);
@@ -66,6 +72,12 @@ test('an AI SDK model can back a vector store', async () => {
 
 test('conflicting or invalid sizes are rejected at construction', () => {
   const model = mockModel(() => [1]);
-  assert.throws(() => aiSdkEmbedder(model, { dimensions: 3, requestDimensions: 4 }), (error: unknown) => error instanceof InvalidOptionError && error.option === 'requestDimensions');
-  assert.throws(() => aiSdkEmbedder(model, { dimensions: 0 }), (error: unknown) => error instanceof InvalidOptionError && error.option === 'dimensions');
+  assert.throws(
+    () => aiSdkEmbedder(model, { dimensions: 3, requestDimensions: 4 }),
+    (error: unknown) => error instanceof InvalidOptionError && error.option === 'requestDimensions',
+  );
+  assert.throws(
+    () => aiSdkEmbedder(model, { dimensions: 0 }),
+    (error: unknown) => error instanceof InvalidOptionError && error.option === 'dimensions',
+  );
 });

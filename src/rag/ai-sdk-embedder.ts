@@ -59,11 +59,7 @@ class AiSdkEmbedder implements Embedder {
     }
     checkPositiveInteger('dimensions', options.dimensions);
     checkPositiveInteger('requestDimensions', options.requestDimensions);
-    if (
-      options.dimensions !== undefined &&
-      options.requestDimensions !== undefined &&
-      options.dimensions !== options.requestDimensions
-    ) {
+    if (options.dimensions !== undefined && options.requestDimensions !== undefined && options.dimensions !== options.requestDimensions) {
       throw new InvalidOptionError(
         'requestDimensions',
         `requests ${options.requestDimensions} dimensions but dimensions says ${options.dimensions}; give one of them`,

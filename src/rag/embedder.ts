@@ -21,12 +21,7 @@ export interface Embedder {
  *
  * @param where - what is being embedded, for the error message.
  */
-export function checkEmbeddings(
-  vectors: unknown,
-  count: number,
-  expected: number | undefined,
-  where: string,
-): number[][] {
+export function checkEmbeddings(vectors: unknown, count: number, expected: number | undefined, where: string): number[][] {
   if (!Array.isArray(vectors) || vectors.length !== count) {
     const got = Array.isArray(vectors) ? `${vectors.length} vectors` : typeof vectors;
     throw new InvalidEmbeddingError(`${where}: expected ${count} vectors, one per text, got ${got}`);

@@ -2,14 +2,7 @@ import type { Document } from './document.ts';
 import { embedChecked, type Embedder } from './embedder.ts';
 import { LexicalHashEmbedding } from './lexical-hash-embedding.ts';
 import { evaluateFilter } from './metadata-filter.ts';
-import {
-  checkIds,
-  prepareDocuments,
-  resolveSearchRequest,
-  type AddDocumentsOptions,
-  type SearchRequest,
-  type VectorStore,
-} from './vector-store.ts';
+import { checkIds, prepareDocuments, resolveSearchRequest, type AddDocumentsOptions, type SearchRequest, type VectorStore } from './vector-store.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link InMemoryVectorStore}. */

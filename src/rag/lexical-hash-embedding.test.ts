@@ -32,11 +32,7 @@ test('embedding is deterministic across instances', async () => {
 
 test('shared words score high, unrelated texts near zero', async () => {
   const embedding = new LexicalHashEmbedding();
-  const [query, related, unrelated] = await embedding.embed([
-    'reset the circuit breaker',
-    'how to reset a circuit breaker',
-    'bake sourdough bread at home',
-  ]);
+  const [query, related, unrelated] = await embedding.embed(['reset the circuit breaker', 'how to reset a circuit breaker', 'bake sourdough bread at home']);
   assert.ok(cosine(query ?? [], related ?? []) > 0.6);
   assert.ok(Math.abs(cosine(query ?? [], unrelated ?? [])) < 0.3);
 });
@@ -61,6 +57,9 @@ test('an aborted signal stops embedding', async () => {
 
 test('dimensions must be an integer from 1 to 16000', () => {
   for (const dimensions of [0, -1, 2.5, 16_001, Number.NaN]) {
-    assert.throws(() => new LexicalHashEmbedding({ dimensions }), (error: unknown) => error instanceof InvalidOptionError && error.option === 'dimensions');
+    assert.throws(
+      () => new LexicalHashEmbedding({ dimensions }),
+      (error: unknown) => error instanceof InvalidOptionError && error.option === 'dimensions',
+    );
   }
 });

@@ -30,13 +30,9 @@ type Bind = (value: unknown) => string;
 function nodeToSql(node: FilterNode, column: string, bind: Bind): string {
   switch (node.kind) {
     case 'all':
-      return node.children.length === 0
-        ? 'TRUE'
-        : `(${node.children.map((child) => nodeToSql(child, column, bind)).join(' AND ')})`;
+      return node.children.length === 0 ? 'TRUE' : `(${node.children.map((child) => nodeToSql(child, column, bind)).join(' AND ')})`;
     case 'any':
-      return node.children.length === 0
-        ? 'FALSE'
-        : `(${node.children.map((child) => nodeToSql(child, column, bind)).join(' OR ')})`;
+      return node.children.length === 0 ? 'FALSE' : `(${node.children.map((child) => nodeToSql(child, column, bind)).join(' OR ')})`;
     case 'field':
       return fieldToSql(node, column, bind);
   }

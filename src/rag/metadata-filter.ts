@@ -141,10 +141,7 @@ function parseFilter(filter: unknown, option: string, depth: number): FilterNode
       continue;
     }
     if (key.startsWith('$')) {
-      throw new InvalidMetadataFilterError(
-        where,
-        `unknown combinator "${key}"; use $and or $or, or put field operators under a field key`,
-      );
+      throw new InvalidMetadataFilterError(where, `unknown combinator "${key}"; use $and or $or, or put field operators under a field key`);
     }
     children.push(...parseField(parseKey(key, where), value, where));
   }
@@ -160,8 +157,7 @@ function parseKey(key: string, where: string): string[] {
     if (!KEY_SEGMENT.test(segment)) {
       throw new InvalidMetadataFilterError(
         where,
-        `"${segment}" is not a metadata key: each dot-separated part must start with a letter or "_" ` +
-          'and hold only letters, digits, "_" or "-"',
+        `"${segment}" is not a metadata key: each dot-separated part must start with a letter or "_" ` + 'and hold only letters, digits, "_" or "-"',
       );
     }
   }
@@ -185,10 +181,7 @@ function parseField(path: string[], condition: unknown, where: string): FieldTes
   return entries.map(([operator, operand]): FieldTest => {
     const at = `${where}.${operator}`;
     if (!Object.hasOwn(FIELD_OPERATORS, operator)) {
-      throw new InvalidMetadataFilterError(
-        at,
-        `unknown operator; supported: ${Object.keys(FIELD_OPERATORS).join(', ')}`,
-      );
+      throw new InvalidMetadataFilterError(at, `unknown operator; supported: ${Object.keys(FIELD_OPERATORS).join(', ')}`);
     }
     const op = FIELD_OPERATORS[operator as keyof typeof FIELD_OPERATORS];
     switch (op) {
@@ -209,10 +202,7 @@ function parseField(path: string[], condition: unknown, where: string): FieldTes
           op,
           operand: operand.map((item: unknown, index) => {
             if (!isScalar(item)) {
-              throw new InvalidMetadataFilterError(
-                `${at}[${index}]`,
-                `expected a string, number, boolean or null, got ${describe(item)}`,
-              );
+              throw new InvalidMetadataFilterError(`${at}[${index}]`, `expected a string, number, boolean or null, got ${describe(item)}`);
             }
             return checkScalar(item, `${at}[${index}]`);
           }),

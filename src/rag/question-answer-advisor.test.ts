@@ -13,11 +13,7 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import { mockModel } from '../test-support/mock-model.ts';
 import type { Document } from './document.ts';
 import { InMemoryVectorStore } from './in-memory-vector-store.ts';
-import {
-  FILTER_EXPRESSION,
-  QuestionAnswerAdvisor,
-  RETRIEVED_DOCUMENTS,
-} from './question-answer-advisor.ts';
+import { FILTER_EXPRESSION, QuestionAnswerAdvisor, RETRIEVED_DOCUMENTS } from './question-answer-advisor.ts';
 import { InvalidMetadataFilterError } from './retrieval-errors.ts';
 import type { SearchRequest, VectorStore } from './vector-store.ts';
 
@@ -155,7 +151,10 @@ describe('QuestionAnswerAdvisor', () => {
     assert.deepEqual(await ids(), ['breaker', 'budget']);
     assert.deepEqual(await ids((spec) => spec.advisors((a) => a.param(FILTER_EXPRESSION, { lang: 'ja' }))), ['breaker-ja']);
     assert.deepEqual(await ids((spec) => spec.advisors((a) => a.param(FILTER_EXPRESSION, null))), ['breaker', 'breaker-ja', 'budget']);
-    assert.deepEqual(searches.map((search) => search.filter), [{ lang: 'en' }, { lang: 'ja' }, undefined]);
+    assert.deepEqual(
+      searches.map((search) => search.filter),
+      [{ lang: 'en' }, { lang: 'ja' }, undefined],
+    );
   });
 
   test('an invalid FILTER_EXPRESSION fails the call with an error naming the param', async () => {
@@ -164,7 +163,11 @@ describe('QuestionAnswerAdvisor', () => {
       .defaultAdvisors(new QuestionAnswerAdvisor({ vectorStore: store }))
       .build();
     await assert.rejects(
-      client.prompt('breaker').advisors((a) => a.param(FILTER_EXPRESSION, 'lang == "ja"')).call().content(),
+      client
+        .prompt('breaker')
+        .advisors((a) => a.param(FILTER_EXPRESSION, 'lang == "ja"'))
+        .call()
+        .content(),
       (error: unknown) => error instanceof InvalidMetadataFilterError && error.option === FILTER_EXPRESSION,
     );
   });
@@ -185,7 +188,10 @@ describe('QuestionAnswerAdvisor', () => {
     assert.equal(text, 'streamed answer');
     assert.equal(searches.length, 1);
     assert.equal(model.doStreamCalls.length, 2);
-    assert.deepEqual((documents as Document[]).map((document) => document.id), ['breaker']);
+    assert.deepEqual(
+      (documents as Document[]).map((document) => document.id),
+      ['breaker'],
+    );
     assert.ok(lastUserText(model.doStreamCalls[1]!.prompt).includes('The breaker opens'));
   });
 
@@ -217,10 +223,7 @@ describe('QuestionAnswerAdvisor', () => {
       .content();
     assert.equal(searches[0]?.query, 'what does this breaker do');
     const user = model.doGenerateCalls[0]!.prompt.findLast((message) => message.role === 'user');
-    assert.deepEqual(
-      user?.role === 'user' ? user.content.map((part) => part.type) : [],
-      ['text', 'file'],
-    );
+    assert.deepEqual(user?.role === 'user' ? user.content.map((part) => part.type) : [], ['text', 'file']);
   });
 
   test('options are checked at construction', () => {

@@ -87,7 +87,12 @@ interface Retrieval {
 const QUESTION_ANSWER_ADVISOR_OPTION_RULES: OptionRules<QuestionAnswerAdvisorOptions> = {
   vectorStore: is.having('a VectorStore (with similaritySearch)', 'similaritySearch'),
   searchRequest: (value, path) =>
-    validateOptions('searchRequest', value as QuestionAnswerSearchOptions, { topK: is.integer(1), similarityThreshold: is.number(0, 1), filter: is.any() }, { prefix: path }),
+    validateOptions(
+      'searchRequest',
+      value as QuestionAnswerSearchOptions,
+      { topK: is.integer(1), similarityThreshold: is.number(0, 1), filter: is.any() },
+      { prefix: path },
+    ),
   promptTemplate: is.string(),
   order: is.number(-Number.MAX_VALUE),
 };
@@ -223,9 +228,7 @@ function withFilter(filter: MetadataFilter | undefined): { filter?: MetadataFilt
 /** The text parts of a user message, joined; images and files carry no query text. */
 function textOf(content: UserContent): string {
   if (typeof content === 'string') return content;
-  return content
-    .flatMap((part) => (part.type === 'text' ? [part.text] : []))
-    .join('\n');
+  return content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
 }
 
 /** The user content with its text replaced by `text`; other parts (images, files) are kept. */

@@ -34,12 +34,20 @@ describe('QuestionAnswerAdvisor with the AgentBreaker, no user wiring', () => {
       return observe(sessionId, event);
     };
     const lookup = tool({ inputSchema: z.object({ order: z.string() }), execute: async ({ order }) => `order ${order}: returned` });
-    const model = mockModel([{ toolCalls: [{ name: 'lookup', input: { order: '1' } }] }, { toolCalls: [{ name: 'lookup', input: { order: '2' } }] }, { text: 'Within 14 days.' }]);
+    const model = mockModel([
+      { toolCalls: [{ name: 'lookup', input: { order: '1' } }] },
+      { toolCalls: [{ name: 'lookup', input: { order: '2' } }] },
+      { text: 'Within 14 days.' },
+    ]);
     const client = ChatClient.builder(model)
       .defaultAdvisors(new ToolCallAdvisor(), breaker, new QuestionAnswerAdvisor({ vectorStore: await store(), searchRequest: { topK: 1 } }))
       .defaultTools({ lookup })
       .build();
-    await client.prompt('When do refunds arrive?').advisors((a) => a.param(CONVERSATION_ID, 's-1')).call().content();
+    await client
+      .prompt('When do refunds arrive?')
+      .advisors((a) => a.param(CONVERSATION_ID, 's-1'))
+      .call()
+      .content();
     assert.equal(model.doGenerateCalls.length, 3);
     assert.deepEqual(heard, ['s-1: When do refunds arrive? -> refunds']);
   });
@@ -64,7 +72,12 @@ describe('QuestionAnswerAdvisor with the AgentBreaker, no user wiring', () => {
     for (const question of questions) {
       try {
         // Programmatic re-asks (as a harness does), not user turns: nothing new comes in between.
-        await client.prompt().messages({ role: 'user', content: question }).advisors((a) => a.param(CONVERSATION_ID, 'fixated').param(CONTINUATION_TURN, true)).call().content();
+        await client
+          .prompt()
+          .messages({ role: 'user', content: question })
+          .advisors((a) => a.param(CONVERSATION_ID, 'fixated').param(CONTINUATION_TURN, true))
+          .call()
+          .content();
       } catch (error) {
         stopped = error;
         break;
@@ -85,8 +98,15 @@ describe('QuestionAnswerAdvisor with the AgentBreaker, no user wiring', () => {
       .defaultAdvisors(breaker, new QuestionAnswerAdvisor({ vectorStore: await store(), searchRequest: { topK: 1 } }))
       .build();
     for (const question of questions) {
-      await client.prompt(question).advisors((a) => a.param(CONVERSATION_ID, 'patient-user')).call().content();
+      await client
+        .prompt(question)
+        .advisors((a) => a.param(CONVERSATION_ID, 'patient-user'))
+        .call()
+        .content();
     }
-    assert.deepEqual(events.filter((e) => e.type === 'escalation'), []);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'escalation'),
+      [],
+    );
   });
 });

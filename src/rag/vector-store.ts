@@ -91,10 +91,7 @@ export function resolveSearchRequest(request: SearchRequest): ResolvedSearchRequ
   }
   const similarityThreshold = request.similarityThreshold ?? SIMILARITY_THRESHOLD_ACCEPT_ALL;
   if (typeof similarityThreshold !== 'number' || !(similarityThreshold >= 0 && similarityThreshold <= 1)) {
-    throw new InvalidOptionError(
-      'similarityThreshold',
-      `expected a number from 0 (accept all) to 1, got ${String(similarityThreshold)}`,
-    );
+    throw new InvalidOptionError('similarityThreshold', `expected a number from 0 (accept all) to 1, got ${String(similarityThreshold)}`);
   }
   return {
     query: request.query,

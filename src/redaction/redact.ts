@@ -99,9 +99,7 @@ export function redact(text: string): string {
   out = out.replace(AUTH_SCHEME, `$1$2${REDACTED}`);
   out = out.replace(URL_USERINFO, `$1${REDACTED}@`);
   out = redactAssignments(out);
-  out = out.replace(FLAG, (match, flag: string, separator: string, value: string) =>
-    isSecretValue(flag, value) ? `${flag}${separator}${REDACTED}` : match,
-  );
+  out = out.replace(FLAG, (match, flag: string, separator: string, value: string) => (isSecretValue(flag, value) ? `${flag}${separator}${REDACTED}` : match));
   return out;
 }
 

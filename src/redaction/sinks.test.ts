@@ -29,7 +29,12 @@ after(() => otel.uninstall());
 async function telemetryText(): Promise<string> {
   const parts: unknown[] = [];
   for (const span of otel.spans()) {
-    parts.push(span.name, span.attributes, span.status, span.events.map((e) => [e.name, e.attributes]));
+    parts.push(
+      span.name,
+      span.attributes,
+      span.status,
+      span.events.map((e) => [e.name, e.attributes]),
+    );
   }
   for (const metric of await otel.metrics()) parts.push(metric.dataPoints.map((p) => p.attributes));
   return JSON.stringify(parts);
@@ -63,14 +68,21 @@ describe('the twenty secret formats through every sink', () => {
       .defaultTools({ lookup })
       .telemetry({ recordContent: true })
       .build();
-    await client.prompt(`Please check these:\n${ALL_SECRETS}`).call().content().catch(() => undefined);
+    await client
+      .prompt(`Please check these:\n${ALL_SECRETS}`)
+      .call()
+      .content()
+      .catch(() => undefined);
 
     assert.ok(records.length > 0);
     assert.deepEqual(leaked(JSON.stringify(records)), [], 'in logger records');
     const recorded = await telemetryText();
     assert.match(recorded, /gen_ai\.input\.messages/);
     assert.match(recorded, /\[REDACTED\]/);
-    assert.ok(events.some((e) => e.includes('text_repetition')), `the breaker saw the repetition: ${events.join(', ')}`);
+    assert.ok(
+      events.some((e) => e.includes('text_repetition')),
+      `the breaker saw the repetition: ${events.join(', ')}`,
+    );
     assert.match(recorded, /governor\.breaker\.detail/);
     assert.deepEqual(leaked(recorded), [], 'in spans, span events or metric attributes');
   });

@@ -192,14 +192,26 @@ describe('RedisBreakerStore', () => {
   });
 
   test('bad options are rejected at construction, naming the option', () => {
-    assert.throws(() => new RedisBreakerStore({}), (e: unknown) => e instanceof InvalidOptionError && e.option === 'client');
+    assert.throws(
+      () => new RedisBreakerStore({}),
+      (e: unknown) => e instanceof InvalidOptionError && e.option === 'client',
+    );
     assert.throws(
       () => new RedisBreakerStore({ url, client: raw }),
       (e: unknown) => e instanceof InvalidOptionError && e.option === 'url',
     );
-    assert.throws(() => new RedisBreakerStore({ url, ttlMs: 0 }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'ttlMs');
-    assert.throws(() => new RedisBreakerStore({ url, cacheSessions: 0 }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'cacheSessions');
-    assert.throws(() => new RedisBreakerStore({ url: 'not a url' }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'url');
+    assert.throws(
+      () => new RedisBreakerStore({ url, ttlMs: 0 }),
+      (e: unknown) => e instanceof InvalidOptionError && e.option === 'ttlMs',
+    );
+    assert.throws(
+      () => new RedisBreakerStore({ url, cacheSessions: 0 }),
+      (e: unknown) => e instanceof InvalidOptionError && e.option === 'cacheSessions',
+    );
+    assert.throws(
+      () => new RedisBreakerStore({ url: 'not a url' }),
+      (e: unknown) => e instanceof InvalidOptionError && e.option === 'url',
+    );
     assert.throws(
       () => new RedisBreakerStore({ client: {} as RedisCommandClient }),
       (e: unknown) => e instanceof InvalidOptionError && e.option === 'client',
@@ -211,9 +223,7 @@ describe('RedisBreakerStore', () => {
 
 const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 const workerScript = path.join(repoRoot, 'src', 'test-support', 'redis-breaker-worker.ts');
-const nodeBinary = fs.existsSync(path.join(repoRoot, 'node_modules', '.bin', 'node'))
-  ? path.join(repoRoot, 'node_modules', '.bin', 'node')
-  : process.execPath;
+const nodeBinary = fs.existsSync(path.join(repoRoot, 'node_modules', '.bin', 'node')) ? path.join(repoRoot, 'node_modules', '.bin', 'node') : process.execPath;
 
 /** An AgentBreaker in another process, on its own RedisBreakerStore. */
 class BreakerProcess {
@@ -443,7 +453,11 @@ describe('AgentBreaker on RedisBreakerStore', () => {
       // Every process sends all its events at once: they interleave on the server.
       await Promise.all(workers.flatMap((w, k) => events(k).map((e) => w.call('observe', 'contended', e))));
       const all = workers.flatMap((w) => w.events);
-      assert.deepEqual(all.filter((e) => e.type === 'warning'), [], 'no store warning: nothing was let through unjudged');
+      assert.deepEqual(
+        all.filter((e) => e.type === 'warning'),
+        [],
+        'no store warning: nothing was let through unjudged',
+      );
       const shared = await breakerOn(store({ keyPrefix })).snapshot('contended');
 
       const alone = new AgentBreaker({ telemetry: false });
@@ -459,7 +473,11 @@ describe('AgentBreaker on RedisBreakerStore', () => {
       assert.equal(shared.state, expected.state);
       assert.equal(shared.openCategory, expected.openCategory);
       assert.deepEqual(shared.escalations, expected.escalations);
-      const trips = (list: BreakerEventRecord[]) => list.filter((e) => e.type === 'escalation').map((e) => `${e.category}:${e.action}`).sort();
+      const trips = (list: BreakerEventRecord[]) =>
+        list
+          .filter((e) => e.type === 'escalation')
+          .map((e) => `${e.category}:${e.action}`)
+          .sort();
       assert.deepEqual(trips(all), trips(reference));
       assert.ok(trips(reference).includes('tool_spiral:stop'));
     } finally {

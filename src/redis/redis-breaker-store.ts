@@ -1,15 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createClient } from './redis-module.ts';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
-import type {
-  AppliedOp,
-  BreakerSessionState,
-  BreakerStore,
-  BreakerStoreStatus,
-  SessionOp,
-  SessionRead,
-  SessionReducer,
-} from '../breaker/breaker-store.ts';
+import type { AppliedOp, BreakerSessionState, BreakerStore, BreakerStoreStatus, SessionOp, SessionRead, SessionReducer } from '../breaker/breaker-store.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /**
@@ -553,7 +545,10 @@ export class RedisBreakerStore implements BreakerStore {
   async listOpen(): Promise<string[]> {
     const reply = await this.#evalScript('listOpen', SCRIPTS.listOpen, [this.#openSetKey], [this.#sessionPrefix]);
     if (!Array.isArray(reply)) throw new BreakerStoreError('listOpen', 'unexpected reply from Redis');
-    return reply.map((id) => text(id)).filter((id): id is string => id !== undefined).sort();
+    return reply
+      .map((id) => text(id))
+      .filter((id): id is string => id !== undefined)
+      .sort();
   }
 
   /**

@@ -136,9 +136,7 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
 
   async findByConversationId(conversationId: string): Promise<ModelMessage[]> {
     assertConversationId(conversationId);
-    const stored = await this.#command('read a conversation', (client) =>
-      client.lRange(this.#messagesKey(conversationId), 0, -1),
-    );
+    const stored = await this.#command('read a conversation', (client) => client.lRange(this.#messagesKey(conversationId), 0, -1));
     return this.#strings(stored).map(decodeMessage);
   }
 
@@ -165,11 +163,7 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
     const encoded = encodeMessages(messages);
     if (encoded.length === 0) return;
     await this.#command('append to a conversation', (client) =>
-      client
-        .multi()
-        .rPush(this.#messagesKey(conversationId), encoded)
-        .sAdd(this.#conversationsKey(), conversationId)
-        .exec(),
+      client.multi().rPush(this.#messagesKey(conversationId), encoded).sAdd(this.#conversationsKey(), conversationId).exec(),
     );
   }
 

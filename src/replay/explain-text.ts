@@ -40,7 +40,7 @@ export function formatTripExplanation(explanation: TripExplanation): string {
         lines.push(`  ${field.name}: same in all — ${cut(field.values[0] ?? '(absent)')}`);
       } else {
         lines.push(`  ${field.name}: differs`);
-        field.values.forEach((value, i) => lines.push(`    step ${e.sideBySide?.steps[i]}: ${cut(value ?? '(absent)')}`));
+        for (const [i, value] of field.values.entries()) lines.push(`    step ${e.sideBySide?.steps[i]}: ${cut(value ?? '(absent)')}`);
       }
     }
   }

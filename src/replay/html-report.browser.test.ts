@@ -17,7 +17,7 @@ function findChromium(): string | undefined {
 }
 
 const chromiumPath = findChromium();
-const skip = chromiumPath === undefined ? 'no Chromium found (install Debian\'s chromium or set GOVERNOR_CHROMIUM)' : false;
+const skip = chromiumPath === undefined ? "no Chromium found (install Debian's chromium or set GOVERNOR_CHROMIUM)" : false;
 if (skip) console.log(`# skipping the browser test of the replay report: ${skip}`);
 
 const HOSTILE_ID = '<script>window.__pwned = "id"</script>';
@@ -53,7 +53,13 @@ describe('replay report in a real browser', { skip }, () => {
   before(async () => {
     const corpus = [spiral(HOSTILE_ID, HOSTILE_ARG, HOSTILE_RESULT), spiral('plain-spiral', 'weather in Paris', 'sunny'), errorLoop('booking-loop')];
     fs.writeFileSync(path.join(dir, 'runs.jsonl'), corpus.map((t) => JSON.stringify(t)).join('\n') + '\n');
-    const sink = { text: '', write(chunk: string) { this.text += chunk; return true; } };
+    const sink = {
+      text: '',
+      write(chunk: string) {
+        this.text += chunk;
+        return true;
+      },
+    };
     const code = await runReplayCommand(['runs.jsonl', '--json', '--html', 'report.html'], { stdout: sink, stderr: { write: () => true }, cwd: dir });
     assert.equal(code, 0, sink.text);
     const { chromium } = await import('playwright-core');

@@ -246,8 +246,16 @@ ${filter.css}
 ${summary.trajectoriesWithTokens === 0 ? '' : `<div class="card"><b>${formatCount(summary.tokensAfterSteer)}</b>tokens spent after a first steer</div>`}
 <div class="card"><b>${formatCount(summary.malformedLines)}</b>malformed lines skipped</div>
 </div>
-${barChart('Trips by category', categories.map(([label, t]) => ({ label, value: t.trips })), ['trip', 'trips'])}
-${barChart('Steps saved by category', categories.map(([label, t]) => ({ label, value: t.stepsSaved })), ['step', 'steps'])}
+${barChart(
+  'Trips by category',
+  categories.map(([label, t]) => ({ label, value: t.trips })),
+  ['trip', 'trips'],
+)}
+${barChart(
+  'Steps saved by category',
+  categories.map(([label, t]) => ({ label, value: t.stepsSaved })),
+  ['step', 'steps'],
+)}
 ${summary.tripped > 0 ? barChart(`Where runs were stopped${shown < summary.tripped ? ` (first ${shown} trips)` : ''}`, tripPositionBars(summary), ['trip', 'trips'], true) : ''}
 <h2>Tripped runs${shown < summary.tripped ? ` (first ${formatCount(shown)} of ${formatCount(summary.tripped)})` : ''}</h2>
 ${

@@ -1,9 +1,5 @@
 import { GovernorError } from '../errors/governor-error.ts';
-import type {
-  Trajectory,
-  TrajectoryLabel,
-  TrajectoryStep,
-} from './trajectory.ts';
+import type { Trajectory, TrajectoryLabel, TrajectoryStep } from './trajectory.ts';
 
 /**
  * Why one line of a trajectory file could not be used. The message names the

@@ -122,7 +122,10 @@ describe('readTrajectories', () => {
     const withSeparators = `{"id":"sep","steps":[{"kind":"user","text":"a\u2028b\u2029c"}]}`;
     fs.writeFileSync(target, [withSeparators, JSON.stringify({ id: 'next', steps: [] })].join('\n') + '\n');
     const records = await collect(target);
-    assert.deepEqual(records.map((r) => (isMalformedLine(r) ? `E${r.lineNumber}` : `T${r.lineNumber}:${r.trajectory.id}`)), ['T1:sep', 'T2:next']);
+    assert.deepEqual(
+      records.map((r) => (isMalformedLine(r) ? `E${r.lineNumber}` : `T${r.lineNumber}:${r.trajectory.id}`)),
+      ['T1:sep', 'T2:next'],
+    );
     const first = records[0]!;
     assert.ok(!isMalformedLine(first));
     assert.deepEqual(first.trajectory.steps[0], { kind: 'user', text: 'a\u2028b\u2029c' });
@@ -132,16 +135,17 @@ describe('readTrajectories', () => {
     const huge = JSON.stringify({ id: 'huge', steps: [{ kind: 'user', text: 'x'.repeat(50_000) }] });
     // Fed in small chunks, as a file is read: the long line never has to fit in one.
     const text = [JSON.stringify({ id: 'a', steps: [] }), huge, JSON.stringify({ id: 'b', steps: [] })].join('\r\n') + '\r\n';
-    const input = Readable.from((function* () {
-      for (let i = 0; i < text.length; i += 997) yield Buffer.from(text.slice(i, i + 997));
-    })());
+    const input = Readable.from(
+      (function* () {
+        for (let i = 0; i < text.length; i += 997) yield Buffer.from(text.slice(i, i + 997));
+      })(),
+    );
     const records: TrajectoryRecord[] = [];
     for await (const record of readTrajectories(input, { maxLineBytes: 10_000 })) records.push(record);
-    assert.deepEqual(records.map((r) => (isMalformedLine(r) ? `E${r.lineNumber}:${r.error}` : `T${r.lineNumber}:${r.trajectory.id}`)), [
-      'T1:a',
-      'E2:line is longer than 10000 bytes (maxLineBytes); skipped',
-      'T3:b',
-    ]);
+    assert.deepEqual(
+      records.map((r) => (isMalformedLine(r) ? `E${r.lineNumber}:${r.error}` : `T${r.lineNumber}:${r.trajectory.id}`)),
+      ['T1:a', 'E2:line is longer than 10000 bytes (maxLineBytes); skipped', 'T3:b'],
+    );
   });
 
   test('a byte-order mark mid-file and duplicate ids are reported as warnings; the lines are still used', async () => {
@@ -163,16 +167,19 @@ describe('readTrajectories', () => {
   test('a line nested deeper than maxDepth is reported, not a stack overflow', async () => {
     const deep = `{"id":"deep","steps":[{"kind":"tool_call","tool":"t","args":{"a":${'['.repeat(20_000)}${']'.repeat(20_000)}},"result":null}]}`;
     const records = await collect(file('deep.jsonl', [deep, JSON.stringify({ id: 'ok', steps: [] })]));
-    assert.deepEqual(records.map((r) => (isMalformedLine(r) ? `E${r.lineNumber}:${r.error}` : `T${r.lineNumber}:${r.trajectory.id}`)), [
-      'E1:nests deeper than 256 levels of arrays and objects (maxDepth); skipped',
-      'T2:ok',
-    ]);
+    assert.deepEqual(
+      records.map((r) => (isMalformedLine(r) ? `E${r.lineNumber}:${r.error}` : `T${r.lineNumber}:${r.trajectory.id}`)),
+      ['E1:nests deeper than 256 levels of arrays and objects (maxDepth); skipped', 'T2:ok'],
+    );
   });
 
   test('a file that does not end with a newline still yields its last line', async () => {
     const target = path.join(dir, 'no-eol.jsonl');
     fs.writeFileSync(target, `${JSON.stringify({ id: 'a', steps: [] })}\n${JSON.stringify({ id: 'last', steps: [] })}`);
-    assert.deepEqual((await collect(target)).map((r) => (isMalformedLine(r) ? r.error : r.trajectory.id)), ['a', 'last']);
+    assert.deepEqual(
+      (await collect(target)).map((r) => (isMalformedLine(r) ? r.error : r.trajectory.id)),
+      ['a', 'last'],
+    );
   });
 
   test('a missing file rejects with the file system error', async () => {

@@ -85,7 +85,10 @@ describe('governor replay', () => {
     const out = io();
     const code = await runReplayCommand(['corpus.jsonl', '--json'], out, stub);
     assert.equal(code, 0);
-    const lines = out.stdout.text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = out.stdout.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.deepEqual(lines, [
       {
         id: 'loop',
@@ -152,7 +155,7 @@ describe('governor replay', () => {
     assert.match(out.stderr.text, /--config .*bad-config\.json is not valid JSON/);
   });
 
-  test('options the breaker rejects are a usage error with the breaker\'s explanation', async () => {
+  test("options the breaker rejects are a usage error with the breaker's explanation", async () => {
     const config = writeFile('rejected.json', '{"window": -1}');
     const out = io();
     const code = await runReplayCommand([corpus, '--config', config], out, {
@@ -278,8 +281,17 @@ describe('governor replay', () => {
     const out = io();
     const code = await runReplayCommand([corpus, '--json'], out);
     assert.equal(code, 0);
-    const lines = out.stdout.text.trim().split('\n').map((l) => JSON.parse(l) as { id: string; steps_total: number });
-    assert.deepEqual(lines.map((l) => [l.id, l.steps_total]), [['loop', 8], ['fine', 3]]);
+    const lines = out.stdout.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; steps_total: number });
+    assert.deepEqual(
+      lines.map((l) => [l.id, l.steps_total]),
+      [
+        ['loop', 8],
+        ['fine', 3],
+      ],
+    );
   });
 });
 

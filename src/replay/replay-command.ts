@@ -187,11 +187,7 @@ class Output {
  * `governor replay FILE [--json] [--config FILE] [--html FILE]`. `argv` holds
  * the arguments after `replay`. Resolves to the exit code; never throws.
  */
-export async function runReplayCommand(
-  argv: readonly string[],
-  io: ReplayIo,
-  dependencies: ReplayCommandDependencies = {},
-): Promise<number> {
+export async function runReplayCommand(argv: readonly string[], io: ReplayIo, dependencies: ReplayCommandDependencies = {}): Promise<number> {
   const cwd = io.cwd ?? process.cwd();
   const createBreaker =
     dependencies.createBreaker ??
@@ -277,9 +273,7 @@ async function replayCommand(
       } catch (error) {
         // A breaker failure is a bug, not bad data: report it, keep going, exit non-zero.
         breakerFailures++;
-        await stderr.write(
-          `line ${record.lineNumber} (${record.trajectory.id}): breaker failed: ${error instanceof Error ? error.message : String(error)}\n`,
-        );
+        await stderr.write(`line ${record.lineNumber} (${record.trajectory.id}): breaker failed: ${error instanceof Error ? error.message : String(error)}\n`);
         continue;
       }
       summary.add(record.lineNumber, result, record.trajectory);

@@ -16,7 +16,9 @@ const COLUMNS: ReadonlyArray<readonly [string, number]> = [
  * ids of one file often differ only somewhere in the middle.
  */
 export function formatTableHeader(): string {
-  return COLUMNS.map(([name, width]) => name.padEnd(width)).join('  ').trimEnd();
+  return COLUMNS.map(([name, width]) => name.padEnd(width))
+    .join('  ')
+    .trimEnd();
 }
 
 /** One table row for one replayed trajectory. */
@@ -30,13 +32,9 @@ export function formatTableRow(result: ReplayResult): string {
     const tokens = result.tokensKnown ? `${formatCount(out.tokens_after_trip)} tokens` : 'tokens unknown';
     saved = `${steps} step${steps === 1 ? '' : 's'}, ${tokens}`;
   }
-  const cells = [
-    String(out.steps_total),
-    tripped ? 'yes' : 'no',
-    tripped ? (out.category ?? 'other') : '-',
-    tripped ? String(out.step) : '-',
-    saved,
-    out.id,
-  ];
-  return cells.map((cell, i) => cell.padEnd(COLUMNS[i]?.[1] ?? 0)).join('  ').trimEnd();
+  const cells = [String(out.steps_total), tripped ? 'yes' : 'no', tripped ? (out.category ?? 'other') : '-', tripped ? String(out.step) : '-', saved, out.id];
+  return cells
+    .map((cell, i) => cell.padEnd(COLUMNS[i]?.[1] ?? 0))
+    .join('  ')
+    .trimEnd();
 }

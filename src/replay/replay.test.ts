@@ -189,7 +189,12 @@ describe('replayTrajectory', () => {
 
 test('the reason is the evidence detail when the breaker gives one', async () => {
   const breaker = new ScriptedBreaker({
-    onTool: () => ({ action: 'steer', category: 'tool_spiral', message: 'Try another query.', evidence: { detail: 'search called 3 times with the same query' } }),
+    onTool: () => ({
+      action: 'steer',
+      category: 'tool_spiral',
+      message: 'Try another query.',
+      evidence: { detail: 'search called 3 times with the same query' },
+    }),
   });
   const result = await replayTrajectory(breaker, trajectory, 's');
   assert.equal(result.output.reason, 'search called 3 times with the same query');

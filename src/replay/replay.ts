@@ -67,11 +67,7 @@ interface Intervention {
  * and user steps are observed. Steers and blocks do not end the run — the
  * live agent goes on under them — so replay goes on to the first `stop`.
  */
-export async function replayTrajectory(
-  breaker: ReplayableBreaker,
-  trajectory: Trajectory,
-  sessionId: string,
-): Promise<ReplayResult> {
+export async function replayTrajectory(breaker: ReplayableBreaker, trajectory: Trajectory, sessionId: string): Promise<ReplayResult> {
   const steps = trajectory.steps;
   let first: Intervention | undefined;
   let steer: Intervention | undefined;

@@ -97,8 +97,7 @@ export function explainTrip(trajectory: Trajectory, result: ReplayResult): TripE
   const shown = [...shownIndexes]
     .sort((a, b) => a - b)
     .map((i) => {
-      const role =
-        i === anchor ? 'trip' : i === stopStep ? 'stop' : stopStep !== undefined && i > stopStep ? 'after' : repeatSet.has(i) ? 'repeat' : 'before';
+      const role = i === anchor ? 'trip' : i === stopStep ? 'stop' : stopStep !== undefined && i > stopStep ? 'after' : repeatSet.has(i) ? 'repeat' : 'before';
       return explainStep(steps[i] as TrajectoryStep, i, role);
     });
 
@@ -206,7 +205,7 @@ function fieldsOf(step: TrajectoryStep): Map<string, string> {
       if (typeof step.args === 'string') fields.set('arguments', clip(redact(step.args)));
       else {
         for (const [key, value] of Object.entries(redactValue(step.args) as Record<string, unknown>)) {
-          fields.set(`args.${key}`, clip(typeof value === 'string' ? value : JSON.stringify(value) ?? 'undefined'));
+          fields.set(`args.${key}`, clip(typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined')));
         }
       }
       fields.set('result', step.result === null ? '(none)' : clip(step.result));

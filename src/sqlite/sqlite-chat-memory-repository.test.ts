@@ -56,9 +56,7 @@ test('writers in several processes at once lose nothing and keep each batch cont
   const batches = 10;
   const size = 3;
   await Promise.all(
-    Array.from({ length: processes }, (_, writer) =>
-      writeInChildProcess(path, 'shared', 'batches', String(writer), String(batches), String(size)),
-    ),
+    Array.from({ length: processes }, (_, writer) => writeInChildProcess(path, 'shared', 'batches', String(writer), String(batches), String(size))),
   );
 
   using repository = new SqliteChatMemoryRepository({ path });
@@ -86,14 +84,15 @@ test('four processes opening the same new database files at once: no first appen
   // each file's creation, WAL switch, migration and first append race across processes.
   const startAt = String(Date.now() + 1500);
   await Promise.all(
-    Array.from({ length: processes }, (_, writer) =>
-      writeInChildProcess(dir, 'first', 'first-appends', String(writer), String(files), startAt),
-    ),
+    Array.from({ length: processes }, (_, writer) => writeInChildProcess(dir, 'first', 'first-appends', String(writer), String(files), startAt)),
   );
   for (let file = 0; file < files; file++) {
     using repository = new SqliteChatMemoryRepository({ path: join(dir, `first-${file}.db`) });
     const stored = (await repository.findByConversationId('first')).map((m) => String(m.content)).sort();
-    assert.deepStrictEqual(stored, Array.from({ length: processes }, (_, w) => `w${w} f${file}`));
+    assert.deepStrictEqual(
+      stored,
+      Array.from({ length: processes }, (_, w) => `w${w} f${file}`),
+    );
   }
 });
 
@@ -115,7 +114,10 @@ test('the schema is created on first use, in WAL mode, with its version recorded
   try {
     assert.equal(database.prepare('PRAGMA journal_mode').get()?.journal_mode, 'wal');
     const versions = database.prepare('SELECT version FROM chat_memory_schema_migrations').all();
-    assert.deepStrictEqual(versions.map((row) => row.version), [1]);
+    assert.deepStrictEqual(
+      versions.map((row) => row.version),
+      [1],
+    );
   } finally {
     database.close();
   }
@@ -138,7 +140,10 @@ test('a database with a newer schema than this library knows is refused, not alt
   const reopened = new DatabaseSync(path);
   const tables = reopened.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all();
   reopened.close();
-  assert.deepStrictEqual(tables.map((row) => row.name), ['chat_memory_schema_migrations']);
+  assert.deepStrictEqual(
+    tables.map((row) => row.name),
+    ['chat_memory_schema_migrations'],
+  );
 });
 
 test('a closed repository refuses work with a store error', async () => {
@@ -148,11 +153,14 @@ test('a closed repository refuses work with a store error', async () => {
 });
 
 test('bad options are rejected at construction, naming the option', () => {
-  assert.throws(() => new SqliteChatMemoryRepository({ path: '' }), (error: unknown) => {
-    assert.ok(error instanceof InvalidOptionError);
-    assert.equal(error.option, 'path');
-    return true;
-  });
+  assert.throws(
+    () => new SqliteChatMemoryRepository({ path: '' }),
+    (error: unknown) => {
+      assert.ok(error instanceof InvalidOptionError);
+      assert.equal(error.option, 'path');
+      return true;
+    },
+  );
   assert.throws(
     () => new SqliteChatMemoryRepository({ path: ':memory:', busyTimeoutMs: -1 }),
     (error: unknown) => error instanceof InvalidOptionError && error.option === 'busyTimeoutMs',

@@ -146,13 +146,7 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
     this.close();
   }
 
-  #insert(
-    s: Statements,
-    conversationId: string,
-    after: number,
-    messages: readonly ModelMessage[],
-    encoded: readonly string[],
-  ): void {
+  #insert(s: Statements, conversationId: string, after: number, messages: readonly ModelMessage[], encoded: readonly string[]): void {
     for (let i = 0; i < encoded.length; i++) {
       s.insert.run(conversationId, after + i + 1, messages[i]?.role ?? '', encoded[i] ?? '');
     }
@@ -219,18 +213,10 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
 
   #prepare(database: DatabaseSync): Statements {
     this.#statements = {
-      conversationIds: database.prepare(
-        `SELECT DISTINCT conversation_id FROM ${MESSAGES_TABLE}`,
-      ),
-      messages: database.prepare(
-        `SELECT message FROM ${MESSAGES_TABLE} WHERE conversation_id = ? ORDER BY seq`,
-      ),
-      lastSeq: database.prepare(
-        `SELECT COALESCE(MAX(seq), 0) AS last FROM ${MESSAGES_TABLE} WHERE conversation_id = ?`,
-      ),
-      insert: database.prepare(
-        `INSERT INTO ${MESSAGES_TABLE} (conversation_id, seq, role, message) VALUES (?, ?, ?, ?)`,
-      ),
+      conversationIds: database.prepare(`SELECT DISTINCT conversation_id FROM ${MESSAGES_TABLE}`),
+      messages: database.prepare(`SELECT message FROM ${MESSAGES_TABLE} WHERE conversation_id = ? ORDER BY seq`),
+      lastSeq: database.prepare(`SELECT COALESCE(MAX(seq), 0) AS last FROM ${MESSAGES_TABLE} WHERE conversation_id = ?`),
+      insert: database.prepare(`INSERT INTO ${MESSAGES_TABLE} (conversation_id, seq, role, message) VALUES (?, ?, ?, ?)`),
       deleteConversation: database.prepare(`DELETE FROM ${MESSAGES_TABLE} WHERE conversation_id = ?`),
     };
     return this.#statements;
@@ -247,17 +233,11 @@ function isBusy(error: unknown): boolean {
 function migrate(database: DatabaseSync): void {
   database.exec('BEGIN IMMEDIATE');
   try {
-    database.exec(
-      `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`,
-    );
-    const current = Number(
-      database.prepare(`SELECT COALESCE(MAX(version), 0) AS version FROM ${MIGRATIONS_TABLE}`).get()?.version ?? 0,
-    );
+    database.exec(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`);
+    const current = Number(database.prepare(`SELECT COALESCE(MAX(version), 0) AS version FROM ${MIGRATIONS_TABLE}`).get()?.version ?? 0);
     const latest = MIGRATIONS.at(-1)?.version ?? 0;
     if (current > latest) {
-      throw new Error(
-        `its chat memory schema is version ${current}, newer than this version of the library knows (${latest}); upgrade the library`,
-      );
+      throw new Error(`its chat memory schema is version ${current}, newer than this version of the library knows (${latest}); upgrade the library`);
     }
     const record = database.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (version, applied_at) VALUES (?, ?)`);
     for (const migration of MIGRATIONS) {

@@ -54,7 +54,7 @@ function partsOf(message: ModelMessage): Part[] {
         parts.push({ type: 'tool_call_response', id: part['toolCallId'], response: toolResponse(part['output']) });
         break;
       case 'image':
-        parts.push(filePart(part['mediaType'] as string | undefined ?? 'image', part['image']));
+        parts.push(filePart((part['mediaType'] as string | undefined) ?? 'image', part['image']));
         break;
       case 'file':
         parts.push(filePart(part['mediaType'] as string | undefined, part['data']));
@@ -68,7 +68,10 @@ function partsOf(message: ModelMessage): Part[] {
 
 /** `gen_ai.input.messages`. */
 export function inputMessagesAttribute(messages: readonly ModelMessage[], max: number): string {
-  return contentAttribute(messages.map((m) => ({ role: m.role, parts: partsOf(m) })), max);
+  return contentAttribute(
+    messages.map((m) => ({ role: m.role, parts: partsOf(m) })),
+    max,
+  );
 }
 
 /** `gen_ai.system_instructions`. */

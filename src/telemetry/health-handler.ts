@@ -18,7 +18,10 @@ function isNodeResponse(value: unknown): value is ServerResponse {
   return typeof (value as Partial<ServerResponse> | undefined)?.writeHead === 'function';
 }
 
-async function answer(method: string | undefined, report: () => Promise<HealthReport>): Promise<{ status: number; headers: Record<string, string>; body: string | null }> {
+async function answer(
+  method: string | undefined,
+  report: () => Promise<HealthReport>,
+): Promise<{ status: number; headers: Record<string, string>; body: string | null }> {
   if (method !== undefined && method !== 'GET' && method !== 'HEAD') {
     return { status: 405, headers: { ...HEADERS, allow: 'GET, HEAD' }, body: JSON.stringify({ error: 'use GET or HEAD' }) };
   }

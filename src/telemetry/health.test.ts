@@ -53,7 +53,7 @@ describe('health', () => {
     assert.equal(report.components['shared']?.details?.['storeReachable'], true);
   });
 
-  test('answers 503 when a store is unreachable, without the URL\'s password', async () => {
+  test("answers 503 when a store is unreachable, without the URL's password", async () => {
     const url = `redis://admin:s3cret-pw@127.0.0.1:${await closedPort()}`;
     const down = new AgentBreaker({ telemetry: false, store: redisStore(url) });
     const up = new AgentBreaker({ telemetry: false });
@@ -69,9 +69,15 @@ describe('health', () => {
     assert.match(String(report.components['down']?.details?.['error']), /ping failed/);
   });
 
-  test('serves Node\'s (req, res) too, and refuses methods other than GET and HEAD', async () => {
+  test("serves Node's (req, res) too, and refuses methods other than GET and HEAD", async () => {
     let healthy = true;
-    const handler = healthHandler({ checks: { database: () => { if (!healthy) throw new Error('connect ECONNREFUSED postgres://app:pw123@db:5432'); } } });
+    const handler = healthHandler({
+      checks: {
+        database: () => {
+          if (!healthy) throw new Error('connect ECONNREFUSED postgres://app:pw123@db:5432');
+        },
+      },
+    });
     const server = http.createServer((req, res) => void handler(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/health`;
@@ -107,7 +113,13 @@ describe('health', () => {
   });
 
   test('bad options are rejected at construction, naming the option', () => {
-    assert.throws(() => healthHandler({ breakers: { x: {} as AgentBreaker } }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'breakers.x');
-    assert.throws(() => healthHandler({ timeoutMs: 0 }), (e: unknown) => e instanceof InvalidOptionError && e.option === 'timeoutMs');
+    assert.throws(
+      () => healthHandler({ breakers: { x: {} as AgentBreaker } }),
+      (e: unknown) => e instanceof InvalidOptionError && e.option === 'breakers.x',
+    );
+    assert.throws(
+      () => healthHandler({ timeoutMs: 0 }),
+      (e: unknown) => e instanceof InvalidOptionError && e.option === 'timeoutMs',
+    );
   });
 });

@@ -69,7 +69,9 @@ export function validateHealthOptions(options: HealthOptions): void {
 function describe(error: unknown): string {
   const message = error instanceof Error ? error.message || error.name : String(error);
   // A driver's message may carry the URL it failed to reach, password included.
-  return redact(message).replace(/\/\/[^@/\s]*@/g, '//***@').slice(0, 500);
+  return redact(message)
+    .replace(/\/\/[^@/\s]*@/g, '//***@')
+    .slice(0, 500);
 }
 
 function withTimeout<T>(work: () => T | Promise<T>, timeoutMs: number): Promise<T> {

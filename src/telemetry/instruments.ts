@@ -85,7 +85,14 @@ async function countOpenBreakers(): Promise<number> {
     if (source === undefined) openBreakerSources.delete(ref);
     else if (!byStore.has(source.store)) byStore.set(source.store, source);
   }
-  const counts = await Promise.all([...byStore.values()].map((s) => s.openSessions().then((ids) => ids.length, () => 0)));
+  const counts = await Promise.all(
+    [...byStore.values()].map((s) =>
+      s.openSessions().then(
+        (ids) => ids.length,
+        () => 0,
+      ),
+    ),
+  );
   return counts.reduce((a, b) => a + b, 0);
 }
 
@@ -122,7 +129,13 @@ export class MeterInstruments {
 
   /** `governor.token.cached_input`: input tokens served from the provider's prompt cache, per model round. */
   get cachedInputTokens(): Histogram {
-    return (this.#cachedInput ??= this.#histogram(METRIC_CACHED_INPUT_TOKENS, 'Input tokens read from the prompt cache per model call', '{token}', TOKEN_BUCKETS, ValueType.INT));
+    return (this.#cachedInput ??= this.#histogram(
+      METRIC_CACHED_INPUT_TOKENS,
+      'Input tokens read from the prompt cache per model call',
+      '{token}',
+      TOKEN_BUCKETS,
+      ValueType.INT,
+    ));
   }
 
   /** `governor.tool.calls`: tool calls by tool and outcome. */
@@ -137,7 +150,11 @@ export class MeterInstruments {
 
   /** `governor.breaker.escalations`: breaker escalations by category and action. */
   get escalations(): Counter {
-    return (this.#escalations ??= this.#counter(METRIC_BREAKER_ESCALATIONS, 'Agent breaker escalations (steer, block, stop, recover) by loop category', '{escalation}'));
+    return (this.#escalations ??= this.#counter(
+      METRIC_BREAKER_ESCALATIONS,
+      'Agent breaker escalations (steer, block, stop, recover) by loop category',
+      '{escalation}',
+    ));
   }
 
   /** `governor.breaker.unjudged`: breaker operations not judged because the store failed, by outcome (`allowed` / `refused`). */
@@ -152,7 +169,12 @@ export class MeterInstruments {
 
   /** `governor.cost`: USD spent on model calls whose price is known. */
   get cost(): Counter {
-    return (this.#cost ??= this.#counter(METRIC_COST, 'Cost of model calls in US dollars (calls without a known price are not counted)', 'USD', ValueType.DOUBLE));
+    return (this.#cost ??= this.#counter(
+      METRIC_COST,
+      'Cost of model calls in US dollars (calls without a known price are not counted)',
+      'USD',
+      ValueType.DOUBLE,
+    ));
   }
 
   /** Creates the `governor.breaker.open` gauge once per meter. */

@@ -32,7 +32,7 @@ const recorded = new WeakSet<object>();
  * Marks a span failed: status ERROR and `error.type`; the exception itself
  * (secrets redacted) is recorded once, on the innermost span it fails.
  */
-export function failSpan(span: Span, error: unknown): void {
+function failSpan(span: Span, error: unknown): void {
   const message = redact(error instanceof Error ? error.message : String(error)).slice(0, 1000);
   span.setStatus({ code: SpanStatusCode.ERROR, message });
   if (!span.isRecording()) return;
@@ -59,11 +59,7 @@ export function endSpan(span: Span | undefined, failed = false, error?: unknown)
  * fails or the consumer stops early. Context is re-entered on every `next()`
  * because an async generator resumes in whatever context its consumer is in.
  */
-export function traceIterable<T>(
-  open: () => Span | undefined,
-  source: () => AsyncIterable<T>,
-  onItem?: (span: Span, item: T) => void,
-): AsyncIterable<T> {
+export function traceIterable<T>(open: () => Span | undefined, source: () => AsyncIterable<T>, onItem?: (span: Span, item: T) => void): AsyncIterable<T> {
   return {
     [Symbol.asyncIterator](): AsyncIterator<T> {
       let span: Span | undefined;

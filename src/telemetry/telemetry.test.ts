@@ -99,7 +99,10 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
     assert.equal(sumOf('output'), 9);
     assert.equal(tokens[0]!.attributes['gen_ai.request.model'], 'mock-model-id');
     const durations = await otel.points('gen_ai.client.operation.duration');
-    assert.equal(durations.reduce((a, p) => a + (p.count ?? 0), 0), 2);
+    assert.equal(
+      durations.reduce((a, p) => a + (p.count ?? 0), 0),
+      2,
+    );
     assert.deepEqual(
       (await otel.points('governor.tool.calls')).map((p) => [p.attributes, p.value]),
       [[{ 'gen_ai.tool.name': 'weather', 'governor.tool.outcome': 'success' }, 1]],
@@ -135,7 +138,11 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
       .defaultTools({ get_status: getStatus })
       .build();
     await assert.rejects(
-      client.prompt('Is the build done?').advisors((a) => a.param(CONVERSATION_ID, 'stuck-1')).call().content(),
+      client
+        .prompt('Is the build done?')
+        .advisors((a) => a.param(CONVERSATION_ID, 'stuck-1'))
+        .call()
+        .content(),
       (e: unknown) => e instanceof ToolSpiralError,
     );
 
@@ -160,10 +167,13 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
     ]);
     const outcomes = (await otel.points('governor.tool.calls')).map((p) => `${String(p.attributes['governor.tool.outcome'])}=${p.value}`);
     assert.ok(outcomes.includes('blocked=1'), outcomes.join(', '));
-    assert.deepEqual((await otel.points('governor.breaker.open')).map((p) => p.value), [1]);
+    assert.deepEqual(
+      (await otel.points('governor.breaker.open')).map((p) => p.value),
+      [1],
+    );
   });
 
-  test('in stream() too, the breaker\'s escalations land on its own advisor span', async () => {
+  test("in stream() too, the breaker's escalations land on its own advisor span", async () => {
     const client = ChatClient.builder(mockModel(stuckOnStatus()))
       .defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker())
       .defaultTools({ get_status: getStatus })
@@ -173,7 +183,9 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
     }, ToolSpiralError);
     const actions = otel
       .spans()
-      .flatMap((s) => s.events.filter((e) => e.name === 'governor.breaker.escalation').map((e) => `${s.name}: ${String(e.attributes?.['governor.breaker.action'])}`));
+      .flatMap((s) =>
+        s.events.filter((e) => e.name === 'governor.breaker.escalation').map((e) => `${s.name}: ${String(e.attributes?.['governor.breaker.action'])}`),
+      );
     assert.deepEqual(actions, ['advisor AgentBreaker: steer', 'advisor AgentBreaker: block', 'advisor AgentBreaker: stop']);
     assert.equal(otel.span('chat_client mock-model-id').status.code, SpanStatusCode.ERROR);
   });
@@ -185,16 +197,27 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
       .defaultAdvisors(new ToolCallAdvisor(), breaker, new BreakerRecoveryAdvisor({ breaker }))
       .defaultTools({ get_status: getStatus })
       .build();
-    const text = await client.prompt('Is the build done?').advisors((a) => a.param(CONVERSATION_ID, 'recover-1')).call().content();
+    const text = await client
+      .prompt('Is the build done?')
+      .advisors((a) => a.param(CONVERSATION_ID, 'recover-1'))
+      .call()
+      .content();
     assert.equal(text, 'Still queued; I will stop polling.');
     const recovered = (await otel.points('governor.breaker.escalations')).filter((p) => p.attributes['action'] === 'recover');
-    assert.deepEqual(recovered.map((p) => [p.attributes, p.value]), [[{ category: 'tool_spiral', action: 'recover' }, 1]]);
+    assert.deepEqual(
+      recovered.map((p) => [p.attributes, p.value]),
+      [[{ category: 'tool_spiral', action: 'recover' }, 1]],
+    );
     const call = otel.span('chat_client mock-model-id');
     assert.ok(call.events.some((e) => e.name === 'governor.breaker.escalation' && e.attributes?.['governor.breaker.action'] === 'recover'));
   });
 
   test('prompts, answers and tool arguments are not recorded by default', async () => {
-    const client = ChatClient.builder(mockModel(twoRounds())).defaultSystem('Secret system rules').defaultAdvisors(new ToolCallAdvisor()).defaultTools({ weather }).build();
+    const client = ChatClient.builder(mockModel(twoRounds()))
+      .defaultSystem('Secret system rules')
+      .defaultAdvisors(new ToolCallAdvisor())
+      .defaultTools({ weather })
+      .build();
     await client.prompt('my confidential question about Paris').call().content();
     assert.ok(otel.spans().length >= 4);
     const recorded = allAttributeText();
@@ -231,8 +254,15 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
   test('telemetry can be switched off per request with the TELEMETRY param; listeners still hear every call', async () => {
     const heard: string[] = [];
     const listener: ToolCallListener = { onToolCallEnd: (e) => heard.push(`${e.toolName} ${String(e.result)}`) };
-    const client = ChatClient.builder(mockModel(twoRounds())).defaultAdvisors(new ToolCallAdvisor({ listeners: [listener] })).defaultTools({ weather }).build();
-    await client.prompt('Weather?').advisors((a) => a.param(TELEMETRY, { enabled: false })).call().content();
+    const client = ChatClient.builder(mockModel(twoRounds()))
+      .defaultAdvisors(new ToolCallAdvisor({ listeners: [listener] }))
+      .defaultTools({ weather })
+      .build();
+    await client
+      .prompt('Weather?')
+      .advisors((a) => a.param(TELEMETRY, { enabled: false }))
+      .call()
+      .content();
     assert.deepEqual(heard, ['weather 15°C in Paris']);
     assert.deepEqual(otel.spans(), []);
     assert.deepEqual(await otel.points('gen_ai.client.token.usage'), []);
@@ -245,15 +275,24 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
     const result = await new AgentLoop({ client, finishTool: null, prices }).run('Weather?');
     // (10 + 30) input tokens at $1 and (2 + 7) output tokens at $2.
     assert.equal(result.costUsd, 58);
-    assert.deepEqual((await otel.points('governor.cost')).map((p) => [p.attributes['gen_ai.request.model'], p.value]), [['mock-model-id', 58]]);
+    assert.deepEqual(
+      (await otel.points('governor.cost')).map((p) => [p.attributes['gen_ai.request.model'], p.value]),
+      [['mock-model-id', 58]],
+    );
     assert.equal(otel.span('invoke_agent AgentLoop').attributes['governor.cost.usd'], 58);
 
     await ChatClient.builder(mockModel(twoRounds())).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ weather }).build().prompt('x').call().content();
-    assert.deepEqual((await otel.points('governor.cost')).map((p) => p.value), [58]);
+    assert.deepEqual(
+      (await otel.points('governor.cost')).map((p) => p.value),
+      [58],
+    );
   });
 
   test('a stuck AgentLoop ends with an error span and is counted by status', async () => {
-    const client = ChatClient.builder(mockModel(stuckOnStatus())).defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker()).defaultTools({ get_status: getStatus }).build();
+    const client = ChatClient.builder(mockModel(stuckOnStatus()))
+      .defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker())
+      .defaultTools({ get_status: getStatus })
+      .build();
     const result = await new AgentLoop({ client, name: 'poller', maxInvocations: 12 }).run('Wait for the build');
     assert.equal(result.status, 'stuck');
     assert.ok(result.error instanceof AgentBreakerError);
@@ -271,7 +310,10 @@ describe('without an OpenTelemetry SDK', () => {
   test('nothing is recorded, and an SDK registered later receives what follows', async () => {
     await otel.uninstall();
     const breaker = new AgentBreaker();
-    const client = ChatClient.builder(mockModel([...twoRounds(), ...twoRounds()])).defaultAdvisors(new ToolCallAdvisor(), breaker).defaultTools({ weather }).build();
+    const client = ChatClient.builder(mockModel([...twoRounds(), ...twoRounds()]))
+      .defaultAdvisors(new ToolCallAdvisor(), breaker)
+      .defaultTools({ weather })
+      .build();
     assert.equal(await client.prompt('Weather?').call().content(), 'It is 15°C in Paris.');
 
     otel.install();

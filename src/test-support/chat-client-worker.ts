@@ -28,12 +28,20 @@ const status = tool({
     return 'job 7: FAILED (exit 1)';
   },
 });
-const model = mockModel([...Array.from({ length: Number(calls) }, () => ({ toolCalls: [{ name: 'status', input: { job: '7' } }] })), { text: 'Still failing.' }]);
+const model = mockModel([
+  ...Array.from({ length: Number(calls) }, () => ({ toolCalls: [{ name: 'status', input: { job: '7' } }] })),
+  { text: 'Still failing.' },
+]);
 const client = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor(), breaker).defaultTools({ status }).build();
 
 let error: { name: string; category: string } | undefined;
 try {
-  await client.prompt().messages({ role: 'user', content: 'Is job 7 done?' }).advisors((a) => a.param(CONVERSATION_ID, session).param(CONTINUATION_TURN, true)).call().content();
+  await client
+    .prompt()
+    .messages({ role: 'user', content: 'Is job 7 done?' })
+    .advisors((a) => a.param(CONVERSATION_ID, session).param(CONTINUATION_TURN, true))
+    .call()
+    .content();
 } catch (e) {
   if (!(e instanceof AgentBreakerError)) throw e;
   error = { name: e.name, category: e.category };

@@ -19,7 +19,15 @@ for (const mode of ['generate', 'stream'] as const) {
       model: anthropic('claude-test'),
       maxOutputTokens: 256,
       prompt: 'Weather in Oslo?',
-      tools: { weather: tool({ inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => { cities.push(city); return '3°C'; } }) },
+      tools: {
+        weather: tool({
+          inputSchema: z.object({ city: z.string() }),
+          execute: async ({ city }) => {
+            cities.push(city);
+            return '3°C';
+          },
+        }),
+      },
       stopWhen: isStepCount(3),
     };
     const result = mode === 'generate' ? await generateText(options) : streamText(options);
@@ -37,7 +45,10 @@ for (const mode of ['generate', 'stream'] as const) {
 
 test('the stand-in answers a scripted error in the Anthropic error format', async () => {
   await using server = await new ScriptedModelServer({ script: [{ error: { status: 529, message: 'busy' } }] }).start();
-  const response = await fetch(`${server.baseURL}/messages`, { method: 'POST', body: JSON.stringify({ model: 'c', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }) });
+  const response = await fetch(`${server.baseURL}/messages`, {
+    method: 'POST',
+    body: JSON.stringify({ model: 'c', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }),
+  });
   assert.equal(response.status, 529);
   assert.deepEqual(await response.json(), { type: 'error', error: { type: 'overloaded_error', message: 'busy' } });
 });

@@ -75,7 +75,10 @@ export function anthropicEvents(answer: WireAnswer): NamedEvent[] {
     index += 1;
   }
   for (const call of answer.toolCalls) {
-    events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } } });
+    events.push({
+      event: 'content_block_start',
+      data: { type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } },
+    });
     for (const piece of splitIntoPieces(call.arguments, INPUT_PIECES)) {
       events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } } });
     }
@@ -92,6 +95,15 @@ export function anthropicEvents(answer: WireAnswer): NamedEvent[] {
 
 /** Anthropic-style error body. */
 export function anthropicErrorBody(message: string, status: number): Record<string, unknown> {
-  const type = status === 429 ? 'rate_limit_error' : status === 529 ? 'overloaded_error' : status >= 500 ? 'api_error' : status === 404 ? 'not_found_error' : 'invalid_request_error';
+  const type =
+    status === 429
+      ? 'rate_limit_error'
+      : status === 529
+        ? 'overloaded_error'
+        : status >= 500
+          ? 'api_error'
+          : status === 404
+            ? 'not_found_error'
+            : 'invalid_request_error';
   return { type: 'error', error: { type, message } };
 }

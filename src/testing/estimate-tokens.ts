@@ -39,7 +39,7 @@ function toolCallCharacters(toolCalls: unknown): number {
  * (content and tool call names/arguments), so that the estimate grows with the
  * conversation the way a real provider's count does.
  */
-export function estimatePromptTokens(messages: readonly ChatCompletionMessage[]): number {
+function estimatePromptTokens(messages: readonly ChatCompletionMessage[]): number {
   let characters = 0;
   for (const message of messages) {
     characters += contentCharacters(message.content) + toolCallCharacters(message.tool_calls);
@@ -48,7 +48,7 @@ export function estimatePromptTokens(messages: readonly ChatCompletionMessage[])
 }
 
 /** Estimates completion tokens as ceil(characters / 4) over the answer text and the tool arguments sent. */
-export function estimateCompletionTokens(text: string, toolArguments: readonly string[]): number {
+function estimateCompletionTokens(text: string, toolArguments: readonly string[]): number {
   return tokensFor(toolArguments.reduce((sum, args) => sum + args.length, text.length));
 }
 
@@ -60,12 +60,7 @@ export interface TurnUsage {
 }
 
 /** Scripted numbers where given, estimates for the rest. */
-export function resolveTurnUsage(
-  turn: ScriptedTurn,
-  messages: readonly ChatCompletionMessage[],
-  text: string,
-  toolArguments: readonly string[],
-): TurnUsage {
+export function resolveTurnUsage(turn: ScriptedTurn, messages: readonly ChatCompletionMessage[], text: string, toolArguments: readonly string[]): TurnUsage {
   return {
     promptTokens: turn.usage?.promptTokens ?? estimatePromptTokens(messages),
     completionTokens: turn.usage?.completionTokens ?? estimateCompletionTokens(text, toolArguments),

@@ -11,12 +11,7 @@ export async function readBody(request: IncomingMessage): Promise<string> {
 }
 
 /** Writes a JSON response unless the client is already gone. */
-export function sendJson(
-  response: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
+export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (response.destroyed || response.headersSent) return;
   const payload = JSON.stringify(body);
   response.writeHead(status, {
@@ -75,7 +70,10 @@ export function sendHeadersThenStall(response: ServerResponse, stream: boolean, 
   const end = (): void => {
     response.destroy();
   };
-  if (shutdown.aborted) return end();
+  if (shutdown.aborted) {
+    end();
+    return;
+  }
   shutdown.addEventListener('abort', end, { once: true });
   response.once('close', () => shutdown.removeEventListener('abort', end));
 }

@@ -6,7 +6,7 @@
 import type { TurnUsage } from './estimate-tokens.ts';
 
 /** A tool call ready for the wire: arguments already serialised. */
-export interface WireToolCall {
+interface WireToolCall {
   id: string;
   name: string;
   arguments: string;
@@ -38,7 +38,7 @@ function finishReason(answer: WireAnswer): 'tool_calls' | 'stop' {
 }
 
 /** OpenAI `usage` object. */
-export function wireUsage(usage: TurnUsage): Record<string, unknown> {
+function wireUsage(usage: TurnUsage): Record<string, unknown> {
   return {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,
@@ -108,9 +108,7 @@ export function chatCompletionChunks(answer: WireAnswer, options: { includeUsage
   const chunks = [chunk({ role: 'assistant' })];
   for (const piece of splitTextIntoPieces(answer.text)) chunks.push(chunk({ content: piece }));
   answer.toolCalls.forEach((call, index) => {
-    chunks.push(
-      chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }),
-    );
+    chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
     for (const piece of splitIntoPieces(call.arguments, ARGUMENT_PIECES)) {
       chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
     }

@@ -73,8 +73,7 @@ export function parseChatCompletionBody(raw: string): ParsedRequestBody {
     return { ok: false, problem: 'Request body must have a "messages" array.' };
   }
   const badIndex = messages.findIndex(
-    (message: unknown) =>
-      typeof message !== 'object' || message === null || typeof (message as Record<string, unknown>)['role'] !== 'string',
+    (message: unknown) => typeof message !== 'object' || message === null || typeof (message as Record<string, unknown>)['role'] !== 'string',
   );
   if (badIndex !== -1) {
     return { ok: false, problem: `messages[${badIndex}] must be an object with a string "role".` };

@@ -5,11 +5,7 @@ import { GovernorError } from '../errors/governor-error.ts';
  * (e.g. reading `url` before `start()`) or cannot listen.
  */
 export class ScriptedModelServerError extends GovernorError {
-  constructor(
-    code: 'GOVERNOR_SCRIPTED_SERVER_NOT_STARTED' | 'GOVERNOR_SCRIPTED_SERVER_LISTEN_FAILED',
-    message: string,
-    options?: { cause?: unknown },
-  ) {
+  constructor(code: 'GOVERNOR_SCRIPTED_SERVER_NOT_STARTED' | 'GOVERNOR_SCRIPTED_SERVER_LISTEN_FAILED', message: string, options?: { cause?: unknown }) {
     super(code, message, options);
   }
 }

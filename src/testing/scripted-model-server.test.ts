@@ -7,13 +7,7 @@ import { APICallError, generateText, isStepCount, streamText, tool } from 'ai';
 import { z } from 'zod';
 
 import { InvalidOptionError } from '../errors/governor-error.ts';
-import {
-  REDACTED,
-  ScriptedModelServer,
-  ScriptedModelServerError,
-  scriptedModel,
-  type ChatCompletionMessage,
-} from './index.ts';
+import { REDACTED, ScriptedModelServer, ScriptedModelServerError, scriptedModel, type ChatCompletionMessage } from './index.ts';
 
 function weatherTool(calls: Array<{ city: string }>) {
   return tool({
@@ -55,10 +49,7 @@ describe('ScriptedModelServer through @ai-sdk/openai-compatible', () => {
   test('plays a tool call round, sends the tool result back, then a final answer', async () => {
     const calls: Array<{ city: string }> = [];
     await using server = await new ScriptedModelServer({
-      script: [
-        { toolCalls: [{ name: 'weather', arguments: { city: 'Oslo' }, id: 'call_oslo' }] },
-        { text: 'It is 4 °C in Oslo.' },
-      ],
+      script: [{ toolCalls: [{ name: 'weather', arguments: { city: 'Oslo' }, id: 'call_oslo' }] }, { text: 'It is 4 °C in Oslo.' }],
     }).start();
 
     const result = await generateText({
@@ -98,10 +89,7 @@ describe('ScriptedModelServer through @ai-sdk/openai-compatible', () => {
       stopWhen: isStepCount(5),
     });
 
-    assert.deepEqual(
-      calls.map((call) => call.city).sort(),
-      ['Oslo', 'Rome'],
-    );
+    assert.deepEqual(calls.map((call) => call.city).sort(), ['Oslo', 'Rome']);
     assert.equal(result.steps[0]?.toolCalls.length, 2);
     const results = toolMessages(server.requests[1]?.body.messages ?? []);
     assert.deepEqual(
@@ -212,15 +200,12 @@ describe('ScriptedModelServer through @ai-sdk/openai-compatible', () => {
       script: [{ error: { status: 503, message: 'Overloaded, try later' } }],
     }).start();
 
-    await assert.rejects(
-      generateText({ model: scriptedModel(server), prompt: 'hi', maxRetries: 0 }),
-      (error: unknown) => {
-        assert.ok(APICallError.isInstance(error));
-        assert.equal(error.statusCode, 503);
-        assert.match(error.message, /Overloaded, try later/);
-        return true;
-      },
-    );
+    await assert.rejects(generateText({ model: scriptedModel(server), prompt: 'hi', maxRetries: 0 }), (error: unknown) => {
+      assert.ok(APICallError.isInstance(error));
+      assert.equal(error.statusCode, 503);
+      assert.match(error.message, /Overloaded, try later/);
+      return true;
+    });
     assert.equal(server.turnsPlayed, 1);
   });
 
@@ -241,15 +226,12 @@ describe('ScriptedModelServer through @ai-sdk/openai-compatible', () => {
     await using server = await new ScriptedModelServer({ script: [{ text: 'only one' }] }).start();
     await generateText({ model: scriptedModel(server), prompt: 'first' });
 
-    await assert.rejects(
-      generateText({ model: scriptedModel(server), prompt: 'second', maxRetries: 0 }),
-      (error: unknown) => {
-        assert.ok(APICallError.isInstance(error));
-        assert.equal(error.statusCode, 500);
-        assert.match(error.message, /script ran out after 1 turns/);
-        return true;
-      },
-    );
+    await assert.rejects(generateText({ model: scriptedModel(server), prompt: 'second', maxRetries: 0 }), (error: unknown) => {
+      assert.ok(APICallError.isInstance(error));
+      assert.equal(error.statusCode, 500);
+      assert.match(error.message, /script ran out after 1 turns/);
+      return true;
+    });
     assert.equal(server.turnsPlayed, 1);
   });
 

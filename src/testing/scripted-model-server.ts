@@ -3,22 +3,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { resolveTurnUsage } from './estimate-tokens.ts';
 import { anthropicErrorBody, anthropicEvents, anthropicMessage } from './anthropic-wire-format.ts';
 import { readBody, sendEventStream, sendHeadersThenStall, sendJson, sendNamedEventStream, waitUnlessClosed } from './http-exchange.ts';
-import {
-  chatCompletion,
-  chatCompletionChunks,
-  defaultErrorType,
-  errorBody,
-  modelList,
-  serializeToolArguments,
-  type WireAnswer,
-} from './openai-wire-format.ts';
+import { chatCompletion, chatCompletionChunks, defaultErrorType, errorBody, modelList, serializeToolArguments, type WireAnswer } from './openai-wire-format.ts';
 import { parseChatCompletionBody, type RecordedRequest, redactHeaders, wantsStreamUsage } from './recorded-request.ts';
 import { ScriptedModelServerError } from './scripted-model-server-error.ts';
-import {
-  resolveServerOptions,
-  type ResolvedServerOptions,
-  type ScriptedModelServerOptions,
-} from './scripted-model-server-options.ts';
+import { resolveServerOptions, type ResolvedServerOptions, type ScriptedModelServerOptions } from './scripted-model-server-options.ts';
 import { type ScriptedTurn, validateScriptedTurn } from './scripted-turn.ts';
 
 const CHAT_PATHS = new Set(['/v1/chat/completions', '/chat/completions']);
@@ -171,7 +159,11 @@ export class ScriptedModelServer implements AsyncDisposable {
   async #answerChat(request: IncomingMessage, response: ServerResponse, path: string, format: 'openai' | 'anthropic'): Promise<void> {
     const parsed = parseChatCompletionBody(await readBody(request));
     if (!parsed.ok) {
-      return sendJson(response, 400, format === 'anthropic' ? anthropicErrorBody(parsed.problem, 400) : errorBody(parsed.problem, 'invalid_request_error', 'invalid_json'));
+      return sendJson(
+        response,
+        400,
+        format === 'anthropic' ? anthropicErrorBody(parsed.problem, 400) : errorBody(parsed.problem, 'invalid_request_error', 'invalid_json'),
+      );
     }
 
     const recorded: RecordedRequest = {
@@ -196,9 +188,7 @@ export class ScriptedModelServer implements AsyncDisposable {
       const { status, retryAfterMs } = turn.error;
       const { message = `Scripted stand-in error (HTTP ${status})`, type = defaultErrorType(status) } = turn.error;
       const headers: Record<string, string> =
-        retryAfterMs === undefined
-          ? {}
-          : { 'retry-after-ms': String(retryAfterMs), 'retry-after': String(Math.ceil(retryAfterMs / 1000)) };
+        retryAfterMs === undefined ? {} : { 'retry-after-ms': String(retryAfterMs), 'retry-after': String(Math.ceil(retryAfterMs / 1000)) };
       return sendJson(response, status, format === 'anthropic' ? anthropicErrorBody(message, status) : errorBody(message, type), headers);
     }
 

@@ -25,7 +25,7 @@ export interface HandCase {
 }
 
 /** The step vocabulary of a hand-written case. */
-export class Hand {
+class Hand {
   readonly #b: TrajectoryBuilder;
 
   constructor(b: TrajectoryBuilder) {

@@ -5,7 +5,8 @@ import type { HandCase } from './hand-case.ts';
  * labelled stuck: each note says what changes between the repetitions.
  */
 
-const order = (id: string, status: string, item: string): string => `{"order_id": "${id}", "status": "${status}", "items": [{"name": "${item}", "price": 49.99}]}`;
+const order = (id: string, status: string, item: string): string =>
+  `{"order_id": "${id}", "status": "${status}", "items": [{"name": "${item}", "price": 49.99}]}`;
 
 export const PRODUCTIVE_CASES: readonly HandCase[] = [
   {
@@ -54,7 +55,12 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
     steps: (h) => {
       h.user('I want to return the keyboard from order #W4410987.');
       h.model('Let me retrieve the order.').call('get_order_details', { order_id: '#W4410987' }, 'Error: 503 Service Unavailable', { error: true });
-      h.model("I'm sorry, there was a temporary issue. Let me try again.").call('get_order_details', { order_id: '#W4410987' }, 'Error: 503 Service Unavailable', { error: true });
+      h.model("I'm sorry, there was a temporary issue. Let me try again.").call(
+        'get_order_details',
+        { order_id: '#W4410987' },
+        'Error: 503 Service Unavailable',
+        { error: true },
+      );
       h.model('Let me try one more time.').call('get_order_details', { order_id: '#W4410987' }, order('#W4410987', 'delivered', 'Mechanical Keyboard'));
       h.model('The order was delivered; I can start a return of the keyboard to your original payment method. Proceed?');
     },
@@ -67,9 +73,15 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
     note: 'gh api rate-limited once (429), the agent waits as told and the same call succeeds',
     steps: (h) => {
       h.user('Which PRs are open in acme/infra?');
-      h.model().call('bash', { command: 'gh api repos/acme/infra/pulls?state=open' }, 'gh: API rate limit exceeded (HTTP 429)\nRetry-After: 30', { error: true });
+      h.model().call('bash', { command: 'gh api repos/acme/infra/pulls?state=open' }, 'gh: API rate limit exceeded (HTTP 429)\nRetry-After: 30', {
+        error: true,
+      });
       h.model('Rate limited; waiting 30 seconds.').call('bash', { command: 'sleep 30' }, '');
-      h.model().call('bash', { command: 'gh api repos/acme/infra/pulls?state=open' }, '[{"number": 812, "title": "Bump terraform-aws-eks to 20.8"}, {"number": 809, "title": "Add WAF rule for /admin"}]');
+      h.model().call(
+        'bash',
+        { command: 'gh api repos/acme/infra/pulls?state=open' },
+        '[{"number": 812, "title": "Bump terraform-aws-eks to 20.8"}, {"number": 809, "title": "Add WAF rule for /admin"}]',
+      );
       h.model('Two open PRs: #812 (EKS module bump) and #809 (WAF rule for /admin).');
     },
   },
@@ -81,10 +93,18 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
     task: 'Find where the retry delay is computed in client.py.',
     note: 'scroll_down called 5x with identical (empty) arguments; each call shows the next 100 lines',
     steps: (h) => {
-      h.model("Let's open the client.").call('open', 'src/client.py', '[File: /repo/src/client.py (612 lines total)]\n1:import time\n2:import random\n...\n100:class Client:\n(512 more lines below)');
+      h.model("Let's open the client.").call(
+        'open',
+        'src/client.py',
+        '[File: /repo/src/client.py (612 lines total)]\n1:import time\n2:import random\n...\n100:class Client:\n(512 more lines below)',
+      );
       for (let i = 1; i <= 5; i++) {
         const top = i * 100 + 1;
-        h.model(i === 1 ? "Let's scroll down to find the retry logic." : 'Scrolling further.').call('scroll_down', '', `[File: /repo/src/client.py (612 lines total)]\n(${top - 1} more lines above)\n${top}:    def ${['get', 'post', '_request', '_send', '_backoff'][i - 1]}(self, *args, **kwargs):\n${top + 1}:        ...\n(${Math.max(0, 612 - top - 99)} more lines below)`);
+        h.model(i === 1 ? "Let's scroll down to find the retry logic." : 'Scrolling further.').call(
+          'scroll_down',
+          '',
+          `[File: /repo/src/client.py (612 lines total)]\n(${top - 1} more lines above)\n${top}:    def ${['get', 'post', '_request', '_send', '_backoff'][i - 1]}(self, *args, **kwargs):\n${top + 1}:        ...\n(${Math.max(0, 612 - top - 99)} more lines below)`,
+        );
       }
       h.model('Found it: `_backoff` at line 501 computes the delay.');
     },
@@ -97,7 +117,11 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
     note: 'next_page {} called 4x; every page returns new users, the last says has_more false; the agent stops there',
     steps: (h) => {
       h.user('How many users signed up in May?');
-      h.model().call('list_users', { created_after: '2024-05-01', created_before: '2024-06-01', limit: 100 }, '{"count": 100, "first_id": "u_1001", "last_id": "u_1100", "has_more": true}');
+      h.model().call(
+        'list_users',
+        { created_after: '2024-05-01', created_before: '2024-06-01', limit: 100 },
+        '{"count": 100, "first_id": "u_1001", "last_id": "u_1100", "has_more": true}',
+      );
       h.model().call('next_page', {}, '{"count": 100, "first_id": "u_1101", "last_id": "u_1200", "has_more": true}');
       h.model().call('next_page', {}, '{"count": 100, "first_id": "u_1201", "last_id": "u_1300", "has_more": true}');
       h.model().call('next_page', {}, '{"count": 100, "first_id": "u_1301", "last_id": "u_1400", "has_more": true}');
@@ -114,11 +138,23 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
     steps: (h) => {
       h.user('tests/test_dates.py is failing after the timezone refactor. Fix it.');
       h.model().call('bash', { command: 'pytest -q tests/test_dates.py' }, 'FFFF....\n4 failed, 4 passed in 0.41s', { error: true });
-      h.model().call('edit_file', { path: 'app/dates.py', old_str: 'return dt.replace(tzinfo=None)', new_str: 'return dt.astimezone(timezone.utc)' }, 'Applied 1 replacement in app/dates.py.');
+      h.model().call(
+        'edit_file',
+        { path: 'app/dates.py', old_str: 'return dt.replace(tzinfo=None)', new_str: 'return dt.astimezone(timezone.utc)' },
+        'Applied 1 replacement in app/dates.py.',
+      );
       h.model().call('bash', { command: 'pytest -q tests/test_dates.py' }, '..FF....\n2 failed, 6 passed in 0.39s', { error: true });
-      h.model().call('edit_file', { path: 'app/dates.py', old_str: 'fmt = "%Y-%m-%d %H:%M"', new_str: 'fmt = "%Y-%m-%dT%H:%M:%S%z"' }, 'Applied 1 replacement in app/dates.py.');
+      h.model().call(
+        'edit_file',
+        { path: 'app/dates.py', old_str: 'fmt = "%Y-%m-%d %H:%M"', new_str: 'fmt = "%Y-%m-%dT%H:%M:%S%z"' },
+        'Applied 1 replacement in app/dates.py.',
+      );
       h.model().call('bash', { command: 'pytest -q tests/test_dates.py' }, '...F....\n1 failed, 7 passed in 0.40s', { error: true });
-      h.model().call('edit_file', { path: 'tests/test_dates.py', old_str: 'assert s == "2024-05-01 10:00"', new_str: 'assert s == "2024-05-01T10:00:00+0000"' }, 'Applied 1 replacement in tests/test_dates.py.');
+      h.model().call(
+        'edit_file',
+        { path: 'tests/test_dates.py', old_str: 'assert s == "2024-05-01 10:00"', new_str: 'assert s == "2024-05-01T10:00:00+0000"' },
+        'Applied 1 replacement in tests/test_dates.py.',
+      );
       h.model().call('bash', { command: 'pytest -q tests/test_dates.py' }, '........\n8 passed in 0.38s');
       h.model('All 8 date tests pass.');
     },
@@ -135,7 +171,11 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
       const ids = ['#W2611340', '#W4817420', '#W5061109', '#W6779827', '#W7303089', '#W8331214', '#W9050131', '#W9932216'];
       const items = ['Desk Lamp', 'Backpack', 'Tablet', 'Water Bottle', 'Running Shoes', 'Electric Kettle', 'Gaming Mouse', 'Action Camera'];
       ids.forEach((id, i) => {
-        h.model(i === 0 ? 'Let me check each order.' : '').call('get_order_details', { order_id: id }, order(id, i % 3 === 0 ? 'pending' : 'delivered', items[i] as string));
+        h.model(i === 0 ? 'Let me check each order.' : '').call(
+          'get_order_details',
+          { order_id: id },
+          order(id, i % 3 === 0 ? 'pending' : 'delivered', items[i] as string),
+        );
       });
       h.model('Pending: #W2611340 (Desk Lamp), #W6779827 (Water Bottle), #W9050131 (Gaming Mouse). The others are delivered.');
     },
@@ -187,8 +227,14 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
     steps: (h) => {
       h.user('Audit all migrations for destructive operations (DROP, TRUNCATE, column type changes).');
       for (let i = 1; i <= 12; i++) {
-        h.model(i === 1 ? 'Going through the migrations in order.' : '').call('read_file', { path: `migrations/${String(i).padStart(4, '0')}_step.sql` }, `-- migration ${i}\nALTER TABLE t${i} ADD COLUMN c${i} text;`, { fullChars: 14000 });
-        if (i % 4 === 0) h.compact(`Audit notes after ${i} migrations: ${i === 8 ? 'migration 6 drops column legacy_id' : 'no destructive operation so far'}.`, 1200);
+        h.model(i === 1 ? 'Going through the migrations in order.' : '').call(
+          'read_file',
+          { path: `migrations/${String(i).padStart(4, '0')}_step.sql` },
+          `-- migration ${i}\nALTER TABLE t${i} ADD COLUMN c${i} text;`,
+          { fullChars: 14000 },
+        );
+        if (i % 4 === 0)
+          h.compact(`Audit notes after ${i} migrations: ${i === 8 ? 'migration 6 drops column legacy_id' : 'no destructive operation so far'}.`, 1200);
       }
       h.model('Only migration 0006 is destructive: it drops orders.legacy_id.');
     },
@@ -201,11 +247,20 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
     note: 'three model texts with identical table layout and bullets, each about a different region',
     steps: (h) => {
       h.user('Compare eu-west-1, us-east-1 and ap-southeast-1 from the latency test results.');
-      const table = (region: string, p50: number, p99: number): string => `### ${region}\n\n| Metric | Value |\n|---|---|\n| p50 | ${p50} ms |\n| p99 | ${p99} ms |\n\n- ${p99 > 300 ? 'Too slow for checkout' : 'Acceptable'}`;
+      const table = (region: string, p50: number, p99: number): string =>
+        `### ${region}\n\n| Metric | Value |\n|---|---|\n| p50 | ${p50} ms |\n| p99 | ${p99} ms |\n\n- ${p99 > 300 ? 'Too slow for checkout' : 'Acceptable'}`;
       // Each region's table is written in the same turn as the request for the next report.
       h.model().call('get_latency_report', { region: 'eu-west-1' }, '{"region": "eu-west-1", "p50_ms": 42, "p99_ms": 118, "samples": 12000}');
-      h.model(table('eu-west-1', 42, 118)).call('get_latency_report', { region: 'us-east-1' }, '{"region": "us-east-1", "p50_ms": 97, "p99_ms": 240, "samples": 12000}');
-      h.model(table('us-east-1', 97, 240)).call('get_latency_report', { region: 'ap-southeast-1' }, '{"region": "ap-southeast-1", "p50_ms": 188, "p99_ms": 410, "samples": 12000}');
+      h.model(table('eu-west-1', 42, 118)).call(
+        'get_latency_report',
+        { region: 'us-east-1' },
+        '{"region": "us-east-1", "p50_ms": 97, "p99_ms": 240, "samples": 12000}',
+      );
+      h.model(table('us-east-1', 97, 240)).call(
+        'get_latency_report',
+        { region: 'ap-southeast-1' },
+        '{"region": "ap-southeast-1", "p50_ms": 188, "p99_ms": 410, "samples": 12000}',
+      );
       h.model(table('ap-southeast-1', 188, 410));
     },
   },
@@ -234,9 +289,15 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
       h.model().retrieval('on-call compensation', ['[hr-handbook-7] On-call duties are described in the engineering handbook.']);
       h.model('The handbook only points elsewhere. I could not find the amounts.');
       h.user('[ingestion] 1 new document added to "hr": engineering-handbook.pdf');
-      h.model('New documents were added; searching again.').retrieval('on-call compensation', ['[eng-handbook-22] On-call weeks are compensated with EUR 300 per week plus time off in lieu for incidents outside working hours.', '[hr-handbook-7] On-call duties are described in the engineering handbook.']);
+      h.model('New documents were added; searching again.').retrieval('on-call compensation', [
+        '[eng-handbook-22] On-call weeks are compensated with EUR 300 per week plus time off in lieu for incidents outside working hours.',
+        '[hr-handbook-7] On-call duties are described in the engineering handbook.',
+      ]);
       h.user('[ingestion] 1 new document added to "hr": on-call-policy-2025.pdf (supersedes 2023)');
-      h.model('A newer policy was ingested; checking again.').retrieval('on-call compensation', ['[oncall-2025-3] From 2025, on-call weeks are compensated with EUR 400 per week; incidents at night add 2 hours of time off each.', '[eng-handbook-22] On-call weeks are compensated with EUR 300 per week plus time off in lieu for incidents outside working hours.']);
+      h.model('A newer policy was ingested; checking again.').retrieval('on-call compensation', [
+        '[oncall-2025-3] From 2025, on-call weeks are compensated with EUR 400 per week; incidents at night add 2 hours of time off each.',
+        '[eng-handbook-22] On-call weeks are compensated with EUR 300 per week plus time off in lieu for incidents outside working hours.',
+      ]);
       h.model('Under the 2025 policy: EUR 400 per on-call week, plus 2 hours off per night incident.');
     },
   },
@@ -270,9 +331,18 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
     note: 'get_export alternates between two ids 4 rounds; progress changes every call (period-2 look-alike with new results)',
     steps: (h) => {
       h.user('Let me know when both exports (exp_a1, exp_b7) are done.');
-      const pct = [[10, 5], [45, 30], [80, 70], [100, 100]];
+      const pct = [
+        [10, 5],
+        [45, 30],
+        [80, 70],
+        [100, 100],
+      ];
       pct.forEach(([a, b], i) => {
-        h.model(i === 0 ? 'Checking both exports.' : '').call('get_export', { export_id: 'exp_a1' }, `{"export_id": "exp_a1", "progress": ${a}, "status": "${a === 100 ? 'done' : 'running'}"}`);
+        h.model(i === 0 ? 'Checking both exports.' : '').call(
+          'get_export',
+          { export_id: 'exp_a1' },
+          `{"export_id": "exp_a1", "progress": ${a}, "status": "${a === 100 ? 'done' : 'running'}"}`,
+        );
         h.model().call('get_export', { export_id: 'exp_b7' }, `{"export_id": "exp_b7", "progress": ${b}, "status": "${b === 100 ? 'done' : 'running'}"}`);
         if (i < 3) h.model().call('wait', { seconds: 60 }, 'waited 60s');
       });
@@ -289,11 +359,23 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
       h.user('The build broke after I made Repository generic. Fix it.');
       const err = "src/repo.ts(27,5): error TS2322: Type 'T | undefined' is not assignable to type 'T'.";
       h.model().call('bash', { command: 'npx tsc --noEmit' }, err, { error: true });
-      h.model().call('edit_file', { path: 'src/repo.ts', old_str: 'const item = this.items.get(id);', new_str: 'const item = this.items.get(id) as T | undefined;' }, 'Applied 1 replacement in src/repo.ts.');
+      h.model().call(
+        'edit_file',
+        { path: 'src/repo.ts', old_str: 'const item = this.items.get(id);', new_str: 'const item = this.items.get(id) as T | undefined;' },
+        'Applied 1 replacement in src/repo.ts.',
+      );
       h.model().call('bash', { command: 'npx tsc --noEmit' }, err, { error: true });
-      h.model().call('edit_file', { path: 'src/repo.ts', old_str: 'find(id: string): T {', new_str: 'find(id: string): T {\n    if (!this.items.has(id)) throw new NotFound(id);' }, 'Applied 1 replacement in src/repo.ts.');
+      h.model().call(
+        'edit_file',
+        { path: 'src/repo.ts', old_str: 'find(id: string): T {', new_str: 'find(id: string): T {\n    if (!this.items.has(id)) throw new NotFound(id);' },
+        'Applied 1 replacement in src/repo.ts.',
+      );
       h.model().call('bash', { command: 'npx tsc --noEmit' }, err, { error: true });
-      h.model('The narrowing from has() does not carry over to get(). Checking the value itself.').call('edit_file', { path: 'src/repo.ts', old_str: '    return item;', new_str: '    if (item === undefined) throw new NotFound(id);\n    return item;' }, 'Applied 1 replacement in src/repo.ts.');
+      h.model('The narrowing from has() does not carry over to get(). Checking the value itself.').call(
+        'edit_file',
+        { path: 'src/repo.ts', old_str: '    return item;', new_str: '    if (item === undefined) throw new NotFound(id);\n    return item;' },
+        'Applied 1 replacement in src/repo.ts.',
+      );
       h.model().call('bash', { command: 'npx tsc --noEmit' }, '');
       h.model('The build passes.');
     },
@@ -323,7 +405,11 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
       h.user('Tell me when the restore of db-staging is finished.');
       for (const [i, s] of ['restoring (20%)', 'restoring (55%)', 'restoring (90%)', 'available'].entries()) {
         h.model().call('bash', { command: 'sleep 60' }, '');
-        h.model(i === 0 ? 'Checking the restore.' : '').call('bash', { command: 'aws rds describe-db-instances --db-instance-identifier db-staging --query "DBInstances[0].DBInstanceStatus"' }, `"${s}"`);
+        h.model(i === 0 ? 'Checking the restore.' : '').call(
+          'bash',
+          { command: 'aws rds describe-db-instances --db-instance-identifier db-staging --query "DBInstances[0].DBInstanceStatus"' },
+          `"${s}"`,
+        );
       }
       h.model('db-staging is available again.');
     },
@@ -336,9 +422,26 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
     note: 'edit_file with the same old/new strings in 15 different files',
     steps: (h) => {
       h.user('Rename getUserById to findUser everywhere.');
-      const files = ['api/users.ts', 'api/orders.ts', 'api/admin.ts', 'jobs/cleanup.ts', 'jobs/digest.ts', 'lib/auth.ts', 'lib/audit.ts', 'lib/billing.ts', 'ui/Profile.tsx', 'ui/Admin.tsx', 'ui/Orders.tsx', 'tests/users.test.ts', 'tests/orders.test.ts', 'tests/auth.test.ts', 'scripts/backfill.ts'];
+      const files = [
+        'api/users.ts',
+        'api/orders.ts',
+        'api/admin.ts',
+        'jobs/cleanup.ts',
+        'jobs/digest.ts',
+        'lib/auth.ts',
+        'lib/audit.ts',
+        'lib/billing.ts',
+        'ui/Profile.tsx',
+        'ui/Admin.tsx',
+        'ui/Orders.tsx',
+        'tests/users.test.ts',
+        'tests/orders.test.ts',
+        'tests/auth.test.ts',
+        'scripts/backfill.ts',
+      ];
       h.model().call('bash', { command: 'grep -rl getUserById src' }, files.map((f) => `src/${f}`).join('\n'));
-      for (const f of files) h.model().call('edit_file', { path: `src/${f}`, old_str: 'getUserById(', new_str: 'findUser(' }, `Applied 1 replacement in src/${f}.`);
+      for (const f of files)
+        h.model().call('edit_file', { path: `src/${f}`, old_str: 'getUserById(', new_str: 'findUser(' }, `Applied 1 replacement in src/${f}.`);
       h.model().call('bash', { command: 'npx tsc --noEmit && npm test --silent' }, 'Tests: 88 passed, 88 total');
       h.model('Renamed in 15 files; type check and tests pass.');
     },
@@ -351,7 +454,12 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
     note: 'grep for REDIS_URL in 4 different directories, different results each time',
     steps: (h) => {
       h.user('Where do we read REDIS_URL?');
-      for (const [dir, out] of [['services/api', 'services/api/src/cache.ts:4:const url = process.env.REDIS_URL;'], ['services/worker', 'services/worker/config.py:12:REDIS_URL = os.environ["REDIS_URL"]'], ['infra', 'infra/helm/values.yaml:31:  REDIS_URL: redis://redis:6379/0'], ['scripts', '']] as const) {
+      for (const [dir, out] of [
+        ['services/api', 'services/api/src/cache.ts:4:const url = process.env.REDIS_URL;'],
+        ['services/worker', 'services/worker/config.py:12:REDIS_URL = os.environ["REDIS_URL"]'],
+        ['infra', 'infra/helm/values.yaml:31:  REDIS_URL: redis://redis:6379/0'],
+        ['scripts', ''],
+      ] as const) {
         h.model().call('bash', { command: `grep -rn REDIS_URL ${dir}` }, out === '' ? '(no matches)' : out);
       }
       h.model('REDIS_URL is read in services/api/src/cache.ts and services/worker/config.py, and set in infra/helm/values.yaml.');
@@ -380,15 +488,28 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
     note: 'npm test returns the identical failure 3x; before each re-run the agent edits a different file, any of which could have fixed it; the 4th run passes',
     steps: (h) => {
       h.user('test/schedule.test.ts fails in CI since we moved to UTC runners.');
-      const fail = "FAIL test/schedule.test.ts\n  ● nextRun › respects the user's timezone\n    Expected: 2024-06-13T07:00:00.000Z\n    Received: 2024-06-13T09:00:00.000Z\nTests: 1 failed, 63 passed, 64 total";
+      const fail =
+        "FAIL test/schedule.test.ts\n  ● nextRun › respects the user's timezone\n    Expected: 2024-06-13T07:00:00.000Z\n    Received: 2024-06-13T09:00:00.000Z\nTests: 1 failed, 63 passed, 64 total";
       h.model().call('bash', { command: 'npm test' }, fail, { error: true });
-      h.model('Maybe the test sets TZ too late.').call('edit_file', { path: 'test/setup.ts', old_str: "process.env.TZ = 'Europe/Berlin';", new_str: "process.env.TZ = 'UTC';" }, 'Applied 1 replacement in test/setup.ts.');
+      h.model('Maybe the test sets TZ too late.').call(
+        'edit_file',
+        { path: 'test/setup.ts', old_str: "process.env.TZ = 'Europe/Berlin';", new_str: "process.env.TZ = 'UTC';" },
+        'Applied 1 replacement in test/setup.ts.',
+      );
       h.model().call('bash', { command: 'npm test' }, fail, { error: true });
-      h.model('Not that. Perhaps the fixture date.').call('edit_file', { path: 'test/fixtures/users.json', old_str: '"timezone": "Europe/Berlin"', new_str: '"timezone": "Europe/Berlin", "dst": true' }, 'Applied 1 replacement in test/fixtures/users.json.');
+      h.model('Not that. Perhaps the fixture date.').call(
+        'edit_file',
+        { path: 'test/fixtures/users.json', old_str: '"timezone": "Europe/Berlin"', new_str: '"timezone": "Europe/Berlin", "dst": true' },
+        'Applied 1 replacement in test/fixtures/users.json.',
+      );
       h.model().call('bash', { command: 'npm test' }, fail, { error: true });
-      h.model('The code uses the machine timezone instead of the user\'s.').call('edit_file', { path: 'src/schedule.ts', old_str: 'const local = new Date(run);', new_str: 'const local = toZonedTime(run, user.timezone);' }, 'Applied 1 replacement in src/schedule.ts.');
+      h.model("The code uses the machine timezone instead of the user's.").call(
+        'edit_file',
+        { path: 'src/schedule.ts', old_str: 'const local = new Date(run);', new_str: 'const local = toZonedTime(run, user.timezone);' },
+        'Applied 1 replacement in src/schedule.ts.',
+      );
       h.model().call('bash', { command: 'npm test' }, 'Tests: 64 passed, 64 total');
-      h.model('Fixed: the schedule now converts with the user\'s timezone.');
+      h.model("Fixed: the schedule now converts with the user's timezone.");
     },
   },
   {
@@ -399,8 +520,16 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
     note: 'three track_shipment calls with different Arabic city names and tracking ids; all results new',
     steps: (h) => {
       h.user('أين وصلت شحناتي الثلاث؟ الأرقام: 7781، 7790، 7802');
-      for (const [id, city] of [['7781', 'الرياض'], ['7790', 'جدة'], ['7802', 'الدمام']] as const) {
-        h.model().call('track_shipment', { tracking_id: id, destination_city: city }, `{"tracking_id": "${id}", "status": "في الطريق", "city": "${city}", "eta": "2024-06-1${id.at(-1)}"}`);
+      for (const [id, city] of [
+        ['7781', 'الرياض'],
+        ['7790', 'جدة'],
+        ['7802', 'الدمام'],
+      ] as const) {
+        h.model().call(
+          'track_shipment',
+          { tracking_id: id, destination_city: city },
+          `{"tracking_id": "${id}", "status": "في الطريق", "city": "${city}", "eta": "2024-06-1${id.at(-1)}"}`,
+        );
       }
       h.model('الشحنات الثلاث في الطريق إلى الرياض وجدة والدمام.');
     },
@@ -414,9 +543,15 @@ export const PRODUCTIVE_CASES: readonly HandCase[] = [
     steps: (h) => {
       h.user('Our Lambdas time out when they call RDS. Why?');
       h.model().retrieval('lambda timeout rds', ['[aws-lambda-vpc-01] Functions connected to a VPC need a route to reach other services.']);
-      h.model('Narrowing down to connection limits.').retrieval('lambda rds too many connections', ['[aws-rds-proxy-01] RDS Proxy pools connections so that many concurrent Lambda invocations share a few database connections.']);
-      h.model('Checking security groups.').retrieval('lambda security group rds inbound 5432', ['[aws-vpc-sg-03] The database security group must allow inbound traffic from the Lambda security group on the database port.']);
-      h.model('And the cold-start DNS angle.').retrieval('lambda vpc dns resolution rds endpoint', ['[aws-vpc-dns-02] Enable DNS hostnames and DNS resolution on the VPC so the RDS endpoint resolves.']);
+      h.model('Narrowing down to connection limits.').retrieval('lambda rds too many connections', [
+        '[aws-rds-proxy-01] RDS Proxy pools connections so that many concurrent Lambda invocations share a few database connections.',
+      ]);
+      h.model('Checking security groups.').retrieval('lambda security group rds inbound 5432', [
+        '[aws-vpc-sg-03] The database security group must allow inbound traffic from the Lambda security group on the database port.',
+      ]);
+      h.model('And the cold-start DNS angle.').retrieval('lambda vpc dns resolution rds endpoint', [
+        '[aws-vpc-dns-02] Enable DNS hostnames and DNS resolution on the VPC so the RDS endpoint resolves.',
+      ]);
       h.model('Most likely the RDS security group does not admit the Lambda security group on 5432; also consider RDS Proxy for connection pooling.');
     },
   },

@@ -20,7 +20,13 @@ export const PRODUCT_QUERIES: Record<Language, readonly string[]> = {
   ja: ['ワイヤレスイヤホン 防水', 'ノイズキャンセリング ヘッドホン', 'USB-C 充電器 65W', '電気ケトル 1.2L', 'ランニングシューズ 26.5cm'],
   zh: ['无线耳机 防水', '降噪头戴式耳机', '65W 快充充电器', '电热水壶 1.2升', '跑步鞋 42码'],
   ko: ['무선 이어폰 방수', '노이즈 캔슬링 헤드폰', 'USB-C 충전기 65W', '전기 주전자 1.2L', '러닝화 265mm'],
-  ru: ['беспроводные наушники водонепроницаемые', 'наушники с шумоподавлением', 'зарядное устройство USB-C 65 Вт', 'электрический чайник 1,2 л', 'беговые кроссовки 42 размер'],
+  ru: [
+    'беспроводные наушники водонепроницаемые',
+    'наушники с шумоподавлением',
+    'зарядное устройство USB-C 65 Вт',
+    'электрический чайник 1,2 л',
+    'беговые кроссовки 42 размер',
+  ],
   ar: ['سماعات لاسلكية مقاومة للماء', 'سماعات بخاصية إلغاء الضوضاء', 'شاحن USB-C بقدرة 65 واط', 'غلاية كهربائية 1.2 لتر', 'حذاء جري مقاس 42'],
 };
 
@@ -241,9 +247,29 @@ export const EMPTY_REPLIES: Record<Language | 'en', readonly string[]> = {
 
 /** Customer names per language (family name first where customary). */
 export const CUSTOMER_NAMES: Record<Language, readonly { native: string; first: string; last: string }[]> = {
-  ja: [{ native: '佐藤 健', first: 'Ken', last: 'Sato' }, { native: '田中 美咲', first: 'Misaki', last: 'Tanaka' }, { native: '鈴木 大輔', first: 'Daisuke', last: 'Suzuki' }],
-  zh: [{ native: '王 芳', first: 'Fang', last: 'Wang' }, { native: '李 伟', first: 'Wei', last: 'Li' }, { native: '陈 静', first: 'Jing', last: 'Chen' }],
-  ko: [{ native: '김 민준', first: 'Minjun', last: 'Kim' }, { native: '이 서연', first: 'Seoyeon', last: 'Lee' }, { native: '박 지훈', first: 'Jihoon', last: 'Park' }],
-  ru: [{ native: 'Иван Петров', first: 'Ivan', last: 'Petrov' }, { native: 'Анна Смирнова', first: 'Anna', last: 'Smirnova' }, { native: 'Дмитрий Волков', first: 'Dmitry', last: 'Volkov' }],
-  ar: [{ native: 'أحمد الحربي', first: 'Ahmed', last: 'Alharbi' }, { native: 'فاطمة الزهراني', first: 'Fatima', last: 'Alzahrani' }, { native: 'يوسف القحطاني', first: 'Yousef', last: 'Alqahtani' }],
+  ja: [
+    { native: '佐藤 健', first: 'Ken', last: 'Sato' },
+    { native: '田中 美咲', first: 'Misaki', last: 'Tanaka' },
+    { native: '鈴木 大輔', first: 'Daisuke', last: 'Suzuki' },
+  ],
+  zh: [
+    { native: '王 芳', first: 'Fang', last: 'Wang' },
+    { native: '李 伟', first: 'Wei', last: 'Li' },
+    { native: '陈 静', first: 'Jing', last: 'Chen' },
+  ],
+  ko: [
+    { native: '김 민준', first: 'Minjun', last: 'Kim' },
+    { native: '이 서연', first: 'Seoyeon', last: 'Lee' },
+    { native: '박 지훈', first: 'Jihoon', last: 'Park' },
+  ],
+  ru: [
+    { native: 'Иван Петров', first: 'Ivan', last: 'Petrov' },
+    { native: 'Анна Смирнова', first: 'Anna', last: 'Smirnova' },
+    { native: 'Дмитрий Волков', first: 'Dmitry', last: 'Volkov' },
+  ],
+  ar: [
+    { native: 'أحمد الحربي', first: 'Ahmed', last: 'Alharbi' },
+    { native: 'فاطمة الزهراني', first: 'Fatima', last: 'Alzahrani' },
+    { native: 'يوسف القحطاني', first: 'Yousef', last: 'Alqahtani' },
+  ],
 };

@@ -14,13 +14,10 @@ export interface ScenarioContext {
   readonly rng: Rng;
 }
 
-export type Scenario = (ctx: ScenarioContext) => CorpusTrajectory;
+type Scenario = (ctx: ScenarioContext) => CorpusTrajectory;
 
 /** A builder for the scenario's trajectory, with id, source, family and stream filled in. */
-export function startTrajectory(
-  ctx: ScenarioContext,
-  options: Omit<BuilderOptions, 'id' | 'source' | 'family' | 'rng'>,
-): TrajectoryBuilder {
+export function startTrajectory(ctx: ScenarioContext, options: Omit<BuilderOptions, 'id' | 'source' | 'family' | 'rng'>): TrajectoryBuilder {
   return new TrajectoryBuilder({ ...options, id: ctx.id, source: ctx.source, family: ctx.family, rng: ctx.rng });
 }
 

@@ -26,12 +26,7 @@ export function budgetEvidence(budget: BudgetState, ctx: DetectorContext, patter
  * the wrap-up round; a round after that is stopped. Counting never stops,
  * whatever the breaker's state.
  */
-export function advanceBudget(
-  budget: BudgetState,
-  event: ModelEvent,
-  seq: number,
-  ctx: DetectorContext,
-): { budget: BudgetState; detection: Detection | null } {
+export function advanceBudget(budget: BudgetState, event: ModelEvent, seq: number, ctx: DetectorContext): { budget: BudgetState; detection: Detection | null } {
   const tokens = budget.tokens + finite(event.promptTokens) + finite(event.completionTokens);
   const costUsd = budget.costUsd + finite(event.costUsd);
   const counted: BudgetState = { tokens, costUsd, phase: budget.phase };

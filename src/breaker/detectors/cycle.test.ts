@@ -39,12 +39,17 @@ describe('cycle', () => {
 
   test('recreating a script with new content each round (create refused, remove, create, run) is not a cycle', async () => {
     const round = (content: string): Array<[string, unknown, string]> => [
-      ['editor', { command: 'create', path: 'check.py', file_text: content }, 'ERROR: File already exists at: check.py. Cannot overwrite files using command `create`.'],
+      [
+        'editor',
+        { command: 'create', path: 'check.py', file_text: content },
+        'ERROR: File already exists at: check.py. Cannot overwrite files using command `create`.',
+      ],
       ['bash', { command: 'rm check.py' }, 'exit code 0'],
       ['editor', { command: 'create', path: 'check.py', file_text: content }, 'File created successfully at: check.py'],
       ['bash', { command: 'python check.py' }, 'SystemCheckError: admin.E403 a template engine must be configured'],
     ];
-    const body = 'import django\nfrom django.core.management import call_command\nsettings.configure(INSTALLED_APPS=["django.contrib.admin"])\ndjango.setup()\ncall_command("check")\n';
+    const body =
+      'import django\nfrom django.core.management import call_command\nsettings.configure(INSTALLED_APPS=["django.contrib.admin"])\ndjango.setup()\ncall_command("check")\n';
     const changing = await run(new BreakerDriver(new AgentBreaker()), [
       ...round(`${body}# variant one: configure templates first\n`),
       ...round(`${body}# variant two: skip the checks\n`),

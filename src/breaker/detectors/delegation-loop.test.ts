@@ -8,9 +8,18 @@ describe('delegation loop', () => {
     const d = new BreakerDriver(new AgentBreaker({ delegation: { subAgentTools: ['researcher'] } }));
     const out = [];
     for (let i = 0; i < 3; i++) {
-      out.push(await d.tool('researcher', { task: `find the 2024 revenue of ACME corp ${i === 2 ? 'again' : ''}`.trim() }, `Answer ${i}: sources disagree on ${2000 + i} figures.`));
+      out.push(
+        await d.tool(
+          'researcher',
+          { task: `find the 2024 revenue of ACME corp ${i === 2 ? 'again' : ''}`.trim() },
+          `Answer ${i}: sources disagree on ${2000 + i} figures.`,
+        ),
+      );
     }
-    assert.deepEqual(out.map((x) => x.decision.action), ['allow', 'allow', 'steer']);
+    assert.deepEqual(
+      out.map((x) => x.decision.action),
+      ['allow', 'allow', 'steer'],
+    );
     assert.equal(out[2]!.check.category, 'delegation_loop');
     assert.equal(out[2]!.check.evidence?.pattern, 'reask');
   });
@@ -37,8 +46,24 @@ describe('delegation loop', () => {
   test('maxCalls per agent', async () => {
     const d = new BreakerDriver(new AgentBreaker({ delegation: { perAgent: { coder: { maxCalls: 5 } } } }));
     const out = [];
-    for (let i = 0; i < 5; i++) out.push(await d.delegation('coder', 'fix the failing test in parser.py', ['Renamed the helper and reran the suite.', 'Added a timezone branch; two tests still fail.', 'Reverted the branch, patched the regex instead.', 'Parser now strips whitespace before matching dates.', 'Made the date format configurable, tests pending.'][i]!));
-    assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'allow', 'allow', 'steer']);
+    for (let i = 0; i < 5; i++)
+      out.push(
+        await d.delegation(
+          'coder',
+          'fix the failing test in parser.py',
+          [
+            'Renamed the helper and reran the suite.',
+            'Added a timezone branch; two tests still fail.',
+            'Reverted the branch, patched the regex instead.',
+            'Parser now strips whitespace before matching dates.',
+            'Made the date format configurable, tests pending.',
+          ][i]!,
+        ),
+      );
+    assert.deepEqual(
+      out.map((x) => x.action),
+      ['allow', 'allow', 'allow', 'allow', 'steer'],
+    );
   });
 
   test('one worker given different files, even with the same short verdict, is not a loop', async () => {
@@ -47,7 +72,10 @@ describe('delegation loop', () => {
     for (const file of ['src/cart.ts', 'src/user.ts', 'src/orders/list.ts', 'src/orders/detail.ts', 'lib/money.ts']) {
       out.push(await d.delegation('reviewer', `Review ${file} for bugs and security issues.`, `Review of ${file}: no issues found in this file.`));
     }
-    assert.ok(out.every((x) => x.action === 'allow'), out.map((x) => x.evidence?.detail).join(' | '));
+    assert.ok(
+      out.every((x) => x.action === 'allow'),
+      out.map((x) => x.evidence?.detail).join(' | '),
+    );
   });
 
   test('numbered parts of one text are different tasks', async () => {
@@ -70,7 +98,10 @@ describe('delegation loop', () => {
     ] as const) {
       out.push(await d.delegation('researcher', `Find the head office, sector and staff count of ${name}.`, answer));
     }
-    assert.ok(out.every((x) => x.action === 'allow'), out.map((x) => x.evidence?.detail).join(' | '));
+    assert.ok(
+      out.every((x) => x.action === 'allow'),
+      out.map((x) => x.evidence?.detail).join(' | '),
+    );
   });
 
   test('a reworded re-ask answered the same is caught, and a third ask is blocked before it runs', async () => {
@@ -81,7 +112,10 @@ describe('delegation loop', () => {
       await d.tool('researcher', { task: 'Search again for the staff count of Initech in 2023.' }, answer),
       await d.tool('researcher', { task: 'Initech staff count for 2023: check every source once more.' }, answer),
     ];
-    assert.deepEqual(out.map((x) => x.decision.action), ['allow', 'steer', 'block']);
+    assert.deepEqual(
+      out.map((x) => x.decision.action),
+      ['allow', 'steer', 'block'],
+    );
     assert.equal(out[1]!.decision.evidence?.pattern, 'same_answer');
     assert.equal(out[2]!.decision.evidence?.pattern, 'reask');
   });
@@ -93,7 +127,10 @@ describe('delegation loop', () => {
       await d.tool('planner', { priority: 2, task: 'Plan the database migration' }, 'Plan B: replicate, then switch reads.'),
       await d.tool('planner', { task: 'Plan the database migration', priority: 2 }, 'Plan C: freeze writes for an hour.'),
     ];
-    assert.deepEqual(out.map((x) => x.decision.action), ['allow', 'allow', 'steer']);
+    assert.deepEqual(
+      out.map((x) => x.decision.action),
+      ['allow', 'allow', 'steer'],
+    );
   });
 
   test('retries after transient failures are an outage, not a loop', async () => {
@@ -105,7 +142,10 @@ describe('delegation loop', () => {
       await d.tool('summariser', task, 'Error: 503 Service Unavailable'),
       await d.tool('summariser', task, 'INC-41 checkout latency; INC-40 login outage; INC-38 slow search.'),
     ];
-    assert.ok(out.every((x) => x.decision.action === 'allow'), out.map((x) => x.decision.evidence?.detail).join(' | '));
+    assert.ok(
+      out.every((x) => x.decision.action === 'allow'),
+      out.map((x) => x.decision.evidence?.detail).join(' | '),
+    );
   });
 
   test('a user turn restarts the count', async () => {

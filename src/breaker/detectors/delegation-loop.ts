@@ -17,7 +17,7 @@ const MAX_DEPTH = 8;
  * Keys and JSON syntax are left out: they are the same in every call of one
  * tool and say nothing about what was asked.
  */
-export function taskText(input: unknown): string {
+function taskText(input: unknown): string {
   let value = input;
   if (typeof input === 'string') {
     const trimmed = input.trim();

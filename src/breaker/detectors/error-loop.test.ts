@@ -86,7 +86,14 @@ describe('error loop', () => {
     const d = new BreakerDriver(new AgentBreaker());
     const calls = [];
     for (const card of ['gift_card_1', 'gift_card_2', 'certificate_3', 'credit_card_4']) {
-      calls.push(await d.tool('update_reservation_flights', { reservation_id: 'R1', cabin: 'business', payment_id: card }, 'Error: gift card balance is not enough', true));
+      calls.push(
+        await d.tool(
+          'update_reservation_flights',
+          { reservation_id: 'R1', cabin: 'business', payment_id: card },
+          'Error: gift card balance is not enough',
+          true,
+        ),
+      );
     }
     assert.deepEqual(new Set(actions(calls)), new Set(['allow']));
   });

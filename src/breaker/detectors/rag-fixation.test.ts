@@ -13,7 +13,10 @@ describe('RAG fixation', () => {
       await d.retrieval('refund policy for damaged items please', docs),
       await d.retrieval('refund policy for damaged items', docs),
     ];
-    assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'steer']);
+    assert.deepEqual(
+      out.map((x) => x.action),
+      ['allow', 'allow', 'steer'],
+    );
     assert.equal(out[2]!.category, 'rag_fixation');
     assert.match(out[2]!.message ?? '', /searches/);
   });
@@ -27,11 +30,7 @@ describe('RAG fixation', () => {
 
   test('different queries are not fixation', async () => {
     const d = new BreakerDriver(new AgentBreaker());
-    const out = [
-      await d.retrieval('refund policy', docs),
-      await d.retrieval('shipping to canada', docs),
-      await d.retrieval('warranty on laptops', docs),
-    ];
+    const out = [await d.retrieval('refund policy', docs), await d.retrieval('shipping to canada', docs), await d.retrieval('warranty on laptops', docs)];
     assert.ok(out.every((x) => x.action === 'allow'));
   });
 
@@ -48,11 +47,23 @@ describe('RAG fixation', () => {
   test('reworded queries that retrieve the very same passages trip, whatever their order and scores', async () => {
     const d = new BreakerDriver(new AgentBreaker());
     const out = [
-      await d.retrieval('invoice disputes escalation owner', ['[fin-3] (score 0.91) Disputes go to the billing lead.', '[fin-8] (score 0.72) Credits need approval.']),
-      await d.retrieval('who owns escalation of an invoice dispute', ['[fin-8] (score 0.70) Credits need approval.', '[fin-3] (score 0.88) Disputes go to the billing lead.']),
-      await d.retrieval('escalating disputed invoices: who is responsible', ['[fin-3] (score 0.90) Disputes go to the billing lead.', '[fin-8] (score 0.74) Credits need approval.']),
+      await d.retrieval('invoice disputes escalation owner', [
+        '[fin-3] (score 0.91) Disputes go to the billing lead.',
+        '[fin-8] (score 0.72) Credits need approval.',
+      ]),
+      await d.retrieval('who owns escalation of an invoice dispute', [
+        '[fin-8] (score 0.70) Credits need approval.',
+        '[fin-3] (score 0.88) Disputes go to the billing lead.',
+      ]),
+      await d.retrieval('escalating disputed invoices: who is responsible', [
+        '[fin-3] (score 0.90) Disputes go to the billing lead.',
+        '[fin-8] (score 0.74) Credits need approval.',
+      ]),
     ];
-    assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'steer']);
+    assert.deepEqual(
+      out.map((x) => x.action),
+      ['allow', 'allow', 'steer'],
+    );
     assert.equal(out[2]!.evidence?.pattern, 'same_documents');
   });
 
@@ -94,7 +105,10 @@ describe('RAG fixation', () => {
       await near.retrieval('refund policy for damaged item'),
       await near.retrieval('Refund policy, damaged items'),
     ];
-    assert.deepEqual(nearOut.map((x) => x.action), ['allow', 'allow', 'steer']);
+    assert.deepEqual(
+      nearOut.map((x) => x.action),
+      ['allow', 'allow', 'steer'],
+    );
     assert.equal(nearOut[2]!.evidence?.pattern, 'near_identical_queries');
 
     const reworded = new BreakerDriver(new AgentBreaker());
@@ -119,11 +133,18 @@ describe('RAG fixation', () => {
   test('a bare acknowledgement between searches does not restart the evidence', async () => {
     const d = new BreakerDriver(new AgentBreaker());
     const out = [];
-    for (const query of ['invoice disputes escalation owner', 'who owns escalation of an invoice dispute', 'escalating disputed invoices: who is responsible']) {
+    for (const query of [
+      'invoice disputes escalation owner',
+      'who owns escalation of an invoice dispute',
+      'escalating disputed invoices: who is responsible',
+    ]) {
       out.push(await d.retrieval(query, docs));
       await d.user('ok');
     }
-    assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'steer']);
+    assert.deepEqual(
+      out.map((x) => x.action),
+      ['allow', 'allow', 'steer'],
+    );
   });
 
   test('reworded searches that each report finding nothing trip, though every answer is worded differently', async () => {
@@ -136,7 +157,10 @@ describe('RAG fixation', () => {
     ] as const) {
       out.push(await d.retrieval(query, [`Could not find [${query}]. Similar: [${similar}]`]));
     }
-    assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'steer']);
+    assert.deepEqual(
+      out.map((x) => x.action),
+      ['allow', 'allow', 'steer'],
+    );
     assert.equal(out[2]!.evidence?.pattern, 'failed_searches');
   });
 
@@ -144,7 +168,9 @@ describe('RAG fixation', () => {
     const d = new BreakerDriver(new AgentBreaker());
     const out = [
       await d.retrieval('The lantern', ["Could not find [The lantern]. Similar: ['Lantern', 'Lantern (disambiguation)', 'Green Lantern']"]),
-      await d.retrieval('Lantern (disambiguation)', ["Could not find [Lantern (disambiguation)]. Similar: ['Paper lantern', 'Sky lantern', 'Lantern festival']"]),
+      await d.retrieval('Lantern (disambiguation)', [
+        "Could not find [Lantern (disambiguation)]. Similar: ['Paper lantern', 'Sky lantern', 'Lantern festival']",
+      ]),
       await d.retrieval('Paper lantern', ["Could not find [Paper lantern]. Similar: ['Paper lantern', 'Lantern festival', 'Chinese paper lantern']"]),
       await d.retrieval('Lantern festival', ['The Lantern Festival is held on the fifteenth day of the first month.']),
     ];
@@ -181,7 +207,10 @@ describe('RAG fixation', () => {
       await fail('"Castalia"'),
       await fail('"The Glass Bead Game"'),
     ];
-    assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'allow', 'allow', 'steer']);
+    assert.deepEqual(
+      out.map((x) => x.action),
+      ['allow', 'allow', 'allow', 'allow', 'steer'],
+    );
   });
 
   test('a search that found something ends a chain of failed searches', async () => {
@@ -214,6 +243,9 @@ describe('RAG fixation', () => {
     const d = new BreakerDriver(new AgentBreaker());
     const out = [];
     for (let i = 0; i < 4; i++) out.push(await d.retrieval('refund policy for damaged items', docs));
-    assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'steer', 'stop']);
+    assert.deepEqual(
+      out.map((x) => x.action),
+      ['allow', 'allow', 'steer', 'stop'],
+    );
   });
 });

@@ -79,7 +79,10 @@ describe('text repetition', () => {
     const d = new BreakerDriver(new AgentBreaker());
     const reply = 'I am still working on the analysis and will report the findings shortly.';
     const out = [await d.model(reply), await d.model(reply), await d.model(`${reply} Thanks.`)];
-    assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'steer']);
+    assert.deepEqual(
+      out.map((x) => x.action),
+      ['allow', 'allow', 'steer'],
+    );
     assert.equal(out[2]!.category, 'text_repetition');
   });
 
@@ -107,13 +110,22 @@ describe('text repetition', () => {
 
   test('markdown tables, lists and code blocks never count', async () => {
     const d = new BreakerDriver(new AgentBreaker());
-    const table = ['| flight | departs | price |', '|---|---|---|', ...Array.from({ length: 12 }, (_, i) => `| HAT0${i} | 0${i % 10}:00 EST | $125 |`)].join('\n');
+    const table = ['| flight | departs | price |', '|---|---|---|', ...Array.from({ length: 12 }, (_, i) => `| HAT0${i} | 0${i % 10}:00 EST | $125 |`)].join(
+      '\n',
+    );
     const list = Array.from({ length: 12 }, (_, i) => `- Flight HAT0${i} departs at 03:00 EST and costs $125 in economy`).join('\n');
     const code = ['```python', ...Array.from({ length: 12 }, () => 'print("hello world from the same line of code")'), '```'].join('\n');
-    const intros = ['Here are the morning flights I found for Friday.', 'These are the evening departures on Saturday instead.', 'Sunday has only these red-eye options left, sadly.'];
+    const intros = [
+      'Here are the morning flights I found for Friday.',
+      'These are the evening departures on Saturday instead.',
+      'Sunday has only these red-eye options left, sadly.',
+    ];
     const out = [];
     for (const intro of intros) out.push(await d.model(`${intro}\n\n${table}\n\n${list}\n\n${code}\n\nWhich one would you like?`));
-    assert.ok(out.every((x) => x.action === 'allow'), JSON.stringify(out.map((x) => x.evidence?.detail)));
+    assert.ok(
+      out.every((x) => x.action === 'allow'),
+      JSON.stringify(out.map((x) => x.evidence?.detail)),
+    );
   });
 
   test('the same short line before each new tool result is not repetition', async () => {
@@ -141,7 +153,10 @@ describe('text repetition', () => {
       await d.user(answer);
     }
     out.push(await d.model('Could you please provide your user ID and the reservation ID so I can look this up?'));
-    assert.ok(out.every((x) => x.action === 'allow'), JSON.stringify(out.map((x) => x.evidence?.detail)));
+    assert.ok(
+      out.every((x) => x.action === 'allow'),
+      JSON.stringify(out.map((x) => x.evidence?.detail)),
+    );
   });
 
   test('different replies are not repetition, in any script', async () => {
@@ -159,7 +174,10 @@ describe('text repetition', () => {
     const out = [];
     for (const reply of [APOLOGY, APOLOGY_REWORDED, APOLOGY, APOLOGY_REWORDED, APOLOGY]) out.push(await d.model(reply));
     // The third time the first wording comes back.
-    assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'allow', 'allow', 'steer']);
+    assert.deepEqual(
+      out.map((x) => x.action),
+      ['allow', 'allow', 'allow', 'allow', 'steer'],
+    );
   });
 
   test('replies on one subject that say different things are not the same reply', async () => {
@@ -169,7 +187,10 @@ describe('text repetition', () => {
       await d.model('The test suite covers only ASCII payloads; a case with a customer called Zoë would have caught this regression.'),
       await d.model('Encoding the payload as UTF-8 before computing the HMAC fixes the signature check for every customer name.'),
     ];
-    assert.ok(out.every((x) => x.action === 'allow'), JSON.stringify(out.map((x) => x.evidence?.detail)));
+    assert.ok(
+      out.every((x) => x.action === 'allow'),
+      JSON.stringify(out.map((x) => x.evidence?.detail)),
+    );
   });
 
   test('the same words around a different code block each time are new attempts', async () => {
@@ -177,25 +198,43 @@ describe('text repetition', () => {
     const intro = 'You are right, there is an off-by-one error in the slice. Here is the corrected function:';
     const fixes = ['start + size + 1', 'start + size - 1', 'start + size'];
     const out = [];
-    for (const fix of fixes) out.push(await d.model(`${intro}\n\n\`\`\`python\ndef paginate(items, page, size):\n    start = (page - 1) * size\n    return items[start:${fix}]\n\`\`\``));
-    assert.ok(out.every((x) => x.action === 'allow'), JSON.stringify(out.map((x) => x.evidence?.detail)));
+    for (const fix of fixes)
+      out.push(
+        await d.model(`${intro}\n\n\`\`\`python\ndef paginate(items, page, size):\n    start = (page - 1) * size\n    return items[start:${fix}]\n\`\`\``),
+      );
+    assert.ok(
+      out.every((x) => x.action === 'allow'),
+      JSON.stringify(out.map((x) => x.evidence?.detail)),
+    );
   });
 
   test('the same words and the same code block again trip', async () => {
     const d = new BreakerDriver(new AgentBreaker());
-    const reply = 'You are right, there is an off-by-one error in the slice. Here is the corrected function:\n\n```python\ndef paginate(items, page, size):\n    start = (page - 1) * size\n    return items[start:start + size + 1]\n```';
+    const reply =
+      'You are right, there is an off-by-one error in the slice. Here is the corrected function:\n\n```python\ndef paginate(items, page, size):\n    start = (page - 1) * size\n    return items[start:start + size + 1]\n```';
     const out = [await d.model(reply), await d.model(reply), await d.model(reply)];
-    assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'steer']);
+    assert.deepEqual(
+      out.map((x) => x.action),
+      ['allow', 'allow', 'steer'],
+    );
   });
 
   test('a reply that is only a code block trips when it comes back unchanged, not when it changes', async () => {
     const block = (body: string) => `\`\`\`sql\nSELECT customer_id, SUM(amount) AS total\nFROM payments\nWHERE ${body}\nGROUP BY customer_id;\n\`\`\``;
     const same = new BreakerDriver(new AgentBreaker());
-    const repeated = [await same.model(block("status = 'settled'")), await same.model(block("status = 'settled'")), await same.model(block("status = 'settled'"))];
-    assert.deepEqual(repeated.map((x) => x.action), ['allow', 'allow', 'steer']);
+    const repeated = [
+      await same.model(block("status = 'settled'")),
+      await same.model(block("status = 'settled'")),
+      await same.model(block("status = 'settled'")),
+    ];
+    assert.deepEqual(
+      repeated.map((x) => x.action),
+      ['allow', 'allow', 'steer'],
+    );
     const changing = new BreakerDriver(new AgentBreaker());
     const varied = [];
-    for (const body of ["status = 'settled'", "status = 'settled' AND currency = 'EUR'", "created_at >= '2024-01-01'"]) varied.push(await changing.model(block(body)));
+    for (const body of ["status = 'settled'", "status = 'settled' AND currency = 'EUR'", "created_at >= '2024-01-01'"])
+      varied.push(await changing.model(block(body)));
     assert.ok(varied.every((x) => x.action === 'allow'));
   });
 });
@@ -211,8 +250,13 @@ describe('text repetition across user turns', () => {
   test('complaints and facts the user already gave do not reset it', () => {
     const c = new Conversation();
     c.user("Hi, I'd like to add one checked bag to my reservation H4T76E. My user id is sofia_mueller_6937.");
-    const ask = "I apologize for the inconvenience. To assist you with adding baggage, I'll need your user ID and the reservation ID. Could you please provide those details so I can proceed?";
-    const turns = ['I just gave you both: user sofia_mueller_6937, reservation H4T76E.', 'sofia_mueller_6937. H4T76E. Same as before.', 'Again: sofia_mueller_6937 / H4T76E.'];
+    const ask =
+      "I apologize for the inconvenience. To assist you with adding baggage, I'll need your user ID and the reservation ID. Could you please provide those details so I can proceed?";
+    const turns = [
+      'I just gave you both: user sofia_mueller_6937, reservation H4T76E.',
+      'sofia_mueller_6937. H4T76E. Same as before.',
+      'Again: sofia_mueller_6937 / H4T76E.',
+    ];
     assert.deepEqual(c.exchange([ask, ask, ask], turns), ['allow', 'allow', 'steer']);
   });
 
@@ -230,7 +274,10 @@ describe('text repetition across user turns', () => {
       'Is there someone else I can speak to who may have the authority to make an exception for me?',
     ];
     const out = c.exchange([REFUSAL, REFUSAL, REFUSAL, REFUSAL, REFUSAL], pushes);
-    assert.ok(out.every((x) => x === 'allow'), JSON.stringify(out));
+    assert.ok(
+      out.every((x) => x === 'allow'),
+      JSON.stringify(out),
+    );
   });
 
   test('the same form sentence asking for a different detail each time is not repetition', () => {
@@ -239,16 +286,23 @@ describe('text repetition across user turns', () => {
       (detail) => `Thank you, I have noted that. Next, could you please tell me your ${detail} so that I can verify your identity?`,
     );
     const out = c.exchange(replies, ['Ana Silva', '1985-03-12', '02139']);
-    assert.ok(out.every((x) => x === 'allow'), JSON.stringify(out));
+    assert.ok(
+      out.every((x) => x === 'allow'),
+      JSON.stringify(out),
+    );
   });
 
   test('a short user turn is new when the reply takes up its words', () => {
     const c = new Conversation();
     const replies = ['gift card', 'certificate', 'travel credit', 'voucher'].map(
-      (thing) => `I'm unable to provide information about the balance of your ${thing} here. You may want to check your user profile or contact customer support for assistance with this information.`,
+      (thing) =>
+        `I'm unable to provide information about the balance of your ${thing} here. You may want to check your user profile or contact customer support for assistance with this information.`,
     );
     const out = c.exchange(replies, ['What about certificates?', 'And my travel credits?', 'Vouchers then?']);
-    assert.ok(out.every((x) => x === 'allow'), JSON.stringify(out));
+    assert.ok(
+      out.every((x) => x === 'allow'),
+      JSON.stringify(out),
+    );
   });
 
   test('a tool call in between still resets it, whatever the user says', () => {
@@ -267,7 +321,10 @@ describe('text repetition across user turns', () => {
     const nudged = new Conversation();
     assert.deepEqual(nudged.exchange([reply, reply, reply], ['もう一度調べてください。', 'もっと具体的に。']), ['allow', 'allow', 'steer']);
     const informed = new Conversation();
-    const facts = ['東京本社の出張規定では、ロンドンのホテルは一泊二万五千円までと聞いています。', '朝食が含まれるかどうかは、第四章の宿泊費の項目に書いてあるはずです。'];
+    const facts = [
+      '東京本社の出張規定では、ロンドンのホテルは一泊二万五千円までと聞いています。',
+      '朝食が含まれるかどうかは、第四章の宿泊費の項目に書いてあるはずです。',
+    ];
     assert.deepEqual(informed.exchange([reply, reply, reply], facts), ['allow', 'allow', 'allow']);
   });
 

@@ -59,9 +59,7 @@ export function judgeText(
   const turnsJudged = (turns?.s ?? 0) >= state.userSeq;
   const userBefore = turns !== undefined && turnsJudged && turns.s > (previous?.s ?? 0);
   // Taking up a fresh token is checked exactly: a false "taken up" would hide a loop.
-  const news =
-    userBefore &&
-    (turns.w >= userTurnNewTokens || turns.f.some((h) => hashes.includes(h) || structured.includes(h)));
+  const news = userBefore && (turns.w >= userTurnNewTokens || turns.f.some((h) => hashes.includes(h) || structured.includes(h)));
   const c = structured.length > 0 ? sequenceHash(structured) : 0;
   const k = hasProse ? sketchHashes(hashes) : EMPTY;
   // Optional fields only when set, so that the stored state stays small.
@@ -81,12 +79,7 @@ export function judgeText(
   }
 
   if (news) return { texts, detection: null };
-  const since = Math.max(
-    turnsJudged ? 0 : state.userSeq,
-    state.tools.at(-1)?.s ?? 0,
-    state.retrievals.at(-1)?.s ?? 0,
-    state.delegations.at(-1)?.s ?? 0,
-  );
+  const since = Math.max(turnsJudged ? 0 : state.userSeq, state.tools.at(-1)?.s ?? 0, state.retrievals.at(-1)?.s ?? 0, state.delegations.at(-1)?.s ?? 0);
   let chain = state.texts.filter((t) => t.s > since);
   const restart = chain.findLastIndex((t) => t.u === 1);
   if (restart > 0) chain = chain.slice(restart);
@@ -115,9 +108,7 @@ export function judgeText(
       key: `text_repetition:across:${seq}`,
       evidence: {
         pattern: 'across_replies',
-        detail: quietUsers
-          ? `${said} although the user turns in between brought nothing new`
-          : `${said} with nothing new learned in between`,
+        detail: quietUsers ? `${said} although the user turns in between brought nothing new` : `${said} with nothing new learned in between`,
         repeats: same + 1,
         threshold: repeats,
         similarity: round2(minSimilarity),
@@ -166,9 +157,7 @@ export function noteUserTurn(
     seen.add(h);
     if (remembered.length < LIMITS.userVocab) remembered.push(h);
     const known =
-      (current !== undefined && filterHas(current, h)) ||
-      (older !== undefined && filterHas(older, h)) ||
-      (reply?.b !== undefined && filterHas(reply.b, h));
+      (current !== undefined && filterHas(current, h)) || (older !== undefined && filterHas(older, h)) || (reply?.b !== undefined && filterHas(reply.b, h));
     if (known) continue;
     weight += tokens !== null && isUnspacedToken(tokens[i]!) ? 0.5 : 1;
     if (fresh.length < LIMITS.userFresh) fresh.push(h);
@@ -247,7 +236,7 @@ function mixB(h: number): number {
 function sequenceHash(hashes: readonly number[]): number {
   let h = 0x9e3779b9;
   for (let i = 0; i < hashes.length; i++) h = Math.imul(h ^ hashes[i]!, 0x85ebca6b) ^ (h >>> 13);
-  return (h >>> 0) || 1;
+  return h >>> 0 || 1;
 }
 
 function repetitionWithin(prose: string, hashes: readonly number[]): BreakerEvidence | null {
@@ -324,7 +313,10 @@ function gramStats(hashes: readonly number[], n: number): { distinct: number; ma
 function repeatedSentence(prose: string): BreakerEvidence | null {
   const counts = new Map<string, number>();
   for (const sentence of splitSentences(prose)) {
-    const key = sentence.toLowerCase().replace(/[^\p{L}\p{N}\p{M}]+/gu, ' ').trim();
+    const key = sentence
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\p{M}]+/gu, ' ')
+      .trim();
     if (wordCount(key) < SENTENCE_MIN_TOKENS) continue;
     const n = (counts.get(key) ?? 0) + 1;
     counts.set(key, n);

@@ -13,7 +13,10 @@ describe('token drift', () => {
   test('three rounds in a row growing by ≥ 1.35× trip', async () => {
     const d = new BreakerDriver(new AgentBreaker());
     const out = await rounds(d, [10_000, 14_000, 19_000, 26_000]);
-    assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'allow', 'steer']);
+    assert.deepEqual(
+      out.map((x) => x.action),
+      ['allow', 'allow', 'allow', 'steer'],
+    );
     assert.equal(out[3]!.category, 'token_drift');
     assert.deepEqual(out[3]!.evidence?.promptTokens, [10_000, 14_000, 19_000, 26_000]);
   });
@@ -21,7 +24,10 @@ describe('token drift', () => {
   test('continued growth escalates to a stop', async () => {
     const d = new BreakerDriver(new AgentBreaker());
     const out = await rounds(d, [10_000, 14_000, 19_000, 26_000, 36_000]);
-    assert.deepEqual(out.map((x) => x.action), ['allow', 'allow', 'allow', 'steer', 'stop']);
+    assert.deepEqual(
+      out.map((x) => x.action),
+      ['allow', 'allow', 'allow', 'steer', 'stop'],
+    );
   });
 
   test('compaction is not fooling it: a fall restarts the run', async () => {
@@ -45,7 +51,10 @@ describe('token drift', () => {
     assert.ok(slow.every((x) => x.action === 'allow'));
     const early = new BreakerDriver(new AgentBreaker(), 'early');
     const small = await rounds(early, [500, 1_200, 2_600, 5_000]);
-    assert.ok(small.every((x) => x.action === 'allow'), 'under minPromptTokens');
+    assert.ok(
+      small.every((x) => x.action === 'allow'),
+      'under minPromptTokens',
+    );
   });
 
   test('a small context filling up fast is accumulation, not drift, even past the floor', async () => {

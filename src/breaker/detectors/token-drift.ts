@@ -9,12 +9,7 @@ import { round2, type Detection, type DetectorContext } from './detection.ts';
  * does not grow enough — in particular a fall after compaction — restarts the
  * run from itself; a round without a token count changes nothing.
  */
-export function advanceTokenDrift(
-  drift: DriftState,
-  event: ModelEvent,
-  seq: number,
-  ctx: DetectorContext,
-): { drift: DriftState; detection: Detection | null } {
+export function advanceTokenDrift(drift: DriftState, event: ModelEvent, seq: number, ctx: DetectorContext): { drift: DriftState; detection: Detection | null } {
   const { enabled, growthFactor, consecutive, minPromptTokens } = ctx.options.tokenDrift;
   const tokens = event.promptTokens;
   if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) return { drift, detection: null };

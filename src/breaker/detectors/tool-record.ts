@@ -23,13 +23,7 @@ export function proposalOf(tool: string, args: unknown, ctx: DetectorContext): T
 export type ToolRecordUpdate = Pick<BreakerSessionState, 'tools' | 'seen'>;
 
 /** Turns an executed tool call into evidence, judging whether it was progress. */
-export function recordToolCall(
-  state: BreakerSessionState,
-  seq: number,
-  proposal: ToolProposal,
-  event: ToolCallEvent,
-  ctx: DetectorContext,
-): ToolRecordUpdate {
+export function recordToolCall(state: BreakerSessionState, seq: number, proposal: ToolProposal, event: ToolCallEvent, ctx: DetectorContext): ToolRecordUpdate {
   const r = resultHash(event.result);
   const failed = event.error === true || looksLikeError(event.result);
   const e: 0 | 1 | 2 = !failed ? 0 : isTransientError(event.result) ? 2 : 1;

@@ -86,7 +86,8 @@ describe('tool spiral', () => {
     for (let day = 10; day < 20; day++) {
       calls.push(await d.tool('search_direct_flight', { origin: 'JFK', destination: 'SFO', date: `2024-05-${day}` }, '[]'));
     }
-    for (let id = 0; id < 6; id++) calls.push(await d.tool('modify_pending_order_address', { order_id: `#W${id}`, address1: '1 Main St', city: 'Austin' }, 'ok'));
+    for (let id = 0; id < 6; id++)
+      calls.push(await d.tool('modify_pending_order_address', { order_id: `#W${id}`, address1: '1 Main St', city: 'Austin' }, 'ok'));
     assert.deepEqual(new Set(actions(calls)), new Set(['allow']));
   });
 
@@ -139,7 +140,13 @@ describe('tool spiral', () => {
     const d = driver();
     const calls = [];
     for (let i = 0; i < 3; i++) {
-      calls.push(await d.tool('get_job', { id: 'j1' }, `{"state":"running","checked_at":"2024-05-01T10:00:0${i}Z","request":"0d9f${i}c2e-1111-4a4a-9b9b-00000000000${i}"}`));
+      calls.push(
+        await d.tool(
+          'get_job',
+          { id: 'j1' },
+          `{"state":"running","checked_at":"2024-05-01T10:00:0${i}Z","request":"0d9f${i}c2e-1111-4a4a-9b9b-00000000000${i}"}`,
+        ),
+      );
     }
     assert.equal(calls[2]!.decision.action, 'steer');
   });
@@ -187,7 +194,10 @@ describe('tool spiral', () => {
     const b = new AgentBreaker();
     const decisions = [];
     for (let i = 0; i < 3; i++) decisions.push(await b.observe('s', { kind: 'tool_call', tool: 'ping', args: { host: 'db' }, result: 'timeout-free pong' }));
-    assert.deepEqual(decisions.map((x) => x.action), ['allow', 'allow', 'steer']);
+    assert.deepEqual(
+      decisions.map((x) => x.action),
+      ['allow', 'allow', 'steer'],
+    );
   });
 
   test('a check followed by the observation of the same call escalates once', async () => {

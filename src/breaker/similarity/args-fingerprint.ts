@@ -206,14 +206,7 @@ function compareField(a: FieldPrint, b: FieldPrint, k: number): number {
   return 0;
 }
 
-function flatten(
-  value: unknown,
-  path: string,
-  key: string,
-  depth: number,
-  out: Array<[string, string, unknown]>,
-  limit: number,
-): void {
+function flatten(value: unknown, path: string, key: string, depth: number, out: Array<[string, string, unknown]>, limit: number): void {
   if (out.length >= limit) return;
   if (value !== null && typeof value === 'object' && depth < MAX_DEPTH) {
     if (Array.isArray(value)) {
@@ -254,13 +247,14 @@ function scalarText(value: unknown): string {
 /** JSON with sorted keys, so that key order does not make two equal arguments differ. */
 export function canonicalJson(value: unknown, maxChars = 65_536): string {
   if (typeof value === 'string') return value.length > maxChars ? value.slice(0, maxChars) : value;
-  const text = JSON.stringify(value, (_k, v: unknown) => {
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      const sorted: Record<string, unknown> = {};
-      for (const k of Object.keys(v as Record<string, unknown>).sort()) sorted[k] = (v as Record<string, unknown>)[k];
-      return sorted;
-    }
-    return v;
-  }) ?? String(value);
+  const text =
+    JSON.stringify(value, (_k, v: unknown) => {
+      if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+        const sorted: Record<string, unknown> = {};
+        for (const k of Object.keys(v as Record<string, unknown>).sort()) sorted[k] = (v as Record<string, unknown>)[k];
+        return sorted;
+      }
+      return v;
+    }) ?? String(value);
   return text.length > maxChars ? text.slice(0, maxChars) : text;
 }

@@ -6,13 +6,61 @@
  * camelCase and kebab-case are folded to snake_case.
  */
 export const DEFAULT_IDENTITY_KEYS: readonly string[] = [
-  'id', 'ids', 'uuid', 'guid', 'key', 'name', 'email',
-  'path', 'paths', 'file', 'files', 'filename', 'filepath', 'dir', 'directory', 'folder',
-  'page', 'offset', 'cursor', 'after', 'before', 'since', 'until', 'from', 'to',
-  'line', 'lines', 'lineno', 'start', 'end', 'range',
-  'url', 'uri', 'href', 'link', 'date', 'sku',
-  '*_id', '*_ids', '*_key', '*_name', '*_path', '*_file', '*_dir', '*_url', '*_uri',
-  '*_date', '*_number', '*_page', '*_offset', '*_cursor', '*_token', '*_line', '*_range', '*_email',
+  'id',
+  'ids',
+  'uuid',
+  'guid',
+  'key',
+  'name',
+  'email',
+  'path',
+  'paths',
+  'file',
+  'files',
+  'filename',
+  'filepath',
+  'dir',
+  'directory',
+  'folder',
+  'page',
+  'offset',
+  'cursor',
+  'after',
+  'before',
+  'since',
+  'until',
+  'from',
+  'to',
+  'line',
+  'lines',
+  'lineno',
+  'start',
+  'end',
+  'range',
+  'url',
+  'uri',
+  'href',
+  'link',
+  'date',
+  'sku',
+  '*_id',
+  '*_ids',
+  '*_key',
+  '*_name',
+  '*_path',
+  '*_file',
+  '*_dir',
+  '*_url',
+  '*_uri',
+  '*_date',
+  '*_number',
+  '*_page',
+  '*_offset',
+  '*_cursor',
+  '*_token',
+  '*_line',
+  '*_range',
+  '*_email',
 ];
 
 /** Folds `fileName`, `file-name` and `FILE_NAME` to `file_name`. */
@@ -47,10 +95,7 @@ export class IdentityKeyMatcher {
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
     const folded = foldKey(key);
-    const result =
-      this.exact.has(folded) ||
-      this.suffixes.some((s) => folded.endsWith(s)) ||
-      this.prefixes.some((p) => folded.startsWith(p));
+    const result = this.exact.has(folded) || this.suffixes.some((s) => folded.endsWith(s)) || this.prefixes.some((p) => folded.startsWith(p));
     if (this.cache.size < 1024) this.cache.set(key, result);
     return result;
   }

@@ -24,7 +24,10 @@ describe('structured markdown', () => {
 
   test('code blocks, tables, list items and indented code go to the structured part, in order', () => {
     const { prose, structured } = splitStructuredMarkdown(text);
-    assert.deepEqual(prose.split('\n').filter((l) => l.trim() !== ''), ['Here is the fix for the slice.', 'That should do it.']);
+    assert.deepEqual(
+      prose.split('\n').filter((l) => l.trim() !== ''),
+      ['Here is the fix for the slice.', 'That should do it.'],
+    );
     assert.deepEqual(structured.split('\n'), [
       '```python',
       'def paginate(items, page, size):',

@@ -45,10 +45,7 @@ export function normalizeResult(text: string): string {
  */
 export function resultHash(result: string | null | undefined): number {
   if (result === null || result === undefined) return 0;
-  const sample =
-    result.length > HEAD_CHARS + TAIL_CHARS
-      ? `${result.slice(0, HEAD_CHARS)}\u0000${result.length}\u0000${result.slice(-TAIL_CHARS)}`
-      : result;
+  const sample = result.length > HEAD_CHARS + TAIL_CHARS ? `${result.slice(0, HEAD_CHARS)}\u0000${result.length}\u0000${result.slice(-TAIL_CHARS)}` : result;
   const normalized = normalizeResult(sample);
   return normalized === '' ? 0 : hash53(normalized) || 1;
 }

@@ -19,7 +19,10 @@ describe('token sketches', () => {
   test('above it, the estimate stays close to the exact value', () => {
     const words = Array.from({ length: 400 }, (_, i) => `w${i}`);
     const a = words.join(' ');
-    const b = words.slice(0, 300).concat(Array.from({ length: 100 }, (_, i) => `x${i}`)).join(' ');
+    const b = words
+      .slice(0, 300)
+      .concat(Array.from({ length: 100 }, (_, i) => `x${i}`))
+      .join(' ');
     const exact = jaccard(tokenize(a), tokenize(b));
     const estimate = sketchJaccard(sketchText(a), sketchText(b));
     assert.ok(Math.abs(estimate - exact) < 0.2, `estimate ${estimate} vs exact ${exact}`);

@@ -21,9 +21,12 @@ describe('word stems', () => {
     assert.equal(stemOf('東京'), '東京');
   });
 
-  test('stem hashes equal the hashes of the tokens\' stems, in ASCII and in other scripts', () => {
+  test("stem hashes equal the hashes of the tokens' stems, in ASCII and in other scripts", () => {
     for (const text of ['Retries of WEBHOOKS: item, items, is, v2, 2023-06 and gas_pipes/x.py', 'Öffne die Dateien 東京の天気 привет 3 items']) {
-      assert.deepEqual(stemHashes(text), tokenize(text).map((t) => hash32(stemOf(t))));
+      assert.deepEqual(
+        stemHashes(text),
+        tokenize(text).map((t) => hash32(stemOf(t))),
+      );
     }
   });
 

@@ -71,6 +71,12 @@ test('an abort kills the command and rejects with the reason', async () => {
 });
 
 test('bad options are rejected at construction', () => {
-  assert.throws(() => commandJudge(''), (e) => e instanceof InvalidOptionError && e.option === 'command');
-  assert.throws(() => commandJudge('true', { timeoutMs: -1 }), (e) => e instanceof InvalidOptionError && e.option === 'timeoutMs');
+  assert.throws(
+    () => commandJudge(''),
+    (e) => e instanceof InvalidOptionError && e.option === 'command',
+  );
+  assert.throws(
+    () => commandJudge('true', { timeoutMs: -1 }),
+    (e) => e instanceof InvalidOptionError && e.option === 'timeoutMs',
+  );
 });

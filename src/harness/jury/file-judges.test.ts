@@ -50,5 +50,8 @@ test('fileContainsJudge fails for a missing file or a directory and abstains wit
 
 test('bad arguments are rejected at construction', () => {
   assert.throws(() => fileExistsJudge(''), InvalidOptionError);
-  assert.throws(() => fileContainsJudge('a', ''), (e) => e instanceof InvalidOptionError && e.option === 'expected');
+  assert.throws(
+    () => fileContainsJudge('a', ''),
+    (e) => e instanceof InvalidOptionError && e.option === 'expected',
+  );
 });

@@ -12,7 +12,12 @@ function fixed(name: string, status: Verdict['status'], score?: number): Judge {
 const pass = (name: string, score?: number) => fixed(name, 'pass', score);
 const fail = (name: string, score?: number) => fixed(name, 'fail', score);
 const abstain = (name: string) => fixed(name, 'abstain');
-const throwing = (name: string): Judge => ({ name, judge: async () => { throw new Error('judge exploded'); } });
+const throwing = (name: string): Judge => ({
+  name,
+  judge: async () => {
+    throw new Error('judge exploded');
+  },
+});
 
 async function verdictOf(options: JuryOptions): Promise<Verdict> {
   return new Jury(options).judge(input);
@@ -89,7 +94,14 @@ describe('Jury strategies', () => {
 describe('Jury reporting', () => {
   test('details keep every verdict in judge order, errors included', async () => {
     const verdict = await verdictOf({ strategy: 'majority', judges: [throwing('boom'), pass('ok'), abstain('shrug')] });
-    assert.deepEqual(verdict.details?.map((d) => [d.judge, d.status]), [['boom', 'error'], ['ok', 'pass'], ['shrug', 'abstain']]);
+    assert.deepEqual(
+      verdict.details?.map((d) => [d.judge, d.status]),
+      [
+        ['boom', 'error'],
+        ['ok', 'pass'],
+        ['shrug', 'abstain'],
+      ],
+    );
     assert.match(verdict.details?.[0]?.reasoning ?? '', /judge exploded/);
   });
 
@@ -97,7 +109,10 @@ describe('Jury reporting', () => {
     const liar: Judge = { name: 'liar', judge: async () => ({ judge: 'liar', status: 'pass', score: 7, reasoning: '' }) };
     const junk = { name: 'junk', judge: async () => 'yes' } as unknown as Judge;
     const verdict = await verdictOf({ strategy: 'majority', judges: [liar, junk, fail('honest')] });
-    assert.deepEqual(verdict.details?.map((d) => d.status), ['error', 'error', 'fail']);
+    assert.deepEqual(
+      verdict.details?.map((d) => d.status),
+      ['error', 'error', 'fail'],
+    );
     assert.equal(verdict.status, 'fail');
   });
 
@@ -110,7 +125,10 @@ describe('Jury reporting', () => {
     assert.equal(verdict.status, 'pass');
     const innerVerdict = verdict.details?.[0];
     assert.equal(innerVerdict?.judge, 'checks');
-    assert.deepEqual(innerVerdict?.details?.map((d) => d.judge), ['build', 'tests']);
+    assert.deepEqual(
+      innerVerdict?.details?.map((d) => d.judge),
+      ['build', 'tests'],
+    );
   });
 
   test('an abstaining inner jury does not count against the outer one', async () => {
@@ -122,7 +140,9 @@ describe('Jury reporting', () => {
   test('judges run in parallel: all start before any finishes', async () => {
     const events: string[] = [];
     let release!: () => void;
-    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const slow = (name: string): Judge => ({
       name,
       judge: async () => {
@@ -143,7 +163,13 @@ describe('Jury reporting', () => {
   test('an aborted jury rejects with the abort reason', async () => {
     const controller = new AbortController();
     const reason = new Error('stop');
-    const judge: Judge = { name: 'j', judge: async () => { controller.abort(reason); throw reason; } };
+    const judge: Judge = {
+      name: 'j',
+      judge: async () => {
+        controller.abort(reason);
+        throw reason;
+      },
+    };
     await assert.rejects(new Jury({ strategy: 'majority', judges: [judge] }).judge(input, controller.signal), (e) => e === reason);
   });
 });

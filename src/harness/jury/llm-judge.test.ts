@@ -56,7 +56,9 @@ test('accepts a custom generate function and validates what it returns', async (
   assert.match(prompts[0] ?? '', /be right/);
   const broken: LlmJudgeGenerate = async () => ({ pass: true, score: 3, reasoning: 'too sure' });
   assert.equal((await llmJudge({ generate: broken, criteria: 'c' }).judge(input)).status, 'error');
-  const failing: LlmJudgeGenerate = async () => { throw new Error('rate limited'); };
+  const failing: LlmJudgeGenerate = async () => {
+    throw new Error('rate limited');
+  };
   const verdict = await llmJudge({ generate: failing, criteria: 'c' }).judge(input);
   assert.equal(verdict.status, 'error');
   assert.match(verdict.reasoning, /rate limited/);
@@ -64,7 +66,13 @@ test('accepts a custom generate function and validates what it returns', async (
 
 test('needs exactly one of model or generate, and criteria', () => {
   const generate: LlmJudgeGenerate = async () => ({ pass: true, score: 1, reasoning: '' });
-  assert.throws(() => llmJudge({ criteria: 'c' }), (e) => e instanceof InvalidOptionError && e.option === 'model');
+  assert.throws(
+    () => llmJudge({ criteria: 'c' }),
+    (e) => e instanceof InvalidOptionError && e.option === 'model',
+  );
   assert.throws(() => llmJudge({ criteria: 'c', generate, model: modelAnswering('{}') }), InvalidOptionError);
-  assert.throws(() => llmJudge({ criteria: ' ', generate }), (e) => e instanceof InvalidOptionError && e.option === 'criteria');
+  assert.throws(
+    () => llmJudge({ criteria: ' ', generate }),
+    (e) => e instanceof InvalidOptionError && e.option === 'criteria',
+  );
 });

@@ -15,11 +15,7 @@ export const LLM_JUDGE_ANSWER = z.object({
 export type LlmJudgeAnswer = z.infer<typeof LLM_JUDGE_ANSWER>;
 
 /** Produces a structured answer to `prompt` that matches `schema`. */
-export type LlmJudgeGenerate = (
-  prompt: string,
-  schema: typeof LLM_JUDGE_ANSWER,
-  signal?: AbortSignal,
-) => Promise<LlmJudgeAnswer>;
+export type LlmJudgeGenerate = (prompt: string, schema: typeof LLM_JUDGE_ANSWER, signal?: AbortSignal) => Promise<LlmJudgeAnswer>;
 
 /** Options of {@link llmJudge}: give `model` or `generate`, not both. */
 export interface LlmJudgeOptions {

@@ -127,10 +127,7 @@ export function chatMemoryRepositoryContract(name: string, setup: () => Promise<
 
       await repository.append(id, [userText('kept')]);
       await assert.rejects(repository.saveAll(id, [userText('replacement'), unstorable]), InvalidMessageError);
-      await assert.rejects(
-        repository.append(id, [{ role: 'robot', content: 'hi' } as unknown as ModelMessage]),
-        /unknown role "robot"/,
-      );
+      await assert.rejects(repository.append(id, [{ role: 'robot', content: 'hi' } as unknown as ModelMessage]), /unknown role "robot"/);
       assert.deepStrictEqual(await repository.findByConversationId(id), [userText('kept')]);
     });
 

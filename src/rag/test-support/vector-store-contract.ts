@@ -145,10 +145,7 @@ export function describeVectorStoreContract(name: string, createStore: VectorSto
       assert.deepEqual(await idsFor(store, { $or: [{ kind: 'town' }, { 'author.name': 'Ada' }] }), ['north', 'northup', 'east']);
       assert.deepEqual(await idsFor(store, { $and: [{ kind: 'city' }, { year: { $lt: 2005 } }] }), ['north', 'southeast']);
       assert.deepEqual(await idsFor(store, { kind: 'city', year: 2001 }), ['north']);
-      assert.deepEqual(
-        await idsFor(store, { $or: [{ $and: [{ kind: 'city' }, { year: { $gt: 2005 } }] }, { kind: 'village' }] }),
-        ['northeast', 'east'],
-      );
+      assert.deepEqual(await idsFor(store, { $or: [{ $and: [{ kind: 'city' }, { year: { $gt: 2005 } }] }, { kind: 'village' }] }), ['northeast', 'east']);
       assert.deepEqual(await idsFor(store, { $and: [] }), ALL_BY_SCORE);
       assert.deepEqual(await idsFor(store, { $or: [] }), []);
     });
@@ -226,8 +223,7 @@ export function describeVectorStoreContract(name: string, createStore: VectorSto
 
     test('a vector of the wrong dimension fails with a typed error and changes nothing', async () => {
       const { store } = await compassStore();
-      const rejectsMismatch = (error: unknown): boolean =>
-        error instanceof EmbeddingDimensionMismatchError && error.expected === 3 && error.actual === 2;
+      const rejectsMismatch = (error: unknown): boolean => error instanceof EmbeddingDimensionMismatchError && error.expected === 3 && error.actual === 2;
       await assert.rejects(
         store.add([
           { id: 'fine', text: 'north', metadata: {} },

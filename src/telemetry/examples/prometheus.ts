@@ -51,8 +51,7 @@ export async function startPrometheusExample(options: PrometheusExampleOptions =
 
   // The stand-in asks for the weather tool, then answers; and again for the next question.
   const model = await new ScriptedModelServer({
-    script: (_request, index) =>
-      index % 2 === 0 ? { toolCalls: [{ name: 'weather', arguments: { city: 'Paris' } }] } : { text: 'It is 15°C in Paris.' },
+    script: (_request, index) => (index % 2 === 0 ? { toolCalls: [{ name: 'weather', arguments: { city: 'Paris' } }] } : { text: 'It is 15°C in Paris.' }),
   }).start();
   const weather = tool({
     description: 'Current weather in a city',

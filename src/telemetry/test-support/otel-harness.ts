@@ -63,7 +63,12 @@ export class OtelHarness {
   /** The one finished span called `name`; fails when there is not exactly one. */
   span(name: string): ReadableSpan {
     const found = this.spans().filter((s) => s.name === name);
-    if (found.length !== 1) throw new Error(`expected one span "${name}", found ${found.length}: ${this.spans().map((s) => s.name).join(', ')}`);
+    if (found.length !== 1)
+      throw new Error(
+        `expected one span "${name}", found ${found.length}: ${this.spans()
+          .map((s) => s.name)
+          .join(', ')}`,
+      );
     return found[0]!;
   }
 

@@ -5,7 +5,7 @@ import * as productive from './productive.ts';
 import * as stuck from './stuck.ts';
 
 /** The coding family plan: how many instances of each scenario. */
-export const CODING_PLAN: readonly PlanEntry[] = [
+const CODING_PLAN: readonly PlanEntry[] = [
   { family: 'spiral-identical', count: 12, make: stuck.codingSpiralIdentical },
   { family: 'spiral-varied-args', count: 10, make: stuck.codingSpiralVaried },
   { family: 'short-cycle', count: 12, make: stuck.codingShortCycle },

@@ -4,7 +4,7 @@
  * the errors a wrong edit produces.
  */
 
-export type CodeLanguage = 'python' | 'typescript' | 'go' | 'rust';
+type CodeLanguage = 'python' | 'typescript' | 'go' | 'rust';
 
 export interface RepoFile {
   readonly path: string;
@@ -59,9 +59,21 @@ export const REPOS: readonly Repo[] = [
       { path: 'src/payments/webhooks.py', symbols: ['handle_event', 'verify_signature', '_dispatch', '_load_secret'], lines: 170 },
       { path: 'src/payments/api/routes.py', symbols: ['create_payment', 'refund_payment', 'get_payment', 'list_payments'], lines: 210 },
       { path: 'src/payments/settings.py', symbols: ['Settings', 'load_settings'], lines: 80 },
-      { path: 'tests/test_refunds.py', symbols: ['test_full_refund', 'test_partial_refund', 'test_refund_window_expired', 'test_refund_jpy_full_amount', 'test_refund_jpy_partial'], lines: 160 },
-      { path: 'tests/test_amounts.py', symbols: ['test_parse_amount', 'test_format_amount', 'test_to_minor_units_usd', 'test_to_minor_units_zero_decimal_currency'], lines: 90 },
-      { path: 'tests/test_webhooks.py', symbols: ['test_verify_signature_ok', 'test_verify_signature_unicode_payload', 'test_unknown_event_ignored'], lines: 110 },
+      {
+        path: 'tests/test_refunds.py',
+        symbols: ['test_full_refund', 'test_partial_refund', 'test_refund_window_expired', 'test_refund_jpy_full_amount', 'test_refund_jpy_partial'],
+        lines: 160,
+      },
+      {
+        path: 'tests/test_amounts.py',
+        symbols: ['test_parse_amount', 'test_format_amount', 'test_to_minor_units_usd', 'test_to_minor_units_zero_decimal_currency'],
+        lines: 90,
+      },
+      {
+        path: 'tests/test_webhooks.py',
+        symbols: ['test_verify_signature_ok', 'test_verify_signature_unicode_payload', 'test_unknown_event_ignored'],
+        lines: 110,
+      },
     ],
     issues: [
       {
@@ -70,13 +82,17 @@ export const REPOS: readonly Repo[] = [
         file: 'src/payments/amounts.py',
         symbol: 'to_minor_units',
         testFile: 'tests/test_amounts.py',
-        failing: ['tests/test_amounts.py::test_to_minor_units_zero_decimal_currency', 'tests/test_refunds.py::test_refund_jpy_full_amount', 'tests/test_refunds.py::test_refund_jpy_partial'],
+        failing: [
+          'tests/test_amounts.py::test_to_minor_units_zero_decimal_currency',
+          'tests/test_refunds.py::test_refund_jpy_full_amount',
+          'tests/test_refunds.py::test_refund_jpy_partial',
+        ],
         total: 48,
         assertion: 'AssertionError: assert 150000 == 1500',
         badLine: '    return int(amount * 100)',
         fixLine: '    return int(amount * 10 ** CURRENCY_EXPONENTS.get(currency, 2))',
         wrongFix: '    return int(amount * 100) if currency != "JPY" else int(amount)',
-        syntaxError: 'E999 SyntaxError: unmatched \')\'',
+        syntaxError: "E999 SyntaxError: unmatched ')'",
       },
       {
         title: 'Webhook signature check fails for payloads with non-ASCII characters',
@@ -108,7 +124,11 @@ export const REPOS: readonly Repo[] = [
       { path: 'src/api/server.ts', symbols: ['createServer', 'postEntry', 'getBalance'], lines: 160 },
       { path: 'src/api/errors.ts', symbols: ['HttpError', 'toResponse'], lines: 60 },
       { path: 'src/index.ts', symbols: ['main'], lines: 40 },
-      { path: 'test/balance.test.ts', symbols: ['computes a simple balance', 'rounds half to even', 'handles negative entries', 'sums by account'], lines: 140 },
+      {
+        path: 'test/balance.test.ts',
+        symbols: ['computes a simple balance', 'rounds half to even', 'handles negative entries', 'sums by account'],
+        lines: 140,
+      },
       { path: 'test/entries.test.ts', symbols: ['rejects future-dated entries', 'accepts entries dated today', 'normalises amounts'], lines: 100 },
     ],
     issues: [
@@ -214,10 +234,11 @@ export const REPOS: readonly Repo[] = [
         failing: ['replays_unterminated_tail'],
         total: 22,
         assertion: "thread 'replays_unterminated_tail' panicked at tests/wal_recovery.rs:47:5:\nassertion `left == right` failed\n  left: 2\n right: 3",
-        badLine: '        if !line.ends_with(\'\\n\') { return Ok(None); }',
+        badLine: "        if !line.ends_with('\\n') { return Ok(None); }",
         fixLine: '        if line.is_empty() { return Ok(None); }',
-        wrongFix: '        if !line.ends_with(\'\\n\') && line.len() < 4 { return Ok(None); }',
-        syntaxError: 'error[E0308]: mismatched types\n  --> src/wal.rs:88:39\n   |\n88 |         if line.is_empty() { return None; }\n   |                                       ^^^^ expected `Result<Option<Record>, Error>`, found `Option<_>`',
+        wrongFix: "        if !line.ends_with('\\n') && line.len() < 4 { return Ok(None); }",
+        syntaxError:
+          'error[E0308]: mismatched types\n  --> src/wal.rs:88:39\n   |\n88 |         if line.is_empty() { return None; }\n   |                                       ^^^^ expected `Result<Option<Record>, Error>`, found `Option<_>`',
       },
       {
         title: 'compact() deletes keys stored with TTL 0 (meaning no expiry)',
@@ -231,7 +252,7 @@ export const REPOS: readonly Repo[] = [
         badLine: '    now >= self.created + self.ttl',
         fixLine: '    self.ttl != 0 && now >= self.created + self.ttl',
         wrongFix: '    now > self.created + self.ttl',
-        syntaxError: "error[E0369]: binary operation `!=` cannot be applied to type `Duration`\n  --> src/ttl.rs:23:14",
+        syntaxError: 'error[E0369]: binary operation `!=` cannot be applied to type `Duration`\n  --> src/ttl.rs:23:14',
       },
     ],
   },
@@ -249,7 +270,11 @@ export const REPOS: readonly Repo[] = [
       { path: 'shop/orders/models.py', symbols: ['Order', 'OrderLine', 'OrderStatus'], lines: 160 },
       { path: 'shop/orders/serializers.py', symbols: ['OrderSerializer', 'OrderLineSerializer'], lines: 90 },
       { path: 'shop/settings.py', symbols: ['DATABASES', 'INSTALLED_APPS', 'REST_FRAMEWORK'], lines: 140 },
-      { path: 'shop/cart/tests/test_services.py', symbols: ['test_add_to_cart', 'test_apply_coupon_once', 'test_coupon_survives_update', 'test_cart_total'], lines: 150 },
+      {
+        path: 'shop/cart/tests/test_services.py',
+        symbols: ['test_add_to_cart', 'test_apply_coupon_once', 'test_coupon_survives_update', 'test_cart_total'],
+        lines: 150,
+      },
       { path: 'shop/orders/tests/test_views.py', symbols: ['test_order_list', 'test_order_list_pagination_unique', 'test_cancel_order'], lines: 120 },
     ],
     issues: [
@@ -259,7 +284,10 @@ export const REPOS: readonly Repo[] = [
         file: 'shop/cart/services.py',
         symbol: 'apply_coupon',
         testFile: 'shop/cart/tests/test_services.py',
-        failing: ['test_coupon_survives_update (shop.cart.tests.test_services.CouponTests)', 'test_apply_coupon_once (shop.cart.tests.test_services.CouponTests)'],
+        failing: [
+          'test_coupon_survives_update (shop.cart.tests.test_services.CouponTests)',
+          'test_apply_coupon_once (shop.cart.tests.test_services.CouponTests)',
+        ],
         total: 64,
         assertion: "AssertionError: Decimal('81.00') != Decimal('90.00')",
         badLine: '    cart.total = cart.total * (1 - coupon.percent / 100)',
@@ -312,7 +340,7 @@ export const REPOS: readonly Repo[] = [
         badLine: '  if (seconds > 60) {',
         fixLine: '  if (seconds >= 60) {',
         wrongFix: '  if (seconds > 59.5) {',
-        syntaxError: "src/utils/format.ts(18,3): error TS1128: Declaration or statement expected.",
+        syntaxError: 'src/utils/format.ts(18,3): error TS1128: Declaration or statement expected.',
       },
       {
         title: 'DateRangePicker allows an end date before the start date',
@@ -343,7 +371,11 @@ export const REPOS: readonly Repo[] = [
       { path: 'pipeline/load.py', symbols: ['load_batch', 'upsert_rows', 'ensure_table'], lines: 160 },
       { path: 'pipeline/config.py', symbols: ['PipelineConfig', 'from_env'], lines: 70 },
       { path: 'pipeline/cli.py', symbols: ['main', 'run_job'], lines: 90 },
-      { path: 'tests/test_transform.py', symbols: ['test_normalize_row', 'test_normalize_row_empty_strings', 'test_parse_timestamp_utc', 'test_parse_timestamp_offset'], lines: 130 },
+      {
+        path: 'tests/test_transform.py',
+        symbols: ['test_normalize_row', 'test_normalize_row_empty_strings', 'test_parse_timestamp_utc', 'test_parse_timestamp_offset'],
+        lines: 130,
+      },
       { path: 'tests/test_load.py', symbols: ['test_upsert_rows', 'test_ensure_table_idempotent'], lines: 90 },
     ],
     issues: [
@@ -355,7 +387,8 @@ export const REPOS: readonly Repo[] = [
         testFile: 'tests/test_transform.py',
         failing: ['tests/test_transform.py::test_parse_timestamp_offset'],
         total: 33,
-        assertion: 'AssertionError: assert datetime.datetime(2024, 3, 10, 9, 30, tzinfo=datetime.timezone.utc) == datetime.datetime(2024, 3, 10, 7, 30, tzinfo=datetime.timezone.utc)',
+        assertion:
+          'AssertionError: assert datetime.datetime(2024, 3, 10, 9, 30, tzinfo=datetime.timezone.utc) == datetime.datetime(2024, 3, 10, 7, 30, tzinfo=datetime.timezone.utc)',
         badLine: '    parsed = datetime.strptime(value[:19], "%Y-%m-%dT%H:%M:%S").replace(tzinfo=timezone.utc)',
         fixLine: '    parsed = datetime.fromisoformat(value).astimezone(timezone.utc)',
         wrongFix: '    parsed = datetime.strptime(value, "%Y-%m-%dT%H:%M:%S%z")',
@@ -373,7 +406,7 @@ export const REPOS: readonly Repo[] = [
         badLine: '        row[key] = int(value) if key in INT_COLUMNS else value.strip()',
         fixLine: '        row[key] = None if value == "" else (int(value) if key in INT_COLUMNS else value.strip())',
         wrongFix: '        row[key] = int(value or 0) if key in INT_COLUMNS else value.strip()',
-        syntaxError: 'E999 SyntaxError: expected \':\'',
+        syntaxError: "E999 SyntaxError: expected ':'",
       },
     ],
   },

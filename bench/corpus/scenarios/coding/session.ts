@@ -51,9 +51,11 @@ export function startCoding(ctx: ScenarioContext, setup: CodingSetup): Workbench
     swe: { system: [2000, 3100], reasoning: [0, 0] },
   }[style];
   const own = typeof setup.task === 'function' ? setup.task(repo) : setup.task;
-  const task = own ?? (setup.chat
-    ? `In ${repo.name}: ${/^[A-Z][a-z]/.test(issue.title) ? issue.title.charAt(0).toLowerCase() + issue.title.slice(1) : issue.title}. ${issue.body}`
-    : `<issue>\n${issue.title}\n\n${issue.body}\n</issue>\n\nRepository: ${repo.name} (checked out at ${repo.root}). Make the minimal change that fixes the issue and keep the test suite green.`);
+  const task =
+    own ??
+    (setup.chat
+      ? `In ${repo.name}: ${/^[A-Z][a-z]/.test(issue.title) ? issue.title.charAt(0).toLowerCase() + issue.title.slice(1) : issue.title}. ${issue.body}`
+      : `<issue>\n${issue.title}\n\n${issue.body}\n</issue>\n\nRepository: ${repo.name} (checked out at ${repo.root}). Make the minimal change that fixes the issue and keep the test suite green.`);
   const b = startTrajectory(ctx, {
     variant: `${setup.variant}; ${style}`,
     task: own ?? `${issue.title} (${repo.name})`,
@@ -71,15 +73,29 @@ export function explore(w: Workbench, depth: 'short' | 'normal' | 'long' = 'norm
   const issue = w.issue;
   const swe = w.style === 'swe';
   if (depth !== 'short' || rng.chance(0.5)) w.list('', swe ? undefined : rng.pick(['', "I'll start by looking at the repository structure.", '']));
-  w.grep(issue.symbol, '', swe ? `The issue mentions \`${issue.symbol}\`. Let's find where it is defined.` : rng.pick(['', `Let me find \`${issue.symbol}\`.`]));
+  w.grep(
+    issue.symbol,
+    '',
+    swe ? `The issue mentions \`${issue.symbol}\`. Let's find where it is defined.` : rng.pick(['', `Let me find \`${issue.symbol}\`.`]),
+  );
   if (depth === 'long') {
     const others = w.repo.files.filter((f) => f.path !== issue.file && f.path !== issue.testFile);
     for (const f of rng.sample(others, rng.int(1, 3))) w.read(f.path, 1, rng.pick([80, 120, 200]), swe ? `Let's also look at \`${f.path}\` for context.` : '');
   }
-  w.read(issue.file, Math.max(1, w.bugLine - rng.int(10, 40)), rng.pick([60, 80, 100, 120]), swe ? `Let's open \`${issue.file}\` where \`${issue.symbol}\` is defined.` : rng.pick(['', `Let me read \`${issue.symbol}\` in ${issue.file}.`]));
+  w.read(
+    issue.file,
+    Math.max(1, w.bugLine - rng.int(10, 40)),
+    rng.pick([60, 80, 100, 120]),
+    swe ? `Let's open \`${issue.file}\` where \`${issue.symbol}\` is defined.` : rng.pick(['', `Let me read \`${issue.symbol}\` in ${issue.file}.`]),
+  );
   if (depth !== 'short') w.read(issue.testFile, 1, rng.pick([80, 120, 160]), swe ? `Now let's look at the tests in \`${issue.testFile}\`.` : '');
   const failures = issueFailures(issue);
-  w.tests(failures, swe ? "Let's run the tests to reproduce the failure." : rng.pick(['', 'Let me reproduce the failure first.', 'Running the tests to see the current state.']));
+  w.tests(
+    failures,
+    swe
+      ? "Let's run the tests to reproduce the failure."
+      : rng.pick(['', 'Let me reproduce the failure first.', 'Running the tests to see the current state.']),
+  );
   return failures;
 }
 
@@ -93,11 +109,21 @@ export function brokenFix(issue: Issue): string {
 export function fixAndFinish(w: Workbench, say?: string): void {
   const { rng } = w.b;
   const issue = w.issue;
-  w.edit(issue.file, w.bugLine, issue.fixLine, say ?? (w.style === 'swe' ? `The problem is on line ${w.bugLine} in \`${issue.symbol}\`: ${issue.body.split('. ').pop()?.replace(/\.$/, '') ?? 'the logic is wrong'}. Let's fix it.` : rng.pick(['', `The bug is in \`${issue.symbol}\`; fixing it.`])));
+  w.edit(
+    issue.file,
+    w.bugLine,
+    issue.fixLine,
+    say ??
+      (w.style === 'swe'
+        ? `The problem is on line ${w.bugLine} in \`${issue.symbol}\`: ${issue.body.split('. ').pop()?.replace(/\.$/, '') ?? 'the logic is wrong'}. Let's fix it.`
+        : rng.pick(['', `The bug is in \`${issue.symbol}\`; fixing it.`])),
+  );
   w.tests([], w.style === 'swe' ? "Now let's run the tests again to confirm the fix." : '');
-  w.finish(rng.pick([
-    `Fixed \`${issue.symbol}\` in ${issue.file}; the full suite passes (${issue.total} tests).`,
-    `The issue is resolved: ${issue.file} now ${issue.fixLine.trim().slice(0, 60)}… and all tests pass.`,
-    `Done. The change is a one-line fix in \`${issue.symbol}\`; tests are green.`,
-  ]));
+  w.finish(
+    rng.pick([
+      `Fixed \`${issue.symbol}\` in ${issue.file}; the full suite passes (${issue.total} tests).`,
+      `The issue is resolved: ${issue.file} now ${issue.fixLine.trim().slice(0, 60)}… and all tests pass.`,
+      `Done. The change is a one-line fix in \`${issue.symbol}\`; tests are green.`,
+    ]),
+  );
 }

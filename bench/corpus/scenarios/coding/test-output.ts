@@ -36,31 +36,76 @@ export function renderTestRun(repo: Repo, failures: readonly Failure[], total: n
     case 'pytest': {
       const dots = '.'.repeat(Math.max(0, passed)) + 'F'.repeat(failed);
       if (failed === 0) return `${dots.padEnd(72)}[100%]\n${passed} passed in ${t}s\n`;
-      const blocks = failures.map((f) => `${'_'.repeat(20)} ${shortName(f.name)} ${'_'.repeat(20)}\n\n>       ${f.message.startsWith('Assertion') ? 'assert' : 'raise'} ...\nE       ${f.message}\n\n${f.name.split('::')[0]}:${40 + shortName(f.name).length}: ${f.message.split(':')[0]}`);
+      const blocks = failures.map(
+        (f) =>
+          `${'_'.repeat(20)} ${shortName(f.name)} ${'_'.repeat(20)}\n\n>       ${f.message.startsWith('Assertion') ? 'assert' : 'raise'} ...\nE       ${f.message}\n\n${f.name.split('::')[0]}:${40 + shortName(f.name).length}: ${f.message.split(':')[0]}`,
+      );
       return `${dots.padEnd(72)}[100%]\n${'='.repeat(35)} FAILURES ${'='.repeat(35)}\n${blocks.join('\n')}\n${'='.repeat(27)} short test summary info ${'='.repeat(28)}\n${failures.map((f) => `FAILED ${f.name} - ${f.message.split('\n')[0]}`).join('\n')}\n${failed} failed, ${passed} passed in ${t}s\n`;
     }
     case 'python': {
-      const lines = ["Creating test database for alias 'default'...", 'System check identified no issues (0 silenced).', '.'.repeat(passed) + 'F'.repeat(failed)];
+      const lines = [
+        "Creating test database for alias 'default'...",
+        'System check identified no issues (0 silenced).',
+        '.'.repeat(passed) + 'F'.repeat(failed),
+      ];
       for (const f of failures) {
-        lines.push('='.repeat(70), `FAIL: ${f.name}`, '-'.repeat(70), 'Traceback (most recent call last):', `  File "${repo.root}/${shortName(f.name)}.py", line ${60 + f.name.length}, in ${shortName(f.name)}`, `    self.assertEqual(...)`, f.message, '');
+        lines.push(
+          '='.repeat(70),
+          `FAIL: ${f.name}`,
+          '-'.repeat(70),
+          'Traceback (most recent call last):',
+          `  File "${repo.root}/${shortName(f.name)}.py", line ${60 + f.name.length}, in ${shortName(f.name)}`,
+          `    self.assertEqual(...)`,
+          f.message,
+          '',
+        );
       }
-      lines.push('-'.repeat(70), `Ran ${total} tests in ${(seconds + 1).toFixed(3)}s`, '', failed === 0 ? 'OK' : `FAILED (failures=${failed})`, "Destroying test database for alias 'default'...");
+      lines.push(
+        '-'.repeat(70),
+        `Ran ${total} tests in ${(seconds + 1).toFixed(3)}s`,
+        '',
+        failed === 0 ? 'OK' : `FAILED (failures=${failed})`,
+        "Destroying test database for alias 'default'...",
+      );
       return lines.join('\n');
     }
     case 'npx': {
       if (repo.testCommand.includes('vitest')) {
         const lines = [` RUN  v1.6.0 ${repo.root}`, ''];
-        for (const f of failures) lines.push(` ❯ ${f.name.split(' > ')[0]} (${total - 20} tests | ${failed} failed) ${Math.round(seconds * 20)}ms`, `   × ${f.name.split(' > ').slice(1).join(' > ')}`, `     → ${f.message.split('\n')[0]}`);
-        lines.push(` ✓ test/api.test.ts (11 tests) ${Math.round(seconds * 9)}ms`, '', ` Test Files  ${failed > 0 ? '1 failed | ' : ''}${failed > 0 ? 4 : 5} passed (5)`, `      Tests  ${failed > 0 ? `${failed} failed | ` : ''}${passed} passed (${total})`, `   Start at  ${clock(at)}`, `   Duration  ${t}s`, '');
+        for (const f of failures)
+          lines.push(
+            ` ❯ ${f.name.split(' > ')[0]} (${total - 20} tests | ${failed} failed) ${Math.round(seconds * 20)}ms`,
+            `   × ${f.name.split(' > ').slice(1).join(' > ')}`,
+            `     → ${f.message.split('\n')[0]}`,
+          );
+        lines.push(
+          ` ✓ test/api.test.ts (11 tests) ${Math.round(seconds * 9)}ms`,
+          '',
+          ` Test Files  ${failed > 0 ? '1 failed | ' : ''}${failed > 0 ? 4 : 5} passed (5)`,
+          `      Tests  ${failed > 0 ? `${failed} failed | ` : ''}${passed} passed (${total})`,
+          `   Start at  ${clock(at)}`,
+          `   Duration  ${t}s`,
+          '',
+        );
         return lines.join('\n');
       }
       const lines: string[] = [];
       if (failed > 0) {
-        const file = (failures[0] as Failure).name.split(' › ')[0] === 'DateRangePicker' ? 'src/components/DateRangePicker.test.tsx' : 'src/utils/format.test.ts';
+        const file =
+          (failures[0] as Failure).name.split(' › ')[0] === 'DateRangePicker' ? 'src/components/DateRangePicker.test.tsx' : 'src/utils/format.test.ts';
         lines.push(`FAIL ${file}`);
         for (const f of failures) lines.push(`  ● ${f.name}`, '', `    ${f.message.split('\n').join('\n    ')}`, '');
       }
-      lines.push('PASS src/hooks/useMetrics.test.ts', 'PASS src/components/MetricCard.test.tsx', '', `Test Suites: ${failed > 0 ? '1 failed, ' : ''}${failed > 0 ? 5 : 6} passed, 6 total`, `Tests:       ${failed > 0 ? `${failed} failed, ` : ''}${passed} passed, ${total} total`, 'Snapshots:   0 total', `Time:        ${seconds.toFixed(3)} s`, 'Ran all test suites.');
+      lines.push(
+        'PASS src/hooks/useMetrics.test.ts',
+        'PASS src/components/MetricCard.test.tsx',
+        '',
+        `Test Suites: ${failed > 0 ? '1 failed, ' : ''}${failed > 0 ? 5 : 6} passed, 6 total`,
+        `Tests:       ${failed > 0 ? `${failed} failed, ` : ''}${passed} passed, ${total} total`,
+        'Snapshots:   0 total',
+        `Time:        ${seconds.toFixed(3)} s`,
+        'Ran all test suites.',
+      );
       return lines.join('\n');
     }
     case 'go': {
@@ -75,15 +120,29 @@ export function renderTestRun(repo: Repo, failures: readonly Failure[], total: n
     }
     case 'cargo': {
       const crate = repo.name.split('/')[1] as string;
-      const lines = [`   Compiling ${crate} v0.4.2 (${repo.root})`, `    Finished test [unoptimized + debuginfo] target(s) in ${t}s`, `     Running unittests src/lib.rs (target/debug/deps/${crate}-5e1d0c2b7a9f3e41)`, '', `running ${total - 5} tests`, `test result: ok. ${total - 5} passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.02s`, '', `     Running tests/wal_recovery.rs (target/debug/deps/wal_recovery-9c4b2a1f0e3d5c6b)`, '', 'running 5 tests'];
+      const lines = [
+        `   Compiling ${crate} v0.4.2 (${repo.root})`,
+        `    Finished test [unoptimized + debuginfo] target(s) in ${t}s`,
+        `     Running unittests src/lib.rs (target/debug/deps/${crate}-5e1d0c2b7a9f3e41)`,
+        '',
+        `running ${total - 5} tests`,
+        `test result: ok. ${total - 5} passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.02s`,
+        '',
+        `     Running tests/wal_recovery.rs (target/debug/deps/wal_recovery-9c4b2a1f0e3d5c6b)`,
+        '',
+        'running 5 tests',
+      ];
       for (const f of failures) lines.push(`test ${f.name} ... FAILED`);
       for (let i = 0; i < 5 - failed; i++) lines.push(`test case_${i + 1} ... ok`);
       if (failed > 0) {
         lines.push('', 'failures:', '');
-        for (const f of failures) lines.push(`---- ${f.name} stdout ----`, f.message, 'note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace', '');
+        for (const f of failures)
+          lines.push(`---- ${f.name} stdout ----`, f.message, 'note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace', '');
       }
-      lines.push(`test result: ${failed > 0 ? 'FAILED' : 'ok'}. ${5 - failed} passed; ${failed} failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.0${Math.round(seconds)}s`);
-      if (failed > 0) lines.push('', "error: test failed, to rerun pass `--test wal_recovery`");
+      lines.push(
+        `test result: ${failed > 0 ? 'FAILED' : 'ok'}. ${5 - failed} passed; ${failed} failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.0${Math.round(seconds)}s`,
+      );
+      if (failed > 0) lines.push('', 'error: test failed, to rerun pass `--test wal_recovery`');
       return lines.join('\n');
     }
     default:

@@ -16,8 +16,24 @@ const PARAMS: Record<Repo['language'], readonly string[]> = {
 };
 
 const HELPERS = [
-  'coerce', 'normalise', 'validate', 'lookup', 'resolve', 'emit', 'encode', 'decode', 'merge', 'split',
-  'flush', 'retry', 'render', 'collect', 'index', 'prune', 'clamp', 'audit',
+  'coerce',
+  'normalise',
+  'validate',
+  'lookup',
+  'resolve',
+  'emit',
+  'encode',
+  'decode',
+  'merge',
+  'split',
+  'flush',
+  'retry',
+  'render',
+  'collect',
+  'index',
+  'prune',
+  'clamp',
+  'audit',
 ];
 
 const NOUNS = ['amount', 'entry', 'record', 'config', 'header', 'batch', 'state', 'limit', 'event', 'item', 'window', 'token'];
@@ -46,22 +62,67 @@ function header(repo: Repo, file: RepoFile, rng: Rng): string[] {
         'from __future__ import annotations',
         '',
         'import logging',
-        ...rng.sample(['import hashlib', 'import hmac', 'import json', 'from dataclasses import dataclass, field', 'from datetime import datetime, timezone', 'from decimal import Decimal, ROUND_HALF_UP', 'from typing import Any, Iterable'], 4).sort(),
+        ...rng
+          .sample(
+            [
+              'import hashlib',
+              'import hmac',
+              'import json',
+              'from dataclasses import dataclass, field',
+              'from datetime import datetime, timezone',
+              'from decimal import Decimal, ROUND_HALF_UP',
+              'from typing import Any, Iterable',
+            ],
+            4,
+          )
+          .sort(),
         '',
         'logger = logging.getLogger(__name__)',
         '',
       ];
     case 'typescript':
       return [
-        ...rng.sample(["import { z } from 'zod';", "import type { Entry } from '../ledger/entries';", "import { HttpError } from '../api/errors';", "import { useEffect, useMemo, useState } from 'react';", "import { roundTo } from '../currency/round';"], 2).sort(),
+        ...rng
+          .sample(
+            [
+              "import { z } from 'zod';",
+              "import type { Entry } from '../ledger/entries';",
+              "import { HttpError } from '../api/errors';",
+              "import { useEffect, useMemo, useState } from 'react';",
+              "import { roundTo } from '../currency/round';",
+            ],
+            2,
+          )
+          .sort(),
         '',
       ];
     case 'go': {
-      const pkg = file.path.includes('/') ? (file.path.split('/')[0] as string) : repo.name.split('/')[1]?.replace('-', '') ?? 'main';
-      return [`package ${pkg}`, '', 'import (', ...rng.sample(['\t"errors"', '\t"fmt"', '\t"net/http"', '\t"strings"', '\t"sync"', '\t"time"'], 4).sort(), ')', ''];
+      const pkg = file.path.includes('/') ? (file.path.split('/')[0] as string) : (repo.name.split('/')[1]?.replace('-', '') ?? 'main');
+      return [
+        `package ${pkg}`,
+        '',
+        'import (',
+        ...rng.sample(['\t"errors"', '\t"fmt"', '\t"net/http"', '\t"strings"', '\t"sync"', '\t"time"'], 4).sort(),
+        ')',
+        '',
+      ];
     }
     case 'rust':
-      return [...rng.sample(['use std::collections::HashMap;', 'use std::fs::File;', 'use std::io::{self, BufRead, BufReader, Write};', 'use std::time::{Duration, SystemTime};', 'use crate::{Error, Result};'], 3).sort(), ''];
+      return [
+        ...rng
+          .sample(
+            [
+              'use std::collections::HashMap;',
+              'use std::fs::File;',
+              'use std::io::{self, BufRead, BufReader, Write};',
+              'use std::time::{Duration, SystemTime};',
+              'use crate::{Error, Result};',
+            ],
+            3,
+          )
+          .sort(),
+        '',
+      ];
   }
 }
 
@@ -79,12 +140,20 @@ function pythonFunction(name: string, rng: Rng, bad: string | undefined, isTest:
       '',
     ];
   }
-  const lines = [`def ${name}(${a}${rng.chance(0.5) ? ', *, strict: bool = False' : ''}):`, `    """${rng.pick(['Return', 'Compute', 'Validate', 'Normalise', 'Resolve'])} the ${rng.pick(NOUNS)} for ${a}."""`];
+  const lines = [
+    `def ${name}(${a}${rng.chance(0.5) ? ', *, strict: bool = False' : ''}):`,
+    `    """${rng.pick(['Return', 'Compute', 'Validate', 'Normalise', 'Resolve'])} the ${rng.pick(NOUNS)} for ${a}."""`,
+  ];
   const groups: string[][] = [
     [`    if ${a} is None:`, `        raise ValueError("${a} is required")`],
     [`    logger.debug("${name}: %r", ${a})`],
     ['    result = []', `    for item in ${a}:`, '        if not item:', '            continue', '        result.append(item)'],
-    ['    try:', `        value = Decimal(str(${a}))`, '    except (ArithmeticError, ValueError) as exc:', `        raise ValueError(f"invalid ${a}: {${a}!r}") from exc`],
+    [
+      '    try:',
+      `        value = Decimal(str(${a}))`,
+      '    except (ArithmeticError, ValueError) as exc:',
+      `        raise ValueError(f"invalid ${a}: {${a}!r}") from exc`,
+    ],
     [`    key = str(${a}).strip().lower()`, '    if key in _CACHE:', '        return _CACHE[key]'],
   ];
   for (const g of rng.sample(groups, rng.int(2, 4))) lines.push(...g);
@@ -98,7 +167,19 @@ function pythonType(name: string, rng: Rng, constant: boolean): string[] {
   if (constant) {
     return [`${name} = {`, '    "USD": 2,', '    "EUR": 2,', '    "GBP": 2,', '    "JPY": 0,', '    "KRW": 0,', '    "BHD": 3,', '}', '', ''];
   }
-  const fields = rng.sample(['id: str', 'amount: Decimal', 'currency: str = "USD"', 'status: str = "pending"', 'created_at: datetime | None = None', 'metadata: dict[str, Any] = field(default_factory=dict)', 'quantity: int = 1', 'percent: Decimal = Decimal("0")'], rng.int(3, 6));
+  const fields = rng.sample(
+    [
+      'id: str',
+      'amount: Decimal',
+      'currency: str = "USD"',
+      'status: str = "pending"',
+      'created_at: datetime | None = None',
+      'metadata: dict[str, Any] = field(default_factory=dict)',
+      'quantity: int = 1',
+      'percent: Decimal = Decimal("0")',
+    ],
+    rng.int(3, 6),
+  );
   return ['@dataclass', `class ${name}:`, `    """${name} as stored in the database."""`, '', ...fields.map((f) => `    ${f}`), '', ''];
 }
 
@@ -113,7 +194,9 @@ function tsFunction(name: string, rng: Rng, bad: string | undefined, isTest: boo
       '',
     ];
   }
-  const lines = [`export function ${camel(name)}(${a}: ${rng.pick(['number', 'string', 'Entry', 'Options'])}): ${rng.pick(['number', 'string', 'boolean', 'Balance'])} {`];
+  const lines = [
+    `export function ${camel(name)}(${a}: ${rng.pick(['number', 'string', 'Entry', 'Options'])}): ${rng.pick(['number', 'string', 'boolean', 'Balance'])} {`,
+  ];
   const groups: string[][] = [
     [`  if (${a} === undefined) {`, `    throw new Error('${a} is required');`, '  }'],
     [`  const scaled = Number(${a}) * 100;`],
@@ -129,7 +212,10 @@ function tsFunction(name: string, rng: Rng, bad: string | undefined, isTest: boo
 }
 
 function tsType(name: string, rng: Rng): string[] {
-  const fields = rng.sample(['id: string;', 'amount: number;', 'currency: string;', 'date: string;', 'account: string;', 'start: Date;', 'end: Date;', 'label?: string;'], rng.int(3, 5));
+  const fields = rng.sample(
+    ['id: string;', 'amount: number;', 'currency: string;', 'date: string;', 'account: string;', 'start: Date;', 'end: Date;', 'label?: string;'],
+    rng.int(3, 5),
+  );
   return [`export interface ${name} {`, ...fields.map((f) => `  ${f}`), '}', ''];
 }
 
@@ -165,7 +251,10 @@ function goFunction(name: string, rng: Rng, bad: string | undefined, isTest: boo
 }
 
 function goType(name: string, rng: Rng): string[] {
-  const fields = rng.sample(['mu     sync.RWMutex', 'routes map[string]http.Handler', 'last   time.Time', 'tokens float64', 'rate   float64', 'burst  int', 'client *redis.Client'], rng.int(2, 4));
+  const fields = rng.sample(
+    ['mu     sync.RWMutex', 'routes map[string]http.Handler', 'last   time.Time', 'tokens float64', 'rate   float64', 'burst  int', 'client *redis.Client'],
+    rng.int(2, 4),
+  );
   return [`// ${name} is safe for concurrent use.`, `type ${name} struct {`, ...fields.map((f) => `\t${f}`), '}', ''];
 }
 
@@ -197,7 +286,10 @@ function rustFunction(name: string, rng: Rng, bad: string | undefined, isTest: b
 }
 
 function rustType(name: string, rng: Rng): string[] {
-  const fields = rng.sample(['path: PathBuf,', 'index: HashMap<String, Entry>,', 'reader: BufReader<File>,', 'created: u64,', 'ttl: u64,', 'writer: File,'], rng.int(2, 4));
+  const fields = rng.sample(
+    ['path: PathBuf,', 'index: HashMap<String, Entry>,', 'reader: BufReader<File>,', 'created: u64,', 'ttl: u64,', 'writer: File,'],
+    rng.int(2, 4),
+  );
   return ['#[derive(Debug)]', `pub struct ${name} {`, ...fields.map((f) => `    ${f}`), '}', ''];
 }
 
@@ -227,7 +319,13 @@ export function fileLines(repo: Repo, path: string): readonly string[] {
   const bugs = new Map<string, Issue>(repo.issues.filter((i) => i.file === path).map((i) => [i.symbol, i]));
   const lines = [...header(repo, file, rng)];
   const tsTest = test && repo.language === 'typescript';
-  if (tsTest) lines.push(`describe('${path.split('/').pop()?.replace(/\.test\.tsx?$/, '')}', () => {`);
+  if (tsTest)
+    lines.push(
+      `describe('${path
+        .split('/')
+        .pop()
+        ?.replace(/\.test\.tsx?$/, '')}', () => {`,
+    );
   for (const symbol of file.symbols) lines.push(...symbolBlock(repo, symbol, rng, bugs.get(symbol)?.badLine, test));
   // Pad with private helpers up to the nominal length, so chunked reads have chunks.
   let n = 0;

@@ -83,7 +83,11 @@ export class Workbench {
       case 'claude':
         return this.b.call('Read', options.args ?? { file_path: this.abs(path), offset: from, limit: count }, numbered(slice, from, 'tab'));
       case 'openhands':
-        return this.b.call('str_replace_editor', options.args ?? { command: 'view', path: this.abs(path), view_range: [from, to] }, `Here's the result of running \`cat -n\` on ${this.abs(path)}:\n${numbered(slice, from, 'tab')}`);
+        return this.b.call(
+          'str_replace_editor',
+          options.args ?? { command: 'view', path: this.abs(path), view_range: [from, to] },
+          `Here's the result of running \`cat -n\` on ${this.abs(path)}:\n${numbered(slice, from, 'tab')}`,
+        );
       case 'generic':
         return this.b.call('read_file', options.args ?? { path, start_line: from, end_line: to }, numbered(slice, from, 'colon'));
       case 'swe': {
@@ -131,20 +135,33 @@ export class Workbench {
       }
       case 'openhands':
       case 'generic': {
-        const quoted = [`grep -rn "${term}" ${dir || '.'}`, `grep -rn '${term}' ${dir || '.'}`, `grep -rn "${term}" ${dir || '.'} --color=never`, `grep -nr "${term}" ./${dir}`, `grep -rn  "${term}"  ${dir || '.'}`][flavour % 5] as string;
+        const quoted = [
+          `grep -rn "${term}" ${dir || '.'}`,
+          `grep -rn '${term}' ${dir || '.'}`,
+          `grep -rn "${term}" ${dir || '.'} --color=never`,
+          `grep -nr "${term}" ./${dir}`,
+          `grep -rn  "${term}"  ${dir || '.'}`,
+        ][flavour % 5] as string;
         const out = hits.length === 0 ? '' : hits.map((h) => `${dir === '' ? './' : ''}${h.path}:${h.line}:${h.text}`).join('\n');
         return this.style === 'openhands'
           ? this.b.call('execute_bash', { command: quoted }, `${out}\n[The command completed with exit code ${hits.length === 0 ? 1 : 0}.]`)
           : this.b.call('run_command', { command: quoted }, out === '' ? '(no output, exit code 1)' : out);
       }
       case 'swe': {
-        const args = [`"${term}"${dir ? ` ${dir}` : ''}`, `${term}${dir ? ` ${dir}` : ''}`, `"${term}" ${dir || '.'}`, `"${term}"  ${dir}`.trimEnd(), `'${term}'${dir ? ` ${dir}` : ''}`][flavour % 5] as string;
+        const args = [
+          `"${term}"${dir ? ` ${dir}` : ''}`,
+          `${term}${dir ? ` ${dir}` : ''}`,
+          `"${term}" ${dir || '.'}`,
+          `"${term}"  ${dir}`.trimEnd(),
+          `'${term}'${dir ? ` ${dir}` : ''}`,
+        ][flavour % 5] as string;
         const byFile = new Map<string, number>();
         for (const h of hits) byFile.set(h.path, (byFile.get(h.path) ?? 0) + 1);
         const where = dir ? this.abs(dir) : this.repo.root;
-        const out = hits.length === 0
-          ? `No matches found for "${term}" in ${where}`
-          : `Found ${hits.length} matches for "${term}" in ${where}:\n${[...byFile].map(([p, n]) => `${this.abs(p)} (${n} matches)`).join('\n')}\nEnd of matches for "${term}" in ${where}`;
+        const out =
+          hits.length === 0
+            ? `No matches found for "${term}" in ${where}`
+            : `Found ${hits.length} matches for "${term}" in ${where}:\n${[...byFile].map(([p, n]) => `${this.abs(p)} (${n} matches)`).join('\n')}\nEnd of matches for "${term}" in ${where}`;
         return this.b.call('search_dir', args, out);
       }
     }
@@ -153,13 +170,19 @@ export class Workbench {
   /** Lists a directory. */
   list(dir: string, say?: Say): number {
     this.#speak(say, this.style === 'swe' ? "Let's look at the repository layout first." : '');
-    const entries = [...new Set(this.repo.files.filter((f) => f.path.startsWith(dir)).map((f) => f.path.slice(dir.length).replace(/^\//, '').split('/')[0] as string))].sort();
+    const entries = [
+      ...new Set(this.repo.files.filter((f) => f.path.startsWith(dir)).map((f) => f.path.slice(dir.length).replace(/^\//, '').split('/')[0] as string)),
+    ].sort();
     const text = entries.map((e) => (e.includes('.') ? e : `${e}/`)).join('\n');
     switch (this.style) {
       case 'claude':
         return this.b.call('LS', { path: this.abs(dir) }, `- ${this.abs(dir)}/\n${entries.map((e) => `  - ${e}${e.includes('.') ? '' : '/'}`).join('\n')}`);
       case 'openhands':
-        return this.b.call('str_replace_editor', { command: 'view', path: this.abs(dir) }, `Here's the files and directories up to 2 levels deep in ${this.abs(dir)}, excluding hidden items:\n${text}`);
+        return this.b.call(
+          'str_replace_editor',
+          { command: 'view', path: this.abs(dir) },
+          `Here's the files and directories up to 2 levels deep in ${this.abs(dir)}, excluding hidden items:\n${text}`,
+        );
       case 'generic':
         return this.b.call('list_dir', { path: dir || '.' }, text);
       case 'swe':
@@ -184,19 +207,31 @@ export class Workbench {
     const snippet = numbered(after.slice(Math.max(0, line - 4), line + 3), Math.max(1, line - 3), 'tab');
     switch (this.style) {
       case 'claude':
-        return this.b.call('Edit', { file_path: this.abs(path), old_string: old, new_string: text },
-          error ?? `The file ${this.abs(path)} has been updated. Here's the result of running \`cat -n\` on a snippet of the edited file:\n${snippet}`, { error: error !== undefined });
+        return this.b.call(
+          'Edit',
+          { file_path: this.abs(path), old_string: old, new_string: text },
+          error ?? `The file ${this.abs(path)} has been updated. Here's the result of running \`cat -n\` on a snippet of the edited file:\n${snippet}`,
+          { error: error !== undefined },
+        );
       case 'openhands':
-        return this.b.call('str_replace_editor', { command: 'str_replace', path: this.abs(path), old_str: old, new_str: text },
-          error ?? `The file ${this.abs(path)} has been edited. Here's the result of running \`cat -n\` on a snippet of ${this.abs(path)}:\n${snippet}\nReview the changes and make sure they are as expected. Edit the file again if necessary.`, { error: error !== undefined });
+        return this.b.call(
+          'str_replace_editor',
+          { command: 'str_replace', path: this.abs(path), old_str: old, new_str: text },
+          error ??
+            `The file ${this.abs(path)} has been edited. Here's the result of running \`cat -n\` on a snippet of ${this.abs(path)}:\n${snippet}\nReview the changes and make sure they are as expected. Edit the file again if necessary.`,
+          { error: error !== undefined },
+        );
       case 'generic':
-        return this.b.call('edit_file', { path, old_str: old.trim(), new_str: text.trim() }, error ?? `Applied 1 replacement in ${path}.`, { error: error !== undefined });
+        return this.b.call('edit_file', { path, old_str: old.trim(), new_str: text.trim() }, error ?? `Applied 1 replacement in ${path}.`, {
+          error: error !== undefined,
+        });
       case 'swe': {
         this.#openFile = path;
         const top = Math.max(1, line - 50);
-        const result = error === undefined
-          ? `${this.#sweWindow(path, top)}\nFile updated. Please review the changes and make sure they are correct (correct indentation, no duplicate lines, etc). Edit the file again if necessary.`
-          : `Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.\n\nERRORS:\n- ${error}\n\nThis is how your edit would have looked if applied\n-------------------------------------------------\n${numbered([...before.slice(line - 3, line - 1), text, ...before.slice(line, line + 2)], Math.max(1, line - 2), 'colon')}\n-------------------------------------------------\n\nYour changes have NOT been applied. Please fix your edit command and try again.\nYou either need to 1) Specify the correct start/end line arguments or 2) Correct your edit code.\nDO NOT re-run the same failed edit command. Running it again will lead to the same error.`;
+        const result =
+          error === undefined
+            ? `${this.#sweWindow(path, top)}\nFile updated. Please review the changes and make sure they are correct (correct indentation, no duplicate lines, etc). Edit the file again if necessary.`
+            : `Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.\n\nERRORS:\n- ${error}\n\nThis is how your edit would have looked if applied\n-------------------------------------------------\n${numbered([...before.slice(line - 3, line - 1), text, ...before.slice(line, line + 2)], Math.max(1, line - 2), 'colon')}\n-------------------------------------------------\n\nYour changes have NOT been applied. Please fix your edit command and try again.\nYou either need to 1) Specify the correct start/end line arguments or 2) Correct your edit code.\nDO NOT re-run the same failed edit command. Running it again will lead to the same error.`;
         return this.b.call('edit', `${line}:${line}\n${text}\nend_of_edit`, result, { error: error !== undefined });
       }
     }
@@ -210,11 +245,26 @@ export class Workbench {
     this.#speak(say, '');
     switch (this.style) {
       case 'claude':
-        return this.b.call('Edit', { file_path: this.abs(path), old_string: wrongOld, new_string: text }, `<tool_use_error>String to replace not found in file.\nString: ${wrongOld}</tool_use_error>`, { error: true });
+        return this.b.call(
+          'Edit',
+          { file_path: this.abs(path), old_string: wrongOld, new_string: text },
+          `<tool_use_error>String to replace not found in file.\nString: ${wrongOld}</tool_use_error>`,
+          { error: true },
+        );
       case 'openhands':
-        return this.b.call('str_replace_editor', { command: 'str_replace', path: this.abs(path), old_str: wrongOld, new_str: text }, `ERROR:\nNo replacement was performed, old_str \`${wrongOld}\` did not appear verbatim in ${this.abs(path)}.`, { error: true });
+        return this.b.call(
+          'str_replace_editor',
+          { command: 'str_replace', path: this.abs(path), old_str: wrongOld, new_str: text },
+          `ERROR:\nNo replacement was performed, old_str \`${wrongOld}\` did not appear verbatim in ${this.abs(path)}.`,
+          { error: true },
+        );
       case 'generic':
-        return this.b.call('edit_file', { path, old_str: wrongOld.trim(), new_str: text.trim() }, `Error: old_str not found in ${path}. Make sure it matches the file exactly, including whitespace.`, { error: true });
+        return this.b.call(
+          'edit_file',
+          { path, old_str: wrongOld.trim(), new_str: text.trim() },
+          `Error: old_str not found in ${path}. Make sure it matches the file exactly, including whitespace.`,
+          { error: true },
+        );
       case 'swe':
         return this.edit(path, this.bugLine, text, null, this.issue.syntaxError);
     }
@@ -226,11 +276,26 @@ export class Workbench {
     const current = this.lines(path)[line - 1] ?? '';
     switch (this.style) {
       case 'claude':
-        return this.b.call('Edit', { file_path: this.abs(path), old_string: current, new_string: current }, '<tool_use_error>No changes to make: old_string and new_string are exactly the same.</tool_use_error>', { error: true });
+        return this.b.call(
+          'Edit',
+          { file_path: this.abs(path), old_string: current, new_string: current },
+          '<tool_use_error>No changes to make: old_string and new_string are exactly the same.</tool_use_error>',
+          { error: true },
+        );
       case 'openhands':
-        return this.b.call('str_replace_editor', { command: 'str_replace', path: this.abs(path), old_str: current, new_str: current }, 'ERROR:\nInvalid `new_str` parameter: No replacement was performed. `new_str` and `old_str` must be different.', { error: true });
+        return this.b.call(
+          'str_replace_editor',
+          { command: 'str_replace', path: this.abs(path), old_str: current, new_str: current },
+          'ERROR:\nInvalid `new_str` parameter: No replacement was performed. `new_str` and `old_str` must be different.',
+          { error: true },
+        );
       case 'generic':
-        return this.b.call('edit_file', { path, old_str: current.trim(), new_str: current.trim() }, 'No changes made: the new text is identical to the old text.', { error: true });
+        return this.b.call(
+          'edit_file',
+          { path, old_str: current.trim(), new_str: current.trim() },
+          'No changes made: the new text is identical to the old text.',
+          { error: true },
+        );
       case 'swe':
         return this.edit(path, line, current, null);
     }
@@ -246,14 +311,26 @@ export class Workbench {
     const snippet = `${String(line - 1).padStart(6)}\t${around[0]}\n${String(line).padStart(6)}\t${text}\n${String(line + 1).padStart(6)}\t${around[1]}`;
     switch (this.style) {
       case 'claude':
-        return this.b.call('Edit', { file_path: this.abs(path), old_string: old, new_string: text }, `The file ${this.abs(path)} has been updated. Here's the result of running \`cat -n\` on a snippet of the edited file:\n${snippet}`);
+        return this.b.call(
+          'Edit',
+          { file_path: this.abs(path), old_string: old, new_string: text },
+          `The file ${this.abs(path)} has been updated. Here's the result of running \`cat -n\` on a snippet of the edited file:\n${snippet}`,
+        );
       case 'openhands':
-        return this.b.call('str_replace_editor', { command: 'str_replace', path: this.abs(path), old_str: old, new_str: text }, `The file ${this.abs(path)} has been edited. Here's the result of running \`cat -n\` on a snippet of ${this.abs(path)}:\n${snippet}\nReview the changes and make sure they are as expected. Edit the file again if necessary.`);
+        return this.b.call(
+          'str_replace_editor',
+          { command: 'str_replace', path: this.abs(path), old_str: old, new_str: text },
+          `The file ${this.abs(path)} has been edited. Here's the result of running \`cat -n\` on a snippet of ${this.abs(path)}:\n${snippet}\nReview the changes and make sure they are as expected. Edit the file again if necessary.`,
+        );
       case 'generic':
         return this.b.call('edit_file', { path, old_str: old.trim(), new_str: text.trim() }, `Applied 1 replacement in ${path}.`);
       case 'swe':
         this.#openFile = path;
-        return this.b.call('edit', `${line}:${line}\n${text}\nend_of_edit`, `[File: ${this.abs(path)} (${line + this.b.rng.int(20, 200)} lines total)]\n${line - 1}:${around[0]}\n${line}:${text}\n${line + 1}:${around[1]}\nFile updated. Please review the changes and make sure they are correct (correct indentation, no duplicate lines, etc). Edit the file again if necessary.`);
+        return this.b.call(
+          'edit',
+          `${line}:${line}\n${text}\nend_of_edit`,
+          `[File: ${this.abs(path)} (${line + this.b.rng.int(20, 200)} lines total)]\n${line - 1}:${around[0]}\n${line}:${text}\n${line + 1}:${around[1]}\nFile updated. Please review the changes and make sure they are correct (correct indentation, no duplicate lines, etc). Edit the file again if necessary.`,
+        );
     }
   }
 

@@ -39,7 +39,7 @@ export class Desk {
    * call to the previous model step.
    */
   tool(name: string, args: Record<string, unknown>, result: string, options: { error?: boolean; say?: string | null; chatty?: string } = {}): number {
-    if (options.say !== null) this.b.model(options.say ?? (this.style === 'chatty' ? options.chatty ?? '' : ''));
+    if (options.say !== null) this.b.model(options.say ?? (this.style === 'chatty' ? (options.chatty ?? '') : ''));
     return this.b.call(name, args, result, { error: options.error ?? false });
   }
 
@@ -57,7 +57,9 @@ export class Desk {
       this.user(this.rng.pick([`I'm ${c.first} ${c.last}, zip code ${c.address.zip}.`, `My name is ${c.first} ${c.last} and my zip is ${c.address.zip}.`]));
       this.tool('find_user_id_by_name_zip', { first_name: c.first, last_name: c.last, zip: c.address.zip }, c.userId);
     }
-    this.tool('get_user_details', { user_id: c.userId }, userDetails(c, orders, key), { chatty: `Thank you, ${c.first}. I've found your account. Let me pull up your details.` });
+    this.tool('get_user_details', { user_id: c.userId }, userDetails(c, orders, key), {
+      chatty: `Thank you, ${c.first}. I've found your account. Let me pull up your details.`,
+    });
   }
 }
 
@@ -96,13 +98,14 @@ export function startDesk(ctx: ScenarioContext, setup: DeskSetup): Desk {
   const desk = new Desk(b, customer, style);
   desk.user(setup.opening);
   if (setup.greet === false) return desk;
-  desk.agent(setup.domain === 'telecom' ? rng.pick([
-    'I can help with that. Could you please give me the phone number of the line?',
-    'Sure. Which phone number is this about?',
-  ]) : rng.pick([
-    `I'd be happy to help. First, I need to verify your identity. Could you please provide your email address, or your first and last name along with your zip code?`,
-    `Sure, I can help with that. To get started, could you please share the email address on your account, or your name and zip code?`,
-    `I can help you with that. Before we proceed, please provide your email or your full name and zip code so I can locate your account.`,
-  ]));
+  desk.agent(
+    setup.domain === 'telecom'
+      ? rng.pick(['I can help with that. Could you please give me the phone number of the line?', 'Sure. Which phone number is this about?'])
+      : rng.pick([
+          `I'd be happy to help. First, I need to verify your identity. Could you please provide your email address, or your first and last name along with your zip code?`,
+          `Sure, I can help with that. To get started, could you please share the email address on your account, or your name and zip code?`,
+          `I can help you with that. Before we proceed, please provide your email or your full name and zip code so I can locate your account.`,
+        ]),
+  );
   return desk;
 }

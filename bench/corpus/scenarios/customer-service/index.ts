@@ -5,7 +5,7 @@ import * as productive from './productive.ts';
 import * as stuck from './stuck.ts';
 
 /** The customer-service family plan: how many instances of each scenario. */
-export const CUSTOMER_SERVICE_PLAN: readonly PlanEntry[] = [
+const CUSTOMER_SERVICE_PLAN: readonly PlanEntry[] = [
   { family: 'spiral-identical', count: 10, make: stuck.csSpiralIdentical },
   { family: 'spiral-varied-args', count: 9, make: stuck.csSpiralVaried },
   { family: 'error-loop', count: 12, make: stuck.csErrorLoop },

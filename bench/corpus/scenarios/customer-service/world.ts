@@ -7,16 +7,73 @@ import { isoDate, pyJson } from '../../text.ts';
  * agent benchmarks: users, orders, products, reservations, flights, lines.
  */
 
-const FIRST = ['mia', 'yusuf', 'ethan', 'olivia', 'noah', 'sofia', 'liam', 'amelia', 'lucas', 'chen', 'aarav', 'fatima', 'isabella', 'mohamed', 'emma', 'raj', 'daiki', 'anya', 'omar', 'harper'];
-const LAST = ['garcia', 'rossi', 'johnson', 'silva', 'kim', 'patel', 'nguyen', 'mueller', 'smith', 'lopez', 'khan', 'brown', 'wilson', 'sanchez', 'ito', 'ivanova', 'hassan', 'moore'];
-const STREETS = ['Main Street', 'Elm Street', 'Oak Avenue', 'Pine Lane', 'Maple Drive', 'Cedar Road', 'Hillcrest Drive', 'Lakeview Court', 'River Road', 'Sunset Boulevard'];
+const FIRST = [
+  'mia',
+  'yusuf',
+  'ethan',
+  'olivia',
+  'noah',
+  'sofia',
+  'liam',
+  'amelia',
+  'lucas',
+  'chen',
+  'aarav',
+  'fatima',
+  'isabella',
+  'mohamed',
+  'emma',
+  'raj',
+  'daiki',
+  'anya',
+  'omar',
+  'harper',
+];
+const LAST = [
+  'garcia',
+  'rossi',
+  'johnson',
+  'silva',
+  'kim',
+  'patel',
+  'nguyen',
+  'mueller',
+  'smith',
+  'lopez',
+  'khan',
+  'brown',
+  'wilson',
+  'sanchez',
+  'ito',
+  'ivanova',
+  'hassan',
+  'moore',
+];
+const STREETS = [
+  'Main Street',
+  'Elm Street',
+  'Oak Avenue',
+  'Pine Lane',
+  'Maple Drive',
+  'Cedar Road',
+  'Hillcrest Drive',
+  'Lakeview Court',
+  'River Road',
+  'Sunset Boulevard',
+];
 const CITIES = [
-  { city: 'Indianapolis', state: 'IN', zip: '46229' }, { city: 'Los Angeles', state: 'CA', zip: '91365' }, { city: 'Austin', state: 'TX', zip: '78712' },
-  { city: 'Denver', state: 'CO', zip: '80202' }, { city: 'Seattle', state: 'WA', zip: '98109' }, { city: 'Philadelphia', state: 'PA', zip: '19122' },
-  { city: 'Charlotte', state: 'NC', zip: '28243' }, { city: 'Columbus', state: 'OH', zip: '43222' }, { city: 'San Jose', state: 'CA', zip: '95131' },
+  { city: 'Indianapolis', state: 'IN', zip: '46229' },
+  { city: 'Los Angeles', state: 'CA', zip: '91365' },
+  { city: 'Austin', state: 'TX', zip: '78712' },
+  { city: 'Denver', state: 'CO', zip: '80202' },
+  { city: 'Seattle', state: 'WA', zip: '98109' },
+  { city: 'Philadelphia', state: 'PA', zip: '19122' },
+  { city: 'Charlotte', state: 'NC', zip: '28243' },
+  { city: 'Columbus', state: 'OH', zip: '43222' },
+  { city: 'San Jose', state: 'CA', zip: '95131' },
 ];
 
-export interface Address {
+interface Address {
   readonly address1: string;
   readonly address2: string;
   readonly city: string;
@@ -52,7 +109,14 @@ export function makeCustomer(rng: Rng, names?: { first: string; last: string }):
     last: cap(last),
     userId: `${first}_${last}_${rng.digits(4)}`,
     email: `${first}.${last}${rng.digits(4)}@example.com`,
-    address: { address1: `${rng.int(100, 999)} ${rng.pick(STREETS)}`, address2: `Suite ${rng.int(100, 999)}`, city: place.city, country: 'USA', state: place.state, zip: place.zip },
+    address: {
+      address1: `${rng.int(100, 999)} ${rng.pick(STREETS)}`,
+      address2: `Suite ${rng.int(100, 999)}`,
+      city: place.city,
+      country: 'USA',
+      state: place.state,
+      zip: place.zip,
+    },
     payments,
   };
 }
@@ -74,18 +138,58 @@ export interface Product {
 }
 
 const CATALOG: readonly { name: string; options: Record<string, readonly string[]>; price: [number, number] }[] = [
-  { name: 'Wireless Earbuds', options: { color: ['black', 'white', 'blue'], 'battery life': ['6 hours', '8 hours'], 'water resistance': ['IPX4', 'IPX7', 'not resistant'] }, price: [60, 260] },
-  { name: 'Mechanical Keyboard', options: { 'switch type': ['linear', 'tactile', 'clicky'], backlight: ['RGB', 'white', 'none'], size: ['full size', '80%'] }, price: [90, 290] },
-  { name: 'Water Bottle', options: { capacity: ['500ml', '750ml', '1000ml'], material: ['stainless steel', 'plastic', 'glass'], color: ['green', 'black', 'red'] }, price: [15, 60] },
+  {
+    name: 'Wireless Earbuds',
+    options: { color: ['black', 'white', 'blue'], 'battery life': ['6 hours', '8 hours'], 'water resistance': ['IPX4', 'IPX7', 'not resistant'] },
+    price: [60, 260],
+  },
+  {
+    name: 'Mechanical Keyboard',
+    options: { 'switch type': ['linear', 'tactile', 'clicky'], backlight: ['RGB', 'white', 'none'], size: ['full size', '80%'] },
+    price: [90, 290],
+  },
+  {
+    name: 'Water Bottle',
+    options: { capacity: ['500ml', '750ml', '1000ml'], material: ['stainless steel', 'plastic', 'glass'], color: ['green', 'black', 'red'] },
+    price: [15, 60],
+  },
   { name: 'Action Camera', options: { resolution: ['4K', '1080p', '5K'], waterproof: ['yes', 'no'], color: ['black', 'silver'] }, price: [180, 520] },
-  { name: 'Backpack', options: { color: ['grey', 'navy', 'black'], size: ['small', 'medium', 'large'], material: ['nylon', 'polyester', 'leather'] }, price: [40, 220] },
-  { name: 'Gaming Mouse', options: { color: ['RGB', 'black', 'white'], 'sensor type': ['optical', 'laser'], connectivity: ['wired', 'wireless'] }, price: [40, 180] },
-  { name: 'Electric Kettle', options: { capacity: ['1L', '1.5L', '2L'], material: ['glass', 'stainless steel', 'plastic'], color: ['white', 'black', 'silver'] }, price: [25, 160] },
-  { name: 'Running Shoes', options: { size: ['8', '9', '10', '11'], color: ['black', 'red', 'white'], material: ['mesh', 'leather', 'synthetic'] }, price: [70, 220] },
-  { name: 'Desk Lamp', options: { color: ['white', 'black', 'silver'], brightness: ['low', 'medium', 'high'], 'power source': ['USB', 'AC adapter', 'battery'] }, price: [25, 150] },
-  { name: 'Noise-Cancelling Headphones', options: { color: ['black', 'white', 'blue'], 'battery life': ['20 hours', '30 hours'], 'connectivity': ['wireless', 'wired'] }, price: [90, 420] },
+  {
+    name: 'Backpack',
+    options: { color: ['grey', 'navy', 'black'], size: ['small', 'medium', 'large'], material: ['nylon', 'polyester', 'leather'] },
+    price: [40, 220],
+  },
+  {
+    name: 'Gaming Mouse',
+    options: { color: ['RGB', 'black', 'white'], 'sensor type': ['optical', 'laser'], connectivity: ['wired', 'wireless'] },
+    price: [40, 180],
+  },
+  {
+    name: 'Electric Kettle',
+    options: { capacity: ['1L', '1.5L', '2L'], material: ['glass', 'stainless steel', 'plastic'], color: ['white', 'black', 'silver'] },
+    price: [25, 160],
+  },
+  {
+    name: 'Running Shoes',
+    options: { size: ['8', '9', '10', '11'], color: ['black', 'red', 'white'], material: ['mesh', 'leather', 'synthetic'] },
+    price: [70, 220],
+  },
+  {
+    name: 'Desk Lamp',
+    options: { color: ['white', 'black', 'silver'], brightness: ['low', 'medium', 'high'], 'power source': ['USB', 'AC adapter', 'battery'] },
+    price: [25, 150],
+  },
+  {
+    name: 'Noise-Cancelling Headphones',
+    options: { color: ['black', 'white', 'blue'], 'battery life': ['20 hours', '30 hours'], connectivity: ['wireless', 'wired'] },
+    price: [90, 420],
+  },
   { name: 'USB-C Charger 65W', options: { ports: ['1', '2', '3'], color: ['white', 'black'], 'cable included': ['yes', 'no'] }, price: [25, 80] },
-  { name: 'Tablet', options: { 'screen size': ['8-inch', '10-inch', '12-inch'], storage: ['64GB', '128GB', '256GB'], color: ['black', 'silver', 'gold'] }, price: [200, 900] },
+  {
+    name: 'Tablet',
+    options: { 'screen size': ['8-inch', '10-inch', '12-inch'], storage: ['64GB', '128GB', '256GB'], color: ['black', 'silver', 'gold'] },
+    price: [200, 900],
+  },
 ];
 
 /** A product with its variants; deterministic per name. */
@@ -100,10 +204,12 @@ export function product(rng: Rng, name?: string): Product {
   return { name: spec.name, productId: rng.digits(10), variants };
 }
 
-export const PRODUCT_NAMES = CATALOG.map((c) => c.name);
-
 export function productDetails(p: Product): string {
-  return pyJson({ name: p.name, product_id: p.productId, variants: Object.fromEntries(p.variants.map((v) => [v.itemId, { item_id: v.itemId, options: v.options, available: v.available, price: v.price }])) });
+  return pyJson({
+    name: p.name,
+    product_id: p.productId,
+    variants: Object.fromEntries(p.variants.map((v) => [v.itemId, { item_id: v.itemId, options: v.options, available: v.available, price: v.price }])),
+  });
 }
 
 export interface Order {
@@ -119,7 +225,12 @@ export function makeOrder(rng: Rng, c: Customer, status?: Order['status']): Orde
     const v = rng.pick(p.variants);
     return { name: p.name, productId: p.productId, itemId: v.itemId, price: v.price, options: v.options };
   });
-  return { orderId: `#W${rng.digits(7)}`, status: status ?? rng.pick(['pending', 'processed', 'delivered', 'delivered']), items, paymentId: (c.payments[0] as Customer['payments'][number]).id };
+  return {
+    orderId: `#W${rng.digits(7)}`,
+    status: status ?? rng.pick(['pending', 'processed', 'delivered', 'delivered']),
+    items,
+    paymentId: (c.payments[0] as Customer['payments'][number]).id,
+  };
 }
 
 export function orderDetails(o: Order, c: Customer, rng: Rng): string {
@@ -164,16 +275,18 @@ export function flight(rng: Rng, origin: string, destination: string, date: stri
 }
 
 export function flightSearch(flights: readonly Flight[]): string {
-  return pyJson(flights.map((f) => ({
-    flight_number: f.number,
-    origin: f.origin,
-    destination: f.destination,
-    scheduled_departure_time_est: f.depart,
-    scheduled_arrival_time_est: f.arrive,
-    status: 'available',
-    available_seats: f.seats,
-    prices: f.prices,
-  })));
+  return pyJson(
+    flights.map((f) => ({
+      flight_number: f.number,
+      origin: f.origin,
+      destination: f.destination,
+      scheduled_departure_time_est: f.depart,
+      scheduled_arrival_time_est: f.arrive,
+      status: 'available',
+      available_seats: f.seats,
+      prices: f.prices,
+    })),
+  );
 }
 
 export interface Reservation {
@@ -209,7 +322,9 @@ export function reservationDetails(r: Reservation, c: Customer): string {
     cabin: r.cabin,
     flights: r.flights.map((f) => ({ origin: f.origin, destination: f.destination, flight_number: f.number, date: f.date, price: f.prices[r.cabin] })),
     passengers: r.passengers,
-    payment_history: [{ payment_id: (c.payments[0] as Customer['payments'][number]).id, amount: r.flights.reduce((s, f) => s + f.prices[r.cabin], 0) * r.passengers.length }],
+    payment_history: [
+      { payment_id: (c.payments[0] as Customer['payments'][number]).id, amount: r.flights.reduce((s, f) => s + f.prices[r.cabin], 0) * r.passengers.length },
+    ],
     created_at: `2024-05-0${rng0(r.id)}T10:11:12`,
     total_baggages: 1,
     nonfree_baggages: 0,

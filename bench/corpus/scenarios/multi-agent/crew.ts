@@ -25,8 +25,12 @@ export class Crew {
   /** The orchestrator's model step, then the sub-agent call. */
   ask(agent: string, input: string, output: string, options: { say?: string | null; fullChars?: number; error?: boolean } = {}): number {
     if (options.say !== null) this.b.model(options.say ?? '');
-    if (this.style === 'delegation' && !options.error) return this.b.delegation(agent, input, output, options.fullChars === undefined ? {} : { fullChars: options.fullChars });
-    return this.b.call(agent, { task: input }, output, { error: options.error ?? false, ...(options.fullChars === undefined ? {} : { fullChars: options.fullChars }) });
+    if (this.style === 'delegation' && !options.error)
+      return this.b.delegation(agent, input, output, options.fullChars === undefined ? {} : { fullChars: options.fullChars });
+    return this.b.call(agent, { task: input }, output, {
+      error: options.error ?? false,
+      ...(options.fullChars === undefined ? {} : { fullChars: options.fullChars }),
+    });
   }
 }
 
@@ -76,12 +80,39 @@ export const COMPANIES: readonly Company[] = [
 ];
 
 /** Private or obscure firms the research agent cannot find figures for. */
-export const UNKNOWN_FIRMS = ['Grayline Holdings GmbH', 'Keystone Pallet Co.', 'Oakridge Micro LLC', 'Pemberton & Sons Ltd', 'Silverleaf Dental Group', 'Harbor Crest Logistics'];
+export const UNKNOWN_FIRMS = [
+  'Grayline Holdings GmbH',
+  'Keystone Pallet Co.',
+  'Oakridge Micro LLC',
+  'Pemberton & Sons Ltd',
+  'Silverleaf Dental Group',
+  'Harbor Crest Logistics',
+];
 
-export const REVIEW_FILES = ['src/auth/session.ts', 'src/api/orders.ts', 'src/db/migrations/042_add_refunds.sql', 'src/workers/email.ts', 'src/lib/money.ts', 'src/api/webhooks.ts', 'src/config/index.ts', 'src/cache/redis.ts', 'src/jobs/reconcile.ts', 'src/ui/CheckoutForm.tsx'];
+export const REVIEW_FILES = [
+  'src/auth/session.ts',
+  'src/api/orders.ts',
+  'src/db/migrations/042_add_refunds.sql',
+  'src/workers/email.ts',
+  'src/lib/money.ts',
+  'src/api/webhooks.ts',
+  'src/config/index.ts',
+  'src/cache/redis.ts',
+  'src/jobs/reconcile.ts',
+  'src/ui/CheckoutForm.tsx',
+];
 
 export const REVIEW_FINDINGS = [
-  'no input validation on the request body', 'floating-point arithmetic used for money', 'secret logged at debug level', 'missing index on a foreign key',
-  'unbounded retry loop without backoff', 'race between read and write of the session', 'error swallowed in catch block', 'SQL built with string concatenation',
-  'timeout missing on outbound HTTP call', 'N+1 query inside the loop', 'cache key ignores tenant id', 'form submits twice on double click',
+  'no input validation on the request body',
+  'floating-point arithmetic used for money',
+  'secret logged at debug level',
+  'missing index on a foreign key',
+  'unbounded retry loop without backoff',
+  'race between read and write of the session',
+  'error swallowed in catch block',
+  'SQL built with string concatenation',
+  'timeout missing on outbound HTTP call',
+  'N+1 query inside the loop',
+  'cache key ignores tenant id',
+  'form submits twice on double click',
 ];

@@ -5,7 +5,7 @@ import * as productive from './productive.ts';
 import * as stuck from './stuck.ts';
 
 /** The multi-agent family plan: how many instances of each scenario. */
-export const MULTI_AGENT_PLAN: readonly PlanEntry[] = [
+const MULTI_AGENT_PLAN: readonly PlanEntry[] = [
   { family: 'delegation-loop', count: 12, make: stuck.maDelegationLoop },
   { family: 'subagent-tool-loop', count: 10, make: stuck.maSubagentToolLoop },
   { family: 'short-cycle', count: 5, make: stuck.maPlannerCritic },

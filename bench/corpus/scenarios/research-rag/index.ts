@@ -5,7 +5,7 @@ import * as productive from './productive.ts';
 import * as stuck from './stuck.ts';
 
 /** The research/RAG family plan: how many instances of each scenario. */
-export const RESEARCH_RAG_PLAN: readonly PlanEntry[] = [
+const RESEARCH_RAG_PLAN: readonly PlanEntry[] = [
   { family: 'rag-fixation', count: 22, make: stuck.ragFixation },
   { family: 'non-latin-loop', count: 10, make: stuck.ragNonLatinLoop },
   { family: 'spiral-varied-args', count: 6, make: stuck.ragWebSpiral },

@@ -11,7 +11,17 @@ export function ragRefined(ctx: ScenarioContext): CorpusTrajectory {
   const { b, rng, topic } = r;
   const steps: number[] = [r.retrieve(topic.paraphrases[0] as string, topic.fixationHits, { say: rng.pick(["I'll search the docs.", '']) })];
   const chain = rng.sample(topic.refinements, rng.int(3, topic.refinements.length));
-  for (const x of chain) steps.push(r.retrieve(x.query, x.hits, { say: rng.pick([`That is general. Let me look specifically for ${x.query.split(' ').slice(0, 3).join(' ')}.`, 'Narrowing the search.', '', 'Next aspect.']) }));
+  for (const x of chain)
+    steps.push(
+      r.retrieve(x.query, x.hits, {
+        say: rng.pick([
+          `That is general. Let me look specifically for ${x.query.split(' ').slice(0, 3).join(' ')}.`,
+          'Narrowing the search.',
+          '',
+          'Next aspect.',
+        ]),
+      }),
+    );
   b.model(topic.answer);
   b.outcome({ answered: true });
   b.note(`${steps.length} retrievals (steps ${steps.join(', ')}), each query about a different aspect and returning different passages`);
@@ -28,12 +38,18 @@ export function ragReingest(ctx: ScenarioContext): CorpusTrajectory {
   b.user(rng.pick([`I just uploaded our internal notes, can you search again?`, 'We added the runbook to the knowledge base a minute ago. Try again?']));
   b.user(topic.ingestEvent);
   r.ingest(topic.ingested);
-  const second = r.retrieve(q, [...topic.ingested.map((p) => p.id), ...topic.fixationHits.slice(0, 2)], { say: 'New documents were ingested; running the same search again.' });
+  const second = r.retrieve(q, [...topic.ingested.map((p) => p.id), ...topic.fixationHits.slice(0, 2)], {
+    say: 'New documents were ingested; running the same search again.',
+  });
   const steps = [first, second];
   if (rng.chance(0.4)) {
     b.model(`The new document says: ${topic.ingested[0]?.text}`);
     b.user('[ingestion] re-index finished: 14 updated chunks in "' + topic.collection + '"');
-    steps.push(r.retrieve(q, [...topic.ingested.map((p) => p.id), ...topic.fixationHits.slice(1, 3)], { say: 'The index was rebuilt; checking once more with the same query.' }));
+    steps.push(
+      r.retrieve(q, [...topic.ingested.map((p) => p.id), ...topic.fixationHits.slice(1, 3)], {
+        say: 'The index was rebuilt; checking once more with the same query.',
+      }),
+    );
   }
   b.model(`${topic.ingested[0]?.text} ${topic.answer}`);
   b.outcome({ answered: true });
@@ -53,14 +69,18 @@ export function ragPagination(ctx: ScenarioContext): CorpusTrajectory {
   const calls: number[] = [];
   for (let p = 0; p < pages; p++) {
     const slice = all.slice(p * 2, p * 2 + 2);
-    const body = slice.map((x, i) => `${p * 2 + i + 1}. ${x.text.slice(0, 110)}… — https://docs.example.com/${topic.collection}/${x.id}`).join('\n') + (p < pages - 1 ? `\n(next: ${kind === 'next-page' ? 'call next_page' : `page ${p + 2}`})` : '\n(end of results)');
+    const body =
+      slice.map((x, i) => `${p * 2 + i + 1}. ${x.text.slice(0, 110)}… — https://docs.example.com/${topic.collection}/${x.id}`).join('\n') +
+      (p < pages - 1 ? `\n(next: ${kind === 'next-page' ? 'call next_page' : `page ${p + 2}`})` : '\n(end of results)');
     b.model(p === 0 ? 'Searching.' : rng.pick(['', 'More results on the next page.', 'Let me see the next page.']));
     const args: Record<string, unknown> = kind === 'page' ? { query: q, page: p + 1 } : kind === 'offset' ? { query: q, offset: p * 2, limit: 2 } : {};
     calls.push(b.call(kind === 'next-page' && p > 0 ? 'next_page' : 'search_docs', kind === 'next-page' && p === 0 ? { query: q, limit: 2 } : args, body));
   }
   b.model(topic.answer);
   b.outcome({ answered: true });
-  b.note(`${pages} pages of the same search (${kind === 'next-page' ? 'identical next_page {} calls' : kind}), steps ${calls.join(', ')}; each page lists different documents`);
+  b.note(
+    `${pages} pages of the same search (${kind === 'next-page' ? 'identical next_page {} calls' : kind}), steps ${calls.join(', ')}; each page lists different documents`,
+  );
   return b.build();
 }
 
@@ -68,12 +88,22 @@ export function ragPagination(ctx: ScenarioContext): CorpusTrajectory {
 export function ragNonLatinVaried(ctx: ScenarioContext): CorpusTrajectory {
   const lang = cycle(LANGUAGES, ctx.index) as Language;
   const q = cycle(RESEARCH_QUESTIONS[lang], Math.floor(ctx.index / 5));
-  const b = startTrajectory(ctx, { variant: `${LANGUAGE_NAMES[lang]} refined queries`, task: q.question, tokens: 'counted', systemTokens: ctx.rng.int(1500, 3000) });
+  const b = startTrajectory(ctx, {
+    variant: `${LANGUAGE_NAMES[lang]} refined queries`,
+    task: q.question,
+    tokens: 'counted',
+    systemTokens: ctx.rng.int(1500, 3000),
+  });
   b.user(q.question);
   const steps: number[] = [];
   q.queries.forEach((query, i) => {
     b.model('');
-    steps.push(b.retrieval(query, [`[${lang}-doc-${i + 1}] (score 0.8${i}) ${q.passages[i % q.passages.length]}`, `[${lang}-doc-${i + 4}] (score 0.7${i}) ${q.passages[(i + 1) % q.passages.length]}`]));
+    steps.push(
+      b.retrieval(query, [
+        `[${lang}-doc-${i + 1}] (score 0.8${i}) ${q.passages[i % q.passages.length]}`,
+        `[${lang}-doc-${i + 4}] (score 0.7${i}) ${q.passages[(i + 1) % q.passages.length]}`,
+      ]),
+    );
   });
   b.model(q.passages.join(' '));
   b.outcome({ answered: true });
@@ -92,7 +122,7 @@ export function ragStructuredText(ctx: ScenarioContext): CorpusTrajectory {
     if (pending !== '') texts.push(b.length);
     r.retrieve(x.query, x.hits, { say: pending });
     const p = r.passage(x.hits[0] as string);
-    pending = (`### Source: \`${p.id}\`\n\n| Claim | Applies to us? | Confidence |\n|---|---|---|\n| ${p.text.split('.')[0]} | ${rng.pick(['yes', 'partly', 'unclear'])} | ${rng.pick(['high', 'medium', 'low'])} |\n\n- Query: _${x.query}_\n- Next: ${rng.pick(['check the config', 'confirm with logs', 'compare with our runbook'])}`);
+    pending = `### Source: \`${p.id}\`\n\n| Claim | Applies to us? | Confidence |\n|---|---|---|\n| ${p.text.split('.')[0]} | ${rng.pick(['yes', 'partly', 'unclear'])} | ${rng.pick(['high', 'medium', 'low'])} |\n\n- Query: _${x.query}_\n- Next: ${rng.pick(['check the config', 'confirm with logs', 'compare with our runbook'])}`;
   }
   texts.push(b.model(`${pending}\n\n**Answer.** ${topic.answer}`));
   b.outcome({ answered: true });
@@ -104,11 +134,21 @@ export function ragStructuredText(ctx: ScenarioContext): CorpusTrajectory {
 export function ragIdSweep(ctx: ScenarioContext): CorpusTrajectory {
   const r = startResearch(ctx, { variant: 'fetch different urls' });
   const { b, rng, topic } = r;
-  const ids = rng.sample(topic.passages.map((p) => p.id), rng.int(4, 7));
+  const ids = rng.sample(
+    topic.passages.map((p) => p.id),
+    rng.int(4, 7),
+  );
   const calls: number[] = [];
   for (const id of ids) {
     b.model(rng.pick(['', `Reading ${id}.`]));
-    calls.push(b.call('fetch_url', { url: `https://docs.example.com/${topic.collection}/${id}` }, `# ${id}\n\n${r.passage(id).text}\n\nSee also: ${rng.pick(topic.passages).id}`, { fullChars: rng.int(2500, 9000) }));
+    calls.push(
+      b.call(
+        'fetch_url',
+        { url: `https://docs.example.com/${topic.collection}/${id}` },
+        `# ${id}\n\n${r.passage(id).text}\n\nSee also: ${rng.pick(topic.passages).id}`,
+        { fullChars: rng.int(2500, 9000) },
+      ),
+    );
   }
   b.model(topic.answer);
   b.outcome({ answered: true });
@@ -132,14 +172,19 @@ export function ragCompaction(ctx: ScenarioContext): CorpusTrajectory {
       b.call('fetch_url', { url: `https://docs.example.com/${topic.collection}/${p.id}` }, `# ${p.id}\n\n${p.text}`, { fullChars: rng.int(5000, 16000) });
       if (b.contextTokens > threshold) {
         compactions++;
-        b.compact(`Session notes: answered ${q} ticket(s) so far; current ticket: "${topic.question}". Relevant so far: ${p.id}.`, { keepTokens: rng.int(600, 2000), visible: rng.chance(0.7) });
+        b.compact(`Session notes: answered ${q} ticket(s) so far; current ticket: "${topic.question}". Relevant so far: ${p.id}.`, {
+          keepTokens: rng.int(600, 2000),
+          visible: rng.chance(0.7),
+        });
       }
     }
     b.model(topic.answer);
   }
   if (compactions < 2) throw new Error(`${ctx.id}: only ${compactions} compactions`);
   b.outcome({ answered: true });
-  b.note(`a support engineer's session over several questions, each reading different pages; the context is compacted ${compactions}x (tokens rise then drop to a summary)`);
+  b.note(
+    `a support engineer's session over several questions, each reading different pages; the context is compacted ${compactions}x (tokens rise then drop to a summary)`,
+  );
   return b.build();
 }
 
@@ -150,7 +195,9 @@ export function ragEarlyGrowth(ctx: ScenarioContext): CorpusTrajectory {
   const pages = rng.sample(topic.passages, Math.min(5, topic.passages.length));
   for (const p of pages) {
     b.model('');
-    b.call('fetch_url', { url: `https://docs.example.com/${topic.collection}/${p.id}` }, `# ${p.id}\n\n${p.text}`, { fullChars: Math.round(b.contextTokens * rng.float(0.5, 0.9) * 4) });
+    b.call('fetch_url', { url: `https://docs.example.com/${topic.collection}/${p.id}` }, `# ${p.id}\n\n${p.text}`, {
+      fullChars: Math.round(b.contextTokens * rng.float(0.5, 0.9) * 4),
+    });
     if (thirdDriftGrowth([...b.steps, { kind: 'model', prompt_tokens: b.contextTokens, completion_tokens: 0, text: '' }], 0) !== undefined) break;
   }
   b.model(topic.answer);
@@ -169,7 +216,12 @@ export function ragBoundedRetry(ctx: ScenarioContext): CorpusTrajectory {
   const fails = rng.int(1, 3);
   for (let k = 0; k < fails; k++) {
     b.model(k === 0 ? 'Let me read the page.' : 'Rate limited; waiting before retrying.');
-    b.call('fetch_url', { url }, rng.pick(['HTTP 429 Too Many Requests (Retry-After: 20)', 'Error: request timed out after 30000 ms', 'HTTP 503 Service Unavailable']), { error: true });
+    b.call(
+      'fetch_url',
+      { url },
+      rng.pick(['HTTP 429 Too Many Requests (Retry-After: 20)', 'Error: request timed out after 30000 ms', 'HTTP 503 Service Unavailable']),
+      { error: true },
+    );
   }
   b.model('');
   b.call('fetch_url', { url }, `# ${p.id}\n\n${p.text}`);
