@@ -106,8 +106,13 @@ async function installNode22(into: string): Promise<string> {
   return binary;
 }
 
-const SUBPATHS = ['agent-governor', 'agent-governor/testing', 'agent-governor/sqlite'] as const;
-const OPTIONAL = { 'agent-governor/postgres': 'pg', 'agent-governor/redis': 'redis' } as const;
+const SUBPATHS = ['agent-governor', 'agent-governor/testing', 'agent-governor/sqlite', 'agent-governor/proxy', 'agent-governor/mcp'] as const;
+const OPTIONAL = {
+  'agent-governor/postgres': 'pg',
+  'agent-governor/redis': 'redis',
+  'agent-governor/langchain': 'langchain',
+  'agent-governor/openai-agents': '@openai/agents',
+} as const;
 
 /** Every check that needs only `npm install agent-governor ai zod`, on one Node. */
 async function checkRuntime(node: string, project: string, corpus: string, baseURL: string): Promise<void> {
@@ -140,7 +145,7 @@ async function checkRuntime(node: string, project: string, corpus: string, baseU
     `const m = require('agent-governor'); if (typeof m.ChatClient !== 'function' || typeof m.AgentBreaker !== 'function') process.exit(3);`,
   ]);
   check(required.code === 0, `${label}: require('agent-governor') from CommonJS`, required);
-  ok(`${label}: import of every subpath (ESM), require() of the main entry, typed errors for missing pg/redis`);
+  ok(`${label}: import of every subpath (ESM), require() of the main entry, typed errors for missing optional peers`);
 
   const governor = join(project, 'node_modules', '.bin', 'governor');
   const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -178,7 +183,11 @@ async function checkRuntime(node: string, project: string, corpus: string, baseU
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  ok(`${label}: governor --version, --help, demo, replay (${rows.length} trajectories), run --base-url; a missing provider is named`);
+  const proxyHelp = await exec(governor, ['proxy', '--help'], { cwd: project, env });
+  check(proxyHelp.code === 0 && /--upstream URL/.test(proxyHelp.stdout), `${label}: governor proxy --help`, proxyHelp);
+  const mcp = await exec(governor, ['mcp', '--', 'node', '-e', '0'], { cwd: project, env });
+  check(mcp.code === 1 && mcp.stderr.includes('npm install @modelcontextprotocol/sdk'), `${label}: governor mcp without the MCP SDK names it`, mcp);
+  ok(`${label}: governor --version, --help, demo, replay (${rows.length} trajectories), run --base-url, proxy --help; a missing provider or MCP SDK is named`);
 }
 
 /** The README's "Example" section, as the first TypeScript block after that heading. */
@@ -238,14 +247,14 @@ async function main(): Promise<void> {
 
     for (const node of [node22, process.execPath]) await checkRuntime(node, project, corpus, server.baseURL);
 
-    await npm(['install', 'pg', 'redis', '@types/pg', '@ai-sdk/openai@4'], project);
+    await npm(['install', 'pg', 'redis', '@types/pg', '@ai-sdk/openai@4', 'langchain@1', '@langchain/core@1', '@openai/agents@0.20'], project);
     for (const node of [node22, process.execPath]) {
       for (const subpath of Object.keys(OPTIONAL)) {
         const imported = await exec(node, ['--input-type=module', '-e', `await import('${subpath}');`], { cwd: project });
         check(imported.code === 0 && imported.stderr === '', `import '${subpath}' with its peer installed`, imported);
       }
     }
-    ok('with pg and redis installed, agent-governor/postgres and /redis import on Node 22 and 24');
+    ok('with their peers installed, agent-governor/postgres, /redis, /langchain and /openai-agents import on Node 22 and 24');
     await typeCheckExample(project);
   } finally {
     await server.close();

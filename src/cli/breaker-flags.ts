@@ -3,7 +3,7 @@ import path from 'node:path';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { AgentBreakerOptions } from '../breaker/breaker-options.ts';
 import { GovernorError } from '../errors/governor-error.ts';
-import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
+import type { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
 
 /** A command line the user must fix; the message says how. */
 export class CliUsageError extends GovernorError {
@@ -42,6 +42,8 @@ export async function breakerFromFlags(
       throw new CliUsageError(`--store must be a redis:// or rediss:// URL`);
     }
     if (scheme !== 'redis:' && scheme !== 'rediss:') throw new CliUsageError(`--store: unsupported store "${scheme}"; use a redis:// or rediss:// URL`);
+    // Loaded only for --store: redis is an optional peer (a missing one is a MissingDependencyError naming it).
+    const { RedisBreakerStore } = await import('../redis/index.ts');
     try {
       store = new RedisBreakerStore({ url: flags.store, ...(flags.storePrefix === undefined ? {} : { keyPrefix: flags.storePrefix }) });
     } catch (error) {

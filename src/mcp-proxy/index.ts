@@ -3,6 +3,8 @@
  *
  * @module
  */
+// First: an unsupported Node fails here with one clear line.
+import '../runtime/assert-supported-node.ts';
 export { startMcpProxy, type McpProxy } from './mcp-proxy.ts';
 export type { McpCommandUpstream, McpProxyOptions, McpUrlUpstream } from './mcp-proxy-options.ts';
 export { judgeToolCall, refusedResult } from './tool-call-judge.ts';

@@ -4,6 +4,8 @@
  *
  * @module
  */
+// First: an unsupported Node fails here with one clear line.
+import '../runtime/assert-supported-node.ts';
 import { importOptional } from '../errors/missing-dependency-error.ts';
 
 // Checked before the adapter module loads, so a missing package is a typed error naming it.

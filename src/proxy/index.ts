@@ -4,6 +4,8 @@
  *
  * @module
  */
+// First: an unsupported Node fails here with one clear line.
+import '../runtime/assert-supported-node.ts';
 export { createModelProxy, STOP_HEADER } from './model-proxy.ts';
 export type { ModelProxyOptions } from './model-proxy-options.ts';
 export { startModelProxy, type ModelProxyServer, type ModelProxyServerOptions } from './model-proxy-server.ts';
