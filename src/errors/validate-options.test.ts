@@ -29,6 +29,7 @@ import {
   TokenWindowChatMemory,
   ToolCallAdvisor,
 } from '../index.ts';
+import { commandJudge, fileContainsJudge, fileExistsJudge, Jury, llmJudge, shellTool } from '../harness/index.ts';
 import { PgVectorStore, PostgresChatMemoryRepository } from '../postgres/index.ts';
 import { RedisBreakerStore, RedisChatMemoryRepository } from '../redis/index.ts';
 import { SqliteChatMemoryRepository } from '../sqlite/index.ts';
@@ -120,6 +121,57 @@ const TABLE: readonly Row[] = [
       UNKNOWN,
       ['commandTimeout', 5],
     ],
+  },
+  {
+    name: 'shellTool',
+    make: (o) => shellTool(o as never),
+    valid: { workingDirectory: dir, sandbox: 'none' },
+    bad: [
+      ['workingDirectory', ''],
+      ['workingDirectory', 7],
+      ...TIME('commandTimeoutMs'),
+      ['maxOutputBytes', 1],
+      ['maxOutputBytes', Infinity],
+      ['sandbox', 'docker'],
+      ['network', 'yes'],
+      ['passEnv', 'none'],
+      ['env.HOME', 5],
+      ['writableRoots', '/tmp'],
+      ['writableRoots[0]', ''],
+      ['killGraceMs', -1],
+      ['killGraceMs', Number.NaN],
+      UNKNOWN,
+      ['timeoutMs', 1000],
+    ],
+  },
+  {
+    name: 'Jury',
+    make: (o) => new Jury(o as never),
+    valid: { judges: [fileExistsJudge('a'), fileExistsJudge('b')], strategy: 'average' },
+    bad: [
+      ['judges', 'all'],
+      ['judges[1]', { name: 'x' }],
+      ['strategy', 'best'],
+      ['threshold', 2],
+      ['threshold', Number.NaN],
+      ['weights.a', -1],
+      ['name', ''],
+      UNKNOWN,
+    ],
+  },
+  {
+    name: 'commandJudge',
+    make: (o) => commandJudge('true', o as never),
+    valid: {},
+    bad: [['cwd', ''], ...TIME('timeoutMs'), ...COUNT('maxOutputBytes'), ['passEnv', 'some'], ['env.PATH', 1], ['name', 3], UNKNOWN],
+  },
+  { name: 'fileExistsJudge', make: (o) => fileExistsJudge('a', o as never), valid: {}, bad: [['name', ''], ['name', 1], UNKNOWN] },
+  { name: 'fileContainsJudge', make: (o) => fileContainsJudge('a', 'b', o as never), valid: {}, bad: [['name', '  '], UNKNOWN] },
+  {
+    name: 'llmJudge',
+    make: (o) => llmJudge(o as never),
+    valid: { model, criteria: 'the tests pass' },
+    bad: [['model', 'gpt-4o'], ['generate', 'fn'], ['criteria', ''], ['criteria', 5], ['name', ''], ['maxOutputChars', 1], ['maxOutputChars', 2.5], UNKNOWN],
   },
   {
     name: 'ToolCallAdvisor',
