@@ -11,6 +11,7 @@ import { after, describe, test } from 'node:test';
 import {
   AgentBreaker,
   AgentLoop,
+  breakerForAiSdk,
   BreakerRecoveryAdvisor,
   CharsPerTokenEstimator,
   ChatClient,
@@ -30,7 +31,11 @@ import {
   ToolCallAdvisor,
 } from '../index.ts';
 import { commandJudge, fileContainsJudge, fileExistsJudge, Jury, llmJudge, shellTool } from '../harness/index.ts';
+import { governorMiddleware } from '../langchain/index.ts';
+import { startMcpProxy } from '../mcp-proxy/index.ts';
+import { breakerForOpenAIAgents } from '../openai-agents/index.ts';
 import { PgVectorStore, PostgresChatMemoryRepository } from '../postgres/index.ts';
+import { createModelProxy, startModelProxy } from '../proxy/index.ts';
 import { RedisBreakerStore, RedisChatMemoryRepository } from '../redis/index.ts';
 import { SqliteChatMemoryRepository } from '../sqlite/index.ts';
 import { mockModel } from '../test-support/mock-model.ts';
@@ -44,6 +49,7 @@ const client = ChatClient.create(model);
 const memory = new MessageWindowChatMemory();
 const vectorStore = new InMemoryVectorStore();
 const redisClient = { sendCommand: async () => null };
+const breaker = new AgentBreaker();
 
 type Options = Record<string, unknown>;
 /** One class: how to build it from options, options it accepts, and bad values by option. */
@@ -328,6 +334,56 @@ const TABLE: readonly Row[] = [
     valid: {},
     bad: [...COUNT('maxSessions'), ['idleTtlMs', 0], ['idleTtlMs', Number.NaN], ['now', 1], UNKNOWN],
   },
+  {
+    name: 'createModelProxy',
+    make: (o) => createModelProxy(o as never),
+    valid: { upstream: 'http://127.0.0.1:1/v1', breaker },
+    bad: [['upstream', ''], ['upstream', 5], ['upstream', 'ftp://x'], ['breaker', {}], ['metrics', '/metrics'], ['fetch', true], UNKNOWN, ['port', 0]],
+  },
+  {
+    name: 'startModelProxy',
+    make: (o) => startModelProxy(o as never),
+    valid: { upstream: 'http://127.0.0.1:1/v1', breaker },
+    checkValid: false,
+    bad: [['port', -1], ['port', 70_000], ['port', 1.5], ['port', '8787'], ['host', ''], ['upstream', 'not a url'], ['breaker', null], UNKNOWN],
+  },
+  {
+    name: 'startMcpProxy',
+    make: (o) => startMcpProxy(o as never),
+    valid: { upstream: { command: 'mcp-server' }, breaker },
+    checkValid: false,
+    bad: [
+      ['upstream', 'npx server'],
+      ['upstream.command', ''],
+      ['upstream.args', 'a b'],
+      ['upstream.args[0]', 1],
+      ['upstream.env.PATH', 5],
+      ['upstream.cwd', ''],
+      ['upstream.comand', 'x'],
+      ['breaker', {}],
+      ['sessionId', ''],
+      ['downstream', { input: 1 }],
+      UNKNOWN,
+    ],
+  },
+  {
+    name: 'governorMiddleware',
+    make: (o) => governorMiddleware(breaker, o as never),
+    valid: { sessionId: 's-1' },
+    bad: [['sessionId', ''], ['sessionId', 5], UNKNOWN],
+  },
+  {
+    name: 'breakerForOpenAIAgents',
+    make: (o) => breakerForOpenAIAgents(breaker, o as never),
+    valid: {},
+    bad: [['sessionId', ''], ['runConfig', 'default'], UNKNOWN],
+  },
+  {
+    name: 'breakerForAiSdk',
+    make: (o) => breakerForAiSdk(breaker, o as never),
+    valid: { sessionId: 'c-42' },
+    bad: [['sessionId', ''], ['sessionId', undefined], ['sessionId', 42], UNKNOWN],
+  },
   { name: 'InMemoryVectorStore', make: (o) => new InMemoryVectorStore(o as never), valid: {}, bad: [['embedder', {}], ['embedder', 'lexical'], UNKNOWN] },
 ];
 
@@ -348,15 +404,16 @@ function withValue(base: Options, dotted: string, value: unknown): Options {
 describe('every public option is validated at construction', () => {
   let cases = 0;
   for (const row of TABLE) {
-    test(row.name, () => {
+    test(row.name, async () => {
       if (row.checkValid !== false) {
         const built = row.make({ ...row.valid });
         (built as { close?: () => void }).close?.();
       }
       for (const [option, value] of row.bad) {
         cases++;
-        assert.throws(
-          () => row.make(withValue(row.valid, option, value)),
+        // The async factories (startModelProxy, startMcpProxy) refuse with a rejection, before starting anything.
+        await assert.rejects(
+          async () => row.make(withValue(row.valid, option, value)),
           (error: unknown) => {
             assert.ok(InvalidOptionError.isInstance(error), `${row.name} ${option}=${describeValue(value)}: expected InvalidOptionError, got ${String(error)}`);
             assert.equal(error.option, option, `${row.name} ${option}=${describeValue(value)}: the error names the option`);
