@@ -30,12 +30,14 @@ import {
   TokenWindowChatMemory,
   ToolCallAdvisor,
 } from '../index.ts';
-import { commandJudge, fileContainsJudge, fileExistsJudge, Jury, llmJudge, shellTool } from '../harness/index.ts';
+import { checkCommandWrites, commandJudge, fileContainsJudge, fileExistsJudge, Jury, llmJudge, runCommand, shellTool } from '../harness/index.ts';
 import { governorMiddleware } from '../langchain/index.ts';
 import { startMcpProxy } from '../mcp-proxy/index.ts';
 import { breakerForOpenAIAgents } from '../openai-agents/index.ts';
 import { PgVectorStore, PostgresChatMemoryRepository } from '../postgres/index.ts';
 import { createModelProxy, startModelProxy } from '../proxy/index.ts';
+import { aiSdkEmbedder, LexicalHashEmbedding } from '../rag/index.ts';
+import { health, healthHandler } from '../telemetry/index.ts';
 import { RedisBreakerStore, RedisChatMemoryRepository } from '../redis/index.ts';
 import { SqliteChatMemoryRepository } from '../sqlite/index.ts';
 import { mockModel } from '../test-support/mock-model.ts';
@@ -149,6 +151,19 @@ const TABLE: readonly Row[] = [
       UNKNOWN,
       ['timeoutMs', 1000],
     ],
+  },
+  {
+    name: 'runCommand',
+    make: (o) => runCommand('true', o as never),
+    valid: { cwd: dir, env: {}, timeoutMs: 1000, maxOutputBytes: 100 },
+    checkValid: false,
+    bad: [['cwd', ''], ['env.PATH', 1], ...TIME('timeoutMs'), ['maxOutputBytes', 1], ['killGraceMs', -1], ['signal', {}], ['launcher', 'bwrap'], UNKNOWN],
+  },
+  {
+    name: 'checkCommandWrites',
+    make: (o) => checkCommandWrites('ls', o as never),
+    valid: { workingDirectory: dir, homeDirectory: dir },
+    bad: [['workingDirectory', undefined], ['homeDirectory', 1], ['writableRoots', dir], ['writableRoots[0]', ''], UNKNOWN],
   },
   {
     name: 'Jury',
@@ -383,6 +398,38 @@ const TABLE: readonly Row[] = [
     make: (o) => breakerForAiSdk(breaker, o as never),
     valid: { sessionId: 'c-42' },
     bad: [['sessionId', ''], ['sessionId', undefined], ['sessionId', 42], UNKNOWN],
+  },
+  {
+    name: 'aiSdkEmbedder',
+    make: (o) => aiSdkEmbedder('text-embedding-3-small' as never, o as never),
+    valid: { maxParallelCalls: Infinity },
+    bad: [
+      ...COUNT('dimensions'),
+      ['requestDimensions', -1],
+      ['maxRetries', -1],
+      ['maxRetries', 0.5],
+      ['maxParallelCalls', 0],
+      ['providerOptions.openai', 'x'],
+      UNKNOWN,
+    ],
+  },
+  {
+    name: 'LexicalHashEmbedding',
+    make: (o) => new LexicalHashEmbedding(o as never),
+    valid: {},
+    bad: [...COUNT('dimensions'), ['dimensions', 16_001], UNKNOWN],
+  },
+  {
+    name: 'healthHandler',
+    make: (o) => healthHandler(o as never),
+    valid: { breakers: { main: breaker } },
+    bad: [['breakers.main', {}], ['checks.db', 'SELECT 1'], ...TIME('timeoutMs'), ['maxListedSessions', -1], ['maxListedSessions', 1.5], UNKNOWN],
+  },
+  {
+    name: 'health',
+    make: (o) => health(o as never),
+    valid: { checks: { ok: () => true } },
+    bad: [['checks', []], ['timeoutMs', Infinity], UNKNOWN],
   },
   { name: 'InMemoryVectorStore', make: (o) => new InMemoryVectorStore(o as never), valid: {}, bad: [['embedder', {}], ['embedder', 'lexical'], UNKNOWN] },
 ];
