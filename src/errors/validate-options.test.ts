@@ -36,6 +36,7 @@ import { startMcpProxy } from '../mcp-proxy/index.ts';
 import { breakerForOpenAIAgents } from '../openai-agents/index.ts';
 import { PgVectorStore, PostgresChatMemoryRepository } from '../postgres/index.ts';
 import { createModelProxy, startModelProxy } from '../proxy/index.ts';
+import { renderHtmlReport, ReplaySummaryBuilder } from '../replay/index.ts';
 import { aiSdkEmbedder, LexicalHashEmbedding } from '../rag/index.ts';
 import { health, healthHandler } from '../telemetry/index.ts';
 import { RedisBreakerStore, RedisChatMemoryRepository } from '../redis/index.ts';
@@ -430,6 +431,12 @@ const TABLE: readonly Row[] = [
     make: (o) => health(o as never),
     valid: { checks: { ok: () => true } },
     bad: [['checks', []], ['timeoutMs', Infinity], UNKNOWN],
+  },
+  {
+    name: 'renderHtmlReport',
+    make: (o) => renderHtmlReport(new ReplaySummaryBuilder().build(), o as never),
+    valid: { source: 'runs.jsonl' },
+    bad: [['source', undefined], ['source', 5], ['generatedAt', '2026-01-01'], ['generatedAt', new Date(Number.NaN)], UNKNOWN],
   },
   { name: 'InMemoryVectorStore', make: (o) => new InMemoryVectorStore(o as never), valid: {}, bad: [['embedder', {}], ['embedder', 'lexical'], UNKNOWN] },
 ];
