@@ -137,6 +137,23 @@ describe('AgentLoop: tool approval', () => {
     assertWellFormed(second.messages);
   });
 
+  test('an approved finish tool completes the run without another model call', async () => {
+    await using server = await new ScriptedModelServer({ script: [{ toolCalls: [{ name: 'submit', arguments: { summary: 'deployed' } }] }] }).start();
+    const submit = Object.assign(
+      tool({ inputSchema: z.object({ summary: z.string() }), needsApproval: true, execute: async ({ summary }: { summary: string }) => summary }),
+      { returnDirect: true },
+    );
+    const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor()).defaultTools({ submit }).build();
+    const loop = new AgentLoop({ client });
+    const first = await loop.run('Deploy');
+    assert.equal(first.status, 'awaiting_approval');
+    const second = await loop.resume(first, [{ approvalId: first.pendingApprovals[0]!.approvalId, approved: true }]);
+    assert.equal(second.status, 'completed');
+    assert.equal(second.output, 'deployed');
+    assert.equal(server.requests.length, 1);
+    assertWellFormed(second.messages);
+  });
+
   test('limits span the resumed run: a resume at the invocation limit runs the approved call and keeps the transcript well-formed', async () => {
     const ran: string[] = [];
     const { server, client } = await setUp([{ toolCalls: [{ name: 'refund', arguments: { id: 'C3', amount: 900 } }] }, { text: 'never sent' }], ran);

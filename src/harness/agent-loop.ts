@@ -500,8 +500,13 @@ function clientListeners(client: ChatClient, param: string): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
+/** Whether the messages call tool `name` — or hold its result: an approved call resumed without a model round. */
 function calledTool(messages: readonly ModelMessage[], name: string): boolean {
-  return messages.some((m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((p) => p.type === 'tool-call' && p.toolName === name));
+  return messages.some(
+    (m) =>
+      (m.role === 'assistant' && Array.isArray(m.content) && m.content.some((p) => p.type === 'tool-call' && p.toolName === name)) ||
+      (m.role === 'tool' && m.content.some((p) => p.type === 'tool-result' && p.toolName === name)),
+  );
 }
 
 /**
