@@ -72,7 +72,14 @@ export * from './memory/index.ts';
 
 // Harness
 export * from './harness/index.ts';
-export { AgentLoop, type AgentLoopOptions, type AgentLoopResult, type AgentLoopStatus, type AgentLoopEvent } from './harness/agent-loop.ts';
+export {
+  AgentLoop,
+  type AgentLoopOptions,
+  type AgentLoopResult,
+  type AgentLoopStatus,
+  type AgentLoopEvent,
+  type ToolApprovalAnswer,
+} from './harness/agent-loop.ts';
 
 // Agent breaker
 export * from './breaker/index.ts';

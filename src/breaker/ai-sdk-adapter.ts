@@ -2,6 +2,7 @@ import type { LanguageModelV4, LanguageModelV4Middleware, LanguageModelV4StreamP
 import { wrapLanguageModel, type ToolSet } from 'ai';
 import { fromProviderUsage } from '../model/usage.ts';
 import { resolveModel } from '../model/resolve-model.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import type { BreakerDecision } from './breaker-decision.ts';
 import { breakerErrorFor } from './breaker-errors.ts';
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
@@ -20,6 +21,8 @@ export interface AiSdkBreakerOptions {
   /** The session (conversation) the calls belong to. */
   readonly sessionId: string;
 }
+
+const AI_SDK_BREAKER_RULES: OptionRules<AiSdkBreakerOptions> = { sessionId: is.string({ nonEmpty: true }) };
 
 /** The AI SDK side of a governed session: wrap the model and the tools. */
 export interface AiSdkBreaker {
@@ -58,6 +61,8 @@ function textOfContent(content: ReadonlyArray<{ type: string; text?: string }>):
  * instead of running, a steered one runs with the explanation appended.
  */
 export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreakerOptions): AiSdkBreaker {
+  is.having('an AgentBreaker (or an object with checkModelCall, checkToolCall and observe)', 'checkModelCall', 'checkToolCall', 'observe')(breaker, 'breaker');
+  validateOptions('breakerForAiSdk', options, AI_SDK_BREAKER_RULES, { required: ['sessionId'] });
   const { sessionId } = options;
   // The first stop's error, with its category and numbers, is the one the caller gets,
   // whichever layer notices it (tool wrapper, middleware, stop condition).

@@ -183,6 +183,15 @@ export class ChatClient {
     return sortAdvisors(this.#defaults.advisors);
   }
 
+  /**
+   * The advisor params set on every request (the builder's
+   * `defaultAdvisorParams` and `telemetry`), so a caller that sets a param per
+   * request can extend the client's value instead of replacing it.
+   */
+  get defaultAdvisorParams(): ReadonlyMap<string, unknown> {
+    return new Map(this.#defaults.params);
+  }
+
   /** The telemetry options set with the builder's `telemetry(...)`, if any. */
   get telemetryOptions(): TelemetryOptions | undefined {
     return this.#defaults.params.get(TELEMETRY) as TelemetryOptions | undefined;

@@ -11,6 +11,7 @@ import { after, describe, test } from 'node:test';
 import {
   AgentBreaker,
   AgentLoop,
+  breakerForAiSdk,
   BreakerRecoveryAdvisor,
   CharsPerTokenEstimator,
   ChatClient,
@@ -29,7 +30,15 @@ import {
   TokenWindowChatMemory,
   ToolCallAdvisor,
 } from '../index.ts';
+import { checkCommandWrites, commandJudge, fileContainsJudge, fileExistsJudge, Jury, llmJudge, runCommand, shellTool } from '../harness/index.ts';
+import { governorMiddleware } from '../langchain/index.ts';
+import { startMcpProxy } from '../mcp-proxy/index.ts';
+import { breakerForOpenAIAgents } from '../openai-agents/index.ts';
 import { PgVectorStore, PostgresChatMemoryRepository } from '../postgres/index.ts';
+import { createModelProxy, startModelProxy } from '../proxy/index.ts';
+import { renderHtmlReport, ReplaySummaryBuilder } from '../replay/index.ts';
+import { aiSdkEmbedder, LexicalHashEmbedding } from '../rag/index.ts';
+import { health, healthHandler } from '../telemetry/index.ts';
 import { RedisBreakerStore, RedisChatMemoryRepository } from '../redis/index.ts';
 import { SqliteChatMemoryRepository } from '../sqlite/index.ts';
 import { mockModel } from '../test-support/mock-model.ts';
@@ -43,6 +52,7 @@ const client = ChatClient.create(model);
 const memory = new MessageWindowChatMemory();
 const vectorStore = new InMemoryVectorStore();
 const redisClient = { sendCommand: async () => null };
+const breaker = new AgentBreaker();
 
 type Options = Record<string, unknown>;
 /** One class: how to build it from options, options it accepts, and bad values by option. */
@@ -98,6 +108,10 @@ const TABLE: readonly Row[] = [
       ['modelId', 7],
       ['listeners', {}],
       ['client', { not: 'a client' }],
+      ['telemetry.enabled', 'yes'],
+      ['telemetry.maxContentLength', 0],
+      ['telemetry.priceModelId', ''],
+      ['telemetry.enable', false],
       UNKNOWN,
       ['timeout', 1000],
     ],
@@ -120,6 +134,70 @@ const TABLE: readonly Row[] = [
       UNKNOWN,
       ['commandTimeout', 5],
     ],
+  },
+  {
+    name: 'shellTool',
+    make: (o) => shellTool(o as never),
+    valid: { workingDirectory: dir, sandbox: 'none' },
+    bad: [
+      ['workingDirectory', ''],
+      ['workingDirectory', 7],
+      ...TIME('commandTimeoutMs'),
+      ['maxOutputBytes', 1],
+      ['maxOutputBytes', Infinity],
+      ['sandbox', 'docker'],
+      ['network', 'yes'],
+      ['passEnv', 'none'],
+      ['env.HOME', 5],
+      ['writableRoots', '/tmp'],
+      ['writableRoots[0]', ''],
+      ['killGraceMs', -1],
+      ['killGraceMs', Number.NaN],
+      UNKNOWN,
+      ['timeoutMs', 1000],
+    ],
+  },
+  {
+    name: 'runCommand',
+    make: (o) => runCommand('true', o as never),
+    valid: { cwd: dir, env: {}, timeoutMs: 1000, maxOutputBytes: 100 },
+    checkValid: false,
+    bad: [['cwd', ''], ['env.PATH', 1], ...TIME('timeoutMs'), ['maxOutputBytes', 1], ['killGraceMs', -1], ['signal', {}], ['launcher', 'bwrap'], UNKNOWN],
+  },
+  {
+    name: 'checkCommandWrites',
+    make: (o) => checkCommandWrites('ls', o as never),
+    valid: { workingDirectory: dir, homeDirectory: dir },
+    bad: [['workingDirectory', undefined], ['homeDirectory', 1], ['writableRoots', dir], ['writableRoots[0]', ''], UNKNOWN],
+  },
+  {
+    name: 'Jury',
+    make: (o) => new Jury(o as never),
+    valid: { judges: [fileExistsJudge('a'), fileExistsJudge('b')], strategy: 'average' },
+    bad: [
+      ['judges', 'all'],
+      ['judges[1]', { name: 'x' }],
+      ['strategy', 'best'],
+      ['threshold', 2],
+      ['threshold', Number.NaN],
+      ['weights.a', -1],
+      ['name', ''],
+      UNKNOWN,
+    ],
+  },
+  {
+    name: 'commandJudge',
+    make: (o) => commandJudge('true', o as never),
+    valid: {},
+    bad: [['cwd', ''], ...TIME('timeoutMs'), ...COUNT('maxOutputBytes'), ['passEnv', 'some'], ['env.PATH', 1], ['name', 3], UNKNOWN],
+  },
+  { name: 'fileExistsJudge', make: (o) => fileExistsJudge('a', o as never), valid: {}, bad: [['name', ''], ['name', 1], UNKNOWN] },
+  { name: 'fileContainsJudge', make: (o) => fileContainsJudge('a', 'b', o as never), valid: {}, bad: [['name', '  '], UNKNOWN] },
+  {
+    name: 'llmJudge',
+    make: (o) => llmJudge(o as never),
+    valid: { model, criteria: 'the tests pass' },
+    bad: [['model', 'gpt-4o'], ['generate', 'fn'], ['criteria', ''], ['criteria', 5], ['name', ''], ['maxOutputChars', 1], ['maxOutputChars', 2.5], UNKNOWN],
   },
   {
     name: 'ToolCallAdvisor',
@@ -276,6 +354,94 @@ const TABLE: readonly Row[] = [
     valid: {},
     bad: [...COUNT('maxSessions'), ['idleTtlMs', 0], ['idleTtlMs', Number.NaN], ['now', 1], UNKNOWN],
   },
+  {
+    name: 'createModelProxy',
+    make: (o) => createModelProxy(o as never),
+    valid: { upstream: 'http://127.0.0.1:1/v1', breaker },
+    bad: [['upstream', ''], ['upstream', 5], ['upstream', 'ftp://x'], ['breaker', {}], ['metrics', '/metrics'], ['fetch', true], UNKNOWN, ['port', 0]],
+  },
+  {
+    name: 'startModelProxy',
+    make: (o) => startModelProxy(o as never),
+    valid: { upstream: 'http://127.0.0.1:1/v1', breaker },
+    checkValid: false,
+    bad: [['port', -1], ['port', 70_000], ['port', 1.5], ['port', '8787'], ['host', ''], ['upstream', 'not a url'], ['breaker', null], UNKNOWN],
+  },
+  {
+    name: 'startMcpProxy',
+    make: (o) => startMcpProxy(o as never),
+    valid: { upstream: { command: 'mcp-server' }, breaker },
+    checkValid: false,
+    bad: [
+      ['upstream', 'npx server'],
+      ['upstream.command', ''],
+      ['upstream.args', 'a b'],
+      ['upstream.args[0]', 1],
+      ['upstream.env.PATH', 5],
+      ['upstream.cwd', ''],
+      ['upstream.comand', 'x'],
+      ['breaker', {}],
+      ['sessionId', ''],
+      ['downstream', { input: 1 }],
+      UNKNOWN,
+    ],
+  },
+  {
+    name: 'governorMiddleware',
+    make: (o) => governorMiddleware(breaker, o as never),
+    valid: { sessionId: 's-1' },
+    bad: [['sessionId', ''], ['sessionId', 5], UNKNOWN],
+  },
+  {
+    name: 'breakerForOpenAIAgents',
+    make: (o) => breakerForOpenAIAgents(breaker, o as never),
+    valid: {},
+    bad: [['sessionId', ''], ['runConfig', 'default'], UNKNOWN],
+  },
+  {
+    name: 'breakerForAiSdk',
+    make: (o) => breakerForAiSdk(breaker, o as never),
+    valid: { sessionId: 'c-42' },
+    bad: [['sessionId', ''], ['sessionId', undefined], ['sessionId', 42], UNKNOWN],
+  },
+  {
+    name: 'aiSdkEmbedder',
+    make: (o) => aiSdkEmbedder('text-embedding-3-small' as never, o as never),
+    valid: { maxParallelCalls: Infinity },
+    bad: [
+      ...COUNT('dimensions'),
+      ['requestDimensions', -1],
+      ['maxRetries', -1],
+      ['maxRetries', 0.5],
+      ['maxParallelCalls', 0],
+      ['providerOptions.openai', 'x'],
+      UNKNOWN,
+    ],
+  },
+  {
+    name: 'LexicalHashEmbedding',
+    make: (o) => new LexicalHashEmbedding(o as never),
+    valid: {},
+    bad: [...COUNT('dimensions'), ['dimensions', 16_001], UNKNOWN],
+  },
+  {
+    name: 'healthHandler',
+    make: (o) => healthHandler(o as never),
+    valid: { breakers: { main: breaker } },
+    bad: [['breakers.main', {}], ['checks.db', 'SELECT 1'], ...TIME('timeoutMs'), ['maxListedSessions', -1], ['maxListedSessions', 1.5], UNKNOWN],
+  },
+  {
+    name: 'health',
+    make: (o) => health(o as never),
+    valid: { checks: { ok: () => true } },
+    bad: [['checks', []], ['timeoutMs', Infinity], UNKNOWN],
+  },
+  {
+    name: 'renderHtmlReport',
+    make: (o) => renderHtmlReport(new ReplaySummaryBuilder().build(), o as never),
+    valid: { source: 'runs.jsonl' },
+    bad: [['source', undefined], ['source', 5], ['generatedAt', '2026-01-01'], ['generatedAt', new Date(Number.NaN)], UNKNOWN],
+  },
   { name: 'InMemoryVectorStore', make: (o) => new InMemoryVectorStore(o as never), valid: {}, bad: [['embedder', {}], ['embedder', 'lexical'], UNKNOWN] },
 ];
 
@@ -296,15 +462,16 @@ function withValue(base: Options, dotted: string, value: unknown): Options {
 describe('every public option is validated at construction', () => {
   let cases = 0;
   for (const row of TABLE) {
-    test(row.name, () => {
+    test(row.name, async () => {
       if (row.checkValid !== false) {
         const built = row.make({ ...row.valid });
         (built as { close?: () => void }).close?.();
       }
       for (const [option, value] of row.bad) {
         cases++;
-        assert.throws(
-          () => row.make(withValue(row.valid, option, value)),
+        // The async factories (startModelProxy, startMcpProxy) refuse with a rejection, before starting anything.
+        await assert.rejects(
+          async () => row.make(withValue(row.valid, option, value)),
           (error: unknown) => {
             assert.ok(InvalidOptionError.isInstance(error), `${row.name} ${option}=${describeValue(value)}: expected InvalidOptionError, got ${String(error)}`);
             assert.equal(error.option, option, `${row.name} ${option}=${describeValue(value)}: the error names the option`);

@@ -1,25 +1,38 @@
 import { randomUUID } from 'node:crypto';
 import { redact } from '../redaction/redact.ts';
-import type { ModelMessage } from 'ai';
+import type { ModelMessage, ToolCallPart, ToolResultPart } from 'ai';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import { addUsage, ZERO_USAGE, type Usage } from '../model/usage.ts';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
 import { CONVERSATION_ID } from '../chat/advisor-context.ts';
 import type { ChatClient } from '../chat/chat-client.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
-import type { ChatClientResponse } from '../chat/chat-response.ts';
+import type { ChatClientResponse, PendingToolApproval } from '../chat/chat-response.ts';
 import { CONTINUATION_TURN } from '../chat/observation.ts';
 import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-listener.ts';
 import { MODEL_CALL_LISTENERS, type ModelCallListener } from '../chat/model-call-listener.ts';
 import { toolResultMessage } from '../advisors/tool-execution.ts';
+import { InvalidToolApprovalError, toolApprovalResponse } from '../advisors/tool-approval.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { AgentBreakerError } from '../breaker/breaker-errors.ts';
 import { TELEMETRY, validateTelemetryOptions, type TelemetryOptions } from '../telemetry/telemetry-options.ts';
 import { observeAgentRun } from './agent-run-observation.ts';
 import { estimateCost, findPrice, mergePrices, projectCallCost, type PriceTable } from '../model/pricing.ts';
 
-/** Why an {@link AgentLoop} run ended. */
-export type AgentLoopStatus = 'completed' | 'invocation_limit' | 'timeout' | 'cost_limit' | 'stuck' | 'aborted' | 'error';
+/**
+ * Why an {@link AgentLoop} run ended. `awaiting_approval`: a tool declared
+ * with `needsApproval` waits for the caller; continue with
+ * {@link AgentLoop.resume}.
+ */
+export type AgentLoopStatus = 'completed' | 'awaiting_approval' | 'invocation_limit' | 'timeout' | 'cost_limit' | 'stuck' | 'aborted' | 'error';
+
+/** The caller's answer to one pending approval (the AI SDK's `tool-approval-response`, without its `type`). */
+export interface ToolApprovalAnswer {
+  readonly approvalId: string;
+  readonly approved: boolean;
+  /** Shown to the model with a denial. */
+  readonly reason?: string;
+}
 
 /** What a run produced and spent. */
 export interface AgentLoopResult {
@@ -48,6 +61,13 @@ export interface AgentLoopResult {
    * tool call that never finished gets an error result saying why).
    */
   readonly messages: readonly ModelMessage[];
+  /**
+   * The tool calls waiting for the caller's approval when the status is
+   * `awaiting_approval` (answer each with {@link AgentLoop.resume}); empty
+   * otherwise. Their assistant message, with its `tool-approval-request`
+   * parts, ends `messages`.
+   */
+  readonly pendingApprovals: readonly PendingToolApproval[];
 }
 
 /** Progress events, for live displays. */
@@ -114,6 +134,15 @@ export interface AgentLoopOptions {
    * @default the client's settings
    */
   readonly telemetry?: TelemetryOptions;
+}
+
+/** Where a run (or a resumed run) starts: the transcript and what was spent before. */
+interface RunStart {
+  readonly conversationId: string;
+  readonly messages: readonly ModelMessage[];
+  /** The approval answers that open the first turn of a resumed run. */
+  readonly answer?: ModelMessage;
+  readonly before?: AgentLoopResult;
 }
 
 /** Thrown inside the chain to end a run at a limit; never escapes {@link AgentLoop.run}. */
@@ -208,13 +237,63 @@ export class AgentLoop {
       provider: o.client.model.provider,
       enabled: (this.#telemetry ?? o.client.telemetryOptions)?.enabled !== false,
     });
-    const result = await observation.run(() => this.#run(task, conversationId));
+    const result = await observation.run(() => this.#run({ conversationId, messages: [{ role: 'user', content: task }] }));
     observation.end(result);
     return result;
   }
 
-  async #run(task: string, conversationId: string): Promise<AgentLoopResult> {
+  /**
+   * Continues a run that ended with status `awaiting_approval`, with the
+   * caller's answer to every pending approval: approved calls run (once; tools
+   * that already ran do not run again), a denied one reaches the model as an
+   * `execution-denied` result with the reason, and the run goes on under the
+   * same conversation id. Invocations, tool calls, usage and cost carry over,
+   * so `maxInvocations` and `costLimitUsd` bound the whole run; `timeoutMs`
+   * bounds each leg, as time spent waiting for the answer is not the agent's.
+   *
+   * ```ts
+   * let result = await loop.run('Refund order A1');
+   * while (result.status === 'awaiting_approval') {
+   *   result = await loop.resume(result, result.pendingApprovals.map((p) => ({ approvalId: p.approvalId, approved: true })));
+   * }
+   * ```
+   *
+   * @throws InvalidOptionError when `previous` is not awaiting approval or an approval is left unanswered
+   * @throws InvalidToolApprovalError for an answer to an approval `previous` did not ask for
+   */
+  async resume(previous: AgentLoopResult, answers: readonly ToolApprovalAnswer[]): Promise<AgentLoopResult> {
+    if (previous?.status !== 'awaiting_approval') {
+      throw new InvalidOptionError('previous', `must be a result with status 'awaiting_approval', got ${JSON.stringify(previous?.status)}`);
+    }
+    if (!Array.isArray(answers)) throw new InvalidOptionError('answers', 'must be an array of { approvalId, approved, reason? }');
+    const pending = new Set(previous.pendingApprovals.map((p) => p.approvalId));
+    const answered = new Set<string>();
+    for (const [i, a] of answers.entries()) {
+      if (typeof a?.approved !== 'boolean') throw new InvalidOptionError(`answers[${i}].approved`, 'must be true or false');
+      if (a.reason !== undefined && typeof a.reason !== 'string') throw new InvalidOptionError(`answers[${i}].reason`, 'must be a string');
+      if (!pending.has(a.approvalId)) throw new InvalidToolApprovalError(String(a.approvalId));
+      answered.add(a.approvalId);
+    }
+    const missing = [...pending].filter((id) => !answered.has(id));
+    if (missing.length > 0) throw new InvalidOptionError('answers', `must answer every pending approval; unanswered: ${missing.join(', ')}`);
     const o = this.#options;
+    const observation = observeAgentRun({
+      agentName: this.name,
+      conversationId: previous.conversationId,
+      modelId: o.modelId ?? o.client.model.modelId,
+      provider: o.client.model.provider,
+      enabled: (this.#telemetry ?? o.client.telemetryOptions)?.enabled !== false,
+    });
+    const result = await observation.run(() =>
+      this.#run({ conversationId: previous.conversationId, messages: previous.messages, answer: toolApprovalResponse(answers), before: previous }),
+    );
+    observation.end(result);
+    return result;
+  }
+
+  async #run(start: RunStart): Promise<AgentLoopResult> {
+    const o = this.#options;
+    const { conversationId, before } = start;
     const started = performance.now();
     const finishTool = o.finishTool === undefined ? 'submit' : o.finishTool;
     const modelId = o.modelId ?? o.client.model.modelId;
@@ -229,14 +308,17 @@ export class AgentLoop {
       }
     };
 
-    let invocations = 0;
-    let turns = 0;
-    let toolCalls = 0;
-    let usage: Usage = ZERO_USAGE;
+    let invocations = before?.invocations ?? 0;
+    let turns = before?.turns ?? 0;
+    let toolCalls = before?.toolCalls ?? 0;
+    let usage: Usage = before?.usage ?? ZERO_USAGE;
     let lastUsage: Usage | undefined;
     const cost = (): number | 'unknown' => estimateCost(usage, modelId, o.prices).usd;
-    const messages: ModelMessage[] = [{ role: 'user', content: task }];
+    const messages: ModelMessage[] = [...start.messages];
     let output: string | undefined;
+    let pendingApprovals: readonly PendingToolApproval[] = [];
+    // The approval answers go out with the first turn only; the tool loop folds them into its results.
+    let answer = start.answer;
 
     // The current turn's rounds as the tool loop builds them, so a run that ends
     // mid-turn still returns every answer and tool result that happened.
@@ -277,7 +359,8 @@ export class AgentLoop {
       // Right inside the tool loop: it sees every model round, before the breaker.
       order: AdvisorOrder.TOOL_LOOP + 1,
       async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
-        turnBase ??= request.messages.length;
+        // A resumed turn's first round already carries the answers and their results: they belong to this turn.
+        turnBase ??= request.messages.length - (answer === undefined ? 0 : 1);
         inflight = request.messages.slice(turnBase);
         checkLimits(request);
         invocations += 1;
@@ -321,7 +404,7 @@ export class AgentLoop {
 
     const finish = (status: AgentLoopStatus, reason?: string, error?: unknown): AgentLoopResult => {
       clearTimeout(timer);
-      if (status !== 'completed') messages.push(...unfinishedTurn(inflight, toolResults, reason ?? status));
+      if (status !== 'completed' && status !== 'awaiting_approval') messages.push(...unfinishedTurn(messages, inflight, toolResults, reason ?? status));
       inflight = [];
       const result: AgentLoopResult = {
         status,
@@ -334,9 +417,10 @@ export class AgentLoop {
         // Provider errors quote requests and headers: the reason is shown and logged, so no secret may stay in it.
         reason: reason === undefined ? undefined : redact(reason),
         error,
-        durationMs: performance.now() - started,
+        durationMs: (before?.durationMs ?? 0) + performance.now() - started,
         conversationId,
         messages: [...messages],
+        pendingApprovals,
       };
       emit({ type: 'end', result });
       ended = true;
@@ -357,17 +441,19 @@ export class AgentLoop {
       for (;;) {
         turns += 1;
         turnBase = undefined;
-        inflight = [];
+        // Until a round runs, a resumed turn has only the answers to show.
+        inflight = answer === undefined ? [] : [answer];
         const call = o.client
           .prompt()
-          .messages(...messages)
+          .messages(...messages, ...(answer === undefined ? [] : [answer]))
           .advisors(guard, (a) => {
             if (this.#telemetry !== undefined) a.param(TELEMETRY, this.#telemetry);
             return (
               a
                 .param(CONVERSATION_ID, conversationId)
-                .param(TOOL_CALL_LISTENERS, [counter, ...(o.listeners ?? [])])
-                .param(MODEL_CALL_LISTENERS, [retries])
+                // The client's own listeners on these params keep firing: a request param replaces the default.
+                .param(TOOL_CALL_LISTENERS, [counter, ...(o.listeners ?? []), ...clientListeners(o.client, TOOL_CALL_LISTENERS)])
+                .param(MODEL_CALL_LISTENERS, [retries, ...clientListeners(o.client, MODEL_CALL_LISTENERS)])
                 // A continuation is the harness talking, not new information: the breaker keeps its evidence.
                 .param(CONTINUATION_TURN, turns > 1)
             );
@@ -377,8 +463,15 @@ export class AgentLoop {
           .chatResponse();
         const response = await Promise.race([call, aborted]);
         inflight = [];
+        answer = undefined;
         messages.push(...response.messages);
         output = response.text;
+        if (response.pendingApprovals !== undefined && response.pendingApprovals.length > 0) {
+          // No continuation: the calls wait for the caller, whose answer resumes the run.
+          pendingApprovals = response.pendingApprovals;
+          const names = [...new Set(pendingApprovals.map((p) => p.toolCall.toolName))].join(', ');
+          return finish('awaiting_approval', `${pendingApprovals.length} tool call(s) wait for approval (${names}): answer them with resume()`);
+        }
         const finished = finishTool === null ? response.toolCalls.length === 0 : calledTool(response.messages, finishTool);
         if (finished) return finish('completed');
         const left = this.maxInvocations - invocations;
@@ -401,33 +494,62 @@ export class AgentLoop {
   }
 }
 
+/** The listeners the client sets on `param` for every request. */
+function clientListeners(client: ChatClient, param: string): unknown[] {
+  const value = client.defaultAdvisorParams.get(param);
+  return Array.isArray(value) ? value : [];
+}
+
+/** Whether the messages call tool `name` — or hold its result: an approved call resumed without a model round. */
 function calledTool(messages: readonly ModelMessage[], name: string): boolean {
-  return messages.some((m) => m.role === 'assistant' && Array.isArray(m.content) && m.content.some((p) => p.type === 'tool-call' && p.toolName === name));
+  return messages.some(
+    (m) =>
+      (m.role === 'assistant' && Array.isArray(m.content) && m.content.some((p) => p.type === 'tool-call' && p.toolName === name)) ||
+      (m.role === 'tool' && m.content.some((p) => p.type === 'tool-result' && p.toolName === name)),
+  );
 }
 
 /**
  * What a turn that did not finish leaves in the transcript: the rounds that
- * happened, and, when the last answer asked for tools, their results — the
- * ones that finished, and an error result for each that did not — so the
+ * happened, and, when the last answer asked for tools, a result for every call
+ * that has none yet — the one it got, an `execution-denied` result when the
+ * caller denied it, or an error result saying why it never finished — so the
  * conversation stays well-formed and can be continued.
  */
 function unfinishedTurn(
+  before: readonly ModelMessage[],
   inflight: readonly ModelMessage[],
   results: ReadonlyMap<string, { output: unknown; isError: boolean }>,
   reason: string,
 ): ModelMessage[] {
-  const last = inflight.at(-1);
-  if (last?.role !== 'assistant' || !Array.isArray(last.content)) return [...inflight];
-  const calls = last.content.filter((p) => p.type === 'tool-call');
-  if (calls.length === 0) return [...inflight];
-  const outcomes = calls.map((c) => {
+  const transcript = [...before, ...inflight];
+  let at = transcript.length - 1;
+  while (at >= 0 && transcript[at]!.role !== 'assistant') at -= 1;
+  const assistant = transcript[at];
+  if (assistant === undefined || !Array.isArray(assistant.content)) return [...inflight];
+  const answered = new Set<string>();
+  const denied = new Map<string, string | undefined>();
+  for (const m of transcript.slice(at + 1)) {
+    if (m.role !== 'tool') continue;
+    for (const p of m.content) {
+      if (p.type === 'tool-result') answered.add(p.toolCallId);
+      else if (p.type === 'tool-approval-response' && !p.approved) denied.set(p.approvalId, p.reason);
+    }
+  }
+  const approvalOf = new Map<string, string>();
+  for (const p of assistant.content) if (p.type === 'tool-approval-request') approvalOf.set(p.toolCallId, p.approvalId);
+  const open = assistant.content.filter((p): p is ToolCallPart => p.type === 'tool-call' && !answered.has(p.toolCallId));
+  if (open.length === 0) return [...inflight];
+  const content: ToolResultPart[] = open.map((c) => {
+    const approvalId = approvalOf.get(c.toolCallId);
+    if (approvalId !== undefined && denied.has(approvalId)) {
+      const why = denied.get(approvalId);
+      return { type: 'tool-result', toolCallId: c.toolCallId, toolName: c.toolName, output: { type: 'execution-denied', ...(why ? { reason: why } : {}) } };
+    }
     const done = results.get(c.toolCallId);
-    return {
-      call: { toolCallId: c.toolCallId, toolName: c.toolName, input: c.input, rawInput: '' },
-      output: done?.output ?? `The call did not finish: ${reason}.`,
-      isError: done?.isError ?? true,
-      returnDirect: false,
-    };
+    const call = { toolCallId: c.toolCallId, toolName: c.toolName, input: c.input, rawInput: '' };
+    const outcome = { call, output: done?.output ?? `The call did not finish: ${reason}.`, isError: done?.isError ?? true, returnDirect: false };
+    return (toolResultMessage([outcome]).content as ToolResultPart[])[0]!;
   });
-  return [...inflight, toolResultMessage(outcomes)];
+  return [...inflight, { role: 'tool', content }];
 }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { GovernorError } from '../errors/governor-error.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { CappedOutput } from './capped-output.ts';
 
 /** Thrown when a command's shell could not be started at all (not when the command fails). */
@@ -35,6 +36,16 @@ export interface RunCommandOptions {
    */
   launcher?: readonly string[];
 }
+
+const RUN_COMMAND_RULES: OptionRules<RunCommandOptions> = {
+  cwd: is.string({ nonEmpty: true }),
+  env: is.recordOf(is.string()),
+  timeoutMs: is.timeMs(),
+  maxOutputBytes: is.integer(2),
+  killGraceMs: is.timeMs(0),
+  signal: is.having('an AbortSignal', 'aborted', 'addEventListener'),
+  launcher: is.arrayOf(is.string({ nonEmpty: true })),
+};
 
 /** What happened to a command. */
 export interface CommandOutcome {
@@ -81,6 +92,11 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
  *   missing `cwd`). A command that fails still resolves, with its exit code.
  */
 export function runCommand(command: string, options: RunCommandOptions): Promise<CommandOutcome> {
+  try {
+    validateOptions('runCommand', options, RUN_COMMAND_RULES, { required: ['cwd', 'env', 'timeoutMs', 'maxOutputBytes'] });
+  } catch (error) {
+    return Promise.reject(error);
+  }
   const { cwd, env, timeoutMs, maxOutputBytes, killGraceMs = 2000, signal, launcher = [] } = options;
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { tool, type Tool } from 'ai';
 import { z } from 'zod';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { runCommand, type CommandOutcome } from './run-command.ts';
 import { withoutSecrets } from './safe-env.ts';
 import { bubblewrapArgs, resolveSandbox, type SandboxMode } from './sandbox.ts';
@@ -74,6 +75,18 @@ export interface ShellToolOptions {
   killGraceMs?: number;
 }
 
+const SHELL_TOOL_RULES: OptionRules<ShellToolOptions> = {
+  workingDirectory: is.string({ nonEmpty: true }),
+  commandTimeoutMs: is.timeMs(),
+  maxOutputBytes: is.integer(2),
+  sandbox: is.oneOf('bubblewrap', 'none', 'auto'),
+  network: is.boolean(),
+  passEnv: is.oneOf('safe', 'all'),
+  env: is.recordOf(is.either('a string or undefined', is.string(), is.oneOf(undefined))),
+  writableRoots: is.arrayOf(is.string({ nonEmpty: true })),
+  killGraceMs: is.timeMs(0),
+};
+
 function positiveInteger(option: string, value: number | undefined, fallback: number, minimum = 1): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < minimum) {
@@ -141,6 +154,7 @@ function describeEnd(outcome: CommandOutcome, timeoutMs: number): string {
  * @throws SandboxUnavailableError at construction for `sandbox: 'bubblewrap'` on a host where bwrap cannot run.
  */
 export function shellTool(options: ShellToolOptions): Tool<{ command: string }, string> {
+  validateOptions('shellTool', options, SHELL_TOOL_RULES, { required: ['workingDirectory'] });
   const workingDirectory = existingDirectory('workingDirectory', options.workingDirectory);
   const timeoutMs = positiveInteger('commandTimeoutMs', options.commandTimeoutMs, 30_000);
   const maxOutputBytes = positiveInteger('maxOutputBytes', options.maxOutputBytes, 10_000, 2);

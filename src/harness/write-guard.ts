@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Where commands may write. All paths absolute. */
 export interface WriteGuardOptions {
@@ -9,6 +10,12 @@ export interface WriteGuardOptions {
   /** Further directories where writes are allowed. */
   writableRoots?: readonly string[];
 }
+
+const WRITE_GUARD_RULES: OptionRules<WriteGuardOptions> = {
+  workingDirectory: is.string({ nonEmpty: true }),
+  homeDirectory: is.string({ nonEmpty: true }),
+  writableRoots: is.arrayOf(is.string({ nonEmpty: true })),
+};
 
 /** The verdict on one command. */
 export type WriteCheck = { allowed: true } | { allowed: false; reason: string };
@@ -28,6 +35,7 @@ export type WriteCheck = { allowed: true } | { allowed: false; reason: string };
  * lexically. For untrusted models, run the agent in a container or VM.
  */
 export function checkCommandWrites(command: string, options: WriteGuardOptions): WriteCheck {
+  validateOptions('checkCommandWrites', options, WRITE_GUARD_RULES, { required: ['workingDirectory', 'homeDirectory'] });
   const guard = new Guard(options);
   const problem = guard.check(command, { cwd: options.workingDirectory, stack: [] }, 0);
   if (problem === undefined) return { allowed: true };

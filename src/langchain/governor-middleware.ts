@@ -6,6 +6,7 @@ import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 import { BREAKER_TAG, blockedResult, DoorSessions, resultText, steeredResult, type DoorSession } from '../breaker/door-session.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link governorMiddleware}. */
 export interface GovernorMiddlewareOptions {
@@ -17,6 +18,8 @@ export interface GovernorMiddlewareOptions {
 }
 
 /** State key holding the per-invocation session id when there is neither a `sessionId` option nor a `thread_id`. */
+const GOVERNOR_MIDDLEWARE_RULES: OptionRules<GovernorMiddlewareOptions> = { sessionId: is.string({ nonEmpty: true }) };
+
 const SESSION_KEY = 'governorSessionId';
 
 interface RunConfigLike {
@@ -61,9 +64,7 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
   if (breaker === null || typeof breaker !== 'object' || typeof breaker.observe !== 'function') {
     throw new InvalidOptionError('breaker', 'must be an AgentBreaker (or have checkModelCall, checkToolCall and observe)');
   }
-  if (options.sessionId !== undefined && (typeof options.sessionId !== 'string' || options.sessionId === '')) {
-    throw new InvalidOptionError('sessionId', 'must be a non-empty string');
-  }
+  validateOptions('governorMiddleware', options, GOVERNOR_MIDDLEWARE_RULES);
   const sessions = new DoorSessions(breaker);
 
   const sessionIdOf = (state: Record<string, unknown>, runtime: RunConfigLike): string => {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { importOptional } from '../errors/missing-dependency-error.ts';
-import type { McpProxyOptions } from './mcp-proxy-options.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
+import type { McpCommandUpstream, McpProxyOptions, McpUrlUpstream } from './mcp-proxy-options.ts';
 import { judgeToolCall } from './tool-call-judge.ts';
 
 const SDK = '@modelcontextprotocol/sdk';
@@ -17,21 +18,32 @@ export interface McpProxy {
   close(): Promise<void>;
 }
 
-function checkOptions(options: McpProxyOptions): void {
-  if (options === null || typeof options !== 'object') throw new InvalidOptionError('options', 'pass { upstream, breaker }');
-  if (typeof options.breaker?.checkToolCall !== 'function') throw new InvalidOptionError('breaker', 'must be an AgentBreaker');
-  const upstream = options.upstream as { command?: unknown; url?: unknown } | undefined;
-  if (upstream === null || typeof upstream !== 'object') throw new InvalidOptionError('upstream', 'pass { command, args } or { url }');
-  if ('url' in upstream) {
-    if (typeof upstream.url !== 'string' || !URL.canParse(upstream.url))
-      throw new InvalidOptionError('upstream.url', 'must be the http(s) URL of a Streamable HTTP MCP server');
-  } else if (typeof upstream.command !== 'string' || upstream.command === '') {
-    throw new InvalidOptionError('upstream.command', 'must name the MCP server program to start');
-  }
-  if (options.sessionId !== undefined && (typeof options.sessionId !== 'string' || options.sessionId === '')) {
-    throw new InvalidOptionError('sessionId', 'must be a non-empty string');
-  }
-}
+const COMMAND_UPSTREAM_RULES: OptionRules<McpCommandUpstream> = {
+  command: is.string({ nonEmpty: true }),
+  args: is.arrayOf(is.string()),
+  env: is.recordOf(is.string()),
+  cwd: is.string({ nonEmpty: true }),
+};
+
+const URL_UPSTREAM_RULES: OptionRules<McpUrlUpstream> = {
+  url: (value, path) => {
+    if (typeof value !== 'string' || !URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
+      throw new InvalidOptionError(path, 'must be the http(s) URL of a Streamable HTTP MCP server');
+    }
+  },
+};
+
+const MCP_PROXY_RULES: OptionRules<McpProxyOptions> = {
+  upstream: (value, path) => {
+    is.object()(value, path);
+    if (Object.hasOwn(value as object, 'url'))
+      validateOptions('an MCP URL upstream', value as McpUrlUpstream, URL_UPSTREAM_RULES, { required: ['url'], prefix: path });
+    else validateOptions('an MCP command upstream', value as McpCommandUpstream, COMMAND_UPSTREAM_RULES, { required: ['command'], prefix: path });
+  },
+  breaker: is.having('an AgentBreaker', 'checkToolCall'),
+  sessionId: is.string({ nonEmpty: true }),
+  downstream: is.having('{ stdin, stdout } streams', 'stdin', 'stdout'),
+};
 
 /**
  * An MCP server that stands in front of another one: it starts (or connects
@@ -47,7 +59,7 @@ function checkOptions(options: McpProxyOptions): void {
  * @throws MissingDependencyError when `@modelcontextprotocol/sdk` is not installed
  */
 export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy> {
-  checkOptions(options);
+  validateOptions('startMcpProxy', options, MCP_PROXY_RULES, { required: ['upstream', 'breaker'] });
   const [{ Client }, { Server }, { StdioServerTransport }, types] = await importOptional(SDK, FEATURE, () =>
     Promise.all([
       import('@modelcontextprotocol/sdk/client/index.js'),

@@ -20,6 +20,7 @@ import {
 import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
 import { BREAKER_TAG, blockedResult, DoorSession, resultText, steeredResult } from '../breaker/door-session.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link breakerForOpenAIAgents}. */
 export interface OpenAIAgentsBreakerOptions {
@@ -75,6 +76,11 @@ export interface OpenAIAgentsBreaker {
   model(model: Model): Model;
 }
 
+const OPENAI_AGENTS_BREAKER_RULES: OptionRules<OpenAIAgentsBreakerOptions> = {
+  sessionId: is.string({ nonEmpty: true }),
+  runConfig: is.object(),
+};
+
 function parseArgs(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -124,9 +130,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
   if (breaker === null || typeof breaker !== 'object' || typeof breaker.observe !== 'function') {
     throw new InvalidOptionError('breaker', 'must be an AgentBreaker (or have checkModelCall, checkToolCall and observe)');
   }
-  if (options.sessionId !== undefined && (typeof options.sessionId !== 'string' || options.sessionId === '')) {
-    throw new InvalidOptionError('sessionId', 'must be a non-empty string');
-  }
+  validateOptions('breakerForOpenAIAgents', options, OPENAI_AGENTS_BREAKER_RULES);
   const current = new AsyncLocalStorage<RunSession>();
   // Outside governed.run (the SDK's own run with governed tools or models) everything is one session.
   const outside = new RunSession(breaker, options.sessionId ?? randomUUID());

@@ -1,4 +1,5 @@
 import type { AgentBreaker } from '../breaker/agent-breaker.ts';
+import { is, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link createModelProxy}. */
 export interface ModelProxyOptions {
@@ -18,3 +19,11 @@ export interface ModelProxyOptions {
   /** The `fetch` used upstream. @default globalThis.fetch */
   readonly fetch?: typeof fetch;
 }
+
+/** One rule per option of {@link ModelProxyOptions}; the URL itself is checked where it is parsed. */
+export const MODEL_PROXY_RULES: OptionRules<ModelProxyOptions> = {
+  upstream: is.string({ nonEmpty: true }),
+  breaker: is.having('an AgentBreaker', 'checkModelCall'),
+  metrics: is.function(),
+  fetch: is.function(),
+};

@@ -2,7 +2,8 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createModelProxy } from './model-proxy.ts';
-import type { ModelProxyOptions } from './model-proxy-options.ts';
+import { MODEL_PROXY_RULES, type ModelProxyOptions } from './model-proxy-options.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link startModelProxy}. */
 export interface ModelProxyServerOptions extends ModelProxyOptions {
@@ -11,6 +12,12 @@ export interface ModelProxyServerOptions extends ModelProxyOptions {
   /** Interface to listen on. @default '127.0.0.1' */
   readonly host?: string;
 }
+
+const MODEL_PROXY_SERVER_RULES: OptionRules<ModelProxyServerOptions> = {
+  ...MODEL_PROXY_RULES,
+  port: is.integer(0, 65_535),
+  host: is.string({ nonEmpty: true }),
+};
 
 /** A listening model proxy. */
 export interface ModelProxyServer extends AsyncDisposable {
@@ -22,10 +29,11 @@ export interface ModelProxyServer extends AsyncDisposable {
 
 /** Serves {@link createModelProxy} over HTTP on Node. */
 export async function startModelProxy(options: ModelProxyServerOptions): Promise<ModelProxyServer> {
-  const app = createModelProxy(options);
-  const host = options.host ?? '127.0.0.1';
+  validateOptions('startModelProxy', options, MODEL_PROXY_SERVER_RULES, { required: ['upstream', 'breaker'] });
+  const { port = 8787, host = '127.0.0.1', ...proxy } = options;
+  const app = createModelProxy(proxy);
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port: options.port ?? 8787, hostname: host }, () => resolve(s as Server));
+    const s = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(s as Server));
     s.once('error', reject);
   });
   const address = server.address() as AddressInfo;

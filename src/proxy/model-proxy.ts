@@ -2,7 +2,8 @@ import { Hono, type Context } from 'hono';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { healthHandler } from '../telemetry/health-handler.ts';
 import { anthropicWire } from './anthropic-wire.ts';
-import type { ModelProxyOptions } from './model-proxy-options.ts';
+import { MODEL_PROXY_RULES, type ModelProxyOptions } from './model-proxy-options.ts';
+import { validateOptions } from '../errors/validate-options.ts';
 import { openaiWire } from './openai-wire.ts';
 import { ProxyJudge, type ProxyStop } from './proxy-judge.ts';
 import { proxySessionId, SESSION_HEADER } from './proxy-session.ts';
@@ -49,6 +50,7 @@ const DECODED_HEADERS = new Set(['content-encoding', 'content-length', 'transfer
  * @throws InvalidOptionError for a missing or malformed upstream URL or breaker
  */
 export function createModelProxy(options: ModelProxyOptions): Hono {
+  validateOptions('createModelProxy', options, MODEL_PROXY_RULES, { required: ['upstream', 'breaker'] });
   const upstream = checkUpstream(options?.upstream);
   if (options.breaker === null || typeof options.breaker?.checkModelCall !== 'function') {
     throw new InvalidOptionError('breaker', 'must be an AgentBreaker');

@@ -1,6 +1,7 @@
 import type { ProviderOptions } from '@ai-sdk/provider-utils';
 import { embedMany, type EmbeddingModel } from 'ai';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { checkEmbeddings, type Embedder } from './embedder.ts';
 
 /** Options of {@link aiSdkEmbedder}. */
@@ -36,6 +37,14 @@ export interface AiSdkEmbedderOptions {
   readonly providerOptions?: ProviderOptions;
 }
 
+const AI_SDK_EMBEDDER_RULES: OptionRules<AiSdkEmbedderOptions> = {
+  dimensions: is.integer(1),
+  requestDimensions: is.integer(1),
+  maxRetries: is.integer(0),
+  maxParallelCalls: is.either('a positive integer or Infinity', is.integer(1), is.oneOf(Number.POSITIVE_INFINITY)),
+  providerOptions: is.recordOf(is.object()),
+};
+
 /**
  * Adapts any AI SDK embedding model (`openai.embedding('text-embedding-3-small')`,
  * an OpenAI-compatible endpoint, a gateway id…) to the {@link Embedder} that
@@ -57,6 +66,7 @@ class AiSdkEmbedder implements Embedder {
     if (model === undefined || model === null) {
       throw new InvalidOptionError('model', 'an AI SDK embedding model (or model id) is required');
     }
+    validateOptions('aiSdkEmbedder', options, AI_SDK_EMBEDDER_RULES);
     checkPositiveInteger('dimensions', options.dimensions);
     checkPositiveInteger('requestDimensions', options.requestDimensions);
     if (options.dimensions !== undefined && options.requestDimensions !== undefined && options.dimensions !== options.requestDimensions) {

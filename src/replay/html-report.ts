@@ -1,4 +1,6 @@
 import { redact } from '../redaction/redact.ts';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { formatCount, type ReplaySummary, type TrippedTrajectory } from './replay-summary.ts';
 import type { ComparedField, ExplainedStep, SideBySide } from './trip-explanation.ts';
 
@@ -9,6 +11,13 @@ export interface HtmlReportOptions {
   /** Creation time printed in the footer. @default new Date() */
   readonly generatedAt?: Date;
 }
+
+const HTML_REPORT_RULES: OptionRules<HtmlReportOptions> = {
+  source: is.string(),
+  generatedAt: (value, path) => {
+    if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw new InvalidOptionError(path, 'must be a valid Date');
+  },
+};
 
 const PALETTE = ['#3867d6', '#eb3b5a', '#20bf6b', '#f7b731', '#8854d0', '#0fb9b1', '#fa8231', '#4b6584'];
 
@@ -166,6 +175,7 @@ function categoryFilter(categories: readonly (readonly [string, number])[]): { c
  * category. Everything taken from the trajectories is escaped and redacted.
  */
 export function renderHtmlReport(summary: ReplaySummary, options: HtmlReportOptions): string {
+  validateOptions('renderHtmlReport', options, HTML_REPORT_RULES, { required: ['source'] });
   const generatedAt = options.generatedAt ?? new Date();
   const categories = [...summary.byCategory];
   const tokensLine =

@@ -148,6 +148,36 @@ describe('governor replay', () => {
     assert.match(unknown.stderr.text, /--fast/);
   });
 
+  test('--max-line-bytes N skips longer lines as malformed and replays the rest', async () => {
+    const short = JSON.stringify(productive);
+    const file = writeFile('long-line.jsonl', `${JSON.stringify(looping)}\n${short}\n`);
+    const out = io();
+    assert.equal(await runReplayCommand([file, '--json', '--max-line-bytes', String(short.length + 1)], out, stub), 0);
+    assert.deepEqual(
+      out.stdout.text
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id),
+      ['fine'],
+    );
+    assert.match(out.stderr.text, new RegExp(`^line 1: line is longer than ${short.length + 1} bytes`, 'm'));
+    const whole = io();
+    assert.equal(await runReplayCommand([file, '--json'], whole, stub), 0);
+    assert.equal(whole.stdout.text.trim().split('\n').length, 2, 'the default reads both lines');
+  });
+
+  test('a --max-line-bytes that is not a positive whole number is a usage error (exit 2)', async () => {
+    for (const bad of ['0', '-5', '1.5', 'lots', '', '99999999999999999999']) {
+      const out = io();
+      assert.equal(await runReplayCommand([corpus, `--max-line-bytes=${bad}`], out, stub), 2, bad);
+      assert.match(out.stderr.text, /--max-line-bytes must be a positive whole number of bytes/);
+      assert.equal(out.stdout.text, '');
+    }
+    const help = io();
+    assert.equal(await runReplayCommand(['--help'], help, stub), 0);
+    assert.match(help.stdout.text, /--max-line-bytes N/);
+  });
+
   test('a --config that is not JSON is a usage error naming the config file', async () => {
     const config = writeFile('bad-config.json', '{ "toolSpiral": ');
     const out = io();

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { formatTripExplanation } from './explain-text.ts';
 import { renderHtmlReport } from './html-report.ts';
-import { isMalformedLine, readTrajectories } from './read-trajectories.ts';
+import { DEFAULT_MAX_LINE_BYTES, isMalformedLine, readTrajectories, type ReadTrajectoriesOptions } from './read-trajectories.ts';
 import { replayTrajectory } from './replay.ts';
 import { formatSummary, ReplaySummaryBuilder } from './replay-summary.ts';
 import { formatTableHeader, formatTableRow } from './replay-table.ts';
@@ -46,7 +46,7 @@ export interface ReplayCommandDependencies {
   readonly progressEvery?: number;
 }
 
-export const REPLAY_USAGE = `Usage: governor replay FILE.jsonl [--json] [--config FILE] [--html FILE] [--explain ID]
+export const REPLAY_USAGE = `Usage: governor replay FILE.jsonl [--json] [--config FILE] [--html FILE] [--explain ID] [--max-line-bytes N]
 
 Replays recorded agent trajectories (JSON Lines) through the AgentBreaker and
 shows where it would have intervened and what that would have saved.
@@ -58,6 +58,9 @@ FILE - reads the trajectories from standard input.
                   tripped run the steps around the trip, the repeated steps
                   side by side and the evidence, filterable by category
   --explain ID    print that drill-down for the one run with this id
+  --max-line-bytes N
+                  longest line read, in bytes; a longer one is reported as
+                  malformed and skipped (default: ${DEFAULT_MAX_LINE_BYTES}, 64 MB)
   -h, --help      show this help
 
 Exit codes: 0 file replayed (malformed lines are reported on stderr and
@@ -74,11 +77,12 @@ interface ParsedArgs {
   config?: string;
   html?: string;
   explain?: string;
+  maxLineBytes?: number;
   help: boolean;
 }
 
 function parse(argv: readonly string[]): ParsedArgs {
-  let values: { json?: boolean; config?: string; html?: string; explain?: string; help?: boolean };
+  let values: { json?: boolean; config?: string; html?: string; explain?: string; 'max-line-bytes'?: string; help?: boolean };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
@@ -90,6 +94,7 @@ function parse(argv: readonly string[]): ParsedArgs {
         config: { type: 'string' },
         html: { type: 'string' },
         explain: { type: 'string' },
+        'max-line-bytes': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -106,7 +111,16 @@ function parse(argv: readonly string[]): ParsedArgs {
     ...(values.config !== undefined ? { config: values.config } : {}),
     ...(values.html !== undefined ? { html: values.html } : {}),
     ...(values.explain !== undefined ? { explain: values.explain } : {}),
+    ...(values['max-line-bytes'] !== undefined ? { maxLineBytes: parseMaxLineBytes(values['max-line-bytes']) } : {}),
   };
+}
+
+function parseMaxLineBytes(text: string): number {
+  const value = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new UsageError(`--max-line-bytes must be a positive whole number of bytes (e.g. ${DEFAULT_MAX_LINE_BYTES} for 64 MB), got "${text}"`);
+  }
+  return value;
 }
 
 async function loadConfig(file: string): Promise<Record<string, unknown>> {
@@ -254,13 +268,14 @@ async function replayCommand(
     return 1;
   }
 
-  if (args.explain !== undefined) return explainOne(args.file, args.explain, options, createBreaker, stdout, stderr);
+  const reading: ReadTrajectoriesOptions = args.maxLineBytes === undefined ? {} : { maxLineBytes: args.maxLineBytes };
+  if (args.explain !== undefined) return explainOne(args.file, args.explain, options, createBreaker, stdout, stderr, reading);
 
   const summary = new ReplaySummaryBuilder();
   let breakerFailures = 0;
   try {
     if (!args.json) await stdout.write(`${formatTableHeader()}\n`);
-    for await (const record of readTrajectories(args.file === STDIN ? stdin : args.file)) {
+    for await (const record of readTrajectories(args.file === STDIN ? stdin : args.file, reading)) {
       if (isMalformedLine(record)) {
         summary.addMalformed();
         await stderr.write(`line ${record.lineNumber}: ${record.error}\n`);
@@ -315,9 +330,10 @@ async function explainOne(
   createBreaker: (options: Record<string, unknown> | undefined) => ReplayableBreaker,
   stdout: Output,
   stderr: Output,
+  reading: ReadTrajectoriesOptions,
 ): Promise<number> {
   try {
-    for await (const record of readTrajectories(file)) {
+    for await (const record of readTrajectories(file, reading)) {
       if (isMalformedLine(record) || record.trajectory.id !== id) continue;
       const result = await replayTrajectory(createBreaker(options), record.trajectory, `replay-${record.lineNumber}`);
       const explanation = explainTrip(record.trajectory, result);

@@ -1,6 +1,7 @@
 import { redact } from '../redaction/redact.ts';
 import type { BreakerHealth } from '../breaker/agent-breaker.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** `UP` when every component is; `DOWN` when any is not (the Spring Boot Actuator vocabulary). */
 export type HealthStatus = 'UP' | 'DOWN';
@@ -47,23 +48,20 @@ export interface HealthReport {
 const DEFAULT_TIMEOUT_MS = 3000;
 const DEFAULT_MAX_LISTED = 20;
 
+const HEALTH_RULES: OptionRules<HealthOptions> = {
+  breakers: is.recordOf((value, path) => {
+    if (typeof (value as Partial<BreakerHealthSource> | null)?.health !== 'function')
+      throw new InvalidOptionError(path, 'must have a health() method (an AgentBreaker)');
+  }),
+  checks: is.recordOf(is.function()),
+  timeoutMs: is.timeMs(),
+  maxListedSessions: is.integer(0),
+};
+
 /** @throws InvalidOptionError naming the bad option */
 export function validateHealthOptions(options: HealthOptions): void {
   if (options === null || typeof options !== 'object') throw new InvalidOptionError('options', 'must be an object with breakers and/or checks');
-  for (const [name, breaker] of Object.entries(options.breakers ?? {})) {
-    if (typeof breaker?.health !== 'function') throw new InvalidOptionError(`breakers.${name}`, 'must have a health() method (an AgentBreaker)');
-  }
-  for (const [name, check] of Object.entries(options.checks ?? {})) {
-    if (typeof check !== 'function') throw new InvalidOptionError(`checks.${name}`, 'must be a function');
-  }
-  const timeout = options.timeoutMs;
-  if (timeout !== undefined && !(Number.isFinite(timeout) && timeout > 0)) {
-    throw new InvalidOptionError('timeoutMs', `must be a positive number of milliseconds, got ${timeout}`);
-  }
-  const max = options.maxListedSessions;
-  if (max !== undefined && !(Number.isInteger(max) && max >= 0)) {
-    throw new InvalidOptionError('maxListedSessions', `must be a non-negative integer, got ${max}`);
-  }
+  validateOptions('health', options, HEALTH_RULES);
 }
 
 function describe(error: unknown): string {

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import type { AdvisorContext } from '../chat/advisor-context.ts';
 import { mergePrices, type PriceTable } from '../model/pricing.ts';
 
@@ -61,23 +62,24 @@ function defaults(): TelemetrySettings {
   return processDefaults;
 }
 
+const TELEMETRY_RULES: OptionRules<TelemetryOptions> = {
+  enabled: is.boolean(),
+  recordContent: is.boolean(),
+  maxContentLength: is.integer(1),
+  // Checked price by price, naming the bad one.
+  prices: (value) => {
+    mergePrices(value as PriceTable);
+  },
+  priceModelId: is.string({ nonEmpty: true }),
+};
+
 /**
  * Checks telemetry options, naming the bad one (`telemetry.maxContentLength`, …).
  * @throws InvalidOptionError
  */
 export function validateTelemetryOptions(options: TelemetryOptions, prefix = 'telemetry'): TelemetryOptions {
   if (options === null || typeof options !== 'object') throw new InvalidOptionError(prefix, 'must be an object');
-  for (const key of ['enabled', 'recordContent'] as const) {
-    if (options[key] !== undefined && typeof options[key] !== 'boolean') throw new InvalidOptionError(`${prefix}.${key}`, 'must be true or false');
-  }
-  const max = options.maxContentLength;
-  if (max !== undefined && (!Number.isInteger(max) || max < 1)) {
-    throw new InvalidOptionError(`${prefix}.maxContentLength`, `must be a positive integer, got ${max}`);
-  }
-  if (options.priceModelId !== undefined && (typeof options.priceModelId !== 'string' || options.priceModelId === '')) {
-    throw new InvalidOptionError(`${prefix}.priceModelId`, 'must be a non-empty model id');
-  }
-  if (options.prices !== undefined) mergePrices(options.prices);
+  validateOptions('telemetry', options, TELEMETRY_RULES, { prefix });
   return options;
 }
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { InvalidOptionError } from '../../errors/governor-error.ts';
+import { is, validateOptions, type OptionRules } from '../../errors/validate-options.ts';
 import { runCommand } from '../run-command.ts';
 import { withoutSecrets } from '../safe-env.ts';
 import type { Judge, JudgeInput, Verdict } from './judge.ts';
@@ -34,6 +35,15 @@ export interface CommandJudgeOptions {
   env?: Record<string, string>;
 }
 
+const COMMAND_JUDGE_RULES: OptionRules<CommandJudgeOptions> = {
+  cwd: is.string({ nonEmpty: true }),
+  timeoutMs: is.timeMs(),
+  name: is.string({ nonEmpty: true }),
+  maxOutputBytes: is.integer(1),
+  passEnv: is.oneOf('safe', 'all'),
+  env: is.recordOf(is.string()),
+};
+
 // What sh reports when the command itself could not be run.
 const NOT_FOUND = 127;
 const NOT_EXECUTABLE = 126;
@@ -56,6 +66,7 @@ function positiveInteger(option: string, value: number | undefined, fallback: nu
  */
 export function commandJudge(command: string, options: CommandJudgeOptions = {}): Judge {
   if (typeof command !== 'string' || command.trim() === '') throw new InvalidOptionError('command', 'must be a non-empty string');
+  validateOptions('commandJudge', options, COMMAND_JUDGE_RULES);
   const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 120_000);
   const maxOutputBytes = positiveInteger('maxOutputBytes', options.maxOutputBytes, 2_000);
   const passEnv = options.passEnv ?? 'safe';

@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidOptionError } from '../../errors/governor-error.ts';
+import { is, validateOptions, type OptionRules } from '../../errors/validate-options.ts';
 import type { Judge, JudgeInput, Verdict } from './judge.ts';
 
 /** Options shared by the file judges. */
@@ -9,8 +10,11 @@ export interface FileJudgeOptions {
   name?: string;
 }
 
-function checkPath(filePath: unknown): string {
+const FILE_JUDGE_RULES: OptionRules<FileJudgeOptions> = { name: is.string({ nonEmpty: true }) };
+
+function checkPath(filePath: unknown, owner: string, options: FileJudgeOptions): string {
   if (typeof filePath !== 'string' || filePath.trim() === '') throw new InvalidOptionError('path', 'must be a non-empty string');
+  validateOptions(owner, options, FILE_JUDGE_RULES);
   return filePath;
 }
 
@@ -31,7 +35,7 @@ const MISSING = new Set(['ENOENT', 'ENOTDIR']);
  * against the input's `workingDirectory`; without one the judge abstains.
  */
 export function fileExistsJudge(filePath: string, options: FileJudgeOptions = {}): Judge {
-  checkPath(filePath);
+  checkPath(filePath, 'fileExistsJudge', options);
   const name = options.name ?? `file exists: ${filePath}`;
   return {
     name,
@@ -55,7 +59,7 @@ export function fileExistsJudge(filePath: string, options: FileJudgeOptions = {}
  * path resolves against the input's `workingDirectory`; without one the judge abstains.
  */
 export function fileContainsJudge(filePath: string, expected: string | RegExp, options: FileJudgeOptions = {}): Judge {
-  checkPath(filePath);
+  checkPath(filePath, 'fileContainsJudge', options);
   if (!(expected instanceof RegExp) && (typeof expected !== 'string' || expected === '')) {
     throw new InvalidOptionError('expected', 'must be a non-empty string or a RegExp');
   }

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../../errors/governor-error.ts';
+import { is, validateOptions, type OptionRules } from '../../errors/validate-options.ts';
 import type { Judge, JudgeInput, Verdict } from './judge.ts';
 
 /** How a {@link Jury} combines the votes (`pass`/`fail` verdicts) of its judges. */
@@ -37,6 +38,14 @@ export interface JuryOptions {
   name?: string;
 }
 
+const JURY_RULES: OptionRules<JuryOptions> = {
+  judges: is.arrayOf(is.having('a judge: { name, judge(input) }', 'name', 'judge')),
+  strategy: is.oneOf(...STRATEGIES),
+  weights: is.recordOf(is.number(0)),
+  threshold: is.number(0, 1),
+  name: is.string({ nonEmpty: true }),
+};
+
 interface Vote {
   name: string;
   score: number;
@@ -58,6 +67,7 @@ export class Jury implements Judge {
 
   /** @throws InvalidOptionError for empty or duplicate judges, an unknown strategy, bad weights or threshold. */
   constructor(options: JuryOptions) {
+    validateOptions('Jury', options, JURY_RULES, { required: ['judges', 'strategy'] });
     const { judges, strategy, weights, threshold } = options;
     if (!Array.isArray(judges) || judges.length === 0) throw new InvalidOptionError('judges', 'must be a non-empty array of judges');
     const names = new Set<string>();

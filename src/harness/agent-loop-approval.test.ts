@@ -1,0 +1,235 @@
+/**
+ * AgentLoop with tools that need the caller's approval, and with listeners the
+ * client registers, over real HTTP against the scripted stand-in model.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { tool, type ModelMessage } from 'ai';
+import { z } from 'zod';
+import {
+  AgentLoop,
+  ChatClient,
+  InvalidOptionError,
+  InvalidToolApprovalError,
+  MODEL_CALL_LISTENERS,
+  TOOL_CALL_LISTENERS,
+  ToolCallingAdvisor,
+  type AgentLoopEvent,
+  type ModelRetryEvent,
+} from '../index.ts';
+import { ScriptedModelServer, scriptedModel, type ChatCompletionMessage, type ScriptedTurn } from '../testing/index.ts';
+
+function tools(ran: string[]) {
+  return {
+    lookup: tool({
+      inputSchema: z.object({ id: z.string() }),
+      execute: async ({ id }) => {
+        ran.push(`lookup ${id}`);
+        return `order ${id}: shipped`;
+      },
+    }),
+    refund: tool({
+      inputSchema: z.object({ id: z.string(), amount: z.number() }),
+      needsApproval: async ({ amount }) => amount > 100,
+      execute: async ({ id, amount }) => {
+        ran.push(`refund ${id} ${amount}`);
+        return `refunded ${amount} on ${id}`;
+      },
+    }),
+    submit: Object.assign(tool({ inputSchema: z.object({ summary: z.string() }), execute: async ({ summary }) => summary }), { returnDirect: true }),
+  };
+}
+
+async function setUp(script: ScriptedTurn[], ran: string[], advisor = new ToolCallingAdvisor()) {
+  const server = await new ScriptedModelServer({ script }).start();
+  const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(advisor).defaultTools(tools(ran)).build();
+  return { server, client };
+}
+
+function toolMessages(sent: readonly ChatCompletionMessage[]): unknown[] {
+  return sent.filter((m) => m.role === 'tool').map((m) => m.content);
+}
+
+/** Every tool call in the transcript has exactly one result after it. */
+function assertWellFormed(messages: readonly ModelMessage[]): void {
+  const calls = messages.flatMap((m) => (m.role === 'assistant' && Array.isArray(m.content) ? m.content.filter((p) => p.type === 'tool-call') : []));
+  const results = messages.flatMap((m) => (m.role === 'tool' ? m.content.filter((p) => p.type === 'tool-result') : []));
+  assert.deepEqual(results.map((r) => r.toolCallId).sort(), calls.map((c) => c.toolCallId).sort());
+}
+
+describe('AgentLoop: tool approval', () => {
+  test('without a finish tool: the run ends awaiting approval, then resume runs the approved call once and completes', async () => {
+    const ran: string[] = [];
+    const { server, client } = await setUp(
+      [
+        {
+          toolCalls: [
+            { name: 'lookup', arguments: { id: 'A1' } },
+            { name: 'refund', arguments: { id: 'A1', amount: 250 } },
+          ],
+        },
+        { text: 'Refund done.' },
+      ],
+      ran,
+    );
+    await using _ = server;
+    const events: AgentLoopEvent[] = [];
+    const loop = new AgentLoop({ client, finishTool: null, conversationId: 'approval-1', onProgress: (e) => events.push(e) });
+
+    const first = await loop.run('Refund order A1');
+    assert.equal(first.status, 'awaiting_approval');
+    assert.match(first.reason ?? '', /1 tool call\(s\) wait for approval \(refund\)/);
+    assert.equal(server.requests.length, 1, 'no second model round while the call waits');
+    assert.deepEqual(ran, ['lookup A1']);
+    assert.equal(first.pendingApprovals.length, 1);
+    assert.deepEqual(first.pendingApprovals[0]!.toolCall.input, { id: 'A1', amount: 250 });
+    assert.equal(
+      events.some((e) => e.type === 'continuation'),
+      false,
+    );
+    const last = first.messages.findLast((m) => m.role === 'assistant');
+    assert.ok(
+      Array.isArray(last?.content) && last.content.some((p) => p.type === 'tool-approval-request' && p.approvalId === first.pendingApprovals[0]!.approvalId),
+    );
+
+    const second = await loop.resume(first, [{ approvalId: first.pendingApprovals[0]!.approvalId, approved: true }]);
+    assert.equal(second.status, 'completed');
+    assert.equal(second.output, 'Refund done.');
+    assert.deepEqual(second.pendingApprovals, []);
+    assert.deepEqual(ran, ['lookup A1', 'refund A1 250'], 'the approved call ran once; lookup did not run again');
+    assert.equal(server.requests.length, 2);
+    const sent = server.requests[1]!.body.messages;
+    assert.deepEqual(toolMessages(sent), ['order A1: shipped', 'refunded 250 on A1']);
+    assert.equal(sent.filter((m) => m.role === 'user').length, 1, 'only the task: no continuation message');
+    assert.equal(second.conversationId, 'approval-1');
+    assert.equal(second.invocations, 2);
+    assert.equal(second.toolCalls, 2);
+    assert.equal(second.turns, 2);
+    assertWellFormed(second.messages);
+  });
+
+  test('with a finish tool: no continuation after the waiting call; a denial reaches the model with its reason', async () => {
+    const ran: string[] = [];
+    const { server, client } = await setUp(
+      [{ toolCalls: [{ name: 'refund', arguments: { id: 'B2', amount: 500 } }] }, { toolCalls: [{ name: 'submit', arguments: { summary: 'no refund' } }] }],
+      ran,
+    );
+    await using _ = server;
+    const events: AgentLoopEvent['type'][] = [];
+    const loop = new AgentLoop({ client, onProgress: (e) => events.push(e.type) });
+
+    const first = await loop.run('Refund B2');
+    assert.equal(first.status, 'awaiting_approval');
+    assert.equal(server.requests.length, 1);
+    assert.deepEqual(events, ['invocation-start', 'invocation-end', 'end']);
+
+    const second = await loop.resume(first, [{ approvalId: first.pendingApprovals[0]!.approvalId, approved: false, reason: 'over the refund limit' }]);
+    assert.equal(second.status, 'completed');
+    assert.equal(second.output, 'no refund');
+    assert.deepEqual(ran, []);
+    const sent = server.requests[1]!.body.messages;
+    assert.equal(toolMessages(sent).length, 1);
+    assert.match(String(toolMessages(sent)[0]), /over the refund limit/);
+    assert.equal(
+      sent.some((m) => m.role === 'user' && /not called `submit`/.test(String(m.content))),
+      false,
+    );
+    assertWellFormed(second.messages);
+  });
+
+  test('an approved finish tool completes the run without another model call', async () => {
+    await using server = await new ScriptedModelServer({ script: [{ toolCalls: [{ name: 'submit', arguments: { summary: 'deployed' } }] }] }).start();
+    const submit = Object.assign(
+      tool({ inputSchema: z.object({ summary: z.string() }), needsApproval: true, execute: async ({ summary }: { summary: string }) => summary }),
+      { returnDirect: true },
+    );
+    const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor()).defaultTools({ submit }).build();
+    const loop = new AgentLoop({ client });
+    const first = await loop.run('Deploy');
+    assert.equal(first.status, 'awaiting_approval');
+    const second = await loop.resume(first, [{ approvalId: first.pendingApprovals[0]!.approvalId, approved: true }]);
+    assert.equal(second.status, 'completed');
+    assert.equal(second.output, 'deployed');
+    assert.equal(server.requests.length, 1);
+    assertWellFormed(second.messages);
+  });
+
+  test('limits span the resumed run: a resume at the invocation limit runs the approved call and keeps the transcript well-formed', async () => {
+    const ran: string[] = [];
+    const { server, client } = await setUp([{ toolCalls: [{ name: 'refund', arguments: { id: 'C3', amount: 900 } }] }, { text: 'never sent' }], ran);
+    await using _ = server;
+    const loop = new AgentLoop({ client, maxInvocations: 1 });
+    const first = await loop.run('Refund C3');
+    assert.equal(first.status, 'awaiting_approval');
+    const second = await loop.resume(first, [{ approvalId: first.pendingApprovals[0]!.approvalId, approved: true }]);
+    assert.equal(second.status, 'invocation_limit');
+    assert.equal(server.requests.length, 1);
+    assert.deepEqual(ran, ['refund C3 900']);
+    assertWellFormed(second.messages);
+  });
+
+  test('resume refuses a result that is not waiting, an unknown approval and an unanswered one, without calling the model', async () => {
+    const ran: string[] = [];
+    const { server, client } = await setUp(
+      [
+        {
+          toolCalls: [
+            { name: 'refund', arguments: { id: 'D4', amount: 200 } },
+            { name: 'refund', arguments: { id: 'D5', amount: 300 } },
+          ],
+        },
+      ],
+      ran,
+    );
+    await using _ = server;
+    const loop = new AgentLoop({ client });
+    const first = await loop.run('Refund D4 and D5');
+    assert.equal(first.pendingApprovals.length, 2);
+    const [a, b] = first.pendingApprovals.map((p) => p.approvalId);
+    await assert.rejects(loop.resume({ ...first, status: 'completed' }, []), InvalidOptionError);
+    await assert.rejects(loop.resume(first, [{ approvalId: 'approval-nope', approved: true }]), InvalidToolApprovalError);
+    await assert.rejects(loop.resume(first, [{ approvalId: a!, approved: true }]), (e: unknown) => InvalidOptionError.isInstance(e) && e.message.includes(b!));
+    assert.equal(server.requests.length, 1);
+    assert.deepEqual(ran, []);
+  });
+
+  test('an approve(call, ctx) policy on the advisor decides without suspending the run', async () => {
+    const ran: string[] = [];
+    const advisor = new ToolCallingAdvisor({ approve: (call) => (call.toolName === 'lookup' ? { approved: false, reason: 'no lookups today' } : true) });
+    const { server, client } = await setUp([{ toolCalls: [{ name: 'lookup', arguments: { id: 'E5' } }] }, { text: 'Could not look it up.' }], ran, advisor);
+    await using _ = server;
+    const result = await new AgentLoop({ client, finishTool: null }).run('Look up E5');
+    assert.equal(result.status, 'completed');
+    assert.deepEqual(result.pendingApprovals, []);
+    assert.deepEqual(ran, []);
+    assert.match(String(toolMessages(server.requests[1]!.body.messages)[0]), /denied by the approver: no lookups today/);
+  });
+});
+
+describe('AgentLoop: listeners the client registers', () => {
+  test("the client's MODEL_CALL_LISTENERS and TOOL_CALL_LISTENERS fire next to the run's own", async () => {
+    await using server = await new ScriptedModelServer({
+      script: [{ error: { status: 503, retryAfterMs: 1 } }, { toolCalls: [{ name: 'lookup', arguments: { id: 'F6' } }] }, { text: 'Shipped.' }],
+    }).start();
+    const retries: ModelRetryEvent[] = [];
+    const toolEnds: string[] = [];
+    const client = ChatClient.builder(scriptedModel(server))
+      .defaultAdvisors(new ToolCallingAdvisor())
+      .defaultTools(tools([]))
+      .defaultAdvisorParams({
+        [MODEL_CALL_LISTENERS]: [{ onRetry: (e: ModelRetryEvent) => retries.push(e) }],
+        [TOOL_CALL_LISTENERS]: [{ onToolCallEnd: (e: { toolName: string }) => toolEnds.push(e.toolName) }],
+      })
+      .build();
+    const events: AgentLoopEvent[] = [];
+    const result = await new AgentLoop({ client, finishTool: null, onProgress: (e) => events.push(e) }).run('Where is F6?');
+    assert.equal(result.status, 'completed');
+    assert.deepEqual(
+      retries.map((e) => [e.attempt, e.statusCode]),
+      [[1, 503]],
+    );
+    assert.equal(events.filter((e) => e.type === 'retry').length, 1, "the run's own retry listener fired too");
+    assert.deepEqual(toolEnds, ['lookup']);
+    assert.equal(result.toolCalls, 1, "the run's own tool listener fired too");
+  });
+});
