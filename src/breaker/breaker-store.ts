@@ -1,5 +1,6 @@
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
 import type { BreakerSessionState } from './breaker-state.ts';
+import type { ResultDigest, ToolProposal } from './detectors/tool-record.ts';
 import type { Outcome } from './session-logic.ts';
 
 export type { BreakerSessionState } from './breaker-state.ts';
@@ -8,10 +9,14 @@ export type { BreakerSessionState } from './breaker-state.ts';
  * One operation on a session, as the breaker judged it: enough to judge it
  * again the same way on any replica. `at` is the judging clock (epoch ms), so
  * replaying an operation gives the same result wherever and whenever it runs.
+ *
+ * A digested operation (see {@link SessionReducer.digest}) carries the tool
+ * call's proposal `p` (and the result's digest `d`) in place of its raw
+ * arguments and result, which are then null.
  */
 export type SessionOp =
-  | { readonly k: 'observe'; readonly at: number; readonly event: BreakerEvent; readonly surfaced?: true }
-  | { readonly k: 'tool'; readonly at: number; readonly call: ProposedToolCall }
+  | { readonly k: 'observe'; readonly at: number; readonly event: BreakerEvent; readonly surfaced?: true; readonly p?: ToolProposal; readonly d?: ResultDigest }
+  | { readonly k: 'tool'; readonly at: number; readonly call: ProposedToolCall; readonly p?: ToolProposal }
   | { readonly k: 'model'; readonly at: number }
   | { readonly k: 'reset'; readonly at: number; readonly evidence?: true };
 
@@ -25,6 +30,13 @@ export interface SessionReducer {
   initial(at: number): BreakerSessionState;
   /** Judges `op` against `state`; `outcome.next` is null when nothing changed. */
   apply(state: BreakerSessionState, op: SessionOp): Outcome;
+  /**
+   * The operation as a store that keeps operations (a log) should keep it:
+   * judged the same, but holding no raw tool arguments or results, and no
+   * text a secret redaction would change. A store that keeps it must judge
+   * this form, not the original, so that every writer judges the same thing.
+   */
+  digest?(op: SessionOp): SessionOp;
   /** What a store must not forget about the session yet (see {@link SessionRetention}). */
   retention(state: BreakerSessionState): SessionRetention;
 }

@@ -12,7 +12,7 @@ import { judgeRetrieval } from './detectors/rag-fixation.ts';
 import { judgeText, noteUserTurn } from './detectors/text-repetition.ts';
 import { advanceTokenDrift } from './detectors/token-drift.ts';
 import { detectToolSpiral } from './detectors/tool-spiral.ts';
-import { recordToolCall, type ToolProposal } from './detectors/tool-record.ts';
+import { digestResult, recordToolCall, type ResultDigest, type ToolProposal } from './detectors/tool-record.ts';
 import { isInformativeUserTurn } from './detectors/user-turn.ts';
 
 /** An event for listeners, before the engine adds session id and time. */
@@ -93,7 +93,7 @@ export class SessionLogic {
    * @param surfaced whether the caller throws a stop it is given (the breaker's
    * own advisor does); otherwise the stop waits, as the category's stop, for the next gate.
    */
-  observe(state: BreakerSessionState, event: BreakerEvent, proposal: ToolProposal | null, now: number, surfaced = false): Outcome {
+  observe(state: BreakerSessionState, event: BreakerEvent, proposal: ToolProposal | null, now: number, surfaced = false, result?: ResultDigest): Outcome {
     const step = this.settle(state, now);
     const seq = step.state.seq + 1;
     const counters = bump(step.state.counters, event.kind);
@@ -114,7 +114,7 @@ export class SessionLogic {
         detection = this.#observeModel(step, event, seq);
         break;
       case 'tool_call':
-        detection = this.#observeToolCall(step, event, proposal!, seq);
+        detection = this.#observeToolCall(step, event, proposal!, seq, result);
         break;
       case 'retrieval': {
         const judged = judgeRetrieval(step.state, event, seq, this.ctx);
@@ -178,11 +178,12 @@ export class SessionLogic {
     return budget.detection ?? drift.detection ?? text.detection;
   }
 
-  #observeToolCall(step: Step, event: ToolCallEvent, proposal: ToolProposal, seq: number): Detection | null {
+  /** @param result the result's digest when the event's result was replaced by it (see BreakerReducer.digest). */
+  #observeToolCall(step: Step, event: ToolCallEvent, proposal: ToolProposal, seq: number, result?: ResultDigest): Detection | null {
     if (this.ctx.isSubAgent(event.tool)) return this.#observeDelegation(step, event.tool, event.args, event.result, seq);
     // Judged as the check would have judged it, for callers that only observe.
     const detection = this.#detectProposal(step.state, proposal, event.args);
-    step.state = { ...step.state, ...recordToolCall(step.state, seq, proposal, event, this.ctx) };
+    step.state = { ...step.state, ...recordToolCall(step.state, seq, proposal, result ?? digestResult(event), this.ctx) };
     return detection;
   }
 

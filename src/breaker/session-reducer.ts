@@ -1,7 +1,8 @@
-import type { ProposedToolCall } from './breaker-event.ts';
+import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
 import { initialState, type BreakerSessionState } from './breaker-state.ts';
 import type { SessionOp, SessionReducer, SessionRetention } from './breaker-store.ts';
-import type { ToolProposal } from './detectors/tool-record.ts';
+import { digestResult, type ToolProposal } from './detectors/tool-record.ts';
+import { redact, redactValue } from '../redaction/redact.ts';
 import type { Outcome, SessionLogic } from './session-logic.ts';
 
 /**
@@ -26,17 +27,45 @@ export class BreakerReducer implements SessionReducer {
     switch (op.k) {
       case 'observe': {
         const event = op.event;
-        const proposal = event.kind === 'tool_call' ? this.#proposal(event.tool, event.args) : null;
-        return this.#logic.observe(state, event, proposal, op.at, op.surfaced === true);
+        const proposal = event.kind === 'tool_call' ? (op.p ?? this.#proposal(event.tool, event.args)) : null;
+        return this.#logic.observe(state, event, proposal, op.at, op.surfaced === true, op.d);
       }
       case 'tool': {
         const call: ProposedToolCall = op.call;
-        return this.#logic.checkToolCall(state, this.#proposal(call.tool, call.args), call.args, op.at);
+        return this.#logic.checkToolCall(state, op.p ?? this.#proposal(call.tool, call.args), call.args, op.at);
       }
       case 'model':
         return this.#logic.checkModelCall(state, op.at);
       case 'reset':
         return this.#logic.reset(state, op.at, op.evidence === true);
+    }
+  }
+
+  /**
+   * A tool call keeps its fingerprint and result digest instead of its
+   * arguments and result: that is all the tool detectors read. What the
+   * detectors read as text (model replies, user turns, queries, retrieved
+   * passages, sub-agent tasks and answers) is kept redacted.
+   */
+  digest(op: SessionOp): SessionOp {
+    const subAgent = (tool: string) => this.#logic.ctx.isSubAgent(tool);
+    switch (op.k) {
+      case 'tool': {
+        const { tool, args } = op.call;
+        if (op.p !== undefined) return op;
+        if (subAgent(tool)) return { ...op, call: { tool, args: redactValue(args) } };
+        return { k: 'tool', at: op.at, call: { tool, args: null }, p: this.#proposal(tool, args) };
+      }
+      case 'observe': {
+        const event = op.event;
+        if (op.p !== undefined) return op;
+        if (event.kind === 'tool_call' && !subAgent(event.tool)) {
+          return { ...op, event: { ...event, args: null, result: null }, p: this.#proposal(event.tool, event.args), d: digestResult(event) };
+        }
+        return { ...op, event: redactEvent(event) };
+      }
+      default:
+        return op;
     }
   }
 
@@ -46,5 +75,20 @@ export class BreakerReducer implements SessionReducer {
       pinned: state.status !== 'CLOSED' || state.budget.phase > 0,
       until: state.status === 'OPEN' && state.openedAt !== null ? state.openedAt + cooldownMs : 0,
     };
+  }
+}
+
+function redactEvent(event: BreakerEvent): BreakerEvent {
+  switch (event.kind) {
+    case 'model':
+      return { ...event, text: typeof event.text === 'string' ? redact(event.text) : event.text };
+    case 'user':
+      return { ...event, text: redact(event.text) };
+    case 'retrieval':
+      return { ...event, query: redact(event.query), ...(event.results === undefined ? {} : { results: event.results.map(redact) }) };
+    case 'delegation':
+      return { ...event, input: redact(event.input), output: redact(event.output) };
+    case 'tool_call':
+      return { ...event, args: redactValue(event.args), result: typeof event.result === 'string' ? redact(event.result) : event.result };
   }
 }
