@@ -2,7 +2,7 @@ import { clip, LIMITS, pushBounded, type BreakerSessionState, type DelegationRec
 import { hashSequence } from '../similarity/hash.ts';
 import { isTransientError, looksLikeError } from '../similarity/result-hash.ts';
 import { textIdentity } from '../similarity/text-identity.ts';
-import { sketchHashes, sketchJaccard, sketchOverlap, type TokenSketch } from '../similarity/token-sketch.ts';
+import { packSketch, sketchHashes, sketchJaccard, sketchOverlap, type PackedSketch } from '../similarity/token-sketch.ts';
 import { tokenHashes } from '../similarity/tokenize.ts';
 import { stemHashes } from '../similarity/word-stems.ts';
 import { round2, type Detection, type DetectorContext } from './detection.ts';
@@ -57,7 +57,7 @@ function collectValues(value: unknown, out: string[], depth: number, budget: { l
 
 /** What a task is compared by: the sketch of its word stems and what it names exactly. */
 interface TaskPrint {
-  readonly sketch: TokenSketch;
+  readonly sketch: PackedSketch;
   readonly identity: number;
 }
 
@@ -75,7 +75,7 @@ function taskPrint(input: unknown): TaskPrint {
   }
   const text = taskText(input);
   if (lastTask?.text !== text) {
-    lastTask = { input, text, print: { sketch: sketchHashes(stemHashes(text, 4096, true)), identity: textIdentity(text) } };
+    lastTask = { input, text, print: { sketch: packSketch(sketchHashes(stemHashes(text, 4096, true))), identity: textIdentity(text) } };
   } else lastTask = { ...lastTask, input };
   return lastTask.print;
 }
@@ -181,7 +181,7 @@ export function judgeDelegation(
     s: seq,
     g: agent,
     i: task.sketch,
-    o: sketchHashes(answerTokens),
+    o: packSketch(sketchHashes(answerTokens)),
     n: answerTokens.length,
     k: task.identity,
     ...(isOutage(output) ? { e: 2 as const } : {}),
