@@ -213,8 +213,12 @@ export function initialState(now: number): BreakerSessionState {
 
 /** `list` with `item` appended, keeping at most `max` (the newest). */
 export function pushBounded<T>(list: readonly T[], item: T, max: number): T[] {
-  const out = list.length >= max ? list.slice(list.length - max + 1) : list.slice();
-  out.push(item);
+  // Sized exactly: pushing onto a copy would leave the growth slack of a
+  // backing store that is half again as large in every retained list.
+  const from = list.length >= max ? list.length - max + 1 : 0;
+  const out = new Array<T>(list.length - from + 1);
+  for (let i = from; i < list.length; i++) out[i - from] = list[i]!;
+  out[out.length - 1] = item;
   return out;
 }
 

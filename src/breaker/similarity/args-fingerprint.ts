@@ -94,7 +94,8 @@ export class ArgsFingerprinter {
       fields.push([OVERFLOW, 't', packSketch(sketchHashes(scanText(clipped, true).tokens, this.sketchSize))]);
     }
     fields.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    return { h: exact.digest(), f: fields };
+    // A copy is sized exactly (the pushed array keeps growth slack), as it is kept for the session.
+    return { h: exact.digest(), f: fields.slice() };
   }
 
   private parse(args: unknown): unknown {
