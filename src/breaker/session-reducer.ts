@@ -81,14 +81,19 @@ export class BreakerReducer implements SessionReducer {
 function redactEvent(event: BreakerEvent): BreakerEvent {
   switch (event.kind) {
     case 'model':
-      return { ...event, text: typeof event.text === 'string' ? redact(event.text) : event.text };
+      return { ...event, text: redactText(event.text) };
     case 'user':
-      return { ...event, text: redact(event.text) };
+      return { ...event, text: redactText(event.text) };
     case 'retrieval':
-      return { ...event, query: redact(event.query), ...(event.results === undefined ? {} : { results: event.results.map(redact) }) };
+      return { ...event, query: redactText(event.query), ...(Array.isArray(event.results) ? { results: event.results.map(redactText) } : {}) };
     case 'delegation':
-      return { ...event, input: redact(event.input), output: redact(event.output) };
+      return { ...event, input: redactText(event.input), output: redactText(event.output) };
     case 'tool_call':
-      return { ...event, args: redactValue(event.args), result: typeof event.result === 'string' ? redact(event.result) : event.result };
+      return { ...event, args: redactValue(event.args), result: redactText(event.result) };
   }
+}
+
+/** Events come from callers as well as from this library: anything that is not text is left for the detectors to refuse as before. */
+function redactText<T>(value: T): T {
+  return (typeof value === 'string' ? redact(value) : value) as T;
 }
