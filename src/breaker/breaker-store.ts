@@ -1,5 +1,6 @@
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
 import type { BreakerSessionState } from './breaker-state.ts';
+import type { AnswerPrint, TaskPrint } from './detectors/delegation-loop.ts';
 import type { ResultDigest, ToolProposal } from './detectors/tool-record.ts';
 import type { Outcome } from './session-logic.ts';
 
@@ -10,13 +11,23 @@ export type { BreakerSessionState } from './breaker-state.ts';
  * again the same way on any replica. `at` is the judging clock (epoch ms), so
  * replaying an operation gives the same result wherever and whenever it runs.
  *
- * A digested operation (see {@link SessionReducer.digest}) carries the tool
- * call's proposal `p` (and the result's digest `d`) in place of its raw
- * arguments and result, which are then null.
+ * A digested operation (see {@link SessionReducer.digest}) carries prints in
+ * place of raw payloads, which are then null or empty: a tool call's
+ * proposal `p` and its result's digest `d`; a sub-agent call's task print
+ * `t` and answer print `a`.
  */
 export type SessionOp =
-  | { readonly k: 'observe'; readonly at: number; readonly event: BreakerEvent; readonly surfaced?: true; readonly p?: ToolProposal; readonly d?: ResultDigest }
-  | { readonly k: 'tool'; readonly at: number; readonly call: ProposedToolCall; readonly p?: ToolProposal }
+  | {
+      readonly k: 'observe';
+      readonly at: number;
+      readonly event: BreakerEvent;
+      readonly surfaced?: true;
+      readonly p?: ToolProposal;
+      readonly d?: ResultDigest;
+      readonly t?: TaskPrint;
+      readonly a?: AnswerPrint;
+    }
+  | { readonly k: 'tool'; readonly at: number; readonly call: ProposedToolCall; readonly p?: ToolProposal; readonly t?: TaskPrint }
   | { readonly k: 'model'; readonly at: number }
   | { readonly k: 'reset'; readonly at: number; readonly evidence?: true };
 
@@ -32,8 +43,8 @@ export interface SessionReducer {
   apply(state: BreakerSessionState, op: SessionOp): Outcome;
   /**
    * The operation as a store that keeps operations (a log) should keep it:
-   * judged the same, but holding no raw tool arguments or results, and no
-   * text a secret redaction would change. A store that keeps it must judge
+   * judged the same, but holding no raw tool arguments or results, no
+   * sub-agent task or answer, and no text a secret redaction would change. A store that keeps it must judge
    * this form, not the original, so that every writer judges the same thing.
    */
   digest?(op: SessionOp): SessionOp;

@@ -1,8 +1,9 @@
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
 import { initialState, type BreakerSessionState } from './breaker-state.ts';
 import type { SessionOp, SessionReducer, SessionRetention } from './breaker-store.ts';
+import { answerPrint, taskPrint } from './detectors/delegation-loop.ts';
 import { digestResult, type ToolProposal } from './detectors/tool-record.ts';
-import { redact, redactValue } from '../redaction/redact.ts';
+import { redact } from '../redaction/redact.ts';
 import type { Outcome, SessionLogic } from './session-logic.ts';
 
 /**
@@ -28,11 +29,11 @@ export class BreakerReducer implements SessionReducer {
       case 'observe': {
         const event = op.event;
         const proposal = event.kind === 'tool_call' ? (op.p ?? this.#proposal(event.tool, event.args)) : null;
-        return this.#logic.observe(state, event, proposal, op.at, op.surfaced === true, op.d);
+        return this.#logic.observe(state, event, proposal, op.at, op.surfaced === true, op);
       }
       case 'tool': {
         const call: ProposedToolCall = op.call;
-        return this.#logic.checkToolCall(state, op.p ?? this.#proposal(call.tool, call.args), call.args, op.at);
+        return this.#logic.checkToolCall(state, op.p ?? this.#proposal(call.tool, call.args), call.args, op.at, op.t);
       }
       case 'model':
         return this.#logic.checkModelCall(state, op.at);
@@ -43,9 +44,10 @@ export class BreakerReducer implements SessionReducer {
 
   /**
    * A tool call keeps its fingerprint and result digest instead of its
-   * arguments and result: that is all the tool detectors read. What the
-   * detectors read as text (model replies, user turns, queries, retrieved
-   * passages, sub-agent tasks and answers) is kept redacted.
+   * arguments and result, a sub-agent call the prints of its task and
+   * answer: that is all their detectors read. What the detectors read as
+   * text (model replies, user turns, queries, retrieved passages) is kept
+   * redacted.
    */
   digest(op: SessionOp): SessionOp {
     const subAgent = (tool: string) => this.#logic.ctx.isSubAgent(tool);
@@ -53,15 +55,17 @@ export class BreakerReducer implements SessionReducer {
       case 'tool': {
         const { tool, args } = op.call;
         if (op.p !== undefined) return op;
-        if (subAgent(tool)) return { ...op, call: { tool, args: redactValue(args) } };
-        return { k: 'tool', at: op.at, call: { tool, args: null }, p: this.#proposal(tool, args) };
+        const digested = { k: 'tool', at: op.at, call: { tool, args: null }, p: this.#proposal(tool, args) } as const;
+        return subAgent(tool) ? { ...digested, t: taskPrint(args) } : digested;
       }
       case 'observe': {
         const event = op.event;
-        if (op.p !== undefined) return op;
-        if (event.kind === 'tool_call' && !subAgent(event.tool)) {
-          return { ...op, event: { ...event, args: null, result: null }, p: this.#proposal(event.tool, event.args), d: digestResult(event) };
+        if (op.p !== undefined || op.t !== undefined) return op;
+        if (event.kind === 'tool_call') {
+          const digested = { ...op, event: { ...event, args: null, result: null }, p: this.#proposal(event.tool, event.args) };
+          return subAgent(event.tool) ? { ...digested, t: taskPrint(event.args), a: answerPrint(event.result) } : { ...digested, d: digestResult(event) };
         }
+        if (event.kind === 'delegation') return { ...op, event: { ...event, input: '', output: '' }, t: taskPrint(event.input), a: answerPrint(event.output) };
         return { ...op, event: redactEvent(event) };
       }
       default:
@@ -86,10 +90,8 @@ function redactEvent(event: BreakerEvent): BreakerEvent {
       return { ...event, text: redactText(event.text) };
     case 'retrieval':
       return { ...event, query: redactText(event.query), ...(Array.isArray(event.results) ? { results: event.results.map(redactText) } : {}) };
-    case 'delegation':
-      return { ...event, input: redactText(event.input), output: redactText(event.output) };
-    case 'tool_call':
-      return { ...event, args: redactValue(event.args), result: redactText(event.result) };
+    default:
+      return event;
   }
 }
 
