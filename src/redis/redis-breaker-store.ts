@@ -281,9 +281,10 @@ const REDIS_BREAKER_STORE_OPTION_RULES: OptionRules<RedisBreakerStoreOptions> = 
  *
  * The log holds each operation in its digested form (see
  * `SessionReducer.digest`): a tool call's argument fingerprint and result
- * hash instead of its arguments and result, and redacted text where the
- * detectors read text (model replies, user turns, queries, passages,
- * sub-agent tasks and answers). The snapshot holds hashes and sketches only. Without AOF or RDB persistence a Redis
+ * hash instead of its arguments and result, a sub-agent call's task and
+ * answer sketches instead of their text, and redacted text where the
+ * detectors read text (model replies, user turns, queries, passages). The
+ * snapshot holds hashes and sketches only. Without AOF or RDB persistence a Redis
  * restart forgets every session: open breakers close and spent budgets
  * reset. A process that still knows a forgotten session restores it on its
  * next write and counts it (`status().sessionsLost`); `status().restarted`
