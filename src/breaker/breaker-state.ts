@@ -1,6 +1,6 @@
 import type { BreakerCategory, BreakerEvidence, BreakerStatus } from './breaker-decision.ts';
 import type { ArgsFingerprint } from './similarity/args-fingerprint.ts';
-import type { TokenSketch } from './similarity/token-sketch.ts';
+import type { AnySketch } from './similarity/token-sketch.ts';
 
 /**
  * One executed tool call as evidence: fingerprints and hashes only, never the
@@ -21,11 +21,16 @@ export interface ToolRecord {
   readonly p: number;
 }
 
+/*
+ * Sketches are stored packed (see PackedSketch); states stored by older
+ * versions hold them as number arrays, which every comparison still takes.
+ */
+
 /** One substantive model text. */
 export interface TextRecord {
   readonly s: number;
   /** Sketch of the prose (code blocks, tables and list items stripped). */
-  readonly k: TokenSketch;
+  readonly k: AnySketch;
   /** Hash of the structured part's token sequence (code blocks, tables, lists); absent when there is none. */
   readonly c?: number;
   /** 1 when a user turn before this reply brought new information: repetition evidence restarts here. */
@@ -56,7 +61,7 @@ export interface UserTurnsState {
 export interface RetrievalRecord {
   readonly s: number;
   /** Sketch of the query's word stems. */
-  readonly q: TokenSketch;
+  readonly q: AnySketch;
   /** Hash of the retrieved set (see passageSetHash); null when the results were not reported, 0 when nothing was retrieved. */
   readonly r: number | null;
   /** Identity of the query (see textIdentity): 0 or absent when it names nothing exactly. */
@@ -71,9 +76,9 @@ export interface DelegationRecord {
   /** Agent name (shortened). */
   readonly g: string;
   /** Sketch of the task's word stems. */
-  readonly i: TokenSketch;
+  readonly i: AnySketch;
   /** Answer sketch. */
-  readonly o: TokenSketch;
+  readonly o: AnySketch;
   /** Answer token count. */
   readonly n: number;
   /** Identity of the task (see textIdentity): 0 or absent when it names nothing exactly. */
@@ -208,8 +213,12 @@ export function initialState(now: number): BreakerSessionState {
 
 /** `list` with `item` appended, keeping at most `max` (the newest). */
 export function pushBounded<T>(list: readonly T[], item: T, max: number): T[] {
-  const out = list.length >= max ? list.slice(list.length - max + 1) : list.slice();
-  out.push(item);
+  // Sized exactly: pushing onto a copy would leave the growth slack of a
+  // backing store that is half again as large in every retained list.
+  const from = list.length >= max ? list.length - max + 1 : 0;
+  const out = new Array<T>(list.length - from + 1);
+  for (let i = from; i < list.length; i++) out[i - from] = list[i]!;
+  out[out.length - 1] = item;
   return out;
 }
 

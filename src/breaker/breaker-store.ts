@@ -1,5 +1,7 @@
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
 import type { BreakerSessionState } from './breaker-state.ts';
+import type { AnswerPrint, TaskPrint } from './detectors/delegation-loop.ts';
+import type { ResultDigest, ToolProposal } from './detectors/tool-record.ts';
 import type { Outcome } from './session-logic.ts';
 
 export type { BreakerSessionState } from './breaker-state.ts';
@@ -8,10 +10,24 @@ export type { BreakerSessionState } from './breaker-state.ts';
  * One operation on a session, as the breaker judged it: enough to judge it
  * again the same way on any replica. `at` is the judging clock (epoch ms), so
  * replaying an operation gives the same result wherever and whenever it runs.
+ *
+ * A digested operation (see {@link SessionReducer.digest}) carries prints in
+ * place of raw payloads, which are then null or empty: a tool call's
+ * proposal `p` and its result's digest `d`; a sub-agent call's task print
+ * `t` and answer print `a`.
  */
 export type SessionOp =
-  | { readonly k: 'observe'; readonly at: number; readonly event: BreakerEvent; readonly surfaced?: true }
-  | { readonly k: 'tool'; readonly at: number; readonly call: ProposedToolCall }
+  | {
+      readonly k: 'observe';
+      readonly at: number;
+      readonly event: BreakerEvent;
+      readonly surfaced?: true;
+      readonly p?: ToolProposal;
+      readonly d?: ResultDigest;
+      readonly t?: TaskPrint;
+      readonly a?: AnswerPrint;
+    }
+  | { readonly k: 'tool'; readonly at: number; readonly call: ProposedToolCall; readonly p?: ToolProposal; readonly t?: TaskPrint }
   | { readonly k: 'model'; readonly at: number }
   | { readonly k: 'reset'; readonly at: number; readonly evidence?: true };
 
@@ -25,6 +41,13 @@ export interface SessionReducer {
   initial(at: number): BreakerSessionState;
   /** Judges `op` against `state`; `outcome.next` is null when nothing changed. */
   apply(state: BreakerSessionState, op: SessionOp): Outcome;
+  /**
+   * The operation as a store that keeps operations (a log) should keep it:
+   * judged the same, but holding no raw tool arguments or results, no
+   * sub-agent task or answer, and no text a secret redaction would change. A store that keeps it must judge
+   * this form, not the original, so that every writer judges the same thing.
+   */
+  digest?(op: SessionOp): SessionOp;
   /** What a store must not forget about the session yet (see {@link SessionRetention}). */
   retention(state: BreakerSessionState): SessionRetention;
 }

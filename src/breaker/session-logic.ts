@@ -5,18 +5,29 @@ import { breakerMessage } from './breaker-messages.ts';
 import { clip, initialState, LIMITS, pushBounded, type BreakerCounters, type BreakerSessionState } from './breaker-state.ts';
 import { advanceBudget, budgetEvidence, stopDetection } from './detectors/budget.ts';
 import { detectCycle } from './detectors/cycle.ts';
-import { detectReask, judgeDelegation } from './detectors/delegation-loop.ts';
+import { detectReask, judgeDelegation, type AnswerPrint, type TaskPrint } from './detectors/delegation-loop.ts';
 import type { Detection, DetectorContext } from './detectors/detection.ts';
 import { detectErrorLoop } from './detectors/error-loop.ts';
 import { judgeRetrieval } from './detectors/rag-fixation.ts';
 import { judgeText, noteUserTurn } from './detectors/text-repetition.ts';
 import { advanceTokenDrift } from './detectors/token-drift.ts';
 import { detectToolSpiral } from './detectors/tool-spiral.ts';
-import { recordToolCall, type ToolProposal } from './detectors/tool-record.ts';
+import { digestResult, recordToolCall, type ResultDigest, type ToolProposal } from './detectors/tool-record.ts';
 import { isInformativeUserTurn } from './detectors/user-turn.ts';
 
 /** An event for listeners, before the engine adds session id and time. */
 type PendingEvent = Omit<BreakerEventRecord, 'sessionId' | 'at'>;
+
+/**
+ * What a digested operation carries in place of raw payloads (see
+ * BreakerReducer.digest): a tool result's digest, a sub-agent task's and
+ * answer's prints.
+ */
+export interface EventPrints {
+  readonly d?: ResultDigest;
+  readonly t?: TaskPrint;
+  readonly a?: AnswerPrint;
+}
 
 /** The result of judging one operation on one session's state. */
 export interface Outcome {
@@ -69,7 +80,7 @@ export class SessionLogic {
     return this.#done(step, step.state.status === 'HALF_OPEN' ? { action: 'allow', probe: true } : ALLOW);
   }
 
-  checkToolCall(state: BreakerSessionState, proposal: ToolProposal, args: unknown, now: number): Outcome {
+  checkToolCall(state: BreakerSessionState, proposal: ToolProposal, args: unknown, now: number, task?: TaskPrint): Outcome {
     const step = this.settle(state, now);
     if (step.state.status === 'OPEN') return this.#done(step, this.#openDecision(step));
     if (this.ctx.options.budget.enabled && step.state.budget.phase > 0) {
@@ -84,7 +95,7 @@ export class SessionLogic {
       step.events.push({ type: 'escalation', category: 'budget', action: 'block', message: decision.message, evidence });
       return this.#done(step, decision);
     }
-    const detection = this.#detectProposal(step.state, proposal, args);
+    const detection = this.#detectProposal(step.state, proposal, args, task);
     if (detection !== null) this.#escalate(step, detection, now);
     return this.#done(step);
   }
@@ -93,7 +104,7 @@ export class SessionLogic {
    * @param surfaced whether the caller throws a stop it is given (the breaker's
    * own advisor does); otherwise the stop waits, as the category's stop, for the next gate.
    */
-  observe(state: BreakerSessionState, event: BreakerEvent, proposal: ToolProposal | null, now: number, surfaced = false): Outcome {
+  observe(state: BreakerSessionState, event: BreakerEvent, proposal: ToolProposal | null, now: number, surfaced = false, prints: EventPrints = {}): Outcome {
     const step = this.settle(state, now);
     const seq = step.state.seq + 1;
     const counters = bump(step.state.counters, event.kind);
@@ -114,7 +125,7 @@ export class SessionLogic {
         detection = this.#observeModel(step, event, seq);
         break;
       case 'tool_call':
-        detection = this.#observeToolCall(step, event, proposal!, seq);
+        detection = this.#observeToolCall(step, event, proposal!, seq, prints);
         break;
       case 'retrieval': {
         const judged = judgeRetrieval(step.state, event, seq, this.ctx);
@@ -123,7 +134,7 @@ export class SessionLogic {
         break;
       }
       case 'delegation':
-        detection = this.#observeDelegation(step, event.agent, event.input, event.output, seq);
+        detection = this.#observeDelegation(step, event.agent, event.input, event.output, seq, prints);
         break;
     }
 
@@ -178,18 +189,18 @@ export class SessionLogic {
     return budget.detection ?? drift.detection ?? text.detection;
   }
 
-  #observeToolCall(step: Step, event: ToolCallEvent, proposal: ToolProposal, seq: number): Detection | null {
-    if (this.ctx.isSubAgent(event.tool)) return this.#observeDelegation(step, event.tool, event.args, event.result, seq);
+  #observeToolCall(step: Step, event: ToolCallEvent, proposal: ToolProposal, seq: number, prints: EventPrints): Detection | null {
+    if (this.ctx.isSubAgent(event.tool)) return this.#observeDelegation(step, event.tool, event.args, event.result, seq, prints);
     // Judged as the check would have judged it, for callers that only observe.
     const detection = this.#detectProposal(step.state, proposal, event.args);
-    step.state = { ...step.state, ...recordToolCall(step.state, seq, proposal, event, this.ctx) };
+    step.state = { ...step.state, ...recordToolCall(step.state, seq, proposal, prints.d ?? digestResult(event), this.ctx) };
     return detection;
   }
 
   /** A sub-agent call: the ask is judged as a check would have judged it, then the answer. */
-  #observeDelegation(step: Step, agent: string, input: unknown, output: string | null, seq: number): Detection | null {
-    const asked = detectReask(step.state, agent, input, this.ctx);
-    const judged = judgeDelegation(step.state, agent, input, output, seq, this.ctx);
+  #observeDelegation(step: Step, agent: string, input: unknown, output: string | null, seq: number, prints: EventPrints): Detection | null {
+    const asked = detectReask(step.state, agent, input, this.ctx, prints.t);
+    const judged = judgeDelegation(step.state, agent, input, output, seq, this.ctx, prints.t && prints.a ? { task: prints.t, answer: prints.a } : undefined);
     step.state = { ...step.state, delegations: judged.delegations, ...this.#news(step.state, judged.novel) };
     return asked !== null && !step.state.handled.includes(asked.key) ? asked : judged.detection;
   }
@@ -198,8 +209,8 @@ export class SessionLogic {
     return { seen: novel === null ? state.seen : pushBounded(state.seen, novel, LIMITS.seen) };
   }
 
-  #detectProposal(state: BreakerSessionState, proposal: ToolProposal, args: unknown): Detection | null {
-    if (this.ctx.isSubAgent(proposal.tool)) return detectReask(state, proposal.tool, args, this.ctx);
+  #detectProposal(state: BreakerSessionState, proposal: ToolProposal, args: unknown, task?: TaskPrint): Detection | null {
+    if (this.ctx.isSubAgent(proposal.tool)) return detectReask(state, proposal.tool, args, this.ctx, task);
     const detection =
       detectErrorLoop(state, proposal, this.ctx) ??
       // A cycle of two or more tools also repeats each of its tools: name the larger pattern.

@@ -1,7 +1,9 @@
-import type { ProposedToolCall } from './breaker-event.ts';
+import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
 import { initialState, type BreakerSessionState } from './breaker-state.ts';
 import type { SessionOp, SessionReducer, SessionRetention } from './breaker-store.ts';
-import type { ToolProposal } from './detectors/tool-record.ts';
+import { answerPrint, taskPrint } from './detectors/delegation-loop.ts';
+import { digestResult, type ToolProposal } from './detectors/tool-record.ts';
+import { redact } from '../redaction/redact.ts';
 import type { Outcome, SessionLogic } from './session-logic.ts';
 
 /**
@@ -26,17 +28,48 @@ export class BreakerReducer implements SessionReducer {
     switch (op.k) {
       case 'observe': {
         const event = op.event;
-        const proposal = event.kind === 'tool_call' ? this.#proposal(event.tool, event.args) : null;
-        return this.#logic.observe(state, event, proposal, op.at, op.surfaced === true);
+        const proposal = event.kind === 'tool_call' ? (op.p ?? this.#proposal(event.tool, event.args)) : null;
+        return this.#logic.observe(state, event, proposal, op.at, op.surfaced === true, op);
       }
       case 'tool': {
         const call: ProposedToolCall = op.call;
-        return this.#logic.checkToolCall(state, this.#proposal(call.tool, call.args), call.args, op.at);
+        return this.#logic.checkToolCall(state, op.p ?? this.#proposal(call.tool, call.args), call.args, op.at, op.t);
       }
       case 'model':
         return this.#logic.checkModelCall(state, op.at);
       case 'reset':
         return this.#logic.reset(state, op.at, op.evidence === true);
+    }
+  }
+
+  /**
+   * A tool call keeps its fingerprint and result digest instead of its
+   * arguments and result, a sub-agent call the prints of its task and
+   * answer: that is all their detectors read. What the detectors read as
+   * text (model replies, user turns, queries, retrieved passages) is kept
+   * redacted.
+   */
+  digest(op: SessionOp): SessionOp {
+    const subAgent = (tool: string) => this.#logic.ctx.isSubAgent(tool);
+    switch (op.k) {
+      case 'tool': {
+        const { tool, args } = op.call;
+        if (op.p !== undefined) return op;
+        const digested = { k: 'tool', at: op.at, call: { tool, args: null }, p: this.#proposal(tool, args) } as const;
+        return subAgent(tool) ? { ...digested, t: taskPrint(args) } : digested;
+      }
+      case 'observe': {
+        const event = op.event;
+        if (op.p !== undefined || op.t !== undefined) return op;
+        if (event.kind === 'tool_call') {
+          const digested = { ...op, event: { ...event, args: null, result: null }, p: this.#proposal(event.tool, event.args) };
+          return subAgent(event.tool) ? { ...digested, t: taskPrint(event.args), a: answerPrint(event.result) } : { ...digested, d: digestResult(event) };
+        }
+        if (event.kind === 'delegation') return { ...op, event: { ...event, input: '', output: '' }, t: taskPrint(event.input), a: answerPrint(event.output) };
+        return { ...op, event: redactEvent(event) };
+      }
+      default:
+        return op;
     }
   }
 
@@ -47,4 +80,22 @@ export class BreakerReducer implements SessionReducer {
       until: state.status === 'OPEN' && state.openedAt !== null ? state.openedAt + cooldownMs : 0,
     };
   }
+}
+
+function redactEvent(event: BreakerEvent): BreakerEvent {
+  switch (event.kind) {
+    case 'model':
+      return { ...event, text: redactText(event.text) };
+    case 'user':
+      return { ...event, text: redactText(event.text) };
+    case 'retrieval':
+      return { ...event, query: redactText(event.query), ...(Array.isArray(event.results) ? { results: event.results.map(redactText) } : {}) };
+    default:
+      return event;
+  }
+}
+
+/** Events come from callers as well as from this library: anything that is not text is left for the detectors to refuse as before. */
+function redactText<T>(value: T): T {
+  return (typeof value === 'string' ? redact(value) : value) as T;
 }

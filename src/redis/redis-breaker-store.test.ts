@@ -130,6 +130,98 @@ describe('RedisBreakerStore', () => {
     assert.equal((await b.snapshot('b')).version, undefined);
   });
 
+  test('the stored log and snapshot hold no raw tool or sub-agent payloads and no secret; trips are those of a breaker in memory', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const secrets = ['AKIAIOSFODNN7EXAMPLE', 'ghp_0123456789abcdefABCDEF0123456789abcd', 'sk-proj-abcdefghijklmnopqrstuvwx12', 'hunter2-Zq9!x'];
+    const [aws, github, openai, password] = secrets as [string, string, string, string];
+    // Not secrets, but raw tool payloads: the log keeps their fingerprints and hashes instead.
+    const rawArgument = 'unredacted-argument-canary';
+    const rawResult = 'unredacted-result-canary';
+    const rawTask = 'unredacted-task-canary';
+    const rawAnswer = 'unredacted-answer-canary';
+    const events = [
+      { kind: 'user' as const, text: `deploy with key ${aws}` },
+      ...Array.from({ length: 3 }, (_, i) => ({
+        kind: 'tool_call' as const,
+        tool: 'read_config',
+        args: { path: 'deploy/prod.env', note: `${rawArgument} token ${github}`, password },
+        result: `${rawResult} OPENAI_API_KEY=${openai} round ${i % 1}`,
+      })),
+      ...Array.from({ length: 4 }, () => ({
+        kind: 'model' as const,
+        promptTokens: 100,
+        completionTokens: 10,
+        text: `Use ${openai} and AWS ${aws} to deploy the service now.`,
+      })),
+      { kind: 'retrieval' as const, query: `where is ${github} used`, results: [`config mentions ${aws}`] },
+      { kind: 'delegation' as const, agent: 'helper', input: `rotate ${openai} ${rawTask}`, output: `rotated, new password=${password} ${rawAnswer}` },
+    ];
+    // A sub-agent tool asked the same task three times, answering the same: a delegation loop (in a session of its own).
+    const subAgentEvents = [
+      ...Array.from({ length: 3 }, () => ({
+        kind: 'tool_call' as const,
+        tool: 'researcher',
+        args: { task: `summarise the incident report ${rawTask} using token ${github}`, apiKey: openai },
+        result: `The incident was caused by an expired certificate on the gateway ${rawAnswer} ${aws}.`,
+      })),
+    ];
+    const options = { telemetry: false, delegation: { subAgentTools: ['researcher'] } };
+    const decide = async (breaker: AgentBreaker): Promise<string[]> => {
+      const out: string[] = [];
+      for (const [session, steps] of [
+        ['s', events],
+        ['d', subAgentEvents],
+      ] as const) {
+        for (const event of steps) {
+          if (event.kind === 'tool_call') {
+            const check = await breaker.checkToolCall(session, { tool: event.tool, args: event.args });
+            out.push(`check:${check.action}:${check.category ?? ''}`);
+            if (check.action === 'block' || check.action === 'stop') continue;
+          }
+          const decision = await breaker.observe(session, event);
+          out.push(`${event.kind}:${decision.action}:${decision.category ?? ''}`);
+        }
+      }
+      return out;
+    };
+    const stored = async (): Promise<string> => {
+      const texts: string[] = [];
+      for (const key of await raw.keys(`${keyPrefix}*`)) {
+        const type = await raw.type(key);
+        if (type === 'hash') texts.push(JSON.stringify(await raw.hGetAll(key)));
+        else if (type === 'list') texts.push(...(await raw.lRange(key, 0, -1)));
+        else if (type === 'set') texts.push(...(await raw.sMembers(key)));
+        else texts.push(String(await raw.get(key)));
+      }
+      return texts.join('\n');
+    };
+    const onRedis = new AgentBreaker({ ...options, checkFreshnessMs: 0, store: store({ keyPrefix }) });
+    const redisDecisions = await decide(onRedis);
+    const inMemory = await decide(new AgentBreaker(options));
+    assert.deepEqual(redisDecisions, inMemory);
+    // The repeated config read is a spiral, and the repeated reply is text repetition: the same trips either way.
+    assert.ok(
+      redisDecisions.some((d) => d.endsWith(':tool_spiral')),
+      redisDecisions.join(' '),
+    );
+    assert.ok(
+      redisDecisions.some((d) => d.endsWith(':text_repetition')),
+      redisDecisions.join(' '),
+    );
+    assert.ok(
+      redisDecisions.some((d) => d.endsWith(':delegation_loop')),
+      redisDecisions.join(' '),
+    );
+    const log = await raw.lRange(`${keyPrefix}log:s`, 0, -1);
+    assert.ok(log.length > 0, 'the log holds operations not folded into a snapshot yet');
+    const everything = await stored();
+    for (const secret of [...secrets, rawArgument, rawResult, rawTask, rawAnswer]) assert.ok(!everything.includes(secret), `stored keys hold ${secret}`);
+    // A replica that reads the digested log judges the session the same way.
+    const replica = new AgentBreaker({ ...options, checkFreshnessMs: 0, store: store({ keyPrefix }) });
+    assert.deepEqual(await replica.snapshot('s'), await onRedis.snapshot('s'));
+    assert.deepEqual(await replica.snapshot('d'), await onRedis.snapshot('d'));
+  });
+
   test('an observed event is one round trip; a check is one, or none within checkFreshnessMs', async () => {
     const client = counting(raw);
     const keyPrefix = `${prefix}${randomUUID()}:`;

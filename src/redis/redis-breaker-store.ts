@@ -279,9 +279,12 @@ const REDIS_BREAKER_STORE_OPTION_RULES: OptionRules<RedisBreakerStoreOptions> = 
  * snapshot, so the log stays short and a new replica reads one snapshot plus
  * at most a few operations. Every failure surfaces as a {@link BreakerStoreError}.
  *
- * The log holds each operation as the breaker saw it (tool arguments and
- * results, model text) until the next snapshot folds it in; the snapshot
- * holds hashes and sketches only. Without AOF or RDB persistence a Redis
+ * The log holds each operation in its digested form (see
+ * `SessionReducer.digest`): a tool call's argument fingerprint and result
+ * hash instead of its arguments and result, a sub-agent call's task and
+ * answer sketches instead of their text, and redacted text where the
+ * detectors read text (model replies, user turns, queries, passages). The
+ * snapshot holds hashes and sketches only. Without AOF or RDB persistence a Redis
  * restart forgets every session: open breakers close and spent budgets
  * reset. A process that still knows a forgotten session restores it on its
  * next write and counts it (`status().sessionsLost`); `status().restarted`
@@ -442,7 +445,9 @@ export class RedisBreakerStore implements BreakerStore {
    * before it, in one round trip; the writer of every 16th operation also
    * stores a snapshot (a second round trip).
    */
-  async apply(sessionId: string, op: SessionOp, reducer: SessionReducer): Promise<AppliedOp> {
+  async apply(sessionId: string, original: SessionOp, reducer: SessionReducer): Promise<AppliedOp> {
+    // The log keeps what the detectors read, not the raw payloads; every writer judges that same form.
+    const op = reducer.digest?.(original) ?? original;
     let json: string;
     try {
       json = JSON.stringify(op);

@@ -2,7 +2,7 @@ import { clip, LIMITS, pushBounded, type BreakerSessionState, type DelegationRec
 import { hashSequence } from '../similarity/hash.ts';
 import { isTransientError, looksLikeError } from '../similarity/result-hash.ts';
 import { textIdentity } from '../similarity/text-identity.ts';
-import { sketchHashes, sketchJaccard, sketchOverlap, type TokenSketch } from '../similarity/token-sketch.ts';
+import { packSketch, sketchHashes, sketchJaccard, sketchOverlap, type PackedSketch } from '../similarity/token-sketch.ts';
 import { tokenHashes } from '../similarity/tokenize.ts';
 import { stemHashes } from '../similarity/word-stems.ts';
 import { round2, type Detection, type DetectorContext } from './detection.ts';
@@ -56,8 +56,8 @@ function collectValues(value: unknown, out: string[], depth: number, budget: { l
 }
 
 /** What a task is compared by: the sketch of its word stems and what it names exactly. */
-interface TaskPrint {
-  readonly sketch: TokenSketch;
+export interface TaskPrint {
+  readonly sketch: PackedSketch;
   readonly identity: number;
 }
 
@@ -68,14 +68,29 @@ interface TaskPrint {
 // an equal task in a new object still hits.
 let lastTask: { input: unknown; text: string; print: TaskPrint } | undefined;
 
+/** What an answer is compared by: its sketch, size, hash (0 = no answer) and whether it was an outage. */
+export interface AnswerPrint {
+  readonly o: PackedSketch;
+  readonly n: number;
+  readonly h: number;
+  readonly e?: 2;
+}
+
+/** Print of a sub-agent's answer. */
+export function answerPrint(output: string | null): AnswerPrint {
+  const tokens = tokenHashes(output ?? '');
+  const print = { o: packSketch(sketchHashes(tokens)), n: tokens.length, h: output ? hashSequence(tokens) || 1 : 0 };
+  return isOutage(output) ? { ...print, e: 2 } : print;
+}
+
 /** Print of a sub-agent task (memoised, so it stays a pure function of the task). */
-function taskPrint(input: unknown): TaskPrint {
+export function taskPrint(input: unknown): TaskPrint {
   if (lastTask !== undefined && lastTask.input === input && typeof input === 'object' && input !== null) {
     return lastTask.print;
   }
   const text = taskText(input);
   if (lastTask?.text !== text) {
-    lastTask = { input, text, print: { sketch: sketchHashes(stemHashes(text, 4096, true)), identity: textIdentity(text) } };
+    lastTask = { input, text, print: { sketch: packSketch(sketchHashes(stemHashes(text, 4096, true))), identity: textIdentity(text) } };
   } else lastTask = { ...lastTask, input };
   return lastTask.print;
 }
@@ -121,11 +136,11 @@ function sameAnswer(a: DelegationRecord, b: DelegationRecord, s: Settings): bool
  * requests) or that asking again brought something new. Asks that failed
  * with a transient error are an outage, neither a repeat nor news.
  */
-export function detectReask(state: BreakerSessionState, agentName: string, input: unknown, ctx: DetectorContext): Detection | null {
+export function detectReask(state: BreakerSessionState, agentName: string, input: unknown, ctx: DetectorContext, printed?: TaskPrint): Detection | null {
   const agent = clip(agentName, LIMITS.name);
   const s = settings(agent, ctx);
   if (!s.enabled) return null;
-  const task = taskPrint(input);
+  const task = printed ?? taskPrint(input);
   const chain: DelegationRecord[] = [];
   let minSimilarity = 1;
   for (let i = state.delegations.length - 1; i >= 0; i--) {
@@ -173,22 +188,23 @@ export function judgeDelegation(
   output: string | null,
   seq: number,
   ctx: DetectorContext,
+  printed?: { readonly task: TaskPrint; readonly answer: AnswerPrint },
 ): { delegations: readonly DelegationRecord[]; novel: number | null; detection: Detection | null } {
   const agent = clip(agentName, LIMITS.name);
-  const task = taskPrint(input);
-  const answerTokens = tokenHashes(output ?? '');
+  const task = printed?.task ?? taskPrint(input);
+  const answer = printed?.answer ?? answerPrint(output);
   const record: DelegationRecord = {
     s: seq,
     g: agent,
     i: task.sketch,
-    o: sketchHashes(answerTokens),
-    n: answerTokens.length,
+    o: answer.o,
+    n: answer.n,
     k: task.identity,
-    ...(isOutage(output) ? { e: 2 as const } : {}),
+    ...(answer.e === 2 ? { e: 2 as const } : {}),
   };
   const delegations = pushBounded(state.delegations, record, LIMITS.delegations);
   if (record.e === 2) return { delegations, novel: null, detection: null };
-  const answerHash = output ? hashSequence(answerTokens) || 1 : 0;
+  const answerHash = answer.h;
   const novel = answerHash !== 0 && !state.seen.includes(answerHash) ? answerHash : null;
   const s = settings(agent, ctx);
   if (!s.enabled || record.n < MIN_ANSWER_TOKENS) return { delegations, novel, detection: null };

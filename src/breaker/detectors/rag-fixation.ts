@@ -3,7 +3,7 @@ import { LIMITS, pushBounded, type BreakerSessionState, type RetrievalRecord } f
 import { isFailedSearch } from '../similarity/failed-search.ts';
 import { passageSetHash } from '../similarity/passage-set.ts';
 import { textIdentity } from '../similarity/text-identity.ts';
-import { sketchHashes, sketchJaccard, sketchOverlap } from '../similarity/token-sketch.ts';
+import { packSketch, sketchHashes, sketchJaccard, sketchOverlap } from '../similarity/token-sketch.ts';
 import { stemHashes } from '../similarity/word-stems.ts';
 import { round2, type Detection, type DetectorContext } from './detection.ts';
 
@@ -39,7 +39,7 @@ export function judgeRetrieval(
   const failed = event.results !== undefined && event.results.length > 0 && event.results.every(isFailedSearch);
   const record: RetrievalRecord = {
     s: seq,
-    q: sketchHashes(stemHashes(event.query)),
+    q: packSketch(sketchHashes(stemHashes(event.query))),
     r: failed ? 0 : passageSetHash(event.results),
     k: textIdentity(event.query),
     ...(failed ? { f: 1 as const } : {}),

@@ -2,7 +2,7 @@ import type { BreakerEvidence } from '../breaker-decision.ts';
 import { redact } from '../../redaction/redact.ts';
 import { LIMITS, pushBounded, type BreakerSessionState, type TextRecord, type UserTurnsState } from '../breaker-state.ts';
 import { splitSentences, splitStructuredMarkdown } from '../similarity/prose.ts';
-import { sketchHashes, sketchJaccard } from '../similarity/token-sketch.ts';
+import { packSketch, sketchHashes, sketchJaccard } from '../similarity/token-sketch.ts';
 import { isUnspacedToken, tokenHashes, tokenize } from '../similarity/tokenize.ts';
 import { round2, type Detection, type DetectorContext } from './detection.ts';
 
@@ -61,7 +61,7 @@ export function judgeText(
   // Taking up a fresh token is checked exactly: a false "taken up" would hide a loop.
   const news = userBefore && (turns.w >= userTurnNewTokens || turns.f.some((h) => hashes.includes(h) || structured.includes(h)));
   const c = structured.length > 0 ? sequenceHash(structured) : 0;
-  const k = hasProse ? sketchHashes(hashes) : EMPTY;
+  const k = hasProse ? packSketch(sketchHashes(hashes)) : '';
   // Optional fields only when set, so that the stored state stays small.
   let record: TextRecord;
   if (c === 0) record = news ? { s: seq, k, u: 1, b: filter } : { s: seq, k, b: filter };

@@ -22,11 +22,21 @@ export function proposalOf(tool: string, args: unknown, ctx: DetectorContext): T
 /** The part of the state a recorded tool call changes. */
 export type ToolRecordUpdate = Pick<BreakerSessionState, 'tools' | 'seen'>;
 
-/** Turns an executed tool call into evidence, judging whether it was progress. */
-export function recordToolCall(state: BreakerSessionState, seq: number, proposal: ToolProposal, event: ToolCallEvent, ctx: DetectorContext): ToolRecordUpdate {
-  const r = resultHash(event.result);
+/** What the detectors keep of a tool call's result: its hash and how it failed (see {@link ToolRecord}). */
+export interface ResultDigest {
+  readonly r: number;
+  readonly e: 0 | 1 | 2;
+}
+
+/** The digest of an executed tool call's result. */
+export function digestResult(event: Pick<ToolCallEvent, 'result' | 'error'>): ResultDigest {
   const failed = event.error === true || looksLikeError(event.result);
-  const e: 0 | 1 | 2 = !failed ? 0 : isTransientError(event.result) ? 2 : 1;
+  return { r: resultHash(event.result), e: !failed ? 0 : isTransientError(event.result) ? 2 : 1 };
+}
+
+/** Turns an executed tool call into evidence, judging whether it was progress. */
+export function recordToolCall(state: BreakerSessionState, seq: number, proposal: ToolProposal, result: ResultDigest, ctx: DetectorContext): ToolRecordUpdate {
+  const { r, e } = result;
   const novel = r !== 0 && !state.seen.includes(r);
   let p = novel ? NEW_INFORMATION : 0;
   if (e === 0 && !ctx.isReadOnly(proposal.tool)) {

@@ -2,7 +2,7 @@ import { hash32, UnorderedHash } from './hash.ts';
 import { IdentityKeyMatcher } from './identity-keys.ts';
 import { textIdentity } from './text-identity.ts';
 import { normalizeText, scanText } from './tokenize.ts';
-import { DEFAULT_SKETCH_SIZE, sketchHashes, sketchJaccard, type TokenSketch } from './token-sketch.ts';
+import { DEFAULT_SKETCH_SIZE, packSketch, sketchHashes, sketchJaccard, type AnySketch } from './token-sketch.ts';
 import { DEFAULT_MAX_NESTING_DEPTH, jsonNestsDeeperThan } from '../../errors/nesting-depth.ts';
 
 /**
@@ -14,8 +14,8 @@ import { DEFAULT_MAX_NESTING_DEPTH, jsonNestsDeeperThan } from '../../errors/nes
  */
 export type FieldKind = 'i' | 'v' | 't';
 
-/** One flattened argument field: key path, kind, and a hash or a token sketch. */
-export type FieldPrint = readonly [path: string, kind: FieldKind, value: number | TokenSketch];
+/** One flattened argument field: key path, kind, and a hash or a token sketch (packed, see PackedSketch). */
+export type FieldPrint = readonly [path: string, kind: FieldKind, value: number | AnySketch];
 
 /**
  * A bounded, JSON-safe summary of a tool call's arguments, enough to judge
@@ -91,10 +91,11 @@ export class ArgsFingerprinter {
     if (overflow.length > 0) {
       const text = overflow.join(' ');
       const clipped = text.length > this.maxChars ? text.slice(0, this.maxChars) : text;
-      fields.push([OVERFLOW, 't', sketchHashes(scanText(clipped, true).tokens, this.sketchSize)]);
+      fields.push([OVERFLOW, 't', packSketch(sketchHashes(scanText(clipped, true).tokens, this.sketchSize))]);
     }
     fields.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    return { h: exact.digest(), f: fields };
+    // A copy is sized exactly (the pushed array keeps growth slack), as it is kept for the session.
+    return { h: exact.digest(), f: fields.slice() };
   }
 
   private parse(args: unknown): unknown {
@@ -122,7 +123,7 @@ export class ArgsFingerprinter {
     if (typeof value === 'string' && (value.length > MAX_SCALAR_CHARS || /\s/.test(value.trim()))) {
       // Long text is sampled for its tokens (bounded cost) but hashed in full.
       const scanned = scanText(value, true);
-      return [[p, 't', sketchHashes(scanned.tokens, this.sketchSize)], scanned.content];
+      return [[p, 't', packSketch(sketchHashes(scanned.tokens, this.sketchSize))], scanned.content];
     }
     const h = hash32(scalarText(value));
     return [[p, 'v', h], typeof value === 'string' ? h : hash32(`${typeof value}:${scalarText(value)}`)];
@@ -135,7 +136,7 @@ export class ArgsFingerprinter {
     const identity = textIdentity(newline === -1 ? text : text.slice(0, newline));
     if (identity !== 0) fields.push([FREE_TEXT_ID, 'i', identity]);
     const scanned = scanText(text.trim(), true);
-    fields.push([FREE_TEXT, 't', sketchHashes(scanned.tokens, this.sketchSize)]);
+    fields.push([FREE_TEXT, 't', packSketch(sketchHashes(scanned.tokens, this.sketchSize))]);
     return { h: scanned.content, f: fields };
   }
 }
@@ -201,7 +202,7 @@ function compareField(a: FieldPrint, b: FieldPrint, k: number): number {
   const [, kindA, va] = a;
   const [, kindB, vb] = b;
   if (kindA === 'i' || kindB === 'i') return kindA === kindB && va === vb ? 1 : -1;
-  if (kindA === 't' && kindB === 't') return sketchJaccard(va as TokenSketch, vb as TokenSketch, k);
+  if (kindA === 't' && kindB === 't') return sketchJaccard(va as AnySketch, vb as AnySketch, k);
   if (kindA === 'v' && kindB === 'v') return va === vb ? 1 : 0;
   return 0;
 }

@@ -4,11 +4,15 @@ export {
   DEFAULT_SKETCH_SIZE,
   containment,
   jaccard,
+  packSketch,
   sketchHashes,
   sketchJaccard,
   sketchText,
   sketchTokens,
   textSimilarity,
+  unpackSketch,
+  type AnySketch,
+  type PackedSketch,
   type TokenSketch,
 } from './token-sketch.ts';
 export { DEFAULT_IDENTITY_KEYS, IdentityKeyMatcher, foldKey } from './identity-keys.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { jaccard, sketchHashes, sketchJaccard, sketchText, tokenHashes, tokenize, hash32 } from './index.ts';
-import { sketchOverlap } from './token-sketch.ts';
+import { packSketch, sketchOverlap, unpackSketch } from './token-sketch.ts';
 
 describe('token sketches', () => {
   test('a sketch keeps the k smallest distinct hashes, ascending', () => {
@@ -46,5 +46,22 @@ describe('token sketches', () => {
     for (const text of ['Open FILE.py at line 120, then GOTO 300', 'Öffne die Datei 東京の天気 привет']) {
       assert.deepEqual(tokenHashes(text), tokenize(text).map(hash32));
     }
+  });
+
+  test('a packed sketch holds the same hashes in a JSON-safe string, and compares the same', () => {
+    const edges = [0, 1, 84, 85, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 2, 2 ** 32 - 1];
+    const packed = packSketch(edges);
+    assert.equal(packed.length, edges.length * 5);
+    assert.deepEqual(unpackSketch(packed), edges);
+    assert.equal(JSON.stringify(packed), `"${packed}"`);
+    assert.deepEqual(unpackSketch(packSketch([])), []);
+    const a = sketchText('open the config file and read the database settings for production');
+    const b = sketchText('read the production database settings from the config file again');
+    const many = sketchText(Array.from({ length: 100 }, (_, i) => `w${i}`).join(' '));
+    assert.deepEqual(unpackSketch(packSketch(many)), many);
+    assert.equal(sketchJaccard(packSketch(a), packSketch(b)), sketchJaccard(a, b));
+    assert.equal(sketchJaccard(packSketch(a), b), sketchJaccard(a, b));
+    assert.equal(sketchOverlap(packSketch(a), packSketch(b)), sketchOverlap(a, b));
+    assert.equal(sketchJaccard(packSketch(many), packSketch(a)), sketchJaccard(many, a));
   });
 });

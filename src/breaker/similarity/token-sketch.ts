@@ -9,6 +9,52 @@ import { tokenHashes, tokenize } from './tokenize.ts';
  */
 export type TokenSketch = readonly number[];
 
+/**
+ * A {@link TokenSketch} packed into a string, 5 characters per hash (base
+ * 85, the Z85 alphabet: nothing JSON escapes), as session state keeps it: the
+ * same hashes in under half the JSON of a number array, and one flat string
+ * on the heap instead of an array of doubles.
+ */
+export type PackedSketch = string;
+
+/** Either form of a sketch; the comparisons take both. */
+export type AnySketch = TokenSketch | PackedSketch;
+
+const DIGITS = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#';
+const BASE = DIGITS.length;
+const DIGIT_VALUES = new Int8Array(128).fill(-1);
+for (let i = 0; i < DIGITS.length; i++) DIGIT_VALUES[DIGITS.charCodeAt(i)] = i;
+const DIGIT_CODES = Array.from(DIGITS, (d) => d.charCodeAt(0));
+const PACKED_WIDTH = 5;
+
+/** Packs a sketch of 32-bit hashes (see {@link PackedSketch}); lossless. */
+export function packSketch(sketch: TokenSketch): PackedSketch {
+  const codes = new Array<number>(sketch.length * PACKED_WIDTH);
+  for (let i = 0, c = 0; i < sketch.length; i++) {
+    // Most significant digit first; 85 ** 5 > 2 ** 32.
+    let h = sketch[i]!;
+    for (let d = PACKED_WIDTH - 1; d >= 0; d--) {
+      codes[c + d] = DIGIT_CODES[h % BASE]!;
+      h = Math.floor(h / BASE);
+    }
+    c += PACKED_WIDTH;
+  }
+  // One flat string (appending piece by piece would keep a rope of small strings).
+  return String.fromCharCode(...codes);
+}
+
+/** The hashes of a packed sketch (a sketch that is not packed is returned as it is). */
+export function unpackSketch(sketch: AnySketch): TokenSketch {
+  if (typeof sketch !== 'string') return sketch;
+  const out = new Array<number>(sketch.length / PACKED_WIDTH);
+  for (let i = 0, c = 0; i < out.length; i++, c += PACKED_WIDTH) {
+    let h = 0;
+    for (let d = 0; d < PACKED_WIDTH; d++) h = h * BASE + DIGIT_VALUES[sketch.charCodeAt(c + d) & 127]!;
+    out[i] = h;
+  }
+  return out;
+}
+
 /** Default sketch size: exact up to 32 distinct tokens, about ±0.07 beyond. */
 export const DEFAULT_SKETCH_SIZE = 32;
 
@@ -48,7 +94,9 @@ export function sketchHashes(hashes: readonly number[], k = DEFAULT_SKETCH_SIZE)
  * Jaccard similarity of the sets two sketches summarise (estimated when a
  * sketch is full). Two empty sketches are identical (1); one empty, 0.
  */
-export function sketchJaccard(a: TokenSketch, b: TokenSketch, k = DEFAULT_SKETCH_SIZE): number {
+export function sketchJaccard(packedA: AnySketch, packedB: AnySketch, k = DEFAULT_SKETCH_SIZE): number {
+  const a = unpackSketch(packedA);
+  const b = unpackSketch(packedB);
   if (a.length === 0 && b.length === 0) return 1;
   if (a.length === 0 || b.length === 0) return 0;
   // Merge the two sorted sketches, keeping the k smallest of their union.
@@ -79,7 +127,9 @@ export function sketchJaccard(a: TokenSketch, b: TokenSketch, k = DEFAULT_SKETCH
  * known, and Jaccard (never above the overlap) is returned instead. Two empty
  * sketches are identical (1); one empty, 0.
  */
-export function sketchOverlap(a: TokenSketch, b: TokenSketch, k = DEFAULT_SKETCH_SIZE): number {
+export function sketchOverlap(packedA: AnySketch, packedB: AnySketch, k = DEFAULT_SKETCH_SIZE): number {
+  const a = unpackSketch(packedA);
+  const b = unpackSketch(packedB);
   if (a.length >= k || b.length >= k) return sketchJaccard(a, b, k);
   if (a.length === 0 && b.length === 0) return 1;
   if (a.length === 0 || b.length === 0) return 0;
