@@ -109,6 +109,15 @@ export interface BreakerStore {
   apply(sessionId: string, op: SessionOp, reducer: SessionReducer): Promise<AppliedOp>;
   /** Forgets a session. */
   delete(sessionId: string): Promise<void>;
+  /**
+   * Keeps steer messages for a session's next model request where every
+   * replica sharing the store finds them (a door whose requests a load
+   * balancer spreads over replicas, such as the model proxy). Optional: a
+   * store without it leaves steers in the process that decided them.
+   */
+  addSteers?(sessionId: string, messages: readonly string[]): Promise<void>;
+  /** Takes (removes and returns) the session's waiting steer messages, oldest first. */
+  takeSteers?(sessionId: string): Promise<string[]>;
   /** Ids of sessions whose breaker is OPEN (state.status), when the store can tell. */
   listOpen?(): Promise<string[]>;
   /**

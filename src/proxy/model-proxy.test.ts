@@ -509,6 +509,9 @@ describe('two proxies sharing one Redis store', () => {
       }
       // Alternating replicas see one session: the same escalation as one proxy would.
       assert.deepEqual(seen, ['call', 'call', 'call', 'text', 'stop:tool_spiral']);
+      // The steer replica a decided on the third call reached the next request, which went through b.
+      const notes = upstream.requests.map((r) => JSON.stringify(r.body).includes('[governor]'));
+      assert.deepEqual(notes.slice(0, 4), [false, false, false, true]);
       // Both replicas now refuse the session.
       for (const client of replicas) {
         await assert.rejects(client.chat.completions.create({ model: 'm', messages }), (e: unknown) => e instanceof OpenAI.PermissionDeniedError);

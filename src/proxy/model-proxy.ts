@@ -167,7 +167,7 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   if (gate !== undefined) return gate.refused ? refusal(api, gate) : stopAnswer(api, body, gate);
   const stopped = await judge.observeRequest(sessionId, api.requestTail(body));
   if (stopped !== undefined) return stopAnswer(api, body, stopped);
-  const note = judge.steerNote(sessionId);
+  const note = await judge.steerNote(sessionId);
   const sent: JsonObject = note === undefined ? body : api.withSteers(body, note);
   const upstreamResponse = await callUpstream(route.upstreamFetch, url, {
     method: 'POST',

@@ -1,7 +1,7 @@
 import type { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 import { SeenSet } from './seen-set.ts';
-import { SteerInbox, takeSteers } from './steer-inbox.ts';
+import { type SteerInbox, steerInboxFor } from './steer-inbox.ts';
 import type { RequestTail, RoundVerdict, WireRound } from './wire-api.ts';
 
 /** A stop, worded for the agent and for people. */
@@ -31,11 +31,12 @@ function toStop(decision: BreakerDecision, refused: boolean): ProxyStop {
  */
 export class ProxyJudge {
   readonly breaker: AgentBreaker;
-  readonly #inbox = new SteerInbox();
+  readonly #inbox: SteerInbox;
   readonly #seen = new SeenSet();
 
   constructor(breaker: AgentBreaker) {
     this.breaker = breaker;
+    this.#inbox = steerInboxFor(breaker.options.store);
   }
 
   /**
@@ -46,7 +47,7 @@ export class ProxyJudge {
   async gate(sessionId: string): Promise<ProxyStop | undefined> {
     const decision = await this.breaker.checkModelCall(sessionId);
     if (decision.action === 'stop') return toStop(decision, decision.reason === 'breaker_open');
-    this.#steer(sessionId, decision);
+    await this.#steer(sessionId, decision);
     return undefined;
   }
 
@@ -68,16 +69,18 @@ export class ProxyJudge {
       });
       if (decision.action === 'stop') return toStop(decision, false);
     }
+    await this.#share(sessionId);
     return undefined;
   }
 
   /**
    * The session's pending steer messages as one note for the model, or
-   * undefined: those decided on checks here, and those the breaker queued on
-   * observed events (`AgentBreaker.takeSteers`), each told once.
+   * undefined: those decided on checks, and those the breaker queued on
+   * observed events (`AgentBreaker.takeSteers`), each told once — whichever
+   * replica decided them, when the breaker's store is shared.
    */
-  steerNote(sessionId: string): string | undefined {
-    const messages = [...new Set([...takeSteers(this.#inbox, sessionId), ...this.breaker.takeSteers(sessionId)])];
+  async steerNote(sessionId: string): Promise<string | undefined> {
+    const messages = [...new Set([...(await this.#inbox.take(sessionId)), ...this.breaker.takeSteers(sessionId)])];
     return messages.length === 0 ? undefined : messages.map((m) => `${NOTE_PREFIX} ${m}`).join('\n\n');
   }
 
@@ -97,14 +100,20 @@ export class ProxyJudge {
       // A verdict on the round (budget wrap-up, token drift) applies to each of its calls.
       if (decision.action === 'allow' && (model.action === 'block' || model.action === 'steer')) decision = model;
       if (decision.action === 'block') blocked.set(call.id, decision.message ?? 'repeated call refused.');
-      else this.#steer(sessionId, decision);
+      else await this.#steer(sessionId, decision);
     }
+    await this.#share(sessionId);
     return { blocked };
   }
 
-  #steer(sessionId: string, decision: BreakerDecision): void {
+  async #steer(sessionId: string, decision: BreakerDecision): Promise<void> {
     if ((decision.action === 'steer' || decision.action === 'block') && decision.message !== undefined) {
-      this.#inbox.add(sessionId, decision.message);
+      await this.#inbox.add(sessionId, [decision.message]);
     }
+  }
+
+  /** Moves what the breaker queued on observed events into the inbox, where the session's next request finds it on any replica. */
+  async #share(sessionId: string): Promise<void> {
+    await this.#inbox.add(sessionId, this.breaker.takeSteers(sessionId));
   }
 }

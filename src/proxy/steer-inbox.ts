@@ -1,9 +1,19 @@
+import type { BreakerStore } from '../breaker/breaker-store.ts';
+
 /**
  * Breaker messages waiting for a session's next request. A steer is decided
  * on a response (which passes unchanged) and delivered on the next request,
- * which may come minutes later.
+ * which may come minutes later — and, behind a load balancer, to another
+ * replica.
  */
-export class SteerInbox {
+export interface SteerInbox {
+  add(sessionId: string, messages: readonly string[]): Promise<void>;
+  /** Removes and returns the session's waiting messages, oldest first. */
+  take(sessionId: string): Promise<string[]>;
+}
+
+/** Waiting messages in this process: enough for one proxy. */
+class LocalSteerInbox implements SteerInbox {
   readonly #pending = new Map<string, string[]>();
   readonly #limit: number;
 
@@ -12,16 +22,16 @@ export class SteerInbox {
     this.#limit = limit;
   }
 
-  add(sessionId: string, message: string): void {
+  async add(sessionId: string, messages: readonly string[]): Promise<void> {
+    if (messages.length === 0) return;
     const list = this.#pending.get(sessionId) ?? [];
-    if (!list.includes(message)) list.push(message);
+    for (const message of messages) if (!list.includes(message)) list.push(message);
     this.#pending.delete(sessionId);
     this.#pending.set(sessionId, list);
     if (this.#pending.size > this.#limit) this.#pending.delete(this.#pending.keys().next().value as string);
   }
 
-  /** Removes and returns the session's pending messages. */
-  take(sessionId: string): string[] {
+  async take(sessionId: string): Promise<string[]> {
     const list = this.#pending.get(sessionId) ?? [];
     this.#pending.delete(sessionId);
     return list;
@@ -29,9 +39,25 @@ export class SteerInbox {
 }
 
 /**
- * The one place the proxies collect a session's pending steer messages
- * before a request goes upstream.
+ * The inbox for a breaker's store: the store's own shared queue when it has
+ * one (`RedisBreakerStore`: every replica sees a steer another decided),
+ * otherwise this process's.
  */
-export function takeSteers(inbox: SteerInbox, sessionId: string): string[] {
-  return inbox.take(sessionId);
+export function steerInboxFor(store: BreakerStore): SteerInbox {
+  const local = new LocalSteerInbox();
+  const { addSteers, takeSteers } = store;
+  if (addSteers === undefined || takeSteers === undefined) return local;
+  // A store outage must not fail the agent's request (the breaker itself fails open or
+  // closed as configured): a steer then waits in this process, as without a shared store.
+  return {
+    add: async (sessionId, messages) => {
+      if (messages.length === 0) return;
+      await addSteers.call(store, sessionId, messages).catch(() => local.add(sessionId, messages));
+    },
+    take: async (sessionId) => {
+      const here = await local.take(sessionId);
+      const shared = await takeSteers.call(store, sessionId).catch((): string[] => []);
+      return [...here, ...shared];
+    },
+  };
 }

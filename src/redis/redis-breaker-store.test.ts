@@ -106,6 +106,22 @@ describe('RedisBreakerStore', () => {
     assert.equal((await a.health()).sessionsLost, 1);
   });
 
+  test('steer messages wait for any replica and are taken once, redacted, at most eight', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const a = store({ keyPrefix });
+    const b = store({ keyPrefix });
+    const messages = Array.from({ length: 10 }, (_, i) => `steer ${i}`);
+    await a.addSteers('s', [...messages.slice(0, 9), 'stop using password=hunter2-very-secret']);
+    const taken = await b.takeSteers('s');
+    assert.deepEqual(taken.slice(0, 7), messages.slice(2, 9));
+    assert.equal(taken.length, 8);
+    assert.doesNotMatch(taken[7] ?? '', /hunter2/);
+    assert.deepEqual(await a.takeSteers('s'), [], 'taken once');
+    await a.addSteers('s', ['later']);
+    await a.delete('s');
+    assert.deepEqual(await b.takeSteers('s'), [], 'delete drops them');
+  });
+
   test('every write refreshes the idle expiry of the session and its log', async () => {
     const keyPrefix = `${prefix}${randomUUID()}:`;
     await breakerOn(new RedisBreakerStore({ client: raw, keyPrefix, ttlMs: 60_000 })).observe('s', modelRound(0));

@@ -3,6 +3,7 @@ import { createClient } from './redis-module.ts';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import type { AppliedOp, BreakerSessionState, BreakerStore, BreakerStoreStatus, SessionOp, SessionRead, SessionReducer } from '../breaker/breaker-store.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
+import { redact } from '../redaction/redact.ts';
 
 /**
  * The part of a node-redis client the store uses. A `RedisClientType` from
@@ -197,9 +198,26 @@ end
 return open
 `;
 
-/** KEYS[1] session hash, KEYS[2] its log, KEYS[3] open set; ARGV[1] session id. */
+/** KEYS[1] steer list; ARGV[1] ttl ms, ARGV[2] most kept, ARGV[3…] messages. */
+const ADD_STEERS = `
+for i = 3, #ARGV do
+  redis.call('RPUSH', KEYS[1], ARGV[i])
+end
+redis.call('LTRIM', KEYS[1], -tonumber(ARGV[2]), -1)
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1
+`;
+
+/** KEYS[1] steer list. Returns and removes every message at once, so two replicas never both deliver one. */
+const TAKE_STEERS = `
+local messages = redis.call('LRANGE', KEYS[1], 0, -1)
+redis.call('DEL', KEYS[1])
+return messages
+`;
+
+/** KEYS[1] session hash, KEYS[2] its log, KEYS[3] open set, KEYS[4] its steer list; ARGV[1] session id. */
 const DELETE = `
-redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[4])
 redis.call('SREM', KEYS[3], ARGV[1])
 return 1
 `;
@@ -220,7 +238,12 @@ const SCRIPTS = {
   markOpen: script(MARK_OPEN),
   listOpen: script(LIST_OPEN),
   delete: script(DELETE),
+  addSteers: script(ADD_STEERS),
+  takeSteers: script(TAKE_STEERS),
 };
+
+/** Most steer messages kept waiting per session. */
+const MAX_WAITING_STEERS = 8;
 
 /** A session as this process last folded it. */
 interface Folded {
@@ -301,6 +324,7 @@ export class RedisBreakerStore implements BreakerStore {
   readonly #isOpen: (state: BreakerSessionState) => boolean;
   readonly #client: RedisCommandClient;
   readonly #logPrefix: string;
+  readonly #steerPrefix: string;
   readonly #cacheSessions: number;
   // Map iteration order is insertion order: re-inserting on use makes it an LRU.
   readonly #cache = new Map<string, Folded>();
@@ -342,6 +366,7 @@ export class RedisBreakerStore implements BreakerStore {
     this.#sessionPrefix = `${keyPrefix}session:`;
     this.#openSetKey = `${keyPrefix}open-sessions`;
     this.#logPrefix = `${keyPrefix}log:`;
+    this.#steerPrefix = `${keyPrefix}steers:`;
     this.#cacheSessions = cacheSessions;
     this.#ttlMs = ttlMs;
     this.#timeoutMs = timeoutMs;
@@ -543,7 +568,34 @@ export class RedisBreakerStore implements BreakerStore {
   /** Removes a session's state, its log and its open mark. */
   async delete(sessionId: string): Promise<void> {
     this.#cache.delete(sessionId);
-    await this.#evalScript('delete', SCRIPTS.delete, [this.#key(sessionId), this.#logPrefix + sessionId, this.#openSetKey], [sessionId]);
+    await this.#evalScript(
+      'delete',
+      SCRIPTS.delete,
+      [this.#key(sessionId), this.#logPrefix + sessionId, this.#openSetKey, this.#steerPrefix + sessionId],
+      [sessionId],
+    );
+  }
+
+  /**
+   * Keeps steer messages for the session's next model request, for every
+   * replica: one round trip; the newest {@link MAX_WAITING_STEERS} are kept,
+   * redacted, for as long as the session (`ttlMs`).
+   */
+  async addSteers(sessionId: string, messages: readonly string[]): Promise<void> {
+    if (messages.length === 0) return;
+    await this.#evalScript(
+      'addSteers',
+      SCRIPTS.addSteers,
+      [this.#steerPrefix + sessionId],
+      [String(this.#ttlMs), String(MAX_WAITING_STEERS), ...messages.map((m) => redact(m))],
+    );
+  }
+
+  /** Takes the session's waiting steer messages, oldest first, in one round trip: each is delivered once, by one replica. */
+  async takeSteers(sessionId: string): Promise<string[]> {
+    const reply = await this.#evalScript('takeSteers', SCRIPTS.takeSteers, [this.#steerPrefix + sessionId], []);
+    if (!Array.isArray(reply)) throw new BreakerStoreError('takeSteers', 'unexpected reply from Redis');
+    return reply.map((m) => text(m)).filter((m): m is string => m !== undefined);
   }
 
   /** Ids of sessions whose breaker is open and whose state has not expired. */
