@@ -1,4 +1,3 @@
-import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { AppliedOp, BreakerSessionState, BreakerStore, BreakerStoreStatus, SessionOp, SessionRead, SessionReducer } from './breaker-store.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
@@ -56,12 +55,8 @@ export class InMemoryBreakerStore implements BreakerStore {
 
   constructor(options: InMemoryBreakerStoreOptions = {}) {
     validateOptions('InMemoryBreakerStore', options, IN_MEMORY_BREAKER_STORE_OPTION_RULES);
-    const maxSessions = options.maxSessions ?? 10_000;
-    const idleTtlMs = options.idleTtlMs ?? 3_600_000;
-    if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new InvalidOptionError('maxSessions', 'must be a positive integer');
-    if (!Number.isFinite(idleTtlMs) || idleTtlMs <= 0) throw new InvalidOptionError('idleTtlMs', 'must be a positive number of milliseconds');
-    this.maxSessions = maxSessions;
-    this.idleTtlMs = idleTtlMs;
+    this.maxSessions = options.maxSessions ?? 10_000;
+    this.idleTtlMs = options.idleTtlMs ?? 3_600_000;
     this.#now = options.now ?? Date.now;
   }
 
