@@ -46,11 +46,11 @@ export function detectErrorLoop(state: BreakerSessionState, proposal: ToolPropos
     chain.push(record);
     minSimilarity = Math.min(minSimilarity, similarity);
   }
-  if (chain.length === 0) return reworded(state, proposal, ctx, (own?.maxRepeats ?? base.maxRepeats) + 1, news);
+  if (chain.length === 0) return reworded(state, proposal, (own?.maxRepeats ?? base.maxRepeats) + 1, news);
   const transient = chain[0]!.e === 2;
   const maxRepeats = transient ? (own?.maxTransientRepeats ?? base.maxTransientRepeats) : (own?.maxRepeats ?? base.maxRepeats);
   const repeats = chain.length + 1;
-  if (repeats < maxRepeats) return transient ? null : reworded(state, proposal, ctx, (own?.maxRepeats ?? base.maxRepeats) + 1, news);
+  if (repeats < maxRepeats) return transient ? null : reworded(state, proposal, (own?.maxRepeats ?? base.maxRepeats) + 1, news);
   return {
     category: 'error_loop',
     key: `error_loop:${proposal.tool}:${proposal.fp.h}:${chain.at(-1)!.s}:${repeats}`,
@@ -87,7 +87,7 @@ function latestRetrievedNews(state: BreakerSessionState): number {
  * rejects the same way every time is no progress. One attempt more than for
  * near-identical arguments, since a rewording may fix a request.
  */
-function reworded(state: BreakerSessionState, proposal: ToolProposal, _ctx: DetectorContext, needed: number, news: number): Detection | null {
+function reworded(state: BreakerSessionState, proposal: ToolProposal, needed: number, news: number): Detection | null {
   const chain: ToolRecord[] = [];
   let next = proposal.fp;
   for (let i = state.tools.length - 1; i >= 0 && chain.length < needed - 1; i--) {
