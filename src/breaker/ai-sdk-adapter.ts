@@ -4,8 +4,8 @@ import { fromProviderUsage } from '../model/usage.ts';
 import { resolveModel } from '../model/resolve-model.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import type { BreakerDecision } from './breaker-decision.ts';
-import { breakerErrorFor } from './breaker-errors.ts';
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
+import { BREAKER_TAG, blockedResult, DoorSession, resultText, steeredResult } from './door-session.ts';
 
 /** What the adapter needs of a breaker (an {@link AgentBreaker} has it). */
 export interface ObservingBreaker {
@@ -66,18 +66,11 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
   const { sessionId } = options;
   // The first stop's error, with its category and numbers, is the one the caller gets,
   // whichever layer notices it (tool wrapper, middleware, stop condition).
-  let stopped: Error | undefined;
-  const stopIf = (decision: BreakerDecision): void => {
-    if (decision.action === 'stop') {
-      stopped ??= breakerErrorFor(decision, sessionId);
-      throw stopped;
-    }
-  };
-  const rethrowStop = (): void => {
-    if (stopped) throw stopped;
-  };
+  const door = new DoorSession(breaker, sessionId);
   const record = async (text: string, usage: ReturnType<typeof fromProviderUsage>): Promise<void> => {
-    stopIf(await breaker.observe(sessionId, { kind: 'model', promptTokens: usage.inputTokens ?? null, completionTokens: usage.outputTokens ?? null, text }));
+    door.stopIf(
+      await breaker.observe(sessionId, { kind: 'model', promptTokens: usage.inputTokens ?? null, completionTokens: usage.outputTokens ?? null, text }),
+    );
   };
 
   const middleware: LanguageModelV4Middleware = {
@@ -86,19 +79,19 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
     transformParams: async ({ params }) => {
       const steers = breaker.takeSteers?.(sessionId) ?? [];
       if (steers.length === 0) return params;
-      const text = steers.map((m) => `[AgentBreaker] ${m}`).join('\n\n');
+      const text = steers.map((m) => `${BREAKER_TAG} ${m}`).join('\n\n');
       return { ...params, prompt: [...params.prompt, { role: 'user', content: [{ type: 'text', text }] }] };
     },
     wrapGenerate: async ({ doGenerate }) => {
-      rethrowStop();
-      stopIf(await breaker.checkModelCall(sessionId));
+      door.rethrowStop();
+      door.stopIf(await breaker.checkModelCall(sessionId));
       const result = await doGenerate();
       await record(textOfContent(result.content), fromProviderUsage(result.usage));
       return result;
     },
     wrapStream: async ({ doStream }) => {
-      rethrowStop();
-      stopIf(await breaker.checkModelCall(sessionId));
+      door.rethrowStop();
+      door.stopIf(await breaker.checkModelCall(sessionId));
       const result = await doStream();
       let text = '';
       const judge = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
@@ -130,8 +123,8 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
         ...tool,
         execute: async (input: unknown, execOptions: Parameters<typeof execute>[1]) => {
           const decision = await breaker.checkToolCall(sessionId, { tool: name, args: input });
-          stopIf(decision);
-          if (decision.action === 'block') return `[AgentBreaker] ${decision.message ?? 'This repeated call was not run.'}`;
+          door.stopIf(decision);
+          if (decision.action === 'block') return blockedResult(decision);
           let result: unknown;
           try {
             result = await execute(input as never, execOptions);
@@ -140,12 +133,9 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
             await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args: input, result: message, error: true });
             throw error;
           }
-          const text = typeof result === 'string' ? result : JSON.stringify(result ?? null);
-          stopIf(await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args: input, result: text }));
-          if (decision.action === 'steer') {
-            return `${typeof result === 'string' ? result : JSON.stringify(result)}\n\n[AgentBreaker] ${decision.message ?? ''}`;
-          }
-          return result;
+          const text = resultText(result);
+          door.stopIf(await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args: input, result: text }));
+          return decision.action === 'steer' ? steeredResult(text, decision) : result;
         },
       };
     }
@@ -157,11 +147,11 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
     model: (model: unknown) => wrapLanguageModel({ model: resolveModel(model), middleware }),
     tools,
     stopWhen: () => {
-      rethrowStop();
+      door.rethrowStop();
       return false;
     },
     get stopped() {
-      return stopped;
+      return door.stopped;
     },
   };
 }
