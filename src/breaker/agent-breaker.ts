@@ -179,10 +179,14 @@ export class AgentBreaker implements Advisor {
    */
   async observe(sessionId: string, event: BreakerEvent): Promise<BreakerDecision> {
     const decision = await this.#observe(sessionId, event, false);
-    // The event has happened: a steer (or a block, with nothing left to block) can only be told to the model.
+    this.#queueSteer(sessionId, decision);
+    return decision;
+  }
+
+  /** The event has happened: a steer (or a block, with nothing left to block) can only be told to the model. */
+  #queueSteer(sessionId: string, decision: BreakerDecision): void {
     const note = steerNote(decision);
     if (note !== undefined) this.#steers.add(sessionId, note);
-    return decision;
   }
 
   /**
@@ -353,10 +357,7 @@ export class AgentBreaker implements Advisor {
       checkToolCall: (id, call) => this.checkToolCall(id, call),
       observe: (id, event) => this.#observe(id, event, true),
       takeSteers: (id) => this.#steers.take(id),
-      queueSteer: (id, decision) => {
-        const note = steerNote(decision);
-        if (note !== undefined) this.#steers.add(id, note);
-      },
+      queueSteer: (id, decision) => this.#queueSteer(id, decision),
       toError: (decision, id) => breakerErrorFor(decision, id),
       debug: (id, message) => this.#dispatch({ type: 'debug', sessionId: id, at: this.options.now(), message }),
       warnOnce: (id, key, message) => this.#warnOnce(id, key, message),
