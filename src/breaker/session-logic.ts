@@ -46,8 +46,9 @@ interface Step {
 
 /**
  * The breaker's judgement as pure functions of (state, input, time): no I/O,
- * no clocks, no listeners. The engine runs these against stored state and
- * retries them on a write conflict, so they must stay deterministic.
+ * no clocks, no listeners. Every store applies a session's operations
+ * through these (see BreakerReducer), on whichever replica reads or writes
+ * it, so they must stay deterministic.
  */
 export class SessionLogic {
   readonly ctx: DetectorContext;
@@ -272,9 +273,11 @@ export class SessionLogic {
   #transition(step: Step, to: BreakerStatus, now: number, message: string): void {
     const from = step.state.status;
     if (from === to) return;
-    const { openPending: _pending, openEvidence: _evidence, ...rest } = step.state;
+    // A pending stop lives only while OPEN; the open evidence stays until the breaker closes.
+    const { openPending: _pending, ...halfOpen } = step.state;
+    const { openEvidence: _evidence, ...closed } = halfOpen;
     step.state = {
-      ...(to === 'OPEN' ? step.state : to === 'CLOSED' ? rest : { ...rest, ...(_evidence ? { openEvidence: _evidence } : {}) }),
+      ...(to === 'OPEN' ? step.state : to === 'CLOSED' ? closed : halfOpen),
       status: to,
       openedAt: to === 'OPEN' ? now : step.state.openedAt,
       ...(to === 'CLOSED' ? { openCategory: null, openReason: null } : {}),
