@@ -20,15 +20,15 @@ import { AgentBreaker } from '../src/breaker/agent-breaker.ts';
 import type { BreakerDecision } from '../src/breaker/breaker-decision.ts';
 import type { BreakerEventRecord } from '../src/breaker/breaker-events.ts';
 import { RedisBreakerStore, type RedisCommandClient } from '../src/redis/redis-breaker-store.ts';
+import { percentile as nearestRank } from './detection-metrics.ts';
 import { allDetectorsOn, sessionSteps } from './overhead.ts';
 
-/** Nearest-rank percentile of `values` (µs). */
+/** Nearest-rank percentile (`p` in 0..1) of `values` (µs); NaN for none. */
 function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
+  return nearestRank(values, p * 100) ?? Number.NaN;
 }
 
+/** The lower middle value (nearest rank), so every figure is one that was measured. */
 function median(values: readonly number[]): number {
   return percentile(values, 0.5);
 }

@@ -96,6 +96,13 @@ function sourceTable(report: DetectionReport): string {
   return table(header, rows);
 }
 
+/** The peer with the highest `f1` (an undefined F1 ranks below every figure); the first wins ties. */
+function bestPeer(peers: readonly DetectorReport[], f1: (peer: DetectorReport) => number | undefined): DetectorReport | undefined {
+  let best: DetectorReport | undefined;
+  for (const p of peers) if ((f1(p) ?? -1) > (best === undefined ? -1 : (f1(best) ?? -1))) best = p;
+  return best;
+}
+
 /**
  * One row per source, ours against the best peer there: stuck runs, our
  * recall (loops caught), false alarms, F1, and the peer with the best F1 on
@@ -107,10 +114,7 @@ function sourceSummary(report: DetectionReport): string {
   const header = ['Source', 'Stuck', `${ours.name}: recall`, 'False alarms', 'F1', 'Best peer rule', 'Peer recall', 'Peer F1'];
   const rows = Object.keys(report.baseline.bySource).map((source) => {
     const f = ours.bySource[source];
-    const best = peers.reduce<DetectorReport | undefined>(
-      (top, p) => ((p.bySource[source]?.f1 ?? -1) > (top?.bySource[source]?.f1 ?? -1) ? p : top),
-      undefined,
-    );
+    const best = bestPeer(peers, (p) => p.bySource[source]?.f1);
     const b = best?.bySource[source];
     return [
       source,
@@ -152,7 +156,7 @@ function goalLines(report: DetectionReport): string[] {
   const [ours, ...peers] = report.detectors as [DetectorReport, ...DetectorReport[]];
   if (ours === undefined) return [];
   const o = ours.overall;
-  const best = peers.reduce<DetectorReport | undefined>((top, p) => ((p.overall.f1 ?? -1) > (top?.overall.f1 ?? -1) ? p : top), undefined);
+  const best = bestPeer(peers, (p) => p.overall.f1);
   const mark = (ok: boolean): string => (ok ? 'met' : 'NOT MET');
   const lines: string[] = [];
   if (best !== undefined) {
