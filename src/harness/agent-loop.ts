@@ -194,21 +194,11 @@ export class AgentLoop {
   constructor(options: AgentLoopOptions) {
     if (!options?.client) throw new InvalidOptionError('client', 'a ChatClient is required');
     validateOptions('AgentLoop', options, AGENT_LOOP_RULES, { required: ['client'] });
-    const max = options.maxInvocations ?? 20;
-    if (!Number.isInteger(max) || max < 1) throw new InvalidOptionError('maxInvocations', `must be a positive integer, got ${max}`);
-    const timeout = options.timeoutMs ?? 600_000;
-    if (!(timeout > 0)) throw new InvalidOptionError('timeoutMs', `must be a positive number of milliseconds, got ${timeout}`);
-    if (options.costLimitUsd !== undefined && !(options.costLimitUsd > 0)) {
-      throw new InvalidOptionError('costLimitUsd', `must be a positive number of USD, got ${options.costLimitUsd}`);
-    }
     if (options.prices) mergePrices(options.prices); // validates overrides now, not mid-run
     if (options.telemetry !== undefined) validateTelemetryOptions(options.telemetry);
-    if (options.name !== undefined && (typeof options.name !== 'string' || options.name.trim() === '')) {
-      throw new InvalidOptionError('name', 'must be a non-empty string');
-    }
     this.#options = options;
-    this.maxInvocations = max;
-    this.timeoutMs = timeout;
+    this.maxInvocations = options.maxInvocations ?? 20;
+    this.timeoutMs = options.timeoutMs ?? 600_000;
     this.name = options.name ?? 'AgentLoop';
     const own = options.telemetry;
     if (own !== undefined || options.prices !== undefined || options.modelId !== undefined) {
