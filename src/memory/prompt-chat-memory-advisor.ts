@@ -2,7 +2,6 @@ import type { Advisor, AdvisorChain } from '../chat/advisor.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
-import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { ChatMemory } from './chat-memory.ts';
 import { historyText } from './history-text.ts';
 import { callWithMemory, defaultConversationId, memoryAdvisorOrder, streamWithMemory, type MemoryAdvisorSettings } from './memory-advised-call.ts';
@@ -70,9 +69,6 @@ export class PromptChatMemoryAdvisor implements Advisor {
     validateOptions('PromptChatMemoryAdvisor', options, PROMPT_CHAT_MEMORY_ADVISOR_OPTION_RULES, { required: ['memory'] });
     this.order = memoryAdvisorOrder(options);
     const systemPrompt = options.systemPrompt ?? defaultMemorySystemPrompt;
-    if (typeof systemPrompt !== 'function') {
-      throw new InvalidOptionError('systemPrompt', 'must be a function (instructions, history) => string');
-    }
     this.#settings = {
       memory: options.memory,
       defaultConversationId: defaultConversationId(options.conversationId),
