@@ -218,18 +218,7 @@ export class AgentLoop {
    * of its ChatClient calls.
    */
   async run(task: string): Promise<AgentLoopResult> {
-    const o = this.#options;
-    const conversationId = o.conversationId ?? randomUUID();
-    const observation = observeAgentRun({
-      agentName: this.name,
-      conversationId,
-      modelId: o.modelId ?? o.client.model.modelId,
-      provider: o.client.model.provider,
-      enabled: (this.#telemetry ?? o.client.telemetryOptions)?.enabled !== false,
-    });
-    const result = await observation.run(() => this.#run({ conversationId, messages: [{ role: 'user', content: task }] }));
-    observation.end(result);
-    return result;
+    return this.#observed({ conversationId: this.#options.conversationId ?? randomUUID(), messages: [{ role: 'user', content: task }] });
   }
 
   /**
@@ -266,17 +255,20 @@ export class AgentLoop {
     }
     const missing = [...pending].filter((id) => !answered.has(id));
     if (missing.length > 0) throw new InvalidOptionError('answers', `must answer every pending approval; unanswered: ${missing.join(', ')}`);
+    return this.#observed({ conversationId: previous.conversationId, messages: previous.messages, answer: toolApprovalResponse(answers), before: previous });
+  }
+
+  /** A run (or a resumed one) as an `invoke_agent {name}` span. */
+  async #observed(start: RunStart): Promise<AgentLoopResult> {
     const o = this.#options;
     const observation = observeAgentRun({
       agentName: this.name,
-      conversationId: previous.conversationId,
+      conversationId: start.conversationId,
       modelId: o.modelId ?? o.client.model.modelId,
       provider: o.client.model.provider,
       enabled: (this.#telemetry ?? o.client.telemetryOptions)?.enabled !== false,
     });
-    const result = await observation.run(() =>
-      this.#run({ conversationId: previous.conversationId, messages: previous.messages, answer: toolApprovalResponse(answers), before: previous }),
-    );
+    const result = await observation.run(() => this.#run(start));
     observation.end(result);
     return result;
   }
