@@ -4,7 +4,14 @@ import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import type { ChatMemory } from './chat-memory.ts';
 import { historyText } from './history-text.ts';
-import { callWithMemory, defaultConversationId, memoryAdvisorOrder, streamWithMemory, type MemoryAdvisorSettings } from './memory-advised-call.ts';
+import {
+  callWithMemory,
+  defaultConversationId,
+  MEMORY_ADVISOR_OPTION_RULES,
+  memoryAdvisorOrder,
+  streamWithMemory,
+  type MemoryAdvisorSettings,
+} from './memory-advised-call.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Builds the system prompt from the request's own instructions and the history as text. */
@@ -45,9 +52,7 @@ export const defaultMemorySystemPrompt: MemorySystemPrompt = (instructions, hist
 
 /** What each option of PromptChatMemoryAdvisor accepts. */
 const PROMPT_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<PromptChatMemoryAdvisorOptions> = {
-  memory: is.having('a ChatMemory (with get and add)', 'get', 'add'),
-  conversationId: is.string({ nonEmpty: true }),
-  order: is.number(-Number.MAX_VALUE),
+  ...MEMORY_ADVISOR_OPTION_RULES,
   systemPrompt: is.function(),
 };
 
