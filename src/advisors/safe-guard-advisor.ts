@@ -1,4 +1,3 @@
-import { InvalidOptionError } from '../errors/governor-error.ts';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
@@ -48,7 +47,6 @@ export class SafeGuardAdvisor implements Advisor {
 
   constructor(options: SafeGuardAdvisorOptions) {
     validateOptions('SafeGuardAdvisor', options, SAFE_GUARD_ADVISOR_OPTION_RULES, { required: ['sensitiveWords'] });
-    if (!Array.isArray(options?.sensitiveWords)) throw new InvalidOptionError('sensitiveWords', 'must be an array of strings');
     const words = options.sensitiveWords.map((w) => w.trim()).filter((w) => w.length > 0);
     this.#pattern = words.length > 0 ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.map(escapeRegExp).join('|')})(?![\\p{L}\\p{N}])`, 'iu') : undefined;
     this.failureResponse = options.failureResponse ?? "I'm unable to respond to that due to sensitive content. Could we rephrase or discuss something else?";

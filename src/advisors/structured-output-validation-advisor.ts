@@ -1,10 +1,10 @@
 import type { FlexibleSchema } from '@ai-sdk/provider-utils';
 import type { ModelMessage } from 'ai';
-import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
+import { GovernorError } from '../errors/governor-error.ts';
 import { addUsage, type Usage } from '../model/usage.ts';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
-import type { ChatClientResponse, ChatResponse, ChatStreamEvent } from '../chat/chat-response.ts';
+import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import { jsonInstruction, OUTPUT_SCHEMA, toOutputSchema, validateAnswer, type OutputSchema } from '../chat/entity.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
@@ -57,9 +57,7 @@ export class StructuredOutputValidationAdvisor implements Advisor {
 
   constructor(options: StructuredOutputValidationAdvisorOptions = {}) {
     validateOptions('StructuredOutputValidationAdvisor', options, STRUCTURED_OUTPUT_VALIDATION_ADVISOR_OPTION_RULES);
-    const max = options.maxRepeatAttempts ?? 3;
-    if (!Number.isInteger(max) || max < 0) throw new InvalidOptionError('maxRepeatAttempts', `must be a non-negative integer, got ${max}`);
-    this.maxRepeatAttempts = max;
+    this.maxRepeatAttempts = options.maxRepeatAttempts ?? 3;
     this.order = options.order ?? AdvisorOrder.VALIDATION;
     this.#schema = options.schema;
   }
@@ -67,19 +65,10 @@ export class StructuredOutputValidationAdvisor implements Advisor {
   async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
     const output = await this.#outputSchema(request);
     if (output === undefined) return chain.nextCall(request);
-    let current = this.#withFormat(request, output);
-    let usage: ChatResponse['totalUsage'] | undefined;
-    let rounds = 0;
-    for (let attempt = 1; ; attempt++) {
-      const result = await chain.copy(this).nextCall(current);
-      const response = result.response;
-      usage = usage === undefined ? response.totalUsage : addUsage(usage, response.totalUsage);
-      rounds += response.rounds;
-      if (response.toolCalls.length > 0) return this.#folded(result, usage, rounds);
-      const check = await validateAnswer(output.schema, response.text);
-      if (check.success) return this.#folded(result, usage, rounds);
-      if (attempt > this.maxRepeatAttempts) throw new StructuredOutputValidationError(check.errors, attempt, response.text);
-      current = withFeedback(current, response.text, check.errors);
+    const attempts = new Attempts(output, this.maxRepeatAttempts, this.#withFormat(request, output));
+    for (;;) {
+      const done = await attempts.judge(await chain.copy(this).nextCall(attempts.request));
+      if (done !== undefined) return done;
     }
   }
 
@@ -94,34 +83,23 @@ export class StructuredOutputValidationAdvisor implements Advisor {
       yield* chain.nextStream(request);
       return;
     }
-    let current = this.#withFormat(request, output);
-    let usage: Usage | undefined;
-    let rounds = 0;
-    for (let attempt = 1; ; attempt++) {
+    const attempts = new Attempts(output, this.maxRepeatAttempts, this.#withFormat(request, output));
+    for (;;) {
       const held: ChatStreamEvent[] = [];
       let result: ChatClientResponse | undefined;
-      for await (const event of chain.copy(this).nextStream(current)) {
+      for await (const event of chain.copy(this).nextStream(attempts.request)) {
         if (event.type === 'finish') result = event.response;
         else if (event.type === 'text-delta') held.push(event);
         else yield event;
       }
       if (result === undefined) throw new GovernorError('GOVERNOR_STREAM_INCOMPLETE', 'The downstream stream ended without a finish event.');
-      const response = result.response;
-      usage = usage === undefined ? response.totalUsage : addUsage(usage, response.totalUsage);
-      rounds += response.rounds;
-      const check = response.toolCalls.length > 0 ? { success: true as const } : await validateAnswer(output.schema, response.text);
-      if (check.success) {
+      const done = await attempts.judge(result);
+      if (done !== undefined) {
         yield* held;
-        yield { type: 'finish', response: this.#folded(result, usage, rounds) };
+        yield { type: 'finish', response: done };
         return;
       }
-      if (attempt > this.maxRepeatAttempts) throw new StructuredOutputValidationError(check.errors, attempt, response.text);
-      current = withFeedback(current, response.text, check.errors);
     }
-  }
-
-  #folded(result: ChatClientResponse, usage: ChatResponse['totalUsage'], rounds: number): ChatClientResponse {
-    return { ...result, response: { ...result.response, totalUsage: usage, rounds } };
   }
 
   #withFormat(request: ChatClientRequest, output: OutputSchema): ChatClientRequest {
@@ -140,6 +118,46 @@ export class StructuredOutputValidationAdvisor implements Advisor {
       return this.#output;
     }
     return request.context.get(OUTPUT_SCHEMA) as OutputSchema | undefined;
+  }
+}
+
+/** The attempts of one request: usage and rounds summed over them, and the request for the next one. */
+class Attempts {
+  readonly #output: OutputSchema;
+  readonly #maxRepeatAttempts: number;
+  #request: ChatClientRequest;
+  #attempt = 0;
+  #usage: Usage | undefined;
+  #rounds = 0;
+
+  constructor(output: OutputSchema, maxRepeatAttempts: number, request: ChatClientRequest) {
+    this.#output = output;
+    this.#maxRepeatAttempts = maxRepeatAttempts;
+    this.#request = request;
+  }
+
+  /** The request of the next attempt. */
+  get request(): ChatClientRequest {
+    return this.#request;
+  }
+
+  /**
+   * Judges an attempt's result: the response with usage and rounds of every
+   * attempt when it passed (or asked for tools), otherwise undefined with the
+   * feedback added to the next request.
+   *
+   * @throws StructuredOutputValidationError when the last attempt failed
+   */
+  async judge(result: ChatClientResponse): Promise<ChatClientResponse | undefined> {
+    this.#attempt++;
+    const response = result.response;
+    this.#usage = this.#usage === undefined ? response.totalUsage : addUsage(this.#usage, response.totalUsage);
+    this.#rounds += response.rounds;
+    const check = response.toolCalls.length > 0 ? { success: true as const } : await validateAnswer(this.#output.schema, response.text);
+    if (check.success) return { ...result, response: { ...response, totalUsage: this.#usage, rounds: this.#rounds } };
+    if (this.#attempt > this.#maxRepeatAttempts) throw new StructuredOutputValidationError(check.errors, this.#attempt, response.text);
+    this.#request = withFeedback(this.#request, response.text, check.errors);
+    return undefined;
   }
 }
 

@@ -14,28 +14,9 @@ import {
   ToolCallingAdvisor,
   toolApprovalResponse,
 } from '../index.ts';
+import { orderTools } from '../test-support/order-tools.ts';
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
 import { MODES, runMode } from '../test-support/run-modes.ts';
-
-function tools(ran: string[]) {
-  return {
-    lookup: tool({
-      inputSchema: z.object({ id: z.string() }),
-      execute: async ({ id }) => {
-        ran.push(`lookup ${id}`);
-        return `order ${id}: shipped`;
-      },
-    }),
-    refund: tool({
-      inputSchema: z.object({ id: z.string(), amount: z.number() }),
-      needsApproval: async ({ amount }) => amount > 100,
-      execute: async ({ id, amount }) => {
-        ran.push(`refund ${id} ${amount}`);
-        return `refunded ${amount} on ${id}`;
-      },
-    }),
-  };
-}
 
 describe('tool approval (needsApproval) under the ToolCallingAdvisor', () => {
   for (const mode of MODES) {
@@ -56,7 +37,7 @@ describe('tool approval (needsApproval) under the ToolCallingAdvisor', () => {
       const memory = new MessageWindowChatMemory({ repository: new InMemoryChatMemoryRepository() });
       const client = ChatClient.builder(scriptedModel(server))
         .defaultAdvisors(new MessageChatMemoryAdvisor({ memory }), new ToolCallingAdvisor(), breaker)
-        .defaultTools(tools(ran))
+        .defaultTools(orderTools(ran))
         .defaultAdvisorParams({ [CONVERSATION_ID]: `approve-${mode}` })
         .build();
 
@@ -93,7 +74,7 @@ describe('tool approval (needsApproval) under the ToolCallingAdvisor', () => {
         script: [{ toolCalls: [{ name: 'refund', arguments: { id: 'B2', amount: 500 } }] }, { text: 'Understood, no refund.' }],
       }).start();
       const ran: string[] = [];
-      const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallAdvisor()).defaultTools(tools(ran)).build();
+      const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallAdvisor()).defaultTools(orderTools(ran)).build();
       const history: ModelMessage[] = [{ role: 'user', content: 'Refund B2' }];
       const first = await runMode(client.prompt().messages(...history), mode);
       const approvalId = first.response.pendingApprovals![0]!.approvalId;
@@ -110,7 +91,7 @@ describe('tool approval (needsApproval) under the ToolCallingAdvisor', () => {
 
   test('an answer to an approval that was never requested is a typed error', async () => {
     await using server = await new ScriptedModelServer({ script: [{ text: 'never' }] }).start();
-    const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor()).defaultTools(tools([])).build();
+    const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor()).defaultTools(orderTools([])).build();
     await assert.rejects(
       client
         .prompt()

@@ -1,5 +1,5 @@
 import type { ModelMessage, ToolContent } from 'ai';
-import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
+import { GovernorError } from '../errors/governor-error.ts';
 import { addUsage, ZERO_USAGE, type Usage } from '../model/usage.ts';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
 import { conversationIdOf, sessionIdOf, type AdvisorContext } from '../chat/advisor-context.ts';
@@ -99,12 +99,6 @@ const TOOL_CALL_ADVISOR_RULES: OptionRules<ToolCallAdvisorOptions> = {
   toolTimeouts: is.recordOf(is.timeMs()),
 };
 
-function positiveInt(option: string, value: number | undefined): void {
-  if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
-    throw new InvalidOptionError(option, `must be a positive integer, got ${value}`);
-  }
-}
-
 /**
  * The tool-calling loop as a recursive advisor: it calls the rest of the chain
  * (`chain.copy(this)`), runs the tools the model asked for, and calls again
@@ -119,12 +113,6 @@ export class ToolCallingAdvisor implements Advisor {
   readonly #maxToolCalls: number;
 
   constructor(options: ToolCallingAdvisorOptions = {}) {
-    positiveInt('maxToolCalls', options.maxToolCalls);
-    if (typeof options.maxCallsPerTool === 'number') positiveInt('maxCallsPerTool', options.maxCallsPerTool);
-    else for (const [tool, limit] of Object.entries(options.maxCallsPerTool ?? {})) positiveInt(`maxCallsPerTool.${tool}`, limit);
-    if (options.onLimitExceeded !== undefined && !['throw', 'error-result'].includes(options.onLimitExceeded)) {
-      throw new InvalidOptionError('onLimitExceeded', `must be 'throw' or 'error-result', got ${String(options.onLimitExceeded)}`);
-    }
     validateOptions('ToolCallAdvisor', options, TOOL_CALL_ADVISOR_RULES);
     this.#options = options;
     this.order = options.order ?? AdvisorOrder.TOOL_LOOP;

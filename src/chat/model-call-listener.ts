@@ -13,7 +13,7 @@ export interface ModelRetryEvent {
   /** The failed attempt's error. */
   readonly error: unknown;
   readonly modelId: string;
-  /** The conversation (session) the call belongs to. */
+  /** The breaker session of the call: the conversation id, or the call's own session when the request names none. */
   readonly sessionId: string;
 }
 

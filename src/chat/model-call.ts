@@ -7,7 +7,7 @@ import type { ModelTerminal } from './advisor-chain.ts';
 import type { ChatClientRequest } from './chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent, FinishReason, ToolCallRequest } from './chat-response.ts';
 import { observeModelRound, type ModelRoundObservation } from './model-round-observation.ts';
-import { conversationIdOf } from './advisor-context.ts';
+import { sessionIdOf } from './advisor-context.ts';
 import { MODEL_CALL_LISTENERS, notifyRetry } from './model-call-listener.ts';
 import { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_DELAY_MS, DEFAULT_STALL_TIMEOUT_MS, StallWatch, withRetries } from './model-retry.ts';
 
@@ -62,7 +62,7 @@ export class ModelCallTerminal implements ModelTerminal {
           ...wait,
           maxRetries,
           modelId: this.#model.modelId,
-          sessionId: conversationIdOf(request.context),
+          sessionId: sessionIdOf(request.context),
         });
       },
     });

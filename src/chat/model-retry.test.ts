@@ -2,7 +2,20 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { APICallError } from '@ai-sdk/provider';
 import { RetryError } from 'ai';
-import { ChatClient, MODEL_CALL_LISTENERS, ModelStallError, type ChatClientRequestSpec, type ModelOptions, type ModelRetryEvent } from '../index.ts';
+import { tool } from 'ai';
+import { z } from 'zod';
+import {
+  ChatClient,
+  CONVERSATION_ID,
+  MODEL_CALL_LISTENERS,
+  ModelStallError,
+  TOOL_CALL_LISTENERS,
+  ToolCallingAdvisor,
+  type ChatClientRequestSpec,
+  type ModelOptions,
+  type ModelRetryEvent,
+  type ToolCallInfo,
+} from '../index.ts';
 import { ScriptedModelServer, scriptedModel, type ScriptedTurn } from '../testing/index.ts';
 import { OtelHarness } from '../telemetry/test-support/otel-harness.ts';
 
@@ -111,6 +124,46 @@ for (const mode of ['call', 'stream'] as const) {
     });
   });
 }
+
+test('a retry names the same session as the tool calls of its request', async () => {
+  await using server = await new ScriptedModelServer({
+    script: [
+      { error: { status: 503 } },
+      { toolCalls: [{ name: 'ping', arguments: {} }] },
+      { text: 'done' },
+      { error: { status: 503 } },
+      { toolCalls: [{ name: 'ping', arguments: {} }] },
+      { text: 'done again' },
+    ],
+  }).start();
+  const retries: ModelRetryEvent[] = [];
+  const toolCalls: ToolCallInfo[] = [];
+  const client = ChatClient.builder(scriptedModel(server))
+    .defaultOptions({ retryDelayMs: 5 })
+    .defaultAdvisors(new ToolCallingAdvisor())
+    .defaultTools({ ping: tool({ inputSchema: z.object({}), execute: async () => 'pong' }) })
+    .defaultAdvisorParams({
+      [MODEL_CALL_LISTENERS]: [{ onRetry: (e: ModelRetryEvent) => retries.push(e) }],
+      [TOOL_CALL_LISTENERS]: [{ onToolCallStart: (e: ToolCallInfo) => toolCalls.push(e) }],
+    })
+    .build();
+  // No conversation id: the call gets a session of its own, not the shared 'default'.
+  assert.equal(await client.prompt('hi').call().content(), 'done');
+  assert.equal(retries.length, 1);
+  assert.equal(toolCalls.length, 1);
+  assert.notEqual(retries[0]!.sessionId, 'default');
+  assert.equal(retries[0]!.sessionId, toolCalls[0]!.sessionId);
+  // A named conversation is the session of both.
+  assert.equal(
+    await client
+      .prompt('again')
+      .advisors((a) => a.param(CONVERSATION_ID, 'c-7'))
+      .call()
+      .content(),
+    'done again',
+  );
+  assert.deepEqual([retries[1]!.sessionId, toolCalls[1]!.sessionId], ['c-7', 'c-7']);
+});
 
 test('each retry is an event on the round span', async () => {
   const otel = new OtelHarness().install();

@@ -3,7 +3,7 @@ export interface ToolCallInfo {
   readonly toolCallId: string;
   readonly toolName: string;
   readonly args: unknown;
-  /** The conversation (session) the call belongs to. */
+  /** The breaker session of the call: the conversation id, or the call's own session when the request names none. */
   readonly sessionId: string;
 }
 

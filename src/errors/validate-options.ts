@@ -143,18 +143,24 @@ export const is = {
       for (const [key, v] of Object.entries(value)) item(v, `${path}.${key}`);
     },
 
-  /** Passes when any of `rules` passes; the message lists what is accepted. */
+  /**
+   * Passes when any of `rules` passes; the message lists what is accepted.
+   * When a shape matched but one of its members is wrong (the refusal names a
+   * path inside `path`), that refusal is the one thrown, naming the member.
+   */
   either:
     (accepted: string, ...rules: readonly OptionRule[]): OptionRule =>
     (value, path) => {
+      let inner: InvalidOptionError | undefined;
       for (const rule of rules) {
         try {
           rule(value, path);
           return;
-        } catch {
-          // try the next shape
+        } catch (error) {
+          if (inner === undefined && InvalidOptionError.isInstance(error) && error.option !== path) inner = error;
         }
       }
+      if (inner !== undefined) throw inner;
       fail(path, accepted, value);
     },
 } as const;

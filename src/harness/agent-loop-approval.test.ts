@@ -17,25 +17,12 @@ import {
   type AgentLoopEvent,
   type ModelRetryEvent,
 } from '../index.ts';
+import { orderTools } from '../test-support/order-tools.ts';
 import { ScriptedModelServer, scriptedModel, type ChatCompletionMessage, type ScriptedTurn } from '../testing/index.ts';
 
 function tools(ran: string[]) {
   return {
-    lookup: tool({
-      inputSchema: z.object({ id: z.string() }),
-      execute: async ({ id }) => {
-        ran.push(`lookup ${id}`);
-        return `order ${id}: shipped`;
-      },
-    }),
-    refund: tool({
-      inputSchema: z.object({ id: z.string(), amount: z.number() }),
-      needsApproval: async ({ amount }) => amount > 100,
-      execute: async ({ id, amount }) => {
-        ran.push(`refund ${id} ${amount}`);
-        return `refunded ${amount} on ${id}`;
-      },
-    }),
+    ...orderTools(ran),
     submit: Object.assign(tool({ inputSchema: z.object({ summary: z.string() }), execute: async ({ summary }) => summary }), { returnDirect: true }),
   };
 }

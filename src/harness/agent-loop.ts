@@ -194,21 +194,11 @@ export class AgentLoop {
   constructor(options: AgentLoopOptions) {
     if (!options?.client) throw new InvalidOptionError('client', 'a ChatClient is required');
     validateOptions('AgentLoop', options, AGENT_LOOP_RULES, { required: ['client'] });
-    const max = options.maxInvocations ?? 20;
-    if (!Number.isInteger(max) || max < 1) throw new InvalidOptionError('maxInvocations', `must be a positive integer, got ${max}`);
-    const timeout = options.timeoutMs ?? 600_000;
-    if (!(timeout > 0)) throw new InvalidOptionError('timeoutMs', `must be a positive number of milliseconds, got ${timeout}`);
-    if (options.costLimitUsd !== undefined && !(options.costLimitUsd > 0)) {
-      throw new InvalidOptionError('costLimitUsd', `must be a positive number of USD, got ${options.costLimitUsd}`);
-    }
     if (options.prices) mergePrices(options.prices); // validates overrides now, not mid-run
     if (options.telemetry !== undefined) validateTelemetryOptions(options.telemetry);
-    if (options.name !== undefined && (typeof options.name !== 'string' || options.name.trim() === '')) {
-      throw new InvalidOptionError('name', 'must be a non-empty string');
-    }
     this.#options = options;
-    this.maxInvocations = max;
-    this.timeoutMs = timeout;
+    this.maxInvocations = options.maxInvocations ?? 20;
+    this.timeoutMs = options.timeoutMs ?? 600_000;
     this.name = options.name ?? 'AgentLoop';
     const own = options.telemetry;
     if (own !== undefined || options.prices !== undefined || options.modelId !== undefined) {
@@ -228,18 +218,7 @@ export class AgentLoop {
    * of its ChatClient calls.
    */
   async run(task: string): Promise<AgentLoopResult> {
-    const o = this.#options;
-    const conversationId = o.conversationId ?? randomUUID();
-    const observation = observeAgentRun({
-      agentName: this.name,
-      conversationId,
-      modelId: o.modelId ?? o.client.model.modelId,
-      provider: o.client.model.provider,
-      enabled: (this.#telemetry ?? o.client.telemetryOptions)?.enabled !== false,
-    });
-    const result = await observation.run(() => this.#run({ conversationId, messages: [{ role: 'user', content: task }] }));
-    observation.end(result);
-    return result;
+    return this.#observed({ conversationId: this.#options.conversationId ?? randomUUID(), messages: [{ role: 'user', content: task }] });
   }
 
   /**
@@ -276,17 +255,20 @@ export class AgentLoop {
     }
     const missing = [...pending].filter((id) => !answered.has(id));
     if (missing.length > 0) throw new InvalidOptionError('answers', `must answer every pending approval; unanswered: ${missing.join(', ')}`);
+    return this.#observed({ conversationId: previous.conversationId, messages: previous.messages, answer: toolApprovalResponse(answers), before: previous });
+  }
+
+  /** A run (or a resumed one) as an `invoke_agent {name}` span. */
+  async #observed(start: RunStart): Promise<AgentLoopResult> {
     const o = this.#options;
     const observation = observeAgentRun({
       agentName: this.name,
-      conversationId: previous.conversationId,
+      conversationId: start.conversationId,
       modelId: o.modelId ?? o.client.model.modelId,
       provider: o.client.model.provider,
       enabled: (this.#telemetry ?? o.client.telemetryOptions)?.enabled !== false,
     });
-    const result = await observation.run(() =>
-      this.#run({ conversationId: previous.conversationId, messages: previous.messages, answer: toolApprovalResponse(answers), before: previous }),
-    );
+    const result = await observation.run(() => this.#run(start));
     observation.end(result);
     return result;
   }

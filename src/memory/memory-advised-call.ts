@@ -6,6 +6,7 @@ import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { ChatMemory } from './chat-memory.ts';
 import { assertConversationId } from './conversation-id.ts';
+import { is, type OptionRules } from '../errors/validate-options.ts';
 
 /** How a memory advisor puts the history into a request. */
 type HistoryPlacement = (request: ChatClientRequest, history: readonly ModelMessage[]) => ChatClientRequest;
@@ -76,22 +77,34 @@ function userTurn(messages: readonly ModelMessage[]): ModelMessage[] {
   return messages.slice(start);
 }
 
-/** Checks the options every chat memory advisor shares and returns the order. */
-export function memoryAdvisorOrder(options: { readonly memory: ChatMemory; readonly order?: number }): number {
-  const memory: Partial<ChatMemory> | undefined = options?.memory;
-  if (typeof memory?.get !== 'function' || typeof memory.add !== 'function') {
-    throw new InvalidOptionError('memory', 'must be a ChatMemory (with get and add), e.g. new MessageWindowChatMemory()');
-  }
-  const order = options.order ?? AdvisorOrder.MEMORY;
-  if (!Number.isFinite(order)) throw new InvalidOptionError('order', `must be a finite number, got ${String(order)}`);
-  return order;
+/** The options every chat memory advisor shares. */
+interface MemoryAdvisorOptions {
+  readonly memory: ChatMemory;
+  readonly conversationId?: string;
+  readonly order?: number;
 }
 
-/** Checks the `conversationId` option and applies its default. */
-export function defaultConversationId(value: string | undefined): string {
-  if (value === undefined) return DEFAULT_CONVERSATION_ID;
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new InvalidOptionError('conversationId', 'must be a non-blank string');
+/** What each option every chat memory advisor shares accepts. */
+export const MEMORY_ADVISOR_OPTION_RULES: OptionRules<MemoryAdvisorOptions> = {
+  memory: is.having('a ChatMemory (with get and add)', 'get', 'add'),
+  conversationId: is.string({ nonEmpty: true }),
+  order: is.number(-Number.MAX_VALUE),
+};
+
+/**
+ * The order of a chat memory advisor whose options passed
+ * {@link MEMORY_ADVISOR_OPTION_RULES}, after checking that its memory's `get`
+ * and `add` are functions (the rules only see that they are there).
+ */
+export function memoryAdvisorOrder(options: MemoryAdvisorOptions): number {
+  const memory: Partial<ChatMemory> = options.memory;
+  if (typeof memory.get !== 'function' || typeof memory.add !== 'function') {
+    throw new InvalidOptionError('memory', 'must be a ChatMemory (with get and add), e.g. new MessageWindowChatMemory()');
   }
-  return value;
+  return options.order ?? AdvisorOrder.MEMORY;
+}
+
+/** The `conversationId` option with its default applied. */
+export function defaultConversationId(value: string | undefined): string {
+  return value ?? DEFAULT_CONVERSATION_ID;
 }

@@ -4,8 +4,15 @@ import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import type { ChatMemory } from './chat-memory.ts';
-import { callWithMemory, defaultConversationId, memoryAdvisorOrder, streamWithMemory, type MemoryAdvisorSettings } from './memory-advised-call.ts';
-import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
+import {
+  callWithMemory,
+  defaultConversationId,
+  MEMORY_ADVISOR_OPTION_RULES,
+  memoryAdvisorOrder,
+  streamWithMemory,
+  type MemoryAdvisorSettings,
+} from './memory-advised-call.ts';
+import { validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link MessageChatMemoryAdvisor}. */
 export interface MessageChatMemoryAdvisorOptions {
@@ -25,11 +32,7 @@ export interface MessageChatMemoryAdvisorOptions {
 }
 
 /** What each option of MessageChatMemoryAdvisor accepts. */
-const MESSAGE_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<MessageChatMemoryAdvisorOptions> = {
-  memory: is.having('a ChatMemory (with get and add)', 'get', 'add'),
-  conversationId: is.string({ nonEmpty: true }),
-  order: is.number(-Number.MAX_VALUE),
-};
+const MESSAGE_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<MessageChatMemoryAdvisorOptions> = MEMORY_ADVISOR_OPTION_RULES;
 
 /**
  * Puts the conversation history into the request as messages, before the

@@ -1,5 +1,4 @@
 import type { ModelMessage } from 'ai';
-import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { ChatMemoryRepository } from './chat-memory-repository.ts';
 import { selectWindow } from './message-window.ts';
 import { WindowedChatMemory } from './windowed-chat-memory.ts';
@@ -51,11 +50,7 @@ export class MessageWindowChatMemory extends WindowedChatMemory {
   constructor(options: MessageWindowChatMemoryOptions = {}) {
     super(options?.repository, options?.maxMessageBytes);
     validateOptions('MessageWindowChatMemory', options, MESSAGE_WINDOW_CHAT_MEMORY_OPTION_RULES);
-    const maxMessages = options.maxMessages ?? 20;
-    if (!Number.isSafeInteger(maxMessages) || maxMessages < 1) {
-      throw new InvalidOptionError('maxMessages', `must be a positive integer, got ${String(options.maxMessages)}`);
-    }
-    this.#maxMessages = maxMessages;
+    this.#maxMessages = options.maxMessages ?? 20;
   }
 
   protected window(messages: ModelMessage[]): ModelMessage[] {

@@ -2,10 +2,16 @@ import type { Advisor, AdvisorChain } from '../chat/advisor.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
-import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { ChatMemory } from './chat-memory.ts';
 import { historyText } from './history-text.ts';
-import { callWithMemory, defaultConversationId, memoryAdvisorOrder, streamWithMemory, type MemoryAdvisorSettings } from './memory-advised-call.ts';
+import {
+  callWithMemory,
+  defaultConversationId,
+  MEMORY_ADVISOR_OPTION_RULES,
+  memoryAdvisorOrder,
+  streamWithMemory,
+  type MemoryAdvisorSettings,
+} from './memory-advised-call.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Builds the system prompt from the request's own instructions and the history as text. */
@@ -46,9 +52,7 @@ export const defaultMemorySystemPrompt: MemorySystemPrompt = (instructions, hist
 
 /** What each option of PromptChatMemoryAdvisor accepts. */
 const PROMPT_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<PromptChatMemoryAdvisorOptions> = {
-  memory: is.having('a ChatMemory (with get and add)', 'get', 'add'),
-  conversationId: is.string({ nonEmpty: true }),
-  order: is.number(-Number.MAX_VALUE),
+  ...MEMORY_ADVISOR_OPTION_RULES,
   systemPrompt: is.function(),
 };
 
@@ -70,9 +74,6 @@ export class PromptChatMemoryAdvisor implements Advisor {
     validateOptions('PromptChatMemoryAdvisor', options, PROMPT_CHAT_MEMORY_ADVISOR_OPTION_RULES, { required: ['memory'] });
     this.order = memoryAdvisorOrder(options);
     const systemPrompt = options.systemPrompt ?? defaultMemorySystemPrompt;
-    if (typeof systemPrompt !== 'function') {
-      throw new InvalidOptionError('systemPrompt', 'must be a function (instructions, history) => string');
-    }
     this.#settings = {
       memory: options.memory,
       defaultConversationId: defaultConversationId(options.conversationId),

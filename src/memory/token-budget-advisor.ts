@@ -50,18 +50,12 @@ export class TokenBudgetAdvisor implements Advisor {
 
   constructor(options: TokenBudgetAdvisorOptions) {
     validateOptions('TokenBudgetAdvisor', options, TOKEN_BUDGET_ADVISOR_OPTION_RULES, { required: ['maxTokens'] });
-    const maxTokens: unknown = options?.maxTokens;
-    if (typeof maxTokens !== 'number' || !Number.isSafeInteger(maxTokens) || maxTokens < 1) {
-      throw new InvalidOptionError('maxTokens', `must be a positive integer, got ${String(maxTokens)}`);
-    }
     if (options.tokenizer !== undefined && typeof options.tokenizer.count !== 'function') {
       throw new InvalidOptionError('tokenizer', 'must have a count(text) method');
     }
-    const order = options.order ?? AdvisorOrder.DEFAULT;
-    if (!Number.isFinite(order)) throw new InvalidOptionError('order', `must be a finite number, got ${String(order)}`);
-    this.#maxTokens = maxTokens;
+    this.#maxTokens = options.maxTokens;
     this.#tokenizer = options.tokenizer ?? new CharsPerTokenEstimator();
-    this.order = order;
+    this.order = options.order ?? AdvisorOrder.DEFAULT;
   }
 
   adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {

@@ -53,14 +53,10 @@ export class TokenWindowChatMemory extends WindowedChatMemory {
   constructor(options: TokenWindowChatMemoryOptions) {
     super(options?.repository, options?.maxMessageBytes);
     validateOptions('TokenWindowChatMemory', options, TOKEN_WINDOW_CHAT_MEMORY_OPTION_RULES, { required: ['maxTokens'] });
-    const maxTokens: unknown = options?.maxTokens;
-    if (typeof maxTokens !== 'number' || !Number.isSafeInteger(maxTokens) || maxTokens < 1) {
-      throw new InvalidOptionError('maxTokens', `must be a positive integer, got ${String(maxTokens)}`);
-    }
     if (options.tokenizer !== undefined && typeof options.tokenizer.count !== 'function') {
       throw new InvalidOptionError('tokenizer', 'must have a count(text) method');
     }
-    this.#maxTokens = maxTokens;
+    this.#maxTokens = options.maxTokens;
     this.#tokenizer = options.tokenizer ?? new CharsPerTokenEstimator();
   }
 

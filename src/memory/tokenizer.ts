@@ -1,4 +1,3 @@
-import { InvalidOptionError } from '../errors/governor-error.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Counts the tokens of a text, for token budgets. Plug in your model's real tokenizer for exact counts. */
@@ -32,11 +31,7 @@ export class CharsPerTokenEstimator implements Tokenizer {
 
   constructor(options: CharsPerTokenEstimatorOptions = {}) {
     validateOptions('CharsPerTokenEstimator', options, CHARS_PER_TOKEN_ESTIMATOR_OPTION_RULES);
-    const charsPerToken = options.charsPerToken ?? 4;
-    if (!Number.isFinite(charsPerToken) || charsPerToken <= 0) {
-      throw new InvalidOptionError('charsPerToken', `must be a positive number, got ${String(charsPerToken)}`);
-    }
-    this.#charsPerToken = charsPerToken;
+    this.#charsPerToken = options.charsPerToken ?? 4;
   }
 
   count(text: string): number {

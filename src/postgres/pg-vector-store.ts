@@ -120,21 +120,11 @@ export class PgVectorStore implements VectorStore {
 
   constructor(options: PgVectorStoreOptions) {
     validateOptions('PgVectorStore', options, PG_VECTOR_STORE_OPTION_RULES, { required: ['dimensions'] });
-    if (typeof options !== 'object' || options === null) {
-      throw new InvalidOptionError('options', 'expected { dimensions, pool | connectionString, ... }');
-    }
     const dimensions = options.dimensions;
     if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_VECTOR_DIMENSIONS) {
       throw new InvalidOptionError('dimensions', `expected an integer from 1 to ${MAX_VECTOR_DIMENSIONS} (pgvector's limit), got ${String(dimensions)}`);
     }
-    const distance = options.distance ?? 'cosine';
-    if (distance !== 'cosine') {
-      throw new InvalidOptionError('distance', `only 'cosine' is supported, got ${String(distance)}`);
-    }
     const createIndex = options.createIndex ?? 'hnsw';
-    if (createIndex !== 'hnsw' && createIndex !== 'none') {
-      throw new InvalidOptionError('createIndex', `expected 'hnsw' or 'none', got ${String(createIndex)}`);
-    }
     if (createIndex === 'hnsw' && dimensions > MAX_HNSW_DIMENSIONS) {
       throw new InvalidOptionError(
         'createIndex',

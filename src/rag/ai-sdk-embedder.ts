@@ -67,8 +67,6 @@ class AiSdkEmbedder implements Embedder {
       throw new InvalidOptionError('model', 'an AI SDK embedding model (or model id) is required');
     }
     validateOptions('aiSdkEmbedder', options, AI_SDK_EMBEDDER_RULES);
-    checkPositiveInteger('dimensions', options.dimensions);
-    checkPositiveInteger('requestDimensions', options.requestDimensions);
     if (options.dimensions !== undefined && options.requestDimensions !== undefined && options.dimensions !== options.requestDimensions) {
       throw new InvalidOptionError(
         'requestDimensions',
@@ -98,11 +96,5 @@ class AiSdkEmbedder implements Embedder {
     const vectors = checkEmbeddings(embeddings, texts.length, this.#dimensions, 'embedding model response');
     this.#dimensions ??= vectors[0]?.length;
     return vectors;
-  }
-}
-
-function checkPositiveInteger(option: string, value: number | undefined): void {
-  if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
-    throw new InvalidOptionError(option, `expected a positive integer, got ${String(value)}`);
   }
 }

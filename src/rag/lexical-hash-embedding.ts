@@ -1,4 +1,3 @@
-import { InvalidOptionError } from '../errors/governor-error.ts';
 import { is, validateOptions } from '../errors/validate-options.ts';
 import type { Embedder } from './embedder.ts';
 import { lexicalTokens } from './lexical-tokens.ts';
@@ -39,11 +38,7 @@ export class LexicalHashEmbedding implements Embedder {
 
   constructor(options: LexicalHashEmbeddingOptions = {}) {
     validateOptions('LexicalHashEmbedding', options, { dimensions: is.integer(1, MAX_DIMENSIONS) });
-    const dimensions = options.dimensions ?? DEFAULT_LEXICAL_HASH_DIMENSIONS;
-    if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_DIMENSIONS) {
-      throw new InvalidOptionError('dimensions', `expected an integer from 1 to ${MAX_DIMENSIONS}, got ${String(dimensions)}`);
-    }
-    this.dimensions = dimensions;
+    this.dimensions = options.dimensions ?? DEFAULT_LEXICAL_HASH_DIMENSIONS;
   }
 
   /** One unit-length vector per text; a text without any token gets the zero vector. */

@@ -127,22 +127,13 @@ export class QuestionAnswerAdvisor implements Advisor {
     }
     const search = options.searchRequest ?? {};
     const topK = search.topK ?? DEFAULT_TOP_K;
-    if (!Number.isSafeInteger(topK) || topK < 1) {
-      throw new InvalidOptionError('searchRequest.topK', `expected a positive integer, got ${String(topK)}`);
-    }
     const threshold = search.similarityThreshold ?? SIMILARITY_THRESHOLD_ACCEPT_ALL;
-    if (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1)) {
-      throw new InvalidOptionError('searchRequest.similarityThreshold', `expected a number from 0 to 1, got ${String(threshold)}`);
-    }
     if (search.filter !== undefined) parseMetadataFilter(search.filter, 'searchRequest.filter');
     const template = options.promptTemplate ?? DEFAULT_QUESTION_ANSWER_TEMPLATE;
     for (const placeholder of ['{query}', '{question_answer_context}']) {
       if (typeof template !== 'string' || !template.includes(placeholder)) {
         throw new InvalidOptionError('promptTemplate', `must contain the placeholder ${placeholder}`);
       }
-    }
-    if (options.order !== undefined && !Number.isFinite(options.order)) {
-      throw new InvalidOptionError('order', `expected a finite number, got ${String(options.order)}`);
     }
     this.#vectorStore = options.vectorStore;
     this.#topK = topK;

@@ -16,13 +16,28 @@ test('isSupportedNode compares versions numerically against the minimum', () => 
   assert.equal(unsupportedNodeMessage('20.1.0'), 'agent-governor needs Node.js 22.13.0 or later; this is Node.js 20.1.0.');
 });
 
-test('loading node:sqlite through the repository prints no ExperimentalWarning, other warnings still pass', async () => {
-  const module = new URL('../sqlite/index.ts', import.meta.url).href;
+/** What a fresh process prints to stderr when it imports `module`, then emits an ExperimentalWarning of its own. */
+async function stderrOfImport(module: string): Promise<string> {
   const { stderr } = await promisify(execFile)(process.execPath, [
     '--input-type=module',
     '-e',
     `await import(${JSON.stringify(module)}); process.emitWarning('kept', 'ExperimentalWarning');`,
   ]);
-  assert.doesNotMatch(stderr, /SQLite/);
-  assert.match(stderr, /ExperimentalWarning: kept/);
+  return stderr;
+}
+
+const repositoryModule = new URL('../sqlite/index.ts', import.meta.url).href;
+
+test('loading node:sqlite through the repository prints no ExperimentalWarning for it', async (t) => {
+  const bare = await stderrOfImport('node:sqlite');
+  // Only a Node that warns about node:sqlite itself (22.x) has a warning to suppress.
+  if (!/SQLite/.test(bare)) {
+    t.skip(`Node.js ${process.versions.node} prints no SQLite ExperimentalWarning`);
+    return;
+  }
+  assert.doesNotMatch(await stderrOfImport(repositoryModule), /SQLite/);
+});
+
+test('after loading the repository, other warnings still pass', async () => {
+  assert.match(await stderrOfImport(repositoryModule), /ExperimentalWarning: kept/);
 });

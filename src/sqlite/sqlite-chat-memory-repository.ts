@@ -82,10 +82,7 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
 
   constructor(options: SqliteChatMemoryRepositoryOptions) {
     validateOptions('SqliteChatMemoryRepository', options, SQLITE_CHAT_MEMORY_REPOSITORY_OPTION_RULES, { required: ['path'] });
-    const path: unknown = options?.path;
-    if (typeof path !== 'string' || path === '') {
-      throw new InvalidOptionError('path', "must be a database file path or ':memory:'");
-    }
+    const { path } = options;
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
       throw new InvalidOptionError('busyTimeoutMs', `must be a non-negative integer, got ${String(options.busyTimeoutMs)}`);

@@ -68,9 +68,8 @@ export function commandJudge(command: string, options: CommandJudgeOptions = {})
   if (typeof command !== 'string' || command.trim() === '') throw new InvalidOptionError('command', 'must be a non-empty string');
   validateOptions('commandJudge', options, COMMAND_JUDGE_RULES);
   const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 120_000);
-  const maxOutputBytes = positiveInteger('maxOutputBytes', options.maxOutputBytes, 2_000);
+  const maxOutputBytes = options.maxOutputBytes ?? 2_000;
   const passEnv = options.passEnv ?? 'safe';
-  if (passEnv !== 'safe' && passEnv !== 'all') throw new InvalidOptionError('passEnv', `must be 'safe' or 'all', got ${String(passEnv)}`);
   const name = options.name ?? `command: ${command.length > 60 ? `${command.slice(0, 57)}...` : command}`;
 
   return {

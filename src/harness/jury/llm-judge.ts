@@ -83,9 +83,7 @@ export function llmJudge(options: LlmJudgeOptions): Judge {
   if ((model === undefined) === (options.generate === undefined)) {
     throw new InvalidOptionError('model', 'give exactly one of `model` or `generate`');
   }
-  if (typeof criteria !== 'string' || criteria.trim() === '') throw new InvalidOptionError('criteria', 'must be a non-empty string');
   const maxOutputChars = options.maxOutputChars ?? 20_000;
-  if (!Number.isInteger(maxOutputChars) || maxOutputChars < 2) throw new InvalidOptionError('maxOutputChars', 'must be an integer >= 2');
   const name = options.name ?? 'llm judge';
   const generate: LlmJudgeGenerate =
     options.generate ??
