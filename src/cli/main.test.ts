@@ -119,7 +119,7 @@ describe('governor CLI', () => {
   test('--help lists every command and the exit codes; no arguments prints it to stderr with exit 2', async () => {
     const help = await governor(['--help'], cleanEnv());
     assert.equal(help.code, 0);
-    for (const name of ['demo', 'run', 'replay']) assert.match(help.stdout, new RegExp(`^  ${name} `, 'm'));
+    for (const name of ['demo', 'run', 'replay', 'proxy', 'mcp']) assert.match(help.stdout, new RegExp(`^  ${name} `, 'm'));
     assert.match(help.stdout, /Exit codes: 0 success, 1 .*, 2 usage error/);
     assert.match(help.stdout, /130 interrupted/);
     const bare = await governor([], cleanEnv());
@@ -129,7 +129,7 @@ describe('governor CLI', () => {
   });
 
   test('every command has help through "governor help <command>" and "<command> --help", and --help never runs it', async () => {
-    for (const name of ['demo', 'run', 'replay']) {
+    for (const name of ['demo', 'run', 'replay', 'proxy', 'mcp']) {
       const viaHelp = await governor(['help', name], cleanEnv());
       const viaFlag = await governor([name, '--help'], cleanEnv());
       assert.equal(viaHelp.code, 0, name);

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { startMcpProxy } from '../mcp-proxy/mcp-proxy.ts';
 import { breakerFromFlags, CliUsageError, type FlagBreaker, untilSignal } from './breaker-flags.ts';
+import { writeCommandError } from './command-error.ts';
 import type { CliIO } from './progress.ts';
 import { MCP_USAGE } from './commands/mcp.ts';
 
@@ -15,7 +16,7 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
   try {
     ({ values, positionals } = parseCommandArgs(argv));
   } catch (error) {
-    io.stderr.write(`governor mcp: ${error instanceof Error ? error.message : String(error)}\n\n${MCP_USAGE}\n`);
+    writeCommandError(io, 'mcp', error, MCP_USAGE);
     return 2;
   }
   if (values.help) {
@@ -26,14 +27,14 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
   const [command, ...args] = positionals;
   if ((command === undefined) === (values.url === undefined)) {
     const problem = command === undefined ? 'give the MCP server to wrap: -- COMMAND [ARGS…] or --url URL' : 'give either -- COMMAND or --url, not both';
-    io.stderr.write(`governor mcp: ${problem}\n\n${MCP_USAGE}\n`);
+    writeCommandError(io, 'mcp', problem, MCP_USAGE);
     return 2;
   }
   let flagBreaker: FlagBreaker;
   try {
     flagBreaker = await breakerFromFlags({ config: values.config, store: values.store, storePrefix: values['store-prefix'] }, cwd);
   } catch (error) {
-    io.stderr.write(`governor mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+    writeCommandError(io, 'mcp', error);
     return error instanceof CliUsageError ? 2 : 1;
   }
   try {
@@ -46,7 +47,7 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
     await proxy.close();
     return 0;
   } catch (error) {
-    io.stderr.write(`governor mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+    writeCommandError(io, 'mcp', error);
     return 1;
   } finally {
     await flagBreaker.close();

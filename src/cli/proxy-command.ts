@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { startModelProxy } from '../proxy/model-proxy-server.ts';
 import { prometheusMetrics, type PrometheusMetrics } from '../proxy/prometheus-metrics.ts';
 import { breakerFromFlags, CliUsageError, type FlagBreaker, untilSignal } from './breaker-flags.ts';
+import { writeCommandError } from './command-error.ts';
 import type { CliIO } from './progress.ts';
 import { PROXY_USAGE } from './commands/proxy.ts';
 
@@ -14,7 +15,7 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
   try {
     ({ values } = parseCommandArgs(argv));
   } catch (error) {
-    io.stderr.write(`governor proxy: ${error instanceof Error ? error.message : String(error)}\n\n${PROXY_USAGE}\n`);
+    writeCommandError(io, 'proxy', error, PROXY_USAGE);
     return 2;
   }
   if (values.help) {
@@ -24,7 +25,7 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
   const port = Number(values.port);
   if (values.upstream === undefined || !Number.isInteger(port) || port < 0 || port > 65535) {
     const problem = values.upstream === undefined ? '--upstream URL is required' : `--port must be a port number (0-65535), not "${values.port}"`;
-    io.stderr.write(`governor proxy: ${problem}\n\n${PROXY_USAGE}\n`);
+    writeCommandError(io, 'proxy', problem, PROXY_USAGE);
     return 2;
   }
   let metrics: PrometheusMetrics | undefined;
@@ -37,7 +38,7 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
     );
   } catch (error) {
     await metrics?.shutdown();
-    io.stderr.write(`governor proxy: ${error instanceof Error ? error.message : String(error)}\n`);
+    writeCommandError(io, 'proxy', error);
     return error instanceof CliUsageError ? 2 : 1;
   }
   try {
@@ -54,7 +55,7 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
     await server.close();
     return 0;
   } catch (error) {
-    io.stderr.write(`governor proxy: ${error instanceof Error ? error.message : String(error)}\n`);
+    writeCommandError(io, 'proxy', error);
     return 1;
   } finally {
     await flagBreaker.close();

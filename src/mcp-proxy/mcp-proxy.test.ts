@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -9,6 +11,7 @@ const MAIN = fileURLToPath(new URL('../cli/bin.ts', import.meta.url));
 const LOOPING = fileURLToPath(new URL('./test-support/looping-server.ts', import.meta.url));
 const WITHOUT_SDK = fileURLToPath(new URL('./test-support/without-mcp-sdk.ts', import.meta.url));
 const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
+const execFileAsync = promisify(execFile);
 
 async function connect(command: string, args: string[]): Promise<Client> {
   const client = new Client({ name: 'test-client', version: '1' });
@@ -159,10 +162,8 @@ describe('governor mcp --url <a Streamable HTTP server>', { timeout: 60_000 }, (
 
 describe('governor mcp: usage', () => {
   test('without @modelcontextprotocol/sdk installed it exits 1 and names the package to install', async () => {
-    const { execFile } = await import('node:child_process');
-    const { promisify } = await import('node:util');
     await assert.rejects(
-      promisify(execFile)(process.execPath, ['--import', WITHOUT_SDK, MAIN, 'mcp', '--', process.execPath, LOOPING]),
+      execFileAsync(process.execPath, ['--import', WITHOUT_SDK, MAIN, 'mcp', '--', process.execPath, LOOPING]),
       (error: { code?: number; stderr?: string }) => {
         assert.equal(error.code, 1);
         assert.match(
@@ -175,9 +176,7 @@ describe('governor mcp: usage', () => {
   });
 
   test('without a server to wrap it exits 2 and says what to give', async () => {
-    const { execFile } = await import('node:child_process');
-    const { promisify } = await import('node:util');
-    await assert.rejects(promisify(execFile)(process.execPath, [MAIN, 'mcp']), (error: { code?: number; stderr?: string }) => {
+    await assert.rejects(execFileAsync(process.execPath, [MAIN, 'mcp']), (error: { code?: number; stderr?: string }) => {
       assert.equal(error.code, 2);
       assert.match(error.stderr ?? '', /-- COMMAND \[ARGS…\] or --url URL/);
       return true;

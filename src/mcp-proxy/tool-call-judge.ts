@@ -1,6 +1,7 @@
 import type { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 import { NOTE_PREFIX, stopText } from '../proxy/proxy-judge.ts';
+import { asArray, contentText } from '../proxy/wire-api.ts';
 
 /** A `tools/call` result, as far as the judge needs it. */
 export interface ToolResultLike {
@@ -17,17 +18,6 @@ export function refusedResult(text: string): { content: { type: 'text'; text: st
 function refusalText(tool: string, decision: BreakerDecision): string {
   if (decision.action === 'stop') return stopText(decision);
   return `${NOTE_PREFIX} The call to ${tool} was not run: ${decision.message ?? 'repeated call refused.'}`;
-}
-
-/** The text of a tool result, as the breaker compares results. */
-function resultText(result: ToolResultLike): string {
-  const content = Array.isArray(result.content) ? (result.content as unknown[]) : [];
-  return content
-    .map((part) => {
-      const p = part as { type?: unknown; text?: unknown };
-      return p?.type === 'text' && typeof p.text === 'string' ? p.text : JSON.stringify(part);
-    })
-    .join('\n');
 }
 
 /**
@@ -51,13 +41,18 @@ export async function judgeToolCall<R extends ToolResultLike>(
     await breaker.observe(sessionId, { kind: 'tool_call', tool, args, result: error instanceof Error ? error.message : String(error), error: true });
     throw error;
   }
-  const seen = await breaker.observe(sessionId, { kind: 'tool_call', tool, args, result: resultText(result), error: result.isError === true });
+  const seen = await breaker.observe(sessionId, {
+    kind: 'tool_call',
+    tool,
+    args,
+    result: contentText(asArray(result.content)),
+    error: result.isError === true,
+  });
   const notes: string[] = [];
   if (check.action === 'steer' && check.message !== undefined) notes.push(`${NOTE_PREFIX} ${check.message}`);
   if ((seen.action === 'steer' || seen.action === 'block') && seen.message !== undefined && seen.message !== check.message)
     notes.push(`${NOTE_PREFIX} ${seen.message}`);
   if (seen.action === 'stop') notes.push(stopText(seen));
   if (notes.length === 0) return result;
-  const content = Array.isArray(result.content) ? (result.content as unknown[]) : [];
-  return { ...result, content: [...content, { type: 'text', text: notes.join('\n\n') }] };
+  return { ...result, content: [...asArray(result.content), { type: 'text', text: notes.join('\n\n') }] };
 }

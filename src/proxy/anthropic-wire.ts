@@ -4,6 +4,8 @@ import {
   contentText,
   isObject,
   parseArgs,
+  parseJson,
+  tokenCount,
   type RequestTail,
   type RoundVerdict,
   type SseEvent,
@@ -128,11 +130,10 @@ export const anthropicWire: WireApi = {
 
 function usageOf(usage: unknown): { promptTokens: number | null; completionTokens: number | null } {
   if (!isObject(usage)) return { promptTokens: null, completionTokens: null };
-  const n = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-  const input = n(usage['input_tokens']);
+  const input = tokenCount(usage['input_tokens']);
   // Cached input counts as prompt too: it is what the model read.
-  const cached = (n(usage['cache_read_input_tokens']) ?? 0) + (n(usage['cache_creation_input_tokens']) ?? 0);
-  return { promptTokens: input === null ? null : input + cached, completionTokens: n(usage['output_tokens']) };
+  const cached = (tokenCount(usage['cache_read_input_tokens']) ?? 0) + (tokenCount(usage['cache_creation_input_tokens']) ?? 0);
+  return { promptTokens: input === null ? null : input + cached, completionTokens: tokenCount(usage['output_tokens']) };
 }
 
 function event(name: string, value: unknown): SseEvent {
@@ -168,12 +169,7 @@ class AnthropicStreamRewriter implements StreamRewriter {
   #maxIndex = -1;
 
   accept(sse: SseEvent): SseEvent[] {
-    let value: unknown;
-    try {
-      value = JSON.parse(sse.data);
-    } catch {
-      return this.#pass(sse, undefined);
-    }
+    const value = parseJson(sse.data);
     if (!isObject(value)) return this.#pass(sse, undefined);
     const block = typeof value['index'] === 'number' ? value['index'] : undefined;
     if (block !== undefined && block > this.#maxIndex) this.#maxIndex = block;
@@ -245,7 +241,7 @@ class AnthropicStreamRewriter implements StreamRewriter {
         }
         continue;
       }
-      const value = parse(held.event.data);
+      const value = parseJson(held.event.data);
       if (isObject(value) && value['type'] === 'message_delta') {
         if (!explained) {
           out.push(...textBlock(this.#nextIndex(), replacement));
@@ -268,13 +264,5 @@ class AnthropicStreamRewriter implements StreamRewriter {
 
   #nextIndex(): number {
     return this.#maxIndex + 1;
-  }
-}
-
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

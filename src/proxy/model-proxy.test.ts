@@ -55,29 +55,9 @@ async function agentRound(
 ): Promise<{ message: OpenAI.Chat.Completions.ChatCompletionMessage; finish: string | null; stopHeader: string | null }> {
   if (stream) {
     const { data, response } = await client.chat.completions.create({ model: 'm', messages, tools: [SEARCH], stream: true }).withResponse();
-    let content = '';
-    let finish: string | null = null;
-    const calls: OpenAI.Chat.Completions.ChatCompletionMessageToolCall[] = [];
-    for await (const chunk of data) {
-      const choice = chunk.choices[0];
-      if (choice === undefined) continue;
-      content += choice.delta.content ?? '';
-      for (const d of choice.delta.tool_calls ?? []) {
-        const call = (calls[d.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
-        if (d.id) call.id = d.id;
-        if (call.type === 'function') {
-          call.function.name += d.function?.name ?? '';
-          call.function.arguments += d.function?.arguments ?? '';
-        }
-      }
-      finish = choice.finish_reason ?? finish;
-    }
-    const message = {
-      role: 'assistant',
-      content,
-      refusal: null,
-      ...(calls.length > 0 ? { tool_calls: calls } : {}),
-    } as OpenAI.Chat.Completions.ChatCompletionMessage;
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+    for await (const chunk of data) chunks.push(chunk);
+    const { message, finish } = assemble(chunks);
     answerTools(messages, message);
     return { message, finish, stopHeader: response.headers.get('x-governor-stop') };
   }
@@ -201,21 +181,35 @@ for (const stream of [false, true]) {
 
 /** The assistant message of an OpenAI SSE body. */
 function reassemble(sse: string): OpenAI.Chat.Completions.ChatCompletionMessage {
+  const chunks = sse
+    .split('\n')
+    .filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]')
+    .map((line) => JSON.parse(line.slice(6)) as OpenAI.Chat.Completions.ChatCompletionChunk);
+  return assemble(chunks).message;
+}
+
+/** The assistant message and the finish reason that streamed chunks add up to. */
+function assemble(chunks: readonly OpenAI.Chat.Completions.ChatCompletionChunk[]): {
+  message: OpenAI.Chat.Completions.ChatCompletionMessage;
+  finish: string | null;
+} {
   let content = '';
+  let finish: string | null = null;
   const calls: { id: string; type: 'function'; function: { name: string; arguments: string } }[] = [];
-  for (const line of sse.split('\n')) {
-    if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
-    const chunk = JSON.parse(line.slice(6)) as OpenAI.Chat.Completions.ChatCompletionChunk;
-    const delta = chunk.choices[0]?.delta;
-    content += delta?.content ?? '';
-    for (const d of delta?.tool_calls ?? []) {
+  for (const chunk of chunks) {
+    const choice = chunk.choices[0];
+    if (choice === undefined) continue;
+    content += choice.delta.content ?? '';
+    for (const d of choice.delta.tool_calls ?? []) {
       const call = (calls[d.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
       if (d.id) call.id = d.id;
       call.function.name += d.function?.name ?? '';
       call.function.arguments += d.function?.arguments ?? '';
     }
+    finish = choice.finish_reason ?? finish;
   }
-  return { role: 'assistant', content, refusal: null, ...(calls.length > 0 ? { tool_calls: calls } : {}) } as OpenAI.Chat.Completions.ChatCompletionMessage;
+  const message = { role: 'assistant', content, refusal: null, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
+  return { message: message as OpenAI.Chat.Completions.ChatCompletionMessage, finish };
 }
 
 describe('governor proxy with AI SDK providers', () => {

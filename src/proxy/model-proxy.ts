@@ -9,7 +9,7 @@ import { ProxyJudge, type ProxyStop } from './proxy-judge.ts';
 import { proxySessionId, SESSION_HEADER } from './proxy-session.ts';
 import { formatSse, parseSse } from './sse.ts';
 import { UpstreamUnreachableError } from './upstream-unreachable-error.ts';
-import { isObject, type JsonObject, type SseEvent, type WireApi } from './wire-api.ts';
+import { isObject, type JsonObject, parseJson, type SseEvent, type WireApi } from './wire-api.ts';
 
 /** Response header naming the category of a stop. */
 export const STOP_HEADER = 'x-governor-stop';
@@ -152,13 +152,8 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   const request = c.req.raw;
   const raw = await request.arrayBuffer();
   const url = target(route.upstream, new URL(c.req.url));
-  let body: unknown;
-  try {
-    body = JSON.parse(new TextDecoder().decode(raw));
-  } catch {
-    // Not JSON: the upstream API answers it in its own words.
-    return forward(request, url, route.upstreamFetch, raw);
-  }
+  const body = parseJson(new TextDecoder().decode(raw));
+  // Not a chat request: the upstream API answers it in its own words.
   if (!isObject(body) || !Array.isArray(body['messages'])) return forward(request, url, route.upstreamFetch, raw);
 
   const { judge } = route;
@@ -182,18 +177,14 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   if (contentType.includes('text/event-stream')) return streamed(api, sessionId, judge, upstreamResponse);
   if (!contentType.includes('json')) return passThrough(upstreamResponse);
   const text = await upstreamResponse.text();
-  let answer: unknown;
-  try {
-    answer = JSON.parse(text);
-  } catch {
-    return new Response(text, { status: upstreamResponse.status, headers: responseHeaders(upstreamResponse.headers) });
-  }
-  if (!isObject(answer)) return new Response(text, { status: upstreamResponse.status, headers: responseHeaders(upstreamResponse.headers) });
+  const unchanged = (): Response => new Response(text, { status: upstreamResponse.status, headers: responseHeaders(upstreamResponse.headers) });
+  const answer = parseJson(text);
+  if (!isObject(answer)) return unchanged();
   const verdict = await judge.judgeRound(sessionId, api.roundOf(answer));
   if (verdict.stop !== undefined) {
     return json(api.stopResponse(sent, verdict.stop.text, answer), 200, responseHeaders(upstreamResponse.headers, { [STOP_HEADER]: verdict.stop.category }));
   }
-  if (verdict.blocked.size === 0) return new Response(text, { status: upstreamResponse.status, headers: responseHeaders(upstreamResponse.headers) });
+  if (verdict.blocked.size === 0) return unchanged();
   return json(api.withBlocks(answer, verdict.blocked), upstreamResponse.status, responseHeaders(upstreamResponse.headers));
 }
 

@@ -4,6 +4,8 @@ import {
   contentText,
   isObject,
   parseArgs,
+  parseJson,
+  tokenCount,
   type JsonObject,
   type RequestTail,
   type RoundVerdict,
@@ -144,8 +146,7 @@ export const openaiWire: WireApi = {
 
 function usageOf(usage: unknown): { promptTokens: number | null; completionTokens: number | null } {
   if (!isObject(usage)) return { promptTokens: null, completionTokens: null };
-  const n = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-  return { promptTokens: n(usage['prompt_tokens']), completionTokens: n(usage['completion_tokens']) };
+  return { promptTokens: tokenCount(usage['prompt_tokens']), completionTokens: tokenCount(usage['completion_tokens']) };
 }
 
 function data(value: unknown): SseEvent {
@@ -187,12 +188,7 @@ class OpenAiStreamRewriter implements StreamRewriter {
       this.#held.push(event);
       return [];
     }
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(event.data);
-    } catch {
-      return this.#pass(event);
-    }
+    const chunk = parseJson(event.data);
     if (!isObject(chunk)) return this.#pass(event);
     this.#last = chunk;
     if (isObject(chunk['usage'])) this.#usage = usageOf(chunk['usage']);
@@ -260,7 +256,7 @@ class OpenAiStreamRewriter implements StreamRewriter {
         if (position >= 0) out.push(data(renumber(held.chunk, position)));
         continue;
       }
-      const chunk = parse(held.data);
+      const chunk = parseJson(held.data);
       const choice = isObject(chunk) ? asArray(chunk['choices'])[0] : undefined;
       if (isObject(chunk) && isObject(choice) && choice['finish_reason'] != null) {
         if (!explained) {
@@ -289,18 +285,10 @@ class OpenAiStreamRewriter implements StreamRewriter {
     ];
     for (const held of this.#held) {
       if ('call' in held) continue;
-      const chunk = parse(held.data);
+      const chunk = parseJson(held.data);
       if (held.data === '[DONE]' || (isObject(chunk) && asArray(chunk['choices']).length === 0)) out.push(held);
     }
     return out;
-  }
-}
-
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }
 

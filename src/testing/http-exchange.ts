@@ -24,12 +24,7 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 
 /** Writes each item as a server-sent event, then `[DONE]`, stopping if the client disconnects. */
 export function sendEventStream(response: ServerResponse, events: readonly unknown[]): void {
-  if (response.destroyed || response.headersSent) return;
-  response.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-  });
+  if (!startEventStream(response)) return;
   for (const event of events) {
     if (response.destroyed) return;
     response.write(sseEvent(event));
@@ -80,15 +75,21 @@ export function sendHeadersThenStall(response: ServerResponse, stream: boolean, 
 
 /** Writes each item as a named server-sent event (`event:` and `data:` lines), the Anthropic way: no `[DONE]`. */
 export function sendNamedEventStream(response: ServerResponse, events: readonly { event: string; data: unknown }[]): void {
-  if (response.destroyed || response.headersSent) return;
-  response.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-  });
+  if (!startEventStream(response)) return;
   for (const item of events) {
     if (response.destroyed) return;
     response.write(`event: ${item.event}\ndata: ${JSON.stringify(item.data)}\n\n`);
   }
   response.end();
+}
+
+/** Sends the headers of an event stream; false when the client is gone or an answer was already started. */
+function startEventStream(response: ServerResponse): boolean {
+  if (response.destroyed || response.headersSent) return false;
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  return true;
 }
