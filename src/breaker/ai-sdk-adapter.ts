@@ -6,6 +6,7 @@ import { is, validateOptions, type OptionRules } from '../errors/validate-option
 import type { BreakerDecision } from './breaker-decision.ts';
 import { breakerErrorFor } from './breaker-errors.ts';
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
+import { steerNote } from './door-session.ts';
 
 /** What the adapter needs of a breaker (an {@link AgentBreaker} has it). */
 export interface ObservingBreaker {
@@ -86,8 +87,7 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
     transformParams: async ({ params }) => {
       const steers = breaker.takeSteers?.(sessionId) ?? [];
       if (steers.length === 0) return params;
-      const text = steers.map((m) => `[AgentBreaker] ${m}`).join('\n\n');
-      return { ...params, prompt: [...params.prompt, { role: 'user', content: [{ type: 'text', text }] }] };
+      return { ...params, prompt: [...params.prompt, { role: 'user', content: [{ type: 'text', text: steerNote(steers) }] }] };
     },
     wrapGenerate: async ({ doGenerate }) => {
       rethrowStop();
