@@ -4,7 +4,7 @@ import { breakerErrorFor } from './breaker-errors.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 
 /** Prefix of every text the breaker puts in front of the model. */
-export const BREAKER_TAG = '[AgentBreaker]';
+const BREAKER_TAG = '[AgentBreaker]';
 
 /**
  * One governed session as a framework door (LangChain middleware, Agents SDK
