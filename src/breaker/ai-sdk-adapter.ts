@@ -5,7 +5,7 @@ import { resolveModel } from '../model/resolve-model.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import type { BreakerDecision } from './breaker-decision.ts';
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
-import { BREAKER_TAG, blockedResult, DoorSession, resultText, steeredResult } from './door-session.ts';
+import { blockedResult, DoorSession, resultText, steeredResult, steerNote } from './door-session.ts';
 
 /** What the adapter needs of a breaker (an {@link AgentBreaker} has it). */
 export interface ObservingBreaker {
@@ -79,8 +79,7 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
     transformParams: async ({ params }) => {
       const steers = breaker.takeSteers?.(sessionId) ?? [];
       if (steers.length === 0) return params;
-      const text = steers.map((m) => `${BREAKER_TAG} ${m}`).join('\n\n');
-      return { ...params, prompt: [...params.prompt, { role: 'user', content: [{ type: 'text', text }] }] };
+      return { ...params, prompt: [...params.prompt, { role: 'user', content: [{ type: 'text', text: steerNote(steers) }] }] };
     },
     wrapGenerate: async ({ doGenerate }) => {
       door.rethrowStop();

@@ -1,9 +1,10 @@
 import type { ObservingBreaker } from './ai-sdk-adapter.ts';
 import type { BreakerDecision } from './breaker-decision.ts';
 import { breakerErrorFor } from './breaker-errors.ts';
+import { InvalidOptionError } from '../errors/governor-error.ts';
 
 /** Prefix of every text the breaker puts in front of the model. */
-export const BREAKER_TAG = '[AgentBreaker]';
+const BREAKER_TAG = '[AgentBreaker]';
 
 /**
  * One governed session as a framework door (LangChain middleware, Agents SDK
@@ -58,12 +59,14 @@ export class DoorSession {
   }
 
   /**
-   * Queues a steer decided by `observe` for the model's next call. An
+   * Queues the steer of a model-level verdict decided by `observe` (a `steer`,
+   * or a `block` that has no call to answer) for the model's next call. An
    * AgentBreaker queues those itself (see `AgentBreaker.takeSteers`); only a
    * breaker without that queue needs the door to keep them.
    */
-  queueSteer(message: string | undefined): void {
-    if (message && this.#breaker.takeSteers === undefined) this.#steers.push(message);
+  queueSteer(decision: BreakerDecision): void {
+    if (decision.action !== 'steer' && decision.action !== 'block') return;
+    if (decision.message && this.#breaker.takeSteers === undefined) this.#steers.push(decision.message);
   }
 
   /**
@@ -105,6 +108,18 @@ export class DoorSessions {
   delete(sessionId: string): void {
     this.#sessions.delete(sessionId);
   }
+}
+
+/** Refuses, as a typed error, a breaker a door cannot observe with. */
+export function assertObservingBreaker(breaker: ObservingBreaker): void {
+  if (breaker === null || typeof breaker !== 'object' || typeof breaker.observe !== 'function') {
+    throw new InvalidOptionError('breaker', 'must be an AgentBreaker (or have checkModelCall, checkToolCall and observe)');
+  }
+}
+
+/** Waiting steers as one text for the model's next call. */
+export function steerNote(steers: readonly string[]): string {
+  return steers.map((s) => `${BREAKER_TAG} ${s}`).join('\n\n');
 }
 
 /** What a blocked tool call answers the model with. */

@@ -9,18 +9,11 @@ import { describe, test } from 'node:test';
 import { generateText, isStepCount, streamText, tool, ToolLoopAgent } from 'ai';
 import { z } from 'zod';
 import { AgentBreaker, AgentBreakerError, breakerForAiSdk, type BreakerEventRecord } from '../index.ts';
-import { ScriptedModelServer, scriptedModel, type RecordedRequest, type ScriptFunction } from '../testing/index.ts';
+import { ScriptedModelServer, scriptedModel, type ScriptFunction } from '../testing/index.ts';
+import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
 const SESSION = 'build-watch-7';
 const PROMPT = 'Is build b-17 done?';
-
-/** A model that asks for the same status check, with the same arguments, every turn. */
-function spiralServer(): Promise<ScriptedModelServer> {
-  return new ScriptedModelServer({
-    script: [{ toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] }],
-    onExhausted: 'repeat-last',
-  }).start();
-}
 
 /** A breaker with its escalations and state changes recorded, and tools that count their executions. */
 function governedSession(statuses: (run: number) => string) {
@@ -41,18 +34,6 @@ function governedSession(statuses: (run: number) => string) {
     }),
   });
   return { breaker, events, governed, executions, tools };
-}
-
-/** The tool result at the end of a recorded request: what the model got back for its last call. */
-function lastToolResult(request: RecordedRequest | undefined): string {
-  assert.ok(request, 'the request reached the stand-in model');
-  const last = request.body.messages.at(-1);
-  assert.equal(last?.role, 'tool', 'the request ends with a tool result');
-  return String(last.content);
-}
-
-function escalations(events: readonly BreakerEventRecord[]): string[] {
-  return events.flatMap((e) => (e.type === 'escalation' ? [`${e.category}:${e.action}`] : []));
 }
 
 /**

@@ -17,6 +17,7 @@ import { governorMiddleware } from '../langchain/index.ts';
 import { breakerForOpenAIAgents } from '../openai-agents/index.ts';
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
 import { DOOR_SCENARIOS, type DoorScenario, type ScenarioTool } from './door-scenarios.ts';
+import { escalations } from './recorded-run.ts';
 
 const SESSION = 'door-session';
 
@@ -116,7 +117,7 @@ async function runThrough(door: Door, scenario: DoorScenario): Promise<Outcome> 
     error,
     answer,
     executions: runner.executions,
-    escalations: events.flatMap((e) => (e.type === 'escalation' ? [`${e.category}:${e.action}`] : [])),
+    escalations: escalations(events),
     modelHeardBreaker: server.requests.some((r) => JSON.stringify(r.body.messages).includes('[AgentBreaker]')),
   };
 }

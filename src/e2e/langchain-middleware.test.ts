@@ -10,19 +10,13 @@ import { createAgent, tool } from 'langchain';
 import { z } from 'zod';
 import { AgentBreaker, BreakerOpenError, BudgetExceededError, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
 import { governorMiddleware } from '../langchain/index.ts';
-import { ScriptedModelServer, type RecordedRequest, type ScriptFunction } from '../testing/index.ts';
+import { ScriptedModelServer, type ScriptFunction } from '../testing/index.ts';
+import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
 const PROMPT = 'Is build b-17 done?';
 
 function chatModel(server: ScriptedModelServer): ChatOpenAI {
   return new ChatOpenAI({ model: server.modelId, apiKey: 'test-key', maxRetries: 0, configuration: { baseURL: server.baseURL } });
-}
-
-function spiralServer(): Promise<ScriptedModelServer> {
-  return new ScriptedModelServer({
-    script: [{ toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] }],
-    onExhausted: 'repeat-last',
-  }).start();
 }
 
 function recordingBreaker(options: ConstructorParameters<typeof AgentBreaker>[0] = {}) {
@@ -43,17 +37,6 @@ function checkBuild(statuses: (run: number) => string) {
     { name: 'check_build', description: 'Status of a CI build', schema: z.object({ buildId: z.string() }) },
   );
   return { check, executions };
-}
-
-function lastToolResult(request: RecordedRequest | undefined): string {
-  assert.ok(request, 'the request reached the stand-in model');
-  const last = request.body.messages.at(-1);
-  assert.equal(last?.role, 'tool', 'the request ends with a tool result');
-  return String(last.content);
-}
-
-function escalations(events: readonly BreakerEventRecord[]): string[] {
-  return events.flatMap((e) => (e.type === 'escalation' ? [`${e.category}:${e.action}`] : []));
 }
 
 describe('governorMiddleware on createAgent with ChatOpenAI', () => {

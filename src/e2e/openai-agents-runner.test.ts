@@ -10,7 +10,8 @@ import { Agent, MemorySession, OpenAIProvider, handoff, tool } from '@openai/age
 import { z } from 'zod';
 import { AgentBreaker, BudgetExceededError, ToolSpiralError, type AgentBreakerOptions, type BreakerEventRecord } from '../index.ts';
 import { breakerForOpenAIAgents } from '../openai-agents/index.ts';
-import { ScriptedModelServer, type RecordedRequest, type ScriptFunction } from '../testing/index.ts';
+import { ScriptedModelServer, type ScriptFunction } from '../testing/index.ts';
+import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
 const PROMPT = 'Is build b-17 done?';
 
@@ -38,23 +39,9 @@ function checkBuild(statuses: (run: number) => string) {
   return { check, executions };
 }
 
-function lastToolResult(request: RecordedRequest | undefined): string {
-  assert.ok(request, 'the request reached the stand-in model');
-  const last = request.body.messages.at(-1);
-  assert.equal(last?.role, 'tool', 'the request ends with a tool result');
-  return String(last.content);
-}
-
-function escalations(events: readonly BreakerEventRecord[]): string[] {
-  return events.flatMap((e) => (e.type === 'escalation' ? [`${e.category}:${e.action}`] : []));
-}
-
 describe('breakerForOpenAIAgents with the Chat Completions model', () => {
   test('a tool-call spiral is steered, then blocked, then stopped with ToolSpiralError before the tool runs again', async () => {
-    await using server = await new ScriptedModelServer({
-      script: [{ toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] }],
-      onExhausted: 'repeat-last',
-    }).start();
+    await using server = await spiralServer();
     const { breaker, events, door } = governed(server);
     const { check, executions } = checkBuild(() => 'running');
     const agent = new Agent({ name: 'ops', instructions: 'Answer about CI builds.', model: server.modelId, tools: door.tools([check]) });
@@ -76,10 +63,7 @@ describe('breakerForOpenAIAgents with the Chat Completions model', () => {
   });
 
   test('streaming: the spiral is stopped with ToolSpiralError, from the stream and from completed', async () => {
-    await using server = await new ScriptedModelServer({
-      script: [{ toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] }],
-      onExhausted: 'repeat-last',
-    }).start();
+    await using server = await spiralServer();
     const { door } = governed(server, {}, 'oa-stream');
     const { check, executions } = checkBuild(() => 'running');
     const agent = new Agent({ name: 'ops', model: server.modelId, tools: door.tools([check]) });
@@ -144,10 +128,7 @@ describe('breakerForOpenAIAgents with the Chat Completions model', () => {
   });
 
   test('without a session id each run is a session of its own', async () => {
-    await using server = await new ScriptedModelServer({
-      script: [{ toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] }],
-      onExhausted: 'repeat-last',
-    }).start();
+    await using server = await spiralServer();
     const { events, door } = governed(server);
     const { check, executions } = checkBuild(() => 'running');
     const agent = new Agent({ name: 'ops', model: server.modelId, tools: door.tools([check]) });
@@ -211,10 +192,7 @@ describe('breakerForOpenAIAgents with the Chat Completions model', () => {
   });
 
   test('an agent given a Model instance is governed through governed.model, and refused without it', async () => {
-    await using server = await new ScriptedModelServer({
-      script: [{ toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] }],
-      onExhausted: 'repeat-last',
-    }).start();
+    await using server = await spiralServer();
     const { door } = governed(server, {}, 'oa-instance');
     const { check, executions } = checkBuild(() => 'running');
     const chatModel = await new OpenAIProvider({ apiKey: 'test-key', baseURL: server.baseURL, useResponses: false }).getModel(server.modelId);

@@ -160,14 +160,8 @@ export function shellTool(options: ShellToolOptions): Tool<{ command: string }, 
   const maxOutputBytes = positiveInteger('maxOutputBytes', options.maxOutputBytes, 10_000, 2);
   const killGraceMs = positiveInteger('killGraceMs', options.killGraceMs, 2_000, 0);
   const passEnv = options.passEnv ?? 'safe';
-  if (passEnv !== 'safe' && passEnv !== 'all') {
-    throw new InvalidOptionError('passEnv', `must be 'safe' or 'all', got ${String(passEnv)}`);
-  }
   const writableRoots = (options.writableRoots ?? []).map((root, i) => existingDirectory(`writableRoots[${i}]`, root));
   const tempDirectory = path.join(workingDirectory, SHELL_TEMP_DIRECTORY);
-  if (options.network !== undefined && typeof options.network !== 'boolean') {
-    throw new InvalidOptionError('network', `must be true or false, got ${String(options.network)}`);
-  }
   const sandbox = resolveSandbox(options.sandbox);
   if (sandbox.warning !== undefined) warnOnce(sandbox.warning);
   const launcher = sandbox.kind === 'bubblewrap' ? bubblewrapArgs({ workingDirectory, writableRoots, network: options.network === true }) : [];

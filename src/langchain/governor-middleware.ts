@@ -4,8 +4,7 @@ import { createMiddleware } from 'langchain';
 import { z } from 'zod';
 import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
-import { BREAKER_TAG, blockedResult, DoorSessions, resultText, steeredResult, type DoorSession } from '../breaker/door-session.ts';
-import { InvalidOptionError } from '../errors/governor-error.ts';
+import { assertObservingBreaker, blockedResult, DoorSessions, resultText, steeredResult, steerNote, type DoorSession } from '../breaker/door-session.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link governorMiddleware}. */
@@ -36,7 +35,7 @@ function withSteer(message: ToolMessage, decision: BreakerDecision): ToolMessage
   const content =
     typeof message.content === 'string'
       ? steeredResult(message.content, decision)
-      : [...message.content, { type: 'text' as const, text: `\n\n${BREAKER_TAG} ${decision.message ?? ''}` }];
+      : [...message.content, { type: 'text' as const, text: steeredResult('', decision) }];
   return new ToolMessage({ ...message, content, tool_call_id: message.tool_call_id });
 }
 
@@ -61,9 +60,7 @@ function withSteer(message: ToolMessage, decision: BreakerDecision): ToolMessage
  * LangChain does not wrap, never from inside a tool call.
  */
 export function governorMiddleware(breaker: ObservingBreaker, options: GovernorMiddlewareOptions = {}) {
-  if (breaker === null || typeof breaker !== 'object' || typeof breaker.observe !== 'function') {
-    throw new InvalidOptionError('breaker', 'must be an AgentBreaker (or have checkModelCall, checkToolCall and observe)');
-  }
+  assertObservingBreaker(breaker);
   validateOptions('governorMiddleware', options, GOVERNOR_MIDDLEWARE_RULES);
   const sessions = new DoorSessions(breaker);
 
@@ -98,8 +95,7 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
     wrapModelCall: async (request, handler) => {
       const steers = sessionOf(request.state, request.runtime as RunConfigLike).takeSteers();
       if (steers.length === 0) return handler(request);
-      const text = steers.map((s) => `${BREAKER_TAG} ${s}`).join('\n\n');
-      return handler({ ...request, systemMessage: request.systemMessage.concat(`\n\n${text}`) });
+      return handler({ ...request, systemMessage: request.systemMessage.concat(`\n\n${steerNote(steers)}`) });
     },
 
     afterModel: async (state, runtime) => {
@@ -116,7 +112,7 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
       session.stopIf(model);
       const calls = reply.tool_calls ?? [];
       if (calls.length === 0) {
-        if (model.action === 'steer' || model.action === 'block') session.queueSteer(model.message);
+        session.queueSteer(model);
         return undefined;
       }
       for (const call of calls) {

@@ -18,7 +18,7 @@ import {
   type ToolGuardrailFunctionOutput,
 } from '@openai/agents';
 import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
-import { BREAKER_TAG, blockedResult, DoorSession, resultText, steeredResult } from '../breaker/door-session.ts';
+import { assertObservingBreaker, blockedResult, DoorSession, resultText, steeredResult, steerNote } from '../breaker/door-session.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
@@ -100,7 +100,7 @@ function textOfOutput(output: ModelResponse['output']): string {
 
 function withSteers(request: ModelRequest, steers: string[]): ModelRequest {
   if (steers.length === 0) return request;
-  const text = steers.map((s) => `${BREAKER_TAG} ${s}`).join('\n\n');
+  const text = steerNote(steers);
   return { ...request, systemInstructions: request.systemInstructions ? `${request.systemInstructions}\n\n${text}` : text };
 }
 
@@ -127,9 +127,7 @@ class RunSession extends DoorSession {
  * ```
  */
 export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenAIAgentsBreakerOptions = {}): OpenAIAgentsBreaker {
-  if (breaker === null || typeof breaker !== 'object' || typeof breaker.observe !== 'function') {
-    throw new InvalidOptionError('breaker', 'must be an AgentBreaker (or have checkModelCall, checkToolCall and observe)');
-  }
+  assertObservingBreaker(breaker);
   validateOptions('breakerForOpenAIAgents', options, OPENAI_AGENTS_BREAKER_RULES);
   const current = new AsyncLocalStorage<RunSession>();
   // Outside governed.run (the SDK's own run with governed tools or models) everything is one session.
@@ -196,7 +194,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     });
     session.stopIf(decision);
     // A model-level verdict (budget wrap-up, token drift) reaches the model on its next turn.
-    if (decision.action === 'steer' || decision.action === 'block') session.queueSteer(decision.message);
+    session.queueSteer(decision);
   };
 
   const inputGuardrail = {
@@ -248,7 +246,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     session.track(
       breaker.observe(session.sessionId, { kind: 'delegation', agent: to.name, input: `handoff from ${from.name}`, output: '' }).then((decision) => {
         session.noteStop(decision);
-        if (decision.action === 'steer' || decision.action === 'block') session.queueSteer(decision.message);
+        session.queueSteer(decision);
       }),
     );
   });

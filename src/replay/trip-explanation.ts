@@ -202,7 +202,7 @@ function fieldsOf(step: TrajectoryStep): Map<string, string> {
   const fields = new Map<string, string>();
   switch (step.kind) {
     case 'tool_call':
-      if (typeof step.args === 'string') fields.set('arguments', clip(redact(step.args)));
+      if (typeof step.args === 'string') fields.set('arguments', clip(step.args));
       else {
         for (const [key, value] of Object.entries(redactValue(step.args) as Record<string, unknown>)) {
           fields.set(`args.${key}`, clip(typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined')));

@@ -36,13 +36,14 @@ function failSpan(span: Span, error: unknown): void {
   const message = redact(error instanceof Error ? error.message : String(error)).slice(0, 1000);
   span.setStatus({ code: SpanStatusCode.ERROR, message });
   if (!span.isRecording()) return;
-  span.setAttribute(ATTR_ERROR_TYPE, errorType(error));
+  const type = errorType(error);
+  span.setAttribute(ATTR_ERROR_TYPE, type);
   if (error !== null && typeof error === 'object') {
     if (recorded.has(error)) return;
     recorded.add(error);
   }
   const stack = error instanceof Error && error.stack !== undefined ? redact(error.stack) : undefined;
-  span.recordException({ name: errorType(error), message, ...(stack === undefined ? {} : { stack }) });
+  span.recordException({ name: type, message, ...(stack === undefined ? {} : { stack }) });
 }
 
 /** Ends a span, failed when `error` is given. */
