@@ -1,5 +1,4 @@
 import { SpanKind, SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
-import { redact } from '../redaction/redact.ts';
 import { providerName } from '../chat/model-round-observation.ts';
 import { meterInstruments } from '../telemetry/instruments.ts';
 import * as A from '../telemetry/semconv.ts';
@@ -43,8 +42,9 @@ export function observeAgentRun(description: AgentRunDescription): AgentRunObser
       try {
         if (span !== undefined) {
           if (span.isRecording()) span.setAttributes(resultAttributes(result));
+          // result.reason comes redacted from AgentLoop.
           if (result.status === 'error' || result.status === 'stuck') {
-            span.setStatus({ code: SpanStatusCode.ERROR, message: redact(result.reason ?? result.status).slice(0, 1000) });
+            span.setStatus({ code: SpanStatusCode.ERROR, message: (result.reason ?? result.status).slice(0, 1000) });
             if (span.isRecording()) span.setAttribute(A.ATTR_ERROR_TYPE, result.error === undefined ? result.status : errorType(result.error));
           }
           span.end();
@@ -72,6 +72,6 @@ function resultAttributes(result: AgentLoopResult): Attributes {
   if (outputTokens !== undefined) attributes[A.ATTR_USAGE_TOTAL_OUTPUT_TOKENS] = outputTokens;
   if (cachedInputTokens !== undefined) attributes[A.ATTR_USAGE_TOTAL_CACHED_INPUT_TOKENS] = cachedInputTokens;
   if (typeof result.costUsd === 'number') attributes[A.ATTR_COST_USD] = result.costUsd;
-  if (result.reason !== undefined) attributes[A.ATTR_AGENT_LOOP_REASON] = redact(result.reason).slice(0, 1000);
+  if (result.reason !== undefined) attributes[A.ATTR_AGENT_LOOP_REASON] = result.reason.slice(0, 1000);
   return attributes;
 }
