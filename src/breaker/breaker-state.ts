@@ -17,7 +17,7 @@ export interface ToolRecord {
   readonly r: number;
   /** 0 = success, 1 = error, 2 = transient error. */
   readonly e: 0 | 1 | 2;
-  /** Progress flags: 1 = brought new information, 2 = changed something (non-read-only success with new arguments or result). */
+  /** Progress flags: 1 = brought new information, 2 = changed something (non-read-only success with new arguments or result); 4 = the error rejected the request itself (a missing or invalid parameter). */
   readonly p: number;
 }
 

@@ -142,6 +142,51 @@ describe('error loop', () => {
     assert.equal(calls[2]!.decision.category, 'error_loop');
   });
 
+  test('an edit rejected as malformed, retried with only views of the file in between through the same editor tool, is a loop', async () => {
+    // Modelled on a real coding run: str_replace without old_str, three times, views between.
+    const path = '/repo/packages/cli/command_parser.pony';
+    const edit = { path, command: 'str_replace', start: 1, end: -1 };
+    const malformed = 'ERROR:\nParameter `old_str` is required for command: str_replace.';
+    const d = new BreakerDriver(new AgentBreaker());
+    const calls = [];
+    for (const range of [[100, 110], [100, 102]]) {
+      calls.push(await d.tool('str_replace_editor', edit, malformed, true));
+      await d.tool('str_replace_editor', { path, start: 0, end: -1, view_range: range }, `Here's the result of running \`cat -n\` on ${path}:\n   ${range[0]}\t| let cs: CommandSpec box =>`);
+      await d.tool('execute_bash', { command: `grep -n "_parse_command" ${path}` }, `${range[1]}:    _parse_command(tokens, options)`);
+    }
+    calls.push(await d.tool('str_replace_editor', edit, malformed, true));
+    assert.deepEqual(actions(calls), ['allow', 'allow', 'steer']);
+    assert.equal(calls[2]!.check.category, 'error_loop');
+    assert.equal(calls[2]!.check.evidence?.pattern, 'same_error');
+  });
+
+  test('a request that failed for what the world holds, retried after other actions, is not a malformed request', async () => {
+    // Modelled on a real productive coding run: create fails because the file exists, views between.
+    const path = '/workspace/reproduce_issue.py';
+    const create = { path, command: 'create', file_text: 'from django.db import models\nprint(models.Count)' };
+    const exists = `ERROR:\nInvalid \`path\` parameter: ${path}. File already exists at: ${path}. Cannot overwrite files using command \`create\`.`;
+    const d = new BreakerDriver(new AgentBreaker());
+    const calls = [];
+    for (let i = 0; i < 3; i++) {
+      calls.push(await d.tool('str_replace_editor', create, exists, true));
+      await d.tool('str_replace_editor', { path, command: 'view', view_range: [1, 10 + i] }, `Here's the result of running \`cat -n\` on ${path}:\n     1\tfrom django.db import models ${i}`);
+      await d.tool('execute_bash', { command: `rm ${path}` }, `rm ${path}`);
+    }
+    assert.deepEqual(new Set(actions(calls)), new Set(['allow']));
+  });
+
+  test('a malformed request that the agent then fixes is not a loop', async () => {
+    const path = '/workspace/reproduce_tz_issue.py';
+    const d = new BreakerDriver(new AgentBreaker());
+    const calls = [
+      await d.tool('str_replace_editor', { path, command: 'str_replace', old_str: '', new_str: "'TIME_ZONE': 'UTC'," }, 'ERROR:\nParameter `old_str` is required for command: str_replace.', true),
+      await d.tool('str_replace_editor', { path, command: 'view' }, `Here's the result of running \`cat -n\` on ${path}:\n     1\timport os`),
+      await d.tool('str_replace_editor', { path, command: 'str_replace', old_str: "'HOST': 'localhost',", new_str: "'HOST': 'localhost', 'TIME_ZONE': 'UTC'," }, 'The file has been edited.'),
+      await d.tool('execute_bash', { command: `python3 ${path}` }, 'Normalized: 2017-07-06 20:50:00+02:00'),
+    ];
+    assert.deepEqual(new Set(actions(calls)), new Set(['allow']));
+  });
+
   test('per-tool overrides', async () => {
     const d = new BreakerDriver(new AgentBreaker({ errorLoop: { perTool: { submit: { maxRepeats: 5 } } } }));
     const calls = await d.repeat(5, 'submit', 'flag{guess}', () => 'Wrong flag!', true);

@@ -1,7 +1,7 @@
 import type { BreakerSessionState, ToolRecord } from '../breaker-state.ts';
 import { compareFingerprints } from '../similarity/args-fingerprint.ts';
 import { round2, type Detection, type DetectorContext } from './detection.ts';
-import { STATE_CHANGE, type ToolProposal } from './tool-record.ts';
+import { REJECTED_REQUEST, STATE_CHANGE, type ToolProposal } from './tool-record.ts';
 
 /** Argument similarity above which a rejected call's successor is the same request reworded. */
 const REWORDED = 0.5;
@@ -16,7 +16,10 @@ const REWORDED = 0.5;
  * edit before re-running a test), as does a search that retrieved documents
  * not retrieved before (a lookup within the page just opened is a new
  * request however alike its words), and a success or a different error of
- * the call itself. A user turn clears it only for outages, or when
+ * the call itself. When the tool rejected the request itself as malformed
+ * (a missing or invalid parameter), nothing else done in between clears the
+ * evidence, not even other requests of the same tool that worked: only a
+ * changed request can fix it. A user turn clears it only for outages, or when
  * `resetOnUserEvent` is set. A request reworded on every attempt and
  * rejected with the very same error each time is a loop one attempt later.
  */
@@ -29,18 +32,33 @@ export function detectErrorLoop(state: BreakerSessionState, proposal: ToolPropos
   const news = latestRetrievedNews(state);
   const chain: ToolRecord[] = [];
   let minSimilarity = 1;
+  // Until the latest attempt is found it is not known whether it was rejected as malformed: what was passed over is noted.
+  let passedChange = false;
   for (let i = state.tools.length - 1; i >= 0; i--) {
     const record = state.tools[i]!;
     const afterUser = record.s > state.userSeq;
     if (!afterUser && (base.resetOnUserEvent || chain[0]?.e === 2)) break;
+    // A request rejected as malformed stays so whatever else is done: only changing the request can fix it.
+    const rejected = chain.length === 0 || (chain[0]!.p & REJECTED_REQUEST) !== 0;
     if (record.t !== proposal.tool) {
-      if ((record.p & STATE_CHANGE) !== 0) break;
+      if ((record.p & STATE_CHANGE) !== 0) {
+        if (!rejected) break;
+        passedChange = true;
+      }
       continue;
     }
-    if (record.e === 0) break;
+    if (record.e === 0) {
+      // Another request of the same tool that worked (a view between failed edits through one editor tool) fixed nothing.
+      if (rejected && compareFingerprints(record.a, proposal.fp) < threshold) {
+        passedChange = true;
+        continue;
+      }
+      break;
+    }
     if (record.s < news) break;
     const similarity = compareFingerprints(record.a, proposal.fp);
     if (similarity < threshold) break;
+    if (chain.length === 0 && passedChange && (record.p & REJECTED_REQUEST) === 0) break;
     if (chain.length > 0 && record.r !== chain[0]!.r) break;
     if (!afterUser && record.e === 2) break;
     chain.push(record);

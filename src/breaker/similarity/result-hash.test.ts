@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { normalizeResult, resultHash } from './index.ts';
+import { isRejectedRequest } from './result-hash.ts';
 
 describe('result hashes', () => {
   test('timestamps, UUIDs, addresses, epoch times and durations are masked; whitespace is collapsed', () => {
@@ -21,5 +22,31 @@ describe('result hashes', () => {
     assert.notEqual(resultHash('order W1234 not found'), resultHash('order W1235 not found'));
     assert.equal(resultHash(null), 0);
     assert.equal(resultHash('  \n '), 0);
+  });
+});
+
+describe('isRejectedRequest', () => {
+  test('reads errors that reject the request itself: a parameter missing, unknown or not allowed', () => {
+    for (const text of [
+      'ERROR:\nParameter `old_str` is required for command: str_replace.',
+      'Error: missing required parameter "query"',
+      'Unknown argument: --recursive',
+      'Unexpected parameter `limit` for tool search',
+      '1 validation error for SearchArgs\nquery\n  Field required',
+    ]) {
+      assert.equal(isRejectedRequest(text), true, text);
+    }
+  });
+
+  test('errors about the world or about the code being run are not', () => {
+    for (const text of [
+      'ERROR:\nInvalid `path` parameter: /workspace/reproduce.py. File already exists at: /workspace/reproduce.py.',
+      'ERROR:\nNo replacement was performed, old_str `x = 1` did not appear verbatim in /repo/a.py.',
+      "Traceback (most recent call last):\n  File \"t.py\", line 3\nTypeError: f() missing 1 required positional argument: 'a'",
+      'FAILED tests/test_cli.py::test_option_required - AssertionError',
+      'Error: payment amount does not add up',
+    ]) {
+      assert.equal(isRejectedRequest(text), false, text);
+    }
   });
 });

@@ -69,3 +69,32 @@ const ERROR_START = /^\s*(?:error|exception|traceback \(most recent call last\)|
 export function looksLikeError(result: string | null | undefined): boolean {
   return result !== null && result !== undefined && ERROR_START.test(result.slice(0, 200));
 }
+
+/**
+ * How tools say that the request itself was malformed: a parameter missing,
+ * unknown or not allowed ("Parameter `old_str` is required", "Unknown
+ * argument", "1 validation error for …"). An *invalid* value is left out: it
+ * is often invalid only given the world ("Invalid `path` parameter: … File
+ * already exists"), which other actions can change. Only the opening is read,
+ * after an "ERROR:" prefix: a program's own TypeError further down is about
+ * the code being run, which edits can change.
+ */
+const REJECTED_REQUEST = new RegExp(
+  `^\\W*(?:error\\W*)?(?:${[
+    /(?:parameter|argument|field|property|option)s? [^.\n]{0,60}?\b(?:is |are )?(?:required|missing|not allowed|not permitted|not supported)\b/,
+    /(?:missing|unknown|unexpected|unrecognized|required)\b[^.\n]{0,30}?\b(?:parameter|argument|field|property|option)s?\b/,
+    /(?:\d+ )?validation errors? for\b/,
+  ]
+    .map((p) => p.source)
+    .join('|')})`,
+  'i',
+);
+
+/**
+ * Whether an error result says the request itself was malformed rather than
+ * that the world refused it. Such a rejection does not depend on anything
+ * else the agent does: only changing the request can fix it.
+ */
+export function isRejectedRequest(result: string | null | undefined): boolean {
+  return result !== null && result !== undefined && REJECTED_REQUEST.test(result.slice(0, 300));
+}
