@@ -149,9 +149,16 @@ describe('error loop', () => {
     const malformed = 'ERROR:\nParameter `old_str` is required for command: str_replace.';
     const d = new BreakerDriver(new AgentBreaker());
     const calls = [];
-    for (const range of [[100, 110], [100, 102]]) {
+    for (const range of [
+      [100, 110],
+      [100, 102],
+    ]) {
       calls.push(await d.tool('str_replace_editor', edit, malformed, true));
-      await d.tool('str_replace_editor', { path, start: 0, end: -1, view_range: range }, `Here's the result of running \`cat -n\` on ${path}:\n   ${range[0]}\t| let cs: CommandSpec box =>`);
+      await d.tool(
+        'str_replace_editor',
+        { path, start: 0, end: -1, view_range: range },
+        `Here's the result of running \`cat -n\` on ${path}:\n   ${range[0]}\t| let cs: CommandSpec box =>`,
+      );
       await d.tool('execute_bash', { command: `grep -n "_parse_command" ${path}` }, `${range[1]}:    _parse_command(tokens, options)`);
     }
     calls.push(await d.tool('str_replace_editor', edit, malformed, true));
@@ -169,7 +176,11 @@ describe('error loop', () => {
     const calls = [];
     for (let i = 0; i < 3; i++) {
       calls.push(await d.tool('str_replace_editor', create, exists, true));
-      await d.tool('str_replace_editor', { path, command: 'view', view_range: [1, 10 + i] }, `Here's the result of running \`cat -n\` on ${path}:\n     1\tfrom django.db import models ${i}`);
+      await d.tool(
+        'str_replace_editor',
+        { path, command: 'view', view_range: [1, 10 + i] },
+        `Here's the result of running \`cat -n\` on ${path}:\n     1\tfrom django.db import models ${i}`,
+      );
       await d.tool('execute_bash', { command: `rm ${path}` }, `rm ${path}`);
     }
     assert.deepEqual(new Set(actions(calls)), new Set(['allow']));
@@ -179,9 +190,18 @@ describe('error loop', () => {
     const path = '/workspace/reproduce_tz_issue.py';
     const d = new BreakerDriver(new AgentBreaker());
     const calls = [
-      await d.tool('str_replace_editor', { path, command: 'str_replace', old_str: '', new_str: "'TIME_ZONE': 'UTC'," }, 'ERROR:\nParameter `old_str` is required for command: str_replace.', true),
+      await d.tool(
+        'str_replace_editor',
+        { path, command: 'str_replace', old_str: '', new_str: "'TIME_ZONE': 'UTC'," },
+        'ERROR:\nParameter `old_str` is required for command: str_replace.',
+        true,
+      ),
       await d.tool('str_replace_editor', { path, command: 'view' }, `Here's the result of running \`cat -n\` on ${path}:\n     1\timport os`),
-      await d.tool('str_replace_editor', { path, command: 'str_replace', old_str: "'HOST': 'localhost',", new_str: "'HOST': 'localhost', 'TIME_ZONE': 'UTC'," }, 'The file has been edited.'),
+      await d.tool(
+        'str_replace_editor',
+        { path, command: 'str_replace', old_str: "'HOST': 'localhost',", new_str: "'HOST': 'localhost', 'TIME_ZONE': 'UTC'," },
+        'The file has been edited.',
+      ),
       await d.tool('execute_bash', { command: `python3 ${path}` }, 'Normalized: 2017-07-06 20:50:00+02:00'),
     ];
     assert.deepEqual(new Set(actions(calls)), new Set(['allow']));

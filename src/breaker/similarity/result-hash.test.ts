@@ -42,7 +42,7 @@ describe('isRejectedRequest', () => {
     for (const text of [
       'ERROR:\nInvalid `path` parameter: /workspace/reproduce.py. File already exists at: /workspace/reproduce.py.',
       'ERROR:\nNo replacement was performed, old_str `x = 1` did not appear verbatim in /repo/a.py.',
-      "Traceback (most recent call last):\n  File \"t.py\", line 3\nTypeError: f() missing 1 required positional argument: 'a'",
+      'Traceback (most recent call last):\n  File "t.py", line 3\nTypeError: f() missing 1 required positional argument: \'a\'',
       'FAILED tests/test_cli.py::test_option_required - AssertionError',
       'Error: payment amount does not add up',
     ]) {
