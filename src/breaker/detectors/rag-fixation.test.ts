@@ -239,6 +239,51 @@ describe('RAG fixation', () => {
     assert.ok(yearsOut.every((x) => x.action === 'allow'));
   });
 
+  test('a sweep over the names failed searches offered, each searched at most twice, is following them, not fixation', async () => {
+    // Modelled on real runs: quoted searches that all fail, each taking up a name the search offered.
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [];
+    for (const [query, similar] of [
+      ['"Bix"', "'Bixby', 'Bix Beiderbecke', 'Bix Dawson', 'Bix (film)'"],
+      ['"Bix Beiderbecke"', "'Bix Beiderbecke', 'Bix: Ain\u2019t None of Them Play Like Him Yet', 'Wolverine Orchestra'"],
+      ['"Bix Beiderbecke" and find the band he led in 1927', "'1927 in jazz'"],
+      ['"Bix Dawson" and find the band he led in 1927', ''],
+      ['"Bix Dawson"', "'Bix Dawson', 'Dawson (surname)'"],
+    ] as const) {
+      out.push(await d.retrieval(query, [`Could not find [${query}]. Similar: [${similar}]`]));
+    }
+    assert.deepEqual(new Set(out.map((x) => x.action)), new Set(['allow']));
+  });
+
+  test('a name respelled, spelled out from its acronym or cut to its last names is still the same target', async () => {
+    const acronym = new BreakerDriver(new AgentBreaker());
+    const out = [
+      await acronym.retrieval('SAS', ["Could not find [SAS]. Similar: ['SAS', 'Special Air Service', 'Scandinavian Airlines']"]),
+      await acronym.retrieval('when was the SAS founded', [
+        'Could not find [when was the SAS founded]. The search returned a different page ("Scandinavian Airlines").',
+      ]),
+      await acronym.retrieval('when was the Special Air Service founded', [
+        'Could not find [when was the Special Air Service founded]. The search returned a different page ("Special Air Service").',
+      ]),
+    ];
+    assert.equal(out[2]!.action, 'steer');
+    const shortened = new BreakerDriver(new AgentBreaker());
+    const fail = (query: string, similar: string) => shortened.retrieval(query, [`Could not find [${query}]. Similar: [${similar}]`]);
+    const again = [
+      await fail('Mary Jane Holloway', "'Jane Holloway', 'Holloway (surname)', 'The Holloway Sisters'"),
+      await fail('Mary Jane Holloway] and Search[Ruth Anne Holloway', ''),
+      await fail('Jane Holloway] and Search[Ruth Holloway', ''),
+    ];
+    assert.equal(again[2]!.action, 'steer');
+    const respelled = new BreakerDriver(new AgentBreaker());
+    const third = [
+      await respelled.retrieval('Chicago Cubbs in 1998', ["Could not find [Chicago Cubbs in 1998]. Similar: ['Chicago Cubs', '1998 Chicago Cubs season']"]),
+      await respelled.retrieval('Chicago Cubs in 1998', ["Could not find [Chicago Cubs in 1998]. Similar: ['1998 Chicago Cubs season']"]),
+      await respelled.retrieval('Chicago Cubs rookie in 1998', ["Could not find [Chicago Cubs rookie in 1998]. Similar: ['Kerry Wood']"]),
+    ];
+    assert.equal(third[2]!.action, 'steer');
+  });
+
   test('escalates to a stop when it goes on', async () => {
     const d = new BreakerDriver(new AgentBreaker());
     const out = [];

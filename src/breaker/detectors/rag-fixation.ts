@@ -1,6 +1,7 @@
 import type { RetrievalEvent } from '../breaker-event.ts';
 import { LIMITS, pushBounded, type BreakerSessionState, type RetrievalRecord } from '../breaker-state.ts';
 import { isFailedSearch } from '../similarity/failed-search.ts';
+import { knownName, NAME_NUMBERS, offeredNames, queryNames } from '../similarity/name-spans.ts';
 import { passageSetHash } from '../similarity/passage-set.ts';
 import { textIdentity } from '../similarity/text-identity.ts';
 import { packSketch, sketchHashes, sketchJaccard, sketchOverlap } from '../similarity/token-sketch.ts';
@@ -37,12 +38,16 @@ export function judgeRetrieval(
 ): { retrievals: readonly RetrievalRecord[]; novel: number | null; detection: Detection | null } {
   const { enabled, consecutive, similarity: nearIdentical, sameDocumentsSimilarity: related } = ctx.options.ragFixation;
   const failed = event.results !== undefined && event.results.length > 0 && event.results.every(isFailedSearch);
+  const names = failed ? queryNames(event.query) : [];
+  const offered = failed ? offeredNames(event.results!.join('\n'), event.query) : [];
   const record: RetrievalRecord = {
     s: seq,
     q: packSketch(sketchHashes(stemHashes(event.query))),
     r: failed ? 0 : passageSetHash(event.results),
     k: textIdentity(event.query),
     ...(failed ? { f: 1 as const } : {}),
+    ...(names.length > 0 ? { n: names } : {}),
+    ...(offered.length > 0 ? { o: offered } : {}),
   };
   const retrievals = pushBounded(state.retrievals, record, LIMITS.retrievals);
   const novel = record.r !== null && record.r !== 0 && !state.seen.includes(record.r) ? record.r : null;
@@ -114,7 +119,9 @@ function sameSearches(state: BreakerSessionState, record: RetrievalRecord, conse
  * search for another target in between is skipped (it brought nothing that
  * could change the outcome); a search that found something ends the chain.
  * Queries naming different things (two different years) are other targets;
- * one that adds a year to the other narrows the same search.
+ * one that adds a year to the other narrows the same search. So is a search
+ * that leaves the name the earlier one searched for a name a failed search
+ * offered instead (a "Similar:" title): it follows the search's lead.
  */
 function failedSearches(state: BreakerSessionState, record: RetrievalRecord, consecutive: number, related: number): Chain {
   const chain: RetrievalRecord[] = [record];
@@ -124,11 +131,36 @@ function failedSearches(state: BreakerSessionState, record: RetrievalRecord, con
     if (previous.s <= state.userSeq) break;
     if (previous.f !== 1) break;
     const next = chain.at(-1)!;
-    const namesOther = (previous.k ?? 0) !== 0 && (next.k ?? 0) !== 0 && previous.k !== next.k;
+    const namesOther = ((previous.k ?? 0) !== 0 && (next.k ?? 0) !== 0 && previous.k !== next.k) || followsLead(state, previous, next);
     const similarity = sketchOverlap(previous.q, next.q);
     if (namesOther || similarity <= related) continue;
     minSimilarity = Math.min(minSimilarity, similarity);
     chain.push(previous);
   }
   return { chain, minSimilarity };
+}
+
+/**
+ * Whether the later failed search names someone or something the earlier
+ * one did not, which an earlier failed search offered instead ("Could not
+ * find [Scatman]. Similar: ['Scatman John', …]" and then a search for
+ * Scatman John): taking up the search's suggestion is a search for another
+ * target, however alike the words. A name respelled, an acronym spelled
+ * out, or a name the agent brought itself is not a lead taken.
+ */
+function followsLead(state: BreakerSessionState, earlier: RetrievalRecord, later: RetrievalRecord): boolean {
+  const names = later.n;
+  const before = earlier.n;
+  if (names === undefined || before === undefined) return false;
+  // Still naming everything the earlier search named, it narrows that search rather than leaving it.
+  let keeps = true;
+  for (let at = 0; at < before.length && keeps; at += NAME_NUMBERS) keeps = knownName(before, at, names);
+  if (keeps) return false;
+  for (let at = 0; at < names.length; at += NAME_NUMBERS) {
+    if (knownName(names, at, earlier.n ?? [])) continue;
+    for (const r of state.retrievals) {
+      if (r.s > state.userSeq && r.s < later.s && r.o?.includes(names[at]!) === true) return true;
+    }
+  }
+  return false;
 }
