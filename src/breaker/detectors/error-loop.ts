@@ -33,13 +33,15 @@ export function detectErrorLoop(state: BreakerSessionState, proposal: ToolPropos
   const chain: ToolRecord[] = [];
   let minSimilarity = 1;
   // Until the latest attempt is found it is not known whether it was rejected as malformed: what was passed over is noted.
+  // Most sessions have no such rejection of this tool, and then the first change ends the search as before.
+  const mayBeRejected = state.tools.some((t) => (t.p & REJECTED_REQUEST) !== 0 && t.t === proposal.tool);
   let passedChange = false;
   for (let i = state.tools.length - 1; i >= 0; i--) {
     const record = state.tools[i]!;
     const afterUser = record.s > state.userSeq;
     if (!afterUser && (base.resetOnUserEvent || chain[0]?.e === 2)) break;
     // A request rejected as malformed stays so whatever else is done: only changing the request can fix it.
-    const rejected = chain.length === 0 || (chain[0]!.p & REJECTED_REQUEST) !== 0;
+    const rejected = chain.length === 0 ? mayBeRejected : (chain[0]!.p & REJECTED_REQUEST) !== 0;
     if (record.t !== proposal.tool) {
       if ((record.p & STATE_CHANGE) !== 0) {
         if (!rejected) break;

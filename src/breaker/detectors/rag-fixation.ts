@@ -39,7 +39,7 @@ export function judgeRetrieval(
   const { enabled, consecutive, similarity: nearIdentical, sameDocumentsSimilarity: related } = ctx.options.ragFixation;
   const failed = event.results !== undefined && event.results.length > 0 && event.results.every(isFailedSearch);
   const names = failed ? queryNames(event.query) : [];
-  const offered = failed ? offeredNames(event.results!.join('\n'), event.query) : [];
+  const offered = failed ? offeredNames(event.results!.join('\n'), names) : [];
   const record: RetrievalRecord = {
     s: seq,
     q: packSketch(sketchHashes(stemHashes(event.query))),

@@ -7,23 +7,14 @@ const MAX_QUERY_NAMES = 4;
 const PER_NAME = 3;
 /** Names kept of a failed search's answer: the titles it offered instead (ten in a usual "Similar:" list). */
 const MAX_OFFERED_NAMES = 12;
-/** Parenthesised qualifiers ("(song)", "(2014 film)") narrow a name; they are not part of it. */
-const PARENTHESISED = /\([^()]*\)/g;
-/** Quotes, brackets and punctuation that end a name: a quoted span is one name, a comma separates two. */
-const BOUNDARY = /["“”«»„,;:!?/|[\]{}]|\.(?=\s|$)|\s[-–—]\s/g;
-/** A hyphen inside a word joins two words of one name (Grown-Ups, Grown Ups). */
-const INNER_HYPHEN = /(?<=\p{L})[-‐](?=\p{L})/gu;
-const UPPER = /^\p{Lu}/u;
-const ALL_UPPER = /^\p{Lu}{2,6}$/u;
-const DIGIT = /\p{Nd}/u;
-/** Punctuation around a word that is not part of it; a possessive `'s` is dropped with it. */
-const EDGES = /^[^\p{L}\p{N}&]+|(?:['’]s)?[^\p{L}\p{N}&]*$/gu;
 /** Small words that join the words of one name (Speed of Sound, Wallace and Gromit, Ludwig van Beethoven). */
 const JOINERS = new Set(['of', 'the', 'and', '&', 'de', 'del', 'la', 'le', 'les', 'du', 'des', 'van', 'von', 'der', 'den', 'di', 'da', 'y']);
 /** Articles that open a name without naming anything ("The Shallows", "Shallows"). */
 const ARTICLES = new Set(['the', 'a', 'an']);
-const VOWELS = /[aeiouy]/g;
-const REPEATS = /(.)\1+/g;
+/** Quotes, brackets and punctuation that end a name: a quoted span is one name, a comma separates two. */
+const BOUNDARIES = new Set([...'“”«»„'].map((c) => c.charCodeAt(0)));
+const ASCII_BOUNDARY = new Uint8Array(128);
+for (const c of '",;:!?/|[]{}()') ASCII_BOUNDARY[c.charCodeAt(0)] = 1;
 
 /**
  * The proper names a text names, as keys: each run of capitalised words
@@ -37,54 +28,124 @@ const REPEATS = /(.)\1+/g;
  * and the key of its last word, which in English names what the name is
  * ("Kay Panabaker" and "Stephanie Kay Panabaker" meet there; "Scatman" and
  * "Scatman John" do not). At most `max` names, from the first 1,024
- * characters.
+ * characters. With `titles`, only the names that make up a whole title
+ * between quotes, brackets or commas count ("Scatman John", "Speed of Sound
+ * (song)"): a description that mentions a name ("Idaho Vandals football",
+ * "List of urban legends") names no title.
+ *
+ * One pass over the characters, without regular expressions: this runs on
+ * every failed search and its answer.
  */
-function names(text: string, max: number): number[] {
-  const clipped = text.length > MAX_CHARS ? text.slice(0, MAX_CHARS) : text;
-  const spaced = clipped.replace(PARENTHESISED, ' , ').replace(BOUNDARY, ' , ').replace(INNER_HYPHEN, ' ');
+function names(text: string, max: number, titles = false): number[] {
+  const end = Math.min(text.length, MAX_CHARS);
   const out: number[] = [];
   let words: string[] = [];
   let initials = '';
   let joiner = false; // a joiner follows the last name word: kept only if another name word comes
-  const close = () => {
+  let clean = true; // titles: every word since the last boundary is part of one name
+  let depth = 0; // inside parentheses: a qualifier, skipped
+  let start = -1; // start of the current word
+  const emit = () => {
     if (words.length > 0 && out.length < max * PER_NAME) {
       const key = hash32(words.join(' ')) || 1;
-      const initialsKey = words.length > 1 ? hash32(`^${initials}`) || 1 : 0;
-      const headKey = words.length > 1 ? hash32(words.at(-1)!) || 1 : key;
-      if (!out.some((k, i) => i % PER_NAME === 0 && k === key)) out.push(key, initialsKey, headKey);
+      let known = false;
+      for (let i = 0; i < out.length && !known; i += PER_NAME) known = out[i] === key;
+      if (!known) out.push(key, words.length > 1 ? hash32(`^${initials}`) || 1 : 0, words.length > 1 ? hash32(words.at(-1)!) || 1 : key);
     }
     words = [];
     initials = '';
     joiner = false;
   };
-  for (const raw of spaced.split(/\s+/)) {
-    if (raw === '') continue;
-    if (raw === ',') {
-      close();
-      continue;
+  // A word that is no part of a name ends the name, or, among titles, spoils the whole one.
+  const other = () => {
+    if (titles) {
+      clean = false;
+      words = [];
+      initials = '';
+      joiner = false;
+    } else emit();
+  };
+  const word = (from: number, to: number) => {
+    while (from < to && !isWordChar(text.charCodeAt(from))) from++;
+    while (to > from && !isWordChar(text.charCodeAt(to - 1))) to--;
+    if (to - from > 2 && (text.charCodeAt(to - 1) === 115 || text.charCodeAt(to - 1) === 83) && isApostrophe(text.charCodeAt(to - 2))) {
+      to -= 2; // a possessive 's
+      while (to > from && !isWordChar(text.charCodeAt(to - 1))) to--;
     }
-    const word = raw.replace(EDGES, '');
-    const lower = word.toLowerCase();
-    if (word === '' || DIGIT.test(word)) {
-      close();
-      continue;
+    if (from === to) return other();
+    let upper = 0;
+    for (let i = from; i < to; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 48 && c <= 57) return other();
+      if (isUpper(text, i)) upper++;
     }
-    if (UPPER.test(word)) {
-      if (words.length === 0 && ARTICLES.has(lower)) continue;
+    const lower = text.slice(from, to).toLowerCase();
+    if (isUpper(text, from)) {
+      if (words.length === 0 && ARTICLES.has(lower)) return;
       // An acronym is keyed as the initials of the name it stands for.
-      words.push(ALL_UPPER.test(word) ? `^${lower}` : skeleton(lower));
+      words.push(upper === to - from && upper >= 2 && upper <= 6 ? `^${lower}` : skeleton(lower));
       initials += lower[0];
       joiner = false;
-      continue;
+      return;
     }
     if (words.length > 0 && !joiner && JOINERS.has(lower)) {
       joiner = true;
+      return;
+    }
+    other();
+  };
+  for (let i = 0; i <= end; i++) {
+    const c = i < end ? text.charCodeAt(i) : 44;
+    if (depth > 0) {
+      if (c === 40) depth++;
+      else if (c === 41) depth--;
       continue;
     }
-    close();
+    const space = c === 32 || (c >= 9 && c <= 13) || c === 0xa0;
+    const boundary = c < 128 ? ASCII_BOUNDARY[c] === 1 || (c === 46 && (i + 1 >= end || isSpace(text.charCodeAt(i + 1)))) : BOUNDARIES.has(c);
+    // A hyphen inside a word joins two words of one name (Grown-Ups, Grown Ups).
+    const hyphen = (c === 45 || c === 0x2010) && i > 0 && isLetter(text, i - 1) && i + 1 < end && isLetter(text, i + 1);
+    if (space || boundary || hyphen) {
+      if (start >= 0) word(start, i);
+      start = -1;
+      if (boundary) {
+        if (clean) emit();
+        words = [];
+        initials = '';
+        joiner = false;
+        clean = true;
+      }
+      if (c === 40) depth = 1;
+      continue;
+    }
+    if (start < 0) start = i;
   }
-  close();
   return out;
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0;
+}
+
+function isApostrophe(c: number): boolean {
+  return c === 39 || c === 0x2019;
+}
+
+/** Letters, digits, `&`, and every character beyond ASCII (other scripts' letters). */
+function isWordChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 38 || c > 127;
+}
+
+function isLetter(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c > 127 && text[i]!.toLowerCase() !== text[i]!.toUpperCase());
+}
+
+function isUpper(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  if (c < 128) return c >= 65 && c <= 90;
+  const ch = text[i]!;
+  return ch !== ch.toLowerCase();
 }
 
 /**
@@ -96,49 +157,20 @@ export function queryNames(query: string): number[] {
   return names(query, MAX_QUERY_NAMES);
 }
 
-/** A quoted title in a search's answer ("Similar: ['Scatman John', …]", "a different page (\"St James's Palace\")"). */
-const QUOTED = /'([^'\n]{1,80})'|"([^"\n]{1,80})"/g;
-
 /**
  * The keys of the titles a failed search's answer offered instead, each
  * quoted and naming one name ("Similar: ['Scatman John', 'Scatman
- * Crothers', …]"), at most twelve, without the query's own names: a later
- * search for one of them follows the search's lead.
+ * Crothers', …]"), at most twelve, without the query's own names (`own`,
+ * see {@link queryNames}): a later search for one of them follows the
+ * search's lead.
  */
-export function offeredNames(result: string, query: string): number[] {
-  const own = names(query, MAX_QUERY_NAMES);
-  const clipped = result.length > MAX_CHARS ? result.slice(0, MAX_CHARS) : result;
+export function offeredNames(result: string, own: readonly number[]): number[] {
+  const offered = names(result, MAX_OFFERED_NAMES + MAX_QUERY_NAMES, true);
   const out: number[] = [];
-  QUOTED.lastIndex = 0;
-  let match: RegExpExecArray | null;
-  while ((match = QUOTED.exec(clipped)) !== null && out.length < MAX_OFFERED_NAMES) {
-    const text = match[1] ?? match[2] ?? '';
-    if (!wholeName(text)) continue;
-    const title = names(text, 2);
-    if (title.length !== PER_NAME) continue;
-    const key = title[0]!;
-    if (!out.includes(key) && !knownName(title, 0, own)) out.push(key);
+  for (let at = 0; at < offered.length && out.length < MAX_OFFERED_NAMES; at += PER_NAME) {
+    if (!knownName(offered, at, own)) out.push(offered[at]!);
   }
   return out;
-}
-
-/**
- * Whether a title is one name through and through ("Scatman John", "Wallace
- * & Gromit's Thrill-O-Matic", "Speed of Sound (song)"), rather than a
- * description that mentions one ("Idaho Vandals football", "List of urban
- * legends").
- */
-function wholeName(title: string): boolean {
-  const words = title.replace(PARENTHESISED, ' ').replace(INNER_HYPHEN, ' ').split(/\s+/);
-  let named = false;
-  for (const raw of words) {
-    if (raw === '') continue;
-    const word = raw.replace(EDGES, '');
-    if (word === '' || DIGIT.test(word)) return false;
-    if (UPPER.test(word)) named = true;
-    else if (!named || !JOINERS.has(word.toLowerCase())) return false;
-  }
-  return named;
 }
 
 /**
@@ -165,5 +197,14 @@ export const NAME_NUMBERS = PER_NAME;
 /** A word's first letter and its consonants, doubled letters single: what respellings of a name keep. */
 function skeleton(word: string): string {
   if (word.length <= 2) return word;
-  return (word[0]! + word.slice(1).replace(VOWELS, '')).replace(REPEATS, '$1');
+  let out = word[0]!;
+  let last = word.charCodeAt(0);
+  for (let i = 1; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    // a, e, i, o, u, y
+    if (c === 97 || c === 101 || c === 105 || c === 111 || c === 117 || c === 121 || c === last) continue;
+    out += word[i];
+    last = c;
+  }
+  return out;
 }
