@@ -275,6 +275,7 @@ async function eventCost(url: string, keyPrefix: string, argBytes: number, event
           start = process.hrtime.bigint();
           await breaker.observe(`new-${s}`, event);
           observe.push(micros(start));
+          await client.sendCommand(['PING']);
           start = process.hrtime.bigint();
           await inMemory.observe(`new-${s}`, event);
           memory.push(micros(start));
@@ -293,6 +294,7 @@ async function eventCost(url: string, keyPrefix: string, argBytes: number, event
       start = process.hrtime.bigint();
       await breaker.observe('long', steps[i]!.event);
       observeTimes.push(micros(start));
+      await client.sendCommand(['PING']);
       start = process.hrtime.bigint();
       await inMemory.observe('long', steps[i]!.event);
       memoryTimes.push(micros(start));
@@ -395,8 +397,9 @@ export function formatContentionReport(report: ContentionReport): string {
   }
   lines.push(`  Goal: ≤ 1.5× PING, flat: ${report.cost.windows.every((w) => w.ratio <= 1.5) ? 'met' : 'NOT met'}`);
   lines.push(
-    "  in memory: the same events observed by a breaker with the in-memory store, interleaved (the detectors' own work, argument",
-    '  fingerprints included, which a Redis write needs before it is sent); store beyond both: observe − PING − in memory.',
+    '  in memory: the same events observed by a breaker with the in-memory store, each after a PING of its own as the observe on',
+    "  Redis is (the detectors' own work, argument fingerprints included, which a Redis write needs before it is sent); store",
+    '  beyond both: observe − PING − in memory.',
   );
   lines.push('', 'Stored per session in Redis (MEMORY USAGE of its hash + log)');
   lines.push('events   stored  snapshot JSON');
