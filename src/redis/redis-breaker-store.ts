@@ -37,7 +37,9 @@ export interface RedisBreakerStoreOptions {
   readonly keyPrefix?: string;
   /**
    * A session's state expires after this long without a write, so abandoned
-   * sessions clean themselves up. @default 86_400_000 (24 h)
+   * sessions clean themselves up: no sooner, and at most min(1 s, ttlMs / 10)
+   * later (a writer sets the expiry that much longer and refreshes it only
+   * that often, instead of on every write). @default 86_400_000 (24 h)
    */
   readonly ttlMs?: number;
   /**
@@ -332,7 +334,11 @@ const REDIS_BREAKER_STORE_OPTION_RULES: OptionRules<RedisBreakerStoreOptions> = 
  * this process last looked (one round trip, never a conflict), then folds
  * them and its own through the breaker's logic locally. Every writer thus
  * judges each operation against exactly the operations ordered before it,
- * and none is lost. The writer of every 16th operation folds the log into the
+ * and none is lost. A writer judges its operation while the append is in
+ * flight and keeps that judgement when the reply shows no other writer's
+ * operation in between: a lone writer's detectors run during the round trip
+ * (the digest the log keeps, argument fingerprints included, is made before
+ * the append is sent). The writer of every 16th operation folds the log into the
  * snapshot, so the log stays short and a new replica reads one snapshot plus
  * at most a few operations. Every failure surfaces as a {@link BreakerStoreError}.
  *
