@@ -122,13 +122,32 @@ describe('RedisBreakerStore', () => {
     assert.deepEqual(await b.takeSteers('s'), [], 'delete drops them');
   });
 
-  test('every write refreshes the idle expiry of the session and its log', async () => {
+  test('a session and its log expire no sooner than ttlMs after the last write, and at most a second later', async () => {
     const keyPrefix = `${prefix}${randomUUID()}:`;
-    await breakerOn(new RedisBreakerStore({ client: raw, keyPrefix, ttlMs: 60_000 })).observe('s', modelRound(0));
-    for (const key of [`${keyPrefix}session:s`, `${keyPrefix}log:s`]) {
-      const ttl = await raw.pTTL(key);
-      assert.ok(ttl > 0 && ttl <= 60_000, `expected a TTL of at most 60000 ms on ${key}, got ${ttl}`);
+    const b = breakerOn(new RedisBreakerStore({ client: raw, keyPrefix, ttlMs: 60_000 }));
+    // The second write comes before the store's refresh interval, the third after it.
+    for (const pause of [0, 100, 1_100]) {
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      const before = Date.now();
+      await b.observe('s', modelRound(pause));
+      const after = Date.now();
+      for (const key of [`${keyPrefix}session:s`, `${keyPrefix}log:s`]) {
+        const expiresAt = Number(await raw.sendCommand(['PEXPIRETIME', key]));
+        assert.ok(expiresAt >= before + 60_000, `${key} expires ${before + 60_000 - expiresAt} ms sooner than ttlMs after the write`);
+        assert.ok(expiresAt <= after + 61_000, `${key} expires ${expiresAt - after - 60_000} ms after ttlMs`);
+      }
     }
+  });
+
+  test('a session whose hash expired before its log starts afresh, without the old log', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const call = { kind: 'tool_call' as const, tool: 'get_status', args: { job: 'build' }, result: 'queued' };
+    for (let i = 0; i < 5; i++) await breakerOn(store({ keyPrefix })).observe('s', call);
+    await raw.del(`${keyPrefix}session:s`);
+    await breakerOn(store({ keyPrefix })).observe('s', modelRound(0));
+    const { counters, version } = await breakerOn(store({ keyPrefix })).snapshot('s');
+    assert.equal(version, 1);
+    assert.deepEqual([counters.events, counters.modelCalls, counters.toolCalls], [1, 1, 0]);
   });
 
   test('listOpen lists tripped sessions and forgets deleted and expired ones', async () => {

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createClient } from './redis-module.ts';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
+import type { Outcome } from '../breaker/session-logic.ts';
 import type { AppliedOp, BreakerSessionState, BreakerStore, BreakerStoreStatus, SessionOp, SessionRead, SessionReducer } from '../breaker/breaker-store.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { redact } from '../redaction/redact.ts';
@@ -36,7 +37,9 @@ export interface RedisBreakerStoreOptions {
   readonly keyPrefix?: string;
   /**
    * A session's state expires after this long without a write, so abandoned
-   * sessions clean themselves up. @default 86_400_000 (24 h)
+   * sessions clean themselves up: no sooner, and at most min(1 s, ttlMs / 10)
+   * later (a writer sets the expiry that much longer and refreshes it only
+   * that often, instead of on every write). @default 86_400_000 (24 h)
    */
   readonly ttlMs?: number;
   /**
@@ -77,21 +80,31 @@ const DEFAULT_KEY_PREFIX = 'governor:breaker:';
 const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_TIMEOUT_MS = 2000;
 const DEFAULT_CACHE_SESSIONS = 10_000;
+/**
+ * Most a session may outlive ttlMs after its last write: its expiry is set
+ * this much longer and refreshed by a writer only this often, instead of on
+ * every append.
+ */
+const MAX_EXPIRY_SLACK_MS = 1000;
 /** The writer of every this-many-th operation folds the log into the snapshot. */
 const COMPACT_EVERY = 16;
 
 /*
- * A session is a hash {base, end, snap} and a list (its log). `end` counts
- * the operations applied so far; `snap` is the state after operation `base`
- * (absent while base is 0: the fresh state); the list holds operations
- * base+1 .. end, oldest first. Appending takes the next position atomically,
- * so any number of writers interleave without conflict, and every replica
- * folds the same operations in the same order through the same pure logic.
+ * A session is a hash {base, id, snap} and a list (its log). `snap` is the
+ * state after operation `base` (absent while base is 0: the fresh state); the
+ * list holds operations base+1 .. end, oldest first, so `end` is base plus
+ * the list's length and appending takes the next position atomically: any
+ * number of writers interleave without conflict, and every replica folds the
+ * same operations in the same order through the same pure logic. A session
+ * keeps the id it was created with: a different one tells a process that the
+ * session it knew was forgotten and created anew.
  *
  * Replies of APPEND and READ: {end, base, from, ops, snap, id}: `ops` are the
  * operations after position `from` and before the caller's own (APPEND) or up
  * to `end` (READ); `from` is the caller's known position when it is still in
  * the log, else `base` (then `snap` is the state to start from, nil = fresh).
+ * APPEND answers just {end, base} when there is nothing else to tell: the
+ * caller's position is the one before its own and the id is the one it knows.
  */
 const FOLD_REPLY = `
 local function tail(base, last, known)
@@ -109,44 +122,57 @@ end
 
 /**
  * KEYS[1] session hash, KEYS[2] its log; ARGV: known position (-1 = none),
- * operation JSON, ttl ms, an id for the session should this create it, and
+ * operation JSON, ttl ms, '1' to refresh both keys' expiry, the id the caller
+ * knows ('' = none), an id for the session should this create it, and
  * optionally a snapshot to store first: its position and state JSON (see
- * COMPACT), so that folding costs no round trip. A session keeps the id it
- * was created with: a different one tells a process that the session it knew
- * was forgotten and created anew.
+ * COMPACT), so that folding costs no round trip. Two server commands in the
+ * common case (HMGET, RPUSH): the expiry is set when a key is created and
+ * refreshed only when the caller asks (see RedisBreakerStore's ttlMs).
  */
 const APPEND = `${FOLD_REPLY}
-local meta = redis.call('HMGET', KEYS[1], 'base', 'end', 'id')
+local meta = redis.call('HMGET', KEYS[1], 'base', 'id')
 local base = tonumber(meta[1]) or 0
-local last = tonumber(meta[2]) or 0
-local snapAt = tonumber(ARGV[5])
-if snapAt and snapAt > base and snapAt <= last then
-  redis.call('LTRIM', KEYS[2], snapAt - base, -1)
-  redis.call('HSET', KEYS[1], 'base', snapAt, 'snap', ARGV[6])
-  base = snapAt
+local id = meta[2]
+local refresh = ARGV[4] == '1'
+if not id then
+  -- A new session (or one that expired): nothing of an older log may be folded into it.
+  id = ARGV[6]
+  base = 0
+  redis.call('DEL', KEYS[2])
+  redis.call('HSET', KEYS[1], 'id', id)
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
 end
-local pos = last + 1
-local id = meta[3]
-if id then
-  redis.call('HSET', KEYS[1], 'end', pos)
-else
-  id = ARGV[4]
-  redis.call('HSET', KEYS[1], 'end', pos, 'id', id)
+local snapAt = tonumber(ARGV[7])
+if snapAt and snapAt > base then
+  local kept = redis.call('LLEN', KEYS[2])
+  if snapAt <= base + kept then
+    redis.call('LTRIM', KEYS[2], snapAt - base, -1)
+    redis.call('HSET', KEYS[1], 'base', snapAt, 'snap', ARGV[8])
+    base = snapAt
+  end
 end
-redis.call('RPUSH', KEYS[2], ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-local t = tail(base, last, tonumber(ARGV[1]))
+local n = redis.call('RPUSH', KEYS[2], ARGV[2])
+if refresh then
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+elseif n == 1 then
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+end
+local pos = base + n
+local known = tonumber(ARGV[1])
+if known == pos - 1 and id == ARGV[5] then return {pos, base} end
+local t = tail(base, pos - 1, known)
 return {pos, base, t[1], t[2], t[3], id}
 `;
 
 /** KEYS[1] session hash, KEYS[2] its log; ARGV: known position (-1 = none). */
 const READ = `${FOLD_REPLY}
-local meta = redis.call('HMGET', KEYS[1], 'base', 'end', 'id')
+local meta = redis.call('HMGET', KEYS[1], 'base', 'id')
+if not meta[2] then return {0, 0, 0, {}, false, false} end
 local base = tonumber(meta[1]) or 0
-local last = tonumber(meta[2]) or 0
+local last = base + redis.call('LLEN', KEYS[2])
 local t = tail(base, last, tonumber(ARGV[1]))
-return {last, base, t[1], t[2], t[3], meta[3] or false}
+return {last, base, t[1], t[2], t[3], meta[2]}
 `;
 
 /**
@@ -155,9 +181,8 @@ return {last, base, t[1], t[2], t[3], meta[3] or false}
  * a later snapshot is there already (or the position is not in the log).
  */
 const COMPACT = `
-local meta = redis.call('HMGET', KEYS[1], 'base', 'end')
-local base = tonumber(meta[1]) or 0
-local last = tonumber(meta[2]) or 0
+local base = tonumber(redis.call('HGET', KEYS[1], 'base')) or 0
+local last = base + redis.call('LLEN', KEYS[2])
 local pos = tonumber(ARGV[1])
 if pos <= base or pos > last then return 0 end
 redis.call('LTRIM', KEYS[2], pos - base, -1)
@@ -257,8 +282,19 @@ interface Folded {
   readonly lost?: true;
   /** The id the session was created with on the server. */
   readonly id: string | undefined;
-  /** A snapshot this process owes the store (position, state JSON), sent with its next append. */
-  readonly owed?: readonly [number, string];
+  /** A snapshot this process owes the store: serialised while a later append is in flight, sent with the append after. */
+  readonly owed?: Owed;
+  /** When this process last set the expiry of the session's keys (epoch ms; 0 = never). */
+  readonly refreshedAt: number;
+  /** The last round trip on the session found no other writer's operations: worth judging the next one before the reply. */
+  readonly quiet: boolean;
+}
+
+/** A snapshot owed to the store. */
+interface Owed {
+  readonly position: number;
+  readonly state: BreakerSessionState;
+  json?: string;
 }
 
 function createOwnedClient(url: string, timeoutMs: number) {
@@ -298,7 +334,11 @@ const REDIS_BREAKER_STORE_OPTION_RULES: OptionRules<RedisBreakerStoreOptions> = 
  * this process last looked (one round trip, never a conflict), then folds
  * them and its own through the breaker's logic locally. Every writer thus
  * judges each operation against exactly the operations ordered before it,
- * and none is lost. The writer of every 16th operation folds the log into the
+ * and none is lost. A writer judges its operation while the append is in
+ * flight and keeps that judgement when the reply shows no other writer's
+ * operation in between: a lone writer's detectors run during the round trip
+ * (the digest the log keeps, argument fingerprints included, is made before
+ * the append is sent). The writer of every 16th operation folds the log into the
  * snapshot, so the log stays short and a new replica reads one snapshot plus
  * at most a few operations. Every failure surfaces as a {@link BreakerStoreError}.
  *
@@ -335,6 +375,12 @@ export class RedisBreakerStore implements BreakerStore {
   readonly #owned: OwnedClient | undefined;
   #connecting: Promise<unknown> | undefined;
   #closed = false;
+  /** How long after this process set a session's expiry it sets it again (see {@link RedisBreakerStoreOptions.ttlMs}). */
+  readonly #refreshEveryMs: number;
+  /** The expiry the store sets: ttlMs plus {@link #refreshEveryMs}, so that no session expires sooner than ttlMs after its last write. */
+  readonly #expiryMs: string;
+  readonly #idPrefix = `${randomUUID()}:`;
+  #created = 0;
 
   constructor(options: RedisBreakerStoreOptions) {
     validateOptions('RedisBreakerStore', options, REDIS_BREAKER_STORE_OPTION_RULES);
@@ -369,6 +415,8 @@ export class RedisBreakerStore implements BreakerStore {
     this.#steerPrefix = `${keyPrefix}steers:`;
     this.#cacheSessions = cacheSessions;
     this.#ttlMs = ttlMs;
+    this.#refreshEveryMs = Math.min(MAX_EXPIRY_SLACK_MS, Math.floor(ttlMs / 10));
+    this.#expiryMs = String(ttlMs + this.#refreshEveryMs);
     this.#timeoutMs = timeoutMs;
     this.#isOpen = options.isOpen ?? defaultIsOpen;
 
@@ -407,38 +455,56 @@ export class RedisBreakerStore implements BreakerStore {
     await this.#connecting;
   }
 
-  async #send(operation: string, args: string[]): Promise<unknown> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no reply within ${this.#timeoutMs} ms`)), this.#timeoutMs);
-        timer.unref();
-      });
-      return await Promise.race([
-        (async () => {
-          await this.#ready();
-          return this.#client.sendCommand(args, { timeout: this.#timeoutMs });
-        })(),
-        timeout,
-      ]);
-    } catch (error) {
-      throw new BreakerStoreError(operation, describeRedisError(error), { cause: error });
-    } finally {
-      clearTimeout(timer);
+  /**
+   * Sends a command. When the client is connected the command is handed to
+   * it before this returns, so that the caller can work while it is in flight.
+   */
+  #send(operation: string, args: string[]): Promise<unknown> {
+    const owned = this.#owned;
+    let sent: Promise<unknown>;
+    if (this.#closed || (owned !== undefined && !owned.isOpen)) {
+      sent = this.#ready().then(() => this.#client.sendCommand(args, { timeout: this.#timeoutMs }));
+    } else {
+      try {
+        sent = this.#client.sendCommand(args, { timeout: this.#timeoutMs });
+      } catch (error) {
+        sent = Promise.reject(error);
+      }
     }
+    const timeoutMs = this.#timeoutMs;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const error = new Error(`no reply within ${timeoutMs} ms`);
+        reject(new BreakerStoreError(operation, error.message, { cause: error }));
+      }, timeoutMs);
+      timer.unref();
+      sent.then(
+        (reply) => {
+          clearTimeout(timer);
+          resolve(reply);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(new BreakerStoreError(operation, describeRedisError(error), { cause: error }));
+        },
+      );
+    });
   }
 
-  /** EVALSHA, and EVAL only when the server has not cached the script yet (NOSCRIPT). */
-  async #evalScript(operation: string, s: Script, keys: string[], args: string[]): Promise<unknown> {
+  /** EVALSHA, and EVAL only when the server has not cached the script yet (NOSCRIPT). Sent before this returns, as {@link #send}. */
+  #evalScript(operation: string, s: Script, keys: string[], args: string[]): Promise<unknown> {
     const tail = [String(keys.length), ...keys, ...args];
-    try {
-      return await this.#send(operation, ['EVALSHA', s.sha1, ...tail]);
-    } catch (error) {
+    return this.#send(operation, ['EVALSHA', s.sha1, ...tail]).catch((error: unknown) => {
       if (error instanceof BreakerStoreError && /NOSCRIPT/.test(String((error.cause as Error | undefined)?.message))) {
         return this.#send(operation, ['EVAL', s.source, ...tail]);
       }
       throw error;
-    }
+    });
+  }
+
+  /** An id for a session this process may create: unique across processes, without a random draw each time. */
+  #newId(): string {
+    return `${this.#idPrefix}${++this.#created}`;
   }
 
   /**
@@ -458,17 +524,29 @@ export class RedisBreakerStore implements BreakerStore {
       return { state: cached.state, position: cached.position };
     }
     if (fold.end === 0) return undefined;
-    let state = this.#start(fold, cached, reducer);
+    let state = this.#start(fold, cached, () => reducer.initial(Date.now()));
     for (const op of fold.ops) state = applyOp(reducer, state, decodeOp('read', op));
     // A snapshot this process owes stays owed: it goes with the next append.
-    this.#remember(sessionId, { position: fold.end, state, base: fold.base, at: Date.now(), id: fold.id, ...(cached?.owed ? { owed: cached.owed } : {}) });
+    this.#remember(sessionId, {
+      position: fold.end,
+      state,
+      base: fold.base,
+      at: Date.now(),
+      id: fold.id,
+      refreshedAt: cached?.refreshedAt ?? 0,
+      quiet: cached === undefined || fold.ops.length === 0,
+      ...(cached?.owed ? { owed: cached.owed } : {}),
+    });
     return { state, position: fold.end };
   }
 
   /**
    * Appends the operation and judges it after every operation ordered
-   * before it, in one round trip; the writer of every 16th operation also
-   * stores a snapshot (a second round trip).
+   * before it, in one round trip. The judgement against the state this
+   * process knows is made while the append is in flight, and kept when the
+   * reply shows that no other writer's operation came in between (else the
+   * operation is judged again after theirs, in log order). A restored
+   * session also stores a snapshot (a second round trip).
    */
   async apply(sessionId: string, original: SessionOp, reducer: SessionReducer): Promise<AppliedOp> {
     // The log keeps what the detectors read, not the raw payloads; every writer judges that same form.
@@ -479,27 +557,62 @@ export class RedisBreakerStore implements BreakerStore {
     } catch (error) {
       throw new BreakerStoreError('apply', `operation is not serialisable: ${describeRedisError(error)}`, { cause: error });
     }
+    const now = Date.now();
     const cached = this.#cache.get(sessionId);
     const keys = [this.#key(sessionId), this.#logPrefix + sessionId];
+    const refresh = cached === undefined || now - cached.refreshedAt >= this.#refreshEveryMs;
     const owed = cached?.owed;
-    const args = [String(cached?.position ?? -1), json, String(this.#ttlMs), randomUUID()];
-    if (owed !== undefined) args.push(String(owed[0]), owed[1]);
-    const reply = await this.#evalScript('apply', SCRIPTS.append, keys, args);
-    const fold = decodeFold('apply', reply);
+    const args = [String(cached?.position ?? -1), json, this.#expiryMs, refresh ? '1' : '0', cached?.id ?? '', this.#newId()];
+    const sendsOwed = owed?.json !== undefined;
+    if (sendsOwed) args.push(String(owed.position), owed.json!);
+    const replied = this.#evalScript('apply', SCRIPTS.append, keys, args);
+    const start = cached?.state ?? reducer.initial(now);
+    let guess: Outcome | undefined;
+    if (cached === undefined || cached.quiet) {
+      // Awaited below; until then a failure must not count as unhandled.
+      replied.catch(() => {});
+      await afterPendingWrites();
+      try {
+        guess = reducer.apply(start, op);
+      } catch {
+        // Judged again after the reply, where the error is reported.
+      }
+    }
+    if (owed !== undefined && !sendsOwed) serialise(owed);
+    const fold = decodeFold('apply', await replied, cached);
     const position = fold.end;
     // A server that hands out a position this process already passed has forgotten the session.
     const lost = cached !== undefined && (cached.lost === true || cached.position >= position || (cached.id !== undefined && cached.id !== fold.id));
-    let before = lost ? cached.state : this.#start(fold, cached, reducer);
-    for (const raw of fold.ops) before = applyOp(reducer, before, decodeOp('apply', raw));
-    const outcome = reducer.apply(before, op);
+    let before = lost ? cached.state : this.#start(fold, cached, () => (cached === undefined ? start : reducer.initial(Date.now())));
+    let outcome: Outcome;
+    if (guess !== undefined && before === start && fold.ops.length === 0) {
+      outcome = guess;
+    } else {
+      for (const raw of fold.ops) before = applyOp(reducer, before, decodeOp('apply', raw));
+      outcome = reducer.apply(before, op);
+    }
     const state = outcome.next ?? before;
     if (lost) this.#lost(sessionId, cached);
-    this.#remember(sessionId, { position, state, base: fold.base, at: Date.now(), id: fold.id }, lost);
+    const kept = owed !== undefined && !sendsOwed && owed.json !== undefined ? owed : undefined;
+    this.#remember(
+      sessionId,
+      {
+        position,
+        state,
+        base: fold.base,
+        at: now,
+        id: fold.id,
+        refreshedAt: refresh ? now : cached.refreshedAt,
+        quiet: fold.ops.length === 0,
+        ...(kept === undefined ? {} : { owed: kept }),
+      },
+      lost,
+    );
     if (lost || position - fold.base >= 4 * COMPACT_EVERY) {
       // Restoring a forgotten session, or nobody folded the log for long: store a snapshot now.
       await this.#compact(sessionId, keys, position, state);
     } else if (position % COMPACT_EVERY === 0) {
-      // The writer of every 16th operation folds the log, with its next append.
+      // The writer of every 16th operation folds the log: serialised during its next append, sent with the one after.
       this.#owe(sessionId, position, state);
     }
     const wasOpen = this.#isOpen(before);
@@ -527,18 +640,12 @@ export class RedisBreakerStore implements BreakerStore {
   #owe(sessionId: string, position: number, state: BreakerSessionState): void {
     const cached = this.#cache.get(sessionId);
     if (cached === undefined || cached.position !== position) return;
-    let json: string;
-    try {
-      json = JSON.stringify(state);
-    } catch {
-      return; // an unserialisable state is reported by the next operation that must write it
-    }
-    this.#cache.set(sessionId, { ...cached, owed: [position, json] });
+    this.#cache.set(sessionId, { ...cached, owed: { position, state } });
   }
 
-  #start(fold: FoldReply, cached: Folded | undefined, reducer: SessionReducer): BreakerSessionState {
+  #start(fold: FoldReply, cached: Folded | undefined, fresh: () => BreakerSessionState): BreakerSessionState {
     if (cached !== undefined && fold.from === cached.position && fold.snap === undefined && cached.position >= fold.base) return cached.state;
-    if (fold.snap === undefined) return reducer.initial(Date.now());
+    if (fold.snap === undefined) return fresh();
     try {
       return JSON.parse(fold.snap) as BreakerSessionState;
     } catch (error) {
@@ -668,7 +775,16 @@ interface FoldReply {
   readonly id: string | undefined;
 }
 
-function decodeFold(operation: string, reply: unknown): FoldReply {
+/**
+ * `known`: what the caller knew of the session, for APPEND's short reply
+ * {end, base}, which says that the caller's position was the one before and
+ * its id is the session's.
+ */
+function decodeFold(operation: string, reply: unknown, known?: Folded): FoldReply {
+  if (known !== undefined && Array.isArray(reply) && reply.length === 2) {
+    const end = Number(reply[0]);
+    return { end, base: Number(reply[1]), from: end - 1, ops: [], snap: undefined, id: known.id };
+  }
   if (!Array.isArray(reply) || reply.length < 4 || !Array.isArray(reply[3])) throw new BreakerStoreError(operation, 'unexpected reply from Redis');
   return { end: Number(reply[0]), base: Number(reply[1]), from: Number(reply[2]), ops: reply[3] as unknown[], snap: text(reply[4]), id: text(reply[5]) };
 }
@@ -681,6 +797,23 @@ function decodeOp(operation: string, raw: unknown): SessionOp {
     // reported below
   }
   throw new BreakerStoreError(operation, 'a logged operation is not valid JSON');
+}
+
+/**
+ * Resolves once the client has written what it was given: node-redis writes
+ * queued commands from a setImmediate callback, which runs before this one.
+ */
+function afterPendingWrites(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Serialises an owed snapshot, or leaves it unsent when it cannot be (the next operation that must write it reports that). */
+function serialise(owed: Owed): void {
+  try {
+    owed.json = JSON.stringify(owed.state);
+  } catch {
+    // see above
+  }
 }
 
 /** Replays another writer's operation: only its effect on the state matters here. */
