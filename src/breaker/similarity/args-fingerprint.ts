@@ -7,7 +7,6 @@ import {
   PACKED_HASH_WIDTH,
   digitAt,
   digitOf,
-  packSketch,
   packedJaccard,
   sketchHashes,
   unpackSketch,
@@ -113,7 +112,7 @@ export class ArgsFingerprinter {
     if (overflow.length > 0) {
       const text = overflow.join(' ');
       const clipped = text.length > this.maxChars ? text.slice(0, this.maxChars) : text;
-      fields.push([OVERFLOW, 't', packSketch(sketchHashes(scanText(clipped, true).tokens, this.sketchSize))]);
+      fields.push([OVERFLOW, 't', sketchHashes(scanText(clipped, true).tokens, this.sketchSize)]);
     }
     return { h: exact.digest(), f: packFields(fields) };
   }
@@ -143,7 +142,7 @@ export class ArgsFingerprinter {
     if (typeof value === 'string' && (value.length > MAX_SCALAR_CHARS || /\s/.test(value.trim()))) {
       // Long text is sampled for its tokens (bounded cost) but hashed in full.
       const scanned = scanText(value, true);
-      return [[p, 't', packSketch(sketchHashes(scanned.tokens, this.sketchSize))], scanned.content];
+      return [[p, 't', sketchHashes(scanned.tokens, this.sketchSize)], scanned.content];
     }
     const h = hash32(scalarText(value));
     return [[p, 'v', h], typeof value === 'string' ? h : hash32(`${typeof value}:${scalarText(value)}`)];
@@ -156,7 +155,7 @@ export class ArgsFingerprinter {
     const identity = textIdentity(newline === -1 ? text : text.slice(0, newline));
     if (identity !== 0) fields.push([FREE_TEXT_ID, 'i', identity]);
     const scanned = scanText(text.trim(), true);
-    fields.push([FREE_TEXT, 't', packSketch(sketchHashes(scanned.tokens, this.sketchSize))]);
+    fields.push([FREE_TEXT, 't', sketchHashes(scanned.tokens, this.sketchSize)]);
     return { h: scanned.content, f: packFields(fields) };
   }
 }
@@ -239,12 +238,16 @@ const TEXT_CODE = 't'.charCodeAt(0);
 
 /** Packs fields (any order) into {@link PackedFields}. */
 function packFields(fields: readonly FieldPrint[]): PackedFields {
-  const sorted = fields.map(([path, kind, value]): FieldPrint => [path.includes('|') ? path.replaceAll('|', '!') : path, kind, value]);
+  const sorted = fields.some((field) => field[0].includes('|'))
+    ? fields.map(([path, kind, value]): FieldPrint => [path.replaceAll('|', '!'), kind, value])
+    : fields.slice();
   sorted.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const parts: string[] = [];
   for (const [path, kind, value] of sorted) {
     if (kind === 't') {
-      const sketch = unpackSketch(value as AnySketch).slice(0, MAX_PACKED_SKETCH);
+      // Sketches arrive as hashes (straight from the fingerprinter) or, from older states, in any stored form.
+      const hashes = unpackSketch(value as AnySketch);
+      const sketch = hashes.length > MAX_PACKED_SKETCH ? hashes.slice(0, MAX_PACKED_SKETCH) : hashes;
       const codes = new Array<number>(sketch.length * PACKED_HASH_WIDTH);
       for (let i = 0; i < sketch.length; i++) writeHashDigits(codes, i * PACKED_HASH_WIDTH, sketch[i]!);
       parts.push(path, '|t', digitOf(sketch.length), String.fromCharCode(...codes));
