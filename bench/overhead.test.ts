@@ -62,6 +62,9 @@ describe('overhead benchmark', () => {
       for (const kind of STEP_KINDS) assertSummary(cell.byKind[kind], `${where} ${kind}`);
       assert.ok(Number.isFinite(cell.heapBytesPerSession) && cell.heapBytesPerSession >= 0, `${where}: heap ${cell.heapBytesPerSession}`);
       assert.ok(cell.stateJsonBytes > 0, `${where}: no stored state`);
+      // The parts are the state's JSON less its braces, keys and commas.
+      const parts = Object.values(cell.stateJsonByPart).reduce((a, b) => a + b, 0);
+      assert.ok(parts > 0 && parts < cell.stateJsonBytes, `${where}: parts ${parts} of ${cell.stateJsonBytes}`);
       assert.deepEqual(cell.trips, {}, `${where}: a productive session tripped`);
     }
 
@@ -100,6 +103,7 @@ describe('overhead benchmark', () => {
       assert.ok(text.includes(heading), `missing ${heading}`);
     }
     assert.ok(!text.includes('NaN'), 'a figure is NaN');
+    assert.match(text, /state JSON by part \(40 events, 1 KB arguments\): tools \d+\.\d KB/);
     assert.ok(text.includes('No trip on any productive session.'));
     assert.deepEqual(JSON.parse(JSON.stringify(report)).settings, report.settings);
   });

@@ -353,6 +353,8 @@ interface BreakerCell {
   readonly heapBytesPerSession: number;
   /** Size of one session's stored state as JSON (bytes). */
   readonly stateJsonBytes: number;
+  /** The same by top-level part of the state (bytes of each part's JSON value). */
+  readonly stateJsonByPart: Readonly<Record<string, number>>;
   /** Non-allow decisions, by `category:action`. Productive sessions should have none. */
   readonly trips: Readonly<Record<string, number>>;
 }
@@ -374,6 +376,7 @@ async function measureCell(sessionEvents: number, shape: SessionShape, sessions:
   await runSessions(held.breaker, 's-', sessions, sessionEvents, shape, recorder);
   const stored = await held.store.read('s-0');
   const stateJsonBytes = stored === undefined ? 0 : Buffer.byteLength(JSON.stringify(stored.state));
+  const stateJsonByPart = stored === undefined ? {} : jsonByPart(stored.state);
   // What the sessions retain is what is freed when the breaker and its store
   // go: measured that way, one-off growth elsewhere stays out.
   const heapWith = dataHeapBytes();
@@ -391,8 +394,15 @@ async function measureCell(sessionEvents: number, shape: SessionShape, sessions:
     last1000: recorder.last1000.size > 0 ? recorder.last1000.summary() : undefined,
     heapBytesPerSession: Math.max(0, (heapWith - heapWithout) / sessions),
     stateJsonBytes,
+    stateJsonByPart,
     trips: { ...recorder.trips },
   };
+}
+
+/** Bytes of each top-level part of a state as JSON, largest first. */
+function jsonByPart(state: object): Record<string, number> {
+  const parts = Object.entries(state).map(([key, value]) => [key, Buffer.byteLength(JSON.stringify(value) ?? '')] as const);
+  return Object.fromEntries(parts.sort((a, b) => b[1] - a[1]));
 }
 
 /**
@@ -1099,6 +1109,11 @@ export function formatOverheadReport(report: OverheadReport): string {
     "same once both are dropped, divided by the sessions. state JSON: one session's stored state, serialised (what a Redis",
     'write carries).',
   );
+  const partsCell = main.find((c) => c.sessionEvents === lengths.at(-1) && c.shape.argBytes === 1024);
+  if (partsCell !== undefined) {
+    const parts = Object.entries(partsCell.stateJsonByPart).filter(([, bytes]) => bytes >= 100);
+    lines.push(`state JSON by part (${cellLabel(partsCell)}): ${parts.map(([key, bytes]) => `${key} ${kb(bytes)}`).join(', ')}; the rest under 0.1 KB each.`);
+  }
   const longCell = report.breaker.find((c) => !main.includes(c));
   if (longCell !== undefined) {
     lines.push(
