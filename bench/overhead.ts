@@ -376,17 +376,19 @@ function kindSummaries(recorder: StepRecorder): Record<StepKind, Summary> {
 
 async function measureCell(sessionEvents: number, shape: SessionShape, sessions: number, heapByPart: boolean): Promise<BreakerCell> {
   const recorder = new StepRecorder();
-  // Held only here, so that dropping it frees exactly what the sessions retain.
+  // Held only here, and dropped once measured.
   const held: { store?: InMemoryBreakerStore; breaker?: AgentBreaker } = {};
   held.store = new InMemoryBreakerStore({ maxSessions: 100_000 });
   held.breaker = new AgentBreaker(allDetectorsOn(held.store, false));
   await runSessions(held.breaker, 's-', sessions, sessionEvents, shape, recorder);
   const { stateJsonBytes, stateJsonByPart, holders } = await describeStates(held.store, sessions, heapByPart);
-  // What the sessions retain is what is freed when the breaker and its store
-  // go: measured that way, one-off growth elsewhere stays out.
+  // What the sessions retain is what deleting them from the store frees:
+  // measured that way, one-off growth elsewhere stays out, and so does what
+  // the breaker and its store hold whatever the sessions (options, caches),
+  // which divided by the few sessions of the long cells would read as a
+  // cost per session.
   const heapWith = dataHeapBytes();
-  delete held.store;
-  delete held.breaker;
+  for (let s = 0; s < sessions; s++) await held.store.delete(`s-${s}`);
   const stateHeapByPart: Record<string, number> = {};
   let before = dataHeapBytes();
   for (const [key, holder] of holders) {
@@ -396,6 +398,8 @@ async function measureCell(sessionEvents: number, shape: SessionShape, sessions:
     before = after;
   }
   const heapWithout = holders.size > 0 ? before : dataHeapBytes();
+  delete held.store;
+  delete held.breaker;
   return {
     sessionEvents,
     shape: fullShape(shape),
@@ -1150,9 +1154,9 @@ export function formatOverheadReport(report: OverheadReport): string {
       }),
     ),
     '',
-    'heap: retained heap per session: live data (code spaces left out) after GC with the breaker and its store, minus the',
-    "same once both are dropped, divided by the sessions. state JSON: one session's stored state, serialised (what a Redis",
-    'write carries).',
+    'heap: retained heap per session: live data (code spaces left out) after GC, minus the same once the sessions are deleted',
+    "from the store, divided by the sessions. state JSON: one session's stored state, serialised (what a Redis write",
+    'carries).',
   );
   const partsCell = main.find((c) => c.sessionEvents === lengths.at(-1) && c.shape.argBytes === 1024);
   if (partsCell !== undefined) {
