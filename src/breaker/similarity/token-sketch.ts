@@ -24,9 +24,10 @@ export type PackedSketch = string;
 export type AnySketch = TokenSketch | PackedSketch;
 
 /**
- * Bits kept of each token hash. Collisions only nudge estimates: two sketches
- * of 16 hashes drawn from texts of ~200 tokens share a wrong hash about once
- * in 160 comparisons. 19 bits is what 3 base-85 digits hold (85³ > 2¹⁹).
+ * Bits kept of each token hash. Collisions only nudge estimates: the
+ * sketches of two unrelated texts of ~200 tokens share a wrong hash in about
+ * 1 of 400 comparisons, and those of 4,000 tokens each read as 0.005 alike
+ * (with 12 bits, 0.45). 19 bits is what 3 base-85 digits hold (85³ > 2¹⁹).
  */
 export const SKETCH_HASH_BITS = 19;
 const HASH_SHIFT = 32 - SKETCH_HASH_BITS;
@@ -104,7 +105,8 @@ export function unpackSketch(sketch: AnySketch): TokenSketch {
  * A sketch of cut hashes as it is; one of full 32-bit hashes (stored by
  * older versions) cut to the same bits. Cutting keeps the order, so the cut
  * sketch is the bottom-k of the cut hashes, only shorter where two collide.
- * A sketch of full hashes has all its hashes below 2¹⁹ only past 2⁵⁰ tokens.
+ * A sketch of full hashes has all of them below 2¹⁹ by chance only: 1 in
+ * 8,192 for a one-token text, far rarer with every further token.
  */
 function cutHashes(sketch: TokenSketch): TokenSketch {
   if (sketch.length === 0 || sketch[sketch.length - 1]! < HASH_LIMIT) return sketch;
