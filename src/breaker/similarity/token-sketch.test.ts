@@ -30,6 +30,15 @@ describe('token sketches', () => {
     assert.ok(Math.abs(estimate - exact) < 0.2, `estimate ${estimate} vs exact ${exact}`);
   });
 
+  test('cut hashes keep unrelated long texts apart', () => {
+    // Cut to too few bits, the smallest hashes of two long texts would collide and read as alike.
+    const text = (prefix: string) => Array.from({ length: 4000 }, (_, i) => `${prefix}${i}`).join(' ');
+    let total = 0;
+    const pairs = 20;
+    for (let p = 0; p < pairs; p++) total += sketchJaccard(sketchText(text(`a${p}x`)), sketchText(text(`b${p}y`)));
+    assert.ok(total / pairs < 0.02, `mean similarity ${total / pairs}`);
+  });
+
   test('overlap is the share of the smaller set found in the larger one', () => {
     const short = sketchText('refund policy');
     const long = sketchText('what is the refund policy for damaged items');
