@@ -62,6 +62,13 @@ describe('overhead benchmark', () => {
       for (const kind of STEP_KINDS) assertSummary(cell.byKind[kind], `${where} ${kind}`);
       assert.ok(Number.isFinite(cell.heapBytesPerSession) && cell.heapBytesPerSession >= 0, `${where}: heap ${cell.heapBytesPerSession}`);
       assert.ok(cell.stateJsonBytes > 0, `${where}: no stored state`);
+      // The parts are the state's JSON less its braces, keys and commas.
+      const parts = Object.values(cell.stateJsonByPart).reduce((a, b) => a + b, 0);
+      assert.ok(parts > 0 && parts < cell.stateJsonBytes, `${where}: parts ${parts} of ${cell.stateJsonBytes}`);
+      // Heap by part is taken for the longest sessions of the main matrix only.
+      const heapParts = Object.keys(cell.stateHeapByPart);
+      if (cell.sessionEvents === 40 && cell.shape.textBytes === 300) assert.ok(heapParts.includes('tools'), `${where}: no heap by part`);
+      else assert.equal(heapParts.length, 0, where);
       assert.deepEqual(cell.trips, {}, `${where}: a productive session tripped`);
     }
 
@@ -100,6 +107,7 @@ describe('overhead benchmark', () => {
       assert.ok(text.includes(heading), `missing ${heading}`);
     }
     assert.ok(!text.includes('NaN'), 'a figure is NaN');
+    assert.match(text, /By part of the state \(40 events, 1 KB arguments\):\n {2}heap: .*\n {2}JSON: tools \d+\.\d KB/);
     assert.ok(text.includes('No trip on any productive session.'));
     assert.deepEqual(JSON.parse(JSON.stringify(report)).settings, report.settings);
   });

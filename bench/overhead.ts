@@ -353,6 +353,15 @@ interface BreakerCell {
   readonly heapBytesPerSession: number;
   /** Size of one session's stored state as JSON (bytes). */
   readonly stateJsonBytes: number;
+  /** The same by top-level part of the state (bytes of each part's JSON value). */
+  readonly stateJsonByPart: Readonly<Record<string, number>>;
+  /**
+   * Retained heap per session by top-level part of the state (bytes, after
+   * GC), largest first; measured for the longest sessions of the main matrix
+   * only (empty otherwise). What is left of `heapBytesPerSession` is the
+   * store's entry and the state object itself.
+   */
+  readonly stateHeapByPart: Readonly<Record<string, number>>;
   /** Non-allow decisions, by `category:action`. Productive sessions should have none. */
   readonly trips: Readonly<Record<string, number>>;
 }
@@ -365,21 +374,32 @@ function kindSummaries(recorder: StepRecorder): Record<StepKind, Summary> {
   return Object.fromEntries(STEP_KINDS.map((k) => [k, recorder.byKind[k].summary()])) as Record<StepKind, Summary>;
 }
 
-async function measureCell(sessionEvents: number, shape: SessionShape, sessions: number): Promise<BreakerCell> {
+async function measureCell(sessionEvents: number, shape: SessionShape, sessions: number, heapByPart: boolean): Promise<BreakerCell> {
   const recorder = new StepRecorder();
-  // Held only here, so that dropping it frees exactly what the sessions retain.
+  // Held only here, and dropped once measured.
   const held: { store?: InMemoryBreakerStore; breaker?: AgentBreaker } = {};
   held.store = new InMemoryBreakerStore({ maxSessions: 100_000 });
   held.breaker = new AgentBreaker(allDetectorsOn(held.store, false));
   await runSessions(held.breaker, 's-', sessions, sessionEvents, shape, recorder);
-  const stored = await held.store.read('s-0');
-  const stateJsonBytes = stored === undefined ? 0 : Buffer.byteLength(JSON.stringify(stored.state));
-  // What the sessions retain is what is freed when the breaker and its store
-  // go: measured that way, one-off growth elsewhere stays out.
+  const { stateJsonBytes, stateJsonByPart, holders } = await describeStates(held.store, sessions, heapByPart);
+  // What the sessions retain is what deleting them from the store frees:
+  // measured that way, one-off growth elsewhere stays out, and so does what
+  // the breaker and its store hold whatever the sessions (options, caches),
+  // which divided by the few sessions of the long cells would read as a
+  // cost per session.
   const heapWith = dataHeapBytes();
+  for (let s = 0; s < sessions; s++) await held.store.delete(`s-${s}`);
+  const stateHeapByPart: Record<string, number> = {};
+  let before = dataHeapBytes();
+  for (const [key, holder] of holders) {
+    holder.fill(undefined);
+    const after = dataHeapBytes();
+    stateHeapByPart[key] = Math.max(0, (before - after) / sessions);
+    before = after;
+  }
+  const heapWithout = holders.size > 0 ? before : dataHeapBytes();
   delete held.store;
   delete held.breaker;
-  const heapWithout = dataHeapBytes();
   return {
     sessionEvents,
     shape: fullShape(shape),
@@ -391,8 +411,46 @@ async function measureCell(sessionEvents: number, shape: SessionShape, sessions:
     last1000: recorder.last1000.size > 0 ? recorder.last1000.summary() : undefined,
     heapBytesPerSession: Math.max(0, (heapWith - heapWithout) / sessions),
     stateJsonBytes,
+    stateJsonByPart,
+    stateHeapByPart: Object.fromEntries(Object.entries(stateHeapByPart).sort((a, b) => b[1] - a[1])),
     trips: { ...recorder.trips },
   };
+}
+
+/**
+ * One session's stored state as JSON, in all and by part, and (when
+ * `byPart`) each part of every session's state, held apart so that dropping
+ * one part at a time, once the store is gone, shows the heap it keeps. A
+ * function of its own, so that no state stays reachable from the caller's
+ * frame once it returns (an async frame keeps what its locals held).
+ */
+async function describeStates(
+  store: InMemoryBreakerStore,
+  sessions: number,
+  byPart: boolean,
+): Promise<{ stateJsonBytes: number; stateJsonByPart: Record<string, number>; holders: Map<string, unknown[]> }> {
+  const holders = new Map<string, unknown[]>();
+  const stored = await store.read('s-0');
+  if (stored === undefined) return { stateJsonBytes: 0, stateJsonByPart: {}, holders };
+  if (byPart) {
+    const states: Record<string, unknown>[] = [];
+    for (let s = 0; s < sessions; s++) {
+      const read = await store.read(`s-${s}`);
+      if (read !== undefined) states.push(read.state as unknown as Record<string, unknown>);
+    }
+    for (const key of Object.keys(stored.state))
+      holders.set(
+        key,
+        states.map((state) => state[key]),
+      );
+  }
+  return { stateJsonBytes: Buffer.byteLength(JSON.stringify(stored.state)), stateJsonByPart: jsonByPart(stored.state), holders };
+}
+
+/** Bytes of each top-level part of a state as JSON, largest first. */
+function jsonByPart(state: object): Record<string, number> {
+  const parts = Object.entries(state).map(([key, value]) => [key, Buffer.byteLength(JSON.stringify(value) ?? '')] as const);
+  return Object.fromEntries(parts.sort((a, b) => b[1] - a[1]));
 }
 
 /**
@@ -784,7 +842,8 @@ export async function runOverheadBenchmark(options: OverheadBenchmarkOptions = {
   for (const { sessionEvents, shape } of shapes) {
     const sessions = sessionsFor(sessionEvents, eventsPerCell, minSessions, 5_000);
     progress(`breaker, in memory: ${sessions} sessions of ${sessionEvents} events, arguments ${shape.argBytes} B`);
-    breaker.push(await measureCell(sessionEvents, shape, sessions));
+    const heapByPart = sessionEvents === longest && shape.textBytes === undefined;
+    breaker.push(await measureCell(sessionEvents, shape, sessions, heapByPart));
   }
 
   let redis: RedisSection;
@@ -1095,10 +1154,19 @@ export function formatOverheadReport(report: OverheadReport): string {
       }),
     ),
     '',
-    'heap: retained heap per session: live data (code spaces left out) after GC with the breaker and its store, minus the',
-    "same once both are dropped, divided by the sessions. state JSON: one session's stored state, serialised (what a Redis",
-    'write carries).',
+    'heap: retained heap per session: live data (code spaces left out) after GC, minus the same once the sessions are deleted',
+    "from the store, divided by the sessions. state JSON: one session's stored state, serialised (what a Redis write",
+    'carries).',
   );
+  const partsCell = main.find((c) => c.sessionEvents === lengths.at(-1) && c.shape.argBytes === 1024);
+  if (partsCell !== undefined) {
+    const parts = (byPart: Readonly<Record<string, number>>) =>
+      `${Object.entries(byPart)
+        .filter(([, bytes]) => bytes >= 100)
+        .map(([key, bytes]) => `${key} ${kb(bytes)}`)
+        .join(', ')}; the rest under 0.1 KB each.`;
+    lines.push(`By part of the state (${cellLabel(partsCell)}):`, `  heap: ${parts(partsCell.stateHeapByPart)}`, `  JSON: ${parts(partsCell.stateJsonByPart)}`);
+  }
   const longCell = report.breaker.find((c) => !main.includes(c));
   if (longCell !== undefined) {
     lines.push(

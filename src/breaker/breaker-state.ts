@@ -219,8 +219,24 @@ export function initialState(now: number): BreakerSessionState {
 export function pushBounded<T>(list: readonly T[], item: T, max: number): T[] {
   // Sized exactly: pushing onto a copy would leave the growth slack of a
   // backing store that is half again as large in every retained list.
+  if (typeof item === 'number') return pushBoundedNumber(list as readonly number[], item, max) as T[];
   const from = list.length >= max ? list.length - max + 1 : 0;
   const out = new Array<T>(list.length - from + 1);
+  for (let i = from; i < list.length; i++) out[i - from] = list[i]!;
+  out[out.length - 1] = item;
+  return out;
+}
+
+/**
+ * {@link pushBounded} for lists of numbers, in a function of its own: V8
+ * gives the arrays a function allocates the element kind it has learned
+ * there, and once that function has built lists of records, a list of
+ * hashes from it would box every hash (a 53-bit hash is not a small integer:
+ * 24 bytes instead of 8).
+ */
+function pushBoundedNumber(list: readonly number[], item: number, max: number): number[] {
+  const from = list.length >= max ? list.length - max + 1 : 0;
+  const out = new Array<number>(list.length - from + 1);
   for (let i = from; i < list.length; i++) out[i - from] = list[i]!;
   out[out.length - 1] = item;
   return out;

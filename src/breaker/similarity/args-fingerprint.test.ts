@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ArgsFingerprinter, IdentityKeyMatcher, compareFingerprints } from './index.ts';
+import { ArgsFingerprinter, IdentityKeyMatcher, compareFingerprints, fieldPrints, packSketch, unpackSketch, type FieldPrint } from './index.ts';
 
 const fp = new ArgsFingerprinter();
 const sim = (a: unknown, b: unknown) => compareFingerprints(fp.fingerprint(a), fp.fingerprint(b));
@@ -85,6 +85,38 @@ describe('argument similarity', () => {
     const print = fp.fingerprint(big);
     assert.ok(JSON.stringify(print).length < 1000, `${JSON.stringify(print).length} chars`);
     const wide = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, i]));
-    assert.ok(fp.fingerprint(wide).f.length <= 24);
+    assert.ok(fieldPrints(fp.fingerprint(wide)).length <= 24);
+  });
+
+  test('fields are kept packed in one JSON-safe string and unpack to their paths, kinds and values', () => {
+    const print = fp.fingerprint({ path: 'src/a.ts', mode: 'read', 'odd|key': 'x', query: 'open issues about the login page' });
+    assert.equal(typeof print.f, 'string');
+    assert.equal(JSON.stringify(print.f), `"${print.f as string}"`);
+    const fields = fieldPrints(print);
+    assert.deepEqual(
+      fields.map(([path, kind]) => [path, kind]),
+      [
+        ['mode', 'v'],
+        ['odd!key', 'v'],
+        ['path', 'i'],
+        ['query', 't'],
+      ],
+    );
+    assert.equal(unpackSketch(fields[3]![2] as string).length, 6);
+  });
+
+  test('fingerprints whose fields older versions stored as arrays compare as packed ones', () => {
+    const a = fp.fingerprint({ query: 'spring boot throughput benchmark results', path: 'src/a.ts' });
+    const b = fp.fingerprint({ query: 'spring boot benchmark throughput results latest', path: 'src/a.ts' });
+    const legacy = (print: typeof a) => ({
+      h: print.h,
+      f: fieldPrints(print).map(([p, k, v]): FieldPrint => [p, k, typeof v === 'string' ? unpackSketch(v) : v]),
+    });
+    assert.equal(compareFingerprints(legacy(a), b), compareFingerprints(a, b));
+    assert.equal(compareFingerprints(legacy(a), legacy(b)), compareFingerprints(a, b));
+    assert.ok(compareFingerprints(a, b) > 0.5 && compareFingerprints(a, b) < 1);
+    const other = fp.fingerprint({ query: 'spring boot throughput benchmark results', path: 'src/b.ts' });
+    assert.equal(compareFingerprints(legacy(a), other), 0);
+    assert.equal(packSketch(unpackSketch(fieldPrints(a)[1]![2] as string)), fieldPrints(a)[1]![2]);
   });
 });

@@ -2,7 +2,17 @@ import { hash32, UnorderedHash } from './hash.ts';
 import { IdentityKeyMatcher } from './identity-keys.ts';
 import { textIdentity } from './text-identity.ts';
 import { normalizeText, scanText } from './tokenize.ts';
-import { DEFAULT_SKETCH_SIZE, packSketch, sketchHashes, sketchJaccard, type AnySketch } from './token-sketch.ts';
+import {
+  DEFAULT_SKETCH_SIZE,
+  PACKED_HASH_WIDTH,
+  digitAt,
+  digitOf,
+  packedJaccard,
+  sketchHashes,
+  unpackSketch,
+  writeHashDigits,
+  type AnySketch,
+} from './token-sketch.ts';
 import { DEFAULT_MAX_NESTING_DEPTH, jsonNestsDeeperThan } from '../../errors/nesting-depth.ts';
 
 /**
@@ -18,21 +28,31 @@ export type FieldKind = 'i' | 'v' | 't';
 export type FieldPrint = readonly [path: string, kind: FieldKind, value: number | AnySketch];
 
 /**
+ * A fingerprint's fields packed into one string, sorted by path: per field
+ * its path, `|`, its kind, then a 32-bit hash as 5 base-85 digits (`i`, `v`)
+ * or a sketch as its length in one digit and 3 digits per hash (`t`). One
+ * flat string per tool call instead of an array of arrays keeps a session's
+ * tool records a few times smaller on the heap and in JSON; comparisons read
+ * it in place. A `|` inside a path is stored as `!`.
+ */
+export type PackedFields = string;
+
+/**
  * A bounded, JSON-safe summary of a tool call's arguments, enough to judge
  * similarity later without keeping the (possibly large) arguments themselves.
  */
 export interface ArgsFingerprint {
   /** Hash of the canonical arguments: equal hashes mean identical arguments. */
   readonly h: number;
-  /** Flattened fields, sorted by path. */
-  readonly f: readonly FieldPrint[];
+  /** Flattened fields, sorted by path (an array of {@link FieldPrint} in states stored by older versions). */
+  readonly f: PackedFields | readonly FieldPrint[];
 }
 
 /** Limits that keep one fingerprint small whatever the arguments. */
 export interface FingerprintLimits {
   /** Most fields kept; the rest are folded into one text field. @default 24 */
   readonly maxFields?: number;
-  /** Sketch size per text field. @default 32 */
+  /** Sketch size per text field (at most 84). @default 16 */
   readonly sketchSize?: number;
   /** Longest argument text considered (characters). @default 65536 */
   readonly maxChars?: number;
@@ -63,7 +83,8 @@ export class ArgsFingerprinter {
   constructor(identity: IdentityKeyMatcher = new IdentityKeyMatcher(), limits: FingerprintLimits = {}) {
     this.identity = identity;
     this.maxFields = limits.maxFields ?? 24;
-    this.sketchSize = limits.sketchSize ?? DEFAULT_SKETCH_SIZE;
+    // A packed field holds its sketch's length in one base-85 digit.
+    this.sketchSize = Math.min(MAX_PACKED_SKETCH, limits.sketchSize ?? DEFAULT_SKETCH_SIZE);
     this.maxChars = limits.maxChars ?? 65_536;
   }
 
@@ -91,11 +112,9 @@ export class ArgsFingerprinter {
     if (overflow.length > 0) {
       const text = overflow.join(' ');
       const clipped = text.length > this.maxChars ? text.slice(0, this.maxChars) : text;
-      fields.push([OVERFLOW, 't', packSketch(sketchHashes(scanText(clipped, true).tokens, this.sketchSize))]);
+      fields.push([OVERFLOW, 't', sketchHashes(scanText(clipped, true).tokens, this.sketchSize)]);
     }
-    fields.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    // A copy is sized exactly (the pushed array keeps growth slack), as it is kept for the session.
-    return { h: exact.digest(), f: fields.slice() };
+    return { h: exact.digest(), f: packFields(fields) };
   }
 
   private parse(args: unknown): unknown {
@@ -123,7 +142,7 @@ export class ArgsFingerprinter {
     if (typeof value === 'string' && (value.length > MAX_SCALAR_CHARS || /\s/.test(value.trim()))) {
       // Long text is sampled for its tokens (bounded cost) but hashed in full.
       const scanned = scanText(value, true);
-      return [[p, 't', packSketch(sketchHashes(scanned.tokens, this.sketchSize))], scanned.content];
+      return [[p, 't', sketchHashes(scanned.tokens, this.sketchSize)], scanned.content];
     }
     const h = hash32(scalarText(value));
     return [[p, 'v', h], typeof value === 'string' ? h : hash32(`${typeof value}:${scalarText(value)}`)];
@@ -136,8 +155,8 @@ export class ArgsFingerprinter {
     const identity = textIdentity(newline === -1 ? text : text.slice(0, newline));
     if (identity !== 0) fields.push([FREE_TEXT_ID, 'i', identity]);
     const scanned = scanText(text.trim(), true);
-    fields.push([FREE_TEXT, 't', packSketch(sketchHashes(scanned.tokens, this.sketchSize))]);
-    return { h: scanned.content, f: fields };
+    fields.push([FREE_TEXT, 't', sketchHashes(scanned.tokens, this.sketchSize)]);
+    return { h: scanned.content, f: packFields(fields) };
   }
 }
 
@@ -152,9 +171,12 @@ export class ArgsFingerprinter {
  */
 export function compareFingerprints(a: ArgsFingerprint, b: ArgsFingerprint, k = DEFAULT_SKETCH_SIZE): number {
   if (a.h === b.h) return 1;
+  const fa = packedFieldsOf(a);
+  const fb = packedFieldsOf(b);
   const groups = new Map<string, { score: number; count: number; gate: boolean }>();
-  const add = (path: string, score: number, gate: boolean) => {
-    const key = groupOf(path);
+  const add = (fields: string, at: number, bar: number, score: number, gate: boolean) => {
+    const dot = fields.indexOf('.', at);
+    const key = fields.slice(at, dot === -1 || dot > bar ? bar : dot);
     const group = groups.get(key);
     if (group === undefined) groups.set(key, { score, count: 1, gate });
     else {
@@ -163,23 +185,25 @@ export function compareFingerprints(a: ArgsFingerprint, b: ArgsFingerprint, k = 
       group.gate &&= gate;
     }
   };
+  // Walk both field lists in path order, like merging two sorted lists.
   let i = 0;
   let j = 0;
-  while (i < a.f.length || j < b.f.length) {
-    const fa = a.f[i];
-    const fb = b.f[j];
-    if (fa !== undefined && fb !== undefined && fa[0] === fb[0]) {
-      const s = compareField(fa, fb, k);
+  while (i < fa.length || j < fb.length) {
+    const barA = i < fa.length ? fa.indexOf('|', i) : -1;
+    const barB = j < fb.length ? fb.indexOf('|', j) : -1;
+    const order = barA === -1 ? 1 : barB === -1 ? -1 : comparePaths(fa, i, barA, fb, j, barB);
+    if (order === 0) {
+      const s = compareField(fa, barA + 1, fb, barB + 1, k);
       if (s < 0) return 0;
-      add(fa[0], s, fa[1] === 'i');
-      i++;
-      j++;
-    } else if (fb === undefined || (fa !== undefined && fa[0] < fb[0])) {
-      add(fa![0], 0, false);
-      i++;
+      add(fa, i, barA, s, fa.charCodeAt(barA + 1) === IDENTITY_CODE);
+      i = fieldEnd(fa, barA);
+      j = fieldEnd(fb, barB);
+    } else if (order < 0) {
+      add(fa, i, barA, 0, false);
+      i = fieldEnd(fa, barA);
     } else {
-      add(fb[0], 0, false);
-      j++;
+      add(fb, j, barB, 0, false);
+      j = fieldEnd(fb, barB);
     }
   }
   let total = 0;
@@ -192,19 +216,98 @@ export function compareFingerprints(a: ArgsFingerprint, b: ArgsFingerprint, k = 
   return counted === 0 ? 1 : total / counted;
 }
 
-function groupOf(path: string): string {
-  const dot = path.indexOf('.');
-  return dot === -1 ? path : path.slice(0, dot);
+/** The fields of a fingerprint, unpacked (see {@link PackedFields}). */
+export function fieldPrints(print: ArgsFingerprint): FieldPrint[] {
+  const f = packedFieldsOf(print);
+  const out: FieldPrint[] = [];
+  for (let at = 0; at < f.length; ) {
+    const bar = f.indexOf('|', at);
+    const kind = f[bar + 1] as FieldKind;
+    const end = fieldEnd(f, bar);
+    const value = kind === 't' ? (end > bar + 3 ? `~${f.slice(bar + 3, end)}` : '') : readHash32(f, bar + 2);
+    out.push([f.slice(at, bar), kind, value]);
+    at = end;
+  }
+  return out;
 }
 
-/** Field score; -1 means "identity differs": the calls are different. */
-function compareField(a: FieldPrint, b: FieldPrint, k: number): number {
-  const [, kindA, va] = a;
-  const [, kindB, vb] = b;
-  if (kindA === 'i' || kindB === 'i') return kindA === kindB && va === vb ? 1 : -1;
-  if (kindA === 't' && kindB === 't') return sketchJaccard(va as AnySketch, vb as AnySketch, k);
-  if (kindA === 'v' && kindB === 'v') return va === vb ? 1 : 0;
+const MAX_PACKED_SKETCH = 84;
+const HASH32_WIDTH = 5;
+const IDENTITY_CODE = 'i'.charCodeAt(0);
+const TEXT_CODE = 't'.charCodeAt(0);
+
+/** Packs fields (any order) into {@link PackedFields}. */
+function packFields(fields: readonly FieldPrint[]): PackedFields {
+  const sorted = fields.some((field) => field[0].includes('|'))
+    ? fields.map(([path, kind, value]): FieldPrint => [path.replaceAll('|', '!'), kind, value])
+    : fields.slice();
+  sorted.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const parts: string[] = [];
+  for (const [path, kind, value] of sorted) {
+    if (kind === 't') {
+      // Sketches arrive as hashes (straight from the fingerprinter) or, from older states, in any stored form.
+      const hashes = unpackSketch(value as AnySketch);
+      const sketch = hashes.length > MAX_PACKED_SKETCH ? hashes.slice(0, MAX_PACKED_SKETCH) : hashes;
+      const codes = new Array<number>(sketch.length * PACKED_HASH_WIDTH);
+      for (let i = 0; i < sketch.length; i++) writeHashDigits(codes, i * PACKED_HASH_WIDTH, sketch[i]!);
+      parts.push(path, '|t', digitOf(sketch.length), String.fromCharCode(...codes));
+    } else parts.push(path, '|', kind, hash32Digits(value as number));
+  }
+  // Joined, not appended: appending keeps a rope of the pieces on the heap, join makes one flat string.
+  return parts.join('');
+}
+
+/** Packed fields of a fingerprint; those stored by older versions as an array are packed first. */
+function packedFieldsOf(print: ArgsFingerprint): PackedFields {
+  return typeof print.f === 'string' ? print.f : packFields(print.f);
+}
+
+function hash32Digits(h: number): string {
+  let out = '';
+  for (let d = 0; d < HASH32_WIDTH; d++) {
+    out = digitOf(h % 85) + out;
+    h = Math.floor(h / 85);
+  }
+  return out;
+}
+
+function readHash32(f: string, at: number): number {
+  let h = 0;
+  for (let d = 0; d < HASH32_WIDTH; d++) h = h * 85 + digitAt(f, at + d);
+  return h;
+}
+
+/** Where the field whose path ends at `bar` ends (its value's last digit + 1). */
+function fieldEnd(f: string, bar: number): number {
+  return f.charCodeAt(bar + 1) === TEXT_CODE ? bar + 3 + digitAt(f, bar + 2) * PACKED_HASH_WIDTH : bar + 2 + HASH32_WIDTH;
+}
+
+/** Compares the paths `a[i, barA)` and `b[j, barB)` as strings, in place. */
+function comparePaths(a: string, i: number, barA: number, b: string, j: number, barB: number): number {
+  for (; i < barA && j < barB; i++, j++) {
+    const d = a.charCodeAt(i) - b.charCodeAt(j);
+    if (d !== 0) return d;
+  }
+  return barA - i - (barB - j);
+}
+
+/** Field score, from each field's kind on; -1 means "identity differs": the calls are different. */
+function compareField(a: string, ka: number, b: string, kb: number, k: number): number {
+  const kindA = a.charCodeAt(ka);
+  const kindB = b.charCodeAt(kb);
+  if (kindA === IDENTITY_CODE || kindB === IDENTITY_CODE) return kindA === kindB && sameDigits(a, ka + 1, b, kb + 1) ? 1 : -1;
+  if (kindA === TEXT_CODE && kindB === TEXT_CODE) {
+    const endA = ka + 2 + digitAt(a, ka + 1) * PACKED_HASH_WIDTH;
+    const endB = kb + 2 + digitAt(b, kb + 1) * PACKED_HASH_WIDTH;
+    return packedJaccard(a, ka + 2, endA, b, kb + 2, endB, k);
+  }
+  if (kindA === kindB) return sameDigits(a, ka + 1, b, kb + 1) ? 1 : 0;
   return 0;
+}
+
+function sameDigits(a: string, i: number, b: string, j: number): boolean {
+  for (let d = 0; d < HASH32_WIDTH; d++) if (a.charCodeAt(i + d) !== b.charCodeAt(j + d)) return false;
+  return true;
 }
 
 function flatten(value: unknown, path: string, key: string, depth: number, out: Array<[string, string, unknown]>, limit: number): void {

@@ -5,6 +5,7 @@ export {
   containment,
   jaccard,
   packSketch,
+  SKETCH_HASH_BITS,
   sketchHashes,
   sketchJaccard,
   sketchText,
@@ -20,10 +21,12 @@ export {
   ArgsFingerprinter,
   canonicalJson,
   compareFingerprints,
+  fieldPrints,
   type ArgsFingerprint,
   type FieldKind,
   type FieldPrint,
   type FingerprintLimits,
+  type PackedFields,
 } from './args-fingerprint.ts';
 export { isTransientError, looksLikeError, normalizeResult, resultHash } from './result-hash.ts';
 export { passageSetHash } from './passage-set.ts';

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { jaccard, sketchHashes, sketchJaccard, sketchText, tokenHashes, tokenize, hash32 } from './index.ts';
-import { packSketch, sketchOverlap, unpackSketch } from './token-sketch.ts';
+import { packSketch, SKETCH_HASH_BITS, sketchOverlap, unpackSketch } from './token-sketch.ts';
 
 describe('token sketches', () => {
-  test('a sketch keeps the k smallest distinct hashes, ascending', () => {
-    const hashes = [50, 10, 40, 10, 30, 20, 60, 5];
+  test('a sketch keeps the k smallest distinct hashes, cut to their top bits, ascending', () => {
+    const cut = 2 ** (32 - SKETCH_HASH_BITS);
+    const hashes = [50, 10, 40, 10, 30, 20, 60, 5].map((h) => h * cut);
     assert.deepEqual(sketchHashes(hashes, 4), [5, 10, 20, 30]);
     assert.deepEqual(sketchHashes(hashes, 32), [5, 10, 20, 30, 40, 50, 60]);
+    assert.deepEqual(sketchHashes([7 * cut, 7 * cut + 1, 7 * cut + cut - 1]), [7], 'hashes differing only in the cut bits are one');
   });
 
   test('below the sketch size, similarity is the exact Jaccard of the token sets', () => {
@@ -26,6 +28,15 @@ describe('token sketches', () => {
     const exact = jaccard(tokenize(a), tokenize(b));
     const estimate = sketchJaccard(sketchText(a), sketchText(b));
     assert.ok(Math.abs(estimate - exact) < 0.2, `estimate ${estimate} vs exact ${exact}`);
+  });
+
+  test('cut hashes keep unrelated long texts apart', () => {
+    // Cut to too few bits, the smallest hashes of two long texts would collide and read as alike.
+    const text = (prefix: string) => Array.from({ length: 4000 }, (_, i) => `${prefix}${i}`).join(' ');
+    let total = 0;
+    const pairs = 20;
+    for (let p = 0; p < pairs; p++) total += sketchJaccard(sketchText(text(`a${p}x`)), sketchText(text(`b${p}y`)));
+    assert.ok(total / pairs < 0.02, `mean similarity ${total / pairs}`);
   });
 
   test('overlap is the share of the smaller set found in the larger one', () => {
@@ -49,12 +60,13 @@ describe('token sketches', () => {
   });
 
   test('a packed sketch holds the same hashes in a JSON-safe string, and compares the same', () => {
-    const edges = [0, 1, 84, 85, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 2, 2 ** 32 - 1];
+    const edges = [0, 1, 84, 85, 7224, 7225, 2 ** 18, 2 ** SKETCH_HASH_BITS - 1];
     const packed = packSketch(edges);
-    assert.equal(packed.length, edges.length * 5);
+    assert.equal(packed.length, 1 + edges.length * 3);
     assert.deepEqual(unpackSketch(packed), edges);
     assert.equal(JSON.stringify(packed), `"${packed}"`);
-    assert.deepEqual(unpackSketch(packSketch([])), []);
+    assert.equal(packSketch([]), '');
+    assert.deepEqual(unpackSketch(''), []);
     const a = sketchText('open the config file and read the database settings for production');
     const b = sketchText('read the production database settings from the config file again');
     const many = sketchText(Array.from({ length: 100 }, (_, i) => `w${i}`).join(' '));
@@ -63,5 +75,21 @@ describe('token sketches', () => {
     assert.equal(sketchJaccard(packSketch(a), b), sketchJaccard(a, b));
     assert.equal(sketchOverlap(packSketch(a), packSketch(b)), sketchOverlap(a, b));
     assert.equal(sketchJaccard(packSketch(many), packSketch(a)), sketchJaccard(many, a));
+    assert.equal(sketchJaccard(packSketch(many), ''), 0);
+    assert.equal(sketchJaccard('', ''), 1);
+  });
+
+  test('sketches of full 32-bit hashes, as older versions stored them, compare as their cut hashes', () => {
+    const text = 'open the config file and read the database settings for production';
+    const full = sketchHashes(tokenHashes(text), 4096).map((h) => h * 2 ** (32 - SKETCH_HASH_BITS));
+    const other = sketchText('read the production database settings from the config file again');
+    // The 5-character form of 32-bit hashes, most significant digit first.
+    const digits = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#';
+    const legacy = full.map((h) => Array.from({ length: 5 }, (_, d) => digits[Math.floor(h / 85 ** (4 - d)) % 85]).join('')).join('');
+    const sketch = sketchText(text, 4096);
+    assert.deepEqual(unpackSketch(full), sketch);
+    assert.deepEqual(unpackSketch(legacy), sketch);
+    assert.equal(sketchJaccard(legacy, packSketch(other)), sketchJaccard(sketch, other));
+    assert.equal(sketchJaccard(full, packSketch(other)), sketchJaccard(sketch, other));
   });
 });

@@ -3,60 +3,123 @@ import { tokenHashes, tokenize } from './tokenize.ts';
 
 /**
  * A bounded summary of a token set: the `k` smallest distinct token hashes,
- * ascending (a bottom-k sketch). Below `k` distinct tokens it *is* the set, so
- * similarity is exact; above, Jaccard is estimated without bias from the
- * sketches alone, which keeps stored evidence small however long the text.
+ * each cut to its top {@link SKETCH_HASH_BITS} bits, ascending (a bottom-k
+ * sketch). Below `k` distinct tokens it *is* the set (up to the rare tokens
+ * whose cut hashes collide), so similarity is exact; above, Jaccard is
+ * estimated without bias from the sketches alone, which keeps stored evidence
+ * small however long the text.
  */
 export type TokenSketch = readonly number[];
 
 /**
- * A {@link TokenSketch} packed into a string, 5 characters per hash (base
- * 85, the Z85 alphabet: nothing JSON escapes), as session state keeps it: the
- * same hashes in under half the JSON of a number array, and one flat string
- * on the heap instead of an array of doubles.
+ * A {@link TokenSketch} packed into a string as session state keeps it: a
+ * `~`, then 3 characters per hash (base 85, the Z85 alphabet: nothing JSON
+ * escapes). One flat string on the heap instead of an array of doubles, a
+ * third of the JSON of a number array. Strings without the `~` are the
+ * 5-character form of 32-bit hashes that older versions stored.
  */
 export type PackedSketch = string;
 
 /** Either form of a sketch; the comparisons take both. */
 export type AnySketch = TokenSketch | PackedSketch;
 
+/**
+ * Bits kept of each token hash. Collisions only nudge estimates: the
+ * sketches of two unrelated texts of ~200 tokens share a wrong hash in about
+ * 1 of 400 comparisons, and those of 4,000 tokens each read as 0.005 alike
+ * (with 12 bits, 0.45). 19 bits is what 3 base-85 digits hold (85³ > 2¹⁹).
+ */
+export const SKETCH_HASH_BITS = 19;
+const HASH_SHIFT = 32 - SKETCH_HASH_BITS;
+const HASH_LIMIT = 2 ** SKETCH_HASH_BITS;
+
 const DIGITS = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#';
 const BASE = DIGITS.length;
 const DIGIT_VALUES = new Int8Array(128).fill(-1);
 for (let i = 0; i < DIGITS.length; i++) DIGIT_VALUES[DIGITS.charCodeAt(i)] = i;
 const DIGIT_CODES = Array.from(DIGITS, (d) => d.charCodeAt(0));
-const PACKED_WIDTH = 5;
+/** Marks the packed form of cut hashes; not a digit, so older 32-bit sketches are told apart. */
+const MARK = '~';
+const MARK_CODE = MARK.charCodeAt(0);
+/** Digits per cut hash. */
+export const PACKED_HASH_WIDTH = 3;
+const LEGACY_WIDTH = 5;
 
-/** Packs a sketch of 32-bit hashes (see {@link PackedSketch}); lossless. */
+/** Writes `h` (below 85³) as 3 digits into `codes` from `at`. */
+export function writeHashDigits(codes: number[], at: number, h: number): void {
+  codes[at + 2] = DIGIT_CODES[h % BASE]!;
+  h = Math.floor(h / BASE);
+  codes[at + 1] = DIGIT_CODES[h % BASE]!;
+  codes[at] = DIGIT_CODES[Math.floor(h / BASE)]!;
+}
+
+/** The hash whose 3 digits start at `at` in `text`. */
+function readHashDigits(text: string, at: number): number {
+  return (
+    DIGIT_VALUES[text.charCodeAt(at) & 127]! * (BASE * BASE) +
+    DIGIT_VALUES[text.charCodeAt(at + 1) & 127]! * BASE +
+    DIGIT_VALUES[text.charCodeAt(at + 2) & 127]!
+  );
+}
+
+/** The digit of `n` (below 85). */
+export function digitOf(n: number): string {
+  return DIGITS[n]!;
+}
+
+/** The value of the digit at `at` in `text`. */
+export function digitAt(text: string, at: number): number {
+  return DIGIT_VALUES[text.charCodeAt(at) & 127]!;
+}
+
+/** Packs a sketch (see {@link PackedSketch}); lossless for a sketch of cut hashes, an empty sketch packs to ''. */
 export function packSketch(sketch: TokenSketch): PackedSketch {
-  const codes = new Array<number>(sketch.length * PACKED_WIDTH);
-  for (let i = 0, c = 0; i < sketch.length; i++) {
-    // Most significant digit first; 85 ** 5 > 2 ** 32.
-    let h = sketch[i]!;
-    for (let d = PACKED_WIDTH - 1; d >= 0; d--) {
-      codes[c + d] = DIGIT_CODES[h % BASE]!;
-      h = Math.floor(h / BASE);
-    }
-    c += PACKED_WIDTH;
-  }
+  const hashes = cutHashes(sketch);
+  if (hashes.length === 0) return '';
+  const codes = new Array<number>(1 + hashes.length * PACKED_HASH_WIDTH);
+  codes[0] = MARK_CODE;
+  for (let i = 0; i < hashes.length; i++) writeHashDigits(codes, 1 + i * PACKED_HASH_WIDTH, hashes[i]!);
   // One flat string (appending piece by piece would keep a rope of small strings).
   return String.fromCharCode(...codes);
 }
 
-/** The hashes of a packed sketch (a sketch that is not packed is returned as it is). */
+/** The hashes of a packed sketch, cut (a sketch that is not packed is returned as it is, once cut). */
 export function unpackSketch(sketch: AnySketch): TokenSketch {
-  if (typeof sketch !== 'string') return sketch;
-  const out = new Array<number>(sketch.length / PACKED_WIDTH);
-  for (let i = 0, c = 0; i < out.length; i++, c += PACKED_WIDTH) {
+  if (typeof sketch !== 'string') return cutHashes(sketch);
+  if (sketch.length === 0) return [];
+  if (sketch.charCodeAt(0) === MARK_CODE) {
+    const out = new Array<number>((sketch.length - 1) / PACKED_HASH_WIDTH);
+    for (let i = 0; i < out.length; i++) out[i] = readHashDigits(sketch, 1 + i * PACKED_HASH_WIDTH);
+    return out;
+  }
+  const full = new Array<number>(sketch.length / LEGACY_WIDTH);
+  for (let i = 0, c = 0; i < full.length; i++, c += LEGACY_WIDTH) {
     let h = 0;
-    for (let d = 0; d < PACKED_WIDTH; d++) h = h * BASE + DIGIT_VALUES[sketch.charCodeAt(c + d) & 127]!;
-    out[i] = h;
+    for (let d = 0; d < LEGACY_WIDTH; d++) h = h * BASE + DIGIT_VALUES[sketch.charCodeAt(c + d) & 127]!;
+    full[i] = h;
+  }
+  return cutHashes(full);
+}
+
+/**
+ * A sketch of cut hashes as it is; one of full 32-bit hashes (stored by
+ * older versions) cut to the same bits. Cutting keeps the order, so the cut
+ * sketch is the bottom-k of the cut hashes, only shorter where two collide.
+ * A sketch of full hashes has all of them below 2¹⁹ by chance only: 1 in
+ * 8,192 for a one-token text, far rarer with every further token.
+ */
+function cutHashes(sketch: TokenSketch): TokenSketch {
+  if (sketch.length === 0 || sketch[sketch.length - 1]! < HASH_LIMIT) return sketch;
+  const out: number[] = [];
+  for (const h of sketch) {
+    const cut = h >>> HASH_SHIFT;
+    if (out.length === 0 || out[out.length - 1] !== cut) out.push(cut);
   }
   return out;
 }
 
-/** Default sketch size: exact up to 32 distinct tokens, about ±0.07 beyond. */
-export const DEFAULT_SKETCH_SIZE = 32;
+/** Default sketch size: exact up to 16 distinct tokens, about ±0.12 beyond. */
+export const DEFAULT_SKETCH_SIZE = 16;
 
 /** Sketch of the distinct tokens of `text`. */
 export function sketchText(text: string, k = DEFAULT_SKETCH_SIZE): TokenSketch {
@@ -69,14 +132,15 @@ export function sketchTokens(tokens: readonly string[], k = DEFAULT_SKETCH_SIZE)
 }
 
 /**
- * Sketch of tokens already hashed with {@link hash32}. Keeps a sorted array
- * of at most `k` hashes: once it is full, almost every further hash is
- * rejected by one comparison, so the cost is linear in the tokens.
+ * Sketch of tokens already hashed with {@link hash32} (cut to
+ * {@link SKETCH_HASH_BITS} bits here). Keeps a sorted array of at most `k`
+ * hashes: once it is full, almost every further hash is rejected by one
+ * comparison, so the cost is linear in the tokens.
  */
 export function sketchHashes(hashes: readonly number[], k = DEFAULT_SKETCH_SIZE): TokenSketch {
   const kept: number[] = [];
   for (let i = 0; i < hashes.length; i++) {
-    const h = hashes[i]!;
+    const h = hashes[i]! >>> HASH_SHIFT;
     if (kept.length === k && h >= kept[k - 1]!) continue;
     // Insertion point from the end: new entries are rare once the sketch fills.
     let pos = kept.length;
@@ -90,11 +154,17 @@ export function sketchHashes(hashes: readonly number[], k = DEFAULT_SKETCH_SIZE)
   return kept;
 }
 
+/** Whether `sketch` is in the packed form of cut hashes (compared in place, without unpacking). */
+function isPacked(sketch: AnySketch): sketch is string {
+  return typeof sketch === 'string' && (sketch.length === 0 || sketch.charCodeAt(0) === MARK_CODE);
+}
+
 /**
  * Jaccard similarity of the sets two sketches summarise (estimated when a
  * sketch is full). Two empty sketches are identical (1); one empty, 0.
  */
 export function sketchJaccard(packedA: AnySketch, packedB: AnySketch, k = DEFAULT_SKETCH_SIZE): number {
+  if (isPacked(packedA) && isPacked(packedB)) return packedJaccard(packedA, 1, packedA.length, packedB, 1, packedB.length, k);
   const a = unpackSketch(packedA);
   const b = unpackSketch(packedB);
   if (a.length === 0 && b.length === 0) return 1;
@@ -113,6 +183,40 @@ export function sketchJaccard(packedA: AnySketch, packedB: AnySketch, k = DEFAUL
       j++;
     } else if (x < y) i++;
     else j++;
+    union++;
+  }
+  return both / union;
+}
+
+/**
+ * {@link sketchJaccard} of two packed sketches' digits, `a` from `aStart` to
+ * `aEnd` and `b` likewise (after the mark), read in place: comparisons run
+ * on every event, and unpacking would allocate two arrays each time.
+ */
+export function packedJaccard(a: string, aStart: number, aEnd: number, b: string, bStart: number, bEnd: number, k = DEFAULT_SKETCH_SIZE): number {
+  const emptyA = aEnd <= aStart;
+  const emptyB = bEnd <= bStart;
+  if (emptyA || emptyB) return emptyA && emptyB ? 1 : 0;
+  let i = aStart;
+  let j = bStart;
+  let x = readHashDigits(a, i);
+  let y = readHashDigits(b, j);
+  let union = 0;
+  let both = 0;
+  while (union < k && (i < aEnd || j < bEnd)) {
+    if (x === y) {
+      both++;
+      i += PACKED_HASH_WIDTH;
+      j += PACKED_HASH_WIDTH;
+      x = i < aEnd ? readHashDigits(a, i) : Infinity;
+      y = j < bEnd ? readHashDigits(b, j) : Infinity;
+    } else if (x < y) {
+      i += PACKED_HASH_WIDTH;
+      x = i < aEnd ? readHashDigits(a, i) : Infinity;
+    } else {
+      j += PACKED_HASH_WIDTH;
+      y = j < bEnd ? readHashDigits(b, j) : Infinity;
+    }
     union++;
   }
   return both / union;
