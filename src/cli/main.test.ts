@@ -164,16 +164,18 @@ describe('governor CLI', () => {
   });
 
   test('a reader that closes the pipe early (| head) gets no stack trace', async () => {
-    const line = JSON.stringify({
-      id: 'p',
-      steps: [
-        { kind: 'user', text: 'x' },
-        { kind: 'model', text: 'y' },
-      ],
-    });
+    // Distinct ids: a duplicate id is a warning on stderr, which would race the closed pipe.
+    const line = (i: number) =>
+      JSON.stringify({
+        id: `p${i}`,
+        steps: [
+          { kind: 'user', text: 'x' },
+          { kind: 'model', text: 'y' },
+        ],
+      });
     const file = join(mkdtempSync(join(tmpdir(), 'governor-cli-')), 'many.jsonl');
     dirs.push(join(file, '..'));
-    writeFileSync(file, `${Array.from({ length: 20_000 }, () => line).join('\n')}\n`);
+    writeFileSync(file, `${Array.from({ length: 20_000 }, (_, i) => line(i)).join('\n')}\n`);
     const child = spawn(NODE, [BIN, 'replay', file], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
