@@ -88,16 +88,29 @@ describe('state codec', () => {
       openReason: 'repeated "get_status" ✓',
       openEvidence: { pattern: 'same_call', tool: names[0], calls: 6 } as never,
       openPending: 1,
-      seq: 90,
+      seq: 100,
       userSeq: 3,
-      tools: names.map((t, i) => ({
-        s: 80 + i,
-        t,
-        a: { h: 2 ** 53 - 1 - i, f: `p|ath${t}|i00000` },
-        r: i === 0 ? 0 : 2 ** 40 + i,
-        e: (i % 3) as 0 | 1 | 2,
-        p: i,
-      })),
+      tools: [
+        // Packed fields (paths interned), then texts that are not packed fields (kept as they are).
+        ...names.map((t, i) => ({
+          s: 80 + i,
+          t,
+          a: { h: 2 ** 53 - 1 - i, f: `${t}|i0000${i}content|t1abcq!uery|v#####` },
+          r: i === 0 ? 0 : 2 ** 40 + i,
+          e: (i % 3) as 0 | 1 | 2,
+          p: i,
+        })),
+        { s: 86, t: 'x', a: { h: 0, f: '' }, r: 0, e: 0, p: 7 },
+        { s: 87, t: 'x', a: { h: 1, f: 'empty|t0' }, r: 0, e: 2, p: 0 },
+        ...['p|ath|i00000', 'path|i0000', 'path|t2abc', 'path|x00000', 'no bar', 'a|i00000b'].map((f, i) => ({
+          s: 88 + i,
+          t: 'y',
+          a: { h: i, f },
+          r: 0,
+          e: 0 as const,
+          p: 1,
+        })),
+      ],
       seen: [0, 1, 84, 85, 2 ** 53 - 1],
       texts: [
         { s: 10, k: '~000' },

@@ -271,14 +271,70 @@ function stringAt(strings: readonly unknown[], i: number): string {
 const TOOL_KEYS = ['s', 't', 'a', 'r', 'e', 'p'];
 const FINGERPRINT_KEYS = ['h', 'f'];
 
-/** distance, name, argument hash, result hash, one digit of error kind × 8 + progress flags; then the packed fields. */
+/** Added to a tool record's error-and-progress digit when its field paths are names of the table. */
+const TOOL_FIELD_NAMES = 24;
+/** Digits of an identity or scalar field's hash in packed fields. */
+const FIELD_HASH_WIDTH = 5;
+/** Digits per hash of a text field's sketch in packed fields. */
+const FIELD_SKETCH_WIDTH = 3;
+
+/**
+ * Packed argument fields (see PackedFields) with each path replaced by its
+ * index in the name table: a session's calls of one tool repeat the same
+ * paths. Undefined when the text is not in the packed form (kept as it is).
+ */
+function internFields(f: string, names: Names): string | undefined {
+  let out = '';
+  let at = 0;
+  while (at < f.length) {
+    const bar = f.indexOf('|', at);
+    if (bar < 0) return undefined;
+    const end = fieldEnd(f, bar + 1);
+    if (end === undefined) return undefined;
+    out += varint(names.of(f.slice(at, bar))) + f.slice(bar + 1, end);
+    at = end;
+  }
+  return out;
+}
+
+/** Where the field whose kind is at `kind` ends, or undefined when it is not a well-formed field. */
+function fieldEnd(f: string, kind: number): number | undefined {
+  const k = f.charAt(kind);
+  let end: number;
+  if (k === 'i' || k === 'v') end = kind + 1 + FIELD_HASH_WIDTH;
+  else if (k === 't') {
+    const length = digitAt(f, kind + 1);
+    if (length < 0 || kind + 1 >= f.length) return undefined;
+    end = kind + 2 + length * FIELD_SKETCH_WIDTH;
+  } else return undefined;
+  return end <= f.length ? end : undefined;
+}
+
+function restoreFields(text: string, names: readonly string[]): string {
+  const reader = new Reader(text);
+  const parts: string[] = [];
+  while (reader.at < text.length) {
+    const path = nameAt(names, reader.count());
+    const end = fieldEnd(text, reader.at);
+    if (end === undefined) throw new RangeError('malformed field');
+    parts.push(path, '|', text.slice(reader.at, end));
+    reader.at = end;
+  }
+  // Joined, not appended: one flat string, as the fingerprinter makes it.
+  return parts.join('');
+}
+
+/** distance, name, argument hash, result hash, one digit of error kind × 8 + progress flags (+ 24 when the field paths are interned); then the fields. */
 function encodeTool(r: ToolRecord, seq: number, names: Names): Packed | undefined {
   const s = back(r.s, seq);
   const a = r.a as unknown;
   if (s === undefined || !hasKeys(r, TOOL_KEYS) || typeof r.t !== 'string' || typeof a !== 'object' || a === null) return undefined;
   if (!hasKeys(a, FINGERPRINT_KEYS) || !isCount(r.a.h) || typeof r.a.f !== 'string' || !isCount(r.r)) return undefined;
   if ((r.e !== 0 && r.e !== 1 && r.e !== 2) || !isCount(r.p) || r.p > 7) return undefined;
-  return [`${s}${varint(names.of(r.t))}${varint(r.a.h)}${varint(r.r)}${digitOf(r.e * 8 + r.p)}`, r.a.f];
+  const t = varint(names.of(r.t));
+  const fields = internFields(r.a.f, names);
+  const ep = r.e * 8 + r.p + (fields === undefined ? 0 : TOOL_FIELD_NAMES);
+  return [`${s}${t}${varint(r.a.h)}${varint(r.r)}${digitOf(ep)}`, fields ?? r.a.f];
 }
 
 function decodeTool(reader: Reader, strings: readonly unknown[], seq: number, names: readonly string[]): ToolRecord {
@@ -286,8 +342,13 @@ function decodeTool(reader: Reader, strings: readonly unknown[], seq: number, na
   const t = nameAt(names, reader.count());
   const h = reader.count();
   const r = reader.count();
-  const ep = reader.digit();
-  return { s, t, a: { h, f: stringAt(strings, 1) }, r, e: (ep >> 3) as 0 | 1 | 2, p: ep & 7 };
+  let ep = reader.digit();
+  let f = stringAt(strings, 1);
+  if (ep >= TOOL_FIELD_NAMES) {
+    ep -= TOOL_FIELD_NAMES;
+    f = restoreFields(f, names);
+  }
+  return { s, t, a: { h, f }, r, e: (ep >> 3) as 0 | 1 | 2, p: ep & 7 };
 }
 
 const TEXT_KEYS = ['s', 'k', 'c', 'u', 'b'];
