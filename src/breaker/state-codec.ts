@@ -36,33 +36,36 @@ export class InvalidStateError extends GovernorError {
  */
 export function encodeState(state: BreakerSessionState): string {
   const names = new Names();
-  const out: Record<string, unknown> = {};
+  const encoded: Record<string, unknown> = {};
   for (const key of Object.keys(state)) {
     const value = (state as unknown as Record<string, unknown>)[key];
     switch (key) {
       case 'tools':
-        out[key] = encodeList(value, (r) => encodeTool(r as ToolRecord, state.seq, names));
+        encoded[key] = encodeList(value, (r) => encodeTool(r as ToolRecord, state.seq, names));
         break;
       case 'texts':
-        out[key] = encodeList(value, (r) => encodeText(r as TextRecord, state.seq));
+        encoded[key] = encodeList(value, (r) => encodeText(r as TextRecord, state.seq));
         break;
       case 'retrievals':
-        out[key] = encodeList(value, (r) => encodeRetrieval(r as RetrievalRecord, state.seq));
+        encoded[key] = encodeList(value, (r) => encodeRetrieval(r as RetrievalRecord, state.seq));
         break;
       case 'delegations':
-        out[key] = encodeList(value, (r) => encodeDelegation(r as DelegationRecord, state.seq, names));
+        encoded[key] = encodeList(value, (r) => encodeDelegation(r as DelegationRecord, state.seq, names));
         break;
       case 'seen':
-        out[key] = Array.isArray(value) && value.every(isCount) ? value.map(varint).join('') : value;
+        if (Array.isArray(value) && value.every(isCount)) {
+          for (const n of value) out.count(n);
+          encoded[key] = out.take();
+        } else encoded[key] = value;
         break;
       case 'userTurns':
-        out[key] = encodeUserTurns(value as UserTurnsState, state.seq) ?? value;
+        encoded[key] = encodeUserTurns(value as UserTurnsState, state.seq) ?? value;
         break;
       default:
-        out[key] = value;
+        encoded[key] = value;
     }
   }
-  return `${MARKER}${VERSION}${JSON.stringify([names.list, out])}`;
+  return `${MARKER}${VERSION}${JSON.stringify([names.list, encoded])}`;
 }
 
 /**
@@ -115,38 +118,66 @@ function isWord(n: unknown): n is number {
   return typeof n === 'number' && (n | 0) === n && !Object.is(n, -0);
 }
 
-/** `n` as its count of base-85 digits (one digit), then the digits; 0 is one character. */
-function varint(n: number): string {
-  let digits = '';
-  while (n > 0) {
-    digits = digitOf(n % BASE) + digits;
-    n = Math.floor(n / BASE);
-  }
-  return digitOf(digits.length) + digits;
-}
+const DIGIT_CODES = Array.from({ length: BASE }, (_, d) => digitOf(d).charCodeAt(0));
 
-/** A 32-bit word as 5 digits. */
-function word(n: number): string {
-  let u = n >>> 0;
-  let digits = '';
-  for (let i = 0; i < WORD_WIDTH; i++) {
-    digits = digitOf(u % BASE) + digits;
-    u = Math.floor(u / BASE);
-  }
-  return digits;
-}
+/**
+ * Writes one record's numbers as character codes, made into one flat string
+ * at the end: strings appended piece by piece would be ropes that the final
+ * JSON.stringify has to flatten one by one. Not re-entrant (one string at a time).
+ */
+const out = {
+  codes: [] as number[],
+  used: 0,
 
-function counts(list: readonly number[]): string {
-  let out = varint(list.length);
-  for (const n of list) out += varint(n);
-  return out;
-}
+  /** `n` as its count of base-85 digits (one digit), then the digits; 0 is one character. */
+  count(n: number): void {
+    let length = 0;
+    for (let m = n; m > 0; m = Math.floor(m / BASE)) length++;
+    const codes = this.codes;
+    codes[this.used] = DIGIT_CODES[length]!;
+    for (let i = length; i > 0; i--) {
+      codes[this.used + i] = DIGIT_CODES[n % BASE]!;
+      n = Math.floor(n / BASE);
+    }
+    this.used += length + 1;
+  },
 
-function words(list: readonly number[]): string {
-  let out = varint(list.length);
-  for (const n of list) out += word(n);
-  return out;
-}
+  digit(d: number): void {
+    this.codes[this.used++] = DIGIT_CODES[d]!;
+  },
+
+  /** A 32-bit word as 5 digits. */
+  word(n: number): void {
+    let u = n >>> 0;
+    for (let i = WORD_WIDTH - 1; i >= 0; i--) {
+      this.codes[this.used + i] = DIGIT_CODES[u % BASE]!;
+      u = Math.floor(u / BASE);
+    }
+    this.used += WORD_WIDTH;
+  },
+
+  counts(list: readonly number[]): void {
+    this.count(list.length);
+    for (const n of list) this.count(n);
+  },
+
+  words(list: readonly number[]): void {
+    this.count(list.length);
+    for (const n of list) this.word(n);
+  },
+
+  text(text: string, from: number, to: number): void {
+    for (let i = from; i < to; i++) this.codes[this.used++] = text.charCodeAt(i);
+  },
+
+  take(): string {
+    let text = '';
+    // In chunks: a spread of a long list would overflow the stack.
+    for (let i = 0; i < this.used; i += 4096) text += String.fromCharCode.apply(null, this.codes.slice(i, Math.min(this.used, i + 4096)));
+    this.used = 0;
+    return text;
+  },
+};
 
 /** Reads a record string from the front. */
 class Reader {
@@ -232,9 +263,9 @@ function hasKeys(record: object, keys: readonly string[]): boolean {
   return true;
 }
 
-/** Sequence number `s` as its distance back from the session's. */
-function back(s: unknown, seq: number): string | undefined {
-  return isCount(s) && isCount(seq) && s <= seq ? varint(seq - s) : undefined;
+/** Sequence number `s` can be written as its distance back from the session's. */
+function isBack(s: unknown, seq: number): s is number {
+  return isCount(s) && isCount(seq) && s <= seq;
 }
 
 /**
@@ -284,17 +315,19 @@ const FIELD_SKETCH_WIDTH = 3;
  * paths. Undefined when the text is not in the packed form (kept as it is).
  */
 function internFields(f: string, names: Names): string | undefined {
-  let out = '';
   let at = 0;
   while (at < f.length) {
     const bar = f.indexOf('|', at);
-    if (bar < 0) return undefined;
-    const end = fieldEnd(f, bar + 1);
-    if (end === undefined) return undefined;
-    out += varint(names.of(f.slice(at, bar))) + f.slice(bar + 1, end);
+    const end = bar < 0 ? undefined : fieldEnd(f, bar + 1);
+    if (end === undefined) {
+      out.used = 0;
+      return undefined;
+    }
+    out.count(names.of(f.slice(at, bar)));
+    out.text(f, bar + 1, end);
     at = end;
   }
-  return out;
+  return out.take();
 }
 
 /** Where the field whose kind is at `kind` ends, or undefined when it is not a well-formed field. */
@@ -326,15 +359,18 @@ function restoreFields(text: string, names: readonly string[]): string {
 
 /** distance, name, argument hash, result hash, one digit of error kind × 8 + progress flags (+ 24 when the field paths are interned); then the fields. */
 function encodeTool(r: ToolRecord, seq: number, names: Names): Packed | undefined {
-  const s = back(r.s, seq);
   const a = r.a as unknown;
-  if (s === undefined || !hasKeys(r, TOOL_KEYS) || typeof r.t !== 'string' || typeof a !== 'object' || a === null) return undefined;
+  if (!isBack(r.s, seq) || !hasKeys(r, TOOL_KEYS) || typeof r.t !== 'string' || typeof a !== 'object' || a === null) return undefined;
   if (!hasKeys(a, FINGERPRINT_KEYS) || !isCount(r.a.h) || typeof r.a.f !== 'string' || !isCount(r.r)) return undefined;
   if ((r.e !== 0 && r.e !== 1 && r.e !== 2) || !isCount(r.p) || r.p > 7) return undefined;
-  const t = varint(names.of(r.t));
+  const t = names.of(r.t);
   const fields = internFields(r.a.f, names);
-  const ep = r.e * 8 + r.p + (fields === undefined ? 0 : TOOL_FIELD_NAMES);
-  return [`${s}${t}${varint(r.a.h)}${varint(r.r)}${digitOf(ep)}`, fields ?? r.a.f];
+  out.count(seq - r.s);
+  out.count(t);
+  out.count(r.a.h);
+  out.count(r.r);
+  out.digit(r.e * 8 + r.p + (fields === undefined ? 0 : TOOL_FIELD_NAMES));
+  return [out.take(), fields ?? r.a.f];
 }
 
 function decodeTool(reader: Reader, strings: readonly unknown[], seq: number, names: readonly string[]): ToolRecord {
@@ -358,13 +394,16 @@ const TEXT_B = 4;
 
 /** distance, flags, [structure hash], [filter words]; then the sketch. */
 function encodeText(r: TextRecord, seq: number): Packed | undefined {
-  const s = back(r.s, seq);
   const present = TEXT_KEYS.filter((k) => k in r);
-  if (s === undefined || typeof r.k !== 'string' || !hasKeys(r, present) || present[0] !== 's' || present[1] !== 'k') return undefined;
+  if (!isBack(r.s, seq) || typeof r.k !== 'string' || !hasKeys(r, present) || present[0] !== 's' || present[1] !== 'k') return undefined;
   if ((r.c !== undefined && !isCount(r.c)) || ('u' in r && r.u !== 1)) return undefined;
   if ('b' in r && !(Array.isArray(r.b) && r.b.every(isWord))) return undefined;
   const flags = ('c' in r ? TEXT_C : 0) | ('u' in r ? TEXT_U : 0) | ('b' in r ? TEXT_B : 0);
-  return [`${s}${digitOf(flags)}${r.c === undefined ? '' : varint(r.c)}${r.b === undefined ? '' : words(r.b)}`, r.k];
+  out.count(seq - r.s);
+  out.digit(flags);
+  if (r.c !== undefined) out.count(r.c);
+  if (r.b !== undefined) out.words(r.b);
+  return [out.take(), r.k];
 }
 
 function decodeText(reader: Reader, strings: readonly unknown[], seq: number): TextRecord {
@@ -388,9 +427,8 @@ const RETRIEVAL_O = 16;
 
 /** distance, flags, [result-set hash], [identity], [query names], [offered names]; then the sketch. */
 function encodeRetrieval(r: RetrievalRecord, seq: number): Packed | undefined {
-  const s = back(r.s, seq);
   const present = RETRIEVAL_KEYS.filter((k) => k in r);
-  if (s === undefined || typeof r.q !== 'string' || !hasKeys(r, present) || present[0] !== 's' || present[1] !== 'q' || present[2] !== 'r') return undefined;
+  if (!isBack(r.s, seq) || typeof r.q !== 'string' || !hasKeys(r, present) || present[0] !== 's' || present[1] !== 'q' || present[2] !== 'r') return undefined;
   if ((r.r !== null && !isCount(r.r)) || (r.k !== undefined && !isCount(r.k)) || ('f' in r && r.f !== 1)) return undefined;
   if (('n' in r && !(Array.isArray(r.n) && r.n.every(isCount))) || ('o' in r && !(Array.isArray(r.o) && r.o.every(isCount)))) return undefined;
   const flags =
@@ -399,10 +437,13 @@ function encodeRetrieval(r: RetrievalRecord, seq: number): Packed | undefined {
     ('f' in r ? RETRIEVAL_F : 0) |
     ('n' in r ? RETRIEVAL_N : 0) |
     ('o' in r ? RETRIEVAL_O : 0);
-  return [
-    `${s}${digitOf(flags)}${r.r === null ? '' : varint(r.r)}${r.k === undefined ? '' : varint(r.k)}${r.n === undefined ? '' : counts(r.n)}${r.o === undefined ? '' : counts(r.o)}`,
-    r.q,
-  ];
+  out.count(seq - r.s);
+  out.digit(flags);
+  if (r.r !== null) out.count(r.r);
+  if (r.k !== undefined) out.count(r.k);
+  if (r.n !== undefined) out.counts(r.n);
+  if (r.o !== undefined) out.counts(r.o);
+  return [out.take(), r.q];
 }
 
 function decodeRetrieval(reader: Reader, strings: readonly unknown[], seq: number): RetrievalRecord {
@@ -426,13 +467,18 @@ const DELEGATION_E = 2;
 
 /** distance, name, flags, answer size, [identity]; then the task and answer sketches. */
 function encodeDelegation(r: DelegationRecord, seq: number, names: Names): Packed | undefined {
-  const s = back(r.s, seq);
   const present = DELEGATION_KEYS.filter((k) => k in r);
-  if (s === undefined || !hasKeys(r, present) || present.length < 5 || present[4] !== 'n') return undefined;
+  if (!isBack(r.s, seq) || !hasKeys(r, present) || present.length < 5 || present[4] !== 'n') return undefined;
   if (typeof r.g !== 'string' || typeof r.i !== 'string' || typeof r.o !== 'string' || !isCount(r.n)) return undefined;
   if ((r.k !== undefined && !isCount(r.k)) || ('e' in r && r.e !== 2)) return undefined;
   const flags = ('k' in r ? DELEGATION_K : 0) | ('e' in r ? DELEGATION_E : 0);
-  return [`${s}${varint(names.of(r.g))}${digitOf(flags)}${varint(r.n)}${r.k === undefined ? '' : varint(r.k)}`, r.i, r.o];
+  const g = names.of(r.g);
+  out.count(seq - r.s);
+  out.count(g);
+  out.digit(flags);
+  out.count(r.n);
+  if (r.k !== undefined) out.count(r.k);
+  return [out.take(), r.i, r.o];
 }
 
 function decodeDelegation(reader: Reader, strings: readonly unknown[], seq: number, names: readonly string[]): DelegationRecord {
@@ -452,12 +498,15 @@ const USER_TURN_KEYS = ['s', 'f', 'w', 'v', 'n'];
 /** distance, twice the token weight (a token of an unspaced script weighs half), tokens in the generation, fresh tokens, then the filters. */
 function encodeUserTurns(u: UserTurnsState | undefined, seq: number): string | undefined {
   if (typeof u !== 'object' || u === null || !hasKeys(u, USER_TURN_KEYS)) return undefined;
-  const s = back(u.s, seq);
-  if (s === undefined || !isCount(u.w * 2) || !isCount(u.n) || !Array.isArray(u.f) || !u.f.every(isCount) || !Array.isArray(u.v)) return undefined;
+  if (!isBack(u.s, seq) || !isCount(u.w * 2) || !isCount(u.n) || !Array.isArray(u.f) || !u.f.every(isCount) || !Array.isArray(u.v)) return undefined;
   if (!u.v.every((g) => Array.isArray(g) && g.every(isWord))) return undefined;
-  let out = `${s}${varint(u.w * 2)}${varint(u.n)}${counts(u.f)}${varint(u.v.length)}`;
-  for (const generation of u.v) out += words(generation);
-  return out;
+  out.count(seq - u.s);
+  out.count(u.w * 2);
+  out.count(u.n);
+  out.counts(u.f);
+  out.count(u.v.length);
+  for (const generation of u.v) out.words(generation);
+  return out.take();
 }
 
 function decodeUserTurns(text: string, seq: number): UserTurnsState {
