@@ -114,7 +114,7 @@ describe('overhead benchmark', () => {
       assert.ok(text.includes(heading), `missing ${heading}`);
     }
     assert.ok(!text.includes('NaN'), 'a figure is NaN');
-    assert.match(text, /By part of the state \(40 events, 1 KB arguments\):\n {2}heap: .*\n {2}JSON: tools \d+\.\d KB/);
+    assert.match(text, /By part of the state \(40 events, 1 KB arguments\):\n {2}heap: .*\n {2}JSON: tools \d+\.\d KB.*\n {2}stored: tools \d+\.\d KB/);
     assert.ok(text.includes('No trip on any productive session.'));
     assert.match(text, /At scale: 260 sessions of 10 events.*\n.*keeps 256 decoded, the other 4 encoded/);
     assert.deepEqual(JSON.parse(JSON.stringify(report)).settings, report.settings);

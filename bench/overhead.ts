@@ -358,6 +358,8 @@ interface BreakerCell {
   readonly storedBytes: number;
   /** The same by top-level part of the state (bytes of each part's JSON value). */
   readonly stateJsonByPart: Readonly<Record<string, number>>;
+  /** The encoded state by top-level part (bytes of each part in the encoded form; the name table as `names`). */
+  readonly storedByPart: Readonly<Record<string, number>>;
   /**
    * Retained heap per session by top-level part of the state (bytes, after
    * GC), largest first; measured for the longest sessions of the main matrix
@@ -384,7 +386,7 @@ async function measureCell(sessionEvents: number, shape: SessionShape, sessions:
   held.store = new InMemoryBreakerStore({ maxSessions: 100_000 });
   held.breaker = new AgentBreaker(allDetectorsOn(held.store, false));
   await runSessions(held.breaker, 's-', sessions, sessionEvents, shape, recorder);
-  const { stateJsonBytes, storedBytes, stateJsonByPart, holders } = await describeStates(held.store, sessions, heapByPart);
+  const { stateJsonBytes, storedBytes, stateJsonByPart, storedByPart, holders } = await describeStates(held.store, sessions, heapByPart);
   // What the sessions retain is what deleting them from the store frees:
   // measured that way, one-off growth elsewhere stays out, and so does what
   // the breaker and its store hold whatever the sessions (options, caches),
@@ -416,6 +418,7 @@ async function measureCell(sessionEvents: number, shape: SessionShape, sessions:
     stateJsonBytes,
     storedBytes,
     stateJsonByPart,
+    storedByPart,
     stateHeapByPart: Object.fromEntries(Object.entries(stateHeapByPart).sort((a, b) => b[1] - a[1])),
     trips: { ...recorder.trips },
   };
@@ -505,10 +508,16 @@ async function describeStates(
   store: InMemoryBreakerStore,
   sessions: number,
   byPart: boolean,
-): Promise<{ stateJsonBytes: number; storedBytes: number; stateJsonByPart: Record<string, number>; holders: Map<string, unknown[]> }> {
+): Promise<{
+  stateJsonBytes: number;
+  storedBytes: number;
+  stateJsonByPart: Record<string, number>;
+  storedByPart: Record<string, number>;
+  holders: Map<string, unknown[]>;
+}> {
   const holders = new Map<string, unknown[]>();
   const stored = await store.read('s-0');
-  if (stored === undefined) return { stateJsonBytes: 0, storedBytes: 0, stateJsonByPart: {}, holders };
+  if (stored === undefined) return { stateJsonBytes: 0, storedBytes: 0, stateJsonByPart: {}, storedByPart: {}, holders };
   if (byPart) {
     const states: Record<string, unknown>[] = [];
     for (let s = 0; s < sessions; s++) {
@@ -521,10 +530,14 @@ async function describeStates(
         states.map((state) => state[key]),
       );
   }
+  const encoded = encodeState(stored.state);
+  // The encoded form is a marker, then JSON: [name table, state with its lists rewritten].
+  const [names, parts] = JSON.parse(encoded.slice(2)) as [string[], object];
   return {
     stateJsonBytes: Buffer.byteLength(JSON.stringify(stored.state)),
-    storedBytes: Buffer.byteLength(encodeState(stored.state)),
+    storedBytes: Buffer.byteLength(encoded),
     stateJsonByPart: jsonByPart(stored.state),
+    storedByPart: jsonByPart({ ...parts, names }),
     holders,
   };
 }
@@ -1284,7 +1297,12 @@ export function formatOverheadReport(report: OverheadReport): string {
         .filter(([, bytes]) => bytes >= 100)
         .map(([key, bytes]) => `${key} ${kb(bytes)}`)
         .join(', ')}; the rest under 0.1 KB each.`;
-    lines.push(`By part of the state (${cellLabel(partsCell)}):`, `  heap: ${parts(partsCell.stateHeapByPart)}`, `  JSON: ${parts(partsCell.stateJsonByPart)}`);
+    lines.push(
+      `By part of the state (${cellLabel(partsCell)}):`,
+      `  heap: ${parts(partsCell.stateHeapByPart)}`,
+      `  JSON: ${parts(partsCell.stateJsonByPart)}`,
+      `  stored: ${parts(partsCell.storedByPart)}`,
+    );
   }
   const longCell = report.breaker.find((c) => !main.includes(c));
   if (longCell !== undefined) {
