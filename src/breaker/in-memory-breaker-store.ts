@@ -16,8 +16,9 @@ export interface InMemoryBreakerStoreOptions {
   /**
    * Most sessions kept as objects, ready to judge: the most recently used
    * ones. The others are kept as one compact string each (see encodeState),
-   * about half the memory, and decoded when next used (tens of µs). 0 keeps
-   * every session encoded between operations.
+   * less than half the heap of a decoded session, and decoded when next
+   * used; the event that uses one pays its decode and the encode of the
+   * session it pushes out. 0 keeps every session encoded between operations.
    * @default 256
    */
   readonly decodedSessions?: number;
