@@ -402,7 +402,7 @@ export function formatContentionReport(report: ContentionReport): string {
     '  beyond both: observe − PING − in memory.',
   );
   lines.push('', 'Stored per session in Redis (MEMORY USAGE of its hash + log)');
-  lines.push('events   stored  snapshot JSON');
+  lines.push('events   stored       snapshot');
   for (const s of report.cost.stored)
     lines.push(
       `${String(s.events).padStart(6)}  ${`${(s.redisBytes / 1024).toFixed(1)} KB`.padStart(8)}  ${`${(s.snapshotJsonBytes / 1024).toFixed(1)} KB`.padStart(13)}`,

@@ -73,6 +73,7 @@ const quick: OverheadBenchmarkOptions = flags.quick
       redisEventsPerCell: 1_000,
       chatCalls: 1_000,
       chatWarmupCalls: 300,
+      scale: { sessions: 300, events: 100 },
     }
   : {};
 const report = await runOverheadBenchmark({

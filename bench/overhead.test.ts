@@ -22,6 +22,8 @@ const TINY: OverheadBenchmarkOptions = {
   chatCalls: 20,
   chatWarmupCalls: 5,
   startRedis: false,
+  // More sessions than the store keeps decoded by default (256).
+  scale: { sessions: 260, events: 10 },
 };
 
 function assertSummary(s: Summary, what: string): void {
@@ -55,6 +57,11 @@ describe('overhead benchmark', () => {
 
     // 2 lengths × 2 argument sizes, plus the stress row with long replies.
     assert.equal(report.breaker.length, 5);
+    assert.ok(report.scale !== undefined);
+    assert.equal(report.scale.decoded, 256);
+    assert.equal(report.scale.rotating.n, 2_600);
+    assert.equal(report.scale.allDecoded.n, 2_600);
+    assert.ok(report.scale.heapBytesPerSession > 0);
     for (const cell of report.breaker) {
       const where = `${cell.sessionEvents} events, ${cell.shape.argBytes} B`;
       assert.equal(cell.events, cell.sessions * cell.sessionEvents, where);
@@ -107,8 +114,9 @@ describe('overhead benchmark', () => {
       assert.ok(text.includes(heading), `missing ${heading}`);
     }
     assert.ok(!text.includes('NaN'), 'a figure is NaN');
-    assert.match(text, /By part of the state \(40 events, 1 KB arguments\):\n {2}heap: .*\n {2}JSON: tools \d+\.\d KB/);
+    assert.match(text, /By part of the state \(40 events, 1 KB arguments\):\n {2}heap: .*\n {2}JSON: tools \d+\.\d KB.*\n {2}stored: tools \d+\.\d KB/);
     assert.ok(text.includes('No trip on any productive session.'));
+    assert.match(text, /At scale: 260 sessions of 10 events.*\n.*keeps 256 decoded, the other 4 encoded/);
     assert.deepEqual(JSON.parse(JSON.stringify(report)).settings, report.settings);
   });
 

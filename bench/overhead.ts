@@ -47,6 +47,7 @@ import { InMemoryChatMemoryRepository } from '../src/memory/in-memory-chat-memor
 import { MessageChatMemoryAdvisor } from '../src/memory/message-chat-memory-advisor.ts';
 import { MessageWindowChatMemory } from '../src/memory/message-window-chat-memory.ts';
 import { RedisBreakerStore, type RedisCommandClient } from '../src/redis/redis-breaker-store.ts';
+import { encodeState } from '../src/breaker/state-codec.ts';
 import { pingRedis, redactUrl, testRedisUrl } from '../src/test-support/services.ts';
 
 v8.setFlagsFromString('--expose-gc');
@@ -353,8 +354,12 @@ interface BreakerCell {
   readonly heapBytesPerSession: number;
   /** Size of one session's stored state as JSON (bytes). */
   readonly stateJsonBytes: number;
+  /** Size of one session's state as stores keep it serialised (encodeState; bytes). */
+  readonly storedBytes: number;
   /** The same by top-level part of the state (bytes of each part's JSON value). */
   readonly stateJsonByPart: Readonly<Record<string, number>>;
+  /** The encoded state by top-level part (bytes of each part in the encoded form; the name table as `names`). */
+  readonly storedByPart: Readonly<Record<string, number>>;
   /**
    * Retained heap per session by top-level part of the state (bytes, after
    * GC), largest first; measured for the longest sessions of the main matrix
@@ -381,7 +386,7 @@ async function measureCell(sessionEvents: number, shape: SessionShape, sessions:
   held.store = new InMemoryBreakerStore({ maxSessions: 100_000 });
   held.breaker = new AgentBreaker(allDetectorsOn(held.store, false));
   await runSessions(held.breaker, 's-', sessions, sessionEvents, shape, recorder);
-  const { stateJsonBytes, stateJsonByPart, holders } = await describeStates(held.store, sessions, heapByPart);
+  const { stateJsonBytes, storedBytes, stateJsonByPart, storedByPart, holders } = await describeStates(held.store, sessions, heapByPart);
   // What the sessions retain is what deleting them from the store frees:
   // measured that way, one-off growth elsewhere stays out, and so does what
   // the breaker and its store hold whatever the sessions (options, caches),
@@ -411,9 +416,84 @@ async function measureCell(sessionEvents: number, shape: SessionShape, sessions:
     last1000: recorder.last1000.size > 0 ? recorder.last1000.summary() : undefined,
     heapBytesPerSession: Math.max(0, (heapWith - heapWithout) / sessions),
     stateJsonBytes,
+    storedBytes,
     stateJsonByPart,
+    storedByPart,
     stateHeapByPart: Object.fromEntries(Object.entries(stateHeapByPart).sort((a, b) => b[1] - a[1])),
     trips: { ...recorder.trips },
+  };
+}
+
+/** Figures for many sessions at once, more than the store keeps decoded. */
+interface ScaleCell {
+  readonly sessions: number;
+  readonly sessionEvents: number;
+  readonly argBytes: number;
+  /** The store's decodedSessions: how many of the sessions are kept as objects. */
+  readonly decoded: number;
+  /** Retained heap per session, every session held (bytes, after GC). */
+  readonly heapBytesPerSession: number;
+  /** Every event, the sessions taking turns one event at a time (each use of a session not in the decoded set decodes it). */
+  readonly rotating: Summary;
+  /** The same sessions and events with every session kept decoded (decodedSessions ≥ sessions). */
+  readonly allDecoded: Summary;
+  /** Retained heap per session with every session kept decoded. */
+  readonly allDecodedHeapBytesPerSession: number;
+}
+
+/**
+ * `sessions` sessions of `sessionEvents` events each, driven in turns (one
+ * event of each session, then the next round), through a store that keeps
+ * `decodedSessions` of them decoded: the per-event cost when the sessions in
+ * use outnumber the decoded set, and the heap per session at scale.
+ */
+async function measureRotating(
+  sessions: number,
+  sessionEvents: number,
+  shape: SessionShape,
+  decodedSessions: number | undefined,
+): Promise<{ perEvent: Summary; heapBytesPerSession: number; decoded: number }> {
+  const recorder = new StepRecorder();
+  const held: { store?: InMemoryBreakerStore; breaker?: AgentBreaker } = {};
+  held.store = new InMemoryBreakerStore({ maxSessions: 100_000, ...(decodedSessions === undefined ? {} : { decodedSessions }) });
+  held.breaker = new AgentBreaker(allDetectorsOn(held.store, false));
+  const decoded = Math.min(sessions, held.store.decodedSessions);
+  const generators = Array.from({ length: sessions }, (_, s) => sessionSteps(sessionEvents, s + 1, shape));
+  const chunk = 10;
+  for (let done = 0; done < sessionEvents; done += chunk) {
+    for (let s = 0; s < sessions; s++) {
+      // A few events at a time per session, generated before they are timed.
+      const steps: SessionStep[] = [];
+      for (let i = 0; i < chunk; i++) {
+        const next = generators[s]!.next();
+        if (next.done === true) break;
+        steps.push(next.value);
+      }
+      for (const step of steps) await runSession(held.breaker, `r-${s}`, [step], recorder);
+    }
+  }
+  generators.length = 0;
+  const heapWith = dataHeapBytes();
+  for (let s = 0; s < sessions; s++) await held.store.delete(`r-${s}`);
+  const heapWithout = dataHeapBytes();
+  delete held.store;
+  delete held.breaker;
+  return { perEvent: recorder.all.summary(), heapBytesPerSession: Math.max(0, (heapWith - heapWithout) / sessions), decoded };
+}
+
+async function measureScale(sessions: number, sessionEvents: number, argBytes: number): Promise<ScaleCell> {
+  const shape = { argBytes };
+  const rotating = await measureRotating(sessions, sessionEvents, shape, undefined);
+  const allDecoded = await measureRotating(sessions, sessionEvents, shape, sessions);
+  return {
+    sessions,
+    sessionEvents,
+    argBytes,
+    decoded: rotating.decoded,
+    heapBytesPerSession: rotating.heapBytesPerSession,
+    rotating: rotating.perEvent,
+    allDecoded: allDecoded.perEvent,
+    allDecodedHeapBytesPerSession: allDecoded.heapBytesPerSession,
   };
 }
 
@@ -428,10 +508,16 @@ async function describeStates(
   store: InMemoryBreakerStore,
   sessions: number,
   byPart: boolean,
-): Promise<{ stateJsonBytes: number; stateJsonByPart: Record<string, number>; holders: Map<string, unknown[]> }> {
+): Promise<{
+  stateJsonBytes: number;
+  storedBytes: number;
+  stateJsonByPart: Record<string, number>;
+  storedByPart: Record<string, number>;
+  holders: Map<string, unknown[]>;
+}> {
   const holders = new Map<string, unknown[]>();
   const stored = await store.read('s-0');
-  if (stored === undefined) return { stateJsonBytes: 0, stateJsonByPart: {}, holders };
+  if (stored === undefined) return { stateJsonBytes: 0, storedBytes: 0, stateJsonByPart: {}, storedByPart: {}, holders };
   if (byPart) {
     const states: Record<string, unknown>[] = [];
     for (let s = 0; s < sessions; s++) {
@@ -444,7 +530,16 @@ async function describeStates(
         states.map((state) => state[key]),
       );
   }
-  return { stateJsonBytes: Buffer.byteLength(JSON.stringify(stored.state)), stateJsonByPart: jsonByPart(stored.state), holders };
+  const encoded = encodeState(stored.state);
+  // The encoded form is a marker, then JSON: [name table, state with its lists rewritten].
+  const [names, parts] = JSON.parse(encoded.slice(2)) as [string[], object];
+  return {
+    stateJsonBytes: Buffer.byteLength(JSON.stringify(stored.state)),
+    storedBytes: Buffer.byteLength(encoded),
+    stateJsonByPart: jsonByPart(stored.state),
+    storedByPart: jsonByPart({ ...parts, names }),
+    holders,
+  };
 }
 
 /** Bytes of each top-level part of a state as JSON, largest first. */
@@ -776,6 +871,8 @@ export interface OverheadReport {
   readonly machine: MachineInfo;
   readonly settings: OverheadSettings;
   readonly breaker: readonly BreakerCell[];
+  /** Many sessions at once, more than the in-memory store keeps decoded (absent when not run). */
+  readonly scale?: ScaleCell;
   readonly redis: RedisSection;
   readonly chatClient: ChatClientFigures;
   readonly goals: readonly GoalCheck[];
@@ -808,6 +905,8 @@ export interface OverheadBenchmarkOptions {
   readonly chatCalls?: number;
   /** Untimed ChatClient calls per variant first. @default 2_000 */
   readonly chatWarmupCalls?: number;
+  /** The at-scale row (1 KB arguments): sessions and events per session; false skips it. @default { sessions: 1_000, events: 1_000 } */
+  readonly scale?: { readonly sessions: number; readonly events: number } | false;
   /** Told what is being measured, for a progress line. */
   readonly onProgress?: (what: string) => void;
 }
@@ -844,6 +943,13 @@ export async function runOverheadBenchmark(options: OverheadBenchmarkOptions = {
     progress(`breaker, in memory: ${sessions} sessions of ${sessionEvents} events, arguments ${shape.argBytes} B`);
     const heapByPart = sessionEvents === longest && shape.textBytes === undefined;
     breaker.push(await measureCell(sessionEvents, shape, sessions, heapByPart));
+  }
+
+  const scaleRow = options.scale ?? { sessions: 1_000, events: 1_000 };
+  let scale: ScaleCell | undefined;
+  if (scaleRow !== false) {
+    progress(`breaker, in memory at scale: ${scaleRow.sessions} sessions of ${scaleRow.events} events taking turns, arguments 1024 B`);
+    scale = await measureScale(scaleRow.sessions, scaleRow.events, 1024);
   }
 
   let redis: RedisSection;
@@ -884,7 +990,7 @@ export async function runOverheadBenchmark(options: OverheadBenchmarkOptions = {
     ('cells' in redis ? redis.cells.reduce((n, c) => n + countTrips(c.trips), 0) + countTrips(redis.readingChecks?.trips ?? {}) : 0) +
     chatClient.variants.reduce((n, v) => n + v.errors, 0);
   const settings: OverheadSettings = { sessionLengths, argBytes: argSizes, eventsPerCell, minSessions, longTexts, redisEventsPerCell, chatCalls };
-  const partial = { machine: machineInfo(), settings, breaker, redis, chatClient, trips };
+  const partial = { machine: machineInfo(), settings, breaker, ...(scale === undefined ? {} : { scale }), redis, chatClient, trips };
   return { ...partial, goals: checkGoals(partial), durationSeconds: Number(process.hrtime.bigint() - started) / 1e9 };
 }
 
@@ -1140,13 +1246,21 @@ export function formatOverheadReport(report: OverheadReport): string {
   );
   lines.push(
     ...table(
-      ['Args', ...lengths.map((n) => `heap @ ${count(n)}`), ...lengths.map((n) => `state JSON @ ${count(n)}`), 'growth', 'bounded'],
+      [
+        'Args',
+        ...lengths.map((n) => `heap @ ${count(n)}`),
+        ...lengths.map((n) => `stored @ ${count(n)}`),
+        ...lengths.map((n) => `JSON @ ${count(n)}`),
+        'growth',
+        'bounded',
+      ],
       s.argBytes.map((argBytes) => {
         const cells = lengths.map((n) => main.find((c) => c.sessionEvents === n && c.shape.argBytes === argBytes));
         const g = growth.find((x) => x.argBytes === argBytes);
         return [
           size(argBytes),
           ...cells.map((c) => (c === undefined ? '-' : kb(c.heapBytesPerSession))),
+          ...cells.map((c) => (c === undefined ? '-' : kb(c.storedBytes))),
           ...cells.map((c) => (c === undefined ? '-' : kb(c.stateJsonBytes))),
           g === undefined ? '-' : signedPercent(g.growth),
           verdict(g?.bounded),
@@ -1155,9 +1269,27 @@ export function formatOverheadReport(report: OverheadReport): string {
     ),
     '',
     'heap: retained heap per session: live data (code spaces left out) after GC, minus the same once the sessions are deleted',
-    "from the store, divided by the sessions. state JSON: one session's stored state, serialised (what a Redis write",
-    'carries).',
+    'from the store, divided by the sessions (here no more sessions than the store keeps decoded: every one is an object).',
+    "stored: one session's state as encodeState writes it (the Redis snapshot; how the in-memory store keeps sessions beyond",
+    'its decoded set). JSON: the same state as plain JSON, as older versions stored it.',
   );
+  if (report.scale !== undefined) {
+    const sc = report.scale;
+    lines.push(
+      '',
+      `At scale: ${count(sc.sessions)} sessions of ${count(sc.sessionEvents)} events, ${size(sc.argBytes)} arguments, taking turns 10 events at a time;`,
+      `the store (default options) keeps ${count(sc.decoded)} decoded, the other ${count(sc.sessions - sc.decoded)} encoded.`,
+      ...table(
+        ['store', 'heap/session', 'p50/event', 'p99/event', 'mean/event'],
+        [
+          [`default (${count(sc.decoded)} decoded)`, kb(sc.heapBytesPerSession), fmt(sc.rotating.median), fmt(sc.rotating.p99), fmt(sc.rotating.mean)],
+          [`every session decoded`, kb(sc.allDecodedHeapBytesPerSession), fmt(sc.allDecoded.median), fmt(sc.allDecoded.p99), fmt(sc.allDecoded.mean)],
+        ],
+      ),
+      'Turns of 10 events: a session not in the decoded set is decoded at its first event of a turn and encoded when it leaves',
+      'the set, so with more sessions in use than the set holds, 1 event in 10 pays a decode and an encode.',
+    );
+  }
   const partsCell = main.find((c) => c.sessionEvents === lengths.at(-1) && c.shape.argBytes === 1024);
   if (partsCell !== undefined) {
     const parts = (byPart: Readonly<Record<string, number>>) =>
@@ -1165,7 +1297,12 @@ export function formatOverheadReport(report: OverheadReport): string {
         .filter(([, bytes]) => bytes >= 100)
         .map(([key, bytes]) => `${key} ${kb(bytes)}`)
         .join(', ')}; the rest under 0.1 KB each.`;
-    lines.push(`By part of the state (${cellLabel(partsCell)}):`, `  heap: ${parts(partsCell.stateHeapByPart)}`, `  JSON: ${parts(partsCell.stateJsonByPart)}`);
+    lines.push(
+      `By part of the state (${cellLabel(partsCell)}):`,
+      `  heap: ${parts(partsCell.stateHeapByPart)}`,
+      `  JSON: ${parts(partsCell.stateJsonByPart)}`,
+      `  stored: ${parts(partsCell.storedByPart)}`,
+    );
   }
   const longCell = report.breaker.find((c) => !main.includes(c));
   if (longCell !== undefined) {

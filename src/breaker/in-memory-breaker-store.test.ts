@@ -111,6 +111,44 @@ describe('InMemoryBreakerStore', () => {
     assert.deepEqual(health.open, ['a', 'b', 'c']);
   });
 
+  test('sessions kept encoded beyond decodedSessions are judged exactly as decoded ones', async () => {
+    /** Interleaves three sessions' tool loops (two looping, one productive) and returns every decision and final state. */
+    async function run(store: InMemoryBreakerStore) {
+      const clock = new ManualClock();
+      const breaker = new AgentBreaker({ store, now: clock.now, telemetry: false, textRepetition: { enabled: true } });
+      const drivers = ['a', 'b', 'c'].map((id) => new BreakerDriver(breaker, id));
+      const decisions: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        for (const [n, driver] of drivers.entries()) {
+          clock.advance(10);
+          const args = n === 2 ? { path: `src/file-${i}.ts` } : { job: 'build' };
+          const { decision } = await driver.tool('get_status', args, n === 2 ? `contents ${i}` : 'queued');
+          decisions.push(`${driver.sessionId}:${decision.action}:${decision.category ?? ''}`);
+        }
+      }
+      const states = await Promise.all(['a', 'b', 'c'].map(async (id) => (await store.read(id))?.state));
+      return { decisions, states, open: await breaker.openSessions() };
+    }
+    const decoded = await run(new InMemoryBreakerStore());
+    assert.ok(
+      decoded.decisions.some((d) => d.startsWith('a:stop')),
+      'the looping sessions trip',
+    );
+    assert.deepEqual(decoded.open, ['a', 'b']);
+    for (const decodedSessions of [0, 1, 2])
+      assert.deepEqual(await run(new InMemoryBreakerStore({ decodedSessions })), decoded, `decodedSessions ${decodedSessions}`);
+  });
+
+  test('an encoded OPEN session survives the cap and still stops calls', async () => {
+    const store = new InMemoryBreakerStore({ maxSessions: 3, decodedSessions: 1 });
+    const breaker = new AgentBreaker({ store, telemetry: false });
+    await trip(breaker, 'tripped');
+    for (let i = 0; i < 20; i++) await touch(breaker, `new-${i}`);
+    assert.deepEqual(await breaker.openSessions(), ['tripped']);
+    assert.equal((await breaker.checkModelCall('tripped')).reason, 'breaker_open');
+    assert.equal((await breaker.snapshot('tripped')).openCategory, 'tool_spiral');
+  });
+
   test('rejects bad options', () => {
     assert.throws(
       () => new InMemoryBreakerStore({ maxSessions: 0 }),
@@ -119,6 +157,10 @@ describe('InMemoryBreakerStore', () => {
     assert.throws(
       () => new InMemoryBreakerStore({ idleTtlMs: -1 }),
       (e) => e instanceof InvalidOptionError && e.option === 'idleTtlMs',
+    );
+    assert.throws(
+      () => new InMemoryBreakerStore({ decodedSessions: -1 }),
+      (e) => e instanceof InvalidOptionError && e.option === 'decodedSessions',
     );
   });
 });

@@ -1,5 +1,6 @@
 import type { AppliedOp, BreakerSessionState, BreakerStore, BreakerStoreStatus, SessionOp, SessionRead, SessionReducer } from './breaker-store.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
+import { decodeState, encodeState } from './state-codec.ts';
 
 /** Options of {@link InMemoryBreakerStore}. */
 export interface InMemoryBreakerStoreOptions {
@@ -12,12 +13,26 @@ export interface InMemoryBreakerStoreOptions {
   readonly maxSessions?: number;
   /** A session untouched this long (ms) is forgotten, an OPEN breaker not before its cooldown ends. @default 3_600_000 (1 h) */
   readonly idleTtlMs?: number;
+  /**
+   * Most sessions kept as objects, ready to judge: the most recently used
+   * ones. The others are kept as one compact string each (see encodeState),
+   * less than half the heap of a decoded session, and decoded when next
+   * used; the event that uses one pays its decode and the encode of the
+   * session it pushes out. 0 keeps every session encoded between operations.
+   * @default 256
+   */
+  readonly decodedSessions?: number;
   /** Clock in epoch ms (for tests). @default Date.now */
   readonly now?: () => number;
 }
 
 interface Entry {
-  state: BreakerSessionState;
+  /** The state while the session is in the decoded set; undefined while it is kept encoded. */
+  state: BreakerSessionState | undefined;
+  /** The encoded state while the session is out of the decoded set. */
+  encoded: string | undefined;
+  /** The state's status, readable without decoding it. */
+  status: BreakerSessionState['status'];
   position: number;
   touchedAt: number;
   /** Never evicted for the cap. */
@@ -30,6 +45,7 @@ interface Entry {
 const IN_MEMORY_BREAKER_STORE_OPTION_RULES: OptionRules<InMemoryBreakerStoreOptions> = {
   maxSessions: is.integer(1),
   idleTtlMs: is.number(0, Number.MAX_VALUE, { exclusiveMin: true }),
+  decodedSessions: is.integer(0),
   now: is.function(),
 };
 
@@ -42,21 +58,27 @@ const SCAN_LIMIT = 16;
  * conflict. Bounded by session count (LRU over CLOSED sessions) and idle
  * time; an OPEN or HALF_OPEN breaker and a spent budget are never evicted for
  * the cap, and an OPEN breaker does not expire before its cooldown ends.
- * States are kept by reference (the breaker never mutates a written state),
- * so a write costs no serialisation.
+ * The most recently used sessions (`decodedSessions`) keep their state by
+ * reference (the breaker never mutates a written state), so a write to one
+ * costs no serialisation; the rest are kept encoded, and a session leaving
+ * the decoded set is encoded once.
  */
 export class InMemoryBreakerStore implements BreakerStore {
   readonly maxSessions: number;
   readonly idleTtlMs: number;
+  readonly decodedSessions: number;
   readonly #now: () => number;
   // Map iteration order is insertion order: re-inserting on access makes it an LRU.
   readonly #sessions = new Map<string, Entry>();
+  /** The decoded sessions, least recently used first. */
+  readonly #decoded = new Map<string, Entry>();
   #heldOverCap = 0;
 
   constructor(options: InMemoryBreakerStoreOptions = {}) {
     validateOptions('InMemoryBreakerStore', options, IN_MEMORY_BREAKER_STORE_OPTION_RULES);
     this.maxSessions = options.maxSessions ?? 10_000;
     this.idleTtlMs = options.idleTtlMs ?? 3_600_000;
+    this.decodedSessions = options.decodedSessions ?? 256;
     this.#now = options.now ?? Date.now;
   }
 
@@ -67,35 +89,45 @@ export class InMemoryBreakerStore implements BreakerStore {
 
   async read(sessionId: string): Promise<SessionRead | undefined> {
     const entry = this.#live(sessionId, this.#now());
-    return entry === undefined ? undefined : { state: entry.state, position: entry.position };
+    if (entry === undefined) return undefined;
+    const state = this.#decode(sessionId, entry);
+    this.#settle();
+    return { state, position: entry.position };
   }
 
   async apply(sessionId: string, op: SessionOp, reducer: SessionReducer): Promise<AppliedOp> {
     const now = this.#now();
     const entry = this.#live(sessionId, now);
-    const before = entry?.state ?? reducer.initial(op.at);
+    const before = entry === undefined ? reducer.initial(op.at) : this.#decode(sessionId, entry);
     const outcome = reducer.apply(before, op);
     const state = outcome.next ?? before;
     const position = (entry?.position ?? 0) + 1;
     const { pinned, until } = reducer.retention(state);
     if (entry === undefined) {
-      this.#sessions.set(sessionId, { state, position, touchedAt: now, pinned, until });
+      const created: Entry = { state, encoded: undefined, status: state.status, position, touchedAt: now, pinned, until };
+      this.#sessions.set(sessionId, created);
+      this.#decoded.set(sessionId, created);
     } else {
-      Object.assign(entry, { state, position, pinned, until });
+      entry.state = state;
+      entry.status = state.status;
+      entry.position = position;
+      entry.pinned = pinned;
+      entry.until = until;
     }
     this.#evict(now, sessionId);
+    this.#settle();
     return { outcome, state, position };
   }
 
   async delete(sessionId: string): Promise<void> {
-    this.#sessions.delete(sessionId);
+    this.#forget(sessionId);
   }
 
   async listOpen(): Promise<string[]> {
     const now = this.#now();
     const open: string[] = [];
     for (const [id, entry] of this.#sessions) {
-      if (!this.#expired(entry, now) && entry.state.status === 'OPEN') open.push(id);
+      if (!this.#expired(entry, now) && entry.status === 'OPEN') open.push(id);
     }
     return open.sort();
   }
@@ -112,7 +144,7 @@ export class InMemoryBreakerStore implements BreakerStore {
     const entry = this.#sessions.get(sessionId);
     if (entry === undefined) return undefined;
     if (this.#expired(entry, now)) {
-      this.#sessions.delete(sessionId);
+      this.#forget(sessionId);
       return undefined;
     }
     entry.touchedAt = now;
@@ -129,7 +161,8 @@ export class InMemoryBreakerStore implements BreakerStore {
     for (const [id, entry] of this.#sessions) {
       if (now - entry.touchedAt <= this.idleTtlMs || skipped >= SCAN_LIMIT) break;
       this.#sessions.delete(id);
-      if (now < entry.until) {
+      if (now >= entry.until) this.#decoded.delete(id);
+      else {
         this.#sessions.set(id, entry);
         skipped++;
       }
@@ -151,8 +184,34 @@ export class InMemoryBreakerStore implements BreakerStore {
         if (++skipped >= SCAN_LIMIT) break;
       }
       if (victim === undefined) break;
-      this.#sessions.delete(victim);
+      this.#forget(victim);
     }
     this.#heldOverCap = Math.max(0, this.#sessions.size - this.maxSessions);
+  }
+
+  #forget(sessionId: string): void {
+    this.#sessions.delete(sessionId);
+    this.#decoded.delete(sessionId);
+  }
+
+  /** The entry's state, decoding it if need be; either way the session becomes the most recently used decoded one. */
+  #decode(sessionId: string, entry: Entry): BreakerSessionState {
+    if (entry.state === undefined) {
+      entry.state = decodeState(entry.encoded!);
+      entry.encoded = undefined;
+    }
+    this.#decoded.delete(sessionId);
+    this.#decoded.set(sessionId, entry);
+    return entry.state;
+  }
+
+  /** Encodes the least recently used decoded sessions beyond `decodedSessions`. */
+  #settle(): void {
+    while (this.#decoded.size > this.decodedSessions) {
+      const [id, entry] = this.#decoded.entries().next().value!;
+      this.#decoded.delete(id);
+      entry.encoded = encodeState(entry.state!);
+      entry.state = undefined;
+    }
   }
 }

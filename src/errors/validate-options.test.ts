@@ -352,7 +352,16 @@ const TABLE: readonly Row[] = [
     name: 'InMemoryBreakerStore',
     make: (o) => new InMemoryBreakerStore(o as never),
     valid: {},
-    bad: [...COUNT('maxSessions'), ['idleTtlMs', 0], ['idleTtlMs', Number.NaN], ['now', 1], UNKNOWN],
+    bad: [
+      ...COUNT('maxSessions'),
+      ['idleTtlMs', 0],
+      ['idleTtlMs', Number.NaN],
+      ['decodedSessions', -1],
+      ['decodedSessions', 1.5],
+      ['decodedSessions', '8'],
+      ['now', 1],
+      UNKNOWN,
+    ],
   },
   {
     name: 'createModelProxy',

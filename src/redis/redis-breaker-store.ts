@@ -5,6 +5,7 @@ import type { Outcome } from '../breaker/session-logic.ts';
 import type { AppliedOp, BreakerSessionState, BreakerStore, BreakerStoreStatus, SessionOp, SessionRead, SessionReducer } from '../breaker/breaker-store.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { redact } from '../redaction/redact.ts';
+import { decodeState, encodeState } from '../breaker/state-codec.ts';
 
 /**
  * The part of a node-redis client the store uses. A `RedisClientType` from
@@ -124,7 +125,7 @@ end
  * KEYS[1] session hash, KEYS[2] its log; ARGV: known position (-1 = none),
  * operation JSON, ttl ms, '1' to refresh both keys' expiry, the id the caller
  * knows ('' = none), an id for the session should this create it, and
- * optionally a snapshot to store first: its position and state JSON (see
+ * optionally a snapshot to store first: its position and encoded state (see
  * COMPACT), so that folding costs no round trip. Two server commands in the
  * common case (HMGET, RPUSH): the expiry is set when a key is created and
  * refreshed only when the caller asks (see RedisBreakerStore's ttlMs).
@@ -176,7 +177,7 @@ return {last, base, t[1], t[2], t[3], meta[2]}
 `;
 
 /**
- * KEYS[1] session hash, KEYS[2] its log; ARGV: position, state JSON after it.
+ * KEYS[1] session hash, KEYS[2] its log; ARGV: position, encoded state after it.
  * Makes the state the snapshot and drops the operations it includes, unless
  * a later snapshot is there already (or the position is not in the log).
  */
@@ -626,7 +627,7 @@ export class RedisBreakerStore implements BreakerStore {
   async #compact(sessionId: string, keys: string[], position: number, state: BreakerSessionState): Promise<void> {
     let json: string;
     try {
-      json = JSON.stringify(state);
+      json = encodeState(state);
     } catch (error) {
       throw new BreakerStoreError('apply', `state is not serialisable: ${describeRedisError(error)}`, { cause: error });
     }
@@ -647,9 +648,9 @@ export class RedisBreakerStore implements BreakerStore {
     if (cached !== undefined && fold.from === cached.position && fold.snap === undefined && cached.position >= fold.base) return cached.state;
     if (fold.snap === undefined) return fresh();
     try {
-      return JSON.parse(fold.snap) as BreakerSessionState;
+      return decodeState(fold.snap);
     } catch (error) {
-      throw new BreakerStoreError('read', 'stored snapshot is not valid JSON', { cause: error });
+      throw new BreakerStoreError('read', 'stored snapshot is not a session state', { cause: error });
     }
   }
 
@@ -810,7 +811,7 @@ function afterPendingWrites(): Promise<void> {
 /** Serialises an owed snapshot, or leaves it unsent when it cannot be (the next operation that must write it reports that). */
 function serialise(owed: Owed): void {
   try {
-    owed.json = JSON.stringify(owed.state);
+    owed.json = encodeState(owed.state);
   } catch {
     // see above
   }

@@ -1,0 +1,521 @@
+import type { BreakerSessionState, DelegationRecord, RetrievalRecord, TextRecord, ToolRecord, UserTurnsState } from './breaker-state.ts';
+import { GovernorError } from '../errors/governor-error.ts';
+import { digitAt, digitOf } from './similarity/token-sketch.ts';
+
+/**
+ * The compact form of a session state starts with this marker and a version
+ * digit; a plain JSON state (what older versions stored) starts with `{`, so
+ * a reader tells the two apart by the first character.
+ */
+const MARKER = 'G';
+const VERSION = '1';
+const BASE = 85;
+/** Digits of a 32-bit word (85⁵ > 2³²). */
+const WORD_WIDTH = 5;
+
+/** Thrown by {@link decodeState} for text that is neither form of a stored session state. */
+export class InvalidStateError extends GovernorError {
+  constructor(problem: string, options?: { cause?: unknown }) {
+    super('GOVERNOR_INVALID_STATE', `Not a stored breaker session state: ${problem}`, options);
+  }
+}
+
+/**
+ * A session state as one compact string, for stores that keep states
+ * serialised (at rest in memory, or on a server). Lossless:
+ * `decodeState(encodeState(s))` deep-equals `s`.
+ *
+ * The state's JSON with its bulky lists rewritten: each tool, reply,
+ * retrieval and sub-agent record is an array of one string of base-85
+ * numbers (sequence numbers as distances back from the session's, hashes in
+ * 2–10 characters instead of up to 16 decimals) and its sketches or argument
+ * fields as they are; tool and agent names are kept once per state in a table; the
+ * seen-result hashes and the user-turn filters are one string each. A record
+ * of a shape this version does not know (a state stored by an older
+ * version) is kept as it is.
+ */
+export function encodeState(state: BreakerSessionState): string {
+  const names = new Names();
+  const encoded: Record<string, unknown> = {};
+  for (const key of Object.keys(state)) {
+    const value = (state as unknown as Record<string, unknown>)[key];
+    switch (key) {
+      case 'tools':
+        encoded[key] = encodeList(value, (r) => encodeTool(r as ToolRecord, state.seq, names));
+        break;
+      case 'texts':
+        encoded[key] = encodeList(value, (r) => encodeText(r as TextRecord, state.seq));
+        break;
+      case 'retrievals':
+        encoded[key] = encodeList(value, (r) => encodeRetrieval(r as RetrievalRecord, state.seq));
+        break;
+      case 'delegations':
+        encoded[key] = encodeList(value, (r) => encodeDelegation(r as DelegationRecord, state.seq, names));
+        break;
+      case 'seen':
+        if (Array.isArray(value) && value.every(isCount)) {
+          for (const n of value) out.count(n);
+          encoded[key] = out.take();
+        } else encoded[key] = value;
+        break;
+      case 'userTurns':
+        encoded[key] = encodeUserTurns(value as UserTurnsState, state.seq) ?? value;
+        break;
+      default:
+        encoded[key] = value;
+    }
+  }
+  return `${MARKER}${VERSION}${JSON.stringify([names.list, encoded])}`;
+}
+
+/**
+ * A session state from {@link encodeState}'s form, or from the plain JSON
+ * older versions stored.
+ * @throws {InvalidStateError} when the text is neither.
+ */
+export function decodeState(text: string): BreakerSessionState {
+  const first = text.charAt(0);
+  if (first === '{') return parse(text) as BreakerSessionState;
+  if (first !== MARKER) throw new InvalidStateError(`unknown form (starts with ${JSON.stringify(first)})`);
+  if (text.charAt(1) !== VERSION) throw new InvalidStateError(`unknown version ${JSON.stringify(text.charAt(1))}`);
+  const body = parse(text.slice(2));
+  if (!Array.isArray(body) || body.length !== 2 || !Array.isArray(body[0]) || typeof body[1] !== 'object' || body[1] === null) {
+    throw new InvalidStateError('malformed body');
+  }
+  const names = body[0] as string[];
+  const state = body[1] as Record<string, unknown>;
+  const seq = state.seq as number;
+  try {
+    decodeList(state, 'tools', (r, strings) => decodeTool(r, strings, seq, names));
+    decodeList(state, 'texts', (r, strings) => decodeText(r, strings, seq));
+    decodeList(state, 'retrievals', (r, strings) => decodeRetrieval(r, strings, seq));
+    decodeList(state, 'delegations', (r, strings) => decodeDelegation(r, strings, seq, names));
+    if (typeof state.seen === 'string') state.seen = readCounts(new Reader(state.seen), Number.POSITIVE_INFINITY);
+    if (typeof state.userTurns === 'string') state.userTurns = decodeUserTurns(state.userTurns, seq);
+  } catch (error) {
+    throw new InvalidStateError('malformed record', { cause: error });
+  }
+  return state as unknown as BreakerSessionState;
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InvalidStateError('not valid JSON', { cause: error });
+  }
+}
+
+// ------------------------------------------------------------- numbers
+
+/** A non-negative safe integer (not -0): what a base-85 number holds. */
+function isCount(n: unknown): n is number {
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 && !Object.is(n, -0);
+}
+
+/** A 32-bit signed integer (not -0), as Bloom filter words are. */
+function isWord(n: unknown): n is number {
+  return typeof n === 'number' && (n | 0) === n && !Object.is(n, -0);
+}
+
+const DIGIT_CODES = Array.from({ length: BASE }, (_, d) => digitOf(d).charCodeAt(0));
+
+/**
+ * Writes one record's numbers as character codes, made into one flat string
+ * at the end: strings appended piece by piece would be ropes that the final
+ * JSON.stringify has to flatten one by one. Not re-entrant (one string at a time).
+ */
+const out = {
+  codes: [] as number[],
+  used: 0,
+
+  /** `n` as its count of base-85 digits (one digit), then the digits; 0 is one character. */
+  count(n: number): void {
+    let length = 0;
+    for (let m = n; m > 0; m = Math.floor(m / BASE)) length++;
+    const codes = this.codes;
+    codes[this.used] = DIGIT_CODES[length]!;
+    for (let i = length; i > 0; i--) {
+      codes[this.used + i] = DIGIT_CODES[n % BASE]!;
+      n = Math.floor(n / BASE);
+    }
+    this.used += length + 1;
+  },
+
+  digit(d: number): void {
+    this.codes[this.used++] = DIGIT_CODES[d]!;
+  },
+
+  /** A 32-bit word as 5 digits. */
+  word(n: number): void {
+    let u = n >>> 0;
+    for (let i = WORD_WIDTH - 1; i >= 0; i--) {
+      this.codes[this.used + i] = DIGIT_CODES[u % BASE]!;
+      u = Math.floor(u / BASE);
+    }
+    this.used += WORD_WIDTH;
+  },
+
+  counts(list: readonly number[]): void {
+    this.count(list.length);
+    for (const n of list) this.count(n);
+  },
+
+  words(list: readonly number[]): void {
+    this.count(list.length);
+    for (const n of list) this.word(n);
+  },
+
+  text(text: string, from: number, to: number): void {
+    for (let i = from; i < to; i++) this.codes[this.used++] = text.charCodeAt(i);
+  },
+
+  take(): string {
+    let text = '';
+    // In chunks: a spread of a long list would overflow the stack.
+    for (let i = 0; i < this.used; i += 4096) text += String.fromCharCode.apply(null, this.codes.slice(i, Math.min(this.used, i + 4096)));
+    this.used = 0;
+    return text;
+  },
+};
+
+/** Reads a record string from the front. */
+class Reader {
+  at = 0;
+  readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  count(): number {
+    const length = this.digit();
+    let n = 0;
+    for (let i = 0; i < length; i++) n = n * BASE + this.digit();
+    return n;
+  }
+
+  digit(): number {
+    if (this.at >= this.text.length) throw new RangeError('record ends early');
+    const d = digitAt(this.text, this.at++);
+    if (d < 0) throw new RangeError('not a base-85 digit');
+    return d;
+  }
+
+  word(): number {
+    let n = 0;
+    for (let i = 0; i < WORD_WIDTH; i++) n = n * BASE + this.digit();
+    return n | 0;
+  }
+}
+
+/*
+ * Lists of numbers are built in functions of their own, so V8 keeps them as
+ * unboxed doubles (see pushBounded in breaker-state.ts).
+ */
+function readCounts(reader: Reader, length: number): number[] {
+  const n = Number.isFinite(length) ? length : undefined;
+  if (n !== undefined) {
+    const out = new Array<number>(n);
+    for (let i = 0; i < n; i++) out[i] = reader.count();
+    return out;
+  }
+  const out: number[] = [];
+  while (reader.at < reader.text.length) out.push(reader.count());
+  return out;
+}
+
+function readWords(reader: Reader, length: number): number[] {
+  const out = new Array<number>(length);
+  for (let i = 0; i < length; i++) out[i] = reader.word();
+  return out;
+}
+
+// ------------------------------------------------------------- records
+
+/** Tool and agent names, each kept once per state. */
+class Names {
+  readonly list: string[] = [];
+  readonly #index = new Map<string, number>();
+
+  of(name: string): number {
+    let i = this.#index.get(name);
+    if (i === undefined) {
+      i = this.list.length;
+      this.list.push(name);
+      this.#index.set(name, i);
+    }
+    return i;
+  }
+}
+
+function nameAt(names: readonly string[], i: number): string {
+  const name = names[i];
+  if (typeof name !== 'string') throw new RangeError('no such name');
+  return name;
+}
+
+/** The record's keys are exactly `keys`, in that order (what the decoder rebuilds). */
+function hasKeys(record: object, keys: readonly string[]): boolean {
+  const own = Object.keys(record);
+  if (own.length !== keys.length) return false;
+  for (let i = 0; i < keys.length; i++) if (own[i] !== keys[i]) return false;
+  return true;
+}
+
+/** Sequence number `s` can be written as its distance back from the session's. */
+function isBack(s: unknown, seq: number): s is number {
+  return isCount(s) && isCount(seq) && s <= seq;
+}
+
+/**
+ * A record: its numbers in one string, then its strings (sketches, argument
+ * fields) as strings of their own. Decoding a slice of a longer string would
+ * keep the whole string alive behind it (V8 shares the characters), so the
+ * strings a record keeps are never cut out of another.
+ */
+type Packed = string[];
+
+function encodeList(value: unknown, encode: (record: object) => Packed | undefined): unknown {
+  if (!Array.isArray(value)) return value;
+  return value.map((record: unknown) => (typeof record === 'object' && record !== null && !Array.isArray(record) ? (encode(record) ?? record) : record));
+}
+
+function decodeList(state: Record<string, unknown>, key: string, decode: (head: Reader, strings: readonly unknown[]) => object): void {
+  const list = state[key];
+  if (!Array.isArray(list)) return;
+  for (let i = 0; i < list.length; i++) {
+    const packed = list[i] as unknown;
+    if (Array.isArray(packed)) {
+      if (typeof packed[0] !== 'string') throw new RangeError('no record head');
+      list[i] = decode(new Reader(packed[0]), packed);
+    }
+  }
+}
+
+function stringAt(strings: readonly unknown[], i: number): string {
+  const value = strings[i];
+  if (typeof value !== 'string') throw new RangeError('record string missing');
+  return value;
+}
+
+const TOOL_KEYS = ['s', 't', 'a', 'r', 'e', 'p'];
+const FINGERPRINT_KEYS = ['h', 'f'];
+
+/** Added to a tool record's error-and-progress digit when its field paths are names of the table. */
+const TOOL_FIELD_NAMES = 24;
+/** Digits of an identity or scalar field's hash in packed fields. */
+const FIELD_HASH_WIDTH = 5;
+/** Digits per hash of a text field's sketch in packed fields. */
+const FIELD_SKETCH_WIDTH = 3;
+
+/**
+ * Packed argument fields (see PackedFields) with each path replaced by its
+ * index in the name table: a session's calls of one tool repeat the same
+ * paths. Undefined when the text is not in the packed form (kept as it is).
+ */
+function internFields(f: string, names: Names): string | undefined {
+  let at = 0;
+  while (at < f.length) {
+    const bar = f.indexOf('|', at);
+    const end = bar < 0 ? undefined : fieldEnd(f, bar + 1);
+    if (end === undefined) {
+      out.used = 0;
+      return undefined;
+    }
+    out.count(names.of(f.slice(at, bar)));
+    out.text(f, bar + 1, end);
+    at = end;
+  }
+  return out.take();
+}
+
+/** Where the field whose kind is at `kind` ends, or undefined when it is not a well-formed field. */
+function fieldEnd(f: string, kind: number): number | undefined {
+  const k = f.charAt(kind);
+  let end: number;
+  if (k === 'i' || k === 'v') end = kind + 1 + FIELD_HASH_WIDTH;
+  else if (k === 't') {
+    const length = digitAt(f, kind + 1);
+    if (length < 0 || kind + 1 >= f.length) return undefined;
+    end = kind + 2 + length * FIELD_SKETCH_WIDTH;
+  } else return undefined;
+  return end <= f.length ? end : undefined;
+}
+
+function restoreFields(text: string, names: readonly string[]): string {
+  const reader = new Reader(text);
+  const parts: string[] = [];
+  while (reader.at < text.length) {
+    const path = nameAt(names, reader.count());
+    const end = fieldEnd(text, reader.at);
+    if (end === undefined) throw new RangeError('malformed field');
+    parts.push(path, '|', text.slice(reader.at, end));
+    reader.at = end;
+  }
+  // Joined, not appended: one flat string, as the fingerprinter makes it.
+  return parts.join('');
+}
+
+/** distance, name, argument hash, result hash, one digit of error kind × 8 + progress flags (+ 24 when the field paths are interned); then the fields. */
+function encodeTool(r: ToolRecord, seq: number, names: Names): Packed | undefined {
+  const a = r.a as unknown;
+  if (!isBack(r.s, seq) || !hasKeys(r, TOOL_KEYS) || typeof r.t !== 'string' || typeof a !== 'object' || a === null) return undefined;
+  if (!hasKeys(a, FINGERPRINT_KEYS) || !isCount(r.a.h) || typeof r.a.f !== 'string' || !isCount(r.r)) return undefined;
+  if ((r.e !== 0 && r.e !== 1 && r.e !== 2) || !isCount(r.p) || r.p > 7) return undefined;
+  const t = names.of(r.t);
+  const fields = internFields(r.a.f, names);
+  out.count(seq - r.s);
+  out.count(t);
+  out.count(r.a.h);
+  out.count(r.r);
+  out.digit(r.e * 8 + r.p + (fields === undefined ? 0 : TOOL_FIELD_NAMES));
+  return [out.take(), fields ?? r.a.f];
+}
+
+function decodeTool(reader: Reader, strings: readonly unknown[], seq: number, names: readonly string[]): ToolRecord {
+  const s = seq - reader.count();
+  const t = nameAt(names, reader.count());
+  const h = reader.count();
+  const r = reader.count();
+  let ep = reader.digit();
+  let f = stringAt(strings, 1);
+  if (ep >= TOOL_FIELD_NAMES) {
+    ep -= TOOL_FIELD_NAMES;
+    f = restoreFields(f, names);
+  }
+  return { s, t, a: { h, f }, r, e: (ep >> 3) as 0 | 1 | 2, p: ep & 7 };
+}
+
+const TEXT_KEYS = ['s', 'k', 'c', 'u', 'b'];
+const TEXT_C = 1;
+const TEXT_U = 2;
+const TEXT_B = 4;
+
+/** distance, flags, [structure hash], [filter words]; then the sketch. */
+function encodeText(r: TextRecord, seq: number): Packed | undefined {
+  const present = TEXT_KEYS.filter((k) => k in r);
+  if (!isBack(r.s, seq) || typeof r.k !== 'string' || !hasKeys(r, present) || present[0] !== 's' || present[1] !== 'k') return undefined;
+  if ((r.c !== undefined && !isCount(r.c)) || ('u' in r && r.u !== 1)) return undefined;
+  if ('b' in r && !(Array.isArray(r.b) && r.b.every(isWord))) return undefined;
+  const flags = ('c' in r ? TEXT_C : 0) | ('u' in r ? TEXT_U : 0) | ('b' in r ? TEXT_B : 0);
+  out.count(seq - r.s);
+  out.digit(flags);
+  if (r.c !== undefined) out.count(r.c);
+  if (r.b !== undefined) out.words(r.b);
+  return [out.take(), r.k];
+}
+
+function decodeText(reader: Reader, strings: readonly unknown[], seq: number): TextRecord {
+  const s = seq - reader.count();
+  const flags = reader.digit();
+  const c = flags & TEXT_C ? reader.count() : undefined;
+  const b = flags & TEXT_B ? readWords(reader, reader.count()) : undefined;
+  const record: { s: number; k: string; c?: number; u?: 1; b?: number[] } = { s, k: stringAt(strings, 1) };
+  if (c !== undefined) record.c = c;
+  if (flags & TEXT_U) record.u = 1;
+  if (b !== undefined) record.b = b;
+  return record;
+}
+
+const RETRIEVAL_KEYS = ['s', 'q', 'r', 'k', 'f', 'n', 'o'];
+const RETRIEVAL_NULL = 1;
+const RETRIEVAL_K = 2;
+const RETRIEVAL_F = 4;
+const RETRIEVAL_N = 8;
+const RETRIEVAL_O = 16;
+
+/** distance, flags, [result-set hash], [identity], [query names], [offered names]; then the sketch. */
+function encodeRetrieval(r: RetrievalRecord, seq: number): Packed | undefined {
+  const present = RETRIEVAL_KEYS.filter((k) => k in r);
+  if (!isBack(r.s, seq) || typeof r.q !== 'string' || !hasKeys(r, present) || present[0] !== 's' || present[1] !== 'q' || present[2] !== 'r') return undefined;
+  if ((r.r !== null && !isCount(r.r)) || (r.k !== undefined && !isCount(r.k)) || ('f' in r && r.f !== 1)) return undefined;
+  if (('n' in r && !(Array.isArray(r.n) && r.n.every(isCount))) || ('o' in r && !(Array.isArray(r.o) && r.o.every(isCount)))) return undefined;
+  const flags =
+    (r.r === null ? RETRIEVAL_NULL : 0) |
+    ('k' in r ? RETRIEVAL_K : 0) |
+    ('f' in r ? RETRIEVAL_F : 0) |
+    ('n' in r ? RETRIEVAL_N : 0) |
+    ('o' in r ? RETRIEVAL_O : 0);
+  out.count(seq - r.s);
+  out.digit(flags);
+  if (r.r !== null) out.count(r.r);
+  if (r.k !== undefined) out.count(r.k);
+  if (r.n !== undefined) out.counts(r.n);
+  if (r.o !== undefined) out.counts(r.o);
+  return [out.take(), r.q];
+}
+
+function decodeRetrieval(reader: Reader, strings: readonly unknown[], seq: number): RetrievalRecord {
+  const s = seq - reader.count();
+  const flags = reader.digit();
+  const r = flags & RETRIEVAL_NULL ? null : reader.count();
+  const k = flags & RETRIEVAL_K ? reader.count() : undefined;
+  const n = flags & RETRIEVAL_N ? readCounts(reader, reader.count()) : undefined;
+  const o = flags & RETRIEVAL_O ? readCounts(reader, reader.count()) : undefined;
+  const record: { s: number; q: string; r: number | null; k?: number; f?: 1; n?: number[]; o?: number[] } = { s, q: stringAt(strings, 1), r };
+  if (k !== undefined) record.k = k;
+  if (flags & RETRIEVAL_F) record.f = 1;
+  if (n !== undefined) record.n = n;
+  if (o !== undefined) record.o = o;
+  return record;
+}
+
+const DELEGATION_KEYS = ['s', 'g', 'i', 'o', 'n', 'k', 'e'];
+const DELEGATION_K = 1;
+const DELEGATION_E = 2;
+
+/** distance, name, flags, answer size, [identity]; then the task and answer sketches. */
+function encodeDelegation(r: DelegationRecord, seq: number, names: Names): Packed | undefined {
+  const present = DELEGATION_KEYS.filter((k) => k in r);
+  if (!isBack(r.s, seq) || !hasKeys(r, present) || present.length < 5 || present[4] !== 'n') return undefined;
+  if (typeof r.g !== 'string' || typeof r.i !== 'string' || typeof r.o !== 'string' || !isCount(r.n)) return undefined;
+  if ((r.k !== undefined && !isCount(r.k)) || ('e' in r && r.e !== 2)) return undefined;
+  const flags = ('k' in r ? DELEGATION_K : 0) | ('e' in r ? DELEGATION_E : 0);
+  const g = names.of(r.g);
+  out.count(seq - r.s);
+  out.count(g);
+  out.digit(flags);
+  out.count(r.n);
+  if (r.k !== undefined) out.count(r.k);
+  return [out.take(), r.i, r.o];
+}
+
+function decodeDelegation(reader: Reader, strings: readonly unknown[], seq: number, names: readonly string[]): DelegationRecord {
+  const s = seq - reader.count();
+  const g = nameAt(names, reader.count());
+  const flags = reader.digit();
+  const n = reader.count();
+  const k = flags & DELEGATION_K ? reader.count() : undefined;
+  const record: { s: number; g: string; i: string; o: string; n: number; k?: number; e?: 2 } = { s, g, i: stringAt(strings, 1), o: stringAt(strings, 2), n };
+  if (k !== undefined) record.k = k;
+  if (flags & DELEGATION_E) record.e = 2;
+  return record;
+}
+
+const USER_TURN_KEYS = ['s', 'f', 'w', 'v', 'n'];
+
+/** distance, twice the token weight (a token of an unspaced script weighs half), tokens in the generation, fresh tokens, then the filters. */
+function encodeUserTurns(u: UserTurnsState | undefined, seq: number): string | undefined {
+  if (typeof u !== 'object' || u === null || !hasKeys(u, USER_TURN_KEYS)) return undefined;
+  if (!isBack(u.s, seq) || !isCount(u.w * 2) || !isCount(u.n) || !Array.isArray(u.f) || !u.f.every(isCount) || !Array.isArray(u.v)) return undefined;
+  if (!u.v.every((g) => Array.isArray(g) && g.every(isWord))) return undefined;
+  out.count(seq - u.s);
+  out.count(u.w * 2);
+  out.count(u.n);
+  out.counts(u.f);
+  out.count(u.v.length);
+  for (const generation of u.v) out.words(generation);
+  return out.take();
+}
+
+function decodeUserTurns(text: string, seq: number): UserTurnsState {
+  const reader = new Reader(text);
+  const s = seq - reader.count();
+  const w = reader.count() / 2;
+  const n = reader.count();
+  const f = readCounts(reader, reader.count());
+  const v = new Array<number[]>(reader.count());
+  for (let i = 0; i < v.length; i++) v[i] = readWords(reader, reader.count());
+  return { s, f, w, v, n };
+}
