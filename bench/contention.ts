@@ -407,5 +407,12 @@ export function formatContentionReport(report: ContentionReport): string {
     lines.push(
       `${String(s.events).padStart(6)}  ${`${(s.redisBytes / 1024).toFixed(1)} KB`.padStart(8)}  ${`${(s.snapshotJsonBytes / 1024).toFixed(1)} KB`.padStart(13)}`,
     );
+  const long = report.cost.stored.filter((s) => s.events >= 1_000);
+  if (long.length > 0) {
+    const worst = Math.max(...long.map((s) => s.redisBytes));
+    lines.push(
+      `  Goal: ≤ 8 KB stored per session after 1,000 events: ${worst <= 8 * 1024 ? 'met' : 'NOT met'} (worst ${(worst / 1024).toFixed(1)} KB: the snapshot plus up to 16 digested operations not yet folded in)`,
+    );
+  }
   return lines.join('\n');
 }

@@ -57,6 +57,8 @@ const repoRoot = path.resolve(import.meta.dirname, '..');
 
 // ------------------------------------------------------------------ goals
 
+/** Most a session may keep after 1,000 events, in memory (encoded) and stored (KB). */
+const GOAL_SESSION_KB = 8;
 /** Most a model round may cost in memory with every detector on (median, µs). */
 const GOAL_MODEL_CALL_MICROS = 20;
 /** Most Redis round trips per observed event. */
@@ -439,6 +441,12 @@ interface ScaleCell {
   readonly allDecoded: Summary;
   /** Retained heap per session with every session kept decoded. */
   readonly allDecodedHeapBytesPerSession: number;
+  /** Sessions of the every-session-encoded run (fewer: each of its events pays a decode and an encode). */
+  readonly allEncodedSessions: number;
+  /** Every event with no session kept decoded between operations (decodedSessions: 0). */
+  readonly allEncoded: Summary;
+  /** Retained heap per session kept encoded: what each session beyond the decoded set costs. */
+  readonly allEncodedHeapBytesPerSession: number;
 }
 
 /**
@@ -485,6 +493,9 @@ async function measureScale(sessions: number, sessionEvents: number, argBytes: n
   const shape = { argBytes };
   const rotating = await measureRotating(sessions, sessionEvents, shape, undefined);
   const allDecoded = await measureRotating(sessions, sessionEvents, shape, sessions);
+  // Heap per session does not depend on how many there are; the time per event does not either once none is kept decoded.
+  const allEncodedSessions = Math.min(sessions, 100);
+  const allEncoded = await measureRotating(allEncodedSessions, sessionEvents, shape, 0);
   return {
     sessions,
     sessionEvents,
@@ -494,6 +505,9 @@ async function measureScale(sessions: number, sessionEvents: number, argBytes: n
     rotating: rotating.perEvent,
     allDecoded: allDecoded.perEvent,
     allDecodedHeapBytesPerSession: allDecoded.heapBytesPerSession,
+    allEncodedSessions,
+    allEncoded: allEncoded.perEvent,
+    allEncodedHeapBytesPerSession: allEncoded.heapBytesPerSession,
   };
 }
 
@@ -1076,6 +1090,24 @@ function checkGoals(report: Omit<OverheadReport, 'goals' | 'durationSeconds'>): 
     measured: worstGrowth === undefined ? 'not measured' : `${signedPercent(worstGrowth.growth)} (${size(worstGrowth.argBytes)} arguments)`,
     met: worstGrowth === undefined ? undefined : growth.every((g) => g.bounded),
   });
+  const sc = report.scale;
+  if (sc !== undefined) {
+    goals.push({
+      goal: `≤ ${GOAL_SESSION_KB} KB per session after ${count(sc.sessionEvents)} events, in memory`,
+      figure: `heap per session kept encoded (each session beyond the ${count(sc.decoded)} decoded), ${size(sc.argBytes)} arguments`,
+      measured: `${kb(sc.allEncodedHeapBytesPerSession)} (decoded: ${kb(sc.allDecodedHeapBytesPerSession)}; ${count(sc.sessions)} sessions, default store: ${kb(sc.heapBytesPerSession)})`,
+      met: sc.allEncodedHeapBytesPerSession <= GOAL_SESSION_KB * 1024,
+    });
+  }
+  const storedCell = matrix.find((c) => c.sessionEvents === 1_000 && c.shape.argBytes === 1024);
+  if (storedCell !== undefined) {
+    goals.push({
+      goal: `≤ ${GOAL_SESSION_KB} KB per session after 1,000 events, encoded`,
+      figure: 'the state as encodeState writes it, 1 KB arguments (Redis adds its log: see Stored per session)',
+      measured: kb(storedCell.storedBytes),
+      met: storedCell.storedBytes <= GOAL_SESSION_KB * 1024,
+    });
+  }
   if ('cells' in report.redis && report.redis.cells.length > 0) {
     const worstTrips = Math.max(...report.redis.cells.map((c) => c.roundTripsPerEventAfterFirst));
     const worstAll = Math.max(...report.redis.cells.map((c) => c.roundTripsPerEvent));
@@ -1284,8 +1316,17 @@ export function formatOverheadReport(report: OverheadReport): string {
         [
           [`default (${count(sc.decoded)} decoded)`, kb(sc.heapBytesPerSession), fmt(sc.rotating.median), fmt(sc.rotating.p99), fmt(sc.rotating.mean)],
           [`every session decoded`, kb(sc.allDecodedHeapBytesPerSession), fmt(sc.allDecoded.median), fmt(sc.allDecoded.p99), fmt(sc.allDecoded.mean)],
+          [
+            `none decoded (${count(sc.allEncodedSessions)} sessions)`,
+            kb(sc.allEncodedHeapBytesPerSession),
+            fmt(sc.allEncoded.median),
+            fmt(sc.allEncoded.p99),
+            fmt(sc.allEncoded.mean),
+          ],
         ],
       ),
+      'none decoded: decodedSessions 0, every event decodes its session and encodes it again; its heap per session is what',
+      'each session beyond the decoded set costs, so N sessions hold about min(N, decoded) × the decoded figure + the rest × this.',
       'Turns of 10 events: a session not in the decoded set is decoded at its first event of a turn and encoded when it leaves',
       'the set, so with more sessions in use than the set holds, 1 event in 10 pays a decode and an encode.',
     );
