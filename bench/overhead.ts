@@ -38,7 +38,7 @@ import { ToolCallAdvisor } from '../src/advisors/tool-call-advisor.ts';
 import { AgentBreaker } from '../src/breaker/agent-breaker.ts';
 import type { BreakerEvent } from '../src/breaker/breaker-event.ts';
 import type { AgentBreakerOptions } from '../src/breaker/breaker-options.ts';
-import type { BreakerStore } from '../src/breaker/breaker-store.ts';
+import type { BreakerSessionState, BreakerStore } from '../src/breaker/breaker-store.ts';
 import { InMemoryBreakerStore } from '../src/breaker/in-memory-breaker-store.ts';
 import type { Advisor } from '../src/chat/advisor.ts';
 import { CONVERSATION_ID } from '../src/chat/advisor-context.ts';
@@ -47,7 +47,7 @@ import { InMemoryChatMemoryRepository } from '../src/memory/in-memory-chat-memor
 import { MessageChatMemoryAdvisor } from '../src/memory/message-chat-memory-advisor.ts';
 import { MessageWindowChatMemory } from '../src/memory/message-window-chat-memory.ts';
 import { RedisBreakerStore, type RedisCommandClient } from '../src/redis/redis-breaker-store.ts';
-import { encodeState } from '../src/breaker/state-codec.ts';
+import { decodeState, encodeState } from '../src/breaker/state-codec.ts';
 import { pingRedis, redactUrl, testRedisUrl } from '../src/test-support/services.ts';
 
 v8.setFlagsFromString('--expose-gc');
@@ -362,6 +362,8 @@ interface BreakerCell {
   readonly stateJsonByPart: Readonly<Record<string, number>>;
   /** The encoded state by top-level part (bytes of each part in the encoded form; the name table as `names`). */
   readonly storedByPart: Readonly<Record<string, number>>;
+  /** Median µs to encode one session's state (encodeState) and to decode it again (decodeState). */
+  readonly codecMicros: { readonly encode: number; readonly decode: number };
   /**
    * Retained heap per session by top-level part of the state (bytes, after
    * GC), largest first; measured for the longest sessions of the main matrix
@@ -388,7 +390,7 @@ async function measureCell(sessionEvents: number, shape: SessionShape, sessions:
   held.store = new InMemoryBreakerStore({ maxSessions: 100_000 });
   held.breaker = new AgentBreaker(allDetectorsOn(held.store, false));
   await runSessions(held.breaker, 's-', sessions, sessionEvents, shape, recorder);
-  const { stateJsonBytes, storedBytes, stateJsonByPart, storedByPart, holders } = await describeStates(held.store, sessions, heapByPart);
+  const { stateJsonBytes, storedBytes, stateJsonByPart, storedByPart, codecMicros, holders } = await describeStates(held.store, sessions, heapByPart);
   // What the sessions retain is what deleting them from the store frees:
   // measured that way, one-off growth elsewhere stays out, and so does what
   // the breaker and its store hold whatever the sessions (options, caches),
@@ -421,6 +423,7 @@ async function measureCell(sessionEvents: number, shape: SessionShape, sessions:
     storedBytes,
     stateJsonByPart,
     storedByPart,
+    codecMicros,
     stateHeapByPart: Object.fromEntries(Object.entries(stateHeapByPart).sort((a, b) => b[1] - a[1])),
     trips: { ...recorder.trips },
   };
@@ -527,11 +530,12 @@ async function describeStates(
   storedBytes: number;
   stateJsonByPart: Record<string, number>;
   storedByPart: Record<string, number>;
+  codecMicros: { encode: number; decode: number };
   holders: Map<string, unknown[]>;
 }> {
   const holders = new Map<string, unknown[]>();
   const stored = await store.read('s-0');
-  if (stored === undefined) return { stateJsonBytes: 0, storedBytes: 0, stateJsonByPart: {}, storedByPart: {}, holders };
+  if (stored === undefined) return { stateJsonBytes: 0, storedBytes: 0, stateJsonByPart: {}, storedByPart: {}, codecMicros: { encode: 0, decode: 0 }, holders };
   if (byPart) {
     const states: Record<string, unknown>[] = [];
     for (let s = 0; s < sessions; s++) {
@@ -552,8 +556,25 @@ async function describeStates(
     storedBytes: Buffer.byteLength(encoded),
     stateJsonByPart: jsonByPart(stored.state),
     storedByPart: jsonByPart({ ...parts, names }),
+    codecMicros: codecTimes(stored.state, encoded),
     holders,
   };
+}
+
+/** Median µs of encodeState and of decodeState on one state, over a few hundred runs after a warm-up. */
+function codecTimes(state: BreakerSessionState, encoded: string): { encode: number; decode: number } {
+  const runs = 300;
+  const time = (work: () => unknown): number => {
+    for (let i = 0; i < 50; i++) work();
+    const samples: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const start = process.hrtime.bigint();
+      work();
+      samples.push(Number(process.hrtime.bigint() - start) / 1000);
+    }
+    return samples.sort((a, b) => a - b)[runs >> 1]!;
+  };
+  return { encode: time(() => encodeState(state)), decode: time(() => decodeState(encoded)) };
 }
 
 /** Bytes of each top-level part of a state as JSON, largest first. */
@@ -1343,6 +1364,8 @@ export function formatOverheadReport(report: OverheadReport): string {
       `  heap: ${parts(partsCell.stateHeapByPart)}`,
       `  JSON: ${parts(partsCell.stateJsonByPart)}`,
       `  stored: ${parts(partsCell.storedByPart)}`,
+      `Encoding one such state (encodeState) takes ${fmt(partsCell.codecMicros.encode)} µs, decoding it ${fmt(partsCell.codecMicros.decode)} µs (medians of 300):`,
+      'what a session leaving the decoded set, or coming back, costs, and what each Redis snapshot costs its writer.',
     );
   }
   const longCell = report.breaker.find((c) => !main.includes(c));
