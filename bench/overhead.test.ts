@@ -62,6 +62,11 @@ describe('overhead benchmark', () => {
     assert.equal(report.scale.rotating.n, 2_600);
     assert.equal(report.scale.allDecoded.n, 2_600);
     assert.ok(report.scale.heapBytesPerSession > 0);
+    // The every-session-encoded row: at most 100 sessions, each event decoding and encoding its session.
+    assert.equal(report.scale.allEncodedSessions, 100);
+    assert.equal(report.scale.allEncoded.n, 1_000);
+    assert.ok(report.scale.allEncodedHeapBytesPerSession > 0);
+    assert.ok(report.scale.allEncodedHeapBytesPerSession < report.scale.allDecodedHeapBytesPerSession, 'an encoded session keeps less than a decoded one');
     for (const cell of report.breaker) {
       const where = `${cell.sessionEvents} events, ${cell.shape.argBytes} B`;
       assert.equal(cell.events, cell.sessions * cell.sessionEvents, where);
@@ -117,6 +122,12 @@ describe('overhead benchmark', () => {
     assert.match(text, /By part of the state \(40 events, 1 KB arguments\):\n {2}heap: .*\n {2}JSON: tools \d+\.\d KB.*\n {2}stored: tools \d+\.\d KB/);
     assert.ok(text.includes('No trip on any productive session.'));
     assert.match(text, /At scale: 260 sessions of 10 events.*\n.*keeps 256 decoded, the other 4 encoded/);
+    assert.match(text, /none decoded \(100 sessions\) +\d+\.\d KB/);
+    assert.match(text, /Encoding one such state \(encodeState\) takes \d+(\.\d)? µs, decoding it \d+(\.\d)? µs/);
+    assert.ok(
+      report.goals.some((g) => g.goal.startsWith('≤ 8 KB per session') && g.goal.endsWith('in memory')),
+      'the per-session memory goal is checked',
+    );
     assert.deepEqual(JSON.parse(JSON.stringify(report)).settings, report.settings);
   });
 

@@ -68,7 +68,7 @@ export interface RetrievalRecord {
   readonly k?: number;
   /** 1 when the search reported that it found nothing ("Could not find …", "No results"); `r` is then 0. */
   readonly f?: 1;
-  /** A failed search's query: the keys of the proper names it names, each with the key of its initials or 0 (see queryNames); absent when none. */
+  /** A failed search's query: the proper names it names, three numbers each — its key, its initials' key or 0, its last word's key (see queryNames); absent when none. */
   readonly n?: readonly number[];
   /** A failed search's answer: the keys of the names it offered instead, at most 12 (see offeredNames); absent when none. */
   readonly o?: readonly number[];

@@ -1,5 +1,6 @@
 import type { BreakerSessionState, DelegationRecord, RetrievalRecord, TextRecord, ToolRecord, UserTurnsState } from './breaker-state.ts';
 import { GovernorError } from '../errors/governor-error.ts';
+import { packedFieldEnd } from './similarity/args-fingerprint.ts';
 import { digitAt, digitOf } from './similarity/token-sketch.ts';
 
 /**
@@ -304,10 +305,6 @@ const FINGERPRINT_KEYS = ['h', 'f'];
 
 /** Added to a tool record's error-and-progress digit when its field paths are names of the table. */
 const TOOL_FIELD_NAMES = 24;
-/** Digits of an identity or scalar field's hash in packed fields. */
-const FIELD_HASH_WIDTH = 5;
-/** Digits per hash of a text field's sketch in packed fields. */
-const FIELD_SKETCH_WIDTH = 3;
 
 /**
  * Packed argument fields (see PackedFields) with each path replaced by its
@@ -318,7 +315,7 @@ function internFields(f: string, names: Names): string | undefined {
   let at = 0;
   while (at < f.length) {
     const bar = f.indexOf('|', at);
-    const end = bar < 0 ? undefined : fieldEnd(f, bar + 1);
+    const end = bar < 0 ? undefined : packedFieldEnd(f, bar + 1);
     if (end === undefined) {
       out.used = 0;
       return undefined;
@@ -330,25 +327,12 @@ function internFields(f: string, names: Names): string | undefined {
   return out.take();
 }
 
-/** Where the field whose kind is at `kind` ends, or undefined when it is not a well-formed field. */
-function fieldEnd(f: string, kind: number): number | undefined {
-  const k = f.charAt(kind);
-  let end: number;
-  if (k === 'i' || k === 'v') end = kind + 1 + FIELD_HASH_WIDTH;
-  else if (k === 't') {
-    const length = digitAt(f, kind + 1);
-    if (length < 0 || kind + 1 >= f.length) return undefined;
-    end = kind + 2 + length * FIELD_SKETCH_WIDTH;
-  } else return undefined;
-  return end <= f.length ? end : undefined;
-}
-
 function restoreFields(text: string, names: readonly string[]): string {
   const reader = new Reader(text);
   const parts: string[] = [];
   while (reader.at < text.length) {
     const path = nameAt(names, reader.count());
-    const end = fieldEnd(text, reader.at);
+    const end = packedFieldEnd(text, reader.at);
     if (end === undefined) throw new RangeError('malformed field');
     parts.push(path, '|', text.slice(reader.at, end));
     reader.at = end;

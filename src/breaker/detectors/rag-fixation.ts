@@ -157,7 +157,7 @@ function followsLead(state: BreakerSessionState, earlier: RetrievalRecord, later
   for (let at = 0; at < before.length && keeps; at += NAME_NUMBERS) keeps = knownName(before, at, names);
   if (keeps) return false;
   for (let at = 0; at < names.length; at += NAME_NUMBERS) {
-    if (knownName(names, at, earlier.n ?? [])) continue;
+    if (knownName(names, at, before)) continue;
     for (const r of state.retrievals) {
       if (r.s > state.userSeq && r.s < later.s && r.o?.includes(names[at]!) === true) return true;
     }

@@ -235,6 +235,7 @@ const MAX_PACKED_SKETCH = 84;
 const HASH32_WIDTH = 5;
 const IDENTITY_CODE = 'i'.charCodeAt(0);
 const TEXT_CODE = 't'.charCodeAt(0);
+const VALUE_CODE = 'v'.charCodeAt(0);
 
 /** Packs fields (any order) into {@link PackedFields}. */
 function packFields(fields: readonly FieldPrint[]): PackedFields {
@@ -277,9 +278,26 @@ function readHash32(f: string, at: number): number {
   return h;
 }
 
-/** Where the field whose path ends at `bar` ends (its value's last digit + 1). */
+/** Where the field whose path ends at `bar` ends (its value's last digit + 1); trusts the fingerprinter's own form. */
 function fieldEnd(f: string, bar: number): number {
   return f.charCodeAt(bar + 1) === TEXT_CODE ? bar + 3 + digitAt(f, bar + 2) * PACKED_HASH_WIDTH : bar + 2 + HASH32_WIDTH;
+}
+
+/**
+ * Where a packed field whose kind is at `kind` ends (see {@link PackedFields}),
+ * or undefined when what is there is not a whole field: for text read from
+ * elsewhere, such as a stored state.
+ */
+export function packedFieldEnd(f: string, kind: number): number | undefined {
+  const k = f.charCodeAt(kind);
+  let end: number;
+  if (k === TEXT_CODE) {
+    const length = digitAt(f, kind + 1);
+    if (length < 0) return undefined;
+    end = kind + 2 + length * PACKED_HASH_WIDTH;
+  } else if (k === IDENTITY_CODE || k === VALUE_CODE) end = kind + 1 + HASH32_WIDTH;
+  else return undefined;
+  return end <= f.length ? end : undefined;
 }
 
 /** Compares the paths `a[i, barA)` and `b[j, barB)` as strings, in place. */
