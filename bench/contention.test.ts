@@ -20,10 +20,11 @@ describe('contention benchmark', () => {
       assert.ok(run.p50 > 0 && run.p50 <= run.p90);
     }
     assert.deepEqual(
-      report.cost.stored.map((s) => s.events),
-      [10],
+      report.cost.stored.map((s) => [s.from, s.to]),
+      [[10, 10]],
     );
-    assert.ok(report.cost.stored[0]!.redisBytes > 0);
+    const stored = report.cost.stored[0]!;
+    assert.ok(stored.redisBytes.min > 0 && stored.redisBytes.min === stored.redisBytes.max && stored.maxLogLength === 10);
     assert.ok(report.cost.windows.length > 0 && report.cost.windows.every((w) => w.ping > 0 && w.observe > 0));
     const text = formatContentionReport(report);
     assert.match(text, /separate processes/);

@@ -70,6 +70,7 @@ export {
 } from './breaker-state.ts';
 export type { AppliedOp, BreakerStore, BreakerStoreStatus, SessionOp, SessionRead, SessionReducer, SessionRetention } from './breaker-store.ts';
 export { InMemoryBreakerStore, type InMemoryBreakerStoreOptions } from './in-memory-breaker-store.ts';
+export { decodeOp, encodeOp, InvalidOpError } from './op-codec.ts';
 export { decodeState, encodeState, InvalidStateError } from './state-codec.ts';
 export type { BreakerEngine } from './breaker-advisor.ts';
 export * from './similarity/index.ts';

@@ -11,6 +11,7 @@ import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 import type { BreakerEventRecord } from '../breaker/breaker-events.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { pingRedis, requireRedis, testRedisUrl } from '../test-support/services.ts';
+import { decodeOp } from '../breaker/op-codec.ts';
 import { BreakerStoreError, RedisBreakerStore, type RedisCommandClient } from './redis-breaker-store.ts';
 
 const url = testRedisUrl();
@@ -66,6 +67,29 @@ describe('RedisBreakerStore', () => {
     assert.equal(theirs.counters.modelCalls, 40);
     // The log is folded into a snapshot as it goes: it never holds more than a few operations.
     assert.ok((await raw.lLen(`${keyPrefix}log:s`)) < 16);
+  });
+
+  test('tool calls are logged in the compact form; a log of plain JSON operations, as older versions wrote, is read the same', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const writer = breakerOn(store({ keyPrefix }));
+    for (let i = 0; i < 5; i++) {
+      await writer.observe('s', { kind: 'tool_call', tool: 'read_file', args: { path: `src/${i % 2}.ts` }, result: `contents ${i % 2}` });
+      await writer.observe('s', modelRound(i));
+    }
+    const logKey = `${keyPrefix}log:s`;
+    const log = await raw.lRange(logKey, 0, -1);
+    assert.equal(log.length, 10);
+    assert.equal(log.filter((op) => op.startsWith('O1')).length, 5, 'the tool calls');
+    const mine = await writer.snapshot('s');
+    for (const [i, op] of log.entries()) await raw.lSet(logKey, i, JSON.stringify(decodeOp(op)));
+    assert.ok((await raw.lRange(logKey, 0, -1)).every((op) => op.startsWith('{')));
+    assert.deepEqual(await breakerOn(store({ keyPrefix })).snapshot('s'), mine);
+    // An operation no version wrote fails the read with a store error, not a wrong state.
+    await raw.lSet(logKey, 0, 'O1["9"]');
+    const reader = breakerOn(store({ keyPrefix }));
+    assert.equal((await reader.snapshot('s')).version, undefined);
+    const health = await reader.health();
+    assert.equal(health.storeErrors, 1);
   });
 
   test('eight breakers writing one session at once lose no event', async () => {

@@ -5,6 +5,7 @@ import type { Outcome } from '../breaker/session-logic.ts';
 import type { AppliedOp, BreakerSessionState, BreakerStore, BreakerStoreStatus, SessionOp, SessionRead, SessionReducer } from '../breaker/breaker-store.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { redact } from '../redaction/redact.ts';
+import { decodeOp, encodeOp } from '../breaker/op-codec.ts';
 import { decodeState, encodeState } from '../breaker/state-codec.ts';
 
 /**
@@ -123,7 +124,7 @@ end
 
 /**
  * KEYS[1] session hash, KEYS[2] its log; ARGV: known position (-1 = none),
- * operation JSON, ttl ms, '1' to refresh both keys' expiry, the id the caller
+ * the operation (see encodeOp), ttl ms, '1' to refresh both keys' expiry, the id the caller
  * knows ('' = none), an id for the session should this create it, and
  * optionally a snapshot to store first: its position and encoded state (see
  * COMPACT), so that folding costs no round trip. Two server commands in the
@@ -526,7 +527,7 @@ export class RedisBreakerStore implements BreakerStore {
     }
     if (fold.end === 0) return undefined;
     let state = this.#start(fold, cached, () => reducer.initial(Date.now()));
-    for (const op of fold.ops) state = applyOp(reducer, state, decodeOp('read', op));
+    for (const op of fold.ops) state = applyOp(reducer, state, readOp('read', op));
     // A snapshot this process owes stays owed: it goes with the next append.
     this.#remember(sessionId, {
       position: fold.end,
@@ -552,9 +553,9 @@ export class RedisBreakerStore implements BreakerStore {
   async apply(sessionId: string, original: SessionOp, reducer: SessionReducer): Promise<AppliedOp> {
     // The log keeps what the detectors read, not the raw payloads; every writer judges that same form.
     const op = reducer.digest?.(original) ?? original;
-    let json: string;
+    let logged: string;
     try {
-      json = JSON.stringify(op);
+      logged = encodeOp(op);
     } catch (error) {
       throw new BreakerStoreError('apply', `operation is not serialisable: ${describeRedisError(error)}`, { cause: error });
     }
@@ -563,7 +564,7 @@ export class RedisBreakerStore implements BreakerStore {
     const keys = [this.#key(sessionId), this.#logPrefix + sessionId];
     const refresh = cached === undefined || now - cached.refreshedAt >= this.#refreshEveryMs;
     const owed = cached?.owed;
-    const args = [String(cached?.position ?? -1), json, this.#expiryMs, refresh ? '1' : '0', cached?.id ?? '', this.#newId()];
+    const args = [String(cached?.position ?? -1), logged, this.#expiryMs, refresh ? '1' : '0', cached?.id ?? '', this.#newId()];
     const sendsOwed = owed?.json !== undefined;
     if (sendsOwed) args.push(String(owed.position), owed.json!);
     const replied = this.#evalScript('apply', SCRIPTS.append, keys, args);
@@ -589,7 +590,7 @@ export class RedisBreakerStore implements BreakerStore {
     if (guess !== undefined && before === start && fold.ops.length === 0) {
       outcome = guess;
     } else {
-      for (const raw of fold.ops) before = applyOp(reducer, before, decodeOp('apply', raw));
+      for (const raw of fold.ops) before = applyOp(reducer, before, readOp('apply', raw));
       outcome = reducer.apply(before, op);
     }
     const state = outcome.next ?? before;
@@ -770,7 +771,7 @@ interface FoldReply {
   /** Position the operations follow. */
   readonly from: number;
   readonly ops: readonly unknown[];
-  /** Snapshot JSON to start from; undefined = the caller's cached state (when `from` is its position) or a fresh state. */
+  /** Snapshot to start from (see encodeState); undefined = the caller's cached state (when `from` is its position) or a fresh state. */
   readonly snap: string | undefined;
   /** The id the session was created with. */
   readonly id: string | undefined;
@@ -790,14 +791,14 @@ function decodeFold(operation: string, reply: unknown, known?: Folded): FoldRepl
   return { end: Number(reply[0]), base: Number(reply[1]), from: Number(reply[2]), ops: reply[3] as unknown[], snap: text(reply[4]), id: text(reply[5]) };
 }
 
-function decodeOp(operation: string, raw: unknown): SessionOp {
-  const json = text(raw);
+function readOp(operation: string, raw: unknown): SessionOp {
+  const logged = text(raw);
+  if (logged === undefined) throw new BreakerStoreError(operation, 'a logged operation is not text');
   try {
-    if (json !== undefined) return JSON.parse(json) as SessionOp;
-  } catch {
-    // reported below
+    return decodeOp(logged);
+  } catch (error) {
+    throw new BreakerStoreError(operation, `a logged operation is unreadable (${(error as Error).message})`, { cause: error });
   }
-  throw new BreakerStoreError(operation, 'a logged operation is not valid JSON');
 }
 
 /**
