@@ -27,7 +27,7 @@ const DIGIT_CODES = Array.from({ length: BASE }, (_, d) => digitOf(d).charCodeAt
  * at the end: strings appended piece by piece would be ropes that the final
  * JSON.stringify has to flatten one by one. Not re-entrant (one string at a time).
  */
-export const out = {
+export const writer = {
   codes: [] as number[],
   used: 0,
 
@@ -81,7 +81,7 @@ export const out = {
   },
 };
 
-/** Reads a string of numbers written by {@link out} from the front. */
+/** Reads a string of numbers written by {@link writer} from the front. */
 export class Reader {
   at = 0;
   readonly text: string;

@@ -2,7 +2,7 @@ import type { SessionOp } from './breaker-store.ts';
 import type { AnswerPrint, TaskPrint } from './detectors/delegation-loop.ts';
 import type { ResultDigest, ToolProposal } from './detectors/tool-record.ts';
 import { GovernorError } from '../errors/governor-error.ts';
-import { isCount, out, Reader } from './base85-numbers.ts';
+import { isCount, Reader, writer } from './base85-numbers.ts';
 
 /**
  * The compact form of a logged operation starts with this marker and a
@@ -177,11 +177,11 @@ function answerParts(a: AnswerPrint | undefined): Parts | undefined {
 }
 
 function write(shape: number, flags: number, at: number, numbers: readonly number[], strings: readonly string[]): string {
-  out.digit(shape);
-  out.count(flags);
-  out.count(at);
-  for (const n of numbers) out.count(n);
-  return `${MARKER}${VERSION}${JSON.stringify([out.take(), ...strings])}`;
+  writer.digit(shape);
+  writer.count(flags);
+  writer.count(at);
+  for (const n of numbers) writer.count(n);
+  return `${MARKER}${VERSION}${JSON.stringify([writer.take(), ...strings])}`;
 }
 
 /** The object has every key of `keys`, any of `optional`, and no other. */

@@ -1,7 +1,7 @@
 import type { BreakerSessionState, DelegationRecord, RetrievalRecord, TextRecord, ToolRecord, UserTurnsState } from './breaker-state.ts';
 import { GovernorError } from '../errors/governor-error.ts';
 import { packedFieldEnd } from './similarity/args-fingerprint.ts';
-import { isCount, isWord, out, Reader } from './base85-numbers.ts';
+import { isCount, isWord, Reader, writer } from './base85-numbers.ts';
 
 /**
  * The compact form of a session state starts with this marker and a version
@@ -52,8 +52,8 @@ export function encodeState(state: BreakerSessionState): string {
         break;
       case 'seen':
         if (Array.isArray(value) && value.every(isCount)) {
-          for (const n of value) out.count(n);
-          encoded[key] = out.take();
+          for (const n of value) writer.count(n);
+          encoded[key] = writer.take();
         } else encoded[key] = value;
         break;
       case 'userTurns':
@@ -211,14 +211,14 @@ function internFields(f: string, names: Names): string | undefined {
     const bar = f.indexOf('|', at);
     const end = bar < 0 ? undefined : packedFieldEnd(f, bar + 1);
     if (end === undefined) {
-      out.used = 0;
+      writer.used = 0;
       return undefined;
     }
-    out.count(names.of(f.slice(at, bar)));
-    out.text(f, bar + 1, end);
+    writer.count(names.of(f.slice(at, bar)));
+    writer.text(f, bar + 1, end);
     at = end;
   }
-  return out.take();
+  return writer.take();
 }
 
 function restoreFields(text: string, names: readonly string[]): string {
@@ -243,12 +243,12 @@ function encodeTool(r: ToolRecord, seq: number, names: Names): Packed | undefine
   if ((r.e !== 0 && r.e !== 1 && r.e !== 2) || !isCount(r.p) || r.p > 7) return undefined;
   const t = names.of(r.t);
   const fields = internFields(r.a.f, names);
-  out.count(seq - r.s);
-  out.count(t);
-  out.count(r.a.h);
-  out.count(r.r);
-  out.digit(r.e * 8 + r.p + (fields === undefined ? 0 : TOOL_FIELD_NAMES));
-  return [out.take(), fields ?? r.a.f];
+  writer.count(seq - r.s);
+  writer.count(t);
+  writer.count(r.a.h);
+  writer.count(r.r);
+  writer.digit(r.e * 8 + r.p + (fields === undefined ? 0 : TOOL_FIELD_NAMES));
+  return [writer.take(), fields ?? r.a.f];
 }
 
 function decodeTool(reader: Reader, strings: readonly unknown[], seq: number, names: readonly string[]): ToolRecord {
@@ -277,11 +277,11 @@ function encodeText(r: TextRecord, seq: number): Packed | undefined {
   if ((r.c !== undefined && !isCount(r.c)) || ('u' in r && r.u !== 1)) return undefined;
   if ('b' in r && !(Array.isArray(r.b) && r.b.every(isWord))) return undefined;
   const flags = ('c' in r ? TEXT_C : 0) | ('u' in r ? TEXT_U : 0) | ('b' in r ? TEXT_B : 0);
-  out.count(seq - r.s);
-  out.digit(flags);
-  if (r.c !== undefined) out.count(r.c);
-  if (r.b !== undefined) out.words(r.b);
-  return [out.take(), r.k];
+  writer.count(seq - r.s);
+  writer.digit(flags);
+  if (r.c !== undefined) writer.count(r.c);
+  if (r.b !== undefined) writer.words(r.b);
+  return [writer.take(), r.k];
 }
 
 function decodeText(reader: Reader, strings: readonly unknown[], seq: number): TextRecord {
@@ -315,13 +315,13 @@ function encodeRetrieval(r: RetrievalRecord, seq: number): Packed | undefined {
     ('f' in r ? RETRIEVAL_F : 0) |
     ('n' in r ? RETRIEVAL_N : 0) |
     ('o' in r ? RETRIEVAL_O : 0);
-  out.count(seq - r.s);
-  out.digit(flags);
-  if (r.r !== null) out.count(r.r);
-  if (r.k !== undefined) out.count(r.k);
-  if (r.n !== undefined) out.counts(r.n);
-  if (r.o !== undefined) out.counts(r.o);
-  return [out.take(), r.q];
+  writer.count(seq - r.s);
+  writer.digit(flags);
+  if (r.r !== null) writer.count(r.r);
+  if (r.k !== undefined) writer.count(r.k);
+  if (r.n !== undefined) writer.counts(r.n);
+  if (r.o !== undefined) writer.counts(r.o);
+  return [writer.take(), r.q];
 }
 
 function decodeRetrieval(reader: Reader, strings: readonly unknown[], seq: number): RetrievalRecord {
@@ -351,12 +351,12 @@ function encodeDelegation(r: DelegationRecord, seq: number, names: Names): Packe
   if ((r.k !== undefined && !isCount(r.k)) || ('e' in r && r.e !== 2)) return undefined;
   const flags = ('k' in r ? DELEGATION_K : 0) | ('e' in r ? DELEGATION_E : 0);
   const g = names.of(r.g);
-  out.count(seq - r.s);
-  out.count(g);
-  out.digit(flags);
-  out.count(r.n);
-  if (r.k !== undefined) out.count(r.k);
-  return [out.take(), r.i, r.o];
+  writer.count(seq - r.s);
+  writer.count(g);
+  writer.digit(flags);
+  writer.count(r.n);
+  if (r.k !== undefined) writer.count(r.k);
+  return [writer.take(), r.i, r.o];
 }
 
 function decodeDelegation(reader: Reader, strings: readonly unknown[], seq: number, names: readonly string[]): DelegationRecord {
@@ -378,13 +378,13 @@ function encodeUserTurns(u: UserTurnsState | undefined, seq: number): string | u
   if (typeof u !== 'object' || u === null || !hasKeys(u, USER_TURN_KEYS)) return undefined;
   if (!isBack(u.s, seq) || !isCount(u.w * 2) || !isCount(u.n) || !Array.isArray(u.f) || !u.f.every(isCount) || !Array.isArray(u.v)) return undefined;
   if (!u.v.every((g) => Array.isArray(g) && g.every(isWord))) return undefined;
-  out.count(seq - u.s);
-  out.count(u.w * 2);
-  out.count(u.n);
-  out.counts(u.f);
-  out.count(u.v.length);
-  for (const generation of u.v) out.words(generation);
-  return out.take();
+  writer.count(seq - u.s);
+  writer.count(u.w * 2);
+  writer.count(u.n);
+  writer.counts(u.f);
+  writer.count(u.v.length);
+  for (const generation of u.v) writer.words(generation);
+  return writer.take();
 }
 
 function decodeUserTurns(text: string, seq: number): UserTurnsState {
