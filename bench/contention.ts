@@ -21,7 +21,7 @@ import type { BreakerDecision } from '../src/breaker/breaker-decision.ts';
 import type { BreakerEventRecord } from '../src/breaker/breaker-events.ts';
 import { RedisBreakerStore, type RedisCommandClient } from '../src/redis/redis-breaker-store.ts';
 import { percentile as nearestRank } from './detection-metrics.ts';
-import { allDetectorsOn, sessionSteps } from './overhead.ts';
+import { allDetectorsOn, count, sessionSteps } from './overhead.ts';
 
 /** Nearest-rank percentile (`p` in 0..1) of `values` (µs); NaN for none. */
 function percentile(values: readonly number[], p: number): number {
@@ -396,11 +396,6 @@ export async function runContentionBenchmark(
     }
     await client.close();
   }
-}
-
-/** An event count with thousands separators. */
-function count(n: number): string {
-  return n.toLocaleString('en-US');
 }
 
 function us(n: number): string {

@@ -1175,7 +1175,8 @@ function signedPercent(ratio: number): string {
   return Number.isFinite(ratio) ? `${ratio >= 0 ? '+' : ''}${(ratio * 100).toFixed(1)}%` : 'unbounded';
 }
 
-function count(n: number): string {
+/** An integer with thousands separators. */
+export function count(n: number): string {
   return n.toLocaleString('en-US');
 }
 

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { AgentBreaker, InMemoryBreakerStore, type BreakerStore, type SessionOp, type SessionReducer } from './index.ts';
+import { InMemoryBreakerStore, type BreakerStore, type SessionOp, type SessionReducer } from './index.ts';
 import { decodeOp, encodeOp, InvalidOpError } from './op-codec.ts';
-import { parseTrajectoryLine } from '../replay/parse-trajectory.ts';
-import { replayTrajectory } from '../replay/replay.ts';
+import { ALL_DETECTORS, replayCorpusFile } from './test-support/replay-corpus.ts';
 
 function roundTrip(op: SessionOp): string {
   const encoded = encodeOp(op);
@@ -40,27 +39,10 @@ class LoggingStore implements BreakerStore {
   }
 }
 
-const allDetectors = {
-  telemetry: false,
-  toolSpiral: { enabled: true },
-  cycle: { enabled: true },
-  errorLoop: { enabled: true },
-  tokenDrift: { enabled: true },
-  ragFixation: { enabled: true },
-  delegation: { enabled: true, subAgentTools: ['ask_researcher', 'delegate'] },
-  textRepetition: { enabled: true },
-  budget: { enabled: true },
-} as const;
-
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 
-async function replayFile(file: string, store: LoggingStore): Promise<void> {
-  const breaker = new AgentBreaker({ ...allDetectors, store });
-  const lines = readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '');
-  for (const [i, line] of lines.entries()) await replayTrajectory(breaker, parseTrajectoryLine(line), `t-${i}`);
-}
+/** The sub-agents of bench/corpus/multi-agent.jsonl called as tools, so that their calls are logged in the sub-agent shape. */
+const subAgentTools = ['code_reviewer', 'research_agent', 'web_researcher', 'incident_agent', 'data_agent', 'sql_analyst'];
 
 const fp = { h: 2 ** 53 - 1, f: 'content|tg0i20Mh1l+1uF2&h3543A!3.c4+H5FO5K$6G67{r9bV9fh9tepath|ihL>bxquery|t32(FgYflS7' };
 const task = { sketch: '~0[G3e<51c5dr5-f5=@7KY8iH9Rm9{U', identity: 3_156_773_898 };
@@ -143,11 +125,14 @@ describe('op codec', () => {
   test('every operation of every trajectory of bench/corpus, digested, round-trips; tool and sub-agent calls in the compact form', async () => {
     const dir = path.join(repoRoot, 'bench/corpus');
     const store = new LoggingStore();
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.jsonl'))) await replayFile(path.join(dir, file), store);
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.jsonl')))
+      await replayCorpusFile(path.join(dir, file), store, { ...ALL_DETECTORS, delegation: { enabled: true, subAgentTools } });
     const tool = store.byKind.get('observe tool_call');
     assert.ok(tool !== undefined && tool.compact > 4_000, JSON.stringify([...store.byKind]));
     assert.equal(tool.json, 0);
     assert.equal(store.byKind.get('tool')?.json, 0);
+    const subAgent = store.byKind.get('observe tool_call (sub-agent)');
+    assert.ok(subAgent !== undefined && subAgent.compact > 50 && subAgent.json === 0, JSON.stringify([...store.byKind]));
     assert.ok(tool.encodedBytes < 0.7 * tool.jsonBytes, `${tool.encodedBytes} of ${tool.jsonBytes} bytes`);
   });
 
@@ -156,7 +141,7 @@ describe('op codec', () => {
     skip: !existsSync(realRuns) && 'no real-run corpus beside the repository',
   }, async () => {
     const store = new LoggingStore();
-    await replayFile(realRuns, store);
+    await replayCorpusFile(realRuns, store);
     const tool = store.byKind.get('observe tool_call');
     assert.ok(tool !== undefined && tool.compact > 2_000 && tool.json === 0, JSON.stringify([...store.byKind]));
   });

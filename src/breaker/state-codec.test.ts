@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { AgentBreaker, InMemoryBreakerStore, initialState, type BreakerSessionState, type BreakerStore, type SessionOp, type SessionReducer } from './index.ts';
+import { InMemoryBreakerStore, initialState, type BreakerSessionState, type BreakerStore, type SessionOp, type SessionReducer } from './index.ts';
 import { decodeState, encodeState, InvalidStateError } from './state-codec.ts';
-import { parseTrajectoryLine } from '../replay/parse-trajectory.ts';
-import { replayTrajectory } from '../replay/replay.ts';
+import { replayCorpusFile } from './test-support/replay-corpus.ts';
 
 function roundTrip(state: BreakerSessionState): string {
   const encoded = encodeState(state);
@@ -39,30 +38,11 @@ class RoundTripStore implements BreakerStore {
   }
 }
 
-const allDetectors = {
-  telemetry: false,
-  toolSpiral: { enabled: true },
-  cycle: { enabled: true },
-  errorLoop: { enabled: true },
-  tokenDrift: { enabled: true },
-  ragFixation: { enabled: true },
-  delegation: { enabled: true },
-  textRepetition: { enabled: true },
-  budget: { enabled: true },
-} as const;
-
 const repoRoot = path.resolve(import.meta.dirname, '../..');
-
-function corpusLines(file: string): string[] {
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '');
-}
 
 async function replayFile(file: string): Promise<RoundTripStore> {
   const store = new RoundTripStore();
-  const breaker = new AgentBreaker({ ...allDetectors, store });
-  for (const [i, line] of corpusLines(file).entries()) await replayTrajectory(breaker, parseTrajectoryLine(line), `t-${i}`);
+  await replayCorpusFile(file, store);
   return store;
 }
 
