@@ -20,11 +20,18 @@ describe('contention benchmark', () => {
       assert.ok(run.p50 > 0 && run.p50 <= run.p90);
     }
     assert.deepEqual(
-      report.cost.stored.map((s) => [s.from, s.to]),
-      [[10, 10]],
+      report.cost.stored.map((s) => [s.session, s.from, s.to]),
+      [
+        ['tool calls', 10, 10],
+        ['every kind', 10, 10],
+        ['every kind, 4 KB', 10, 10],
+      ],
     );
-    const stored = report.cost.stored[0]!;
-    assert.ok(stored.redisBytes.min > 0 && stored.redisBytes.min === stored.redisBytes.max && stored.maxLogLength === 10);
+    for (const stored of report.cost.stored) {
+      assert.ok(stored.redisBytes.min > 0 && stored.redisBytes.min === stored.redisBytes.max, `${stored.session}: one reading`);
+      // Ten operations of 1 KB arguments, 300 B replies or 4 KB replies pass 1 KB of log: a snapshot is stored before the 10th.
+      assert.ok(stored.snapshotBytes > 0 && stored.maxLogLength < 10, `${stored.session}: log of ${stored.maxLogLength}`);
+    }
     assert.ok(report.cost.windows.length > 0 && report.cost.windows.every((w) => w.ping > 0 && w.observe > 0));
     const text = formatContentionReport(report);
     assert.match(text, /separate processes/);

@@ -22,8 +22,8 @@ const TINY: OverheadBenchmarkOptions = {
   chatCalls: 20,
   chatWarmupCalls: 5,
   startRedis: false,
-  // More sessions than the store keeps decoded by default (256).
-  scale: { sessions: 260, events: 10 },
+  // More sessions than the store keeps decoded by default (256), long enough that encoding a session saves heap beyond noise.
+  scale: { sessions: 260, events: 40 },
 };
 
 function assertSummary(s: Summary, what: string): void {
@@ -59,12 +59,12 @@ describe('overhead benchmark', () => {
     assert.equal(report.breaker.length, 5);
     assert.ok(report.scale !== undefined);
     assert.equal(report.scale.decoded, 256);
-    assert.equal(report.scale.rotating.n, 2_600);
-    assert.equal(report.scale.allDecoded.n, 2_600);
+    assert.equal(report.scale.rotating.n, 10_400);
+    assert.equal(report.scale.allDecoded.n, 10_400);
     assert.ok(report.scale.heapBytesPerSession > 0);
     // The every-session-encoded row: at most 100 sessions, each event decoding and encoding its session.
     assert.equal(report.scale.allEncodedSessions, 100);
-    assert.equal(report.scale.allEncoded.n, 1_000);
+    assert.equal(report.scale.allEncoded.n, 4_000);
     assert.ok(report.scale.allEncodedHeapBytesPerSession > 0);
     assert.ok(report.scale.allEncodedHeapBytesPerSession < report.scale.allDecodedHeapBytesPerSession, 'an encoded session keeps less than a decoded one');
     for (const cell of report.breaker) {
@@ -121,7 +121,7 @@ describe('overhead benchmark', () => {
     assert.ok(!text.includes('NaN'), 'a figure is NaN');
     assert.match(text, /By part of the state \(40 events, 1 KB arguments\):\n {2}heap: .*\n {2}JSON: tools \d+\.\d KB.*\n {2}stored: tools \d+\.\d KB/);
     assert.ok(text.includes('No trip on any productive session.'));
-    assert.match(text, /At scale: 260 sessions of 10 events.*\n.*keeps 256 decoded, the other 4 encoded/);
+    assert.match(text, /At scale: 260 sessions of 40 events.*\n.*keeps 256 decoded, the other 4 encoded/);
     assert.match(text, /none decoded \(100 sessions\) +\d+\.\d KB/);
     assert.match(text, /Encoding one such state \(encodeState\) takes \d+(\.\d)? µs, decoding it \d+(\.\d)? µs/);
     assert.ok(

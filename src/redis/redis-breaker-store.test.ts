@@ -69,6 +69,35 @@ describe('RedisBreakerStore', () => {
     assert.ok((await raw.lLen(`${keyPrefix}log:s`)) < 16);
   });
 
+  test('long operations are folded into the snapshot by size, not only every 16: the log never piles up replies', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const logKey = `${keyPrefix}log:s`;
+    // ~2.4 KB of new words per reply: each one alone is more than the log is let hold.
+    const longRound = (i: number) => ({ ...modelRound(i), text: Array.from({ length: 300 }, (_, j) => `w${i}x${j}`).join(' ') });
+    const alone = breakerOn(store({ keyPrefix }));
+    let longest = 0;
+    for (let i = 0; i < 40; i++) {
+      await alone.observe('s', longRound(i));
+      longest = Math.max(longest, await raw.lLen(logKey));
+    }
+    // The writer that takes the log past its size folds it: a lone writer's snapshot goes with its next append.
+    assert.ok(longest <= 2, `a lone writer's log held ${longest} long operations`);
+    assert.deepEqual(await breakerOn(store({ keyPrefix })).snapshot('s'), await alone.snapshot('s'));
+
+    // Two writers taking turns: each folds at its own operations (met by the other's, it sends the snapshot with its
+    // append after next), and a replica that never wrote reads what they know.
+    const other = breakerOn(store({ keyPrefix }));
+    longest = 0;
+    for (let i = 40; i < 80; i++) {
+      await (i % 2 === 0 ? alone : other).observe('s', longRound(i));
+      longest = Math.max(longest, await raw.lLen(logKey));
+    }
+    assert.ok(longest <= 6, `two writers' log held ${longest} long operations`);
+    const replica = await breakerOn(store({ keyPrefix })).snapshot('s');
+    assert.equal(replica.version, 80);
+    assert.deepEqual(replica, await other.snapshot('s'));
+  });
+
   test('tool calls are logged in the compact form; a log of plain JSON operations, as older versions wrote, is read the same', async () => {
     const keyPrefix = `${prefix}${randomUUID()}:`;
     const writer = breakerOn(store({ keyPrefix }));

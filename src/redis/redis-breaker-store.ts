@@ -88,8 +88,15 @@ const DEFAULT_CACHE_SESSIONS = 10_000;
  * every append.
  */
 const MAX_EXPIRY_SLACK_MS = 1000;
-/** The writer of every this-many-th operation folds the log into the snapshot. */
+/** The writer of every this-many-th operation after the snapshot folds the log into a new one. */
 const COMPACT_EVERY = 16;
+/**
+ * The writer of the operation that takes the log past a multiple of this
+ * many bytes after the snapshot folds it too: a few logged replies,
+ * retrievals or user turns (kept as text) would otherwise outweigh the
+ * snapshot itself, which the detectors' windows bound.
+ */
+const COMPACT_BYTES = 1024;
 
 /*
  * A session is a hash {base, id, snap} and a list (its log). `snap` is the
@@ -290,6 +297,8 @@ interface Folded {
   readonly refreshedAt: number;
   /** The last round trip on the session found no other writer's operations: worth judging the next one before the reply. */
   readonly quiet: boolean;
+  /** Byte lengths of the operations up to `position` that this process saw logged, newest last (see {@link loggedAfter}). */
+  readonly logged: readonly number[];
 }
 
 /** A snapshot owed to the store. */
@@ -340,9 +349,11 @@ const REDIS_BREAKER_STORE_OPTION_RULES: OptionRules<RedisBreakerStoreOptions> = 
  * flight and keeps that judgement when the reply shows no other writer's
  * operation in between: a lone writer's detectors run during the round trip
  * (the digest the log keeps, argument fingerprints included, is made before
- * the append is sent). The writer of every 16th operation folds the log into the
- * snapshot, so the log stays short and a new replica reads one snapshot plus
- * at most a few operations. Every failure surfaces as a {@link BreakerStoreError}.
+ * the append is sent). The writer of the operation that takes the log past
+ * 1 KB, or past 16 operations, folds it into the snapshot, so the log stays
+ * short however long the logged replies or passages are, and a new replica
+ * reads one snapshot plus a few operations. Every failure surfaces as a
+ * {@link BreakerStoreError}.
  *
  * The log holds each operation in its digested form (see
  * `SessionReducer.digest`): a tool call's argument fingerprint and result
@@ -537,6 +548,7 @@ export class RedisBreakerStore implements BreakerStore {
       id: fold.id,
       refreshedAt: cached?.refreshedAt ?? 0,
       quiet: cached === undefined || fold.ops.length === 0,
+      logged: loggedAfter(fold, cached),
       ...(cached?.owed ? { owed: cached.owed } : {}),
     });
     return { state, position: fold.end };
@@ -569,7 +581,10 @@ export class RedisBreakerStore implements BreakerStore {
     if (sendsOwed) args.push(String(owed.position), owed.json!);
     const replied = this.#evalScript('apply', SCRIPTS.append, keys, args);
     const start = cached?.state ?? reducer.initial(now);
+    const ownBytes = Buffer.byteLength(logged);
     let guess: Outcome | undefined;
+    let early: Owed | undefined;
+    let expectedBase = -1;
     if (cached === undefined || cached.quiet) {
       // Awaited below; until then a failure must not count as unhandled.
       replied.catch(() => {});
@@ -578,6 +593,15 @@ export class RedisBreakerStore implements BreakerStore {
         guess = reducer.apply(start, op);
       } catch {
         // Judged again after the reply, where the error is reported.
+      }
+      if (guess !== undefined && cached !== undefined && (owed === undefined || sendsOwed)) {
+        // Should no other writer come in between, this operation folds the log: serialise the snapshot now, send it with the next append.
+        expectedBase = sendsOwed ? owed.position : cached.base;
+        const since = cached.position + 1 - expectedBase;
+        if (since < 4 * COMPACT_EVERY && foldsLog(since, lastBytes(cached.logged, since - 1) + ownBytes, ownBytes)) {
+          early = { position: cached.position + 1, state: guess.next ?? start };
+          serialise(early);
+        }
       }
     }
     if (owed !== undefined && !sendsOwed) serialise(owed);
@@ -596,6 +620,7 @@ export class RedisBreakerStore implements BreakerStore {
     const state = outcome.next ?? before;
     if (lost) this.#lost(sessionId, cached);
     const kept = owed !== undefined && !sendsOwed && owed.json !== undefined ? owed : undefined;
+    const loggedNow = loggedAfter(fold, cached, ownBytes);
     this.#remember(
       sessionId,
       {
@@ -606,16 +631,18 @@ export class RedisBreakerStore implements BreakerStore {
         id: fold.id,
         refreshedAt: refresh ? now : cached.refreshedAt,
         quiet: fold.ops.length === 0,
+        logged: loggedNow,
         ...(kept === undefined ? {} : { owed: kept }),
       },
       lost,
     );
-    if (lost || position - fold.base >= 4 * COMPACT_EVERY) {
+    const since = position - fold.base;
+    if (lost || since >= 4 * COMPACT_EVERY) {
       // Restoring a forgotten session, or nobody folded the log for long: store a snapshot now.
       await this.#compact(sessionId, keys, position, state);
-    } else if (position % COMPACT_EVERY === 0) {
-      // The writer of every 16th operation folds the log: serialised during its next append, sent with the one after.
-      this.#owe(sessionId, position, state);
+    } else if (foldsLog(since, lastBytes(loggedNow, since), ownBytes)) {
+      // Serialised already when no other writer came in between, else during the next append and sent with the one after.
+      this.#owe(sessionId, early?.position === position && early.state === state && fold.base === expectedBase ? early : { position, state });
     }
     const wasOpen = this.#isOpen(before);
     const open = this.#isOpen(state);
@@ -639,14 +666,15 @@ export class RedisBreakerStore implements BreakerStore {
     }
   }
 
-  #owe(sessionId: string, position: number, state: BreakerSessionState): void {
+  #owe(sessionId: string, owed: Owed): void {
     const cached = this.#cache.get(sessionId);
-    if (cached === undefined || cached.position !== position) return;
-    this.#cache.set(sessionId, { ...cached, owed: { position, state } });
+    // A snapshot already owed goes first: replacing it before it is sent would starve a log of large operations.
+    if (cached === undefined || cached.position !== owed.position || cached.owed !== undefined) return;
+    this.#cache.set(sessionId, { ...cached, owed });
   }
 
   #start(fold: FoldReply, cached: Folded | undefined, fresh: () => BreakerSessionState): BreakerSessionState {
-    if (cached !== undefined && fold.from === cached.position && fold.snap === undefined && cached.position >= fold.base) return cached.state;
+    if (cached !== undefined && continuesCache(fold, cached)) return cached.state;
     if (fold.snap === undefined) return fresh();
     try {
       return decodeState(fold.snap);
@@ -789,6 +817,45 @@ function decodeFold(operation: string, reply: unknown, known?: Folded): FoldRepl
   }
   if (!Array.isArray(reply) || reply.length < 4 || !Array.isArray(reply[3])) throw new BreakerStoreError(operation, 'unexpected reply from Redis');
   return { end: Number(reply[0]), base: Number(reply[1]), from: Number(reply[2]), ops: reply[3] as unknown[], snap: text(reply[4]), id: text(reply[5]) };
+}
+
+/** The reply continues from the state this process knows (rather than from the snapshot or a fresh state). */
+function continuesCache(fold: FoldReply, cached: Folded): boolean {
+  return fold.from === cached.position && fold.snap === undefined && cached.position >= fold.base;
+}
+
+/**
+ * Byte lengths of the operations logged after the snapshot, up to the
+ * caller's own (`own`, APPEND) or the end (READ), newest last: what the
+ * process knew that the snapshot does not cover, then the operations of the
+ * reply. At most the last {@link COMPACT_EVERY} × 4 (beyond that the log is
+ * folded at once).
+ */
+function loggedAfter(fold: FoldReply, cached: Folded | undefined, own?: number): number[] {
+  const known = cached !== undefined && continuesCache(fold, cached) ? cached.logged : [];
+  const keep = Math.max(0, Math.min(known.length, fold.from - fold.base));
+  const lengths = known.slice(known.length - keep);
+  for (const op of fold.ops) lengths.push(typeof op === 'string' ? Buffer.byteLength(op) : Buffer.isBuffer(op) ? op.length : 0);
+  if (own !== undefined) lengths.push(own);
+  return lengths.length > 4 * COMPACT_EVERY ? lengths.slice(-4 * COMPACT_EVERY) : lengths;
+}
+
+/**
+ * Whether the writer of the operation `since` operations after the snapshot
+ * folds the log, which then holds `bytes`, its own `own` last. Every writer
+ * counts the same operations after the same snapshot, so one writer folds
+ * at each step: every {@link COMPACT_EVERY} operations, and at each multiple of
+ * {@link COMPACT_BYTES} the log grows past.
+ */
+function foldsLog(since: number, bytes: number, own: number): boolean {
+  return since % COMPACT_EVERY === 0 || Math.floor((bytes - own) / COMPACT_BYTES) < Math.floor(bytes / COMPACT_BYTES);
+}
+
+/** Bytes of the newest `count` operations of `logged` (of all it holds, when fewer). */
+function lastBytes(logged: readonly number[], count: number): number {
+  let total = 0;
+  for (let i = Math.max(0, logged.length - count); i < logged.length; i++) total += logged[i]!;
+  return total;
 }
 
 function readOp(operation: string, raw: unknown): SessionOp {
