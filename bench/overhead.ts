@@ -1037,17 +1037,20 @@ function countTrips(trips: Readonly<Record<string, number>>): number {
 
 // ------------------------------------------------------------------ goals
 
-/** The worst median model round over the in-memory matrix. */
 /** A cell of the sessions × arguments matrix (not the stress row with long replies and results). */
 function hasDefaultTexts(c: BreakerCell): boolean {
   return c.shape.textBytes === DEFAULT_TEXT_BYTES && c.shape.resultBytes === DEFAULT_RESULT_BYTES;
 }
 
-function worstModelRound(cells: readonly BreakerCell[]): BreakerCell | undefined {
-  let worst: BreakerCell | undefined;
-  for (const c of cells) if (worst === undefined || c.byKind.model.median > worst.byKind.model.median) worst = c;
+/** The item with the largest figure (the first of equals); undefined when there is none. */
+function largest<T>(items: readonly T[], figure: (item: T) => number): T | undefined {
+  let worst: T | undefined;
+  for (const item of items) if (worst === undefined || figure(item) > figure(worst)) worst = item;
   return worst;
 }
+
+/** A cell's median model round. */
+const modelRound = (c: BreakerCell): number => c.byKind.model.median;
 
 /** Per argument size (main matrix only): heap per session at the two longest session lengths. */
 interface MemoryGrowth {
@@ -1078,14 +1081,17 @@ function memoryGrowth(report: Pick<OverheadReport, 'breaker' | 'settings'>): Mem
 function checkGoals(report: Omit<OverheadReport, 'goals' | 'durationSeconds'>): GoalCheck[] {
   const goals: GoalCheck[] = [];
   const matrix = report.breaker.filter(hasDefaultTexts);
-  const worst = worstModelRound(matrix);
+  const worst = largest(matrix, modelRound);
   goals.push({
     goal: `under ${GOAL_MODEL_CALL_MICROS} µs per model call in memory, every detector on`,
     figure: 'median model round (checkModelCall + observe), worst cell of the sessions × arguments matrix',
     measured: worst === undefined ? 'not measured' : `${fmt(worst.byKind.model.median)} µs (${cellLabel(worst)})`,
     met: worst === undefined ? undefined : worst.byKind.model.median < GOAL_MODEL_CALL_MICROS,
   });
-  const stress = worstModelRound(report.breaker.filter((c) => !hasDefaultTexts(c)));
+  const stress = largest(
+    report.breaker.filter((c) => !hasDefaultTexts(c)),
+    modelRound,
+  );
   if (stress !== undefined) {
     goals.push({
       goal: `under ${GOAL_MODEL_CALL_MICROS} µs per model call in memory, every detector on`,
@@ -1095,8 +1101,10 @@ function checkGoals(report: Omit<OverheadReport, 'goals' | 'durationSeconds'>): 
     });
   }
   // Any step kind counts, not only model rounds: a session pays for every event it observes.
-  const oneKb = matrix.filter((c) => c.shape.argBytes === 1024);
-  const slowest = oneKb.reduce<BreakerCell | undefined>((w, c) => (w === undefined || c.perEvent.median > w.perEvent.median ? c : w), undefined);
+  const slowest = largest(
+    matrix.filter((c) => c.shape.argBytes === 1024),
+    (c) => c.perEvent.median,
+  );
   goals.push({
     goal: `≤ ${GOAL_EVENT_MICROS} µs per event in memory, every detector on`,
     figure: 'median event (any step kind), worst session length with 1 KB arguments',
@@ -1112,7 +1120,7 @@ function checkGoals(report: Omit<OverheadReport, 'goals' | 'durationSeconds'>): 
   });
   const growth = memoryGrowth(report);
   const lengths = report.settings.sessionLengths;
-  const worstGrowth = growth.reduce<MemoryGrowth | undefined>((w, g) => (w === undefined || g.growth > w.growth ? g : w), undefined);
+  const worstGrowth = largest(growth, (g) => g.growth);
   goals.push({
     goal: 'memory per session bounded by the windows',
     figure:
