@@ -22,6 +22,32 @@ export function isWord(n: unknown): n is number {
 
 const DIGIT_CODES = Array.from({ length: BASE }, (_, d) => digitOf(d).charCodeAt(0));
 
+const INT_MAX = 0x7fffffff;
+/** 85⁴: a 53-bit number is written as the digits of n / 85⁴, then 4 digits of n mod 85⁴ (below 2³¹). */
+const LOW_SPLIT = BASE ** 4;
+const LOW_DIGITS = 4;
+
+/** How many digits a non-negative 31-bit integer takes (0 takes none). */
+function digitsOf(n: number): number {
+  let length = 0;
+  for (let m = n | 0; m > 0; m = (m / BASE) | 0) length++;
+  return length;
+}
+
+/** Writes the digits of a 31-bit integer `n` so that its last digit is at `last`. */
+function writeDigits(codes: number[], last: number, n: number): void {
+  for (let m = n | 0, i = last; m > 0; m = (m / BASE) | 0, i--) codes[i] = DIGIT_CODES[m % BASE]!;
+}
+
+/** Writes exactly `width` digits of a 31-bit integer `n`, the last at `last`. */
+function writeFixed(codes: number[], last: number, n: number, width: number): void {
+  let m = n | 0;
+  for (let i = 0; i < width; i++) {
+    codes[last - i] = DIGIT_CODES[m % BASE]!;
+    m = (m / BASE) | 0;
+  }
+}
+
 /**
  * Writes one record's numbers as character codes, made into one flat string
  * at the end: strings appended piece by piece would be ropes that the final
@@ -33,15 +59,24 @@ export const writer = {
 
   /** `n` as its count of base-85 digits (one digit), then the digits; 0 is one character. */
   count(n: number): void {
-    let length = 0;
-    for (let m = n; m > 0; m = Math.floor(m / BASE)) length++;
+    // Beyond 31 bits, split off the low 4 digits with the one division by a
+    // double: the rest runs on 31-bit integers, whose division by a constant
+    // compiles to a multiplication (a division of doubles is far slower).
+    const high = n > INT_MAX ? Math.floor(n / LOW_SPLIT) : 0;
+    const low = high > 0 ? n - high * LOW_SPLIT : n;
     const codes = this.codes;
-    codes[this.used] = DIGIT_CODES[length]!;
-    for (let i = length; i > 0; i--) {
-      codes[this.used + i] = DIGIT_CODES[n % BASE]!;
-      n = Math.floor(n / BASE);
+    const at = this.used;
+    let end: number;
+    if (high === 0) {
+      end = at + digitsOf(low);
+      writeDigits(codes, end, low);
+    } else {
+      end = at + digitsOf(high) + LOW_DIGITS;
+      writeDigits(codes, end - LOW_DIGITS, high);
+      writeFixed(codes, end, low, LOW_DIGITS);
     }
-    this.used += length + 1;
+    codes[at] = DIGIT_CODES[end - at]!;
+    this.used = end + 1;
   },
 
   digit(d: number): void {
@@ -50,11 +85,11 @@ export const writer = {
 
   /** A 32-bit word as 5 digits. */
   word(n: number): void {
-    let u = n >>> 0;
-    for (let i = WORD_WIDTH - 1; i >= 0; i--) {
-      this.codes[this.used + i] = DIGIT_CODES[u % BASE]!;
-      u = Math.floor(u / BASE);
-    }
+    const u = n >>> 0;
+    // The top digit takes what is above 85⁴; the other four fit 31 bits.
+    const high = Math.floor(u / LOW_SPLIT);
+    this.codes[this.used] = DIGIT_CODES[high]!;
+    writeFixed(this.codes, this.used + WORD_WIDTH - 1, u - high * LOW_SPLIT, LOW_DIGITS);
     this.used += WORD_WIDTH;
   },
 
@@ -68,10 +103,6 @@ export const writer = {
     for (const n of list) this.word(n);
   },
 
-  text(text: string, from: number, to: number): void {
-    for (let i = from; i < to; i++) this.codes[this.used++] = text.charCodeAt(i);
-  },
-
   take(): string {
     let text = '';
     // In chunks: a spread of a long list would overflow the stack.
@@ -80,6 +111,16 @@ export const writer = {
     return text;
   },
 };
+
+/** Counts below 85 as written, made once: what is written as a string of its own is mostly a name's index, which is small. */
+const SMALL_COUNTS = Array.from({ length: BASE }, (_, n) => (n === 0 ? digitOf(0) : digitOf(1) + digitOf(n)));
+
+/** `n` as {@link writer}'s `count` writes it, as a string of its own; uses the writer for `n` of 85 or more, so only while it holds nothing. */
+export function countText(n: number): string {
+  if (n < BASE) return SMALL_COUNTS[n]!;
+  writer.count(n);
+  return writer.take();
+}
 
 /** Reads a string of numbers written by {@link writer} from the front. */
 export class Reader {

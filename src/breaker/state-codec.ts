@@ -1,7 +1,7 @@
 import type { BreakerSessionState, DelegationRecord, RetrievalRecord, TextRecord, ToolRecord, UserTurnsState } from './breaker-state.ts';
 import { GovernorError } from '../errors/governor-error.ts';
 import { packedFieldEnd } from './similarity/args-fingerprint.ts';
-import { isCount, isWord, Reader, writer } from './base85-numbers.ts';
+import { countText, isCount, isWord, Reader, writer } from './base85-numbers.ts';
 
 /**
  * The compact form of a session state starts with this marker and a version
@@ -206,19 +206,18 @@ const TOOL_FIELD_NAMES = 24;
  * paths. Undefined when the text is not in the packed form (kept as it is).
  */
 function internFields(f: string, names: Names): string | undefined {
+  // Joined from slices of `f` rather than copied code by code: the pieces are
+  // copied natively into one flat string, which keeps nothing of `f` alive.
+  const parts: string[] = [];
   let at = 0;
   while (at < f.length) {
     const bar = f.indexOf('|', at);
     const end = bar < 0 ? undefined : packedFieldEnd(f, bar + 1);
-    if (end === undefined) {
-      writer.used = 0;
-      return undefined;
-    }
-    writer.count(names.of(f.slice(at, bar)));
-    writer.text(f, bar + 1, end);
+    if (end === undefined) return undefined;
+    parts.push(countText(names.of(f.slice(at, bar))), f.slice(bar + 1, end));
     at = end;
   }
-  return writer.take();
+  return parts.join('');
 }
 
 function restoreFields(text: string, names: readonly string[]): string {
