@@ -62,6 +62,9 @@ export const writer = {
     // Beyond 31 bits, split off the low 4 digits with the one division by a
     // double: the rest runs on 31-bit integers, whose division by a constant
     // compiles to a multiplication (a division of doubles is far slower).
+    // The quotient stays below 2²⁸, where doubles lie less than 2 / 85⁴
+    // apart, so one just under an integer never rounds up to it: the floor
+    // is exact for every safe integer.
     const high = n > INT_MAX ? Math.floor(n / LOW_SPLIT) : 0;
     const low = high > 0 ? n - high * LOW_SPLIT : n;
     const codes = this.codes;
