@@ -12,7 +12,7 @@ import { initialState, type BreakerCounters } from './breaker-state.ts';
 import type { AppliedOp, SessionOp, SessionRead } from './breaker-store.ts';
 import { BreakerTelemetry } from './breaker-telemetry.ts';
 import { meterInstruments, registerOpenBreakerSource, type OpenBreakerSource } from '../telemetry/instruments.ts';
-import { redact } from '../redaction/redact.ts';
+import { storeFailureReason } from './store-failure-reason.ts';
 import type { DetectorContext } from './detectors/detection.ts';
 import { readOnlyMatcher } from './detectors/read-only-tools.ts';
 import { proposalOf, type ToolProposal } from './detectors/tool-record.ts';
@@ -61,8 +61,15 @@ export interface BreakerHealth {
    * pinged (`RedisBreakerStore`), otherwise the outcome of the last operation.
    */
   readonly storeReachable: boolean;
-  /** Why the store did not answer (credentials masked). */
+  /** Why the store did not answer (its error's code and message, secrets masked). */
   readonly storeError?: string;
+  /**
+   * Why the latest store failure happened, as `storeError` says it, kept
+   * once the store answers again: what explains `unjudged`, also when the
+   * store is up but one session cannot be read (a state stored by a newer
+   * version). Absent until a store operation fails.
+   */
+  readonly lastStoreError?: string;
   /**
    * Operations let through (fail-open) or refused (fail-closed) without
    * being judged or recorded because the store failed, since the breaker
@@ -128,6 +135,8 @@ export class AgentBreaker implements Advisor {
   /** Held here so the `governor.breaker.open` gauge's weak reference lives exactly as long as the breaker. */
   readonly #openSource: OpenBreakerSource | undefined;
   #storeErrors = 0;
+  /** Why the store last failed (see storeFailureReason). */
+  #lastStoreError: string | undefined;
   #unjudged = 0;
   readonly #steers = new PendingSteers();
   readonly #warned = new Set<string>();
@@ -243,9 +252,8 @@ export class AgentBreaker implements Advisor {
     try {
       stored = await this.options.store.read(sessionId, this.#reducer, 0);
       this.#lastStoreFailed = false;
-    } catch {
-      this.#storeErrors++;
-      this.#lastStoreFailed = true;
+    } catch (error) {
+      this.#storeFailed(error);
     }
     const state = this.#logic.settle(stored?.state ?? initialState(now), now).state;
     const { tokens, costUsd, phase } = state.budget;
@@ -285,9 +293,8 @@ export class AgentBreaker implements Advisor {
         const open = await store.listOpen();
         this.#lastStoreFailed = false;
         return open;
-      } catch {
-        this.#storeErrors++;
-        this.#lastStoreFailed = true;
+      } catch (error) {
+        this.#storeFailed(error);
       }
     }
     return this.#cachedOpen();
@@ -299,19 +306,19 @@ export class AgentBreaker implements Advisor {
    */
   async health(): Promise<BreakerHealth> {
     const store = this.options.store;
-    let storeError: string | undefined;
+    let pingFailed = false;
     if (store.ping !== undefined) {
       try {
         await store.ping();
       } catch (error) {
-        storeError = redact(error instanceof Error ? error.message : String(error));
-        this.#storeErrors++;
-        this.#lastStoreFailed = true;
+        pingFailed = true;
+        this.#storeFailed(error);
       }
     }
     // An unreachable store would only fail again: report what this process saw instead.
-    const open = storeError === undefined ? await this.openSessions() : this.#cachedOpen();
-    const reachable = storeError === undefined && !this.#lastStoreFailed;
+    const open = pingFailed ? this.#cachedOpen() : await this.openSessions();
+    const reachable = !pingFailed && !this.#lastStoreFailed;
+    const storeError = reachable ? undefined : this.#lastStoreError;
     const status = store.status?.() ?? {};
     const sessionsLost = Math.max(this.#sessionsLost, status.sessionsLost ?? 0);
     return {
@@ -320,6 +327,7 @@ export class AgentBreaker implements Advisor {
       storeErrors: this.#storeErrors,
       storeReachable: reachable,
       ...(storeError === undefined ? {} : { storeError }),
+      ...(this.#lastStoreError === undefined ? {} : { lastStoreError: this.#lastStoreError }),
       unjudged: this.#unjudged,
       costBudget: this.options.budget.maxCostUsd === undefined ? 'off' : this.#unpriced.size > 0 ? 'not_enforceable' : 'enforced',
       unpricedModels: [...this.#unpriced].sort(),
@@ -386,8 +394,8 @@ export class AgentBreaker implements Advisor {
       let read: SessionRead | undefined;
       try {
         read = await this.options.store.read(sessionId, this.#reducer, this.options.checkFreshnessMs);
-      } catch {
-        return this.#storeFailure(sessionId, 'read');
+      } catch (error) {
+        return this.#storeFailure(sessionId, 'read', error);
       }
       const outcome = this.#reducer.apply(read?.state ?? initialState(op.at), op);
       if (outcome.next !== null) return this.#write(sessionId, op);
@@ -403,8 +411,8 @@ export class AgentBreaker implements Advisor {
     let applied: AppliedOp;
     try {
       applied = await store.apply(sessionId, op, this.#reducer);
-    } catch {
-      return this.#storeFailure(sessionId, 'apply');
+    } catch (error) {
+      return this.#storeFailure(sessionId, 'apply', error);
     }
     this.#lastStoreFailed = false;
     this.#noteOpen(sessionId, applied.state.status === 'OPEN');
@@ -447,10 +455,15 @@ export class AgentBreaker implements Advisor {
     }
   }
 
-  #storeFailure(sessionId: string, operation: string): BreakerDecision {
+  #storeFailed(error: unknown): void {
     this.#storeErrors++;
-    this.#unjudged++;
     this.#lastStoreFailed = true;
+    this.#lastStoreError = storeFailureReason(error);
+  }
+
+  #storeFailure(sessionId: string, operation: string, error: unknown): BreakerDecision {
+    this.#storeFailed(error);
+    this.#unjudged++;
     const closed = this.options.onStoreError === 'fail-closed';
     try {
       if (this.#telemetry !== undefined) {
@@ -460,7 +473,7 @@ export class AgentBreaker implements Advisor {
     } catch {
       // Telemetry must never break the agent it observes.
     }
-    const message = `Agent breaker store ${operation} failed; failing ${closed ? 'closed: the call is refused' : 'open: the call is let through unjudged'}.`;
+    const message = `Agent breaker store ${operation} failed (${this.#lastStoreError}); failing ${closed ? 'closed: the call is refused' : 'open: the call is let through unjudged'}.`;
     this.#dispatch({ type: 'warning', sessionId, at: this.options.now(), message });
     return closed ? { action: 'stop', reason: 'store_unavailable', message } : ALLOW;
   }

@@ -110,6 +110,16 @@ describe('op codec', () => {
 
   test('rejects text that is not a logged operation', () => {
     const texts = ['', 'hello', 'O2["0"]', 'O1[', 'O1[5]', 'O1["9100"]', 'O1["0"]', 'O1["0100000",1]', 'O1["3",""]', '{"k":'];
+    // JSON of another shape, or of an operation this version does not know.
+    texts.push(
+      '{}',
+      '{"k":"undo","at":1}',
+      '{"k":"model"}',
+      '{"k":"model","at":"1"}',
+      '{"k":"observe","at":1}',
+      '{"k":"observe","at":1,"event":{}}',
+      '{"k":"tool","at":1,"call":null}',
+    );
     // A valid compact operation with a string too many, and with its head cut short.
     const valid = encodeOp({ k: 'tool', at, call: { tool: 'x', args: null }, p: { tool: 'x', fp } });
     texts.push(valid.replace(/\]$/, ',"extra"]'), valid.replace(/^O1\["(.)./, 'O1["$1'));

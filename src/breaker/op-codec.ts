@@ -59,11 +59,12 @@ export function encodeOp(op: SessionOp): string {
 /**
  * A logged operation from {@link encodeOp}'s form, or from the plain JSON
  * older versions logged.
- * @throws {InvalidOpError} when the text is neither.
+ * @throws {InvalidOpError} when the text is neither, or holds something
+ * other than a session operation.
  */
 export function decodeOp(text: string): SessionOp {
   const first = text.charAt(0);
-  if (first === '{') return parse(text) as SessionOp;
+  if (first === '{') return checkedOp(parse(text));
   if (first !== MARKER) throw new InvalidOpError(`unknown form (starts with ${JSON.stringify(first)})`);
   if (text.charAt(1) !== VERSION) throw new InvalidOpError(`unknown version ${JSON.stringify(text.charAt(1))}`);
   const body = parse(text.slice(2));
@@ -74,6 +75,22 @@ export function decodeOp(text: string): SessionOp {
     if (InvalidOpError.isInstance(error)) throw error;
     throw new InvalidOpError('malformed operation', { cause: error });
   }
+}
+
+const KINDS: readonly unknown[] = ['observe', 'tool', 'model', 'reset'];
+
+/** What the reducer reads of every operation, checked once here (see checkedState in state-codec.ts). */
+function checkedOp(value: unknown): SessionOp {
+  if (!isRecord(value)) throw new InvalidOpError('not an object');
+  if (!KINDS.includes(value.k)) throw new InvalidOpError(`unknown operation kind ${JSON.stringify(value.k)}`);
+  if (typeof value.at !== 'number' || !Number.isFinite(value.at)) throw new InvalidOpError('no valid time');
+  if (value.k === 'observe' && !(isRecord(value.event) && typeof value.event.kind === 'string')) throw new InvalidOpError('an observation without an event');
+  if (value.k === 'tool' && !(isRecord(value.call) && typeof value.call.tool === 'string')) throw new InvalidOpError('a tool check without a call');
+  return value as unknown as SessionOp;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function parse(text: string): unknown {

@@ -109,14 +109,23 @@ describe('shared store', () => {
     assert.equal((await b.observe('s', { kind: 'user', text: 'x' })).action, 'allow');
     assert.equal(warnings.length, 3);
     assert.equal((await b.health()).unjudged, 3, 'what was not judged is counted');
-    assert.ok(
-      warnings.every((w) => !(w.message ?? '').includes('secret')),
-      'store error details are not leaked',
-    );
-    assert.equal((await b.health()).status, 'degraded');
+    for (const w of warnings) {
+      assert.match(
+        w.message ?? '',
+        /store (read|apply) failed \(connection refused \(redis:\/\/user:\[REDACTED\]@host\)\); failing open/,
+        'the warning says why',
+      );
+      assert.ok(!(w.message ?? '').includes('secret'), 'but not the credentials');
+    }
+    const degraded = await b.health();
+    assert.equal(degraded.status, 'degraded');
+    assert.equal(degraded.storeError, 'connection refused (redis://user:[REDACTED]@host)');
     store.failing = false;
     await b.checkModelCall('s');
-    assert.equal((await b.health()).status, 'ok');
+    const recovered = await b.health();
+    assert.equal(recovered.status, 'ok');
+    assert.equal(recovered.storeError, undefined, 'a store that works again has no error to report');
+    assert.equal(recovered.lastStoreError, 'connection refused (redis://user:[REDACTED]@host)', 'but why calls went unjudged is kept');
   });
 
   test('fail-closed: a store outage stops the call with BreakerUnavailableError', async () => {
@@ -128,6 +137,7 @@ describe('shared store', () => {
     assert.equal(decision.reason, 'store_unavailable');
     assert.equal(decision.category, undefined);
     assert.ok(breakerErrorFor(decision) instanceof BreakerUnavailableError);
+    assert.match(decision.message ?? '', /^Agent breaker store read failed \(connection refused \(redis:\/\/user:\[REDACTED\]@host\)\); failing closed/);
     assert.equal((await b.observe('s', { kind: 'user', text: 'x' })).action, 'stop');
   });
 

@@ -138,7 +138,14 @@ describe('state codec', () => {
   });
 
   test('rejects text that is not a stored state', () => {
-    for (const text of ['', 'hello', 'G2[]', 'G1[', 'G1[[],{"seq":1,"tools":[["1"]]}]', 'G1[[],{"seq":1,"tools":[[5]]}]', 'G1{}', '[1]']) {
+    const fresh = initialState(5);
+    // JSON of another shape: another program's value, or a state of a schema this version does not know.
+    const shapes = [{}, { ...fresh, v: 2 }, { ...fresh, status: 'BROKEN' }, { ...fresh, seq: -1 }, { ...fresh, tools: {} }, { ...fresh, counters: null }];
+    const { budget: _budget, ...withoutBudget } = fresh;
+    shapes.push(withoutBudget);
+    const texts = ['', 'hello', 'G2[]', 'G1[', 'G1[[],{"seq":1,"tools":[["1"]]}]', 'G1[[],{"seq":1,"tools":[[5]]}]', 'G1{}', '[1]'];
+    for (const shape of shapes) texts.push(JSON.stringify(shape), `G1${JSON.stringify([[], shape])}`);
+    for (const text of texts) {
       assert.throws(
         () => decodeState(text),
         (error: unknown) => InvalidStateError.isInstance(error) && (error as InvalidStateError).code === 'GOVERNOR_INVALID_STATE',

@@ -69,11 +69,12 @@ export function encodeState(state: BreakerSessionState): string {
 /**
  * A session state from {@link encodeState}'s form, or from the plain JSON
  * older versions stored.
- * @throws {InvalidStateError} when the text is neither.
+ * @throws {InvalidStateError} when the text is neither, or holds something
+ * other than a session state.
  */
 export function decodeState(text: string): BreakerSessionState {
   const first = text.charAt(0);
-  if (first === '{') return parse(text) as BreakerSessionState;
+  if (first === '{') return checkedState(parse(text));
   if (first !== MARKER) throw new InvalidStateError(`unknown form (starts with ${JSON.stringify(first)})`);
   if (text.charAt(1) !== VERSION) throw new InvalidStateError(`unknown version ${JSON.stringify(text.charAt(1))}`);
   const body = parse(text.slice(2));
@@ -93,7 +94,30 @@ export function decodeState(text: string): BreakerSessionState {
   } catch (error) {
     throw new InvalidStateError('malformed record', { cause: error });
   }
-  return state as unknown as BreakerSessionState;
+  return checkedState(state);
+}
+
+const STATUSES: readonly unknown[] = ['CLOSED', 'OPEN', 'HALF_OPEN'];
+const LISTS = ['tools', 'seen', 'texts', 'retrievals', 'delegations', 'handled'] as const;
+const OBJECTS = ['drift', 'budget', 'escalations', 'counters'] as const;
+
+/**
+ * The parts of a state every judgement reads, checked once here: JSON of
+ * another shape (another program's key, a version this one does not know)
+ * then fails as what it is instead of as a TypeError somewhere in a detector.
+ */
+function checkedState(value: unknown): BreakerSessionState {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidStateError('not an object');
+  const state = value as Record<string, unknown>;
+  if (state.v !== 1) throw new InvalidStateError(`unknown schema version ${JSON.stringify(state.v)}`);
+  if (!STATUSES.includes(state.status)) throw new InvalidStateError('no valid status');
+  if (!isCount(state.seq) || !isCount(state.userSeq)) throw new InvalidStateError('no valid sequence numbers');
+  for (const key of LISTS) if (!Array.isArray(state[key])) throw new InvalidStateError(`"${key}" is not a list`);
+  for (const key of OBJECTS) {
+    const part = state[key];
+    if (typeof part !== 'object' || part === null || Array.isArray(part)) throw new InvalidStateError(`"${key}" is not an object`);
+  }
+  return value as BreakerSessionState;
 }
 
 function parse(text: string): unknown {

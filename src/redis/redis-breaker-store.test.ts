@@ -119,6 +119,42 @@ describe('RedisBreakerStore', () => {
     assert.equal((await reader.snapshot('s')).version, undefined);
     const health = await reader.health();
     assert.equal(health.storeErrors, 1);
+    assert.match(health.lastStoreError ?? '', /a logged operation is unreadable/, 'health says why');
+  });
+
+  test('a session this version cannot read (a newer schema) is not judged, and every report says why', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const writer = breakerOn(store({ keyPrefix }));
+    for (let i = 0; i < 20; i++) await writer.observe('s', { kind: 'tool_call', tool: 'read_file', args: { path: `src/${i}.ts` }, result: `contents ${i}` });
+    const sessionKey = `${keyPrefix}session:s`;
+    assert.ok((await raw.hGet(sessionKey, 'snap'))?.startsWith('G1'), 'the log was folded into a snapshot');
+    const newer = JSON.stringify({ ...(await writer.snapshot('s')), v: 2 });
+    await raw.hSet(sessionKey, 'snap', newer);
+
+    const reader = breakerOn(store({ keyPrefix }));
+    const warnings: string[] = [];
+    reader.on((e) => e.type === 'warning' && warnings.push(e.message ?? ''));
+    const decision = await reader.observe('s', { kind: 'tool_call', tool: 'read_file', args: { path: 'src/x.ts' }, result: 'x' });
+    assert.equal(decision.action, 'allow', 'fail-open by default');
+    assert.equal(warnings.length, 1);
+    const why =
+      /GOVERNOR_BREAKER_STORE: Breaker store \w+ failed: stored snapshot is not a session state; caused by GOVERNOR_INVALID_STATE: Not a stored breaker session state: unknown schema version 2/;
+    assert.match(warnings[0]!, why);
+    const health = await reader.health();
+    assert.deepEqual([health.status, health.storeReachable, health.storeError, health.unjudged], ['ok', true, undefined, 1], 'the server is up');
+    assert.match(health.lastStoreError ?? '', why, 'what was not judged, and why');
+    assert.equal(await raw.hGet(sessionKey, 'snap'), newer, 'what this version cannot read is left as it is');
+
+    const closed = new AgentBreaker({ telemetry: false, checkFreshnessMs: 0, store: store({ keyPrefix }), onStoreError: 'fail-closed' });
+    const refused = await closed.checkModelCall('s');
+    assert.deepEqual([refused.action, refused.reason], ['stop', 'store_unavailable']);
+    assert.match(refused.message ?? '', why);
+
+    // Deleting the session is how an operator starts it afresh.
+    await store({ keyPrefix }).delete('s');
+    assert.equal((await closed.checkModelCall('s')).action, 'allow');
+    assert.equal((await reader.observe('s', modelRound(0))).action, 'allow');
+    assert.equal((await reader.snapshot('s')).counters.events, 1);
   });
 
   test('eight breakers writing one session at once lose no event', async () => {

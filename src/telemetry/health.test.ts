@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { AgentBreaker, health, healthHandler, InvalidOptionError, type HealthReport } from '../index.ts';
+import { AgentBreaker, health, healthHandler, InMemoryBreakerStore, InvalidOptionError, type BreakerStore, type HealthReport } from '../index.ts';
 import { RedisBreakerStore } from '../redis/index.ts';
 import { BreakerDriver } from '../breaker/test-support/breaker-driver.ts';
 import { requireRedis, testRedisUrl } from '../test-support/services.ts';
@@ -67,6 +67,28 @@ describe('health', () => {
     assert.equal(report.components['down']?.status, 'DOWN');
     assert.equal(report.components['down']?.details?.['storeReachable'], false);
     assert.match(String(report.components['down']?.details?.['error']), /ping failed/);
+  });
+
+  test('a store that answers again is UP, and says why the calls it missed went unjudged', async () => {
+    const inner = new InMemoryBreakerStore();
+    let failures = 1;
+    const store: BreakerStore = {
+      read: (sessionId) => inner.read(sessionId),
+      delete: (sessionId) => inner.delete(sessionId),
+      apply: (sessionId, op, reducer) =>
+        failures-- > 0 ? Promise.reject(new Error("READONLY You can't write against a read only replica.")) : inner.apply(sessionId, op, reducer),
+    };
+    const breaker = new AgentBreaker({ telemetry: false, store });
+    await breaker.observe('s', { kind: 'user', text: 'hello' });
+    let report = await health({ breakers: { main: breaker } });
+    assert.equal(report.components['main']?.status, 'DOWN');
+    assert.match(String(report.components['main']?.details?.['error']), /^READONLY You can't write/);
+    await breaker.observe('s', { kind: 'user', text: 'hello again' });
+    report = await health({ breakers: { main: breaker } });
+    assert.equal(report.components['main']?.status, 'UP');
+    assert.equal(report.components['main']?.details?.['error'], undefined);
+    assert.equal(report.components['main']?.details?.['unjudged'], 1);
+    assert.match(String(report.components['main']?.details?.['lastStoreError']), /^READONLY You can't write/);
   });
 
   test("serves Node's (req, res) too, and refuses methods other than GET and HEAD", async () => {

@@ -95,6 +95,8 @@ async function breakerComponent(source: BreakerHealthSource, timeoutMs: number, 
         ...(h.storeError === undefined ? {} : { error: describe(h.storeError) }),
         // Reported only when there is something to say, so a healthy report stays as it was.
         ...(h.unjudged ? { unjudged: h.unjudged } : {}),
+        // The store answers again: what failed before, so that `unjudged` has its reason.
+        ...(h.lastStoreError === undefined || h.storeError !== undefined ? {} : { lastStoreError: describe(h.lastStoreError) }),
         ...(h.storeRestarted ? { storeRestarted: true } : {}),
         ...(h.sessionsLost ? { sessionsLost: h.sessionsLost } : {}),
         ...(h.heldOverCap ? { heldOverCap: h.heldOverCap } : {}),
