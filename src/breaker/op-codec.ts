@@ -3,6 +3,7 @@ import type { AnswerPrint, TaskPrint } from './detectors/delegation-loop.ts';
 import type { ResultDigest, ToolProposal } from './detectors/tool-record.ts';
 import { GovernorError } from '../errors/governor-error.ts';
 import { isCount, Reader, writer } from './base85-numbers.ts';
+import { isRecord } from './json-record.ts';
 
 /**
  * The compact form of a logged operation starts with this marker and a
@@ -87,10 +88,6 @@ function checkedOp(value: unknown): SessionOp {
   if (value.k === 'observe' && !(isRecord(value.event) && typeof value.event.kind === 'string')) throw new InvalidOpError('an observation without an event');
   if (value.k === 'tool' && !(isRecord(value.call) && typeof value.call.tool === 'string')) throw new InvalidOpError('a tool check without a call');
   return value as unknown as SessionOp;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function parse(text: string): unknown {

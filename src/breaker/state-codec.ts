@@ -2,6 +2,7 @@ import type { BreakerSessionState, DelegationRecord, RetrievalRecord, TextRecord
 import { GovernorError } from '../errors/governor-error.ts';
 import { packedFieldEnd } from './similarity/args-fingerprint.ts';
 import { countText, isCount, isWord, Reader, writer } from './base85-numbers.ts';
+import { isRecord } from './json-record.ts';
 
 /**
  * The compact form of a session state starts with this marker and a version
@@ -107,17 +108,14 @@ const OBJECTS = ['drift', 'budget', 'escalations', 'counters'] as const;
  * then fails as what it is instead of as a TypeError somewhere in a detector.
  */
 function checkedState(value: unknown): BreakerSessionState {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidStateError('not an object');
-  const state = value as Record<string, unknown>;
+  if (!isRecord(value)) throw new InvalidStateError('not an object');
+  const state = value;
   if (state.v !== 1) throw new InvalidStateError(`unknown schema version ${JSON.stringify(state.v)}`);
   if (!STATUSES.includes(state.status)) throw new InvalidStateError('no valid status');
   if (!isCount(state.seq) || !isCount(state.userSeq)) throw new InvalidStateError('no valid sequence numbers');
   for (const key of LISTS) if (!Array.isArray(state[key])) throw new InvalidStateError(`"${key}" is not a list`);
-  for (const key of OBJECTS) {
-    const part = state[key];
-    if (typeof part !== 'object' || part === null || Array.isArray(part)) throw new InvalidStateError(`"${key}" is not an object`);
-  }
-  return value as BreakerSessionState;
+  for (const key of OBJECTS) if (!isRecord(state[key])) throw new InvalidStateError(`"${key}" is not an object`);
+  return value as unknown as BreakerSessionState;
 }
 
 function parse(text: string): unknown {
