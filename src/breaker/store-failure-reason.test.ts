@@ -26,7 +26,7 @@ describe('storeFailureReason', () => {
     assert.doesNotMatch(reason, /alice/, "JSON.parse's message quotes the stored text; it is left out");
   });
 
-  test('any other error: its name and message on one line, secrets masked, at most 300 characters', () => {
+  test('any other error: its name and message on one line, secrets masked, at most 400 characters', () => {
     assert.equal(storeFailureReason(new Error('connect ECONNREFUSED 127.0.0.1:6379')), 'connect ECONNREFUSED 127.0.0.1:6379');
     assert.equal(
       storeFailureReason(new TypeError("Cannot read properties of undefined (reading 'tools')")),
@@ -36,7 +36,7 @@ describe('storeFailureReason', () => {
     assert.equal(storeFailureReason('timed out'), 'timed out');
     assert.equal(storeFailureReason(new Error('')), 'Error');
     const long = storeFailureReason(new Error('x'.repeat(1000)));
-    assert.equal(long.length, 300);
+    assert.equal(long.length, 400);
     assert.ok(long.endsWith('…'));
   });
 });

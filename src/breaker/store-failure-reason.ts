@@ -1,8 +1,8 @@
 import { GovernorError } from '../errors/governor-error.ts';
 import { redact } from '../redaction/redact.ts';
 
-/** Longest reason given: a code and a sentence or two, never a payload. */
-const MAX_REASON = 300;
+/** Longest reason given: a code and a sentence or two for each error of the chain, never a payload. */
+const MAX_REASON = 400;
 /** Governor errors wrapped in one another that are named, outermost first. */
 const MAX_CAUSES = 3;
 

@@ -150,11 +150,43 @@ describe('RedisBreakerStore', () => {
     assert.deepEqual([refused.action, refused.reason], ['stop', 'store_unavailable']);
     assert.match(refused.message ?? '', why);
 
+    // Every event still tried is appended for a writer that can fold it, but the log stops at 1,024: it does not grow for as long as the session is used.
+    for (let i = 0; i < 1100; i++) await reader.observe('s', { kind: 'tool_call', tool: 'read_file', args: { path: `src/${i}.ts` }, result: String(i) });
+    assert.equal(await raw.lLen(`${keyPrefix}log:s`), 1024);
+    assert.equal(warnings.length, 1101);
+    assert.match(warnings.at(-1)!, /the session's log is full: 1024 operations no writer could fold into a snapshot; caused by .*unknown schema version 2/);
+    assert.equal((await reader.health()).unjudged, 1101);
+
     // Deleting the session is how an operator starts it afresh.
     await store({ keyPrefix }).delete('s');
     assert.equal((await closed.checkModelCall('s')).action, 'allow');
     assert.equal((await reader.observe('s', modelRound(0))).action, 'allow');
     assert.equal((await reader.snapshot('s')).counters.events, 1);
+  });
+
+  test('a log full of operations nobody folded is folded by the next writer that can read it, and nothing is lost', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const logKey = `${keyPrefix}log:s`;
+    await breakerOn(store({ keyPrefix })).observe('s', modelRound(0));
+    // As writers whose folds never landed would leave it (operations in the plain JSON that older versions logged).
+    const at = Date.now();
+    const ops = Array.from({ length: 1023 }, (_, i) =>
+      JSON.stringify({ k: 'observe', at, event: { kind: 'model', promptTokens: 100, completionTokens: i % 2, text: '' } }),
+    );
+    await raw.rPush(logKey, ops);
+    assert.equal(await raw.lLen(logKey), 1024);
+
+    const writer = breakerOn(store({ keyPrefix }));
+    const warnings: string[] = [];
+    writer.on((e) => e.type === 'warning' && warnings.push(e.message ?? ''));
+    assert.equal((await writer.observe('s', modelRound(1))).action, 'allow');
+    assert.deepEqual(warnings, []);
+    assert.equal((await writer.health()).unjudged, 0);
+    assert.ok((await raw.lLen(logKey)) < 16, 'folded into a snapshot');
+    const snap = await breakerOn(store({ keyPrefix })).snapshot('s');
+    assert.equal(snap.counters.modelCalls, 1025);
+    // Two rounds of 1,000 + 1,001 prompt and 10 completion tokens each, and 1,023 of 100 + 0 or 1.
+    assert.equal(snap.budget.tokens, 1010 + 1011 + 1023 * 100 + 511);
   });
 
   test('eight breakers writing one session at once lose no event', async () => {

@@ -97,6 +97,16 @@ const COMPACT_EVERY = 16;
  * snapshot itself, which the detectors' windows bound.
  */
 const COMPACT_BYTES = 1024;
+/**
+ * Most operations a session's log holds. Writers fold it long before this
+ * (by {@link COMPACT_EVERY} × 4 at the latest); only a session no writer can
+ * fold reaches it (a snapshot or operation of a newer version), and then
+ * appends are refused instead of the log growing for as long as the session
+ * is used.
+ */
+const MAX_LOGGED = 1024;
+/** What APPEND answers when the log is full (a Redis error reply). */
+const LOG_FULL = 'GOVERNOR_LOG_FULL';
 
 /*
  * A session is a hash {base, id, snap} and a list (its log). `snap` is the
@@ -134,9 +144,11 @@ end
  * the operation (see encodeOp), ttl ms, '1' to refresh both keys' expiry, the id the caller
  * knows ('' = none), an id for the session should this create it, and
  * optionally a snapshot to store first: its position and encoded state (see
- * COMPACT), so that folding costs no round trip. Two server commands in the
- * common case (HMGET, RPUSH): the expiry is set when a key is created and
- * refreshed only when the caller asks (see RedisBreakerStore's ttlMs).
+ * COMPACT), so that folding costs no round trip. A log that holds
+ * MAX_LOGGED operations takes no more: the reply is the error LOG_FULL.
+ * Two server commands in the common case (HMGET, RPUSH): the expiry is set
+ * when a key is created and refreshed only when the caller asks (see
+ * RedisBreakerStore's ttlMs).
  */
 const APPEND = `${FOLD_REPLY}
 local meta = redis.call('HMGET', KEYS[1], 'base', 'id')
@@ -161,6 +173,10 @@ if snapAt and snapAt > base then
   end
 end
 local n = redis.call('RPUSH', KEYS[2], ARGV[2])
+if n > ${MAX_LOGGED} then
+  redis.call('RPOP', KEYS[2])
+  return redis.error_reply('${LOG_FULL} ' .. (n - 1))
+end
 if refresh then
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
   redis.call('PEXPIRE', KEYS[2], ARGV[3])
@@ -560,9 +576,33 @@ export class RedisBreakerStore implements BreakerStore {
    * process knows is made while the append is in flight, and kept when the
    * reply shows that no other writer's operation came in between (else the
    * operation is judged again after theirs, in log order). A restored
-   * session also stores a snapshot (a second round trip).
+   * session also stores a snapshot (a second round trip). A log full of
+   * operations nobody folded is folded first (see MAX_LOGGED); when this
+   * process cannot read it either, the error says so and why.
    */
   async apply(sessionId: string, original: SessionOp, reducer: SessionReducer): Promise<AppliedOp> {
+    try {
+      return await this.#append(sessionId, original, reducer);
+    } catch (error) {
+      if (!isLogFull(error)) throw error;
+      await this.#foldFullLog(sessionId, reducer);
+      return this.#append(sessionId, original, reducer);
+    }
+  }
+
+  /** Folds a full log into a snapshot, when this process can read the session. */
+  async #foldFullLog(sessionId: string, reducer: SessionReducer): Promise<void> {
+    let read: SessionRead | undefined;
+    try {
+      read = await this.read(sessionId, reducer, 0);
+    } catch (error) {
+      throw new BreakerStoreError('apply', `the session's log is full: ${MAX_LOGGED} operations no writer could fold into a snapshot`, { cause: error });
+    }
+    if (read === undefined) return;
+    await this.#compact(sessionId, [this.#key(sessionId), this.#logPrefix + sessionId], read.position, read.state);
+  }
+
+  async #append(sessionId: string, original: SessionOp, reducer: SessionReducer): Promise<AppliedOp> {
     // The log keeps what the detectors read, not the raw payloads; every writer judges that same form.
     const op = reducer.digest?.(original) ?? original;
     let logged: string;
@@ -856,6 +896,11 @@ function lastBytes(logged: readonly number[], count: number): number {
   let total = 0;
   for (let i = Math.max(0, logged.length - count); i < logged.length; i++) total += logged[i]!;
   return total;
+}
+
+/** APPEND found the session's log full (see MAX_LOGGED). */
+function isLogFull(error: unknown): boolean {
+  return error instanceof BreakerStoreError && error.cause instanceof Error && error.cause.message.startsWith(LOG_FULL);
 }
 
 function readOp(operation: string, raw: unknown): SessionOp {
