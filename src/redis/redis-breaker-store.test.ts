@@ -260,6 +260,21 @@ describe('RedisBreakerStore', () => {
     }
   });
 
+  test('a session that expired after ttlMs starts afresh in the process that wrote it too, and is not reported lost', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const s = new RedisBreakerStore({ client: raw, keyPrefix, ttlMs: 300 });
+    const b = new AgentBreaker({ telemetry: false, checkFreshnessMs: 0, store: s, budget: { maxTokens: 5000 } });
+    for (let i = 0; i < 6; i++) await b.observe('s', modelRound(i));
+    assert.equal((await b.snapshot('s')).budget.phase, 'exhausted');
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    assert.deepEqual(await raw.keys(`${keyPrefix}*`), [], 'expired as ttlMs says');
+
+    assert.equal((await b.observe('s', modelRound(0))).action, 'allow');
+    const after = await b.snapshot('s');
+    assert.deepEqual([after.counters.events, after.budget.tokens, after.budget.phase], [1, 1010, 'ok']);
+    assert.deepEqual(s.status(), { restarted: false, sessionsLost: 0 });
+  });
+
   test('a session whose hash expired before its log starts afresh, without the old log', async () => {
     const keyPrefix = `${prefix}${randomUUID()}:`;
     const call = { kind: 'tool_call' as const, tool: 'get_status', args: { job: 'build' }, result: 'queued' };

@@ -378,8 +378,9 @@ const REDIS_BREAKER_STORE_OPTION_RULES: OptionRules<RedisBreakerStoreOptions> = 
  * detectors read text (model replies, user turns, queries, passages). The
  * snapshot holds hashes and sketches only. Without AOF or RDB persistence a Redis
  * restart forgets every session: open breakers close and spent budgets
- * reset. A process that still knows a forgotten session restores it on its
- * next write and counts it (`status().sessionsLost`); `status().restarted`
+ * reset. A process that still knows a forgotten session (one it used less
+ * than `ttlMs` ago) restores it on its next write and counts it
+ * (`status().sessionsLost`); `status().restarted`
  * tells that the server restarted since this process first saw it.
  *
  * `listOpen` keeps one set per key prefix: it needs a non-cluster Redis (or
@@ -542,7 +543,7 @@ export class RedisBreakerStore implements BreakerStore {
    * than `maxAgeMs` ago).
    */
   async read(sessionId: string, reducer: SessionReducer, maxAgeMs: number): Promise<SessionRead | undefined> {
-    const cached = this.#cache.get(sessionId);
+    const cached = this.#known(sessionId, Date.now());
     if (cached !== undefined && Date.now() - cached.at < maxAgeMs) return { state: cached.state, position: cached.position };
     const keys = [this.#key(sessionId), this.#logPrefix + sessionId];
     const reply = await this.#evalScript('read', SCRIPTS.read, keys, [String(cached?.position ?? -1)]);
@@ -612,7 +613,7 @@ export class RedisBreakerStore implements BreakerStore {
       throw new BreakerStoreError('apply', `operation is not serialisable: ${describeRedisError(error)}`, { cause: error });
     }
     const now = Date.now();
-    const cached = this.#cache.get(sessionId);
+    const cached = this.#known(sessionId, now);
     const keys = [this.#key(sessionId), this.#logPrefix + sessionId];
     const refresh = cached === undefined || now - cached.refreshedAt >= this.#refreshEveryMs;
     const owed = cached?.owed;
@@ -723,15 +724,28 @@ export class RedisBreakerStore implements BreakerStore {
     }
   }
 
+  /**
+   * The session as this process last folded it, unless that was `ttlMs` ago
+   * or longer: the server may have let it expire since, as it should, and
+   * then it is a new session, not one the server lost.
+   */
+  #known(sessionId: string, now: number): Folded | undefined {
+    const cached = this.#cache.get(sessionId);
+    if (cached === undefined || now - cached.at < this.#ttlMs) return cached;
+    this.#cache.delete(sessionId);
+    return undefined;
+  }
+
   #remember(sessionId: string, folded: Folded, restored = false): void {
     const cached = this.#cache.get(sessionId);
     // Two operations of this process on one session may finish out of order: keep the later.
     if (!restored && cached !== undefined && cached.position > folded.position) return;
     this.#cache.delete(sessionId);
     this.#cache.set(sessionId, folded);
-    if (this.#cache.size > this.#cacheSessions) {
-      const oldest = this.#cache.keys().next().value;
-      if (oldest !== undefined) this.#cache.delete(oldest);
+    // The least recently used sit first: drop those over the cap, then those too old to trust (see #known).
+    for (const [id, entry] of this.#cache) {
+      if (this.#cache.size <= this.#cacheSessions && folded.at - entry.at < this.#ttlMs) break;
+      this.#cache.delete(id);
     }
   }
 
