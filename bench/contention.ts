@@ -317,7 +317,8 @@ interface RedisCostFigures {
 }
 
 async function eventCost(url: string, keyPrefix: string, argBytes: number, events: number): Promise<RedisCostFigures> {
-  const client = createClient({ url });
+  // The PINGs go as the store sends its commands: without a timer of node-redis's own per command.
+  const client = createClient({ url, commandOptions: { timeout: 0 } });
   client.on('error', () => {});
   await client.connect();
   try {

@@ -25,7 +25,7 @@
 import fs from 'node:fs';
 import { testRedisUrl } from '../src/test-support/services.ts';
 import { formatContentionReport, runContentionBenchmark } from './contention.ts';
-import { formatOverheadReport, runOverheadBenchmark, type OverheadBenchmarkOptions } from './overhead.ts';
+import { DEFAULT_REDIS_SCALE, formatOverheadReport, measureRedisScale, runOverheadBenchmark, type OverheadBenchmarkOptions } from './overhead.ts';
 import { formatProxyOverhead, measureProxyOverhead } from './proxy-overhead.ts';
 
 const USAGE = 'usage: npm run bench:overhead [-- [--json [FILE]] [--quick] [--no-redis] [--no-start]]';
@@ -76,8 +76,10 @@ const quick: OverheadBenchmarkOptions = flags.quick
       scale: { sessions: 300, events: 100 },
     }
   : {};
-const report = await runOverheadBenchmark({
+const measured = await runOverheadBenchmark({
   ...quick,
+  // Measured after everything else instead (see measureRedisScale).
+  redisScale: false,
   ...(flags.redis ? {} : { redisUrl: false }),
   startRedis: flags.start,
   onProgress: (what) => process.stderr.write(`… ${what}\n`),
@@ -88,12 +90,19 @@ const proxy = await measureProxyOverhead(flags.quick ? { requests: 200, warmUp: 
 
 // Needs the Redis the overhead rows used: skipped with them.
 const contention =
-  'cells' in report.redis
+  'cells' in measured.redis
     ? await runContentionBenchmark(testRedisUrl(), {
         ...(flags.quick ? { repeats: 1, longSession: 1_000 } : {}),
         onProgress: (what) => process.stderr.write(`… ${what}\n`),
       })
     : undefined;
+
+let report = measured;
+if ('cells' in measured.redis) {
+  const scale = flags.quick ? { sessions: 300, events: 50 } : DEFAULT_REDIS_SCALE;
+  process.stderr.write(`… Redis at scale: ${scale.sessions} sessions of ${scale.events} events taking turns, arguments 1024 B\n`);
+  report = { ...measured, redis: { ...measured.redis, scale: await measureRedisScale(testRedisUrl(), scale) } };
+}
 
 const json = JSON.stringify(contention === undefined ? { ...report, proxy } : { ...report, proxy, contention }, null, 2);
 if (flags.json && flags.jsonFile === undefined) {

@@ -24,6 +24,8 @@ const TINY: OverheadBenchmarkOptions = {
   startRedis: false,
   // More sessions than the store keeps decoded by default (256), long enough that encoding a session saves heap beyond noise.
   scale: { sessions: 260, events: 40 },
+  // More sessions than RedisBreakerStore keeps folded by default (256).
+  redisScale: { sessions: 400, events: 10 },
 };
 
 function assertSummary(s: Summary, what: string): void {
@@ -98,6 +100,13 @@ describe('overhead benchmark', () => {
       assert.deepEqual(cell.trips, {});
     }
     assert.equal(reading.checkFreshnessMs, 0);
+    const atScale = redis.scale;
+    assert.ok(atScale !== undefined);
+    assert.equal(atScale.cached, 256);
+    assert.equal(atScale.rotating.n, 4_000);
+    assert.equal(atScale.allCached.n, 4_000);
+    // Heap figures this small are within the noise of a run this short: only their presence is checked here.
+    for (const bytes of [atScale.heapBytesPerSession, atScale.allCachedHeapBytesPerSession]) assert.ok(Number.isFinite(bytes) && bytes >= 0);
     // Checks that always read cost more round trips than checks that trust a fresh write.
     const sameCell = redis.cells.find((c) => c.sessionEvents === reading.sessionEvents && c.argBytes === reading.argBytes);
     assert.ok(sameCell !== undefined && reading.roundTripsPerEvent > sameCell.roundTripsPerEvent);
@@ -122,6 +131,7 @@ describe('overhead benchmark', () => {
     assert.match(text, /By part of the state \(40 events, 1 KB arguments\):\n {2}heap: .*\n {2}JSON: tools \d+\.\d KB.*\n {2}stored: tools \d+\.\d KB/);
     assert.ok(text.includes('No trip on any productive session.'));
     assert.match(text, /At scale: 260 sessions of 40 events.*\n.*keeps 256 decoded, the other 4 encoded/);
+    assert.match(text, /At scale on Redis: 400 sessions of 10 events.*\n.*keeps 256 of them folded in this process/);
     assert.match(text, /none decoded \(100 sessions\) +\d+\.\d KB/);
     assert.match(text, /Encoding one such state \(encodeState\) takes \d+(\.\d)? µs, decoding it \d+(\.\d)? µs/);
     const memoryGoals = report.goals.filter((g) => g.goal.startsWith('≤ 8 KB per session') && g.goal.endsWith('in memory'));

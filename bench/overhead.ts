@@ -455,22 +455,21 @@ interface ScaleCell {
 }
 
 /**
- * `sessions` sessions of `sessionEvents` events each, driven in turns (one
- * event of each session, then the next round), through a store that keeps
- * `decodedSessions` of them decoded: the per-event cost when the sessions in
- * use outnumber the decoded set, and the heap per session at scale.
+ * `sessions` sessions of `sessionEvents` events each, driven in turns (10
+ * events of each session, then the next round), through `store`: the
+ * per-event cost when the sessions in use outnumber what the store keeps
+ * decoded, and the heap per session at scale (what this process retains for
+ * them: for Redis, its cache).
  */
 async function measureRotating(
   sessions: number,
   sessionEvents: number,
   shape: SessionShape,
-  decodedSessions: number | undefined,
-): Promise<{ perEvent: Summary; heapBytesPerSession: number; decoded: number }> {
+  store: BreakerStore,
+): Promise<{ perEvent: Summary; heapBytesPerSession: number }> {
   const recorder = new StepRecorder();
-  const held: { store?: InMemoryBreakerStore; breaker?: AgentBreaker } = {};
-  held.store = new InMemoryBreakerStore({ maxSessions: 100_000, ...(decodedSessions === undefined ? {} : { decodedSessions }) });
-  held.breaker = new AgentBreaker(allDetectorsOn(held.store, false));
-  const decoded = Math.min(sessions, held.store.decodedSessions);
+  const held: { breaker?: AgentBreaker } = {};
+  held.breaker = new AgentBreaker(allDetectorsOn(store, false));
   const generators = Array.from({ length: sessions }, (_, s) => sessionSteps(sessionEvents, s + 1, shape));
   const chunk = 10;
   for (let done = 0; done < sessionEvents; done += chunk) {
@@ -487,25 +486,30 @@ async function measureRotating(
   }
   generators.length = 0;
   const heapWith = dataHeapBytes();
-  for (let s = 0; s < sessions; s++) await held.store.delete(`r-${s}`);
+  for (let s = 0; s < sessions; s++) await store.delete(`r-${s}`);
   const heapWithout = dataHeapBytes();
-  delete held.store;
   delete held.breaker;
-  return { perEvent: recorder.all.summary(), heapBytesPerSession: Math.max(0, (heapWith - heapWithout) / sessions), decoded };
+  return { perEvent: recorder.all.summary(), heapBytesPerSession: Math.max(0, (heapWith - heapWithout) / sessions) };
+}
+
+/** {@link measureRotating} through an in-memory store keeping `decodedSessions` decoded (its default when undefined). */
+function measureInMemoryRotating(sessions: number, sessionEvents: number, shape: SessionShape, decodedSessions: number | undefined) {
+  const store = new InMemoryBreakerStore({ maxSessions: 100_000, ...(decodedSessions === undefined ? {} : { decodedSessions }) });
+  return measureRotating(sessions, sessionEvents, shape, store);
 }
 
 async function measureScale(sessions: number, sessionEvents: number, argBytes: number): Promise<ScaleCell> {
   const shape = { argBytes };
-  const rotating = await measureRotating(sessions, sessionEvents, shape, undefined);
-  const allDecoded = await measureRotating(sessions, sessionEvents, shape, sessions);
+  const rotating = await measureInMemoryRotating(sessions, sessionEvents, shape, undefined);
+  const allDecoded = await measureInMemoryRotating(sessions, sessionEvents, shape, sessions);
   // Heap per session does not depend on how many there are; the time per event does not either once none is kept decoded.
   const allEncodedSessions = Math.min(sessions, 100);
-  const allEncoded = await measureRotating(allEncodedSessions, sessionEvents, shape, 0);
+  const allEncoded = await measureInMemoryRotating(allEncodedSessions, sessionEvents, shape, 0);
   return {
     sessions,
     sessionEvents,
     argBytes,
-    decoded: rotating.decoded,
+    decoded: Math.min(sessions, new InMemoryBreakerStore().decodedSessions),
     heapBytesPerSession: rotating.heapBytesPerSession,
     rotating: rotating.perEvent,
     allDecoded: allDecoded.perEvent,
@@ -653,6 +657,25 @@ interface RedisCell {
   readonly trips: Readonly<Record<string, number>>;
 }
 
+/** Many sessions on Redis at once, more than a process keeps folded by default. */
+interface RedisScaleCell {
+  readonly sessions: number;
+  readonly sessionEvents: number;
+  readonly argBytes: number;
+  /** The store's default cacheSessions. */
+  readonly cached: number;
+  /** Every event, the sessions taking turns 10 events at a time, default store. */
+  readonly rotating: Summary;
+  /** Heap this process retains per session, default store (bytes, after GC). */
+  readonly heapBytesPerSession: number;
+  /** The same with every session kept (cacheSessions ≥ sessions). */
+  readonly allCached: Summary;
+  readonly allCachedHeapBytesPerSession: number;
+}
+
+/** The Redis at-scale row's default size. */
+export const DEFAULT_REDIS_SCALE = { sessions: 600, events: 100 } as const;
+
 /** Redis figures: one cell per session length × argument size, plus a variant with checks that always read. */
 type RedisSection =
   | {
@@ -662,6 +685,7 @@ type RedisSection =
       readonly ping: Summary;
       readonly cells: readonly RedisCell[];
       readonly readingChecks: RedisCell | undefined;
+      readonly scale?: RedisScaleCell;
     }
   | { readonly skipped: string };
 
@@ -670,7 +694,8 @@ async function measureRedis(
   cells: readonly { sessionEvents: number; argBytes: number; sessions: number; checkFreshnessMs?: number }[],
 ): Promise<{ ping: Summary; cells: RedisCell[] }> {
   const { createClient } = await import('redis');
-  const client = createClient({ url });
+  // The PINGs go as the store sends its commands: without a timer of node-redis's own per command.
+  const client = createClient({ url, commandOptions: { timeout: 0 } });
   client.on('error', () => {});
   await client.connect();
   const pings = new Samples();
@@ -729,6 +754,43 @@ async function measureRedis(
     await client.close();
   }
   return { ping: pings.summary(), cells: out };
+}
+
+/**
+ * The at-scale row through Redis: `sessions` sessions taking turns 10 events
+ * at a time, through a store of default options and through one that keeps
+ * every session. Its own client; deletes every key it wrote. Run it after
+ * anything timed in the same process: its many sessions leave the heap in a
+ * state that slows what comes after.
+ */
+export async function measureRedisScale(url: string, scale: { readonly sessions: number; readonly events: number }): Promise<RedisScaleCell> {
+  const { createClient } = await import('redis');
+  const client = createClient({ url });
+  client.on('error', () => {});
+  await client.connect();
+  const prefix = `governor:bench:${process.pid}:${Date.now()}:scale:`;
+  try {
+    const shape = { argBytes: 1024 };
+    const byDefault = new RedisBreakerStore({ client, keyPrefix: `${prefix}default:` });
+    const rotating = await measureRotating(scale.sessions, scale.events, shape, byDefault);
+    const everyone = new RedisBreakerStore({ client, keyPrefix: `${prefix}all:`, cacheSessions: scale.sessions });
+    const allCached = await measureRotating(scale.sessions, scale.events, shape, everyone);
+    return {
+      sessions: scale.sessions,
+      sessionEvents: scale.events,
+      argBytes: shape.argBytes,
+      cached: Math.min(scale.sessions, byDefault.cacheSessions),
+      rotating: rotating.perEvent,
+      heapBytesPerSession: rotating.heapBytesPerSession,
+      allCached: allCached.perEvent,
+      allCachedHeapBytesPerSession: allCached.heapBytesPerSession,
+    };
+  } finally {
+    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
+      if (keys.length > 0) await client.del(keys);
+    }
+    await client.close();
+  }
 }
 
 // -------------------------------------------------------------- ChatClient
@@ -944,6 +1006,8 @@ export interface OverheadBenchmarkOptions {
   readonly chatWarmupCalls?: number;
   /** The at-scale row (1 KB arguments): sessions and events per session; false skips it. @default { sessions: 1_000, events: 1_000 } */
   readonly scale?: { readonly sessions: number; readonly events: number } | false;
+  /** The at-scale row through Redis (1 KB arguments), measured last (see measureRedisScale); false skips it. @default { sessions: 600, events: 100 } */
+  readonly redisScale?: { readonly sessions: number; readonly events: number } | false;
   /** Told what is being measured, for a progress line. */
   readonly onProgress?: (what: string) => void;
 }
@@ -990,6 +1054,7 @@ export async function runOverheadBenchmark(options: OverheadBenchmarkOptions = {
   }
 
   let redis: RedisSection;
+  let redisUrl: string | undefined;
   if (options.redisUrl === false) {
     redis = { skipped: 'not requested (redisUrl: false)' };
   } else {
@@ -1009,6 +1074,7 @@ export async function runOverheadBenchmark(options: OverheadBenchmarkOptions = {
       const reading = { sessionEvents: middle, argBytes: midArgs, sessions: sessionsFor(middle, redisEventsPerCell, 1, 2_000), checkFreshnessMs: 0 };
       progress(`Redis: ${cells.length + 1} cells at ${redactUrl(target.url)}`);
       const measured = await measureRedis(target.url, [...cells, reading]);
+      redisUrl = target.url;
       redis = {
         url: redactUrl(target.url),
         started: target.started,
@@ -1021,6 +1087,13 @@ export async function runOverheadBenchmark(options: OverheadBenchmarkOptions = {
 
   progress(`ChatClient: ${chatCalls} calls per variant`);
   const chatClient = await measureChatClient(chatCalls, options.chatWarmupCalls ?? 2_000, Math.max(1, Math.min(500, Math.ceil(chatCalls / 10))));
+
+  // Last: see measureRedisScale.
+  const redisScale = options.redisScale ?? DEFAULT_REDIS_SCALE;
+  if ('cells' in redis && redisUrl !== undefined && redisScale !== false) {
+    progress(`Redis at scale: ${redisScale.sessions} sessions of ${redisScale.events} events taking turns, arguments 1024 B`);
+    redis = { ...redis, scale: await measureRedisScale(redisUrl, redisScale) };
+  }
 
   const trips =
     breaker.reduce((n, c) => n + countTrips(c.trips), 0) +
@@ -1469,6 +1542,31 @@ export function formatOverheadReport(report: OverheadReport): string {
       `Trips: ${tripsCell(Object.assign({}, ...rows.map((c) => c.trips)) as Record<string, number>)}.`,
       '',
     );
+    const sc = r.scale;
+    if (sc !== undefined) {
+      lines.push(
+        `At scale on Redis: ${count(sc.sessions)} sessions of ${count(sc.sessionEvents)} events, ${size(sc.argBytes)} arguments, taking turns 10 events at a time;`,
+        `the store (default options) keeps ${count(sc.cached)} of them folded in this process.`,
+        ...table(
+          ['store', 'process heap/session', 'p50/event', 'p99/event', 'mean/event'],
+          [
+            [`default (${count(sc.cached)} kept)`, kb(sc.heapBytesPerSession), fmt(sc.rotating.median), fmt(sc.rotating.p99), fmt(sc.rotating.mean)],
+            [
+              `every session kept (cacheSessions ${count(sc.sessions)})`,
+              kb(sc.allCachedHeapBytesPerSession),
+              fmt(sc.allCached.median),
+              fmt(sc.allCached.p99),
+              fmt(sc.allCached.mean),
+            ],
+          ],
+        ),
+        'process heap: what this process retains per session (its cache), measured as in table 3; Redis holds the rest (see',
+        'Stored per session). A session not kept is read again at its first event of a turn: its snapshot and the operations',
+        'logged after it come with the append, and are decoded and folded, so with more sessions in use than the cache keeps,',
+        '1 event in 10 pays that.',
+        '',
+      );
+    }
   }
 
   // 5. ChatClient.

@@ -429,6 +429,50 @@ describe('RedisBreakerStore', () => {
     await assert.rejects(s.delete(id), BreakerStoreError);
   });
 
+  test('an event that timed out while the client was reconnecting is not written once it is back', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const target = new URL(url);
+    // A cable to Redis that can be pulled: connections through it, and a listener that can be closed and opened again.
+    const cables = new Set<net.Socket>();
+    const listener = net.createServer((socket) => {
+      const upstream = net.connect(Number(target.port), target.hostname);
+      for (const end of [socket, upstream]) {
+        cables.add(end);
+        end.on('error', () => {});
+        end.on('close', () => cables.delete(end));
+      }
+      socket.pipe(upstream).pipe(socket);
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const port = (listener.address() as net.AddressInfo).port;
+    // A client of the user's, with node-redis's default offline queue: while it reconnects, commands wait in it.
+    const client = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: () => 300 } });
+    client.on('error', () => {});
+    await client.connect();
+    try {
+      const b = breakerOn(new RedisBreakerStore({ client, keyPrefix, timeoutMs: 100 }));
+      const warnings: string[] = [];
+      b.on((e) => e.type === 'warning' && warnings.push(e.message ?? ''));
+      await b.observe('s', modelRound(0));
+
+      const down = new Promise((resolve) => client.once('error', resolve));
+      const closed = new Promise((resolve) => listener.close(resolve));
+      for (const end of cables) end.destroy();
+      await Promise.all([down, closed]);
+      assert.equal((await b.observe('s', modelRound(1))).action, 'allow', 'fail-open');
+      assert.match(warnings.join('\n'), /no reply within 100 ms/);
+
+      await new Promise<void>((resolve) => listener.listen(port, '127.0.0.1', resolve));
+      await new Promise((resolve) => client.once('ready', resolve));
+      await client.ping();
+      assert.equal(await raw.lLen(`${keyPrefix}log:s`), 1, 'the event reported unjudged was not appended after all');
+    } finally {
+      client.destroy();
+      for (const end of cables) end.destroy();
+      listener.close();
+    }
+  });
+
   test('an unreachable server fails fast with a BreakerStoreError that hides credentials', async () => {
     const port = await new Promise<number>((resolve) => {
       const server = net.createServer();

@@ -13,7 +13,13 @@ import { decodeState, encodeState } from '../breaker/state-codec.ts';
  * `createClient()` fits, and so does anything else that can send a raw command.
  */
 export interface RedisCommandClient {
-  sendCommand(args: ReadonlyArray<string>, options?: { timeout?: number }): Promise<unknown>;
+  /**
+   * The store bounds the wait for each reply itself (`timeoutMs`), so it
+   * passes `timeout: 0` (no timer of the client's own) and an `abortSignal`
+   * that is aborted when it stops waiting: a client that has not written
+   * the command yet should then drop it.
+   */
+  sendCommand(args: ReadonlyArray<string>, options?: { abortSignal?: AbortSignal; timeout?: number }): Promise<unknown>;
 }
 
 /** Options of {@link RedisBreakerStore}. Pass `client` or `url`, not both. */
@@ -56,9 +62,16 @@ export interface RedisBreakerStoreOptions {
    */
   readonly isOpen?: (state: BreakerSessionState) => boolean;
   /**
-   * Sessions whose folded state this process keeps, so that an operation
-   * only fetches what other writers added since (least recently used
-   * beyond). @default 10_000
+   * Sessions whose folded state this process keeps, the most recently used,
+   * so that an operation on one only fetches what other writers added since.
+   * Each holds its state as objects (about 15 KB after 1,000 events with
+   * 1 KB arguments). An operation on any other session fetches its snapshot
+   * and the operations logged after it, and folds them: a decode and up to
+   * a few dozen replays, each time it comes back to the session. Only a
+   * kept session is restored should the server forget it (a restart
+   * without persistence). Set it to the sessions a process serves at once
+   * where memory allows.
+   * @default 256
    */
   readonly cacheSessions?: number;
 }
@@ -81,7 +94,7 @@ export class BreakerStoreError extends GovernorError {
 const DEFAULT_KEY_PREFIX = 'governor:breaker:';
 const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_TIMEOUT_MS = 2000;
-const DEFAULT_CACHE_SESSIONS = 10_000;
+const DEFAULT_CACHE_SESSIONS = 256;
 /**
  * Most a session may outlive ttlMs after its last write: its expiry is set
  * this much longer and refreshed by a writer only this often, instead of on
@@ -395,7 +408,8 @@ export class RedisBreakerStore implements BreakerStore {
   readonly #client: RedisCommandClient;
   readonly #logPrefix: string;
   readonly #steerPrefix: string;
-  readonly #cacheSessions: number;
+  /** Sessions whose folded state this process keeps (see {@link RedisBreakerStoreOptions.cacheSessions}). */
+  readonly cacheSessions: number;
   // Map iteration order is insertion order: re-inserting on use makes it an LRU.
   readonly #cache = new Map<string, Folded>();
   #sessionsLost = 0;
@@ -443,7 +457,7 @@ export class RedisBreakerStore implements BreakerStore {
     this.#openSetKey = `${keyPrefix}open-sessions`;
     this.#logPrefix = `${keyPrefix}log:`;
     this.#steerPrefix = `${keyPrefix}steers:`;
-    this.#cacheSessions = cacheSessions;
+    this.cacheSessions = cacheSessions;
     this.#ttlMs = ttlMs;
     this.#refreshEveryMs = Math.min(MAX_EXPIRY_SLACK_MS, Math.floor(ttlMs / 10));
     this.#expiryMs = String(ttlMs + this.#refreshEveryMs);
@@ -491,12 +505,19 @@ export class RedisBreakerStore implements BreakerStore {
    */
   #send(operation: string, args: string[]): Promise<unknown> {
     const owned = this.#owned;
+    // One timer, cleared on the reply, bounds the wait; the abort makes the
+    // client drop a command it still holds (reconnecting), so that it is
+    // not run after its caller was told it failed. node-redis's own timeout
+    // (5 s unless configured) is turned off: it leaves a timer per command
+    // running for its whole length, reply or not.
+    const abort = new AbortController();
+    const options = { abortSignal: abort.signal, timeout: 0 };
     let sent: Promise<unknown>;
     if (this.#closed || (owned !== undefined && !owned.isOpen)) {
-      sent = this.#ready().then(() => this.#client.sendCommand(args, { timeout: this.#timeoutMs }));
+      sent = this.#ready().then(() => this.#client.sendCommand(args, options));
     } else {
       try {
-        sent = this.#client.sendCommand(args, { timeout: this.#timeoutMs });
+        sent = this.#client.sendCommand(args, options);
       } catch (error) {
         sent = Promise.reject(error);
       }
@@ -504,6 +525,7 @@ export class RedisBreakerStore implements BreakerStore {
     const timeoutMs = this.#timeoutMs;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
+        abort.abort();
         const error = new Error(`no reply within ${timeoutMs} ms`);
         reject(new BreakerStoreError(operation, error.message, { cause: error }));
       }, timeoutMs);
@@ -744,7 +766,7 @@ export class RedisBreakerStore implements BreakerStore {
     this.#cache.set(sessionId, folded);
     // The least recently used sit first: drop those over the cap, then those too old to trust (see #known).
     for (const [id, entry] of this.#cache) {
-      if (this.#cache.size <= this.#cacheSessions && folded.at - entry.at < this.#ttlMs) break;
+      if (this.#cache.size <= this.cacheSessions && folded.at - entry.at < this.#ttlMs) break;
       this.#cache.delete(id);
     }
   }
