@@ -76,16 +76,19 @@ const quick: OverheadBenchmarkOptions = flags.quick
       scale: { sessions: 300, events: 100 },
     }
   : {};
+const progress = (what: string): void => {
+  process.stderr.write(`… ${what}\n`);
+};
 const measured = await runOverheadBenchmark({
   ...quick,
   // Measured after everything else instead (see measureRedisScale).
   redisScale: false,
   ...(flags.redis ? {} : { redisUrl: false }),
   startRedis: flags.start,
-  onProgress: (what) => process.stderr.write(`… ${what}\n`),
+  onProgress: progress,
 });
 
-process.stderr.write('… governor proxy: added latency per request and per streamed chunk\n');
+progress('governor proxy: added latency per request and per streamed chunk');
 const proxy = await measureProxyOverhead(flags.quick ? { requests: 200, warmUp: 50 } : {});
 
 // Needs the Redis the overhead rows used: skipped with them.
@@ -93,15 +96,14 @@ const contention =
   'cells' in measured.redis
     ? await runContentionBenchmark(testRedisUrl(), {
         ...(flags.quick ? { repeats: 1, longSession: 1_000 } : {}),
-        onProgress: (what) => process.stderr.write(`… ${what}\n`),
+        onProgress: progress,
       })
     : undefined;
 
 let report = measured;
 if ('cells' in measured.redis) {
   const scale = flags.quick ? { sessions: 300, events: 50 } : DEFAULT_REDIS_SCALE;
-  process.stderr.write(`… Redis at scale: ${scale.sessions} sessions of ${scale.events} events taking turns, arguments 1024 B\n`);
-  report = { ...measured, redis: { ...measured.redis, scale: await measureRedisScale(testRedisUrl(), scale) } };
+  report = { ...measured, redis: { ...measured.redis, scale: await measureRedisScale(testRedisUrl(), scale, progress) } };
 }
 
 const json = JSON.stringify(contention === undefined ? { ...report, proxy } : { ...report, proxy, contention }, null, 2);

@@ -763,7 +763,12 @@ async function measureRedis(
  * anything timed in the same process: its many sessions leave the heap in a
  * state that slows what comes after.
  */
-export async function measureRedisScale(url: string, scale: { readonly sessions: number; readonly events: number }): Promise<RedisScaleCell> {
+export async function measureRedisScale(
+  url: string,
+  scale: { readonly sessions: number; readonly events: number },
+  progress: (what: string) => void,
+): Promise<RedisScaleCell> {
+  progress(`Redis at scale: ${scale.sessions} sessions of ${scale.events} events taking turns, arguments 1024 B`);
   const { createClient } = await import('redis');
   const client = createClient({ url });
   client.on('error', () => {});
@@ -1091,8 +1096,7 @@ export async function runOverheadBenchmark(options: OverheadBenchmarkOptions = {
   // Last: see measureRedisScale.
   const redisScale = options.redisScale ?? DEFAULT_REDIS_SCALE;
   if ('cells' in redis && redisUrl !== undefined && redisScale !== false) {
-    progress(`Redis at scale: ${redisScale.sessions} sessions of ${redisScale.events} events taking turns, arguments 1024 B`);
-    redis = { ...redis, scale: await measureRedisScale(redisUrl, redisScale) };
+    redis = { ...redis, scale: await measureRedisScale(redisUrl, redisScale, progress) };
   }
 
   const trips =

@@ -487,6 +487,11 @@ export class RedisBreakerStore implements BreakerStore {
     return this.#sessionPrefix + sessionId;
   }
 
+  /** Keys of a session's hash and its log, as the session scripts take them. */
+  #sessionKeys(sessionId: string): string[] {
+    return [this.#key(sessionId), this.#logPrefix + sessionId];
+  }
+
   async #ready(): Promise<void> {
     const owned = this.#owned;
     if (this.#closed) throw new Error('the store is closed');
@@ -565,9 +570,10 @@ export class RedisBreakerStore implements BreakerStore {
    * than `maxAgeMs` ago).
    */
   async read(sessionId: string, reducer: SessionReducer, maxAgeMs: number): Promise<SessionRead | undefined> {
-    const cached = this.#known(sessionId, Date.now());
-    if (cached !== undefined && Date.now() - cached.at < maxAgeMs) return { state: cached.state, position: cached.position };
-    const keys = [this.#key(sessionId), this.#logPrefix + sessionId];
+    const now = Date.now();
+    const cached = this.#known(sessionId, now);
+    if (cached !== undefined && now - cached.at < maxAgeMs) return { state: cached.state, position: cached.position };
+    const keys = this.#sessionKeys(sessionId);
     const reply = await this.#evalScript('read', SCRIPTS.read, keys, [String(cached?.position ?? -1)]);
     const fold = decodeFold('read', reply);
     if (cached !== undefined && (cached.position > fold.end || (cached.id !== undefined && fold.id !== cached.id))) {
@@ -622,7 +628,7 @@ export class RedisBreakerStore implements BreakerStore {
       throw new BreakerStoreError('apply', `the session's log is full: ${MAX_LOGGED} operations no writer could fold into a snapshot`, { cause: error });
     }
     if (read === undefined) return;
-    await this.#compact(sessionId, [this.#key(sessionId), this.#logPrefix + sessionId], read.position, read.state);
+    await this.#compact(sessionId, this.#sessionKeys(sessionId), read.position, read.state);
   }
 
   async #append(sessionId: string, original: SessionOp, reducer: SessionReducer): Promise<AppliedOp> {
@@ -636,7 +642,7 @@ export class RedisBreakerStore implements BreakerStore {
     }
     const now = Date.now();
     const cached = this.#known(sessionId, now);
-    const keys = [this.#key(sessionId), this.#logPrefix + sessionId];
+    const keys = this.#sessionKeys(sessionId);
     const refresh = cached === undefined || now - cached.refreshedAt >= this.#refreshEveryMs;
     const owed = cached?.owed;
     const args = [String(cached?.position ?? -1), logged, this.#expiryMs, refresh ? '1' : '0', cached?.id ?? '', this.#newId()];
