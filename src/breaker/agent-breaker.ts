@@ -90,6 +90,12 @@ export interface BreakerHealth {
   readonly sessionsLost?: number;
   /** Sessions kept beyond the store's session cap because they may not be forgotten (open breakers, spent budgets). */
   readonly heldOverCap?: number;
+  /**
+   * The store's server may evict sessions when its memory is full: its
+   * eviction policy (Redis `maxmemory-policy`, e.g. `allkeys-lru`). Absent
+   * when it cannot (Redis: `noeviction`, or no `maxmemory`).
+   */
+  readonly storeEvictionPolicy?: string;
 }
 
 /** Most sessions remembered as OPEN for a health report while the store is unreachable. */
@@ -334,6 +340,7 @@ export class AgentBreaker implements Advisor {
       ...(status.restarted === true ? { storeRestarted: true } : {}),
       ...(sessionsLost > 0 ? { sessionsLost } : {}),
       ...(status.heldOverCap ? { heldOverCap: status.heldOverCap } : {}),
+      ...(status.evictionPolicy === undefined ? {} : { storeEvictionPolicy: status.evictionPolicy }),
     };
   }
 

@@ -88,6 +88,13 @@ export interface BreakerStoreStatus {
   readonly sessionsLost?: number;
   /** Sessions held beyond the session cap because they may not be forgotten (open breakers, spent budgets). */
   readonly heldOverCap?: number;
+  /**
+   * The server's policy for freeing memory when it is full, when that
+   * policy may evict the store's keys (Redis: a `maxmemory` with a
+   * `maxmemory-policy` other than `noeviction`): it may then forget
+   * sessions as a restart without persistence would.
+   */
+  readonly evictionPolicy?: string;
 }
 
 /**

@@ -10,6 +10,7 @@ import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 import type { BreakerEventRecord } from '../breaker/breaker-events.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { health } from '../telemetry/health.ts';
 import { pingRedis, requireRedis, testRedisUrl } from '../test-support/services.ts';
 import { decodeOp } from '../breaker/op-codec.ts';
 import { BreakerStoreError, RedisBreakerStore, type RedisCommandClient } from './redis-breaker-store.ts';
@@ -638,8 +639,8 @@ function redisServerBinary(): string {
 }
 
 /** A Redis server of our own, on its own port, that the test may kill. */
-async function startDedicatedRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(redisServerBinary(), ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+async function startDedicatedRedis(port: number, config: readonly string[] = []): Promise<ChildProcess> {
+  const child = spawn(redisServerBinary(), ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...config], {
     stdio: 'ignore',
   });
   const deadline = Date.now() + 10_000;
@@ -658,6 +659,48 @@ async function kill(child: ChildProcess): Promise<void> {
 }
 
 describe('AgentBreaker on RedisBreakerStore', () => {
+  test('a Redis that may evict sessions when full is named in health; with noeviction a full Redis is an outage, not a silent loss', async () => {
+    const port = await freePort();
+    const server = await startDedicatedRedis(port, ['--maxmemory', '2mb', '--maxmemory-policy', 'allkeys-lru']);
+    const serverUrl = `redis://127.0.0.1:${port}`;
+    const admin = createClient({ url: serverUrl });
+    admin.on('error', () => {});
+    const s = new RedisBreakerStore({ url: serverUrl, keyPrefix: `${prefix}evict:`, timeoutMs: 1000 });
+    const b = new AgentBreaker({ telemetry: false, checkFreshnessMs: 0, store: s, onStoreError: 'fail-closed' });
+    const warnings: BreakerEventRecord[] = [];
+    b.on((e) => e.type === 'warning' && warnings.push(e));
+    try {
+      await admin.connect();
+      assert.equal((await b.health()).storeEvictionPolicy, 'allkeys-lru');
+      const report = await health({ breakers: { shared: b } });
+      assert.equal(report.components['shared']?.details?.['storeEvictionPolicy'], 'allkeys-lru');
+      assert.equal(report.components['shared']?.status, 'UP', 'a policy is a caution, not a failure');
+
+      await admin.configSet('maxmemory-policy', 'volatile-lru');
+      assert.equal((await b.health()).storeEvictionPolicy, 'volatile-lru', 'every key the store writes has an expiry');
+      await admin.configSet('maxmemory', '0');
+      assert.equal((await b.health()).storeEvictionPolicy, undefined, 'no maxmemory: nothing is evicted');
+      await admin.configSet({ maxmemory: '64mb', 'maxmemory-policy': 'noeviction' });
+      assert.equal((await b.health()).storeEvictionPolicy, undefined);
+      assert.deepEqual(s.status(), { restarted: false, sessionsLost: 0 });
+
+      assert.equal((await b.observe('full', { kind: 'user', text: 'hello' })).action, 'allow');
+      // Full: the server holds more than its maxmemory, and may evict nothing.
+      const used = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]);
+      assert.ok(used > 0);
+      await admin.configSet('maxmemory', String(Math.floor(used / 2)));
+      const refused = await b.observe('full', { kind: 'tool_call', tool: 'search', args: { q: 'x' }, result: 'r' });
+      assert.equal(refused.action, 'stop');
+      assert.equal(refused.reason, 'store_unavailable');
+      assert.match(warnings.at(-1)?.message ?? '', /OOM command not allowed/);
+      assert.equal((await b.health()).unjudged, 1);
+    } finally {
+      if (admin.isOpen) await admin.close();
+      await s.close();
+      await kill(server);
+    }
+  });
+
   test('two processes sharing one session trip together, exactly as one breaker would', async () => {
     const keyPrefix = `${prefix}${randomUUID()}:`;
     const a = await BreakerProcess.start({ WORKER_REDIS_URL: url, WORKER_KEY_PREFIX: keyPrefix });

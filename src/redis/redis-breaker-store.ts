@@ -394,7 +394,11 @@ const REDIS_BREAKER_STORE_OPTION_RULES: OptionRules<RedisBreakerStoreOptions> = 
  * reset. A process that still knows a forgotten session (one it used less
  * than `ttlMs` ago) restores it on its next write and counts it
  * (`status().sessionsLost`); `status().restarted`
- * tells that the server restarted since this process first saw it.
+ * tells that the server restarted since this process first saw it. A
+ * server that evicts keys when its memory is full (a `maxmemory-policy`
+ * other than `noeviction`) forgets sessions the same way, one at a time;
+ * `status().evictionPolicy` names such a policy. With `noeviction` a full
+ * server refuses writes instead, which the breaker meets as an outage.
  *
  * `listOpen` keeps one set per key prefix: it needs a non-cluster Redis (or
  * every key on one slot).
@@ -415,6 +419,7 @@ export class RedisBreakerStore implements BreakerStore {
   #sessionsLost = 0;
   #runId: string | undefined;
   #restarted = false;
+  #evictionPolicy: string | undefined;
   /** Set when the store created the client: it connects and closes it. */
   readonly #owned: OwnedClient | undefined;
   #connecting: Promise<unknown> | undefined;
@@ -828,29 +833,41 @@ export class RedisBreakerStore implements BreakerStore {
   }
 
   /**
-   * One round trip (PING), for health checks: resolves when the server
-   * answers, otherwise fails with a {@link BreakerStoreError} (credentials masked).
+   * For health checks: resolves when the server answers a PING, otherwise
+   * fails with a {@link BreakerStoreError} (credentials masked). Then reads
+   * INFO, for {@link status}: whether the server restarted and whether it
+   * may evict sessions.
    */
   async ping(): Promise<void> {
     const reply = text(await this.#send('ping', ['PING']));
     if (reply !== 'PONG') throw new BreakerStoreError('ping', 'unexpected reply from Redis');
-    await this.#checkRunId();
+    await this.#checkServer();
   }
 
-  /** What {@link ping} and {@link apply} noticed: a restarted server, forgotten sessions. */
+  /** What {@link ping} and {@link apply} noticed: a restarted server, forgotten sessions, a server that may evict them. */
   status(): BreakerStoreStatus {
-    return { restarted: this.#restarted, sessionsLost: this.#sessionsLost };
+    return {
+      restarted: this.#restarted,
+      sessionsLost: this.#sessionsLost,
+      ...(this.#evictionPolicy === undefined ? {} : { evictionPolicy: this.#evictionPolicy }),
+    };
   }
 
-  /** Notes the server's run id: a new one means it restarted (and, without persistence, forgot). */
-  async #checkRunId(): Promise<void> {
+  /**
+   * Notes the server's run id (a new one means it restarted and, without
+   * persistence, forgot) and whether it may evict sessions when full.
+   */
+  async #checkServer(): Promise<void> {
     let info: string | undefined;
     try {
-      info = text(await this.#send('ping', ['INFO', 'server']));
+      // The default sections hold both the run id and the memory policy, on every Redis version (INFO takes one section before 7).
+      info = text(await this.#send('ping', ['INFO']));
     } catch {
-      return; // INFO may be refused to a restricted user: then restarts go unnoticed here.
+      return; // INFO may be refused to a restricted user: then restarts and eviction go unnoticed here.
     }
-    const runId = /run_id:([0-9a-f]+)/.exec(info ?? '')?.[1];
+    if (info === undefined) return;
+    this.#evictionPolicy = evictionPolicy(info);
+    const runId = /run_id:([0-9a-f]+)/.exec(info)?.[1];
     if (runId === undefined) return;
     if (this.#runId !== undefined && this.#runId !== runId) this.#restarted = true;
     this.#runId = runId;
@@ -865,6 +882,17 @@ export class RedisBreakerStore implements BreakerStore {
       await owned.close().catch(() => owned.destroy());
     }
   }
+}
+
+/**
+ * The server's maxmemory policy when it may evict the store's keys: any
+ * policy but `noeviction` once `maxmemory` is set (the volatile ones too:
+ * every key the store writes has an expiry).
+ */
+function evictionPolicy(info: string): string | undefined {
+  const maxmemory = Number(/^maxmemory:(\d+)/m.exec(info)?.[1] ?? 0);
+  const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
+  return maxmemory > 0 && policy !== undefined && policy !== 'noeviction' ? policy : undefined;
 }
 
 function text(value: unknown): string | undefined {

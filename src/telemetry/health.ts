@@ -100,6 +100,7 @@ async function breakerComponent(source: BreakerHealthSource, timeoutMs: number, 
         ...(h.storeRestarted ? { storeRestarted: true } : {}),
         ...(h.sessionsLost ? { sessionsLost: h.sessionsLost } : {}),
         ...(h.heldOverCap ? { heldOverCap: h.heldOverCap } : {}),
+        ...(h.storeEvictionPolicy === undefined ? {} : { storeEvictionPolicy: h.storeEvictionPolicy }),
       },
     };
   } catch (error) {
