@@ -1,7 +1,7 @@
 /**
  * Runs operations on one session one after another within this process, so
- * concurrent calls for a session do not race each other into write conflicts
- * (conflicts with other processes are still resolved by compare-and-set).
+ * that each is judged after the one called before it (a shared store orders
+ * them with other processes' operations in the session's log).
  */
 export class SessionQueue {
   readonly #tails = new Map<string, Promise<void>>();
