@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { startMcpProxy } from '../mcp-proxy/mcp-proxy.ts';
 import { breakerFromFlags, CliUsageError, type FlagBreaker, untilSignal } from './breaker-flags.ts';
 import { writeCommandError } from './command-error.ts';
+import { checkBreakerStore, logBreaker } from './log-breaker.ts';
 import type { CliIO } from './progress.ts';
 import { MCP_USAGE } from './commands/mcp.ts';
 
@@ -37,6 +38,12 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
     writeCommandError(io, 'mcp', error);
     return error instanceof CliUsageError ? 2 : 1;
   }
+  // stdout carries the MCP protocol: the operator's log is stderr.
+  const log = (line: string): void => {
+    io.stderr.write(`governor mcp: ${line}\n`);
+  };
+  logBreaker(flagBreaker.breaker, log);
+  const checked = checkBreakerStore(flagBreaker.breaker, log);
   try {
     const proxy = await startMcpProxy({
       breaker: flagBreaker.breaker,
@@ -50,6 +57,7 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
     writeCommandError(io, 'mcp', error);
     return 1;
   } finally {
+    await checked;
     await flagBreaker.close();
   }
 }

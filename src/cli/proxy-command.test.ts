@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import OpenAI from 'openai';
 import { ScriptedModelServer } from '../testing/index.ts';
+import { unusedPort } from '../test-support/services.ts';
 
 const MAIN = fileURLToPath(new URL('./bin.ts', import.meta.url));
 
@@ -52,12 +53,43 @@ test('governor proxy serves until SIGTERM, with the breaker options of --config 
     assert.equal(metrics.status, 200);
     assert.match(await metrics.text(), /governor_breaker_escalations.*tool_spiral/);
     assert.equal((await fetch(`${cli.url}/health`)).status, 200);
+    // The operator's log names each escalation and its session.
+    assert.match(cli.stderr(), /^governor proxy: breaker steer \(tool_spiral\) in session "[^"]+": You have called "search" 2 times/m);
+    assert.match(cli.stderr(), /^governor proxy: breaker block \(tool_spiral\) in session "[^"]+": This call was NOT executed/m);
+    assert.doesNotMatch(cli.stderr(), /does not answer|warning/);
     assert.doesNotMatch(cli.stderr(), /sk-test/);
   } finally {
     cli.child.kill('SIGTERM');
     const [code] = await once(cli.child, 'exit');
     assert.equal(code, 0);
     await fs.rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('governor proxy with a store that does not answer says so at start, serves unjudged, and logs the warnings at most one per 10 s, without the password', async () => {
+  await using upstream = await new ScriptedModelServer({ script: [{ text: 'hello' }], onExhausted: 'repeat-last' }).start();
+  const cli = await startCli(['--upstream', upstream.baseURL, '--port', '0', '--store', `redis://:hunter2@127.0.0.1:${await unusedPort()}`]);
+  try {
+    const client = new OpenAI({ baseURL: `${cli.url}/v1`, apiKey: 'sk-test-not-a-real-key', maxRetries: 0 });
+    for (let i = 0; i < 3; i += 1) {
+      const completion = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: `hi ${i}` }] });
+      assert.equal(completion.choices[0]!.message.content, 'hello');
+    }
+    for (const deadline = Date.now() + 10_000; !/does not answer/.test(cli.stderr()) && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const lines = cli.stderr().split('\n');
+    assert.equal(lines.filter((l) => /^governor proxy: breaker store does not answer \(.+\): requests pass unjudged until it does$/.test(l)).length, 1);
+    // Three requests, each judged twice or more, each failing: one line printed.
+    const warnings = lines.filter((l) => l.startsWith('governor proxy: breaker warning in session '));
+    assert.equal(warnings.length, 1, cli.stderr());
+    assert.match(warnings[0]!, /store .* failed .*failing open/);
+    assert.equal((await fetch(`${cli.url}/health`)).status, 503);
+    assert.doesNotMatch(cli.stderr(), /hunter2|sk-test/);
+  } finally {
+    cli.child.kill('SIGTERM');
+    const [code] = await once(cli.child, 'exit');
+    assert.equal(code, 0);
   }
 });
 

@@ -3,6 +3,7 @@ import { startModelProxy } from '../proxy/model-proxy-server.ts';
 import { prometheusMetrics, type PrometheusMetrics } from '../proxy/prometheus-metrics.ts';
 import { breakerFromFlags, CliUsageError, type FlagBreaker, untilSignal } from './breaker-flags.ts';
 import { writeCommandError } from './command-error.ts';
+import { checkBreakerStore, logBreaker } from './log-breaker.ts';
 import type { CliIO } from './progress.ts';
 import { PROXY_USAGE } from './commands/proxy.ts';
 
@@ -49,8 +50,15 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
       host: values.host,
       ...(metrics === undefined ? {} : { metrics: metrics.handler }),
     });
+    const log = (line: string): void => {
+      io.stderr.write(`governor proxy: ${line}\n`);
+    };
+    logBreaker(flagBreaker.breaker, log);
     io.stderr.write(`governor proxy listening on ${server.url} (base URL ${server.url}/v1) → ${new URL(values.upstream).origin}\n`);
+    // Serving does not wait for it: a store that does not answer takes up to its timeout to say so.
+    const checked = checkBreakerStore(flagBreaker.breaker, log);
     const signal = await untilSignal();
+    await checked;
     io.stderr.write(`governor proxy: ${signal}, closing\n`);
     await server.close();
     return 0;

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startHttpLoopingServer } from './test-support/http-looping-server.ts';
+import { unusedPort } from '../test-support/services.ts';
 
 const MAIN = fileURLToPath(new URL('../cli/bin.ts', import.meta.url));
 const LOOPING = fileURLToPath(new URL('./test-support/looping-server.ts', import.meta.url));
@@ -156,6 +157,46 @@ describe('governor mcp --url <a Streamable HTTP server>', { timeout: 60_000 }, (
     } finally {
       await proxied.close();
       await upstream.close();
+    }
+  });
+});
+
+describe('governor mcp: its log on stderr', () => {
+  /** Runs `governor mcp ARGS -- node <the looping server>`, collecting its stderr. */
+  async function logged(args: string[]): Promise<{ client: Client; log: () => string }> {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, 'mcp', ...args, '--', process.execPath, LOOPING], stderr: 'pipe' });
+    let log = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    const client = new Client({ name: 'test-client', version: '1' });
+    await client.connect(transport);
+    return { client, log: () => log };
+  }
+
+  test('each escalation is logged with its session', async () => {
+    const { client, log } = await logged(['--session', 'agent-7']);
+    try {
+      for (let i = 0; i < 4; i += 1) await client.callTool({ name: 'search', arguments: { q: 'Oslo' } });
+      assert.match(log(), /^governor mcp: breaker steer \(tool_spiral\) in session "agent-7": You have called "search" 3 times/m);
+      assert.match(log(), /^governor mcp: breaker block \(tool_spiral\) in session "agent-7": /m);
+      assert.doesNotMatch(log(), /warning|does not answer/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a store that does not answer is named at start, and its warnings are logged; calls are served unjudged, the password never shown', async () => {
+    const { client, log } = await logged(['--store', `redis://:hunter2@127.0.0.1:${await unusedPort()}`, '--session', 'agent-7']);
+    try {
+      const result = (await client.callTool({ name: 'search', arguments: { q: 'Oslo' } })) as ToolResult;
+      assert.equal(text(result), 'No flights found for Oslo.');
+      for (const deadline = Date.now() + 10_000; !/does not answer/.test(log()) && Date.now() < deadline; ) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.match(log(), /^governor mcp: breaker store does not answer \(.+\): requests pass unjudged until it does$/m);
+      assert.match(log(), /^governor mcp: breaker warning in session "agent-7": .*failing open/m);
+      assert.doesNotMatch(log(), /hunter2/);
+    } finally {
+      await client.close();
     }
   });
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -11,7 +11,7 @@ import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 import type { BreakerEventRecord } from '../breaker/breaker-events.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { health } from '../telemetry/health.ts';
-import { pingRedis, requireRedis, testRedisUrl } from '../test-support/services.ts';
+import { killProcess, requireRedis, startDedicatedRedis, testRedisUrl, unusedPort } from '../test-support/services.ts';
 import { decodeOp } from '../breaker/op-codec.ts';
 import { BreakerStoreError, RedisBreakerStore, type RedisCommandClient } from './redis-breaker-store.ts';
 
@@ -619,48 +619,9 @@ async function spiral(sessionId: string, pick: (round: number) => Breakerish): P
   return log;
 }
 
-/** A free loopback port (the kernel picks it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function redisServerBinary(): string {
-  for (const dir of [...(process.env['PATH'] ?? '').split(path.delimiter), '/usr/bin', '/usr/sbin', '/usr/local/bin']) {
-    const candidate = path.join(dir, 'redis-server');
-    if (dir && fs.existsSync(candidate)) return candidate;
-  }
-  throw new Error('redis-server binary not found: run `node scripts/test-services.ts` (npm test does this) to install it');
-}
-
-/** A Redis server of our own, on its own port, that the test may kill. */
-async function startDedicatedRedis(port: number, config: readonly string[] = []): Promise<ChildProcess> {
-  const child = spawn(redisServerBinary(), ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...config], {
-    stdio: 'ignore',
-  });
-  const deadline = Date.now() + 10_000;
-  while ((await pingRedis(`redis://127.0.0.1:${port}`, 500)) !== undefined) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`dedicated redis-server on port ${port} did not start`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return child;
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
-}
-
 describe('AgentBreaker on RedisBreakerStore', () => {
   test('a Redis that may evict sessions when full is named in health; with noeviction a full Redis is an outage, not a silent loss', async () => {
-    const port = await freePort();
+    const port = await unusedPort();
     const server = await startDedicatedRedis(port, ['--maxmemory', '2mb', '--maxmemory-policy', 'allkeys-lru']);
     const serverUrl = `redis://127.0.0.1:${port}`;
     const admin = createClient({ url: serverUrl });
@@ -697,7 +658,7 @@ describe('AgentBreaker on RedisBreakerStore', () => {
     } finally {
       if (admin.isOpen) await admin.close();
       await s.close();
-      await kill(server);
+      await killProcess(server);
     }
   });
 
@@ -737,7 +698,7 @@ describe('AgentBreaker on RedisBreakerStore', () => {
 
   for (const mode of ['fail-open', 'fail-closed'] as const) {
     test(`Redis dying mid-run: the breaker ${mode === 'fail-open' ? 'lets calls through' : 'refuses calls'} with a warning, and never crashes`, async () => {
-      const port = await freePort();
+      const port = await unusedPort();
       let server = await startDedicatedRedis(port);
       const worker = await BreakerProcess.start({
         WORKER_REDIS_URL: `redis://127.0.0.1:${port}`,
@@ -750,7 +711,7 @@ describe('AgentBreaker on RedisBreakerStore', () => {
         assert.equal((await worker.call('observe', 'outage', { kind: 'user', text: 'hello' })).action, 'allow');
         assert.equal(worker.events.filter((e) => e.type === 'warning').length, 0);
 
-        await kill(server);
+        await killProcess(server);
 
         const gate = await worker.call('checkModelCall', 'outage');
         const check = await worker.call('checkToolCall', 'outage', { tool: 'search', args: { q: 'x' } });
@@ -784,7 +745,7 @@ describe('AgentBreaker on RedisBreakerStore', () => {
         assert.equal(worker.crash, undefined);
       } finally {
         await worker.stop();
-        await kill(server);
+        await killProcess(server);
       }
     });
   }
@@ -836,7 +797,7 @@ describe('AgentBreaker on RedisBreakerStore', () => {
   });
 
   test('a Redis restart without persistence: health says so, and a tripped session this process knew is restored', async () => {
-    const port = await freePort();
+    const port = await unusedPort();
     let server = await startDedicatedRedis(port);
     const s = new RedisBreakerStore({ url: `redis://127.0.0.1:${port}`, keyPrefix: `${prefix}restart:`, timeoutMs: 1000 });
     const b = breakerOn(s);
@@ -848,7 +809,7 @@ describe('AgentBreaker on RedisBreakerStore', () => {
       const healthy = await b.health();
       assert.equal(healthy.storeRestarted, undefined);
 
-      await kill(server);
+      await killProcess(server);
       server = await startDedicatedRedis(port);
       let health = await b.health();
       for (const deadline = Date.now() + 10_000; health.status !== 'ok' && Date.now() < deadline; ) {
@@ -869,7 +830,7 @@ describe('AgentBreaker on RedisBreakerStore', () => {
       await (other.options.store as RedisBreakerStore).close();
     } finally {
       await s.close();
-      await kill(server);
+      await killProcess(server);
     }
   });
 });

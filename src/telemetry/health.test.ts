@@ -1,23 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { AgentBreaker, health, healthHandler, InMemoryBreakerStore, InvalidOptionError, type BreakerStore, type HealthReport } from '../index.ts';
 import { RedisBreakerStore } from '../redis/index.ts';
 import { BreakerDriver } from '../breaker/test-support/breaker-driver.ts';
-import { requireRedis, testRedisUrl } from '../test-support/services.ts';
-
-/** A loopback port nothing listens on. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { requireRedis, testRedisUrl, unusedPort } from '../test-support/services.ts';
 
 const stores: RedisBreakerStore[] = [];
 function redisStore(url: string): RedisBreakerStore {
@@ -54,7 +43,7 @@ describe('health', () => {
   });
 
   test("answers 503 when a store is unreachable, without the URL's password", async () => {
-    const url = `redis://admin:s3cret-pw@127.0.0.1:${await closedPort()}`;
+    const url = `redis://admin:s3cret-pw@127.0.0.1:${await unusedPort()}`;
     const down = new AgentBreaker({ telemetry: false, store: redisStore(url) });
     const up = new AgentBreaker({ telemetry: false });
     const response = await healthHandler({ breakers: { down, up } })(new Request('http://localhost/health'));

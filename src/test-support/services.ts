@@ -1,11 +1,15 @@
 /**
  * Where tests find the real servers they need (Redis, PostgreSQL), and a
  * guard that fails a test at once, naming the server, when it is not there —
- * instead of letting the test hang until the runner's timeout.
+ * instead of letting the test hang until the runner's timeout. Also a
+ * Redis server of a test's own, and a port where no server is.
  *
  * `npm test` starts both servers first (scripts/test-services.ts).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import pg from 'pg';
 
 /** Redis used by tests unless `GOVERNOR_TEST_REDIS_URL` says otherwise. */
@@ -13,6 +17,18 @@ export const DEFAULT_TEST_REDIS_URL = 'redis://127.0.0.1:6390';
 
 /** PostgreSQL used by tests unless `GOVERNOR_TEST_DATABASE_URL` says otherwise. */
 export const DEFAULT_TEST_DATABASE_URL = 'postgres://postgres@127.0.0.1:5439/governor_test';
+
+/** A loopback port nothing listens on now: for a server that is not there, or one a test starts itself. */
+export function unusedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 /** How long a reachability check may take before the server counts as unreachable. */
 const CHECK_TIMEOUT_MS = 3000;
@@ -125,4 +141,36 @@ function describe(error: unknown): string {
     return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
   }
   return String(error);
+}
+
+function redisServerBinary(): string {
+  for (const dir of [...(process.env['PATH'] ?? '').split(path.delimiter), '/usr/bin', '/usr/sbin', '/usr/local/bin']) {
+    const candidate = path.join(dir, 'redis-server');
+    if (dir && fs.existsSync(candidate)) return candidate;
+  }
+  throw new Error('redis-server binary not found: run `node scripts/test-services.ts` (npm test does this) to install it');
+}
+
+/**
+ * A Redis server of the test's own, on its own port, without persistence: one
+ * it may kill, restart or configure (`config`: more redis-server arguments).
+ */
+export async function startDedicatedRedis(port: number, config: readonly string[] = []): Promise<ChildProcess> {
+  const child = spawn(redisServerBinary(), ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...config], {
+    stdio: 'ignore',
+  });
+  const deadline = Date.now() + 10_000;
+  while ((await pingRedis(`redis://127.0.0.1:${port}`, 500)) !== undefined) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`dedicated redis-server on port ${port} did not start`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return child;
+}
+
+/** Kills a child process at once and waits until it has exited. */
+export async function killProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
 }

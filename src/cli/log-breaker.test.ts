@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { AgentBreaker } from '../breaker/agent-breaker.ts';
+import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
+import { killProcess, startDedicatedRedis, unusedPort } from '../test-support/services.ts';
+import { checkBreakerStore, logBreaker } from './log-breaker.ts';
+
+test('warnings are printed at most one per 10 s, saying how many were not; the store check names an unanswering store', async () => {
+  const store = new RedisBreakerStore({ url: `redis://:hunter2@127.0.0.1:${await unusedPort()}`, timeoutMs: 200 });
+  const breaker = new AgentBreaker({ telemetry: false, store, onStoreError: 'fail-closed' });
+  const lines: string[] = [];
+  let clock = 0;
+  logBreaker(
+    breaker,
+    (line) => lines.push(line),
+    () => clock,
+  );
+  try {
+    for (let i = 0; i < 3; i += 1) await breaker.observe('s\n1', { kind: 'user', text: 'hello' });
+    assert.equal(lines.length, 1);
+    assert.match(lines[0]!, /^breaker warning in session "s\\n1": Agent breaker store apply failed .*failing closed/);
+    clock = 9_999;
+    await breaker.observe('s\n1', { kind: 'user', text: 'hello' });
+    assert.equal(lines.length, 1);
+    clock = 10_000;
+    await breaker.observe('s\n1', { kind: 'user', text: 'hello' });
+    assert.equal(lines.length, 2);
+    assert.match(lines[1]!, /\(3 more warnings since the last printed\)$/);
+
+    await checkBreakerStore(breaker, (line) => lines.push(line));
+    assert.match(lines.at(-1)!, /^breaker store does not answer \(GOVERNOR_BREAKER_STORE: .+\): requests are refused until it does$/);
+    assert.ok(lines.every((line) => !line.includes('hunter2') && !line.includes('\n')));
+  } finally {
+    await store.close();
+  }
+});
+
+test('the store check warns of a Redis that may evict sessions, and says nothing of a healthy one', async () => {
+  const port = await unusedPort();
+  const server = await startDedicatedRedis(port, ['--maxmemory', '64mb', '--maxmemory-policy', 'volatile-lru']);
+  const store = new RedisBreakerStore({ url: `redis://127.0.0.1:${port}` });
+  const lines: string[] = [];
+  try {
+    await checkBreakerStore(new AgentBreaker({ telemetry: false, store }), (line) => lines.push(line));
+    assert.deepEqual(lines, [
+      'breaker store may evict sessions when full (maxmemory-policy volatile-lru), forgetting their trips and budgets: use noeviction, or memory to spare',
+    ]);
+    lines.length = 0;
+    await checkBreakerStore(new AgentBreaker({ telemetry: false }), (line) => lines.push(line));
+    assert.deepEqual(lines, []);
+  } finally {
+    await store.close();
+    await killProcess(server);
+  }
+});

@@ -1,0 +1,58 @@
+import type { AgentBreaker } from '../breaker/agent-breaker.ts';
+
+/** Least time between two printed warnings: a store outage warns on every operation. */
+const WARNING_EVERY_MS = 10_000;
+
+/**
+ * Prints to a server command's log (stderr) what its breaker does across
+ * sessions: every escalation, with its session, and its warnings (a store
+ * that fails, forgotten sessions, a full session cap), at most one per
+ * 10 s, each saying how many were not printed since the last.
+ */
+export function logBreaker(breaker: AgentBreaker, print: (line: string) => void, now: () => number = Date.now): void {
+  let printedAt = Number.NEGATIVE_INFINITY;
+  let skipped = 0;
+  breaker.on((event) => {
+    if (event.type === 'escalation') {
+      print(`breaker ${event.action} (${event.category ?? 'unknown'}) in session ${quoted(event.sessionId)}: ${oneLine(event.message)}`);
+    } else if (event.type === 'warning') {
+      const at = now();
+      if (at - printedAt < WARNING_EVERY_MS) {
+        skipped++;
+        return;
+      }
+      const more = skipped === 0 ? '' : ` (${skipped} more warning${skipped === 1 ? '' : 's'} since the last printed)`;
+      print(`breaker warning in session ${quoted(event.sessionId)}: ${oneLine(event.message)}${more}`);
+      printedAt = at;
+      skipped = 0;
+    }
+  });
+}
+
+/**
+ * Checks the breaker's store once (a health round trip) and prints what an
+ * operator must know before the first request: a store that does not answer
+ * (requests then go unjudged or are refused, as `onStoreError` says) or one
+ * that may evict sessions when full. Prints nothing for a healthy store.
+ */
+export async function checkBreakerStore(breaker: AgentBreaker, print: (line: string) => void): Promise<void> {
+  const health = await breaker.health();
+  if (!health.storeReachable) {
+    const then = breaker.options.onStoreError === 'fail-closed' ? 'requests are refused' : 'requests pass unjudged';
+    print(`breaker store does not answer (${health.storeError ?? 'no reason given'}): ${then} until it does`);
+  }
+  if (health.storeEvictionPolicy !== undefined) {
+    print(
+      `breaker store may evict sessions when full (maxmemory-policy ${health.storeEvictionPolicy}), forgetting their trips and budgets: use noeviction, or memory to spare`,
+    );
+  }
+}
+
+/** A session id as it came (a header, a client's choice), quoted so that it cannot break or forge a log line. */
+function quoted(sessionId: string): string {
+  return JSON.stringify(sessionId.length > 100 ? `${sessionId.slice(0, 99)}…` : sessionId);
+}
+
+function oneLine(message: string | undefined): string {
+  return (message ?? '').replace(/\s+/g, ' ').trim();
+}
