@@ -475,14 +475,7 @@ describe('RedisBreakerStore', () => {
   });
 
   test('an unreachable server fails fast with a BreakerStoreError that hides credentials', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const server = net.createServer();
-      server.listen(0, '127.0.0.1', () => {
-        const address = server.address() as net.AddressInfo;
-        server.close(() => resolve(address.port));
-      });
-    });
-    const s = new RedisBreakerStore({ url: `redis://user:s3cret@127.0.0.1:${port}`, timeoutMs: 500 });
+    const s = new RedisBreakerStore({ url: `redis://user:s3cret@127.0.0.1:${await unusedPort()}`, timeoutMs: 500 });
     const error = await s.listOpen().then(
       () => assert.fail('listOpen should fail'),
       (e: unknown) => e,
