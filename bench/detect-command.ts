@@ -12,10 +12,10 @@
  */
 import { access, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { runDetectionBenchmark } from './detection.ts';
 import { runCrossValidation } from './cross-validation.ts';
 import { formatCrossValidation, formatDetectionReport, GOALS } from './detection-report.ts';
+import { parseCommandArgs } from '../src/test-support/command-args.ts';
 
 const corpusDir = path.join(import.meta.dirname, 'corpus');
 
@@ -27,14 +27,15 @@ async function defaultCorpus(): Promise<string[]> {
     .map((n) => path.join(corpusDir, n));
 }
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
+const { values, positionals } = parseCommandArgs(
+  'usage: npm run bench:detect [-- [--corpus FILE.jsonl…] [--cross-validate] [--json]]',
+  {
     corpus: { type: 'string', multiple: true },
     json: { type: 'boolean' },
     'cross-validate': { type: 'boolean' },
   },
-});
+  { positionals: true },
+);
 
 const files = [...(values.corpus ?? []), ...positionals].map((f) => path.resolve(f));
 const corpora = files.length > 0 ? files : await defaultCorpus();

@@ -100,4 +100,19 @@ describe('detection benchmark', () => {
       (error: { code?: number; stderr?: string }) => error.code === 2 && /cannot read corpus file/.test(error.stderr ?? ''),
     );
   });
+
+  test('bench:detect names an unknown flag and prints its usage; --help prints only the usage', async () => {
+    const command = path.join(import.meta.dirname, 'detect-command.ts');
+    await assert.rejects(
+      run(process.execPath, [command, '--corpus-file', 'x.jsonl']),
+      (error: { code?: number; stdout?: string; stderr?: string }) =>
+        error.code === 2 &&
+        /Unknown option '--corpus-file'/.test(error.stderr ?? '') &&
+        /usage: npm run bench:detect/.test(error.stderr ?? '') &&
+        error.stdout === '',
+    );
+    const help = await run(process.execPath, [command, '--help']);
+    assert.match(help.stdout, /^usage: npm run bench:detect .*--cross-validate/);
+    assert.equal(help.stderr, '');
+  });
 });

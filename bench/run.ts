@@ -8,9 +8,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { parseCommandArgs } from '../src/test-support/command-args.ts';
 
 const here = import.meta.dirname;
 const sharedCorpus = path.join(here, '..', '..', 'shared', 'corpus');
+
+parseCommandArgs('usage: npm run bench  (no flags: run npm run bench:detect or npm run bench:overhead for theirs)', {});
 
 function run(script: string, args: readonly string[]): void {
   const result = spawnSync(process.execPath, [path.join(here, script), ...args], { stdio: 'inherit' });

@@ -17,17 +17,15 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from '../src/test-support/command-args.ts';
 import { ScriptedModelServer } from '../src/testing/index.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const { values: flags } = parseArgs({
-  options: {
-    corpus: { type: 'string', default: resolve(ROOT, '../shared/corpus/real-dev.jsonl') },
-    // Not the lockfile's ai: the install must work with the user's own 7.x.
-    ai: { type: 'string', default: '7.0.150' },
-    keep: { type: 'boolean', default: false },
-  },
+const { values: flags } = parseCommandArgs('usage: npm run test:package [-- [--corpus FILE.jsonl] [--ai VERSION] [--keep]]', {
+  corpus: { type: 'string', default: resolve(ROOT, '../shared/corpus/real-dev.jsonl') },
+  // Not the lockfile's ai: the install must work with the user's own 7.x.
+  ai: { type: 'string', default: '7.0.150' },
+  keep: { type: 'boolean', default: false },
 });
 const started = performance.now();
 

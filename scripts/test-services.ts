@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { parseCommandArgs } from '../src/test-support/command-args.ts';
 import { DEFAULT_TEST_DATABASE_URL, DEFAULT_TEST_REDIS_URL, pingRedis, redactUrl, testDatabaseUrl, testRedisUrl } from '../src/test-support/services.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
@@ -333,4 +334,5 @@ async function main(): Promise<void> {
   if (failed) process.exitCode = 1;
 }
 
+parseCommandArgs('usage: node scripts/test-services.ts  (no flags; GOVERNOR_TEST_REDIS_URL and GOVERNOR_TEST_DATABASE_URL point it at other servers)', {});
 await main();

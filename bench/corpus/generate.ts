@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from '../../src/test-support/command-args.ts';
 import { renderCounts, withCounts } from './corpus-counts.ts';
 import type { CorpusFile } from './corpus-file.ts';
 import { toJsonLine } from './corpus-trajectory.ts';
@@ -49,7 +49,9 @@ export function writeCorpus(dir: string): string[] {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { out: { type: 'string' } } });
+  const { values } = parseCommandArgs('usage: npm run bench:corpus [-- --out DIR]  (default: rewrite bench/corpus/ and its README counts)', {
+    out: { type: 'string' },
+  });
   const dir = path.resolve(values.out ?? import.meta.dirname);
   for (const written of writeCorpus(dir)) {
     console.log(`${path.relative(process.cwd(), written)}  ${fs.statSync(written).size} bytes`);
