@@ -115,6 +115,48 @@ describe('AgentLoop', () => {
     assert.ok(executions < result.invocations, 'the repeated call was blocked at least once instead of running');
   });
 
+  test('stuck: the round the breaker stops after was made, so it is counted and reported before the stop', async () => {
+    const status = tool({ inputSchema: z.object({ job: z.string() }), execute: async () => 'job 7: FAILED (exit 1)' });
+    const model = mockModel(Array.from({ length: 30 }, () => ({ toolCalls: [{ name: 'status', input: { job: '7' } }], inputTokens: 100, outputTokens: 5 })));
+    const breaker = new AgentBreaker();
+    const log: string[] = [];
+    breaker.on((e) => {
+      if (e.type === 'escalation') log.push(`breaker ${e.action}`);
+    });
+    const c = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor(), breaker).defaultTools({ status }).build();
+    const result = await new AgentLoop({
+      client: c,
+      maxInvocations: 30,
+      onProgress: (e) => {
+        if (e.type === 'invocation-start' || e.type === 'invocation-end') log.push(`${e.type} ${e.invocation}`);
+      },
+    }).run('x');
+    assert.equal(result.status, 'stuck');
+    const calls = model.doGenerateCalls.length;
+    assert.equal(result.invocations, calls);
+    assert.deepEqual(result.usage, { inputTokens: 100 * calls, outputTokens: 5 * calls, cachedInputTokens: 0 });
+    // Every call that started ended, and each escalation follows the end of the call it judged.
+    assert.equal(log.filter((l) => l.startsWith('invocation-end')).length, calls);
+    assert.equal(log.at(-2), `invocation-end ${calls}`);
+    assert.equal(log.at(-1), 'breaker stop');
+    for (const [i, line] of log.entries()) if (line.startsWith('breaker')) assert.match(log[i - 1]!, /^(invocation-end|breaker)/, log.join(' | '));
+  });
+
+  test('the breaker refusing a call at its gate counts no invocation: no model call was made', async () => {
+    const status = tool({ inputSchema: z.object({ job: z.string() }), execute: async () => 'job 7: FAILED (exit 1)' });
+    const model = mockModel(Array.from({ length: 30 }, () => ({ toolCalls: [{ name: 'status', input: { job: '7' } }] })));
+    const c = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker()).defaultTools({ status }).build();
+    const loop = new AgentLoop({ client: c, maxInvocations: 30, conversationId: 'c-open' });
+    const first = await loop.run('x');
+    assert.equal(first.status, 'stuck');
+    const callsBefore = model.doGenerateCalls.length;
+    const again = await loop.run('try again');
+    assert.equal(again.status, 'stuck');
+    assert.equal(again.error instanceof AgentBreakerError && again.error.code, 'GOVERNOR_BREAKER_OPEN');
+    assert.equal(model.doGenerateCalls.length, callsBefore);
+    assert.equal(again.invocations, 0);
+  });
+
   test('error: a model failure ends the run with status error and the reason', async () => {
     const { client: c } = client([]);
     const result = await new AgentLoop({ client: c }).run('x');

@@ -336,20 +336,30 @@ export class AgentLoop {
       }
     };
 
-    const guard: Advisor = {
-      name: 'AgentLoopGuard',
-      // Right inside the tool loop: it sees every model round, before the breaker.
+    // Right inside the tool loop, where each round's request holds the turn so far as the loop keeps it.
+    const transcript: Advisor = {
+      name: 'AgentLoopTranscript',
       order: AdvisorOrder.TOOL_LOOP + 1,
       async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
         // A resumed turn's first round already carries the answers and their results: they belong to this turn.
         turnBase ??= request.messages.length - (answer === undefined ? 0 : 1);
         inflight = request.messages.slice(turnBase);
+        const result = await chain.nextCall(request);
+        inflight.push(...result.response.messages);
+        return result;
+      },
+    };
+    // Next to the model, inside every other advisor: each model call is limited and counted, and a
+    // round the breaker stops after it was made (and billed) still counts, before the breaker says why.
+    const guard: Advisor = {
+      name: 'AgentLoopGuard',
+      order: AdvisorOrder.LOWEST_PRECEDENCE,
+      async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
         checkLimits(request);
         invocations += 1;
         emit({ type: 'invocation-start', invocation: invocations });
         const result = await chain.nextCall(request);
         const r = result.response;
-        inflight.push(...r.messages);
         lastUsage = r.totalUsage;
         usage = addUsage(usage, r.totalUsage);
         emit({
@@ -428,7 +438,7 @@ export class AgentLoop {
         const call = o.client
           .prompt()
           .messages(...messages, ...(answer === undefined ? [] : [answer]))
-          .advisors(guard, (a) => {
+          .advisors(transcript, guard, (a) => {
             if (this.#telemetry !== undefined) a.param(TELEMETRY, this.#telemetry);
             return (
               a

@@ -60,11 +60,13 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
       'invoke_agent AgentLoop',
       '  chat_client mock-model-id',
       '    advisor ToolCallAdvisor',
-      '      advisor AgentLoopGuard',
-      '        chat mock-model-id',
+      '      advisor AgentLoopTranscript',
+      '        advisor AgentLoopGuard',
+      '          chat mock-model-id',
       '      execute_tool weather',
-      '      advisor AgentLoopGuard',
-      '        chat mock-model-id',
+      '      advisor AgentLoopTranscript',
+      '        advisor AgentLoopGuard',
+      '          chat mock-model-id',
     ]);
     const [first, second] = otel.spans().filter((s) => s.name === 'chat mock-model-id');
     assert.deepEqual(
