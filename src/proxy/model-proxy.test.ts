@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
@@ -412,6 +413,84 @@ describe('governor proxy: sessions, pass-through and options', () => {
       await assert.rejects(agentRound(stopped, m1, false), OpenAI.PermissionDeniedError);
       const round = await agentRound(openaiClient(r.proxy, { 'x-governor-session': 'agent-2' }), messages(), false);
       assert.equal(round.finish, 'tool_calls');
+    } finally {
+      await r.close();
+    }
+  });
+
+  test('a server that gives every tool call the same id: the spiral is still stopped', async () => {
+    const r = await rig([{ toolCalls: [{ id: 'call_0', name: 'search', arguments: { q: 'flights to Oslo' } }] }]);
+    try {
+      const client = openaiClient(r.proxy, { 'x-governor-session': 'same-ids' });
+      const messages: Message[] = [{ role: 'user', content: 'Find me a flight to Oslo.' }];
+      let header: string | null = null;
+      let rounds = 0;
+      for (; rounds < 8 && header === null; rounds += 1) header = (await agentRound(client, messages, false)).stopHeader;
+      assert.equal(header, 'tool_spiral');
+      // As with ids of its own per call (see the spiral test above): steered, blocked, stopped.
+      assert.equal(rounds, 5);
+    } finally {
+      await r.close();
+    }
+  });
+
+  test('an agent that starts each task afresh: a new user turn where the last one was is a new turn', async () => {
+    const breaker = new AgentBreaker();
+    const r = await rig([{ toolCalls: [{ name: 'search', arguments: { q: 'status of db-1' } }] }], breaker);
+    try {
+      const client = openaiClient(r.proxy, { 'x-governor-session': 'fresh-tasks' });
+      const events: string[] = [];
+      breaker.on((e) => {
+        if (e.type === 'escalation') events.push(`${e.action} ${e.category}`);
+      });
+      for (const task of ['Is db-1 up?', 'I restarted db-1. Check it again.', 'I replaced its disk. Check db-1 once more.']) {
+        // The same context every time: system prompt and the task, then two rounds of the same lookup.
+        const messages: Message[] = [
+          { role: 'system', content: 'You run checks.' },
+          { role: 'user', content: task },
+        ];
+        for (let i = 0; i < 2; i += 1) assert.equal((await agentRound(client, messages, false)).finish, 'tool_calls');
+      }
+      assert.deepEqual(events, []);
+      // A retried request (the very same body again) is still observed once.
+      const messages: Message[] = [
+        { role: 'system', content: 'You run checks.' },
+        { role: 'user', content: 'One more: is db-2 up?' },
+      ];
+      await agentRound(client, messages, false);
+      const before = (await breaker.snapshot('fresh-tasks')).counters;
+      for (let i = 0; i < 3; i += 1) await client.chat.completions.create({ model: 'm', messages, tools: [SEARCH] });
+      const after = (await breaker.snapshot('fresh-tasks')).counters;
+      assert.equal(after.toolCalls - before.toolCalls, 1);
+      assert.equal(after.userEvents, before.userEvents);
+    } finally {
+      await r.close();
+    }
+  });
+
+  test('a request sent with Expect: 100-continue (as curl does for a large body) is answered', async () => {
+    const r = await rig([{ text: 'hello' }]);
+    try {
+      const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+      const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const request = http.request(`${r.proxy.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
+        });
+        request.on('continue', () => request.end(body));
+        request.on('response', (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+        });
+        request.on('error', reject);
+      });
+      assert.equal(status, 200, text);
+      assert.match(text, /hello/);
+      assert.equal(r.upstream.requests[0]!.headers['expect'], undefined);
     } finally {
       await r.close();
     }

@@ -26,6 +26,8 @@ const HOP_HEADERS = new Set([
   'te',
   'trailer',
   'accept-encoding',
+  // 100-continue is between the client and this server (which answers it); fetch refuses to send it on.
+  'expect',
   SESSION_HEADER,
 ]);
 /** `fetch` has already decoded the body: its length and encoding no longer hold. */

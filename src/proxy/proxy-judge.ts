@@ -1,6 +1,7 @@
 import type { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 import { SeenSet } from './seen-set.ts';
+import { hash53 } from '../breaker/similarity/hash.ts';
 import { type SteerInbox, steerInboxFor } from './steer-inbox.ts';
 import type { RequestTail, RoundVerdict, WireRound } from './wire-api.ts';
 
@@ -51,15 +52,22 @@ export class ProxyJudge {
     return undefined;
   }
 
-  /** Observes what is new in a request (each tool result and user turn once, even when a request is retried). */
+  /**
+   * Observes what is new in a request: each tool result and user turn once,
+   * even when a request is retried. A retry repeats the request, so what was
+   * observed is known by its position and its content together: an agent that
+   * starts each task afresh puts a new user turn where the last one was, and
+   * some servers give every tool call the same id.
+   */
   async observeRequest(sessionId: string, tail: RequestTail): Promise<ProxyStop | undefined> {
-    if (tail.userText !== null && this.#seen.first(`${sessionId}\u0000user\u0000${tail.lastIndex}`)) {
+    const at = `${sessionId}\u0000${tail.lastIndex}\u0000`;
+    if (tail.userText !== null && this.#seen.first(`${at}user\u0000${hash53(tail.userText)}`)) {
       // A steer decided on an observed event waits in the breaker (see steerNote).
       const decision = await this.breaker.observe(sessionId, { kind: 'user', text: tail.userText });
       if (decision.action === 'stop') return toStop(decision, false);
     }
     for (const result of tail.toolResults) {
-      if (!this.#seen.first(`${sessionId}\u0000tool\u0000${result.id}`)) continue;
+      if (!this.#seen.first(`${at}tool\u0000${result.id}\u0000${hash53(JSON.stringify([result.name, result.args, result.result, result.error]))}`)) continue;
       const decision = await this.breaker.observe(sessionId, {
         kind: 'tool_call',
         tool: result.name,
