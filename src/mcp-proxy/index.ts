@@ -7,4 +7,5 @@
 import '../runtime/assert-supported-node.ts';
 export { startMcpProxy, type McpProxy } from './mcp-proxy.ts';
 export type { McpCommandUpstream, McpProxyOptions, McpUrlUpstream } from './mcp-proxy-options.ts';
+export { McpUpstreamError } from './mcp-upstream-error.ts';
 export { judgeToolCall, refusedResult } from './tool-call-judge.ts';

@@ -161,6 +161,32 @@ describe('governor mcp --url <a Streamable HTTP server>', { timeout: 60_000 }, (
   });
 });
 
+describe('governor mcp --url with user:password@', { timeout: 60_000 }, () => {
+  test('the credentials go as a Basic Authorization header, and a refusal never shows the password', async () => {
+    const upstream = await startHttpLoopingServer({ authorization: `Basic ${Buffer.from('ada:p@ss w0rd').toString('base64')}` });
+    const withCredentials = (password: string) => upstream.url.replace('http://', `http://ada:${encodeURIComponent(password)}@`);
+    const proxied = await connect(process.execPath, [MAIN, 'mcp', '--url', withCredentials('p@ss w0rd')]);
+    try {
+      assert.equal(text((await proxied.callTool({ name: 'add', arguments: { a: 1, b: 2 } })) as ToolResult), '3');
+    } finally {
+      await proxied.close();
+    }
+    try {
+      await assert.rejects(
+        execFileAsync(process.execPath, [MAIN, 'mcp', '--url', withCredentials('Wr0ng-Passw0rd-42')], { timeout: 30_000 }),
+        (error: { code?: number; stderr?: string }) => {
+          assert.equal(error.code, 1);
+          assert.match(error.stderr ?? '', /governor mcp: .*401/);
+          assert.doesNotMatch(error.stderr ?? '', /Wr0ng/);
+          return true;
+        },
+      );
+    } finally {
+      await upstream.close();
+    }
+  });
+});
+
 describe('governor mcp: its log on stderr', () => {
   /** Runs `governor mcp ARGS -- node <the looping server>`, collecting its stderr. */
   async function logged(args: string[]): Promise<{ client: Client; log: () => string }> {
@@ -176,6 +202,10 @@ describe('governor mcp: its log on stderr', () => {
     const { client, log } = await logged(['--session', 'agent-7']);
     try {
       for (let i = 0; i < 4; i += 1) await client.callTool({ name: 'search', arguments: { q: 'Oslo' } });
+      // stderr is a pipe of its own: its lines may arrive after the answer on stdout.
+      for (const deadline = Date.now() + 10_000; !/breaker block/.test(log()) && Date.now() < deadline; ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       assert.match(log(), /^governor mcp: breaker steer \(tool_spiral\) in session "agent-7": You have called "search" 3 times/m);
       assert.match(log(), /^governor mcp: breaker block \(tool_spiral\) in session "agent-7": /m);
       assert.doesNotMatch(log(), /warning|does not answer/);

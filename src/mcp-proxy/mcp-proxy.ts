@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { McpUpstreamError } from './mcp-upstream-error.ts';
 import { importOptional } from '../errors/missing-dependency-error.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import type { McpCommandUpstream, McpProxyOptions, McpUrlUpstream } from './mcp-proxy-options.ts';
@@ -46,6 +47,20 @@ const MCP_PROXY_RULES: OptionRules<McpProxyOptions> = {
 };
 
 /**
+ * The URL and the request options to reach it: `user:password@` in the URL
+ * becomes a Basic Authorization header, as curl does, since fetch refuses a
+ * URL that holds credentials.
+ */
+function withoutCredentials(text: string): [URL, { requestInit?: RequestInit }] {
+  const url = new URL(text);
+  if (url.username === '' && url.password === '') return [url, {}];
+  const basic = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64');
+  url.username = '';
+  url.password = '';
+  return [url, { requestInit: { headers: { authorization: `Basic ${basic}` } } }];
+}
+
+/**
  * An MCP server that stands in front of another one: it starts (or connects
  * to) the upstream server, mirrors its tools, resources and prompts, and
  * judges every `tools/call` with the breaker before forwarding it. A blocked
@@ -57,6 +72,7 @@ const MCP_PROXY_RULES: OptionRules<McpProxyOptions> = {
  *
  * @throws InvalidOptionError for malformed options
  * @throws MissingDependencyError when `@modelcontextprotocol/sdk` is not installed
+ * @throws McpUpstreamError when the upstream server cannot be reached or refuses the connection
  */
 export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy> {
   validateOptions('startMcpProxy', options, MCP_PROXY_RULES, { required: ['upstream', 'breaker'] });
@@ -74,7 +90,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   const upstream = options.upstream;
   const clientTransport =
     'url' in upstream
-      ? new (await import('@modelcontextprotocol/sdk/client/streamableHttp.js')).StreamableHTTPClientTransport(new URL(upstream.url))
+      ? new (await import('@modelcontextprotocol/sdk/client/streamableHttp.js')).StreamableHTTPClientTransport(...withoutCredentials(upstream.url))
       : new (await import('@modelcontextprotocol/sdk/client/stdio.js')).StdioClientTransport({
           command: upstream.command,
           args: [...(upstream.args ?? [])],
@@ -84,7 +100,14 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
           stderr: 'inherit',
         });
   const client = new Client({ name: 'governor-mcp', version: '1' });
-  await client.connect(clientTransport);
+  try {
+    await client.connect(clientTransport);
+  } catch (error) {
+    throw new McpUpstreamError(
+      'url' in upstream ? withoutCredentials(upstream.url)[0].href : JSON.stringify([upstream.command, ...(upstream.args ?? [])].join(' ')),
+      error,
+    );
+  }
 
   const capabilities = client.getServerCapabilities() ?? {};
   const mirrored = {

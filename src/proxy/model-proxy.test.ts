@@ -541,6 +541,13 @@ describe('governor proxy: sessions, pass-through and options', () => {
       (e: unknown) => InvalidOptionError.isInstance(e) && /upstream/.test((e as Error).message),
     );
     assert.throws(() => createModelProxy({ upstream: 'ftp://x', breaker: new AgentBreaker() }), InvalidOptionError);
+    // fetch cannot send a URL with credentials: refused at once, and the password is not repeated.
+    for (const upstream of ['http://user:s3cretUP-42@127.0.0.1:1/v1', 'http://user:s3cretUP-42@[bad/v1']) {
+      assert.throws(
+        () => createModelProxy({ upstream, breaker: new AgentBreaker() }),
+        (e: unknown) => InvalidOptionError.isInstance(e) && /upstream/.test((e as Error).message) && !(e as Error).message.includes('s3cretUP'),
+      );
+    }
     assert.throws(
       () => createModelProxy({ upstream: 'http://127.0.0.1:1/v1', breaker: {} as AgentBreaker }),
       (e: unknown) => GovernorError.isInstance(e) && /breaker/.test((e as Error).message),

@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { REDACTED, redact } from '../redaction/redact.ts';
 import { healthHandler } from '../telemetry/health-handler.ts';
 import { anthropicWire } from './anthropic-wire.ts';
 import { MODEL_PROXY_RULES, type ModelProxyOptions } from './model-proxy-options.ts';
@@ -110,9 +111,13 @@ function checkUpstream(value: unknown): string {
   try {
     url = new URL(value);
   } catch {
-    throw new InvalidOptionError('upstream', `"${value}" is not a URL; pass e.g. https://api.openai.com/v1`);
+    throw new InvalidOptionError('upstream', `"${redact(value.replace(/\/\/[^/?#]*@/, `//${REDACTED}@`))}" is not a URL; pass e.g. https://api.openai.com/v1`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidOptionError('upstream', 'must be an http: or https: URL');
+  if (url.username !== '' || url.password !== '') {
+    // fetch refuses such a URL, so every request would fail; the agent's own Authorization header is what goes upstream.
+    throw new InvalidOptionError('upstream', "must not hold credentials (user:password@): the agent's own Authorization header is forwarded upstream");
+  }
   return url.toString().replace(/\/+$/, '');
 }
 

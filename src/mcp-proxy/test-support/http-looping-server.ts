@@ -3,9 +3,17 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { loopingServer } from './looping-server.ts';
 
-/** The looping test server over Streamable HTTP (stateless: one server per request), on a free loopback port. */
-export async function startHttpLoopingServer(): Promise<{ url: string; close(): Promise<void> }> {
+/**
+ * The looping test server over Streamable HTTP (stateless: one server per
+ * request), on a free loopback port; with `authorization`, a request without
+ * that exact header gets 401.
+ */
+export async function startHttpLoopingServer(options: { authorization?: string } = {}): Promise<{ url: string; close(): Promise<void> }> {
   const http: Server = createServer((req, res) => {
+    if (options.authorization !== undefined && req.headers.authorization !== options.authorization) {
+      res.writeHead(401, { 'www-authenticate': 'Basic' }).end();
+      return;
+    }
     void (async () => {
       const server = loopingServer();
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
