@@ -83,6 +83,22 @@ describe('governor CLI', () => {
     assert.equal(readFileSync(join(dir, 'greeting.txt'), 'utf8'), 'hello\n');
   });
 
+  test("governor run prints a model's control characters escaped, in its progress and its summary", async () => {
+    await using server = await new ScriptedModelServer({
+      script: [
+        { toolCalls: [{ name: 'shell', arguments: { command: 'echo \u001b[31mred' } }] },
+        { toolCalls: [{ name: 'submit', arguments: { summary: 'done \u001b]0;PWNED\u0007 \u009b2J' } }] },
+      ],
+    }).start();
+    const dir = mkdtempSync(join(tmpdir(), 'governor-cli-'));
+    dirs.push(dir);
+    const { code, stdout, stderr } = await governor(['run', 'Say red', '--dir', dir, '--base-url', server.baseURL, '--model', 'scripted-stand-in'], cleanEnv());
+    assert.equal(code, 0, stderr);
+    assert.doesNotMatch(stdout + stderr, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    assert.match(stderr, /shell echo \\u001b\[31mred/);
+    assert.match(stdout, /Output: done \\u001b\]0;PWNED\\u0007 \\u009b2J/);
+  });
+
   test('a missing key gets a clear message naming the variable, and exit code 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'governor-cli-'));
     dirs.push(dir);

@@ -4,6 +4,7 @@ import { EXIT_CODES } from './cli-command.ts';
 import { COMMANDS } from './commands.ts';
 import { didYouMean } from './did-you-mean.ts';
 import { redact } from '../redaction/redact.ts';
+import { terminalText } from '../redaction/terminal-text.ts';
 import type { CliIO } from './progress.ts';
 
 /** The package version, read from the package.json two levels up (from `src/cli/` and from `dist/cli/`). */
@@ -43,7 +44,7 @@ function unknownCommand(name: string, io: CliIO): number {
     COMMANDS.map((c) => c.name),
   );
   io.stderr.write(
-    `${errorPrefix(io)} unknown command "${name}".${guess ? ` Did you mean "governor ${guess}"?` : ''}\nRun "governor --help" for the list of commands.\n`,
+    `${errorPrefix(io)} unknown command "${terminalText(name)}".${guess ? ` Did you mean "governor ${guess}"?` : ''}\nRun "governor --help" for the list of commands.\n`,
   );
   return EXIT_CODES.usage;
 }
@@ -104,7 +105,7 @@ export async function runCli(): Promise<void> {
   try {
     process.exitCode = await main(process.argv.slice(2), io);
   } catch (error) {
-    io.stderr.write(`${errorPrefix(io)} ${redact(error instanceof Error ? error.message : String(error))}\n`);
+    io.stderr.write(`${errorPrefix(io)} ${terminalText(redact(error instanceof Error ? error.message : String(error)))}\n`);
     process.exitCode = EXIT_CODES.failure;
   }
 }

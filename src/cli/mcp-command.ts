@@ -5,6 +5,7 @@ import { writeCommandError } from './command-error.ts';
 import { checkBreakerStore, logBreaker } from './log-breaker.ts';
 import type { CliIO } from './progress.ts';
 import { MCP_USAGE } from './commands/mcp.ts';
+import { terminalText } from '../redaction/terminal-text.ts';
 
 /**
  * `governor mcp … -- COMMAND [ARGS…]`: serves the MCP proxy on stdio until
@@ -40,7 +41,7 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
   }
   // stdout carries the MCP protocol: the operator's log is stderr.
   const log = (line: string): void => {
-    io.stderr.write(`governor mcp: ${line}\n`);
+    io.stderr.write(`governor mcp: ${terminalText(line)}\n`);
   };
   logBreaker(flagBreaker.breaker, log);
   const checked = checkBreakerStore(flagBreaker.breaker, log);

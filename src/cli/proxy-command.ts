@@ -6,6 +6,7 @@ import { writeCommandError } from './command-error.ts';
 import { checkBreakerStore, logBreaker } from './log-breaker.ts';
 import type { CliIO } from './progress.ts';
 import { PROXY_USAGE } from './commands/proxy.ts';
+import { terminalText } from '../redaction/terminal-text.ts';
 
 /**
  * `governor proxy …`: serves the model proxy until SIGINT or SIGTERM.
@@ -51,7 +52,7 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
       ...(metrics === undefined ? {} : { metrics: metrics.handler }),
     });
     const log = (line: string): void => {
-      io.stderr.write(`governor proxy: ${line}\n`);
+      io.stderr.write(`governor proxy: ${terminalText(line)}\n`);
     };
     logBreaker(flagBreaker.breaker, log);
     io.stderr.write(`governor proxy listening on ${server.url} (base URL ${server.url}/v1) → ${new URL(values.upstream).origin}\n`);

@@ -10,6 +10,8 @@ import { MiniAgent } from '../harness/mini-agent.ts';
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
 import { DEMO_FILES, DEMO_TASK } from './demo-task.ts';
 import { scriptedDemoAgent } from './scripted-agent.ts';
+import { terminalText } from '../redaction/terminal-text.ts';
+import { redact } from '../redaction/redact.ts';
 
 /** The step cap a plain agent loop would use, for the comparison. */
 const STEP_CAP = 20;
@@ -49,8 +51,9 @@ async function runOnce(model: unknown, breaker: AgentBreaker | false, print: (li
  * would have spent.
  */
 export async function runDemo(io: CliIO): Promise<number> {
-  const out = (line = ''): void => void io.stdout.write(`${line}\n`);
-  const note = (line = ''): void => void io.stderr.write(`${line}\n`);
+  // A real model's words reach the terminal: redacted, and with no control character it could act on.
+  const out = (line = ''): void => void io.stdout.write(`${terminalText(redact(line))}\n`);
+  const note = (line = ''): void => void io.stderr.write(`${terminalText(redact(line))}\n`);
   const real = hasModelConfiguration({ env: io.env });
   let server: ScriptedModelServer | undefined;
   let model: unknown;

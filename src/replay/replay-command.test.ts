@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -305,6 +306,54 @@ describe('governor replay', () => {
     assert.match(explain.stdout.text, /fetch/);
     assert.doesNotMatch(explain.stdout.text, /abcdefghijklmnop/);
     assert.doesNotMatch(fs.readFileSync(path.join(dir, 'leaky.html'), 'utf8'), /abcdefghijklmnop/);
+  });
+
+  test('control characters in a recorded run are shown escaped, never sent to the terminal raw', async () => {
+    const hostile = '\u001b]0;PWNED\u0007\u001b[2J\u009b31m';
+    const run = {
+      id: `run${hostile}`,
+      steps: [1, 2, 3].flatMap(() => [
+        { kind: 'model', prompt_tokens: 10, completion_tokens: 5, text: `say ${hostile}` },
+        { kind: 'tool_call', tool: `search${hostile}`, args: { q: hostile }, result: hostile },
+      ]),
+    };
+    const file = writeFile('hostile.jsonl', `${JSON.stringify(run)}\n{"id": "x\u001b[2J", "steps": 7}\n`);
+    const raw = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+    for (const argv of [[file], [file, '--explain', run.id]]) {
+      const out = io();
+      assert.equal(await runReplayCommand(argv, out, stub), 0);
+      assert.doesNotMatch(out.stdout.text + out.stderr.text, raw);
+      assert.match(out.stdout.text, /run\\u001b\]0;PWNED\\u0007/);
+    }
+    const json = io();
+    assert.equal(await runReplayCommand([file, '--json'], json, stub), 0);
+    assert.doesNotMatch(json.stdout.text + json.stderr.text, raw);
+    assert.equal(JSON.parse(json.stdout.text.trim().split('\n')[0]!).id, run.id);
+  });
+
+  test('--html naming the file being replayed is refused before anything is written', async () => {
+    const content = `${JSON.stringify(looping)}\n`;
+    const file = writeFile('same.jsonl', content);
+    const out = io();
+    assert.equal(await runReplayCommand([file, '--html', 'same.jsonl'], out, stub), 2);
+    assert.match(out.stderr.text, /--html same\.jsonl is the file being replayed/);
+    assert.equal(fs.readFileSync(file, 'utf8'), content);
+  });
+
+  test('a named pipe is read like a file; a directory is a usage error', { skip: process.platform === 'win32' }, async () => {
+    const fifo = path.join(dir, 'runs.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const writer = fs.promises.writeFile(fifo, `${JSON.stringify(looping)}\n`);
+    const out = io();
+    const code = await runReplayCommand([fifo, '--json'], out, stub);
+    // A refused pipe has no reader: give the writer one, so that a failure does not hang the test.
+    if (code !== 0) fs.createReadStream(fifo).resume();
+    await writer;
+    assert.equal(code, 0, out.stderr.text);
+    assert.equal(JSON.parse(out.stdout.text.trim()).id, 'loop');
+    const folder = io();
+    assert.equal(await runReplayCommand([dir], folder, stub), 2);
+    assert.match(folder.stderr.text, /it is a directory/);
   });
 
   test('the real breaker with its defaults replays a file', async () => {

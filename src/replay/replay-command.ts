@@ -10,6 +10,7 @@ import { formatSummary, ReplaySummaryBuilder } from './replay-summary.ts';
 import { formatTableHeader, formatTableRow } from './replay-table.ts';
 import type { ReplayableBreaker } from './replayable-breaker.ts';
 import { explainTrip } from './trip-explanation.ts';
+import { terminalText } from '../redaction/terminal-text.ts';
 
 /** A text sink such as `process.stdout`. */
 export interface ReplayOutputStream {
@@ -176,9 +177,10 @@ class Output {
     return this.#stream.isTTY === true;
   }
 
+  /** Writes `text` with its control characters escaped: recorded runs are not trusted to drive a terminal. */
   async write(text: string): Promise<void> {
     if (this.#failed) throw new OutputClosedError(this.#failed);
-    if (!this.#stream.write(text) && this.#stream.once) {
+    if (!this.#stream.write(terminalText(text)) && this.#stream.once) {
       await new Promise<void>((resolve) => {
         this.#stream.once?.('drain', resolve);
         this.#stream.once?.('error', resolve);
@@ -247,7 +249,11 @@ async function replayCommand(
       } catch (error) {
         throw new UsageError(`cannot read ${args.file}: ${describeFsError(error)}`);
       }
-      if (!stat.isFile()) throw new UsageError(`cannot read ${args.file}: not a regular file`);
+      // A pipe is read as a file is (`<(zcat runs.jsonl.gz)`, /dev/stdin); a directory cannot be.
+      if (stat.isDirectory()) throw new UsageError(`cannot read ${args.file}: it is a directory`);
+      if (args.html !== undefined && path.resolve(cwd, args.html) === file) {
+        throw new UsageError(`--html ${args.html} is the file being replayed: name another file for the report`);
+      }
       args.file = file;
     }
     if (args.config !== undefined) {

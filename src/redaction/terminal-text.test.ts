@@ -1,0 +1,12 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { terminalText } from './terminal-text.ts';
+
+test('terminalText escapes what a terminal would obey, keeps newlines, tabs and other text', () => {
+  const hostile = 'ok\u001b]0;PWNED\u0007\u001b[31mRED\u001b[2J\r\u009b31m\u007f\u0000';
+  assert.equal(terminalText(hostile), 'ok\\u001b]0;PWNED\\u0007\\u001b[31mRED\\u001b[2J\\u000d\\u009b31m\\u007f\\u0000');
+  assert.equal(terminalText('line 1\n\tline 2 — ✈️ 東京 é'), 'line 1\n\tline 2 — ✈️ 東京 é');
+  // Inside a JSON string the escape stands for the same character.
+  const json = JSON.stringify({ text: 'a\u009bb' });
+  assert.equal(JSON.parse(terminalText(json)).text, 'a\u009bb');
+});
