@@ -492,6 +492,26 @@ describe('RedisBreakerStore', () => {
     await s.close();
   });
 
+  test('a wrong password is named as the reason, not taken for a server that does not answer', async () => {
+    const port = await unusedPort();
+    const server = await startDedicatedRedis(port);
+    const admin = createClient({ url: `redis://127.0.0.1:${port}` });
+    const s = new RedisBreakerStore({ url: `redis://default:Wr0ngPassw0rd@127.0.0.1:${port}`, timeoutMs: 1000 });
+    try {
+      await admin.connect();
+      await admin.sendCommand(['CONFIG', 'SET', 'requirepass', 'the-real-one']);
+      const health = await breakerOn(s).health();
+      assert.equal(health.storeReachable, false);
+      assert.match(health.storeError ?? '', /WRONGPASS|invalid username-password/);
+      assert.doesNotMatch(JSON.stringify(health), /Wr0ngPassw0rd/);
+    } finally {
+      // A client left open would keep reconnecting, and the test process alive.
+      await s.close();
+      await admin.close().catch(() => {});
+      await killProcess(server);
+    }
+  });
+
   test('bad options are rejected at construction, naming the option', () => {
     assert.throws(
       () => new RedisBreakerStore({}),

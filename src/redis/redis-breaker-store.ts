@@ -422,6 +422,8 @@ export class RedisBreakerStore implements BreakerStore {
   #evictionPolicy: string | undefined;
   /** Set when the store created the client: it connects and closes it. */
   readonly #owned: OwnedClient | undefined;
+  /** Why the owned client's connection fails, until it is ready again: a timeout alone would not say (a wrong password looks like an outage). */
+  #connectionError: unknown;
   #connecting: Promise<unknown> | undefined;
   #closed = false;
   /** How long after this process set a session's expiry it sets it again (see {@link RedisBreakerStoreOptions.ttlMs}). */
@@ -481,7 +483,12 @@ export class RedisBreakerStore implements BreakerStore {
       }
       const client = createOwnedClient(url, timeoutMs);
       // Without a listener node-redis would crash the process on a lost connection.
-      client.on('error', () => {});
+      client.on('error', (error: unknown) => {
+        this.#connectionError = error;
+      });
+      client.on('ready', () => {
+        this.#connectionError = undefined;
+      });
       this.#owned = client;
       this.#client = client as unknown as RedisCommandClient;
     }
@@ -536,7 +543,8 @@ export class RedisBreakerStore implements BreakerStore {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         abort.abort();
-        const error = new Error(`no reply within ${timeoutMs} ms`);
+        const failing = this.#connectionError;
+        const error = new Error(`no reply within ${timeoutMs} ms${failing === undefined ? '' : ` (the connection fails: ${describeRedisError(failing)})`}`);
         reject(new BreakerStoreError(operation, error.message, { cause: error }));
       }, timeoutMs);
       timer.unref();
