@@ -90,6 +90,25 @@ describe('governor mcp -- node <a looping test server>', { timeout: 60_000 }, ()
     assert.doesNotMatch(text(stopped), /No flights found/);
   });
 
+  test("the server's progress on a long call reaches the client, under the client's own token", async () => {
+    const client = await servers.proxied();
+    try {
+      const progress: { progress: number; total?: number; message?: string }[] = [];
+      const result = (await client.callTool({ name: 'build', arguments: { steps: 3 } }, undefined, { onprogress: (p) => progress.push(p) })) as ToolResult;
+      assert.equal(text(result), 'built in 3 steps');
+      assert.deepEqual(
+        progress.map((p) => [p.progress, p.total, p.message]),
+        [
+          [1, 3, 'step 1'],
+          [2, 3, 'step 2'],
+          [3, 3, 'step 3'],
+        ],
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
   test('one session per client connection: a new connection starts clean', async () => {
     const fresh = await servers.proxied();
     try {
@@ -145,7 +164,7 @@ describe('governor mcp --url <a Streamable HTTP server>', { timeout: 60_000 }, (
     const proxied = await connect(process.execPath, [MAIN, 'mcp', '--url', upstream.url]);
     try {
       const tools = await proxied.listTools();
-      assert.deepEqual(tools.tools.map((t) => t.name).sort(), ['add', 'search']);
+      assert.deepEqual(tools.tools.map((t) => t.name).sort(), ['add', 'build', 'search']);
       assert.equal(text((await proxied.callTool({ name: 'add', arguments: { a: 20, b: 22 } })) as ToolResult), '42');
       const results: ToolResult[] = [];
       for (let i = 0; i < 5; i += 1) results.push((await proxied.callTool({ name: 'search', arguments: { q: 'Oslo' } })) as ToolResult);

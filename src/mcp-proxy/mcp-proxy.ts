@@ -46,6 +46,36 @@ const MCP_PROXY_RULES: OptionRules<McpProxyOptions> = {
   downstream: is.having('{ stdin, stdout } streams', 'stdin', 'stdout'),
 };
 
+/** The longest wait a timer allows: the client downstream decides how long to wait, and its cancellation aborts the request. */
+const NO_TIMEOUT_MS = 2_147_483_647;
+
+/** What a forwarded request needs of the downstream request it answers. */
+interface ForwardExtra {
+  readonly signal: AbortSignal;
+  sendNotification(notification: {
+    method: 'notifications/progress';
+    params: { progressToken: string | number; progress: number; total?: number; message?: string };
+  }): Promise<void>;
+}
+
+/**
+ * Request options for forwarding `request` upstream: no time limit of the
+ * proxy's own (the SDK's default of 60 s would cut off a long tool the client
+ * is willing to wait for), the client's cancellation, and the upstream's
+ * progress passed back under the client's own progress token.
+ */
+function forwardOptions(request: unknown, extra: ForwardExtra) {
+  const token = (request as { params?: { _meta?: { progressToken?: unknown } } }).params?._meta?.progressToken;
+  const progress =
+    typeof token === 'string' || typeof token === 'number'
+      ? {
+          onprogress: (p: { progress: number; total?: number; message?: string }) =>
+            void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } }).catch(() => {}),
+        }
+      : {};
+  return { signal: extra.signal, timeout: NO_TIMEOUT_MS, ...progress };
+}
+
 /**
  * The URL and the request options to reach it: `user:password@` in the URL
  * becomes a Basic Authorization header, as curl does, since fetch refuses a
@@ -126,14 +156,14 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   type Forwardable = Parameters<typeof client.request>[0];
   const forward =
     <S extends Parameters<typeof client.request>[1]>(schema: S) =>
-    (request: unknown, extra: { signal: AbortSignal }) =>
-      client.request(request as Forwardable, schema, { signal: extra.signal });
+    (request: unknown, extra: ForwardExtra) =>
+      client.request(request as Forwardable, schema, forwardOptions(request, extra));
 
   if (capabilities.tools) {
     server.setRequestHandler(types.ListToolsRequestSchema, forward(types.ListToolsResultSchema));
     server.setRequestHandler(types.CallToolRequestSchema, async (request, extra) => {
       const { name, arguments: args } = request.params;
-      return judgeToolCall(breaker, sessionId, name, args ?? {}, () => client.request(request, types.CallToolResultSchema, { signal: extra.signal }));
+      return judgeToolCall(breaker, sessionId, name, args ?? {}, () => client.request(request, types.CallToolResultSchema, forwardOptions(request, extra)));
     });
   }
   if (capabilities.resources) {

@@ -1,6 +1,7 @@
 /**
  * A small MCP server for tests: `search` answers the same thing for the same
- * query (an agent asking again loops), `add` does arithmetic, and one
+ * query (an agent asking again loops), `add` does arithmetic, `build`
+ * reports its progress in `steps` steps before it answers, and one
  * resource and one prompt are served so mirroring can be checked.
  *
  * Run as a program it serves stdio; `loopingServer()` builds one for other transports.
@@ -17,6 +18,23 @@ export function loopingServer(): McpServer {
   server.registerTool('add', { description: 'Add two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
     content: [{ type: 'text', text: String(a + b) }],
   }));
+  server.registerTool(
+    'build',
+    { description: 'A long job that reports progress', inputSchema: { steps: z.number().int().min(1).max(10) } },
+    async ({ steps }, extra) => {
+      const token = extra._meta?.progressToken;
+      for (let step = 1; step <= steps; step += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        if (token !== undefined) {
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: step, total: steps, message: `step ${step}` },
+          });
+        }
+      }
+      return { content: [{ type: 'text', text: `built in ${steps} steps` }] };
+    },
+  );
   server.registerResource('readme', 'memo://readme', { description: 'Read me', mimeType: 'text/plain' }, async (uri) => ({
     contents: [{ uri: uri.href, text: 'Flights leave from gate 7.' }],
   }));
