@@ -93,6 +93,22 @@ test('governor proxy with a store that does not answer says so at start, serves 
   }
 });
 
+test('governor proxy logs a request it could not serve: the upstream did not answer', async () => {
+  const cli = await startCli(['--upstream', `http://127.0.0.1:${await unusedPort()}/v1`, '--port', '0']);
+  try {
+    const client = new OpenAI({ baseURL: `${cli.url}/v1`, apiKey: 'sk-test-not-a-real-key', maxRetries: 0 });
+    await assert.rejects(client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }), OpenAI.APIError);
+    for (const deadline = Date.now() + 10_000; !/did not answer/.test(cli.stderr()) && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.match(cli.stderr(), /^governor proxy: the upstream http:\/\/127\.0\.0\.1:\d+ did not answer \(ECONNREFUSED\)\.$/m);
+    assert.doesNotMatch(cli.stderr(), /sk-test/);
+  } finally {
+    cli.child.kill('SIGTERM');
+    await once(cli.child, 'exit');
+  }
+});
+
 test('governor proxy refuses a bad command line with exit code 2 and says what to fix', async () => {
   for (const [args, problem] of [
     [[], /--upstream URL is required/],

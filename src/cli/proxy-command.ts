@@ -6,6 +6,7 @@ import { writeCommandError } from './command-error.ts';
 import { checkBreakerStore, logBreaker } from './log-breaker.ts';
 import type { CliIO } from './progress.ts';
 import { PROXY_USAGE } from './commands/proxy.ts';
+import { redact } from '../redaction/redact.ts';
 import { terminalText } from '../redaction/terminal-text.ts';
 
 /**
@@ -43,6 +44,9 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
     writeCommandError(io, 'proxy', error);
     return error instanceof CliUsageError ? 2 : 1;
   }
+  const log = (line: string): void => {
+    io.stderr.write(`governor proxy: ${terminalText(line)}\n`);
+  };
   try {
     const server = await startModelProxy({
       upstream: values.upstream,
@@ -50,10 +54,9 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
       port,
       host: values.host,
       ...(metrics === undefined ? {} : { metrics: metrics.handler }),
+      // The proxy's own errors start with its name already.
+      onError: (error) => log(redact(error.message.replace(/^governor proxy: /, ''))),
     });
-    const log = (line: string): void => {
-      io.stderr.write(`governor proxy: ${terminalText(line)}\n`);
-    };
     logBreaker(flagBreaker.breaker, log);
     io.stderr.write(`governor proxy listening on ${server.url} (base URL ${server.url}/v1) → ${new URL(values.upstream).origin}\n`);
     // Serving does not wait for it: a store that does not answer takes up to its timeout to say so.

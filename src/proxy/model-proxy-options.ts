@@ -18,6 +18,13 @@ export interface ModelProxyOptions {
   readonly metrics?: (request: Request) => Promise<Response>;
   /** The `fetch` used upstream. @default globalThis.fetch */
   readonly fetch?: typeof fetch;
+  /**
+   * Told of every request the proxy could not serve: an upstream that did not
+   * answer or broke off its answer (`UpstreamUnreachableError`, a 502 or an
+   * error event in the stream), or an error of its own (a 500), e.g. to log
+   * it. @default nothing
+   */
+  readonly onError?: (error: Error) => void;
 }
 
 /** One rule per option of {@link ModelProxyOptions}; the URL itself is checked where it is parsed. */
@@ -26,4 +33,5 @@ export const MODEL_PROXY_RULES: OptionRules<ModelProxyOptions> = {
   breaker: is.having('an AgentBreaker', 'checkModelCall'),
   metrics: is.function(),
   fetch: is.function(),
+  onError: is.function(),
 };

@@ -13,7 +13,7 @@ import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
 import { requireRedis } from '../test-support/services.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
 import { anthropicWire } from './anthropic-wire.ts';
-import { createModelProxy, proxySessionId, startModelProxy, type ModelProxyServer } from './index.ts';
+import { createModelProxy, proxySessionId, startModelProxy, UpstreamUnreachableError, type ModelProxyServer } from './index.ts';
 import { openaiWire } from './openai-wire.ts';
 
 type Message = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -518,12 +518,14 @@ describe('governor proxy: sessions, pass-through and options', () => {
     const gone = await new ScriptedModelServer({ script: [] }).start();
     const upstream = gone.baseURL;
     await gone.close();
-    await using proxy = await startModelProxy({ upstream, breaker, port: 0 });
+    const told: Error[] = [];
+    await using proxy = await startModelProxy({ upstream, breaker, port: 0, onError: (e) => told.push(e) });
     const client = openaiClient(proxy);
     await assert.rejects(client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }), (error: unknown) => {
       assert.ok(error instanceof OpenAI.APIError);
       assert.equal(error.status, 502);
       assert.match(error.message, /did not answer \(ECONNREFUSED\)/);
+      assert.ok(UpstreamUnreachableError.isInstance(told[0]));
       assert.doesNotMatch(error.message, /sk-test/);
       return true;
     });
@@ -533,6 +535,52 @@ describe('governor proxy: sessions, pass-through and options', () => {
     });
     assert.equal(anthropic.status, 502);
     assert.equal(((await anthropic.json()) as { error: { type: string } }).error.type, 'api_error');
+  });
+
+  test("an upstream that breaks off its answer: a 502, or in a stream the API's error event, and onError is told", async () => {
+    // Answers 200, sends part of the body, then drops the connection.
+    const upstream = http.createServer((request, response) => {
+      const stream = request.url?.includes('stream') === true;
+      response.writeHead(200, { 'content-type': stream ? 'text/event-stream' : 'application/json', ...(stream ? {} : { 'content-length': '500' }) });
+      response.write(
+        stream
+          ? `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' }, finish_reason: null }] })}\n\n`
+          : '{"id":"c1","choi',
+      );
+      setTimeout(() => response.socket?.destroy(), 20);
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const { port } = upstream.address() as import('node:net').AddressInfo;
+    const told: Error[] = [];
+    const breaker = new AgentBreaker();
+    const proxies = await Promise.all(
+      ['plain', 'stream'].map((path) => startModelProxy({ upstream: `http://127.0.0.1:${port}/${path}`, breaker, port: 0, onError: (e) => told.push(e) })),
+    );
+    try {
+      const messages: Message[] = [{ role: 'user', content: 'hi' }];
+      await assert.rejects(openaiClient(proxies[0]!).chat.completions.create({ model: 'm', messages }), (error: unknown) => {
+        assert.ok(error instanceof OpenAI.APIError);
+        assert.equal(error.status, 502);
+        assert.match(error.message, /broke off its answer/);
+        return true;
+      });
+      const deltas: string[] = [];
+      await assert.rejects(
+        (async () => {
+          for await (const chunk of await openaiClient(proxies[1]!).chat.completions.create({ model: 'm', messages, stream: true })) {
+            deltas.push(chunk.choices[0]?.delta.content ?? '');
+          }
+        })(),
+        (error: unknown) => error instanceof OpenAI.APIError && /broke off its answer/.test(error.message),
+      );
+      assert.deepEqual(deltas, ['Hel']);
+      assert.equal(told.length, 2);
+      for (const error of told) assert.match(error.message, new RegExp(`upstream http://127.0.0.1:${port} broke off its answer`));
+    } finally {
+      await Promise.all(proxies.map((p) => p.close()));
+      upstream.closeAllConnections();
+      await new Promise((resolve) => upstream.close(resolve));
+    }
   });
 
   test('bad options are refused with InvalidOptionError', () => {

@@ -62,6 +62,13 @@ export function createModelProxy(options: ModelProxyOptions): Hono {
     throw new InvalidOptionError('metrics', 'must be a function from Request to Response');
   }
   const upstreamFetch = options.fetch ?? globalThis.fetch;
+  const onError = (error: unknown): void => {
+    try {
+      options.onError?.(error instanceof Error ? error : new Error(String(error)));
+    } catch {
+      // A failing logger must not take the answer down with it.
+    }
+  };
   const judge = new ProxyJudge(options.breaker);
   const health = healthHandler({ breakers: { proxy: options.breaker } });
   const app = new Hono();
@@ -75,12 +82,15 @@ export function createModelProxy(options: ModelProxyOptions): Hono {
     ['chat/completions', openaiWire],
     ['messages', anthropicWire],
   ] as const) {
-    const handler = (c: Context): Promise<Response> => governed(c, api, { upstream, upstreamFetch, judge });
+    const handler = (c: Context): Promise<Response> => governed(c, api, { upstream, upstreamFetch, judge, onError });
     app.post(`/v1/${path}`, handler);
     app.post(`/${path}`, handler);
   }
   app.all('*', (c) => forward(c.req.raw, target(upstream, new URL(c.req.url)), upstreamFetch, undefined));
-  app.onError((error, c) => failure(error, new URL(c.req.url).pathname));
+  app.onError((error, c) => {
+    onError(error);
+    return failure(error, new URL(c.req.url).pathname);
+  });
   return app;
 }
 
@@ -102,6 +112,7 @@ interface Route {
   readonly upstream: string;
   readonly upstreamFetch: typeof fetch;
   readonly judge: ProxyJudge;
+  readonly onError: (error: unknown) => void;
 }
 
 function checkUpstream(value: unknown): string {
@@ -181,9 +192,17 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   });
   const contentType = upstreamResponse.headers.get('content-type') ?? '';
   if (!upstreamResponse.ok || upstreamResponse.body === null) return passThrough(upstreamResponse);
-  if (contentType.includes('text/event-stream')) return streamed(api, sessionId, judge, upstreamResponse);
+  if (contentType.includes('text/event-stream'))
+    return streamed(api, sessionId, judge, upstreamResponse, (error) =>
+      route.onError(new UpstreamUnreachableError(new URL(url).origin, error, 'broke off its answer')),
+    );
   if (!contentType.includes('json')) return passThrough(upstreamResponse);
-  const text = await upstreamResponse.text();
+  let text: string;
+  try {
+    text = await upstreamResponse.text();
+  } catch (error) {
+    throw new UpstreamUnreachableError(new URL(url).origin, error, 'broke off its answer');
+  }
   const unchanged = (): Response => new Response(text, { status: upstreamResponse.status, headers: responseHeaders(upstreamResponse.headers) });
   const answer = parseJson(text);
   if (!isObject(answer)) return unchanged();
@@ -226,20 +245,43 @@ function stopAnswer(api: WireApi, body: JsonObject, stop: ProxyStop): Response {
 
 /**
  * Passes a streamed answer through event by event, holding back only what
- * must be judged whole (tool-call deltas and the end of the message).
+ * must be judged whole (tool-call deltas and the end of the message). An
+ * upstream that breaks off ends the stream with the API's own error event
+ * (which the client's SDK raises) instead of a cut connection, and is told
+ * to `brokeOff`.
  */
-function streamed(api: WireApi, sessionId: string, judge: ProxyJudge, response: Response): Response {
+function streamed(api: WireApi, sessionId: string, judge: ProxyJudge, response: Response, brokeOff: (error: unknown) => void): Response {
   const rewriter = api.streamRewriter();
   const encoder = new TextEncoder();
   const send = (controller: TransformStreamDefaultController<Uint8Array>, events: SseEvent[]): void => {
     if (events.length > 0) controller.enqueue(encoder.encode(events.map(formatSse).join('')));
   };
-  const body = parseSse(response.body as ReadableStream<Uint8Array>).pipeThrough(
+  const upstream = (response.body as ReadableStream<Uint8Array>).getReader();
+  let failed: { error: unknown } | undefined;
+  const source = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await upstream.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (error) {
+        failed = { error };
+        controller.close();
+      }
+    },
+    cancel: (reason) => upstream.cancel(reason),
+  });
+  const body = parseSse(source).pipeThrough(
     new TransformStream<SseEvent, Uint8Array>({
       transform(event, controller) {
         send(controller, rewriter.accept(event));
       },
       async flush(controller) {
+        if (failed !== undefined) {
+          brokeOff(failed.error);
+          send(controller, [api.streamError('governor proxy: the upstream broke off its answer.')]);
+          return;
+        }
         send(controller, rewriter.finish(await judge.judgeRound(sessionId, rewriter.round())));
       },
     }),

@@ -139,6 +139,10 @@ export const openaiWire: WireApi = {
     return { error: { message, type: 'governor_breaker_open', param: null, code: 'breaker_open' } };
   },
 
+  streamError(message) {
+    return data({ error: { message, type: 'upstream_error', param: null, code: 'upstream_unreachable' } });
+  },
+
   streamRewriter() {
     return new OpenAiStreamRewriter();
   },
