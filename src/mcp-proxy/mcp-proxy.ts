@@ -84,7 +84,14 @@ function forwardOptions(request: unknown, extra: ForwardExtra) {
 function withoutCredentials(text: string): [URL, { requestInit?: RequestInit }] {
   const url = new URL(text);
   if (url.username === '' && url.password === '') return [url, {}];
-  const basic = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64');
+  const decoded = (part: string): string => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return part; // a lone % is taken as written
+    }
+  };
+  const basic = Buffer.from(`${decoded(url.username)}:${decoded(url.password)}`).toString('base64');
   url.username = '';
   url.password = '';
   return [url, { requestInit: { headers: { authorization: `Basic ${basic}` } } }];
