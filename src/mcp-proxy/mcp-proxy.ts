@@ -59,21 +59,30 @@ interface ForwardExtra {
 }
 
 /**
- * Request options for forwarding `request` upstream: no time limit of the
- * proxy's own (the SDK's default of 60 s would cut off a long tool the client
- * is willing to wait for), the client's cancellation, and the upstream's
- * progress passed back under the client's own progress token.
+ * Forwards `request` upstream with `send` (the client's request method): no
+ * time limit of the proxy's own (the SDK's default of 60 s would cut off a
+ * long tool the client is willing to wait for), the client's cancellation,
+ * and the upstream's progress passed back under the client's own progress
+ * token, each notification before the answer, as the server sent them.
  */
-function forwardOptions(request: unknown, extra: ForwardExtra) {
+async function forwardRequest<T>(
+  request: unknown,
+  extra: ForwardExtra,
+  send: (options: { signal: AbortSignal; timeout: number; onprogress?: (p: { progress: number; total?: number; message?: string }) => void }) => Promise<T>,
+): Promise<T> {
   const token = (request as { params?: { _meta?: { progressToken?: unknown } } }).params?._meta?.progressToken;
+  let told = Promise.resolve();
   const progress =
     typeof token === 'string' || typeof token === 'number'
       ? {
-          onprogress: (p: { progress: number; total?: number; message?: string }) =>
-            void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } }).catch(() => {}),
+          onprogress: (p: { progress: number; total?: number; message?: string }) => {
+            told = told.then(() => extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } })).catch(() => {});
+          },
         }
       : {};
-  return { signal: extra.signal, timeout: NO_TIMEOUT_MS, ...progress };
+  const result = await send({ signal: extra.signal, timeout: NO_TIMEOUT_MS, ...progress });
+  await told;
+  return result;
 }
 
 /**
@@ -164,13 +173,15 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   const forward =
     <S extends Parameters<typeof client.request>[1]>(schema: S) =>
     (request: unknown, extra: ForwardExtra) =>
-      client.request(request as Forwardable, schema, forwardOptions(request, extra));
+      forwardRequest(request, extra, (options) => client.request(request as Forwardable, schema, options));
 
   if (capabilities.tools) {
     server.setRequestHandler(types.ListToolsRequestSchema, forward(types.ListToolsResultSchema));
     server.setRequestHandler(types.CallToolRequestSchema, async (request, extra) => {
       const { name, arguments: args } = request.params;
-      return judgeToolCall(breaker, sessionId, name, args ?? {}, () => client.request(request, types.CallToolResultSchema, forwardOptions(request, extra)));
+      return judgeToolCall(breaker, sessionId, name, args ?? {}, () =>
+        forwardRequest(request, extra, (options) => client.request(request, types.CallToolResultSchema, options)),
+      );
     });
   }
   if (capabilities.resources) {
