@@ -1,5 +1,4 @@
-import { redact } from '../redaction/redact.ts';
-import { terminalText } from '../redaction/terminal-text.ts';
+import { printable } from '../redaction/terminal-text.ts';
 import type { CliIO } from './progress.ts';
 
 /**
@@ -8,6 +7,6 @@ import type { CliIO } from './progress.ts';
  * errors quote what they were given (a URL with its password, a header).
  */
 export function writeCommandError(io: CliIO, command: string, problem: unknown, usage?: string): void {
-  const reason = terminalText(redact(problem instanceof Error ? problem.message : String(problem)));
+  const reason = printable(problem instanceof Error ? problem.message : String(problem));
   io.stderr.write(`governor ${command}: ${reason}${usage === undefined ? '' : `\n\n${usage}`}\n`);
 }

@@ -3,8 +3,7 @@ import { styleText } from 'node:util';
 import { EXIT_CODES } from './cli-command.ts';
 import { COMMANDS } from './commands.ts';
 import { didYouMean } from './did-you-mean.ts';
-import { redact } from '../redaction/redact.ts';
-import { terminalText } from '../redaction/terminal-text.ts';
+import { printable, terminalText } from '../redaction/terminal-text.ts';
 import type { CliIO } from './progress.ts';
 
 /** The package version, read from the package.json two levels up (from `src/cli/` and from `dist/cli/`). */
@@ -105,7 +104,7 @@ export async function runCli(): Promise<void> {
   try {
     process.exitCode = await main(process.argv.slice(2), io);
   } catch (error) {
-    io.stderr.write(`${errorPrefix(io)} ${terminalText(redact(error instanceof Error ? error.message : String(error)))}\n`);
+    io.stderr.write(`${errorPrefix(io)} ${printable(error instanceof Error ? error.message : String(error))}\n`);
     process.exitCode = EXIT_CODES.failure;
   }
 }

@@ -5,7 +5,7 @@ import { writeCommandError } from './command-error.ts';
 import { checkBreakerStore, logBreaker } from './log-breaker.ts';
 import type { CliIO } from './progress.ts';
 import { MCP_USAGE } from './commands/mcp.ts';
-import { terminalText } from '../redaction/terminal-text.ts';
+import { serverLog } from './server-log.ts';
 
 /**
  * `governor mcp … -- COMMAND [ARGS…]`: serves the MCP proxy on stdio until
@@ -40,9 +40,7 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
     return error instanceof CliUsageError ? 2 : 1;
   }
   // stdout carries the MCP protocol: the operator's log is stderr.
-  const log = (line: string): void => {
-    io.stderr.write(`governor mcp: ${terminalText(line)}\n`);
-  };
+  const log = serverLog(io, 'mcp');
   logBreaker(flagBreaker.breaker, log);
   const checked = checkBreakerStore(flagBreaker.breaker, log);
   try {

@@ -6,8 +6,7 @@ import { writeCommandError } from './command-error.ts';
 import { checkBreakerStore, logBreaker } from './log-breaker.ts';
 import type { CliIO } from './progress.ts';
 import { PROXY_USAGE } from './commands/proxy.ts';
-import { redact } from '../redaction/redact.ts';
-import { terminalText } from '../redaction/terminal-text.ts';
+import { serverLog } from './server-log.ts';
 
 /**
  * `governor proxy …`: serves the model proxy until SIGINT or SIGTERM.
@@ -44,9 +43,7 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
     writeCommandError(io, 'proxy', error);
     return error instanceof CliUsageError ? 2 : 1;
   }
-  const log = (line: string): void => {
-    io.stderr.write(`governor proxy: ${terminalText(line)}\n`);
-  };
+  const log = serverLog(io, 'proxy');
   try {
     const server = await startModelProxy({
       upstream: values.upstream,
@@ -55,7 +52,7 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
       host: values.host,
       ...(metrics === undefined ? {} : { metrics: metrics.handler }),
       // The proxy's own errors start with its name already.
-      onError: (error) => log(redact(error.message.replace(/^governor proxy: /, ''))),
+      onError: (error) => log(error.message.replace(/^governor proxy: /, '')),
     });
     logBreaker(flagBreaker.breaker, log);
     io.stderr.write(`governor proxy listening on ${server.url} (base URL ${server.url}/v1) → ${new URL(values.upstream).origin}\n`);

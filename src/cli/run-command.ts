@@ -4,11 +4,10 @@ import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { AgentLoopResult } from '../harness/agent-loop.ts';
 import { EXIT_CODES } from './cli-command.ts';
 import { MiniAgent } from '../harness/mini-agent.ts';
-import { redact } from '../redaction/redact.ts';
 import { ModelSpecError, resolveModelSpec } from './model-spec.ts';
 import { progressLine, summaryLines, type CliIO } from './progress.ts';
 import { watchBreaker } from './watch-breaker.ts';
-import { terminalText } from '../redaction/terminal-text.ts';
+import { printable } from '../redaction/terminal-text.ts';
 
 /** The help of `governor run`. */
 export const RUN_USAGE = `Usage: governor run "TASK" [--dir DIR] [--model provider:model] [--base-url URL]
@@ -79,7 +78,7 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
   let label: string;
   // Progress is not the result: it goes to stderr, so stdout holds only the summary or the JSON.
   const print = (line: string): void => {
-    io.stderr.write(`${terminalText(redact(line))}\n`);
+    io.stderr.write(`${printable(line)}\n`);
   };
   const interrupt = new AbortController();
   try {
@@ -105,7 +104,7 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
       },
     });
   } catch (error) {
-    io.stderr.write(`governor run: ${terminalText(redact((error as Error).message))}\n`);
+    io.stderr.write(`governor run: ${printable((error as Error).message)}\n`);
     return 2;
   }
   print(`Running on ${label} in ${resolve(values.dir)}${agent.sandbox === 'bubblewrap' ? ' (commands sandboxed with bubblewrap)' : ''}`);
@@ -126,25 +125,23 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
   }
   if (values.json) {
     io.stdout.write(
-      `${terminalText(
-        redact(
-          JSON.stringify({
-            status: result.status,
-            reason: result.reason,
-            invocations: result.invocations,
-            turns: result.turns,
-            toolCalls: result.toolCalls,
-            usage: result.usage,
-            costUsd: result.costUsd,
-            output: result.output,
-            durationMs: Math.round(result.durationMs),
-            conversationId: result.conversationId,
-          }),
-        ),
+      `${printable(
+        JSON.stringify({
+          status: result.status,
+          reason: result.reason,
+          invocations: result.invocations,
+          turns: result.turns,
+          toolCalls: result.toolCalls,
+          usage: result.usage,
+          costUsd: result.costUsd,
+          output: result.output,
+          durationMs: Math.round(result.durationMs),
+          conversationId: result.conversationId,
+        }),
       )}\n`,
     );
   } else {
-    io.stdout.write(`\n${terminalText(redact(summaryLines(result, label).join('\n')))}\n`);
+    io.stdout.write(`\n${printable(summaryLines(result, label).join('\n'))}\n`);
   }
   if (interrupt.signal.aborted) return EXIT_CODES.interrupted;
   return result.status === 'completed' ? EXIT_CODES.ok : EXIT_CODES.failure;

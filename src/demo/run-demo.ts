@@ -10,8 +10,7 @@ import { MiniAgent } from '../harness/mini-agent.ts';
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
 import { DEMO_FILES, DEMO_TASK } from './demo-task.ts';
 import { scriptedDemoAgent } from './scripted-agent.ts';
-import { terminalText } from '../redaction/terminal-text.ts';
-import { redact } from '../redaction/redact.ts';
+import { printable } from '../redaction/terminal-text.ts';
 
 /** The step cap a plain agent loop would use, for the comparison. */
 const STEP_CAP = 20;
@@ -52,8 +51,8 @@ async function runOnce(model: unknown, breaker: AgentBreaker | false, print: (li
  */
 export async function runDemo(io: CliIO): Promise<number> {
   // A real model's words reach the terminal: redacted, and with no control character it could act on.
-  const out = (line = ''): void => void io.stdout.write(`${terminalText(redact(line))}\n`);
-  const note = (line = ''): void => void io.stderr.write(`${terminalText(redact(line))}\n`);
+  const out = (line = ''): void => void io.stdout.write(`${printable(line)}\n`);
+  const note = (line = ''): void => void io.stderr.write(`${printable(line)}\n`);
   const real = hasModelConfiguration({ env: io.env });
   let server: ScriptedModelServer | undefined;
   let model: unknown;

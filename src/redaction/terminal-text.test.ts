@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { terminalText } from './terminal-text.ts';
+import { printable, terminalText } from './terminal-text.ts';
 
 test('terminalText escapes what a terminal would obey, keeps newlines, tabs and other text', () => {
   const hostile = 'ok\u001b]0;PWNED\u0007\u001b[31mRED\u001b[2J\r\u009b31m\u007f\u0000';
@@ -9,4 +9,10 @@ test('terminalText escapes what a terminal would obey, keeps newlines, tabs and 
   // Inside a JSON string the escape stands for the same character.
   const json = JSON.stringify({ text: 'a\u009bb' });
   assert.equal(JSON.parse(terminalText(json)).text, 'a\u009bb');
+});
+
+test('printable redacts secrets and escapes control characters', () => {
+  const line = printable('key sk-proj-abcdefghijklmnopqrstuvwx1234 then \u001b[2J');
+  assert.doesNotMatch(line, /abcdefghijklmnop/);
+  assert.match(line, /\[REDACTED\] then \\u001b\[2J$/);
 });
