@@ -36,7 +36,7 @@ test('governor proxy serves until SIGTERM, with the breaker options of --config 
   const config = path.join(dir, 'breaker.json');
   // Stricter than the default: the second identical call is already steered, the third blocked.
   await fs.writeFile(config, JSON.stringify({ toolSpiral: { maxRepeats: 2 } }));
-  const cli = await startCli(['--upstream', upstream.baseURL, '--port', '0', '--config', config, '--metrics']);
+  const cli = await startCli(['--upstream', upstream.baseURL, '--port', '0', '--config', config, '--metrics', '--max-request-bytes', '4096']);
   try {
     const client = new OpenAI({ baseURL: `${cli.url}/v1`, apiKey: 'sk-test-not-a-real-key', maxRetries: 0 });
     const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: 'user', content: 'search x' }];
@@ -53,6 +53,11 @@ test('governor proxy serves until SIGTERM, with the breaker options of --config 
     assert.equal(metrics.status, 200);
     assert.match(await metrics.text(), /governor_breaker_escalations.*tool_spiral/);
     assert.equal((await fetch(`${cli.url}/health`)).status, 200);
+    const tooLarge = await fetch(`${cli.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x'.repeat(5000) }] }),
+    });
+    assert.equal(tooLarge.status, 413);
     // The operator's log names each escalation and its session.
     assert.match(cli.stderr(), /^governor proxy: breaker steer \(tool_spiral\) in session "[^"]+": You have called "search" 2 times/m);
     assert.match(cli.stderr(), /^governor proxy: breaker block \(tool_spiral\) in session "[^"]+": This call was NOT executed/m);
@@ -113,6 +118,10 @@ test('governor proxy refuses a bad command line with exit code 2 and says what t
   for (const [args, problem] of [
     [[], /--upstream URL is required/],
     [['--upstream', 'http://127.0.0.1:1/v1', '--port', 'eighty'], /--port must be a port number/],
+    [['--upstream', 'http://127.0.0.1:1/v1', '--port', ''], /--port must be a port number \(0-65535\), not ""/],
+    [['--upstream', 'http://127.0.0.1:1/v1', '--max-request-bytes', '0'], /--max-request-bytes must be a positive whole number of bytes/],
+    [['--upstream', 'http://127.0.0.1:1/v1', '--max-request-bytes', '32MB'], /not "32MB"/],
+    [['--upstream', 'notaurl', '--port', '0'], /upstream.*"notaurl" is not a URL/],
     [['--upstream', 'http://127.0.0.1:1/v1', '--store', 'mongodb://x'], /unsupported store "mongodb:"/],
     [['--upstream', 'http://127.0.0.1:1/v1', '--config', 'no-such-file.json'], /cannot read --config no-such-file.json: no such file/],
   ] as const) {

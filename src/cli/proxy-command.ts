@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { InvalidOptionError } from '../errors/governor-error.ts';
 import { startModelProxy } from '../proxy/model-proxy-server.ts';
 import { prometheusMetrics, type PrometheusMetrics } from '../proxy/prometheus-metrics.ts';
 import { breakerFromFlags, CliUsageError, type FlagBreaker, untilSignal } from './breaker-flags.ts';
@@ -24,11 +25,17 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
     io.stdout.write(`${PROXY_USAGE}\n`);
     return 0;
   }
-  const port = Number(values.port);
-  if (values.upstream === undefined || !Number.isInteger(port) || port < 0 || port > 65535) {
-    const problem = values.upstream === undefined ? '--upstream URL is required' : `--port must be a port number (0-65535), not "${values.port}"`;
+  const usageError = (problem: string): number => {
     writeCommandError(io, 'proxy', problem, PROXY_USAGE);
     return 2;
+  };
+  const port = wholeNumber(values.port);
+  const maxBytesFlag = values['max-request-bytes'];
+  const maxRequestBytes = maxBytesFlag === undefined ? undefined : wholeNumber(maxBytesFlag);
+  if (values.upstream === undefined) return usageError('--upstream URL is required');
+  if (port === undefined || port > 65_535) return usageError(`--port must be a port number (0-65535), not "${values.port}"`);
+  if (maxBytesFlag !== undefined && !maxRequestBytes) {
+    return usageError(`--max-request-bytes must be a positive whole number of bytes (e.g. 33554432 for 32 MiB), not "${maxBytesFlag}"`);
   }
   let metrics: PrometheusMetrics | undefined;
   let flagBreaker: FlagBreaker;
@@ -50,6 +57,7 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
       breaker: flagBreaker.breaker,
       port,
       host: values.host,
+      ...(maxRequestBytes === undefined ? {} : { maxRequestBytes }),
       ...(metrics === undefined ? {} : { metrics: metrics.handler }),
       // The proxy's own errors start with its name already.
       onError: (error) => log(error.message.replace(/^governor proxy: /, '')),
@@ -65,7 +73,8 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
     return 0;
   } catch (error) {
     writeCommandError(io, 'proxy', error);
-    return 1;
+    // A malformed --upstream is a usage error; a port in use is not.
+    return InvalidOptionError.isInstance(error) ? 2 : 1;
   } finally {
     await flagBreaker.close();
     await metrics?.shutdown();
@@ -84,9 +93,15 @@ function parseCommandArgs(argv: readonly string[]) {
       store: { type: 'string' },
       'store-prefix': { type: 'string' },
       metrics: { type: 'boolean', default: false },
+      'max-request-bytes': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
     allowPositionals: false,
   });
+}
+
+/** A flag's whole number, or undefined for anything else ('' and '1e3' included). */
+function wholeNumber(text: string): number | undefined {
+  return /^\d{1,15}$/.test(text) ? Number(text) : undefined;
 }

@@ -123,6 +123,10 @@ export const anthropicWire: WireApi = {
     return { type: 'error', error: { type: 'permission_error', message } };
   },
 
+  tooLarge(message) {
+    return { type: 'error', error: { type: 'request_too_large', message } };
+  },
+
   streamError(message) {
     return event('error', { type: 'error', error: { type: 'api_error', message } });
   },

@@ -25,7 +25,18 @@ export interface ModelProxyOptions {
    * it. @default nothing
    */
   readonly onError?: (error: Error) => void;
+  /**
+   * Largest request body a governed route (`/v1/chat/completions`,
+   * `/v1/messages`) reads, in bytes: the proxy holds the body to judge it, so
+   * a larger one is refused with `413` in the API's error format before it is
+   * read. Other routes stream their bodies upstream unread and unlimited.
+   * @default 33_554_432 (32 MiB, the Anthropic Messages API's own limit)
+   */
+  readonly maxRequestBytes?: number;
 }
+
+/** Default of {@link ModelProxyOptions.maxRequestBytes}. */
+export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
 /** One rule per option of {@link ModelProxyOptions}; the URL itself is checked where it is parsed. */
 export const MODEL_PROXY_RULES: OptionRules<ModelProxyOptions> = {
@@ -34,4 +45,5 @@ export const MODEL_PROXY_RULES: OptionRules<ModelProxyOptions> = {
   metrics: is.function(),
   fetch: is.function(),
   onError: is.function(),
+  maxRequestBytes: is.integer(1),
 };

@@ -496,6 +496,56 @@ describe('governor proxy: sessions, pass-through and options', () => {
     }
   });
 
+  test('a request body over maxRequestBytes is a 413 in the API format, unread and not sent upstream; other routes stream any size', async () => {
+    const upstream = await new ScriptedModelServer({ script: [{ text: 'hello' }] }).start();
+    // Counts what reaches it on a route the proxy does not judge.
+    const files = http.createServer((request, response) => {
+      let bytes = 0;
+      request.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+      });
+      request.on('end', () => response.end(JSON.stringify({ bytes, transfer: request.headers['transfer-encoding'] ?? null })));
+    });
+    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+    const { port } = files.address() as import('node:net').AddressInfo;
+    await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker: new AgentBreaker(), port: 0, maxRequestBytes: 4096 });
+    await using uploads = await startModelProxy({ upstream: `http://127.0.0.1:${port}/v1`, breaker: new AgentBreaker(), port: 0, maxRequestBytes: 4096 });
+    try {
+      const big = 'x'.repeat(5000);
+      await assert.rejects(openaiClient(proxy).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: big }] }), (error: unknown) => {
+        assert.ok(error instanceof OpenAI.APIError);
+        assert.equal(error.status, 413);
+        assert.equal(error.code, 'request_too_large');
+        assert.match(error.message, /larger than 4096 bytes/);
+        return true;
+      });
+      // A chunked body has no Content-Length: it is counted as it is read.
+      const chunked = await fetch(`${proxy.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: new Blob([JSON.stringify({ model: 'c', max_tokens: 5, messages: [{ role: 'user', content: big }] })]).stream(),
+        duplex: 'half',
+      } as RequestInit);
+      assert.equal(chunked.status, 413);
+      assert.deepEqual(((await chunked.json()) as { error: { type: string } }).error.type, 'request_too_large');
+      assert.equal(upstream.requests.length, 0);
+      // Under the limit the same request is answered.
+      const small = await openaiClient(proxy).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+      assert.equal(small.choices[0]!.message.content, 'hello');
+      // 1 MiB to a route the proxy only passes on reaches the upstream whole, streamed.
+      const upload = await fetch(`${uploads.url}/v1/files`, {
+        method: 'POST',
+        body: new Blob([new Uint8Array(1 << 20)]).stream(),
+        duplex: 'half',
+      } as RequestInit);
+      assert.deepEqual(await upload.json(), { bytes: 1 << 20, transfer: 'chunked' });
+    } finally {
+      await upstream.close();
+      files.closeAllConnections();
+      await new Promise((resolve) => files.close(resolve));
+    }
+  });
+
   test('/health answers, /v1/models passes through, unknown paths get the upstream answer', async () => {
     const r = await rig(SPIRAL);
     try {
@@ -589,6 +639,10 @@ describe('governor proxy: sessions, pass-through and options', () => {
       (e: unknown) => InvalidOptionError.isInstance(e) && /upstream/.test((e as Error).message),
     );
     assert.throws(() => createModelProxy({ upstream: 'ftp://x', breaker: new AgentBreaker() }), InvalidOptionError);
+    assert.throws(
+      () => createModelProxy({ upstream: 'http://127.0.0.1:1/v1', breaker: new AgentBreaker(), maxRequestBytes: 0 }),
+      (e: unknown) => InvalidOptionError.isInstance(e) && /maxRequestBytes/.test((e as Error).message),
+    );
     // fetch cannot send a URL with credentials: refused at once, and the password is not repeated.
     for (const upstream of ['http://user:s3cretUP-42@127.0.0.1:1/v1', 'http://user:s3cretUP-42@[bad/v1']) {
       assert.throws(

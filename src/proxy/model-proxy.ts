@@ -1,9 +1,10 @@
 import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { REDACTED, redact } from '../redaction/redact.ts';
 import { healthHandler } from '../telemetry/health-handler.ts';
 import { anthropicWire } from './anthropic-wire.ts';
-import { MODEL_PROXY_RULES, type ModelProxyOptions } from './model-proxy-options.ts';
+import { DEFAULT_MAX_REQUEST_BYTES, MODEL_PROXY_RULES, type ModelProxyOptions } from './model-proxy-options.ts';
 import { validateOptions } from '../errors/validate-options.ts';
 import { openaiWire } from './openai-wire.ts';
 import { ProxyJudge, type ProxyStop } from './proxy-judge.ts';
@@ -78,13 +79,20 @@ export function createModelProxy(options: ModelProxyOptions): Hono {
     const metrics = options.metrics;
     app.get('/metrics', (c) => metrics(c.req.raw));
   }
+  const maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   for (const [path, api] of [
     ['chat/completions', openaiWire],
     ['messages', anthropicWire],
   ] as const) {
+    // Checked against Content-Length before reading, or counted while reading a chunked body.
+    const limit = bodyLimit({
+      maxSize: maxRequestBytes,
+      onError: () =>
+        json(api.tooLarge(`governor proxy: the request body is larger than ${maxRequestBytes} bytes, the most this proxy reads.`), 413, new Headers()),
+    });
     const handler = (c: Context): Promise<Response> => governed(c, api, { upstream, upstreamFetch, judge, onError });
-    app.post(`/v1/${path}`, handler);
-    app.post(`/${path}`, handler);
+    app.post(`/v1/${path}`, limit, handler);
+    app.post(`/${path}`, limit, handler);
   }
   app.all('*', (c) => forward(c.req.raw, target(upstream, new URL(c.req.url)), upstreamFetch, undefined));
   app.onError((error, c) => {
@@ -154,12 +162,14 @@ function responseHeaders(headers: Headers, extra?: Record<string, string>): Head
   return out;
 }
 
-async function forward(request: Request, url: string, upstreamFetch: typeof fetch, body: RequestInit['body'] | undefined): Promise<Response> {
-  const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+async function forward(request: Request, url: string, upstreamFetch: typeof fetch, body: ArrayBuffer | undefined): Promise<Response> {
+  // A body the proxy does not judge streams through unread, so an upload of any size costs no memory here.
+  const streamed = body === undefined ? request.body : null;
   const response = await callUpstream(upstreamFetch, url, {
     method: request.method,
     headers: forwardHeaders(request.headers),
-    body: hasBody ? (body ?? (await request.arrayBuffer())) : undefined,
+    body: body ?? streamed,
+    ...(streamed === null ? {} : { duplex: 'half' }),
     signal: request.signal,
     redirect: 'manual',
   });

@@ -139,6 +139,10 @@ export const openaiWire: WireApi = {
     return { error: { message, type: 'governor_breaker_open', param: null, code: 'breaker_open' } };
   },
 
+  tooLarge(message) {
+    return { error: { message, type: 'invalid_request_error', param: null, code: 'request_too_large' } };
+  },
+
   streamError(message) {
     return data({ error: { message, type: 'upstream_error', param: null, code: 'upstream_unreachable' } });
   },

@@ -87,6 +87,8 @@ export interface WireApi {
   stopEvents(request: JsonObject, text: string): SseEvent[];
   /** Error body (in the API's own format) refusing a request of a stopped session. */
   refusal(message: string): JsonObject;
+  /** Error body (in the API's own format, with status 413) refusing a request body too large to read. */
+  tooLarge(message: string): JsonObject;
   /** The event that tells a streaming client, in the API's own format, that the answer broke off. */
   streamError(message: string): SseEvent;
   streamRewriter(): StreamRewriter;

@@ -1,6 +1,7 @@
 import type { CliCommand } from '../cli-command.ts';
 
 export const PROXY_USAGE = `Usage: governor proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--config FILE] [--store redis://…] [--metrics]
+                     [--max-request-bytes N]
 
 A model proxy speaking the OpenAI Chat Completions API (/v1/chat/completions)
 and the Anthropic Messages API (/v1/messages). Point an agent's base URL at
@@ -15,6 +16,9 @@ breaker watches the run.
   --store-prefix P key prefix in the store (default governor:breaker:)
   --metrics        serve GET /metrics for Prometheus (needs @opentelemetry/exporter-prometheus
                    and @opentelemetry/sdk-metrics)
+  --max-request-bytes N
+                   largest chat request body read, in bytes; a larger one gets 413
+                   (default 33554432, 32 MiB); other routes stream bodies unread
 
 Session: the x-governor-session header, else the request's user
 (metadata.user_id), else a hash of the system prompt and first user message.`;
