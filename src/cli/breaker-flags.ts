@@ -1,9 +1,9 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { AgentBreakerOptions } from '../breaker/breaker-options.ts';
 import { GovernorError } from '../errors/governor-error.ts';
 import type { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
+import { readOptionsFile } from '../runtime/read-options-file.ts';
 
 /** A command line the user must fix; the message says how. */
 export class CliUsageError extends GovernorError {
@@ -64,22 +64,11 @@ export async function breakerFromFlags(
 }
 
 async function readConfig(file: string, shown: string): Promise<Record<string, unknown>> {
-  let text: string;
   try {
-    text = await fs.readFile(file, 'utf8');
+    return await readOptionsFile(file, shown);
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw new CliUsageError(`cannot read --config ${shown}: ${code === 'ENOENT' ? 'no such file' : String(code ?? error)}`);
+    throw new CliUsageError(error instanceof Error ? error.message : String(error));
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new CliUsageError(`--config ${shown} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new CliUsageError(`--config ${shown} must contain a JSON object of breaker options`);
-  return value as Record<string, unknown>;
 }
 
 /** Resolves on the first SIGINT or SIGTERM. */

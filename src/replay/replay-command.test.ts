@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import type { BreakerEvent, ProposedToolCall } from '../breaker/breaker-event.ts';
 import { runReplayCommand, type ReplayIo } from './replay-command.ts';
@@ -213,6 +214,23 @@ describe('governor replay', () => {
     assert.ok(seen.every((o) => JSON.stringify(o) === '{"marker":7}'));
   });
 
+  test('a --config saved with a byte-order mark (as Windows editors write it) is read', async () => {
+    const config = writeFile('bom-config.json', '\uFEFF{"marker": 8}');
+    const seen: unknown[] = [];
+    const out = io();
+    assert.equal(
+      await runReplayCommand([corpus, '--json', '--config', config], out, {
+        createBreaker: (options) => {
+          seen.push(options);
+          return new ThirdRepeatStops();
+        },
+      }),
+      0,
+      out.stderr.text,
+    );
+    assert.deepEqual(seen[0], { marker: 8 });
+  });
+
   test('prints progress lines on a terminal only', async () => {
     const lines = Array.from({ length: 5 }, (_, i) => JSON.stringify({ ...productive, id: `p${i}` })).join('\n');
     const file = writeFile('five.jsonl', lines + '\n');
@@ -338,6 +356,31 @@ describe('governor replay', () => {
     assert.equal(await runReplayCommand([file, '--html', 'same.jsonl'], out, stub), 2);
     assert.match(out.stderr.text, /--html same\.jsonl is the file being replayed/);
     assert.equal(fs.readFileSync(file, 'utf8'), content);
+  });
+
+  test('an --html that cannot be written, or combined with --explain, is refused before the replay', async () => {
+    for (const [argv, problem] of [
+      [[corpus, '--html', 'no-such-folder/report.html'], /cannot write --html no-such-folder\/report\.html: no such file/],
+      [[corpus, '--html', '.'], /cannot write --html \.: it is a directory/],
+      [[corpus, '--html', '-'], /--html needs a file name/],
+      [[corpus, '--explain', 'loop', '--json'], /--explain prints one run as text: leave out --json and --html/],
+      [[corpus, '--explain', 'loop', '--html', 'x.html'], /--explain prints one run as text/],
+    ] as const) {
+      const out = io();
+      assert.equal(await runReplayCommand(argv, out, stub), 2, argv.join(' '));
+      assert.match(out.stderr.text, problem);
+      assert.equal(out.stdout.text, '', 'nothing replayed');
+    }
+    assert.equal(fs.existsSync(path.join(dir, '-')), false);
+  });
+
+  test('--explain reads standard input as the replay does', async () => {
+    const out = { ...io(), stdin: Readable.from([`${JSON.stringify(looping)}\n`]) };
+    assert.equal(await runReplayCommand(['-', '--explain', 'loop'], out, stub), 0, out.stderr.text);
+    assert.match(out.stdout.text, /^line 1 {2}loop/m);
+    const missing = { ...io(), stdin: Readable.from([`${JSON.stringify(looping)}\n`]) };
+    assert.equal(await runReplayCommand(['-', '--explain', 'nope'], missing, stub), 1);
+    assert.match(missing.stderr.text, /no trajectory with id "nope" in standard input/);
   });
 
   test('a named pipe is read like a file; a directory is a usage error', { skip: process.platform === 'win32' }, async () => {

@@ -11,6 +11,7 @@ import { formatTableHeader, formatTableRow } from './replay-table.ts';
 import type { ReplayableBreaker } from './replayable-breaker.ts';
 import { explainTrip } from './trip-explanation.ts';
 import { terminalText } from '../redaction/terminal-text.ts';
+import { describeFsError, readOptionsFile } from '../runtime/read-options-file.ts';
 
 /** A text sink such as `process.stdout`. */
 export interface ReplayOutputStream {
@@ -58,7 +59,8 @@ FILE - reads the trajectories from standard input.
   --html FILE     also write a self-contained HTML report: charts, and for each
                   tripped run the steps around the trip, the repeated steps
                   side by side and the evidence, filterable by category
-  --explain ID    print that drill-down for the one run with this id
+  --explain ID    print that drill-down for the one run with this id, as text
+                  (not with --json or --html)
   --max-line-bytes N
                   longest line read, in bytes; a longer one is reported as
                   malformed and skipped (default: ${DEFAULT_MAX_LINE_BYTES}, 64 MB)
@@ -105,6 +107,10 @@ function parse(argv: readonly string[]): ParsedArgs {
   if (values.help) return { file: '', json: false, help: true };
   if (positionals.length === 0) throw new UsageError('missing the trajectory file (FILE.jsonl)');
   if (positionals.length > 1) throw new UsageError(`expected one trajectory file, got ${positionals.length}: ${positionals.join(' ')}`);
+  if (values.explain !== undefined && (values.json || values.html !== undefined)) {
+    throw new UsageError('--explain prints one run as text: leave out --json and --html, or replay the whole file with them');
+  }
+  if (values.html === STDIN) throw new UsageError('--html needs a file name: standard output gets the table (or the --json lines)');
   return {
     file: positionals[0] as string,
     json: values.json ?? false,
@@ -124,31 +130,23 @@ function parseMaxLineBytes(text: string): number {
   return value;
 }
 
-async function loadConfig(file: string): Promise<Record<string, unknown>> {
-  let text: string;
+async function loadConfig(file: string, shown: string): Promise<Record<string, unknown>> {
   try {
-    text = await fs.readFile(file, 'utf8');
+    return await readOptionsFile(file, shown);
   } catch (error) {
-    throw new UsageError(`cannot read --config ${file}: ${describeFsError(error)}`);
+    throw new UsageError(error instanceof Error ? error.message : String(error));
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`--config ${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new UsageError(`--config ${file} must contain a JSON object of breaker options`);
-  }
-  return value as Record<string, unknown>;
 }
 
-function describeFsError(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (code === 'ENOENT') return 'no such file';
-  if (code === 'EACCES') return 'permission denied';
-  if (code === 'EISDIR') return 'is a directory';
-  return error instanceof Error ? error.message : String(error);
+/** Refuses an --html target that cannot be written: a directory, or a folder that is missing or not writable. */
+async function checkWritable(target: string, shown: string): Promise<void> {
+  const stat = await fs.stat(target).catch(() => undefined);
+  if (stat?.isDirectory()) throw new UsageError(`cannot write --html ${shown}: it is a directory`);
+  try {
+    await fs.access(stat === undefined ? path.dirname(target) : target, fs.constants.W_OK);
+  } catch (error) {
+    throw new UsageError(`cannot write --html ${shown}: ${describeFsError(error)}`);
+  }
 }
 
 /** The reader of our output went away (EPIPE) or the output failed otherwise. */
@@ -256,8 +254,10 @@ async function replayCommand(
       }
       args.file = file;
     }
+    // Found out now, not after a replay of the whole file.
+    if (args.html !== undefined) await checkWritable(path.resolve(cwd, args.html), args.html);
     if (args.config !== undefined) {
-      options = await loadConfig(path.resolve(cwd, args.config));
+      options = await loadConfig(path.resolve(cwd, args.config), args.config);
       // Fail on bad options now, not once per trajectory.
       try {
         createBreaker(options);
@@ -275,7 +275,7 @@ async function replayCommand(
   }
 
   const reading: ReadTrajectoriesOptions = args.maxLineBytes === undefined ? {} : { maxLineBytes: args.maxLineBytes };
-  if (args.explain !== undefined) return explainOne(args.file, args.explain, options, createBreaker, stdout, stderr, reading);
+  if (args.explain !== undefined) return explainOne(args.file === STDIN ? stdin : args.file, args.explain, options, createBreaker, stdout, stderr, reading);
 
   const summary = new ReplaySummaryBuilder();
   let breakerFailures = 0;
@@ -330,7 +330,7 @@ async function replayCommand(
 
 /** `--explain ID`: replays only the run with that id and prints its drill-down. */
 async function explainOne(
-  file: string,
+  file: string | NodeJS.ReadableStream,
   id: string,
   options: Record<string, unknown> | undefined,
   createBreaker: (options: Record<string, unknown> | undefined) => ReplayableBreaker,
@@ -352,9 +352,9 @@ async function explainOne(
     }
   } catch (error) {
     if (error instanceof OutputClosedError) throw error;
-    await stderr.write(`governor replay: reading ${file} failed: ${describeFsError(error)}\n`);
+    await stderr.write(`governor replay: reading ${typeof file === 'string' ? file : 'standard input'} failed: ${describeFsError(error)}\n`);
     return 1;
   }
-  await stderr.write(`governor replay: no trajectory with id "${id}" in ${path.basename(file)}\n`);
+  await stderr.write(`governor replay: no trajectory with id "${id}" in ${typeof file === 'string' ? path.basename(file) : 'standard input'}\n`);
   return 1;
 }
