@@ -43,12 +43,14 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
   const log = serverLog(io, 'mcp');
   logBreaker(flagBreaker.breaker, log);
   const checked = checkBreakerStore(flagBreaker.breaker, log);
+  // A server that never answers is only given up on after the MCP SDK's 60 s: say what is going on before then.
+  const waiting = setTimeout(() => log(`waiting for the MCP server to answer (it is given up to 60 s to start)…`), WAITING_NOTE_MS);
   try {
     const proxy = await startMcpProxy({
       breaker: flagBreaker.breaker,
       upstream: command === undefined ? { url: values.url as string } : { command, args },
       ...(values.session === undefined ? {} : { sessionId: values.session }),
-    });
+    }).finally(() => clearTimeout(waiting));
     await Promise.race([proxy.closed, untilSignal()]);
     await proxy.close();
     return 0;
@@ -60,6 +62,8 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
     await flagBreaker.close();
   }
 }
+
+const WAITING_NOTE_MS = 3_000;
 
 /** The arguments of `governor mcp`; throws on an unknown or malformed option. */
 function parseCommandArgs(argv: readonly string[]) {

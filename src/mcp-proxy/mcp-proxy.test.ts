@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
@@ -59,6 +59,22 @@ describe('governor mcp -- node <a looping test server>', { timeout: 60_000 }, ()
       await proxied.getPrompt({ name: 'plan', arguments: { city: 'Oslo' } }),
       await direct.getPrompt({ name: 'plan', arguments: { city: 'Oslo' } }),
     );
+  });
+
+  test("the server's errors reach the client as a direct client gets them", async () => {
+    const failure = async (request: Promise<unknown>): Promise<{ message: string; code: unknown }> => {
+      try {
+        await request;
+      } catch (error) {
+        return { message: (error as Error).message, code: (error as { code?: unknown }).code };
+      }
+      return assert.fail('the request succeeded');
+    };
+    const expected = await failure(direct.readResource({ uri: 'memo://missing' }));
+    assert.equal(expected.code, -32602);
+    assert.match(expected.message, /Resource memo:\/\/missing not found$/);
+    assert.deepEqual(await failure(proxied.readResource({ uri: 'memo://missing' })), expected);
+    assert.deepEqual(await failure(proxied.getPrompt({ name: 'nope' })), await failure(direct.getPrompt({ name: 'nope' })));
   });
 
   test('a repeated identical call is steered, blocked, then stopped; different calls pass untouched until the stop', async () => {
@@ -267,6 +283,25 @@ describe('governor mcp: usage', () => {
         return true;
       },
     );
+  });
+
+  test('a command that prints what is not MCP fails at once and says so; one that stays silent is reported as awaited', async () => {
+    const usage = 'console.log("Usage: my-server [--port N]"); setTimeout(() => {}, 200)';
+    await assert.rejects(execFileAsync(process.execPath, [MAIN, 'mcp', '--', process.execPath, '-e', usage]), (error: { code?: number; stderr?: string }) => {
+      assert.equal(error.code, 1);
+      assert.match(error.stderr ?? '', /could not connect to the MCP server .*; it wrote what is not an MCP message to its standard output \(.*"Usage: my-/);
+      assert.match(error.stderr ?? '', /logs to stderr$/m);
+      return true;
+    });
+    const silent = spawn(process.execPath, [MAIN, 'mcp', '--', process.execPath, '-e', 'setTimeout(() => {}, 8_000)'], { stdio: ['pipe', 'ignore', 'pipe'] });
+    let log = '';
+    silent.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    try {
+      for (const deadline = Date.now() + 20_000; !/waiting/.test(log) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+      assert.match(log, /^governor mcp: waiting for the MCP server to answer \(it is given up to 60 s to start\)…$/m);
+    } finally {
+      silent.kill('SIGKILL');
+    }
   });
 
   test('without a server to wrap it exits 2 and says what to give', async () => {

@@ -80,9 +80,34 @@ async function forwardRequest<T>(
           },
         }
       : {};
-  const result = await send({ signal: extra.signal, timeout: NO_TIMEOUT_MS, ...progress });
+  let result: T;
+  try {
+    result = await send({ signal: extra.signal, timeout: NO_TIMEOUT_MS, ...progress });
+  } catch (error) {
+    throw asUpstreamAnswer(error);
+  }
   await told;
   return result;
+}
+
+/**
+ * The upstream's error as the server half passes it on: the SDK's client
+ * reads an error answer into an McpError whose message adds `MCP error
+ * <code>: ` to the message on the wire, and the server half would send that
+ * message on, so the client would read the prefix once more than a direct
+ * client does. It is taken off, and the client reads what a direct client would.
+ */
+function asUpstreamAnswer(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (!(error instanceof Error) || typeof code !== 'number') return error;
+  const prefix = `MCP error ${code}: `;
+  if (!error.message.startsWith(prefix)) return error;
+  return Object.assign(new Error(error.message.slice(prefix.length)), { code, data: (error as { data?: unknown }).data });
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0]!.trim();
+  return line.length > 160 ? `${line.slice(0, 160)}…` : line;
 }
 
 /**
@@ -146,13 +171,23 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
           stderr: 'inherit',
         });
   const client = new Client({ name: 'governor-mcp', version: '1' });
+  // A server that prints to stdout what is not MCP (logs, a usage text) is the usual reason a start fails: the first such line says so.
+  let notMcp: Error | undefined;
+  client.onerror = (error) => {
+    if (error instanceof SyntaxError || error.name === 'ZodError') notMcp ??= error;
+  };
   try {
     await client.connect(clientTransport);
   } catch (error) {
     throw new McpUpstreamError(
       'url' in upstream ? withoutCredentials(upstream.url)[0].href : JSON.stringify([upstream.command, ...(upstream.args ?? [])].join(' ')),
       error,
+      notMcp === undefined
+        ? undefined
+        : `it wrote what is not an MCP message to its standard output (${firstLine(notMcp.message)}); a stdio MCP server writes only MCP messages there, and logs to stderr`,
     );
+  } finally {
+    client.onerror = undefined;
   }
 
   const capabilities = client.getServerCapabilities() ?? {};
