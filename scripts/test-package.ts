@@ -80,7 +80,11 @@ async function packTarball(into: string): Promise<string> {
   }
   const dangling = paths.filter((p) => p.endsWith('.js') && readFileSync(join(ROOT, p), 'utf8').includes('sourceMappingURL'));
   check(dangling.length === 0, `shipped files point at source maps: ${dangling.slice(0, 5).join(', ')}`);
-  ok(`npm pack: ${packed.filename}, ${paths.length} files, no tests, no maps`);
+  // npm asks users to approve a package with install-time scripts, and warns on every install until they do.
+  const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {};
+  const installScripts = ['preinstall', 'install', 'postinstall', 'prepare'].filter((name) => name in scripts);
+  check(installScripts.length === 0, `the package runs scripts when installed: ${installScripts.join(', ')}`);
+  ok(`npm pack: ${packed.filename}, ${paths.length} files, no tests, no maps, no install scripts`);
   const tarball = join(into, packed.filename);
   const bin = (name: string): string => join(ROOT, 'node_modules', '.bin', name);
   const publint = await exec(bin('publint'), ['run', tarball, '--strict']);
