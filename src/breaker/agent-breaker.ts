@@ -8,7 +8,7 @@ import { breakerErrorFor } from './breaker-errors.ts';
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
 import type { BreakerEventRecord, BreakerListener } from './breaker-events.ts';
 import { resolveAgentBreakerOptions, type AgentBreakerOptions, type ResolvedAgentBreakerOptions } from './breaker-options.ts';
-import { initialState, type BreakerCounters } from './breaker-state.ts';
+import { initialState, type BreakerCounters, type BreakerSessionState } from './breaker-state.ts';
 import type { AppliedOp, SessionOp, SessionRead } from './breaker-store.ts';
 import { BreakerTelemetry } from './breaker-telemetry.ts';
 import { meterInstruments, registerOpenBreakerSource, type OpenBreakerSource } from '../telemetry/instruments.ts';
@@ -133,8 +133,8 @@ export class AgentBreaker implements Advisor {
   readonly #logic: SessionLogic;
   readonly #ctx: DetectorContext;
   readonly #reducer: BreakerReducer;
-  /** Sessions this process last saw OPEN, for health while the store is unreachable. */
-  readonly #open = new Set<string>();
+  /** Sessions this process last saw OPEN, with the end of their cooldown, for health while the store is unreachable. */
+  readonly #open = new Map<string, number>();
   readonly #queue = new SessionQueue();
   readonly #listeners = new Set<BreakerListener>();
   readonly #telemetry: BreakerTelemetry | undefined;
@@ -291,12 +291,16 @@ export class AgentBreaker implements Advisor {
     };
   }
 
-  /** Ids of sessions whose breaker is OPEN (from the store when it can list them, else this process's cache). */
+  /**
+   * Ids of sessions whose breaker is OPEN and still cooling down (from the
+   * store when it can list them, else this process's cache). One whose
+   * cooldown has ended is not listed: its next request goes through as a probe.
+   */
   async openSessions(): Promise<string[]> {
     const store = this.options.store;
     if (store.listOpen !== undefined) {
       try {
-        const open = await store.listOpen();
+        const open = await store.listOpen(this.options.now());
         this.#lastStoreFailed = false;
         return open;
       } catch (error) {
@@ -345,7 +349,11 @@ export class AgentBreaker implements Advisor {
   }
 
   #cachedOpen(): string[] {
-    return [...this.#open].sort();
+    const now = this.options.now();
+    return [...this.#open]
+      .filter(([, until]) => now < until)
+      .map(([id]) => id)
+      .sort();
   }
 
   /** Advisor: gates the round, passes it on, judges the model's tool calls. */
@@ -422,17 +430,17 @@ export class AgentBreaker implements Advisor {
       return this.#storeFailure(sessionId, 'apply', error);
     }
     this.#lastStoreFailed = false;
-    this.#noteOpen(sessionId, applied.state.status === 'OPEN');
+    this.#noteOpen(sessionId, applied.state);
     this.#emit(sessionId, op.at, applied.outcome);
     if (store.status !== undefined) this.#noteStoreStatus(sessionId, op.at);
     return applied.outcome.decision;
   }
 
-  #noteOpen(sessionId: string, open: boolean): void {
-    if (!open) {
+  #noteOpen(sessionId: string, state: BreakerSessionState): void {
+    if (state.status !== 'OPEN' || state.openedAt === null) {
       this.#open.delete(sessionId);
-    } else if (this.#open.size < OPEN_MEMORY_LIMIT) {
-      this.#open.add(sessionId);
+    } else if (this.#open.size < OPEN_MEMORY_LIMIT || this.#open.has(sessionId)) {
+      this.#open.set(sessionId, state.openedAt + this.options.cooldownMs);
     }
   }
 

@@ -125,8 +125,13 @@ export interface BreakerStore {
   addSteers?(sessionId: string, messages: readonly string[]): Promise<void>;
   /** Takes (removes and returns) the session's waiting steer messages, oldest first. */
   takeSteers?(sessionId: string): Promise<string[]>;
-  /** Ids of sessions whose breaker is OPEN (state.status), when the store can tell. */
-  listOpen?(): Promise<string[]>;
+  /**
+   * Ids of sessions whose breaker is OPEN and still cooling down at `now`
+   * (the breaker's clock; by default the store's), when the store can tell:
+   * a session whose cooldown has ended lets its next request through as a
+   * probe, so it no longer counts as open.
+   */
+  listOpen?(now?: number): Promise<string[]>;
   /**
    * A cheap reachability check (one round trip) for health reports; rejects
    * when the store does not answer. Stores in process memory need none.

@@ -123,11 +123,11 @@ export class InMemoryBreakerStore implements BreakerStore {
     this.#forget(sessionId);
   }
 
-  async listOpen(): Promise<string[]> {
-    const now = this.#now();
+  async listOpen(now = this.#now()): Promise<string[]> {
     const open: string[] = [];
     for (const [id, entry] of this.#sessions) {
-      if (!this.#expired(entry, now) && entry.status === 'OPEN') open.push(id);
+      // `until` is the end of an OPEN session's cooldown (see SessionRetention).
+      if (!this.#expired(entry, now) && entry.status === 'OPEN' && now < entry.until) open.push(id);
     }
     return open.sort();
   }

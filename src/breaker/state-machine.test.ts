@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AgentBreaker, BreakerOpenError, ToolSpiralError, breakerErrorFor, type BreakerEventRecord } from './index.ts';
+import type { BreakerStore } from './breaker-store.ts';
+import { InMemoryBreakerStore } from './in-memory-breaker-store.ts';
 import { BreakerDriver, ManualClock } from './test-support/breaker-driver.ts';
 
 async function tripToOpen(d: BreakerDriver) {
@@ -53,6 +55,34 @@ describe('breaker state machine', () => {
 
     const changes = events.filter((e) => e.type === 'state_change').map((e) => `${e.from}→${e.to}`);
     assert.deepEqual(changes, ['CLOSED→OPEN', 'OPEN→HALF_OPEN', 'HALF_OPEN→CLOSED']);
+  });
+
+  test('a session whose cooldown has ended is no longer listed open, by the store or by the cache a store without listOpen leaves', async () => {
+    const clock = new ManualClock();
+    const memory = new InMemoryBreakerStore({ now: clock.now });
+    // A custom store that cannot list its sessions: the breaker answers from what it saw.
+    const unlisted: BreakerStore = {
+      read: (id) => memory.read(id),
+      apply: (id, op, reducer) => memory.apply(id, op, reducer),
+      delete: (id) => memory.delete(id),
+    };
+    for (const store of [memory, unlisted]) {
+      const b = new AgentBreaker({ now: clock.now, cooldownMs: 30_000, store, telemetry: false });
+      await tripToOpen(new BreakerDriver(b, 'tripped'));
+      clock.advance(10_000);
+      await tripToOpen(new BreakerDriver(b, 'later'));
+      assert.deepEqual(await b.openSessions(), ['later', 'tripped']);
+      assert.deepEqual((await b.health()).open, ['later', 'tripped']);
+      clock.advance(20_000);
+      // 'tripped' would let its next request through as a probe: not open any more.
+      assert.equal((await b.snapshot('tripped')).state, 'HALF_OPEN');
+      assert.deepEqual(await b.openSessions(), ['later']);
+      assert.deepEqual((await b.health()).open, ['later']);
+      clock.advance(10_000);
+      assert.deepEqual(await b.openSessions(), []);
+      await memory.delete('tripped');
+      await memory.delete('later');
+    }
   });
 
   test('a new trip during HALF_OPEN re-opens at once', async () => {

@@ -302,6 +302,24 @@ describe('RedisBreakerStore', () => {
     assert.equal((await b.snapshot('b')).version, undefined);
   });
 
+  test('listOpen leaves out a session whose cooldown has ended, on every replica', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    let now = Date.now();
+    const clock = () => now;
+    const [a, b] = [store({ keyPrefix }), store({ keyPrefix })];
+    const tripped = new AgentBreaker({ telemetry: false, checkFreshnessMs: 0, store: a, now: clock, cooldownMs: 30_000 });
+    for (let i = 0; i < 6; i++) await tripped.observe('x', { kind: 'tool_call', tool: 'get_status', args: { job: 'build' }, result: 'queued' });
+    const other = new AgentBreaker({ telemetry: false, checkFreshnessMs: 0, store: b, now: clock, cooldownMs: 30_000 });
+    assert.deepEqual(await other.openSessions(), ['x']);
+    assert.deepEqual((await other.health()).open, ['x']);
+    now += 30_000;
+    assert.deepEqual(await other.openSessions(), []);
+    assert.deepEqual((await tripped.health()).open, []);
+    // Dropped from the index, not only left out.
+    assert.equal(await raw.zCard(`${keyPrefix}open-until`), 0);
+    assert.equal((await other.snapshot('x')).state, 'HALF_OPEN');
+  });
+
   test('the stored log and snapshot hold no raw tool or sub-agent payloads and no secret; trips are those of a breaker in memory', async () => {
     const keyPrefix = `${prefix}${randomUUID()}:`;
     const secrets = ['AKIAIOSFODNN7EXAMPLE', 'ghp_0123456789abcdefABCDEF0123456789abcd', 'sk-proj-abcdefghijklmnopqrstuvwx12', 'hunter2-Zq9!x'];
@@ -362,7 +380,7 @@ describe('RedisBreakerStore', () => {
         const type = await raw.type(key);
         if (type === 'hash') texts.push(JSON.stringify(await raw.hGetAll(key)));
         else if (type === 'list') texts.push(...(await raw.lRange(key, 0, -1)));
-        else if (type === 'set') texts.push(...(await raw.sMembers(key)));
+        else if (type === 'zset') texts.push(...(await raw.zRange(key, 0, -1)));
         else texts.push(String(await raw.get(key)));
       }
       return texts.join('\n');

@@ -39,7 +39,7 @@ export interface RedisBreakerStoreOptions {
   /**
    * Prefix of every key the store writes: a session lives at
    * `<prefix>session:<id>` (a hash) and `<prefix>log:<id>` (its recent
-   * operations), the set of open sessions at `<prefix>open-sessions`.
+   * operations), the open sessions at `<prefix>open-until` (a sorted set scored by the end of each one's cooldown).
    * @default 'governor:breaker:'
    */
   readonly keyPrefix?: string;
@@ -58,7 +58,9 @@ export interface RedisBreakerStoreOptions {
   readonly timeoutMs?: number;
   /**
    * Tells whether a stored state is an open (tripped) breaker, for
-   * {@link RedisBreakerStore.listOpen}. @default state => state.status === 'OPEN'
+   * {@link RedisBreakerStore.listOpen}, which lists it until its cooldown
+   * ends (or, for a state without one, until it is no longer open).
+   * @default state => state.status === 'OPEN'
    */
   readonly isOpen?: (state: BreakerSessionState) => boolean;
   /**
@@ -229,33 +231,38 @@ return 1
 `;
 
 /**
- * KEYS[1] session hash, KEYS[2] open set; ARGV: position, '1' if open after it,
- * session id, ttl ms. The latest position's word wins, whatever the order
- * the writers' marks arrive in.
+ * KEYS[1] session hash, KEYS[2] open sessions (a sorted set scored by the end
+ * of each one's cooldown); ARGV: position, the end of the cooldown if open
+ * after it ('' if not), session id, ttl ms. The latest position's word wins,
+ * whatever the order the writers' marks arrive in.
  */
 const MARK_OPEN = `
 local at = tonumber(redis.call('HGET', KEYS[1], 'openpos') or '0')
 local pos = tonumber(ARGV[1])
 if pos < at then return 0 end
 redis.call('HSET', KEYS[1], 'openpos', pos)
-if ARGV[2] == '1' then
-  redis.call('SADD', KEYS[2], ARGV[3])
+if ARGV[2] ~= '' then
+  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
   redis.call('PEXPIRE', KEYS[2], ARGV[4])
 else
-  redis.call('SREM', KEYS[2], ARGV[3])
+  redis.call('ZREM', KEYS[2], ARGV[3])
 end
 return 1
 `;
 
-/** KEYS[1] open set; ARGV[1] key prefix. Drops ids whose session expired, returns the rest. */
+/**
+ * KEYS[1] open sessions; ARGV[1] session key prefix, ARGV[2] now (ms). Drops
+ * the sessions whose cooldown has ended or that expired, returns the rest.
+ */
 const LIST_OPEN = `
-local ids = redis.call('SMEMBERS', KEYS[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
+local ids = redis.call('ZRANGE', KEYS[1], 0, -1)
 local open = {}
 for _, id in ipairs(ids) do
   if redis.call('EXISTS', ARGV[1] .. id) == 1 then
     table.insert(open, id)
   else
-    redis.call('SREM', KEYS[1], id)
+    redis.call('ZREM', KEYS[1], id)
   end
 end
 return open
@@ -278,10 +285,10 @@ redis.call('DEL', KEYS[1])
 return messages
 `;
 
-/** KEYS[1] session hash, KEYS[2] its log, KEYS[3] open set, KEYS[4] its steer list; ARGV[1] session id. */
+/** KEYS[1] session hash, KEYS[2] its log, KEYS[3] open sessions, KEYS[4] its steer list; ARGV[1] session id. */
 const DELETE = `
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[4])
-redis.call('SREM', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
 return 1
 `;
 
@@ -405,7 +412,7 @@ const REDIS_BREAKER_STORE_OPTION_RULES: OptionRules<RedisBreakerStoreOptions> = 
  */
 export class RedisBreakerStore implements BreakerStore {
   readonly #sessionPrefix: string;
-  readonly #openSetKey: string;
+  readonly #openKey: string;
   readonly #ttlMs: number;
   readonly #timeoutMs: number;
   readonly #isOpen: (state: BreakerSessionState) => boolean;
@@ -461,7 +468,8 @@ export class RedisBreakerStore implements BreakerStore {
 
     // Separate namespaces: no session id can collide with the set's key.
     this.#sessionPrefix = `${keyPrefix}session:`;
-    this.#openSetKey = `${keyPrefix}open-sessions`;
+    // Not the `open-sessions` set of earlier versions: a sorted set under that name would fail their commands in a rolling upgrade.
+    this.#openKey = `${keyPrefix}open-until`;
     this.#logPrefix = `${keyPrefix}log:`;
     this.#steerPrefix = `${keyPrefix}steers:`;
     this.cacheSessions = cacheSessions;
@@ -729,7 +737,9 @@ export class RedisBreakerStore implements BreakerStore {
     const wasOpen = this.#isOpen(before);
     const open = this.#isOpen(state);
     if (wasOpen !== open || lost) {
-      await this.#evalScript('apply', SCRIPTS.markOpen, [keys[0]!, this.#openSetKey], [String(position), open ? '1' : '0', sessionId, String(this.#ttlMs)]);
+      // A breaker open by a custom isOpen without a cooldown stays listed until it closes.
+      const until = open ? reducer.retention(state).until || '+inf' : '';
+      await this.#evalScript('apply', SCRIPTS.markOpen, [keys[0]!, this.#openKey], [String(position), String(until), sessionId, String(this.#ttlMs)]);
     }
     return { outcome, state, position };
   }
@@ -803,7 +813,7 @@ export class RedisBreakerStore implements BreakerStore {
     await this.#evalScript(
       'delete',
       SCRIPTS.delete,
-      [this.#key(sessionId), this.#logPrefix + sessionId, this.#openSetKey, this.#steerPrefix + sessionId],
+      [this.#key(sessionId), this.#logPrefix + sessionId, this.#openKey, this.#steerPrefix + sessionId],
       [sessionId],
     );
   }
@@ -831,8 +841,8 @@ export class RedisBreakerStore implements BreakerStore {
   }
 
   /** Ids of sessions whose breaker is open and whose state has not expired. */
-  async listOpen(): Promise<string[]> {
-    const reply = await this.#evalScript('listOpen', SCRIPTS.listOpen, [this.#openSetKey], [this.#sessionPrefix]);
+  async listOpen(now = Date.now()): Promise<string[]> {
+    const reply = await this.#evalScript('listOpen', SCRIPTS.listOpen, [this.#openKey], [this.#sessionPrefix, String(now)]);
     if (!Array.isArray(reply)) throw new BreakerStoreError('listOpen', 'unexpected reply from Redis');
     return reply
       .map((id) => text(id))
