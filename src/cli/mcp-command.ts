@@ -51,8 +51,13 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
       upstream: command === undefined ? { url: values.url as string } : { command, args },
       ...(values.session === undefined ? {} : { sessionId: values.session }),
     }).finally(() => clearTimeout(waiting));
-    await Promise.race([proxy.closed, untilSignal()]);
+    const ended = await Promise.race([proxy.closed, untilSignal()]);
     await proxy.close();
+    if (ended === 'upstream') {
+      // The client loses its tools: the operator's log says why, and the exit code that it was not the client's doing.
+      log('the MCP server closed the connection (it exited or dropped it); closing');
+      return 1;
+    }
     return 0;
   } catch (error) {
     writeCommandError(io, 'mcp', error);

@@ -5,7 +5,7 @@
  */
 // First: an unsupported Node fails here with one clear line.
 import '../runtime/assert-supported-node.ts';
-export { startMcpProxy, type McpProxy } from './mcp-proxy.ts';
+export { startMcpProxy, type McpProxy, type McpProxyEnd } from './mcp-proxy.ts';
 export type { McpCommandUpstream, McpProxyOptions, McpUrlUpstream } from './mcp-proxy-options.ts';
 export { McpUpstreamError } from './mcp-upstream-error.ts';
 export { judgeToolCall, refusedResult } from './tool-call-judge.ts';

@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startHttpLoopingServer } from './test-support/http-looping-server.ts';
+import { startMcpProxy } from './mcp-proxy.ts';
+import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { unusedPort } from '../test-support/services.ts';
 
 const MAIN = fileURLToPath(new URL('../cli/bin.ts', import.meta.url));
@@ -268,6 +272,39 @@ describe('governor mcp: its log on stderr', () => {
       await client.close();
     }
   });
+});
+
+test('startMcpProxy: closed names the side that ended, client, upstream or close', { timeout: 60_000 }, async () => {
+  const ends: string[] = [];
+  for (const how of ['client', 'upstream', 'close'] as const) {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const proxy = await startMcpProxy({ upstream: { command: process.execPath, args: [LOOPING] }, breaker: new AgentBreaker(), downstream: { stdin, stdout } });
+    if (how === 'client') stdin.end();
+    else if (how === 'close') await proxy.close();
+    else {
+      // A client speaks through the streams and asks the server to crash.
+      const lines = (message: object) => stdin.write(`${JSON.stringify(message)}\n`);
+      lines({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'crash', arguments: {} } });
+    }
+    ends.push(await proxy.closed);
+  }
+  assert.deepEqual(ends, ['client', 'upstream', 'close']);
+});
+
+test('a wrapped server that exits ends governor mcp with exit code 1 and a log line saying so', { timeout: 60_000 }, async () => {
+  const child = spawn(process.execPath, [MAIN, 'mcp', '--', process.execPath, LOOPING], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  // Answered once the proxy has connected upstream: then the crash can be asked for.
+  await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'crash', arguments: {} } });
+  const [code] = await once(child, 'exit');
+  assert.equal(code, 1, stderr);
+  assert.match(stderr, /^governor mcp: the MCP server closed the connection \(it exited or dropped it\); closing$/m);
 });
 
 describe('governor mcp: usage', () => {

@@ -13,11 +13,19 @@ const FEATURE = 'The MCP proxy (governor mcp)';
 export interface McpProxy {
   /** The breaker session of this connection. */
   readonly sessionId: string;
-  /** Resolves when either side has closed (and the other has been closed too). */
-  readonly closed: Promise<void>;
+  /**
+   * Resolves when either side has closed (and the other has been closed
+   * too), to which ended it: `client` (its input ended or it disconnected),
+   * `upstream` (the server exited or dropped the connection) or `close`
+   * ({@link close} was called).
+   */
+  readonly closed: Promise<McpProxyEnd>;
   /** Closes both sides (a child server process is ended). */
   close(): Promise<void>;
 }
+
+/** Which side ended an {@link McpProxy}. */
+export type McpProxyEnd = 'client' | 'upstream' | 'close';
 
 const COMMAND_UPSTREAM_RULES: OptionRules<McpCommandUpstream> = {
   command: is.string({ nonEmpty: true }),
@@ -240,24 +248,26 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   };
 
   let closing: Promise<void> | undefined;
-  let resolveClosed!: () => void;
-  const closed = new Promise<void>((resolve) => {
+  let resolveClosed!: (end: McpProxyEnd) => void;
+  const closed = new Promise<McpProxyEnd>((resolve) => {
     resolveClosed = resolve;
   });
-  const close = (): Promise<void> =>
-    (closing ??= (async () => {
+  // The first side to end names the end. The closes start a tick later, once `closing` is set: closing one side calls back here for the other.
+  const end = (by: McpProxyEnd): Promise<void> =>
+    (closing ??= Promise.resolve().then(async () => {
       await Promise.allSettled([server.close(), client.close()]);
-      resolveClosed();
-    })());
-  client.onclose = () => void close();
-  server.onclose = () => void close();
+      resolveClosed(by);
+    }));
+  const close = (): Promise<void> => end('close');
+  client.onclose = () => void end('upstream');
+  server.onclose = () => void end('client');
 
   const downstream = options.downstream;
   const stdin = downstream?.stdin ?? process.stdin;
   await server.connect(new StdioServerTransport(stdin, downstream?.stdout ?? process.stdout));
   // The stdio transport does not notice its client leaving: end of input is the end of the session.
-  stdin.once('end', () => void close());
-  stdin.once('close', () => void close());
+  stdin.once('end', () => void end('client'));
+  stdin.once('close', () => void end('client'));
   return { sessionId, closed, close };
 }
 

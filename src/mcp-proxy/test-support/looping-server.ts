@@ -4,7 +4,8 @@
  * reports its progress in `steps` steps before it answers, and one
  * resource and one prompt are served so mirroring can be checked.
  *
- * Run as a program it serves stdio; `loopingServer()` builds one for other transports.
+ * Run as a program it serves stdio, with one more tool, `crash`, which ends
+ * the process; `loopingServer()` builds one for other transports.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -44,4 +45,9 @@ export function loopingServer(): McpServer {
   return server;
 }
 
-if (import.meta.main) await loopingServer().connect(new StdioServerTransport());
+if (import.meta.main) {
+  const server = loopingServer();
+  // Only as a program of its own: in a test's process this would end the test.
+  server.registerTool('crash', { description: 'Ends the server process, as a crash would', inputSchema: {} }, async () => process.exit(3));
+  await server.connect(new StdioServerTransport());
+}
