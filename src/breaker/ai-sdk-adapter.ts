@@ -77,20 +77,21 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
     specificationVersion: 'v4',
     // Steers decided on observed events (a tool's result, a round without tool calls) reach the next step's prompt.
     transformParams: async ({ params }) => {
+      // A prompt that ends with the user's message starts a turn (later steps end with tool results).
+      const last = params.prompt.at(-1);
+      if (last?.role === 'user') await door.noteUserTurn(params.prompt.length - 1, textOfContent(last.content));
       const steers = breaker.takeSteers?.(sessionId) ?? [];
       if (steers.length === 0) return params;
       return { ...params, prompt: [...params.prompt, { role: 'user', content: [{ type: 'text', text: steerNote(steers) }] }] };
     },
     wrapGenerate: async ({ doGenerate }) => {
-      door.rethrowStop();
-      door.stopIf(await breaker.checkModelCall(sessionId));
+      await door.gateModelCall();
       const result = await doGenerate();
       await record(textOfContent(result.content), fromProviderUsage(result.usage));
       return result;
     },
     wrapStream: async ({ doStream }) => {
-      door.rethrowStop();
-      door.stopIf(await breaker.checkModelCall(sessionId));
+      await door.gateModelCall();
       const result = await doStream();
       let text = '';
       const judge = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({

@@ -2,6 +2,7 @@ import type { ObservingBreaker } from './ai-sdk-adapter.ts';
 import type { BreakerDecision } from './breaker-decision.ts';
 import { breakerErrorFor } from './breaker-errors.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { hash53 } from './similarity/hash.ts';
 
 /** Prefix of every text the breaker puts in front of the model. */
 const BREAKER_TAG = '[AgentBreaker]';
@@ -22,6 +23,8 @@ export class DoorSession {
   readonly #breaker: ObservingBreaker;
   #stopped: Error | undefined;
   #steers: string[] = [];
+  /** The user turn last reported: its place in the conversation and a hash of its text. */
+  #userTurn: string | undefined;
 
   constructor(breaker: ObservingBreaker, sessionId: string) {
     this.#breaker = breaker;
@@ -50,12 +53,34 @@ export class DoorSession {
     if (this.#stopped) throw this.#stopped;
   }
 
-  /** The gate before a model call: rethrows a stop, throws a new one, queues a steer (budget wrap-up). */
+  /**
+   * The gate before a model call: throws a stop (the one this door noticed
+   * first, else the breaker's), and queues a steer (budget wrap-up) for a
+   * breaker that does not queue it itself. A session the breaker lets probe
+   * again (after its cooldown, or a reset) forgets the stop it had.
+   */
   async gateModelCall(): Promise<void> {
-    this.rethrowStop();
     const decision = await this.#breaker.checkModelCall(this.sessionId);
+    if (decision.action === 'stop') this.rethrowStop();
     this.stopIf(decision);
-    if (decision.action === 'steer' && decision.message) this.#steers.push(decision.message);
+    if (decision.probe === true) this.#stopped = undefined;
+    this.rethrowStop();
+    if (decision.action === 'steer' && decision.message && this.#breaker.takeSteers === undefined) this.#steers.push(decision.message);
+  }
+
+  /**
+   * Reports the conversation's last message as a user turn, once: call it
+   * before the model gate with the message's place in what the model is
+   * about to read, when that message is the user's. A user turn is new
+   * information (the breaker's evidence starts over), so a conversation whose
+   * every turn asks the same tool about something new is not a loop. A
+   * retried call (same place, same text) is not a new turn.
+   */
+  async noteUserTurn(position: number, text: string): Promise<void> {
+    const turn = `${position}\u0000${text.length}\u0000${hash53(text)}`;
+    if (turn === this.#userTurn) return;
+    this.#userTurn = turn;
+    this.stopIf(await this.#breaker.observe(this.sessionId, { kind: 'user', text }));
   }
 
   /**

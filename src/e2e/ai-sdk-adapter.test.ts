@@ -81,6 +81,26 @@ describe('breakerForAiSdk on generateText', () => {
     await assertSpiralStopped(server, session, error);
   });
 
+  test('after a stop and a reset the same governed object runs the conversation on', async () => {
+    await using server = await spiralServer();
+    const session = governedSession(() => 'running');
+    const run = (model: ScriptedModelServer, prompt: string) =>
+      generateText({
+        model: session.governed.model(scriptedModel(model)),
+        tools: session.tools,
+        stopWhen: [isStepCount(20), session.governed.stopWhen],
+        prompt,
+      });
+    await assert.rejects(run(server, PROMPT), (e: unknown) => AgentBreakerError.isInstance(e) && e.category === 'tool_spiral');
+    // Until the cooldown or a reset the session stays stopped.
+    await assert.rejects(run(server, 'And now?'), (e: unknown) => AgentBreakerError.isInstance(e));
+    await session.breaker.reset(SESSION);
+    await using answering = await new ScriptedModelServer({ script: [{ text: 'It is still running.' }] }).start();
+    assert.equal((await run(answering, 'Is it still running?')).text, 'It is still running.');
+    assert.equal((await session.breaker.snapshot(SESSION)).state, 'CLOSED');
+    assert.equal(session.governed.stopped, undefined);
+  });
+
   test('polling the same call while its result changes is left alone', async () => {
     const statuses = ['queued', 'running 10%', 'running 35%', 'running 60%', 'running 85%', 'running 99%', 'succeeded'];
     // Calls the same check with the same arguments until the build reports success.

@@ -148,10 +148,11 @@ export const DOOR_SCENARIOS: readonly DoorScenario[] = [
     name: 'useful work that spends the whole token budget',
     kind: 'loop',
     prompt: 'Read the sources.',
-    breaker: { budget: { maxTokens: 2000 } },
+    // 310 tokens a round: the wrap-up is decided at a model gate, between rounds, as well as on a round.
+    breaker: { budget: { maxTokens: 1000 } },
     script: (request) => ({
       ...call('read_file', { path: `src/part-${toolResults(request).length + 1}.ts` }),
-      usage: { promptTokens: 400, completionTokens: 100 },
+      usage: { promptTokens: 300, completionTokens: 10 },
     }),
     tools: [
       {

@@ -28,6 +28,29 @@ interface Outcome {
   readonly escalations: string[];
   /** Whether any request after the first told the model about the breaker. */
   readonly modelHeardBreaker: boolean;
+  /** Breaker notes that one message of a request carried more than once. */
+  readonly repeatedNotes: string[];
+}
+
+/** Notes (`[AgentBreaker] …`) that a single message of any request holds twice: each must reach the model once. */
+function repeatedNotes(server: ScriptedModelServer): string[] {
+  const repeated: string[] = [];
+  for (const request of server.requests) {
+    for (const message of request.body.messages) {
+      // Up to the end of the text it is in (a JSON string's closing quote), without the blank lines between notes.
+      const notes = JSON.stringify(message)
+        .split('[AgentBreaker]')
+        .slice(1)
+        .map((note) =>
+          note
+            .replace(/(\\n)+/g, ' ')
+            .replace(/".*$/s, '')
+            .trim(),
+        );
+      repeated.push(...notes.filter((note, i) => notes.indexOf(note) !== i));
+    }
+  }
+  return repeated;
 }
 
 type Door = (scenario: DoorScenario, server: ScriptedModelServer, breaker: AgentBreaker, run: Runner) => Promise<string | undefined>;
@@ -119,6 +142,7 @@ async function runThrough(door: Door, scenario: DoorScenario): Promise<Outcome> 
     executions: runner.executions,
     escalations: escalations(events),
     modelHeardBreaker: server.requests.some((r) => JSON.stringify(r.body.messages).includes('[AgentBreaker]')),
+    repeatedNotes: repeatedNotes(server),
   };
 }
 
@@ -142,6 +166,7 @@ for (const scenario of DOOR_SCENARIOS) {
           assert.equal(outcome.modelHeardBreaker, false, 'the model never hears from the breaker');
         }
         if (scenario.executions !== undefined) assert.deepEqual(outcome.executions, scenario.executions, 'the same tools ran as often as the table says');
+        assert.deepEqual(outcome.repeatedNotes, [], 'each breaker note reaches the model once');
         // ChatClient runs first: every other door must match it step for step.
         if (reference.outcome === undefined) {
           reference.outcome = outcome;
@@ -154,3 +179,97 @@ for (const scenario of DOOR_SCENARIOS) {
     }
   });
 }
+
+/**
+ * One conversation of many turns, each a new question that checks the same
+ * build once and answers: every turn is new information from the user, so
+ * no door may take the checks for a loop.
+ */
+describe('a conversation of many turns, each checking the same build once', () => {
+  const QUESTIONS = ['Is build b-17 done?', 'Did it pass lint?', 'Who started it?', 'How long did it take?', 'Can I deploy it now?', 'Any flaky tests?'];
+  const script = (request: { body: { messages: { role: string }[] } }) =>
+    request.body.messages.at(-1)?.role === 'tool'
+      ? { text: 'Build b-17 is running.' }
+      : { toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] };
+  const spec: ScenarioTool = {
+    name: 'check_build',
+    description: 'Status of a CI build',
+    parameters: DOOR_SCENARIOS[0]!.tools[0]!.parameters,
+    execute: () => 'build b-17: running',
+  };
+  const scenario = { tools: [spec] } as unknown as DoorScenario;
+  type Conversation = (server: ScriptedModelServer, breaker: AgentBreaker, runner: Runner) => Promise<string[]>;
+  const conversations: Record<string, Conversation> = {
+    ChatClient: async (server, breaker, runner) => {
+      const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallAdvisor(), breaker).defaultTools(aiTools(scenario, runner)).build();
+      const answers: string[] = [];
+      for (const q of QUESTIONS)
+        answers.push(
+          await client
+            .prompt(q)
+            .advisors((a) => a.param(CONVERSATION_ID, SESSION))
+            .call()
+            .content(),
+        );
+      return answers;
+    },
+    'AI SDK': async (server, breaker, runner) => {
+      // One governed object for the whole conversation, as the README shows.
+      const governed = breakerForAiSdk(breaker, { sessionId: SESSION });
+      const answers: string[] = [];
+      for (const q of QUESTIONS) {
+        const result = await generateText({
+          model: governed.model(scriptedModel(server)),
+          tools: governed.tools(aiTools(scenario, runner)),
+          stopWhen: [isStepCount(10), governed.stopWhen],
+          prompt: q,
+        });
+        answers.push(result.text);
+      }
+      return answers;
+    },
+    LangChain: async (server, breaker, runner) => {
+      const model = new ChatOpenAI({ model: server.modelId, apiKey: 'test-key', maxRetries: 0, configuration: { baseURL: server.baseURL } });
+      const tools = [
+        langchainTool(async (args: unknown) => runner.run(spec, args), { name: spec.name, description: spec.description, schema: spec.parameters }),
+      ];
+      const agent = createAgent({ model, tools, middleware: [governorMiddleware(breaker, { sessionId: SESSION })] });
+      const answers: string[] = [];
+      for (const q of QUESTIONS) {
+        const result = await agent.invoke({ messages: [{ role: 'user', content: q }] });
+        answers.push(String(result.messages.at(-1)?.content));
+      }
+      return answers;
+    },
+    'OpenAI Agents': async (server, breaker, runner) => {
+      const modelProvider = new OpenAIProvider({ apiKey: 'test-key', baseURL: server.baseURL, useResponses: false });
+      const door = breakerForOpenAIAgents(breaker, { sessionId: SESSION, runConfig: { modelProvider, tracingDisabled: true } });
+      const tool = agentsTool({
+        name: spec.name,
+        description: spec.description,
+        parameters: spec.parameters,
+        execute: async (args: unknown) => runner.run(spec, args),
+      });
+      const agent = new Agent({ name: 'assistant', model: server.modelId, tools: door.tools([tool]) });
+      const answers: string[] = [];
+      for (const q of QUESTIONS) answers.push(String((await door.run(agent, q)).finalOutput));
+      return answers;
+    },
+  };
+  for (const [name, converse] of Object.entries(conversations)) {
+    test(`through ${name}`, async () => {
+      await using server = await new ScriptedModelServer({ script }).start();
+      const breaker = new AgentBreaker({ telemetry: false });
+      const events: BreakerEventRecord[] = [];
+      breaker.on((event) => events.push(event));
+      const runner = new Runner();
+      const answers = await converse(server, breaker, runner);
+      assert.deepEqual(
+        answers,
+        QUESTIONS.map(() => 'Build b-17 is running.'),
+      );
+      assert.deepEqual(escalations(events), []);
+      assert.deepEqual(runner.executions, { check_build: QUESTIONS.length });
+    });
+  }
+});

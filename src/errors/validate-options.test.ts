@@ -551,3 +551,22 @@ test('an unknown option names the known ones', () => {
     (e: unknown) => InvalidOptionError.isInstance(e) && /is not an option of AgentLoop; its options are: client, maxInvocations, timeoutMs/.test(e.message),
   );
 });
+
+test('a secret passed where an option or a model was expected never comes back in the error', async () => {
+  const key = 'sk-proj-abcdefghijklmnopqrstuvwx1234';
+  const breaker = new AgentBreaker({ telemetry: false });
+  const attempts: Array<() => unknown> = [
+    () => breakerForOpenAIAgents(breaker, { runConfig: key as never }),
+    () => governorMiddleware(breaker, key as never),
+    () => breakerForAiSdk(breaker, key as never),
+    () => breakerForAiSdk(breaker, { sessionId: 's' }).model(key),
+    () => client.prompt('x').options({ toolChoice: `${key}-and-more-than-forty-characters-after-it` } as never),
+  ];
+  for (const attempt of attempts) {
+    assert.throws(attempt, (error: unknown) => {
+      assert.ok(error instanceof Error);
+      assert.doesNotMatch(error.message, /abcdefghijklmnop/, error.message);
+      return true;
+    });
+  }
+});

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from './governor-error.ts';
+import { redact } from '../redaction/redact.ts';
 
 /**
  * Checks one option's value; throws {@link InvalidOptionError} naming `path`
@@ -14,7 +15,11 @@ export const MAX_TIMER_MS = 2_147_483_647;
 
 /** A short, safe rendering of a bad value for an error message (never the whole value). */
 export function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'string') {
+    // A key pasted into the wrong option must not come back in the error that names it.
+    const shown = redact(value);
+    return JSON.stringify(shown.length > 40 ? `${shown.slice(0, 40)}…` : shown);
+  }
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || value === undefined) return String(value);
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { createMiddleware } from 'langchain';
 import { z } from 'zod';
 import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
@@ -88,14 +88,19 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
     },
 
     beforeModel: async (state, runtime) => {
-      await sessionOf(state, runtime as RunConfigLike).gateModelCall();
+      const session = sessionOf(state, runtime as RunConfigLike);
+      // Messages that end with the user's start a turn (within one, they end with tool results).
+      const last = state.messages.at(-1);
+      if (last !== undefined && HumanMessage.isInstance(last)) await session.noteUserTurn(state.messages.length - 1, textOf(last.content));
+      await session.gateModelCall();
       return undefined;
     },
 
     wrapModelCall: async (request, handler) => {
       const steers = sessionOf(request.state, request.runtime as RunConfigLike).takeSteers();
       if (steers.length === 0) return handler(request);
-      return handler({ ...request, systemMessage: request.systemMessage.concat(`\n\n${steerNote(steers)}`) });
+      const separator = request.systemMessage.text === '' ? '' : '\n\n';
+      return handler({ ...request, systemMessage: request.systemMessage.concat(`${separator}${steerNote(steers)}`) });
     },
 
     afterModel: async (state, runtime) => {

@@ -1,6 +1,7 @@
 import type { LanguageModelV2, LanguageModelV3, LanguageModelV4 } from '@ai-sdk/provider';
 import { resolveLanguageModel } from 'ai/internal';
 import { GovernorError } from '../errors/governor-error.ts';
+import { describeValue } from '../errors/validate-options.ts';
 
 /** The AI SDK language-model specifications Governor accepts. */
 export const SUPPORTED_MODEL_SPECIFICATIONS = ['v2', 'v3', 'v4'] as const;
@@ -34,7 +35,7 @@ export function resolveModel(model: unknown): LanguageModelV4 {
   if (typeof model !== 'object' || model === null) {
     throw new UnsupportedModelError(
       undefined,
-      typeof model === 'string' ? `The string "${model}"` : `A value of type ${model === null ? 'null' : typeof model}`,
+      typeof model === 'string' ? `The string ${describeValue(model)}` : `A value of type ${model === null ? 'null' : typeof model}`,
     );
   }
   const candidate = model as { specificationVersion?: unknown; doGenerate?: unknown; doStream?: unknown };

@@ -98,6 +98,21 @@ function textOfOutput(output: ModelResponse['output']): string {
   return text;
 }
 
+/** The user's message that ends a model turn's input (a run's first turn), with its place; undefined mid-run. */
+function userTurnOf(input: ModelRequest['input']): { position: number; text: string } | undefined {
+  if (typeof input === 'string') return { position: 0, text: input };
+  const last = input.at(-1);
+  if (last === undefined || !('role' in last) || last.role !== 'user') return undefined;
+  const content = (last as { content: unknown }).content;
+  const text =
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((part: { type?: unknown; text?: unknown }) => (part.type === 'input_text' && typeof part.text === 'string' ? part.text : '')).join('')
+        : '';
+  return { position: input.length - 1, text };
+}
+
 function withSteers(request: ModelRequest, steers: string[]): ModelRequest {
   if (steers.length === 0) return request;
   const text = steerNote(steers);
@@ -140,19 +155,24 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     governedModels.add(wrapped);
     return wrapped;
   };
+  /** The gate of a model turn, after the user turn its input ends with (if it does). */
+  const gate = async (session: RunSession, request: ModelRequest): Promise<void> => {
+    await session.settle();
+    const turn = userTurnOf(request.input);
+    if (turn !== undefined) await session.noteUserTurn(turn.position, turn.text);
+    await session.gateModelCall();
+  };
   const governModel = (inner: Model): Model => ({
     async getResponse(request) {
       const session = sessionNow();
-      await session.settle();
-      await session.gateModelCall();
+      await gate(session, request);
       const response = await inner.getResponse(withSteers(request, session.takeSteers()));
       await recordTurn(session, response.usage, textOfOutput(response.output));
       return response;
     },
     async *getStreamedResponse(request) {
       const session = sessionNow();
-      await session.settle();
-      await session.gateModelCall();
+      await gate(session, request);
       for await (const event of inner.getStreamedResponse(withSteers(request, session.takeSteers()))) {
         if (event.type === 'response_done') await recordTurn(session, event.response.usage, textOfOutput(event.response.output as ModelResponse['output']));
         yield event;
