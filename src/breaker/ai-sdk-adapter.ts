@@ -4,6 +4,7 @@ import { fromProviderUsage } from '../model/usage.ts';
 import { resolveModel } from '../model/resolve-model.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import type { BreakerDecision } from './breaker-decision.ts';
+import { ToolCallBlockedError } from './breaker-errors.ts';
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
 import { blockedResult, DoorSession, resultText, steeredResult, steerNote } from './door-session.ts';
 
@@ -80,7 +81,7 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
       // A prompt that ends with the user's message starts a turn (later steps end with tool results).
       const last = params.prompt.at(-1);
       if (last?.role === 'user') await door.noteUserTurn(params.prompt.length - 1, textOfContent(last.content));
-      const steers = breaker.takeSteers?.(sessionId) ?? [];
+      const steers = door.takeSteers();
       if (steers.length === 0) return params;
       return { ...params, prompt: [...params.prompt, { role: 'user', content: [{ type: 'text', text: steerNote(steers) }] }] };
     },
@@ -119,12 +120,17 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
         wrapped[name] = tool;
         continue;
       }
+      // An output of a type of its own cannot carry the breaker's text: a block is then an error, a steer goes in the next prompt.
+      const typedOutput = tool.outputSchema !== undefined || tool.toModelOutput !== undefined;
       wrapped[name] = {
         ...tool,
         execute: async (input: unknown, execOptions: Parameters<typeof execute>[1]) => {
           const decision = await breaker.checkToolCall(sessionId, { tool: name, args: input });
           door.stopIf(decision);
-          if (decision.action === 'block') return blockedResult(decision);
+          if (decision.action === 'block') {
+            if (typedOutput) throw new ToolCallBlockedError(blockedResult(decision));
+            return blockedResult(decision);
+          }
           let result: unknown;
           try {
             result = await execute(input as never, execOptions);
@@ -135,7 +141,10 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
           }
           const text = resultText(result);
           door.stopIf(await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args: input, result: text }));
-          return decision.action === 'steer' ? steeredResult(text, decision) : result;
+          if (decision.action !== 'steer') return result;
+          if (!typedOutput) return steeredResult(text, decision);
+          door.deferSteer(decision);
+          return result;
         },
       };
     }

@@ -99,6 +99,18 @@ export class BreakerUnavailableError extends GovernorError {
   }
 }
 
+/**
+ * Thrown by a governed AI SDK tool whose output has a type of its own
+ * (`outputSchema` or `toModelOutput`) in place of running a call the breaker
+ * blocked: a text in its place would not be that type, so the AI SDK hands the
+ * model this error's message (the breaker's explanation) as the tool's error.
+ */
+export class ToolCallBlockedError extends GovernorError {
+  constructor(message: string) {
+    super('GOVERNOR_TOOL_CALL_BLOCKED', message);
+  }
+}
+
 const BY_CATEGORY: Record<BreakerCategory, new (message: string, evidence?: BreakerEvidence, sessionId?: string) => AgentBreakerError> = {
   tool_spiral: ToolSpiralError,
   cycle: CycleError,

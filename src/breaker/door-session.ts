@@ -94,6 +94,11 @@ export class DoorSession {
     if (decision.message && this.#breaker.takeSteers === undefined) this.#steers.push(decision.message);
   }
 
+  /** Keeps a tool call's steer for the model's next call, where the call's result cannot carry it. */
+  deferSteer(decision: BreakerDecision): void {
+    if (decision.message) this.#steers.push(decision.message);
+  }
+
   /**
    * The steer messages the model has not seen yet, emptied: the door's own
    * (budget wrap-up at the gate) and those the breaker queued on observed

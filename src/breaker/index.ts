@@ -24,6 +24,7 @@ export {
   RagFixationError,
   TextRepetitionError,
   TokenDriftError,
+  ToolCallBlockedError,
   ToolSpiralError,
   breakerErrorFor,
 } from './breaker-errors.ts';

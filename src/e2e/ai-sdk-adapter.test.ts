@@ -81,6 +81,46 @@ describe('breakerForAiSdk on generateText', () => {
     await assertSpiralStopped(server, session, error);
   });
 
+  test('a tool with a typed output keeps its type: the steer goes in the next prompt, a blocked call is a tool error', async () => {
+    await using server = await spiralServer();
+    const breaker = new AgentBreaker({ telemetry: false });
+    const governed = breakerForAiSdk(breaker, { sessionId: SESSION });
+    let runs = 0;
+    const tools = governed.tools({
+      check_build: tool({
+        description: 'Status of a CI build',
+        inputSchema: z.object({ buildId: z.string() }),
+        outputSchema: z.object({ state: z.string() }),
+        execute: async () => {
+          runs += 1;
+          return { state: 'running' };
+        },
+        // Reads the typed output: a string in its place would throw here.
+        toModelOutput: ({ output }) => ({ type: 'text', value: `state: ${output.state.toUpperCase()}` }),
+      }),
+    });
+    const error = await generateText({
+      model: governed.model(scriptedModel(server)),
+      tools,
+      stopWhen: [isStepCount(20), governed.stopWhen],
+      prompt: PROMPT,
+    }).then(
+      () => assert.fail('the breaker must end the run'),
+      (e: unknown) => e,
+    );
+    assert.ok(AgentBreakerError.isInstance(error), `the spiral is stopped by the breaker, got ${String(error)}`);
+    assert.equal(error.category, 'tool_spiral');
+    assert.equal(runs, 3, 'the blocked and the stopped call did not run');
+    const steered = server.requests[3]!.body.messages;
+    assert.deepEqual(
+      steered.at(-2),
+      { role: 'tool', tool_call_id: (steered.at(-2) as { tool_call_id: string }).tool_call_id, content: 'state: RUNNING' },
+      'the steered call answers in its own type',
+    );
+    assert.match(JSON.stringify(steered.at(-1)), /^\{"role":"user".*\[AgentBreaker\] .*\\"check_build\\" 3 times/, 'the steer follows it');
+    assert.match(lastToolResult(server.requests[4]), /\[AgentBreaker\] This call was NOT executed\./, 'the blocked call is a tool error with the explanation');
+  });
+
   test('after a stop and a reset the same governed object runs the conversation on', async () => {
     await using server = await spiralServer();
     const session = governedSession(() => 'running');
