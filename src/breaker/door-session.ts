@@ -61,10 +61,9 @@ export class DoorSession {
    */
   async gateModelCall(): Promise<void> {
     const decision = await this.#breaker.checkModelCall(this.sessionId);
-    if (decision.action === 'stop') this.rethrowStop();
-    this.stopIf(decision);
     if (decision.probe === true) this.#stopped = undefined;
     this.rethrowStop();
+    this.stopIf(decision);
     if (decision.action === 'steer' && decision.message && this.#breaker.takeSteers === undefined) this.#steers.push(decision.message);
   }
 

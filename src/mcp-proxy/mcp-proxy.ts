@@ -248,10 +248,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   };
 
   let closing: Promise<void> | undefined;
-  let resolveClosed!: (end: McpProxyEnd) => void;
-  const closed = new Promise<McpProxyEnd>((resolve) => {
-    resolveClosed = resolve;
-  });
+  const { promise: closed, resolve: resolveClosed } = Promise.withResolvers<McpProxyEnd>();
   // The first side to end names the end. The closes start a tick later, once `closing` is set: closing one side calls back here for the other.
   const end = (by: McpProxyEnd): Promise<void> =>
     (closing ??= Promise.resolve().then(async () => {
