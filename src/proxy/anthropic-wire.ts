@@ -19,6 +19,14 @@ import {
 export const anthropicWire: WireApi = {
   name: 'anthropic',
 
+  isRequest(body) {
+    return Array.isArray(body['messages']);
+  },
+
+  continues() {
+    return undefined;
+  },
+
   userHint(body) {
     const metadata = body['metadata'];
     return isObject(metadata) && typeof metadata['user_id'] === 'string' && metadata['user_id'] !== '' ? metadata['user_id'] : undefined;

@@ -7,6 +7,7 @@ import { anthropicWire } from './anthropic-wire.ts';
 import { DEFAULT_MAX_REQUEST_BYTES, MODEL_PROXY_RULES, type ModelProxyOptions } from './model-proxy-options.ts';
 import { validateOptions } from '../errors/validate-options.ts';
 import { openaiWire } from './openai-wire.ts';
+import { responsesWire } from './responses-wire.ts';
 import { ProxyJudge, type ProxyStop } from './proxy-judge.ts';
 import { proxySessionId, SESSION_HEADER } from './proxy-session.ts';
 import { formatSse, parseSse } from './sse.ts';
@@ -37,7 +38,8 @@ const DECODED_HEADERS = new Set(['content-encoding', 'content-length', 'transfer
 
 /**
  * A model proxy: an HTTP app speaking the OpenAI Chat Completions API
- * (`POST /v1/chat/completions`) and the Anthropic Messages API
+ * (`POST /v1/chat/completions`), the OpenAI Responses API
+ * (`POST /v1/responses`) and the Anthropic Messages API
  * (`POST /v1/messages`), streamed or not, that forwards each request upstream
  * unchanged while the breaker watches the run. Everything else under `/v1`
  * (e.g. `GET /v1/models`) is passed through; `GET /health` reports the
@@ -46,7 +48,7 @@ const DECODED_HEADERS = new Set(['content-encoding', 'content-length', 'transfer
  * - steer: the response passes; the message is added to the session's next request;
  * - block: the repeated tool call is replaced by assistant text saying why;
  * - stop: a final assistant message (`finish_reason: stop` / `stop_reason:
- *   end_turn`) and the header `x-governor-stop: <category>`; further requests
+ *   end_turn` / a completed response without tool calls) and the header `x-governor-stop: <category>`; further requests
  *   of the session get `403` in the API's error format until the cooldown ends.
  *
  * Returns a Hono app: serve it with `@hono/node-server` or any fetch-style server.
@@ -83,6 +85,7 @@ export function createModelProxy(options: ModelProxyOptions): Hono {
   for (const [path, api] of [
     ['chat/completions', openaiWire],
     ['messages', anthropicWire],
+    ['responses', responsesWire],
   ] as const) {
     // Checked against Content-Length before reading, or counted while reading a chunked body.
     const limit = bodyLimit({
@@ -182,13 +185,13 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   const url = target(route.upstream, new URL(c.req.url));
   const body = parseJson(new TextDecoder().decode(raw));
   // Not a chat request: the upstream API answers it in its own words.
-  if (!isObject(body) || !Array.isArray(body['messages'])) return forward(request, url, route.upstreamFetch, raw);
+  if (!isObject(body) || !api.isRequest(body)) return forward(request, url, route.upstreamFetch, raw);
 
   const { judge } = route;
-  const sessionId = proxySessionId(request.headers, body, api);
+  const sessionId = proxySessionId(request.headers, body, api, (id) => route.judge.sessionOfResponse(id));
   const gate = await judge.gate(sessionId);
   if (gate !== undefined) return gate.refused ? refusal(api, gate) : stopAnswer(api, body, gate);
-  const stopped = await judge.observeRequest(sessionId, api.requestTail(body));
+  const stopped = await judge.observeRequest(sessionId, api.requestTail(body, judge.lastCalls(sessionId)));
   if (stopped !== undefined) return stopAnswer(api, body, stopped);
   const note = await judge.steerNote(sessionId);
   const sent: JsonObject = note === undefined ? body : api.withSteers(body, note);

@@ -21,6 +21,14 @@ import {
 export const openaiWire: WireApi = {
   name: 'openai',
 
+  isRequest(body) {
+    return Array.isArray(body['messages']);
+  },
+
+  continues() {
+    return undefined;
+  },
+
   userHint(body) {
     return typeof body['user'] === 'string' && body['user'] !== '' ? body['user'] : undefined;
   },

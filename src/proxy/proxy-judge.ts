@@ -3,7 +3,11 @@ import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 import { SeenSet } from './seen-set.ts';
 import { hash53 } from '../breaker/similarity/hash.ts';
 import { type SteerInbox, steerInboxFor } from './steer-inbox.ts';
-import type { RequestTail, RoundVerdict, WireRound } from './wire-api.ts';
+import { RecentMap } from './recent-map.ts';
+import type { RequestTail, RoundVerdict, WireRound, WireToolCall } from './wire-api.ts';
+
+/** Sessions whose latest response is remembered (its id and tool calls). */
+const RECENT_SESSIONS = 10_000;
 
 /** A stop, worded for the agent and for people. */
 export interface ProxyStop {
@@ -34,6 +38,10 @@ export class ProxyJudge {
   readonly breaker: AgentBreaker;
   readonly #inbox: SteerInbox;
   readonly #seen = new SeenSet();
+  /** Session → the tool calls of its latest judged response, by id. */
+  readonly #lastCalls = new RecentMap<string, ReadonlyMap<string, WireToolCall>>(RECENT_SESSIONS);
+  /** Response id → its session, for requests that continue a stored response. */
+  readonly #responses = new RecentMap<string, string>(RECENT_SESSIONS);
 
   constructor(breaker: AgentBreaker) {
     this.breaker = breaker;
@@ -92,8 +100,20 @@ export class ProxyJudge {
     return messages.length === 0 ? undefined : messages.map((m) => `${NOTE_PREFIX} ${m}`).join('\n\n');
   }
 
+  /** The tool calls of the session's latest response this proxy judged, by id, if it judged one. */
+  lastCalls(sessionId: string): ReadonlyMap<string, WireToolCall> | undefined {
+    return this.#lastCalls.get(sessionId);
+  }
+
+  /** The session of a response this proxy judged, by the response's id. */
+  sessionOfResponse(responseId: string): string | undefined {
+    return this.#responses.get(responseId);
+  }
+
   /** Judges a response's round: records it, then judges each tool call before the agent sees it. */
   async judgeRound(sessionId: string, round: WireRound): Promise<RoundVerdict> {
+    this.#lastCalls.set(sessionId, new Map(round.toolCalls.map((call) => [call.id, call])));
+    if (round.responseId !== undefined) this.#responses.set(round.responseId, sessionId);
     const model = await this.breaker.observe(sessionId, {
       kind: 'model',
       promptTokens: round.promptTokens,

@@ -6,14 +6,23 @@ export const SESSION_HEADER = 'x-governor-session';
 
 /**
  * The breaker session of a proxied request: the `x-governor-session` header;
- * else the request's user id (`user` in OpenAI, `metadata.user_id` in
- * Anthropic); else a stable hash of the system prompt and the first user
- * message, which every request of one conversation repeats.
+ * else the session of the response it continues (`previous_response_id` in
+ * the Responses API), when `sessionOfResponse` knows it; else the request's
+ * user id (`user` in OpenAI, `metadata.user_id` in Anthropic); else, for a
+ * request continuing a response not known here, that response's id; else a
+ * stable hash of the system prompt and the first user message, which every
+ * request of one conversation repeats.
  */
-export function proxySessionId(headers: Headers, body: JsonObject, api: WireApi): string {
+export function proxySessionId(headers: Headers, body: JsonObject, api: WireApi, sessionOfResponse?: (responseId: string) => string | undefined): string {
   const header = headers.get(SESSION_HEADER)?.trim();
   if (header) return header;
+  const continued = api.continues(body);
+  const session = continued === undefined ? undefined : sessionOfResponse?.(continued);
+  if (session !== undefined) return session;
   const user = api.userHint(body);
   if (user !== undefined) return `user:${user}`;
+  // What it continues is unknown here (another replica served it): its prompt is not in the request, and
+  // a session of its own judges it without mixing it up with other conversations.
+  if (continued !== undefined) return `response:${continued}`;
   return `prompt:${createHash('sha256').update(api.promptSeed(body)).digest('hex').slice(0, 32)}`;
 }

@@ -32,6 +32,8 @@ export interface RequestTail {
 
 /** One model round as the breaker sees it. */
 export interface WireRound {
+  /** The response's id, when a later request can name it (Responses). */
+  readonly responseId?: string;
   readonly text: string;
   readonly promptTokens: number | null;
   readonly completionTokens: number | null;
@@ -67,14 +69,24 @@ export type JsonObject = Record<string, unknown>;
 
 /** One API's wire format. */
 export interface WireApi {
-  /** `openai` or `anthropic`. */
+  /** `openai`, `anthropic` or `responses`. */
   readonly name: string;
+  /** Whether the body is a model request of this API (else it is forwarded unjudged, for the upstream to answer). */
+  isRequest(body: JsonObject): boolean;
   /** The caller-supplied user id (`user` / `metadata.user_id`), if any. */
   userHint(body: JsonObject): string | undefined;
   /** System prompt and first user message, for the fallback session id. */
   promptSeed(body: JsonObject): string;
   isStream(body: JsonObject): boolean;
-  requestTail(body: JsonObject): RequestTail;
+  /**
+   * What is new at the end of a request. `lastCalls` are the tool calls of the
+   * session's previous response, by id, when this proxy judged it: an API
+   * whose requests do not mark where one round ends, or may leave the calls
+   * out (Responses), reads them.
+   */
+  requestTail(body: JsonObject, lastCalls?: ReadonlyMap<string, WireToolCall>): RequestTail;
+  /** The id of the earlier response a request continues (the Responses API's `previous_response_id`), if any. */
+  continues(body: JsonObject): string | undefined;
   /** The body with the breaker's messages added for the model. */
   withSteers(body: JsonObject, text: string): JsonObject;
   /** The round of a non-streamed response body. */

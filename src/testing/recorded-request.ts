@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { responsesInputAsMessages } from './responses-wire-format.ts';
 
 /**
  * One message of a chat completions request, as the client sent it. Only `role`
@@ -30,7 +31,11 @@ export interface RecordedRequest {
   path: string;
   /** Lower-cased header names; credentials (`authorization`, `api-key`, `x-api-key`) are redacted. */
   headers: Record<string, string>;
-  /** Parsed JSON body. */
+  /**
+   * Parsed JSON body. For a Responses API request (`/v1/responses`), which
+   * has no `messages`, `messages` is added: its `instructions` and `input`
+   * read as chat messages, so one script serves every API.
+   */
   body: ChatCompletionRequestBody;
 }
 
@@ -56,19 +61,24 @@ export function redactHeaders(headers: IncomingHttpHeaders): Record<string, stri
 /** Outcome of reading a request body: the body, or a message saying what is wrong with it. */
 export type ParsedRequestBody = { ok: true; body: ChatCompletionRequestBody } | { ok: false; problem: string };
 
-/** Parses and shape-checks a chat completions body without trusting the client. */
-export function parseChatCompletionBody(raw: string): ParsedRequestBody {
+/** The body as a JSON object, or what is wrong with it. */
+function parseObject(raw: string): Record<string, unknown> | string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return { ok: false, problem: `Request body is not valid JSON (${reason}).` };
+    return `Request body is not valid JSON (${reason}).`;
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    return { ok: false, problem: 'Request body must be a JSON object.' };
-  }
-  const messages: unknown = (parsed as Record<string, unknown>)['messages'];
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'Request body must be a JSON object.';
+  return parsed as Record<string, unknown>;
+}
+
+/** Parses and shape-checks a chat completions body without trusting the client. */
+export function parseChatCompletionBody(raw: string): ParsedRequestBody {
+  const parsed = parseObject(raw);
+  if (typeof parsed === 'string') return { ok: false, problem: parsed };
+  const messages: unknown = parsed['messages'];
   if (!Array.isArray(messages)) {
     return { ok: false, problem: 'Request body must have a "messages" array.' };
   }
@@ -79,6 +89,16 @@ export function parseChatCompletionBody(raw: string): ParsedRequestBody {
     return { ok: false, problem: `messages[${badIndex}] must be an object with a string "role".` };
   }
   return { ok: true, body: parsed as ChatCompletionRequestBody };
+}
+
+/** Parses and shape-checks a Responses API body: `input` must be a string or an array. */
+export function parseResponsesBody(raw: string): ParsedRequestBody {
+  const body = parseObject(raw);
+  if (typeof body === 'string') return { ok: false, problem: body };
+  if (typeof body['input'] !== 'string' && !Array.isArray(body['input'])) {
+    return { ok: false, problem: 'Request body must have an "input" string or array.' };
+  }
+  return { ok: true, body: { ...body, messages: responsesInputAsMessages(body) } };
 }
 
 /** Whether the client asked for a usage chunk at the end of a stream. */

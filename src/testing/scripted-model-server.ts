@@ -4,7 +4,8 @@ import { resolveTurnUsage } from './estimate-tokens.ts';
 import { anthropicErrorBody, anthropicEvents, anthropicMessage } from './anthropic-wire-format.ts';
 import { readBody, sendEventStream, sendHeadersThenStall, sendJson, sendNamedEventStream, waitUnlessClosed } from './http-exchange.ts';
 import { chatCompletion, chatCompletionChunks, defaultErrorType, errorBody, modelList, serializeToolArguments, type WireAnswer } from './openai-wire-format.ts';
-import { parseChatCompletionBody, type RecordedRequest, redactHeaders, wantsStreamUsage } from './recorded-request.ts';
+import { parseChatCompletionBody, parseResponsesBody, type RecordedRequest, redactHeaders, wantsStreamUsage } from './recorded-request.ts';
+import { responsesEvents, responsesObject } from './responses-wire-format.ts';
 import { ScriptedModelServerError } from './scripted-model-server-error.ts';
 import { resolveServerOptions, type ResolvedServerOptions, type ScriptedModelServerOptions } from './scripted-model-server-options.ts';
 import { type ScriptedTurn, validateScriptedTurn } from './scripted-turn.ts';
@@ -12,6 +13,7 @@ import { type ScriptedTurn, validateScriptedTurn } from './scripted-turn.ts';
 const CHAT_PATHS = new Set(['/v1/chat/completions', '/chat/completions']);
 const MODEL_PATHS = new Set(['/v1/models', '/models']);
 const MESSAGES_PATHS = new Set(['/v1/messages', '/messages']);
+const RESPONSES_PATHS = new Set(['/v1/responses', '/responses']);
 
 /** A turn to play, or the error that stands in for it. */
 type TurnChoice = { turn: ScriptedTurn } | { status: number; body: Record<string, unknown> };
@@ -25,7 +27,8 @@ type TurnChoice = { turn: ScriptedTurn } | { status: number; body: Record<string
  * Serves `POST /v1/chat/completions` (JSON, or server-sent events with
  * `stream: true`) and `GET /v1/models`; the `/v1` prefix is optional. The
  * same script also answers the Anthropic Messages API at `POST /v1/messages`
- * (JSON, or named server-sent events with `stream: true`).
+ * and the OpenAI Responses API at `POST /v1/responses` (JSON, or named
+ * server-sent events with `stream: true`).
  *
  * @example
  * ```ts
@@ -144,6 +147,10 @@ export class ScriptedModelServer implements AsyncDisposable {
         if (request.method !== 'POST') return sendMethodNotAllowed(response, 'POST');
         return await this.#answerChat(request, response, path, 'anthropic');
       }
+      if (RESPONSES_PATHS.has(path)) {
+        if (request.method !== 'POST') return sendMethodNotAllowed(response, 'POST');
+        return await this.#answerChat(request, response, path, 'responses');
+      }
       if (MODEL_PATHS.has(path)) {
         if (request.method !== 'GET') return sendMethodNotAllowed(response, 'GET');
         return sendJson(response, 200, modelList(this.modelId, 0));
@@ -156,8 +163,9 @@ export class ScriptedModelServer implements AsyncDisposable {
     }
   }
 
-  async #answerChat(request: IncomingMessage, response: ServerResponse, path: string, format: 'openai' | 'anthropic'): Promise<void> {
-    const parsed = parseChatCompletionBody(await readBody(request));
+  async #answerChat(request: IncomingMessage, response: ServerResponse, path: string, format: 'openai' | 'anthropic' | 'responses'): Promise<void> {
+    const raw = await readBody(request);
+    const parsed = format === 'responses' ? parseResponsesBody(raw) : parseChatCompletionBody(raw);
     if (!parsed.ok) {
       return sendJson(
         response,
@@ -198,6 +206,10 @@ export class ScriptedModelServer implements AsyncDisposable {
     if (format === 'anthropic') {
       if (parsed.body.stream === true) return sendNamedEventStream(response, anthropicEvents(answer));
       return sendJson(response, 200, anthropicMessage(answer));
+    }
+    if (format === 'responses') {
+      if (parsed.body.stream === true) return sendNamedEventStream(response, responsesEvents(answer));
+      return sendJson(response, 200, responsesObject(answer));
     }
     if (parsed.body.stream === true) {
       return sendEventStream(response, chatCompletionChunks(answer, { includeUsage: wantsStreamUsage(parsed.body) }));

@@ -1,0 +1,419 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateText, isStepCount, streamText, tool } from 'ai';
+import OpenAI from 'openai';
+import { z } from 'zod';
+import { AgentBreaker } from '../breaker/agent-breaker.ts';
+import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
+import { proxySessionId, startModelProxy, type ModelProxyServer } from './index.ts';
+import { responsesWire } from './responses-wire.ts';
+
+type InputItem = OpenAI.Responses.ResponseInputItem;
+
+const SEARCH: OpenAI.Responses.FunctionTool = {
+  type: 'function',
+  name: 'search',
+  strict: false,
+  parameters: { type: 'object', properties: { q: { type: 'string' } } },
+};
+/** The model asks for the same search forever: a tool-call spiral. */
+const SPIRAL: ScriptedTurn[] = [{ toolCalls: [{ name: 'search', arguments: { q: 'flights to Oslo' } }] }];
+
+async function rig(script: ScriptedTurn[]): Promise<{ upstream: ScriptedModelServer; proxy: ModelProxyServer; close(): Promise<void> }> {
+  const upstream = await new ScriptedModelServer({ script, onExhausted: 'repeat-last' }).start();
+  const proxy = await startModelProxy({ upstream: upstream.baseURL, breaker: new AgentBreaker(), port: 0 });
+  return {
+    upstream,
+    proxy,
+    async close() {
+      await proxy.close();
+      await upstream.close();
+    },
+  };
+}
+
+/**
+ * One round of a hand-written Responses agent loop: ask (streamed through the
+ * client's own accumulating stream helper, which checks every output index),
+ * then answer each function call with the same result.
+ */
+async function agentRound(client: OpenAI, input: InputItem[], stream: boolean): Promise<{ response: OpenAI.Responses.Response; stopHeader: string | null }> {
+  const body = { model: 'm', instructions: 'You book travel.', input, tools: [SEARCH] };
+  let response: OpenAI.Responses.Response;
+  let stopHeader: string | null;
+  if (stream) {
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    const run = client.responses.stream(body);
+    for await (const event of run) events.push(event);
+    response = await run.finalResponse();
+    assert.equal(events.at(-1)?.type, 'response.completed');
+    // The items streamed one by one add up to the final output, index for index.
+    const added = events.filter((e) => e.type === 'response.output_item.added');
+    assert.deepEqual(
+      added.map((e) => e.output_index),
+      added.map((_, i) => i),
+    );
+    assert.deepEqual(
+      events.map((e) => e.sequence_number),
+      events.map((_, i) => i),
+    );
+    stopHeader = null;
+  } else {
+    const { data, response: raw } = await client.responses.create(body).withResponse();
+    response = data;
+    stopHeader = raw.headers.get('x-governor-stop');
+  }
+  for (const item of response.output) {
+    input.push(item as InputItem);
+    if (item.type === 'function_call') input.push({ type: 'function_call_output', call_id: item.call_id, output: 'No flights found.' });
+  }
+  if (!response.output.some((item) => item.type === 'function_call')) input.push({ role: 'user', content: 'Keep trying.' });
+  return { response, stopHeader };
+}
+
+function calls(response: OpenAI.Responses.Response): OpenAI.Responses.ResponseFunctionToolCall[] {
+  return response.output.filter((item) => item.type === 'function_call');
+}
+
+function text(response: OpenAI.Responses.Response): string {
+  return response.output
+    .filter((item) => item.type === 'message')
+    .flatMap((item) => item.content)
+    .map((part) => (part.type === 'output_text' ? part.text : ''))
+    .join('');
+}
+
+for (const stream of [false, true]) {
+  describe(`governor proxy with the OpenAI Responses API (${stream ? 'streamed' : 'not streamed'})`, () => {
+    test('a spiral is steered (on the next upstream request), blocked, stopped, then refused', async () => {
+      const r = await rig(SPIRAL);
+      try {
+        const client = new OpenAI({ baseURL: `${r.proxy.url}/v1`, apiKey: 'sk-test-not-a-real-key', maxRetries: 0 });
+        const input: InputItem[] = [{ role: 'user', content: 'Find me a flight to Oslo.' }];
+        for (let i = 0; i < 3; i += 1) {
+          const round = await agentRound(client, input, stream);
+          assert.equal(calls(round.response).length, 1, `round ${i + 1} passes its tool call`);
+        }
+        assert.doesNotMatch(JSON.stringify(r.upstream.requests.at(-1)!.body['input']), /\[governor\]/);
+        const blocked = await agentRound(client, input, stream);
+        // The fourth request went upstream with the breaker's message on the tool result...
+        const steered = (r.upstream.requests.at(-1)!.body['input'] as { output?: string }[]).at(-1)!;
+        assert.match(steered.output ?? '', /^No flights found\.\n\n\[governor\] .*search/);
+        // ... and its repeated call is replaced by a message: the agent has nothing to run.
+        assert.equal(calls(blocked.response).length, 0);
+        assert.match(text(blocked.response), /The call to search was not run/);
+        assert.equal(blocked.response.status, 'completed');
+        assert.equal(blocked.stopHeader, null);
+        const stopped = await agentRound(client, input, stream);
+        assert.equal(calls(stopped.response).length, 0);
+        assert.match(text(stopped.response), /stopped by the agent breaker \(tool_spiral\)/);
+        if (!stream) assert.equal(stopped.stopHeader, 'tool_spiral');
+        const upstreamCalls = r.upstream.requests.length;
+        await assert.rejects(agentRound(client, input, stream), (error: unknown) => {
+          assert.ok(error instanceof OpenAI.PermissionDeniedError);
+          assert.equal(error.code, 'breaker_open');
+          assert.equal(error.headers.get('x-governor-stop'), 'tool_spiral');
+          return true;
+        });
+        assert.equal(r.upstream.requests.length, upstreamCalls);
+        assert.equal(r.upstream.requests[0]!.path, '/v1/responses');
+        assert.equal(r.upstream.requests[0]!.headers['authorization'], '[REDACTED]');
+      } finally {
+        await r.close();
+      }
+    });
+
+    test('a round with a repeated call and a new one: only the repeat is taken out, the rest keeps its order', async () => {
+      // Each round: the same search again, and the weather in a new city.
+      const cities = ['Bergen', 'Tromsø', 'Stavanger', 'Ålesund', 'Bodø'];
+      const upstream = await new ScriptedModelServer({
+        script: (_request, index) => ({
+          text: `Round ${index + 1}.`,
+          toolCalls: [
+            { name: 'search', arguments: { q: 'flights to Oslo' } },
+            { name: 'weather', arguments: { city: cities[index % cities.length] } },
+          ],
+        }),
+      }).start();
+      const proxy = await startModelProxy({ upstream: upstream.baseURL, breaker: new AgentBreaker(), port: 0 });
+      try {
+        const client = new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-test-not-a-real-key', maxRetries: 0 });
+        const input: InputItem[] = [{ role: 'user', content: 'Find me a flight.' }];
+        let round = await agentRound(client, input, stream);
+        while (calls(round.response).length === 2) round = await agentRound(client, input, stream);
+        assert.deepEqual(
+          calls(round.response).map((c) => JSON.parse(c.arguments) as unknown),
+          [{ city: cities[(upstream.requests.length - 1) % cities.length] }],
+        );
+        assert.deepEqual(
+          round.response.output.map((item) => item.type),
+          ['message', 'function_call', 'message'],
+        );
+        assert.match(text(round.response), /^Round \d\.\[governor\] The call to search was not run/);
+      } finally {
+        await proxy.close();
+        await upstream.close();
+      }
+    });
+
+    test('a productive run with parallel calls passes byte for byte (compared with a direct run)', async () => {
+      const script: ScriptedTurn[] = [
+        { text: 'Let me look.', toolCalls: [{ name: 'search', arguments: { q: 'Oslo' } }], usage: { promptTokens: 40, completionTokens: 7 } },
+        {
+          toolCalls: [
+            { name: 'search', arguments: { q: 'Bergen' } },
+            { name: 'search', arguments: { q: 'Tromsø' } },
+          ],
+          usage: { promptTokens: 60, completionTokens: 9 },
+        },
+        { text: 'Three cities checked: fly to Bergen on Tuesday. ✈️', usage: { promptTokens: 90, completionTokens: 12 } },
+      ];
+      const direct = await new ScriptedModelServer({ script }).start();
+      const r = await rig(script);
+      try {
+        const run = async (baseURL: string): Promise<string[]> => {
+          const input: unknown[] = [{ role: 'user', content: 'Where should I fly?' }];
+          const bodies: string[] = [];
+          for (let i = 0; i < script.length; i += 1) {
+            const response = await fetch(`${baseURL}/responses`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test-not-a-real-key' },
+              body: JSON.stringify({ model: 'm', input, tools: [SEARCH], stream }),
+            });
+            assert.equal(response.status, 200);
+            const body = await response.text();
+            bodies.push(body.replace(/"created_at":\d+/g, '"created_at":0'));
+            const final = stream
+              ? (
+                  JSON.parse(
+                    body
+                      .split('\n')
+                      .findLast((line) => line.startsWith('data: '))!
+                      .slice(6),
+                  ) as { response: OpenAI.Responses.Response }
+                ).response
+              : (JSON.parse(body) as OpenAI.Responses.Response);
+            for (const item of final.output) {
+              input.push(item);
+              if (item.type === 'function_call') input.push({ type: 'function_call_output', call_id: item.call_id, output: `sunny in ${item.call_id}` });
+            }
+          }
+          return bodies;
+        };
+        const viaProxy = await run(`${r.proxy.url}/v1`);
+        const straight = await run(direct.baseURL);
+        assert.deepEqual(viaProxy, straight);
+        assert.match(viaProxy[2]!, /fly to Bergen on Tuesday/);
+        assert.deepEqual(
+          r.upstream.requests.map((q) => q.body),
+          direct.requests.map((q) => q.body),
+        );
+      } finally {
+        await r.close();
+        await direct.close();
+      }
+    });
+  });
+}
+
+describe('governor proxy with the AI SDK OpenAI provider (Responses API)', () => {
+  for (const mode of ['generate', 'stream'] as const) {
+    test(`${mode}Text: the spiral is steered, then its repeated call is not run`, async () => {
+      const r = await rig(SPIRAL);
+      try {
+        const openai = createOpenAI({ baseURL: `${r.proxy.url}/v1`, apiKey: 'sk-test-not-a-real-key' });
+        const count = { n: 0 };
+        const options = {
+          model: openai.responses('m'),
+          system: 'You book travel.',
+          prompt: 'Find me a flight to Oslo.',
+          tools: {
+            search: tool({
+              inputSchema: z.object({ q: z.string() }),
+              execute: async () => {
+                count.n += 1;
+                return 'No flights found.';
+              },
+            }),
+          },
+          stopWhen: isStepCount(10),
+        };
+        const answer = mode === 'generate' ? (await generateText(options)).text : await streamText(options).text;
+        assert.equal(count.n, 3, 'three searches ran; the fourth was refused');
+        assert.match(answer, /The call to search was not run/);
+        assert.equal(r.upstream.requests.length, 4);
+        assert.match(JSON.stringify((r.upstream.requests[3]!.body['input'] as unknown[]).at(-1)), /\[governor\]/);
+      } finally {
+        await r.close();
+      }
+    });
+  }
+});
+
+describe('governor proxy with Codex-style input: each call followed by its output', () => {
+  test('every output of a round is observed once; a replica that did not judge the round takes only the outputs after the last call', async () => {
+    const script: ScriptedTurn[] = [
+      {
+        toolCalls: [
+          { name: 'shell', arguments: { cmd: 'ls src' } },
+          { name: 'shell', arguments: { cmd: 'ls test' } },
+        ],
+      },
+      {
+        toolCalls: [
+          { name: 'shell', arguments: { cmd: 'cat src/a.ts' } },
+          { name: 'shell', arguments: { cmd: 'cat test/a.ts' } },
+        ],
+      },
+      { text: 'The test imports a file that does not exist.' },
+    ];
+    const upstream = await new ScriptedModelServer({ script }).start();
+    const breaker = new AgentBreaker();
+    const replicaA = await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 });
+    const replicaB = await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 });
+    try {
+      const input: unknown[] = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Why does the test fail?' }] }];
+      const send = (proxy: ModelProxyServer) =>
+        fetch(`${proxy.url}/v1/responses`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-governor-session': 'codex-1' },
+          body: JSON.stringify({ model: 'm', input, store: false, stream: false }),
+        });
+      for (let round = 0; round < script.length; round += 1) {
+        const response = (await (await send(replicaA)).json()) as OpenAI.Responses.Response;
+        for (const item of response.output) {
+          input.push(item);
+          if (item.type === 'function_call') input.push({ type: 'function_call_output', call_id: item.call_id, output: `output of ${item.arguments}` });
+        }
+      }
+      assert.equal((await breaker.snapshot('codex-1')).counters.toolCalls, 4);
+      // The last request retried on another replica: only the output after the last call is new to it.
+      input.splice(input.length - 1);
+      assert.equal((await send(replicaB)).status, 500, 'the stand-in has no turn left');
+      assert.equal((await breaker.snapshot('codex-1')).counters.toolCalls, 5);
+    } finally {
+      await replicaA.close();
+      await replicaB.close();
+      await upstream.close();
+    }
+  });
+});
+
+describe('governor proxy with requests that continue a stored response (previous_response_id)', () => {
+  test('the session and the tool calls are known from the response continued: the spiral is blocked, stopped, then refused', async () => {
+    const r = await rig(SPIRAL);
+    try {
+      const client = new OpenAI({ baseURL: `${r.proxy.url}/v1`, apiKey: 'sk-test-not-a-real-key', maxRetries: 0 });
+      const seen: OpenAI.Responses.Response[] = [];
+      let input: InputItem[] = [{ role: 'user', content: 'Find me a flight to Oslo.' }];
+      const ask = async (): Promise<OpenAI.Responses.Response> => {
+        const previous = seen.at(-1);
+        const response = await client.responses.create({
+          model: 'm',
+          instructions: 'You book travel.',
+          input,
+          tools: [SEARCH],
+          ...(previous === undefined ? {} : { previous_response_id: previous.id }),
+        });
+        seen.push(response);
+        // Only what is new goes with the next request: the outputs of this response's calls, or a nudge.
+        input = calls(response).map((call) => ({ type: 'function_call_output', call_id: call.call_id, output: 'No flights found.' }));
+        if (input.length === 0) input = [{ role: 'user', content: 'Keep trying.' }];
+        return response;
+      };
+      for (let i = 0; i < 3; i += 1) assert.equal(calls(await ask()).length, 1);
+      const blocked = await ask();
+      assert.equal(calls(blocked).length, 0);
+      assert.match(text(blocked), /The call to search was not run/);
+      assert.match(JSON.stringify(r.upstream.requests.at(-1)!.body['input']), /\[governor\] .*search/);
+      assert.match(text(await ask()), /stopped by the agent breaker \(tool_spiral\)/);
+      await assert.rejects(ask(), (error: unknown) => error instanceof OpenAI.PermissionDeniedError && error.code === 'breaker_open');
+      // Another conversation (another first message) is a session of its own, and so are the requests that continue it.
+      input = [{ role: 'user', content: 'Find me a flight to Bergen.' }];
+      seen.length = 0;
+      assert.equal(calls(await ask()).length, 1);
+      assert.equal(calls(await ask()).length, 1);
+    } finally {
+      await r.close();
+    }
+  });
+});
+
+describe('responsesWire: what a request brings', () => {
+  test('the outputs after the last message are new, with reasoning between; custom tools keep their raw input', () => {
+    const tail = responsesWire.requestTail({
+      input: [
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Fix the build.' }] },
+        { type: 'function_call', call_id: 'a', name: 'shell', arguments: '{"cmd":"npm test"}' },
+        { type: 'function_call_output', call_id: 'a', output: 'old result' },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Patching.' }] },
+        { type: 'reasoning', id: 'rs_1', summary: [] },
+        { type: 'custom_tool_call', call_id: 'b', name: 'apply_patch', input: '*** Begin Patch' },
+        { type: 'function_call', call_id: 'c', name: 'shell', arguments: '{"cmd":"npm test"}' },
+        { type: 'custom_tool_call_output', call_id: 'b', output: 'Done!' },
+        { type: 'function_call_output', call_id: 'c', output: [{ type: 'input_text', text: '1 failing' }] },
+      ],
+    });
+    assert.equal(tail.userText, null);
+    assert.deepEqual(
+      tail.toolResults.map((t) => [t.id, t.name, t.args, t.result]),
+      [
+        ['b', 'apply_patch', '*** Begin Patch', 'Done!'],
+        ['c', 'shell', { cmd: 'npm test' }, '1 failing'],
+      ],
+    );
+    assert.equal(tail.lastIndex, 8);
+    // Told the calls of the previous response, it takes their outputs wherever they stand.
+    const told = responsesWire.requestTail(
+      {
+        input: [
+          { role: 'user', content: 'Go.' },
+          { type: 'function_call', call_id: 'a', name: 'shell', arguments: '{}' },
+          { type: 'function_call_output', call_id: 'a', output: 'A' },
+          { type: 'function_call', call_id: 'b', name: 'shell', arguments: '{}' },
+          { type: 'function_call_output', call_id: 'b', output: 'B' },
+        ],
+      },
+      new Map([
+        ['a', { id: 'a', name: 'shell', args: {} }],
+        ['b', { id: 'b', name: 'shell', args: {} }],
+      ]),
+    );
+    assert.deepEqual(
+      told.toolResults.map((t) => t.result),
+      ['A', 'B'],
+    );
+  });
+
+  test('a string input and a trailing user message are user turns; sessions fall back on instructions and the first user message', () => {
+    assert.equal(responsesWire.requestTail({ input: 'Hello' }).userText, 'Hello');
+    const body = { instructions: 'Be brief.', input: [{ role: 'user', content: 'Hi' }] };
+    assert.equal(responsesWire.requestTail(body).userText, 'Hi');
+    assert.equal(responsesWire.promptSeed(body), responsesWire.promptSeed({ instructions: 'Be brief.', input: 'Hi' }));
+    assert.equal(responsesWire.userHint({ input: 'x', safety_identifier: 'u-1' }), 'u-1');
+    assert.equal(responsesWire.isRequest({ input: 'x' }), true);
+    assert.equal(responsesWire.isRequest({ messages: [] }), false);
+  });
+
+  test('a request continuing a response: its session if known, else the user, else a session of its own', () => {
+    const none = new Headers();
+    const body = { instructions: 'Be brief.', previous_response_id: 'resp_1', input: [{ type: 'function_call_output', call_id: 'a', output: 'x' }] };
+    assert.equal(
+      proxySessionId(none, body, responsesWire, (id) => (id === 'resp_1' ? 'run-9' : undefined)),
+      'run-9',
+    );
+    assert.equal(
+      proxySessionId(none, body, responsesWire, () => undefined),
+      'response:resp_1',
+    );
+    assert.equal(
+      proxySessionId(none, { ...body, user: 'u1' }, responsesWire, () => undefined),
+      'user:u1',
+    );
+    assert.equal(
+      proxySessionId(new Headers({ 'x-governor-session': 'h' }), body, responsesWire, () => 'run-9'),
+      'h',
+    );
+  });
+});

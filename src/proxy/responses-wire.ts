@@ -1,0 +1,359 @@
+import {
+  asArray,
+  blockText,
+  contentText,
+  isObject,
+  parseArgs,
+  parseJson,
+  tokenCount,
+  type JsonObject,
+  type RequestTail,
+  type RoundVerdict,
+  type SseEvent,
+  type StreamRewriter,
+  type WireApi,
+  type WireRound,
+  type WireToolCall,
+  type WireToolResult,
+} from './wire-api.ts';
+
+/** Output items that are tool calls the agent runs: a function, or a custom (free-form input) tool. */
+const CALL_TYPES = new Set(['function_call', 'custom_tool_call']);
+/** Input items that answer them. */
+const OUTPUT_TYPES = new Set(['function_call_output', 'custom_tool_call_output']);
+/** Events that end a streamed response: the round is judged on them. */
+const END_TYPES = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+/**
+ * The OpenAI Responses API format (`POST /v1/responses`), as Codex, the
+ * Agents SDK and `@ai-sdk/openai` speak it. A request carries the whole
+ * conversation as input items; tool calls are `function_call` (or
+ * `custom_tool_call`) output items, answered by `function_call_output` items.
+ */
+export const responsesWire: WireApi = {
+  name: 'responses',
+
+  isRequest(body) {
+    return typeof body['input'] === 'string' || Array.isArray(body['input']);
+  },
+
+  userHint(body) {
+    for (const key of ['user', 'safety_identifier']) {
+      if (typeof body[key] === 'string' && body[key] !== '') return body[key];
+    }
+    return undefined;
+  },
+
+  promptSeed(body) {
+    const input = body['input'];
+    const firstUser = typeof input === 'string' ? input : asArray(input).filter(isObject).find(isUserMessage);
+    return JSON.stringify([
+      contentText(body['instructions'] ?? ''),
+      firstUser === undefined ? '' : contentText(isObject(firstUser) ? firstUser['content'] : firstUser),
+    ]);
+  },
+
+  isStream(body) {
+    return body['stream'] === true;
+  },
+
+  continues(body) {
+    return typeof body['previous_response_id'] === 'string' && body['previous_response_id'] !== '' ? body['previous_response_id'] : undefined;
+  },
+
+  requestTail(body, lastCalls): RequestTail {
+    const input = body['input'];
+    if (typeof input === 'string') return { toolResults: [], userText: input, lastIndex: 0 };
+    const items = asArray(input);
+    const lastIndex = items.length - 1;
+    const last = items[lastIndex];
+    if (isObject(last) && isUserMessage(last)) return { toolResults: [], userText: contentText(last['content']), lastIndex };
+    // Rounds of tool calls follow one another with nothing between them, and clients interleave a round's
+    // calls with their outputs ([call a, output a, call b, output b]) or not: the request does not say where
+    // the last round began. The calls of the previous response, when this proxy judged it, do; else only the
+    // outputs after the last call are taken as new, which can miss a parallel call's output but never counts
+    // an old one twice.
+    let start = lastIndex;
+    while (start >= 0 && isObject(items[start]) && isToolStep(items[start] as JsonObject)) start -= 1;
+    // A request that continues a stored response (previous_response_id) holds the outputs without their calls.
+    const segment = items.slice(start + 1).filter(isObject);
+    const calls = new Map<string, WireToolCall>();
+    let lastCallAt = -1;
+    segment.forEach((item, at) => {
+      if (!isCall(item)) return;
+      calls.set(String(item['call_id']), toolCallOf(item));
+      lastCallAt = at;
+    });
+    const known = lastCalls !== undefined && lastCalls.size > 0 ? lastCalls : undefined;
+    const toolResults: WireToolResult[] = [];
+    for (const [at, item] of segment.entries()) {
+      if (!OUTPUT_TYPES.has(String(item['type']))) continue;
+      const id = String(item['call_id']);
+      const call = known === undefined ? (at > lastCallAt ? calls.get(id) : undefined) : known.get(id);
+      if (call === undefined) continue;
+      toolResults.push({ id, name: call.name, args: call.args, result: contentText(item['output'] ?? ''), error: false });
+    }
+    return { toolResults, userText: null, lastIndex };
+  },
+
+  withSteers(body, text) {
+    const input = body['input'];
+    const items = typeof input === 'string' ? [{ role: 'user', content: input }] : asArray(input).slice();
+    const last = items.at(-1);
+    // Like the library's own tool loop: the note rides on the tool result the model reads next.
+    if (isObject(last) && OUTPUT_TYPES.has(String(last['type'])) && typeof last['output'] === 'string') {
+      items[items.length - 1] = { ...last, output: `${last['output']}\n\n${text}` };
+    } else {
+      items.push({ type: 'message', role: 'developer', content: text });
+    }
+    return { ...body, input: items };
+  },
+
+  roundOf(response) {
+    const output = asArray(response['output']).filter(isObject);
+    return {
+      ...(typeof response['id'] === 'string' ? { responseId: response['id'] } : {}),
+      text: outputText(output),
+      ...usageOf(response['usage']),
+      toolCalls: output.filter(isCall).map(toolCallOf),
+    };
+  },
+
+  withBlocks(response, blocked) {
+    const output = asArray(response['output']).filter(isObject);
+    const names = new Map(output.filter(isCall).map((item) => [String(item['call_id']), String(item['name'])]));
+    const kept = output.filter((item) => !(isCall(item) && blocked.has(String(item['call_id']))));
+    return { ...response, output: [...kept, messageItem(`msg_governor_${Date.now()}`, blockText(blocked, names))] };
+  },
+
+  stopResponse(request, text, upstream) {
+    return {
+      id: typeof upstream?.['id'] === 'string' ? upstream['id'] : `resp_governor_${Date.now()}`,
+      object: 'response',
+      created_at: typeof upstream?.['created_at'] === 'number' ? upstream['created_at'] : Math.floor(Date.now() / 1000),
+      status: 'completed',
+      error: null,
+      incomplete_details: null,
+      model: typeof upstream?.['model'] === 'string' ? upstream['model'] : String(request['model'] ?? 'unknown'),
+      output: [messageItem(`msg_governor_${Date.now()}`, text)],
+      usage: isObject(upstream?.['usage']) ? upstream['usage'] : ZERO_USAGE,
+    };
+  },
+
+  stopEvents(request, text) {
+    const shell = {
+      id: `resp_governor_${Date.now()}`,
+      object: 'response',
+      created_at: Math.floor(Date.now() / 1000),
+      error: null,
+      incomplete_details: null,
+      model: String(request['model'] ?? 'unknown'),
+      usage: null,
+    };
+    const item = messageItem(`msg_governor_${Date.now()}`, text);
+    const events = [
+      named('response.created', { response: { ...shell, status: 'in_progress', output: [] } }),
+      ...messageEvents(item, 0, text),
+      named('response.completed', { response: { ...shell, status: 'completed', output: [item], usage: ZERO_USAGE } }),
+    ];
+    return sequenced(events, 0);
+  },
+
+  refusal(message) {
+    return { error: { message, type: 'governor_breaker_open', param: null, code: 'breaker_open' } };
+  },
+
+  tooLarge(message) {
+    return { error: { message, type: 'invalid_request_error', param: null, code: 'request_too_large' } };
+  },
+
+  streamError(message) {
+    return named('error', { code: 'upstream_unreachable', message, param: null });
+  },
+
+  streamRewriter() {
+    return new ResponsesStreamRewriter();
+  },
+};
+
+const ZERO_USAGE = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+
+function isUserMessage(item: JsonObject): boolean {
+  return (item['type'] === undefined || item['type'] === 'message') && item['role'] === 'user';
+}
+
+function isToolStep(item: JsonObject): boolean {
+  const type = String(item['type']);
+  return CALL_TYPES.has(type) || OUTPUT_TYPES.has(type) || type === 'reasoning';
+}
+
+function isCall(item: JsonObject): boolean {
+  return CALL_TYPES.has(String(item['type']));
+}
+
+/** A function call's arguments (JSON text), or a custom tool's free-form input. */
+function callArgs(item: JsonObject): unknown {
+  return item['type'] === 'custom_tool_call' ? String(item['input'] ?? '') : parseArgs(item['arguments']);
+}
+
+function toolCallOf(item: JsonObject): WireToolCall {
+  return { id: String(item['call_id']), name: String(item['name']), args: callArgs(item) };
+}
+
+function outputText(output: readonly JsonObject[]): string {
+  return output
+    .filter((item) => item['type'] === 'message')
+    .flatMap((item) => asArray(item['content']).filter(isObject))
+    .map((part) => (typeof part['text'] === 'string' ? part['text'] : ''))
+    .join('');
+}
+
+function usageOf(usage: unknown): { promptTokens: number | null; completionTokens: number | null } {
+  if (!isObject(usage)) return { promptTokens: null, completionTokens: null };
+  return { promptTokens: tokenCount(usage['input_tokens']), completionTokens: tokenCount(usage['output_tokens']) };
+}
+
+function messageItem(id: string, text: string): JsonObject {
+  return { type: 'message', id, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] };
+}
+
+function named(type: string, fields: JsonObject): SseEvent {
+  return { event: type, data: JSON.stringify({ type, ...fields }) };
+}
+
+/** The events that stream a complete message item at `index`. */
+function messageEvents(item: JsonObject, index: number, text: string): SseEvent[] {
+  const at = { item_id: item['id'], output_index: index, content_index: 0 };
+  const part = { type: 'output_text', text: '', annotations: [] };
+  return [
+    named('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', content: [] } }),
+    named('response.content_part.added', { ...at, part }),
+    named('response.output_text.delta', { ...at, delta: text, logprobs: [] }),
+    named('response.output_text.done', { ...at, text, logprobs: [] }),
+    named('response.content_part.done', { ...at, part: { ...part, text } }),
+    named('response.output_item.done', { output_index: index, item }),
+  ];
+}
+
+/** The events with their `sequence_number` counted on from `first`, as clients expect them. */
+function sequenced(events: readonly SseEvent[], first: number): SseEvent[] {
+  return events.map((event, i) => {
+    const value = parseJson(event.data);
+    return isObject(value) ? { ...event, data: JSON.stringify({ ...value, sequence_number: first + i }) } : event;
+  });
+}
+
+/** A held event, parsed. */
+interface Held {
+  readonly event: SseEvent;
+  readonly value: JsonObject | undefined;
+}
+
+interface PendingCall {
+  readonly itemId: string;
+  callId: string;
+  name: string;
+  args: string;
+  custom: boolean;
+}
+
+/**
+ * Text passes through at once. From the first tool-call item on, events are
+ * held (tool calls are judged as a whole), and so is the event that ends the
+ * response (the round is judged on it, with its usage). A blocked call's
+ * events are dropped and the items after it renumbered, since clients keep
+ * output items in an array by `output_index`; the explanation is a message
+ * item of its own, and the final response's output says the same.
+ */
+class ResponsesStreamRewriter implements StreamRewriter {
+  #text = '';
+  #usage: { promptTokens: number | null; completionTokens: number | null } = { promptTokens: null, completionTokens: null };
+  /** Output index → the call streamed there. */
+  readonly #calls = new Map<number, PendingCall>();
+  readonly #held: Held[] = [];
+  #holding = false;
+  #shell: JsonObject = {};
+  /** The next output index after everything seen. */
+  #nextIndex = 0;
+  /** Sequence number of the next event sent once the round is judged. */
+  #sentSequence = 0;
+
+  accept(event: SseEvent): SseEvent[] {
+    const value = parseJson(event.data);
+    if (!isObject(value)) return this.#pass({ event, value: undefined });
+    const type = String(value['type'] ?? event.event);
+    const index = typeof value['output_index'] === 'number' ? value['output_index'] : undefined;
+    if (index !== undefined) this.#nextIndex = Math.max(this.#nextIndex, index + 1);
+    if (isObject(value['response'])) this.#shell = value['response'];
+    const item = isObject(value['item']) ? value['item'] : undefined;
+
+    if (item !== undefined && index !== undefined && isCall(item)) {
+      this.#holding = true;
+      const call = this.#calls.get(index) ?? { itemId: String(item['id']), callId: '', name: '', args: '', custom: item['type'] === 'custom_tool_call' };
+      call.callId = String(item['call_id'] ?? call.callId);
+      call.name = String(item['name'] ?? call.name);
+      const whole = call.custom ? item['input'] : item['arguments'];
+      if (typeof whole === 'string' && whole !== '') call.args = whole;
+      this.#calls.set(index, call);
+    } else if (type === 'response.function_call_arguments.delta' || type === 'response.custom_tool_call_input.delta') {
+      const call = index === undefined ? undefined : this.#calls.get(index);
+      if (call !== undefined && typeof value['delta'] === 'string') call.args += value['delta'];
+    } else if (type === 'response.output_text.delta' && typeof value['delta'] === 'string') {
+      this.#text += value['delta'];
+    } else if (END_TYPES.has(type)) {
+      this.#holding = true;
+      const response = isObject(value['response']) ? value['response'] : {};
+      this.#usage = usageOf(response['usage']);
+    }
+    return this.#pass({ event, value });
+  }
+
+  #pass(held: Held): SseEvent[] {
+    if (this.#holding) {
+      this.#held.push(held);
+      return [];
+    }
+    if (held.value !== undefined && typeof held.value['sequence_number'] === 'number') this.#sentSequence = held.value['sequence_number'] + 1;
+    return [held.event];
+  }
+
+  round(): WireRound {
+    const toolCalls = [...this.#calls.values()].map((c) => ({ id: c.callId, name: c.name, args: c.custom ? c.args : parseArgs(c.args) }));
+    const id = this.#shell['id'];
+    return { ...(typeof id === 'string' ? { responseId: id } : {}), text: this.#text, ...this.#usage, toolCalls };
+  }
+
+  finish(verdict: RoundVerdict): SseEvent[] {
+    if (verdict.stop === undefined && verdict.blocked.size === 0) return this.#held.map((h) => h.event);
+    const dropped = new Set([...this.#calls].filter(([, call]) => verdict.stop !== undefined || verdict.blocked.has(call.callId)).map(([index]) => index));
+    const names = new Map([...this.#calls.values()].map((c) => [c.callId, c.name]));
+    const text = verdict.stop !== undefined ? `${this.#text === '' ? '' : '\n\n'}${verdict.stop.text}` : blockText(verdict.blocked, names);
+    const renumber = (index: number): number => index - [...dropped].filter((d) => d < index).length;
+    const noteIndex = renumber(this.#nextIndex);
+    const note = messageItem(`msg_governor_${Date.now()}`, text);
+
+    const out: SseEvent[] = [];
+    let end: JsonObject | undefined;
+    for (const { event, value } of this.#held) {
+      if (value === undefined) {
+        out.push(event);
+        continue;
+      }
+      if (END_TYPES.has(String(value['type']))) {
+        end = value;
+        continue;
+      }
+      const index = typeof value['output_index'] === 'number' ? value['output_index'] : undefined;
+      if (index !== undefined && dropped.has(index)) continue;
+      out.push(index === undefined ? event : { ...event, data: JSON.stringify({ ...value, output_index: renumber(index) }) });
+    }
+    out.push(...messageEvents(note, noteIndex, text));
+    const response = isObject(end?.['response']) ? end['response'] : { ...this.#shell, usage: ZERO_USAGE };
+    const dropCall = (item: JsonObject): boolean => isCall(item) && (verdict.stop !== undefined || verdict.blocked.has(String(item['call_id'])));
+    const output = [...asArray(response['output']).filter((item) => !(isObject(item) && dropCall(item))), note];
+    // A stop ends the response as complete; a block keeps how the response ended.
+    const endType = verdict.stop === undefined && end !== undefined ? String(end['type']) : 'response.completed';
+    out.push(named(endType, { response: { ...response, ...(endType === 'response.completed' ? { status: 'completed' } : {}), output } }));
+    return sequenced(out, this.#sentSequence);
+  }
+}
