@@ -217,6 +217,8 @@ describe('breakerForAiSdk on streamText', () => {
     assert.equal(streamed.length, 1, 'the stream carries one error part');
     assert.equal(reported[0], streamed[0], 'onError hears the same error');
     assert.equal(text, '');
+    // A stream does not throw the stop: its text resolves with what was streamed.
+    assert.equal(await result.text, text);
     await assertSpiralStopped(server, session, streamed[0]);
   });
 
