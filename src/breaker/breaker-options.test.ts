@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { AgentBreaker } from './index.ts';
+import { BreakerDriver } from './test-support/breaker-driver.ts';
 
 function rejects(options: unknown, option: string) {
   assert.throws(
@@ -72,5 +73,38 @@ describe('AgentBreaker options', () => {
       b.observe('s', { kind: 'model', promptTokens: -1, completionTokens: null, text: '' }),
       (e: unknown) => e instanceof InvalidOptionError && e.option === 'event.promptTokens',
     );
+  });
+});
+
+describe('evidence windows follow the detector options', () => {
+  test('defaults keep the default windows', () => {
+    assert.deepEqual(new AgentBreaker().options.windows, { tools: 32, delegations: 12, retrievals: 8, texts: 6 });
+  });
+
+  test('a count beyond a default window is still reached', async () => {
+    // A period-5 cycle that must repeat 7 times: 35 tool calls of evidence.
+    const cycle = new BreakerDriver(new AgentBreaker({ cycle: { repeats: 8 }, toolSpiral: { enabled: false }, errorLoop: { enabled: false } }));
+    const steps = ['a', 'b', 'c', 'd', 'e'].map((t) => [t, { id: t }, `${t} unchanged`] as const);
+    let cycleAt = -1;
+    for (let i = 0; i < 45 && cycleAt < 0; i += 1) {
+      const [tool, args, result] = steps[i % 5]!;
+      if ((await cycle.tool(tool, args, result)).decision.category === 'cycle') cycleAt = i;
+    }
+    assert.equal(cycleAt, 35, 'caught as it starts its 8th round');
+
+    // The same search 40 times.
+    const spiral = new BreakerDriver(new AgentBreaker({ toolSpiral: { maxRepeats: 40, maxIdenticalRepeats: 40, window: 40 }, errorLoop: { enabled: false } }));
+    const calls = await spiral.repeat(45, 'search', { q: 'refund policy' }, () => 'No results.');
+    assert.equal(
+      calls.findIndex((c) => c.decision.category === 'tool_spiral'),
+      39,
+    );
+
+    // The same reply, 10 times in a row.
+    const text = new BreakerDriver(new AgentBreaker({ textRepetition: { repeats: 10 } }));
+    const reply = 'I could not find the refund policy in the knowledge base, please try again later with a different question.';
+    let textAt = -1;
+    for (let i = 0; i < 15 && textAt < 0; i += 1) if ((await text.model(reply)).category === 'text_repetition') textAt = i;
+    assert.equal(textAt, 9);
   });
 });

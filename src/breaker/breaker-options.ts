@@ -1,5 +1,6 @@
 import { AdvisorOrder } from '../chat/advisor.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { LIMITS } from './breaker-state.ts';
 import type { BreakerStore } from './breaker-store.ts';
 import { InMemoryBreakerStore } from './in-memory-breaker-store.ts';
 import { OptionReader } from './option-reader.ts';
@@ -427,6 +428,47 @@ export interface ResolvedAgentBreakerOptions {
   readonly delegation: Required<Omit<DelegationOptions, 'perAgent'>> & { readonly perAgent: Readonly<Record<string, DelegationAgentOptions>> };
   readonly textRepetition: Required<TextRepetitionOptions>;
   readonly budget: Required<Omit<BudgetOptions, 'maxCostUsd'>> & { readonly maxCostUsd: number | undefined };
+  /** How much evidence a session keeps, derived from the detectors' options. */
+  readonly windows: EvidenceWindows;
+}
+
+/**
+ * How many records of each kind a session keeps. Each window is its default
+ * (`LIMITS`) or, when the options ask a detector to look further back (more
+ * repeats, a longer cycle), long enough for it, with room for as many other
+ * records between the repeats: a count the window cannot hold would never be
+ * reached.
+ */
+export interface EvidenceWindows {
+  readonly tools: number;
+  readonly delegations: number;
+  readonly retrievals: number;
+  readonly texts: number;
+}
+
+function evidenceWindows(o: Omit<ResolvedAgentBreakerOptions, 'windows'>): EvidenceWindows {
+  const perTool = [...Object.values(o.toolSpiral.perTool), ...Object.values(o.errorLoop.perTool)];
+  const toolRepeats = Math.max(
+    o.toolSpiral.window + 1,
+    o.toolSpiral.maxRepeats,
+    o.toolSpiral.maxIdenticalRepeats,
+    // A reworded request is a loop one attempt after a repeated one.
+    o.errorLoop.maxRepeats + 1,
+    o.errorLoop.maxTransientRepeats,
+    ...perTool.flatMap((t) => [
+      t.maxRepeats ?? 0,
+      'maxIdenticalRepeats' in t ? (t.maxIdenticalRepeats ?? 0) : 0,
+      'maxTransientRepeats' in t ? (t.maxTransientRepeats ?? 0) : 0,
+    ]),
+    ...Object.values(o.errorLoop.perTool).map((t) => (t.maxRepeats ?? 0) + 1),
+  );
+  const calls = Math.max(o.delegation.maxCalls, ...Object.values(o.delegation.perAgent).map((a) => a.maxCalls ?? 0));
+  return {
+    tools: Math.max(LIMITS.tools, o.cycle.maxPeriod * (o.cycle.repeats - 1), 2 * (toolRepeats - 1)),
+    delegations: Math.max(LIMITS.delegations, 2 * (calls - 1)),
+    retrievals: Math.max(LIMITS.retrievals, 2 * o.ragFixation.consecutive),
+    texts: Math.max(LIMITS.texts, 2 * (o.textRepetition.repeats - 1)),
+  };
 }
 
 const TOOL_LADDER: EscalationLadder = ['steer', 'block', 'stop'];
@@ -525,7 +567,7 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
   ]);
   const budget = new OptionReader(top.raw('budget'), 'budget', ['enabled', 'maxTokens', 'maxCostUsd', 'wrapUpTurn']);
 
-  return {
+  const resolved = {
     store: (store as BreakerStore | undefined) ?? new InMemoryBreakerStore(),
     now: top.fn<() => number>('now') ?? Date.now,
     cooldownMs: top.number('cooldownMs', 60_000, { min: 0, integer: true }),
@@ -621,6 +663,7 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
       wrapUpTurn: budget.bool('wrapUpTurn', true),
     },
   };
+  return { ...resolved, windows: evidenceWindows(resolved) };
 }
 
 function withoutUndefined<T extends object>(value: T): T {

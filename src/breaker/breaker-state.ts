@@ -174,7 +174,7 @@ export interface BreakerSessionState {
   readonly updatedAt: number;
 }
 
-/** Bounds of the evidence kept per session. */
+/** Bounds of the evidence kept per session; the record windows are the defaults, lengthened by detector options (see `EvidenceWindows`). */
 export const LIMITS = {
   tools: 32,
   seen: 48,

@@ -51,6 +51,7 @@ export {
   type ErrorLoopToolOptions,
   type EscalationAction,
   type EscalationLadder,
+  type EvidenceWindows,
   type RagFixationOptions,
   type ResolvedAgentBreakerOptions,
   type TextRepetitionOptions,

@@ -202,7 +202,7 @@ export function judgeDelegation(
     k: task.identity,
     ...(answer.e === 2 ? { e: 2 as const } : {}),
   };
-  const delegations = pushBounded(state.delegations, record, LIMITS.delegations);
+  const delegations = pushBounded(state.delegations, record, ctx.options.windows.delegations);
   if (record.e === 2) return { delegations, novel: null, detection: null };
   const answerHash = answer.h;
   const novel = answerHash !== 0 && !state.seen.includes(answerHash) ? answerHash : null;

@@ -1,5 +1,5 @@
 import type { RetrievalEvent } from '../breaker-event.ts';
-import { LIMITS, pushBounded, type BreakerSessionState, type RetrievalRecord } from '../breaker-state.ts';
+import { pushBounded, type BreakerSessionState, type RetrievalRecord } from '../breaker-state.ts';
 import { isFailedSearch } from '../similarity/failed-search.ts';
 import { knownName, NAME_NUMBERS, offeredNames, queryNames } from '../similarity/name-spans.ts';
 import { passageSetHash } from '../similarity/passage-set.ts';
@@ -49,7 +49,7 @@ export function judgeRetrieval(
     ...(names.length > 0 ? { n: names } : {}),
     ...(offered.length > 0 ? { o: offered } : {}),
   };
-  const retrievals = pushBounded(state.retrievals, record, LIMITS.retrievals);
+  const retrievals = pushBounded(state.retrievals, record, ctx.options.windows.retrievals);
   const novel = record.r !== null && record.r !== 0 && !state.seen.includes(record.r) ? record.r : null;
   if (!enabled) return { retrievals, novel, detection: null };
 

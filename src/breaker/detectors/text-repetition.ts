@@ -66,7 +66,7 @@ export function judgeText(
   let record: TextRecord;
   if (c === 0) record = news ? { s: seq, k, u: 1, b: filter } : { s: seq, k, b: filter };
   else record = news ? { s: seq, k, c, u: 1, b: filter } : { s: seq, k, c, b: filter };
-  const texts = pushBounded(withoutFilter(state.texts), record, LIMITS.texts);
+  const texts = pushBounded(withoutFilter(state.texts), record, ctx.options.windows.texts);
 
   if (withinText && hasProse) {
     const within = repetitionWithin(split.prose, hashes);

@@ -54,7 +54,7 @@ export function recordToolCall(state: BreakerSessionState, seq: number, proposal
   }
   const record: ToolRecord = { s: seq, t: proposal.tool, a: proposal.fp, r, e, p };
   return {
-    tools: pushBounded(state.tools, record, LIMITS.tools),
+    tools: pushBounded(state.tools, record, ctx.options.windows.tools),
     seen: novel ? pushBounded(state.seen, r, LIMITS.seen) : state.seen,
   };
 }
