@@ -49,6 +49,18 @@ test('governor proxy serves until SIGTERM, with the breaker options of --config 
       for (const call of message.tool_calls ?? []) messages.push({ role: 'tool', tool_call_id: call.id, content: 'nothing' });
     }
     assert.deepEqual(finishes, ['tool_calls', 'tool_calls', 'stop']);
+    // An agent on the Responses API is governed the same way.
+    const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: 'search y' }];
+    const outputs: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const response = await client.responses.create({ model: 'm', input });
+      outputs.push(response.output.map((item) => item.type).join('+'));
+      for (const item of response.output) {
+        input.push(item as OpenAI.Responses.ResponseInputItem);
+        if (item.type === 'function_call') input.push({ type: 'function_call_output', call_id: item.call_id, output: 'nothing' });
+      }
+    }
+    assert.deepEqual(outputs, ['function_call', 'function_call', 'message']);
     const metrics = await fetch(`${cli.url}/metrics`);
     assert.equal(metrics.status, 200);
     assert.match(await metrics.text(), /governor_breaker_escalations.*tool_spiral/);

@@ -3,8 +3,9 @@ import type { CliCommand } from '../cli-command.ts';
 export const PROXY_USAGE = `Usage: governor proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--config FILE] [--store redis://…] [--metrics]
                      [--max-request-bytes N]
 
-A model proxy speaking the OpenAI Chat Completions API (/v1/chat/completions)
-and the Anthropic Messages API (/v1/messages). Point an agent's base URL at
+A model proxy speaking the OpenAI Chat Completions API (/v1/chat/completions),
+the OpenAI Responses API (/v1/responses) and the Anthropic Messages API
+(/v1/messages). Point an agent's base URL at
 http://HOST:PORT/v1; every request goes on to URL unchanged while the agent
 breaker watches the run.
 
@@ -20,8 +21,10 @@ breaker watches the run.
                    largest chat request body read, in bytes; a larger one gets 413
                    (default 33554432, 32 MiB); other routes stream bodies unread
 
-Session: the x-governor-session header, else the request's user
-(metadata.user_id), else a hash of the system prompt and first user message.`;
+Session: the x-governor-session header, else the session of the response a
+request continues (previous_response_id), else the request's user
+(metadata.user_id, safety_identifier), else a hash of the system prompt and
+first user message.`;
 
 /** Loaded on use: the server code (and its HTTP or MCP libraries) only when this command runs. */
 export const proxyCommand: CliCommand = {
