@@ -327,7 +327,8 @@ class ResponsesStreamRewriter implements StreamRewriter {
     if (verdict.stop === undefined && verdict.blocked.size === 0) return this.#held.map((h) => h.event);
     const dropped = new Set([...this.#calls].filter(([, call]) => verdict.stop !== undefined || verdict.blocked.has(call.callId)).map(([index]) => index));
     const names = new Map([...this.#calls.values()].map((c) => [c.callId, c.name]));
-    const text = verdict.stop !== undefined ? `${this.#text === '' ? '' : '\n\n'}${verdict.stop.text}` : blockText(verdict.blocked, names);
+    // The note is a message item of its own: nothing to separate it from.
+    const text = verdict.stop !== undefined ? verdict.stop.text : blockText(verdict.blocked, names);
     const renumber = (index: number): number => index - [...dropped].filter((d) => d < index).length;
     const noteIndex = renumber(this.#nextIndex);
     const note = messageItem(`msg_governor_${Date.now()}`, text);
