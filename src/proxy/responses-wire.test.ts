@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createOpenAI } from '@ai-sdk/openai';
+import { Agent, OpenAIProvider, Runner, tool as agentTool } from '@openai/agents';
 import { generateText, isStepCount, streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import { z } from 'zod';
@@ -244,6 +245,45 @@ describe('governor proxy with the AI SDK OpenAI provider (Responses API)', () =>
         assert.match(answer, /The call to search was not run/);
         assert.equal(r.upstream.requests.length, 4);
         assert.match(JSON.stringify((r.upstream.requests[3]!.body['input'] as unknown[]).at(-1)), /\[governor\]/);
+      } finally {
+        await r.close();
+      }
+    });
+  }
+});
+
+describe('governor proxy with the OpenAI Agents SDK (its Responses model)', () => {
+  for (const stream of [false, true]) {
+    test(`${stream ? 'streamed' : 'not streamed'}: the spiral's repeated call is not run and the run ends with the explanation`, async () => {
+      const r = await rig(SPIRAL);
+      try {
+        const client = new OpenAI({ baseURL: `${r.proxy.url}/v1`, apiKey: 'sk-test-not-a-real-key', maxRetries: 0 });
+        const runner = new Runner({ modelProvider: new OpenAIProvider({ openAIClient: client, useResponses: true }), tracingDisabled: true });
+        let runs = 0;
+        const search = agentTool({
+          name: 'search',
+          description: 'Search flights',
+          parameters: z.object({ q: z.string() }),
+          execute: async () => {
+            runs += 1;
+            return 'No flights found.';
+          },
+        });
+        const agent = new Agent({ name: 'travel', instructions: 'You book travel.', tools: [search], model: 'm' });
+        let output: unknown;
+        if (stream) {
+          const result = await runner.run(agent, 'Find me a flight to Oslo.', { stream: true, maxTurns: 20 });
+          for await (const _event of result) {
+            // Drained: the run completes once its events are read.
+          }
+          await result.completed;
+          output = result.finalOutput;
+        } else {
+          output = (await runner.run(agent, 'Find me a flight to Oslo.', { maxTurns: 20 })).finalOutput;
+        }
+        assert.equal(runs, 3);
+        assert.match(String(output), /^\[governor\] The call to search was not run/);
+        assert.ok(r.upstream.requests.every((q) => q.path === '/v1/responses'));
       } finally {
         await r.close();
       }
