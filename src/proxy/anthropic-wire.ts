@@ -27,6 +27,10 @@ export const anthropicWire: WireApi = {
     return undefined;
   },
 
+  conversation() {
+    return undefined;
+  },
+
   userHint(body) {
     const metadata = body['metadata'];
     return isObject(metadata) && typeof metadata['user_id'] === 'string' && metadata['user_id'] !== '' ? metadata['user_id'] : undefined;

@@ -29,6 +29,10 @@ export const openaiWire: WireApi = {
     return undefined;
   },
 
+  conversation() {
+    return undefined;
+  },
+
   userHint(body) {
     return typeof body['user'] === 'string' && body['user'] !== '' ? body['user'] : undefined;
   },

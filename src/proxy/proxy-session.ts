@@ -6,6 +6,7 @@ export const SESSION_HEADER = 'x-governor-session';
 
 /**
  * The breaker session of a proxied request: the `x-governor-session` header;
+ * else the conversation it belongs to (the Responses API's `conversation`);
  * else the session of the response it continues (`previous_response_id` in
  * the Responses API), when `sessionOfResponse` knows it; else the request's
  * user id (`user` in OpenAI, `metadata.user_id` in Anthropic); else, for a
@@ -16,6 +17,8 @@ export const SESSION_HEADER = 'x-governor-session';
 export function proxySessionId(headers: Headers, body: JsonObject, api: WireApi, sessionOfResponse?: (responseId: string) => string | undefined): string {
   const header = headers.get(SESSION_HEADER)?.trim();
   if (header) return header;
+  const conversation = api.conversation(body);
+  if (conversation !== undefined) return `conversation:${conversation}`;
   const continued = api.continues(body);
   const session = continued === undefined ? undefined : sessionOfResponse?.(continued);
   if (session !== undefined) return session;

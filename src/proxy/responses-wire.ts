@@ -61,6 +61,12 @@ export const responsesWire: WireApi = {
     return typeof body['previous_response_id'] === 'string' && body['previous_response_id'] !== '' ? body['previous_response_id'] : undefined;
   },
 
+  conversation(body) {
+    const conversation = body['conversation'];
+    const id = isObject(conversation) ? conversation['id'] : conversation;
+    return typeof id === 'string' && id !== '' ? id : undefined;
+  },
+
   requestTail(body, lastCalls): RequestTail {
     const input = body['input'];
     if (typeof input === 'string') return { toolResults: [], userText: input, lastIndex: 0 };

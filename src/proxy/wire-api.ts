@@ -87,6 +87,8 @@ export interface WireApi {
   requestTail(body: JsonObject, lastCalls?: ReadonlyMap<string, WireToolCall>): RequestTail;
   /** The id of the earlier response a request continues (the Responses API's `previous_response_id`), if any. */
   continues(body: JsonObject): string | undefined;
+  /** The id of the stored conversation a request belongs to (the Responses API's `conversation`), if any. */
+  conversation(body: JsonObject): string | undefined;
   /** The body with the breaker's messages added for the model. */
   withSteers(body: JsonObject, text: string): JsonObject;
   /** The round of a non-streamed response body. */

@@ -21,10 +21,10 @@ breaker watches the run.
                    largest chat request body read, in bytes; a larger one gets 413
                    (default 33554432, 32 MiB); other routes stream bodies unread
 
-Session: the x-governor-session header, else the session of the response a
-request continues (previous_response_id), else the request's user
-(metadata.user_id, safety_identifier), else a hash of the system prompt and
-first user message.`;
+Session: the x-governor-session header, else the stored conversation
+(conversation) or the session of the response a request continues
+(previous_response_id), else the request's user (metadata.user_id,
+safety_identifier), else a hash of the system prompt and first user message.`;
 
 /** Loaded on use: the server code (and its HTTP or MCP libraries) only when this command runs. */
 export const proxyCommand: CliCommand = {
