@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Agent, MemorySession, OpenAIProvider, handoff, tool } from '@openai/agents';
 import { z } from 'zod';
-import { AgentBreaker, BudgetExceededError, ToolSpiralError, type AgentBreakerOptions, type BreakerEventRecord } from '../index.ts';
+import { AgentBreaker, BudgetExceededError, ErrorLoopError, ToolSpiralError, type AgentBreakerOptions, type BreakerEventRecord } from '../index.ts';
 import { breakerForOpenAIAgents } from '../openai-agents/index.ts';
 import { ScriptedModelServer, type ScriptFunction } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
@@ -216,5 +216,32 @@ describe('breakerForOpenAIAgents with the Chat Completions model', () => {
   test('a bad breaker or sessionId is a typed error naming the option', () => {
     assert.throws(() => breakerForOpenAIAgents({} as never), { name: 'InvalidOptionError', option: 'breaker' });
     assert.throws(() => breakerForOpenAIAgents(new AgentBreaker({ telemetry: false }), { sessionId: '' }), { name: 'InvalidOptionError', option: 'sessionId' });
+  });
+
+  test('a tool that throws is recorded as a failure: the loop is stopped as an error loop', async () => {
+    await using server = await spiralServer();
+    const { events, door } = governed(server, {}, 'oa-throws');
+    let attempts = 0;
+    const check = tool({
+      name: 'check_build',
+      description: 'Status of a CI build',
+      parameters: z.object({ buildId: z.string() }),
+      execute: async () => {
+        attempts += 1;
+        throw new Error('CI API: permission denied for build b-17');
+      },
+    });
+    const agent = new Agent({ name: 'ops', model: server.modelId, tools: door.tools([check]) });
+
+    const error = await door.run(agent, PROMPT, { maxTurns: 30 }).then(
+      () => assert.fail('the breaker must end the run'),
+      (e: unknown) => e,
+    );
+
+    assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+    assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
+    // The model saw the SDK's own error text for every attempt that ran.
+    assert.match(lastToolResult(server.requests[1]), /^An error occurred while running the tool/);
+    assert.equal(attempts, 3, 'the 3rd attempt ran steered; the 4th was blocked, the 5th stopped');
   });
 });

@@ -22,6 +22,16 @@ import { assertObservingBreaker, blockedResult, DoorSession, resultText, steered
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
+/**
+ * What the SDK hands the model, and the output guardrail, in place of a tool
+ * that threw (its default `errorFunction`, which it does not export): the
+ * throw itself never reaches a guardrail. Read as a failure, so that a tool
+ * failing again and again is judged as an error loop. A tool with an
+ * `errorFunction` of its own is judged by its text (one that opens with
+ * "Error" reads as a failure).
+ */
+const SDK_TOOL_ERROR_TEXT = 'An error occurred while running the tool. Please try again.';
+
 /** Options of {@link breakerForOpenAIAgents}. */
 export interface OpenAIAgentsBreakerOptions {
   /**
@@ -243,7 +253,10 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     }): Promise<ToolGuardrailFunctionOutput> => {
       const session = sessionNow();
       const text = resultText(output);
-      session.noteStop(await breaker.observe(session.sessionId, { kind: 'tool_call', tool: toolCall.name, args: parseArgs(toolCall.arguments), result: text }));
+      const error = text === SDK_TOOL_ERROR_TEXT;
+      session.noteStop(
+        await breaker.observe(session.sessionId, { kind: 'tool_call', tool: toolCall.name, args: parseArgs(toolCall.arguments), result: text, error }),
+      );
       const steer = session.verdicts.get(toolCall.callId);
       session.verdicts.delete(toolCall.callId);
       if (steer === undefined) return { behavior: { type: 'allow' } };
