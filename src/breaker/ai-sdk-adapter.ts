@@ -2,6 +2,7 @@ import type { LanguageModelV4, LanguageModelV4Middleware, LanguageModelV4StreamP
 import { wrapLanguageModel, type ToolSet } from 'ai';
 import { fromProviderUsage } from '../model/usage.ts';
 import { resolveModel } from '../model/resolve-model.ts';
+import { InvalidOptionError } from '../errors/governor-error.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import type { BreakerDecision } from './breaker-decision.ts';
 import { ToolCallBlockedError } from './breaker-errors.ts';
@@ -113,6 +114,12 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
   };
 
   const tools = <T extends ToolSet>(set: T): T => {
+    if (typeof set !== 'object' || set === null || Array.isArray(set)) {
+      throw new InvalidOptionError(
+        'tools',
+        `must be a ToolSet, an object of tools by name such as { search }; got ${Array.isArray(set) ? 'an array' : set === null ? 'null' : typeof set}`,
+      );
+    }
     const wrapped: Record<string, unknown> = {};
     for (const [name, tool] of Object.entries(set)) {
       const execute = tool.execute;

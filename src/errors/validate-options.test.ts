@@ -570,3 +570,25 @@ test('a secret passed where an option or a model was expected never comes back i
     });
   }
 });
+
+test("the doors' tools() and model() refuse what is not a tool set or a model, naming what to pass", () => {
+  const breaker = new AgentBreaker({ telemetry: false });
+  const aiSdk = breakerForAiSdk(breaker, { sessionId: 's' });
+  const agents = breakerForOpenAIAgents(breaker);
+  const cases: Array<[() => unknown, string, RegExp]> = [
+    [() => aiSdk.tools(undefined as never), 'tools', /ToolSet.*got undefined/],
+    [() => aiSdk.tools([{ execute: async () => 'x' }] as never), 'tools', /object of tools by name.*got an array/],
+    [() => agents.tools(undefined as never), 'tools', /array of the SDK's tools.*got undefined/],
+    [() => agents.tools({ search: {} } as never), 'tools', /array of the SDK's tools.*got object/],
+    [() => agents.model(undefined as never), 'model', /Agents SDK Model/],
+    [() => agents.model({ getResponse: 'x' } as never), 'model', /getResponse and getStreamedResponse/],
+  ];
+  for (const [attempt, option, message] of cases) {
+    assert.throws(attempt, (e: unknown) => InvalidOptionError.isInstance(e) && e.option === option && message.test(e.message));
+  }
+  // A model that is none at all is the AI SDK door's typed model error.
+  assert.throws(
+    () => aiSdk.model(undefined),
+    (e: unknown) => e instanceof Error && e.name === 'UnsupportedModelError',
+  );
+});

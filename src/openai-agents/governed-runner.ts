@@ -161,6 +161,9 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
 
   const governedModels = new WeakSet<Model>();
   const model = (inner: Model): Model => {
+    if (typeof inner !== 'object' || inner === null || typeof inner.getResponse !== 'function' || typeof inner.getStreamedResponse !== 'function') {
+      throw new InvalidOptionError('model', 'must be an Agents SDK Model (with getResponse and getStreamedResponse), e.g. from a model provider');
+    }
     const wrapped = governModel(inner);
     governedModels.add(wrapped);
     return wrapped;
@@ -264,12 +267,15 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     },
   };
 
-  const tools = <T extends readonly Tool<any>[]>(list: T): T =>
-    list.map((tool) =>
+  const tools = <T extends readonly Tool<any>[]>(list: T): T => {
+    if (!Array.isArray(list))
+      throw new InvalidOptionError('tools', `must be an array of the SDK's tools, such as [checkBuild]; got ${list === null ? 'null' : typeof list}`);
+    return list.map((tool) =>
       tool.type === 'function'
         ? { ...tool, inputGuardrails: [...(tool.inputGuardrails ?? []), inputGuardrail], outputGuardrails: [...(tool.outputGuardrails ?? []), outputGuardrail] }
         : tool,
     ) as unknown as T;
+  };
 
   const base = new Runner(options.runConfig);
   const provider: ModelProvider = base.config.modelProvider;
