@@ -79,6 +79,9 @@ describe('AgentBreaker options', () => {
 describe('evidence windows follow the detector options', () => {
   test('defaults keep the default windows', () => {
     assert.deepEqual(new AgentBreaker().options.windows, { tools: 32, delegations: 12, retrievals: 8, texts: 6 });
+    // A tool of its own that may fail 30 times in an outage: room for 29 earlier attempts and as many other calls.
+    assert.equal(new AgentBreaker({ errorLoop: { perTool: { deploy: { maxTransientRepeats: 30 } } } }).options.windows.tools, 58);
+    assert.equal(new AgentBreaker({ delegation: { perAgent: { coder: { maxCalls: 10 } } } }).options.windows.delegations, 18);
   });
 
   test('a count beyond a default window is still reached', async () => {

@@ -447,20 +447,13 @@ export interface EvidenceWindows {
 }
 
 function evidenceWindows(o: Omit<ResolvedAgentBreakerOptions, 'windows'>): EvidenceWindows {
-  const perTool = [...Object.values(o.toolSpiral.perTool), ...Object.values(o.errorLoop.perTool)];
+  const spiral = [o.toolSpiral, ...Object.values(o.toolSpiral.perTool)];
+  const errors = [o.errorLoop, ...Object.values(o.errorLoop.perTool)];
   const toolRepeats = Math.max(
     o.toolSpiral.window + 1,
-    o.toolSpiral.maxRepeats,
-    o.toolSpiral.maxIdenticalRepeats,
+    ...spiral.flatMap((t) => [t.maxRepeats ?? 0, t.maxIdenticalRepeats ?? 0]),
     // A reworded request is a loop one attempt after a repeated one.
-    o.errorLoop.maxRepeats + 1,
-    o.errorLoop.maxTransientRepeats,
-    ...perTool.flatMap((t) => [
-      t.maxRepeats ?? 0,
-      'maxIdenticalRepeats' in t ? (t.maxIdenticalRepeats ?? 0) : 0,
-      'maxTransientRepeats' in t ? (t.maxTransientRepeats ?? 0) : 0,
-    ]),
-    ...Object.values(o.errorLoop.perTool).map((t) => (t.maxRepeats ?? 0) + 1),
+    ...errors.flatMap((t) => [(t.maxRepeats ?? 0) + 1, t.maxTransientRepeats ?? 0]),
   );
   const calls = Math.max(o.delegation.maxCalls, ...Object.values(o.delegation.perAgent).map((a) => a.maxCalls ?? 0));
   return {

@@ -48,8 +48,9 @@ const DECODED_HEADERS = new Set(['content-encoding', 'content-length', 'transfer
  * - steer: the response passes; the message is added to the session's next request;
  * - block: the repeated tool call is replaced by assistant text saying why;
  * - stop: a final assistant message (`finish_reason: stop` / `stop_reason:
- *   end_turn` / a completed response without tool calls) and the header `x-governor-stop: <category>`; further requests
- *   of the session get `403` in the API's error format until the cooldown ends.
+ *   end_turn` / a completed response without tool calls) and the header
+ *   `x-governor-stop: <category>`; further requests of the session get `403`
+ *   in the API's error format until the cooldown ends.
  *
  * Returns a Hono app: serve it with `@hono/node-server` or any fetch-style server.
  *
@@ -188,7 +189,7 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   if (!isObject(body) || !api.isRequest(body)) return forward(request, url, route.upstreamFetch, raw);
 
   const { judge } = route;
-  const sessionId = proxySessionId(request.headers, body, api, (id) => route.judge.sessionOfResponse(id));
+  const sessionId = proxySessionId(request.headers, body, api, (id) => judge.sessionOfResponse(id));
   const gate = await judge.gate(sessionId);
   if (gate !== undefined) return gate.refused ? refusal(api, gate) : stopAnswer(api, body, gate);
   const stopped = await judge.observeRequest(sessionId, api.requestTail(body, judge.lastCalls(sessionId)));
