@@ -10,6 +10,7 @@ import {
   type RoundVerdict,
   type SseEvent,
   type StreamRewriter,
+  MESSAGES_REQUESTS,
   type WireApi,
   type WireRound,
   type WireToolResult,
@@ -19,17 +20,7 @@ import {
 export const anthropicWire: WireApi = {
   name: 'anthropic',
 
-  isRequest(body) {
-    return Array.isArray(body['messages']);
-  },
-
-  continues() {
-    return undefined;
-  },
-
-  conversation() {
-    return undefined;
-  },
+  ...MESSAGES_REQUESTS,
 
   userHint(body) {
     const metadata = body['metadata'];

@@ -11,6 +11,7 @@ import {
   type RoundVerdict,
   type SseEvent,
   type StreamRewriter,
+  MESSAGES_REQUESTS,
   type WireApi,
   type WireRound,
   type WireToolCall,
@@ -21,17 +22,7 @@ import {
 export const openaiWire: WireApi = {
   name: 'openai',
 
-  isRequest(body) {
-    return Array.isArray(body['messages']);
-  },
-
-  continues() {
-    return undefined;
-  },
-
-  conversation() {
-    return undefined;
-  },
+  ...MESSAGES_REQUESTS,
 
   userHint(body) {
     return typeof body['user'] === 'string' && body['user'] !== '' ? body['user'] : undefined;

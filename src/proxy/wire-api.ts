@@ -108,6 +108,17 @@ export interface WireApi {
   streamRewriter(): StreamRewriter;
 }
 
+/**
+ * What the APIs whose requests carry the conversation as `messages` share: such
+ * a body is a request, and it neither continues a stored response nor names a
+ * stored conversation.
+ */
+export const MESSAGES_REQUESTS: Pick<WireApi, 'isRequest' | 'continues' | 'conversation'> = {
+  isRequest: (body) => Array.isArray(body['messages']),
+  continues: () => undefined,
+  conversation: () => undefined,
+};
+
 /** Flattens message content (a string or a list of parts) to text. */
 export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
