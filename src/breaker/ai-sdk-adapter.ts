@@ -3,11 +3,11 @@ import { wrapLanguageModel, type ToolSet } from 'ai';
 import { fromProviderUsage } from '../model/usage.ts';
 import { resolveModel } from '../model/resolve-model.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
-import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
+import { describeValue, is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import type { BreakerDecision } from './breaker-decision.ts';
 import { ToolCallBlockedError } from './breaker-errors.ts';
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
-import { blockedResult, DoorSession, resultText, steeredResult, steerNote } from './door-session.ts';
+import { assertObservingBreaker, blockedResult, DoorSession, resultText, steeredResult, steerNote } from './door-session.ts';
 
 /** What the adapter needs of a breaker (an {@link AgentBreaker} has it). */
 export interface ObservingBreaker {
@@ -63,7 +63,7 @@ function textOfContent(content: ReadonlyArray<{ type: string; text?: string }>):
  * instead of running, a steered one runs with the explanation appended.
  */
 export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreakerOptions): AiSdkBreaker {
-  is.having('an AgentBreaker (or an object with checkModelCall, checkToolCall and observe)', 'checkModelCall', 'checkToolCall', 'observe')(breaker, 'breaker');
+  assertObservingBreaker(breaker);
   validateOptions('breakerForAiSdk', options, AI_SDK_BREAKER_RULES, { required: ['sessionId'] });
   const { sessionId } = options;
   // The first stop's error, with its category and numbers, is the one the caller gets,
@@ -115,13 +115,16 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
 
   const tools = <T extends ToolSet>(set: T): T => {
     if (typeof set !== 'object' || set === null || Array.isArray(set)) {
-      throw new InvalidOptionError(
-        'tools',
-        `must be a ToolSet, an object of tools by name such as { search }; got ${Array.isArray(set) ? 'an array' : set === null ? 'null' : typeof set}`,
-      );
+      throw new InvalidOptionError('tools', `must be a ToolSet, an object of tools by name such as { search }; got ${describeValue(set)}`);
     }
     const wrapped: Record<string, unknown> = {};
     for (const [name, tool] of Object.entries(set)) {
+      if (typeof tool !== 'object' || tool === null) {
+        throw new InvalidOptionError(
+          `tools.${name}`,
+          `must be an AI SDK tool, such as tool({ description, inputSchema, execute }); got ${describeValue(tool)}`,
+        );
+      }
       const execute = tool.execute;
       if (typeof execute !== 'function') {
         wrapped[name] = tool;

@@ -2,6 +2,7 @@ import type { ObservingBreaker } from './ai-sdk-adapter.ts';
 import type { BreakerDecision } from './breaker-decision.ts';
 import { breakerErrorFor } from './breaker-errors.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { describeValue } from '../errors/validate-options.ts';
 import { hash53 } from './similarity/hash.ts';
 
 /** Prefix of every text the breaker puts in front of the model. */
@@ -139,10 +140,24 @@ export class DoorSessions {
   }
 }
 
-/** Refuses, as a typed error, a breaker a door cannot observe with. */
+/**
+ * Refuses, as a typed error, a breaker a door cannot observe with: each of its
+ * three methods is called on a run, so one missing would otherwise surface as
+ * a TypeError in the middle of the first run.
+ */
 export function assertObservingBreaker(breaker: ObservingBreaker): void {
-  if (breaker === null || typeof breaker !== 'object' || typeof breaker.observe !== 'function') {
-    throw new InvalidOptionError('breaker', 'must be an AgentBreaker (or have checkModelCall, checkToolCall and observe)');
+  const candidate = breaker as Partial<Record<keyof ObservingBreaker, unknown>> | null;
+  if (
+    candidate === null ||
+    typeof candidate !== 'object' ||
+    typeof candidate.checkModelCall !== 'function' ||
+    typeof candidate.checkToolCall !== 'function' ||
+    typeof candidate.observe !== 'function'
+  ) {
+    throw new InvalidOptionError(
+      'breaker',
+      `must be an AgentBreaker (or an object with checkModelCall, checkToolCall and observe methods), got ${describeValue(breaker)}`,
+    );
   }
 }
 

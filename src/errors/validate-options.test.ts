@@ -8,6 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { tool as agentsTool } from '@openai/agents';
+import { z } from 'zod';
 import {
   AgentBreaker,
   AgentLoop,
@@ -560,6 +562,8 @@ test('a secret passed where an option or a model was expected never comes back i
     () => governorMiddleware(breaker, key as never),
     () => breakerForAiSdk(breaker, key as never),
     () => breakerForAiSdk(breaker, { sessionId: 's' }).model(key),
+    () => breakerForAiSdk(breaker, { sessionId: 's' }).tools({ search: key } as never),
+    () => breakerForOpenAIAgents(breaker).tools([key] as never),
     () => client.prompt('x').options({ toolChoice: `${key}-and-more-than-forty-characters-after-it` } as never),
   ];
   for (const attempt of attempts) {
@@ -575,11 +579,17 @@ test("the doors' tools() and model() refuse what is not a tool set or a model, n
   const breaker = new AgentBreaker({ telemetry: false });
   const aiSdk = breakerForAiSdk(breaker, { sessionId: 's' });
   const agents = breakerForOpenAIAgents(breaker);
+  const checkBuild = agentsTool({ name: 'check_build', description: 'Status of a CI build', parameters: z.object({}), execute: async () => 'running' });
   const cases: Array<[() => unknown, string, RegExp]> = [
     [() => aiSdk.tools(undefined as never), 'tools', /ToolSet.*got undefined/],
     [() => aiSdk.tools([{ execute: async () => 'x' }] as never), 'tools', /object of tools by name.*got an array/],
     [() => agents.tools(undefined as never), 'tools', /array of the SDK's tools.*got undefined/],
-    [() => agents.tools({ search: {} } as never), 'tools', /array of the SDK's tools.*got object/],
+    [() => agents.tools({ search: {} } as never), 'tools', /array of the SDK's tools.*got an object/],
+    [() => aiSdk.tools({ search: undefined } as never), 'tools.search', /AI SDK tool.*tool\(\{.*got undefined/],
+    [() => aiSdk.tools({ search: null } as never), 'tools.search', /AI SDK tool.*got null/],
+    [() => agents.tools([undefined] as never), 'tools[0]', /Agents SDK tool.*tool\(\{.*got undefined/],
+    [() => agents.tools([checkBuild, null] as never), 'tools[1]', /Agents SDK tool.*got null/],
+    [() => agents.tools([{ name: 'search' }] as never), 'tools[0]', /Agents SDK tool.*got an object/],
     [() => agents.model(undefined as never), 'model', /Agents SDK Model/],
     [() => agents.model({ getResponse: 'x' } as never), 'model', /getResponse and getStreamedResponse/],
   ];
@@ -591,4 +601,25 @@ test("the doors' tools() and model() refuse what is not a tool set or a model, n
     () => aiSdk.model(undefined),
     (e: unknown) => e instanceof Error && e.name === 'UnsupportedModelError',
   );
+});
+
+test('each door refuses a breaker it could not run with, before any run', () => {
+  // Each of the three methods is called on a run: one missing used to surface as a TypeError mid-run.
+  const partial = [
+    { observe: async () => ({ action: 'allow' }) },
+    { checkModelCall: async () => ({ action: 'allow' }), observe: async () => ({ action: 'allow' }) },
+  ];
+  for (const breaker of partial) {
+    for (const [door, make] of [
+      ['breakerForAiSdk', () => breakerForAiSdk(breaker as never, { sessionId: 's' })],
+      ['breakerForOpenAIAgents', () => breakerForOpenAIAgents(breaker as never)],
+      ['governorMiddleware', () => governorMiddleware(breaker as never)],
+    ] as const) {
+      assert.throws(
+        make,
+        (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'breaker' && /checkModelCall, checkToolCall and observe/.test(e.message),
+        `${door} accepted a breaker with only ${Object.keys(breaker).join(', ')}`,
+      );
+    }
+  }
 });

@@ -20,7 +20,7 @@ import {
 import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
 import { assertObservingBreaker, blockedResult, DoorSession, resultText, steeredResult, steerNote } from '../breaker/door-session.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
-import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
+import { describeValue, is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /**
  * What the SDK hands the model, and the output guardrail, in place of a tool
@@ -267,14 +267,19 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     },
   };
 
+  const governTool = (tool: Tool<any>): Tool<any> =>
+    tool.type === 'function'
+      ? { ...tool, inputGuardrails: [...(tool.inputGuardrails ?? []), inputGuardrail], outputGuardrails: [...(tool.outputGuardrails ?? []), outputGuardrail] }
+      : tool;
+
   const tools = <T extends readonly Tool<any>[]>(list: T): T => {
-    if (!Array.isArray(list))
-      throw new InvalidOptionError('tools', `must be an array of the SDK's tools, such as [checkBuild]; got ${list === null ? 'null' : typeof list}`);
-    return list.map((tool) =>
-      tool.type === 'function'
-        ? { ...tool, inputGuardrails: [...(tool.inputGuardrails ?? []), inputGuardrail], outputGuardrails: [...(tool.outputGuardrails ?? []), outputGuardrail] }
-        : tool,
-    ) as unknown as T;
+    if (!Array.isArray(list)) throw new InvalidOptionError('tools', `must be an array of the SDK's tools, such as [checkBuild]; got ${describeValue(list)}`);
+    return list.map((tool: unknown, i) => {
+      if (typeof tool !== 'object' || tool === null || typeof (tool as { type?: unknown }).type !== 'string') {
+        throw new InvalidOptionError(`tools[${i}]`, `must be an Agents SDK tool, such as tool({ name, parameters, execute }); got ${describeValue(tool)}`);
+      }
+      return governTool(tool as Tool<any>);
+    }) as unknown as T;
   };
 
   const base = new Runner(options.runConfig);
