@@ -218,30 +218,39 @@ describe('breakerForOpenAIAgents with the Chat Completions model', () => {
     assert.throws(() => breakerForOpenAIAgents(new AgentBreaker({ telemetry: false }), { sessionId: '' }), { name: 'InvalidOptionError', option: 'sessionId' });
   });
 
-  test('a tool that throws is recorded as a failure: the loop is stopped as an error loop', async () => {
-    await using server = await spiralServer();
-    const { events, door } = governed(server, {}, 'oa-throws');
-    let attempts = 0;
-    const check = tool({
-      name: 'check_build',
-      description: 'Status of a CI build',
-      parameters: z.object({ buildId: z.string() }),
-      execute: async () => {
-        attempts += 1;
-        throw new Error('CI API: permission denied for build b-17');
-      },
+  const failures = [
+    // The SDK hands the guardrail its own fixed text in place of the throw.
+    { name: "the SDK's default error text", errorFunction: undefined, seen: /^An error occurred while running the tool/ },
+    // A text of the tool's own is read by the breaker itself: one that opens with "Error" is a failure.
+    { name: 'an errorFunction of its own', errorFunction: (_context: unknown, e: unknown) => `Error: ${String((e as Error).message)}`, seen: /^Error: CI API/ },
+  ];
+  for (const failure of failures) {
+    test(`a tool that throws, answered with ${failure.name}, is recorded as a failure: the loop is stopped as an error loop`, async () => {
+      await using server = await spiralServer();
+      const { events, door } = governed(server, {}, 'oa-throws');
+      let attempts = 0;
+      const check = tool({
+        name: 'check_build',
+        description: 'Status of a CI build',
+        parameters: z.object({ buildId: z.string() }),
+        execute: async () => {
+          attempts += 1;
+          throw new Error('CI API: permission denied for build b-17');
+        },
+        ...(failure.errorFunction === undefined ? {} : { errorFunction: failure.errorFunction }),
+      });
+      const agent = new Agent({ name: 'ops', model: server.modelId, tools: door.tools([check]) });
+
+      const error = await door.run(agent, PROMPT, { maxTurns: 30 }).then(
+        () => assert.fail('the breaker must end the run'),
+        (e: unknown) => e,
+      );
+
+      assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+      assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
+      // The model saw the failure's text for every attempt that ran.
+      assert.match(lastToolResult(server.requests[1]), failure.seen);
+      assert.equal(attempts, 3, 'the 3rd attempt ran steered; the 4th was blocked, the 5th stopped');
     });
-    const agent = new Agent({ name: 'ops', model: server.modelId, tools: door.tools([check]) });
-
-    const error = await door.run(agent, PROMPT, { maxTurns: 30 }).then(
-      () => assert.fail('the breaker must end the run'),
-      (e: unknown) => e,
-    );
-
-    assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
-    assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
-    // The model saw the SDK's own error text for every attempt that ran.
-    assert.match(lastToolResult(server.requests[1]), /^An error occurred while running the tool/);
-    assert.equal(attempts, 3, 'the 3rd attempt ran steered; the 4th was blocked, the 5th stopped');
-  });
+  }
 });
