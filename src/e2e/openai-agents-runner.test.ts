@@ -253,4 +253,32 @@ describe('breakerForOpenAIAgents with the Chat Completions model', () => {
       assert.equal(attempts, 3, 'the 3rd attempt ran steered; the 4th was blocked, the 5th stopped');
     });
   }
+
+  test('a tool that keeps timing out is an outage: it gets the transient allowance, then is stopped as an error loop', async () => {
+    await using server = await spiralServer();
+    const { events, door } = governed(server, {}, 'oa-timeout');
+    let attempts = 0;
+    const check = tool({
+      name: 'check_build',
+      description: 'Status of a CI build',
+      parameters: z.object({ buildId: z.string() }),
+      timeoutMs: 5,
+      execute: async () => {
+        attempts += 1;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return 'never';
+      },
+    });
+    const agent = new Agent({ name: 'ops', model: server.modelId, tools: door.tools([check]) });
+
+    const error = await door.run(agent, PROMPT, { maxTurns: 30 }).then(
+      () => assert.fail('the breaker must end the run'),
+      (e: unknown) => e,
+    );
+
+    assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+    assert.match(lastToolResult(server.requests[1]), /^Tool 'check_build' timed out after 5ms\.$/);
+    assert.equal(escalations(events)[0], 'error_loop:steer');
+    assert.equal(attempts, 5, 'an outage gets 5 attempts (maxTransientRepeats; the 5th runs steered), not 3');
+  });
 });

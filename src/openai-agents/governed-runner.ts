@@ -32,6 +32,17 @@ import { describeValue, is, validateOptions, type OptionRules } from '../errors/
  */
 const SDK_TOOL_ERROR_TEXT = 'An error occurred while running the tool. Please try again.';
 
+/**
+ * Whether a tool's output is one of the texts the SDK puts in place of a
+ * failure: its default error text, or its default timeout text ("Tool 'x'
+ * timed out after 500ms."), which the breaker reads as an outage.
+ */
+function isSdkFailureText(text: string, tool: string): boolean {
+  if (text === SDK_TOOL_ERROR_TEXT) return true;
+  const timeout = `Tool '${tool}' timed out after `;
+  return text.startsWith(timeout) && /^\d+ms\.$/.test(text.slice(timeout.length));
+}
+
 /** Options of {@link breakerForOpenAIAgents}. */
 export interface OpenAIAgentsBreakerOptions {
   /**
@@ -256,7 +267,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     }): Promise<ToolGuardrailFunctionOutput> => {
       const session = sessionNow();
       const text = resultText(output);
-      const error = text === SDK_TOOL_ERROR_TEXT;
+      const error = isSdkFailureText(text, toolCall.name);
       session.noteStop(
         await breaker.observe(session.sessionId, { kind: 'tool_call', tool: toolCall.name, args: parseArgs(toolCall.arguments), result: text, error }),
       );
