@@ -114,7 +114,8 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
   };
 
   const tools = <T extends ToolSet>(set: T): T => {
-    if (typeof set !== 'object' || set === null || Array.isArray(set)) {
+    // A Map (or any other collection) has no own entries to wrap: it would come back empty.
+    if (typeof set !== 'object' || set === null || Array.isArray(set) || set instanceof Map) {
       throw new InvalidOptionError('tools', `must be a ToolSet, an object of tools by name such as { search }; got ${describeValue(set)}`);
     }
     const wrapped: Record<string, unknown> = {};

@@ -583,6 +583,7 @@ test("the doors' tools() and model() refuse what is not a tool set or a model, n
   const cases: Array<[() => unknown, string, RegExp]> = [
     [() => aiSdk.tools(undefined as never), 'tools', /ToolSet.*got undefined/],
     [() => aiSdk.tools([{ execute: async () => 'x' }] as never), 'tools', /object of tools by name.*got an array/],
+    [() => aiSdk.tools(new Map([['search', { execute: async () => 'x' }]]) as never), 'tools', /object of tools by name.*got an object/],
     [() => agents.tools(undefined as never), 'tools', /array of the SDK's tools.*got undefined/],
     [() => agents.tools({ search: {} } as never), 'tools', /array of the SDK's tools.*got an object/],
     [() => aiSdk.tools({ search: undefined } as never), 'tools.search', /AI SDK tool.*tool\(\{.*got undefined/],
