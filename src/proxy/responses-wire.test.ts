@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
-import { proxySessionId, startModelProxy, type ModelProxyServer } from './index.ts';
+import { createModelProxy, proxySessionId, startModelProxy, type ModelProxyServer } from './index.ts';
 import { responsesWire } from './responses-wire.ts';
 
 type InputItem = OpenAI.Responses.ResponseInputItem;
@@ -377,6 +377,72 @@ describe('governor proxy with requests that continue a stored response (previous
     } finally {
       await r.close();
     }
+  });
+});
+
+describe("governor proxy with the API's client-run built-in tools (shell, apply_patch)", () => {
+  test('a repeated shell_call is blocked like a function call; a failed patch is recorded as a failure', async () => {
+    // An upstream that asks for the same shell command every time.
+    const upstreamFetch = async (): Promise<Response> =>
+      Response.json({
+        id: `resp_${Math.random().toString(36).slice(2)}`,
+        object: 'response',
+        created_at: 0,
+        status: 'completed',
+        model: 'm',
+        output: [
+          { type: 'shell_call', id: 'sh_1', call_id: `call_${Math.random().toString(36).slice(2)}`, action: { commands: ['npm test'] }, status: 'completed' },
+        ],
+        usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+      });
+    const breaker = new AgentBreaker();
+    const app = createModelProxy({ upstream: 'http://upstream.test/v1', breaker, fetch: upstreamFetch as typeof fetch });
+    const input: unknown[] = [{ role: 'user', content: 'Make the tests pass.' }];
+    const outputs: string[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const response = await app.request('/v1/responses', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-governor-session': 'shell-1' },
+        body: JSON.stringify({ model: 'm', input }),
+      });
+      const body = (await response.json()) as { output: { type: string; call_id?: string; content?: { text: string }[] }[] };
+      outputs.push(body.output.map((item) => item.type).join('+'));
+      for (const item of body.output) {
+        input.push(item);
+        if (item.type === 'shell_call')
+          input.push({
+            type: 'shell_call_output',
+            call_id: item.call_id,
+            output: [{ stdout: '1 failing', stderr: '', outcome: { type: 'exit', exit_code: 1 } }],
+          });
+        if (item.type === 'message') assert.match(item.content![0]!.text, /The call to shell was not run/);
+      }
+    }
+    assert.deepEqual(outputs, ['shell_call', 'shell_call', 'shell_call', 'message']);
+    assert.equal((await breaker.snapshot('shell-1')).counters.toolCalls, 3);
+
+    const tail = responsesWire.requestTail({
+      input: [
+        { role: 'user', content: 'Fix it.' },
+        { type: 'apply_patch_call', call_id: 'p1', operation: { type: 'update_file', path: 'a.ts', diff: '-x\n+y' }, status: 'completed' },
+        { type: 'apply_patch_call_output', call_id: 'p1', status: 'failed', output: 'context not found' },
+        { type: 'local_shell_call', id: 'ls_1', call_id: 'c1', action: { type: 'exec', command: ['ls'] }, status: 'completed' },
+        { type: 'local_shell_call_output', id: 'c1', output: '{"output":"a.ts"}' },
+      ],
+    });
+    assert.deepEqual(
+      tail.toolResults.map((t) => [t.name, t.error]),
+      [['local_shell', false]],
+      'without the previous response, only the outputs after the last call',
+    );
+    const told = responsesWire.requestTail(
+      { input: [{ type: 'apply_patch_call_output', call_id: 'p1', status: 'failed', output: 'context not found' }] },
+      new Map([['p1', { id: 'p1', name: 'apply_patch', args: { type: 'update_file', path: 'a.ts' } }]]),
+    );
+    assert.deepEqual(
+      told.toolResults.map((t) => [t.name, t.error, t.result]),
+      [['apply_patch', true, 'context not found']],
+    );
   });
 });
 

@@ -17,10 +17,15 @@ import {
   type WireToolResult,
 } from './wire-api.ts';
 
-/** Output items that are tool calls the agent runs: a function, or a custom (free-form input) tool. */
-const CALL_TYPES = new Set(['function_call', 'custom_tool_call']);
-/** Input items that answer them. */
-const OUTPUT_TYPES = new Set(['function_call_output', 'custom_tool_call_output']);
+/**
+ * Output items that are tool calls the agent runs itself: a function, a custom
+ * (free-form input) tool, and the API's client-run built-in tools (a shell,
+ * a patch, a computer). Hosted tools (web and file search) run upstream and
+ * are not the agent's calls.
+ */
+const CALL_TYPES = new Set(['function_call', 'custom_tool_call', 'local_shell_call', 'shell_call', 'apply_patch_call', 'computer_call']);
+/** Input items that answer them: the call's type with `_output`. */
+const OUTPUT_TYPES = new Set([...CALL_TYPES].map((type) => `${type}_output`));
 /** Events that end a streamed response: the round is judged on them. */
 const END_TYPES = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
@@ -87,17 +92,18 @@ export const responsesWire: WireApi = {
     let lastCallAt = -1;
     segment.forEach((item, at) => {
       if (!isCall(item)) return;
-      calls.set(String(item['call_id']), toolCallOf(item));
+      calls.set(callIdOf(item), toolCallOf(item));
       lastCallAt = at;
     });
     const known = lastCalls !== undefined && lastCalls.size > 0 ? lastCalls : undefined;
     const toolResults: WireToolResult[] = [];
     for (const [at, item] of segment.entries()) {
       if (!OUTPUT_TYPES.has(String(item['type']))) continue;
-      const id = String(item['call_id']);
+      const id = callIdOf(item);
       const call = known === undefined ? (at > lastCallAt ? calls.get(id) : undefined) : known.get(id);
       if (call === undefined) continue;
-      toolResults.push({ id, name: call.name, args: call.args, result: contentText(item['output'] ?? ''), error: false });
+      // Only a patch says whether it failed; the other outputs are judged by their text.
+      toolResults.push({ id, name: call.name, args: call.args, result: contentText(item['output'] ?? ''), error: item['status'] === 'failed' });
     }
     return { toolResults, userText: null, lastIndex };
   },
@@ -127,8 +133,8 @@ export const responsesWire: WireApi = {
 
   withBlocks(response, blocked) {
     const output = asArray(response['output']).filter(isObject);
-    const names = new Map(output.filter(isCall).map((item) => [String(item['call_id']), String(item['name'])]));
-    const kept = output.filter((item) => !(isCall(item) && blocked.has(String(item['call_id']))));
+    const names = new Map(output.filter(isCall).map((item) => [callIdOf(item), toolNameOf(item)]));
+    const kept = output.filter((item) => !(isCall(item) && blocked.has(callIdOf(item))));
     return { ...response, output: [...kept, messageItem(`msg_governor_${Date.now()}`, blockText(blocked, names))] };
   },
 
@@ -197,13 +203,25 @@ function isCall(item: JsonObject): boolean {
   return CALL_TYPES.has(String(item['type']));
 }
 
-/** A function call's arguments (JSON text), or a custom tool's free-form input. */
+/** A function call's arguments (JSON text), a custom tool's free-form input, or a built-in tool's action (a patch's operation). */
 function callArgs(item: JsonObject): unknown {
-  return item['type'] === 'custom_tool_call' ? String(item['input'] ?? '') : parseArgs(item['arguments']);
+  if (item['type'] === 'function_call') return parseArgs(item['arguments']);
+  if (item['type'] === 'custom_tool_call') return String(item['input'] ?? '');
+  return item['action'] ?? item['operation'] ?? {};
+}
+
+/** A call's id; a local shell's output names it by `id`. */
+function callIdOf(item: JsonObject): string {
+  return String(item['call_id'] ?? item['id']);
+}
+
+/** A function's or custom tool's name; a built-in tool is named by its type (`shell`, `apply_patch`, …). */
+function toolNameOf(item: JsonObject): string {
+  return typeof item['name'] === 'string' ? item['name'] : String(item['type']).replace(/_call$/, '');
 }
 
 function toolCallOf(item: JsonObject): WireToolCall {
-  return { id: String(item['call_id']), name: String(item['name']), args: callArgs(item) };
+  return { id: callIdOf(item), name: toolNameOf(item), args: callArgs(item) };
 }
 
 function outputText(output: readonly JsonObject[]): string {
@@ -256,11 +274,10 @@ interface Held {
 }
 
 interface PendingCall {
-  readonly itemId: string;
-  callId: string;
-  name: string;
-  args: string;
-  custom: boolean;
+  /** The call's item as last seen (added, then done). */
+  item: JsonObject;
+  /** Arguments or input streamed in deltas so far. */
+  streamed: string;
 }
 
 /**
@@ -295,15 +312,12 @@ class ResponsesStreamRewriter implements StreamRewriter {
 
     if (item !== undefined && index !== undefined && isCall(item)) {
       this.#holding = true;
-      const call = this.#calls.get(index) ?? { itemId: String(item['id']), callId: '', name: '', args: '', custom: item['type'] === 'custom_tool_call' };
-      call.callId = String(item['call_id'] ?? call.callId);
-      call.name = String(item['name'] ?? call.name);
-      const whole = call.custom ? item['input'] : item['arguments'];
-      if (typeof whole === 'string' && whole !== '') call.args = whole;
-      this.#calls.set(index, call);
+      const call = this.#calls.get(index);
+      if (call === undefined) this.#calls.set(index, { item, streamed: '' });
+      else call.item = item;
     } else if (type === 'response.function_call_arguments.delta' || type === 'response.custom_tool_call_input.delta') {
       const call = index === undefined ? undefined : this.#calls.get(index);
-      if (call !== undefined && typeof value['delta'] === 'string') call.args += value['delta'];
+      if (call !== undefined && typeof value['delta'] === 'string') call.streamed += value['delta'];
     } else if (type === 'response.output_text.delta' && typeof value['delta'] === 'string') {
       this.#text += value['delta'];
     } else if (END_TYPES.has(type)) {
@@ -324,15 +338,21 @@ class ResponsesStreamRewriter implements StreamRewriter {
   }
 
   round(): WireRound {
-    const toolCalls = [...this.#calls.values()].map((c) => ({ id: c.callId, name: c.name, args: c.custom ? c.args : parseArgs(c.args) }));
+    const toolCalls = [...this.#calls.values()].map(({ item, streamed }) => {
+      // The finished item carries the whole arguments; a stream cut short has only its deltas.
+      const whole = item['type'] === 'function_call' ? item['arguments'] : item['type'] === 'custom_tool_call' ? item['input'] : undefined;
+      return toolCallOf(whole === '' && streamed !== '' ? { ...item, arguments: streamed, input: streamed } : item);
+    });
     const id = this.#shell['id'];
     return { ...(typeof id === 'string' ? { responseId: id } : {}), text: this.#text, ...this.#usage, toolCalls };
   }
 
   finish(verdict: RoundVerdict): SseEvent[] {
     if (verdict.stop === undefined && verdict.blocked.size === 0) return this.#held.map((h) => h.event);
-    const dropped = new Set([...this.#calls].filter(([, call]) => verdict.stop !== undefined || verdict.blocked.has(call.callId)).map(([index]) => index));
-    const names = new Map([...this.#calls.values()].map((c) => [c.callId, c.name]));
+    const dropped = new Set(
+      [...this.#calls].filter(([, call]) => verdict.stop !== undefined || verdict.blocked.has(callIdOf(call.item))).map(([index]) => index),
+    );
+    const names = new Map([...this.#calls.values()].map((c) => [callIdOf(c.item), toolNameOf(c.item)]));
     // The note is a message item of its own: nothing to separate it from.
     const text = verdict.stop !== undefined ? verdict.stop.text : blockText(verdict.blocked, names);
     const renumber = (index: number): number => index - [...dropped].filter((d) => d < index).length;
@@ -356,7 +376,7 @@ class ResponsesStreamRewriter implements StreamRewriter {
     }
     out.push(...messageEvents(note, noteIndex, text));
     const response = isObject(end?.['response']) ? end['response'] : { ...this.#shell, usage: ZERO_USAGE };
-    const dropCall = (item: JsonObject): boolean => isCall(item) && (verdict.stop !== undefined || verdict.blocked.has(String(item['call_id'])));
+    const dropCall = (item: JsonObject): boolean => isCall(item) && (verdict.stop !== undefined || verdict.blocked.has(callIdOf(item)));
     const output = [...asArray(response['output']).filter((item) => !(isObject(item) && dropCall(item))), note];
     // A stop ends the response as complete; a block keeps how the response ended.
     const endType = verdict.stop === undefined && end !== undefined ? String(end['type']) : 'response.completed';
