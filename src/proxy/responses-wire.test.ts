@@ -521,5 +521,11 @@ describe('responsesWire: what a request brings', () => {
       proxySessionId(new Headers({ 'x-governor-session': 'h' }), body, responsesWire, () => 'run-9'),
       'h',
     );
+    // A stored conversation names itself, whichever replica gets the request.
+    assert.equal(
+      proxySessionId(none, { ...body, conversation: 'conv_7' }, responsesWire, () => 'run-9'),
+      'conversation:conv_7',
+    );
+    assert.equal(proxySessionId(none, { ...body, conversation: { id: 'conv_7' } }, responsesWire), 'conversation:conv_7');
   });
 });
