@@ -380,6 +380,40 @@ describe('governor proxy with requests that continue a stored response (previous
   });
 });
 
+describe('governor proxy with the Responses API: the session budget', () => {
+  for (const stream of [false, true]) {
+    test(`${stream ? 'streamed' : 'not streamed'}: a wrap-up goes into the next request, then the stop is a complete response`, async () => {
+      // Different searches every round (no loop), but 400 tokens a round against a budget of 1,000.
+      const upstream = await new ScriptedModelServer({
+        script: (_request, index) => ({
+          toolCalls: [{ name: 'search', arguments: { q: `city ${index}` } }],
+          usage: { promptTokens: 300, completionTokens: 100 },
+        }),
+      }).start();
+      await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker: new AgentBreaker({ budget: { maxTokens: 1000 } }), port: 0 });
+      try {
+        const client = new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-test-not-a-real-key', maxRetries: 0 });
+        const input: InputItem[] = [{ role: 'user', content: 'Compare flights from every city.' }];
+        const rounds: string[] = [];
+        for (let i = 0; i < 5; i += 1) {
+          const { response } = await agentRound(client, input, stream);
+          rounds.push(calls(response).length > 0 ? 'call' : text(response));
+        }
+        assert.deepEqual(rounds.slice(0, 2), ['call', 'call']);
+        assert.match(rounds[2]!, /The call to search was not run/);
+        // Round 4 went upstream with the wrap-up as a developer message; round 5 never did.
+        assert.equal(upstream.requests.length, 4);
+        const wrapUp = (upstream.requests[3]!.body['input'] as { role?: string; content?: string }[]).at(-1)!;
+        assert.equal(wrapUp.role, 'developer');
+        assert.match(wrapUp.content ?? '', /\[governor\] The session budget is spent/);
+        assert.match(rounds[4]!, /stopped by the agent breaker \(budget\)/);
+      } finally {
+        await upstream.close();
+      }
+    });
+  }
+});
+
 describe("governor proxy with the API's client-run built-in tools (shell, apply_patch)", () => {
   test('a repeated shell_call is blocked like a function call; a failed patch is recorded as a failure', async () => {
     // An upstream that asks for the same shell command every time.
