@@ -1,7 +1,8 @@
 /**
  * The AgentBreaker on OpenAI Agents SDK runs (`agent-governor/openai-agents`),
- * with the SDK's own OpenAI provider in Chat Completions mode over real HTTP
- * against the scripted stand-in model. What the model received is read from
+ * with the SDK's own OpenAI provider (in Chat Completions mode, and in its
+ * default Responses mode for the spiral) over real HTTP against the scripted
+ * stand-in model. What the model received is read from
  * the recorded requests.
  */
 import assert from 'node:assert/strict';
@@ -15,11 +16,11 @@ import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
 const PROMPT = 'Is build b-17 done?';
 
-function governed(server: ScriptedModelServer, options: AgentBreakerOptions = {}, sessionId?: string) {
+function governed(server: ScriptedModelServer, options: AgentBreakerOptions = {}, sessionId?: string, useResponses = false) {
   const breaker = new AgentBreaker({ telemetry: false, ...options });
   const events: BreakerEventRecord[] = [];
   breaker.on((event) => events.push(event));
-  const modelProvider = new OpenAIProvider({ apiKey: 'test-key', baseURL: server.baseURL, useResponses: false });
+  const modelProvider = new OpenAIProvider({ apiKey: 'test-key', baseURL: server.baseURL, useResponses });
   const door = breakerForOpenAIAgents(breaker, { runConfig: { modelProvider, tracingDisabled: true }, ...(sessionId ? { sessionId } : {}) });
   return { breaker, events, door };
 }
@@ -39,28 +40,31 @@ function checkBuild(statuses: (run: number) => string) {
   return { check, executions };
 }
 
-describe('breakerForOpenAIAgents with the Chat Completions model', () => {
-  test('a tool-call spiral is steered, then blocked, then stopped with ToolSpiralError before the tool runs again', async () => {
-    await using server = await spiralServer();
-    const { breaker, events, door } = governed(server);
-    const { check, executions } = checkBuild(() => 'running');
-    const agent = new Agent({ name: 'ops', instructions: 'Answer about CI builds.', model: server.modelId, tools: door.tools([check]) });
+describe("breakerForOpenAIAgents over the SDK's OpenAI provider", () => {
+  for (const useResponses of [false, true]) {
+    test(`a tool-call spiral is steered, then blocked, then stopped with ToolSpiralError before the tool runs again (${useResponses ? 'Responses' : 'Chat Completions'} model)`, async () => {
+      await using server = await spiralServer();
+      const { breaker, events, door } = governed(server, {}, undefined, useResponses);
+      const { check, executions } = checkBuild(() => 'running');
+      const agent = new Agent({ name: 'ops', instructions: 'Answer about CI builds.', model: server.modelId, tools: door.tools([check]) });
 
-    const error = await door.run(agent, PROMPT, { session: new MemorySession({ sessionId: 'oa-spiral' }), maxTurns: 30 }).then(
-      () => assert.fail('the breaker must end the run'),
-      (e: unknown) => e,
-    );
+      const error = await door.run(agent, PROMPT, { session: new MemorySession({ sessionId: 'oa-spiral' }), maxTurns: 30 }).then(
+        () => assert.fail('the breaker must end the run'),
+        (e: unknown) => e,
+      );
 
-    assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
-    assert.equal(error.sessionId, 'oa-spiral', "the breaker session is the SDK session's id");
-    assert.deepEqual(executions, ['b-17', 'b-17', 'b-17'], 'the blocked and the stopped call did not run');
-    assert.equal(server.requests.length, 5, 'no model request after the stop');
-    assert.equal(lastToolResult(server.requests[2]), 'build b-17: running');
-    assert.match(lastToolResult(server.requests[3]), /^build b-17: running\n\n\[AgentBreaker\] .*"check_build" 3 times/s, 'the 3rd result carries the steer');
-    assert.match(lastToolResult(server.requests[4]), /^\[AgentBreaker\] This call was NOT executed\./);
-    assert.deepEqual(escalations(events), ['tool_spiral:steer', 'tool_spiral:block', 'tool_spiral:stop']);
-    assert.equal((await breaker.snapshot('oa-spiral')).state, 'OPEN');
-  });
+      assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+      assert.equal(error.sessionId, 'oa-spiral', "the breaker session is the SDK session's id");
+      assert.deepEqual(executions, ['b-17', 'b-17', 'b-17'], 'the blocked and the stopped call did not run');
+      assert.equal(server.requests.length, 5, 'no model request after the stop');
+      assert.equal(lastToolResult(server.requests[2]), 'build b-17: running');
+      assert.match(lastToolResult(server.requests[3]), /^build b-17: running\n\n\[AgentBreaker\] .*"check_build" 3 times/s, 'the 3rd result carries the steer');
+      assert.match(lastToolResult(server.requests[4]), /^\[AgentBreaker\] This call was NOT executed\./);
+      assert.deepEqual(escalations(events), ['tool_spiral:steer', 'tool_spiral:block', 'tool_spiral:stop']);
+      assert.equal((await breaker.snapshot('oa-spiral')).state, 'OPEN');
+      assert.equal(server.requests[0]!.path, useResponses ? '/v1/responses' : '/v1/chat/completions');
+    });
+  }
 
   test('streaming: the spiral is stopped with ToolSpiralError, from the stream and from completed', async () => {
     await using server = await spiralServer();
