@@ -100,7 +100,7 @@ export class ProxyJudge {
     return messages.length === 0 ? undefined : messages.map((m) => `${NOTE_PREFIX} ${m}`).join('\n\n');
   }
 
-  /** The tool calls of the session's latest response this proxy judged, by id, if it judged one. */
+  /** The tool calls of the session's latest response this proxy judged, by id, if it judged one that has an id (Responses). */
   lastCalls(sessionId: string): ReadonlyMap<string, WireToolCall> | undefined {
     return this.#lastCalls.get(sessionId);
   }
@@ -112,8 +112,11 @@ export class ProxyJudge {
 
   /** Judges a response's round: records it, then judges each tool call before the agent sees it. */
   async judgeRound(sessionId: string, round: WireRound): Promise<RoundVerdict> {
-    this.#lastCalls.set(sessionId, new Map(round.toolCalls.map((call) => [call.id, call])));
-    if (round.responseId !== undefined) this.#responses.set(round.responseId, sessionId);
+    // Only a response a later request can name (Responses) is remembered: those requests do not mark where a round begins.
+    if (round.responseId !== undefined) {
+      this.#lastCalls.set(sessionId, new Map(round.toolCalls.map((call) => [call.id, call])));
+      this.#responses.set(round.responseId, sessionId);
+    }
     const model = await this.breaker.observe(sessionId, {
       kind: 'model',
       promptTokens: round.promptTokens,

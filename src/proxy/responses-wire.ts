@@ -349,9 +349,9 @@ class ResponsesStreamRewriter implements StreamRewriter {
 
   finish(verdict: RoundVerdict): SseEvent[] {
     if (verdict.stop === undefined && verdict.blocked.size === 0) return this.#held.map((h) => h.event);
-    const dropped = new Set(
-      [...this.#calls].filter(([, call]) => verdict.stop !== undefined || verdict.blocked.has(callIdOf(call.item))).map(([index]) => index),
-    );
+    // A stop drops every call; a block, the blocked ones.
+    const drops = (item: JsonObject): boolean => verdict.stop !== undefined || verdict.blocked.has(callIdOf(item));
+    const dropped = new Set([...this.#calls].filter(([, call]) => drops(call.item)).map(([index]) => index));
     const names = new Map([...this.#calls.values()].map((c) => [callIdOf(c.item), toolNameOf(c.item)]));
     // The note is a message item of its own: nothing to separate it from.
     const text = verdict.stop !== undefined ? verdict.stop.text : blockText(verdict.blocked, names);
@@ -376,8 +376,7 @@ class ResponsesStreamRewriter implements StreamRewriter {
     }
     out.push(...messageEvents(note, noteIndex, text));
     const response = isObject(end?.['response']) ? end['response'] : { ...this.#shell, usage: ZERO_USAGE };
-    const dropCall = (item: JsonObject): boolean => isCall(item) && (verdict.stop !== undefined || verdict.blocked.has(callIdOf(item)));
-    const output = [...asArray(response['output']).filter((item) => !(isObject(item) && dropCall(item))), note];
+    const output = [...asArray(response['output']).filter((item) => !(isObject(item) && isCall(item) && drops(item))), note];
     // A stop ends the response as complete; a block keeps how the response ended.
     const endType = verdict.stop === undefined && end !== undefined ? String(end['type']) : 'response.completed';
     out.push(named(endType, { response: { ...response, ...(endType === 'response.completed' ? { status: 'completed' } : {}), output } }));

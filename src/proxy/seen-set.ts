@@ -1,17 +1,17 @@
+import { RecentMap } from './recent-map.ts';
+
 /** A bounded set of keys, oldest dropped first: remembers what was already observed. */
 export class SeenSet {
-  readonly #keys = new Set<string>();
-  readonly #limit: number;
+  readonly #keys: RecentMap<string, true>;
 
   constructor(limit = 100_000) {
-    this.#limit = limit;
+    this.#keys = new RecentMap(limit);
   }
 
   /** True the first time a key is seen. */
   first(key: string): boolean {
-    if (this.#keys.has(key)) return false;
-    this.#keys.add(key);
-    if (this.#keys.size > this.#limit) this.#keys.delete(this.#keys.values().next().value as string);
+    if (this.#keys.get(key) === true) return false;
+    this.#keys.set(key, true);
     return true;
   }
 }
