@@ -126,6 +126,26 @@ export interface BreakerStore {
   /** Takes (removes and returns) the session's waiting steer messages, oldest first. */
   takeSteers?(sessionId: string): Promise<string[]>;
   /**
+   * Marks keys as seen in a session, for every replica: for each key, true
+   * when no replica sharing the store marked it before (false for a repeat
+   * within `keys` too). A door that judges each request whole (the model
+   * proxy) marks what it observed of one, so that a client's retry of the
+   * request, which a load balancer may send to another replica, is not
+   * observed twice. Optional: a store without it leaves that to each process.
+   * Only the session's latest keys need be kept.
+   */
+  claimFirst?(sessionId: string, keys: readonly string[]): Promise<boolean[]>;
+  /**
+   * Gives a session another name every replica can look up, such as the id
+   * of a response it produced, which a later request continues (the model
+   * proxy and the Responses API's `previous_response_id`). Optional, with
+   * {@link sessionOfAlias}: a store without them leaves that to each
+   * process. Only the session's latest aliases need be kept.
+   */
+  addAlias?(sessionId: string, alias: string): Promise<void>;
+  /** The session an alias names (see {@link addAlias}), or undefined when none does (any more). */
+  sessionOfAlias?(alias: string): Promise<string | undefined>;
+  /**
    * Ids of sessions whose breaker is OPEN and still cooling down at `now`
    * (the breaker's clock; by default the store's), when the store can tell:
    * a session whose cooldown has ended lets its next request through as a

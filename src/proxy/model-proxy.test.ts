@@ -707,4 +707,54 @@ describe('two proxies sharing one Redis store', () => {
       await upstream.close();
     }
   });
+
+  test("a client's retry that lands on the other replica is observed once", async () => {
+    const keyPrefix = `governor:test:proxy:${randomUUID()}:`;
+    const stores = [new RedisBreakerStore({ url, keyPrefix }), new RedisBreakerStore({ url, keyPrefix })];
+    clients.push(...stores);
+    const breakers = stores.map((store) => new AgentBreaker({ store, checkFreshnessMs: 0 }));
+    // Each request is first refused upstream (rate limited), and the client retries it; the balancer sends the retry to the other replica.
+    const busy: ScriptedTurn = { error: { status: 429, retryAfterMs: 1 } };
+    const runTests: ScriptedTurn = { toolCalls: [{ name: 'run_tests', arguments: { path: 'tests/' } }] };
+    const upstream = await new ScriptedModelServer({ script: [busy, runTests, busy, runTests, busy, { text: 'All green now.' }] }).start();
+    const replicas = await Promise.all(breakers.map((breaker) => startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 })));
+    try {
+      const session = `retry-${randomUUID()}`;
+      let attempt = 0;
+      const client = new OpenAI({
+        baseURL: `${replicas[0]!.url}/v1`,
+        apiKey: 'sk-test-not-a-real-key',
+        maxRetries: 2,
+        defaultHeaders: { 'x-governor-session': session },
+        // A round-robin balancer: every attempt goes to the next replica.
+        fetch: (input, init) => {
+          const target = new URL(String(input instanceof Request ? input.url : input));
+          target.host = new URL(replicas[attempt++ % 2]!.url).host;
+          return fetch(target, init);
+        },
+      });
+      const messages: Message[] = [{ role: 'user', content: 'Make the test suite pass.' }];
+      for (let round = 0; round < 3; round += 1) {
+        const { choices } = await client.chat.completions.create({
+          model: 'm',
+          messages,
+          tools: [{ type: 'function', function: { name: 'run_tests', parameters: { type: 'object', properties: { path: { type: 'string' } } } } }],
+        });
+        const message = choices[0]!.message;
+        messages.push(message as Message);
+        for (const call of message.tool_calls ?? [])
+          messages.push({ role: 'tool', tool_call_id: call.id, content: round === 0 ? '3 failed, 41 passed' : '44 passed' });
+      }
+      assert.equal(messages.at(-1)!.content, 'All green now.');
+      assert.equal(upstream.requests.length, 6, 'every request was retried once, on the other replica');
+      // Two test runs with different results and one user turn: nothing to steer, and the session counts each once.
+      assert.equal(upstream.requests.filter((r) => JSON.stringify(r.body).includes('[governor]')).length, 0);
+      const { counters } = await breakers[0]!.snapshot(session);
+      assert.equal(counters.userEvents, 1);
+      assert.equal(counters.toolCalls, 2);
+    } finally {
+      for (const replica of replicas) await replica.close();
+      await upstream.close();
+    }
+  });
 });

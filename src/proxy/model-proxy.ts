@@ -189,11 +189,15 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   if (!isObject(body) || !api.isRequest(body)) return forward(request, url, route.upstreamFetch, raw);
 
   const { judge } = route;
-  const sessionId = proxySessionId(request.headers, body, api, (id) => judge.sessionOfResponse(id));
+  const continued = api.continues(body);
+  // Looked up only when nothing else names the session: on a replica that did not answer it, that is a round trip to the store.
+  const named = (request.headers.get(SESSION_HEADER)?.trim() ?? '') !== '' || api.conversation(body) !== undefined;
+  const continuedIn = continued === undefined || named ? undefined : await judge.sessionOfResponse(continued);
+  const sessionId = proxySessionId(request.headers, body, api, () => continuedIn);
   const gate = await judge.gate(sessionId);
-  if (gate !== undefined) return gate.refused ? refusal(api, gate) : stopAnswer(api, body, gate);
-  const stopped = await judge.observeRequest(sessionId, api.requestTail(body, judge.lastCalls(sessionId)));
-  if (stopped !== undefined) return stopAnswer(api, body, stopped);
+  if (gate !== undefined) return gate.refused ? refusal(api, gate) : stopAnswer(api, body, gate, judge, sessionId);
+  const stopped = await judge.observeRequest(sessionId, api.requestTail(body, judge.lastCalls(sessionId, continued)));
+  if (stopped !== undefined) return stopAnswer(api, body, stopped, judge, sessionId);
   const note = await judge.steerNote(sessionId);
   const sent: JsonObject = note === undefined ? body : api.withSteers(body, note);
   const upstreamResponse = await callUpstream(route.upstreamFetch, url, {
@@ -249,12 +253,21 @@ function refusal(api: WireApi, stop: ProxyStop): Response {
   return json(api.refusal(stop.text), 403, new Headers({ [STOP_HEADER]: stop.category }));
 }
 
-function stopAnswer(api: WireApi, body: JsonObject, stop: ProxyStop): Response {
+/** The stopping answer to a request not sent upstream; the session keeps its id, so that a request continuing it is refused. */
+async function stopAnswer(api: WireApi, body: JsonObject, stop: ProxyStop, judge: ProxyJudge, sessionId: string): Promise<Response> {
   const headers = new Headers({ [STOP_HEADER]: stop.category });
-  if (!api.isStream(body)) return json(api.stopResponse(body, stop.text), 200, headers);
+  if (!api.isStream(body)) {
+    const answer = api.stopResponse(body, stop.text);
+    await judge.noteResponse(sessionId, api.roundOf(answer), body);
+    return json(answer, 200, headers);
+  }
+  const events = api.stopEvents(body, stop.text);
+  const read = api.streamRewriter();
+  for (const event of events) read.accept(event);
+  await judge.noteResponse(sessionId, read.round(), body);
   headers.set('content-type', 'text/event-stream');
   headers.set('cache-control', 'no-cache');
-  return new Response(api.stopEvents(body, stop.text).map(formatSse).join(''), { status: 200, headers });
+  return new Response(events.map(formatSse).join(''), { status: 200, headers });
 }
 
 /**

@@ -1,10 +1,11 @@
 import type { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
-import { SeenSet } from './seen-set.ts';
+import { type SeenSet, seenSetFor } from './seen-set.ts';
 import { hash53 } from '../breaker/similarity/hash.ts';
 import { type SteerInbox, steerInboxFor } from './steer-inbox.ts';
 import { RecentMap } from './recent-map.ts';
-import type { RequestTail, RoundVerdict, WireRound, WireToolCall } from './wire-api.ts';
+import { type ResponseSessions, responseSessionsFor } from './response-sessions.ts';
+import type { JsonObject, RequestTail, RoundVerdict, WireRound, WireToolCall } from './wire-api.ts';
 
 /** Sessions whose latest response is remembered (its id and tool calls). */
 const RECENT_SESSIONS = 10_000;
@@ -37,15 +38,17 @@ function toStop(decision: BreakerDecision, refused: boolean): ProxyStop {
 export class ProxyJudge {
   readonly breaker: AgentBreaker;
   readonly #inbox: SteerInbox;
-  readonly #seen = new SeenSet();
-  /** Session → the tool calls of its latest judged response, by id. */
-  readonly #lastCalls = new RecentMap<string, ReadonlyMap<string, WireToolCall>>(RECENT_SESSIONS);
+  readonly #seen: SeenSet;
+  /** Session → its latest response this proxy judged, and that response's tool calls by id. */
+  readonly #lastCalls = new RecentMap<string, { readonly responseId: string; readonly calls: ReadonlyMap<string, WireToolCall> }>(RECENT_SESSIONS);
   /** Response id → its session, for requests that continue a stored response. */
-  readonly #responses = new RecentMap<string, string>(RECENT_SESSIONS);
+  readonly #responses: ResponseSessions;
 
   constructor(breaker: AgentBreaker) {
     this.breaker = breaker;
     this.#inbox = steerInboxFor(breaker.options.store);
+    this.#seen = seenSetFor(breaker.options.store);
+    this.#responses = responseSessionsFor(breaker.options.store);
   }
 
   /**
@@ -62,20 +65,24 @@ export class ProxyJudge {
 
   /**
    * Observes what is new in a request: each tool result and user turn once,
-   * even when a request is retried. A retry repeats the request, so what was
+   * even when a request is retried, on this replica or (with a store that
+   * shares what was seen) on another. A retry repeats the request, so what was
    * observed is known by its position and its content together: an agent that
    * starts each task afresh puts a new user turn where the last one was, and
    * some servers give every tool call the same id.
    */
   async observeRequest(sessionId: string, tail: RequestTail): Promise<ProxyStop | undefined> {
-    const at = `${sessionId}\u0000${tail.lastIndex}\u0000`;
-    if (tail.userText !== null && this.#seen.first(`${at}user\u0000${hash53(tail.userText)}`)) {
+    const at = `${tail.lastIndex}\u0000`;
+    const keys = tail.toolResults.map((r) => `${at}tool\u0000${r.id}\u0000${hash53(JSON.stringify([r.name, r.args, r.result, r.error]))}`);
+    if (tail.userText !== null) keys.unshift(`${at}user\u0000${hash53(tail.userText)}`);
+    const first = await this.#seen.claim(sessionId, keys);
+    if (tail.userText !== null && first.shift() === true) {
       // A steer decided on an observed event waits in the breaker (see steerNote).
       const decision = await this.breaker.observe(sessionId, { kind: 'user', text: tail.userText });
       if (decision.action === 'stop') return toStop(decision, false);
     }
-    for (const result of tail.toolResults) {
-      if (!this.#seen.first(`${at}tool\u0000${result.id}\u0000${hash53(JSON.stringify([result.name, result.args, result.result, result.error]))}`)) continue;
+    for (const [i, result] of tail.toolResults.entries()) {
+      if (first[i] !== true) continue;
       const decision = await this.breaker.observe(sessionId, {
         kind: 'tool_call',
         tool: result.name,
@@ -101,21 +108,32 @@ export class ProxyJudge {
   }
 
   /** The tool calls of the session's latest response this proxy judged, by id, if it judged one that has an id (Responses). */
-  lastCalls(sessionId: string): ReadonlyMap<string, WireToolCall> | undefined {
-    return this.#lastCalls.get(sessionId);
+  lastCalls(sessionId: string, continued?: string): ReadonlyMap<string, WireToolCall> | undefined {
+    const latest = this.#lastCalls.get(sessionId);
+    // Another replica may have answered the response continued since: these calls would then be older ones.
+    return latest === undefined || (continued !== undefined && continued !== latest.responseId) ? undefined : latest.calls;
   }
 
-  /** The session of a response this proxy judged, by the response's id. */
-  sessionOfResponse(responseId: string): string | undefined {
-    return this.#responses.get(responseId);
+  /** The session of a response this proxy judged, or (with a store that keeps aliases) any replica did, by the response's id. */
+  sessionOfResponse(responseId: string): Promise<string | undefined> {
+    return this.#responses.sessionOf(responseId);
+  }
+
+  /**
+   * Notes a response the proxy wrote itself (a stop) as the session's, when
+   * a later request can name it (Responses), unless the request asked the
+   * API not to store it.
+   */
+  async noteResponse(sessionId: string, round: WireRound, request: JsonObject): Promise<void> {
+    if (round.responseId !== undefined) await this.#responses.add(sessionId, round.responseId, request['store'] !== false);
   }
 
   /** Judges a response's round: records it, then judges each tool call before the agent sees it. */
   async judgeRound(sessionId: string, round: WireRound): Promise<RoundVerdict> {
     // Only a response a later request can name (Responses) is remembered: those requests do not mark where a round begins.
     if (round.responseId !== undefined) {
-      this.#lastCalls.set(sessionId, new Map(round.toolCalls.map((call) => [call.id, call])));
-      this.#responses.set(round.responseId, sessionId);
+      this.#lastCalls.set(sessionId, { responseId: round.responseId, calls: new Map(round.toolCalls.map((call) => [call.id, call])) });
+      await this.#responses.add(sessionId, round.responseId, round.stored !== false);
     }
     const model = await this.breaker.observe(sessionId, {
       kind: 'model',

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { randomUUID } from 'node:crypto';
+import { after, describe, test } from 'node:test';
 import { createOpenAI } from '@ai-sdk/openai';
 import { Agent, OpenAIProvider, Runner, tool as agentTool } from '@openai/agents';
 import { generateText, isStepCount, streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
+import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
+import { requireRedis } from '../test-support/services.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
 import { createModelProxy, proxySessionId, startModelProxy, type ModelProxyServer } from './index.ts';
 import { responsesWire } from './responses-wire.ts';
@@ -338,6 +341,41 @@ describe('governor proxy with Codex-style input: each call followed by its outpu
       await upstream.close();
     }
   });
+  test('replicas taking turns: calls one replica remembers from an older response do not make old outputs new', async () => {
+    const script: ScriptedTurn[] = ['ls', 'cat a.ts', 'npm test'].map((cmd) => ({ toolCalls: [{ name: 'shell', arguments: { cmd } }] }));
+    const upstream = await new ScriptedModelServer({ script: [...script, { text: 'Done.' }] }).start();
+    const breaker = new AgentBreaker();
+    // Which tool results the replicas observe, in order.
+    const observed: unknown[] = [];
+    const observe = breaker.observe.bind(breaker);
+    breaker.observe = (sessionId, event) => {
+      if (event.kind === 'tool_call') observed.push(event.args);
+      return observe(sessionId, event);
+    };
+    const replicas = [
+      await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 }),
+      await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 }),
+    ];
+    try {
+      const input: unknown[] = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Run the tests.' }] }];
+      for (let round = 0; round <= script.length; round += 1) {
+        const response = await fetch(`${replicas[round % 2]!.url}/v1/responses`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-governor-session': 'codex-turns' },
+          body: JSON.stringify({ model: 'm', input, store: false }),
+        });
+        for (const item of ((await response.json()) as OpenAI.Responses.Response).output) {
+          input.push(item);
+          if (item.type === 'function_call') input.push({ type: 'function_call_output', call_id: item.call_id, output: `output of ${item.arguments}` });
+        }
+      }
+      // Each replica takes the output after the last call (of parallel calls it could miss one, never take one twice).
+      assert.deepEqual(observed, [{ cmd: 'ls' }, { cmd: 'cat a.ts' }, { cmd: 'npm test' }]);
+    } finally {
+      for (const replica of replicas) await replica.close();
+      await upstream.close();
+    }
+  });
 });
 
 describe('governor proxy with requests that continue a stored response (previous_response_id)', () => {
@@ -376,6 +414,76 @@ describe('governor proxy with requests that continue a stored response (previous
       assert.equal(calls(await ask()).length, 1);
     } finally {
       await r.close();
+    }
+  });
+});
+
+describe('two proxies sharing one Redis store, with requests that continue a stored response', () => {
+  const stores: RedisBreakerStore[] = [];
+  after(async () => {
+    for (const store of stores) await store.close();
+  });
+
+  test('a continued response is judged in its session on whichever replica gets it; one the API does not store is not noted', async () => {
+    const url = await requireRedis();
+    const keyPrefix = `governor:test:responses:${randomUUID()}:`;
+    const breakers = [0, 1].map(() => {
+      const store = new RedisBreakerStore({ url, keyPrefix });
+      stores.push(store);
+      return new AgentBreaker({ store, checkFreshnessMs: 0, budget: { maxTokens: 250 } });
+    });
+    const turn: ScriptedTurn = { toolCalls: [{ name: 'search', arguments: { q: 'Oslo' } }], usage: { promptTokens: 50, completionTokens: 10 } };
+    const upstream = await new ScriptedModelServer({ script: [turn], onExhausted: 'repeat-last' }).start();
+    const replicas = await Promise.all(breakers.map((breaker) => startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 })));
+    try {
+      let attempt = 0;
+      const client = new OpenAI({
+        baseURL: `${replicas[0]!.url}/v1`,
+        apiKey: 'sk-test-not-a-real-key',
+        maxRetries: 0,
+        // A round-robin balancer: each request goes to the next replica.
+        fetch: (input, init) => {
+          const target = new URL(String(input instanceof Request ? input.url : input));
+          target.host = new URL(replicas[attempt++ % 2]!.url).host;
+          return fetch(target, init);
+        },
+      });
+      const conversation = async (first: string, store: boolean): Promise<{ session: string; answers: OpenAI.Responses.Response[]; refused: boolean }> => {
+        const opening = { model: 'm', instructions: 'You book travel.', tools: [SEARCH], store };
+        const session = proxySessionId(new Headers(), { ...opening, input: [{ role: 'user', content: first }] }, responsesWire);
+        const answers: OpenAI.Responses.Response[] = [];
+        let input: InputItem[] = [{ role: 'user', content: first }];
+        for (let i = 0; i < 8; i += 1) {
+          const previous = answers.at(-1);
+          try {
+            answers.push(await client.responses.create({ ...opening, input, ...(previous === undefined ? {} : { previous_response_id: previous.id }) }));
+          } catch (error) {
+            assert.ok(error instanceof OpenAI.PermissionDeniedError && error.code === 'breaker_open', String(error));
+            return { session, answers, refused: true };
+          }
+          input = calls(answers.at(-1)!).map((call) => ({ type: 'function_call_output', call_id: call.call_id, output: `result ${i}` }));
+          if (input.length === 0) input = [{ role: 'user', content: 'Go on.' }];
+        }
+        return { session, answers, refused: false };
+      };
+
+      // Each round costs 60 tokens against a budget of 250: wherever the rounds are judged, one session adds them up.
+      const kept = await conversation('Find me a flight to Oslo.', true);
+      assert.match(text(kept.answers.at(-1)!), /stopped by the agent breaker \(budget\)/);
+      assert.equal(kept.refused, true, 'the stopped session is refused on the next replica too');
+      const snapshot = await breakers[1]!.snapshot(kept.session);
+      assert.equal(snapshot.state, 'OPEN');
+      assert.equal(snapshot.counters.modelCalls, upstream.requests.length, 'every round that went upstream counts in the one session');
+      assert.equal(upstream.requests.length, 6);
+
+      // Responses the API does not keep cannot be continued: the replicas note none of them.
+      const aliases = await stores[0]!.sessionOfAlias(`response:${kept.answers[0]!.id}`);
+      assert.equal(aliases, kept.session);
+      const unstored = await conversation('Find me a flight to Bergen.', false);
+      assert.equal(await stores[0]!.sessionOfAlias(`response:${unstored.answers[0]!.id}`), undefined);
+    } finally {
+      for (const replica of replicas) await replica.close();
+      await upstream.close();
     }
   });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   asArray,
   blockText,
@@ -90,12 +91,15 @@ export const responsesWire: WireApi = {
     const segment = items.slice(start + 1).filter(isObject);
     const calls = new Map<string, WireToolCall>();
     let lastCallAt = -1;
+    let lastCallId: string | undefined;
     segment.forEach((item, at) => {
       if (!isCall(item)) return;
-      calls.set(callIdOf(item), toolCallOf(item));
+      lastCallId = callIdOf(item);
+      calls.set(lastCallId, toolCallOf(item));
       lastCallAt = at;
     });
-    const known = lastCalls !== undefined && lastCalls.size > 0 ? lastCalls : undefined;
+    // Calls remembered from an older response (another replica judged the latest) would take old outputs for new ones.
+    const known = lastCalls !== undefined && lastCalls.size > 0 && (lastCallId === undefined || lastCalls.has(lastCallId)) ? lastCalls : undefined;
     const toolResults: WireToolResult[] = [];
     for (const [at, item] of segment.entries()) {
       if (!OUTPUT_TYPES.has(String(item['type']))) continue;
@@ -125,6 +129,7 @@ export const responsesWire: WireApi = {
     const output = asArray(response['output']).filter(isObject);
     return {
       ...(typeof response['id'] === 'string' ? { responseId: response['id'] } : {}),
+      ...(response['store'] === false ? { stored: false } : {}),
       text: outputText(output),
       ...usageOf(response['usage']),
       toolCalls: output.filter(isCall).map(toolCallOf),
@@ -135,26 +140,26 @@ export const responsesWire: WireApi = {
     const output = asArray(response['output']).filter(isObject);
     const names = new Map(output.filter(isCall).map((item) => [callIdOf(item), toolNameOf(item)]));
     const kept = output.filter((item) => !(isCall(item) && blocked.has(callIdOf(item))));
-    return { ...response, output: [...kept, messageItem(`msg_governor_${Date.now()}`, blockText(blocked, names))] };
+    return { ...response, output: [...kept, messageItem(newId('msg'), blockText(blocked, names))] };
   },
 
   stopResponse(request, text, upstream) {
     return {
-      id: typeof upstream?.['id'] === 'string' ? upstream['id'] : `resp_governor_${Date.now()}`,
+      id: typeof upstream?.['id'] === 'string' ? upstream['id'] : newId('resp'),
       object: 'response',
       created_at: typeof upstream?.['created_at'] === 'number' ? upstream['created_at'] : Math.floor(Date.now() / 1000),
       status: 'completed',
       error: null,
       incomplete_details: null,
       model: typeof upstream?.['model'] === 'string' ? upstream['model'] : String(request['model'] ?? 'unknown'),
-      output: [messageItem(`msg_governor_${Date.now()}`, text)],
+      output: [messageItem(newId('msg'), text)],
       usage: isObject(upstream?.['usage']) ? upstream['usage'] : ZERO_USAGE,
     };
   },
 
   stopEvents(request, text) {
     const shell = {
-      id: `resp_governor_${Date.now()}`,
+      id: newId('resp'),
       object: 'response',
       created_at: Math.floor(Date.now() / 1000),
       error: null,
@@ -162,7 +167,7 @@ export const responsesWire: WireApi = {
       model: String(request['model'] ?? 'unknown'),
       usage: null,
     };
-    const item = messageItem(`msg_governor_${Date.now()}`, text);
+    const item = messageItem(newId('msg'), text);
     const events = [
       named('response.created', { response: { ...shell, status: 'in_progress', output: [] } }),
       ...messageEvents(item, 0, text),
@@ -235,6 +240,11 @@ function outputText(output: readonly JsonObject[]): string {
 function usageOf(usage: unknown): { promptTokens: number | null; completionTokens: number | null } {
   if (!isObject(usage)) return { promptTokens: null, completionTokens: null };
   return { promptTokens: tokenCount(usage['input_tokens']), completionTokens: tokenCount(usage['output_tokens']) };
+}
+
+/** An id for an item or a response the proxy writes: unique, since a later request may name a response by it. */
+function newId(kind: 'resp' | 'msg'): string {
+  return `${kind}_governor_${randomUUID().replaceAll('-', '')}`;
 }
 
 function messageItem(id: string, text: string): JsonObject {
@@ -344,7 +354,13 @@ class ResponsesStreamRewriter implements StreamRewriter {
       return toolCallOf(whole === '' && streamed !== '' ? { ...item, arguments: streamed, input: streamed } : item);
     });
     const id = this.#shell['id'];
-    return { ...(typeof id === 'string' ? { responseId: id } : {}), text: this.#text, ...this.#usage, toolCalls };
+    return {
+      ...(typeof id === 'string' ? { responseId: id } : {}),
+      ...(this.#shell['store'] === false ? { stored: false } : {}),
+      text: this.#text,
+      ...this.#usage,
+      toolCalls,
+    };
   }
 
   finish(verdict: RoundVerdict): SseEvent[] {
@@ -357,7 +373,7 @@ class ResponsesStreamRewriter implements StreamRewriter {
     const text = verdict.stop !== undefined ? verdict.stop.text : blockText(verdict.blocked, names);
     const renumber = (index: number): number => index - [...dropped].filter((d) => d < index).length;
     const noteIndex = renumber(this.#nextIndex);
-    const note = messageItem(`msg_governor_${Date.now()}`, text);
+    const note = messageItem(newId('msg'), text);
 
     const out: SseEvent[] = [];
     let end: JsonObject | undefined;

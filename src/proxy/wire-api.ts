@@ -34,6 +34,8 @@ export interface RequestTail {
 export interface WireRound {
   /** The response's id, when a later request can name it (Responses). */
   readonly responseId?: string;
+  /** False when the upstream does not keep the response (`store: false`): no later request can continue it. */
+  readonly stored?: boolean;
   readonly text: string;
   readonly promptTokens: number | null;
   readonly completionTokens: number | null;

@@ -244,6 +244,48 @@ describe('RedisBreakerStore', () => {
     assert.deepEqual(await b.takeSteers('s'), [], 'delete drops them');
   });
 
+  test('claimFirst: a key is first once for every replica, the newest are kept, and delete forgets them', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const a = store({ keyPrefix });
+    const b = store({ keyPrefix });
+    assert.deepEqual(await a.claimFirst('s', ['k1', 'k2', 'k1']), [true, true, false], 'a repeat within one call is not first');
+    assert.deepEqual(await b.claimFirst('s', ['k2', 'k3']), [false, true], 'the other replica knows k2');
+    assert.deepEqual(await b.claimFirst('other', ['k1']), [true], 'keys are per session');
+    assert.deepEqual(await a.claimFirst('s', []), []);
+    // Stored as hashes, never as the keys themselves; the newest 32 are kept, and all of one call's.
+    const many = Array.from({ length: 40 }, (_, i) => `tool result ${i} password=hunter2-very-secret`);
+    assert.ok((await a.claimFirst('s', many)).every(Boolean));
+    const stored = await raw.lRange(`${keyPrefix}seen:s`, 0, -1);
+    assert.equal(stored.length, 40);
+    assert.doesNotMatch(stored.join(' '), /hunter2|tool result/);
+    assert.deepEqual(await b.claimFirst('s', ['k3', many[0]!, many[39]!]), [true, false, false], 'k3 was dropped as older than the 40 newest');
+    assert.equal(await raw.lLen(`${keyPrefix}seen:s`), 32);
+    const ttl = await raw.pTTL(`${keyPrefix}seen:s`);
+    assert.ok(ttl > 86_000_000, `expires with the session (${ttl} ms)`);
+    await a.delete('s');
+    assert.deepEqual(await b.claimFirst('s', [many[39]!]), [true], 'delete forgets them');
+  });
+
+  test('aliases name a session for every replica; a session keeps its newest eight, and delete drops them', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const a = store({ keyPrefix });
+    const b = store({ keyPrefix });
+    assert.equal(await b.sessionOfAlias('response:r0'), undefined);
+    for (let i = 0; i < 10; i += 1) await a.addAlias('s', `response:r${i}`);
+    await a.addAlias('t', 'response:other');
+    assert.equal(await b.sessionOfAlias('response:r9'), 's');
+    assert.equal(await b.sessionOfAlias('response:r2'), 's');
+    assert.equal(await b.sessionOfAlias('response:r1'), undefined, 'older than the newest eight');
+    assert.equal(await raw.lLen(`${keyPrefix}aliases:s`), 8);
+    await a.addAlias('s', 'response:r9');
+    assert.equal(await raw.lLen(`${keyPrefix}aliases:s`), 8, 'an alias added again is not kept twice');
+    assert.equal(await b.sessionOfAlias('response:r2'), 's');
+    assert.ok((await raw.pTTL(`${keyPrefix}alias:response:r9`)) > 86_000_000, 'kept as long as the session');
+    await b.delete('s');
+    assert.equal(await a.sessionOfAlias('response:r9'), undefined, 'delete drops them');
+    assert.equal(await a.sessionOfAlias('response:other'), 't', "another session's are kept");
+  });
+
   test('a session and its log expire no sooner than ttlMs after the last write, and at most a second later', async () => {
     const keyPrefix = `${prefix}${randomUUID()}:`;
     const b = breakerOn(new RedisBreakerStore({ client: raw, keyPrefix, ttlMs: 60_000 }));

@@ -7,6 +7,7 @@ import { is, validateOptions, type OptionRules } from '../errors/validate-option
 import { redact } from '../redaction/redact.ts';
 import { decodeOp, encodeOp } from '../breaker/op-codec.ts';
 import { decodeState, encodeState } from '../breaker/state-codec.ts';
+import { hash53 } from '../breaker/similarity/hash.ts';
 
 /**
  * The part of a node-redis client the store uses. A `RedisClientType` from
@@ -39,7 +40,11 @@ export interface RedisBreakerStoreOptions {
   /**
    * Prefix of every key the store writes: a session lives at
    * `<prefix>session:<id>` (a hash) and `<prefix>log:<id>` (its recent
-   * operations), the open sessions at `<prefix>open-until` (a sorted set scored by the end of each one's cooldown).
+   * operations), the open sessions at `<prefix>open-until` (a sorted set scored by the end of each one's cooldown),
+   * a session's waiting steer messages at `<prefix>steers:<id>` and the keys
+   * marked by {@link RedisBreakerStore.claimFirst} at `<prefix>seen:<id>` (lists),
+   * and each alias (see {@link RedisBreakerStore.addAlias}) at `<prefix>alias:<alias>`,
+   * a session's aliases at `<prefix>aliases:<id>`.
    * @default 'governor:breaker:'
    */
   readonly keyPrefix?: string;
@@ -84,7 +89,7 @@ export interface RedisBreakerStoreOptions {
  * credentials.
  */
 export class BreakerStoreError extends GovernorError {
-  /** Which store operation failed: `read`, `apply`, `delete`, `listOpen` or `ping`. */
+  /** Which store operation failed: `read`, `apply`, `delete`, `listOpen`, `ping`, `addSteers`, `takeSteers`, `claimFirst`, `addAlias` or `sessionOfAlias`. */
   readonly operation: string;
 
   constructor(operation: string, message: string, options?: { cause?: unknown }) {
@@ -285,9 +290,49 @@ redis.call('DEL', KEYS[1])
 return messages
 `;
 
-/** KEYS[1] session hash, KEYS[2] its log, KEYS[3] open sessions, KEYS[4] its steer list; ARGV[1] session id. */
+/**
+ * KEYS[1] seen list; ARGV[1] ttl ms, ARGV[2] most kept, ARGV[3…] key hashes.
+ * Returns 1 for each hash not in the list (then added), 0 for one already
+ * there; the list keeps the newest, and every hash of this call.
+ */
+const CLAIM_FIRST = `
+local seen = {}
+for _, h in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do seen[h] = true end
+local out = {}
+for i = 3, #ARGV do
+  if seen[ARGV[i]] then
+    out[i - 2] = 0
+  else
+    out[i - 2] = 1
+    seen[ARGV[i]] = true
+    redis.call('RPUSH', KEYS[1], ARGV[i])
+  end
+end
+redis.call('LTRIM', KEYS[1], -math.max(tonumber(ARGV[2]), #ARGV - 2), -1)
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return out
+`;
+
+/**
+ * KEYS[1] alias key, KEYS[2] the session's alias list; ARGV: session id,
+ * expiry ms, most kept. Points the alias at the session; the session keeps
+ * its newest aliases, older ones are dropped.
+ */
+const ADD_ALIAS = `
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('LREM', KEYS[2], 0, KEYS[1])
+redis.call('RPUSH', KEYS[2], KEYS[1])
+while redis.call('LLEN', KEYS[2]) > tonumber(ARGV[3]) do
+  redis.call('DEL', redis.call('LPOP', KEYS[2]))
+end
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return 1
+`;
+
+/** KEYS[1] session hash, KEYS[2] its log, KEYS[3] open sessions, KEYS[4] its steer list, KEYS[5] its seen list, KEYS[6] its alias list; ARGV[1] session id. */
 const DELETE = `
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[4])
+for _, alias in ipairs(redis.call('LRANGE', KEYS[6], 0, -1)) do redis.call('DEL', alias) end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[4], KEYS[5], KEYS[6])
 redis.call('ZREM', KEYS[3], ARGV[1])
 return 1
 `;
@@ -310,7 +355,15 @@ const SCRIPTS = {
   delete: script(DELETE),
   addSteers: script(ADD_STEERS),
   takeSteers: script(TAKE_STEERS),
+  claimFirst: script(CLAIM_FIRST),
+  addAlias: script(ADD_ALIAS),
 };
+
+/** Most aliases a session keeps (see {@link RedisBreakerStore.addAlias}). */
+const MAX_ALIASES = 8;
+
+/** Most keys a session's seen list keeps beyond those of the latest call (see {@link RedisBreakerStore.claimFirst}). */
+const MAX_SEEN_KEYS = 32;
 
 /** Most steer messages kept waiting per session. */
 const MAX_WAITING_STEERS = 8;
@@ -419,6 +472,9 @@ export class RedisBreakerStore implements BreakerStore {
   readonly #client: RedisCommandClient;
   readonly #logPrefix: string;
   readonly #steerPrefix: string;
+  readonly #seenPrefix: string;
+  readonly #aliasPrefix: string;
+  readonly #aliasesPrefix: string;
   /** Sessions whose folded state this process keeps (see {@link RedisBreakerStoreOptions.cacheSessions}). */
   readonly cacheSessions: number;
   // Map iteration order is insertion order: re-inserting on use makes it an LRU.
@@ -472,6 +528,9 @@ export class RedisBreakerStore implements BreakerStore {
     this.#openKey = `${keyPrefix}open-until`;
     this.#logPrefix = `${keyPrefix}log:`;
     this.#steerPrefix = `${keyPrefix}steers:`;
+    this.#seenPrefix = `${keyPrefix}seen:`;
+    this.#aliasPrefix = `${keyPrefix}alias:`;
+    this.#aliasesPrefix = `${keyPrefix}aliases:`;
     this.cacheSessions = cacheSessions;
     this.#ttlMs = ttlMs;
     this.#refreshEveryMs = Math.min(MAX_EXPIRY_SLACK_MS, Math.floor(ttlMs / 10));
@@ -813,7 +872,14 @@ export class RedisBreakerStore implements BreakerStore {
     await this.#evalScript(
       'delete',
       SCRIPTS.delete,
-      [this.#key(sessionId), this.#logPrefix + sessionId, this.#openKey, this.#steerPrefix + sessionId],
+      [
+        this.#key(sessionId),
+        this.#logPrefix + sessionId,
+        this.#openKey,
+        this.#steerPrefix + sessionId,
+        this.#seenPrefix + sessionId,
+        this.#aliasesPrefix + sessionId,
+      ],
       [sessionId],
     );
   }
@@ -838,6 +904,47 @@ export class RedisBreakerStore implements BreakerStore {
     const reply = await this.#evalScript('takeSteers', SCRIPTS.takeSteers, [this.#steerPrefix + sessionId], []);
     if (!Array.isArray(reply)) throw new BreakerStoreError('takeSteers', 'unexpected reply from Redis');
     return reply.map((m) => text(m)).filter((m): m is string => m !== undefined);
+  }
+
+  /**
+   * Marks keys as seen in the session, for every replica, in one round trip:
+   * true for each key no replica marked before. Keys are kept as 53-bit
+   * hashes, the session's newest {@link MAX_SEEN_KEYS} (and all of the
+   * latest call's), for as long as the session (`ttlMs`).
+   */
+  async claimFirst(sessionId: string, keys: readonly string[]): Promise<boolean[]> {
+    if (keys.length === 0) return [];
+    const reply = await this.#evalScript(
+      'claimFirst',
+      SCRIPTS.claimFirst,
+      [this.#seenPrefix + sessionId],
+      [this.#expiryMs, String(MAX_SEEN_KEYS), ...keys.map((key) => hash53(key).toString(36))],
+    );
+    if (!Array.isArray(reply) || reply.length !== keys.length) throw new BreakerStoreError('claimFirst', 'unexpected reply from Redis');
+    return reply.map((first) => Number(first) === 1);
+  }
+
+  /**
+   * Points an alias at the session for every replica, in one round trip. A
+   * session keeps its newest {@link MAX_ALIASES}, each for as long as the
+   * session (`ttlMs`); deleting the session drops them.
+   */
+  async addAlias(sessionId: string, alias: string): Promise<void> {
+    await this.#evalScript(
+      'addAlias',
+      SCRIPTS.addAlias,
+      [this.#aliasPrefix + alias, this.#aliasesPrefix + sessionId],
+      [sessionId, this.#expiryMs, String(MAX_ALIASES)],
+    );
+  }
+
+  /** The session an alias names, in one round trip; undefined when none does. */
+  async sessionOfAlias(alias: string): Promise<string | undefined> {
+    const reply = await this.#send('sessionOfAlias', ['GET', this.#aliasPrefix + alias]);
+    if (reply === null) return undefined;
+    const id = text(reply);
+    if (id === undefined) throw new BreakerStoreError('sessionOfAlias', 'unexpected reply from Redis');
+    return id;
   }
 
   /** Ids of sessions whose breaker is open and whose state has not expired. */

@@ -43,7 +43,18 @@ function outputItems(answer: WireAnswer): Record<string, unknown>[] {
   return items;
 }
 
-function responseShell(answer: WireAnswer, status: 'in_progress' | 'completed', output: Record<string, unknown>[]): Record<string, unknown> {
+/** What a response echoes of its request. */
+export interface ResponsesEcho {
+  /** The request's `store`: whether the API keeps the response for `previous_response_id`. @default true */
+  readonly store?: boolean;
+}
+
+function responseShell(
+  answer: WireAnswer,
+  status: 'in_progress' | 'completed',
+  output: Record<string, unknown>[],
+  echo: ResponsesEcho,
+): Record<string, unknown> {
   return {
     id: responseId(answer),
     object: 'response',
@@ -54,6 +65,7 @@ function responseShell(answer: WireAnswer, status: 'in_progress' | 'completed', 
     model: answer.model,
     output,
     parallel_tool_calls: true,
+    store: echo.store ?? true,
     tool_choice: 'auto',
     tools: [],
     usage: status === 'completed' ? usage(answer) : null,
@@ -61,8 +73,8 @@ function responseShell(answer: WireAnswer, status: 'in_progress' | 'completed', 
 }
 
 /** Body of a non-streaming Responses API response. */
-export function responsesObject(answer: WireAnswer): Record<string, unknown> {
-  return responseShell(answer, 'completed', outputItems(answer));
+export function responsesObject(answer: WireAnswer, echo: ResponsesEcho = {}): Record<string, unknown> {
+  return responseShell(answer, 'completed', outputItems(answer), echo);
 }
 
 /**
@@ -70,13 +82,13 @@ export function responsesObject(answer: WireAnswer): Record<string, unknown> {
  * `response.in_progress`, the message item (its text word by word), one
  * function-call item per tool call (its arguments in pieces), `response.completed`.
  */
-export function responsesEvents(answer: WireAnswer): NamedEvent[] {
+export function responsesEvents(answer: WireAnswer, echo: ResponsesEcho = {}): NamedEvent[] {
   const events: NamedEvent[] = [];
   const push = (type: string, fields: Record<string, unknown>): void => {
     events.push({ event: type, data: { type, sequence_number: events.length, ...fields } });
   };
-  push('response.created', { response: responseShell(answer, 'in_progress', []) });
-  push('response.in_progress', { response: responseShell(answer, 'in_progress', []) });
+  push('response.created', { response: responseShell(answer, 'in_progress', [], echo) });
+  push('response.in_progress', { response: responseShell(answer, 'in_progress', [], echo) });
   const items = outputItems(answer);
   items.forEach((item, output_index) => {
     if (item['type'] === 'message') {
@@ -97,7 +109,7 @@ export function responsesEvents(answer: WireAnswer): NamedEvent[] {
     push('response.function_call_arguments.done', { item_id, output_index, arguments: args });
     push('response.output_item.done', { output_index, item });
   });
-  push('response.completed', { response: responseShell(answer, 'completed', items) });
+  push('response.completed', { response: responseShell(answer, 'completed', items, echo) });
   return events;
 }
 

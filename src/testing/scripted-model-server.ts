@@ -208,8 +208,9 @@ export class ScriptedModelServer implements AsyncDisposable {
       return sendJson(response, 200, anthropicMessage(answer));
     }
     if (format === 'responses') {
-      if (parsed.body.stream === true) return sendNamedEventStream(response, responsesEvents(answer));
-      return sendJson(response, 200, responsesObject(answer));
+      const echo = parsed.body['store'] === false ? { store: false } : {};
+      if (parsed.body.stream === true) return sendNamedEventStream(response, responsesEvents(answer, echo));
+      return sendJson(response, 200, responsesObject(answer, echo));
     }
     if (parsed.body.stream === true) {
       return sendEventStream(response, chatCompletionChunks(answer, { includeUsage: wantsStreamUsage(parsed.body) }));
