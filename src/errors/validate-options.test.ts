@@ -407,7 +407,7 @@ const TABLE: readonly Row[] = [
     name: 'breakerForOpenAIAgents',
     make: (o) => breakerForOpenAIAgents(breaker, o as never),
     valid: {},
-    bad: [['sessionId', ''], ['runConfig', 'default'], UNKNOWN],
+    bad: [['sessionId', ''], ['runConfig', 'default'], ['runConfig.modelProvider', {}], ['runConfig.modelProvider', 'openai'], UNKNOWN],
   },
   {
     name: 'breakerForAiSdk',
@@ -559,6 +559,7 @@ test('a secret passed where an option or a model was expected never comes back i
   const breaker = new AgentBreaker({ telemetry: false });
   const attempts: Array<() => unknown> = [
     () => breakerForOpenAIAgents(breaker, { runConfig: key as never }),
+    () => breakerForOpenAIAgents(breaker, { runConfig: { modelProvider: key as never } }),
     () => governorMiddleware(breaker, key as never),
     () => breakerForAiSdk(breaker, key as never),
     () => breakerForAiSdk(breaker, { sessionId: 's' }).model(key),

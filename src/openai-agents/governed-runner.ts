@@ -293,6 +293,14 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     }) as unknown as T;
   };
 
+  const given = options.runConfig?.modelProvider as unknown;
+  // Checked here: the SDK would only fail when the first turn asks it for a model.
+  if (given !== undefined && typeof (given as { getModel?: unknown } | null)?.getModel !== 'function') {
+    throw new InvalidOptionError(
+      'runConfig.modelProvider',
+      `must be an Agents SDK ModelProvider (with getModel), such as new OpenAIProvider(); got ${describeValue(given)}`,
+    );
+  }
   const base = new Runner(options.runConfig);
   const provider: ModelProvider = base.config.modelProvider;
   const runner = new Runner({ ...options.runConfig, modelProvider: { getModel: async (name) => governModel(await provider.getModel(name)) } });
