@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
+import { roundRobinFetch } from '../test-support/round-robin-fetch.ts';
 import { requireRedis } from '../test-support/services.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
 import { anthropicWire } from './anthropic-wire.ts';
@@ -720,18 +721,13 @@ describe('two proxies sharing one Redis store', () => {
     const replicas = await Promise.all(breakers.map((breaker) => startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 })));
     try {
       const session = `retry-${randomUUID()}`;
-      let attempt = 0;
       const client = new OpenAI({
         baseURL: `${replicas[0]!.url}/v1`,
         apiKey: 'sk-test-not-a-real-key',
         maxRetries: 2,
         defaultHeaders: { 'x-governor-session': session },
-        // A round-robin balancer: every attempt goes to the next replica.
-        fetch: (input, init) => {
-          const target = new URL(String(input instanceof Request ? input.url : input));
-          target.host = new URL(replicas[attempt++ % 2]!.url).host;
-          return fetch(target, init);
-        },
+        // Every attempt, a retry too, goes to the next replica.
+        fetch: roundRobinFetch(replicas),
       });
       const messages: Message[] = [{ role: 'user', content: 'Make the test suite pass.' }];
       for (let round = 0; round < 3; round += 1) {

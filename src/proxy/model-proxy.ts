@@ -9,7 +9,7 @@ import { validateOptions } from '../errors/validate-options.ts';
 import { openaiWire } from './openai-wire.ts';
 import { responsesWire } from './responses-wire.ts';
 import { ProxyJudge, type ProxyStop } from './proxy-judge.ts';
-import { proxySessionId, SESSION_HEADER } from './proxy-session.ts';
+import { namedSession, proxySessionId, SESSION_HEADER } from './proxy-session.ts';
 import { formatSse, parseSse } from './sse.ts';
 import { UpstreamUnreachableError } from './upstream-unreachable-error.ts';
 import { isObject, type JsonObject, parseJson, type SseEvent, type WireApi } from './wire-api.ts';
@@ -191,7 +191,7 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   const { judge } = route;
   const continued = api.continues(body);
   // Looked up only when nothing else names the session: on a replica that did not answer it, that is a round trip to the store.
-  const named = (request.headers.get(SESSION_HEADER)?.trim() ?? '') !== '' || api.conversation(body) !== undefined;
+  const named = namedSession(request.headers, body, api) !== undefined;
   const continuedIn = continued === undefined || named ? undefined : await judge.sessionOfResponse(continued);
   const sessionId = proxySessionId(request.headers, body, api, () => continuedIn);
   const gate = await judge.gate(sessionId);

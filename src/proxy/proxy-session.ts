@@ -4,6 +4,14 @@ import type { JsonObject, WireApi } from './wire-api.ts';
 /** Request header naming the session explicitly. */
 export const SESSION_HEADER = 'x-governor-session';
 
+/** The session a request names outright (the header, else a stored conversation), if it names one. */
+export function namedSession(headers: Headers, body: JsonObject, api: WireApi): string | undefined {
+  const header = headers.get(SESSION_HEADER)?.trim();
+  if (header) return header;
+  const conversation = api.conversation(body);
+  return conversation === undefined ? undefined : `conversation:${conversation}`;
+}
+
 /**
  * The breaker session of a proxied request: the `x-governor-session` header;
  * else the conversation it belongs to (the Responses API's `conversation`);
@@ -15,10 +23,8 @@ export const SESSION_HEADER = 'x-governor-session';
  * request of one conversation repeats.
  */
 export function proxySessionId(headers: Headers, body: JsonObject, api: WireApi, sessionOfResponse?: (responseId: string) => string | undefined): string {
-  const header = headers.get(SESSION_HEADER)?.trim();
-  if (header) return header;
-  const conversation = api.conversation(body);
-  if (conversation !== undefined) return `conversation:${conversation}`;
+  const named = namedSession(headers, body, api);
+  if (named !== undefined) return named;
   const continued = api.continues(body);
   const session = continued === undefined ? undefined : sessionOfResponse?.(continued);
   if (session !== undefined) return session;

@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
+import { roundRobinFetch } from '../test-support/round-robin-fetch.ts';
 import { requireRedis } from '../test-support/services.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
 import { createModelProxy, proxySessionId, startModelProxy, type ModelProxyServer } from './index.ts';
@@ -436,17 +437,12 @@ describe('two proxies sharing one Redis store, with requests that continue a sto
     const upstream = await new ScriptedModelServer({ script: [turn], onExhausted: 'repeat-last' }).start();
     const replicas = await Promise.all(breakers.map((breaker) => startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 })));
     try {
-      let attempt = 0;
       const client = new OpenAI({
         baseURL: `${replicas[0]!.url}/v1`,
         apiKey: 'sk-test-not-a-real-key',
         maxRetries: 0,
-        // A round-robin balancer: each request goes to the next replica.
-        fetch: (input, init) => {
-          const target = new URL(String(input instanceof Request ? input.url : input));
-          target.host = new URL(replicas[attempt++ % 2]!.url).host;
-          return fetch(target, init);
-        },
+        // Each request goes to the next replica.
+        fetch: roundRobinFetch(replicas),
       });
       const conversation = async (first: string, store: boolean): Promise<{ session: string; answers: OpenAI.Responses.Response[]; refused: boolean }> => {
         const opening = { model: 'm', instructions: 'You book travel.', tools: [SEARCH], store };
