@@ -8,6 +8,7 @@ import type { BreakerDecision } from './breaker-decision.ts';
 import { ToolCallBlockedError } from './breaker-errors.ts';
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
 import { assertObservingBreaker, blockedResult, DoorSession, resultText, steeredResult, steerNote } from './door-session.ts';
+import { providerSearches, type ProviderPart } from './hosted-search.ts';
 
 /** What the adapter needs of a breaker (an {@link AgentBreaker} has it). */
 export interface ObservingBreaker {
@@ -69,7 +70,13 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
   // The first stop's error, with its category and numbers, is the one the caller gets,
   // whichever layer notices it (tool wrapper, middleware, stop condition).
   const door = new DoorSession(breaker, sessionId);
-  const record = async (text: string, usage: ReturnType<typeof fromProviderUsage>): Promise<void> => {
+  const record = async (text: string, usage: ReturnType<typeof fromProviderUsage>, parts: readonly ProviderPart[]): Promise<void> => {
+    // Searches the provider ran itself came before the answer; they have run, so they can only be steered or stopped.
+    for (const search of providerSearches(parts)) {
+      const decision = await breaker.observe(sessionId, search);
+      door.stopIf(decision);
+      door.queueSteer(decision);
+    }
     door.stopIf(
       await breaker.observe(sessionId, { kind: 'model', promptTokens: usage.inputTokens ?? null, completionTokens: usage.outputTokens ?? null, text }),
     );
@@ -89,19 +96,21 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
     wrapGenerate: async ({ doGenerate }) => {
       await door.gateModelCall();
       const result = await doGenerate();
-      await record(textOfContent(result.content), fromProviderUsage(result.usage));
+      await record(textOfContent(result.content), fromProviderUsage(result.usage), result.content);
       return result;
     },
     wrapStream: async ({ doStream }) => {
       await door.gateModelCall();
       const result = await doStream();
       let text = '';
+      const hosted: ProviderPart[] = [];
       const judge = new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
         async transform(part, controller) {
           if (part.type === 'text-delta') text += part.delta;
+          if ((part.type === 'tool-call' && part.providerExecuted === true) || part.type === 'tool-result') hosted.push(part);
           if (part.type === 'finish') {
             try {
-              await record(text, fromProviderUsage(part.usage));
+              await record(text, fromProviderUsage(part.usage), hosted);
             } catch (error) {
               controller.enqueue({ type: 'error', error });
             }

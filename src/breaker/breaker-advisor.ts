@@ -8,6 +8,7 @@ import { telemetrySettings } from '../telemetry/telemetry-options.ts';
 import type { BreakerDecision } from './breaker-decision.ts';
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
 import type { ResolvedAgentBreakerOptions } from './breaker-options.ts';
+import { providerSearches } from './hosted-search.ts';
 
 /** What the advisor needs from the breaker engine. */
 export interface BreakerEngine {
@@ -59,6 +60,12 @@ function roundCost(engine: BreakerEngine, sessionId: string, request: ChatClient
  * tool calls when it has some, and otherwise waits for the next round.
  */
 async function judgeRound(engine: BreakerEngine, sessionId: string, request: ChatClientRequest, response: ChatResponse): Promise<ChatResponse> {
+  // Searches the provider ran itself came before the answer; they have run, so they can only be steered or stopped.
+  for (const search of providerSearches(response.content)) {
+    const decision = await engine.observe(sessionId, search);
+    if (decision.action === 'stop') throw engine.toError(decision, sessionId);
+    engine.queueSteer(sessionId, decision);
+  }
   const costUsd = roundCost(engine, sessionId, request, response);
   const model = await engine.observe(sessionId, {
     kind: 'model',

@@ -6,9 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { generateText, isStepCount, streamText, tool, ToolLoopAgent } from 'ai';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateText, isStepCount, type ModelMessage, streamText, tool, ToolLoopAgent } from 'ai';
 import { z } from 'zod';
 import { AgentBreaker, AgentBreakerError, breakerForAiSdk, type BreakerEventRecord } from '../index.ts';
+import { SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/search-loop.ts';
 import { ScriptedModelServer, scriptedModel, type ScriptFunction } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
@@ -304,5 +307,62 @@ describe('steers decided on observed events reach the next step under breakerFor
       assert.match(String(note?.content), /^\[AgentBreaker\] /);
       assert.ok(!JSON.stringify(server.requests[2]!.body.messages).includes('[AgentBreaker]'));
     });
+  }
+});
+
+describe('breakerForAiSdk with searches the provider runs itself (hosted web search)', () => {
+  const providers = {
+    'OpenAI Responses': (baseURL: string) => {
+      const openai = createOpenAI({ baseURL, apiKey: 'sk-test-not-a-real-key' });
+      return { model: openai.responses('m'), tools: { web_search: openai.tools.webSearch({}) } };
+    },
+    Anthropic: (baseURL: string) => {
+      const anthropic = createAnthropic({ baseURL, apiKey: 'sk-ant-test-not-a-real-key' });
+      return { model: anthropic('claude-test'), tools: { web_search: anthropic.tools.webSearch_20250305({ maxUses: 5 }) } };
+    },
+  };
+  for (const [name, provider] of Object.entries(providers)) {
+    for (const mode of ['generateText', 'streamText'] as const) {
+      test(`${name}, ${mode}: the same search over and over is steered in the next prompt, then stopped with the typed error`, async () => {
+        await using server = await searchLoopServer();
+        const breaker = new AgentBreaker({ telemetry: false });
+        const sessionId = `hosted-${name}-${mode}`;
+        const governed = breakerForAiSdk(breaker, { sessionId });
+        const { model, tools } = provider(server.baseURL);
+        const messages: ModelMessage[] = [];
+        const answers: string[] = [];
+        const run = async (): Promise<void> => {
+          for (let i = 0; i < 8; i += 1) {
+            messages.push({ role: 'user', content: i === 0 ? 'Find me the cheapest flight to Oslo in March.' : 'Keep looking.' });
+            const settings = { model: governed.model(model), tools, messages, maxOutputTokens: 256 };
+            if (mode === 'generateText') {
+              const result = await generateText(settings);
+              answers.push(result.text);
+              messages.push(...result.response.messages);
+              continue;
+            }
+            // A stream does not throw the stop: it ends with an error part.
+            const result = streamText({ ...settings, onError: () => {} });
+            let text = '';
+            for await (const part of result.fullStream) {
+              if (part.type === 'error') throw part.error;
+              if (part.type === 'text-delta') text += part.text;
+            }
+            answers.push(text);
+            messages.push(...(await result.response).messages);
+          }
+        };
+        await assert.rejects(run(), (error: unknown) => {
+          assert.ok(AgentBreakerError.isInstance(error), `expected the breaker's error, got ${String(error)}`);
+          assert.equal(error.category, 'rag_fixation');
+          return true;
+        });
+        assert.deepEqual(answers, [SEARCH_LOOP_ANSWER, SEARCH_LOOP_ANSWER, SEARCH_LOOP_ANSWER]);
+        assert.equal((await breaker.snapshot(sessionId)).counters.retrievals, 4);
+        // The fourth request carried the note decided on the third search; the third did not.
+        assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] .*search/);
+        assert.doesNotMatch(JSON.stringify(server.requests[2]!.body.messages), /\[AgentBreaker\]/);
+      });
+    }
   }
 });

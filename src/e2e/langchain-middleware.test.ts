@@ -5,11 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent, tool } from 'langchain';
 import { z } from 'zod';
-import { AgentBreaker, BreakerOpenError, BudgetExceededError, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
+import { AgentBreaker, BreakerOpenError, BudgetExceededError, RagFixationError, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
 import { governorMiddleware } from '../langchain/index.ts';
+import { SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/search-loop.ts';
 import { ScriptedModelServer, type ScriptFunction } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
@@ -197,6 +199,37 @@ describe('governorMiddleware on createAgent with ChatOpenAI', () => {
     );
     assert.notEqual(ids[0], ids[1]);
     assert.equal((await breaker.snapshot(String(ids[0]))).counters.toolCalls, 2);
+  });
+
+  test("searches the API ran itself (the Responses API's hosted web search) are judged: the same search over and over is stopped with RagFixationError", async () => {
+    await using server = await searchLoopServer();
+    const { breaker } = recordingBreaker();
+    const model = new ChatOpenAI({
+      model: server.modelId,
+      apiKey: 'test-key',
+      maxRetries: 0,
+      useResponsesApi: true,
+      configuration: { baseURL: server.baseURL },
+    });
+    const agent = createAgent({ model, tools: [{ type: 'web_search' }], middleware: [governorMiddleware(breaker)] });
+    let messages: BaseMessage[] = [];
+    const answers: string[] = [];
+    const error = await (async () => {
+      for (let i = 0; i < 8; i += 1) {
+        messages = [...messages, new HumanMessage(i === 0 ? 'Find me the cheapest flight to Oslo in March.' : 'Keep looking.')];
+        const result = await agent.invoke({ messages }, { configurable: { thread_id: 'lc-hosted' } });
+        messages = result.messages;
+        answers.push(String(messages.at(-1)?.text));
+      }
+    })().then(
+      () => assert.fail('the breaker must end the run'),
+      (e: unknown) => e,
+    );
+
+    assert.ok(RagFixationError.isInstance(error), `expected RagFixationError, got ${String(error)}`);
+    assert.deepEqual(answers, [SEARCH_LOOP_ANSWER, SEARCH_LOOP_ANSWER, SEARCH_LOOP_ANSWER]);
+    assert.equal((await breaker.snapshot('lc-hosted')).counters.retrievals, 4);
+    assert.equal(server.requests[0]!.path, '/v1/responses');
   });
 
   test('a bad breaker or sessionId is a typed error naming the option', () => {

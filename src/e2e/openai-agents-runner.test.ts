@@ -7,10 +7,19 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Agent, MemorySession, OpenAIProvider, handoff, tool } from '@openai/agents';
+import { Agent, MemorySession, OpenAIProvider, handoff, tool, webSearchTool } from '@openai/agents';
 import { z } from 'zod';
-import { AgentBreaker, BudgetExceededError, ErrorLoopError, ToolSpiralError, type AgentBreakerOptions, type BreakerEventRecord } from '../index.ts';
+import {
+  AgentBreaker,
+  BudgetExceededError,
+  ErrorLoopError,
+  RagFixationError,
+  ToolSpiralError,
+  type AgentBreakerOptions,
+  type BreakerEventRecord,
+} from '../index.ts';
 import { breakerForOpenAIAgents } from '../openai-agents/index.ts';
+import { SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/search-loop.ts';
 import { ScriptedModelServer, type ScriptFunction } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
@@ -194,6 +203,40 @@ describe("breakerForOpenAIAgents over the SDK's OpenAI provider", () => {
     assert.ok((await breaker.snapshot('oa-handoffs')).counters.delegations > 0);
     assert.ok(server.requests.length < 40, 'stopped well before maxTurns');
   });
+
+  for (const stream of [false, true]) {
+    test(`searches the API ran itself (its hosted web search) are judged: the same search over and over is stopped with RagFixationError (${stream ? 'streamed' : 'not streamed'})`, async () => {
+      await using server = await searchLoopServer();
+      const { breaker, door } = governed(server, {}, `oa-hosted-${stream}`, true);
+      const agent = new Agent({ name: 'travel', instructions: 'You book travel.', model: server.modelId, tools: [webSearchTool()] });
+      const session = new MemorySession({ sessionId: `oa-hosted-${stream}` });
+      const answers: unknown[] = [];
+      const error = await (async () => {
+        for (let i = 0; i < 8; i += 1) {
+          const prompt = i === 0 ? 'Find me the cheapest flight to Oslo in March.' : 'Keep looking.';
+          if (stream) {
+            const result = await door.run(agent, prompt, { session, stream: true });
+            for await (const _event of result) {
+              // drained only to drive the run
+            }
+            await result.completed;
+            answers.push(result.finalOutput);
+          } else {
+            answers.push((await door.run(agent, prompt, { session })).finalOutput);
+          }
+        }
+      })().then(
+        () => assert.fail('the breaker must end the run'),
+        (e: unknown) => e,
+      );
+
+      assert.ok(RagFixationError.isInstance(error), `expected RagFixationError, got ${String(error)}`);
+      assert.deepEqual(answers, [SEARCH_LOOP_ANSWER, SEARCH_LOOP_ANSWER, SEARCH_LOOP_ANSWER]);
+      assert.equal((await breaker.snapshot(`oa-hosted-${stream}`)).counters.retrievals, 4);
+      assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] .*search/, 'the 4th turn carried the steer');
+      assert.equal(server.requests[0]!.path, '/v1/responses');
+    });
+  }
 
   test('an agent given a Model instance is governed through governed.model, and refused without it', async () => {
     await using server = await spiralServer();

@@ -4,7 +4,9 @@ import { createMiddleware } from 'langchain';
 import { z } from 'zod';
 import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
+import type { RetrievalEvent } from '../breaker/breaker-event.ts';
 import { assertObservingBreaker, blockedResult, DoorSessions, resultText, steeredResult, steerNote, type DoorSession } from '../breaker/door-session.ts';
+import { anthropicBlockSearches, responsesItemSearch } from '../breaker/hosted-search.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link governorMiddleware}. */
@@ -28,6 +30,18 @@ interface RunConfigLike {
 function textOf(content: BaseMessage['content']): string {
   if (typeof content === 'string') return content;
   return content.map((part) => (part.type === 'text' && typeof part['text'] === 'string' ? part['text'] : '')).join('');
+}
+
+/**
+ * The searches the model's API ran itself in a reply (hosted web or file
+ * search), in order: `ChatOpenAI` on the Responses API keeps those items in
+ * `additional_kwargs.tool_outputs`, `ChatAnthropic` keeps its server tool
+ * blocks in the content.
+ */
+function searchesOf(reply: AIMessage): RetrievalEvent[] {
+  const outputs = reply.additional_kwargs['tool_outputs'];
+  const searches = Array.isArray(outputs) ? outputs.map(responsesItemSearch).filter((s) => s !== undefined) : [];
+  return Array.isArray(reply.content) ? [...searches, ...anthropicBlockSearches(reply.content)] : searches;
 }
 
 /** The tool message for a call, with the steer appended where the model reads it. */
@@ -107,6 +121,12 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
       const session = sessionOf(state, runtime as RunConfigLike);
       const reply = [...state.messages].reverse().find((m) => AIMessage.isInstance(m));
       if (reply === undefined) return undefined;
+      // Searches the API ran itself came before the answer; they have run, so they can only be steered or stopped.
+      for (const search of searchesOf(reply)) {
+        const decision = await breaker.observe(session.sessionId, search);
+        session.stopIf(decision);
+        session.queueSteer(decision);
+      }
       const usage = reply.usage_metadata;
       const model = await breaker.observe(session.sessionId, {
         kind: 'model',

@@ -18,7 +18,9 @@ import {
   type ToolGuardrailFunctionOutput,
 } from '@openai/agents';
 import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
+import type { RetrievalEvent } from '../breaker/breaker-event.ts';
 import { assertObservingBreaker, blockedResult, DoorSession, resultText, steeredResult, steerNote } from '../breaker/door-session.ts';
+import { responsesItemSearch } from '../breaker/hosted-search.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue, is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
@@ -119,6 +121,18 @@ function textOfOutput(output: ModelResponse['output']): string {
   return text;
 }
 
+/** The searches the API ran itself in a turn (hosted web or file search), in order. */
+function searchesOfOutput(output: ModelResponse['output']): RetrievalEvent[] {
+  const searches: RetrievalEvent[] = [];
+  for (const item of output) {
+    if (item.type !== 'hosted_tool_call') continue;
+    // The SDK keeps the API's item, its status apart, as providerData.
+    const search = responsesItemSearch({ type: item.name, ...item.providerData, status: item.status });
+    if (search !== undefined) searches.push(search);
+  }
+  return searches;
+}
+
 /** The user's message that ends a model turn's input (a run's first turn), with its place; undefined mid-run. */
 function userTurnOf(input: ModelRequest['input']): { position: number; text: string } | undefined {
   if (typeof input === 'string') return { position: 0, text: input };
@@ -191,14 +205,14 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
       const session = sessionNow();
       await gate(session, request);
       const response = await inner.getResponse(withSteers(request, session.takeSteers()));
-      await recordTurn(session, response.usage, textOfOutput(response.output));
+      await recordTurn(session, response.usage, response.output);
       return response;
     },
     async *getStreamedResponse(request) {
       const session = sessionNow();
       await gate(session, request);
       for await (const event of inner.getStreamedResponse(withSteers(request, session.takeSteers()))) {
-        if (event.type === 'response_done') await recordTurn(session, event.response.usage, textOfOutput(event.response.output as ModelResponse['output']));
+        if (event.type === 'response_done') await recordTurn(session, event.response.usage, event.response.output as ModelResponse['output']);
         yield event;
       }
     },
@@ -229,12 +243,22 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     }
   };
 
-  const recordTurn = async (session: RunSession, usage: { inputTokens?: number; outputTokens?: number } | undefined, text: string): Promise<void> => {
+  const recordTurn = async (
+    session: RunSession,
+    usage: { inputTokens?: number; outputTokens?: number } | undefined,
+    output: ModelResponse['output'],
+  ): Promise<void> => {
+    // Searches the API ran itself came before the answer; they have run, so they can only be steered or stopped.
+    for (const search of searchesOfOutput(output)) {
+      const decision = await breaker.observe(session.sessionId, search);
+      session.stopIf(decision);
+      session.queueSteer(decision);
+    }
     const decision = await breaker.observe(session.sessionId, {
       kind: 'model',
       promptTokens: usage?.inputTokens ?? null,
       completionTokens: usage?.outputTokens ?? null,
-      text,
+      text: textOfOutput(output),
     });
     session.stopIf(decision);
     // A model-level verdict (budget wrap-up, token drift) reaches the model on its next turn.

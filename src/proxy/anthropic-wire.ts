@@ -1,3 +1,4 @@
+import { anthropicBlockSearches } from '../breaker/hosted-search.ts';
 import {
   asArray,
   blockText,
@@ -6,6 +7,7 @@ import {
   parseArgs,
   parseJson,
   tokenCount,
+  type JsonObject,
   type RequestTail,
   type RoundVerdict,
   type SseEvent,
@@ -15,6 +17,12 @@ import {
   type WireRound,
   type WireToolResult,
 } from './wire-api.ts';
+
+/** The round's completed hosted web searches, when there are any. */
+function searchesOf(blocks: readonly unknown[]): Pick<WireRound, 'searches'> {
+  const searches = anthropicBlockSearches(blocks);
+  return searches.length > 0 ? { searches } : {};
+}
 
 /** The Anthropic Messages format (`POST /v1/messages`). */
 export const anthropicWire: WireApi = {
@@ -84,7 +92,7 @@ export const anthropicWire: WireApi = {
     const toolCalls = content
       .filter((b) => b['type'] === 'tool_use')
       .map((b) => ({ id: String(b['id']), name: String(b['name']), args: parseArgs(b['input']) }));
-    return { text, ...usageOf(response['usage']), toolCalls };
+    return { text, ...usageOf(response['usage']), toolCalls, ...searchesOf(content) };
   },
 
   withBlocks(response, blocked) {
@@ -175,6 +183,8 @@ class AnthropicStreamRewriter implements StreamRewriter {
   #promptTokens: number | null = null;
   #completionTokens: number | null = null;
   readonly #tools = new Map<number, { id: string; name: string; json: string; input: unknown }>();
+  /** Block index → a block of a search the upstream ran itself (passed on at once: it has run), its input streamed as for a tool. */
+  readonly #hosted = new Map<number, { block: JsonObject; json: string }>();
   readonly #held: HeldEvent[] = [];
   #holding = false;
   #maxIndex = -1;
@@ -196,6 +206,8 @@ class AnthropicStreamRewriter implements StreamRewriter {
         if (content['type'] === 'tool_use' && block !== undefined) {
           this.#holding = true;
           this.#tools.set(block, { id: String(content['id']), name: String(content['name']), json: '', input: content['input'] });
+        } else if ((content['type'] === 'server_tool_use' || content['type'] === 'web_search_tool_result') && block !== undefined) {
+          this.#hosted.set(block, { block: content, json: '' });
         }
         break;
       }
@@ -203,7 +215,8 @@ class AnthropicStreamRewriter implements StreamRewriter {
         const delta = isObject(value['delta']) ? value['delta'] : {};
         if (delta['type'] === 'text_delta' && typeof delta['text'] === 'string') this.#text += delta['text'];
         const tool = block === undefined ? undefined : this.#tools.get(block);
-        if (tool !== undefined && delta['type'] === 'input_json_delta' && typeof delta['partial_json'] === 'string') tool.json += delta['partial_json'];
+        const hosted = tool ?? (block === undefined ? undefined : this.#hosted.get(block));
+        if (hosted !== undefined && delta['type'] === 'input_json_delta' && typeof delta['partial_json'] === 'string') hosted.json += delta['partial_json'];
         break;
       }
       case 'message_delta': {
@@ -230,7 +243,8 @@ class AnthropicStreamRewriter implements StreamRewriter {
 
   round(): WireRound {
     const toolCalls = [...this.#tools.values()].map((t) => ({ id: t.id, name: t.name, args: t.json === '' ? parseArgs(t.input) : parseArgs(t.json) }));
-    return { text: this.#text, promptTokens: this.#promptTokens, completionTokens: this.#completionTokens, toolCalls };
+    const hosted = [...this.#hosted].sort(([a], [b]) => a - b).map(([, { block, json }]) => (json === '' ? block : { ...block, input: parseJson(json) }));
+    return { text: this.#text, promptTokens: this.#promptTokens, completionTokens: this.#completionTokens, toolCalls, ...searchesOf(hosted) };
   }
 
   finish(verdict: RoundVerdict): SseEvent[] {

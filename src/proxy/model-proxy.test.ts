@@ -4,7 +4,7 @@ import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { generateText, isStepCount, streamText, tool } from 'ai';
+import { generateText, isStepCount, type ModelMessage, streamText, tool } from 'ai';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
@@ -12,6 +12,7 @@ import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
 import { roundRobinFetch } from '../test-support/round-robin-fetch.ts';
 import { requireRedis } from '../test-support/services.ts';
+import { SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/search-loop.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
 import { anthropicWire } from './anthropic-wire.ts';
 import { createModelProxy, proxySessionId, startModelProxy, UpstreamUnreachableError, type ModelProxyServer } from './index.ts';
@@ -294,6 +295,55 @@ describe('governor proxy with AI SDK providers', () => {
       }
     });
   }
+});
+
+describe("governor proxy with Anthropic's hosted web search (server tool use)", () => {
+  for (const mode of ['generate', 'stream'] as const) {
+    test(`${mode}Text: searches the API ran itself are judged; the same search over and over is steered, then stopped`, async () => {
+      const upstream = await searchLoopServer();
+      const breaker = new AgentBreaker();
+      await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 });
+      try {
+        const anthropic = createAnthropic({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-ant-test-not-a-real-key', headers: { 'x-governor-session': 'fares-2' } });
+        const messages: ModelMessage[] = [];
+        const answers: string[] = [];
+        for (let i = 0; i < 8 && !answers.at(-1)?.includes('stopped by the agent breaker'); i += 1) {
+          messages.push({ role: 'user', content: i === 0 ? 'Find me the cheapest flight to Oslo in March.' : 'Keep looking.' });
+          const options = {
+            model: anthropic('claude-test'),
+            maxOutputTokens: 256,
+            messages,
+            tools: { web_search: anthropic.tools.webSearch_20250305({ maxUses: 5 }) },
+          };
+          const result = mode === 'generate' ? await generateText(options) : streamText(options);
+          answers.push(await result.text);
+          messages.push(...(await result.response).messages);
+        }
+        assert.match(answers.at(-1)!, /stopped by the agent breaker \(rag_fixation\)/);
+        assert.ok(answers.slice(0, -1).every((a) => a === SEARCH_LOOP_ANSWER));
+        const snapshot = await breaker.snapshot('fares-2');
+        assert.equal(snapshot.counters.retrievals, answers.length);
+        // The request after the steer carried the breaker's note about the searches.
+        assert.ok(upstream.requests.some((q) => /\[governor\].*search/s.test(JSON.stringify(q.body.messages.at(-1)))));
+      } finally {
+        await upstream.close();
+      }
+    });
+  }
+
+  test('each web search with the addresses its result found; an error result or another server tool is not a search', () => {
+    const round = anthropicWire.roundOf({
+      content: [
+        { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'oslo fares' } },
+        { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', url: 'https://a.example', title: 'A' }] },
+        { type: 'server_tool_use', id: 'srvtoolu_2', name: 'web_search', input: { query: 'oslo hotels' } },
+        { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_2', content: { type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' } },
+        { type: 'server_tool_use', id: 'srvtoolu_3', name: 'web_fetch', input: { url: 'https://a.example' } },
+        { type: 'text', text: 'Done.' },
+      ],
+    });
+    assert.deepEqual(round.searches, [{ kind: 'retrieval', query: 'oslo fares', results: ['https://a.example'] }]);
+  });
 });
 
 describe('governor proxy with the Anthropic Messages API: a productive run passes byte for byte', () => {

@@ -135,6 +135,11 @@ export class ProxyJudge {
       this.#lastCalls.set(sessionId, { responseId: round.responseId, calls: new Map(round.toolCalls.map((call) => [call.id, call])) });
       await this.#responses.add(sessionId, round.responseId, round.stored !== false);
     }
+    // Searches the upstream ran itself came before the answer; they have run, so they can only be steered or stopped.
+    for (const search of round.searches ?? []) {
+      const decision = await this.breaker.observe(sessionId, search);
+      if (decision.action === 'stop') return { stop: toStop(decision, false), blocked: new Map() };
+    }
     const model = await this.breaker.observe(sessionId, {
       kind: 'model',
       promptTokens: round.promptTokens,

@@ -10,6 +10,7 @@ import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
 import { roundRobinFetch } from '../test-support/round-robin-fetch.ts';
 import { requireRedis } from '../test-support/services.ts';
+import { searchLoopServer } from '../test-support/search-loop.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
 import { createModelProxy, proxySessionId, startModelProxy, type ModelProxyServer } from './index.ts';
 import { responsesWire } from './responses-wire.ts';
@@ -516,6 +517,69 @@ describe('governor proxy with the Responses API: the session budget', () => {
       }
     });
   }
+});
+
+describe("governor proxy with the API's hosted web search", () => {
+  for (const stream of [false, true]) {
+    test(`${stream ? 'streamed' : 'not streamed'}: searches the API ran itself are judged; the same search over and over is steered, then stopped`, async () => {
+      const upstream = await searchLoopServer();
+      const breaker = new AgentBreaker();
+      await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 });
+      try {
+        const client = new OpenAI({
+          baseURL: `${proxy.url}/v1`,
+          apiKey: 'sk-test-not-a-real-key',
+          maxRetries: 0,
+          defaultHeaders: { 'x-governor-session': 'fares-1' },
+        });
+        const input: InputItem[] = [{ role: 'user', content: 'Find me the cheapest flight to Oslo in March.' }];
+        const answers: string[] = [];
+        for (let i = 0; i < 8 && !answers.at(-1)?.includes('stopped by the agent breaker'); i += 1) {
+          const { response } = await agentRound(client, input, stream);
+          // The search has run upstream: it reaches the client whatever the verdict.
+          if (!text(response).includes('stopped')) assert.equal(response.output[0]?.type, 'web_search_call');
+          answers.push(text(response));
+        }
+        const steeredAt = upstream.requests.findIndex((q) => /\[governor\].*search/s.test(JSON.stringify(q.body['input'])));
+        assert.ok(steeredAt > 0, "a later request carried the breaker's note about the searches");
+        assert.match(answers.at(-1)!, /stopped by the agent breaker \(rag_fixation\)/);
+        assert.equal((await breaker.snapshot('fares-1')).counters.retrievals, answers.length);
+      } finally {
+        await upstream.close();
+      }
+    });
+  }
+
+  test('a completed search is a retrieval with its sources; a file search with its results; a failed one or a page opened is not', () => {
+    const round = responsesWire.roundOf({
+      id: 'resp_1',
+      output: [
+        {
+          type: 'web_search_call',
+          id: 'ws_1',
+          status: 'completed',
+          action: { type: 'search', query: 'oslo fares', sources: [{ type: 'url', url: 'https://a.example' }] },
+        },
+        { type: 'web_search_call', id: 'ws_2', status: 'completed', action: { type: 'search', queries: ['oslo hotels', 'bergen hotels'] } },
+        { type: 'web_search_call', id: 'ws_3', status: 'failed', action: { type: 'search', query: 'oslo fares' } },
+        { type: 'web_search_call', id: 'ws_4', status: 'completed', action: { type: 'open_page', url: 'https://a.example' } },
+        {
+          type: 'file_search_call',
+          id: 'fs_1',
+          status: 'completed',
+          queries: ['refund policy'],
+          results: [{ file_id: 'f1', text: 'Refunds within 30 days.' }],
+        },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Done.' }] },
+      ],
+    });
+    assert.deepEqual(round.searches, [
+      { kind: 'retrieval', query: 'oslo fares', results: ['https://a.example'] },
+      { kind: 'retrieval', query: 'oslo hotels\nbergen hotels' },
+      { kind: 'retrieval', query: 'refund policy', results: ['Refunds within 30 days.'] },
+    ]);
+    assert.equal(responsesWire.roundOf({ output: [{ type: 'message', content: [] }] }).searches, undefined);
+  });
 });
 
 describe("governor proxy with the API's client-run built-in tools (shell, apply_patch)", () => {

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { RetrievalEvent } from '../breaker/breaker-event.ts';
+import { responsesItemSearch } from '../breaker/hosted-search.ts';
 import {
   asArray,
   blockText,
@@ -133,6 +135,7 @@ export const responsesWire: WireApi = {
       text: outputText(output),
       ...usageOf(response['usage']),
       toolCalls: output.filter(isCall).map(toolCallOf),
+      ...searchesOf(output),
     };
   },
 
@@ -229,6 +232,12 @@ function toolCallOf(item: JsonObject): WireToolCall {
   return { id: callIdOf(item), name: toolNameOf(item), args: callArgs(item) };
 }
 
+/** The round's completed hosted searches, when there are any. */
+function searchesOf(items: readonly unknown[]): Pick<WireRound, 'searches'> {
+  const searches = items.map(responsesItemSearch).filter((s) => s !== undefined);
+  return searches.length > 0 ? { searches } : {};
+}
+
 function outputText(output: readonly JsonObject[]): string {
   return output
     .filter((item) => item['type'] === 'message')
@@ -303,6 +312,8 @@ class ResponsesStreamRewriter implements StreamRewriter {
   #usage: { promptTokens: number | null; completionTokens: number | null } = { promptTokens: null, completionTokens: null };
   /** Output index → the call streamed there. */
   readonly #calls = new Map<number, PendingCall>();
+  /** Output index → a search the upstream ran itself (passed on at once: it has run). */
+  readonly #searches = new Map<number, RetrievalEvent>();
   readonly #held: Held[] = [];
   #holding = false;
   #shell: JsonObject = {};
@@ -325,6 +336,9 @@ class ResponsesStreamRewriter implements StreamRewriter {
       const call = this.#calls.get(index);
       if (call === undefined) this.#calls.set(index, { item, streamed: '' });
       else call.item = item;
+    } else if (item !== undefined && index !== undefined && type === 'response.output_item.done') {
+      const search = responsesItemSearch(item);
+      if (search !== undefined) this.#searches.set(index, search);
     } else if (type === 'response.function_call_arguments.delta' || type === 'response.custom_tool_call_input.delta') {
       const call = index === undefined ? undefined : this.#calls.get(index);
       if (call !== undefined && typeof value['delta'] === 'string') call.streamed += value['delta'];
@@ -360,6 +374,7 @@ class ResponsesStreamRewriter implements StreamRewriter {
       text: this.#text,
       ...this.#usage,
       toolCalls,
+      ...(this.#searches.size > 0 ? { searches: [...this.#searches].sort(([a], [b]) => a - b).map(([, search]) => search) } : {}),
     };
   }
 

@@ -1,3 +1,5 @@
+import type { RetrievalEvent } from '../breaker/breaker-event.ts';
+
 /**
  * What the model proxy needs to know about one model API's wire format:
  * where the session hint, the new tool results and the tool calls are, and
@@ -40,6 +42,8 @@ export interface WireRound {
   readonly promptTokens: number | null;
   readonly completionTokens: number | null;
   readonly toolCalls: readonly WireToolCall[];
+  /** Searches the upstream ran itself before answering (hosted web or file search), in order; judged as retrievals. */
+  readonly searches?: readonly RetrievalEvent[];
 }
 
 /** What the breaker decided about a round. */

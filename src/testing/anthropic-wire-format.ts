@@ -34,9 +34,21 @@ function stopReason(answer: WireAnswer): 'tool_use' | 'end_turn' {
   return answer.toolCalls.length > 0 ? 'tool_use' : 'end_turn';
 }
 
+/** A hosted web search as its two blocks: the server's tool use, then its result. */
+function searchBlocks(search: WireAnswer['webSearches'][number]): [Record<string, unknown>, Record<string, unknown>] {
+  return [
+    { type: 'server_tool_use', id: search.id.replace(/^ws_/, 'srvtoolu_'), name: 'web_search', input: { query: search.query } },
+    {
+      type: 'web_search_tool_result',
+      tool_use_id: search.id.replace(/^ws_/, 'srvtoolu_'),
+      content: (search.sources ?? []).map((url) => ({ type: 'web_search_result', url, title: url, encrypted_content: '', page_age: null })),
+    },
+  ];
+}
+
 /** Body of a non-streaming Messages response. */
 export function anthropicMessage(answer: WireAnswer): Record<string, unknown> {
-  const content: Record<string, unknown>[] = [];
+  const content: Record<string, unknown>[] = answer.webSearches.flatMap(searchBlocks);
   if (answer.text.length > 0 || answer.toolCalls.length === 0) content.push({ type: 'text', text: answer.text });
   for (const call of answer.toolCalls) content.push({ type: 'tool_use', id: call.id, name: call.name, input: input(call.arguments) });
   return {
@@ -52,10 +64,10 @@ export function anthropicMessage(answer: WireAnswer): Record<string, unknown> {
 }
 
 /**
- * The events of a streamed Messages response, in order: `message_start`, a
- * text block streamed word by word, one `tool_use` block per call with its
- * input in pieces, `message_delta` with the stop reason and output tokens,
- * `message_stop`.
+ * The events of a streamed Messages response, in order: `message_start`, each
+ * hosted web search's two blocks, a text block streamed word by word, one
+ * `tool_use` block per call with its input in pieces, `message_delta` with the
+ * stop reason and output tokens, `message_stop`.
  */
 export function anthropicEvents(answer: WireAnswer): NamedEvent[] {
   const message = anthropicMessage(answer);
@@ -66,6 +78,17 @@ export function anthropicEvents(answer: WireAnswer): NamedEvent[] {
     },
   ];
   let index = 0;
+  for (const search of answer.webSearches) {
+    const [use, result] = searchBlocks(search);
+    events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { ...use, input: {} } } });
+    for (const piece of splitIntoPieces(JSON.stringify(use['input']), INPUT_PIECES)) {
+      events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } } });
+    }
+    events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
+    events.push({ event: 'content_block_start', data: { type: 'content_block_start', index: index + 1, content_block: result } });
+    events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index: index + 1 } });
+    index += 2;
+  }
   if (answer.text.length > 0 || answer.toolCalls.length === 0) {
     events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'text', text: '' } } });
     for (const piece of splitTextIntoPieces(answer.text)) {

@@ -12,6 +12,13 @@ interface WireToolCall {
   arguments: string;
 }
 
+/** A search the provider ran itself, ready for the wire. */
+interface WireWebSearch {
+  id: string;
+  query: string;
+  sources: readonly string[] | undefined;
+}
+
 /** Everything needed to write one completion, streamed or not. */
 export interface WireAnswer {
   /** Completion id, e.g. `chatcmpl-scripted-1`. */
@@ -21,6 +28,8 @@ export interface WireAnswer {
   created: number;
   text: string;
   toolCalls: WireToolCall[];
+  /** Hosted searches before the answer (Responses and Messages only). */
+  webSearches: WireWebSearch[];
   usage: TurnUsage;
 }
 

@@ -25,9 +25,18 @@ function usage(answer: WireAnswer): Record<string, unknown> {
   };
 }
 
-/** The output items of an answer: a message when there is text (or nothing else), then one function call per tool call. */
+/** The output items of an answer: its hosted web searches, a message when there is text (or nothing else), then one function call per tool call. */
 function outputItems(answer: WireAnswer): Record<string, unknown>[] {
-  const items: Record<string, unknown>[] = [];
+  const items: Record<string, unknown>[] = answer.webSearches.map((search) => ({
+    type: 'web_search_call',
+    id: search.id,
+    status: 'completed',
+    action: {
+      type: 'search',
+      query: search.query,
+      ...(search.sources === undefined ? {} : { sources: search.sources.map((url) => ({ type: 'url', url })) }),
+    },
+  }));
   if (answer.text.length > 0 || answer.toolCalls.length === 0) {
     items.push({
       type: 'message',
@@ -79,8 +88,9 @@ export function responsesObject(answer: WireAnswer, echo: ResponsesEcho = {}): R
 
 /**
  * The events of a streamed Responses API response, in order: `response.created`,
- * `response.in_progress`, the message item (its text word by word), one
- * function-call item per tool call (its arguments in pieces), `response.completed`.
+ * `response.in_progress`, one item per hosted web search, the message item
+ * (its text word by word), one function-call item per tool call (its
+ * arguments in pieces), `response.completed`.
  */
 export function responsesEvents(answer: WireAnswer, echo: ResponsesEcho = {}): NamedEvent[] {
   const events: NamedEvent[] = [];
@@ -103,6 +113,12 @@ export function responsesEvents(answer: WireAnswer, echo: ResponsesEcho = {}): N
       return;
     }
     const item_id = item['id'];
+    if (item['type'] === 'web_search_call') {
+      push('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', action: { type: 'search' } } });
+      for (const stage of ['in_progress', 'searching', 'completed']) push(`response.web_search_call.${stage}`, { item_id, output_index });
+      push('response.output_item.done', { output_index, item });
+      return;
+    }
     const args = String(item['arguments']);
     push('response.output_item.added', { output_index, item: { ...item, arguments: '', status: 'in_progress' } });
     for (const delta of splitIntoPieces(args, ARGUMENT_PIECES)) push('response.function_call_arguments.delta', { item_id, output_index, delta });

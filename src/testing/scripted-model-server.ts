@@ -252,12 +252,18 @@ export class ScriptedModelServer implements AsyncDisposable {
       arguments: serializeToolArguments(call.arguments),
     }));
     const toolArguments = toolCalls.map((call) => call.arguments);
+    const webSearches = (turn.webSearches ?? []).map((search, position) => ({
+      id: `ws_${index + 1}_${position + 1}`,
+      query: search.query,
+      sources: search.sources,
+    }));
     return {
       id: `chatcmpl-scripted-${index + 1}`,
       model: this.modelId,
       created: Math.floor(Date.now() / 1000),
       text,
       toolCalls,
+      webSearches,
       usage: resolveTurnUsage(turn, request.body.messages, text, toolArguments),
     };
   }

@@ -17,6 +17,17 @@ export interface ScriptedToolCall {
   id?: string;
 }
 
+/** A web search the provider ran itself before answering (a hosted search tool). */
+export interface ScriptedWebSearch {
+  /** What was searched for. */
+  query: string;
+  /**
+   * Addresses the search found.
+   * @default none reported, as when the request does not ask for the sources
+   */
+  sources?: string[];
+}
+
 /** Token counts a scripted turn reports instead of the estimate. */
 export interface ScriptedUsage {
   /**
@@ -68,6 +79,13 @@ export interface ScriptedTurn {
   /** Tool calls to request; several make a parallel tool call turn. */
   toolCalls?: ScriptedToolCall[];
   /**
+   * Web searches the provider ran itself before this answer, in order:
+   * `web_search_call` items in a Responses answer, `server_tool_use` and
+   * `web_search_tool_result` blocks in a Messages answer. A chat completion
+   * has no such part and leaves them out.
+   */
+  webSearches?: ScriptedWebSearch[];
+  /**
    * Reported usage; missing numbers are estimated from characters.
    * @default estimated
    */
@@ -114,6 +132,7 @@ export function validateScriptedTurn(turn: unknown, option: string): asserts tur
     throw new InvalidOptionError(`${option}.stall`, 'must be a boolean');
   }
   validateToolCalls(turn['toolCalls'], `${option}.toolCalls`);
+  validateWebSearches(turn['webSearches'], `${option}.webSearches`);
   validateUsage(turn['usage'], `${option}.usage`);
   validateError(turn['error'], `${option}.error`);
 }
@@ -131,6 +150,19 @@ function validateToolCalls(toolCalls: unknown, option: string): void {
     }
     if (call['id'] !== undefined && (typeof call['id'] !== 'string' || call['id'].length === 0)) {
       throw new InvalidOptionError(`${option}[${i}].id`, 'must be a non-empty string');
+    }
+  });
+}
+
+function validateWebSearches(searches: unknown, option: string): void {
+  if (searches === undefined) return;
+  if (!Array.isArray(searches)) throw new InvalidOptionError(option, 'must be an array');
+  searches.forEach((search: unknown, i) => {
+    if (!isRecord(search)) throw new InvalidOptionError(`${option}[${i}]`, 'must be an object such as { query: "weather in Oslo" }');
+    if (typeof search['query'] !== 'string') throw new InvalidOptionError(`${option}[${i}].query`, 'must be a string');
+    const sources = search['sources'];
+    if (sources !== undefined && !(Array.isArray(sources) && sources.every((s) => typeof s === 'string'))) {
+      throw new InvalidOptionError(`${option}[${i}].sources`, 'must be an array of addresses (strings)');
     }
   });
 }

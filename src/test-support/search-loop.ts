@@ -1,0 +1,17 @@
+import { ScriptedModelServer } from '../testing/index.ts';
+
+/** What the stand-in answers after each search. */
+export const SEARCH_LOOP_ANSWER = 'Let me look once more.';
+
+/**
+ * A stand-in model whose provider runs the same web search in every answer
+ * (reworded, the same pages found), as a model fixated on one search does:
+ * the third is a RAG fixation.
+ */
+export function searchLoopServer(): Promise<ScriptedModelServer> {
+  const sources = ['https://fares.example/oslo', 'https://air.example/osl'];
+  const queries = ['cheapest flight to Oslo in March', 'cheapest flights Oslo March', 'cheapest Oslo flight in March', 'Oslo cheapest flights March'];
+  return new ScriptedModelServer({
+    script: (_request, index) => ({ webSearches: [{ query: queries[index % queries.length]!, sources }], text: SEARCH_LOOP_ANSWER }),
+  }).start();
+}
