@@ -71,12 +71,7 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
   // whichever layer notices it (tool wrapper, middleware, stop condition).
   const door = new DoorSession(breaker, sessionId);
   const record = async (text: string, usage: ReturnType<typeof fromProviderUsage>, parts: readonly ProviderPart[]): Promise<void> => {
-    // Searches the provider ran itself came before the answer; they have run, so they can only be steered or stopped.
-    for (const search of providerSearches(parts)) {
-      const decision = await breaker.observe(sessionId, search);
-      door.stopIf(decision);
-      door.queueSteer(decision);
-    }
+    await door.noteSearches(providerSearches(parts));
     door.stopIf(
       await breaker.observe(sessionId, { kind: 'model', promptTokens: usage.inputTokens ?? null, completionTokens: usage.outputTokens ?? null, text }),
     );

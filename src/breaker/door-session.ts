@@ -1,5 +1,6 @@
 import type { ObservingBreaker } from './ai-sdk-adapter.ts';
 import type { BreakerDecision } from './breaker-decision.ts';
+import type { RetrievalEvent } from './breaker-event.ts';
 import { breakerErrorFor } from './breaker-errors.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue } from '../errors/validate-options.ts';
@@ -81,6 +82,19 @@ export class DoorSession {
     if (turn === this.#userTurn) return;
     this.#userTurn = turn;
     this.stopIf(await this.#breaker.observe(this.sessionId, { kind: 'user', text }));
+  }
+
+  /**
+   * Reports the searches the model's API ran itself in a round (see
+   * hosted-search.ts), in order, before the round: they have run, so a
+   * verdict can only stop the session or steer the model's next call.
+   */
+  async noteSearches(searches: readonly RetrievalEvent[]): Promise<void> {
+    for (const search of searches) {
+      const decision = await this.#breaker.observe(this.sessionId, search);
+      this.stopIf(decision);
+      this.queueSteer(decision);
+    }
   }
 
   /**

@@ -121,12 +121,7 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
       const session = sessionOf(state, runtime as RunConfigLike);
       const reply = [...state.messages].reverse().find((m) => AIMessage.isInstance(m));
       if (reply === undefined) return undefined;
-      // Searches the API ran itself came before the answer; they have run, so they can only be steered or stopped.
-      for (const search of searchesOf(reply)) {
-        const decision = await breaker.observe(session.sessionId, search);
-        session.stopIf(decision);
-        session.queueSteer(decision);
-      }
+      await session.noteSearches(searchesOf(reply));
       const usage = reply.usage_metadata;
       const model = await breaker.observe(session.sessionId, {
         kind: 'model',

@@ -248,12 +248,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     usage: { inputTokens?: number; outputTokens?: number } | undefined,
     output: ModelResponse['output'],
   ): Promise<void> => {
-    // Searches the API ran itself came before the answer; they have run, so they can only be steered or stopped.
-    for (const search of searchesOfOutput(output)) {
-      const decision = await breaker.observe(session.sessionId, search);
-      session.stopIf(decision);
-      session.queueSteer(decision);
-    }
+    await session.noteSearches(searchesOfOutput(output));
     const decision = await breaker.observe(session.sessionId, {
       kind: 'model',
       promptTokens: usage?.inputTokens ?? null,

@@ -18,12 +18,6 @@ import {
   type WireToolResult,
 } from './wire-api.ts';
 
-/** The round's completed hosted web searches, when there are any. */
-function searchesOf(blocks: readonly unknown[]): Pick<WireRound, 'searches'> {
-  const searches = anthropicBlockSearches(blocks);
-  return searches.length > 0 ? { searches } : {};
-}
-
 /** The Anthropic Messages format (`POST /v1/messages`). */
 export const anthropicWire: WireApi = {
   name: 'anthropic',
@@ -92,7 +86,7 @@ export const anthropicWire: WireApi = {
     const toolCalls = content
       .filter((b) => b['type'] === 'tool_use')
       .map((b) => ({ id: String(b['id']), name: String(b['name']), args: parseArgs(b['input']) }));
-    return { text, ...usageOf(response['usage']), toolCalls, ...searchesOf(content) };
+    return { text, ...usageOf(response['usage']), toolCalls, searches: anthropicBlockSearches(content) };
   },
 
   withBlocks(response, blocked) {
@@ -215,8 +209,8 @@ class AnthropicStreamRewriter implements StreamRewriter {
         const delta = isObject(value['delta']) ? value['delta'] : {};
         if (delta['type'] === 'text_delta' && typeof delta['text'] === 'string') this.#text += delta['text'];
         const tool = block === undefined ? undefined : this.#tools.get(block);
-        const hosted = tool ?? (block === undefined ? undefined : this.#hosted.get(block));
-        if (hosted !== undefined && delta['type'] === 'input_json_delta' && typeof delta['partial_json'] === 'string') hosted.json += delta['partial_json'];
+        const input = tool ?? (block === undefined ? undefined : this.#hosted.get(block));
+        if (input !== undefined && delta['type'] === 'input_json_delta' && typeof delta['partial_json'] === 'string') input.json += delta['partial_json'];
         break;
       }
       case 'message_delta': {
@@ -244,7 +238,13 @@ class AnthropicStreamRewriter implements StreamRewriter {
   round(): WireRound {
     const toolCalls = [...this.#tools.values()].map((t) => ({ id: t.id, name: t.name, args: t.json === '' ? parseArgs(t.input) : parseArgs(t.json) }));
     const hosted = [...this.#hosted].sort(([a], [b]) => a - b).map(([, { block, json }]) => (json === '' ? block : { ...block, input: parseJson(json) }));
-    return { text: this.#text, promptTokens: this.#promptTokens, completionTokens: this.#completionTokens, toolCalls, ...searchesOf(hosted) };
+    return {
+      text: this.#text,
+      promptTokens: this.#promptTokens,
+      completionTokens: this.#completionTokens,
+      toolCalls,
+      searches: anthropicBlockSearches(hosted),
+    };
   }
 
   finish(verdict: RoundVerdict): SseEvent[] {

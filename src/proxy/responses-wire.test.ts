@@ -578,7 +578,7 @@ describe("governor proxy with the API's hosted web search", () => {
       { kind: 'retrieval', query: 'oslo hotels\nbergen hotels' },
       { kind: 'retrieval', query: 'refund policy', results: ['Refunds within 30 days.'] },
     ]);
-    assert.equal(responsesWire.roundOf({ output: [{ type: 'message', content: [] }] }).searches, undefined);
+    assert.deepEqual(responsesWire.roundOf({ output: [{ type: 'message', content: [] }] }).searches, []);
   });
 });
 

@@ -135,7 +135,7 @@ export const responsesWire: WireApi = {
       text: outputText(output),
       ...usageOf(response['usage']),
       toolCalls: output.filter(isCall).map(toolCallOf),
-      ...searchesOf(output),
+      searches: output.map(responsesItemSearch).filter((s) => s !== undefined),
     };
   },
 
@@ -230,12 +230,6 @@ function toolNameOf(item: JsonObject): string {
 
 function toolCallOf(item: JsonObject): WireToolCall {
   return { id: callIdOf(item), name: toolNameOf(item), args: callArgs(item) };
-}
-
-/** The round's completed hosted searches, when there are any. */
-function searchesOf(items: readonly unknown[]): Pick<WireRound, 'searches'> {
-  const searches = items.map(responsesItemSearch).filter((s) => s !== undefined);
-  return searches.length > 0 ? { searches } : {};
 }
 
 function outputText(output: readonly JsonObject[]): string {
@@ -374,7 +368,7 @@ class ResponsesStreamRewriter implements StreamRewriter {
       text: this.#text,
       ...this.#usage,
       toolCalls,
-      ...(this.#searches.size > 0 ? { searches: [...this.#searches].sort(([a], [b]) => a - b).map(([, search]) => search) } : {}),
+      searches: [...this.#searches].sort(([a], [b]) => a - b).map(([, search]) => search),
     };
   }
 
