@@ -218,12 +218,35 @@ export class AgentBreaker implements Advisor {
     return this.#steers.take(sessionId);
   }
 
+  /**
+   * A tool call's print: what this breaker keeps of the call to judge it
+   * (the fingerprint of its arguments; a sub-agent's task print), as one
+   * compact string without the arguments themselves. A process that
+   * observes the call's result without having seen its arguments passes
+   * the print in their place (`observe` with a `tool_call` event's `print`):
+   * another replica of a proxy that judged the call, for one. The print is
+   * judged the same by any breaker with the same options.
+   * @throws InvalidOptionError when the call has no tool name.
+   */
+  printToolCall(call: ProposedToolCall): string {
+    if (call === null || typeof call !== 'object' || typeof call.tool !== 'string' || call.tool === '') {
+      throw new InvalidOptionError('call.tool', 'must be a non-empty tool name');
+    }
+    return this.#reducer.print({ tool: call.tool, args: call.args });
+  }
+
   /** `surfaced`: the caller throws any stop it gets, so the stop need not wait for the next gate. */
   #observe(sessionId: string, event: BreakerEvent, surfaced: boolean): Promise<BreakerDecision> {
     checkSessionId(sessionId);
     checkEvent(event);
     const at = this.options.now();
-    return this.#queue.run(sessionId, () => this.#write(sessionId, surfaced ? { k: 'observe', at, event, surfaced: true } : { k: 'observe', at, event }));
+    const op: SessionOp =
+      event.kind === 'tool_call' && event.print !== undefined
+        ? this.#reducer.printedObservation(at, { ...event, print: event.print }, surfaced)
+        : surfaced
+          ? { k: 'observe', at, event, surfaced: true }
+          : { k: 'observe', at, event };
+    return this.#queue.run(sessionId, () => this.#write(sessionId, op));
   }
 
   /**
@@ -539,6 +562,10 @@ function checkEvent(event: BreakerEvent): void {
       if (typeof event.tool !== 'string' || event.tool === '') throw new InvalidOptionError('event.tool', 'must be a non-empty tool name');
       if (event.result !== null && event.result !== undefined && typeof event.result !== 'string') {
         throw new InvalidOptionError('event.result', 'must be a string or null');
+      }
+      if (event.print !== undefined) {
+        if (typeof event.print !== 'string') throw new InvalidOptionError('event.print', 'must be a string from AgentBreaker.printToolCall');
+        if (event.args !== undefined) throw new InvalidOptionError('event.print', 'stands for the arguments: pass args or print, not both');
       }
       return;
     case 'retrieval':

@@ -20,8 +20,14 @@ export interface ModelEvent {
 export interface ToolCallEvent {
   readonly kind: 'tool_call';
   readonly tool: string;
-  /** Parsed JSON arguments, raw JSON text, or free text. */
-  readonly args: unknown;
+  /** Parsed JSON arguments, raw JSON text, or free text. Left out when `print` stands for them. */
+  readonly args?: unknown;
+  /**
+   * The call's print (see `AgentBreaker.printToolCall`) in place of its
+   * arguments: a process that never saw the arguments (another replica)
+   * observes the call exactly as one that did. Pass `args` or `print`, not both.
+   */
+  readonly print?: string;
   readonly result: string | null;
   readonly error?: boolean;
 }

@@ -146,6 +146,18 @@ export interface BreakerStore {
   /** The session an alias names (see {@link addAlias}), or undefined when none does (any more). */
   sessionOfAlias?(alias: string): Promise<string | undefined>;
   /**
+   * Keeps a short text about a session under a name, where every replica
+   * can read it: what one replica learnt that another needs to judge what
+   * comes next, such as the tool calls of a response (as prints, see
+   * `AgentBreaker.printToolCall`), whose outputs the next request, on any
+   * replica, brings. A later note of the same name replaces it; it goes
+   * with the session. Optional, with {@link readNote}: a store without them
+   * leaves that to each process.
+   */
+  putNote?(sessionId: string, name: string, value: string): Promise<void>;
+  /** The session's note of that name (see {@link putNote}), or undefined when there is none (any more). */
+  readNote?(sessionId: string, name: string): Promise<string | undefined>;
+  /**
    * Ids of sessions whose breaker is OPEN and still cooling down at `now`
    * (the breaker's clock; by default the store's), when the store can tell:
    * a session whose cooldown has ended lets its next request through as a

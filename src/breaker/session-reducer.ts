@@ -1,9 +1,11 @@
-import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
+import type { BreakerEvent, ProposedToolCall, ToolCallEvent } from './breaker-event.ts';
 import { initialState, type BreakerSessionState } from './breaker-state.ts';
 import type { SessionOp, SessionReducer, SessionRetention } from './breaker-store.ts';
 import { answerPrint, taskPrint } from './detectors/delegation-loop.ts';
 import { digestResult, type ToolProposal } from './detectors/tool-record.ts';
 import { redact } from '../redaction/redact.ts';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import { decodeOp, encodeOp } from './op-codec.ts';
 import type { Outcome, SessionLogic } from './session-logic.ts';
 
 /**
@@ -73,6 +75,47 @@ export class BreakerReducer implements SessionReducer {
     }
   }
 
+  /** A tool call's print: its check as a store logs it, digested and compact, so the arguments are not in it. */
+  print(call: ProposedToolCall): string {
+    return encodeOp(this.digest({ k: 'tool', at: 0, call }));
+  }
+
+  /**
+   * The observation of a tool call known by its print (see {@link print}):
+   * the operation {@link digest} makes of the same call with its arguments,
+   * so it is judged the same.
+   * @throws {InvalidOptionError} when `event.print` is not a print of a call
+   * to `event.tool` as this breaker judges it.
+   */
+  printedObservation(at: number, event: ToolCallEvent & { readonly print: string }, surfaced: boolean): SessionOp {
+    let checked: SessionOp;
+    try {
+      checked = decodeOp(event.print);
+    } catch {
+      throw new InvalidOptionError('event.print', 'is not a tool call print (make one with AgentBreaker.printToolCall)');
+    }
+    if (checked.k !== 'tool' || !isProposal(checked.p) || checked.call.args !== null) {
+      throw new InvalidOptionError('event.print', 'is not a tool call print (make one with AgentBreaker.printToolCall)');
+    }
+    if (checked.call.tool !== event.tool) throw new InvalidOptionError('event.print', `is the print of a call to another tool than "${event.tool}"`);
+    const subAgent = this.#logic.ctx.isSubAgent(event.tool);
+    if (subAgent && checked.t === undefined) {
+      throw new InvalidOptionError(
+        'event.print',
+        `was made by a breaker that does not take "${event.tool}" for a sub-agent: give both the same delegation.subAgentTools`,
+      );
+    }
+    const { print: _print, args: _args, ...observed } = event;
+    const digested = {
+      k: 'observe' as const,
+      at,
+      event: { ...observed, args: null, result: null },
+      ...(surfaced ? { surfaced: true as const } : {}),
+      p: checked.p,
+    };
+    return subAgent ? { ...digested, t: checked.t!, a: answerPrint(event.result) } : { ...digested, d: digestResult(event) };
+  }
+
   retention(state: BreakerSessionState): SessionRetention {
     const cooldownMs = this.#logic.ctx.options.cooldownMs;
     return {
@@ -80,6 +123,10 @@ export class BreakerReducer implements SessionReducer {
       until: state.status === 'OPEN' && state.openedAt !== null ? state.openedAt + cooldownMs : 0,
     };
   }
+}
+
+function isProposal(p: ToolProposal | undefined): p is ToolProposal {
+  return typeof p === 'object' && p !== null && typeof p.tool === 'string' && typeof p.fp === 'object' && p.fp !== null;
 }
 
 function redactEvent(event: BreakerEvent): BreakerEvent {

@@ -196,7 +196,7 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   const sessionId = proxySessionId(request.headers, body, api, () => continuedIn);
   const gate = await judge.gate(sessionId);
   if (gate !== undefined) return gate.refused ? refusal(api, gate) : stopAnswer(api, body, gate, judge, sessionId);
-  const stopped = await judge.observeRequest(sessionId, api.requestTail(body, judge.lastCalls(sessionId, continued)));
+  const stopped = await judge.observeRequest(sessionId, await judge.requestTail(api, body, sessionId, continued));
   if (stopped !== undefined) return stopAnswer(api, body, stopped, judge, sessionId);
   const note = await judge.steerNote(sessionId);
   const sent: JsonObject = note === undefined ? body : api.withSteers(body, note);

@@ -1,14 +1,27 @@
 import type { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
+import { InvalidOptionError } from '../errors/governor-error.ts';
 import { type SeenSet, seenSetFor } from './seen-set.ts';
 import { hash53 } from '../breaker/similarity/hash.ts';
 import { type SteerInbox, steerInboxFor } from './steer-inbox.ts';
 import { RecentMap } from './recent-map.ts';
 import { type ResponseSessions, responseSessionsFor } from './response-sessions.ts';
-import type { JsonObject, RequestTail, RoundVerdict, WireRound, WireToolCall } from './wire-api.ts';
+import type { JsonObject, RequestTail, RoundVerdict, WireApi, WireRound, WireToolCall } from './wire-api.ts';
 
 /** Sessions whose latest response is remembered (its id and tool calls). */
 const RECENT_SESSIONS = 10_000;
+
+/** The store note that tells every replica the tool calls of a session's latest response (see ProxyJudge.judgeRound). */
+const CALLS_NOTE = 'response-calls';
+
+/** Most calls of one response noted for other replicas; a response with more is not noted. */
+const MAX_NOTED_CALLS = 128;
+
+/** A session's latest response and its tool calls by id. */
+interface LastCalls {
+  readonly responseId: string;
+  readonly calls: ReadonlyMap<string, WireToolCall>;
+}
 
 /** A stop, worded for the agent and for people. */
 export interface ProxyStop {
@@ -40,7 +53,7 @@ export class ProxyJudge {
   readonly #inbox: SteerInbox;
   readonly #seen: SeenSet;
   /** Session → its latest response this proxy judged, and that response's tool calls by id. */
-  readonly #lastCalls = new RecentMap<string, { readonly responseId: string; readonly calls: ReadonlyMap<string, WireToolCall> }>(RECENT_SESSIONS);
+  readonly #lastCalls = new RecentMap<string, LastCalls>(RECENT_SESSIONS);
   /** Response id → its session, for requests that continue a stored response. */
   readonly #responses: ResponseSessions;
 
@@ -73,7 +86,9 @@ export class ProxyJudge {
    */
   async observeRequest(sessionId: string, tail: RequestTail): Promise<ProxyStop | undefined> {
     const at = `${tail.lastIndex}\u0000`;
-    const keys = tail.toolResults.map((r) => `${at}tool\u0000${r.id}\u0000${hash53(JSON.stringify([r.name, r.args, r.result, r.error]))}`);
+    // A call is known by its print, so that the replica that judged it and one that only has its print agree on the key.
+    const prints = tail.toolResults.map((r) => r.print ?? this.breaker.printToolCall({ tool: r.name, args: r.args }));
+    const keys = tail.toolResults.map((r, i) => `${at}tool\u0000${r.id}\u0000${hash53(JSON.stringify([prints[i], r.result, r.error]))}`);
     if (tail.userText !== null) keys.unshift(`${at}user\u0000${hash53(tail.userText)}`);
     const first = await this.#seen.claim(sessionId, keys);
     if (tail.userText !== null && first.shift() === true) {
@@ -83,14 +98,13 @@ export class ProxyJudge {
     }
     for (const [i, result] of tail.toolResults.entries()) {
       if (first[i] !== true) continue;
-      const decision = await this.breaker.observe(sessionId, {
-        kind: 'tool_call',
-        tool: result.name,
-        args: result.args,
-        result: result.result,
-        error: result.error,
+      const event = { kind: 'tool_call', tool: result.name, print: prints[i]!, result: result.result, error: result.error } as const;
+      // A print another replica noted that this breaker cannot read (another version's, other options) leaves the output unjudged, as before notes.
+      const decision = await this.breaker.observe(sessionId, event).catch((error: unknown) => {
+        if (result.print !== undefined && InvalidOptionError.isInstance(error)) return undefined;
+        throw error;
       });
-      if (decision.action === 'stop') return toStop(decision, false);
+      if (decision?.action === 'stop') return toStop(decision, false);
     }
     await this.#share(sessionId);
     return undefined;
@@ -107,11 +121,18 @@ export class ProxyJudge {
     return messages.length === 0 ? undefined : messages.map((m) => `${NOTE_PREFIX} ${m}`).join('\n\n');
   }
 
-  /** The tool calls of the session's latest response this proxy judged, by id, if it judged one that has an id (Responses). */
-  lastCalls(sessionId: string, continued?: string): ReadonlyMap<string, WireToolCall> | undefined {
-    const latest = this.#lastCalls.get(sessionId);
-    // Another replica may have answered the response continued since: these calls would then be older ones.
-    return latest === undefined || (continued !== undefined && continued !== latest.responseId) ? undefined : latest.calls;
+  /**
+   * What is new in a request, its tool results matched to the calls of the
+   * session's latest response (Responses: the request may not hold them,
+   * nor mark where their round began): as this proxy judged it, or else, with a
+   * store that keeps notes (`RedisBreakerStore`), as the replica that judged
+   * it noted them — one more round trip, only when this proxy cannot tell.
+   */
+  async requestTail(api: WireApi, body: JsonObject, sessionId: string, continued: string | undefined): Promise<RequestTail> {
+    const tail = api.requestTail(body, callsOf(this.#lastCalls.get(sessionId), continued));
+    if (tail.unmatched !== true) return tail;
+    const shared = callsOf(await this.#notedCalls(sessionId), continued);
+    return shared === undefined ? tail : api.requestTail(body, shared);
   }
 
   /** The session of a response this proxy judged, or (with a store that keeps aliases) any replica did, by the response's id. */
@@ -148,16 +169,43 @@ export class ProxyJudge {
     });
     if (model.action === 'stop') return { stop: toStop(model, false), blocked: new Map() };
     const blocked = new Map<string, string>();
+    const noted: [id: string, name: string, print: string][] = [];
     for (const call of round.toolCalls) {
       let decision = await this.breaker.checkToolCall(sessionId, { tool: call.name, args: call.args });
       if (decision.action === 'stop') return { stop: toStop(decision, false), blocked: new Map() };
       // A verdict on the round (budget wrap-up, token drift) applies to each of its calls.
       if (decision.action === 'allow' && (model.action === 'block' || model.action === 'steer')) decision = model;
       if (decision.action === 'block') blocked.set(call.id, decision.message ?? 'repeated call refused.');
-      else await this.#steer(sessionId, decision);
+      else {
+        await this.#steer(sessionId, decision);
+        // Printed right after its check, which fingerprinted the same arguments.
+        noted.push([call.id, call.name, this.breaker.printToolCall({ tool: call.name, args: call.args })]);
+      }
     }
+    if (round.responseId !== undefined) await this.#noteCalls(sessionId, round.responseId, noted);
     await this.#share(sessionId);
     return { blocked };
+  }
+
+  /**
+   * Tells every replica sharing the store the calls of the session's latest
+   * response, as prints (never their arguments): the request that brings
+   * their outputs may go to another replica and, continuing the response,
+   * not hold the calls.
+   */
+  async #noteCalls(sessionId: string, responseId: string, calls: readonly (readonly [string, string, string])[]): Promise<void> {
+    const { store } = this.breaker.options;
+    if (store.putNote === undefined || store.readNote === undefined || calls.length === 0 || calls.length > MAX_NOTED_CALLS) return;
+    // A store outage must not fail the agent's request: this process still knows them.
+    await store.putNote(sessionId, CALLS_NOTE, JSON.stringify({ response: responseId, calls })).catch(() => undefined);
+  }
+
+  /** The calls of the session's latest response as a replica noted them, if the store keeps notes and has one. */
+  async #notedCalls(sessionId: string): Promise<LastCalls | undefined> {
+    const { store } = this.breaker.options;
+    if (store.readNote === undefined) return undefined;
+    const text = await store.readNote(sessionId, CALLS_NOTE).catch(() => undefined);
+    return text === undefined ? undefined : parseNotedCalls(text);
   }
 
   async #steer(sessionId: string, decision: BreakerDecision): Promise<void> {
@@ -170,4 +218,29 @@ export class ProxyJudge {
   async #share(sessionId: string): Promise<void> {
     await this.#inbox.add(sessionId, this.breaker.takeSteers(sessionId));
   }
+}
+
+/** The calls, unless the request continues another response than the one they belong to (another replica answered one since). */
+function callsOf(latest: LastCalls | undefined, continued: string | undefined): ReadonlyMap<string, WireToolCall> | undefined {
+  return latest === undefined || (continued !== undefined && continued !== latest.responseId) ? undefined : latest.calls;
+}
+
+/** A calls note as {@link ProxyJudge} writes it; anything else (another version's) counts as none. */
+function parseNotedCalls(text: string): LastCalls | undefined {
+  let note: unknown;
+  try {
+    note = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (note === null || typeof note !== 'object') return undefined;
+  const { response, calls } = note as { response?: unknown; calls?: unknown };
+  if (typeof response !== 'string' || !Array.isArray(calls)) return undefined;
+  const byId = new Map<string, WireToolCall>();
+  for (const call of calls) {
+    if (!Array.isArray(call) || call.length !== 3 || !call.every((part) => typeof part === 'string')) return undefined;
+    const [id, name, print] = call as [string, string, string];
+    byId.set(id, { id, name, args: undefined, print });
+  }
+  return { responseId: response, calls: byId };
 }

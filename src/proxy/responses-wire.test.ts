@@ -5,6 +5,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { Agent, OpenAIProvider, Runner, tool as agentTool } from '@openai/agents';
 import { generateText, isStepCount, streamText, tool } from 'ai';
 import OpenAI from 'openai';
+import { createClient } from 'redis';
 import { z } from 'zod';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
@@ -351,7 +352,7 @@ describe('governor proxy with Codex-style input: each call followed by its outpu
     const observed: unknown[] = [];
     const observe = breaker.observe.bind(breaker);
     breaker.observe = (sessionId, event) => {
-      if (event.kind === 'tool_call') observed.push(event.args);
+      if (event.kind === 'tool_call') observed.push(event.print);
       return observe(sessionId, event);
     };
     const replicas = [
@@ -372,7 +373,10 @@ describe('governor proxy with Codex-style input: each call followed by its outpu
         }
       }
       // Each replica takes the output after the last call (of parallel calls it could miss one, never take one twice).
-      assert.deepEqual(observed, [{ cmd: 'ls' }, { cmd: 'cat a.ts' }, { cmd: 'npm test' }]);
+      assert.deepEqual(
+        observed,
+        ['ls', 'cat a.ts', 'npm test'].map((cmd) => breaker.printToolCall({ tool: 'shell', args: { cmd } })),
+      );
     } finally {
       for (const replica of replicas) await replica.close();
       await upstream.close();
@@ -481,6 +485,129 @@ describe('two proxies sharing one Redis store, with requests that continue a sto
     } finally {
       for (const replica of replicas) await replica.close();
       await upstream.close();
+    }
+  });
+});
+
+describe('two proxies sharing one Redis store: the tool calls of a response one replica judged, on the other', () => {
+  const stores: RedisBreakerStore[] = [];
+  after(async () => {
+    for (const store of stores) await store.close();
+  });
+
+  /** Two replicas on one Redis (as `governor proxy --store` runs them) and a stand-in upstream. */
+  async function twoReplicas(
+    script: ScriptedTurn[],
+  ): Promise<{ replicas: ModelProxyServer[]; breakers: AgentBreaker[]; stored(): Promise<string>; close(): Promise<void> }> {
+    const url = await requireRedis();
+    const keyPrefix = `governor:test:responses:${randomUUID()}:`;
+    const breakers = [0, 1].map(() => {
+      const store = new RedisBreakerStore({ url, keyPrefix });
+      stores.push(store);
+      return new AgentBreaker({ store, checkFreshnessMs: 0 });
+    });
+    const upstream = await new ScriptedModelServer({ script, onExhausted: 'repeat-last' }).start();
+    const replicas = await Promise.all(breakers.map((breaker) => startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 })));
+    return {
+      replicas,
+      breakers,
+      /** Everything the replicas keep in Redis, as text. */
+      async stored() {
+        const raw = createClient({ url });
+        await raw.connect();
+        try {
+          const values: unknown[] = [];
+          for (const key of await raw.keys(`${keyPrefix}*`)) {
+            const type = await raw.type(key);
+            if (type === 'string') values.push(await raw.get(key));
+            else if (type === 'hash') values.push(await raw.hGetAll(key));
+            else if (type === 'list') values.push(await raw.lRange(key, 0, -1));
+            else if (type === 'zset') values.push(await raw.zRange(key, 0, -1));
+          }
+          return JSON.stringify(values);
+        } finally {
+          raw.destroy();
+        }
+      },
+      async close() {
+        for (const replica of replicas) await replica.close();
+        await upstream.close();
+      },
+    };
+  }
+
+  test('requests that continue the response (previous_response_id) take turns: the spiral is blocked, stopped and refused as on one replica', async () => {
+    const rig = await twoReplicas(SPIRAL);
+    try {
+      const client = new OpenAI({
+        baseURL: `${rig.replicas[0]!.url}/v1`,
+        apiKey: 'sk-test-not-a-real-key',
+        maxRetries: 0,
+        defaultHeaders: { 'x-governor-session': `continued-${randomUUID()}` },
+        // Each request goes to the other replica than the one that judged the response it continues.
+        fetch: roundRobinFetch(rig.replicas),
+      });
+      const rounds: string[] = [];
+      let previous: OpenAI.Responses.Response | undefined;
+      let input: InputItem[] = [{ role: 'user', content: 'Find me a flight to Oslo.' }];
+      for (let i = 0; i < 8 && rounds.at(-1) !== 'refused'; i += 1) {
+        try {
+          previous = await client.responses.create({
+            model: 'm',
+            instructions: 'You book travel.',
+            input,
+            tools: [SEARCH],
+            ...(previous === undefined ? {} : { previous_response_id: previous.id }),
+          });
+        } catch (error) {
+          assert.ok(error instanceof OpenAI.PermissionDeniedError && error.code === 'breaker_open', String(error));
+          rounds.push('refused');
+          continue;
+        }
+        // Only the outputs go with the next request: their calls are in the response it continues, which the other replica judged.
+        input = calls(previous).map((call) => ({ type: 'function_call_output', call_id: call.call_id, output: 'No flights found.' }));
+        rounds.push(input.length > 0 ? 'call' : /stopped by the agent breaker \(tool_spiral\)/.test(text(previous)) ? 'stop' : 'blocked');
+        if (input.length === 0) input = [{ role: 'user', content: 'Keep trying.' }];
+      }
+      // What one replica alone does (see the test of previous_response_id above): every output was observed, on whichever replica it came.
+      assert.deepEqual(rounds, ['call', 'call', 'call', 'blocked', 'stop', 'refused']);
+    } finally {
+      await rig.close();
+    }
+  });
+
+  test('Codex-style input, replicas taking turns: every output of a round of parallel calls is observed once', async () => {
+    const round = (a: string, b: string): ScriptedTurn => ({
+      toolCalls: [
+        { name: 'shell', arguments: { cmd: a } },
+        { name: 'shell', arguments: { cmd: b } },
+      ],
+    });
+    const script = [round('ls src', 'ls test'), round('cat src/a.ts', 'cat test/a.ts'), round('npm test', 'git status'), { text: 'Done.' }];
+    const rig = await twoReplicas(script);
+    try {
+      const session = `codex-${randomUUID()}`;
+      const input: unknown[] = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Why does the test fail?' }] }];
+      for (let i = 0; i < script.length; i += 1) {
+        const response = await fetch(`${rig.replicas[i % 2]!.url}/v1/responses`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-governor-session': session },
+          body: JSON.stringify({ model: 'm', input, store: false }),
+        });
+        // Each call followed by its output, as Codex sends them: the request does not say where the round began.
+        for (const item of ((await response.json()) as OpenAI.Responses.Response).output) {
+          input.push(item);
+          if (item.type === 'function_call') input.push({ type: 'function_call_output', call_id: item.call_id, output: `output of ${item.arguments}` });
+        }
+      }
+      // Six calls, each observed once, though every round's outputs came to the replica that had not judged it.
+      assert.equal((await rig.breakers[0]!.snapshot(session)).counters.toolCalls, 6);
+      // What the replicas shared of the calls are prints: no argument and no output is kept in Redis.
+      const stored = await rig.stored();
+      assert.match(stored, /response-calls/);
+      assert.doesNotMatch(stored, /src\/a\.ts|git status|output of/);
+    } finally {
+      await rig.close();
     }
   });
 });

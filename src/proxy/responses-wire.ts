@@ -103,15 +103,25 @@ export const responsesWire: WireApi = {
     // Calls remembered from an older response (another replica judged the latest) would take old outputs for new ones.
     const known = lastCalls !== undefined && lastCalls.size > 0 && (lastCallId === undefined || lastCalls.has(lastCallId)) ? lastCalls : undefined;
     const toolResults: WireToolResult[] = [];
+    let outputs = 0;
     for (const [at, item] of segment.entries()) {
       if (!OUTPUT_TYPES.has(String(item['type']))) continue;
+      outputs += 1;
       const id = callIdOf(item);
       const call = known === undefined ? (at > lastCallAt ? calls.get(id) : undefined) : known.get(id);
       if (call === undefined) continue;
       // Only a patch says whether it failed; the other outputs are judged by their text.
-      toolResults.push({ id, name: call.name, args: call.args, result: contentText(item['output'] ?? ''), error: item['status'] === 'failed' });
+      const result = contentText(item['output'] ?? '');
+      toolResults.push({
+        id,
+        name: call.name,
+        args: call.args,
+        ...(call.print === undefined ? {} : { print: call.print }),
+        result,
+        error: item['status'] === 'failed',
+      });
     }
-    return { toolResults, userText: null, lastIndex };
+    return { toolResults, userText: null, lastIndex, ...(known === undefined && outputs > 0 ? { unmatched: true } : {}) };
   },
 
   withSteers(body, text) {

@@ -10,8 +10,10 @@ import type { RetrievalEvent } from '../breaker/breaker-event.ts';
 export interface WireToolCall {
   readonly id: string;
   readonly name: string;
-  /** Parsed JSON arguments, or the raw text when they are not JSON. */
+  /** Parsed JSON arguments, or the raw text when they are not JSON; undefined for a call known by its print. */
   readonly args: unknown;
+  /** The call's print (see `AgentBreaker.printToolCall`), for a call another replica judged. */
+  readonly print?: string;
 }
 
 /** A tool result the agent sends back in a request. */
@@ -19,6 +21,8 @@ export interface WireToolResult {
   readonly id: string;
   readonly name: string;
   readonly args: unknown;
+  /** The call's print when its arguments are not known here (see {@link WireToolCall}). */
+  readonly print?: string;
   readonly result: string;
   readonly error: boolean;
 }
@@ -30,6 +34,13 @@ export interface RequestTail {
   readonly userText: string | null;
   /** Position of the last message, so a retried request is not observed twice. */
   readonly lastIndex: number;
+  /**
+   * True when the request brings tool outputs whose round the `lastCalls`
+   * given did not tell (none were given, or they were another response's):
+   * outputs were then taken by a guess, or left out when their calls are
+   * not in the request.
+   */
+  readonly unmatched?: boolean;
 }
 
 /** One model round as the breaker sees it. */

@@ -286,6 +286,23 @@ describe('RedisBreakerStore', () => {
     assert.equal(await a.sessionOfAlias('response:other'), 't', "another session's are kept");
   });
 
+  test('notes are read by every replica; a later one of the same name replaces it, and delete drops them', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const a = store({ keyPrefix });
+    const b = store({ keyPrefix });
+    assert.equal(await b.readNote('s', 'calls'), undefined);
+    await a.putNote('s', 'calls', 'first');
+    await a.putNote('s', 'calls', 'second ünïcode');
+    await a.putNote('s', 'other', 'kept apart');
+    await a.putNote('t', 'calls', "another session's");
+    assert.equal(await b.readNote('s', 'calls'), 'second ünïcode');
+    assert.equal(await b.readNote('s', 'other'), 'kept apart');
+    assert.ok((await raw.pTTL(`${keyPrefix}notes:s`)) > 86_000_000, 'kept as long as the session');
+    await b.delete('s');
+    assert.equal(await a.readNote('s', 'calls'), undefined, 'delete drops them');
+    assert.equal(await a.readNote('t', 'calls'), "another session's");
+  });
+
   test('a session and its log expire no sooner than ttlMs after the last write, and at most a second later', async () => {
     const keyPrefix = `${prefix}${randomUUID()}:`;
     const b = breakerOn(new RedisBreakerStore({ client: raw, keyPrefix, ttlMs: 60_000 }));

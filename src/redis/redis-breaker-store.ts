@@ -44,7 +44,8 @@ export interface RedisBreakerStoreOptions {
    * a session's waiting steer messages at `<prefix>steers:<id>` and the keys
    * marked by {@link RedisBreakerStore.claimFirst} at `<prefix>seen:<id>` (lists),
    * and each alias (see {@link RedisBreakerStore.addAlias}) at `<prefix>alias:<alias>`,
-   * a session's aliases at `<prefix>aliases:<id>`.
+   * a session's aliases at `<prefix>aliases:<id>` and its notes (see
+   * {@link RedisBreakerStore.putNote}) at `<prefix>notes:<id>` (a hash).
    * @default 'governor:breaker:'
    */
   readonly keyPrefix?: string;
@@ -89,7 +90,7 @@ export interface RedisBreakerStoreOptions {
  * credentials.
  */
 export class BreakerStoreError extends GovernorError {
-  /** Which store operation failed: `read`, `apply`, `delete`, `listOpen`, `ping`, `addSteers`, `takeSteers`, `claimFirst`, `addAlias` or `sessionOfAlias`. */
+  /** Which store operation failed: `read`, `apply`, `delete`, `listOpen`, `ping`, `addSteers`, `takeSteers`, `claimFirst`, `addAlias`, `sessionOfAlias`, `putNote` or `readNote`. */
   readonly operation: string;
 
   constructor(operation: string, message: string, options?: { cause?: unknown }) {
@@ -329,11 +330,18 @@ redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return 1
 `;
 
-/** KEYS[1] session hash, KEYS[2] its log, KEYS[3] open sessions, KEYS[4] its steer list, KEYS[5] its seen list, KEYS[6] its alias list; ARGV[1] session id. */
+/** KEYS[1] session hash, KEYS[2] its log, KEYS[3] open sessions, KEYS[4] its steer list, KEYS[5] its seen list, KEYS[6] its alias list, KEYS[7] its notes; ARGV[1] session id. */
 const DELETE = `
 for _, alias in ipairs(redis.call('LRANGE', KEYS[6], 0, -1)) do redis.call('DEL', alias) end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[4], KEYS[5], KEYS[6])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
 redis.call('ZREM', KEYS[3], ARGV[1])
+return 1
+`;
+
+/** KEYS[1] the session's notes; ARGV: name, value, expiry ms. */
+const PUT_NOTE = `
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `;
 
@@ -357,6 +365,7 @@ const SCRIPTS = {
   takeSteers: script(TAKE_STEERS),
   claimFirst: script(CLAIM_FIRST),
   addAlias: script(ADD_ALIAS),
+  putNote: script(PUT_NOTE),
 };
 
 /** Most aliases a session keeps (see {@link RedisBreakerStore.addAlias}). */
@@ -475,6 +484,7 @@ export class RedisBreakerStore implements BreakerStore {
   readonly #seenPrefix: string;
   readonly #aliasPrefix: string;
   readonly #aliasesPrefix: string;
+  readonly #notesPrefix: string;
   /** Sessions whose folded state this process keeps (see {@link RedisBreakerStoreOptions.cacheSessions}). */
   readonly cacheSessions: number;
   // Map iteration order is insertion order: re-inserting on use makes it an LRU.
@@ -531,6 +541,7 @@ export class RedisBreakerStore implements BreakerStore {
     this.#seenPrefix = `${keyPrefix}seen:`;
     this.#aliasPrefix = `${keyPrefix}alias:`;
     this.#aliasesPrefix = `${keyPrefix}aliases:`;
+    this.#notesPrefix = `${keyPrefix}notes:`;
     this.cacheSessions = cacheSessions;
     this.#ttlMs = ttlMs;
     this.#refreshEveryMs = Math.min(MAX_EXPIRY_SLACK_MS, Math.floor(ttlMs / 10));
@@ -879,6 +890,7 @@ export class RedisBreakerStore implements BreakerStore {
         this.#steerPrefix + sessionId,
         this.#seenPrefix + sessionId,
         this.#aliasesPrefix + sessionId,
+        this.#notesPrefix + sessionId,
       ],
       [sessionId],
     );
@@ -945,6 +957,25 @@ export class RedisBreakerStore implements BreakerStore {
     const id = text(reply);
     if (id === undefined) throw new BreakerStoreError('sessionOfAlias', 'unexpected reply from Redis');
     return id;
+  }
+
+  /**
+   * Keeps a note about the session for every replica, in one round trip,
+   * replacing the one of the same name, for as long as the session
+   * (`ttlMs`); deleting the session drops it. The value is kept as given:
+   * it must hold no secret.
+   */
+  async putNote(sessionId: string, name: string, value: string): Promise<void> {
+    await this.#evalScript('putNote', SCRIPTS.putNote, [this.#notesPrefix + sessionId], [name, value, this.#expiryMs]);
+  }
+
+  /** The session's note of that name, in one round trip; undefined when there is none. */
+  async readNote(sessionId: string, name: string): Promise<string | undefined> {
+    const reply = await this.#send('readNote', ['HGET', this.#notesPrefix + sessionId, name]);
+    if (reply === null) return undefined;
+    const value = text(reply);
+    if (value === undefined) throw new BreakerStoreError('readNote', 'unexpected reply from Redis');
+    return value;
   }
 
   /** Ids of sessions whose breaker is open and whose state has not expired. */
