@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { tool } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
+import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
 import { z } from 'zod';
 import { AgentBreaker, ChatClient, CONVERSATION_ID, ErrorLoopError, RagFixationError, ToolCallAdvisor, type BreakerEventRecord } from '../index.ts';
 
@@ -106,49 +106,65 @@ describe('AgentBreaker in a ChatClient: one observation point per tool call', ()
 });
 
 describe('AgentBreaker in a ChatClient: searches the provider ran itself', () => {
-  test('each is judged as a retrieval: the same search for the same pages is steered in the next prompt, then stopped', async () => {
-    const queries = ['cheapest flight to Oslo in March', 'cheapest flights Oslo March', 'cheapest Oslo flight in March', 'Oslo cheapest flights March'];
-    const prompts: string[] = [];
-    let round = 0;
-    // What @ai-sdk/anthropic reports for its web search server tool: the call with its query, then the pages found.
-    const model = new MockLanguageModelV4({
-      doGenerate: async ({ prompt }) => {
+  for (const mode of ['call', 'stream'] as const) {
+    test(`${mode}: each is judged as a retrieval; the same search for the same pages is steered in the next prompt, then stopped`, async () => {
+      const queries = ['cheapest flight to Oslo in March', 'cheapest flights Oslo March', 'cheapest Oslo flight in March', 'Oslo cheapest flights March'];
+      const prompts: string[] = [];
+      let round = 0;
+      // What @ai-sdk/anthropic reports for its web search server tool: the call with its query, then the pages found.
+      const searchRound = (prompt: unknown) => {
         prompts.push(JSON.stringify(prompt));
         const id = `srvtoolu_${round}`;
         const query = queries[round++ % queries.length]!;
-        return {
-          content: [
-            { type: 'tool-call', toolCallId: id, toolName: 'web_search', input: JSON.stringify({ query }), providerExecuted: true },
-            { type: 'tool-result', toolCallId: id, toolName: 'web_search', result: [{ url: 'https://fares.example/oslo', title: 'Fares' }] },
-            { type: 'text', text: 'Let me look once more.' },
-          ],
+        return [
+          { type: 'tool-call', toolCallId: id, toolName: 'web_search', input: JSON.stringify({ query }), providerExecuted: true },
+          { type: 'tool-result', toolCallId: id, toolName: 'web_search', result: [{ url: 'https://fares.example/oslo', title: 'Fares' }] },
+        ] as const;
+      };
+      const model = new MockLanguageModelV4({
+        doGenerate: async ({ prompt }) => ({
+          content: [...searchRound(prompt), { type: 'text', text: 'Let me look once more.' }],
           finishReason: { unified: 'stop', raw: undefined },
           usage,
           warnings: [],
-        };
-      },
-    });
-    const breaker = new AgentBreaker();
-    const client = ChatClient.builder(model).defaultAdvisors(breaker).build();
-    const answers: string[] = [];
-    const error = await (async () => {
-      for (let i = 0; i < 8; i += 1) {
-        answers.push(
-          await client
+        }),
+        // Streamed, the search parts come before the text, as the provider streams them.
+        doStream: async ({ prompt }) => ({
+          stream: convertArrayToReadableStream([
+            { type: 'stream-start', warnings: [] },
+            ...searchRound(prompt),
+            { type: 'text-start', id: 't' },
+            { type: 'text-delta', id: 't', delta: 'Let me look ' },
+            { type: 'text-delta', id: 't', delta: 'once more.' },
+            { type: 'text-end', id: 't' },
+            { type: 'finish', usage, finishReason: { unified: 'stop', raw: undefined } },
+          ]),
+        }),
+      });
+      const breaker = new AgentBreaker();
+      const client = ChatClient.builder(model).defaultAdvisors(breaker).build();
+      const answers: string[] = [];
+      const error = await (async () => {
+        for (let i = 0; i < 8; i += 1) {
+          const spec = client
             .prompt(i === 0 ? 'Find me the cheapest flight to Oslo in March.' : 'Keep looking.')
-            .advisors((a) => a.param(CONVERSATION_ID, 'fares-3'))
-            .call()
-            .content(),
-        );
-      }
-    })().then(
-      () => assert.fail('the breaker must stop the conversation'),
-      (e: unknown) => e,
-    );
-    assert.ok(RagFixationError.isInstance(error), `expected RagFixationError, got ${String(error)}`);
-    assert.deepEqual(answers, ['Let me look once more.', 'Let me look once more.', 'Let me look once more.']);
-    assert.equal((await breaker.snapshot('fares-3')).counters.retrievals, 4);
-    assert.match(prompts[3]!, /\[AgentBreaker\] .*search/, 'the fourth prompt carried the steer');
-    assert.doesNotMatch(prompts[2]!, /\[AgentBreaker\]/);
-  });
+            .advisors((a) => a.param(CONVERSATION_ID, 'fares-3'));
+          if (mode === 'call') answers.push(await spec.call().content());
+          else {
+            let text = '';
+            for await (const delta of spec.stream().content()) text += delta;
+            answers.push(text);
+          }
+        }
+      })().then(
+        () => assert.fail('the breaker must stop the conversation'),
+        (e: unknown) => e,
+      );
+      assert.ok(RagFixationError.isInstance(error), `expected RagFixationError, got ${String(error)}`);
+      assert.deepEqual(answers, ['Let me look once more.', 'Let me look once more.', 'Let me look once more.']);
+      assert.equal((await breaker.snapshot('fares-3')).counters.retrievals, 4);
+      assert.match(prompts[3]!, /\[AgentBreaker\] .*search/, 'the fourth prompt carried the steer');
+      assert.doesNotMatch(prompts[2]!, /\[AgentBreaker\]/);
+    });
+  }
 });

@@ -150,6 +150,14 @@ export class ModelCallTerminal implements ModelTerminal {
             if (!part.providerExecuted) yield { type: 'tool-call', toolCall: toToolCallRequest(part) };
             break;
           }
+          // Whole parts, kept in the round's content as doGenerate reports them: a tool the provider ran
+          // itself (a hosted web search) shows in its result, which the breaker judges.
+          case 'tool-result':
+          case 'source':
+          case 'file':
+            flushText();
+            content.push(part);
+            break;
           case 'stream-start':
             warnings = part.warnings;
             break;
