@@ -344,6 +344,35 @@ describe('governor proxy with Codex-style input: each call followed by its outpu
       await upstream.close();
     }
   });
+  test('two Codex conversations that open alike are sessions of their own, told apart by their session_id header', async () => {
+    const script: ScriptedTurn[] = [{ toolCalls: [{ name: 'shell', arguments: { cmd: 'npm test' } }] }];
+    const upstream = await new ScriptedModelServer({ script, onExhausted: 'repeat-last' }).start();
+    const breaker = new AgentBreaker();
+    await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 });
+    try {
+      // The same preamble and task in two conversations (an evaluation running one task twice at once), their rounds interleaved.
+      const inputs = [0, 1].map(() => [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Make the tests pass.' }] }] as unknown[]);
+      for (let round = 0; round < 3; round += 1) {
+        for (const [i, input] of inputs.entries()) {
+          const response = await fetch(`${proxy.url}/v1/responses`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', session_id: `conversation-${i}` },
+            body: JSON.stringify({ model: 'm', instructions: 'You are a coding agent.', input, store: false }),
+          });
+          for (const item of ((await response.json()) as OpenAI.Responses.Response).output) {
+            input.push(item);
+            if (item.type === 'function_call') input.push({ type: 'function_call_output', call_id: item.call_id, output: `${round} failed` });
+          }
+        }
+      }
+      // Each ran the tests three times with new results: nothing to steer. Sharing one session, six runs would have looked like a loop.
+      assert.equal(upstream.requests.filter((r) => JSON.stringify(r.body).includes('[governor]')).length, 0);
+      for (const i of [0, 1]) assert.equal((await breaker.snapshot(`session:conversation-${i}`)).counters.toolCalls, 2);
+    } finally {
+      await upstream.close();
+    }
+  });
+
   test('replicas taking turns: calls one replica remembers from an older response do not make old outputs new', async () => {
     const script: ScriptedTurn[] = ['ls', 'cat a.ts', 'npm test'].map((cmd) => ({ toolCalls: [{ name: 'shell', arguments: { cmd } }] }));
     const upstream = await new ScriptedModelServer({ script: [...script, { text: 'Done.' }] }).start();
@@ -856,5 +885,11 @@ describe('responsesWire: what a request brings', () => {
       'conversation:conv_7',
     );
     assert.equal(proxySessionId(none, { ...body, conversation: { id: 'conv_7' } }, responsesWire), 'conversation:conv_7');
+    // The conversation id a client sends in its session_id header (Codex does) names the session; the governor header still wins.
+    assert.equal(
+      proxySessionId(new Headers({ session_id: ' 0199-ab ' }), { ...body, conversation: 'conv_7' }, responsesWire, () => 'run-9'),
+      'session:0199-ab',
+    );
+    assert.equal(proxySessionId(new Headers({ session_id: '0199-ab', 'x-governor-session': 'h' }), body, responsesWire), 'h');
   });
 });

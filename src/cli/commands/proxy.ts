@@ -21,8 +21,8 @@ breaker watches the run.
                    largest chat request body read, in bytes; a larger one gets 413
                    (default 33554432, 32 MiB); other routes stream bodies unread
 
-Session: the x-governor-session header, else the stored conversation
-(conversation) or the session of the response a request continues
+Session: the x-governor-session header, else a session_id header (Codex's
+conversation id), else the stored conversation (conversation) or the session of the response a request continues
 (previous_response_id), else the request's user (metadata.user_id,
 safety_identifier), else a hash of the system prompt and first user message.`;
 
