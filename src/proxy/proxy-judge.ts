@@ -169,7 +169,10 @@ export class ProxyJudge {
     });
     if (model.action === 'stop') return { stop: toStop(model, false), blocked: new Map() };
     const blocked = new Map<string, string>();
-    const noted: [id: string, name: string, print: string][] = [];
+    // Prints are made only where another replica can read them: a store that keeps notes, a response a request can continue.
+    const { store } = this.breaker.options;
+    const noted: [id: string, name: string, print: string][] | undefined =
+      round.responseId !== undefined && store.putNote !== undefined && store.readNote !== undefined ? [] : undefined;
     for (const call of round.toolCalls) {
       let decision = await this.breaker.checkToolCall(sessionId, { tool: call.name, args: call.args });
       if (decision.action === 'stop') return { stop: toStop(decision, false), blocked: new Map() };
@@ -179,10 +182,10 @@ export class ProxyJudge {
       else {
         await this.#steer(sessionId, decision);
         // Printed right after its check, which fingerprinted the same arguments.
-        noted.push([call.id, call.name, this.breaker.printToolCall({ tool: call.name, args: call.args })]);
+        noted?.push([call.id, call.name, this.breaker.printToolCall({ tool: call.name, args: call.args })]);
       }
     }
-    if (round.responseId !== undefined) await this.#noteCalls(sessionId, round.responseId, noted);
+    if (noted !== undefined) await this.#noteCalls(sessionId, round.responseId!, noted);
     await this.#share(sessionId);
     return { blocked };
   }
@@ -195,9 +198,9 @@ export class ProxyJudge {
    */
   async #noteCalls(sessionId: string, responseId: string, calls: readonly (readonly [string, string, string])[]): Promise<void> {
     const { store } = this.breaker.options;
-    if (store.putNote === undefined || store.readNote === undefined || calls.length === 0 || calls.length > MAX_NOTED_CALLS) return;
+    if (calls.length === 0 || calls.length > MAX_NOTED_CALLS) return;
     // A store outage must not fail the agent's request: this process still knows them.
-    await store.putNote(sessionId, CALLS_NOTE, JSON.stringify({ response: responseId, calls })).catch(() => undefined);
+    await store.putNote?.(sessionId, CALLS_NOTE, JSON.stringify({ response: responseId, calls })).catch(() => undefined);
   }
 
   /** The calls of the session's latest response as a replica noted them, if the store keeps notes and has one. */
