@@ -71,9 +71,9 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
   // whichever layer notices it (tool wrapper, middleware, stop condition).
   const door = new DoorSession(breaker, sessionId);
   const record = async (text: string, usage: ReturnType<typeof fromProviderUsage>, parts: readonly ProviderPart[]): Promise<void> => {
-    await door.noteSearches(providerSearches(parts));
-    door.stopIf(
-      await breaker.observe(sessionId, { kind: 'model', promptTokens: usage.inputTokens ?? null, completionTokens: usage.outputTokens ?? null, text }),
+    await door.noteRound(
+      { kind: 'model', promptTokens: usage.inputTokens ?? null, completionTokens: usage.outputTokens ?? null, text },
+      providerSearches(parts),
     );
   };
 

@@ -166,5 +166,73 @@ describe('AgentBreaker in a ChatClient: searches the provider ran itself', () =>
       assert.match(prompts[3]!, /\[AgentBreaker\] .*search/, 'the fourth prompt carried the steer');
       assert.doesNotMatch(prompts[2]!, /\[AgentBreaker\]/);
     });
+
+    test(`${mode}: alike searches in one answer are steered once, and stopped only when the next answer searches again`, async () => {
+      const queries = ['cheapest flight to Oslo in March', 'cheapest flights Oslo March', 'cheapest Oslo flight in March', 'Oslo cheapest flights March'];
+      const prompts: string[] = [];
+      // One answer that runs all four searches, as a research model does in one response.
+      const searches = () =>
+        queries.flatMap((query, i) => [
+          {
+            type: 'tool-call',
+            toolCallId: `srvtoolu_${prompts.length}_${i}`,
+            toolName: 'web_search',
+            input: JSON.stringify({ query }),
+            providerExecuted: true,
+          },
+          { type: 'tool-result', toolCallId: `srvtoolu_${prompts.length}_${i}`, toolName: 'web_search', result: [{ url: 'https://fares.example/oslo' }] },
+        ]) as never[];
+      const model = new MockLanguageModelV4({
+        doGenerate: async ({ prompt }) => {
+          const content = [...searches(), { type: 'text', text: 'Nothing new.' }] as never[];
+          prompts.push(JSON.stringify(prompt));
+          return { content, finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] };
+        },
+        doStream: async ({ prompt }) => {
+          const parts = [...searches()];
+          prompts.push(JSON.stringify(prompt));
+          return {
+            stream: convertArrayToReadableStream([
+              { type: 'stream-start', warnings: [] },
+              ...parts,
+              { type: 'text-start', id: 't' },
+              { type: 'text-delta', id: 't', delta: 'Nothing new.' },
+              { type: 'text-end', id: 't' },
+              { type: 'finish', usage, finishReason: { unified: 'stop', raw: undefined } },
+            ]),
+          };
+        },
+      });
+      const breaker = new AgentBreaker();
+      const escalations: BreakerEventRecord[] = [];
+      breaker.on((e) => {
+        if (e.type === 'escalation') escalations.push(e);
+      });
+      const client = ChatClient.builder(model).defaultAdvisors(breaker).build();
+      const ask = async (text: string) => {
+        const spec = client.prompt(text).advisors((a) => a.param(CONVERSATION_ID, `fares-one-answer-${mode}`));
+        if (mode === 'call') return spec.call().content();
+        let answer = '';
+        for await (const delta of spec.stream().content()) answer += delta;
+        return answer;
+      };
+      assert.equal(await ask('Find me the cheapest flight to Oslo in March.'), 'Nothing new.');
+      const snapshot = await breaker.snapshot(`fares-one-answer-${mode}`);
+      assert.equal(snapshot.counters.retrievals, 4);
+      assert.equal(snapshot.state, 'CLOSED', 'the model has not read the steer yet');
+      assert.deepEqual(
+        escalations.map((e) => [e.category, e.action]),
+        [['rag_fixation', 'steer']],
+      );
+      await assert.rejects(ask('Keep looking.'), RagFixationError);
+      assert.equal(prompts[1]!.match(/\[AgentBreaker\]/g)?.length, 1, 'the second prompt carried the steer, once');
+      assert.deepEqual(
+        escalations.map((e) => [e.category, e.action]),
+        [
+          ['rag_fixation', 'steer'],
+          ['rag_fixation', 'stop'],
+        ],
+      );
+    });
   }
 });

@@ -60,12 +60,6 @@ function roundCost(engine: BreakerEngine, sessionId: string, request: ChatClient
  * tool calls when it has some, and otherwise waits for the next round.
  */
 async function judgeRound(engine: BreakerEngine, sessionId: string, request: ChatClientRequest, response: ChatResponse): Promise<ChatResponse> {
-  // Searches the provider ran itself came before the answer; they have run, so they can only be steered or stopped.
-  for (const search of providerSearches(response.content)) {
-    const decision = await engine.observe(sessionId, search);
-    if (decision.action === 'stop') throw engine.toError(decision, sessionId);
-    engine.queueSteer(sessionId, decision);
-  }
   const costUsd = roundCost(engine, sessionId, request, response);
   const model = await engine.observe(sessionId, {
     kind: 'model',
@@ -74,7 +68,15 @@ async function judgeRound(engine: BreakerEngine, sessionId: string, request: Cha
     text: response.text,
     ...(costUsd === undefined ? {} : { costUsd }),
   });
-  if (model.action === 'stop') throw engine.toError(model, sessionId);
+  // Searches the provider ran itself belong to this round, so they are recorded after its answer (several alike ones
+  // are steered, not stopped, before the model has read the steer). They have run: they can only be steered or stopped.
+  let stop = model.action === 'stop' ? model : undefined;
+  for (const search of providerSearches(response.content)) {
+    const decision = await engine.observe(sessionId, search);
+    if (decision.action === 'stop') stop ??= decision;
+    else engine.queueSteer(sessionId, decision);
+  }
+  if (stop !== undefined) throw engine.toError(stop, sessionId);
   const verdict = model.action === 'block' || model.action === 'steer' ? model : undefined;
   if (response.toolCalls.length === 0) {
     if (verdict !== undefined) engine.queueSteer(sessionId, verdict);

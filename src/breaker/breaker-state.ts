@@ -163,6 +163,12 @@ export interface BreakerSessionState {
   /** Detections per category so far (drives the escalation ladders). */
   readonly escalations: Readonly<Partial<Record<BreakerCategory, number>>>;
   /**
+   * The model round (`counters.modelCalls`) of each category's latest
+   * escalation, in sessions that report model rounds: a stop waits for a round
+   * after the rung below it (absent until an escalation, and in states stored by older versions).
+   */
+  readonly escalatedIn?: Readonly<Partial<Record<BreakerCategory, number>>>;
+  /**
    * Tools of the last cycle the breaker escalated: a spiral on one of them
    * (the cycle's other step was blocked) is the same loop and escalates as the cycle.
    */

@@ -1,6 +1,6 @@
 import type { ObservingBreaker } from './ai-sdk-adapter.ts';
 import type { BreakerDecision } from './breaker-decision.ts';
-import type { RetrievalEvent } from './breaker-event.ts';
+import type { ModelEvent, RetrievalEvent } from './breaker-event.ts';
 import { breakerErrorFor } from './breaker-errors.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue } from '../errors/validate-options.ts';
@@ -85,16 +85,24 @@ export class DoorSession {
   }
 
   /**
-   * Reports the searches the model's API ran itself in a round (see
-   * hosted-search.ts), in order, before the round: they have run, so a
-   * verdict can only stop the session or steer the model's next call.
+   * Reports a finished model round: its answer, then the searches the
+   * model's API ran itself in it (see hosted-search.ts), in order. Those
+   * have run, so a verdict on one can only stop the session or steer the
+   * model's next call. Recorded after the answer, they belong to its round:
+   * several alike searches in one answer are steered, not stopped, before
+   * the model has read the steer. Throws the first stop; returns the
+   * verdict on the answer.
    */
-  async noteSearches(searches: readonly RetrievalEvent[]): Promise<void> {
+  async noteRound(answer: ModelEvent, searches: readonly RetrievalEvent[]): Promise<BreakerDecision> {
+    const decision = await this.#breaker.observe(this.sessionId, answer);
+    this.noteStop(decision);
     for (const search of searches) {
-      const decision = await this.#breaker.observe(this.sessionId, search);
-      this.stopIf(decision);
-      this.queueSteer(decision);
+      const verdict = await this.#breaker.observe(this.sessionId, search);
+      this.noteStop(verdict);
+      this.queueSteer(verdict);
     }
+    this.rethrowStop();
+    return decision;
   }
 
   /**

@@ -227,16 +227,31 @@ export class SessionLogic {
 
   #escalate(step: Step, detection: Detection, now: number): void {
     const { category } = detection;
-    const count = (step.state.escalations[category] ?? 0) + 1;
+    const before = step.state.escalations[category] ?? 0;
+    let count = before + 1;
     const ladder = category === 'budget' ? ['stop' as const] : this.#ladder(category);
     let action = detection.action ?? ladder[Math.min(count, ladder.length) - 1]!;
+    const round = step.state.counters.modelCalls;
     // A probe that trips again re-opens at once: the breaker already gave this session its chances.
     if (step.state.status === 'HALF_OPEN') action = 'stop';
+    else if (action === 'stop' && detection.action === undefined && before > 0 && round > 0 && step.state.escalatedIn?.[category] === round) {
+      // The rung below was decided in this model round (parallel calls, several hosted searches in one answer): the
+      // model has not read it yet, so it cannot have ignored it. The category stays on that rung until the next round.
+      count = before;
+      action = ladder[Math.min(before, ladder.length) - 1]!;
+      if (action === 'steer') {
+        // That steer is on its way already; a second one would only repeat it.
+        step.state = { ...step.state, handled: pushBounded(step.state.handled, detection.key, LIMITS.handled) };
+        step.changed = true;
+        return;
+      }
+    }
     const evidence = { ...detection.evidence, detection: count };
     const message = breakerMessage(category, action, evidence);
     step.state = {
       ...step.state,
       escalations: { ...step.state.escalations, [category]: count },
+      ...(round > 0 && category !== 'budget' ? { escalatedIn: { ...step.state.escalatedIn, [category]: round } } : {}),
       handled: pushBounded(step.state.handled, detection.key, LIMITS.handled),
       ...(category === 'cycle' && detection.evidence.sequence !== undefined ? { cycleTools: detection.evidence.sequence.slice(0, 8) } : {}),
       counters: { ...step.state.counters, detections: step.state.counters.detections + 1 },

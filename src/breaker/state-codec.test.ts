@@ -110,6 +110,7 @@ describe('state codec', () => {
       cycleTools: ['a', 'b'],
       handled: ['k1', 'k2'],
       escalations: { tool_spiral: 2 },
+      escalatedIn: { tool_spiral: 7 },
     };
     const encoded = roundTrip(state);
     assert.equal(encoded.split('{"s":').length, 1, 'every record is in the compact form');

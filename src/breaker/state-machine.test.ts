@@ -119,6 +119,56 @@ describe('breaker state machine', () => {
     );
   });
 
+  test('a stop waits for a model round after the rung below it: parallel calls of one round are blocked, not stopped', async () => {
+    const b = new AgentBreaker();
+    const d = new BreakerDriver(b, 's');
+    await d.model('Reading the status five times at once.');
+    const parallel = await d.repeat(6, 'get_status', { job: 'build' }, () => 'queued');
+    assert.deepEqual(
+      parallel.map((c) => c.decision.action),
+      ['allow', 'allow', 'steer', 'block', 'block', 'block'],
+    );
+    assert.equal((await b.snapshot('s')).state, 'CLOSED');
+    assert.equal((await b.snapshot('s')).escalations.tool_spiral, 2, 'held on the block rung');
+    // The next round reads the steer and the blocks; repeating the call after that is the loop going on.
+    assert.equal(await d.model('Once more.').then((v) => v.action), 'allow');
+    const next = await d.tool('get_status', { job: 'build' }, 'queued');
+    assert.equal(next.decision.action, 'stop');
+    assert.ok(ToolSpiralError.isInstance(breakerErrorFor(next.decision)));
+  });
+
+  test('the same calls one per round climb the whole ladder, and so do sessions that report no model rounds', async () => {
+    const perRound = new BreakerDriver(new AgentBreaker(), 's');
+    const actions: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      await perRound.model();
+      actions.push((await perRound.tool('get_status', { job: 'build' }, 'queued')).decision.action);
+    }
+    assert.deepEqual(actions, ['allow', 'allow', 'steer', 'block', 'stop']);
+    // Tool calls only (an MCP proxy sees no model rounds): nothing marks a round, so nothing is held.
+    const calls = await tripToOpen(new BreakerDriver(new AgentBreaker(), 't'));
+    assert.deepEqual(
+      calls.map((c) => c.decision.action),
+      ['allow', 'allow', 'steer', 'block', 'stop'],
+    );
+  });
+
+  test('after the cooldown, the loop coming back is stopped at its first repeat', async () => {
+    const clock = new ManualClock();
+    const b = new AgentBreaker({ now: clock.now, cooldownMs: 1_000 });
+    const d = new BreakerDriver(b, 's');
+    const actions: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      await d.model();
+      actions.push((await d.tool('get_status', { job: 'build' }, 'queued')).decision.action);
+    }
+    assert.deepEqual(actions, ['allow', 'allow', 'steer', 'block', 'stop']);
+    clock.advance(1_000);
+    assert.equal((await d.model('Probing.')).action, 'allow');
+    assert.equal((await b.snapshot('s')).state, 'CLOSED');
+    assert.equal((await d.tool('get_status', { job: 'build' }, 'queued')).decision.action, 'stop');
+  });
+
   test('every escalation and state change is an event with category, action, session and evidence', async () => {
     const b = new AgentBreaker();
     const events: BreakerEventRecord[] = [];

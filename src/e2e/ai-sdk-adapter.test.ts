@@ -364,5 +364,25 @@ describe('breakerForAiSdk with searches the provider runs itself (hosted web sea
         assert.doesNotMatch(JSON.stringify(server.requests[2]!.body.messages), /\[AgentBreaker\]/);
       });
     }
+
+    test(`${name}: four alike searches in one answer are steered once; the next answer that searches again is stopped`, async () => {
+      await using server = await searchLoopServer({ perAnswer: 4 });
+      const breaker = new AgentBreaker({ telemetry: false });
+      const sessionId = `hosted-one-answer-${name}`;
+      const governed = breakerForAiSdk(breaker, { sessionId });
+      const { model, tools } = provider(server.baseURL);
+      const messages: ModelMessage[] = [{ role: 'user', content: 'Find me the cheapest flight to Oslo in March.' }];
+      const first = await generateText({ model: governed.model(model), tools, messages, maxOutputTokens: 256 });
+      assert.equal(first.text, SEARCH_LOOP_ANSWER);
+      messages.push(...first.response.messages, { role: 'user', content: 'Keep looking.' });
+      await assert.rejects(generateText({ model: governed.model(model), tools, messages, maxOutputTokens: 256 }), (error: unknown) => {
+        assert.ok(AgentBreakerError.isInstance(error), `expected the breaker's error, got ${String(error)}`);
+        assert.equal(error.category, 'rag_fixation');
+        return true;
+      });
+      // Every search that ran is counted, those of the stopped answer too.
+      assert.equal((await breaker.snapshot(sessionId)).counters.retrievals, 8);
+      assert.equal(JSON.stringify(server.requests[1]!.body.messages).match(/\[AgentBreaker\]/g)?.length, 1, 'one steer, in the second request');
+    });
   }
 });

@@ -28,6 +28,12 @@ function recordingBreaker(options: ConstructorParameters<typeof AgentBreaker>[0]
   return { breaker, events };
 }
 
+/** An agent on the Responses API with its hosted web search, governed by `breaker`. */
+function hostedSearchAgent(server: { modelId: string; baseURL: string }, breaker: AgentBreaker) {
+  const model = new ChatOpenAI({ model: server.modelId, apiKey: 'test-key', maxRetries: 0, useResponsesApi: true, configuration: { baseURL: server.baseURL } });
+  return createAgent({ model, tools: [{ type: 'web_search' }], middleware: [governorMiddleware(breaker)] });
+}
+
 function checkBuild(statuses: (run: number) => string) {
   const executions: string[] = [];
   const check = tool(
@@ -204,14 +210,7 @@ describe('governorMiddleware on createAgent with ChatOpenAI', () => {
   test("searches the API ran itself (the Responses API's hosted web search) are judged: the same search over and over is stopped with RagFixationError", async () => {
     await using server = await searchLoopServer();
     const { breaker } = recordingBreaker();
-    const model = new ChatOpenAI({
-      model: server.modelId,
-      apiKey: 'test-key',
-      maxRetries: 0,
-      useResponsesApi: true,
-      configuration: { baseURL: server.baseURL },
-    });
-    const agent = createAgent({ model, tools: [{ type: 'web_search' }], middleware: [governorMiddleware(breaker)] });
+    const agent = hostedSearchAgent(server, breaker);
     let messages: BaseMessage[] = [];
     const answers: string[] = [];
     const error = await (async () => {
@@ -230,6 +229,23 @@ describe('governorMiddleware on createAgent with ChatOpenAI', () => {
     assert.deepEqual(answers, [SEARCH_LOOP_ANSWER, SEARCH_LOOP_ANSWER, SEARCH_LOOP_ANSWER]);
     assert.equal((await breaker.snapshot('lc-hosted')).counters.retrievals, 4);
     assert.equal(server.requests[0]!.path, '/v1/responses');
+  });
+
+  test('four alike hosted searches in one answer are steered once; the next answer that searches again is stopped', async () => {
+    await using server = await searchLoopServer({ perAnswer: 4 });
+    const { breaker } = recordingBreaker();
+    const agent = hostedSearchAgent(server, breaker);
+    const config = { configurable: { thread_id: 'lc-hosted-one-answer' } };
+    const first = await agent.invoke({ messages: [new HumanMessage('Find me the cheapest flight to Oslo in March.')] }, config);
+    assert.equal(String(first.messages.at(-1)?.text), SEARCH_LOOP_ANSWER);
+    const error = await agent.invoke({ messages: [...first.messages, new HumanMessage('Keep looking.')] }, config).then(
+      () => assert.fail('the breaker must end the run'),
+      (e: unknown) => e,
+    );
+    assert.ok(RagFixationError.isInstance(error), `expected RagFixationError, got ${String(error)}`);
+    // Every search that ran is counted, those of the stopped answer too.
+    assert.equal((await breaker.snapshot('lc-hosted-one-answer')).counters.retrievals, 8);
+    assert.equal(JSON.stringify(server.requests[1]!.body.messages).match(/\[AgentBreaker\]/g)?.length, 1, 'one steer, in the second request');
   });
 
   test('a bad breaker or sessionId is a typed error naming the option', () => {

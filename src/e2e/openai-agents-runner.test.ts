@@ -238,6 +238,22 @@ describe("breakerForOpenAIAgents over the SDK's OpenAI provider", () => {
     });
   }
 
+  test('four alike hosted searches in one answer are steered once; the next answer that searches again is stopped', async () => {
+    await using server = await searchLoopServer({ perAnswer: 4 });
+    const { breaker, door } = governed(server, {}, 'oa-hosted-one-answer', true);
+    const agent = new Agent({ name: 'travel', instructions: 'You book travel.', model: server.modelId, tools: [webSearchTool()] });
+    const session = new MemorySession({ sessionId: 'oa-hosted-one-answer' });
+    assert.equal((await door.run(agent, 'Find me the cheapest flight to Oslo in March.', { session })).finalOutput, SEARCH_LOOP_ANSWER);
+    const error = await door.run(agent, 'Keep looking.', { session }).then(
+      () => assert.fail('the breaker must end the run'),
+      (e: unknown) => e,
+    );
+    assert.ok(RagFixationError.isInstance(error), `expected RagFixationError, got ${String(error)}`);
+    // Every search that ran is counted, those of the stopped answer too.
+    assert.equal((await breaker.snapshot('oa-hosted-one-answer')).counters.retrievals, 8);
+    assert.equal(JSON.stringify(server.requests[1]!.body.messages).match(/\[AgentBreaker\]/g)?.length, 1, 'one steer, in the second turn');
+  });
+
   test('an agent given a Model instance is governed through governed.model, and refused without it', async () => {
     await using server = await spiralServer();
     const { door } = governed(server, {}, 'oa-instance');

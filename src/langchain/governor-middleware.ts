@@ -121,15 +121,11 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
       const session = sessionOf(state, runtime as RunConfigLike);
       const reply = [...state.messages].reverse().find((m) => AIMessage.isInstance(m));
       if (reply === undefined) return undefined;
-      await session.noteSearches(searchesOf(reply));
       const usage = reply.usage_metadata;
-      const model = await breaker.observe(session.sessionId, {
-        kind: 'model',
-        promptTokens: usage?.input_tokens ?? null,
-        completionTokens: usage?.output_tokens ?? null,
-        text: textOf(reply.content),
-      });
-      session.stopIf(model);
+      const model = await session.noteRound(
+        { kind: 'model', promptTokens: usage?.input_tokens ?? null, completionTokens: usage?.output_tokens ?? null, text: textOf(reply.content) },
+        searchesOf(reply),
+      );
       const calls = reply.tool_calls ?? [];
       if (calls.length === 0) {
         session.queueSteer(model);

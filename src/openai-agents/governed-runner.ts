@@ -248,14 +248,10 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     usage: { inputTokens?: number; outputTokens?: number } | undefined,
     output: ModelResponse['output'],
   ): Promise<void> => {
-    await session.noteSearches(searchesOfOutput(output));
-    const decision = await breaker.observe(session.sessionId, {
-      kind: 'model',
-      promptTokens: usage?.inputTokens ?? null,
-      completionTokens: usage?.outputTokens ?? null,
-      text: textOfOutput(output),
-    });
-    session.stopIf(decision);
+    const decision = await session.noteRound(
+      { kind: 'model', promptTokens: usage?.inputTokens ?? null, completionTokens: usage?.outputTokens ?? null, text: textOfOutput(output) },
+      searchesOfOutput(output),
+    );
     // A model-level verdict (budget wrap-up, token drift) reaches the model on its next turn.
     session.queueSteer(decision);
   };

@@ -331,6 +331,31 @@ describe("governor proxy with Anthropic's hosted web search (server tool use)", 
     });
   }
 
+  test('four alike searches in one answer are steered once; the next answer that searches again is stopped', async () => {
+    const upstream = await searchLoopServer({ perAnswer: 4 });
+    const breaker = new AgentBreaker();
+    await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 });
+    try {
+      const anthropic = createAnthropic({
+        baseURL: `${proxy.url}/v1`,
+        apiKey: 'sk-ant-test-not-a-real-key',
+        headers: { 'x-governor-session': 'fares-one-answer' },
+      });
+      const tools = { web_search: anthropic.tools.webSearch_20250305({ maxUses: 5 }) };
+      const messages: ModelMessage[] = [{ role: 'user', content: 'Find me the cheapest flight to Oslo in March.' }];
+      const first = await generateText({ model: anthropic('claude-test'), maxOutputTokens: 256, messages, tools });
+      assert.equal(first.text, SEARCH_LOOP_ANSWER);
+      messages.push(...first.response.messages, { role: 'user', content: 'Keep looking.' });
+      const second = await generateText({ model: anthropic('claude-test'), maxOutputTokens: 256, messages, tools });
+      assert.match(second.text, /stopped by the agent breaker \(rag_fixation\)/);
+      // Every search that ran is counted, those of the stopped answer too.
+      assert.equal((await breaker.snapshot('fares-one-answer')).counters.retrievals, 8);
+      assert.equal(JSON.stringify(upstream.requests[1]!.body.messages).match(/\[governor\]/g)?.length, 1, 'one steer, in the second request');
+    } finally {
+      await upstream.close();
+    }
+  });
+
   test('each web search with the addresses its result found; an error result or another server tool is not a search', () => {
     const round = anthropicWire.roundOf({
       content: [

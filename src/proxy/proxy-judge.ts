@@ -156,18 +156,20 @@ export class ProxyJudge {
       this.#lastCalls.set(sessionId, { responseId: round.responseId, calls: new Map(round.toolCalls.map((call) => [call.id, call])) });
       await this.#responses.add(sessionId, round.responseId, round.stored !== false);
     }
-    // Searches the upstream ran itself came before the answer; they have run, so they can only be steered or stopped.
-    for (const search of round.searches ?? []) {
-      const decision = await this.breaker.observe(sessionId, search);
-      if (decision.action === 'stop') return { stop: toStop(decision, false), blocked: new Map() };
-    }
     const model = await this.breaker.observe(sessionId, {
       kind: 'model',
       promptTokens: round.promptTokens,
       completionTokens: round.completionTokens,
       text: round.text,
     });
-    if (model.action === 'stop') return { stop: toStop(model, false), blocked: new Map() };
+    // Searches the upstream ran itself belong to this round, so they are recorded after its answer (several alike ones
+    // are steered, not stopped, before the model has read the steer). They have run: they can only be steered or stopped.
+    let stop = model.action === 'stop' ? model : undefined;
+    for (const search of round.searches ?? []) {
+      const decision = await this.breaker.observe(sessionId, search);
+      if (decision.action === 'stop') stop ??= decision;
+    }
+    if (stop !== undefined) return { stop: toStop(stop, false), blocked: new Map() };
     const blocked = new Map<string, string>();
     // Prints are made only where another replica can read them: a store that keeps notes, a response a request can continue.
     const { store } = this.breaker.options;

@@ -6,12 +6,17 @@ export const SEARCH_LOOP_ANSWER = 'Let me look once more.';
 /**
  * A stand-in model whose provider runs the same web search in every answer
  * (reworded, the same pages found), as a model fixated on one search does:
- * the third is a RAG fixation.
+ * the third is a RAG fixation. With `perAnswer`, each answer runs that many
+ * of them (a research model searching several times in one response).
  */
-export function searchLoopServer(): Promise<ScriptedModelServer> {
+export function searchLoopServer(options: { perAnswer?: number } = {}): Promise<ScriptedModelServer> {
   const sources = ['https://fares.example/oslo', 'https://air.example/osl'];
   const queries = ['cheapest flight to Oslo in March', 'cheapest flights Oslo March', 'cheapest Oslo flight in March', 'Oslo cheapest flights March'];
+  const perAnswer = options.perAnswer ?? 1;
   return new ScriptedModelServer({
-    script: (_request, index) => ({ webSearches: [{ query: queries[index % queries.length]!, sources }], text: SEARCH_LOOP_ANSWER }),
+    script: (_request, index) => ({
+      webSearches: Array.from({ length: perAnswer }, (_, i) => ({ query: queries[(index * perAnswer + i) % queries.length]!, sources })),
+      text: SEARCH_LOOP_ANSWER,
+    }),
   }).start();
 }
