@@ -9,8 +9,9 @@
  *    cost per event (check + observe) at p50 / p90. Medians of 3 repeats.
  * 2. One breaker, one session of 10,000 events: the cost of an observed
  *    event against a PING on the same connection (interleaved), over the
- *    first 10 events of 100 new sessions, events 901–1,000 and the last 100
- *    of the long one; and what Redis holds for the session (MEMORY USAGE
+ *    first 10 events of 100 new sessions (spread over the long session's),
+ *    events 901–1,000 and the last 100 of the long one, the median of 3
+ *    runs; and what Redis holds for the session (MEMORY USAGE
  *    of its keys) over its 10th event, two snapshot cycles from its 1,000th
  *    and up to its last, and the same for sessions of every kind of event
  *    (300 B and 4 KB replies) up to their 1,031st.
@@ -20,6 +21,7 @@ import path from 'node:path';
 import { createClient } from 'redis';
 import { AgentBreaker } from '../src/breaker/agent-breaker.ts';
 import type { BreakerDecision } from '../src/breaker/breaker-decision.ts';
+import type { BreakerEvent } from '../src/breaker/breaker-event.ts';
 import type { BreakerEventRecord } from '../src/breaker/breaker-events.ts';
 import { RedisBreakerStore, type RedisCommandClient } from '../src/redis/redis-breaker-store.ts';
 import { percentile as nearestRank } from './detection-metrics.ts';
@@ -232,6 +234,8 @@ interface EventCostWindow {
   readonly ratio: number;
   /** Median observe of the same events by a breaker in memory, interleaved (µs): the detectors' own work. */
   readonly inMemory: number;
+  /** The ratio of each timed run, in run order (the window's figures are those of the median run). */
+  readonly runRatios?: readonly number[];
 }
 
 /**
@@ -312,11 +316,37 @@ class StoredReadings {
 
 interface RedisCostFigures {
   readonly argBytes: number;
+  /** Timed runs of the sessions; each window shows its median run. */
+  readonly repeats: number;
   readonly windows: readonly EventCostWindow[];
   readonly stored: readonly StoredSize[];
 }
 
-async function eventCost(url: string, keyPrefix: string, argBytes: number, events: number): Promise<RedisCostFigures> {
+interface Samples {
+  readonly observe: number[];
+  readonly ping: number[];
+  readonly memory: number[];
+}
+
+function samples(): Samples {
+  return { observe: [], ping: [], memory: [] };
+}
+
+function costWindow(from: number, to: number, times: Samples): EventCostWindow {
+  const observe = median(times.observe);
+  const ping = median(times.ping);
+  return { from, to, observe, ping, ratio: observe / ping, inMemory: median(times.memory) };
+}
+
+/** Per window, the run whose ratio is the median of the runs' (the lower middle one for an even count). */
+function medianWindows(runs: readonly (readonly EventCostWindow[])[]): EventCostWindow[] {
+  return runs[0]!.map((_, i) => {
+    const sorted = runs.map((run) => run[i]!).sort((a, b) => a.ratio - b.ratio);
+    return { ...sorted[Math.floor((sorted.length - 1) / 2)]!, runRatios: runs.map((run) => run[i]!.ratio) };
+  });
+}
+
+async function eventCost(url: string, keyPrefix: string, argBytes: number, events: number, repeats: number): Promise<RedisCostFigures> {
   // The PINGs go as the store sends its commands: without a timer of node-redis's own per command.
   const client = createClient({ url, commandOptions: { timeout: 0 } });
   client.on('error', () => {});
@@ -331,45 +361,51 @@ async function eventCost(url: string, keyPrefix: string, argBytes: number, event
       await breaker.observe('warm', step.event);
       await inMemory.observe('warm', step.event);
     }
-    const windows: EventCostWindow[] = [];
-    // The first events of a session: 100 new sessions, so the window has as many samples as the others.
-    {
-      const observe: number[] = [];
-      const ping: number[] = [];
-      const memory: number[] = [];
-      for (let s = 0; s < 100; s++) {
-        for (let i = 0; i < 10; i++) {
-          const event = steps[(s * 10 + i) % steps.length]!.event;
-          let start = process.hrtime.bigint();
-          await client.sendCommand(['PING']);
-          ping.push(micros(start));
-          start = process.hrtime.bigint();
-          await breaker.observe(`new-${s}`, event);
-          observe.push(micros(start));
-          await client.sendCommand(['PING']);
-          start = process.hrtime.bigint();
-          await inMemory.observe(`new-${s}`, event);
-          memory.push(micros(start));
-        }
-      }
-      windows.push({ from: 1, to: 10, observe: median(observe), ping: median(ping), ratio: median(observe) / median(ping), inMemory: median(memory) });
-    }
-    const observeTimes: number[] = [];
-    const pingTimes: number[] = [];
-    const memoryTimes: number[] = [];
-    const stored = new StoredReadings(client, keyPrefix, 'long', steps.length, 'tool calls');
-    for (let i = 0; i < steps.length; i++) {
+    /** Times one observe with a PING before it and the same observe in memory after it, each on its own. */
+    const timed = async (sessionId: string, event: BreakerEvent, into: Samples) => {
       let start = process.hrtime.bigint();
       await client.sendCommand(['PING']);
-      pingTimes.push(micros(start));
+      into.ping.push(micros(start));
       start = process.hrtime.bigint();
-      await breaker.observe('long', steps[i]!.event);
-      observeTimes.push(micros(start));
+      await breaker.observe(sessionId, event);
+      into.observe.push(micros(start));
       await client.sendCommand(['PING']);
       start = process.hrtime.bigint();
-      await inMemory.observe('long', steps[i]!.event);
-      memoryTimes.push(micros(start));
-      await stored.after(i + 1);
+      await inMemory.observe(sessionId, event);
+      into.memory.push(micros(start));
+    };
+    let stored: StoredReadings | undefined = new StoredReadings(client, keyPrefix, 'long-0', steps.length, 'tool calls');
+    const storedSizes = stored.sizes;
+    const runs: EventCostWindow[][] = [];
+    for (let run = 0; run < repeats; run++) {
+      // The first events of a session: 100 new sessions, so that window has as many samples as the others. Their
+      // events are spread over the long session's (one new session every 1/100 of it), so that every window is timed
+      // under the same load and at the same point of the process's warm-up: timed first, they read the highest.
+      const fresh = samples();
+      const long = samples();
+      const newSessions = 100;
+      const every = Math.max(1, Math.floor(steps.length / newSessions));
+      let started = 0;
+      for (let i = 0; i < steps.length || started < newSessions; i++) {
+        if (i % every === 0 && started < newSessions) {
+          const s = started++;
+          for (let k = 0; k < 10; k++) await timed(`new-${run}-${s}`, steps[(s * 10 + k) % steps.length]!.event, fresh);
+        }
+        if (i >= steps.length) continue;
+        await timed(`long-${run}`, steps[i]!.event, long);
+        await stored?.after(i + 1);
+      }
+      stored = undefined;
+      const windows = [costWindow(1, 10, fresh)];
+      for (const [from, to] of [
+        [901, 1_000],
+        [events - 99, events],
+      ] as const) {
+        if (to > steps.length || from < 1 || windows.some((w) => w.to === to)) continue;
+        const slice = (values: number[]) => values.slice(from - 1, to);
+        windows.push(costWindow(from, to, { observe: slice(long.observe), ping: slice(long.ping), memory: slice(long.memory) }));
+      }
+      runs.push(windows);
     }
     // Sessions of every kind of event (replies, queries, passages and user turns are logged as text), up to their 1,031st.
     const mixedEvents = Math.min(events, 1_000 + STORED_WINDOW - 1);
@@ -386,16 +422,7 @@ async function eventCost(url: string, keyPrefix: string, argBytes: number, event
       }
       mixed.push(...readings.sizes);
     }
-    for (const [from, to] of [
-      [901, 1_000],
-      [events - 99, events],
-    ] as const) {
-      if (to > steps.length || from < 1 || windows.some((w) => w.to === to)) continue;
-      const observe = median(observeTimes.slice(from - 1, to));
-      const ping = median(pingTimes.slice(from - 1, to));
-      windows.push({ from, to, observe, ping, ratio: observe / ping, inMemory: median(memoryTimes.slice(from - 1, to)) });
-    }
-    return { argBytes, windows, stored: [...stored.sizes, ...mixed] };
+    return { argBytes, repeats, windows: medianWindows(runs), stored: [...storedSizes, ...mixed] };
   } finally {
     await client.close();
   }
@@ -431,7 +458,7 @@ export async function runContentionBenchmark(
       contention.push({ mode, writers, eventsPerWriter: events, argBytes, runs, median: medianRun(runs) });
     }
     progress(`Redis: cost per event against PING over a session of ${options.longSession ?? 10_000} events`);
-    const cost = await eventCost(url, `${prefix}cost:`, argBytes, options.longSession ?? 10_000);
+    const cost = await eventCost(url, `${prefix}cost:`, argBytes, options.longSession ?? 10_000, repeats);
     return { contention, cost };
   } finally {
     const client = createClient({ url });
@@ -465,18 +492,23 @@ export function formatContentionReport(report: ContentionReport): string {
   lines.push(
     `  Goal: recorded = sent, 0 warnings, 0 unjudged: ${report.contention.every((c) => c.runs.every((r) => r.recorded === r.sent && r.warnings === 0 && r.unjudged === 0)) ? 'met' : 'NOT met'}`,
   );
-  lines.push('', `Cost of one observed event on Redis against PING on the same connection (${report.cost.argBytes} B arguments, medians)`);
-  lines.push('events of the session   observe      PING  ratio  beyond PING  in memory  store beyond both');
+  const runs = report.cost.repeats;
+  lines.push(
+    '',
+    `Cost of one observed event on Redis against PING on the same connection (${report.cost.argBytes} B arguments, medians; median of ${runs} runs)`,
+  );
+  lines.push('events of the session   observe      PING  ratio  beyond PING  in memory  store beyond both  ratio of each run');
   for (const w of report.cost.windows) {
     lines.push(
-      `${`${w.from}–${w.to}`.padEnd(22)}${us(w.observe).padStart(9)}  ${us(w.ping).padStart(8)}  ${w.ratio.toFixed(2).padStart(5)}  ${us(w.observe - w.ping).padStart(11)}  ${us(w.inMemory).padStart(9)}  ${us(w.observe - w.ping - w.inMemory).padStart(17)}`,
+      `${`${w.from}–${w.to}`.padEnd(22)}${us(w.observe).padStart(9)}  ${us(w.ping).padStart(8)}  ${w.ratio.toFixed(2).padStart(5)}  ${us(w.observe - w.ping).padStart(11)}  ${us(w.inMemory).padStart(9)}  ${us(w.observe - w.ping - w.inMemory).padStart(17)}  ${(w.runRatios ?? [w.ratio]).map((r) => r.toFixed(2)).join(' / ')}`,
     );
   }
   lines.push(`  Goal: ≤ 1.5× PING, flat: ${report.cost.windows.every((w) => w.ratio <= 1.5) ? 'met' : 'NOT met'}`);
   lines.push(
     '  in memory: the same events observed by a breaker with the in-memory store, each after a PING of its own as the observe on',
     "  Redis is (the detectors' own work, argument fingerprints included, which a Redis write needs before it is sent); store",
-    '  beyond both: observe − PING − in memory.',
+    `  beyond both: observe − PING − in memory. Each run times a new long session and 100 new ones, whose first 10 events are`,
+    `  spread over the long one's; a window's figures are those of its median run (by ratio).`,
   );
   lines.push('', 'Stored per session in Redis (MEMORY USAGE of its hash + log, read after every event of each window)');
   lines.push('session           events           stored: least     mean     most  snapshot  longest log');
