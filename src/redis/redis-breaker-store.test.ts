@@ -868,7 +868,12 @@ describe('AgentBreaker on RedisBreakerStore', () => {
       const expected = await alone.snapshot('reference');
 
       assert.equal(shared.version, 200);
-      assert.deepEqual(shared.counters, expected.counters);
+      // The processes' events interleave in an order the reference does not know: where tool calls meet without a
+      // model round between them, the stop waits for the next round (a block, and a detection, more for each).
+      const { detections, ...counted } = shared.counters;
+      const { detections: expectedDetections, ...expectedCounted } = expected.counters;
+      assert.deepEqual(counted, expectedCounted);
+      assert.ok(detections >= expectedDetections, `detections: ${detections}`);
       assert.equal(shared.counters.events, 200);
       assert.equal(shared.budget.tokens, expected.budget.tokens);
       assert.equal(shared.state, expected.state);
@@ -879,7 +884,17 @@ describe('AgentBreaker on RedisBreakerStore', () => {
           .filter((e) => e.type === 'escalation')
           .map((e) => `${e.category}:${e.action}`)
           .sort();
-      assert.deepEqual(trips(all), trips(reference));
+      const extra = [...trips(all)];
+      for (const trip of trips(reference)) {
+        const at = extra.indexOf(trip);
+        assert.ok(at >= 0, `the trip ${trip} of one writer is there`);
+        extra.splice(at, 1);
+      }
+      assert.ok(
+        extra.every((t) => t === 'tool_spiral:block'),
+        `only held blocks beyond one writer's: ${extra.join(', ')}`,
+      );
+      assert.equal(extra.length, detections - expectedDetections);
       assert.ok(trips(reference).includes('tool_spiral:stop'));
     } finally {
       await Promise.all(workers.map((w) => w.stop()));
