@@ -9,6 +9,7 @@ import type { BreakerDecision } from './breaker-decision.ts';
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
 import type { ResolvedAgentBreakerOptions } from './breaker-options.ts';
 import { providerSearches } from './hosted-search.ts';
+import { observeRound } from './observe-round.ts';
 
 /** What the advisor needs from the breaker engine. */
 export interface BreakerEngine {
@@ -61,22 +62,17 @@ function roundCost(engine: BreakerEngine, sessionId: string, request: ChatClient
  */
 async function judgeRound(engine: BreakerEngine, sessionId: string, request: ChatClientRequest, response: ChatResponse): Promise<ChatResponse> {
   const costUsd = roundCost(engine, sessionId, request, response);
-  const model = await engine.observe(sessionId, {
-    kind: 'model',
+  const answer = {
+    kind: 'model' as const,
     promptTokens: response.usage.inputTokens ?? null,
     completionTokens: response.usage.outputTokens ?? null,
     text: response.text,
     ...(costUsd === undefined ? {} : { costUsd }),
-  });
-  // Searches the provider ran itself belong to this round, so they are recorded after its answer (several alike ones
-  // are steered, not stopped, before the model has read the steer). They have run: they can only be steered or stopped.
-  let stop = model.action === 'stop' ? model : undefined;
-  for (const search of providerSearches(response.content)) {
-    const decision = await engine.observe(sessionId, search);
-    if (decision.action === 'stop') stop ??= decision;
-    else engine.queueSteer(sessionId, decision);
-  }
-  if (stop !== undefined) throw engine.toError(stop, sessionId);
+  };
+  const round = await observeRound(engine, sessionId, answer, providerSearches(response.content));
+  for (const verdict of round.searches) engine.queueSteer(sessionId, verdict);
+  if (round.stop !== undefined) throw engine.toError(round.stop, sessionId);
+  const model = round.answer;
   const verdict = model.action === 'block' || model.action === 'steer' ? model : undefined;
   if (response.toolCalls.length === 0) {
     if (verdict !== undefined) engine.queueSteer(sessionId, verdict);

@@ -4,6 +4,7 @@ import type { ModelEvent, RetrievalEvent } from './breaker-event.ts';
 import { breakerErrorFor } from './breaker-errors.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue } from '../errors/validate-options.ts';
+import { observeRound } from './observe-round.ts';
 import { hash53 } from './similarity/hash.ts';
 
 /** Prefix of every text the breaker puts in front of the model. */
@@ -86,23 +87,14 @@ export class DoorSession {
 
   /**
    * Reports a finished model round: its answer, then the searches the
-   * model's API ran itself in it (see hosted-search.ts), in order. Those
-   * have run, so a verdict on one can only stop the session or steer the
-   * model's next call. Recorded after the answer, they belong to its round:
-   * several alike searches in one answer are steered, not stopped, before
-   * the model has read the steer. Throws the first stop; returns the
-   * verdict on the answer.
+   * model's API ran itself in it (see {@link observeRound}). Throws the
+   * first stop; returns the verdict on the answer.
    */
   async noteRound(answer: ModelEvent, searches: readonly RetrievalEvent[]): Promise<BreakerDecision> {
-    const decision = await this.#breaker.observe(this.sessionId, answer);
-    this.noteStop(decision);
-    for (const search of searches) {
-      const verdict = await this.#breaker.observe(this.sessionId, search);
-      this.noteStop(verdict);
-      this.queueSteer(verdict);
-    }
-    this.rethrowStop();
-    return decision;
+    const round = await observeRound(this.#breaker, this.sessionId, answer, searches);
+    for (const verdict of round.searches) this.queueSteer(verdict);
+    if (round.stop !== undefined) this.stopIf(round.stop);
+    return round.answer;
   }
 
   /**

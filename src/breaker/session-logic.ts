@@ -234,7 +234,7 @@ export class SessionLogic {
     const round = step.state.counters.modelCalls;
     // A probe that trips again re-opens at once: the breaker already gave this session its chances.
     if (step.state.status === 'HALF_OPEN') action = 'stop';
-    else if (action === 'stop' && detection.action === undefined && before > 0 && round > 0 && step.state.escalatedIn?.[category] === round) {
+    else if (action === 'stop' && detection.action === undefined && step.state.escalatedIn?.[category] === round) {
       // The rung below was decided in this model round (parallel calls, several hosted searches in one answer): the
       // model has not read it yet, so it cannot have ignored it. The category stays on that rung until the next round.
       count = before;
@@ -251,6 +251,7 @@ export class SessionLogic {
     step.state = {
       ...step.state,
       escalations: { ...step.state.escalations, [category]: count },
+      // Only sessions that report model rounds have rounds to wait for; a budget stop never waits.
       ...(round > 0 && category !== 'budget' ? { escalatedIn: { ...step.state.escalatedIn, [category]: round } } : {}),
       handled: pushBounded(step.state.handled, detection.key, LIMITS.handled),
       ...(category === 'cycle' && detection.evidence.sequence !== undefined ? { cycleTools: detection.evidence.sequence.slice(0, 8) } : {}),

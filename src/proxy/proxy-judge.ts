@@ -2,6 +2,7 @@ import type { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { type SeenSet, seenSetFor } from './seen-set.ts';
+import { observeRound } from '../breaker/observe-round.ts';
 import { hash53 } from '../breaker/similarity/hash.ts';
 import { type SteerInbox, steerInboxFor } from './steer-inbox.ts';
 import { RecentMap } from './recent-map.ts';
@@ -156,20 +157,11 @@ export class ProxyJudge {
       this.#lastCalls.set(sessionId, { responseId: round.responseId, calls: new Map(round.toolCalls.map((call) => [call.id, call])) });
       await this.#responses.add(sessionId, round.responseId, round.stored !== false);
     }
-    const model = await this.breaker.observe(sessionId, {
-      kind: 'model',
-      promptTokens: round.promptTokens,
-      completionTokens: round.completionTokens,
-      text: round.text,
-    });
-    // Searches the upstream ran itself belong to this round, so they are recorded after its answer (several alike ones
-    // are steered, not stopped, before the model has read the steer). They have run: they can only be steered or stopped.
-    let stop = model.action === 'stop' ? model : undefined;
-    for (const search of round.searches ?? []) {
-      const decision = await this.breaker.observe(sessionId, search);
-      if (decision.action === 'stop') stop ??= decision;
-    }
-    if (stop !== undefined) return { stop: toStop(stop, false), blocked: new Map() };
+    const answer = { kind: 'model' as const, promptTokens: round.promptTokens, completionTokens: round.completionTokens, text: round.text };
+    // The breaker queues the searches' steers itself (AgentBreaker.takeSteers), for the next request.
+    const verdicts = await observeRound(this.breaker, sessionId, answer, round.searches ?? []);
+    if (verdicts.stop !== undefined) return { stop: toStop(verdicts.stop, false), blocked: new Map() };
+    const model = verdicts.answer;
     const blocked = new Map<string, string>();
     // Prints are made only where another replica can read them: a store that keeps notes, a response a request can continue.
     const { store } = this.breaker.options;
