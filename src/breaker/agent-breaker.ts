@@ -565,7 +565,9 @@ function checkEvent(event: BreakerEvent): void {
       }
       if (event.print !== undefined) {
         if (typeof event.print !== 'string') throw new InvalidOptionError('event.print', 'must be a string from AgentBreaker.printToolCall');
-        if (event.args !== undefined) throw new InvalidOptionError('event.print', 'stands for the arguments: pass args or print, not both');
+        // null is how JSON leaves a value out: a message that carries the print may well say `args: null`.
+        if (event.args !== undefined && event.args !== null)
+          throw new InvalidOptionError('event.print', 'stands for the arguments: pass args or print, not both');
       }
       return;
     case 'retrieval':

@@ -20,7 +20,7 @@ export interface ModelEvent {
 export interface ToolCallEvent {
   readonly kind: 'tool_call';
   readonly tool: string;
-  /** Parsed JSON arguments, raw JSON text, or free text. Left out when `print` stands for them. */
+  /** Parsed JSON arguments, raw JSON text, or free text. Left out (or `null`) when `print` stands for them. */
   readonly args?: unknown;
   /**
    * The call's print (see `AgentBreaker.printToolCall`) in place of its

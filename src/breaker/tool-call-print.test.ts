@@ -88,6 +88,16 @@ describe('AgentBreaker.printToolCall', () => {
     const foreign = new AgentBreaker().printToolCall({ tool: 'researcher', args: { task: 'find flights' } });
     await refused({ kind: 'tool_call', tool: 'researcher', print: foreign, result: 'done' }, /same delegation.subAgentTools/);
     assert.equal((await breaker.snapshot('s')).counters.toolCalls, 0);
+    // `args: null` leaves the arguments out, as JSON does: the print stands for them, and the call is judged as with them.
+    const withNull: string[] = [];
+    const withArgs: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      withNull.push((await breaker.observe('n', { kind: 'tool_call', tool: 'search', args: null, print, result: 'ok' })).action);
+      withArgs.push((await breaker.observe('a', { kind: 'tool_call', tool: 'search', args: { q: 'Oslo' }, result: 'ok' })).action);
+    }
+    assert.deepEqual(withNull, ['allow', 'allow', 'steer']);
+    assert.deepEqual(withNull, withArgs);
+    assert.equal((await breaker.snapshot('n')).counters.toolCalls, 3);
     assert.throws(
       () => breaker.printToolCall({ tool: '', args: {} }),
       (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'call.tool',

@@ -1,0 +1,189 @@
+import type { LanguageModelV4Content, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { RetrievalEvent, ToolCallEvent } from './breaker-event.ts';
+
+/*
+ * A tool the model's provider runs itself (a hosted web or file search, a
+ * page it opens or fetches) never passes through the agent's tools, so
+ * nothing can gate it before it runs. It can still be judged after: a search
+ * as a retrieval (an agent searching the same thing over and over is caught
+ * by the RAG fixation detector), a page opened or fetched as a read-only tool
+ * call (one reopened again and again is a tool spiral; a fetch that keeps
+ * failing, an error loop).
+ */
+
+/** What a door observes of a call the model's provider ran itself. */
+export type HostedEvent = RetrievalEvent | ToolCallEvent;
+
+type Item = Readonly<Record<string, unknown>>;
+
+function isItem(value: unknown): value is Item {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+/** The event, when there is a query to judge. */
+function retrieval(queries: readonly string[], results: readonly string[] | undefined): RetrievalEvent | undefined {
+  const asked = queries.filter((q) => q.trim() !== '');
+  if (asked.length === 0) return undefined;
+  return { kind: 'retrieval', query: asked.join('\n'), ...(results === undefined ? {} : { results }) };
+}
+
+/**
+ * An OpenAI web search's action: a search (with the sources it found, when
+ * reported), or a page it opened or searched (the API does not report what
+ * the page held). The Responses API writes `open_page` / `find_in_page`, the
+ * AI SDK `openPage` / `findInPage`.
+ */
+function webSearch(action: unknown, sources: unknown): HostedEvent | undefined {
+  if (!isItem(action)) return undefined;
+  const url = text(action['url']);
+  switch (action['type']) {
+    case 'search': {
+      const queries = typeof action['query'] === 'string' && action['query'] !== '' ? [action['query']] : strings(action['queries']);
+      return retrieval(queries, Array.isArray(sources) ? sources.filter(isItem).map((s) => String(s['url'] ?? '')) : undefined);
+    }
+    case 'open_page':
+    case 'openPage':
+      return url === undefined ? undefined : { kind: 'tool_call', tool: 'open_page', args: { url }, result: null };
+    case 'find_in_page':
+    case 'findInPage': {
+      const pattern = typeof action['pattern'] === 'string' ? action['pattern'] : '';
+      return url === undefined ? undefined : { kind: 'tool_call', tool: 'find_in_page', args: { url, pattern }, result: null };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** An OpenAI file search's queries and the passages it found (their text, else their file), when reported. */
+function fileSearch(queries: unknown, found: unknown): RetrievalEvent | undefined {
+  const results = Array.isArray(found) ? found.filter(isItem).map((r) => String(r['text'] ?? r['file_id'] ?? r['fileId'] ?? r['filename'] ?? '')) : undefined;
+  return retrieval(strings(queries), results);
+}
+
+/**
+ * An Anthropic web fetch of `url` and its result, as the API writes it
+ * (`web_fetch_result` with a `document`, or `web_fetch_tool_result_error`)
+ * or as `@ai-sdk/anthropic` reports it (the same, camelCased). The page's
+ * text is the result; a PDF's is its data; a failure is an error.
+ */
+function webFetch(url: unknown, result: unknown): ToolCallEvent | undefined {
+  const address = text(url) ?? (isItem(result) ? text(result['url']) : undefined);
+  if (address === undefined || !isItem(result)) return undefined;
+  const args = { url: address };
+  if (result['type'] === 'web_fetch_tool_result_error') {
+    return { kind: 'tool_call', tool: 'web_fetch', args, result: `web_fetch failed: ${String(result['error_code'] ?? result['errorCode'] ?? 'error')}`, error: true };
+  }
+  if (result['type'] !== 'web_fetch_result') return undefined;
+  const document = isItem(result['content']) ? result['content'] : {};
+  const source = isItem(document['source']) ? document['source'] : {};
+  return { kind: 'tool_call', tool: 'web_fetch', args, result: typeof source['data'] === 'string' ? source['data'] : String(document['title'] ?? '') };
+}
+
+/**
+ * A completed hosted call in an OpenAI Responses output item: a
+ * `web_search_call` (a search as a retrieval with its sources, when the
+ * request asked for them; a page opened or searched as an `open_page` /
+ * `find_in_page` tool call), or a `file_search_call` as a retrieval (with
+ * its results, when included). Anything else, or a call that failed:
+ * `undefined`.
+ */
+export function responsesItemCall(item: unknown): HostedEvent | undefined {
+  if (!isItem(item) || item['status'] !== 'completed') return undefined;
+  if (item['type'] === 'web_search_call') return webSearch(item['action'], isItem(item['action']) ? item['action']['sources'] : undefined);
+  if (item['type'] === 'file_search_call') return fileSearch(item['queries'], item['results']);
+  return undefined;
+}
+
+/**
+ * The completed server tool calls among Anthropic Messages content blocks,
+ * in order: each `server_tool_use` of `web_search` as a retrieval with the
+ * addresses its `web_search_tool_result` found (left out when that is an
+ * error, or missing), each of `web_fetch` as a `web_fetch` tool call with
+ * its `web_fetch_tool_result` (a failed fetch as an error).
+ */
+export function anthropicBlockCalls(blocks: readonly unknown[]): HostedEvent[] {
+  const results = new Map<string, Item>();
+  for (const block of blocks) {
+    if (isItem(block) && (block['type'] === 'web_search_tool_result' || block['type'] === 'web_fetch_tool_result')) results.set(String(block['tool_use_id']), block);
+  }
+  const calls: HostedEvent[] = [];
+  for (const block of blocks) {
+    if (!isItem(block) || block['type'] !== 'server_tool_use' || !isItem(block['input'])) continue;
+    const result = results.get(String(block['id']));
+    if (result === undefined) continue;
+    const input = block['input'];
+    let call: HostedEvent | undefined;
+    if (block['name'] === 'web_search' && Array.isArray(result['content']) && typeof input['query'] === 'string') {
+      call = retrieval(
+        [input['query']],
+        result['content'].filter(isItem).map((r) => String(r['url'] ?? '')),
+      );
+    } else if (block['name'] === 'web_fetch') {
+      call = webFetch(input['url'], result['content']);
+    }
+    if (call !== undefined) calls.push(call);
+  }
+  return calls;
+}
+
+function parsed(input: unknown): unknown {
+  if (typeof input !== 'string') return input;
+  try {
+    return JSON.parse(input) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A call an AI SDK provider ran itself (a provider-executed tool call and its
+ * result, as `@ai-sdk/openai` and `@ai-sdk/anthropic` report them): an
+ * OpenAI web search (its action and sources), an OpenAI file search (its
+ * queries and results), an Anthropic web search (its query and the addresses
+ * found) or web fetch (its address and the page). Recognised by the result's
+ * shape, since the tool may be registered under any name; anything else is
+ * `undefined`.
+ */
+function providerExecutedCall(input: unknown, result: unknown): HostedEvent | undefined {
+  if (isItem(result) && isItem(result['action'])) return webSearch(result['action'], result['sources']);
+  if (isItem(result) && Array.isArray(result['queries'])) return fileSearch(result['queries'], result['results']);
+  const args = parsed(input);
+  if (isItem(result) && (result['type'] === 'web_fetch_result' || result['type'] === 'web_fetch_tool_result_error')) {
+    return webFetch(isItem(args) ? args['url'] : undefined, result);
+  }
+  if (Array.isArray(result) && result.every((r) => isItem(r) && typeof r['url'] === 'string') && isItem(args) && typeof args['query'] === 'string') {
+    return retrieval(
+      [args['query']],
+      result.map((r: Item) => String(r['url'])),
+    );
+  }
+  return undefined;
+}
+
+/** A part of an AI SDK model's answer, whole or streamed. */
+export type ProviderPart = LanguageModelV4Content | LanguageModelV4StreamPart;
+
+/**
+ * The calls an AI SDK provider ran itself, in order (see
+ * {@link providerExecutedCall}). Of those that failed, only a fetch counts
+ * (as an error): a failed search or page found nothing to judge.
+ */
+export function providerCalls(parts: readonly ProviderPart[]): HostedEvent[] {
+  const inputs = new Map<string, string>();
+  const calls: HostedEvent[] = [];
+  for (const part of parts) {
+    if (part.type === 'tool-call' && part.providerExecuted === true) inputs.set(part.toolCallId, part.input);
+    if (part.type !== 'tool-result' || !inputs.has(part.toolCallId)) continue;
+    const call = providerExecutedCall(inputs.get(part.toolCallId), part.result);
+    if (call !== undefined && (part.isError !== true || (call.kind === 'tool_call' && call.error === true))) calls.push(call);
+  }
+  return calls;
+}
