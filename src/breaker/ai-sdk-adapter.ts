@@ -8,7 +8,7 @@ import type { BreakerDecision } from './breaker-decision.ts';
 import { ToolCallBlockedError } from './breaker-errors.ts';
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
 import { assertObservingBreaker, blockedResult, DoorSession, resultText, steeredResult, steerNote } from './door-session.ts';
-import { providerSearches, type ProviderPart } from './hosted-search.ts';
+import { providerCalls, type ProviderPart } from './hosted-calls.ts';
 
 /** What the adapter needs of a breaker (an {@link AgentBreaker} has it). */
 export interface ObservingBreaker {
@@ -71,10 +71,7 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
   // whichever layer notices it (tool wrapper, middleware, stop condition).
   const door = new DoorSession(breaker, sessionId);
   const record = async (text: string, usage: ReturnType<typeof fromProviderUsage>, parts: readonly ProviderPart[]): Promise<void> => {
-    await door.noteRound(
-      { kind: 'model', promptTokens: usage.inputTokens ?? null, completionTokens: usage.outputTokens ?? null, text },
-      providerSearches(parts),
-    );
+    await door.noteRound({ kind: 'model', promptTokens: usage.inputTokens ?? null, completionTokens: usage.outputTokens ?? null, text }, providerCalls(parts));
   };
 
   const middleware: LanguageModelV4Middleware = {

@@ -8,7 +8,7 @@ import { telemetrySettings } from '../telemetry/telemetry-options.ts';
 import type { BreakerDecision } from './breaker-decision.ts';
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
 import type { ResolvedAgentBreakerOptions } from './breaker-options.ts';
-import { providerSearches } from './hosted-search.ts';
+import { providerCalls } from './hosted-calls.ts';
 import { observeRound } from './observe-round.ts';
 
 /** What the advisor needs from the breaker engine. */
@@ -69,8 +69,8 @@ async function judgeRound(engine: BreakerEngine, sessionId: string, request: Cha
     text: response.text,
     ...(costUsd === undefined ? {} : { costUsd }),
   };
-  const round = await observeRound(engine, sessionId, answer, providerSearches(response.content));
-  for (const verdict of round.searches) engine.queueSteer(sessionId, verdict);
+  const round = await observeRound(engine, sessionId, answer, providerCalls(response.content));
+  for (const verdict of round.hosted) engine.queueSteer(sessionId, verdict);
   if (round.stop !== undefined) throw engine.toError(round.stop, sessionId);
   const model = round.answer;
   const verdict = model.action === 'block' || model.action === 'steer' ? model : undefined;

@@ -404,6 +404,9 @@ export const DEFAULT_READ_ONLY_TOOLS: readonly string[] = [
   'which',
   'whoami',
   'echo',
+  // Pages a provider opens or fetches itself (see hosted-calls.ts): reading one changes nothing.
+  'open_page',
+  'web_fetch',
 ];
 
 type Required<T> = { readonly [K in keyof T]-?: Exclude<T[K], undefined> };

@@ -1,6 +1,7 @@
 import type { ObservingBreaker } from './ai-sdk-adapter.ts';
 import type { BreakerDecision } from './breaker-decision.ts';
-import type { ModelEvent, RetrievalEvent } from './breaker-event.ts';
+import type { ModelEvent } from './breaker-event.ts';
+import type { HostedEvent } from './hosted-calls.ts';
 import { breakerErrorFor } from './breaker-errors.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue } from '../errors/validate-options.ts';
@@ -86,13 +87,13 @@ export class DoorSession {
   }
 
   /**
-   * Reports a finished model round: its answer, then the searches the
+   * Reports a finished model round: its answer, then the calls the
    * model's API ran itself in it (see {@link observeRound}). Throws the
    * first stop; returns the verdict on the answer.
    */
-  async noteRound(answer: ModelEvent, searches: readonly RetrievalEvent[]): Promise<BreakerDecision> {
-    const round = await observeRound(this.#breaker, this.sessionId, answer, searches);
-    for (const verdict of round.searches) this.queueSteer(verdict);
+  async noteRound(answer: ModelEvent, hosted: readonly HostedEvent[]): Promise<BreakerDecision> {
+    const round = await observeRound(this.#breaker, this.sessionId, answer, hosted);
+    for (const verdict of round.hosted) this.queueSteer(verdict);
     if (round.stop !== undefined) this.stopIf(round.stop);
     return round.answer;
   }

@@ -59,7 +59,10 @@ describe('pages a provider opened or fetched as read-only tool calls', () => {
   test('an OpenAI page opened or searched, from the Responses API or the AI SDK: the address (and pattern) are the arguments, the page is not reported', () => {
     const opened = { kind: 'tool_call', tool: 'open_page', args: { url: 'https://a.example/fares' }, result: null };
     const found = { kind: 'tool_call', tool: 'find_in_page', args: { url: 'https://a.example/fares', pattern: 'Oslo' }, result: null };
-    assert.deepEqual(responsesItemCall({ type: 'web_search_call', status: 'completed', action: { type: 'open_page', url: 'https://a.example/fares' } }), opened);
+    assert.deepEqual(
+      responsesItemCall({ type: 'web_search_call', status: 'completed', action: { type: 'open_page', url: 'https://a.example/fares' } }),
+      opened,
+    );
     assert.deepEqual(
       responsesItemCall({ type: 'web_search_call', status: 'completed', action: { type: 'find_in_page', url: 'https://a.example/fares', pattern: 'Oslo' } }),
       found,
@@ -83,7 +86,12 @@ describe('pages a provider opened or fetched as read-only tool calls', () => {
       result: 'Oslo from 49 EUR.',
     });
     // The address comes from the result when the input does not carry it.
-    assert.deepEqual(providerExecutedSearch('{}', page), { kind: 'tool_call', tool: 'web_fetch', args: { url: 'https://a.example/fares' }, result: 'Oslo from 49 EUR.' });
+    assert.deepEqual(providerExecutedSearch('{}', page), {
+      kind: 'tool_call',
+      tool: 'web_fetch',
+      args: { url: 'https://a.example/fares' },
+      result: 'Oslo from 49 EUR.',
+    });
     assert.deepEqual(providerExecutedSearch('{"url":"https://b.example"}', { type: 'web_fetch_tool_result_error', errorCode: 'url_not_accessible' }, true), {
       kind: 'tool_call',
       tool: 'web_fetch',
@@ -102,7 +110,11 @@ describe('pages a provider opened or fetched as read-only tool calls', () => {
       {
         type: 'web_fetch_tool_result',
         tool_use_id: 'b',
-        content: { type: 'web_fetch_result', url: 'https://b.example', content: { type: 'document', title: 'B', source: { type: 'base64', data: 'JVBERi0x' } } },
+        content: {
+          type: 'web_fetch_result',
+          url: 'https://b.example',
+          content: { type: 'document', title: 'B', source: { type: 'base64', data: 'JVBERi0x' } },
+        },
       },
     ]);
     assert.deepEqual(calls, [

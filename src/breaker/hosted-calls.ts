@@ -79,7 +79,13 @@ function webFetch(url: unknown, result: unknown): ToolCallEvent | undefined {
   if (address === undefined || !isItem(result)) return undefined;
   const args = { url: address };
   if (result['type'] === 'web_fetch_tool_result_error') {
-    return { kind: 'tool_call', tool: 'web_fetch', args, result: `web_fetch failed: ${String(result['error_code'] ?? result['errorCode'] ?? 'error')}`, error: true };
+    return {
+      kind: 'tool_call',
+      tool: 'web_fetch',
+      args,
+      result: `web_fetch failed: ${String(result['error_code'] ?? result['errorCode'] ?? 'error')}`,
+      error: true,
+    };
   }
   if (result['type'] !== 'web_fetch_result') return undefined;
   const document = isItem(result['content']) ? result['content'] : {};
@@ -112,7 +118,8 @@ export function responsesItemCall(item: unknown): HostedEvent | undefined {
 export function anthropicBlockCalls(blocks: readonly unknown[]): HostedEvent[] {
   const results = new Map<string, Item>();
   for (const block of blocks) {
-    if (isItem(block) && (block['type'] === 'web_search_tool_result' || block['type'] === 'web_fetch_tool_result')) results.set(String(block['tool_use_id']), block);
+    if (isItem(block) && (block['type'] === 'web_search_tool_result' || block['type'] === 'web_fetch_tool_result'))
+      results.set(String(block['tool_use_id']), block);
   }
   const calls: HostedEvent[] = [];
   for (const block of blocks) {

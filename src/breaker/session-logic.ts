@@ -142,7 +142,8 @@ export class SessionLogic {
     // An open breaker keeps counting (budgets, evidence) but has nothing left to escalate.
     if (step.state.status === 'OPEN') return this.#done(step, this.#openDecision(step, false));
     if (detection !== null && !step.state.handled.includes(detection.key)) {
-      this.#escalate(step, detection, now);
+      // Only a model round's verdict can still hold something back (its answer's tool calls); any other event has run.
+      this.#escalate(step, detection, now, event.kind !== 'model');
       if (!surfaced && step.decision.action === 'stop' && (step.state.status as BreakerStatus) === 'OPEN') step.state = { ...step.state, openPending: 1 };
       return this.#done(step);
     }
@@ -225,7 +226,8 @@ export class SessionLogic {
     return detection;
   }
 
-  #escalate(step: Step, detection: Detection, now: number): void {
+  /** @param ran the event judged has happened: a block can only tell the model, not refuse anything. */
+  #escalate(step: Step, detection: Detection, now: number, ran = false): void {
     const { category } = detection;
     const before = step.state.escalations[category] ?? 0;
     let count = before + 1;
@@ -247,7 +249,7 @@ export class SessionLogic {
       }
     }
     const evidence = { ...detection.evidence, detection: count };
-    const message = breakerMessage(category, action, evidence);
+    const message = breakerMessage(category, ran && action === 'block' ? 'steer' : action, evidence);
     step.state = {
       ...step.state,
       escalations: { ...step.state.escalations, [category]: count },

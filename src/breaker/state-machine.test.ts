@@ -153,6 +153,25 @@ describe('breaker state machine', () => {
     );
   });
 
+  test('a call that is only observed (it has run) reaches the block rung with a note, never "NOT executed"; a checked call is refused', async () => {
+    const observed = new AgentBreaker({ telemetry: false });
+    const decisions = [];
+    for (let i = 0; i < 4; i++) {
+      await observed.observe('s', { kind: 'model', promptTokens: 10, completionTokens: 5, text: 'Opening it again.' });
+      decisions.push(await observed.observe('s', { kind: 'tool_call', tool: 'open_page', args: { url: 'https://a.example' }, result: null }));
+    }
+    assert.deepEqual(
+      decisions.map((d) => d.action),
+      ['allow', 'allow', 'steer', 'block'],
+    );
+    assert.doesNotMatch(decisions[3]!.message ?? '', /NOT executed/);
+    assert.match(decisions[3]!.message ?? '', /"open_page" 4 times/);
+    const checked = new BreakerDriver(new AgentBreaker({ telemetry: false }), 't');
+    const calls = await checked.repeat(4, 'open_page', { url: 'https://a.example' }, () => '');
+    assert.equal(calls[3]!.decision.action, 'block');
+    assert.match(calls[3]!.decision.message ?? '', /^This call was NOT executed\./);
+  });
+
   test('after the cooldown, the loop coming back is stopped at its first repeat', async () => {
     const clock = new ManualClock();
     const b = new AgentBreaker({ now: clock.now, cooldownMs: 1_000 });

@@ -11,7 +11,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, isStepCount, type ModelMessage, streamText, tool, ToolLoopAgent } from 'ai';
 import { z } from 'zod';
 import { AgentBreaker, AgentBreakerError, breakerForAiSdk, type BreakerEventRecord } from '../index.ts';
-import { SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/search-loop.ts';
+import { PAGE_LOOP_ANSWER, pageLoopServer, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/search-loop.ts';
 import { ScriptedModelServer, scriptedModel, type ScriptFunction } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
@@ -310,6 +310,39 @@ describe('steers decided on observed events reach the next step under breakerFor
   }
 });
 
+/**
+ * A chat that asks `first`, then "Keep looking." up to 8 times, keeping each
+ * answer's messages; it throws what ends it (a stream does not throw the
+ * stop: it ends with an error part, thrown here).
+ */
+async function askUntilStopped(
+  mode: 'generateText' | 'streamText',
+  model: Parameters<typeof generateText>[0]['model'],
+  tools: Parameters<typeof generateText>[0]['tools'],
+  first: string,
+  answers: string[],
+): Promise<void> {
+  const messages: ModelMessage[] = [];
+  for (let i = 0; i < 8; i += 1) {
+    messages.push({ role: 'user', content: i === 0 ? first : 'Keep looking.' });
+    const settings = { model, tools, messages, maxOutputTokens: 256 };
+    if (mode === 'generateText') {
+      const result = await generateText(settings);
+      answers.push(result.text);
+      messages.push(...result.response.messages);
+      continue;
+    }
+    const result = streamText({ ...settings, onError: () => {} });
+    let text = '';
+    for await (const part of result.fullStream) {
+      if (part.type === 'error') throw part.error;
+      if (part.type === 'text-delta') text += part.text;
+    }
+    answers.push(text);
+    messages.push(...(await result.response).messages);
+  }
+}
+
 describe('breakerForAiSdk with searches the provider runs itself (hosted web search)', () => {
   const providers = {
     'OpenAI Responses': (baseURL: string) => {
@@ -329,34 +362,15 @@ describe('breakerForAiSdk with searches the provider runs itself (hosted web sea
         const sessionId = `hosted-${name}-${mode}`;
         const governed = breakerForAiSdk(breaker, { sessionId });
         const { model, tools } = provider(server.baseURL);
-        const messages: ModelMessage[] = [];
         const answers: string[] = [];
-        const run = async (): Promise<void> => {
-          for (let i = 0; i < 8; i += 1) {
-            messages.push({ role: 'user', content: i === 0 ? 'Find me the cheapest flight to Oslo in March.' : 'Keep looking.' });
-            const settings = { model: governed.model(model), tools, messages, maxOutputTokens: 256 };
-            if (mode === 'generateText') {
-              const result = await generateText(settings);
-              answers.push(result.text);
-              messages.push(...result.response.messages);
-              continue;
-            }
-            // A stream does not throw the stop: it ends with an error part.
-            const result = streamText({ ...settings, onError: () => {} });
-            let text = '';
-            for await (const part of result.fullStream) {
-              if (part.type === 'error') throw part.error;
-              if (part.type === 'text-delta') text += part.text;
-            }
-            answers.push(text);
-            messages.push(...(await result.response).messages);
-          }
-        };
-        await assert.rejects(run(), (error: unknown) => {
-          assert.ok(AgentBreakerError.isInstance(error), `expected the breaker's error, got ${String(error)}`);
-          assert.equal(error.category, 'rag_fixation');
-          return true;
-        });
+        await assert.rejects(
+          askUntilStopped(mode, governed.model(model), tools, 'Find me the cheapest flight to Oslo in March.', answers),
+          (error: unknown) => {
+            assert.ok(AgentBreakerError.isInstance(error), `expected the breaker's error, got ${String(error)}`);
+            assert.equal(error.category, 'rag_fixation');
+            return true;
+          },
+        );
         assert.deepEqual(answers, [SEARCH_LOOP_ANSWER, SEARCH_LOOP_ANSWER, SEARCH_LOOP_ANSWER]);
         assert.equal((await breaker.snapshot(sessionId)).counters.retrievals, 4);
         // The fourth request carried the note decided on the third search; the third did not.
@@ -384,5 +398,45 @@ describe('breakerForAiSdk with searches the provider runs itself (hosted web sea
       assert.equal((await breaker.snapshot(sessionId)).counters.retrievals, 8);
       assert.equal(JSON.stringify(server.requests[1]!.body.messages).match(/\[AgentBreaker\]/g)?.length, 1, 'one steer, in the second request');
     });
+  }
+});
+
+describe('breakerForAiSdk with pages the provider opens itself (web search open_page, web fetch)', () => {
+  const providers = {
+    'OpenAI Responses': (baseURL: string) => {
+      const openai = createOpenAI({ baseURL, apiKey: 'sk-test-not-a-real-key' });
+      return { model: openai.responses('m'), tools: { web_search: openai.tools.webSearch({}) }, tool: 'open_page' };
+    },
+    Anthropic: (baseURL: string) => {
+      const anthropic = createAnthropic({ baseURL, apiKey: 'sk-ant-test-not-a-real-key' });
+      return { model: anthropic('claude-test'), tools: { fetch: anthropic.tools.webFetch_20250910({ maxUses: 5 }) }, tool: 'web_fetch' };
+    },
+  };
+  for (const [name, provider] of Object.entries(providers)) {
+    for (const mode of ['generateText', 'streamText'] as const) {
+      test(`${name}, ${mode}: the same page reopened answer after answer is steered, then stopped as a tool spiral`, async () => {
+        await using server = await pageLoopServer();
+        const breaker = new AgentBreaker({ telemetry: false });
+        const sessionId = `pages-${name}-${mode}`;
+        const governed = breakerForAiSdk(breaker, { sessionId });
+        const { model, tools, tool: opened } = provider(server.baseURL);
+        const answers: string[] = [];
+        await assert.rejects(askUntilStopped(mode, governed.model(model), tools, 'What does a flight to Oslo cost in March?', answers), (error: unknown) => {
+          assert.ok(AgentBreakerError.isInstance(error), `expected the breaker's error, got ${String(error)}`);
+          assert.equal(error.category, 'tool_spiral');
+          return true;
+        });
+        // Opened three times: steered; four: noted again (it has run, so nothing is refused); five: stopped.
+        assert.deepEqual(answers, [PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER]);
+        assert.equal((await breaker.snapshot(sessionId)).counters.toolCalls, 5);
+        // A note in the 4th request, another in the 5th; the call has run, so neither says it was refused.
+        const sent = server.requests.map((q) => JSON.stringify(q.body.messages));
+        assert.deepEqual(
+          sent.map((body) => [...body.matchAll(/\[AgentBreaker\] You have called \\"(\w+)\\" (\d) times/g)].map((m) => `${m[1]} ${m[2]}`)),
+          [[], [], [], [`${opened} 3`], [`${opened} 4`]],
+        );
+        assert.ok(sent.every((body) => !body.includes('NOT executed')));
+      });
+    }
   }
 });

@@ -11,7 +11,7 @@ import { createAgent, tool } from 'langchain';
 import { z } from 'zod';
 import { AgentBreaker, BreakerOpenError, BudgetExceededError, RagFixationError, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
 import { governorMiddleware } from '../langchain/index.ts';
-import { SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/search-loop.ts';
+import { PAGE_LOOP_ANSWER, pageLoopServer, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/search-loop.ts';
 import { ScriptedModelServer, type ScriptFunction } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
@@ -32,6 +32,22 @@ function recordingBreaker(options: ConstructorParameters<typeof AgentBreaker>[0]
 function hostedSearchAgent(server: { modelId: string; baseURL: string }, breaker: AgentBreaker) {
   const model = new ChatOpenAI({ model: server.modelId, apiKey: 'test-key', maxRetries: 0, useResponsesApi: true, configuration: { baseURL: server.baseURL } });
   return createAgent({ model, tools: [{ type: 'web_search' }], middleware: [governorMiddleware(breaker)] });
+}
+
+/** Asks `first`, then "Keep looking." up to 8 times in one thread; returns what ended the run (it must end). */
+function askUntilStopped(agent: ReturnType<typeof hostedSearchAgent>, first: string, threadId: string, answers: string[]): Promise<unknown> {
+  return (async () => {
+    let messages: BaseMessage[] = [];
+    for (let i = 0; i < 8; i += 1) {
+      messages = [...messages, new HumanMessage(i === 0 ? first : 'Keep looking.')];
+      const result = await agent.invoke({ messages }, { configurable: { thread_id: threadId } });
+      messages = result.messages;
+      answers.push(String(messages.at(-1)?.text));
+    }
+  })().then(
+    () => assert.fail('the breaker must end the run'),
+    (e: unknown) => e,
+  );
 }
 
 function checkBuild(statuses: (run: number) => string) {
@@ -211,24 +227,25 @@ describe('governorMiddleware on createAgent with ChatOpenAI', () => {
     await using server = await searchLoopServer();
     const { breaker } = recordingBreaker();
     const agent = hostedSearchAgent(server, breaker);
-    let messages: BaseMessage[] = [];
     const answers: string[] = [];
-    const error = await (async () => {
-      for (let i = 0; i < 8; i += 1) {
-        messages = [...messages, new HumanMessage(i === 0 ? 'Find me the cheapest flight to Oslo in March.' : 'Keep looking.')];
-        const result = await agent.invoke({ messages }, { configurable: { thread_id: 'lc-hosted' } });
-        messages = result.messages;
-        answers.push(String(messages.at(-1)?.text));
-      }
-    })().then(
-      () => assert.fail('the breaker must end the run'),
-      (e: unknown) => e,
-    );
+    const error = await askUntilStopped(agent, 'Find me the cheapest flight to Oslo in March.', 'lc-hosted', answers);
 
     assert.ok(RagFixationError.isInstance(error), `expected RagFixationError, got ${String(error)}`);
     assert.deepEqual(answers, [SEARCH_LOOP_ANSWER, SEARCH_LOOP_ANSWER, SEARCH_LOOP_ANSWER]);
     assert.equal((await breaker.snapshot('lc-hosted')).counters.retrievals, 4);
     assert.equal(server.requests[0]!.path, '/v1/responses');
+  });
+
+  test('a page the API opened itself again and again (its web search opening a page) is noted, then stopped with ToolSpiralError', async () => {
+    await using server = await pageLoopServer();
+    const { breaker } = recordingBreaker();
+    const agent = hostedSearchAgent(server, breaker);
+    const answers: string[] = [];
+    const error = await askUntilStopped(agent, 'What does a flight to Oslo cost in March?', 'lc-pages', answers);
+    assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+    assert.deepEqual(answers, [PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER]);
+    assert.equal((await breaker.snapshot('lc-pages')).counters.toolCalls, 5);
+    assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] You have called \\"open_page\\" 3 times/);
   });
 
   test('four alike hosted searches in one answer are steered once; the next answer that searches again is stopped', async () => {

@@ -19,7 +19,7 @@ import {
   type BreakerEventRecord,
 } from '../index.ts';
 import { breakerForOpenAIAgents } from '../openai-agents/index.ts';
-import { SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/search-loop.ts';
+import { PAGE_LOOP_ANSWER, pageLoopServer, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/search-loop.ts';
 import { ScriptedModelServer, type ScriptFunction } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
@@ -237,6 +237,25 @@ describe("breakerForOpenAIAgents over the SDK's OpenAI provider", () => {
       assert.equal(server.requests[0]!.path, '/v1/responses');
     });
   }
+
+  test('a page its hosted web search opened again and again is noted, then stopped with ToolSpiralError', async () => {
+    await using server = await pageLoopServer();
+    const { breaker, door } = governed(server, {}, 'oa-pages', true);
+    const agent = new Agent({ name: 'travel', instructions: 'You book travel.', model: server.modelId, tools: [webSearchTool()] });
+    const session = new MemorySession({ sessionId: 'oa-pages' });
+    const answers: unknown[] = [];
+    const error = await (async () => {
+      for (let i = 0; i < 8; i += 1)
+        answers.push((await door.run(agent, i === 0 ? 'What does a flight to Oslo cost in March?' : 'Check again.', { session })).finalOutput);
+    })().then(
+      () => assert.fail('the breaker must end the run'),
+      (e: unknown) => e,
+    );
+    assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+    assert.deepEqual(answers, [PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER]);
+    assert.equal((await breaker.snapshot('oa-pages')).counters.toolCalls, 5);
+    assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] You have called \\"open_page\\" 3 times/);
+  });
 
   test('four alike hosted searches in one answer are steered once; the next answer that searches again is stopped', async () => {
     await using server = await searchLoopServer({ perAnswer: 4 });

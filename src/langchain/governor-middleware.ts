@@ -4,9 +4,8 @@ import { createMiddleware } from 'langchain';
 import { z } from 'zod';
 import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
-import type { RetrievalEvent } from '../breaker/breaker-event.ts';
 import { assertObservingBreaker, blockedResult, DoorSessions, resultText, steeredResult, steerNote, type DoorSession } from '../breaker/door-session.ts';
-import { anthropicBlockSearches, responsesItemSearch } from '../breaker/hosted-search.ts';
+import { anthropicBlockCalls, responsesItemCall, type HostedEvent } from '../breaker/hosted-calls.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link governorMiddleware}. */
@@ -33,15 +32,15 @@ function textOf(content: BaseMessage['content']): string {
 }
 
 /**
- * The searches the model's API ran itself in a reply (hosted web or file
- * search), in order: `ChatOpenAI` on the Responses API keeps those items in
+ * The calls the model's API ran itself in a reply (hosted web or file
+ * search, pages opened or fetched), in order: `ChatOpenAI` on the Responses API keeps those items in
  * `additional_kwargs.tool_outputs`, `ChatAnthropic` keeps its server tool
  * blocks in the content.
  */
-function searchesOf(reply: AIMessage): RetrievalEvent[] {
+function hostedCallsOf(reply: AIMessage): HostedEvent[] {
   const outputs = reply.additional_kwargs['tool_outputs'];
-  const searches = Array.isArray(outputs) ? outputs.map(responsesItemSearch).filter((s) => s !== undefined) : [];
-  return Array.isArray(reply.content) ? [...searches, ...anthropicBlockSearches(reply.content)] : searches;
+  const calls = Array.isArray(outputs) ? outputs.map(responsesItemCall).filter((c) => c !== undefined) : [];
+  return Array.isArray(reply.content) ? [...calls, ...anthropicBlockCalls(reply.content)] : calls;
 }
 
 /** The tool message for a call, with the steer appended where the model reads it. */
@@ -124,7 +123,7 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
       const usage = reply.usage_metadata;
       const model = await session.noteRound(
         { kind: 'model', promptTokens: usage?.input_tokens ?? null, completionTokens: usage?.output_tokens ?? null, text: textOf(reply.content) },
-        searchesOf(reply),
+        hostedCallsOf(reply),
       );
       const calls = reply.tool_calls ?? [];
       if (calls.length === 0) {

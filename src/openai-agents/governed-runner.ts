@@ -18,9 +18,8 @@ import {
   type ToolGuardrailFunctionOutput,
 } from '@openai/agents';
 import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
-import type { RetrievalEvent } from '../breaker/breaker-event.ts';
 import { assertObservingBreaker, blockedResult, DoorSession, resultText, steeredResult, steerNote } from '../breaker/door-session.ts';
-import { responsesItemSearch } from '../breaker/hosted-search.ts';
+import { responsesItemCall, type HostedEvent } from '../breaker/hosted-calls.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue, is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
@@ -121,16 +120,16 @@ function textOfOutput(output: ModelResponse['output']): string {
   return text;
 }
 
-/** The searches the API ran itself in a turn (hosted web or file search), in order. */
-function searchesOfOutput(output: ModelResponse['output']): RetrievalEvent[] {
-  const searches: RetrievalEvent[] = [];
+/** The calls the API ran itself in a turn (hosted web or file search, pages opened), in order. */
+function hostedCallsOf(output: ModelResponse['output']): HostedEvent[] {
+  const calls: HostedEvent[] = [];
   for (const item of output) {
     if (item.type !== 'hosted_tool_call') continue;
     // The SDK keeps the API's item, its status apart, as providerData.
-    const search = responsesItemSearch({ type: item.name, ...item.providerData, status: item.status });
-    if (search !== undefined) searches.push(search);
+    const call = responsesItemCall({ type: item.name, ...item.providerData, status: item.status });
+    if (call !== undefined) calls.push(call);
   }
-  return searches;
+  return calls;
 }
 
 /** The user's message that ends a model turn's input (a run's first turn), with its place; undefined mid-run. */
@@ -250,7 +249,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
   ): Promise<void> => {
     const decision = await session.noteRound(
       { kind: 'model', promptTokens: usage?.inputTokens ?? null, completionTokens: usage?.outputTokens ?? null, text: textOfOutput(output) },
-      searchesOfOutput(output),
+      hostedCallsOf(output),
     );
     // A model-level verdict (budget wrap-up, token drift) reaches the model on its next turn.
     session.queueSteer(decision);

@@ -1,4 +1,4 @@
-import { anthropicBlockSearches } from '../breaker/hosted-search.ts';
+import { anthropicBlockCalls } from '../breaker/hosted-calls.ts';
 import {
   asArray,
   blockText,
@@ -86,7 +86,7 @@ export const anthropicWire: WireApi = {
     const toolCalls = content
       .filter((b) => b['type'] === 'tool_use')
       .map((b) => ({ id: String(b['id']), name: String(b['name']), args: parseArgs(b['input']) }));
-    return { text, ...usageOf(response['usage']), toolCalls, searches: anthropicBlockSearches(content) };
+    return { text, ...usageOf(response['usage']), toolCalls, hosted: anthropicBlockCalls(content) };
   },
 
   withBlocks(response, blocked) {
@@ -200,7 +200,10 @@ class AnthropicStreamRewriter implements StreamRewriter {
         if (content['type'] === 'tool_use' && block !== undefined) {
           this.#holding = true;
           this.#tools.set(block, { id: String(content['id']), name: String(content['name']), json: '', input: content['input'] });
-        } else if ((content['type'] === 'server_tool_use' || content['type'] === 'web_search_tool_result') && block !== undefined) {
+        } else if (
+          (content['type'] === 'server_tool_use' || content['type'] === 'web_search_tool_result' || content['type'] === 'web_fetch_tool_result') &&
+          block !== undefined
+        ) {
           this.#hosted.set(block, { block: content, json: '' });
         }
         break;
@@ -243,7 +246,7 @@ class AnthropicStreamRewriter implements StreamRewriter {
       promptTokens: this.#promptTokens,
       completionTokens: this.#completionTokens,
       toolCalls,
-      searches: anthropicBlockSearches(hosted),
+      hosted: anthropicBlockCalls(hosted),
     };
   }
 

@@ -12,7 +12,7 @@ import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
 import { roundRobinFetch } from '../test-support/round-robin-fetch.ts';
 import { requireRedis } from '../test-support/services.ts';
-import { SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/search-loop.ts';
+import { PAGE_LOOP_ANSWER, pageLoopServer, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/search-loop.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
 import { anthropicWire } from './anthropic-wire.ts';
 import { createModelProxy, proxySessionId, startModelProxy, UpstreamUnreachableError, type ModelProxyServer } from './index.ts';
@@ -356,7 +356,41 @@ describe("governor proxy with Anthropic's hosted web search (server tool use)", 
     }
   });
 
-  test('each web search with the addresses its result found; an error result or another server tool is not a search', () => {
+  for (const mode of ['generate', 'stream'] as const) {
+    test(`${mode}Text: a page the API fetched again and again (web_fetch) is noted, then stopped as a tool spiral`, async () => {
+      const upstream = await pageLoopServer();
+      const breaker = new AgentBreaker();
+      await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 });
+      try {
+        const anthropic = createAnthropic({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-ant-test-not-a-real-key', headers: { 'x-governor-session': 'pages-2' } });
+        const messages: ModelMessage[] = [];
+        const answers: string[] = [];
+        for (let i = 0; i < 8 && !answers.at(-1)?.includes('stopped by the agent breaker'); i += 1) {
+          messages.push({ role: 'user', content: i === 0 ? 'What does a flight to Oslo cost in March?' : 'Check again.' });
+          const options = {
+            model: anthropic('claude-test'),
+            maxOutputTokens: 256,
+            messages,
+            tools: { fetch: anthropic.tools.webFetch_20250910({ maxUses: 5 }) },
+          };
+          const result = mode === 'generate' ? await generateText(options) : streamText(options);
+          answers.push(await result.text);
+          messages.push(...(await result.response).messages);
+        }
+        assert.deepEqual(answers.slice(0, -1), [PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER]);
+        assert.match(answers.at(-1)!, /stopped by the agent breaker \(tool_spiral\)/);
+        assert.equal((await breaker.snapshot('pages-2')).counters.toolCalls, 5);
+        const notes = upstream.requests.map((q) =>
+          [...JSON.stringify(q.body.messages).matchAll(/\[governor\][^"]*?"web_fetch\\?" (\d) times/g)].map((m) => m[1]),
+        );
+        assert.deepEqual(notes.slice(0, 5), [[], [], [], ['3'], ['4']]);
+      } finally {
+        await upstream.close();
+      }
+    });
+  }
+
+  test('each web search with the addresses its result found, each web fetch with its page or its failure; a failed search, a call without a result or another server tool is left out', () => {
     const round = anthropicWire.roundOf({
       content: [
         { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'oslo fares' } },
@@ -364,10 +398,29 @@ describe("governor proxy with Anthropic's hosted web search (server tool use)", 
         { type: 'server_tool_use', id: 'srvtoolu_2', name: 'web_search', input: { query: 'oslo hotels' } },
         { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_2', content: { type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' } },
         { type: 'server_tool_use', id: 'srvtoolu_3', name: 'web_fetch', input: { url: 'https://a.example' } },
+        {
+          type: 'web_fetch_tool_result',
+          tool_use_id: 'srvtoolu_3',
+          content: {
+            type: 'web_fetch_result',
+            url: 'https://a.example',
+            retrieved_at: null,
+            content: { type: 'document', title: 'A', source: { type: 'text', media_type: 'text/plain', data: 'Fares from 49 EUR.' } },
+          },
+        },
+        { type: 'server_tool_use', id: 'srvtoolu_4', name: 'web_fetch', input: { url: 'https://b.example' } },
+        { type: 'web_fetch_tool_result', tool_use_id: 'srvtoolu_4', content: { type: 'web_fetch_tool_result_error', error_code: 'url_not_accessible' } },
+        { type: 'server_tool_use', id: 'srvtoolu_5', name: 'web_fetch', input: { url: 'https://c.example' } },
+        { type: 'server_tool_use', id: 'srvtoolu_6', name: 'code_execution', input: { code: 'print(1)' } },
+        { type: 'code_execution_tool_result', tool_use_id: 'srvtoolu_6', content: { type: 'code_execution_result', stdout: '1', stderr: '', return_code: 0 } },
         { type: 'text', text: 'Done.' },
       ],
     });
-    assert.deepEqual(round.searches, [{ kind: 'retrieval', query: 'oslo fares', results: ['https://a.example'] }]);
+    assert.deepEqual(round.hosted, [
+      { kind: 'retrieval', query: 'oslo fares', results: ['https://a.example'] },
+      { kind: 'tool_call', tool: 'web_fetch', args: { url: 'https://a.example' }, result: 'Fares from 49 EUR.' },
+      { kind: 'tool_call', tool: 'web_fetch', args: { url: 'https://b.example' }, result: 'web_fetch failed: url_not_accessible', error: true },
+    ]);
   });
 });
 

@@ -158,8 +158,8 @@ export class ProxyJudge {
       await this.#responses.add(sessionId, round.responseId, round.stored !== false);
     }
     const answer = { kind: 'model' as const, promptTokens: round.promptTokens, completionTokens: round.completionTokens, text: round.text };
-    // The breaker queues the searches' steers itself (AgentBreaker.takeSteers), for the next request.
-    const verdicts = await observeRound(this.breaker, sessionId, answer, round.searches ?? []);
+    // The breaker queues the hosted calls' steers itself (AgentBreaker.takeSteers), for the next request.
+    const verdicts = await observeRound(this.breaker, sessionId, answer, round.hosted ?? []);
     if (verdicts.stop !== undefined) return { stop: toStop(verdicts.stop, false), blocked: new Map() };
     const model = verdicts.answer;
     const blocked = new Map<string, string>();

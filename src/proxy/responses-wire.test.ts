@@ -11,7 +11,7 @@ import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
 import { roundRobinFetch } from '../test-support/round-robin-fetch.ts';
 import { requireRedis } from '../test-support/services.ts';
-import { searchLoopServer } from '../test-support/search-loop.ts';
+import { pageLoopServer, searchLoopServer } from '../test-support/search-loop.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
 import { createModelProxy, proxySessionId, startModelProxy, type ModelProxyServer } from './index.ts';
 import { responsesWire } from './responses-wire.ts';
@@ -706,7 +706,45 @@ describe("governor proxy with the API's hosted web search", () => {
     });
   }
 
-  test('a completed search is a retrieval with its sources; a file search with its results; a failed one or a page opened is not', () => {
+  for (const stream of [false, true]) {
+    test(`${stream ? 'streamed' : 'not streamed'}: a page the API opened again and again is noted, then stopped as a tool spiral`, async () => {
+      const upstream = await pageLoopServer();
+      const breaker = new AgentBreaker();
+      await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 });
+      try {
+        const client = new OpenAI({
+          baseURL: `${proxy.url}/v1`,
+          apiKey: 'sk-test-not-a-real-key',
+          maxRetries: 0,
+          defaultHeaders: { 'x-governor-session': 'pages-1' },
+        });
+        const input: InputItem[] = [{ role: 'user', content: 'What does a flight to Oslo cost in March?' }];
+        const answers: string[] = [];
+        for (let i = 0; i < 8 && !answers.at(-1)?.includes('stopped by the agent breaker'); i += 1) {
+          const { response } = await agentRound(client, input, stream);
+          if (!text(response).includes('stopped'))
+            assert.deepEqual(response.output[0], {
+              type: 'web_search_call',
+              id: `ws_${i + 1}_1`,
+              status: 'completed',
+              action: { type: 'open_page', url: 'https://fares.example/oslo' },
+            });
+          answers.push(text(response));
+        }
+        assert.equal(answers.length, 5);
+        assert.match(answers.at(-1)!, /stopped by the agent breaker \(tool_spiral\)/);
+        assert.equal((await breaker.snapshot('pages-1')).counters.toolCalls, 5);
+        const notes = upstream.requests.map((q) =>
+          [...JSON.stringify(q.body['input']).matchAll(/\[governor\][^"]*?"open_page\\?" (\d) times/g)].map((m) => m[1]),
+        );
+        assert.deepEqual(notes.slice(0, 5), [[], [], [], ['3'], ['4']]);
+      } finally {
+        await upstream.close();
+      }
+    });
+  }
+
+  test('a completed search is a retrieval with its sources, a file search with its results, a page opened or searched a read-only tool call; a failed one is left out', () => {
     const round = responsesWire.roundOf({
       id: 'resp_1',
       output: [
@@ -719,6 +757,8 @@ describe("governor proxy with the API's hosted web search", () => {
         { type: 'web_search_call', id: 'ws_2', status: 'completed', action: { type: 'search', queries: ['oslo hotels', 'bergen hotels'] } },
         { type: 'web_search_call', id: 'ws_3', status: 'failed', action: { type: 'search', query: 'oslo fares' } },
         { type: 'web_search_call', id: 'ws_4', status: 'completed', action: { type: 'open_page', url: 'https://a.example' } },
+        { type: 'web_search_call', id: 'ws_5', status: 'completed', action: { type: 'find_in_page', url: 'https://a.example', pattern: 'fare' } },
+        { type: 'web_search_call', id: 'ws_6', status: 'failed', action: { type: 'open_page', url: 'https://b.example' } },
         {
           type: 'file_search_call',
           id: 'fs_1',
@@ -729,12 +769,14 @@ describe("governor proxy with the API's hosted web search", () => {
         { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Done.' }] },
       ],
     });
-    assert.deepEqual(round.searches, [
+    assert.deepEqual(round.hosted, [
       { kind: 'retrieval', query: 'oslo fares', results: ['https://a.example'] },
       { kind: 'retrieval', query: 'oslo hotels\nbergen hotels' },
+      { kind: 'tool_call', tool: 'open_page', args: { url: 'https://a.example' }, result: null },
+      { kind: 'tool_call', tool: 'find_in_page', args: { url: 'https://a.example', pattern: 'fare' }, result: null },
       { kind: 'retrieval', query: 'refund policy', results: ['Refunds within 30 days.'] },
     ]);
-    assert.deepEqual(responsesWire.roundOf({ output: [{ type: 'message', content: [] }] }).searches, []);
+    assert.deepEqual(responsesWire.roundOf({ output: [{ type: 'message', content: [] }] }).hosted, []);
   });
 });
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RetrievalEvent } from '../breaker/breaker-event.ts';
-import { responsesItemSearch } from '../breaker/hosted-search.ts';
+import { responsesItemCall, type HostedEvent } from '../breaker/hosted-calls.ts';
 import {
   asArray,
   blockText,
@@ -145,7 +144,7 @@ export const responsesWire: WireApi = {
       text: outputText(output),
       ...usageOf(response['usage']),
       toolCalls: output.filter(isCall).map(toolCallOf),
-      searches: output.map(responsesItemSearch).filter((s) => s !== undefined),
+      hosted: output.map(responsesItemCall).filter((c) => c !== undefined),
     };
   },
 
@@ -317,7 +316,7 @@ class ResponsesStreamRewriter implements StreamRewriter {
   /** Output index → the call streamed there. */
   readonly #calls = new Map<number, PendingCall>();
   /** Output index → a search the upstream ran itself (passed on at once: it has run). */
-  readonly #searches = new Map<number, RetrievalEvent>();
+  readonly #hosted = new Map<number, HostedEvent>();
   readonly #held: Held[] = [];
   #holding = false;
   #shell: JsonObject = {};
@@ -341,8 +340,8 @@ class ResponsesStreamRewriter implements StreamRewriter {
       if (call === undefined) this.#calls.set(index, { item, streamed: '' });
       else call.item = item;
     } else if (item !== undefined && index !== undefined && type === 'response.output_item.done') {
-      const search = responsesItemSearch(item);
-      if (search !== undefined) this.#searches.set(index, search);
+      const call = responsesItemCall(item);
+      if (call !== undefined) this.#hosted.set(index, call);
     } else if (type === 'response.function_call_arguments.delta' || type === 'response.custom_tool_call_input.delta') {
       const call = index === undefined ? undefined : this.#calls.get(index);
       if (call !== undefined && typeof value['delta'] === 'string') call.streamed += value['delta'];
@@ -378,7 +377,7 @@ class ResponsesStreamRewriter implements StreamRewriter {
       text: this.#text,
       ...this.#usage,
       toolCalls,
-      searches: [...this.#searches].sort(([a], [b]) => a - b).map(([, search]) => search),
+      hosted: [...this.#hosted].sort(([a], [b]) => a - b).map(([, call]) => call),
     };
   }
 

@@ -1,4 +1,4 @@
-import type { RetrievalEvent } from '../breaker/breaker-event.ts';
+import type { HostedEvent } from '../breaker/hosted-calls.ts';
 
 /**
  * What the model proxy needs to know about one model API's wire format:
@@ -53,8 +53,8 @@ export interface WireRound {
   readonly promptTokens: number | null;
   readonly completionTokens: number | null;
   readonly toolCalls: readonly WireToolCall[];
-  /** Searches the upstream ran itself before answering (hosted web or file search), in order; judged as retrievals. */
-  readonly searches?: readonly RetrievalEvent[];
+  /** Calls the upstream ran itself in the round (hosted searches, pages opened or fetched), in order; judged after its answer. */
+  readonly hosted?: readonly HostedEvent[];
 }
 
 /** What the breaker decided about a round. */

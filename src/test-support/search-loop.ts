@@ -20,3 +20,17 @@ export function searchLoopServer(options: { perAnswer?: number } = {}): Promise<
     }),
   }).start();
 }
+
+/** What the stand-in answers after each page it opened. */
+export const PAGE_LOOP_ANSWER = 'Let me read that page once more.';
+
+/**
+ * A stand-in model whose provider opens the same page in every answer (an
+ * OpenAI web search's `open_page`, Anthropic's `web_fetch`), as a model
+ * rereading one page does: the third is a tool spiral.
+ */
+export function pageLoopServer(): Promise<ScriptedModelServer> {
+  return new ScriptedModelServer({
+    script: () => ({ webSearches: [{ openPage: 'https://fares.example/oslo', pageText: 'Oslo in March: from 49 EUR.' }], text: PAGE_LOOP_ANSWER }),
+  }).start();
+}

@@ -34,13 +34,30 @@ function stopReason(answer: WireAnswer): 'tool_use' | 'end_turn' {
   return answer.toolCalls.length > 0 ? 'tool_use' : 'end_turn';
 }
 
-/** A hosted web search as its two blocks: the server's tool use, then its result. */
+/** A hosted web search (or page fetch) as its two blocks: the server's tool use, then its result. */
 function searchBlocks(search: WireAnswer['webSearches'][number]): [Record<string, unknown>, Record<string, unknown>] {
+  const id = search.id.replace(/^ws_/, 'srvtoolu_');
+  if (search.page !== undefined) {
+    const { url, text } = search.page;
+    return [
+      { type: 'server_tool_use', id, name: 'web_fetch', input: { url } },
+      {
+        type: 'web_fetch_tool_result',
+        tool_use_id: id,
+        content: {
+          type: 'web_fetch_result',
+          url,
+          retrieved_at: null,
+          content: { type: 'document', title: url, source: { type: 'text', media_type: 'text/plain', data: text } },
+        },
+      },
+    ];
+  }
   return [
-    { type: 'server_tool_use', id: search.id.replace(/^ws_/, 'srvtoolu_'), name: 'web_search', input: { query: search.query } },
+    { type: 'server_tool_use', id, name: 'web_search', input: { query: search.query } },
     {
       type: 'web_search_tool_result',
-      tool_use_id: search.id.replace(/^ws_/, 'srvtoolu_'),
+      tool_use_id: id,
       content: (search.sources ?? []).map((url) => ({ type: 'web_search_result', url, title: url, encrypted_content: '', page_age: null })),
     },
   ];

@@ -12,11 +12,12 @@ interface WireToolCall {
   arguments: string;
 }
 
-/** A search the provider ran itself, ready for the wire. */
+/** A search the provider ran itself (or a page it opened, when `page` is set), ready for the wire. */
 interface WireWebSearch {
   id: string;
   query: string;
   sources: readonly string[] | undefined;
+  page?: { url: string; text: string };
 }
 
 /** Everything needed to write one completion, streamed or not. */

@@ -31,11 +31,14 @@ function outputItems(answer: WireAnswer): Record<string, unknown>[] {
     type: 'web_search_call',
     id: search.id,
     status: 'completed',
-    action: {
-      type: 'search',
-      query: search.query,
-      ...(search.sources === undefined ? {} : { sources: search.sources.map((url) => ({ type: 'url', url })) }),
-    },
+    action:
+      search.page === undefined
+        ? {
+            type: 'search',
+            query: search.query,
+            ...(search.sources === undefined ? {} : { sources: search.sources.map((url) => ({ type: 'url', url })) }),
+          }
+        : { type: 'open_page', url: search.page.url },
   }));
   if (answer.text.length > 0 || answer.toolCalls.length === 0) {
     items.push({

@@ -254,8 +254,9 @@ export class ScriptedModelServer implements AsyncDisposable {
     const toolArguments = toolCalls.map((call) => call.arguments);
     const webSearches = (turn.webSearches ?? []).map((search, position) => ({
       id: `ws_${index + 1}_${position + 1}`,
-      query: search.query,
-      sources: search.sources,
+      ...(search.openPage === undefined
+        ? { query: search.query ?? '', sources: search.sources }
+        : { query: '', sources: undefined, page: { url: search.openPage, text: search.pageText ?? search.openPage } }),
     }));
     return {
       id: `chatcmpl-scripted-${index + 1}`,

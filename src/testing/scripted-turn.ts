@@ -17,15 +17,28 @@ export interface ScriptedToolCall {
   id?: string;
 }
 
-/** A web search the provider ran itself before answering (a hosted search tool). */
+/**
+ * A web search the provider ran itself before answering (a hosted search
+ * tool): a search (`query`) or a page it opened (`openPage`), one of the two.
+ */
 export interface ScriptedWebSearch {
   /** What was searched for. */
-  query: string;
+  query?: string;
   /**
    * Addresses the search found.
    * @default none reported, as when the request does not ask for the sources
    */
   sources?: string[];
+  /**
+   * The address of a page opened instead of a search: an `open_page` action
+   * in a Responses answer, a `web_fetch` server tool call in a Messages answer.
+   */
+  openPage?: string;
+  /**
+   * The opened page's text, which a Messages answer reports (a Responses answer does not).
+   * @default the address
+   */
+  pageText?: string;
 }
 
 /** Token counts a scripted turn reports instead of the estimate. */
@@ -79,9 +92,10 @@ export interface ScriptedTurn {
   /** Tool calls to request; several make a parallel tool call turn. */
   toolCalls?: ScriptedToolCall[];
   /**
-   * Web searches the provider ran itself before this answer, in order:
-   * `web_search_call` items in a Responses answer, `server_tool_use` and
-   * `web_search_tool_result` blocks in a Messages answer. A chat completion
+   * Web searches (and pages opened) the provider ran itself before this
+   * answer, in order: `web_search_call` items in a Responses answer,
+   * `server_tool_use` blocks with their `web_search_tool_result` (or
+   * `web_fetch_tool_result`) in a Messages answer. A chat completion
    * has no such part and leaves them out.
    */
   webSearches?: ScriptedWebSearch[];
@@ -159,7 +173,18 @@ function validateWebSearches(searches: unknown, option: string): void {
   if (!Array.isArray(searches)) throw new InvalidOptionError(option, 'must be an array');
   searches.forEach((search: unknown, i) => {
     if (!isRecord(search)) throw new InvalidOptionError(`${option}[${i}]`, 'must be an object such as { query: "weather in Oslo" }');
-    if (typeof search['query'] !== 'string') throw new InvalidOptionError(`${option}[${i}].query`, 'must be a string');
+    if (search['openPage'] !== undefined) {
+      if (typeof search['openPage'] !== 'string' || search['openPage'] === '')
+        throw new InvalidOptionError(`${option}[${i}].openPage`, 'must be an address (a non-empty string)');
+      if (search['query'] !== undefined || search['sources'] !== undefined) {
+        throw new InvalidOptionError(`${option}[${i}]`, 'is either a search (query, sources) or a page opened (openPage, pageText), not both');
+      }
+      if (search['pageText'] !== undefined && typeof search['pageText'] !== 'string')
+        throw new InvalidOptionError(`${option}[${i}].pageText`, 'must be a string');
+      return;
+    }
+    if (search['pageText'] !== undefined) throw new InvalidOptionError(`${option}[${i}].pageText`, 'needs openPage: it is the text of the page opened');
+    if (typeof search['query'] !== 'string') throw new InvalidOptionError(`${option}[${i}].query`, 'must be a string (or give openPage for a page opened)');
     const sources = search['sources'];
     if (sources !== undefined && !(Array.isArray(sources) && sources.every((s) => typeof s === 'string'))) {
       throw new InvalidOptionError(`${option}[${i}].sources`, 'must be an array of addresses (strings)');
