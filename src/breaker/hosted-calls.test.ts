@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { anthropicBlockCalls, providerCalls, responsesItemCall } from './hosted-calls.ts';
 
 /** What the provider reports for one call it ran: the call, then its result. */
-function providerExecutedSearch(input: string, result: unknown, isError?: boolean) {
+function providerExecuted(input: string, result: unknown, isError?: boolean) {
   const parts = [
     { type: 'tool-call', toolCallId: 'ws_1', toolName: 'any_name', input, providerExecuted: true },
     { type: 'tool-result', toolCallId: 'ws_1', toolName: 'any_name', result, ...(isError === undefined ? {} : { isError }) },
@@ -16,21 +16,21 @@ function providerExecutedSearch(input: string, result: unknown, isError?: boolea
 describe('hosted searches as retrievals', () => {
   test('an AI SDK provider-executed search is read by the shape of its result, whatever the tool is called', () => {
     // @ai-sdk/openai web search: the query is in the result's action, the input is empty.
-    assert.deepEqual(providerExecutedSearch('{}', { action: { type: 'search', query: 'oslo fares' }, sources: [{ type: 'url', url: 'https://a.example' }] }), {
+    assert.deepEqual(providerExecuted('{}', { action: { type: 'search', query: 'oslo fares' }, sources: [{ type: 'url', url: 'https://a.example' }] }), {
       kind: 'retrieval',
       query: 'oslo fares',
       results: ['https://a.example'],
     });
-    assert.deepEqual(providerExecutedSearch('{}', { action: { type: 'search', queries: ['a', 'b'] } }), { kind: 'retrieval', query: 'a\nb' });
+    assert.deepEqual(providerExecuted('{}', { action: { type: 'search', queries: ['a', 'b'] } }), { kind: 'retrieval', query: 'a\nb' });
     // @ai-sdk/openai file search: queries and passages (null when not included).
-    assert.deepEqual(providerExecutedSearch('{}', { queries: ['refund policy'], results: [{ fileId: 'f1', text: 'Refunds within 30 days.' }] }), {
+    assert.deepEqual(providerExecuted('{}', { queries: ['refund policy'], results: [{ fileId: 'f1', text: 'Refunds within 30 days.' }] }), {
       kind: 'retrieval',
       query: 'refund policy',
       results: ['Refunds within 30 days.'],
     });
-    assert.deepEqual(providerExecutedSearch('{}', { queries: ['refund policy'], results: null }), { kind: 'retrieval', query: 'refund policy' });
+    assert.deepEqual(providerExecuted('{}', { queries: ['refund policy'], results: null }), { kind: 'retrieval', query: 'refund policy' });
     // @ai-sdk/anthropic web search: the query is the input, the result the pages found.
-    assert.deepEqual(providerExecutedSearch('{"query":"oslo fares"}', [{ type: 'web_search_result', url: 'https://a.example', title: 'A' }]), {
+    assert.deepEqual(providerExecuted('{"query":"oslo fares"}', [{ type: 'web_search_result', url: 'https://a.example', title: 'A' }]), {
       kind: 'retrieval',
       query: 'oslo fares',
       results: ['https://a.example'],
@@ -46,7 +46,7 @@ describe('hosted searches as retrievals', () => {
       ['not json', [{ url: 'https://a.example' }]],
       ['{"query":"  "}', [{ url: 'https://a.example' }]],
     ] as const) {
-      assert.equal(providerExecutedSearch(input, result), undefined, JSON.stringify(result));
+      assert.equal(providerExecuted(input, result), undefined, JSON.stringify(result));
     }
     assert.equal(responsesItemCall({ type: 'web_search_call', status: 'in_progress', action: { type: 'search', query: 'x' } }), undefined);
     assert.equal(responsesItemCall({ type: 'code_interpreter_call', status: 'completed', code: 'print(1)' }), undefined);
@@ -67,9 +67,9 @@ describe('pages a provider opened or fetched as read-only tool calls', () => {
       responsesItemCall({ type: 'web_search_call', status: 'completed', action: { type: 'find_in_page', url: 'https://a.example/fares', pattern: 'Oslo' } }),
       found,
     );
-    assert.deepEqual(providerExecutedSearch('{}', { action: { type: 'openPage', url: 'https://a.example/fares' } }), opened);
-    assert.deepEqual(providerExecutedSearch('{}', { action: { type: 'findInPage', url: 'https://a.example/fares', pattern: 'Oslo' } }), found);
-    assert.equal(providerExecutedSearch('{}', { action: { type: 'openPage', url: 'https://a.example/fares' } }, true), undefined, 'a page that failed to open');
+    assert.deepEqual(providerExecuted('{}', { action: { type: 'openPage', url: 'https://a.example/fares' } }), opened);
+    assert.deepEqual(providerExecuted('{}', { action: { type: 'findInPage', url: 'https://a.example/fares', pattern: 'Oslo' } }), found);
+    assert.equal(providerExecuted('{}', { action: { type: 'openPage', url: 'https://a.example/fares' } }, true), undefined, 'a page that failed to open');
   });
 
   test('an Anthropic web fetch from the AI SDK: the page text is the result; a failed fetch is an error', () => {
@@ -79,27 +79,27 @@ describe('pages a provider opened or fetched as read-only tool calls', () => {
       retrievedAt: null,
       content: { type: 'document', title: 'Fares', source: { type: 'text', mediaType: 'text/plain', data: 'Oslo from 49 EUR.' } },
     };
-    assert.deepEqual(providerExecutedSearch('{"url":"https://a.example/fares"}', page), {
+    assert.deepEqual(providerExecuted('{"url":"https://a.example/fares"}', page), {
       kind: 'tool_call',
       tool: 'web_fetch',
       args: { url: 'https://a.example/fares' },
       result: 'Oslo from 49 EUR.',
     });
     // The address comes from the result when the input does not carry it.
-    assert.deepEqual(providerExecutedSearch('{}', page), {
+    assert.deepEqual(providerExecuted('{}', page), {
       kind: 'tool_call',
       tool: 'web_fetch',
       args: { url: 'https://a.example/fares' },
       result: 'Oslo from 49 EUR.',
     });
-    assert.deepEqual(providerExecutedSearch('{"url":"https://b.example"}', { type: 'web_fetch_tool_result_error', errorCode: 'url_not_accessible' }, true), {
+    assert.deepEqual(providerExecuted('{"url":"https://b.example"}', { type: 'web_fetch_tool_result_error', errorCode: 'url_not_accessible' }, true), {
       kind: 'tool_call',
       tool: 'web_fetch',
       args: { url: 'https://b.example' },
       result: 'web_fetch failed: url_not_accessible',
       error: true,
     });
-    assert.equal(providerExecutedSearch('{}', { type: 'web_fetch_tool_result_error', errorCode: 'url_not_accessible' }, true), undefined, 'no address');
+    assert.equal(providerExecuted('{}', { type: 'web_fetch_tool_result_error', errorCode: 'url_not_accessible' }, true), undefined, 'no address');
   });
 
   test('calls and results are paired by id, in the order of the calls', () => {

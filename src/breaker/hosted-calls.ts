@@ -108,6 +108,18 @@ export function responsesItemCall(item: unknown): HostedEvent | undefined {
   return undefined;
 }
 
+/** The result blocks of the Anthropic server tools judged here (`web_search`, `web_fetch`). */
+const ANTHROPIC_RESULT_TYPES: ReadonlySet<unknown> = new Set(['web_search_tool_result', 'web_fetch_tool_result']);
+
+/**
+ * Whether an Anthropic content block of this type is part of a server tool
+ * call judged here (its `server_tool_use` or its result): the blocks a
+ * stream reader keeps for {@link anthropicBlockCalls}.
+ */
+export function isAnthropicServerToolBlock(type: unknown): boolean {
+  return type === 'server_tool_use' || ANTHROPIC_RESULT_TYPES.has(type);
+}
+
 /**
  * The completed server tool calls among Anthropic Messages content blocks,
  * in order: each `server_tool_use` of `web_search` as a retrieval with the
@@ -118,8 +130,7 @@ export function responsesItemCall(item: unknown): HostedEvent | undefined {
 export function anthropicBlockCalls(blocks: readonly unknown[]): HostedEvent[] {
   const results = new Map<string, Item>();
   for (const block of blocks) {
-    if (isItem(block) && (block['type'] === 'web_search_tool_result' || block['type'] === 'web_fetch_tool_result'))
-      results.set(String(block['tool_use_id']), block);
+    if (isItem(block) && ANTHROPIC_RESULT_TYPES.has(block['type'])) results.set(String(block['tool_use_id']), block);
   }
   const calls: HostedEvent[] = [];
   for (const block of blocks) {

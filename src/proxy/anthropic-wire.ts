@@ -1,4 +1,4 @@
-import { anthropicBlockCalls } from '../breaker/hosted-calls.ts';
+import { anthropicBlockCalls, isAnthropicServerToolBlock } from '../breaker/hosted-calls.ts';
 import {
   asArray,
   blockText,
@@ -200,10 +200,7 @@ class AnthropicStreamRewriter implements StreamRewriter {
         if (content['type'] === 'tool_use' && block !== undefined) {
           this.#holding = true;
           this.#tools.set(block, { id: String(content['id']), name: String(content['name']), json: '', input: content['input'] });
-        } else if (
-          (content['type'] === 'server_tool_use' || content['type'] === 'web_search_tool_result' || content['type'] === 'web_fetch_tool_result') &&
-          block !== undefined
-        ) {
+        } else if (isAnthropicServerToolBlock(content['type']) && block !== undefined) {
           this.#hosted.set(block, { block: content, json: '' });
         }
         break;

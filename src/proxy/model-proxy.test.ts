@@ -297,37 +297,45 @@ describe('governor proxy with AI SDK providers', () => {
   }
 });
 
+/**
+ * A chat through a proxy in front of `upstream`, under the session
+ * `sessionId`, with the hosted `tools`, until the breaker stops it (at most 8
+ * rounds): each answer's text, and the proxy's breaker.
+ */
+async function untilStopped(
+  upstream: ScriptedModelServer,
+  sessionId: string,
+  mode: 'generate' | 'stream',
+  tools: (anthropic: ReturnType<typeof createAnthropic>) => Parameters<typeof generateText>[0]['tools'],
+): Promise<{ answers: string[]; breaker: AgentBreaker }> {
+  const breaker = new AgentBreaker();
+  await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 });
+  const anthropic = createAnthropic({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-ant-test-not-a-real-key', headers: { 'x-governor-session': sessionId } });
+  const messages: ModelMessage[] = [];
+  const answers: string[] = [];
+  for (let i = 0; i < 8 && !answers.at(-1)?.includes('stopped by the agent breaker'); i += 1) {
+    messages.push({ role: 'user', content: i === 0 ? 'Find me the cheapest flight to Oslo in March.' : 'Keep looking.' });
+    const options = { model: anthropic('claude-test'), maxOutputTokens: 256, messages, tools: tools(anthropic) };
+    const result = mode === 'generate' ? await generateText(options) : streamText(options);
+    answers.push(await result.text);
+    messages.push(...(await result.response).messages);
+  }
+  return { answers, breaker };
+}
+
 describe("governor proxy with Anthropic's hosted web search (server tool use)", () => {
   for (const mode of ['generate', 'stream'] as const) {
     test(`${mode}Text: searches the API ran itself are judged; the same search over and over is steered, then stopped`, async () => {
-      const upstream = await searchLoopServer();
-      const breaker = new AgentBreaker();
-      await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 });
-      try {
-        const anthropic = createAnthropic({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-ant-test-not-a-real-key', headers: { 'x-governor-session': 'fares-2' } });
-        const messages: ModelMessage[] = [];
-        const answers: string[] = [];
-        for (let i = 0; i < 8 && !answers.at(-1)?.includes('stopped by the agent breaker'); i += 1) {
-          messages.push({ role: 'user', content: i === 0 ? 'Find me the cheapest flight to Oslo in March.' : 'Keep looking.' });
-          const options = {
-            model: anthropic('claude-test'),
-            maxOutputTokens: 256,
-            messages,
-            tools: { web_search: anthropic.tools.webSearch_20250305({ maxUses: 5 }) },
-          };
-          const result = mode === 'generate' ? await generateText(options) : streamText(options);
-          answers.push(await result.text);
-          messages.push(...(await result.response).messages);
-        }
-        assert.match(answers.at(-1)!, /stopped by the agent breaker \(rag_fixation\)/);
-        assert.ok(answers.slice(0, -1).every((a) => a === SEARCH_LOOP_ANSWER));
-        const snapshot = await breaker.snapshot('fares-2');
-        assert.equal(snapshot.counters.retrievals, answers.length);
-        // The request after the steer carried the breaker's note about the searches.
-        assert.ok(upstream.requests.some((q) => /\[governor\].*search/s.test(JSON.stringify(q.body.messages.at(-1)))));
-      } finally {
-        await upstream.close();
-      }
+      await using upstream = await searchLoopServer();
+      const { answers, breaker } = await untilStopped(upstream, 'fares-2', mode, (anthropic) => ({
+        web_search: anthropic.tools.webSearch_20250305({ maxUses: 5 }),
+      }));
+      assert.match(answers.at(-1)!, /stopped by the agent breaker \(rag_fixation\)/);
+      assert.ok(answers.slice(0, -1).every((a) => a === SEARCH_LOOP_ANSWER));
+      const snapshot = await breaker.snapshot('fares-2');
+      assert.equal(snapshot.counters.retrievals, answers.length);
+      // The request after the steer carried the breaker's note about the searches.
+      assert.ok(upstream.requests.some((q) => /\[governor\].*search/s.test(JSON.stringify(q.body.messages.at(-1)))));
     });
   }
 
@@ -358,35 +366,15 @@ describe("governor proxy with Anthropic's hosted web search (server tool use)", 
 
   for (const mode of ['generate', 'stream'] as const) {
     test(`${mode}Text: a page the API fetched again and again (web_fetch) is noted, then stopped as a tool spiral`, async () => {
-      const upstream = await pageLoopServer();
-      const breaker = new AgentBreaker();
-      await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 });
-      try {
-        const anthropic = createAnthropic({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-ant-test-not-a-real-key', headers: { 'x-governor-session': 'pages-2' } });
-        const messages: ModelMessage[] = [];
-        const answers: string[] = [];
-        for (let i = 0; i < 8 && !answers.at(-1)?.includes('stopped by the agent breaker'); i += 1) {
-          messages.push({ role: 'user', content: i === 0 ? 'What does a flight to Oslo cost in March?' : 'Check again.' });
-          const options = {
-            model: anthropic('claude-test'),
-            maxOutputTokens: 256,
-            messages,
-            tools: { fetch: anthropic.tools.webFetch_20250910({ maxUses: 5 }) },
-          };
-          const result = mode === 'generate' ? await generateText(options) : streamText(options);
-          answers.push(await result.text);
-          messages.push(...(await result.response).messages);
-        }
-        assert.deepEqual(answers.slice(0, -1), [PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER]);
-        assert.match(answers.at(-1)!, /stopped by the agent breaker \(tool_spiral\)/);
-        assert.equal((await breaker.snapshot('pages-2')).counters.toolCalls, 5);
-        const notes = upstream.requests.map((q) =>
-          [...JSON.stringify(q.body.messages).matchAll(/\[governor\][^"]*?"web_fetch\\?" (\d) times/g)].map((m) => m[1]),
-        );
-        assert.deepEqual(notes.slice(0, 5), [[], [], [], ['3'], ['4']]);
-      } finally {
-        await upstream.close();
-      }
+      await using upstream = await pageLoopServer();
+      const { answers, breaker } = await untilStopped(upstream, 'pages-2', mode, (anthropic) => ({ fetch: anthropic.tools.webFetch_20250910({ maxUses: 5 }) }));
+      assert.deepEqual(answers.slice(0, -1), [PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER]);
+      assert.match(answers.at(-1)!, /stopped by the agent breaker \(tool_spiral\)/);
+      assert.equal((await breaker.snapshot('pages-2')).counters.toolCalls, 5);
+      const notes = upstream.requests.map((q) =>
+        [...JSON.stringify(q.body.messages).matchAll(/\[governor\][^"]*?"web_fetch\\?" (\d) times/g)].map((m) => m[1]),
+      );
+      assert.deepEqual(notes.slice(0, 5), [[], [], [], ['3'], ['4']]);
     });
   }
 

@@ -675,72 +675,71 @@ describe('governor proxy with the Responses API: the session budget', () => {
   }
 });
 
+/**
+ * An agent loop through a proxy in front of `upstream`, under the session
+ * `sessionId`, until the breaker stops it (at most 8 rounds): each response,
+ * and the proxy's breaker.
+ */
+async function untilStopped(
+  upstream: ScriptedModelServer,
+  sessionId: string,
+  stream: boolean,
+): Promise<{ responses: OpenAI.Responses.Response[]; breaker: AgentBreaker }> {
+  const breaker = new AgentBreaker();
+  await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 });
+  const client = new OpenAI({
+    baseURL: `${proxy.url}/v1`,
+    apiKey: 'sk-test-not-a-real-key',
+    maxRetries: 0,
+    defaultHeaders: { 'x-governor-session': sessionId },
+  });
+  const input: InputItem[] = [{ role: 'user', content: 'Find me the cheapest flight to Oslo in March.' }];
+  const responses: OpenAI.Responses.Response[] = [];
+  for (let i = 0; i < 8; i += 1) {
+    const { response } = await agentRound(client, input, stream);
+    responses.push(response);
+    if (text(response).includes('stopped by the agent breaker')) break;
+  }
+  return { responses, breaker };
+}
+
 describe("governor proxy with the API's hosted web search", () => {
   for (const stream of [false, true]) {
     test(`${stream ? 'streamed' : 'not streamed'}: searches the API ran itself are judged; the same search over and over is steered, then stopped`, async () => {
-      const upstream = await searchLoopServer();
-      const breaker = new AgentBreaker();
-      await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 });
-      try {
-        const client = new OpenAI({
-          baseURL: `${proxy.url}/v1`,
-          apiKey: 'sk-test-not-a-real-key',
-          maxRetries: 0,
-          defaultHeaders: { 'x-governor-session': 'fares-1' },
-        });
-        const input: InputItem[] = [{ role: 'user', content: 'Find me the cheapest flight to Oslo in March.' }];
-        const answers: string[] = [];
-        for (let i = 0; i < 8 && !answers.at(-1)?.includes('stopped by the agent breaker'); i += 1) {
-          const { response } = await agentRound(client, input, stream);
-          // The search has run upstream: it reaches the client whatever the verdict.
-          if (!text(response).includes('stopped')) assert.equal(response.output[0]?.type, 'web_search_call');
-          answers.push(text(response));
-        }
-        const steeredAt = upstream.requests.findIndex((q) => /\[governor\].*search/s.test(JSON.stringify(q.body['input'])));
-        assert.ok(steeredAt > 0, "a later request carried the breaker's note about the searches");
-        assert.match(answers.at(-1)!, /stopped by the agent breaker \(rag_fixation\)/);
-        assert.equal((await breaker.snapshot('fares-1')).counters.retrievals, answers.length);
-      } finally {
-        await upstream.close();
-      }
+      await using upstream = await searchLoopServer();
+      const { responses, breaker } = await untilStopped(upstream, 'fares-1', stream);
+      const answers = responses.map(text);
+      // The search has run upstream: it reaches the client whatever the verdict.
+      for (const response of responses) if (!text(response).includes('stopped')) assert.equal(response.output[0]?.type, 'web_search_call');
+      const steeredAt = upstream.requests.findIndex((q) => /\[governor\].*search/s.test(JSON.stringify(q.body['input'])));
+      assert.ok(steeredAt > 0, "a later request carried the breaker's note about the searches");
+      assert.match(answers.at(-1)!, /stopped by the agent breaker \(rag_fixation\)/);
+      assert.equal((await breaker.snapshot('fares-1')).counters.retrievals, answers.length);
     });
   }
 
   for (const stream of [false, true]) {
     test(`${stream ? 'streamed' : 'not streamed'}: a page the API opened again and again is noted, then stopped as a tool spiral`, async () => {
-      const upstream = await pageLoopServer();
-      const breaker = new AgentBreaker();
-      await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 });
-      try {
-        const client = new OpenAI({
-          baseURL: `${proxy.url}/v1`,
-          apiKey: 'sk-test-not-a-real-key',
-          maxRetries: 0,
-          defaultHeaders: { 'x-governor-session': 'pages-1' },
-        });
-        const input: InputItem[] = [{ role: 'user', content: 'What does a flight to Oslo cost in March?' }];
-        const answers: string[] = [];
-        for (let i = 0; i < 8 && !answers.at(-1)?.includes('stopped by the agent breaker'); i += 1) {
-          const { response } = await agentRound(client, input, stream);
-          if (!text(response).includes('stopped'))
-            assert.deepEqual(response.output[0], {
-              type: 'web_search_call',
-              id: `ws_${i + 1}_1`,
-              status: 'completed',
-              action: { type: 'open_page', url: 'https://fares.example/oslo' },
-            });
-          answers.push(text(response));
+      await using upstream = await pageLoopServer();
+      const { responses, breaker } = await untilStopped(upstream, 'pages-1', stream);
+      const answers = responses.map(text);
+      for (const [i, response] of responses.entries()) {
+        if (!text(response).includes('stopped')) {
+          assert.deepEqual(response.output[0], {
+            type: 'web_search_call',
+            id: `ws_${i + 1}_1`,
+            status: 'completed',
+            action: { type: 'open_page', url: 'https://fares.example/oslo' },
+          });
         }
-        assert.equal(answers.length, 5);
-        assert.match(answers.at(-1)!, /stopped by the agent breaker \(tool_spiral\)/);
-        assert.equal((await breaker.snapshot('pages-1')).counters.toolCalls, 5);
-        const notes = upstream.requests.map((q) =>
-          [...JSON.stringify(q.body['input']).matchAll(/\[governor\][^"]*?"open_page\\?" (\d) times/g)].map((m) => m[1]),
-        );
-        assert.deepEqual(notes.slice(0, 5), [[], [], [], ['3'], ['4']]);
-      } finally {
-        await upstream.close();
       }
+      assert.equal(answers.length, 5);
+      assert.match(answers.at(-1)!, /stopped by the agent breaker \(tool_spiral\)/);
+      assert.equal((await breaker.snapshot('pages-1')).counters.toolCalls, 5);
+      const notes = upstream.requests.map((q) =>
+        [...JSON.stringify(q.body['input']).matchAll(/\[governor\][^"]*?"open_page\\?" (\d) times/g)].map((m) => m[1]),
+      );
+      assert.deepEqual(notes.slice(0, 5), [[], [], [], ['3'], ['4']]);
     });
   }
 

@@ -37,7 +37,7 @@ function stopReason(answer: WireAnswer): 'tool_use' | 'end_turn' {
 /** A hosted web search (or page fetch) as its two blocks: the server's tool use, then its result. */
 function searchBlocks(search: WireAnswer['webSearches'][number]): [Record<string, unknown>, Record<string, unknown>] {
   const id = search.id.replace(/^ws_/, 'srvtoolu_');
-  if (search.page !== undefined) {
+  if ('page' in search) {
     const { url, text } = search.page;
     return [
       { type: 'server_tool_use', id, name: 'web_fetch', input: { url } },

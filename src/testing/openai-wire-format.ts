@@ -12,13 +12,8 @@ interface WireToolCall {
   arguments: string;
 }
 
-/** A search the provider ran itself (or a page it opened, when `page` is set), ready for the wire. */
-interface WireWebSearch {
-  id: string;
-  query: string;
-  sources: readonly string[] | undefined;
-  page?: { url: string; text: string };
-}
+/** A search the provider ran itself, or a page it opened, ready for the wire. */
+type WireWebSearch = { id: string; query: string; sources: readonly string[] | undefined } | { id: string; page: { url: string; text: string } };
 
 /** Everything needed to write one completion, streamed or not. */
 export interface WireAnswer {

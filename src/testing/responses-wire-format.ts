@@ -32,13 +32,13 @@ function outputItems(answer: WireAnswer): Record<string, unknown>[] {
     id: search.id,
     status: 'completed',
     action:
-      search.page === undefined
-        ? {
+      'page' in search
+        ? { type: 'open_page', url: search.page.url }
+        : {
             type: 'search',
             query: search.query,
             ...(search.sources === undefined ? {} : { sources: search.sources.map((url) => ({ type: 'url', url })) }),
-          }
-        : { type: 'open_page', url: search.page.url },
+          },
   }));
   if (answer.text.length > 0 || answer.toolCalls.length === 0) {
     items.push({

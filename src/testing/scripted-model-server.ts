@@ -256,7 +256,7 @@ export class ScriptedModelServer implements AsyncDisposable {
       id: `ws_${index + 1}_${position + 1}`,
       ...(search.openPage === undefined
         ? { query: search.query ?? '', sources: search.sources }
-        : { query: '', sources: undefined, page: { url: search.openPage, text: search.pageText ?? search.openPage } }),
+        : { page: { url: search.openPage, text: search.pageText ?? search.openPage } }),
     }));
     return {
       id: `chatcmpl-scripted-${index + 1}`,
