@@ -41,7 +41,9 @@ describe('hosted searches as retrievals', () => {
     for (const [input, result] of [
       ['{}', { action: { type: 'openPage' } }],
       ['{}', { action: { type: 'search' } }],
-      ['{"code":"print(1)"}', { type: 'code_execution_result', stdout: '1' }],
+      ['{"code":"print(1)"}', { type: 'image_generation_result' }],
+      ['"print(1)"', { type: 'code_execution_result', stdout: '1' }],
+      ['{}', { outputs: [] }],
       ['{"query":"x"}', [{ type: 'other' }]],
       ['not json', [{ url: 'https://a.example' }]],
       ['{"query":"  "}', [{ url: 'https://a.example' }]],
@@ -49,7 +51,8 @@ describe('hosted searches as retrievals', () => {
       assert.equal(providerExecuted(input, result), undefined, JSON.stringify(result));
     }
     assert.equal(responsesItemCall({ type: 'web_search_call', status: 'in_progress', action: { type: 'search', query: 'x' } }), undefined);
-    assert.equal(responsesItemCall({ type: 'code_interpreter_call', status: 'completed', code: 'print(1)' }), undefined);
+    assert.equal(responsesItemCall({ type: 'code_interpreter_call', status: 'interpreting', code: 'print(1)' }), undefined);
+    assert.equal(responsesItemCall({ type: 'code_interpreter_call', status: 'completed', code: '' }), undefined);
     assert.equal(responsesItemCall('web_search_call'), undefined);
     assert.deepEqual(anthropicBlockCalls([{ type: 'server_tool_use', id: 's1', name: 'web_search', input: { query: 'x' } }]), [], 'no result yet');
   });
@@ -121,5 +124,112 @@ describe('pages a provider opened or fetched as read-only tool calls', () => {
       { kind: 'tool_call', tool: 'web_fetch', args: { url: 'https://b.example' }, result: 'JVBERi0x' },
       { kind: 'retrieval', query: 'oslo fares', results: ['https://a.example'] },
     ]);
+  });
+});
+
+describe('code a provider ran as tool calls', () => {
+  const traceback =
+    'ZeroDivisionError                         Traceback (most recent call last)\nCell In[1], line 1\n----> 1 1/0\n\nZeroDivisionError: division by zero';
+
+  test('an OpenAI code interpreter run, from the Responses API or the AI SDK: the code is the argument, its logs the result, a traceback an error', () => {
+    const ran = { kind: 'tool_call', tool: 'code_interpreter', args: { code: 'print(6 * 7)' }, result: '42\n' };
+    const logs = [{ type: 'logs', logs: '42\n' }];
+    assert.deepEqual(responsesItemCall({ type: 'code_interpreter_call', status: 'completed', code: 'print(6 * 7)', container_id: 'c1', outputs: logs }), ran);
+    assert.deepEqual(providerExecuted('{"code":"print(6 * 7)","containerId":"c1"}', { outputs: logs }), ran);
+    assert.deepEqual(responsesItemCall({ type: 'code_interpreter_call', status: 'completed', code: '1/0', outputs: [{ type: 'logs', logs: traceback }] }), {
+      kind: 'tool_call',
+      tool: 'code_interpreter',
+      args: { code: '1/0' },
+      result: traceback,
+      error: true,
+    });
+    // Outputs are reported only when the request includes them; an image's address changes every run.
+    assert.deepEqual(providerExecuted('{"code":"plot()"}', { outputs: null }), {
+      kind: 'tool_call',
+      tool: 'code_interpreter',
+      args: { code: 'plot()' },
+      result: null,
+    });
+    assert.deepEqual(
+      responsesItemCall({
+        type: 'code_interpreter_call',
+        status: 'completed',
+        code: 'plot()',
+        outputs: [{ type: 'image', url: 'https://files.example/1.png' }],
+      }),
+      { kind: 'tool_call', tool: 'code_interpreter', args: { code: 'plot()' }, result: '[image]' },
+    );
+    assert.deepEqual(responsesItemCall({ type: 'code_interpreter_call', status: 'failed', code: 'while True: pass', outputs: null }), {
+      kind: 'tool_call',
+      tool: 'code_interpreter',
+      args: { code: 'while True: pass' },
+      result: 'code_interpreter failed',
+      error: true,
+    });
+  });
+
+  test('an Anthropic code execution, from the Messages API or the AI SDK: under the API tool name, its input as arguments, an exit code other than 0 an error', () => {
+    const failed = { type: 'bash_code_execution_result', stdout: '', stderr: 'cat: data.csv: No such file or directory', return_code: 1, content: [] };
+    const expected = {
+      kind: 'tool_call',
+      tool: 'bash_code_execution',
+      args: { command: 'cat data.csv' },
+      result: 'exit code 1\ncat: data.csv: No such file or directory',
+      error: true,
+    };
+    assert.deepEqual(
+      anthropicBlockCalls([
+        { type: 'server_tool_use', id: 's1', name: 'bash_code_execution', input: { command: 'cat data.csv' } },
+        { type: 'bash_code_execution_tool_result', tool_use_id: 's1', content: failed },
+      ]),
+      [expected],
+    );
+    // @ai-sdk/anthropic reports every code execution tool as one, the API's tool name as the input's type.
+    assert.deepEqual(providerExecuted('{"type":"bash_code_execution","command":"cat data.csv"}', failed), expected);
+    assert.deepEqual(
+      providerExecuted('{"type":"programmatic-tool-call","code":"print(1)"}', {
+        type: 'code_execution_result',
+        stdout: '1\n',
+        stderr: '',
+        return_code: 0,
+        content: [],
+      }),
+      {
+        kind: 'tool_call',
+        tool: 'code_execution',
+        args: { code: 'print(1)' },
+        result: '1\n',
+      },
+    );
+    assert.deepEqual(
+      providerExecuted('{"type":"text_editor_code_execution","command":"view","path":"/tmp/a.py"}', {
+        type: 'text_editor_code_execution_view_result',
+        content: 'x = 1',
+        file_type: 'text',
+        num_lines: 1,
+        start_line: 1,
+        total_lines: 1,
+      }),
+      { kind: 'tool_call', tool: 'text_editor_code_execution', args: { command: 'view', path: '/tmp/a.py' }, result: 'x = 1' },
+    );
+    assert.deepEqual(providerExecuted('{"code":"print(1)"}', { type: 'code_execution_tool_result_error', errorCode: 'execution_time_exceeded' }, true), {
+      kind: 'tool_call',
+      tool: 'code_execution',
+      args: { code: 'print(1)' },
+      result: 'code_execution failed: execution_time_exceeded',
+      error: true,
+    });
+    // An encrypted stdout cannot be compared: what is left is stderr and the exit code.
+    assert.deepEqual(
+      anthropicBlockCalls([
+        { type: 'server_tool_use', id: 's2', name: 'code_execution', input: { code: 'print(1)' } },
+        {
+          type: 'code_execution_tool_result',
+          tool_use_id: 's2',
+          content: { type: 'encrypted_code_execution_result', encrypted_stdout: 'AbC=', stderr: '', return_code: 0 },
+        },
+      ]),
+      [{ kind: 'tool_call', tool: 'code_execution', args: { code: 'print(1)' }, result: '' }],
+    );
   });
 });

@@ -3,12 +3,14 @@ import type { RetrievalEvent, ToolCallEvent } from './breaker-event.ts';
 
 /*
  * A tool the model's provider runs itself (a hosted web or file search, a
- * page it opens or fetches) never passes through the agent's tools, so
- * nothing can gate it before it runs. It can still be judged after: a search
- * as a retrieval (an agent searching the same thing over and over is caught
- * by the RAG fixation detector), a page opened or fetched as a read-only tool
- * call (one reopened again and again is a tool spiral; a fetch that keeps
- * failing, an error loop).
+ * page it opens or fetches, code it runs in the provider's sandbox) never
+ * passes through the agent's tools, so nothing can gate it before it runs.
+ * It can still be judged after: a search as a retrieval (an agent searching
+ * the same thing over and over is caught by the RAG fixation detector), a
+ * page opened or fetched as a read-only tool call (one reopened again and
+ * again is a tool spiral; a fetch that keeps failing, an error loop), code
+ * run as a tool call with what it printed (the same code failing the same
+ * way again and again is an error loop).
  */
 
 /** What a door observes of a call the model's provider ran itself. */
@@ -93,23 +95,84 @@ function webFetch(url: unknown, result: unknown): ToolCallEvent | undefined {
   return { kind: 'tool_call', tool: 'web_fetch', args, result: typeof source['data'] === 'string' ? source['data'] : String(document['title'] ?? '') };
 }
 
+/** How a Python run that raised says so: the traceback's header, or its last line (`NameError: …`). */
+const PYTHON_FAILURE = /Traceback \(most recent call last\)|^\w+(?:Error|Exception): /m;
+
+/**
+ * An OpenAI code interpreter run: its code, and the logs it printed (`null`
+ * when the request did not include the outputs; an image counts as one, its
+ * address left out, since it changes every run). A run whose logs hold a
+ * Python traceback, or that failed, is an error.
+ */
+function codeInterpreter(code: unknown, outputs: unknown, failed: boolean): ToolCallEvent | undefined {
+  const source = text(code);
+  if (source === undefined) return undefined;
+  const call = { kind: 'tool_call', tool: 'code_interpreter', args: { code: source } } as const;
+  if (failed) return { ...call, result: 'code_interpreter failed', error: true };
+  if (!Array.isArray(outputs)) return { ...call, result: null };
+  const logs = outputs
+    .filter(isItem)
+    .map((output) => (output['type'] === 'logs' ? String(output['logs'] ?? '') : output['type'] === 'image' ? '[image]' : ''))
+    .join('\n');
+  return { ...call, result: logs, ...(PYTHON_FAILURE.test(logs) ? { error: true } : {}) };
+}
+
+/** The Anthropic server tools that run code, under the names its API gives their `server_tool_use`. */
+const ANTHROPIC_CODE_TOOLS: ReadonlySet<unknown> = new Set(['code_execution', 'bash_code_execution', 'text_editor_code_execution']);
+
+/**
+ * An Anthropic code execution call and its result's content, as the API
+ * writes it or as `@ai-sdk/anthropic` reports it: what the run printed
+ * (stdout, then stderr; an encrypted stdout is left out), an exit code other
+ * than 0 as an error with the code; what a file edit or view returned; a
+ * call the server could not run as an error with its code.
+ */
+function codeExecution(tool: string, args: Item, result: unknown): ToolCallEvent | undefined {
+  if (!isItem(result) || typeof result['type'] !== 'string') return undefined;
+  const type = result['type'];
+  const call = { kind: 'tool_call', tool, args } as const;
+  if (type.endsWith('_tool_result_error')) {
+    return { ...call, result: `${tool} failed: ${String(result['error_code'] ?? result['errorCode'] ?? 'error')}`, error: true };
+  }
+  if (type === 'code_execution_result' || type === 'bash_code_execution_result' || type === 'encrypted_code_execution_result') {
+    const printed = [result['stdout'], result['stderr']].filter((out): out is string => typeof out === 'string' && out !== '').join('\n');
+    const exit = typeof result['return_code'] === 'number' ? result['return_code'] : 0;
+    return exit === 0 ? { ...call, result: printed } : { ...call, result: `exit code ${exit}\n${printed}`, error: true };
+  }
+  if (type.startsWith('text_editor_code_execution_')) {
+    return { ...call, result: typeof result['content'] === 'string' ? result['content'] : JSON.stringify(result) };
+  }
+  return undefined;
+}
+
 /**
  * A completed hosted call in an OpenAI Responses output item: a
  * `web_search_call` (a search as a retrieval with its sources, when the
  * request asked for them; a page opened or searched as an `open_page` /
- * `find_in_page` tool call), or a `file_search_call` as a retrieval (with
- * its results, when included). Anything else, or a call that failed:
- * `undefined`.
+ * `find_in_page` tool call), a `file_search_call` as a retrieval (with
+ * its results, when included), or a `code_interpreter_call` as a
+ * `code_interpreter` tool call (a failed one as an error). Anything else, or
+ * a search that failed: `undefined`.
  */
 export function responsesItemCall(item: unknown): HostedEvent | undefined {
-  if (!isItem(item) || item['status'] !== 'completed') return undefined;
+  if (!isItem(item)) return undefined;
+  if (item['type'] === 'code_interpreter_call' && (item['status'] === 'completed' || item['status'] === 'failed')) {
+    return codeInterpreter(item['code'], item['outputs'], item['status'] === 'failed');
+  }
+  if (item['status'] !== 'completed') return undefined;
   if (item['type'] === 'web_search_call') return webSearch(item['action'], isItem(item['action']) ? item['action']['sources'] : undefined);
   if (item['type'] === 'file_search_call') return fileSearch(item['queries'], item['results']);
   return undefined;
 }
 
-/** The result blocks of the Anthropic server tools judged here (`web_search`, `web_fetch`). */
-const ANTHROPIC_RESULT_TYPES: ReadonlySet<unknown> = new Set(['web_search_tool_result', 'web_fetch_tool_result']);
+/** The result blocks of the Anthropic server tools judged here (`web_search`, `web_fetch`, code execution). */
+const ANTHROPIC_RESULT_TYPES: ReadonlySet<unknown> = new Set([
+  'web_search_tool_result',
+  'web_fetch_tool_result',
+  'code_execution_tool_result',
+  'bash_code_execution_tool_result',
+  'text_editor_code_execution_tool_result',
+]);
 
 /**
  * Whether an Anthropic content block of this type is part of a server tool
@@ -125,7 +188,9 @@ export function isAnthropicServerToolBlock(type: unknown): boolean {
  * in order: each `server_tool_use` of `web_search` as a retrieval with the
  * addresses its `web_search_tool_result` found (left out when that is an
  * error, or missing), each of `web_fetch` as a `web_fetch` tool call with
- * its `web_fetch_tool_result` (a failed fetch as an error).
+ * its `web_fetch_tool_result` (a failed fetch as an error), each of
+ * `code_execution`, `bash_code_execution` and `text_editor_code_execution`
+ * as a tool call of that name with its input and what it printed or returned.
  */
 export function anthropicBlockCalls(blocks: readonly unknown[]): HostedEvent[] {
   const results = new Map<string, Item>();
@@ -146,6 +211,8 @@ export function anthropicBlockCalls(blocks: readonly unknown[]): HostedEvent[] {
       );
     } else if (block['name'] === 'web_fetch') {
       call = webFetch(input['url'], result['content']);
+    } else if (ANTHROPIC_CODE_TOOLS.has(block['name'])) {
+      call = codeExecution(String(block['name']), input, result['content']);
     }
     if (call !== undefined) calls.push(call);
   }
@@ -165,15 +232,22 @@ function parsed(input: unknown): unknown {
  * A call an AI SDK provider ran itself (a provider-executed tool call and its
  * result, as `@ai-sdk/openai` and `@ai-sdk/anthropic` report them): an
  * OpenAI web search (its action and sources), an OpenAI file search (its
- * queries and results), an Anthropic web search (its query and the addresses
- * found) or web fetch (its address and the page). Recognised by the result's
- * shape, since the tool may be registered under any name; anything else is
- * `undefined`.
+ * queries and results), an OpenAI code interpreter run (its code and
+ * logs), an Anthropic web search (its query and the addresses found), web
+ * fetch (its address and the page) or code execution (its input and what it
+ * printed). Recognised by the result's shape, since the tool may be
+ * registered under any name; anything else is `undefined`.
  */
 function providerExecutedCall(input: unknown, result: unknown): HostedEvent | undefined {
   if (isItem(result) && isItem(result['action'])) return webSearch(result['action'], result['sources']);
   if (isItem(result) && Array.isArray(result['queries'])) return fileSearch(result['queries'], result['results']);
   const args = parsed(input);
+  if (isItem(result) && 'outputs' in result && isItem(args)) return codeInterpreter(args['code'], result['outputs'], false);
+  if (isItem(result) && isItem(args) && typeof result['type'] === 'string' && /^(?:encrypted_|bash_|text_editor_)?code_execution_/.test(result['type'])) {
+    // @ai-sdk/anthropic reports every code execution tool under one name, the API's name as the input's `type`.
+    const { type, ...rest } = args;
+    return codeExecution(ANTHROPIC_CODE_TOOLS.has(type) ? String(type) : 'code_execution', rest, result);
+  }
   if (isItem(result) && (result['type'] === 'web_fetch_result' || result['type'] === 'web_fetch_tool_result_error')) {
     return webFetch(isItem(args) ? args['url'] : undefined, result);
   }

@@ -14,7 +14,7 @@ export interface RoundVerdicts {
 
 /**
  * Records a finished model round, as every door does: its answer, then the
- * calls the model's API ran itself in it (searches, pages opened: see
+ * calls the model's API ran itself in it (searches, pages opened, code run: see
  * hosted-calls.ts), in order. Recorded after the answer, they belong to its
  * round, so several alike ones in one answer are steered, not stopped,
  * before the model has read the steer. They have run: a verdict on one can

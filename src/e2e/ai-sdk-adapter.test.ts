@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, isStepCount, type ModelMessage, streamText, tool, ToolLoopAgent } from 'ai';
+import { generateText, isStepCount, type LanguageModel, type ModelMessage, streamText, tool, type ToolSet, ToolLoopAgent } from 'ai';
 import { z } from 'zod';
-import { AgentBreaker, AgentBreakerError, breakerForAiSdk, type BreakerEventRecord } from '../index.ts';
-import { PAGE_LOOP_ANSWER, pageLoopServer, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/search-loop.ts';
+import { AgentBreaker, AgentBreakerError, type BreakerCategory, breakerForAiSdk, type BreakerEventRecord } from '../index.ts';
+import { CODE_LOOP_ANSWER, codeLoopServer, PAGE_LOOP_ANSWER, pageLoopServer, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/hosted-loops.ts';
 import { ScriptedModelServer, scriptedModel, type ScriptFunction } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
@@ -401,42 +401,90 @@ describe('breakerForAiSdk with searches the provider runs itself (hosted web sea
   }
 });
 
-describe('breakerForAiSdk with pages the provider opens itself (web search open_page, web fetch)', () => {
-  const providers = {
-    'OpenAI Responses': (baseURL: string) => {
-      const openai = createOpenAI({ baseURL, apiKey: 'sk-test-not-a-real-key' });
-      return { model: openai.responses('m'), tools: { web_search: openai.tools.webSearch({}) }, tool: 'open_page' };
+/**
+ * A loop of calls the provider runs itself, answer after answer: the stand-in
+ * that plays it, its category, and per provider the tools that let it run
+ * and the tool name the breaker judges it under.
+ */
+interface HostedLoop {
+  readonly what: string;
+  readonly server: () => Promise<ScriptedModelServer>;
+  readonly answer: string;
+  readonly category: BreakerCategory;
+  /** The breaker's note, its tool name and count captured. */
+  readonly note: RegExp;
+  /** The counts the notes in the 4th and 5th requests give. */
+  readonly counts: readonly [string, string];
+  readonly providers: Readonly<Record<string, (baseURL: string) => { model: LanguageModel; tools: ToolSet; tool: string }>>;
+}
+
+const HOSTED_LOOPS: readonly HostedLoop[] = [
+  {
+    what: 'the same page reopened (web search open_page, web fetch)',
+    server: pageLoopServer,
+    answer: PAGE_LOOP_ANSWER,
+    category: 'tool_spiral',
+    note: /\[AgentBreaker\] You have called \\"(\w+)\\" (\d) times/g,
+    counts: ['3', '4'],
+    providers: {
+      'OpenAI Responses': (baseURL) => {
+        const openai = createOpenAI({ baseURL, apiKey: 'sk-test-not-a-real-key' });
+        return { model: openai.responses('m'), tools: { web_search: openai.tools.webSearch({}) }, tool: 'open_page' };
+      },
+      Anthropic: (baseURL) => {
+        const anthropic = createAnthropic({ baseURL, apiKey: 'sk-ant-test-not-a-real-key' });
+        return { model: anthropic('claude-test'), tools: { fetch: anthropic.tools.webFetch_20250910({ maxUses: 5 }) }, tool: 'web_fetch' };
+      },
     },
-    Anthropic: (baseURL: string) => {
-      const anthropic = createAnthropic({ baseURL, apiKey: 'sk-ant-test-not-a-real-key' });
-      return { model: anthropic('claude-test'), tools: { fetch: anthropic.tools.webFetch_20250910({ maxUses: 5 }) }, tool: 'web_fetch' };
+  },
+  {
+    what: 'the same code failing the same way (code interpreter, code execution)',
+    server: codeLoopServer,
+    answer: CODE_LOOP_ANSWER,
+    category: 'error_loop',
+    note: /\[AgentBreaker\] \\"(\w+)\\" has failed (\d) times/g,
+    counts: ['2', '3'],
+    providers: {
+      'OpenAI Responses': (baseURL) => {
+        const openai = createOpenAI({ baseURL, apiKey: 'sk-test-not-a-real-key' });
+        return { model: openai.responses('m'), tools: { code_interpreter: openai.tools.codeInterpreter({}) }, tool: 'code_interpreter' };
+      },
+      Anthropic: (baseURL) => {
+        const anthropic = createAnthropic({ baseURL, apiKey: 'sk-ant-test-not-a-real-key' });
+        return { model: anthropic('claude-test'), tools: { code_execution: anthropic.tools.codeExecution_20250825() }, tool: 'bash_code_execution' };
+      },
     },
-  };
-  for (const [name, provider] of Object.entries(providers)) {
-    for (const mode of ['generateText', 'streamText'] as const) {
-      test(`${name}, ${mode}: the same page reopened answer after answer is steered, then stopped as a tool spiral`, async () => {
-        await using server = await pageLoopServer();
-        const breaker = new AgentBreaker({ telemetry: false });
-        const sessionId = `pages-${name}-${mode}`;
-        const governed = breakerForAiSdk(breaker, { sessionId });
-        const { model, tools, tool: opened } = provider(server.baseURL);
-        const answers: string[] = [];
-        await assert.rejects(askUntilStopped(mode, governed.model(model), tools, 'What does a flight to Oslo cost in March?', answers), (error: unknown) => {
-          assert.ok(AgentBreakerError.isInstance(error), `expected the breaker's error, got ${String(error)}`);
-          assert.equal(error.category, 'tool_spiral');
-          return true;
+  },
+];
+
+describe('breakerForAiSdk with calls the provider runs itself, answer after answer', () => {
+  for (const loop of HOSTED_LOOPS) {
+    for (const [name, provider] of Object.entries(loop.providers)) {
+      for (const mode of ['generateText', 'streamText'] as const) {
+        test(`${name}, ${mode}: ${loop.what} is steered, then stopped (${loop.category})`, async () => {
+          await using server = await loop.server();
+          const breaker = new AgentBreaker({ telemetry: false });
+          const sessionId = `hosted-loop-${loop.category}-${name}-${mode}`;
+          const governed = breakerForAiSdk(breaker, { sessionId });
+          const { model, tools, tool } = provider(server.baseURL);
+          const answers: string[] = [];
+          await assert.rejects(askUntilStopped(mode, governed.model(model), tools, 'What does a flight to Oslo cost in March?', answers), (error: unknown) => {
+            assert.ok(AgentBreakerError.isInstance(error), `expected the breaker's error, got ${String(error)}`);
+            assert.equal(error.category, loop.category);
+            return true;
+          });
+          // Three times: steered; four: noted again (the call has run, so nothing is refused); five: stopped.
+          assert.deepEqual(answers, [loop.answer, loop.answer, loop.answer, loop.answer]);
+          assert.equal((await breaker.snapshot(sessionId)).counters.toolCalls, 5);
+          // A note in the 4th request, another in the 5th; the call has run, so neither says it was refused.
+          const sent = server.requests.map((q) => JSON.stringify(q.body.messages));
+          assert.deepEqual(
+            sent.map((body) => [...body.matchAll(loop.note)].map((m) => `${m[1]} ${m[2]}`)),
+            [[], [], [], [`${tool} ${loop.counts[0]}`], [`${tool} ${loop.counts[1]}`]],
+          );
+          assert.ok(sent.every((body) => !body.includes('NOT executed')));
         });
-        // Opened three times: steered; four: noted again (it has run, so nothing is refused); five: stopped.
-        assert.deepEqual(answers, [PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER]);
-        assert.equal((await breaker.snapshot(sessionId)).counters.toolCalls, 5);
-        // A note in the 4th request, another in the 5th; the call has run, so neither says it was refused.
-        const sent = server.requests.map((q) => JSON.stringify(q.body.messages));
-        assert.deepEqual(
-          sent.map((body) => [...body.matchAll(/\[AgentBreaker\] You have called \\"(\w+)\\" (\d) times/g)].map((m) => `${m[1]} ${m[2]}`)),
-          [[], [], [], [`${opened} 3`], [`${opened} 4`]],
-        );
-        assert.ok(sent.every((body) => !body.includes('NOT executed')));
-      });
+      }
     }
   }
 });

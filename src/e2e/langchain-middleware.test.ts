@@ -9,9 +9,9 @@ import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent, tool } from 'langchain';
 import { z } from 'zod';
-import { AgentBreaker, BreakerOpenError, BudgetExceededError, RagFixationError, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
+import { AgentBreaker, BreakerOpenError, BudgetExceededError, ErrorLoopError, RagFixationError, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
 import { governorMiddleware } from '../langchain/index.ts';
-import { PAGE_LOOP_ANSWER, pageLoopServer, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/search-loop.ts';
+import { CODE_LOOP_ANSWER, codeLoopServer, PAGE_LOOP_ANSWER, pageLoopServer, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/hosted-loops.ts';
 import { ScriptedModelServer, type ScriptFunction } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
@@ -34,8 +34,26 @@ function hostedSearchAgent(server: { modelId: string; baseURL: string }, breaker
   return createAgent({ model, tools: [{ type: 'web_search' }], middleware: [governorMiddleware(breaker)] });
 }
 
+/** An agent on the Responses API whose model runs code in the API's code interpreter, asking for what the code printed. */
+function codeInterpreterAgent(server: { modelId: string; baseURL: string }, breaker: AgentBreaker) {
+  const model = new ChatOpenAI({
+    model: server.modelId,
+    apiKey: 'test-key',
+    maxRetries: 0,
+    useResponsesApi: true,
+    configuration: { baseURL: server.baseURL },
+    modelKwargs: { include: ['code_interpreter_call.outputs'] },
+  });
+  return createAgent({ model, tools: [{ type: 'code_interpreter', container: { type: 'auto' } }], middleware: [governorMiddleware(breaker)] });
+}
+
+/** What askUntilStopped needs of an agent. */
+interface ThreadAgent {
+  invoke(input: { messages: BaseMessage[] }, config: { configurable: { thread_id: string } }): Promise<{ messages: BaseMessage[] }>;
+}
+
 /** Asks `first`, then "Keep looking." up to 8 times in one thread; returns what ended the run (it must end). */
-function askUntilStopped(agent: ReturnType<typeof hostedSearchAgent>, first: string, threadId: string, answers: string[]): Promise<unknown> {
+function askUntilStopped(agent: ThreadAgent, first: string, threadId: string, answers: string[]): Promise<unknown> {
   return (async () => {
     let messages: BaseMessage[] = [];
     for (let i = 0; i < 8; i += 1) {
@@ -246,6 +264,18 @@ describe('governorMiddleware on createAgent with ChatOpenAI', () => {
     assert.deepEqual(answers, [PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER]);
     assert.equal((await breaker.snapshot('lc-pages')).counters.toolCalls, 5);
     assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] You have called \\"open_page\\" 3 times/);
+  });
+
+  test('code the API ran itself that fails the same way again and again (its code interpreter) is noted, then stopped with ErrorLoopError', async () => {
+    await using server = await codeLoopServer();
+    const { breaker } = recordingBreaker();
+    const agent = codeInterpreterAgent(server, breaker);
+    const answers: string[] = [];
+    const error = await askUntilStopped(agent, 'What was the total revenue in sales.csv?', 'lc-code', answers);
+    assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+    assert.deepEqual(answers, [CODE_LOOP_ANSWER, CODE_LOOP_ANSWER, CODE_LOOP_ANSWER, CODE_LOOP_ANSWER]);
+    assert.equal((await breaker.snapshot('lc-code')).counters.toolCalls, 5);
+    assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] \\"code_interpreter\\" has failed 2 times/);
   });
 
   test('four alike hosted searches in one answer are steered once; the next answer that searches again is stopped', async () => {

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Agent, MemorySession, OpenAIProvider, handoff, tool, webSearchTool } from '@openai/agents';
+import { Agent, MemorySession, OpenAIProvider, codeInterpreterTool, handoff, tool, webSearchTool } from '@openai/agents';
 import { z } from 'zod';
 import {
   AgentBreaker,
@@ -19,7 +19,7 @@ import {
   type BreakerEventRecord,
 } from '../index.ts';
 import { breakerForOpenAIAgents } from '../openai-agents/index.ts';
-import { PAGE_LOOP_ANSWER, pageLoopServer, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/search-loop.ts';
+import { CODE_LOOP_ANSWER, codeLoopServer, PAGE_LOOP_ANSWER, pageLoopServer, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/hosted-loops.ts';
 import { ScriptedModelServer, type ScriptFunction } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
@@ -32,6 +32,39 @@ function governed(server: ScriptedModelServer, options: AgentBreakerOptions = {}
   const modelProvider = new OpenAIProvider({ apiKey: 'test-key', baseURL: server.baseURL, useResponses });
   const door = breakerForOpenAIAgents(breaker, { runConfig: { modelProvider, tracingDisabled: true }, ...(sessionId ? { sessionId } : {}) });
   return { breaker, events, door };
+}
+
+/**
+ * Asks `first`, then "Keep looking." up to 8 times in one session (streamed
+ * or not); returns the answers and what ended the run (it must end).
+ */
+async function askUntilStopped(
+  door: ReturnType<typeof governed>['door'],
+  agent: Agent,
+  session: MemorySession,
+  first: string,
+  stream = false,
+): Promise<{ answers: unknown[]; error: unknown }> {
+  const answers: unknown[] = [];
+  const error = await (async () => {
+    for (let i = 0; i < 8; i += 1) {
+      const prompt = i === 0 ? first : 'Keep looking.';
+      if (stream) {
+        const result = await door.run(agent, prompt, { session, stream: true });
+        for await (const _event of result) {
+          // drained only to drive the run
+        }
+        await result.completed;
+        answers.push(result.finalOutput);
+      } else {
+        answers.push((await door.run(agent, prompt, { session })).finalOutput);
+      }
+    }
+  })().then(
+    () => assert.fail('the breaker must end the run'),
+    (e: unknown) => e,
+  );
+  return { answers, error };
 }
 
 function checkBuild(statuses: (run: number) => string) {
@@ -210,25 +243,7 @@ describe("breakerForOpenAIAgents over the SDK's OpenAI provider", () => {
       const { breaker, door } = governed(server, {}, `oa-hosted-${stream}`, true);
       const agent = new Agent({ name: 'travel', instructions: 'You book travel.', model: server.modelId, tools: [webSearchTool()] });
       const session = new MemorySession({ sessionId: `oa-hosted-${stream}` });
-      const answers: unknown[] = [];
-      const error = await (async () => {
-        for (let i = 0; i < 8; i += 1) {
-          const prompt = i === 0 ? 'Find me the cheapest flight to Oslo in March.' : 'Keep looking.';
-          if (stream) {
-            const result = await door.run(agent, prompt, { session, stream: true });
-            for await (const _event of result) {
-              // drained only to drive the run
-            }
-            await result.completed;
-            answers.push(result.finalOutput);
-          } else {
-            answers.push((await door.run(agent, prompt, { session })).finalOutput);
-          }
-        }
-      })().then(
-        () => assert.fail('the breaker must end the run'),
-        (e: unknown) => e,
-      );
+      const { answers, error } = await askUntilStopped(door, agent, session, 'Find me the cheapest flight to Oslo in March.', stream);
 
       assert.ok(RagFixationError.isInstance(error), `expected RagFixationError, got ${String(error)}`);
       assert.deepEqual(answers, [SEARCH_LOOP_ANSWER, SEARCH_LOOP_ANSWER, SEARCH_LOOP_ANSWER]);
@@ -242,19 +257,27 @@ describe("breakerForOpenAIAgents over the SDK's OpenAI provider", () => {
     await using server = await pageLoopServer();
     const { breaker, door } = governed(server, {}, 'oa-pages', true);
     const agent = new Agent({ name: 'travel', instructions: 'You book travel.', model: server.modelId, tools: [webSearchTool()] });
-    const session = new MemorySession({ sessionId: 'oa-pages' });
-    const answers: unknown[] = [];
-    const error = await (async () => {
-      for (let i = 0; i < 8; i += 1)
-        answers.push((await door.run(agent, i === 0 ? 'What does a flight to Oslo cost in March?' : 'Check again.', { session })).finalOutput);
-    })().then(
-      () => assert.fail('the breaker must end the run'),
-      (e: unknown) => e,
-    );
+    const { answers, error } = await askUntilStopped(door, agent, new MemorySession({ sessionId: 'oa-pages' }), 'What does a flight to Oslo cost in March?');
     assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
     assert.deepEqual(answers, [PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER]);
     assert.equal((await breaker.snapshot('oa-pages')).counters.toolCalls, 5);
     assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] You have called \\"open_page\\" 3 times/);
+  });
+
+  test('code its hosted code interpreter ran that fails the same way again and again is noted, then stopped with ErrorLoopError', async () => {
+    await using server = await codeLoopServer();
+    const { breaker, door } = governed(server, {}, 'oa-code', true);
+    const agent = new Agent({
+      name: 'analyst',
+      instructions: 'You analyse sales data.',
+      model: server.modelId,
+      tools: [codeInterpreterTool({ includeOutputs: true })],
+    });
+    const { answers, error } = await askUntilStopped(door, agent, new MemorySession({ sessionId: 'oa-code' }), 'What was the total revenue in sales.csv?');
+    assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+    assert.deepEqual(answers, [CODE_LOOP_ANSWER, CODE_LOOP_ANSWER, CODE_LOOP_ANSWER, CODE_LOOP_ANSWER]);
+    assert.equal((await breaker.snapshot('oa-code')).counters.toolCalls, 5);
+    assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] \\"code_interpreter\\" has failed 2 times/);
   });
 
   test('four alike hosted searches in one answer are steered once; the next answer that searches again is stopped', async () => {

@@ -33,7 +33,7 @@ function textOf(content: BaseMessage['content']): string {
 
 /**
  * The calls the model's API ran itself in a reply (hosted web or file
- * search, pages opened or fetched), in order: `ChatOpenAI` on the Responses API keeps those items in
+ * search, pages opened or fetched, code run), in order: `ChatOpenAI` on the Responses API keeps those items in
  * `additional_kwargs.tool_outputs`, `ChatAnthropic` keeps its server tool
  * blocks in the content.
  */

@@ -120,7 +120,7 @@ function textOfOutput(output: ModelResponse['output']): string {
   return text;
 }
 
-/** The calls the API ran itself in a turn (hosted web or file search, pages opened), in order. */
+/** The calls the API ran itself in a turn (hosted web or file search, pages opened, code run), in order. */
 function hostedCallsOf(output: ModelResponse['output']): HostedEvent[] {
   const calls: HostedEvent[] = [];
   for (const item of output) {

@@ -12,7 +12,7 @@ import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
 import { roundRobinFetch } from '../test-support/round-robin-fetch.ts';
 import { requireRedis } from '../test-support/services.ts';
-import { PAGE_LOOP_ANSWER, pageLoopServer, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/search-loop.ts';
+import { CODE_LOOP_ANSWER, codeLoopServer, PAGE_LOOP_ANSWER, pageLoopServer, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/hosted-loops.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
 import { anthropicWire } from './anthropic-wire.ts';
 import { createModelProxy, proxySessionId, startModelProxy, UpstreamUnreachableError, type ModelProxyServer } from './index.ts';
@@ -323,7 +323,7 @@ async function untilStopped(
   return { answers, breaker };
 }
 
-describe("governor proxy with Anthropic's hosted web search (server tool use)", () => {
+describe("governor proxy with Anthropic's server tools (web search, web fetch, code execution)", () => {
   for (const mode of ['generate', 'stream'] as const) {
     test(`${mode}Text: searches the API ran itself are judged; the same search over and over is steered, then stopped`, async () => {
       await using upstream = await searchLoopServer();
@@ -378,7 +378,21 @@ describe("governor proxy with Anthropic's hosted web search (server tool use)", 
     });
   }
 
-  test('each web search with the addresses its result found, each web fetch with its page or its failure; a failed search, a call without a result or another server tool is left out', () => {
+  for (const mode of ['generate', 'stream'] as const) {
+    test(`${mode}Text: code the API ran (bash_code_execution) that fails the same way again and again is noted, then stopped as an error loop`, async () => {
+      await using upstream = await codeLoopServer();
+      const { answers, breaker } = await untilStopped(upstream, 'code-2', mode, (anthropic) => ({ code_execution: anthropic.tools.codeExecution_20250825() }));
+      assert.deepEqual(answers.slice(0, -1), [CODE_LOOP_ANSWER, CODE_LOOP_ANSWER, CODE_LOOP_ANSWER, CODE_LOOP_ANSWER]);
+      assert.match(answers.at(-1)!, /stopped by the agent breaker \(error_loop\)/);
+      assert.equal((await breaker.snapshot('code-2')).counters.toolCalls, 5);
+      const notes = upstream.requests.map((q) =>
+        [...JSON.stringify(q.body.messages).matchAll(/\[governor\][^"]*?"bash_code_execution\\?" has failed (\d) times/g)].map((m) => m[1]),
+      );
+      assert.deepEqual(notes.slice(0, 5), [[], [], [], ['2'], ['3']]);
+    });
+  }
+
+  test('each web search with the addresses its result found, each web fetch with its page or its failure, each code run with what it printed; a failed search, a call without a result or another server tool is left out', () => {
     const round = anthropicWire.roundOf({
       content: [
         { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'oslo fares' } },
@@ -401,6 +415,12 @@ describe("governor proxy with Anthropic's hosted web search (server tool use)", 
         { type: 'server_tool_use', id: 'srvtoolu_5', name: 'web_fetch', input: { url: 'https://c.example' } },
         { type: 'server_tool_use', id: 'srvtoolu_6', name: 'code_execution', input: { code: 'print(1)' } },
         { type: 'code_execution_tool_result', tool_use_id: 'srvtoolu_6', content: { type: 'code_execution_result', stdout: '1', stderr: '', return_code: 0 } },
+        { type: 'server_tool_use', id: 'srvtoolu_7', name: 'tool_search_tool_regex', input: { pattern: 'weather' } },
+        {
+          type: 'tool_search_tool_result',
+          tool_use_id: 'srvtoolu_7',
+          content: { type: 'tool_search_tool_search_result', tool_references: [{ type: 'tool_reference', tool_name: 'get_weather' }] },
+        },
         { type: 'text', text: 'Done.' },
       ],
     });
@@ -408,6 +428,7 @@ describe("governor proxy with Anthropic's hosted web search (server tool use)", 
       { kind: 'retrieval', query: 'oslo fares', results: ['https://a.example'] },
       { kind: 'tool_call', tool: 'web_fetch', args: { url: 'https://a.example' }, result: 'Fares from 49 EUR.' },
       { kind: 'tool_call', tool: 'web_fetch', args: { url: 'https://b.example' }, result: 'web_fetch failed: url_not_accessible', error: true },
+      { kind: 'tool_call', tool: 'code_execution', args: { code: 'print(1)' }, result: '1' },
     ]);
   });
 });

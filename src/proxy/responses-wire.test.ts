@@ -11,7 +11,7 @@ import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
 import { roundRobinFetch } from '../test-support/round-robin-fetch.ts';
 import { requireRedis } from '../test-support/services.ts';
-import { pageLoopServer, searchLoopServer } from '../test-support/search-loop.ts';
+import { codeLoopServer, pageLoopServer, searchLoopServer } from '../test-support/hosted-loops.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
 import { createModelProxy, proxySessionId, startModelProxy, type ModelProxyServer } from './index.ts';
 import { responsesWire } from './responses-wire.ts';
@@ -45,8 +45,18 @@ async function rig(script: ScriptedTurn[]): Promise<{ upstream: ScriptedModelSer
  * client's own accumulating stream helper, which checks every output index),
  * then answer each function call with the same result.
  */
-async function agentRound(client: OpenAI, input: InputItem[], stream: boolean): Promise<{ response: OpenAI.Responses.Response; stopHeader: string | null }> {
-  const body = { model: 'm', instructions: 'You book travel.', input, tools: [SEARCH] };
+/** What a request may ask for beyond the model's answer. */
+interface RoundExtras {
+  readonly include?: OpenAI.Responses.ResponseIncludable[];
+}
+
+async function agentRound(
+  client: OpenAI,
+  input: InputItem[],
+  stream: boolean,
+  extras: RoundExtras = {},
+): Promise<{ response: OpenAI.Responses.Response; stopHeader: string | null }> {
+  const body = { model: 'm', instructions: 'You book travel.', input, tools: [SEARCH], ...extras };
   let response: OpenAI.Responses.Response;
   let stopHeader: string | null;
   if (stream) {
@@ -684,6 +694,7 @@ async function untilStopped(
   upstream: ScriptedModelServer,
   sessionId: string,
   stream: boolean,
+  extras: RoundExtras = {},
 ): Promise<{ responses: OpenAI.Responses.Response[]; breaker: AgentBreaker }> {
   const breaker = new AgentBreaker();
   await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 });
@@ -696,14 +707,14 @@ async function untilStopped(
   const input: InputItem[] = [{ role: 'user', content: 'Find me the cheapest flight to Oslo in March.' }];
   const responses: OpenAI.Responses.Response[] = [];
   for (let i = 0; i < 8; i += 1) {
-    const { response } = await agentRound(client, input, stream);
+    const { response } = await agentRound(client, input, stream, extras);
     responses.push(response);
     if (text(response).includes('stopped by the agent breaker')) break;
   }
   return { responses, breaker };
 }
 
-describe("governor proxy with the API's hosted web search", () => {
+describe("governor proxy with the API's hosted tools (web search, code interpreter)", () => {
   for (const stream of [false, true]) {
     test(`${stream ? 'streamed' : 'not streamed'}: searches the API ran itself are judged; the same search over and over is steered, then stopped`, async () => {
       await using upstream = await searchLoopServer();
@@ -740,6 +751,27 @@ describe("governor proxy with the API's hosted web search", () => {
         [...JSON.stringify(q.body['input']).matchAll(/\[governor\][^"]*?"open_page\\?" (\d) times/g)].map((m) => m[1]),
       );
       assert.deepEqual(notes.slice(0, 5), [[], [], [], ['3'], ['4']]);
+    });
+  }
+
+  for (const stream of [false, true]) {
+    test(`${stream ? 'streamed' : 'not streamed'}: code the API ran that fails the same way again and again is noted, then stopped as an error loop`, async () => {
+      await using upstream = await codeLoopServer();
+      const { responses, breaker } = await untilStopped(upstream, 'code-1', stream, { include: ['code_interpreter_call.outputs'] });
+      const answers = responses.map(text);
+      for (const response of responses.slice(0, -1)) {
+        const [run] = response.output;
+        assert.ok(run?.type === 'code_interpreter_call', `expected the code run first, got ${run?.type}`);
+        assert.match(run.code ?? '', /sales\['revenue'\]/);
+        assert.match(JSON.stringify(run.outputs), /KeyError: 'revenue'/);
+      }
+      assert.equal(answers.length, 5);
+      assert.match(answers.at(-1)!, /stopped by the agent breaker \(error_loop\)/);
+      assert.equal((await breaker.snapshot('code-1')).counters.toolCalls, 5);
+      const notes = upstream.requests.map((q) =>
+        [...JSON.stringify(q.body['input']).matchAll(/\[governor\][^"]*?"code_interpreter\\?" has failed (\d) times/g)].map((m) => m[1]),
+      );
+      assert.deepEqual(notes.slice(0, 5), [[], [], [], ['2'], ['3']]);
     });
   }
 

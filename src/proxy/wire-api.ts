@@ -53,7 +53,7 @@ export interface WireRound {
   readonly promptTokens: number | null;
   readonly completionTokens: number | null;
   readonly toolCalls: readonly WireToolCall[];
-  /** Calls the upstream ran itself in the round (hosted searches, pages opened or fetched), in order; judged after its answer. */
+  /** Calls the upstream ran itself in the round (hosted searches, pages opened or fetched, code run), in order; judged after its answer. */
   readonly hosted?: readonly HostedEvent[];
 }
 

@@ -63,9 +63,34 @@ function searchBlocks(search: WireAnswer['webSearches'][number]): [Record<string
   ];
 }
 
+/** A hosted code run as its two blocks: a `bash_code_execution` server tool use, then its result (the output as stderr when the run failed). */
+function codeBlocks(run: WireAnswer['codeRuns'][number]): [Record<string, unknown>, Record<string, unknown>] {
+  const id = run.id.replace(/^ci_/, 'srvtoolu_code_');
+  const failed = run.exitCode !== 0;
+  return [
+    { type: 'server_tool_use', id, name: 'bash_code_execution', input: { command: run.code } },
+    {
+      type: 'bash_code_execution_tool_result',
+      tool_use_id: id,
+      content: {
+        type: 'bash_code_execution_result',
+        stdout: failed ? '' : run.output,
+        stderr: failed ? run.output : '',
+        return_code: run.exitCode,
+        content: [],
+      },
+    },
+  ];
+}
+
+/** The server tool blocks of an answer, in pairs: its searches (and pages fetched), then its code runs. */
+function serverToolBlocks(answer: WireAnswer): [Record<string, unknown>, Record<string, unknown>][] {
+  return [...answer.webSearches.map(searchBlocks), ...answer.codeRuns.map(codeBlocks)];
+}
+
 /** Body of a non-streaming Messages response. */
 export function anthropicMessage(answer: WireAnswer): Record<string, unknown> {
-  const content: Record<string, unknown>[] = answer.webSearches.flatMap(searchBlocks);
+  const content: Record<string, unknown>[] = serverToolBlocks(answer).flat();
   if (answer.text.length > 0 || answer.toolCalls.length === 0) content.push({ type: 'text', text: answer.text });
   for (const call of answer.toolCalls) content.push({ type: 'tool_use', id: call.id, name: call.name, input: input(call.arguments) });
   return {
@@ -82,7 +107,7 @@ export function anthropicMessage(answer: WireAnswer): Record<string, unknown> {
 
 /**
  * The events of a streamed Messages response, in order: `message_start`, each
- * hosted web search's two blocks, a text block streamed word by word, one
+ * hosted web search's and code run's two blocks, a text block streamed word by word, one
  * `tool_use` block per call with its input in pieces, `message_delta` with the
  * stop reason and output tokens, `message_stop`.
  */
@@ -95,8 +120,7 @@ export function anthropicEvents(answer: WireAnswer): NamedEvent[] {
     },
   ];
   let index = 0;
-  for (const search of answer.webSearches) {
-    const [use, result] = searchBlocks(search);
+  for (const [use, result] of serverToolBlocks(answer)) {
     events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { ...use, input: {} } } });
     for (const piece of splitIntoPieces(JSON.stringify(use['input']), INPUT_PIECES)) {
       events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } } });

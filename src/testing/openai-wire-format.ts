@@ -15,6 +15,14 @@ interface WireToolCall {
 /** A search the provider ran itself, or a page it opened, ready for the wire. */
 type WireWebSearch = { id: string; query: string; sources: readonly string[] | undefined } | { id: string; page: { url: string; text: string } };
 
+/** Code the provider ran itself, ready for the wire. */
+interface WireCodeRun {
+  id: string;
+  code: string;
+  output: string;
+  exitCode: number;
+}
+
 /** Everything needed to write one completion, streamed or not. */
 export interface WireAnswer {
   /** Completion id, e.g. `chatcmpl-scripted-1`. */
@@ -26,6 +34,8 @@ export interface WireAnswer {
   toolCalls: WireToolCall[];
   /** Hosted searches before the answer (Responses and Messages only). */
   webSearches: WireWebSearch[];
+  /** Hosted code runs before the answer, after the searches (Responses and Messages only). */
+  codeRuns: WireCodeRun[];
   usage: TurnUsage;
 }
 

@@ -25,8 +25,14 @@ function usage(answer: WireAnswer): Record<string, unknown> {
   };
 }
 
-/** The output items of an answer: its hosted web searches, a message when there is text (or nothing else), then one function call per tool call. */
-function outputItems(answer: WireAnswer): Record<string, unknown>[] {
+/** The container the stand-in's code interpreter runs in. */
+const CONTAINER_ID = 'cntr_scripted';
+
+/**
+ * The output items of an answer: its hosted web searches and code runs, a
+ * message when there is text (or nothing else), then one function call per tool call.
+ */
+function outputItems(answer: WireAnswer, echo: ResponsesEcho): Record<string, unknown>[] {
   const items: Record<string, unknown>[] = answer.webSearches.map((search) => ({
     type: 'web_search_call',
     id: search.id,
@@ -40,6 +46,16 @@ function outputItems(answer: WireAnswer): Record<string, unknown>[] {
             ...(search.sources === undefined ? {} : { sources: search.sources.map((url) => ({ type: 'url', url })) }),
           },
   }));
+  for (const run of answer.codeRuns) {
+    items.push({
+      type: 'code_interpreter_call',
+      id: run.id,
+      status: 'completed',
+      code: run.code,
+      container_id: CONTAINER_ID,
+      outputs: echo.codeOutputs === true ? (run.output === '' ? [] : [{ type: 'logs', logs: run.output }]) : null,
+    });
+  }
   if (answer.text.length > 0 || answer.toolCalls.length === 0) {
     items.push({
       type: 'message',
@@ -55,10 +71,12 @@ function outputItems(answer: WireAnswer): Record<string, unknown>[] {
   return items;
 }
 
-/** What a response echoes of its request. */
+/** What a response takes from its request. */
 export interface ResponsesEcho {
   /** The request's `store`: whether the API keeps the response for `previous_response_id`. @default true */
   readonly store?: boolean;
+  /** Whether the request's `include` asks for `code_interpreter_call.outputs`: without it a code run's `outputs` are null. @default false */
+  readonly codeOutputs?: boolean;
 }
 
 function responseShell(
@@ -86,13 +104,13 @@ function responseShell(
 
 /** Body of a non-streaming Responses API response. */
 export function responsesObject(answer: WireAnswer, echo: ResponsesEcho = {}): Record<string, unknown> {
-  return responseShell(answer, 'completed', outputItems(answer), echo);
+  return responseShell(answer, 'completed', outputItems(answer, echo), echo);
 }
 
 /**
  * The events of a streamed Responses API response, in order: `response.created`,
- * `response.in_progress`, one item per hosted web search, the message item
- * (its text word by word), one function-call item per tool call (its
+ * `response.in_progress`, one item per hosted web search, one per code run
+ * (its code in pieces), the message item (its text word by word), one function-call item per tool call (its
  * arguments in pieces), `response.completed`.
  */
 export function responsesEvents(answer: WireAnswer, echo: ResponsesEcho = {}): NamedEvent[] {
@@ -102,7 +120,7 @@ export function responsesEvents(answer: WireAnswer, echo: ResponsesEcho = {}): N
   };
   push('response.created', { response: responseShell(answer, 'in_progress', [], echo) });
   push('response.in_progress', { response: responseShell(answer, 'in_progress', [], echo) });
-  const items = outputItems(answer);
+  const items = outputItems(answer, echo);
   items.forEach((item, output_index) => {
     if (item['type'] === 'message') {
       const item_id = item['id'];
@@ -119,6 +137,16 @@ export function responsesEvents(answer: WireAnswer, echo: ResponsesEcho = {}): N
     if (item['type'] === 'web_search_call') {
       push('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', action: { type: 'search' } } });
       for (const stage of ['in_progress', 'searching', 'completed']) push(`response.web_search_call.${stage}`, { item_id, output_index });
+      push('response.output_item.done', { output_index, item });
+      return;
+    }
+    if (item['type'] === 'code_interpreter_call') {
+      const code = String(item['code']);
+      push('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', code: '', outputs: null } });
+      push('response.code_interpreter_call.in_progress', { item_id, output_index });
+      for (const delta of splitIntoPieces(code, ARGUMENT_PIECES)) push('response.code_interpreter_call_code.delta', { item_id, output_index, delta });
+      push('response.code_interpreter_call_code.done', { item_id, output_index, code });
+      for (const stage of ['interpreting', 'completed']) push(`response.code_interpreter_call.${stage}`, { item_id, output_index });
       push('response.output_item.done', { output_index, item });
       return;
     }

@@ -394,6 +394,32 @@ describe('ScriptedModelServer over raw HTTP', () => {
     assert.equal(body.choices[0]?.message.tool_calls[0]?.function.arguments, '{"city": "Os');
   });
 
+  test('a code run is a code interpreter call (its logs only when the request includes them) or a bash code execution with its exit code', async () => {
+    const run = { code: 'cat data.csv', output: 'cat: data.csv: No such file or directory', exitCode: 1 };
+    await using server = await new ScriptedModelServer({ script: [{ codeRuns: [run], text: 'No data.' }], onExhausted: 'repeat-last' }).start();
+    const post = async (path: string, body: Record<string, unknown>) => {
+      const response = await fetch(`${server.url}${path}`, { method: 'POST', body: JSON.stringify({ model: 'any', ...body }) });
+      assert.equal(response.status, 200);
+      return (await response.json()) as { output?: Record<string, unknown>[]; content?: Record<string, unknown>[] };
+    };
+    const item = { type: 'code_interpreter_call', id: 'ci_1_1', status: 'completed', code: 'cat data.csv', container_id: 'cntr_scripted' };
+    assert.deepEqual((await post('/responses', { input: 'hi' })).output?.[0], { ...item, outputs: null });
+    assert.deepEqual((await post('/responses', { input: 'hi', include: ['code_interpreter_call.outputs'] })).output?.[0], {
+      ...item,
+      id: 'ci_2_1',
+      outputs: [{ type: 'logs', logs: run.output }],
+    });
+    const message = await post('/messages', { max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] });
+    assert.deepEqual(message.content?.slice(0, 2), [
+      { type: 'server_tool_use', id: 'srvtoolu_code_3_1', name: 'bash_code_execution', input: { command: 'cat data.csv' } },
+      {
+        type: 'bash_code_execution_tool_result',
+        tool_use_id: 'srvtoolu_code_3_1',
+        content: { type: 'bash_code_execution_result', stdout: '', stderr: run.output, return_code: 1, content: [] },
+      },
+    ]);
+  });
+
   test('an error turn sends an OpenAI-style body and retry headers', async () => {
     await using server = await new ScriptedModelServer({ script: [{ error: { status: 429, retryAfterMs: 1500 } }] }).start();
 
@@ -448,6 +474,10 @@ describe('ScriptedModelServer options', () => {
       [{ script: [{ webSearches: [{ openPage: '' }] }] }, 'script[0].webSearches[0].openPage'],
       [{ script: [{ webSearches: [{ openPage: 'https://a.example', query: 'x' }] }] }, 'script[0].webSearches[0]'],
       [{ script: [{ webSearches: [{ query: 'x', pageText: 'Fares.' }] }] }, 'script[0].webSearches[0].pageText'],
+      [{ script: [{ codeRuns: { code: 'print(1)' } }] }, 'script[0].codeRuns'],
+      [{ script: [{ codeRuns: [{ output: '1' }] }] }, 'script[0].codeRuns[0].code'],
+      [{ script: [{ codeRuns: [{ code: 'print(1)', output: 1 }] }] }, 'script[0].codeRuns[0].output'],
+      [{ script: [{ codeRuns: [{ code: 'exit(1)', exitCode: -1 }] }] }, 'script[0].codeRuns[0].exitCode'],
       [{ script: [{ error: { status: 200 } }] }, 'script[0].error.status'],
       [{ script: [], onExhausted: 'repeat-last' }, 'script'],
       [{ script: [], onExhausted: 'loop' }, 'onExhausted'],

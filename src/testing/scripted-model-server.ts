@@ -208,7 +208,11 @@ export class ScriptedModelServer implements AsyncDisposable {
       return sendJson(response, 200, anthropicMessage(answer));
     }
     if (format === 'responses') {
-      const echo = parsed.body['store'] === false ? { store: false } : {};
+      const include = parsed.body['include'];
+      const echo = {
+        ...(parsed.body['store'] === false ? { store: false } : {}),
+        ...(Array.isArray(include) && include.includes('code_interpreter_call.outputs') ? { codeOutputs: true } : {}),
+      };
       if (parsed.body.stream === true) return sendNamedEventStream(response, responsesEvents(answer, echo));
       return sendJson(response, 200, responsesObject(answer, echo));
     }
@@ -258,6 +262,12 @@ export class ScriptedModelServer implements AsyncDisposable {
         ? { query: search.query ?? '', sources: search.sources }
         : { page: { url: search.openPage, text: search.pageText ?? search.openPage } }),
     }));
+    const codeRuns = (turn.codeRuns ?? []).map((run, position) => ({
+      id: `ci_${index + 1}_${position + 1}`,
+      code: run.code,
+      output: run.output ?? '',
+      exitCode: run.exitCode ?? 0,
+    }));
     return {
       id: `chatcmpl-scripted-${index + 1}`,
       model: this.modelId,
@@ -265,6 +275,7 @@ export class ScriptedModelServer implements AsyncDisposable {
       text,
       toolCalls,
       webSearches,
+      codeRuns,
       usage: resolveTurnUsage(turn, request.body.messages, text, toolArguments),
     };
   }

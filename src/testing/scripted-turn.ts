@@ -41,6 +41,24 @@ export interface ScriptedWebSearch {
   pageText?: string;
 }
 
+/** Code the provider ran itself in its sandbox before answering (a hosted code execution tool). */
+export interface ScriptedCodeRun {
+  /** The code run: a Python program (Responses `code_interpreter_call`), a shell command (Messages `bash_code_execution`). */
+  code: string;
+  /**
+   * What the run printed.
+   * @default ''
+   */
+  output?: string;
+  /**
+   * The run's exit code. A Messages answer reports it, with `output` as
+   * stderr when it is not 0. A Responses answer reports only the logs, so a
+   * failed Python run's `output` should hold its traceback, as the real logs do.
+   * @default 0
+   */
+  exitCode?: number;
+}
+
 /** Token counts a scripted turn reports instead of the estimate. */
 export interface ScriptedUsage {
   /**
@@ -100,6 +118,15 @@ export interface ScriptedTurn {
    */
   webSearches?: ScriptedWebSearch[];
   /**
+   * Code the provider ran itself before this answer, in order, after the
+   * `webSearches`: `code_interpreter_call` items in a Responses answer (their
+   * logs reported when the request's `include` asks for
+   * `code_interpreter_call.outputs`, as the API does), `server_tool_use`
+   * blocks of `bash_code_execution` with their `bash_code_execution_tool_result`
+   * in a Messages answer. A chat completion has no such part and leaves them out.
+   */
+  codeRuns?: ScriptedCodeRun[];
+  /**
    * Reported usage; missing numbers are estimated from characters.
    * @default estimated
    */
@@ -147,6 +174,7 @@ export function validateScriptedTurn(turn: unknown, option: string): asserts tur
   }
   validateToolCalls(turn['toolCalls'], `${option}.toolCalls`);
   validateWebSearches(turn['webSearches'], `${option}.webSearches`);
+  validateCodeRuns(turn['codeRuns'], `${option}.codeRuns`);
   validateUsage(turn['usage'], `${option}.usage`);
   validateError(turn['error'], `${option}.error`);
 }
@@ -188,6 +216,22 @@ function validateWebSearches(searches: unknown, option: string): void {
     const sources = search['sources'];
     if (sources !== undefined && !(Array.isArray(sources) && sources.every((s) => typeof s === 'string'))) {
       throw new InvalidOptionError(`${option}[${i}].sources`, 'must be an array of addresses (strings)');
+    }
+  });
+}
+
+function validateCodeRuns(runs: unknown, option: string): void {
+  if (runs === undefined) return;
+  if (!Array.isArray(runs)) throw new InvalidOptionError(option, 'must be an array');
+  runs.forEach((run: unknown, i) => {
+    if (!isRecord(run)) throw new InvalidOptionError(`${option}[${i}]`, 'must be an object such as { code: "print(1)", output: "1" }');
+    if (typeof run['code'] !== 'string' || run['code'] === '') throw new InvalidOptionError(`${option}[${i}].code`, 'must be a non-empty string');
+    if (run['output'] !== undefined && typeof run['output'] !== 'string') throw new InvalidOptionError(`${option}[${i}].output`, 'must be a string');
+    if (
+      run['exitCode'] !== undefined &&
+      !(typeof run['exitCode'] === 'number' && Number.isInteger(run['exitCode']) && run['exitCode'] >= 0 && run['exitCode'] <= 255)
+    ) {
+      throw new InvalidOptionError(`${option}[${i}].exitCode`, 'must be an integer from 0 to 255');
     }
   });
 }

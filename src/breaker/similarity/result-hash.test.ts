@@ -20,6 +20,13 @@ describe('result hashes', () => {
     assert.equal(resultHash(rejected('B6F7:B0850:B30C2D8:52D8057:920B2E40')), resultHash(rejected('FC63:1C1F9:8C4CA2A:30F3207:E296CAC7')));
     assert.equal(resultHash('{"error":"not found","traceId":"4bf92f3577b34da6"}'), resultHash('{"error":"not found","traceId":"00f067aa0ba902b7"}'));
     assert.notEqual(resultHash('order W1234 not found'), resultHash('order W1235 not found'));
+    // IPython numbers every cell it runs: a rerun fails with the same traceback under the next number.
+    const traceback = (cell: number, line: number) =>
+      `KeyError  Traceback (most recent call last)\nCell In[${cell}], line ${line}\n----> ${line} df['revenue'].sum()\nKeyError: 'revenue'`;
+    assert.equal(resultHash(traceback(3, 3)), resultHash(traceback(4, 3)));
+    assert.notEqual(resultHash(traceback(3, 3)), resultHash(traceback(3, 4)));
+    assert.equal(normalizeResult('In [7]: x\nOut[7]: 1\n  File <ipython-input-7-9c2ab1f0d3e4>, line 1'), '# x # 1 File <#>, line 1');
+    assert.equal(normalizeResult('In [7] the authors show'), 'In [7] the authors show', 'a citation is not a prompt');
     assert.equal(resultHash(null), 0);
     assert.equal(resultHash('  \n '), 0);
   });

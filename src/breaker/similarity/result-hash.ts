@@ -3,7 +3,7 @@ import { hash53 } from './hash.ts';
 /**
  * Parts of a tool result that change on every call without carrying news:
  * timestamps, UUIDs, memory addresses, epoch times, elapsed durations,
- * request and trace ids. A
+ * IPython cell counters, request and trace ids. A
  * status poll that differs only in these returned nothing new. One pattern
  * with alternatives, so a result is searched once rather than once per kind.
  */
@@ -15,6 +15,8 @@ const VOLATILE = new RegExp(
     /1[5-9]\d{8}(?:\d{3})?\b/, // epoch seconds or milliseconds
     /\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|secs?|seconds)\b/, // duration
     /\d+\.\d+s\b/, // duration as test runners print it: "passed in 4.84s"
+    // IPython's cell counter, one more on every run: in a traceback ("Cell In[12], line 3", "<ipython-input-12-…>"), a prompt ("Out[12]:")
+    /(?:Cell|Input) In ?\[\d+\]|(?:In|Out) ?\[\d+\]:|ipython-input-\d+-[0-9a-f]+/,
     // the value of a request, trace or correlation id ("x-github-request-id: B6F7:…", "traceId":"…")
     /[\w-]*(?:[Rr]equest|[Tt]race|[Cc]orrelation|[Ss]pan)[-_]?[Ii][Dd]["']?\s*[:=]\s*["']?[\w:./+-]+/,
   ]

@@ -34,3 +34,33 @@ export function pageLoopServer(): Promise<ScriptedModelServer> {
     script: () => ({ webSearches: [{ openPage: 'https://fares.example/oslo', pageText: 'Oslo in March: from 49 EUR.' }], text: PAGE_LOOP_ANSWER }),
   }).start();
 }
+
+/** What the stand-in answers after each run of its code. */
+export const CODE_LOOP_ANSWER = 'Let me run that once more.';
+
+/** The traceback of the stand-in's failing run, under IPython's cell counter (one more each run). */
+function keyErrorTraceback(cell: number): string {
+  return [
+    'KeyError                                  Traceback (most recent call last)',
+    `Cell In[${cell}], line 3`,
+    '      1 import pandas as pd',
+    "      2 sales = pd.read_csv('sales.csv')",
+    "----> 3 sales['revenue'].sum()",
+    '',
+    "KeyError: 'revenue'",
+  ].join('\n');
+}
+
+/**
+ * A stand-in model whose provider runs the same failing code in every answer
+ * (an OpenAI `code_interpreter_call`, an Anthropic `bash_code_execution`), as
+ * a model retrying code without fixing it does: the third failure is an error loop.
+ */
+export function codeLoopServer(): Promise<ScriptedModelServer> {
+  return new ScriptedModelServer({
+    script: (_request, index) => ({
+      codeRuns: [{ code: "import pandas as pd\nsales = pd.read_csv('sales.csv')\nsales['revenue'].sum()", output: keyErrorTraceback(index + 1), exitCode: 1 }],
+      text: CODE_LOOP_ANSWER,
+    }),
+  }).start();
+}
