@@ -233,3 +233,60 @@ describe('code a provider ran as tool calls', () => {
     );
   });
 });
+
+describe('remote MCP tools a provider called as tool calls', () => {
+  test('an OpenAI mcp_call, from the Responses API or the AI SDK: under the tool name, its arguments, its output or its error', () => {
+    const item = { type: 'mcp_call', id: 'mcp_1', status: 'completed', server_label: 'tracker', name: 'get_issue', arguments: '{"id":"ENG-42"}' };
+    const expected = { kind: 'tool_call', tool: 'get_issue', args: '{"id":"ENG-42"}', result: 'ENG-42: open' };
+    assert.deepEqual(responsesItemCall({ ...item, output: 'ENG-42: open', error: null }), expected);
+    assert.deepEqual(
+      providerExecuted('{"id":"ENG-42"}', { type: 'call', serverLabel: 'tracker', name: 'get_issue', arguments: '{"id":"ENG-42"}', output: 'ENG-42: open' }),
+      expected,
+    );
+    const failed = { kind: 'tool_call', tool: 'get_issue', args: '{"id":"ENG-42"}', result: 'Issue not found', error: true };
+    assert.deepEqual(
+      responsesItemCall({
+        ...item,
+        status: 'failed',
+        output: null,
+        error: { type: 'mcp_tool_execution_error', content: [{ type: 'text', text: 'Issue not found' }] },
+      }),
+      failed,
+    );
+    assert.deepEqual(responsesItemCall({ ...item, status: 'failed', error: { type: 'http_error', code: 502, message: 'Issue not found' } }), failed);
+    assert.deepEqual(
+      providerExecuted('{}', { type: 'call', serverLabel: 'tracker', name: 'get_issue', arguments: '{"id":"ENG-42"}', error: 'Issue not found' }),
+      failed,
+    );
+    assert.equal(responsesItemCall({ ...item, status: 'calling' }), undefined, 'not finished');
+  });
+
+  test('an Anthropic MCP connector call, from the Messages API or the AI SDK: under the tool name, its input, its text or its error', () => {
+    assert.deepEqual(
+      anthropicBlockCalls([
+        { type: 'mcp_tool_use', id: 'm1', name: 'get_issue', server_name: 'tracker', input: { id: 'ENG-42' } },
+        { type: 'mcp_tool_result', tool_use_id: 'm1', is_error: false, content: [{ type: 'text', text: 'ENG-42: open' }] },
+        { type: 'mcp_tool_use', id: 'm2', name: 'get_issue', server_name: 'tracker', input: { id: 'ENG-43' } },
+        { type: 'mcp_tool_result', tool_use_id: 'm2', is_error: true, content: 'Issue not found' },
+      ]),
+      [
+        { kind: 'tool_call', tool: 'get_issue', args: { id: 'ENG-42' }, result: 'ENG-42: open' },
+        { kind: 'tool_call', tool: 'get_issue', args: { id: 'ENG-43' }, result: 'Issue not found', error: true },
+      ],
+    );
+    // @ai-sdk/anthropic marks the call in its provider metadata; its result is the blocks as the API sent them.
+    const parts = [
+      {
+        type: 'tool-call',
+        toolCallId: 'm1',
+        toolName: 'get_issue',
+        input: '{"id":"ENG-42"}',
+        providerExecuted: true,
+        dynamic: true,
+        providerMetadata: { anthropic: { type: 'mcp-tool-use', serverName: 'tracker' } },
+      },
+      { type: 'tool-result', toolCallId: 'm1', toolName: 'get_issue', isError: true, result: [{ type: 'text', text: 'Issue not found' }], dynamic: true },
+    ] as Parameters<typeof providerCalls>[0];
+    assert.deepEqual(providerCalls(parts), [{ kind: 'tool_call', tool: 'get_issue', args: '{"id":"ENG-42"}', result: 'Issue not found', error: true }]);
+  });
+});

@@ -10,7 +10,8 @@ import type { RetrievalEvent, ToolCallEvent } from './breaker-event.ts';
  * page opened or fetched as a read-only tool call (one reopened again and
  * again is a tool spiral; a fetch that keeps failing, an error loop), code
  * run as a tool call with what it printed (the same code failing the same
- * way again and again is an error loop).
+ * way again and again is an error loop), and a remote MCP server's tool the
+ * provider called for the model as the tool call it is.
  */
 
 /** What a door observes of a call the model's provider ran itself. */
@@ -145,19 +146,51 @@ function codeExecution(tool: string, args: Item, result: unknown): ToolCallEvent
   return undefined;
 }
 
+/** Text of an MCP tool result as the API reports it: a string, or text blocks. */
+function mcpText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part: unknown) => (typeof part === 'string' ? part : isItem(part) && typeof part['text'] === 'string' ? part['text'] : '')).join('\n');
+}
+
+/** What an MCP error reports: a string, or an object with a message (a protocol or HTTP error) or content (the tool's own error). */
+function mcpError(error: unknown): string | undefined {
+  if (error === null || error === undefined) return undefined;
+  if (typeof error === 'string') return error;
+  if (!isItem(error)) return String(error);
+  if (typeof error['message'] === 'string') return error['message'];
+  return mcpText(error['content']) || JSON.stringify(error);
+}
+
+/**
+ * A remote MCP server's tool the provider called for the model, under the
+ * tool's own name: its arguments (an object, or JSON text), and its output
+ * or its error.
+ */
+function mcpCall(name: unknown, args: unknown, output: string | null, error: string | undefined): ToolCallEvent | undefined {
+  const tool = text(name);
+  if (tool === undefined) return undefined;
+  if (error !== undefined) return { kind: 'tool_call', tool, args: args ?? {}, result: error, error: true };
+  return { kind: 'tool_call', tool, args: args ?? {}, result: output };
+}
+
 /**
  * A completed hosted call in an OpenAI Responses output item: a
  * `web_search_call` (a search as a retrieval with its sources, when the
  * request asked for them; a page opened or searched as an `open_page` /
  * `find_in_page` tool call), a `file_search_call` as a retrieval (with
- * its results, when included), or a `code_interpreter_call` as a
- * `code_interpreter` tool call (a failed one as an error). Anything else, or
- * a search that failed: `undefined`.
+ * its results, when included), a `code_interpreter_call` as a
+ * `code_interpreter` tool call (a failed one as an error), or an `mcp_call`
+ * as a call of its tool (its error, when it has one, as an error). Anything
+ * else, a call not finished, or a search that failed: `undefined`.
  */
 export function responsesItemCall(item: unknown): HostedEvent | undefined {
   if (!isItem(item)) return undefined;
   if (item['type'] === 'code_interpreter_call' && (item['status'] === 'completed' || item['status'] === 'failed')) {
     return codeInterpreter(item['code'], item['outputs'], item['status'] === 'failed');
+  }
+  if (item['type'] === 'mcp_call' && (item['output'] != null || item['error'] != null)) {
+    return mcpCall(item['name'], item['arguments'], typeof item['output'] === 'string' ? item['output'] : null, mcpError(item['error']));
   }
   if (item['status'] !== 'completed') return undefined;
   if (item['type'] === 'web_search_call') return webSearch(item['action'], isItem(item['action']) ? item['action']['sources'] : undefined);
@@ -172,6 +205,7 @@ const ANTHROPIC_RESULT_TYPES: ReadonlySet<unknown> = new Set([
   'code_execution_tool_result',
   'bash_code_execution_tool_result',
   'text_editor_code_execution_tool_result',
+  'mcp_tool_result',
 ]);
 
 /**
@@ -180,7 +214,7 @@ const ANTHROPIC_RESULT_TYPES: ReadonlySet<unknown> = new Set([
  * stream reader keeps for {@link anthropicBlockCalls}.
  */
 export function isAnthropicServerToolBlock(type: unknown): boolean {
-  return type === 'server_tool_use' || ANTHROPIC_RESULT_TYPES.has(type);
+  return type === 'server_tool_use' || type === 'mcp_tool_use' || ANTHROPIC_RESULT_TYPES.has(type);
 }
 
 /**
@@ -190,7 +224,9 @@ export function isAnthropicServerToolBlock(type: unknown): boolean {
  * error, or missing), each of `web_fetch` as a `web_fetch` tool call with
  * its `web_fetch_tool_result` (a failed fetch as an error), each of
  * `code_execution`, `bash_code_execution` and `text_editor_code_execution`
- * as a tool call of that name with its input and what it printed or returned.
+ * as a tool call of that name with its input and what it printed or
+ * returned; and each `mcp_tool_use` (the MCP connector calling a remote
+ * server's tool) as a call of that tool with its `mcp_tool_result`.
  */
 export function anthropicBlockCalls(blocks: readonly unknown[]): HostedEvent[] {
   const results = new Map<string, Item>();
@@ -199,12 +235,19 @@ export function anthropicBlockCalls(blocks: readonly unknown[]): HostedEvent[] {
   }
   const calls: HostedEvent[] = [];
   for (const block of blocks) {
-    if (!isItem(block) || block['type'] !== 'server_tool_use' || !isItem(block['input'])) continue;
+    if (!isItem(block) || (block['type'] !== 'server_tool_use' && block['type'] !== 'mcp_tool_use') || !isItem(block['input'])) continue;
     const result = results.get(String(block['id']));
     if (result === undefined) continue;
     const input = block['input'];
     let call: HostedEvent | undefined;
-    if (block['name'] === 'web_search' && Array.isArray(result['content']) && typeof input['query'] === 'string') {
+    if (block['type'] === 'mcp_tool_use') {
+      call = mcpCall(
+        block['name'],
+        input,
+        mcpText(result['content']),
+        result['is_error'] === true ? mcpText(result['content']) || 'MCP tool error' : undefined,
+      );
+    } else if (block['name'] === 'web_search' && Array.isArray(result['content']) && typeof input['query'] === 'string') {
       call = retrieval(
         [input['query']],
         result['content'].filter(isItem).map((r) => String(r['url'] ?? '')),
@@ -236,10 +279,16 @@ function parsed(input: unknown): unknown {
  * logs), an Anthropic web search (its query and the addresses found), web
  * fetch (its address and the page) or code execution (its input and what it
  * printed). Recognised by the result's shape, since the tool may be
- * registered under any name; anything else is `undefined`.
+ * registered under any name; anything else is `undefined`. A remote MCP
+ * server's tool is told by its call (see {@link providerCalls}), except
+ * OpenAI's, whose result names it.
  */
 function providerExecutedCall(input: unknown, result: unknown): HostedEvent | undefined {
   if (isItem(result) && isItem(result['action'])) return webSearch(result['action'], result['sources']);
+  // @ai-sdk/openai's report of a remote MCP tool call: the call's own item, camelCased.
+  if (isItem(result) && result['type'] === 'call' && typeof result['serverLabel'] === 'string') {
+    return mcpCall(result['name'], result['arguments'], typeof result['output'] === 'string' ? result['output'] : null, mcpError(result['error']));
+  }
   if (isItem(result) && Array.isArray(result['queries'])) return fileSearch(result['queries'], result['results']);
   const args = parsed(input);
   if (isItem(result) && 'outputs' in result && isItem(args)) return codeInterpreter(args['code'], result['outputs'], false);
@@ -263,18 +312,28 @@ function providerExecutedCall(input: unknown, result: unknown): HostedEvent | un
 /** A part of an AI SDK model's answer, whole or streamed. */
 export type ProviderPart = LanguageModelV4Content | LanguageModelV4StreamPart;
 
+/** Whether `@ai-sdk/anthropic` marked a provider-executed call as the MCP connector's call of a remote tool. */
+function isAnthropicMcpCall(part: Extract<ProviderPart, { type: 'tool-call' }>): boolean {
+  const anthropic = part.providerMetadata?.['anthropic'];
+  return isItem(anthropic) && anthropic['type'] === 'mcp-tool-use';
+}
+
 /**
  * The calls an AI SDK provider ran itself, in order (see
- * {@link providerExecutedCall}). Of those that failed, only a fetch counts
- * (as an error): a failed search or page found nothing to judge.
+ * {@link providerExecutedCall}). Of those that failed, only the ones judged
+ * as tool calls count (as errors): a failed search or page found nothing to judge.
  */
 export function providerCalls(parts: readonly ProviderPart[]): HostedEvent[] {
-  const inputs = new Map<string, string>();
+  const started = new Map<string, Extract<ProviderPart, { type: 'tool-call' }>>();
   const calls: HostedEvent[] = [];
   for (const part of parts) {
-    if (part.type === 'tool-call' && part.providerExecuted === true) inputs.set(part.toolCallId, part.input);
-    if (part.type !== 'tool-result' || !inputs.has(part.toolCallId)) continue;
-    const call = providerExecutedCall(inputs.get(part.toolCallId), part.result);
+    if (part.type === 'tool-call' && part.providerExecuted === true) started.set(part.toolCallId, part);
+    if (part.type !== 'tool-result') continue;
+    const start = started.get(part.toolCallId);
+    if (start === undefined) continue;
+    const call = isAnthropicMcpCall(start)
+      ? mcpCall(start.toolName, start.input, mcpText(part.result), part.isError === true ? mcpText(part.result) || 'MCP tool error' : undefined)
+      : providerExecutedCall(start.input, part.result);
     if (call !== undefined && (part.isError !== true || (call.kind === 'tool_call' && call.error === true))) calls.push(call);
   }
   return calls;

@@ -11,7 +11,16 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, isStepCount, type LanguageModel, type ModelMessage, streamText, tool, type ToolSet, ToolLoopAgent } from 'ai';
 import { z } from 'zod';
 import { AgentBreaker, AgentBreakerError, type BreakerCategory, breakerForAiSdk, type BreakerEventRecord } from '../index.ts';
-import { CODE_LOOP_ANSWER, codeLoopServer, PAGE_LOOP_ANSWER, pageLoopServer, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/hosted-loops.ts';
+import {
+  CODE_LOOP_ANSWER,
+  codeLoopServer,
+  MCP_LOOP_ANSWER,
+  mcpLoopServer,
+  PAGE_LOOP_ANSWER,
+  pageLoopServer,
+  SEARCH_LOOP_ANSWER,
+  searchLoopServer,
+} from '../test-support/hosted-loops.ts';
 import { ScriptedModelServer, scriptedModel, type ScriptFunction } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
@@ -452,6 +461,26 @@ const HOSTED_LOOPS: readonly HostedLoop[] = [
       Anthropic: (baseURL) => {
         const anthropic = createAnthropic({ baseURL, apiKey: 'sk-ant-test-not-a-real-key' });
         return { model: anthropic('claude-test'), tools: { code_execution: anthropic.tools.codeExecution_20250825() }, tool: 'bash_code_execution' };
+      },
+    },
+  },
+  {
+    what: 'the same remote MCP tool called for the same answer (OpenAI MCP tool, Anthropic MCP connector)',
+    server: mcpLoopServer,
+    answer: MCP_LOOP_ANSWER,
+    category: 'tool_spiral',
+    note: /\[AgentBreaker\] You have called \\"(\w+)\\" (\d) times/g,
+    counts: ['3', '4'],
+    providers: {
+      'OpenAI Responses': (baseURL) => {
+        const openai = createOpenAI({ baseURL, apiKey: 'sk-test-not-a-real-key' });
+        const tracker = openai.tools.mcp({ serverLabel: 'tracker', serverUrl: 'https://mcp.tracker.example/sse', requireApproval: 'never' });
+        return { model: openai.responses('m'), tools: { tracker }, tool: 'get_issue' };
+      },
+      // The MCP connector is configured per request (providerOptions), not as a tool: the model is given none.
+      Anthropic: (baseURL) => {
+        const anthropic = createAnthropic({ baseURL, apiKey: 'sk-ant-test-not-a-real-key' });
+        return { model: anthropic('claude-test'), tools: {}, tool: 'get_issue' };
       },
     },
   },

@@ -11,7 +11,16 @@ import { createAgent, tool } from 'langchain';
 import { z } from 'zod';
 import { AgentBreaker, BreakerOpenError, BudgetExceededError, ErrorLoopError, RagFixationError, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
 import { governorMiddleware } from '../langchain/index.ts';
-import { CODE_LOOP_ANSWER, codeLoopServer, PAGE_LOOP_ANSWER, pageLoopServer, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/hosted-loops.ts';
+import {
+  CODE_LOOP_ANSWER,
+  codeLoopServer,
+  MCP_LOOP_ANSWER,
+  mcpLoopServer,
+  PAGE_LOOP_ANSWER,
+  pageLoopServer,
+  SEARCH_LOOP_ANSWER,
+  searchLoopServer,
+} from '../test-support/hosted-loops.ts';
 import { ScriptedModelServer, type ScriptFunction } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
@@ -32,6 +41,13 @@ function recordingBreaker(options: ConstructorParameters<typeof AgentBreaker>[0]
 function hostedSearchAgent(server: { modelId: string; baseURL: string }, breaker: AgentBreaker) {
   const model = new ChatOpenAI({ model: server.modelId, apiKey: 'test-key', maxRetries: 0, useResponsesApi: true, configuration: { baseURL: server.baseURL } });
   return createAgent({ model, tools: [{ type: 'web_search' }], middleware: [governorMiddleware(breaker)] });
+}
+
+/** An agent on the Responses API whose model calls a remote MCP server's tools through the API. */
+function hostedMcpAgent(server: { modelId: string; baseURL: string }, breaker: AgentBreaker) {
+  const model = new ChatOpenAI({ model: server.modelId, apiKey: 'test-key', maxRetries: 0, useResponsesApi: true, configuration: { baseURL: server.baseURL } });
+  const tracker = { type: 'mcp', server_label: 'tracker', server_url: 'https://mcp.tracker.example/sse', require_approval: 'never' } as const;
+  return createAgent({ model, tools: [tracker], middleware: [governorMiddleware(breaker)] });
 }
 
 /** An agent on the Responses API whose model runs code in the API's code interpreter, asking for what the code printed. */
@@ -276,6 +292,17 @@ describe('governorMiddleware on createAgent with ChatOpenAI', () => {
     assert.deepEqual(answers, [CODE_LOOP_ANSWER, CODE_LOOP_ANSWER, CODE_LOOP_ANSWER, CODE_LOOP_ANSWER]);
     assert.equal((await breaker.snapshot('lc-code')).counters.toolCalls, 5);
     assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] \\"code_interpreter\\" has failed 2 times/);
+  });
+
+  test('a remote MCP tool the API called again and again for the same output is noted, then stopped with ToolSpiralError', async () => {
+    await using server = await mcpLoopServer();
+    const { breaker } = recordingBreaker();
+    const answers: string[] = [];
+    const error = await askUntilStopped(hostedMcpAgent(server, breaker), 'What is the state of ENG-42?', 'lc-mcp', answers);
+    assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+    assert.deepEqual(answers, [MCP_LOOP_ANSWER, MCP_LOOP_ANSWER, MCP_LOOP_ANSWER, MCP_LOOP_ANSWER]);
+    assert.equal((await breaker.snapshot('lc-mcp')).counters.toolCalls, 5);
+    assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] You have called \\"get_issue\\" 3 times/);
   });
 
   test('four alike hosted searches in one answer are steered once; the next answer that searches again is stopped', async () => {

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Agent, MemorySession, OpenAIProvider, codeInterpreterTool, handoff, tool, webSearchTool } from '@openai/agents';
+import { Agent, MemorySession, OpenAIProvider, codeInterpreterTool, handoff, hostedMcpTool, tool, webSearchTool } from '@openai/agents';
 import { z } from 'zod';
 import {
   AgentBreaker,
@@ -19,7 +19,16 @@ import {
   type BreakerEventRecord,
 } from '../index.ts';
 import { breakerForOpenAIAgents } from '../openai-agents/index.ts';
-import { CODE_LOOP_ANSWER, codeLoopServer, PAGE_LOOP_ANSWER, pageLoopServer, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/hosted-loops.ts';
+import {
+  CODE_LOOP_ANSWER,
+  codeLoopServer,
+  MCP_LOOP_ANSWER,
+  mcpLoopServer,
+  PAGE_LOOP_ANSWER,
+  pageLoopServer,
+  SEARCH_LOOP_ANSWER,
+  searchLoopServer,
+} from '../test-support/hosted-loops.ts';
 import { ScriptedModelServer, type ScriptFunction } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
@@ -278,6 +287,18 @@ describe("breakerForOpenAIAgents over the SDK's OpenAI provider", () => {
     assert.deepEqual(answers, [CODE_LOOP_ANSWER, CODE_LOOP_ANSWER, CODE_LOOP_ANSWER, CODE_LOOP_ANSWER]);
     assert.equal((await breaker.snapshot('oa-code')).counters.toolCalls, 5);
     assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] \\"code_interpreter\\" has failed 2 times/);
+  });
+
+  test('a remote MCP tool its hosted MCP tool called again and again for the same output is noted, then stopped with ToolSpiralError', async () => {
+    await using server = await mcpLoopServer();
+    const { breaker, door } = governed(server, {}, 'oa-mcp', true);
+    const tracker = hostedMcpTool({ serverLabel: 'tracker', serverUrl: 'https://mcp.tracker.example/sse', requireApproval: 'never' });
+    const agent = new Agent({ name: 'triage', instructions: 'You triage issues.', model: server.modelId, tools: [tracker] });
+    const { answers, error } = await askUntilStopped(door, agent, new MemorySession({ sessionId: 'oa-mcp' }), 'What is the state of ENG-42?');
+    assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+    assert.deepEqual(answers, [MCP_LOOP_ANSWER, MCP_LOOP_ANSWER, MCP_LOOP_ANSWER, MCP_LOOP_ANSWER]);
+    assert.equal((await breaker.snapshot('oa-mcp')).counters.toolCalls, 5);
+    assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] You have called \\"get_issue\\" 3 times/);
   });
 
   test('four alike hosted searches in one answer are steered once; the next answer that searches again is stopped', async () => {

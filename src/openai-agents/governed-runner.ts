@@ -125,8 +125,8 @@ function hostedCallsOf(output: ModelResponse['output']): HostedEvent[] {
   const calls: HostedEvent[] = [];
   for (const item of output) {
     if (item.type !== 'hosted_tool_call') continue;
-    // The SDK keeps the API's item, its status apart, as providerData.
-    const call = responsesItemCall({ type: item.name, ...item.providerData, status: item.status });
+    // The SDK keeps the API's item as providerData, its status and (for an MCP call) its output apart.
+    const call = responsesItemCall({ type: item.name, output: item.output, ...item.providerData, status: item.status });
     if (call !== undefined) calls.push(call);
   }
   return calls;

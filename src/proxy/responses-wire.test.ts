@@ -11,7 +11,7 @@ import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
 import { roundRobinFetch } from '../test-support/round-robin-fetch.ts';
 import { requireRedis } from '../test-support/services.ts';
-import { codeLoopServer, pageLoopServer, searchLoopServer } from '../test-support/hosted-loops.ts';
+import { codeLoopServer, mcpLoopServer, pageLoopServer, searchLoopServer } from '../test-support/hosted-loops.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
 import { createModelProxy, proxySessionId, startModelProxy, type ModelProxyServer } from './index.ts';
 import { responsesWire } from './responses-wire.ts';
@@ -714,7 +714,7 @@ async function untilStopped(
   return { responses, breaker };
 }
 
-describe("governor proxy with the API's hosted tools (web search, code interpreter)", () => {
+describe("governor proxy with the API's hosted tools (web search, code interpreter, remote MCP)", () => {
   for (const stream of [false, true]) {
     test(`${stream ? 'streamed' : 'not streamed'}: searches the API ran itself are judged; the same search over and over is steered, then stopped`, async () => {
       await using upstream = await searchLoopServer();
@@ -729,50 +729,76 @@ describe("governor proxy with the API's hosted tools (web search, code interpret
     });
   }
 
-  for (const stream of [false, true]) {
-    test(`${stream ? 'streamed' : 'not streamed'}: a page the API opened again and again is noted, then stopped as a tool spiral`, async () => {
-      await using upstream = await pageLoopServer();
-      const { responses, breaker } = await untilStopped(upstream, 'pages-1', stream);
-      const answers = responses.map(text);
-      for (const [i, response] of responses.entries()) {
-        if (!text(response).includes('stopped')) {
-          assert.deepEqual(response.output[0], {
-            type: 'web_search_call',
-            id: `ws_${i + 1}_1`,
-            status: 'completed',
-            action: { type: 'open_page', url: 'https://fares.example/oslo' },
-          });
-        }
-      }
-      assert.equal(answers.length, 5);
-      assert.match(answers.at(-1)!, /stopped by the agent breaker \(tool_spiral\)/);
-      assert.equal((await breaker.snapshot('pages-1')).counters.toolCalls, 5);
-      const notes = upstream.requests.map((q) =>
-        [...JSON.stringify(q.body['input']).matchAll(/\[governor\][^"]*?"open_page\\?" (\d) times/g)].map((m) => m[1]),
-      );
-      assert.deepEqual(notes.slice(0, 5), [[], [], [], ['3'], ['4']]);
-    });
-  }
-
-  for (const stream of [false, true]) {
-    test(`${stream ? 'streamed' : 'not streamed'}: code the API ran that fails the same way again and again is noted, then stopped as an error loop`, async () => {
-      await using upstream = await codeLoopServer();
-      const { responses, breaker } = await untilStopped(upstream, 'code-1', stream, { include: ['code_interpreter_call.outputs'] });
-      const answers = responses.map(text);
-      for (const response of responses.slice(0, -1)) {
-        const [run] = response.output;
-        assert.ok(run?.type === 'code_interpreter_call', `expected the code run first, got ${run?.type}`);
-        assert.match(run.code ?? '', /sales\['revenue'\]/);
-        assert.match(JSON.stringify(run.outputs), /KeyError: 'revenue'/);
-      }
-      assert.equal(answers.length, 5);
-      assert.match(answers.at(-1)!, /stopped by the agent breaker \(error_loop\)/);
-      assert.equal((await breaker.snapshot('code-1')).counters.toolCalls, 5);
-      const notes = upstream.requests.map((q) =>
-        [...JSON.stringify(q.body['input']).matchAll(/\[governor\][^"]*?"code_interpreter\\?" has failed (\d) times/g)].map((m) => m[1]),
-      );
-      assert.deepEqual(notes.slice(0, 5), [[], [], [], ['2'], ['3']]);
-    });
+  /** Calls the API runs itself, the same in every answer: the first output item of each answer, and what the breaker notes and stops. */
+  const loops = [
+    {
+      what: 'a page the API opened again and again is noted, then stopped as a tool spiral',
+      server: pageLoopServer,
+      extras: {},
+      item: (item: OpenAI.Responses.ResponseOutputItem | undefined, i: number) =>
+        assert.deepEqual(item, {
+          type: 'web_search_call',
+          id: `ws_${i + 1}_1`,
+          status: 'completed',
+          action: { type: 'open_page', url: 'https://fares.example/oslo' },
+        }),
+      category: 'tool_spiral',
+      note: /\[governor\][^"]*?"open_page\\?" (\d) times/g,
+      counts: ['3', '4'],
+    },
+    {
+      what: 'code the API ran that fails the same way again and again is noted, then stopped as an error loop',
+      server: codeLoopServer,
+      extras: { include: ['code_interpreter_call.outputs'] },
+      item: (item: OpenAI.Responses.ResponseOutputItem | undefined) => {
+        assert.ok(item?.type === 'code_interpreter_call', `expected the code run first, got ${item?.type}`);
+        assert.match(item.code ?? '', /sales\['revenue'\]/);
+        assert.match(JSON.stringify(item.outputs), /KeyError: 'revenue'/);
+      },
+      category: 'error_loop',
+      note: /\[governor\][^"]*?"code_interpreter\\?" has failed (\d) times/g,
+      counts: ['2', '3'],
+    },
+    {
+      what: 'a remote MCP tool the API called again and again for the same output is noted, then stopped as a tool spiral',
+      server: mcpLoopServer,
+      extras: {},
+      item: (item: OpenAI.Responses.ResponseOutputItem | undefined) => {
+        assert.ok(item?.type === 'mcp_call', `expected the MCP call first, got ${item?.type}`);
+        assert.deepEqual(
+          [item.server_label, item.name, item.arguments, item.output],
+          ['tracker', 'get_issue', '{"id":"ENG-42"}', 'ENG-42: Login fails on Safari. Status: In Progress.'],
+        );
+      },
+      category: 'tool_spiral',
+      note: /\[governor\][^"]*?"get_issue\\?" (\d) times/g,
+      counts: ['3', '4'],
+    },
+  ] as const satisfies readonly {
+    what: string;
+    server: () => Promise<ScriptedModelServer>;
+    extras: RoundExtras;
+    item: (item: OpenAI.Responses.ResponseOutputItem | undefined, i: number) => void;
+    category: string;
+    note: RegExp;
+    counts: readonly [string, string];
+  }[];
+  for (const loop of loops) {
+    for (const stream of [false, true]) {
+      test(`${stream ? 'streamed' : 'not streamed'}: ${loop.what}`, async () => {
+        await using upstream = await loop.server();
+        const sessionId = `${loop.category}-${loop.server.name}-${stream}`;
+        const { responses, breaker } = await untilStopped(upstream, sessionId, stream, loop.extras);
+        const answers = responses.map(text);
+        // The call has run upstream: it reaches the client whatever the verdict.
+        for (const [i, response] of responses.slice(0, -1).entries()) loop.item(response.output[0], i);
+        assert.equal(answers.length, 5);
+        assert.match(answers.at(-1)!, new RegExp(`stopped by the agent breaker \\(${loop.category}\\)`));
+        assert.equal((await breaker.snapshot(sessionId)).counters.toolCalls, 5);
+        const notes = upstream.requests.map((q) => [...JSON.stringify(q.body['input']).matchAll(loop.note)].map((m) => m[1]));
+        assert.deepEqual(notes.slice(0, 5), [[], [], [], [loop.counts[0]], [loop.counts[1]]]);
+      });
+    }
   }
 
   test('a completed search is a retrieval with its sources, a file search with its results, a page opened or searched a read-only tool call; a failed one is left out', () => {

@@ -64,3 +64,21 @@ export function codeLoopServer(): Promise<ScriptedModelServer> {
     }),
   }).start();
 }
+
+/** What the stand-in answers after each call of the remote MCP tool. */
+export const MCP_LOOP_ANSWER = 'Let me look at that ticket once more.';
+
+/**
+ * A stand-in model whose provider calls the same remote MCP tool with the
+ * same arguments in every answer, for the same output (an OpenAI `mcp_call`,
+ * an Anthropic `mcp_tool_use`), as a model rereading one ticket does: the
+ * third is a tool spiral.
+ */
+export function mcpLoopServer(): Promise<ScriptedModelServer> {
+  return new ScriptedModelServer({
+    script: () => ({
+      mcpCalls: [{ server: 'tracker', name: 'get_issue', arguments: { id: 'ENG-42' }, output: 'ENG-42: Login fails on Safari. Status: In Progress.' }],
+      text: MCP_LOOP_ANSWER,
+    }),
+  }).start();
+}

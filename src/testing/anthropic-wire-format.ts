@@ -83,9 +83,18 @@ function codeBlocks(run: WireAnswer['codeRuns'][number]): [Record<string, unknow
   ];
 }
 
-/** The server tool blocks of an answer, in pairs: its searches (and pages fetched), then its code runs. */
+/** A remote MCP tool call through the MCP connector as its two blocks: the tool use, then its result. */
+function mcpBlocks(call: WireAnswer['mcpCalls'][number]): [Record<string, unknown>, Record<string, unknown>] {
+  const id = call.id.replace(/^mcp_/, 'mcptoolu_');
+  return [
+    { type: 'mcp_tool_use', id, name: call.name, server_name: call.server, input: call.arguments },
+    { type: 'mcp_tool_result', tool_use_id: id, is_error: call.error !== undefined, content: [{ type: 'text', text: call.error ?? call.output }] },
+  ];
+}
+
+/** The server tool blocks of an answer, in pairs: its searches (and pages fetched), its code runs, then its MCP tool calls. */
 function serverToolBlocks(answer: WireAnswer): [Record<string, unknown>, Record<string, unknown>][] {
-  return [...answer.webSearches.map(searchBlocks), ...answer.codeRuns.map(codeBlocks)];
+  return [...answer.webSearches.map(searchBlocks), ...answer.codeRuns.map(codeBlocks), ...answer.mcpCalls.map(mcpBlocks)];
 }
 
 /** Body of a non-streaming Messages response. */
@@ -107,7 +116,7 @@ export function anthropicMessage(answer: WireAnswer): Record<string, unknown> {
 
 /**
  * The events of a streamed Messages response, in order: `message_start`, each
- * hosted web search's and code run's two blocks, a text block streamed word by word, one
+ * hosted web search's, code run's and MCP tool call's two blocks, a text block streamed word by word, one
  * `tool_use` block per call with its input in pieces, `message_delta` with the
  * stop reason and output tokens, `message_stop`.
  */
@@ -121,8 +130,10 @@ export function anthropicEvents(answer: WireAnswer): NamedEvent[] {
   ];
   let index = 0;
   for (const [use, result] of serverToolBlocks(answer)) {
-    events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { ...use, input: {} } } });
-    for (const piece of splitIntoPieces(JSON.stringify(use['input']), INPUT_PIECES)) {
+    // A server tool's input streams in pieces; an MCP tool use starts whole, as @ai-sdk/anthropic reads it.
+    const whole = use['type'] === 'mcp_tool_use';
+    events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: whole ? use : { ...use, input: {} } } });
+    for (const piece of whole ? [] : splitIntoPieces(JSON.stringify(use['input']), INPUT_PIECES)) {
       events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } } });
     }
     events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });

@@ -23,6 +23,16 @@ interface WireCodeRun {
   exitCode: number;
 }
 
+/** A remote MCP tool the provider called, ready for the wire. */
+interface WireMcpCall {
+  id: string;
+  server: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  output: string;
+  error: string | undefined;
+}
+
 /** Everything needed to write one completion, streamed or not. */
 export interface WireAnswer {
   /** Completion id, e.g. `chatcmpl-scripted-1`. */
@@ -36,6 +46,8 @@ export interface WireAnswer {
   webSearches: WireWebSearch[];
   /** Hosted code runs before the answer, after the searches (Responses and Messages only). */
   codeRuns: WireCodeRun[];
+  /** Remote MCP tools called before the answer, after the code runs (Responses and Messages only). */
+  mcpCalls: WireMcpCall[];
   usage: TurnUsage;
 }
 

@@ -29,7 +29,7 @@ function usage(answer: WireAnswer): Record<string, unknown> {
 const CONTAINER_ID = 'cntr_scripted';
 
 /**
- * The output items of an answer: its hosted web searches and code runs, a
+ * The output items of an answer: its hosted web searches, code runs and MCP tool calls, a
  * message when there is text (or nothing else), then one function call per tool call.
  */
 function outputItems(answer: WireAnswer, echo: ResponsesEcho): Record<string, unknown>[] {
@@ -54,6 +54,18 @@ function outputItems(answer: WireAnswer, echo: ResponsesEcho): Record<string, un
       code: run.code,
       container_id: CONTAINER_ID,
       outputs: echo.codeOutputs === true ? (run.output === '' ? [] : [{ type: 'logs', logs: run.output }]) : null,
+    });
+  }
+  for (const call of answer.mcpCalls) {
+    items.push({
+      type: 'mcp_call',
+      id: call.id,
+      status: call.error === undefined ? 'completed' : 'failed',
+      server_label: call.server,
+      name: call.name,
+      arguments: JSON.stringify(call.arguments),
+      output: call.error === undefined ? call.output : null,
+      error: call.error === undefined ? null : { type: 'mcp_tool_execution_error', content: [{ type: 'text', text: call.error }] },
     });
   }
   if (answer.text.length > 0 || answer.toolCalls.length === 0) {
@@ -110,7 +122,7 @@ export function responsesObject(answer: WireAnswer, echo: ResponsesEcho = {}): R
 /**
  * The events of a streamed Responses API response, in order: `response.created`,
  * `response.in_progress`, one item per hosted web search, one per code run
- * (its code in pieces), the message item (its text word by word), one function-call item per tool call (its
+ * (its code in pieces), one per MCP tool call (its arguments in pieces), the message item (its text word by word), one function-call item per tool call (its
  * arguments in pieces), `response.completed`.
  */
 export function responsesEvents(answer: WireAnswer, echo: ResponsesEcho = {}): NamedEvent[] {
@@ -147,6 +159,16 @@ export function responsesEvents(answer: WireAnswer, echo: ResponsesEcho = {}): N
       for (const delta of splitIntoPieces(code, ARGUMENT_PIECES)) push('response.code_interpreter_call_code.delta', { item_id, output_index, delta });
       push('response.code_interpreter_call_code.done', { item_id, output_index, code });
       for (const stage of ['interpreting', 'completed']) push(`response.code_interpreter_call.${stage}`, { item_id, output_index });
+      push('response.output_item.done', { output_index, item });
+      return;
+    }
+    if (item['type'] === 'mcp_call') {
+      const args = String(item['arguments']);
+      push('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '', output: null, error: null } });
+      push('response.mcp_call.in_progress', { item_id, output_index });
+      for (const delta of splitIntoPieces(args, ARGUMENT_PIECES)) push('response.mcp_call_arguments.delta', { item_id, output_index, delta });
+      push('response.mcp_call_arguments.done', { item_id, output_index, arguments: args });
+      push(`response.mcp_call.${String(item['status'])}`, { item_id, output_index });
       push('response.output_item.done', { output_index, item });
       return;
     }

@@ -420,6 +420,30 @@ describe('ScriptedModelServer over raw HTTP', () => {
     ]);
   });
 
+  test('an MCP call is an mcp_call item, or an mcp_tool_use with its mcp_tool_result; a failed one carries its error', async () => {
+    const call = { server: 'tracker', name: 'get_issue', arguments: { id: 'ENG-9' }, error: 'Issue not found' };
+    await using server = await new ScriptedModelServer({ script: [{ mcpCalls: [call], text: 'Gone.' }], onExhausted: 'repeat-last' }).start();
+    const post = async (path: string, body: Record<string, unknown>) => {
+      const response = await fetch(`${server.url}${path}`, { method: 'POST', body: JSON.stringify({ model: 'any', ...body }) });
+      assert.equal(response.status, 200);
+      return (await response.json()) as { output?: Record<string, unknown>[]; content?: Record<string, unknown>[] };
+    };
+    assert.deepEqual((await post('/responses', { input: 'hi' })).output?.[0], {
+      type: 'mcp_call',
+      id: 'mcp_1_1',
+      status: 'failed',
+      server_label: 'tracker',
+      name: 'get_issue',
+      arguments: '{"id":"ENG-9"}',
+      output: null,
+      error: { type: 'mcp_tool_execution_error', content: [{ type: 'text', text: 'Issue not found' }] },
+    });
+    assert.deepEqual((await post('/messages', { max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] })).content?.slice(0, 2), [
+      { type: 'mcp_tool_use', id: 'mcptoolu_2_1', name: 'get_issue', server_name: 'tracker', input: { id: 'ENG-9' } },
+      { type: 'mcp_tool_result', tool_use_id: 'mcptoolu_2_1', is_error: true, content: [{ type: 'text', text: 'Issue not found' }] },
+    ]);
+  });
+
   test('an error turn sends an OpenAI-style body and retry headers', async () => {
     await using server = await new ScriptedModelServer({ script: [{ error: { status: 429, retryAfterMs: 1500 } }] }).start();
 
@@ -478,6 +502,9 @@ describe('ScriptedModelServer options', () => {
       [{ script: [{ codeRuns: [{ output: '1' }] }] }, 'script[0].codeRuns[0].code'],
       [{ script: [{ codeRuns: [{ code: 'print(1)', output: 1 }] }] }, 'script[0].codeRuns[0].output'],
       [{ script: [{ codeRuns: [{ code: 'exit(1)', exitCode: -1 }] }] }, 'script[0].codeRuns[0].exitCode'],
+      [{ script: [{ mcpCalls: [{ server: 'tracker', arguments: {} }] }] }, 'script[0].mcpCalls[0].name'],
+      [{ script: [{ mcpCalls: [{ server: 'tracker', name: 'get_issue', arguments: '{}' }] }] }, 'script[0].mcpCalls[0].arguments'],
+      [{ script: [{ mcpCalls: [{ server: 'tracker', name: 'get_issue', arguments: {}, output: 'x', error: 'y' }] }] }, 'script[0].mcpCalls[0]'],
       [{ script: [{ error: { status: 200 } }] }, 'script[0].error.status'],
       [{ script: [], onExhausted: 'repeat-last' }, 'script'],
       [{ script: [], onExhausted: 'loop' }, 'onExhausted'],

@@ -268,6 +268,14 @@ export class ScriptedModelServer implements AsyncDisposable {
       output: run.output ?? '',
       exitCode: run.exitCode ?? 0,
     }));
+    const mcpCalls = (turn.mcpCalls ?? []).map((call, position) => ({
+      id: `mcp_${index + 1}_${position + 1}`,
+      server: call.server,
+      name: call.name,
+      arguments: call.arguments,
+      output: call.output ?? '',
+      error: call.error,
+    }));
     return {
       id: `chatcmpl-scripted-${index + 1}`,
       model: this.modelId,
@@ -276,6 +284,7 @@ export class ScriptedModelServer implements AsyncDisposable {
       toolCalls,
       webSearches,
       codeRuns,
+      mcpCalls,
       usage: resolveTurnUsage(turn, request.body.messages, text, toolArguments),
     };
   }

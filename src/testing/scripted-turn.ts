@@ -59,6 +59,23 @@ export interface ScriptedCodeRun {
   exitCode?: number;
 }
 
+/** A tool of a remote MCP server the provider called for the model before answering (a hosted MCP tool, an MCP connector). */
+export interface ScriptedMcpCall {
+  /** The MCP server's label (Responses `server_label`, Messages `server_name`). */
+  server: string;
+  /** The tool's name on that server. */
+  name: string;
+  /** The tool's arguments, an object. */
+  arguments: Record<string, unknown>;
+  /**
+   * What the tool returned.
+   * @default ''
+   */
+  output?: string;
+  /** The tool's error instead of an output: the call failed. */
+  error?: string;
+}
+
 /** Token counts a scripted turn reports instead of the estimate. */
 export interface ScriptedUsage {
   /**
@@ -127,6 +144,13 @@ export interface ScriptedTurn {
    */
   codeRuns?: ScriptedCodeRun[];
   /**
+   * Remote MCP tools the provider called before this answer, in order,
+   * after the `codeRuns`: `mcp_call` items in a Responses answer,
+   * `mcp_tool_use` blocks with their `mcp_tool_result` in a Messages answer.
+   * A chat completion has no such part and leaves them out.
+   */
+  mcpCalls?: ScriptedMcpCall[];
+  /**
    * Reported usage; missing numbers are estimated from characters.
    * @default estimated
    */
@@ -175,6 +199,7 @@ export function validateScriptedTurn(turn: unknown, option: string): asserts tur
   validateToolCalls(turn['toolCalls'], `${option}.toolCalls`);
   validateWebSearches(turn['webSearches'], `${option}.webSearches`);
   validateCodeRuns(turn['codeRuns'], `${option}.codeRuns`);
+  validateMcpCalls(turn['mcpCalls'], `${option}.mcpCalls`);
   validateUsage(turn['usage'], `${option}.usage`);
   validateError(turn['error'], `${option}.error`);
 }
@@ -232,6 +257,28 @@ function validateCodeRuns(runs: unknown, option: string): void {
       !(typeof run['exitCode'] === 'number' && Number.isInteger(run['exitCode']) && run['exitCode'] >= 0 && run['exitCode'] <= 255)
     ) {
       throw new InvalidOptionError(`${option}[${i}].exitCode`, 'must be an integer from 0 to 255');
+    }
+  });
+}
+
+function validateMcpCalls(calls: unknown, option: string): void {
+  if (calls === undefined) return;
+  if (!Array.isArray(calls)) throw new InvalidOptionError(option, 'must be an array');
+  calls.forEach((call: unknown, i) => {
+    if (!isRecord(call))
+      throw new InvalidOptionError(
+        `${option}[${i}]`,
+        'must be an object such as { server: "crm", name: "find_customer", arguments: { email: "a@b.example" } }',
+      );
+    for (const key of ['server', 'name']) {
+      if (typeof call[key] !== 'string' || call[key] === '') throw new InvalidOptionError(`${option}[${i}].${key}`, 'must be a non-empty string');
+    }
+    if (!isRecord(call['arguments'])) throw new InvalidOptionError(`${option}[${i}].arguments`, 'must be an object (use {} for a tool without input)');
+    for (const key of ['output', 'error']) {
+      if (call[key] !== undefined && typeof call[key] !== 'string') throw new InvalidOptionError(`${option}[${i}].${key}`, 'must be a string');
+    }
+    if (call['output'] !== undefined && call['error'] !== undefined) {
+      throw new InvalidOptionError(`${option}[${i}]`, 'has either an output or an error, not both');
     }
   });
 }
