@@ -174,6 +174,12 @@ function mcpCall(name: unknown, args: unknown, output: string | null, error: str
   return { kind: 'tool_call', tool, args: args ?? {}, result: output };
 }
 
+/** An Anthropic MCP connector call: its `mcp_tool_result` content is the output, or with `is_error` the error. */
+function anthropicMcpCall(name: unknown, input: unknown, content: unknown, isError: boolean): ToolCallEvent | undefined {
+  const said = mcpText(content);
+  return mcpCall(name, input, said, isError ? said || 'MCP tool error' : undefined);
+}
+
 /**
  * A completed hosted call in an OpenAI Responses output item: a
  * `web_search_call` (a search as a retrieval with its sources, when the
@@ -241,12 +247,7 @@ export function anthropicBlockCalls(blocks: readonly unknown[]): HostedEvent[] {
     const input = block['input'];
     let call: HostedEvent | undefined;
     if (block['type'] === 'mcp_tool_use') {
-      call = mcpCall(
-        block['name'],
-        input,
-        mcpText(result['content']),
-        result['is_error'] === true ? mcpText(result['content']) || 'MCP tool error' : undefined,
-      );
+      call = anthropicMcpCall(block['name'], input, result['content'], result['is_error'] === true);
     } else if (block['name'] === 'web_search' && Array.isArray(result['content']) && typeof input['query'] === 'string') {
       call = retrieval(
         [input['query']],
@@ -332,7 +333,7 @@ export function providerCalls(parts: readonly ProviderPart[]): HostedEvent[] {
     const start = started.get(part.toolCallId);
     if (start === undefined) continue;
     const call = isAnthropicMcpCall(start)
-      ? mcpCall(start.toolName, start.input, mcpText(part.result), part.isError === true ? mcpText(part.result) || 'MCP tool error' : undefined)
+      ? anthropicMcpCall(start.toolName, start.input, part.result, part.isError === true)
       : providerExecutedCall(start.input, part.result);
     if (call !== undefined && (part.isError !== true || (call.kind === 'tool_call' && call.error === true))) calls.push(call);
   }
