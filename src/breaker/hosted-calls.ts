@@ -71,6 +71,11 @@ function fileSearch(queries: unknown, found: unknown): RetrievalEvent | undefine
   return retrieval(strings(queries), results);
 }
 
+/** An Anthropic server tool call the server could not carry out: an error naming its code (`error_code`, `errorCode` in the AI SDK). */
+function serverToolError(tool: string, args: unknown, result: Item): ToolCallEvent {
+  return { kind: 'tool_call', tool, args, result: `${tool} failed: ${String(result['error_code'] ?? result['errorCode'] ?? 'error')}`, error: true };
+}
+
 /**
  * An Anthropic web fetch of `url` and its result, as the API writes it
  * (`web_fetch_result` with a `document`, or `web_fetch_tool_result_error`)
@@ -81,15 +86,7 @@ function webFetch(url: unknown, result: unknown): ToolCallEvent | undefined {
   const address = text(url) ?? (isItem(result) ? text(result['url']) : undefined);
   if (address === undefined || !isItem(result)) return undefined;
   const args = { url: address };
-  if (result['type'] === 'web_fetch_tool_result_error') {
-    return {
-      kind: 'tool_call',
-      tool: 'web_fetch',
-      args,
-      result: `web_fetch failed: ${String(result['error_code'] ?? result['errorCode'] ?? 'error')}`,
-      error: true,
-    };
-  }
+  if (result['type'] === 'web_fetch_tool_result_error') return serverToolError('web_fetch', args, result);
   if (result['type'] !== 'web_fetch_result') return undefined;
   const document = isItem(result['content']) ? result['content'] : {};
   const source = isItem(document['source']) ? document['source'] : {};
@@ -132,9 +129,7 @@ function codeExecution(tool: string, args: Item, result: unknown): ToolCallEvent
   if (!isItem(result) || typeof result['type'] !== 'string') return undefined;
   const type = result['type'];
   const call = { kind: 'tool_call', tool, args } as const;
-  if (type.endsWith('_tool_result_error')) {
-    return { ...call, result: `${tool} failed: ${String(result['error_code'] ?? result['errorCode'] ?? 'error')}`, error: true };
-  }
+  if (type.endsWith('_tool_result_error')) return serverToolError(tool, args, result);
   if (type === 'code_execution_result' || type === 'bash_code_execution_result' || type === 'encrypted_code_execution_result') {
     const printed = [result['stdout'], result['stderr']].filter((out): out is string => typeof out === 'string' && out !== '').join('\n');
     const exit = typeof result['return_code'] === 'number' ? result['return_code'] : 0;

@@ -10,17 +10,8 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, isStepCount, type LanguageModel, type ModelMessage, streamText, tool, type ToolSet, ToolLoopAgent } from 'ai';
 import { z } from 'zod';
-import { AgentBreaker, AgentBreakerError, type BreakerCategory, breakerForAiSdk, type BreakerEventRecord } from '../index.ts';
-import {
-  CODE_LOOP_ANSWER,
-  codeLoopServer,
-  MCP_LOOP_ANSWER,
-  mcpLoopServer,
-  PAGE_LOOP_ANSWER,
-  pageLoopServer,
-  SEARCH_LOOP_ANSWER,
-  searchLoopServer,
-} from '../test-support/hosted-loops.ts';
+import { AgentBreaker, AgentBreakerError, breakerForAiSdk, type BreakerEventRecord } from '../index.ts';
+import { CODE_LOOP, type HostedLoop, loopNote, MCP_LOOP, PAGE_LOOP, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/hosted-loops.ts';
 import { ScriptedModelServer, scriptedModel, type ScriptFunction } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
@@ -410,31 +401,17 @@ describe('breakerForAiSdk with searches the provider runs itself (hosted web sea
   }
 });
 
-/**
- * A loop of calls the provider runs itself, answer after answer: the stand-in
- * that plays it, its category, and per provider the tools that let it run
- * and the tool name the breaker judges it under.
- */
-interface HostedLoop {
+/** A loop of calls the provider runs itself, and per provider the tools that let it run and the tool name the breaker judges it under. */
+interface LoopCase {
   readonly what: string;
-  readonly server: () => Promise<ScriptedModelServer>;
-  readonly answer: string;
-  readonly category: BreakerCategory;
-  /** The breaker's note, its tool name and count captured. */
-  readonly note: RegExp;
-  /** The counts the notes in the 4th and 5th requests give. */
-  readonly counts: readonly [string, string];
+  readonly loop: HostedLoop;
   readonly providers: Readonly<Record<string, (baseURL: string) => { model: LanguageModel; tools: ToolSet; tool: string }>>;
 }
 
-const HOSTED_LOOPS: readonly HostedLoop[] = [
+const HOSTED_LOOPS: readonly LoopCase[] = [
   {
     what: 'the same page reopened (web search open_page, web fetch)',
-    server: pageLoopServer,
-    answer: PAGE_LOOP_ANSWER,
-    category: 'tool_spiral',
-    note: /\[AgentBreaker\] You have called \\"(\w+)\\" (\d) times/g,
-    counts: ['3', '4'],
+    loop: PAGE_LOOP,
     providers: {
       'OpenAI Responses': (baseURL) => {
         const openai = createOpenAI({ baseURL, apiKey: 'sk-test-not-a-real-key' });
@@ -448,11 +425,7 @@ const HOSTED_LOOPS: readonly HostedLoop[] = [
   },
   {
     what: 'the same code failing the same way (code interpreter, code execution)',
-    server: codeLoopServer,
-    answer: CODE_LOOP_ANSWER,
-    category: 'error_loop',
-    note: /\[AgentBreaker\] \\"(\w+)\\" has failed (\d) times/g,
-    counts: ['2', '3'],
+    loop: CODE_LOOP,
     providers: {
       'OpenAI Responses': (baseURL) => {
         const openai = createOpenAI({ baseURL, apiKey: 'sk-test-not-a-real-key' });
@@ -466,11 +439,7 @@ const HOSTED_LOOPS: readonly HostedLoop[] = [
   },
   {
     what: 'the same remote MCP tool called for the same answer (OpenAI MCP tool, Anthropic MCP connector)',
-    server: mcpLoopServer,
-    answer: MCP_LOOP_ANSWER,
-    category: 'tool_spiral',
-    note: /\[AgentBreaker\] You have called \\"(\w+)\\" (\d) times/g,
-    counts: ['3', '4'],
+    loop: MCP_LOOP,
     providers: {
       'OpenAI Responses': (baseURL) => {
         const openai = createOpenAI({ baseURL, apiKey: 'sk-test-not-a-real-key' });
@@ -487,11 +456,11 @@ const HOSTED_LOOPS: readonly HostedLoop[] = [
 ];
 
 describe('breakerForAiSdk with calls the provider runs itself, answer after answer', () => {
-  for (const loop of HOSTED_LOOPS) {
-    for (const [name, provider] of Object.entries(loop.providers)) {
+  for (const { what, loop, providers } of HOSTED_LOOPS) {
+    for (const [name, provider] of Object.entries(providers)) {
       for (const mode of ['generateText', 'streamText'] as const) {
-        test(`${name}, ${mode}: ${loop.what} is steered, then stopped (${loop.category})`, async () => {
-          await using server = await loop.server();
+        test(`${name}, ${mode}: ${what} is steered, then stopped (${loop.category})`, async () => {
+          await using server = await loop.start();
           const breaker = new AgentBreaker({ telemetry: false });
           const sessionId = `hosted-loop-${loop.category}-${name}-${mode}`;
           const governed = breakerForAiSdk(breaker, { sessionId });
@@ -508,8 +477,13 @@ describe('breakerForAiSdk with calls the provider runs itself, answer after answ
           // A note in the 4th request, another in the 5th; the call has run, so neither says it was refused.
           const sent = server.requests.map((q) => JSON.stringify(q.body.messages));
           assert.deepEqual(
-            sent.map((body) => [...body.matchAll(loop.note)].map((m) => `${m[1]} ${m[2]}`)),
-            [[], [], [], [`${tool} ${loop.counts[0]}`], [`${tool} ${loop.counts[1]}`]],
+            sent.map((body) => [...body.matchAll(loopNote(loop, 'AgentBreaker', tool))].map((m) => m[1])),
+            [[], [], [], [loop.counts[0]], [loop.counts[1]]],
+          );
+          assert.deepEqual(
+            sent.map((body) => body.split('[AgentBreaker]').length - 1),
+            [0, 0, 0, 1, 1],
+            'no other note',
           );
           assert.ok(sent.every((body) => !body.includes('NOT executed')));
         });

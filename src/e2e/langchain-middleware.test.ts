@@ -11,16 +11,7 @@ import { createAgent, tool } from 'langchain';
 import { z } from 'zod';
 import { AgentBreaker, BreakerOpenError, BudgetExceededError, ErrorLoopError, RagFixationError, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
 import { governorMiddleware } from '../langchain/index.ts';
-import {
-  CODE_LOOP_ANSWER,
-  codeLoopServer,
-  MCP_LOOP_ANSWER,
-  mcpLoopServer,
-  PAGE_LOOP_ANSWER,
-  pageLoopServer,
-  SEARCH_LOOP_ANSWER,
-  searchLoopServer,
-} from '../test-support/hosted-loops.ts';
+import { CODE_LOOP, MCP_LOOP, PAGE_LOOP, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/hosted-loops.ts';
 import { ScriptedModelServer, type ScriptFunction } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
@@ -37,30 +28,24 @@ function recordingBreaker(options: ConstructorParameters<typeof AgentBreaker>[0]
   return { breaker, events };
 }
 
-/** An agent on the Responses API with its hosted web search, governed by `breaker`. */
-function hostedSearchAgent(server: { modelId: string; baseURL: string }, breaker: AgentBreaker) {
-  const model = new ChatOpenAI({ model: server.modelId, apiKey: 'test-key', maxRetries: 0, useResponsesApi: true, configuration: { baseURL: server.baseURL } });
-  return createAgent({ model, tools: [{ type: 'web_search' }], middleware: [governorMiddleware(breaker)] });
-}
+/** A tool the Responses API runs itself, as ChatOpenAI takes it. */
+type HostedTool = NonNullable<Parameters<typeof createAgent>[0]['tools']>[number];
 
-/** An agent on the Responses API whose model calls a remote MCP server's tools through the API. */
-function hostedMcpAgent(server: { modelId: string; baseURL: string }, breaker: AgentBreaker) {
-  const model = new ChatOpenAI({ model: server.modelId, apiKey: 'test-key', maxRetries: 0, useResponsesApi: true, configuration: { baseURL: server.baseURL } });
-  const tracker = { type: 'mcp', server_label: 'tracker', server_url: 'https://mcp.tracker.example/sse', require_approval: 'never' } as const;
-  return createAgent({ model, tools: [tracker], middleware: [governorMiddleware(breaker)] });
-}
-
-/** An agent on the Responses API whose model runs code in the API's code interpreter, asking for what the code printed. */
-function codeInterpreterAgent(server: { modelId: string; baseURL: string }, breaker: AgentBreaker) {
+/**
+ * An agent on the Responses API with one tool the API runs itself (its web
+ * search unless told), governed by `breaker`; `include` asks for more of what
+ * the tool did (a code run's outputs).
+ */
+function hostedToolAgent(server: { modelId: string; baseURL: string }, breaker: AgentBreaker, tool: HostedTool = { type: 'web_search' }, include?: string[]) {
   const model = new ChatOpenAI({
     model: server.modelId,
     apiKey: 'test-key',
     maxRetries: 0,
     useResponsesApi: true,
     configuration: { baseURL: server.baseURL },
-    modelKwargs: { include: ['code_interpreter_call.outputs'] },
+    ...(include === undefined ? {} : { modelKwargs: { include } }),
   });
-  return createAgent({ model, tools: [{ type: 'code_interpreter', container: { type: 'auto' } }], middleware: [governorMiddleware(breaker)] });
+  return createAgent({ model, tools: [tool], middleware: [governorMiddleware(breaker)] });
 }
 
 /** What askUntilStopped needs of an agent. */
@@ -260,7 +245,7 @@ describe('governorMiddleware on createAgent with ChatOpenAI', () => {
   test("searches the API ran itself (the Responses API's hosted web search) are judged: the same search over and over is stopped with RagFixationError", async () => {
     await using server = await searchLoopServer();
     const { breaker } = recordingBreaker();
-    const agent = hostedSearchAgent(server, breaker);
+    const agent = hostedToolAgent(server, breaker);
     const answers: string[] = [];
     const error = await askUntilStopped(agent, 'Find me the cheapest flight to Oslo in March.', 'lc-hosted', answers);
 
@@ -271,36 +256,41 @@ describe('governorMiddleware on createAgent with ChatOpenAI', () => {
   });
 
   test('a page the API opened itself again and again (its web search opening a page) is noted, then stopped with ToolSpiralError', async () => {
-    await using server = await pageLoopServer();
+    await using server = await PAGE_LOOP.start();
     const { breaker } = recordingBreaker();
-    const agent = hostedSearchAgent(server, breaker);
+    const agent = hostedToolAgent(server, breaker);
     const answers: string[] = [];
     const error = await askUntilStopped(agent, 'What does a flight to Oslo cost in March?', 'lc-pages', answers);
     assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
-    assert.deepEqual(answers, [PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER]);
+    assert.deepEqual(answers, Array(4).fill(PAGE_LOOP.answer));
     assert.equal((await breaker.snapshot('lc-pages')).counters.toolCalls, 5);
     assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] You have called \\"open_page\\" 3 times/);
   });
 
   test('code the API ran itself that fails the same way again and again (its code interpreter) is noted, then stopped with ErrorLoopError', async () => {
-    await using server = await codeLoopServer();
+    await using server = await CODE_LOOP.start();
     const { breaker } = recordingBreaker();
-    const agent = codeInterpreterAgent(server, breaker);
+    const agent = hostedToolAgent(server, breaker, { type: 'code_interpreter', container: { type: 'auto' } }, ['code_interpreter_call.outputs']);
     const answers: string[] = [];
     const error = await askUntilStopped(agent, 'What was the total revenue in sales.csv?', 'lc-code', answers);
     assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
-    assert.deepEqual(answers, [CODE_LOOP_ANSWER, CODE_LOOP_ANSWER, CODE_LOOP_ANSWER, CODE_LOOP_ANSWER]);
+    assert.deepEqual(answers, Array(4).fill(CODE_LOOP.answer));
     assert.equal((await breaker.snapshot('lc-code')).counters.toolCalls, 5);
     assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] \\"code_interpreter\\" has failed 2 times/);
   });
 
   test('a remote MCP tool the API called again and again for the same output is noted, then stopped with ToolSpiralError', async () => {
-    await using server = await mcpLoopServer();
+    await using server = await MCP_LOOP.start();
     const { breaker } = recordingBreaker();
     const answers: string[] = [];
-    const error = await askUntilStopped(hostedMcpAgent(server, breaker), 'What is the state of ENG-42?', 'lc-mcp', answers);
+    const error = await askUntilStopped(
+      hostedToolAgent(server, breaker, { type: 'mcp', server_label: 'tracker', server_url: 'https://mcp.tracker.example/sse', require_approval: 'never' }),
+      'What is the state of ENG-42?',
+      'lc-mcp',
+      answers,
+    );
     assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
-    assert.deepEqual(answers, [MCP_LOOP_ANSWER, MCP_LOOP_ANSWER, MCP_LOOP_ANSWER, MCP_LOOP_ANSWER]);
+    assert.deepEqual(answers, Array(4).fill(MCP_LOOP.answer));
     assert.equal((await breaker.snapshot('lc-mcp')).counters.toolCalls, 5);
     assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] You have called \\"get_issue\\" 3 times/);
   });
@@ -308,7 +298,7 @@ describe('governorMiddleware on createAgent with ChatOpenAI', () => {
   test('four alike hosted searches in one answer are steered once; the next answer that searches again is stopped', async () => {
     await using server = await searchLoopServer({ perAnswer: 4 });
     const { breaker } = recordingBreaker();
-    const agent = hostedSearchAgent(server, breaker);
+    const agent = hostedToolAgent(server, breaker);
     const config = { configurable: { thread_id: 'lc-hosted-one-answer' } };
     const first = await agent.invoke({ messages: [new HumanMessage('Find me the cheapest flight to Oslo in March.')] }, config);
     assert.equal(String(first.messages.at(-1)?.text), SEARCH_LOOP_ANSWER);

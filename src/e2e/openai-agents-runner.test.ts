@@ -19,16 +19,7 @@ import {
   type BreakerEventRecord,
 } from '../index.ts';
 import { breakerForOpenAIAgents } from '../openai-agents/index.ts';
-import {
-  CODE_LOOP_ANSWER,
-  codeLoopServer,
-  MCP_LOOP_ANSWER,
-  mcpLoopServer,
-  PAGE_LOOP_ANSWER,
-  pageLoopServer,
-  SEARCH_LOOP_ANSWER,
-  searchLoopServer,
-} from '../test-support/hosted-loops.ts';
+import { CODE_LOOP, MCP_LOOP, PAGE_LOOP, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/hosted-loops.ts';
 import { ScriptedModelServer, type ScriptFunction } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
@@ -263,18 +254,18 @@ describe("breakerForOpenAIAgents over the SDK's OpenAI provider", () => {
   }
 
   test('a page its hosted web search opened again and again is noted, then stopped with ToolSpiralError', async () => {
-    await using server = await pageLoopServer();
+    await using server = await PAGE_LOOP.start();
     const { breaker, door } = governed(server, {}, 'oa-pages', true);
     const agent = new Agent({ name: 'travel', instructions: 'You book travel.', model: server.modelId, tools: [webSearchTool()] });
     const { answers, error } = await askUntilStopped(door, agent, new MemorySession({ sessionId: 'oa-pages' }), 'What does a flight to Oslo cost in March?');
     assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
-    assert.deepEqual(answers, [PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER, PAGE_LOOP_ANSWER]);
+    assert.deepEqual(answers, Array(4).fill(PAGE_LOOP.answer));
     assert.equal((await breaker.snapshot('oa-pages')).counters.toolCalls, 5);
     assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] You have called \\"open_page\\" 3 times/);
   });
 
   test('code its hosted code interpreter ran that fails the same way again and again is noted, then stopped with ErrorLoopError', async () => {
-    await using server = await codeLoopServer();
+    await using server = await CODE_LOOP.start();
     const { breaker, door } = governed(server, {}, 'oa-code', true);
     const agent = new Agent({
       name: 'analyst',
@@ -284,19 +275,19 @@ describe("breakerForOpenAIAgents over the SDK's OpenAI provider", () => {
     });
     const { answers, error } = await askUntilStopped(door, agent, new MemorySession({ sessionId: 'oa-code' }), 'What was the total revenue in sales.csv?');
     assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
-    assert.deepEqual(answers, [CODE_LOOP_ANSWER, CODE_LOOP_ANSWER, CODE_LOOP_ANSWER, CODE_LOOP_ANSWER]);
+    assert.deepEqual(answers, Array(4).fill(CODE_LOOP.answer));
     assert.equal((await breaker.snapshot('oa-code')).counters.toolCalls, 5);
     assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] \\"code_interpreter\\" has failed 2 times/);
   });
 
   test('a remote MCP tool its hosted MCP tool called again and again for the same output is noted, then stopped with ToolSpiralError', async () => {
-    await using server = await mcpLoopServer();
+    await using server = await MCP_LOOP.start();
     const { breaker, door } = governed(server, {}, 'oa-mcp', true);
     const tracker = hostedMcpTool({ serverLabel: 'tracker', serverUrl: 'https://mcp.tracker.example/sse', requireApproval: 'never' });
     const agent = new Agent({ name: 'triage', instructions: 'You triage issues.', model: server.modelId, tools: [tracker] });
     const { answers, error } = await askUntilStopped(door, agent, new MemorySession({ sessionId: 'oa-mcp' }), 'What is the state of ENG-42?');
     assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
-    assert.deepEqual(answers, [MCP_LOOP_ANSWER, MCP_LOOP_ANSWER, MCP_LOOP_ANSWER, MCP_LOOP_ANSWER]);
+    assert.deepEqual(answers, Array(4).fill(MCP_LOOP.answer));
     assert.equal((await breaker.snapshot('oa-mcp')).counters.toolCalls, 5);
     assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] You have called \\"get_issue\\" 3 times/);
   });

@@ -12,16 +12,7 @@ import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
 import { roundRobinFetch } from '../test-support/round-robin-fetch.ts';
 import { requireRedis } from '../test-support/services.ts';
-import {
-  CODE_LOOP_ANSWER,
-  codeLoopServer,
-  MCP_LOOP_ANSWER,
-  mcpLoopServer,
-  PAGE_LOOP_ANSWER,
-  pageLoopServer,
-  SEARCH_LOOP_ANSWER,
-  searchLoopServer,
-} from '../test-support/hosted-loops.ts';
+import { CODE_LOOP, loopNote, MCP_LOOP, PAGE_LOOP, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/hosted-loops.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
 import { anthropicWire } from './anthropic-wire.ts';
 import { createModelProxy, proxySessionId, startModelProxy, UpstreamUnreachableError, type ModelProxyServer } from './index.ts';
@@ -373,46 +364,37 @@ describe("governor proxy with Anthropic's server tools (web search, web fetch, c
     }
   });
 
-  /** Calls the API runs itself, the same in every answer, with the tools that let it: what the breaker notes and stops. */
+  /** Calls the API runs itself, the same in every answer, with the tools that let it and the name the breaker judges them under. */
   const loops = [
     {
       what: 'a page the API fetched again and again (web_fetch) is noted, then stopped as a tool spiral',
-      server: pageLoopServer,
-      answer: PAGE_LOOP_ANSWER,
+      loop: PAGE_LOOP,
+      tool: 'web_fetch',
       tools: (anthropic: ReturnType<typeof createAnthropic>) => ({ fetch: anthropic.tools.webFetch_20250910({ maxUses: 5 }) }),
-      category: 'tool_spiral',
-      note: /\[governor\][^"]*?"web_fetch\\?" (\d) times/g,
-      counts: ['3', '4'],
     },
     {
       what: 'code the API ran (bash_code_execution) that fails the same way again and again is noted, then stopped as an error loop',
-      server: codeLoopServer,
-      answer: CODE_LOOP_ANSWER,
+      loop: CODE_LOOP,
+      tool: 'bash_code_execution',
       tools: (anthropic: ReturnType<typeof createAnthropic>) => ({ code_execution: anthropic.tools.codeExecution_20250825() }),
-      category: 'error_loop',
-      note: /\[governor\][^"]*?"bash_code_execution\\?" has failed (\d) times/g,
-      counts: ['2', '3'],
     },
     {
       what: 'a remote MCP tool the API called again and again for the same output (mcp_tool_use) is noted, then stopped as a tool spiral',
-      server: mcpLoopServer,
-      answer: MCP_LOOP_ANSWER,
+      loop: MCP_LOOP,
+      tool: 'get_issue',
       tools: () => ({}),
-      category: 'tool_spiral',
-      note: /\[governor\][^"]*?"get_issue\\?" (\d) times/g,
-      counts: ['3', '4'],
     },
-  ] as const;
-  for (const loop of loops) {
+  ];
+  for (const { what, loop, tool, tools } of loops) {
     for (const mode of ['generate', 'stream'] as const) {
-      test(`${mode}Text: ${loop.what}`, async () => {
-        await using upstream = await loop.server();
-        const sessionId = `${loop.category}-${loop.server.name}-${mode}`;
-        const { answers, breaker } = await untilStopped(upstream, sessionId, mode, loop.tools);
+      test(`${mode}Text: ${what}`, async () => {
+        await using upstream = await loop.start();
+        const sessionId = `${tool}-${mode}`;
+        const { answers, breaker } = await untilStopped(upstream, sessionId, mode, tools);
         assert.deepEqual(answers.slice(0, -1), [loop.answer, loop.answer, loop.answer, loop.answer]);
         assert.match(answers.at(-1)!, new RegExp(`stopped by the agent breaker \\(${loop.category}\\)`));
         assert.equal((await breaker.snapshot(sessionId)).counters.toolCalls, 5);
-        const notes = upstream.requests.map((q) => [...JSON.stringify(q.body.messages).matchAll(loop.note)].map((m) => m[1]));
+        const notes = upstream.requests.map((q) => [...JSON.stringify(q.body.messages).matchAll(loopNote(loop, 'governor', tool))].map((m) => m[1]));
         assert.deepEqual(notes.slice(0, 5), [[], [], [], [loop.counts[0]], [loop.counts[1]]]);
       });
     }

@@ -11,7 +11,7 @@ import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
 import { roundRobinFetch } from '../test-support/round-robin-fetch.ts';
 import { requireRedis } from '../test-support/services.ts';
-import { codeLoopServer, mcpLoopServer, pageLoopServer, searchLoopServer } from '../test-support/hosted-loops.ts';
+import { CODE_LOOP, type HostedLoop, loopNote, MCP_LOOP, PAGE_LOOP, searchLoopServer } from '../test-support/hosted-loops.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
 import { createModelProxy, proxySessionId, startModelProxy, type ModelProxyServer } from './index.ts';
 import { responsesWire } from './responses-wire.ts';
@@ -733,7 +733,8 @@ describe("governor proxy with the API's hosted tools (web search, code interpret
   const loops = [
     {
       what: 'a page the API opened again and again is noted, then stopped as a tool spiral',
-      server: pageLoopServer,
+      loop: PAGE_LOOP,
+      tool: 'open_page',
       extras: {},
       item: (item: OpenAI.Responses.ResponseOutputItem | undefined, i: number) =>
         assert.deepEqual(item, {
@@ -742,26 +743,22 @@ describe("governor proxy with the API's hosted tools (web search, code interpret
           status: 'completed',
           action: { type: 'open_page', url: 'https://fares.example/oslo' },
         }),
-      category: 'tool_spiral',
-      note: /\[governor\][^"]*?"open_page\\?" (\d) times/g,
-      counts: ['3', '4'],
     },
     {
       what: 'code the API ran that fails the same way again and again is noted, then stopped as an error loop',
-      server: codeLoopServer,
+      loop: CODE_LOOP,
+      tool: 'code_interpreter',
       extras: { include: ['code_interpreter_call.outputs'] },
       item: (item: OpenAI.Responses.ResponseOutputItem | undefined) => {
         assert.ok(item?.type === 'code_interpreter_call', `expected the code run first, got ${item?.type}`);
         assert.match(item.code ?? '', /sales\['revenue'\]/);
         assert.match(JSON.stringify(item.outputs), /KeyError: 'revenue'/);
       },
-      category: 'error_loop',
-      note: /\[governor\][^"]*?"code_interpreter\\?" has failed (\d) times/g,
-      counts: ['2', '3'],
     },
     {
       what: 'a remote MCP tool the API called again and again for the same output is noted, then stopped as a tool spiral',
-      server: mcpLoopServer,
+      loop: MCP_LOOP,
+      tool: 'get_issue',
       extras: {},
       item: (item: OpenAI.Responses.ResponseOutputItem | undefined) => {
         assert.ok(item?.type === 'mcp_call', `expected the MCP call first, got ${item?.type}`);
@@ -770,32 +767,27 @@ describe("governor proxy with the API's hosted tools (web search, code interpret
           ['tracker', 'get_issue', '{"id":"ENG-42"}', 'ENG-42: Login fails on Safari. Status: In Progress.'],
         );
       },
-      category: 'tool_spiral',
-      note: /\[governor\][^"]*?"get_issue\\?" (\d) times/g,
-      counts: ['3', '4'],
     },
-  ] as const satisfies readonly {
+  ] satisfies readonly {
     what: string;
-    server: () => Promise<ScriptedModelServer>;
+    loop: HostedLoop;
+    tool: string;
     extras: RoundExtras;
     item: (item: OpenAI.Responses.ResponseOutputItem | undefined, i: number) => void;
-    category: string;
-    note: RegExp;
-    counts: readonly [string, string];
   }[];
-  for (const loop of loops) {
+  for (const { what, loop, tool, extras, item } of loops) {
     for (const stream of [false, true]) {
-      test(`${stream ? 'streamed' : 'not streamed'}: ${loop.what}`, async () => {
-        await using upstream = await loop.server();
-        const sessionId = `${loop.category}-${loop.server.name}-${stream}`;
-        const { responses, breaker } = await untilStopped(upstream, sessionId, stream, loop.extras);
+      test(`${stream ? 'streamed' : 'not streamed'}: ${what}`, async () => {
+        await using upstream = await loop.start();
+        const sessionId = `${tool}-${stream}`;
+        const { responses, breaker } = await untilStopped(upstream, sessionId, stream, extras);
         const answers = responses.map(text);
         // The call has run upstream: it reaches the client whatever the verdict.
-        for (const [i, response] of responses.slice(0, -1).entries()) loop.item(response.output[0], i);
+        for (const [i, response] of responses.slice(0, -1).entries()) item(response.output[0], i);
         assert.equal(answers.length, 5);
         assert.match(answers.at(-1)!, new RegExp(`stopped by the agent breaker \\(${loop.category}\\)`));
         assert.equal((await breaker.snapshot(sessionId)).counters.toolCalls, 5);
-        const notes = upstream.requests.map((q) => [...JSON.stringify(q.body['input']).matchAll(loop.note)].map((m) => m[1]));
+        const notes = upstream.requests.map((q) => [...JSON.stringify(q.body['input']).matchAll(loopNote(loop, 'governor', tool))].map((m) => m[1]));
         assert.deepEqual(notes.slice(0, 5), [[], [], [], [loop.counts[0]], [loop.counts[1]]]);
       });
     }

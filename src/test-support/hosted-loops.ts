@@ -21,22 +21,42 @@ export function searchLoopServer(options: { perAnswer?: number } = {}): Promise<
   }).start();
 }
 
-/** What the stand-in answers after each page it opened. */
-export const PAGE_LOOP_ANSWER = 'Let me read that page once more.';
-
 /**
- * A stand-in model whose provider opens the same page in every answer (an
- * OpenAI web search's `open_page`, Anthropic's `web_fetch`), as a model
- * rereading one page does: the third is a tool spiral.
+ * A stand-in model whose provider runs the same call in every answer, as a
+ * model going round in circles does, and how the breaker meets it: the 3rd
+ * call is steered, the 4th noted again (it has run, so nothing is refused),
+ * the 5th stopped.
  */
-export function pageLoopServer(): Promise<ScriptedModelServer> {
-  return new ScriptedModelServer({
-    script: () => ({ webSearches: [{ openPage: 'https://fares.example/oslo', pageText: 'Oslo in March: from 49 EUR.' }], text: PAGE_LOOP_ANSWER }),
-  }).start();
+export interface HostedLoop {
+  /** Starts the stand-in. */
+  readonly start: () => Promise<ScriptedModelServer>;
+  /** What the stand-in answers after each call. */
+  readonly answer: string;
+  /** What the breaker stops it as. */
+  readonly category: 'tool_spiral' | 'error_loop';
+  /** The counts the breaker's notes give after the 3rd and the 4th call. */
+  readonly counts: readonly [string, string];
 }
 
-/** What the stand-in answers after each run of its code. */
-export const CODE_LOOP_ANSWER = 'Let me run that once more.';
+/**
+ * The breaker's note on `tool` in a request serialised as JSON, after the
+ * door's `tag` (`AgentBreaker`, `governor`), its count captured: "called
+ * "tool" N times" for a spiral, ""tool" has failed N times" for an error loop.
+ */
+export function loopNote(loop: HostedLoop, tag: string, tool: string): RegExp {
+  return new RegExp(`\\[${tag}\\][^"]*?"${tool}\\\\?" ${loop.category === 'error_loop' ? 'has failed ' : ''}(\\d) times`, 'g');
+}
+
+/** The same page opened in every answer (an OpenAI web search's `open_page`, Anthropic's `web_fetch`), as a model rereading one page does. */
+export const PAGE_LOOP: HostedLoop = {
+  start: () =>
+    new ScriptedModelServer({
+      script: () => ({ webSearches: [{ openPage: 'https://fares.example/oslo', pageText: 'Oslo in March: from 49 EUR.' }], text: PAGE_LOOP.answer }),
+    }).start(),
+  answer: 'Let me read that page once more.',
+  category: 'tool_spiral',
+  counts: ['3', '4'],
+};
 
 /** The traceback of the stand-in's failing run, under IPython's cell counter (one more each run). */
 function keyErrorTraceback(cell: number): string {
@@ -52,33 +72,38 @@ function keyErrorTraceback(cell: number): string {
 }
 
 /**
- * A stand-in model whose provider runs the same failing code in every answer
- * (an OpenAI `code_interpreter_call`, an Anthropic `bash_code_execution`), as
- * a model retrying code without fixing it does: the third failure is an error loop.
+ * The same failing code run in every answer (an OpenAI `code_interpreter_call`,
+ * an Anthropic `bash_code_execution`), as a model retrying code without fixing it does.
  */
-export function codeLoopServer(): Promise<ScriptedModelServer> {
-  return new ScriptedModelServer({
-    script: (_request, index) => ({
-      codeRuns: [{ code: "import pandas as pd\nsales = pd.read_csv('sales.csv')\nsales['revenue'].sum()", output: keyErrorTraceback(index + 1), exitCode: 1 }],
-      text: CODE_LOOP_ANSWER,
-    }),
-  }).start();
-}
-
-/** What the stand-in answers after each call of the remote MCP tool. */
-export const MCP_LOOP_ANSWER = 'Let me look at that ticket once more.';
+export const CODE_LOOP: HostedLoop = {
+  start: () =>
+    new ScriptedModelServer({
+      script: (_request, index) => ({
+        codeRuns: [
+          { code: "import pandas as pd\nsales = pd.read_csv('sales.csv')\nsales['revenue'].sum()", output: keyErrorTraceback(index + 1), exitCode: 1 },
+        ],
+        text: CODE_LOOP.answer,
+      }),
+    }).start(),
+  answer: 'Let me run that once more.',
+  category: 'error_loop',
+  counts: ['2', '3'],
+};
 
 /**
- * A stand-in model whose provider calls the same remote MCP tool with the
- * same arguments in every answer, for the same output (an OpenAI `mcp_call`,
- * an Anthropic `mcp_tool_use`), as a model rereading one ticket does: the
- * third is a tool spiral.
+ * The same remote MCP tool called with the same arguments in every answer,
+ * for the same output (an OpenAI `mcp_call`, an Anthropic `mcp_tool_use`), as
+ * a model rereading one ticket does.
  */
-export function mcpLoopServer(): Promise<ScriptedModelServer> {
-  return new ScriptedModelServer({
-    script: () => ({
-      mcpCalls: [{ server: 'tracker', name: 'get_issue', arguments: { id: 'ENG-42' }, output: 'ENG-42: Login fails on Safari. Status: In Progress.' }],
-      text: MCP_LOOP_ANSWER,
-    }),
-  }).start();
-}
+export const MCP_LOOP: HostedLoop = {
+  start: () =>
+    new ScriptedModelServer({
+      script: () => ({
+        mcpCalls: [{ server: 'tracker', name: 'get_issue', arguments: { id: 'ENG-42' }, output: 'ENG-42: Login fails on Safari. Status: In Progress.' }],
+        text: MCP_LOOP.answer,
+      }),
+    }).start(),
+  answer: 'Let me look at that ticket once more.',
+  category: 'tool_spiral',
+  counts: ['3', '4'],
+};

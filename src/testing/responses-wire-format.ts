@@ -152,31 +152,30 @@ export function responsesEvents(answer: WireAnswer, echo: ResponsesEcho = {}): N
       push('response.output_item.done', { output_index, item });
       return;
     }
+    // A call whose code or arguments arrive in pieces: added without them (and without its outcome), the stage events before and after the pieces, done.
+    const stream = (field: string, events: string, pending: Record<string, unknown>, before: string[] = [], after: string[] = []) => {
+      const value = String(item[field]);
+      push('response.output_item.added', { output_index, item: { ...item, ...pending, status: 'in_progress', [field]: '' } });
+      for (const stage of before) push(stage, { item_id, output_index });
+      for (const delta of splitIntoPieces(value, ARGUMENT_PIECES)) push(`${events}.delta`, { item_id, output_index, delta });
+      push(`${events}.done`, { item_id, output_index, [field]: value });
+      for (const stage of after) push(stage, { item_id, output_index });
+      push('response.output_item.done', { output_index, item });
+    };
     if (item['type'] === 'code_interpreter_call') {
-      const code = String(item['code']);
-      push('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', code: '', outputs: null } });
-      push('response.code_interpreter_call.in_progress', { item_id, output_index });
-      for (const delta of splitIntoPieces(code, ARGUMENT_PIECES)) push('response.code_interpreter_call_code.delta', { item_id, output_index, delta });
-      push('response.code_interpreter_call_code.done', { item_id, output_index, code });
-      for (const stage of ['interpreting', 'completed']) push(`response.code_interpreter_call.${stage}`, { item_id, output_index });
-      push('response.output_item.done', { output_index, item });
-      return;
+      const stage = 'response.code_interpreter_call';
+      stream('code', `${stage}_code`, { outputs: null }, [`${stage}.in_progress`], [`${stage}.interpreting`, `${stage}.completed`]);
+    } else if (item['type'] === 'mcp_call') {
+      stream(
+        'arguments',
+        'response.mcp_call_arguments',
+        { output: null, error: null },
+        ['response.mcp_call.in_progress'],
+        [`response.mcp_call.${String(item['status'])}`],
+      );
+    } else {
+      stream('arguments', 'response.function_call_arguments', {});
     }
-    if (item['type'] === 'mcp_call') {
-      const args = String(item['arguments']);
-      push('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '', output: null, error: null } });
-      push('response.mcp_call.in_progress', { item_id, output_index });
-      for (const delta of splitIntoPieces(args, ARGUMENT_PIECES)) push('response.mcp_call_arguments.delta', { item_id, output_index, delta });
-      push('response.mcp_call_arguments.done', { item_id, output_index, arguments: args });
-      push(`response.mcp_call.${String(item['status'])}`, { item_id, output_index });
-      push('response.output_item.done', { output_index, item });
-      return;
-    }
-    const args = String(item['arguments']);
-    push('response.output_item.added', { output_index, item: { ...item, arguments: '', status: 'in_progress' } });
-    for (const delta of splitIntoPieces(args, ARGUMENT_PIECES)) push('response.function_call_arguments.delta', { item_id, output_index, delta });
-    push('response.function_call_arguments.done', { item_id, output_index, arguments: args });
-    push('response.output_item.done', { output_index, item });
   });
   push('response.completed', { response: responseShell(answer, 'completed', items, echo) });
   return events;
