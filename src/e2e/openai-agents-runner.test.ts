@@ -7,7 +7,20 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Agent, MemorySession, OpenAIProvider, codeInterpreterTool, handoff, hostedMcpTool, tool, webSearchTool } from '@openai/agents';
+import {
+  Agent,
+  MemorySession,
+  OpenAIProvider,
+  applyPatchTool,
+  codeInterpreterTool,
+  handoff,
+  hostedMcpTool,
+  shellTool,
+  tool,
+  webSearchTool,
+  type Editor,
+  type Shell,
+} from '@openai/agents';
 import { z } from 'zod';
 import {
   AgentBreaker,
@@ -328,6 +341,152 @@ describe("breakerForOpenAIAgents over the SDK's OpenAI provider", () => {
     assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
     assert.deepEqual(executions, ['b-17', 'b-17', 'b-17']);
     assert.equal(server.requests.length, 5);
+  });
+
+  /** A shell whose every command fails the same way, and the commands it ran. */
+  function failingShell(): { shell: Shell; ran: string[][] } {
+    const ran: string[][] = [];
+    const shell: Shell = {
+      run: async (action) => {
+        ran.push(action.commands);
+        return { output: [{ stdout: '', stderr: 'FAIL src/cart.test.ts: expected 3, got 2', outcome: { type: 'exit', exitCode: 1 } }] };
+      },
+    };
+    return { shell, ran };
+  }
+
+  for (const stream of [false, true]) {
+    test(`a local shell command that fails the same way again and again is steered, then refused, then stopped with ErrorLoopError (the SDK's shell tool, ${stream ? 'streamed' : 'not streamed'})`, async () => {
+      await using server = await new ScriptedModelServer({
+        script: [{ toolCalls: [{ name: 'shell', arguments: { commands: ['npm test'] } }] }],
+        onExhausted: 'repeat-last',
+      }).start();
+      const { events, door } = governed(server, {}, `oa-shell-${stream}`, true);
+      const { shell, ran } = failingShell();
+      const agent = new Agent({ name: 'coder', instructions: 'Fix the failing test.', model: server.modelId, tools: door.tools([shellTool({ shell })]) });
+
+      const error = await (async () => {
+        if (!stream) return door.run(agent, 'Make the cart tests pass.', { maxTurns: 30 });
+        const result = await door.run(agent, 'Make the cart tests pass.', { maxTurns: 30, stream: true });
+        for await (const _event of result) {
+          // drained only to drive the run
+        }
+        await result.completed;
+        if (result.error !== null && result.error !== undefined) throw result.error;
+      })().then(
+        () => assert.fail('the breaker must end the run'),
+        (e: unknown) => e,
+      );
+
+      assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+      assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
+      assert.deepEqual(ran, [['npm test'], ['npm test'], ['npm test']], 'the refused and the stopped command did not run');
+      assert.equal(server.requests.length, 5, 'no model request after the stop');
+      assert.ok(JSON.stringify(server.requests[0]!.body.tools).includes('"shell"'), 'the model was given the built-in shell tool');
+      assert.ok(
+        server.requests.every((r) => r.body.stream === stream),
+        stream ? 'the model was streamed' : 'the model was not streamed',
+      );
+      assert.equal(lastToolResult(server.requests[1]), 'FAIL src/cart.test.ts: expected 3, got 2');
+      assert.match(
+        lastToolResult(server.requests[3]),
+        /^FAIL src\/cart\.test\.ts: expected 3, got 2\n\n\[AgentBreaker\] .*"shell" has failed/s,
+        'the 3rd output carries the steer',
+      );
+      assert.match(lastToolResult(server.requests[4]), /^\[AgentBreaker\] This call was NOT executed\./);
+    });
+  }
+
+  test('a patch that fails to apply again and again is stopped with ErrorLoopError; the refused edits never reach the editor', async () => {
+    const operation = { type: 'update_file', path: 'src/cart.ts', diff: '@@\n-  return items.length;\n+  return items.reduce((n, i) => n + i.quantity, 0);\n' };
+    await using server = await new ScriptedModelServer({
+      script: [{ toolCalls: [{ name: 'apply_patch', arguments: operation }] }],
+      onExhausted: 'repeat-last',
+    }).start();
+    const { events, door } = governed(server, {}, 'oa-patch', true);
+    const edits: string[] = [];
+    const editor: Editor = {
+      createFile: async () => assert.fail('no file is created'),
+      deleteFile: async () => assert.fail('no file is deleted'),
+      updateFile: async (op) => {
+        edits.push(op.path);
+        return { status: 'failed', output: `Invalid context at line 12 of ${op.path}: "  return items.length;" not found` };
+      },
+    };
+    const agent = new Agent({ name: 'coder', model: server.modelId, tools: door.tools([applyPatchTool({ editor })]) });
+
+    const error = await door.run(agent, 'Count quantities in the cart.', { maxTurns: 30 }).then(
+      () => assert.fail('the breaker must end the run'),
+      (e: unknown) => e,
+    );
+
+    assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+    assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
+    assert.deepEqual(edits, ['src/cart.ts', 'src/cart.ts', 'src/cart.ts']);
+    assert.match(lastToolResult(server.requests[3]), /^Invalid context at line 12.*\n\n\[AgentBreaker\] .*"apply_patch" has failed/s);
+    assert.match(lastToolResult(server.requests[4]), /^\[AgentBreaker\] This call was NOT executed\./);
+  });
+
+  test('a shell session that makes progress runs to the end untouched, each command recorded with its output', async () => {
+    const commands = ['git status', 'npm test -- cart', 'sed -n 1,40p src/cart.ts', 'npm test'];
+    await using server = await new ScriptedModelServer({
+      script: [...commands.map((command) => ({ toolCalls: [{ name: 'shell', arguments: { commands: [command] } }] })), { text: 'All tests pass.' }],
+    }).start();
+    const { breaker, events, door } = governed(server, {}, 'oa-shell-progress', true);
+    const ran: string[] = [];
+    const shell: Shell = {
+      run: async ({ commands: [command = ''] }) => {
+        ran.push(command);
+        return { output: [{ stdout: `output of ${command}: ${ran.length}`, stderr: '', outcome: { type: 'exit', exitCode: 0 } }] };
+      },
+    };
+    const agent = new Agent({ name: 'coder', model: server.modelId, tools: door.tools([shellTool({ shell })]) });
+
+    const result = await door.run(agent, 'Make the cart tests pass.');
+
+    assert.equal(result.finalOutput, 'All tests pass.');
+    assert.deepEqual(ran, commands);
+    assert.deepEqual(escalations(events), []);
+    for (const request of server.requests) assert.doesNotMatch(JSON.stringify(request.body), /AgentBreaker/, 'the model never hears from the breaker');
+    assert.equal((await breaker.snapshot('oa-shell-progress')).counters.toolCalls, commands.length);
+  });
+
+  test('a shell that throws is recorded as a failure, and the SDK still answers the model with the error', async () => {
+    await using server = await new ScriptedModelServer({
+      script: [{ toolCalls: [{ name: 'shell', arguments: { commands: ['make deploy'] } }] }],
+      onExhausted: 'repeat-last',
+    }).start();
+    const { events, door } = governed(server, {}, 'oa-shell-throws', true);
+    let runs = 0;
+    const shell: Shell = {
+      run: async () => {
+        runs += 1;
+        throw new Error('sandbox: permission denied');
+      },
+    };
+    const agent = new Agent({ name: 'ops', model: server.modelId, tools: door.tools([shellTool({ shell })]) });
+
+    const error = await door.run(agent, 'Deploy.', { maxTurns: 30 }).then(
+      () => assert.fail('the breaker must end the run'),
+      (e: unknown) => e,
+    );
+
+    assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+    assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
+    assert.equal(runs, 3);
+    assert.equal(lastToolResult(server.requests[1]), 'sandbox: permission denied');
+  });
+
+  test('an ungoverned shell or patch tool is refused before anything runs', async () => {
+    await using server = await spiralServer();
+    const { door } = governed(server, {}, 'oa-ungoverned', true);
+    const { shell } = failingShell();
+    const editor: Editor = { createFile: async () => {}, updateFile: async () => {}, deleteFile: async () => {} };
+    const withShell = new Agent({ name: 'coder', model: server.modelId, tools: [shellTool({ shell })] });
+    await assert.rejects(door.run(withShell, PROMPT), { name: 'InvalidOptionError', option: 'agent "coder".tools["shell"]' });
+    const withPatch = new Agent({ name: 'coder', model: server.modelId, tools: [applyPatchTool({ editor })] });
+    await assert.rejects(door.run(withPatch, PROMPT), { name: 'InvalidOptionError', option: 'agent "coder".tools["apply_patch"]' });
+    assert.equal(server.requests.length, 0, 'nothing ran ungoverned');
   });
 
   test('a bad breaker or sessionId is a typed error naming the option', () => {

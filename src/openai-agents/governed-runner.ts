@@ -12,6 +12,8 @@ import {
   type NonStreamRunOptions,
   type RunConfig,
   type RunResult,
+  type Shell,
+  type ShellTool,
   type StreamedRunResult,
   type StreamRunOptions,
   type Tool,
@@ -19,6 +21,7 @@ import {
 } from '@openai/agents';
 import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
 import { assertObservingBreaker, blockedResult, DoorSession, resultText, steeredResult, steerNote } from '../breaker/door-session.ts';
+import { governApplyPatchTool, governShellTool, type RunJudged } from './built-in-tools.ts';
 import { responsesItemCall, type HostedEvent } from '../breaker/hosted-calls.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue, is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
@@ -90,7 +93,11 @@ export interface OpenAIAgentsBreaker {
    * The tools with the breaker's input guardrail (judges each call before it
    * runs: a blocked call is answered with the explanation instead of running)
    * and output guardrail (records the result; a steer is appended to it).
-   * Tools other than function tools are returned unchanged.
+   * A local shell tool's shell and a patch tool's editor are wrapped the same
+   * way: each command run or edit is judged before it runs and recorded with
+   * its output. Tools the API runs itself (web search, code interpreter, hosted
+   * MCP) are returned unchanged and judged from the model's answer; a hosted
+   * shell and a computer tool are returned unchanged and not judged.
    */
   // The SDK's own signatures use Agent<any, any> / Tool<any>: its generics are invariant.
   tools<T extends readonly Tool<any>[]>(tools: T): T;
@@ -102,6 +109,11 @@ const OPENAI_AGENTS_BREAKER_RULES: OptionRules<OpenAIAgentsBreakerOptions> = {
   sessionId: is.string({ nonEmpty: true }),
   runConfig: is.object(),
 };
+
+/** A shell tool that runs commands here (a hosted one runs them in the API's container). */
+function isLocalShell(tool: Tool<any>): tool is ShellTool & { shell: Shell } {
+  return tool.type === 'shell' && 'shell' in tool && tool.shell !== undefined;
+}
 
 function parseArgs(text: string): unknown {
   try {
@@ -234,9 +246,13 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
         );
       }
       for (const tool of agent.tools) {
-        if (tool.type === 'function' && !tool.inputGuardrails?.includes(inputGuardrail)) {
-          throw new InvalidOptionError(`agent "${agent.name}".tools["${tool.name}"]`, 'is not governed: pass the tools through governed.tools()');
-        }
+        const governed =
+          tool.type === 'function'
+            ? tool.inputGuardrails?.includes(inputGuardrail) === true
+            : isLocalShell(tool) || tool.type === 'apply_patch'
+              ? governedBuiltIns.has(tool)
+              : true;
+        if (!governed) throw new InvalidOptionError(`agent "${agent.name}".tools["${tool.name}"]`, 'is not governed: pass the tools through governed.tools()');
       }
       for (const next of agent.handoffs) queue.push('agent' in next && !('handoffs' in next) ? next.agent : (next as Agent<any, any>));
     }
@@ -292,10 +308,40 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     },
   };
 
-  const governTool = (tool: Tool<any>): Tool<any> =>
-    tool.type === 'function'
-      ? { ...tool, inputGuardrails: [...(tool.inputGuardrails ?? []), inputGuardrail], outputGuardrails: [...(tool.outputGuardrails ?? []), outputGuardrail] }
-      : tool;
+  const runJudged: RunJudged = async (call) => {
+    const session = sessionNow();
+    const decision = await breaker.checkToolCall(session.sessionId, { tool: call.tool, args: call.args });
+    session.noteStop(decision);
+    if (decision.action === 'block' || decision.action === 'stop') return call.refused(blockedResult(decision));
+    const observe = async (result: string, error: boolean) =>
+      session.noteStop(await breaker.observe(session.sessionId, { kind: 'tool_call', tool: call.tool, args: call.args, result, error }));
+    let result: Awaited<ReturnType<typeof call.run>>;
+    try {
+      result = await call.run();
+    } catch (error) {
+      // The SDK answers the model with the throw's message: the same failure.
+      await observe(error instanceof Error ? error.message : String(error), true);
+      throw error;
+    }
+    const { text, error } = call.read(result);
+    await observe(text, error);
+    return decision.action === 'steer' ? call.noted(result, steerNote([decision.message ?? ''])) : result;
+  };
+
+  /** The shell and patch tools wrapped here, which {@link checkGoverned} accepts. */
+  const governedBuiltIns = new WeakSet<object>();
+  const governTool = (tool: Tool<any>): Tool<any> => {
+    if (tool.type === 'function') {
+      return {
+        ...tool,
+        inputGuardrails: [...(tool.inputGuardrails ?? []), inputGuardrail],
+        outputGuardrails: [...(tool.outputGuardrails ?? []), outputGuardrail],
+      };
+    }
+    const governed = isLocalShell(tool) ? governShellTool(tool, runJudged) : tool.type === 'apply_patch' ? governApplyPatchTool(tool, runJudged) : tool;
+    if (governed !== tool) governedBuiltIns.add(governed);
+    return governed;
+  };
 
   const tools = <T extends readonly Tool<any>[]>(list: T): T => {
     if (!Array.isArray(list)) throw new InvalidOptionError('tools', `must be an array of the SDK's tools, such as [checkBuild]; got ${describeValue(list)}`);

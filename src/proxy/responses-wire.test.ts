@@ -830,7 +830,7 @@ describe("governor proxy with the API's hosted tools (web search, code interpret
 });
 
 describe("governor proxy with the API's client-run built-in tools (shell, apply_patch)", () => {
-  test('a repeated shell_call is blocked like a function call; a failed patch is recorded as a failure', async () => {
+  test('a repeated shell_call is blocked like a function call; a failed patch or command is recorded as a failure', async () => {
     // An upstream that asks for the same shell command every time.
     const upstreamFetch = async (): Promise<Response> =>
       Response.json({
@@ -885,12 +885,30 @@ describe("governor proxy with the API's client-run built-in tools (shell, apply_
       'without the previous response, only the outputs after the last call',
     );
     const told = responsesWire.requestTail(
-      { input: [{ type: 'apply_patch_call_output', call_id: 'p1', status: 'failed', output: 'context not found' }] },
-      new Map([['p1', { id: 'p1', name: 'apply_patch', args: { type: 'update_file', path: 'a.ts' } }]]),
+      {
+        input: [
+          { type: 'apply_patch_call_output', call_id: 'p1', status: 'failed', output: 'context not found' },
+          { type: 'shell_call_output', call_id: 's1', output: [{ stdout: '1 failing', stderr: 'at cart.test.ts:3', outcome: { type: 'exit', exit_code: 1 } }] },
+          { type: 'shell_call_output', call_id: 's2', output: [{ stdout: 'ok', stderr: '', outcome: { type: 'exit', exit_code: 0 } }] },
+          { type: 'shell_call_output', call_id: 's3', output: [{ stdout: '', stderr: '', outcome: { type: 'timeout' } }] },
+        ],
+      },
+      new Map([
+        ['p1', { id: 'p1', name: 'apply_patch', args: { type: 'update_file', path: 'a.ts' } }],
+        ['s1', { id: 's1', name: 'shell', args: { commands: ['npm test'] } }],
+        ['s2', { id: 's2', name: 'shell', args: { commands: ['npm run lint'] } }],
+        ['s3', { id: 's3', name: 'shell', args: { commands: ['npm run e2e'] } }],
+      ]),
     );
     assert.deepEqual(
       told.toolResults.map((t) => [t.name, t.error, t.result]),
-      [['apply_patch', true, 'context not found']],
+      [
+        ['apply_patch', true, 'context not found'],
+        // A shell's output is what it printed; a command that did not exit 0 failed.
+        ['shell', true, 'exit code 1\n1 failing\nat cart.test.ts:3'],
+        ['shell', false, 'ok'],
+        ['shell', true, 'timed out'],
+      ],
     );
   });
 });

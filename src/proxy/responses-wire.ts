@@ -1,3 +1,4 @@
+import { readShellOutput } from '../breaker/shell-output.ts';
 import { randomUUID } from 'node:crypto';
 import { responsesItemCall, type HostedEvent } from '../breaker/hosted-calls.ts';
 import {
@@ -109,16 +110,12 @@ export const responsesWire: WireApi = {
       const id = callIdOf(item);
       const call = known === undefined ? (at > lastCallAt ? calls.get(id) : undefined) : known.get(id);
       if (call === undefined) continue;
-      // Only a patch says whether it failed; the other outputs are judged by their text.
-      const result = contentText(item['output'] ?? '');
-      toolResults.push({
-        id,
-        name: call.name,
-        args: call.args,
-        ...(call.print === undefined ? {} : { print: call.print }),
-        result,
-        error: item['status'] === 'failed',
-      });
+      // A shell's output says how each command ended, and a patch's whether it failed; other outputs are judged by their text.
+      const { text: result, error } =
+        item['type'] === 'shell_call_output'
+          ? readShellOutput(item['output'])
+          : { text: contentText(item['output'] ?? ''), error: item['status'] === 'failed' };
+      toolResults.push({ id, name: call.name, args: call.args, ...(call.print === undefined ? {} : { print: call.print }), result, error });
     }
     return { toolResults, userText: null, lastIndex, ...(known === undefined && outputs > 0 ? { unmatched: true } : {}) };
   },

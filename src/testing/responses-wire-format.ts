@@ -28,9 +28,41 @@ function usage(answer: WireAnswer): Record<string, unknown> {
 /** The container the stand-in's code interpreter runs in. */
 const CONTAINER_ID = 'cntr_scripted';
 
+/** The API's client-run built-in tools the stand-in answers with their own call items, by the tool's `type`. */
+const BUILT_IN_CALLS: Readonly<Record<string, (call: { id: string; arguments: string }) => Record<string, unknown>>> = {
+  // A shell call's arguments are its action: `{ commands, timeout_ms?, max_output_length? }`.
+  shell: (call) => ({ type: 'shell_call', action: parseObject(call.arguments), environment: { type: 'local' } }),
+  // A patch's arguments are its operation: `{ type: 'update_file', path, diff }`, …
+  apply_patch: (call) => ({ type: 'apply_patch_call', operation: parseObject(call.arguments) }),
+};
+
+function parseObject(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return {};
+  }
+}
+
+/** The built-in tools a request's `tools` declare that the stand-in answers with their own call items. */
+export function builtInToolsOf(tools: unknown): string[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.flatMap((tool: unknown) => {
+    const type = typeof tool === 'object' && tool !== null ? (tool as { type?: unknown }).type : undefined;
+    return typeof type === 'string' && type in BUILT_IN_CALLS ? [type] : [];
+  });
+}
+
+/** The call item of a tool call: a built-in tool's own item when the request declares that tool, else a function call. */
+function callItem(call: { id: string; name: string; arguments: string }, echo: ResponsesEcho): Record<string, unknown> {
+  const builtIn = echo.builtInTools?.includes(call.name) === true ? BUILT_IN_CALLS[call.name] : undefined;
+  if (builtIn !== undefined) return { ...builtIn(call), id: `fc_${call.id}`, call_id: call.id, status: 'completed' };
+  return { type: 'function_call', id: `fc_${call.id}`, call_id: call.id, name: call.name, arguments: call.arguments, status: 'completed' };
+}
+
 /**
  * The output items of an answer: its hosted web searches, code runs and MCP tool calls, a
- * message when there is text (or nothing else), then one function call per tool call.
+ * message when there is text (or nothing else), then one call item per tool call.
  */
 function outputItems(answer: WireAnswer, echo: ResponsesEcho): Record<string, unknown>[] {
   const items: Record<string, unknown>[] = answer.webSearches.map((search) => ({
@@ -77,9 +109,7 @@ function outputItems(answer: WireAnswer, echo: ResponsesEcho): Record<string, un
       content: [{ type: 'output_text', text: answer.text, annotations: [] }],
     });
   }
-  for (const call of answer.toolCalls) {
-    items.push({ type: 'function_call', id: `fc_${call.id}`, call_id: call.id, name: call.name, arguments: call.arguments, status: 'completed' });
-  }
+  for (const call of answer.toolCalls) items.push(callItem(call, echo));
   return items;
 }
 
@@ -89,6 +119,12 @@ export interface ResponsesEcho {
   readonly store?: boolean;
   /** Whether the request's `include` asks for `code_interpreter_call.outputs`: without it a code run's `outputs` are null. @default false */
   readonly codeOutputs?: boolean;
+  /**
+   * The client-run built-in tools the request declares (`shell`, `apply_patch`): a scripted
+   * tool call named after one comes as that tool's call item (`shell_call`, `apply_patch_call`),
+   * its arguments the action or operation. @default none
+   */
+  readonly builtInTools?: readonly string[];
 }
 
 function responseShell(
@@ -165,6 +201,10 @@ export function responsesEvents(answer: WireAnswer, echo: ResponsesEcho = {}): N
     if (item['type'] === 'code_interpreter_call') {
       const stage = 'response.code_interpreter_call';
       stream('code', `${stage}_code`, { outputs: null }, [`${stage}.in_progress`], [`${stage}.interpreting`, `${stage}.completed`]);
+    } else if (String(item['type']) in BUILT_IN_OUTPUTS) {
+      // Its action or operation arrives whole.
+      push('response.output_item.added', { output_index, item: { ...item, status: 'in_progress' } });
+      push('response.output_item.done', { output_index, item });
     } else if (item['type'] === 'mcp_call') {
       stream(
         'arguments',
@@ -179,6 +219,27 @@ export function responsesEvents(answer: WireAnswer, echo: ResponsesEcho = {}): N
   });
   push('response.completed', { response: responseShell(answer, 'completed', items, echo) });
   return events;
+}
+
+/** The built-in call items the stand-in writes, and the input items that answer them. */
+const BUILT_IN_OUTPUTS: Readonly<Record<string, string>> = { shell_call: 'shell_call_output', apply_patch_call: 'apply_patch_call_output' };
+
+/** Parallel calls are one assistant message in the chat format. */
+function pushCall(messages: ChatCompletionMessage[], call: Record<string, unknown>): void {
+  const last = messages.at(-1);
+  if (last?.role === 'assistant' && Array.isArray(last.tool_calls) && last.content === null) last.tool_calls.push(call);
+  else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+}
+
+/** A shell's output (what each command printed: stdout, then stderr) or a patch's output text. */
+function builtInOutputText(output: unknown): string {
+  if (!Array.isArray(output)) return typeof output === 'string' ? output : '';
+  return output
+    .flatMap((entry: unknown) => {
+      const run = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {};
+      return [run['stdout'], run['stderr']].filter((out): out is string => typeof out === 'string' && out !== '');
+    })
+    .join('\n');
 }
 
 /** Text of a Responses content value: a string, or parts with `text`. */
@@ -211,13 +272,17 @@ export function responsesInputAsMessages(body: Record<string, unknown>): ChatCom
     if (type === 'message' && typeof item['role'] === 'string') {
       messages.push({ role: item['role'], content: partsText(item['content']) });
     } else if (type === 'function_call') {
-      const call = { id: item['call_id'], type: 'function', function: { name: item['name'], arguments: item['arguments'] } };
-      const last = messages.at(-1);
-      // Parallel calls are one assistant message in the chat format.
-      if (last?.role === 'assistant' && Array.isArray(last.tool_calls) && last.content === null) last.tool_calls.push(call);
-      else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+      pushCall(messages, { id: item['call_id'], type: 'function', function: { name: item['name'], arguments: item['arguments'] } });
     } else if (type === 'function_call_output') {
       messages.push({ role: 'tool', tool_call_id: item['call_id'], content: partsText(item['output']) });
+    } else if (typeof type === 'string' && type in BUILT_IN_OUTPUTS) {
+      pushCall(messages, {
+        id: item['call_id'],
+        type: 'function',
+        function: { name: type.replace(/_call$/, ''), arguments: JSON.stringify(item['action'] ?? item['operation'] ?? {}) },
+      });
+    } else if (typeof type === 'string' && Object.values(BUILT_IN_OUTPUTS).includes(type)) {
+      messages.push({ role: 'tool', tool_call_id: item['call_id'], content: builtInOutputText(item['output']) });
     }
   }
   return messages;

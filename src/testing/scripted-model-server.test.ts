@@ -444,6 +444,48 @@ describe('ScriptedModelServer over raw HTTP', () => {
     ]);
   });
 
+  test('a tool call named after a built-in tool the Responses request declares is that tool’s call item; its output is read back as a tool message', async () => {
+    const script = [
+      { toolCalls: [{ name: 'shell', arguments: { commands: ['npm test'], timeout_ms: 60000 }, id: 'call_sh' }] },
+      { toolCalls: [{ name: 'apply_patch', arguments: { type: 'delete_file', path: 'old.ts' }, id: 'call_ap' }] },
+    ];
+    await using server = await new ScriptedModelServer({ script, onExhausted: 'repeat-last' }).start();
+    const post = async (body: Record<string, unknown>) => {
+      const response = await fetch(`${server.url}/responses`, { method: 'POST', body: JSON.stringify({ model: 'any', ...body }) });
+      assert.equal(response.status, 200);
+      return ((await response.json()) as { output: Record<string, unknown>[] }).output;
+    };
+    const tools = [{ type: 'shell', environment: { type: 'local' } }, { type: 'apply_patch' }];
+    assert.deepEqual(await post({ input: 'hi', tools }), [
+      {
+        type: 'shell_call',
+        action: { commands: ['npm test'], timeout_ms: 60000 },
+        environment: { type: 'local' },
+        id: 'fc_call_sh',
+        call_id: 'call_sh',
+        status: 'completed',
+      },
+    ]);
+    const input = [
+      { role: 'user', content: 'hi' },
+      { type: 'shell_call', call_id: 'call_sh', action: { commands: ['npm test'] }, status: 'completed' },
+      { type: 'shell_call_output', call_id: 'call_sh', output: [{ stdout: '1 failing', stderr: 'cart.test.ts:3', outcome: { type: 'exit', exit_code: 1 } }] },
+    ];
+    assert.deepEqual(await post({ input, tools }), [
+      { type: 'apply_patch_call', operation: { type: 'delete_file', path: 'old.ts' }, id: 'fc_call_ap', call_id: 'call_ap', status: 'completed' },
+    ]);
+    assert.deepEqual(server.requests[1]!.body.messages.slice(1), [
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_sh', type: 'function', function: { name: 'shell', arguments: '{"commands":["npm test"]}' } }],
+      },
+      { role: 'tool', tool_call_id: 'call_sh', content: '1 failing\ncart.test.ts:3' },
+    ]);
+    // Not declared: a function call of that name, as before.
+    assert.equal((await post({ input: 'hi' }))[0]!['type'], 'function_call');
+  });
+
   test('an error turn sends an OpenAI-style body and retry headers', async () => {
     await using server = await new ScriptedModelServer({ script: [{ error: { status: 429, retryAfterMs: 1500 } }] }).start();
 

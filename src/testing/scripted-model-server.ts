@@ -5,7 +5,7 @@ import { anthropicErrorBody, anthropicEvents, anthropicMessage } from './anthrop
 import { readBody, sendEventStream, sendHeadersThenStall, sendJson, sendNamedEventStream, waitUnlessClosed } from './http-exchange.ts';
 import { chatCompletion, chatCompletionChunks, defaultErrorType, errorBody, modelList, serializeToolArguments, type WireAnswer } from './openai-wire-format.ts';
 import { parseChatCompletionBody, parseResponsesBody, type RecordedRequest, redactHeaders, wantsStreamUsage } from './recorded-request.ts';
-import { responsesEvents, responsesObject } from './responses-wire-format.ts';
+import { builtInToolsOf, responsesEvents, responsesObject } from './responses-wire-format.ts';
 import { ScriptedModelServerError } from './scripted-model-server-error.ts';
 import { resolveServerOptions, type ResolvedServerOptions, type ScriptedModelServerOptions } from './scripted-model-server-options.ts';
 import { type ScriptedTurn, validateScriptedTurn } from './scripted-turn.ts';
@@ -212,6 +212,7 @@ export class ScriptedModelServer implements AsyncDisposable {
       const echo = {
         ...(parsed.body['store'] === false ? { store: false } : {}),
         ...(Array.isArray(include) && include.includes('code_interpreter_call.outputs') ? { codeOutputs: true } : {}),
+        builtInTools: builtInToolsOf(parsed.body['tools']),
       };
       if (parsed.body.stream === true) return sendNamedEventStream(response, responsesEvents(answer, echo));
       return sendJson(response, 200, responsesObject(answer, echo));
