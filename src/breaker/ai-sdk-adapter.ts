@@ -1,3 +1,4 @@
+import { readShellOutput } from './shell-output.ts';
 import type { LanguageModelV4, LanguageModelV4Middleware, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { wrapLanguageModel, type ToolSet } from 'ai';
 import { fromProviderUsage } from '../model/usage.ts';
@@ -47,6 +48,40 @@ export interface AiSdkBreaker {
 
 function textOfContent(content: ReadonlyArray<{ type: string; text?: string }>): string {
   return content.map((p) => (p.type === 'text' ? (p.text ?? '') : '')).join('');
+}
+
+/** How the breaker reads one tool's calls: what it fingerprints, and the result it records. */
+interface ToolReading {
+  args(input: unknown): unknown;
+  result(output: unknown): { text: string; error: boolean };
+}
+
+const PLAIN_TOOL: ToolReading = { args: (input) => input, result: (output) => ({ text: resultText(output), error: false }) };
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+/**
+ * OpenAI's client-run shell and patch tools report failure in their output
+ * rather than by throwing: a command that did not exit 0 (or timed out) and a
+ * patch that did not apply are failures, read as the other doors read them. A
+ * patch is judged by its operation alone: its input's `callId` is new on
+ * every call and would make every repeat look new.
+ */
+const OPENAI_TOOLS: Readonly<Record<string, ToolReading>> = {
+  'openai.shell': { args: (input) => input, result: (output) => readShellOutput(field(output, 'output')) },
+  'openai.apply_patch': {
+    args: (input) => field(input, 'operation') ?? input,
+    result: (output) => {
+      const text = field(output, 'output');
+      return { text: typeof text === 'string' ? text : '', error: field(output, 'status') === 'failed' };
+    },
+  },
+};
+
+function toolReading(tool: { type?: unknown; id?: unknown }): ToolReading {
+  return (tool.type === 'provider' && typeof tool.id === 'string' ? OPENAI_TOOLS[tool.id] : undefined) ?? PLAIN_TOOL;
 }
 
 /**
@@ -134,10 +169,12 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
       }
       // An output of a type of its own cannot carry the breaker's text: a block is then an error, a steer goes in the next prompt.
       const typedOutput = tool.outputSchema !== undefined || tool.toModelOutput !== undefined;
+      const reading = toolReading(tool);
       wrapped[name] = {
         ...tool,
         execute: async (input: unknown, execOptions: Parameters<typeof execute>[1]) => {
-          const decision = await breaker.checkToolCall(sessionId, { tool: name, args: input });
+          const args = reading.args(input);
+          const decision = await breaker.checkToolCall(sessionId, { tool: name, args });
           door.stopIf(decision);
           if (decision.action === 'block') {
             if (typedOutput) throw new ToolCallBlockedError(blockedResult(decision));
@@ -148,11 +185,11 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
             result = await execute(input as never, execOptions);
           } catch (error) {
             const message = error instanceof Error ? error.message : String(error);
-            await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args: input, result: message, error: true });
+            await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args, result: message, error: true });
             throw error;
           }
-          const text = resultText(result);
-          door.stopIf(await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args: input, result: text }));
+          const { text, error } = reading.result(result);
+          door.stopIf(await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args, result: text, error }));
           if (decision.action !== 'steer') return result;
           if (!typedOutput) return steeredResult(text, decision);
           door.deferSteer(decision);

@@ -124,6 +124,74 @@ describe('breakerForAiSdk on generateText', () => {
     assert.match(lastToolResult(server.requests[4]), /\[AgentBreaker\] This call was NOT executed\./, 'the blocked call is a tool error with the explanation');
   });
 
+  test("OpenAI's shell tool: a command that fails the same way again and again is an error loop, stopped before it runs a 4th time", async () => {
+    await using server = await new ScriptedModelServer({
+      script: [{ toolCalls: [{ name: 'shell', arguments: { commands: ['npm test'] } }] }],
+      onExhausted: 'repeat-last',
+    }).start();
+    const breaker = new AgentBreaker({ telemetry: false });
+    const events: BreakerEventRecord[] = [];
+    breaker.on((event) => events.push(event));
+    const governed = breakerForAiSdk(breaker, { sessionId: SESSION });
+    const provider = createOpenAI({ apiKey: 'test-key', baseURL: server.baseURL });
+    const ran: string[][] = [];
+    const tools = governed.tools({
+      shell: provider.tools.shell({
+        execute: async ({ action }) => {
+          ran.push(action.commands);
+          return { output: [{ stdout: '', stderr: 'FAIL src/cart.test.ts: expected 3, got 2', outcome: { type: 'exit', exitCode: 1 } }] };
+        },
+      }),
+    });
+    const error = await generateText({
+      model: governed.model(provider.responses(server.modelId)),
+      tools,
+      stopWhen: [isStepCount(20), governed.stopWhen],
+      prompt: 'Make the cart tests pass.',
+    }).then(
+      () => assert.fail('the breaker must end the run'),
+      (e: unknown) => e,
+    );
+    assert.ok(AgentBreakerError.isInstance(error), `the loop is stopped by the breaker, got ${String(error)}`);
+    assert.equal(error.category, 'error_loop', 'a command that exits 1 is a failure');
+    assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
+    assert.deepEqual(ran, [['npm test'], ['npm test'], ['npm test']], 'the blocked and the stopped command did not run');
+    assert.deepEqual(server.requests[0]!.body['tools'], [{ type: 'shell' }], 'the model was given the built-in shell tool');
+    assert.match(JSON.stringify(server.requests[3]!.body.messages.at(-1)), /\[AgentBreaker\] .*\\"shell\\" has failed/, 'the steer follows the 3rd output');
+  });
+
+  test("OpenAI's apply_patch tool: a patch that does not apply, sent again and again under a new call id, is an error loop", async () => {
+    const operation = { type: 'update_file', path: 'src/cart.ts', diff: '@@\n-  return items.length;\n+  return items.reduce((n, i) => n + i.quantity, 0);\n' };
+    await using server = await new ScriptedModelServer({
+      script: [{ toolCalls: [{ name: 'apply_patch', arguments: operation }] }],
+      onExhausted: 'repeat-last',
+    }).start();
+    const breaker = new AgentBreaker({ telemetry: false });
+    const governed = breakerForAiSdk(breaker, { sessionId: SESSION });
+    const provider = createOpenAI({ apiKey: 'test-key', baseURL: server.baseURL });
+    const callIds: string[] = [];
+    const tools = governed.tools({
+      apply_patch: provider.tools.applyPatch({
+        execute: async ({ callId, operation: op }) => {
+          callIds.push(callId);
+          return { status: 'failed' as const, output: `Invalid context in ${op.path}: "  return items.length;" not found` };
+        },
+      }),
+    });
+    const error = await generateText({
+      model: governed.model(provider.responses(server.modelId)),
+      tools,
+      stopWhen: [isStepCount(20), governed.stopWhen],
+      prompt: 'Count quantities in the cart.',
+    }).then(
+      () => assert.fail('the breaker must end the run'),
+      (e: unknown) => e,
+    );
+    assert.ok(AgentBreakerError.isInstance(error), `the loop is stopped by the breaker, got ${String(error)}`);
+    assert.equal(error.category, 'error_loop');
+    assert.equal(new Set(callIds).size, 3, 'three edits ran, each under a call id of its own');
+  });
+
   test('after a stop and a reset the same governed object runs the conversation on', async () => {
     await using server = await spiralServer();
     const session = governedSession(() => 'running');
