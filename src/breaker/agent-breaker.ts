@@ -48,6 +48,19 @@ export interface BreakerSessionSnapshot {
   readonly updatedAt: number | null;
 }
 
+/** Options of {@link AgentBreaker.observe}. */
+export interface ObserveOptions {
+  /**
+   * The caller ends the run itself on any stop this call returns (throws it,
+   * or answers the agent with it), so the next model gate refuses as an open
+   * breaker at once. Otherwise a stop decided on an observed event is given
+   * once more, as its category's stop, by the next `checkModelCall`: where
+   * an integration cannot end the run from an observation, that gate does.
+   * @default false
+   */
+  readonly surfaced?: boolean;
+}
+
 /** What {@link AgentBreaker.health} reports. */
 export interface BreakerHealth {
   /** `degraded` when the store does not answer (or its last operation failed). */
@@ -192,8 +205,8 @@ export class AgentBreaker implements Advisor {
    * executed tool call with its result, a retrieval, a sub-agent call, a user
    * turn or outside event) and judges it.
    */
-  async observe(sessionId: string, event: BreakerEvent): Promise<BreakerDecision> {
-    const decision = await this.#observe(sessionId, event, false);
+  async observe(sessionId: string, event: BreakerEvent, options?: ObserveOptions): Promise<BreakerDecision> {
+    const decision = await this.#observe(sessionId, event, options?.surfaced === true);
     this.#queueSteer(sessionId, decision);
     return decision;
   }

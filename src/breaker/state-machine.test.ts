@@ -35,6 +35,22 @@ describe('breaker state machine', () => {
     assert.deepEqual(await b.openSessions(), ['s']);
   });
 
+  test('a stop decided on an observed event is given again by the next gate, unless the caller surfaced it', async () => {
+    for (const surfaced of [false, true]) {
+      const b = new AgentBreaker();
+      const observe = (result: string) =>
+        b.observe('s', { kind: 'tool_call', tool: 'get_status', args: { job: 'build' }, result, error: true }, surfaced ? { surfaced } : undefined);
+      let last = await observe('HTTP 403: forbidden');
+      for (let i = 0; i < 6 && last.action !== 'stop'; i++) last = await observe('HTTP 403: forbidden');
+      assert.equal(last.action, 'stop');
+      const gate = await b.checkModelCall('s');
+      assert.equal(gate.action, 'stop');
+      // Not surfaced: the gate gives the stop itself (its category's error); surfaced: the open breaker at once.
+      assert.equal(gate.reason, surfaced ? 'breaker_open' : 'detection');
+      assert.equal((await b.checkModelCall('s')).reason, 'breaker_open');
+    }
+  });
+
   test('after the cooldown the breaker half-opens; a clean probe round closes it', async () => {
     const clock = new ManualClock();
     const b = new AgentBreaker({ now: clock.now, cooldownMs: 30_000 });

@@ -779,6 +779,118 @@ describe('governor proxy: sessions, pass-through and options', () => {
     }
   });
 
+  test('a stopped session is refused on every spelling of a judged path: a trailing slash, doubled slashes, percent-escapes', async () => {
+    const r = await rig(SPIRAL);
+    try {
+      const client = openaiClient(r.proxy, { 'x-governor-session': 'spellings' });
+      const messages: Message[] = [{ role: 'user', content: 'Find me a flight to Oslo.' }];
+      for (let i = 0; i < 5; i += 1) await agentRound(client, messages, false);
+      const sent = r.upstream.requests.length;
+      for (const path of ['/v1/chat/completions/', '/v1//chat/completions', '/v1/chat/%63ompletions', '/chat/completions/']) {
+        const response = await fetch(`${r.proxy.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-governor-session': 'spellings' },
+          body: JSON.stringify({ model: 'm', messages }),
+        });
+        assert.equal(response.status, 403, `${path} is refused like /v1/chat/completions`);
+      }
+      assert.equal(r.upstream.requests.length, sent, 'none of them reached the upstream');
+    } finally {
+      await r.close();
+    }
+  });
+
+  test('a stop decided on an observed event (the same reply again and again) is answered once; the next request is refused', async () => {
+    const reply = 'I could not find any flights to Oslo in March. The airline sites did not answer; please try again later.';
+    const r = await rig([{ text: reply }]);
+    try {
+      const outcomes: string[] = [];
+      const messages: Message[] = [{ role: 'user', content: 'Find me a flight to Oslo.' }];
+      for (let i = 0; i < 10 && !outcomes.includes('403'); i += 1) {
+        const response = await fetch(`${r.proxy.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-governor-session': 'same-reply' },
+          body: JSON.stringify({ model: 'm', messages }),
+        });
+        outcomes.push(response.headers.get('x-governor-stop') !== null && response.status === 200 ? 'stop' : String(response.status));
+        messages.push({ role: 'assistant', content: reply }, { role: 'user', content: 'Keep trying.' });
+      }
+      assert.equal(outcomes.filter((o) => o === 'stop').length, 1, `one stopping answer, then refusals: ${outcomes.join(' ')}`);
+      assert.deepEqual(outcomes.slice(-2), ['stop', '403']);
+    } finally {
+      await r.close();
+    }
+  });
+
+  test('an upstream URL with a query (an api-version) keeps it on every request, before the request’s own', async () => {
+    const seen: string[] = [];
+    const upstreamFetch = async (url: string | URL | Request): Promise<Response> => {
+      seen.push(String(url));
+      return Response.json({ data: [] });
+    };
+    const app = createModelProxy({
+      upstream: 'http://upstream.test/openai/v1?api-version=2024-10-21',
+      breaker: new AgentBreaker(),
+      fetch: upstreamFetch as typeof fetch,
+    });
+    await app.request('/v1/models?limit=2');
+    await app.request('/v1/chat/completions', { method: 'POST', body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) });
+    assert.deepEqual(seen, [
+      'http://upstream.test/openai/v1/models?api-version=2024-10-21&limit=2',
+      'http://upstream.test/openai/v1/chat/completions?api-version=2024-10-21',
+    ]);
+  });
+
+  test('a tool call the breaker cannot fingerprint as usual (nested thousands deep, or without a name) passes, streamed or not', async () => {
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    const told: Error[] = [];
+    const upstream = await new ScriptedModelServer({
+      script: [{ toolCalls: [{ name: 'read_file', arguments: deep }] }, { toolCalls: [{ name: 'read_file', arguments: deep }] }, { text: 'Done.' }],
+    }).start();
+    await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker: new AgentBreaker(), port: 0, onError: (e) => told.push(e) });
+    try {
+      const client = openaiClient(proxy);
+      const plain = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'Read it.' }] });
+      assert.equal(plain.choices[0]!.message.tool_calls?.[0]?.type === 'function' && plain.choices[0]!.message.tool_calls[0].function.arguments, deep);
+      let streamedArgs = '';
+      for await (const chunk of await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'Read it.' }], stream: true })) {
+        streamedArgs += chunk.choices[0]?.delta.tool_calls?.[0]?.function?.arguments ?? '';
+      }
+      assert.equal(streamedArgs, deep);
+      // A history holding a call without a name goes upstream like any other.
+      const unnamed = await client.chat.completions.create({
+        model: 'm',
+        messages: [
+          { role: 'user', content: 'Read it.' },
+          { role: 'assistant', content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: '', arguments: '{}' } }] },
+          { role: 'tool', tool_call_id: 't1', content: 'r' },
+        ],
+      });
+      assert.equal(unnamed.choices[0]!.message.content, 'Done.');
+      assert.deepEqual(told, [], 'nothing failed');
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  test('a client that gives up before the upstream answers is not reported as an upstream failure', async () => {
+    const told: Error[] = [];
+    const upstream = await new ScriptedModelServer({ script: [{ text: 'Late.', delayMs: 2_000 }] }).start();
+    await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker: new AgentBreaker(), port: 0, onError: (e) => told.push(e) });
+    try {
+      const client = new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-test-not-a-real-key', maxRetries: 0, timeout: 200 });
+      await assert.rejects(client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }), OpenAI.APIConnectionTimeoutError);
+      // The proxy sees the abort after the client has gone: give it a moment to (not) report.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepEqual(
+        told.map((e) => e.message),
+        [],
+      );
+    } finally {
+      await upstream.close();
+    }
+  });
+
   test('bad options are refused with InvalidOptionError', () => {
     assert.throws(
       () => createModelProxy({ upstream: 'not a url', breaker: new AgentBreaker() }),

@@ -12,7 +12,7 @@ import { ProxyJudge, type ProxyStop } from './proxy-judge.ts';
 import { namedSession, proxySessionId, SESSION_HEADER } from './proxy-session.ts';
 import { formatSse, parseSse } from './sse.ts';
 import { UpstreamUnreachableError } from './upstream-unreachable-error.ts';
-import { isObject, type JsonObject, parseJson, type SseEvent, type WireApi } from './wire-api.ts';
+import { isObject, type JsonObject, parseJson, type RoundVerdict, type SseEvent, type WireApi, type WireRound } from './wire-api.ts';
 
 /** Response header naming the category of a stop. */
 export const STOP_HEADER = 'x-governor-stop';
@@ -75,7 +75,9 @@ export function createModelProxy(options: ModelProxyOptions): Hono {
   };
   const judge = new ProxyJudge(options.breaker);
   const health = healthHandler({ breakers: { proxy: options.breaker } });
-  const app = new Hono();
+  // Routed by a canonical path, so that `/v1/chat/completions/` or `/v1//chat/%63ompletions` is judged like the
+  // path it stands for rather than passed upstream unjudged; what is sent upstream keeps the client's own path.
+  const app = new Hono({ getPath: (request) => canonicalPath(new URL(request.url).pathname) });
 
   app.get('/health', (c) => health(c.req.raw));
   if (options.metrics !== undefined) {
@@ -100,10 +102,24 @@ export function createModelProxy(options: ModelProxyOptions): Hono {
   }
   app.all('*', (c) => forward(c.req.raw, target(upstream, new URL(c.req.url)), upstreamFetch, undefined));
   app.onError((error, c) => {
+    // A client that went away (its timeout, an abort) is no failure of the proxy's or the upstream's.
+    if (c.req.raw.signal.aborted) return new Response(null, { status: 499 });
     onError(error);
     return failure(error, new URL(c.req.url).pathname);
   });
   return app;
+}
+
+/** A path as routed: percent-escapes decoded, repeated slashes as one, no trailing slash. */
+function canonicalPath(pathname: string): string {
+  let path = pathname;
+  try {
+    path = decodeURIComponent(pathname);
+  } catch {
+    // Not valid percent-encoding: routed as it is (the upstream refuses it).
+  }
+  path = path.replace(/\/{2,}/g, '/');
+  return path.length > 1 ? path.replace(/\/$/, '') : path;
 }
 
 /**
@@ -121,13 +137,19 @@ function failure(error: unknown, pathname: string): Response {
 }
 
 interface Route {
-  readonly upstream: string;
+  readonly upstream: Upstream;
   readonly upstreamFetch: typeof fetch;
   readonly judge: ProxyJudge;
   readonly onError: (error: unknown) => void;
 }
 
-function checkUpstream(value: unknown): string {
+/** The upstream as requests are sent to it: its base (no trailing slash) and its own query (e.g. an `api-version`), if any. */
+interface Upstream {
+  readonly base: string;
+  readonly query: string;
+}
+
+function checkUpstream(value: unknown): Upstream {
   if (typeof value !== 'string' || value === '')
     throw new InvalidOptionError('upstream', 'must be the base URL of the model API, e.g. https://api.openai.com/v1');
   let url: URL;
@@ -141,12 +163,16 @@ function checkUpstream(value: unknown): string {
     // fetch refuses such a URL, so every request would fail; the agent's own Authorization header is what goes upstream.
     throw new InvalidOptionError('upstream', "must not hold credentials (user:password@): the agent's own Authorization header is forwarded upstream");
   }
-  return url.toString().replace(/\/+$/, '');
+  const query = url.search.slice(1);
+  url.search = '';
+  url.hash = '';
+  return { base: url.toString().replace(/\/+$/, ''), query };
 }
 
-/** `/v1/<path>?q` (or `/<path>?q`) → `<upstream>/<path>?q`. */
-function target(upstream: string, url: URL): string {
-  return `${upstream}${url.pathname.replace(/^\/v1(?=\/|$)/, '')}${url.search}`;
+/** `/v1/<path>?q` (or `/<path>?q`) → `<upstream>/<path>?<upstream's query>&q`. */
+function target(upstream: Upstream, url: URL): string {
+  const query = [upstream.query, url.search.slice(1)].filter((part) => part !== '').join('&');
+  return `${upstream.base}${url.pathname.replace(/^\/v1(?=\/|$)/, '')}${query === '' ? '' : `?${query}`}`;
 }
 
 function forwardHeaders(headers: Headers): Headers {
@@ -210,10 +236,16 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   });
   const contentType = upstreamResponse.headers.get('content-type') ?? '';
   if (!upstreamResponse.ok || upstreamResponse.body === null) return passThrough(upstreamResponse);
-  if (contentType.includes('text/event-stream'))
-    return streamed(api, sessionId, judge, upstreamResponse, (error) =>
-      route.onError(new UpstreamUnreachableError(new URL(url).origin, error, 'broke off its answer')),
+  if (contentType.includes('text/event-stream')) {
+    return streamed(
+      api,
+      upstreamResponse,
+      (round) => judgeOrPass(route, () => judge.judgeRound(sessionId, round)),
+      (error) => {
+        if (!request.signal.aborted) route.onError(new UpstreamUnreachableError(new URL(url).origin, error, 'broke off its answer'));
+      },
     );
+  }
   if (!contentType.includes('json')) return passThrough(upstreamResponse);
   let text: string;
   try {
@@ -224,12 +256,26 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   const unchanged = (): Response => new Response(text, { status: upstreamResponse.status, headers: responseHeaders(upstreamResponse.headers) });
   const answer = parseJson(text);
   if (!isObject(answer)) return unchanged();
-  const verdict = await judge.judgeRound(sessionId, api.roundOf(answer));
+  const verdict = await judgeOrPass(route, () => judge.judgeRound(sessionId, api.roundOf(answer)));
   if (verdict.stop !== undefined) {
     return json(api.stopResponse(sent, verdict.stop.text, answer), 200, responseHeaders(upstreamResponse.headers, { [STOP_HEADER]: verdict.stop.category }));
   }
   if (verdict.blocked.size === 0) return unchanged();
   return json(api.withBlocks(answer, verdict.blocked), upstreamResponse.status, responseHeaders(upstreamResponse.headers));
+}
+
+/**
+ * A round's verdict; a round the breaker could not judge (a bug, arguments it
+ * cannot read) passes as it came, and the error is reported: the agent's
+ * answer is not lost to the proxy's own failure.
+ */
+async function judgeOrPass(route: Route, judge: () => Promise<RoundVerdict>): Promise<RoundVerdict> {
+  try {
+    return await judge();
+  } catch (error) {
+    route.onError(error);
+    return { blocked: new Map() };
+  }
 }
 
 async function callUpstream(upstreamFetch: typeof fetch, url: string, init: RequestInit): Promise<Response> {
@@ -277,7 +323,7 @@ async function stopAnswer(api: WireApi, body: JsonObject, stop: ProxyStop, judge
  * (which the client's SDK raises) instead of a cut connection, and is told
  * to `brokeOff`.
  */
-function streamed(api: WireApi, sessionId: string, judge: ProxyJudge, response: Response, brokeOff: (error: unknown) => void): Response {
+function streamed(api: WireApi, response: Response, judgeRound: (round: WireRound) => Promise<RoundVerdict>, brokeOff: (error: unknown) => void): Response {
   const rewriter = api.streamRewriter();
   const encoder = new TextEncoder();
   const send = (controller: TransformStreamDefaultController<Uint8Array>, events: SseEvent[]): void => {
@@ -309,7 +355,7 @@ function streamed(api: WireApi, sessionId: string, judge: ProxyJudge, response: 
           send(controller, [api.streamError('governor proxy: the upstream broke off its answer.')]);
           return;
         }
-        send(controller, rewriter.finish(await judge.judgeRound(sessionId, rewriter.round())));
+        send(controller, rewriter.finish(await judgeRound(rewriter.round())));
       },
     }),
   );

@@ -40,6 +40,13 @@ export function stopText(decision: BreakerDecision): string {
   return `${NOTE_PREFIX} This run was stopped by the agent breaker (${decision.category ?? 'breaker'}): ${decision.message ?? 'the session is stopped.'}`;
 }
 
+/** The name a call with no name is judged under: the breaker needs one, and the proxy must not fail the agent's request over it. */
+const UNNAMED_TOOL = '(unnamed tool)';
+
+function nameOf(name: string): string {
+  return name.trim() === '' ? UNNAMED_TOOL : name;
+}
+
 function toStop(decision: BreakerDecision, refused: boolean): ProxyStop {
   return { category: decision.category ?? 'breaker', text: stopText(decision), refused };
 }
@@ -58,8 +65,12 @@ export class ProxyJudge {
   /** Response id → its session, for requests that continue a stored response. */
   readonly #responses: ResponseSessions;
 
+  /** The breaker's observe: every stop it returns is answered to the agent at once (see ObserveOptions.surfaced). */
+  readonly #observer: Pick<AgentBreaker, 'observe'>;
+
   constructor(breaker: AgentBreaker) {
     this.breaker = breaker;
+    this.#observer = { observe: (sessionId, event) => breaker.observe(sessionId, event, { surfaced: true }) };
     this.#inbox = steerInboxFor(breaker.options.store);
     this.#seen = seenSetFor(breaker.options.store);
     this.#responses = responseSessionsFor(breaker.options.store);
@@ -88,20 +99,20 @@ export class ProxyJudge {
   async observeRequest(sessionId: string, tail: RequestTail): Promise<ProxyStop | undefined> {
     const at = `${tail.lastIndex}\u0000`;
     // A call is known by its print, so that the replica that judged it and one that only has its print agree on the key.
-    const prints = tail.toolResults.map((r) => r.print ?? this.breaker.printToolCall({ tool: r.name, args: r.args }));
+    const prints = tail.toolResults.map((r) => r.print ?? this.breaker.printToolCall({ tool: nameOf(r.name), args: r.args }));
     const keys = tail.toolResults.map((r, i) => `${at}tool\u0000${r.id}\u0000${hash53(JSON.stringify([prints[i], r.result, r.error]))}`);
     if (tail.userText !== null) keys.unshift(`${at}user\u0000${hash53(tail.userText)}`);
     const first = await this.#seen.claim(sessionId, keys);
     if (tail.userText !== null && first.shift() === true) {
       // A steer decided on an observed event waits in the breaker (see steerNote).
-      const decision = await this.breaker.observe(sessionId, { kind: 'user', text: tail.userText });
+      const decision = await this.#observer.observe(sessionId, { kind: 'user', text: tail.userText });
       if (decision.action === 'stop') return toStop(decision, false);
     }
     for (const [i, result] of tail.toolResults.entries()) {
       if (first[i] !== true) continue;
-      const event = { kind: 'tool_call', tool: result.name, print: prints[i]!, result: result.result, error: result.error } as const;
+      const event = { kind: 'tool_call', tool: nameOf(result.name), print: prints[i]!, result: result.result, error: result.error } as const;
       // A print another replica noted that this breaker cannot read (another version's, other options) leaves the output unjudged, as before notes.
-      const decision = await this.breaker.observe(sessionId, event).catch((error: unknown) => {
+      const decision = await this.#observer.observe(sessionId, event).catch((error: unknown) => {
         if (result.print !== undefined && InvalidOptionError.isInstance(error)) return undefined;
         throw error;
       });
@@ -159,7 +170,7 @@ export class ProxyJudge {
     }
     const answer = { kind: 'model' as const, promptTokens: round.promptTokens, completionTokens: round.completionTokens, text: round.text };
     // The breaker queues the hosted calls' steers itself (AgentBreaker.takeSteers), for the next request.
-    const verdicts = await observeRound(this.breaker, sessionId, answer, round.hosted ?? []);
+    const verdicts = await observeRound(this.#observer, sessionId, answer, round.hosted ?? []);
     if (verdicts.stop !== undefined) return { stop: toStop(verdicts.stop, false), blocked: new Map() };
     const model = verdicts.answer;
     const blocked = new Map<string, string>();
@@ -168,7 +179,8 @@ export class ProxyJudge {
     const noted: [id: string, name: string, print: string][] | undefined =
       round.responseId !== undefined && store.putNote !== undefined && store.readNote !== undefined ? [] : undefined;
     for (const call of round.toolCalls) {
-      let decision = await this.breaker.checkToolCall(sessionId, { tool: call.name, args: call.args });
+      const tool = nameOf(call.name);
+      let decision = await this.breaker.checkToolCall(sessionId, { tool, args: call.args });
       if (decision.action === 'stop') return { stop: toStop(decision, false), blocked: new Map() };
       // A verdict on the round (budget wrap-up, token drift) applies to each of its calls.
       if (decision.action === 'allow' && (model.action === 'block' || model.action === 'steer')) decision = model;
@@ -176,7 +188,7 @@ export class ProxyJudge {
       else {
         await this.#steer(sessionId, decision);
         // Printed right after its check, which fingerprinted the same arguments.
-        noted?.push([call.id, call.name, this.breaker.printToolCall({ tool: call.name, args: call.args })]);
+        noted?.push([call.id, tool, this.breaker.printToolCall({ tool, args: call.args })]);
       }
     }
     if (noted !== undefined) await this.#noteCalls(sessionId, round.responseId!, noted);

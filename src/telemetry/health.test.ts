@@ -42,6 +42,15 @@ describe('health', () => {
     assert.equal(report.components['shared']?.details?.['storeReachable'], true);
   });
 
+  test('an open session whose id holds a secret is listed masked, as logs show it', async () => {
+    const breaker = new AgentBreaker({ telemetry: false });
+    const id = 'ci-job password=hunter2 ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+    await new BreakerDriver(breaker, id).repeat(6, 'get_status', { job: 'build' }, () => 'queued');
+    const body = await (await healthHandler({ breakers: { local: breaker } })(new Request('http://localhost/health'))).text();
+    assert.match(body, /"open":\["ci-job password=\[REDACTED\]/);
+    assert.doesNotMatch(body, /hunter2|ghp_abcdefghij/);
+  });
+
   test("answers 503 when a store is unreachable, without the URL's password", async () => {
     const url = `redis://admin:s3cret-pw@127.0.0.1:${await unusedPort()}`;
     const down = new AgentBreaker({ telemetry: false, store: redisStore(url) });

@@ -89,7 +89,8 @@ async function breakerComponent(source: BreakerHealthSource, timeoutMs: number, 
       status: up ? 'UP' : 'DOWN',
       details: {
         openSessions: h.open.length,
-        open: h.open.slice(0, maxListed),
+        // Session ids are the caller's (a header, a user name): a secret in one is masked, as in logs.
+        open: h.open.slice(0, maxListed).map((id) => redact(id)),
         storeReachable: h.storeReachable !== false,
         storeErrors: h.storeErrors,
         ...(h.storeError === undefined ? {} : { error: describe(h.storeError) }),

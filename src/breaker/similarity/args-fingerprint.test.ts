@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ArgsFingerprinter, IdentityKeyMatcher, compareFingerprints, fieldPrints, packSketch, unpackSketch, type FieldPrint } from './index.ts';
+import { ArgsFingerprinter, IdentityKeyMatcher, canonicalJson, compareFingerprints, fieldPrints, packSketch, unpackSketch, type FieldPrint } from './index.ts';
 
 const fp = new ArgsFingerprinter();
 const sim = (a: unknown, b: unknown) => compareFingerprints(fp.fingerprint(a), fp.fingerprint(b));
@@ -118,5 +118,25 @@ describe('argument similarity', () => {
     const other = fp.fingerprint({ query: 'spring boot throughput benchmark results', path: 'src/b.ts' });
     assert.equal(compareFingerprints(legacy(a), other), 0);
     assert.equal(packSketch(unpackSketch(fieldPrints(a)[1]![2] as string)), fieldPrints(a)[1]![2]);
+  });
+});
+
+describe('canonicalJson', () => {
+  test('is JSON.stringify with sorted keys for plain values', () => {
+    const value = { b: 1, a: [{ d: 2, c: undefined }, undefined, 'x'], e: null, f: () => 1, g: new Date(0), h: Number.NaN };
+    assert.equal(canonicalJson(value), '{"a":[{"d":2},null,"x"],"b":1,"e":null,"g":"1970-01-01T00:00:00.000Z","h":null}');
+    assert.equal(canonicalJson({ k: 'x'.repeat(100) }, 20), '{"k":"xxxxxxxxxxxxxx');
+  });
+
+  test('writes arguments nested thousands deep, or holding a cycle, without overflowing the stack', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 20_000; i++) deep = { a: [deep] };
+    assert.match(canonicalJson(deep, 1000), /^\{"a":\[\{"a":\[.*"…"/);
+    const cycle: Record<string, unknown> = { name: 'loop' };
+    cycle['self'] = cycle;
+    assert.equal(canonicalJson(cycle, 100).length, 100);
+    const printer = new ArgsFingerprinter();
+    assert.equal(typeof printer.fingerprint(deep).h, 'number');
+    assert.equal(printer.fingerprint(cycle).h, printer.fingerprint(cycle).h);
   });
 });

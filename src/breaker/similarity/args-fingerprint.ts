@@ -366,17 +366,54 @@ function scalarText(value: unknown): string {
   return canonicalJson(value, 4096);
 }
 
-/** JSON with sorted keys, so that key order does not make two equal arguments differ. */
+/** Deepest nesting {@link canonicalJson} writes out; anything deeper is written as `"…"`. */
+const MAX_CANONICAL_DEPTH = 64;
+
+/**
+ * JSON with sorted keys, so that key order does not make two equal arguments
+ * differ; at most `maxChars` long. Written by hand rather than by
+ * `JSON.stringify`, which recurses without bound: arguments nested thousands
+ * of levels deep (or a cycle) would overflow the stack. Levels past
+ * {@link MAX_CANONICAL_DEPTH} are written as `"…"`.
+ */
 export function canonicalJson(value: unknown, maxChars = 65_536): string {
-  if (typeof value === 'string') return value.length > maxChars ? value.slice(0, maxChars) : value;
-  const text =
-    JSON.stringify(value, (_k, v: unknown) => {
-      if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-        const sorted: Record<string, unknown> = {};
-        for (const k of Object.keys(v as Record<string, unknown>).sort()) sorted[k] = (v as Record<string, unknown>)[k];
-        return sorted;
+  const clip = (text: string): string => (text.length > maxChars ? text.slice(0, maxChars) : text);
+  if (typeof value === 'string') return clip(value);
+  if (typeof value !== 'object' || value === null) return clip(typeof value === 'bigint' ? String(value) : (JSON.stringify(value) ?? String(value)));
+  const out: string[] = [];
+  let length = 0;
+  const push = (text: string): void => {
+    out.push(text);
+    length += text.length;
+  };
+  const write = (raw: unknown, depth: number): void => {
+    if (length > maxChars) return;
+    const v =
+      raw !== null && typeof raw === 'object' && typeof (raw as { toJSON?: unknown }).toJSON === 'function' ? (raw as { toJSON(): unknown }).toJSON() : raw;
+    if (typeof v === 'bigint') push(String(v));
+    else if (v === null || typeof v !== 'object') push(JSON.stringify(v) ?? 'null');
+    else if (depth >= MAX_CANONICAL_DEPTH) push('"…"');
+    else if (Array.isArray(v)) {
+      push('[');
+      for (let i = 0; i < v.length && length <= maxChars; i++) {
+        if (i > 0) push(',');
+        write(v[i], depth + 1);
       }
-      return v;
-    }) ?? String(value);
-  return text.length > maxChars ? text.slice(0, maxChars) : text;
+      push(']');
+    } else {
+      push('{');
+      let first = true;
+      for (const key of Object.keys(v).sort()) {
+        if (length > maxChars) break;
+        const item = (v as Record<string, unknown>)[key];
+        if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+        push(`${first ? '' : ','}${JSON.stringify(key)}:`);
+        first = false;
+        write(item, depth + 1);
+      }
+      push('}');
+    }
+  };
+  write(value, 0);
+  return clip(out.join(''));
 }
