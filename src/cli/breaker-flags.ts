@@ -24,12 +24,17 @@ export interface FlagBreaker {
  * store, checks read it every time (`checkFreshnessMs: 0` unless the config
  * says otherwise): replicas behind one balancer see each other's trips at once.
  *
- * @throws CliUsageError for an unreadable config, bad options or an unknown store
+ * @throws CliUsageError for an unreadable config, bad options, an unknown store,
+ *   or `--store-prefix` without `--store`
  */
 export async function breakerFromFlags(
   flags: { config?: string | undefined; store?: string | undefined; storePrefix?: string | undefined; telemetry?: boolean },
   cwd: string,
 ): Promise<FlagBreaker> {
+  // Without a store the prefix would name nothing: state stays in this process, under no key at all.
+  if (flags.storePrefix !== undefined && flags.store === undefined) {
+    throw new CliUsageError('--store-prefix needs --store (a redis:// or rediss:// URL): without a store the breaker keeps its state in memory');
+  }
   let options: Record<string, unknown> = {};
   if (flags.config !== undefined) options = await readConfig(path.resolve(cwd, flags.config), flags.config);
   if (flags.telemetry === true && options['telemetry'] === undefined) options = { ...options, telemetry: true };

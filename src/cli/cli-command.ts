@@ -26,4 +26,6 @@ export const EXIT_CODES = {
   usage: 2,
   /** Interrupted with Ctrl-C (128 + SIGINT). */
   interrupted: 130,
+  /** Stopped with SIGTERM (128 + SIGTERM): `governor run` stops as on Ctrl-C. */
+  terminated: 143,
 } as const;

@@ -108,6 +108,79 @@ describe('governor CLI', () => {
     assert.match(stderr, /OPENAI_API_KEY/);
   });
 
+  test('an empty model variable counts as unset, as in governor demo', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'governor-cli-'));
+    dirs.push(dir);
+    const empty = { GOVERNOR_MODEL: '', GOVERNOR_BASE_URL: '', OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' };
+    const none = await governor(['run', 'task', '--dir', dir], cleanEnv(empty));
+    assert.equal(none.code, 2, none.stderr);
+    assert.match(none.stderr, /No model configured/);
+    assert.doesNotMatch(none.stderr, /""/);
+    await using server = await new ScriptedModelServer({ script: [{ toolCalls: [{ name: 'submit', arguments: { summary: 'done' } }] }] }).start();
+    const noModel = await governor(['run', 'task', '--dir', dir, '--base-url', server.baseURL], cleanEnv({ GOVERNOR_MODEL: '' }));
+    assert.equal(noModel.code, 2, noModel.stderr);
+    assert.match(noModel.stderr, /With a base URL, name the model too/);
+    // An empty GOVERNOR_API_KEY leaves the key to OPENAI_API_KEY, and an empty OPENAI_BASE_URL changes nothing.
+    const ran = await governor(
+      ['run', 'task', '--dir', dir, '--json'],
+      cleanEnv({
+        GOVERNOR_BASE_URL: server.baseURL,
+        GOVERNOR_MODEL: 'scripted-stand-in',
+        GOVERNOR_API_KEY: '',
+        OPENAI_API_KEY: 'sk-test-not-a-real-key',
+        OPENAI_BASE_URL: '',
+      }),
+    );
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.equal((JSON.parse(ran.stdout) as { status: string }).status, 'completed');
+    assert.equal(server.requests.length, 1);
+    assert.ok(server.requests[0]!.headers['authorization'] !== undefined, 'no key was sent');
+  });
+
+  test('a base URL with user:password@ is a usage error before any model call, and the password is never printed', async () => {
+    await using server = await new ScriptedModelServer({ script: [{ toolCalls: [{ name: 'submit', arguments: { summary: 'done' } }] }] }).start();
+    const dir = mkdtempSync(join(tmpdir(), 'governor-cli-'));
+    dirs.push(dir);
+    const withPassword = server.baseURL.replace('://', '://me:hunter2@');
+    for (const [args, env] of [
+      [['--base-url', withPassword, '--model', 'scripted-stand-in'], {}],
+      [[], { GOVERNOR_BASE_URL: withPassword, GOVERNOR_MODEL: 'scripted-stand-in' }],
+      // Not a URL at all (a port out of range): the password is not echoed either.
+      [['--base-url', 'http://me:hunter2@127.0.0.1:99999/v1', '--model', 'scripted-stand-in'], {}],
+    ] as const) {
+      const { code, stdout, stderr } = await governor(['run', 'task', '--dir', dir, ...args], cleanEnv(env));
+      assert.equal(code, 2, stderr);
+      assert.equal(stdout, '');
+      assert.match(stderr, /must not hold credentials \(user:password@\)|is not a valid URL/);
+      assert.doesNotMatch(stderr, /hunter2|\]\]/);
+    }
+    assert.equal(server.requests.length, 0);
+  });
+
+  test('--timeout is checked in seconds, as typed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'governor-cli-'));
+    dirs.push(dir);
+    for (const timeout of ['3000000', '0', '-5', '0.0001', 'ten', '']) {
+      const { code, stderr } = await governor(
+        ['run', 'task', '--dir', dir, '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm', `--timeout=${timeout}`],
+        cleanEnv(),
+      );
+      assert.equal(code, 2, stderr);
+      assert.match(
+        stderr,
+        new RegExp(`--timeout must be a number of seconds from 0\\.001 to 2147483 \\(about 24\\.8 days\\), got "${timeout.replace('.', '\\.')}"`),
+      );
+      assert.doesNotMatch(stderr, /timeoutMs|milliseconds/);
+    }
+  });
+
+  test('--store-prefix without --store is a usage error, not ignored (governor proxy: see its own tests)', async () => {
+    const { code, stdout, stderr } = await governor(['mcp', '--store-prefix', 'foo:', '--', 'true'], cleanEnv());
+    assert.equal(code, 2, stderr);
+    assert.equal(stdout, '');
+    assert.match(stderr, /^governor mcp: --store-prefix needs --store/);
+  });
+
   test('an unknown command exits 2 and points to --help', async () => {
     const { code, stdout, stderr } = await governor(['frobnicate'], cleanEnv());
     assert.equal(code, 2);
@@ -203,34 +276,41 @@ describe('governor CLI', () => {
     assert.equal(code, 0);
   });
 
-  test('Ctrl-C during governor run kills the running command, prints the summary so far and exits 130', async () => {
-    await using server = await new ScriptedModelServer({
-      script: [
-        { toolCalls: [{ name: 'shell', arguments: { command: 'echo $$ > shell.pid; sleep 30 & echo $! > sleep.pid; wait' } }] },
-        { toolCalls: [{ name: 'submit', arguments: { summary: 'never reached' } }] },
-      ],
-    }).start();
-    const dir = mkdtempSync(join(tmpdir(), 'governor-cli-'));
-    dirs.push(dir);
-    const child = spawn(NODE, [BIN, 'run', 'Sleep', '--dir', dir, '--base-url', server.baseURL, '--model', 'scripted-stand-in', '--sandbox', 'none'], {
-      env: cleanEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
+  for (const { signal, code, says } of [
+    { signal: 'SIGINT', code: 130, says: /Interrupted: stopping the agent/ },
+    { signal: 'SIGTERM', code: 143, says: /Terminated \(SIGTERM\): stopping the agent/ },
+  ] as const) {
+    test(`${signal === 'SIGINT' ? 'Ctrl-C' : signal} during governor run kills the running command, prints the summary so far and exits ${code}`, async () => {
+      await using server = await new ScriptedModelServer({
+        script: [
+          { toolCalls: [{ name: 'shell', arguments: { command: 'echo $$ > shell.pid; sleep 30 & echo $! > sleep.pid; wait' } }] },
+          { toolCalls: [{ name: 'submit', arguments: { summary: 'never reached' } }] },
+        ],
+      }).start();
+      const dir = mkdtempSync(join(tmpdir(), 'governor-cli-'));
+      dirs.push(dir);
+      const child = spawn(NODE, [BIN, 'run', 'Sleep', '--dir', dir, '--base-url', server.baseURL, '--model', 'scripted-stand-in', '--sandbox', 'none'], {
+        env: cleanEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const sleepPidFile = join(dir, 'sleep.pid');
+      while (!existsSync(sleepPidFile) || readFileSync(sleepPidFile, 'utf8').trim() === '') await delay(50);
+      const sleepPid = Number(readFileSync(sleepPidFile, 'utf8'));
+      const shellPid = Number(readFileSync(join(dir, 'shell.pid'), 'utf8'));
+      child.kill(signal);
+      const [exitCode] = (await once(child, 'close')) as [number];
+      assert.equal(exitCode, code, stderr);
+      assert.match(stderr, says);
+      assert.match(stdout, /^Result: aborted/m);
+      assert.match(stdout, /Model calls: 1/);
+      // Unsandboxed, so the pids are the host's. The shell and its child (sleep, in the command's process group) are gone
+      // too: no such process, or a zombie waiting for init to reap it.
+      assert.ok(!isRunning(shellPid), `the shell (pid ${shellPid}) still runs`);
+      assert.ok(!isRunning(sleepPid), `sleep (pid ${sleepPid}) still runs`);
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const sleepPidFile = join(dir, 'sleep.pid');
-    while (!existsSync(sleepPidFile) || readFileSync(sleepPidFile, 'utf8').trim() === '') await delay(50);
-    const sleepPid = Number(readFileSync(sleepPidFile, 'utf8'));
-    child.kill('SIGINT');
-    const [code] = (await once(child, 'close')) as [number];
-    assert.equal(code, 130, stderr);
-    assert.match(stderr, /Interrupted/);
-    assert.match(stdout, /^Result: aborted/m);
-    assert.match(stdout, /Model calls: 1/);
-    // Unsandboxed, so the pid is the host's. The grandchild (sleep, in the command's process group) is gone too: no such
-    // process, or a zombie waiting for init to reap it.
-    assert.ok(!isRunning(sleepPid), `sleep (pid ${sleepPid}) still runs`);
-  });
+  }
 });

@@ -26,7 +26,7 @@ ${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
 
 Results go to stdout; progress and errors to stderr.
 Exit codes: ${EXIT_CODES.ok} success, ${EXIT_CODES.failure} the run or command did not succeed, ${EXIT_CODES.usage} usage error,
-            ${EXIT_CODES.interrupted} interrupted (Ctrl-C).
+            ${EXIT_CODES.interrupted} interrupted (Ctrl-C), ${EXIT_CODES.terminated} terminated (SIGTERM).
 Colour only on a terminal, never with NO_COLOR set.`;
 }
 

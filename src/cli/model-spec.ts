@@ -2,9 +2,10 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { GovernorError } from '../errors/governor-error.ts';
 import { importOptional } from '../errors/missing-dependency-error.ts';
+import { REDACTED } from '../redaction/redact.ts';
 
 /** Thrown when a model spec cannot be turned into a model (unknown provider, missing key, bad URL). */
-export class ModelSpecError extends GovernorError {
+class ModelSpecError extends GovernorError {
   constructor(message: string) {
     super('GOVERNOR_MODEL_SPEC', message);
   }
@@ -25,8 +26,18 @@ export interface ResolvedModelSpec {
   readonly label: string;
 }
 
+/**
+ * A variable of the environment, or `undefined` when it is unset or empty:
+ * `GOVERNOR_MODEL= governor run …` means the same as leaving it out, for every
+ * variable the CLI reads.
+ */
+function variable(env: ModelSpecInput['env'], name: string): string | undefined {
+  const value = env[name];
+  return value === '' ? undefined : value;
+}
+
 function requireKey(env: ModelSpecInput['env'], name: string, provider: string): string {
-  const key = env[name];
+  const key = variable(env, name);
   if (!key) {
     throw new ModelSpecError(
       `No API key for ${provider}: set the ${name} environment variable, or use an OpenAI-compatible server with --base-url (or GOVERNOR_BASE_URL).`,
@@ -38,10 +49,15 @@ function requireKey(env: ModelSpecInput['env'], name: string, provider: string):
 /**
  * Whether the environment names any real model: a model flag, a base URL, or a
  * provider key. Without one the main job falls back to the scripted stand-in.
+ * An empty variable counts as unset, as in {@link resolveModelSpec}.
  */
 export function hasModelConfiguration(input: ModelSpecInput): boolean {
   const { env } = input;
-  return Boolean(input.model || input.baseURL || env.GOVERNOR_MODEL || env.GOVERNOR_BASE_URL || env.OPENAI_API_KEY || env.ANTHROPIC_API_KEY);
+  return (
+    input.model !== undefined ||
+    input.baseURL !== undefined ||
+    ['GOVERNOR_MODEL', 'GOVERNOR_BASE_URL', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY'].some((name) => variable(env, name) !== undefined)
+  );
 }
 
 /**
@@ -49,25 +65,40 @@ export function hasModelConfiguration(input: ModelSpecInput): boolean {
  * `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`) into a provider-package model.
  * The `openai:` and `anthropic:` providers are optional peer dependencies,
  * loaded only when named; a missing one rejects with `MissingDependencyError`.
+ * An empty variable counts as unset; a flag counts as given, even empty.
+ *
+ * @throws ModelSpecError for an unknown provider, a missing key, or a base URL
+ *   that is not a URL or holds credentials (`user:password@`, refused: fetch
+ *   cannot send a request to it; the key goes in `GOVERNOR_API_KEY`)
  */
 export async function resolveModelSpec(input: ModelSpecInput): Promise<ResolvedModelSpec> {
   const { env } = input;
-  const baseURL = input.baseURL ?? env.GOVERNOR_BASE_URL;
-  let spec = input.model ?? env.GOVERNOR_MODEL;
+  const baseURL = input.baseURL ?? variable(env, 'GOVERNOR_BASE_URL');
+  let spec = input.model ?? variable(env, 'GOVERNOR_MODEL');
   if (baseURL !== undefined) {
+    let url: URL;
     try {
-      new URL(baseURL);
+      url = new URL(baseURL);
     } catch {
-      throw new ModelSpecError(`The base URL "${baseURL}" is not a valid URL (expected e.g. http://127.0.0.1:11434/v1).`);
+      // Whatever stands before an `@` may be a password: never echoed.
+      const shown = baseURL.replace(/\/\/[^/?#]*@/, `//${REDACTED}@`);
+      throw new ModelSpecError(`The base URL "${shown}" is not a valid URL (expected e.g. http://127.0.0.1:11434/v1).`);
+    }
+    if (url.username !== '' || url.password !== '') {
+      // Never echoed: the URL holds a password. fetch refuses such a URL, so every model call would fail.
+      throw new ModelSpecError(
+        `The base URL (--base-url or GOVERNOR_BASE_URL) must not hold credentials (user:password@): set the key in GOVERNOR_API_KEY (or OPENAI_API_KEY), sent as a Bearer token.`,
+      );
     }
     const modelId = spec?.replace(/^(openai-compatible|openai|ollama|vllm):/, '');
     if (!modelId) throw new ModelSpecError('With a base URL, name the model too: --model llama3.1 (or GOVERNOR_MODEL).');
-    const provider = createOpenAICompatible({ name: 'openai-compatible', baseURL, apiKey: env.GOVERNOR_API_KEY ?? env.OPENAI_API_KEY, includeUsage: true });
-    return { model: provider(modelId), label: `${modelId} at ${new URL(baseURL).host}` };
+    const apiKey = variable(env, 'GOVERNOR_API_KEY') ?? variable(env, 'OPENAI_API_KEY');
+    const provider = createOpenAICompatible({ name: 'openai-compatible', baseURL, apiKey, includeUsage: true });
+    return { model: provider(modelId), label: `${modelId} at ${url.host}` };
   }
   if (spec === undefined) {
-    if (env.OPENAI_API_KEY) spec = 'openai:gpt-4o-mini';
-    else if (env.ANTHROPIC_API_KEY) spec = 'anthropic:claude-sonnet-4-5';
+    if (variable(env, 'OPENAI_API_KEY') !== undefined) spec = 'openai:gpt-4o-mini';
+    else if (variable(env, 'ANTHROPIC_API_KEY') !== undefined) spec = 'anthropic:claude-sonnet-4-5';
     else throw new ModelSpecError('No model configured: pass --model openai:gpt-4o (with OPENAI_API_KEY set), or --base-url for an OpenAI-compatible server.');
   }
   const colon = spec.indexOf(':');
@@ -80,7 +111,7 @@ export async function resolveModelSpec(input: ModelSpecInput): Promise<ResolvedM
     case 'openai': {
       const apiKey = requireKey(env, 'OPENAI_API_KEY', 'OpenAI');
       const { createOpenAI } = await importOptional('@ai-sdk/openai', 'The openai: provider', () => import('@ai-sdk/openai'));
-      return { model: createOpenAI({ apiKey, baseURL: env.OPENAI_BASE_URL })(modelId), label: spec };
+      return { model: createOpenAI({ apiKey, baseURL: variable(env, 'OPENAI_BASE_URL') })(modelId), label: spec };
     }
     case 'anthropic': {
       const apiKey = requireKey(env, 'ANTHROPIC_API_KEY', 'Anthropic');

@@ -135,6 +135,7 @@ test('governor proxy refuses a bad command line with exit code 2 and says what t
     [['--upstream', 'http://127.0.0.1:1/v1', '--max-request-bytes', '32MB'], /not "32MB"/],
     [['--upstream', 'notaurl', '--port', '0'], /upstream.*"notaurl" is not a URL/],
     [['--upstream', 'http://127.0.0.1:1/v1', '--store', 'mongodb://x'], /unsupported store "mongodb:"/],
+    [['--upstream', 'http://127.0.0.1:1/v1', '--store-prefix', 'foo:'], /--store-prefix needs --store/],
     [['--upstream', 'http://127.0.0.1:1/v1', '--config', 'no-such-file.json'], /cannot read --config no-such-file.json: no such file/],
   ] as const) {
     const child = spawn(process.execPath, [MAIN, 'proxy', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -30,6 +30,19 @@ describe('redact', () => {
     assert.equal(redact('redis://:p@ss/w@cache:6379'), 'redis://:[REDACTED]@cache:6379');
   });
 
+  test('a URL with a password after a secret name comes out whole, once redacted, and stays so', () => {
+    // fetch's own words for a base URL with user:password@ (what governor run printed, half redacted: "[REDACTED]]@127.0.0.1…").
+    const message = 'Request cannot be constructed from a URL that includes credentials: http://me:pw@127.0.0.1:18001/v1/chat/completions';
+    const out = redact(message);
+    assert.equal(out, 'Request cannot be constructed from a URL that includes credentials: http://me:[REDACTED]@127.0.0.1:18001/v1/chat/completions');
+    // Sinks redact what an earlier sink already redacted (an error message, then the CLI's output).
+    assert.equal(redact(out), out);
+    assert.equal(redact('credentials: http://me:pw@host'), 'credentials: http://me:[REDACTED]@host');
+    assert.equal(redact('"password": "http://me:pw@host"'), '"password": "http://me:[REDACTED]@host"');
+    // A value that an earlier rule redacted only in part goes whole: no prefix of it, no stray bracket.
+    assert.equal(redact('password=foo-sk-proj-abcdefghijklmnopqrstuvwxyz0123'), 'password=[REDACTED]');
+  });
+
   for (const sample of NOT_SECRETS) {
     test(`keeps ${sample.name}`, () => {
       assert.equal(redact(sample.text), sample.text);

@@ -13,7 +13,9 @@ const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@?#]*:)[^\s?#]*@(?=[\w.-]+(
 // name = value, name: value, "name": "value", name='value' (env files, YAML, JSON, connection strings, headers).
 // The name is bounded and must start a word, and a value is only read after a secret name: linear time on any input.
 const ASSIGNMENT = /(?<![\w.-])(["']?)([A-Za-z_][\w.-]{0,63})\1([ \t]*(?::=|=>|[:=])[ \t]*)/g;
-const ASSIGNED_VALUE = /"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|([^\s"',;&<>)}\]]+)/y;
+// A bare value runs to the first delimiter; a `[REDACTED]` an earlier rule left in it is part of it, not its end
+// (`credentials: http://me:[REDACTED]@host` is one value, not `http://me:[REDACTED` and a stray `]@host`).
+const ASSIGNED_VALUE = /"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|((?:\[REDACTED\]|[^\s"',;&<>)}\]])+)/y;
 
 // --password VALUE, --api-key=VALUE on command lines.
 const FLAG = /(--?[A-Za-z][\w-]{0,63})(\s+|=)([^\s"'-][^\s"']{0,4095})/g;
@@ -26,7 +28,9 @@ const OFTEN_SECRET = new Set(['key', 'token', 'auth', 'authorization', 'jwt', 's
 const ALWAYS_SUFFIX = /(?:password|passwd|secret)$/i;
 const OFTEN_SUFFIX = /(?:apikey|token|accesskey|secretkey|privatekey)$/i;
 
-const NOT_A_VALUE = /^(?:null|nil|none|true|false|undefined|\*+|x+|\[REDACTED\].*|\$\{?[A-Za-z_]\w*\}?|<[^>]*>|\{\{.*\}\})$/i;
+// Also already redacted: `[REDACTED]…`, and a URL whose password the URL rule replaced (the rest of it is no secret).
+const NOT_A_VALUE =
+  /^(?:null|nil|none|true|false|undefined|\*+|x+|\[REDACTED\].*|[a-z][a-z0-9+.-]*:\/\/[^\s:/@?#]*:\[REDACTED\]@\S*|\$\{?[A-Za-z_]\w*\}?|<[^>]*>|\{\{.*\}\})$/i;
 
 function lastWord(name: string): string {
   const words = name.split(/[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])/).filter((w) => w !== '');

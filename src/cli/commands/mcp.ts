@@ -10,7 +10,7 @@ blocked or stopped call comes back as a tool result with isError: true.
 
   --config FILE    JSON file with the breaker options (default: built-in defaults)
   --store URL      shared breaker state, redis://… (default: in memory)
-  --store-prefix P key prefix in the store (default governor:breaker:)
+  --store-prefix P key prefix in the store (default governor:breaker:; needs --store)
   --session ID     breaker session (default: a new one per connection)
   --url URL        upstream Streamable HTTP MCP server instead of COMMAND
 

@@ -14,7 +14,7 @@ breaker watches the run.
   --host HOST      interface to listen on (default 127.0.0.1)
   --config FILE    JSON file with the breaker options (default: built-in defaults)
   --store URL      shared breaker state, redis://… (default: in memory, this process only)
-  --store-prefix P key prefix in the store (default governor:breaker:)
+  --store-prefix P key prefix in the store (default governor:breaker:; needs --store)
   --metrics        serve GET /metrics for Prometheus (needs @opentelemetry/exporter-prometheus
                    and @opentelemetry/sdk-metrics)
   --max-request-bytes N
