@@ -1,5 +1,5 @@
 import { readShellOutput } from './shell-output.ts';
-import type { LanguageModelV4, LanguageModelV4Middleware, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4Middleware, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { wrapLanguageModel, type ToolSet } from 'ai';
 import { fromProviderUsage } from '../model/usage.ts';
 import { resolveModel } from '../model/resolve-model.ts';
@@ -80,6 +80,44 @@ const OPENAI_TOOLS: Readonly<Record<string, ToolReading>> = {
   },
 };
 
+/** How many tool call ids a door remembers (calls its tools ran, failures it judged): a few steps' worth. */
+const REMEMBERED_CALLS = 256;
+
+/** Adds an id to a set that keeps the newest {@link REMEMBERED_CALLS}. */
+function remember(ids: Set<string>, id: string): void {
+  ids.add(id);
+  if (ids.size > REMEMBERED_CALLS) ids.delete(ids.values().next().value as string);
+}
+
+/**
+ * The calls of the prompt's last step that failed without running: the AI SDK
+ * answers a call with invalid input or of a tool it does not have with an
+ * error result, and never calls the tool. Each with its arguments and error.
+ */
+function failedUnrun(prompt: LanguageModelV4Prompt, ran: ReadonlySet<string>): { id: string; tool: string; args: unknown; error: string }[] {
+  const at = prompt.findLastIndex((message) => message.role === 'assistant');
+  const step = prompt[at];
+  if (step?.role !== 'assistant') return [];
+  const calls = new Map<string, unknown>();
+  for (const part of step.content) if (part.type === 'tool-call') calls.set(part.toolCallId, part.input);
+  const failed: { id: string; tool: string; args: unknown; error: string }[] = [];
+  for (const message of prompt.slice(at + 1)) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) {
+      if (part.type !== 'tool-result' || ran.has(part.toolCallId) || !calls.has(part.toolCallId)) continue;
+      const { output } = part;
+      if (output.type === 'error-text') failed.push({ id: part.toolCallId, tool: part.toolName, args: calls.get(part.toolCallId), error: output.value });
+      else if (output.type === 'error-json')
+        failed.push({ id: part.toolCallId, tool: part.toolName, args: calls.get(part.toolCallId), error: resultText(output.value) });
+    }
+  }
+  return failed;
+}
+
+function isAsyncGeneratorFunction(fn: unknown): boolean {
+  return Object.prototype.toString.call(fn) === '[object AsyncGeneratorFunction]';
+}
+
 function toolReading(tool: { type?: unknown; id?: unknown }): ToolReading {
   return (tool.type === 'provider' && typeof tool.id === 'string' ? OPENAI_TOOLS[tool.id] : undefined) ?? PLAIN_TOOL;
 }
@@ -109,10 +147,17 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
     await door.noteRound({ kind: 'model', promptTokens: usage.inputTokens ?? null, completionTokens: usage.outputTokens ?? null, text }, providerCalls(parts));
   };
 
+  /** Calls the wrapped tools ran, and failed calls that never ran that were judged from a prompt, by id. */
+  const ran = new Set<string>();
   const middleware: LanguageModelV4Middleware = {
     specificationVersion: 'v4',
     // Steers decided on observed events (a tool's result, a round without tool calls) reach the next step's prompt.
     transformParams: async ({ params }) => {
+      // A model that keeps calling a tool with input it rejects (or a tool it does not have) is an error loop too.
+      for (const call of failedUnrun(params.prompt, ran)) {
+        remember(ran, call.id);
+        door.stopIf(await breaker.observe(sessionId, { kind: 'tool_call', tool: call.tool, args: call.args, result: call.error, error: true }));
+      }
       // A prompt that ends with the user's message starts a turn (later steps end with tool results).
       const last = params.prompt.at(-1);
       if (last?.role === 'user') await door.noteUserTurn(params.prompt.length - 1, textOfContent(last.content));
@@ -170,31 +215,63 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
       // An output of a type of its own cannot carry the breaker's text: a block is then an error, a steer goes in the next prompt.
       const typedOutput = tool.outputSchema !== undefined || tool.toModelOutput !== undefined;
       const reading = toolReading(tool);
+      type ExecOptions = Parameters<typeof execute>[1];
+      /** Judges the call before it runs: the verdict, or what the model gets in place of a blocked call. */
+      const before = async (input: unknown, execOptions: ExecOptions) => {
+        if (typeof execOptions?.toolCallId === 'string') remember(ran, execOptions.toolCallId);
+        const args = reading.args(input);
+        const decision = await breaker.checkToolCall(sessionId, { tool: name, args });
+        door.stopIf(decision);
+        if (decision.action === 'block' && typedOutput) throw new ToolCallBlockedError(blockedResult(decision));
+        return { args, decision, blocked: decision.action === 'block' ? { value: blockedResult(decision) } : undefined };
+      };
+      const failed = async (args: unknown, error: unknown): Promise<never> => {
+        const message = error instanceof Error ? error.message : String(error);
+        await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args, result: message, error: true });
+        throw error;
+      };
+      /** Records the result; what the model gets for it (a steer appended, where the output's type allows). */
+      const after = async (args: unknown, decision: BreakerDecision, result: unknown): Promise<unknown> => {
+        const { text, error } = reading.result(result);
+        door.stopIf(await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args, result: text, error }));
+        if (decision.action !== 'steer') return result;
+        if (!typedOutput) return steeredResult(text, decision);
+        door.deferSteer(decision);
+        return result;
+      };
       wrapped[name] = {
         ...tool,
-        execute: async (input: unknown, execOptions: Parameters<typeof execute>[1]) => {
-          const args = reading.args(input);
-          const decision = await breaker.checkToolCall(sessionId, { tool: name, args });
-          door.stopIf(decision);
-          if (decision.action === 'block') {
-            if (typedOutput) throw new ToolCallBlockedError(blockedResult(decision));
-            return blockedResult(decision);
-          }
-          let result: unknown;
-          try {
-            result = await execute(input as never, execOptions);
-          } catch (error) {
-            const message = error instanceof Error ? error.message : String(error);
-            await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args, result: message, error: true });
-            throw error;
-          }
-          const { text, error } = reading.result(result);
-          door.stopIf(await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args, result: text, error }));
-          if (decision.action !== 'steer') return result;
-          if (!typedOutput) return steeredResult(text, decision);
-          door.deferSteer(decision);
-          return result;
-        },
+        // A streaming tool (`async *execute`) stays one: its outputs pass as they come, the last is its result.
+        execute: isAsyncGeneratorFunction(execute)
+          ? async function* (input: unknown, execOptions: ExecOptions) {
+              const { args, decision, blocked } = await before(input, execOptions);
+              if (blocked !== undefined) {
+                yield blocked.value;
+                return;
+              }
+              let last: unknown;
+              try {
+                for await (const output of execute(input as never, execOptions) as AsyncIterable<unknown>) {
+                  last = output;
+                  yield output;
+                }
+              } catch (error) {
+                await failed(args, error);
+              }
+              const final = await after(args, decision, last);
+              if (final !== last) yield final;
+            }
+          : async (input: unknown, execOptions: ExecOptions) => {
+              const { args, decision, blocked } = await before(input, execOptions);
+              if (blocked !== undefined) return blocked.value;
+              let result: unknown;
+              try {
+                result = await execute(input as never, execOptions);
+              } catch (error) {
+                return failed(args, error);
+              }
+              return after(args, decision, result);
+            },
       };
     }
     return wrapped as T;

@@ -124,6 +124,81 @@ describe('breakerForAiSdk on generateText', () => {
     assert.match(lastToolResult(server.requests[4]), /\[AgentBreaker\] This call was NOT executed\./, 'the blocked call is a tool error with the explanation');
   });
 
+  for (const [what, call] of [
+    ['input the tool rejects', { name: 'search', arguments: { query: 5 } }],
+    ['a tool it does not have', { name: 'web_search', arguments: { query: 'flights to Oslo' } }],
+  ] as const) {
+    test(`a call the AI SDK answers with an error without running the tool (${what}), made again and again, is stopped as an error loop`, async () => {
+      await using server = await new ScriptedModelServer({ script: [{ toolCalls: [call] }], onExhausted: 'repeat-last' }).start();
+      const breaker = new AgentBreaker({ telemetry: false });
+      const events: BreakerEventRecord[] = [];
+      breaker.on((event) => events.push(event));
+      const governed = breakerForAiSdk(breaker, { sessionId: SESSION });
+      let runs = 0;
+      const search = tool({
+        description: 'Searches the web',
+        inputSchema: z.object({ query: z.string() }),
+        execute: async () => {
+          runs += 1;
+          return 'results';
+        },
+      });
+      const error = await generateText({
+        model: governed.model(scriptedModel(server)),
+        tools: governed.tools({ search }),
+        stopWhen: [isStepCount(30), governed.stopWhen],
+        prompt: 'Find flights to Oslo.',
+      }).then(
+        () => assert.fail('the breaker must end the run'),
+        (e: unknown) => e,
+      );
+      assert.ok(AgentBreakerError.isInstance(error), `the loop is stopped by the breaker, got ${String(error)}`);
+      assert.equal(error.category, 'error_loop');
+      assert.equal(runs, 0, 'the tool never ran');
+      assert.ok(server.requests.length < 10, `stopped after ${server.requests.length} model calls, not at the step cap`);
+      assert.equal(escalations(events)[0], 'error_loop:steer');
+      assert.match(JSON.stringify(server.requests.at(-1)!.body.messages), /\[AgentBreaker\] /, 'the model was told before the stop');
+    });
+  }
+
+  test('a streaming tool (async *execute) stays one: its outputs pass as they come, the last is what the model gets and the breaker records', async () => {
+    await using server = await new ScriptedModelServer({
+      script: (_request, index) => (index < 4 ? { toolCalls: [{ name: 'weather', arguments: { city: 'Paris' } }] } : { text: 'It is 15C.' }),
+    }).start();
+    const breaker = new AgentBreaker({ telemetry: false });
+    const events: BreakerEventRecord[] = [];
+    breaker.on((event) => events.push(event));
+    const governed = breakerForAiSdk(breaker, { sessionId: SESSION });
+    let runs = 0;
+    const weather = tool({
+      description: 'Weather for a city',
+      inputSchema: z.object({ city: z.string() }),
+      async *execute({ city }) {
+        runs += 1;
+        yield { status: 'loading' as const, text: `Looking up ${city}…` };
+        yield { status: 'done' as const, text: `15C in ${city}` };
+      },
+    });
+    const preliminary: unknown[] = [];
+    const result = streamText({
+      model: governed.model(scriptedModel(server)),
+      tools: governed.tools({ weather }),
+      stopWhen: [isStepCount(10), governed.stopWhen],
+      prompt: 'Weather in Paris?',
+    });
+    for await (const part of result.fullStream) if (part.type === 'tool-result' && part.preliminary === true) preliminary.push(part.output);
+    assert.equal(lastToolResult(server.requests[1]), '{"status":"done","text":"15C in Paris"}', 'the model got the last output');
+    assert.deepEqual(preliminary.slice(0, 2), [
+      { status: 'loading', text: 'Looking up Paris…' },
+      { status: 'done', text: '15C in Paris' },
+    ]);
+    // The same output three times: the third is steered, the fourth blocked, as for any tool.
+    assert.match(lastToolResult(server.requests[3]), /^\{"status":"done","text":"15C in Paris"\}\n\n\[AgentBreaker\] /);
+    assert.match(lastToolResult(server.requests[4]), /This call was NOT executed/);
+    assert.equal(runs, 3);
+    assert.deepEqual(escalations(events), ['tool_spiral:steer', 'tool_spiral:block']);
+  });
+
   test("OpenAI's shell tool: a command that fails the same way again and again is an error loop, stopped before it runs a 4th time", async () => {
     await using server = await new ScriptedModelServer({
       script: [{ toolCalls: [{ name: 'shell', arguments: { commands: ['npm test'] } }] }],
