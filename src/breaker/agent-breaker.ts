@@ -5,7 +5,8 @@ import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.
 import { breakerAdviseCall, breakerAdviseStream, type BreakerEngine } from './breaker-advisor.ts';
 import { ALLOW, type BreakerCategory, type BreakerDecision, type BreakerStatus } from './breaker-decision.ts';
 import { breakerErrorFor } from './breaker-errors.ts';
-import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
+import type { BreakerEvent, ModelEvent, ProposedToolCall } from './breaker-event.ts';
+import { cachedPrice, priceUsage } from '../model/pricing.ts';
 import type { BreakerEventRecord, BreakerListener } from './breaker-events.ts';
 import { resolveAgentBreakerOptions, type AgentBreakerOptions, type ResolvedAgentBreakerOptions } from './breaker-options.ts';
 import { initialState, type BreakerCounters, type BreakerSessionState } from './breaker-state.ts';
@@ -249,9 +250,10 @@ export class AgentBreaker implements Advisor {
   }
 
   /** `surfaced`: the caller throws any stop it gets, so the stop need not wait for the next gate. */
-  #observe(sessionId: string, event: BreakerEvent, surfaced: boolean): Promise<BreakerDecision> {
+  #observe(sessionId: string, observed: BreakerEvent, surfaced: boolean): Promise<BreakerDecision> {
     checkSessionId(sessionId);
-    checkEvent(event);
+    checkEvent(observed);
+    const event = observed.kind === 'model' && observed.model !== undefined ? this.#priced(sessionId, observed) : observed;
     const at = this.options.now();
     const op: SessionOp =
       event.kind === 'tool_call' && event.print !== undefined
@@ -260,6 +262,23 @@ export class AgentBreaker implements Advisor {
           ? { k: 'observe', at, event, surfaced: true }
           : { k: 'observe', at, event };
     return this.#queue.run(sessionId, () => this.#write(sessionId, op));
+  }
+
+  /** A model round named by its model, as the session records it: priced when it has no cost, without the name. */
+  #priced(sessionId: string, { model, ...round }: ModelEvent): ModelEvent {
+    if (round.costUsd !== undefined || model === undefined) return round;
+    const price = cachedPrice(model);
+    const usd =
+      price === undefined
+        ? undefined
+        : priceUsage({ inputTokens: round.promptTokens ?? undefined, outputTokens: round.completionTokens ?? undefined, cachedInputTokens: undefined }, price)
+            .usd;
+    if (typeof usd === 'number') return { ...round, costUsd: usd };
+    if (this.options.budget.maxCostUsd !== undefined) {
+      const why = price === undefined ? `model "${model}" has no price` : `model "${model}" reported no token counts`;
+      this.#warnOnce(sessionId, `cost:${model}:${price === undefined}`, `budget.maxCostUsd is not enforceable: ${why}; price its rounds (costUsd).`);
+    }
+    return round;
   }
 
   /**
@@ -570,6 +589,7 @@ function checkEvent(event: BreakerEvent): void {
       if (event.costUsd !== undefined && !(typeof event.costUsd === 'number' && event.costUsd >= 0)) {
         throw new InvalidOptionError('event.costUsd', 'must be a non-negative number');
       }
+      if (event.model !== undefined && typeof event.model !== 'string') throw new InvalidOptionError('event.model', 'must be a model id string');
       return;
     case 'tool_call':
       if (typeof event.tool !== 'string' || event.tool === '') throw new InvalidOptionError('event.tool', 'must be a non-empty tool name');

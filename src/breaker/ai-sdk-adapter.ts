@@ -143,8 +143,12 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
   // The first stop's error, with its category and numbers, is the one the caller gets,
   // whichever layer notices it (tool wrapper, middleware, stop condition).
   const door = new DoorSession(breaker, sessionId);
-  const record = async (text: string, usage: ReturnType<typeof fromProviderUsage>, parts: readonly ProviderPart[]): Promise<void> => {
-    await door.noteRound({ kind: 'model', promptTokens: usage.inputTokens ?? null, completionTokens: usage.outputTokens ?? null, text }, providerCalls(parts));
+  // The model's id prices the round (budget.maxCostUsd).
+  const record = async (model: string, text: string, usage: ReturnType<typeof fromProviderUsage>, parts: readonly ProviderPart[]): Promise<void> => {
+    await door.noteRound(
+      { kind: 'model', promptTokens: usage.inputTokens ?? null, completionTokens: usage.outputTokens ?? null, text, model },
+      providerCalls(parts),
+    );
   };
 
   /** Calls the wrapped tools ran, and failed calls that never ran that were judged from a prompt, by id. */
@@ -165,13 +169,13 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
       if (steers.length === 0) return params;
       return { ...params, prompt: [...params.prompt, { role: 'user', content: [{ type: 'text', text: steerNote(steers) }] }] };
     },
-    wrapGenerate: async ({ doGenerate }) => {
+    wrapGenerate: async ({ doGenerate, model }) => {
       await door.gateModelCall();
       const result = await doGenerate();
-      await record(textOfContent(result.content), fromProviderUsage(result.usage), result.content);
+      await record(model.modelId, textOfContent(result.content), fromProviderUsage(result.usage), result.content);
       return result;
     },
-    wrapStream: async ({ doStream }) => {
+    wrapStream: async ({ doStream, model }) => {
       await door.gateModelCall();
       const result = await doStream();
       let text = '';
@@ -182,7 +186,7 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
           if ((part.type === 'tool-call' && part.providerExecuted === true) || part.type === 'tool-result') hosted.push(part);
           if (part.type === 'finish') {
             try {
-              await record(text, fromProviderUsage(part.usage), hosted);
+              await record(model.modelId, text, fromProviderUsage(part.usage), hosted);
             } catch (error) {
               controller.enqueue({ type: 'error', error });
             }

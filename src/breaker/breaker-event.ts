@@ -14,6 +14,14 @@ export interface ModelEvent {
   readonly text: string;
   /** Cost of this round in USD, when prices are known. */
   readonly costUsd?: number;
+  /**
+   * The id of the model that answered (`gpt-4o`, `claude-sonnet-4-5`): a round
+   * without `costUsd` is priced from it and its token counts with the default
+   * price table, so `budget.maxCostUsd` holds at doors that do not price rounds
+   * themselves; a model the table does not know makes the cost budget
+   * `not_enforceable` in `health()`, with a warning.
+   */
+  readonly model?: string;
 }
 
 /** One executed tool call, with its result. */

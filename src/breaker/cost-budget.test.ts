@@ -59,3 +59,27 @@ describe('budget.maxCostUsd without AgentLoop', () => {
     assert.deepEqual(health.unpricedModels, ['house-model-1']);
   });
 });
+
+describe('budget.maxCostUsd for rounds observed with their model id (the framework doors)', () => {
+  test('a priced model prices the round; an unknown one makes the cost budget not enforceable, once', async () => {
+    const breaker = new AgentBreaker({ telemetry: false, budget: { maxCostUsd: 1 } });
+    const warnings: string[] = [];
+    breaker.on((event) => {
+      if (event.type === 'warning') warnings.push(event.message ?? '');
+    });
+    await breaker.observe('s', { kind: 'model', promptTokens: 100_000, completionTokens: 1_000, text: '', model: 'gpt-4o' });
+    // gpt-4o: $2.50 per million input tokens, $10 per million output tokens.
+    assert.equal((await breaker.snapshot('s')).budget.costUsd, 0.26);
+    assert.equal((await breaker.health()).costBudget, 'enforced');
+    for (let i = 0; i < 2; i++) await breaker.observe('s', { kind: 'model', promptTokens: 10, completionTokens: 1, text: '', model: 'house-model-7' });
+    assert.equal((await breaker.snapshot('s')).budget.costUsd, 0.26, 'an unpriced round adds nothing');
+    const health = await breaker.health();
+    assert.equal(health.costBudget, 'not_enforceable');
+    assert.deepEqual(health.unpricedModels, ['house-model-7']);
+    assert.equal(warnings.filter((w) => w.includes('house-model-7')).length, 1);
+    await assert.rejects(breaker.observe('s', { kind: 'model', promptTokens: 1, completionTokens: 1, text: '', model: 5 as never }), {
+      name: 'InvalidOptionError',
+      option: 'event.model',
+    });
+  });
+});

@@ -26,6 +26,8 @@ export interface DoorScenario {
   readonly tools: readonly ScenarioTool[];
   /** Breaker options, when the scenario needs other than the defaults. */
   readonly breaker?: AgentBreakerOptions;
+  /** The id the stand-in model answers under, when the scenario needs a priced one. */
+  readonly modelId?: string;
   /** What the breaker sees first, for loops (the category of the first escalation). */
   readonly detects?: BreakerCategory;
   /** Category of the stop, where the table pins it. */
@@ -182,6 +184,28 @@ export const DOOR_SCENARIOS: readonly DoorScenario[] = [
       },
     ],
     detects: 'token_drift',
+  },
+  {
+    name: 'useful work that spends the whole cost budget (a priced model)',
+    kind: 'loop',
+    prompt: 'Read the sources.',
+    // gpt-4o: 100,000 input and 1,000 output tokens a round cost about $0.26, so $1 is spent in the 4th round.
+    modelId: 'gpt-4o',
+    breaker: { budget: { maxCostUsd: 1 } },
+    script: (request) => ({
+      ...call('read_file', { path: `src/part-${toolResults(request).length + 1}.ts` }),
+      usage: { promptTokens: 100_000, completionTokens: 1_000 },
+    }),
+    tools: [
+      {
+        name: 'read_file',
+        description: 'Read a file',
+        parameters: z.object({ path: z.string() }),
+        execute: (args) => `// ${String(args['path'])}\nexport const name = ${JSON.stringify(args['path'])};`,
+      },
+    ],
+    detects: 'budget',
+    stops: 'budget',
   },
   {
     name: 'the model stuck repeating one sentence in its replies',

@@ -124,7 +124,10 @@ const DOORS: Record<string, Door> = {
 };
 
 async function runThrough(door: Door, scenario: DoorScenario): Promise<Outcome> {
-  await using server = await new ScriptedModelServer({ script: scenario.script }).start();
+  await using server = await new ScriptedModelServer({
+    script: scenario.script,
+    ...(scenario.modelId === undefined ? {} : { modelId: scenario.modelId }),
+  }).start();
   const breaker = new AgentBreaker({ telemetry: false, ...scenario.breaker });
   const events: BreakerEventRecord[] = [];
   breaker.on((event) => events.push(event));

@@ -121,8 +121,16 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
       const reply = [...state.messages].reverse().find((m) => AIMessage.isInstance(m));
       if (reply === undefined) return undefined;
       const usage = reply.usage_metadata;
+      // The model that answered prices the round (budget.maxCostUsd); providers name it in the reply's metadata.
+      const named = reply.response_metadata?.['model_name'] ?? reply.response_metadata?.['model'];
       const model = await session.noteRound(
-        { kind: 'model', promptTokens: usage?.input_tokens ?? null, completionTokens: usage?.output_tokens ?? null, text: textOf(reply.content) },
+        {
+          kind: 'model',
+          promptTokens: usage?.input_tokens ?? null,
+          completionTokens: usage?.output_tokens ?? null,
+          text: textOf(reply.content),
+          ...(typeof named === 'string' && named !== '' ? { model: named } : {}),
+        },
         hostedCallsOf(reply),
       );
       const calls = reply.tool_calls ?? [];

@@ -211,19 +211,20 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     if (turn !== undefined) await session.noteUserTurn(turn.position, turn.text);
     await session.gateModelCall();
   };
-  const governModel = (inner: Model): Model => ({
+  /** `name`: the model's id as the provider was asked for it, which prices its turns (budget.maxCostUsd). */
+  const governModel = (inner: Model, name?: string): Model => ({
     async getResponse(request) {
       const session = sessionNow();
       await gate(session, request);
       const response = await inner.getResponse(withSteers(request, session.takeSteers()));
-      await recordTurn(session, response.usage, response.output);
+      await recordTurn(session, response.usage, response.output, name);
       return response;
     },
     async *getStreamedResponse(request) {
       const session = sessionNow();
       await gate(session, request);
       for await (const event of inner.getStreamedResponse(withSteers(request, session.takeSteers()))) {
-        if (event.type === 'response_done') await recordTurn(session, event.response.usage, event.response.output as ModelResponse['output']);
+        if (event.type === 'response_done') await recordTurn(session, event.response.usage, event.response.output as ModelResponse['output'], name);
         yield event;
       }
     },
@@ -262,9 +263,16 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     session: RunSession,
     usage: { inputTokens?: number; outputTokens?: number } | undefined,
     output: ModelResponse['output'],
+    modelName: string | undefined,
   ): Promise<void> => {
     const decision = await session.noteRound(
-      { kind: 'model', promptTokens: usage?.inputTokens ?? null, completionTokens: usage?.outputTokens ?? null, text: textOfOutput(output) },
+      {
+        kind: 'model',
+        promptTokens: usage?.inputTokens ?? null,
+        completionTokens: usage?.outputTokens ?? null,
+        text: textOfOutput(output),
+        ...(modelName === undefined ? {} : { model: modelName }),
+      },
       hostedCallsOf(output),
     );
     // A model-level verdict (budget wrap-up, token drift) reaches the model on its next turn.
@@ -363,7 +371,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
   }
   const base = new Runner(options.runConfig);
   const provider: ModelProvider = base.config.modelProvider;
-  const runner = new Runner({ ...options.runConfig, modelProvider: { getModel: async (name) => governModel(await provider.getModel(name)) } });
+  const runner = new Runner({ ...options.runConfig, modelProvider: { getModel: async (name) => governModel(await provider.getModel(name), name) } });
   runner.on('agent_handoff', (_context, from, to) => {
     const session = sessionNow();
     session.track(
