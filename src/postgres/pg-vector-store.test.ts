@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
@@ -169,6 +170,50 @@ describe('PgVectorStore', () => {
     ]);
     const [best] = await store.similaritySearch({ query: 'which database stores vectors?', topK: 1 });
     assert.equal(best?.id, 'pg');
+  });
+
+  test('a connection lost mid-transaction fails the call, and the next call works', async () => {
+    // A server of its own, reached through a cable the test cuts when the schema transaction takes its lock.
+    const db = await PGlite.create({ extensions: { vector } });
+    const upstream = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0 });
+    await upstream.start();
+    const [host, port] = upstream.getServerConn().split(':');
+    let cut = false;
+    const cable = net.createServer((socket) => {
+      const server = net.connect(Number(port), host);
+      for (const end of [socket, server]) end.on('error', () => {});
+      socket.on('close', () => server.destroy());
+      server.on('close', () => socket.destroy());
+      server.on('data', (chunk) => socket.write(chunk));
+      socket.on('data', (chunk) => {
+        if (!cut && chunk.includes('pg_advisory_xact_lock')) {
+          cut = true;
+          socket.destroy();
+          return;
+        }
+        server.write(chunk);
+      });
+    });
+    await new Promise<void>((resolve) => cable.listen(0, '127.0.0.1', resolve));
+    // A pool of the caller's, with no 'error' listener: a connection lost while checked out must not reach it.
+    const lossy = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${(cable.address() as net.AddressInfo).port}/postgres`, max: 1 });
+    try {
+      const store = new PgVectorStore({ pool: lossy, tableName: freshTable(), dimensions: 3, embedder: new TableEmbedder(COMPASS) });
+      await assert.rejects(store.add([{ id: 'north', text: 'north', metadata: {} }]), /Connection terminated unexpectedly/);
+      assert.ok(cut);
+      // Let a late 'error' event, which would crash the process, have its chance.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await store.add([{ id: 'north', text: 'north', metadata: {} }]);
+      assert.deepEqual(
+        (await store.similaritySearch({ query: 'north' })).map((document) => document.id),
+        ['north'],
+      );
+    } finally {
+      await lossy.end();
+      await new Promise((resolve) => cable.close(resolve));
+      await upstream.stop();
+      await db.close();
+    }
   });
 
   test('bad options are rejected at construction, naming the option', () => {

@@ -1,5 +1,5 @@
 import pg from './pg-module.ts';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { Document, DocumentMetadata } from '../rag/document.ts';
 import { embedChecked, type Embedder } from '../rag/embedder.ts';
@@ -8,6 +8,7 @@ import { filterToSql } from '../rag/metadata-filter-sql.ts';
 import { EmbeddingDimensionMismatchError } from '../rag/retrieval-errors.ts';
 import { checkIds, prepareDocuments, resolveSearchRequest, type AddDocumentsOptions, type SearchRequest, type VectorStore } from '../rag/vector-store.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
+import { inTransaction } from './pg-transaction.ts';
 
 /** Table used when {@link PgVectorStoreOptions.tableName} is not given. */
 export const DEFAULT_PG_VECTOR_TABLE = 'governor_vector_store';
@@ -206,7 +207,7 @@ export class PgVectorStore implements VectorStore {
       await this.#pool.query(statements[0].text, statements[0].values);
       return;
     }
-    await this.#transaction(async (client) => {
+    await inTransaction(this.#pool, async (client) => {
       for (const statement of statements) await client.query(statement.text, statement.values);
     });
   }
@@ -270,7 +271,7 @@ export class PgVectorStore implements VectorStore {
   }
 
   async #createSchema(): Promise<void> {
-    await this.#transaction(async (client) => {
+    await inTransaction(this.#pool, async (client) => {
       // Replicas starting together would race on CREATE EXTENSION / TABLE;
       // the lock makes them take turns, and IF NOT EXISTS makes turns cheap.
       await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`agent-governor:vector-store:${this.#tableName}`]);
@@ -299,20 +300,6 @@ export class PgVectorStore implements VectorStore {
         await client.query(`CREATE INDEX IF NOT EXISTS ${this.#index} ON ${this.#table} USING hnsw (embedding vector_cosine_ops)`);
       }
     });
-  }
-
-  async #transaction(work: (client: PoolClient) => Promise<void>): Promise<void> {
-    const client = await this.#pool.connect();
-    try {
-      await client.query('BEGIN');
-      await work(client);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
   }
 }
 

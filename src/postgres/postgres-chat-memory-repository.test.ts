@@ -121,6 +121,62 @@ describe('PostgresChatMemoryRepository', () => {
     }
   });
 
+  for (const source of ['a connection string', 'a pool without an error listener'] as const) {
+    test(`a connection terminated mid-transaction fails the call with a store error, and the next call works (${source})`, async () => {
+      const tableName = table();
+      // The name lets the test find the repository's backend among the server's.
+      const applicationName = `governor_test_${randomBytes(6).toString('hex')}`;
+      const target = new URL(connectionString);
+      target.searchParams.set('application_name', applicationName);
+      const pool = source === 'a connection string' ? undefined : new pg.Pool({ connectionString: target.toString(), connectionTimeoutMillis: 2000 });
+      const repository = new PostgresChatMemoryRepository({
+        tableName,
+        ...(pool === undefined ? { connectionString: target.toString(), connectTimeoutMs: 2000 } : { pool }),
+      });
+      const admin = new pg.Client({ connectionString, connectionTimeoutMillis: 2000 });
+      const writer = new pg.Client({ connectionString, connectionTimeoutMillis: 2000 });
+      try {
+        await repository.append('c', [userText('before')]);
+        await admin.connect();
+        await writer.connect();
+        // Another writer holds the conversation's lock: the append waits for it inside its transaction.
+        await writer.query('BEGIN');
+        await writer.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [tableName, 'c']);
+        const append = repository.append('c', [userText('lost')]);
+        append.catch(() => {});
+
+        let pid: number | undefined;
+        for (const deadline = Date.now() + 10_000; pid === undefined && Date.now() < deadline; ) {
+          const waiting = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [
+            applicationName,
+          ]);
+          pid = waiting.rows[0]?.pid;
+          if (pid === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        assert.ok(pid !== undefined, 'the append never waited for the lock');
+        await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+
+        await assert.rejects(append, (error: unknown) => {
+          assert.ok(ChatMemoryStoreError.isInstance(error), String(error));
+          assert.equal(error.code, 'GOVERNOR_CHAT_MEMORY_STORE');
+          assert.match(error.message, /failed to append to a conversation: .*terminat/);
+          return true;
+        });
+        // Let a late 'error' event, which would crash the process, have its chance.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await writer.query('ROLLBACK');
+
+        await repository.append('c', [userText('after')]);
+        assert.deepStrictEqual(await repository.findByConversationId('c'), [userText('before'), userText('after')]);
+      } finally {
+        await repository.close();
+        await pool?.end();
+        await admin.end().catch(() => {});
+        await writer.end().catch(() => {});
+      }
+    });
+  }
+
   test('bad options are rejected at construction, naming the option', () => {
     const cases: Array<[() => unknown, string]> = [
       [() => new PostgresChatMemoryRepository({}), 'connectionString'],

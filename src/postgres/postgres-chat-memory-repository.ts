@@ -8,6 +8,7 @@ import { assertConversationId } from '../memory/conversation-id.ts';
 import { decodeMessage, encodeMessages } from '../memory/message-codec.ts';
 import { redactedAddress } from '../memory/store-address.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
+import { inTransaction } from './pg-transaction.ts';
 
 /** Options of {@link PostgresChatMemoryRepository}. Give `pool` or `connectionString`, not both. */
 export interface PostgresChatMemoryRepositoryOptions {
@@ -232,25 +233,10 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
   }
 
   async #transaction(operation: string, work: (client: PoolClient) => Promise<void>): Promise<void> {
-    let client: PoolClient;
     try {
-      client = await this.#pool.connect();
+      await inTransaction(this.#pool, work);
     } catch (error) {
       throw new ChatMemoryStoreError(this.#store, operation, error);
-    }
-    let broken = false;
-    try {
-      await client.query('BEGIN');
-      await work(client);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {
-        broken = true;
-      });
-      throw new ChatMemoryStoreError(this.#store, operation, error);
-    } finally {
-      // A connection that could not even roll back is discarded, not reused.
-      client.release(broken);
     }
   }
 }

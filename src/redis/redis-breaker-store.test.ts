@@ -577,15 +577,79 @@ describe('RedisBreakerStore', () => {
     try {
       await admin.connect();
       await admin.sendCommand(['CONFIG', 'SET', 'requirepass', 'the-real-one']);
-      const health = await breakerOn(s).health();
+      const b = new AgentBreaker({ telemetry: false, checkFreshnessMs: 0, store: s, onStoreError: 'fail-closed' });
+      const warnings: string[] = [];
+      b.on((e) => e.type === 'warning' && warnings.push(e.message ?? ''));
+      const health = await b.health();
       assert.equal(health.storeReachable, false);
       assert.match(health.storeError ?? '', /WRONGPASS|invalid username-password/);
       assert.doesNotMatch(JSON.stringify(health), /Wr0ngPassw0rd/);
+      // Not only the first failure: every later refusal, warning and health check still names the reason.
+      for (let i = 0; i < 3; i++) {
+        const decision = await b.checkModelCall('s');
+        assert.equal(decision.action, 'stop');
+        assert.match(decision.message ?? '', /WRONGPASS/);
+        assert.match((await b.health()).storeError ?? '', /WRONGPASS/);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.equal(warnings.length, 3);
+      for (const warning of warnings) assert.match(warning, /WRONGPASS/);
+      const error = await s.listOpen().then(
+        () => assert.fail('listOpen should fail'),
+        (e: unknown) => e,
+      );
+      assert.ok(BreakerStoreError.isInstance(error));
+      assert.match(error.message, /WRONGPASS/);
+      assert.doesNotMatch(`${error.message} ${warnings.join(' ')} ${JSON.stringify(await b.health())}`, /Wr0ngPassw0rd/);
     } finally {
       // A client left open would keep reconnecting, and the test process alive.
       await s.close();
       await admin.close().catch(() => {});
       await killProcess(server);
+    }
+  });
+
+  test('a database index the server does not have is named in every failure, not only the first', async () => {
+    const target = new URL(url);
+    target.pathname = '/999';
+    const s = new RedisBreakerStore({ url: target.toString(), keyPrefix: prefix, timeoutMs: 500 });
+    const b = breakerOn(s);
+    const warnings: string[] = [];
+    b.on((e) => e.type === 'warning' && warnings.push(e.message ?? ''));
+    try {
+      for (let i = 0; i < 4; i++) {
+        const error = await s.listOpen().then(
+          () => assert.fail('listOpen should fail'),
+          (e: unknown) => e,
+        );
+        assert.ok(BreakerStoreError.isInstance(error));
+        assert.equal(error.operation, 'listOpen');
+        assert.match(error.message, /DB index is out of range/, `failure ${i + 1}: ${error.message}`);
+        assert.equal((await b.observe('s', modelRound(i))).action, 'allow');
+        assert.match((await b.health()).storeError ?? '', /DB index is out of range/);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.equal(warnings.length, 4);
+      for (const warning of warnings) assert.match(warning, /DB index is out of range/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a url node-redis cannot use is an InvalidOptionError saying what to pass, without the password', () => {
+    const urls = ['nonsense', 'http://127.0.0.1:6411', 'https://user:s3cret@127.0.0.1:6411', 'redis://:s3cret@127.0.0.1:6411/not-a-db', 'unix://user:s3cret@'];
+    for (const bad of urls) {
+      assert.throws(
+        () => new RedisBreakerStore({ url: bad }),
+        (error: unknown) => {
+          assert.ok(InvalidOptionError.isInstance(error), `${bad}: ${String(error)}`);
+          assert.equal(error.option, 'url');
+          assert.equal(error.code, 'GOVERNOR_INVALID_OPTION');
+          assert.match(error.message, /redis:\/\/.*rediss:\/\//);
+          assert.doesNotMatch(error.message, /s3cret/);
+          return true;
+        },
+      );
     }
   });
 

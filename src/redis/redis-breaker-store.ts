@@ -8,6 +8,7 @@ import { redact } from '../redaction/redact.ts';
 import { decodeOp, encodeOp } from '../breaker/op-codec.ts';
 import { decodeState, encodeState } from '../breaker/state-codec.ts';
 import { hash53 } from '../breaker/similarity/hash.ts';
+import { assertRedisUrl, createClientForUrl } from './redis-url.ts';
 
 /**
  * The part of a node-redis client the store uses. A `RedisClientType` from
@@ -554,12 +555,8 @@ export class RedisBreakerStore implements BreakerStore {
       this.#owned = undefined;
     } else {
       const url = options.url as string;
-      try {
-        new URL(url);
-      } catch {
-        throw new InvalidOptionError('url', 'is not a valid URL (expected redis://host:port)');
-      }
-      const client = createOwnedClient(url, timeoutMs);
+      assertRedisUrl(url);
+      const client = createClientForUrl(() => createOwnedClient(url, timeoutMs));
       // Without a listener node-redis would crash the process on a lost connection.
       client.on('error', (error: unknown) => {
         this.#connectionError = error;
@@ -621,8 +618,7 @@ export class RedisBreakerStore implements BreakerStore {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         abort.abort();
-        const failing = this.#connectionError;
-        const error = new Error(`no reply within ${timeoutMs} ms${failing === undefined ? '' : ` (the connection fails: ${describeRedisError(failing)})`}`);
+        const error = new Error(this.#withConnectionFailure(`no reply within ${timeoutMs} ms`));
         reject(new BreakerStoreError(operation, error.message, { cause: error }));
       }, timeoutMs);
       timer.unref();
@@ -633,10 +629,25 @@ export class RedisBreakerStore implements BreakerStore {
         },
         (error: unknown) => {
           clearTimeout(timer);
-          reject(new BreakerStoreError(operation, describeRedisError(error), { cause: error }));
+          reject(new BreakerStoreError(operation, this.#withConnectionFailure(describeRedisError(error)), { cause: error }));
         },
       );
     });
+  }
+
+  /**
+   * A failure's description, followed by why the owned client's connection
+   * fails while it does (a wrong password, a database the server does not
+   * have, a refused connection): after the first refusal node-redis only says
+   * that the client is offline, which would hide the reason from every later
+   * warning, refusal and health check.
+   */
+  #withConnectionFailure(problem: string): string {
+    const owned = this.#owned;
+    const failing = this.#connectionError;
+    if (this.#closed || owned === undefined || owned.isReady || failing === undefined) return problem;
+    const reason = describeRedisError(failing);
+    return reason === problem ? problem : `${problem} (the connection fails: ${reason})`;
   }
 
   /** EVALSHA, and EVAL only when the server has not cached the script yet (NOSCRIPT). Sent before this returns, as {@link #send}. */
@@ -1161,8 +1172,19 @@ function applyOp(reducer: SessionReducer, state: BreakerSessionState, op: Sessio
   return reducer.apply(state, op).next ?? state;
 }
 
-/** A Redis error's message, with any URL credentials masked. */
+/** A Redis error's message, with its code when the message does not hold it, and any URL credentials masked. */
 function describeRedisError(error: unknown): string {
-  const message = error instanceof Error ? error.message || error.name : String(error);
-  return message.replace(/\/\/[^@/\s]*@/g, '//***@');
+  return describeError(error).replace(/\/\/[^@/\s]*@/g, '//***@');
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) {
+    // Node reports a refused dual-stack connect as an AggregateError with an empty message.
+    return error.errors.map(describeError).join('; ');
+  }
+  if (!(error instanceof Error)) return String(error);
+  const message = error.message || error.name;
+  // A system error's code (ECONNREFUSED); a Redis error reply starts with its own (WRONGPASS, ERR).
+  const code = GovernorError.isInstance(error) ? undefined : (error as { code?: unknown }).code;
+  return typeof code === 'string' && code !== '' && !message.includes(code) ? `${code} ${message}` : message;
 }

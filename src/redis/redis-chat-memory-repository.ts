@@ -7,6 +7,7 @@ import { assertConversationId } from '../memory/conversation-id.ts';
 import { decodeMessage, encodeMessages } from '../memory/message-codec.ts';
 import { redactedAddress } from '../memory/store-address.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
+import { assertRedisUrl, createClientForUrl } from './redis-url.ts';
 
 /** The commands of a transaction the repository queues. */
 export interface RedisChatMemoryTransaction {
@@ -106,18 +107,21 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
       if (!Number.isSafeInteger(connectTimeoutMs) || connectTimeoutMs <= 0) {
         throw new InvalidOptionError('connectTimeoutMs', `must be a positive integer, got ${String(options.connectTimeoutMs)}`);
       }
+      assertRedisUrl(url);
       let connectedOnce = false;
-      const own = createClient({
-        url,
-        // Fail calls at once while disconnected instead of queueing them for an unknown time.
-        disableOfflineQueue: true,
-        socket: {
-          connectTimeout: connectTimeoutMs,
-          // A first connection that fails is reported to the caller, not retried forever;
-          // a connection that was up and dropped is re-established with backoff.
-          reconnectStrategy: (retries) => (connectedOnce ? Math.min(2 ** retries * 50, 2000) : false),
-        },
-      });
+      const own = createClientForUrl(() =>
+        createClient({
+          url,
+          // Fail calls at once while disconnected instead of queueing them for an unknown time.
+          disableOfflineQueue: true,
+          socket: {
+            connectTimeout: connectTimeoutMs,
+            // A first connection that fails is reported to the caller, not retried forever;
+            // a connection that was up and dropped is re-established with backoff.
+            reconnectStrategy: (retries) => (connectedOnce ? Math.min(2 ** retries * 50, 2000) : false),
+          },
+        }),
+      );
       own.on('ready', () => {
         connectedOnce = true;
       });
