@@ -30,6 +30,75 @@ describe('result hashes', () => {
     assert.equal(resultHash(null), 0);
     assert.equal(resultHash('  \n '), 0);
   });
+
+  test('the same error carrying a fresh request or trace id each time hashes the same', () => {
+    const same = (make: (id: string) => string, a: string, b: string) => assert.equal(resultHash(make(a)), resultHash(make(b)), make(a));
+    // OpenAI: the id after "request ID" with no colon
+    same(
+      (id) =>
+        `Error code: 500 - {'error': {'message': 'The server had an error while processing your request. Sorry about that! You can retry your request, or contact us through our help center at help.openai.com if the error persists. (Please include the request ID ${id} in your message.)', 'type': 'server_error'}}`,
+      'req_5f4dcc3b5aa765d61d8327deb882cf99',
+      'req_0b9e1d2c6a3f48e7b5c4d3a2f1e0d9c8',
+    );
+    // "Request ID" with a space, before a colon
+    same((id) => `anthropic.InternalServerError: Internal server error (Request ID: ${id})`, 'req_011CUMx7Ab3dEf9GhJk2LmNp', 'req_011CUMy4Qr8sTu1VwXy6ZaBc');
+    same((id) => `API Error: 529 Overloaded (Request ID: ${id})`, 'req_9d8c7b6a5f4e3d2c1b0a99887766554f', 'req_1a2b3c4d5e6f708192a3b4c5d6e7f809');
+    // Stripe: "Request req_…:" and a bare req_ token
+    same((id) => `StripeInvalidRequestError: Request ${id}: No such customer: 'cus_NffrFeUfNV2Hib'`, 'req_1A2b3C4d5E6f7G', 'req_Zy9Xw8Vu7Ts6Rq');
+    // a hex id after "request id", after "trace", after "trace id"
+    same((id) => `upstream error 502 from billing (request id ${id}); please retry`, '9f86d081884c7d65', '60303ae22b998861');
+    same((id) => `query failed: permission denied for table orders, trace ${id}`, '4bf92f3577b34da6a3ce929d0e0e4736', '0af7651916cd43dd8448eb211c80319c');
+    same((id) => `Error: index not found [trace id: ${id}]`, '4bf92f3577b34da6a3ce929d0e0e4736', '0af7651916cd43dd8448eb211c80319c');
+    // AWS: "Request ID: …; S3 Extended Request ID: …"
+    same(
+      (id) =>
+        `An error occurred (AccessDenied) when calling the GetObject operation: Access Denied (Service: Amazon S3; Status Code: 403; Request ID: ${id}; S3 Extended Request ID: ${id}Xq9=)`,
+      '4442587FB7D0A2F9',
+      'B7C1D6E0F2A39485',
+    );
+    // already masked before, still masked
+    same((id) => `error=rate_limited request_id=${id}`, 'req_8f3a2b1c9d7e', 'req_1c2d3e4f5a6b');
+    same((id) => `{"error":"conflict","id":"${id}"}`, '550e8400-e29b-41d4-a716-446655440000', '6fa459ea-ee8a-3ca4-894e-db77e160355e');
+    // what the error is about still counts, and a short number or a word after "request id" is not an id
+    assert.notEqual(
+      resultHash("Request req_1A2b3C4d5E6f7G: No such customer: 'cus_NffrFeUfNV2Hib'"),
+      resultHash("Request req_1A2b3C4d5E6f7G: No such customer: 'cus_PqrsTuvWxyZ012'"),
+    );
+    assert.notEqual(resultHash('pull request ID 1234 not found'), resultHash('pull request ID 1235 not found'));
+    assert.equal(normalizeResult('Error: request id is missing; trace follows'), 'Error: request id is missing; trace follows');
+    assert.equal(normalizeResult('if req_processing_time > req_timeout:'), 'if req_processing_time > req_timeout:');
+  });
+
+  test('a job polled for progress hashes differently at every step', () => {
+    const distinct = (results: string[]) => assert.equal(new Set(results.map(resultHash)).size, results.length, results.join(' | '));
+    // byte counts and other large counters that happen to look like epoch seconds
+    distinct([1715470336, 1820327936, 1925185536].map((n) => `{"job_id":"copy-7","state":"running","bytes_copied":${n},"total_bytes":4294967296}`));
+    distinct([1715470336, 1820327936, 1925185536].map((n) => `copied ${n} of 4294967296 bytes`));
+    distinct(['1917064388', '1968236763', '1656367028'].map((id) => `{"name": "Tablet", "item_id": "${id}", "price": 131.75}`));
+    // seconds of media or of a job done, as a position rather than a timing
+    distinct([30, 60, 90].map((n) => `encoding: ${n} seconds of 600 seconds done`));
+    distinct([30, 60, 90].map((n) => `transcribed ${n}s / 600s`));
+    distinct([30000, 60000, 90000].map((n) => `playback position ${n} ms of 600000 ms`));
+    distinct([5, 35, 70].map((n) => `export exp_a1: ${n}% done, ETA in 4 min`));
+    // the same polls, where only the time of the poll or a timing changes, are the same
+    const poll = (at: number, took: string) => `{"job_id":"copy-7","bytes_copied":1715470336,"updated_at":${at},"ts":${at}123} (took ${took})`;
+    assert.equal(resultHash(poll(1715470336, '3 seconds')), resultHash(poll(1715470399, '12 seconds')));
+    assert.equal(resultHash('epoch 1700000000 heartbeat'), resultHash('epoch 1700000060 heartbeat'));
+    assert.equal(resultHash('2024-05-12 10:31:07 DEBUG 1715510000.123456 poll'), resultHash('2024-05-12 10:31:07 DEBUG 1715510060.654321 poll'));
+  });
+
+  test('timings are masked where they read as timings: a unit below a second, a fraction, or a timing word', () => {
+    assert.equal(
+      normalizeResult(
+        'Tests: 1 failed, 40 passed, 41 total\nTime: 5.069 s\nadded 412 packages in 14s\ndone, took 3 seconds; elapsed: 12 s; retry after 30s; 0.0056 sec; (11 tests) 28ms',
+      ),
+      'Tests: 1 failed, 40 passed, 41 total Time: # added 412 packages in # done, took #; elapsed: #; retry after #; #; (11 tests) #',
+    );
+    assert.equal(
+      normalizeResult('sleeping 30 seconds; clients disconnect for up to 60 seconds'),
+      'sleeping 30 seconds; clients disconnect for up to 60 seconds',
+    );
+  });
 });
 
 describe('isRejectedRequest', () => {

@@ -1,6 +1,27 @@
 import { hash53 } from './hash.ts';
 
 /**
+ * Where a ten- or thirteen-digit number reads as an epoch time: right after a
+ * key or word that names a time (`"created_at": `, `"ts":`, `iat=`,
+ * `X-RateLimit-Reset: `, `updatedAt`, `since `). Elsewhere such a number is a
+ * count or an id (`"bytes_copied":1715470336`, `"item_id": "1917064388"`),
+ * which is news when it changes. Words sharing an ending are grouped, and the
+ * separator has one reading, because the key is matched backwards, alternative
+ * by alternative, on every such number.
+ */
+const EPOCH_KEY =
+  /(?:(?:^|[^A-Za-z])(?:at|ts|exp|iat|nbf)|At|Ts|(?:[Cc]reat|[Uu]pdat|[Mm]odifi|[Dd]elet|[Ss]tart|[Ee]nd|[Ff]inish)ed|(?:[Tt]im|[Dd]at|[Ss]inc)e|[Tt]imestamp|[Ee]xpir(?:es?|y|ation)|TIME(?:STAMP)?|DATE|[Ee]poch|[Rr]eset|[Uu]ntil|[Ss]een|[Hh]eartbeat|[Dd]eadline|[Ww]hen)["']?[:=>\s]\s?["']?/;
+
+/** Words after which a number of whole seconds is a measured or waited time. */
+const TIMING_WORD = /\b(?:[Tt]ook|[Ee]lapsed|in|[Aa]fter|[Dd]uration|[Ll]atency|[Tt]ime|[Rr]untime|[Ww]aited)[:=\s]\s?/;
+
+/** Seconds as a unit: "3s", "3 sec", "3 seconds". */
+const SECONDS = /\s?(?:s|secs?|seconds?)\b/;
+
+/** A time followed by "of 600", "/ 600", "out of 600": a position in a job, which is progress. */
+const NOT_PROGRESS = /(?!\s*(?:(?:out )?of|\/)\s*\d)/;
+
+/**
  * Parts of a tool result that change on every call without carrying news:
  * timestamps, UUIDs, memory addresses, epoch times, elapsed durations,
  * IPython cell counters, request and trace ids. A
@@ -12,13 +33,23 @@ const VOLATILE = new RegExp(
     /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/, // timestamp
     /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b/, // UUID
     /0[xX][0-9a-fA-F]{6,}\b/, // address
-    /1[5-9]\d{8}(?:\d{3})?\b/, // epoch seconds or milliseconds
-    /\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|secs?|seconds)\b/, // duration
-    /\d+\.\d+s\b/, // duration as test runners print it: "passed in 4.84s"
+    // epoch seconds or milliseconds after a time key; seconds with a fraction (Python's time.time()) anywhere
+    // (the key is looked for behind the number once it is read, rather than at every position of the text)
+    new RegExp(`1[5-9]\\d{8}(?:\\.\\d{3,}\\b|(?<=${EPOCH_KEY.source}\\d{10})(?:\\d{3})?\\b)`),
+    // duration: below a second it is a timing ("12 ms", "(11 tests) 28ms"); in seconds, when it has a fraction
+    // ("passed in 4.84s", "Time elapsed: 0.0056 sec.") or follows a timing word ("took 3 seconds"); never "30 seconds of 600"
+    // (a unit is read before the timing word is looked for behind the number)
+    new RegExp(
+      `\\d+(?:(?:\\.\\d+)?\\s?(?:ms|µs|us|ns)\\b|\\.\\d+${SECONDS.source}|(?=${SECONDS.source})(?<=${TIMING_WORD.source}\\d+)${SECONDS.source})${NOT_PROGRESS.source}`,
+    ),
     // IPython's cell counter, one more on every run: in a traceback ("Cell In[12], line 3", "<ipython-input-12-…>"), a prompt ("Out[12]:")
     /(?:Cell|Input) In ?\[\d+\]|(?:In|Out) ?\[\d+\]:|ipython-input-\d+-[0-9a-f]+/,
-    // the value of a request, trace or correlation id ("x-github-request-id: B6F7:…", "traceId":"…")
-    /[\w-]*(?:[Rr]equest|[Tt]race|[Cc]orrelation|[Ss]pan)[-_]?[Ii][Dd]["']?\s*[:=]\s*["']?[\w:./+-]+/,
+    // a request, trace or correlation id and its value: after `:` or `=` ("x-github-request-id: B6F7:…", "traceId":"…",
+    // "(Request ID: req_…)"), or after a space when the value looks like an id ("include the request ID req_… in",
+    // "request id 9f86d081884c7d65"); a bare trace followed by a hex id ("trace 4bf92f3577b34da6a3ce929d0e0e4736")
+    /[\w-]*(?:[Rr]equest|REQUEST|[Tt]race|TRACE|[Cc]orrelation|CORRELATION|[Ss]pan|SPAN)(?:[-_ ]?(?:[Ii][Dd])["']?(?:\s*[:=]\s*["']?[\w:./+=-]+|\s+(?=[\w:./+=-]*\d)[\w:./+=-]{8,})|(?:\s*[:=]\s*|\s+)["']?[0-9a-fA-F]{16,}\b)/,
+    // a bare request id as OpenAI, Anthropic and Stripe print it ("Request req_1A2b3C4d5E6f7G: No such customer")
+    /req_(?=[a-z]*[0-9A-Z])[0-9A-Za-z]{12,}\b/,
   ]
     .map((p) => p.source)
     .join('|')})`,
