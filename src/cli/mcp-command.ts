@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { InvalidOptionError } from '../errors/governor-error.ts';
 import { startMcpProxy } from '../mcp-proxy/mcp-proxy.ts';
 import { breakerFromFlags, CliUsageError, type FlagBreaker, untilSignal } from './breaker-flags.ts';
 import { writeCommandError } from './command-error.ts';
@@ -50,6 +51,8 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
       breaker: flagBreaker.breaker,
       upstream: command === undefined ? { url: values.url as string } : { command, args },
       ...(values.session === undefined ? {} : { sessionId: values.session }),
+      // A request it could not serve (the server did not answer, or lost the session): one line each, redacted.
+      onError: (error) => log(error.message),
     }).finally(() => clearTimeout(waiting));
     const ended = await Promise.race([proxy.closed, untilSignal()]);
     await proxy.close();
@@ -61,7 +64,8 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
     return 0;
   } catch (error) {
     writeCommandError(io, 'mcp', error);
-    return 1;
+    // A malformed --url or --session is a usage error; a server that cannot be reached is not.
+    return InvalidOptionError.isInstance(error) ? 2 : 1;
   } finally {
     await checked;
     await flagBreaker.close();

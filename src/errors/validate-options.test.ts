@@ -393,6 +393,7 @@ const TABLE: readonly Row[] = [
       ['upstream.comand', 'x'],
       ['breaker', {}],
       ['sessionId', ''],
+      ['onError', 'x'],
       ['downstream', { input: 1 }],
       UNKNOWN,
     ],

@@ -32,4 +32,12 @@ export interface McpProxyOptions {
    * @default this process's stdin and stdout
    */
   readonly downstream?: { readonly stdin: Readable; readonly stdout: Writable };
+  /**
+   * Told of each request that could not be served (the MCP server did not
+   * answer, dropped the connection, or lost the session and no new one could
+   * be started), with an `McpRequestError` whose message is redacted; the
+   * client gets the same error as its answer. Not told of the server's own
+   * error answers, which reach the client unchanged.
+   */
+  readonly onError?: (error: Error) => void;
 }

@@ -1,19 +1,21 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { startHttpLoopingServer } from './test-support/http-looping-server.ts';
+import { startHttpLoopingServer, startStatefulHttpLoopingServer } from './test-support/http-looping-server.ts';
 import { startMcpProxy } from './mcp-proxy.ts';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { unusedPort } from '../test-support/services.ts';
 
 const MAIN = fileURLToPath(new URL('../cli/bin.ts', import.meta.url));
 const LOOPING = fileURLToPath(new URL('./test-support/looping-server.ts', import.meta.url));
+const REFUSING = fileURLToPath(new URL('./test-support/refusing-server.ts', import.meta.url));
 const WITHOUT_SDK = fileURLToPath(new URL('./test-support/without-mcp-sdk.ts', import.meta.url));
 const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 const execFileAsync = promisify(execFile);
@@ -204,6 +206,153 @@ describe('governor mcp --url <a Streamable HTTP server>', { timeout: 60_000 }, (
   });
 });
 
+/** A client of `governor mcp ARGS`, with what it logs on stderr. */
+async function proxiedWithLog(args: string[]): Promise<{ client: Client; log: () => string }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, 'mcp', ...args], stderr: 'pipe' });
+  let log = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  const client = new Client({ name: 'test-client', version: '1' });
+  await client.connect(transport);
+  return { client, log: () => log };
+}
+
+/** Waits until `log()` matches `pattern` (stderr is a pipe of its own: its lines may arrive after the answer on stdout). */
+async function logShows(log: () => string, pattern: RegExp): Promise<void> {
+  for (const deadline = Date.now() + 10_000; !pattern.test(log()) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** `governor mcp ARGS` spoken to line by line, as an MCP host does: answers by id, its log and its exit code. */
+async function hostOf(args: string[]) {
+  const child = spawn(process.execPath, [MAIN, 'mcp', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // 'close': its output has been read to the end as well.
+  const exited = once(child, 'close').then(([code]) => code as number | null);
+  type Answer = { id?: number; result?: unknown; error?: { code: number; message: string } };
+  const waiting = new Map<number, (answer: Answer) => void>();
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const message = JSON.parse(line) as Answer;
+    if (typeof message.id === 'number') waiting.get(message.id)?.(message);
+  });
+  let id = 0;
+  const request = (method: string, params: object) => {
+    id += 1;
+    const { promise, resolve } = Promise.withResolvers<Answer>();
+    waiting.set(id, resolve);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    return Promise.race([promise, exited.then((code) => assert.fail(`governor mcp exited (${code}) without answering ${method}: ${stderr}`))]);
+  };
+  await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } });
+  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  return { request, exited, stderr: () => stderr, kill: () => child.kill('SIGKILL') };
+}
+
+describe('governor mcp --url <a stateful Streamable HTTP server> that restarts', { timeout: 60_000 }, () => {
+  test('a restart mid-session: a new session is started, once however many calls found the old one lost, and the calls go on', async () => {
+    const upstream = await startStatefulHttpLoopingServer();
+    const { client, log } = await proxiedWithLog(['--url', upstream.url]);
+    const add = async (a: number, b: number) => text((await client.callTool({ name: 'add', arguments: { a, b } })) as ToolResult);
+    try {
+      assert.equal(await add(20, 22), '42');
+      assert.equal(upstream.sessionsStarted, 1);
+      await upstream.restart();
+      // Each of these first gets 404 for the old session: one new session, and each call is sent once more.
+      assert.deepEqual(await Promise.all([add(1, 2), add(2, 3), add(3, 4)]), ['3', '5', '7']);
+      assert.equal(upstream.sessionsStarted, 2);
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ['add', 'build', 'search']);
+      await upstream.restart();
+      assert.equal(await add(4, 5), '9');
+      assert.equal(upstream.sessionsStarted, 3);
+      assert.doesNotMatch(log(), /could not be served/);
+    } finally {
+      await client.close();
+      await upstream.close();
+    }
+  });
+
+  test('a server that lost the session and starts no new one: the call fails saying so, and governor mcp exits 1 with a log line', async () => {
+    const upstream = await startStatefulHttpLoopingServer();
+    const host = await hostOf(['--url', upstream.url]);
+    try {
+      const first = await host.request('tools/call', { name: 'add', arguments: { a: 1, b: 2 } });
+      assert.deepEqual(first.result, { content: [{ type: 'text', text: '3' }] });
+      await upstream.restart({ refuseNewSessions: true });
+      const failed = await host.request('tools/call', { name: 'add', arguments: { a: 2, b: 2 } });
+      assert.equal(failed.error?.code, -32603);
+      assert.match(
+        failed.error?.message ?? '',
+        /^tools\/call "add" could not be served: the MCP server no longer knows the session \(HTTP 404\), and could not connect .*\(HTTP 503\)/,
+      );
+      assert.equal(await host.exited, 1, host.stderr());
+      assert.match(
+        host.stderr(),
+        /^governor mcp: tools\/call "add" could not be served: the MCP server no longer knows the session \(HTTP 404\), and could not connect to the MCP server http:\/\/127\.0\.0\.1:\d+\/mcp: .*\(HTTP 503\)$/m,
+      );
+      assert.match(host.stderr(), /^governor mcp: the MCP server closed the connection \(it exited or dropped it\); closing$/m);
+    } finally {
+      host.kill();
+      await upstream.close();
+    }
+  });
+});
+
+describe('governor mcp: requests it could not serve', { timeout: 60_000 }, () => {
+  test('an HTTP server that stopped answering: each request fails saying why, and is logged once, redacted', async () => {
+    const upstream = await startHttpLoopingServer({ authorization: `Basic ${Buffer.from('ada:s3cret-Passw0rd').toString('base64')}` });
+    const url = upstream.url.replace('http://', 'http://ada:s3cret-Passw0rd@');
+    const { client, log } = await proxiedWithLog(['--url', url]);
+    try {
+      assert.equal(text((await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })) as ToolResult), '3');
+      await upstream.close();
+      const unserved =
+        /MCP error -32603: tools\/call "add" could not be served: the MCP server http:\/\/127\.0\.0\.1:\d+\/mcp did not answer \(ECONNREFUSED\)$/;
+      await assert.rejects(client.callTool({ name: 'add', arguments: { a: 2, b: 2 } }), unserved);
+      await assert.rejects(client.listTools(), /MCP error -32603: tools\/list could not be served: the MCP server .* did not answer \(ECONNREFUSED\)$/);
+      await logShows(log, /tools\/list could not be served/);
+      const lines = log()
+        .split('\n')
+        .filter((line) => /could not be served/.test(line));
+      assert.equal(lines.length, 2, log());
+      assert.match(
+        lines[0]!,
+        /^governor mcp: tools\/call "add" could not be served: the MCP server http:\/\/127\.0\.0\.1:\d+\/mcp did not answer \(ECONNREFUSED\)$/,
+      );
+      assert.match(lines[1]!, /^governor mcp: tools\/list could not be served: the MCP server http:\/\/127\.0\.0\.1:\d+\/mcp did not answer \(ECONNREFUSED\)$/);
+      assert.doesNotMatch(log(), /s3cret|ada:/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("the server's own error answers reach the client as a direct client gets them, and are not logged: they were served", async () => {
+    const { client, log } = await proxiedWithLog(['--', process.execPath, LOOPING]);
+    const refusing = await proxiedWithLog(['--', process.execPath, REFUSING]);
+    const direct = await connect(process.execPath, [REFUSING]);
+    const failure = async (request: Promise<unknown>) => {
+      try {
+        await request;
+      } catch (error) {
+        return { message: (error as Error).message, code: (error as { code?: unknown }).code, data: (error as { data?: unknown }).data };
+      }
+      return assert.fail('the request succeeded');
+    };
+    try {
+      await assert.rejects(client.readResource({ uri: 'memo://missing' }), /Resource memo:\/\/missing not found$/);
+      assert.equal(text((await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })) as ToolResult), '3');
+      // A tools/call answered with an error, not a result: it passes the breaker's judgement unchanged.
+      const expected = await failure(direct.callTool({ name: 'strict', arguments: {} }));
+      assert.equal(expected.code, -32602);
+      assert.match(expected.message, /strict refuses these arguments$/);
+      assert.deepEqual(expected.data, { hint: 'none will do' });
+      assert.deepEqual(await failure(refusing.client.callTool({ name: 'strict', arguments: {} })), expected);
+      await new Promise((r) => setTimeout(r, 200));
+      assert.doesNotMatch(log() + refusing.log(), /could not be served/);
+    } finally {
+      await Promise.all([client.close(), refusing.client.close(), direct.close()]);
+    }
+  });
+});
+
 describe('governor mcp --url with user:password@', { timeout: 60_000 }, () => {
   test('the credentials go as a Basic Authorization header, and a refusal never shows the password', async () => {
     const upstream = await startHttpLoopingServer({ authorization: `Basic ${Buffer.from('ada:p@ss w0rd').toString('base64')}` });
@@ -347,5 +496,19 @@ describe('governor mcp: usage', () => {
       assert.match(error.stderr ?? '', /-- COMMAND \[ARGS…\] or --url URL/);
       return true;
     });
+  });
+
+  test('a malformed --url or --session is a usage error: exit code 2, as governor proxy', async () => {
+    for (const args of [
+      ['--url', 'ftp://example.com/mcp'],
+      ['--url', 'not a url'],
+      ['--session', '', '--', process.execPath, LOOPING],
+    ]) {
+      await assert.rejects(execFileAsync(process.execPath, [MAIN, 'mcp', ...args], { timeout: 30_000 }), (error: { code?: number; stderr?: string }) => {
+        assert.equal(error.code, 2, `${args.join(' ')}: ${error.stderr}`);
+        assert.match(error.stderr ?? '', /^governor mcp: Invalid option "(upstream\.url|sessionId)": /m);
+        return true;
+      });
+    }
   });
 });

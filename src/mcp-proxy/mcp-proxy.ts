@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { McpRequestError } from './mcp-request-error.ts';
 import { McpUpstreamError } from './mcp-upstream-error.ts';
 import { importOptional } from '../errors/missing-dependency-error.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
@@ -52,10 +53,21 @@ const MCP_PROXY_RULES: OptionRules<McpProxyOptions> = {
   breaker: is.having('an AgentBreaker', 'checkToolCall'),
   sessionId: is.string({ nonEmpty: true }),
   downstream: is.having('{ stdin, stdout } streams', 'stdin', 'stdout'),
+  onError: is.function(),
 };
 
 /** The longest wait a timer allows: the client downstream decides how long to wait, and its cancellation aborts the request. */
 const NO_TIMEOUT_MS = 2_147_483_647;
+
+/** How long requests still being handled when the upstream ends are given to be answered (the breaker may record a failed call first). */
+const ANSWER_GRACE_MS = 2_000;
+
+/** Resolves once every promise of `pending` has settled, or after `ms`. */
+async function settledWithin(pending: Iterable<Promise<unknown>>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled(pending), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
 
 /** What a forwarded request needs of the downstream request it answers. */
 interface ForwardExtra {
@@ -88,14 +100,15 @@ async function forwardRequest<T>(
           },
         }
       : {};
-  let result: T;
-  try {
-    result = await send({ signal: extra.signal, timeout: NO_TIMEOUT_MS, ...progress });
-  } catch (error) {
-    throw asUpstreamAnswer(error);
-  }
+  const result = await send({ signal: extra.signal, timeout: NO_TIMEOUT_MS, ...progress });
   await told;
   return result;
+}
+
+/** A request as the log names it: its method, and the tool of a `tools/call`. */
+function requestName(request: { method: string; params?: unknown }): string {
+  const tool = (request.params as { name?: unknown } | undefined)?.name;
+  return request.method === 'tools/call' && typeof tool === 'string' ? `tools/call ${JSON.stringify(tool)}` : request.method;
 }
 
 /**
@@ -147,6 +160,13 @@ function withoutCredentials(text: string): [URL, { requestInit?: RequestInit }] 
  * explanation; after a stop every further call of the session is refused the
  * same way. One breaker session per client connection.
  *
+ * A Streamable HTTP server that no longer knows the session (HTTP 404, as
+ * after a restart) gets a new session, started as the MCP spec asks, and the
+ * request is sent once more; when no new session can be started the proxy
+ * ends (`closed` resolves to `upstream`). A request that cannot be served
+ * (the server did not answer, dropped the connection or lost the session)
+ * gets an {@link McpRequestError} as its error answer, and `onError` is told.
+ *
  * Needs the optional package `@modelcontextprotocol/sdk`.
  *
  * @throws InvalidOptionError for malformed options
@@ -167,10 +187,13 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   const sessionId = options.sessionId ?? `mcp:${randomUUID()}`;
 
   const upstream = options.upstream;
-  const clientTransport =
+  const upstreamName = 'url' in upstream ? withoutCredentials(upstream.url)[0].href : JSON.stringify([upstream.command, ...(upstream.args ?? [])].join(' '));
+  const http = 'url' in upstream ? await import('@modelcontextprotocol/sdk/client/streamableHttp.js') : undefined;
+  const stdio = 'url' in upstream ? undefined : await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const openTransport = () =>
     'url' in upstream
-      ? new (await import('@modelcontextprotocol/sdk/client/streamableHttp.js')).StreamableHTTPClientTransport(...withoutCredentials(upstream.url))
-      : new (await import('@modelcontextprotocol/sdk/client/stdio.js')).StdioClientTransport({
+      ? new http!.StreamableHTTPClientTransport(...withoutCredentials(upstream.url))
+      : new stdio!.StdioClientTransport({
           command: upstream.command,
           args: [...(upstream.args ?? [])],
           // The wrapped server is the user's own: it gets the environment the user gave the proxy.
@@ -178,27 +201,33 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
           ...(upstream.cwd === undefined ? {} : { cwd: upstream.cwd }),
           stderr: 'inherit',
         });
-  const client = new Client({ name: 'governor-mcp', version: '1' });
-  // A server that prints to stdout what is not MCP (logs, a usage text) is the usual reason a start fails: the first such line says so.
-  let notMcp: Error | undefined;
-  client.onerror = (error) => {
-    if (error instanceof SyntaxError || error.name === 'ZodError') notMcp ??= error;
+  type UpstreamClient = InstanceType<typeof Client>;
+  /** A client connected to the upstream server: for an HTTP server, a new session. */
+  const connectUpstream = async (): Promise<UpstreamClient> => {
+    const client = new Client({ name: 'governor-mcp', version: '1' });
+    // A server that prints to stdout what is not MCP (logs, a usage text) is the usual reason a start fails: the first such line says so.
+    let notMcp: Error | undefined;
+    client.onerror = (error) => {
+      if (error instanceof SyntaxError || error.name === 'ZodError') notMcp ??= error;
+    };
+    try {
+      await client.connect(openTransport());
+    } catch (error) {
+      throw new McpUpstreamError(
+        upstreamName,
+        error,
+        notMcp === undefined
+          ? undefined
+          : `it wrote what is not an MCP message to its standard output (${firstLine(notMcp.message)}); a stdio MCP server writes only MCP messages there, and logs to stderr`,
+      );
+    } finally {
+      client.onerror = undefined;
+    }
+    return client;
   };
-  try {
-    await client.connect(clientTransport);
-  } catch (error) {
-    throw new McpUpstreamError(
-      'url' in upstream ? withoutCredentials(upstream.url)[0].href : JSON.stringify([upstream.command, ...(upstream.args ?? [])].join(' ')),
-      error,
-      notMcp === undefined
-        ? undefined
-        : `it wrote what is not an MCP message to its standard output (${firstLine(notMcp.message)}); a stdio MCP server writes only MCP messages there, and logs to stderr`,
-    );
-  } finally {
-    client.onerror = undefined;
-  }
+  let current = await connectUpstream();
 
-  const capabilities = client.getServerCapabilities() ?? {};
+  const capabilities = current.getServerCapabilities() ?? {};
   const mirrored = {
     ...(capabilities.tools ? { tools: capabilities.tools } : {}),
     ...(capabilities.resources ? { resources: capabilities.resources } : {}),
@@ -206,24 +235,180 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     ...(capabilities.completions ? { completions: capabilities.completions } : {}),
     ...(capabilities.logging ? { logging: capabilities.logging } : {}),
   };
-  const instructions = client.getInstructions();
-  const server = new Server(client.getServerVersion() ?? { name: 'governor-mcp', version: '1' }, {
+  const instructions = current.getInstructions();
+  const server = new Server(current.getServerVersion() ?? { name: 'governor-mcp', version: '1' }, {
     capabilities: mirrored,
     ...(instructions === undefined ? {} : { instructions }),
   });
 
-  type Forwardable = Parameters<typeof client.request>[0];
+  let closing: Promise<void> | undefined;
+  let endedBy: McpProxyEnd | undefined;
+  const { promise: closed, resolve: resolveClosed } = Promise.withResolvers<McpProxyEnd>();
+  /** Clients of sessions the server lost, still waiting for answers sent before: closed once they have them. */
+  const retired = new Set<UpstreamClient>();
+  /** The client's requests being handled: when the upstream ends, they are answered before the client is let go. */
+  const answering = new Set<Promise<unknown>>();
+  const closeUpstream = () => Promise.allSettled([current.close(), ...[...retired].map((client) => client.close())]);
+  // The first side to end names the end. The closes start a tick later, once `closing` is set: closing one side calls back here for the other.
+  const end = (by: McpProxyEnd): Promise<void> => {
+    endedBy ??= by;
+    return (closing ??= Promise.resolve().then(async () => {
+      if (endedBy === 'upstream') {
+        // Requests still waiting on the server fail at once, and their error answers reach the client before it is let go.
+        await closeUpstream();
+        await settledWithin(answering, ANSWER_GRACE_MS);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await Promise.allSettled([server.close(), closeUpstream()]);
+      resolveClosed(endedBy!);
+    }));
+  };
+  const close = (): Promise<void> => end('close');
+  /** Makes `client` the one requests go to: its end is the upstream's end, its notifications reach the client unchanged. */
+  const adopt = (client: UpstreamClient): void => {
+    current = client;
+    client.onclose = () => {
+      if (client === current) void end('upstream');
+    };
+    // List changes, resource updates and log messages of the upstream server reach the client unchanged.
+    client.fallbackNotificationHandler = async (notification) => {
+      await server.notification(notification as Parameters<typeof server.notification>[0]);
+    };
+  };
+
+  const inFlight = new Map<UpstreamClient, number>();
+  /** `call` on `client`, counted while it waits, so that a retired client is closed once nothing waits on it. */
+  const counted = async <T>(client: UpstreamClient, call: (client: UpstreamClient) => Promise<T>): Promise<T> => {
+    inFlight.set(client, (inFlight.get(client) ?? 0) + 1);
+    try {
+      return await call(client);
+    } finally {
+      const left = inFlight.get(client)! - 1;
+      if (left > 0) inFlight.set(client, left);
+      else {
+        inFlight.delete(client);
+        if (retired.delete(client)) void client.close();
+      }
+    }
+  };
+  /** The HTTP server answered 404 to a request of a session: it no longer knows the session (it restarted, or ended it). */
+  const sessionLost = (error: unknown, client: UpstreamClient): boolean =>
+    http !== undefined && error instanceof http.StreamableHTTPError && error.code === 404 && client.transport?.sessionId !== undefined;
+  let renewal: { readonly lost: UpstreamClient; readonly fresh: Promise<UpstreamClient> } | undefined;
+  /** A client of a new session in place of `lost`'s, started once however many requests found it lost; the proxy ends if none can be started. */
+  const renewSession = (lost: UpstreamClient, error: unknown): Promise<UpstreamClient> => {
+    if (endedBy !== undefined) return Promise.reject(error);
+    if (lost !== current) return Promise.resolve(current);
+    if (renewal?.lost !== lost) {
+      const fresh = connectUpstream().then(
+        async (client) => {
+          if (endedBy !== undefined) {
+            await client.close();
+            throw error;
+          }
+          lost.onclose = undefined;
+          adopt(client);
+          if (inFlight.has(lost)) retired.add(lost);
+          else void lost.close();
+          return client;
+        },
+        (failure: unknown) => {
+          void end('upstream');
+          throw failure;
+        },
+      );
+      renewal = { lost, fresh };
+    }
+    return renewal.fresh;
+  };
+  /** `call` on the current client; once more on a new session when the HTTP server lost the session. */
+  const onUpstream = async <T>(call: (client: UpstreamClient) => Promise<T>): Promise<T> => {
+    const used = current;
+    try {
+      return await counted(used, call);
+    } catch (error) {
+      if (!sessionLost(error, used)) throw error;
+      const fresh = await renewSession(used, error);
+      try {
+        return await counted(fresh, call);
+      } catch (again) {
+        // A new session lost at once: the host restarts the proxy, and the server with it when it is a command.
+        if (sessionLost(again, fresh)) void end('upstream');
+        throw again;
+      }
+    }
+  };
+
+  /** Why a request could not be served, in words. */
+  const reasonOf = (error: unknown): string => {
+    const named = `the MCP server ${upstreamName}`;
+    if (McpUpstreamError.isInstance(error)) return `the MCP server no longer knows the session (HTTP 404), and ${error.message}`;
+    if (http !== undefined && error instanceof http.StreamableHTTPError) {
+      const what = firstLine(error.message.replace(/^Streamable HTTP error: /, ''));
+      return typeof error.code === 'number' && error.code >= 100 && error.code < 600 ? `${named} answered HTTP ${error.code}: ${what}` : `${named}: ${what}`;
+    }
+    if (error instanceof types.McpError && error.code === types.ErrorCode.ConnectionClosed) return `${named} closed the connection`;
+    if (error instanceof Error && error.name === 'ZodError') return `${named} sent an answer that is not a valid MCP result`;
+    const network = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+    if (typeof network === 'string') return `${named} did not answer (${network})`;
+    return firstLine(error instanceof Error ? error.message : String(error));
+  };
+  /** An error answer of the upstream server, as opposed to one of the connection or of the SDK's own. */
+  const isAnswer = (error: unknown): boolean =>
+    error instanceof types.McpError && !(error.code === types.ErrorCode.ConnectionClosed && error.message === 'MCP error -32000: Connection closed');
+  /**
+   * Runs `handle` for `request`: an error answer of the upstream server reaches the client as a
+   * direct client gets it; any other failure as an McpRequestError saying why, which `onError` is
+   * told of unless the client cancelled the request or the proxy is closing.
+   */
+  const passedOn = new WeakSet<object>();
+  const served = <T>(request: { method: string; params?: unknown }, extra: ForwardExtra, handle: () => Promise<T>): Promise<T> => {
+    const answer = (async () => {
+      try {
+        return await handle();
+      } catch (error) {
+        // Already what the client is to get (a tools/call is served within the breaker's judgement, and the judgement within that).
+        if ((typeof error === 'object' && error !== null && passedOn.has(error)) || extra.signal.aborted) throw error;
+        if (isAnswer(error)) {
+          const upstreamAnswer = asUpstreamAnswer(error) as Error;
+          passedOn.add(upstreamAnswer);
+          throw upstreamAnswer;
+        }
+        const failure = new McpRequestError(requestName(request), reasonOf(error), error);
+        passedOn.add(failure);
+        if (endedBy === undefined || endedBy === 'upstream') {
+          try {
+            options.onError?.(failure);
+          } catch {
+            // A failing logger must not take the answer down with it.
+          }
+        }
+        throw failure;
+      }
+    })();
+    answering.add(answer);
+    const done = () => void answering.delete(answer);
+    answer.then(done, done);
+    return answer;
+  };
+
+  type Forwardable = Parameters<UpstreamClient['request']>[0];
   const forward =
-    <S extends Parameters<typeof client.request>[1]>(schema: S) =>
-    (request: unknown, extra: ForwardExtra) =>
-      forwardRequest(request, extra, (options) => client.request(request as Forwardable, schema, options));
+    <S extends Parameters<UpstreamClient['request']>[1]>(schema: S) =>
+    (request: Forwardable, extra: ForwardExtra) =>
+      served(request, extra, () => forwardRequest(request, extra, (options) => onUpstream((client) => client.request(request, schema, options))));
 
   if (capabilities.tools) {
     server.setRequestHandler(types.ListToolsRequestSchema, forward(types.ListToolsResultSchema));
     server.setRequestHandler(types.CallToolRequestSchema, async (request, extra) => {
       const { name, arguments: args } = request.params;
-      return judgeToolCall(breaker, sessionId, name, args ?? {}, () =>
-        forwardRequest(request, extra, (options) => client.request(request, types.CallToolResultSchema, options)),
+      // The breaker sees what the client is told when the call could not be served.
+      return served(request, extra, () =>
+        judgeToolCall(breaker, sessionId, name, args ?? {}, () =>
+          served(request, extra, () =>
+            forwardRequest(request, extra, (options) => onUpstream((client) => client.request(request, types.CallToolResultSchema, options))),
+          ),
+        ),
       );
     });
   }
@@ -242,21 +427,8 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   }
   if (capabilities.completions) server.setRequestHandler(types.CompleteRequestSchema, forward(types.CompleteResultSchema));
   if (capabilities.logging) server.setRequestHandler(types.SetLevelRequestSchema, forward(types.EmptyResultSchema));
-  // List changes, resource updates and log messages of the upstream server reach the client unchanged.
-  client.fallbackNotificationHandler = async (notification) => {
-    await server.notification(notification as Parameters<typeof server.notification>[0]);
-  };
 
-  let closing: Promise<void> | undefined;
-  const { promise: closed, resolve: resolveClosed } = Promise.withResolvers<McpProxyEnd>();
-  // The first side to end names the end. The closes start a tick later, once `closing` is set: closing one side calls back here for the other.
-  const end = (by: McpProxyEnd): Promise<void> =>
-    (closing ??= Promise.resolve().then(async () => {
-      await Promise.allSettled([server.close(), client.close()]);
-      resolveClosed(by);
-    }));
-  const close = (): Promise<void> => end('close');
-  client.onclose = () => void end('upstream');
+  adopt(current);
   server.onclose = () => void end('client');
 
   const downstream = options.downstream;

@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { loopingServer } from './looping-server.ts';
@@ -33,5 +34,88 @@ export async function startHttpLoopingServer(options: { authorization?: string }
         http.close(() => resolve());
         http.closeAllConnections();
       }),
+  };
+}
+
+/** A running {@link startStatefulHttpLoopingServer}. */
+export interface StatefulHttpLoopingServer {
+  readonly url: string;
+  /** How many sessions were started (initialize requests answered) since the first start. */
+  readonly sessionsStarted: number;
+  /**
+   * Stops the server and starts it again on the same port, knowing no
+   * session, as a restarted process does; with `refuseNewSessions`, an
+   * initialize request then gets 503.
+   */
+  restart(options?: { refuseNewSessions?: boolean }): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The looping test server over Streamable HTTP with sessions (one server per
+ * session, the SDK's own stateful setup), on a free loopback port: a request
+ * with an `mcp-session-id` it does not know gets 404, as the MCP spec says.
+ */
+export async function startStatefulHttpLoopingServer(): Promise<StatefulHttpLoopingServer> {
+  let sessions = new Map<string, StreamableHTTPServerTransport>();
+  let sessionsStarted = 0;
+  let refuseNewSessions = false;
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const id = req.headers['mcp-session-id'];
+    if (typeof id === 'string') {
+      const known = sessions.get(id);
+      if (known === undefined) {
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+        return;
+      }
+      await known.handleRequest(req, res);
+      return;
+    }
+    if (refuseNewSessions) {
+      res.writeHead(503).end();
+      return;
+    }
+    const known = sessions;
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => {
+        known.set(sessionId, transport);
+        sessionsStarted += 1;
+      },
+    });
+    await loopingServer().connect(transport);
+    await transport.handleRequest(req, res);
+  };
+  const listen = async (port: number): Promise<Server> => {
+    const http = createServer((req, res) => {
+      handle(req, res).catch(() => {
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+    });
+    await new Promise<void>((resolve) => http.listen(port, '127.0.0.1', resolve));
+    return http;
+  };
+  const stop = async (http: Server): Promise<void> => {
+    const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+    http.closeAllConnections();
+    await closed;
+    await Promise.allSettled([...sessions.values()].map((transport) => transport.close()));
+  };
+  let http = await listen(0);
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    get sessionsStarted() {
+      return sessionsStarted;
+    },
+    async restart(options = {}) {
+      await stop(http);
+      sessions = new Map();
+      refuseNewSessions = options.refuseNewSessions ?? false;
+      http = await listen(port);
+    },
+    close: () => stop(http),
   };
 }

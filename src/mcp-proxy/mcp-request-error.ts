@@ -1,0 +1,18 @@
+import { GovernorError } from '../errors/governor-error.ts';
+import { redact } from '../redaction/redact.ts';
+
+/**
+ * A request of the MCP client that the proxy could not serve: the MCP server
+ * behind it did not answer, dropped the connection or lost the session and no
+ * new one could be started. The message names the request (its method, and
+ * the tool of a `tools/call`), the server (its URL without credentials, or its
+ * command) and what went wrong; it is redacted. The client gets it as the
+ * error answer (JSON-RPC code -32603), and `onError` of `startMcpProxy` is
+ * told of it.
+ */
+export class McpRequestError extends GovernorError {
+  /** `request`: what was asked, e.g. `tools/call "search"`; `reason`: what went wrong, in words. */
+  constructor(request: string, reason: string, cause: unknown) {
+    super('GOVERNOR_MCP_REQUEST', redact(`${request} could not be served: ${reason}`), { cause });
+  }
+}
