@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { ChatOpenAI } from '@langchain/openai';
+import { MemorySaver } from '@langchain/langgraph';
 import { createAgent, tool } from 'langchain';
 import { z } from 'zod';
 import { AgentBreaker, BreakerOpenError, BudgetExceededError, ErrorLoopError, RagFixationError, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
@@ -126,6 +127,33 @@ describe('governorMiddleware on createAgent with ChatOpenAI', () => {
     const result = await agent.invoke({ messages: [{ role: 'user', content: 'Thanks' }] }, config);
     assert.equal(result.messages.at(-1)?.content, 'You are welcome.');
     assert.equal((await breaker.snapshot('lc-reopen')).state, 'CLOSED', 'the probe round closed the breaker');
+  });
+
+  test('with a checkpointer, the thread a stop left with an unanswered tool call still reaches the model well formed', async () => {
+    const script: ScriptFunction = (request) => {
+      const user = String(request.body.messages.findLast((m) => m.role === 'user')?.content ?? '');
+      return user.startsWith('Thanks') ? { text: 'You are welcome.' } : { toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] };
+    };
+    await using server = await new ScriptedModelServer({ script }).start();
+    const { breaker } = recordingBreaker();
+    const { check } = checkBuild(() => 'running');
+    const agent = createAgent({ model: chatModel(server), tools: [check], middleware: [governorMiddleware(breaker)], checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: 'lc-checkpointed' } };
+    await assert.rejects(agent.invoke({ messages: [{ role: 'user', content: PROMPT }] }, config), (e) => ToolSpiralError.isInstance(e));
+    await breaker.reset('lc-checkpointed');
+
+    const result = await agent.invoke({ messages: [{ role: 'user', content: 'Thanks' }] }, config);
+
+    assert.equal(result.messages.at(-1)?.content, 'You are welcome.');
+    const sent = server.requests.at(-1)!.body.messages;
+    // Every tool call the model is shown is answered, before the next message of another kind (as the Chat Completions API requires).
+    sent.forEach((message, i) => {
+      const ids = (Array.isArray(message.tool_calls) ? message.tool_calls : []).map((call) => (call as { id: string }).id);
+      const answered = new Set<unknown>();
+      for (let j = i + 1; j < sent.length && sent[j]!.role === 'tool'; j++) answered.add(sent[j]!.tool_call_id);
+      for (const id of ids) assert.ok(answered.has(id), `the call ${id} of message ${i} is answered`);
+    });
+    assert.match(JSON.stringify(sent), /was not run: the run ended before it/);
   });
 
   test('streaming: the spiral is stopped with ToolSpiralError out of agent.stream', async () => {

@@ -52,6 +52,34 @@ function withSteer(message: ToolMessage, decision: BreakerDecision): ToolMessage
   return new ToolMessage({ ...message, content, tool_call_id: message.tool_call_id });
 }
 
+/** What the model reads for a call its run ended before (a stop thrown after the model answered, with a checkpointer keeping the thread). */
+const NOT_RUN = steerNote(['This call was not run: the run ended before it.']);
+
+/**
+ * The messages with every tool call answered: a stop is thrown after the
+ * model's answer is in the thread, so with a checkpointer the thread keeps
+ * calls no tool answered, which the provider's API refuses on the next
+ * request. Each gets an error result right after its call's other results,
+ * in the request only (the thread is left as it is).
+ */
+function withEveryCallAnswered(messages: BaseMessage[]): BaseMessage[] {
+  const answered = new Set(messages.filter((m) => ToolMessage.isInstance(m)).map((m) => m.tool_call_id));
+  const out: BaseMessage[] = [];
+  let added = false;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    out.push(message);
+    if (!AIMessage.isInstance(message) || !message.tool_calls?.length) continue;
+    while (i + 1 < messages.length && ToolMessage.isInstance(messages[i + 1])) out.push(messages[++i]!);
+    for (const call of message.tool_calls) {
+      if (call.id === undefined || answered.has(call.id)) continue;
+      out.push(new ToolMessage({ content: NOT_RUN, tool_call_id: call.id, name: call.name, status: 'error' }));
+      added = true;
+    }
+  }
+  return added ? out : messages;
+}
+
 /**
  * The AgentBreaker as LangChain v1 agent middleware, for `createAgent({ middleware })`:
  *
@@ -111,9 +139,10 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
 
     wrapModelCall: async (request, handler) => {
       const steers = sessionOf(request.state, request.runtime as RunConfigLike).takeSteers();
-      if (steers.length === 0) return handler(request);
+      const messages = withEveryCallAnswered(request.messages);
+      if (steers.length === 0) return handler(messages === request.messages ? request : { ...request, messages });
       const separator = request.systemMessage.text === '' ? '' : '\n\n';
-      return handler({ ...request, systemMessage: request.systemMessage.concat(`${separator}${steerNote(steers)}`) });
+      return handler({ ...request, messages, systemMessage: request.systemMessage.concat(`${separator}${steerNote(steers)}`) });
     },
 
     afterModel: async (state, runtime) => {
