@@ -10,6 +10,7 @@ import {
   CONVERSATION_ID,
   MessageChatMemoryAdvisor,
   MessageWindowChatMemory,
+  PromptChatMemoryAdvisor,
   ToolCallAdvisor,
   ToolCallingAdvisor,
   ToolSpiralError,
@@ -118,6 +119,63 @@ describe('BreakerRecoveryAdvisor over the scripted model, call and stream', () =
       const snapshot = await breaker.snapshot(`rs-${mode}`);
       assert.equal(snapshot.state, 'CLOSED');
       assert.ok(snapshot.budget.tokens > 0, 'the budget was kept');
+    });
+  }
+});
+
+describe('BreakerRecoveryAdvisor with a memory advisor: the summary left in memory reaches the retried round', () => {
+  const advisors = {
+    MessageChatMemoryAdvisor: (memory: MessageWindowChatMemory) => new MessageChatMemoryAdvisor({ memory }),
+    PromptChatMemoryAdvisor: (memory: MessageWindowChatMemory) => new PromptChatMemoryAdvisor({ memory }),
+  };
+  const cases = Object.entries(advisors).flatMap(([name, make]) =>
+    [undefined, 'Be terse.'].flatMap((system) => MODES.map((mode) => ({ name, make, system, mode }))),
+  );
+  for (const { name, make, system, mode } of cases) {
+    test(`${name}, ${mode}, ${system === undefined ? 'no system prompt' : 'with a system prompt'}: turn 1's fact is flushed, the summary reaches the retry`, async () => {
+      const summarized = (r: RecordedRequest) => JSON.stringify(r.body.messages).includes('Summary of the earlier attempt');
+      // Greets; loops on one search until its prompt carries the summary; then answers.
+      await using server = await new ScriptedModelServer({
+        script: (request) => {
+          if (summarized(request)) return { text: 'Searched for x another way: nothing found.' };
+          if (JSON.stringify(request.body.messages).includes('Search x please')) return { toolCalls: [{ name: 'search', arguments: { query: 'x' } }] };
+          return { text: 'Hello Ada.' };
+        },
+      }).start();
+      const search = tool({ inputSchema: z.object({ query: z.string() }), execute: async () => 'no results for x' });
+      const breaker = new AgentBreaker({ toolSpiral: { escalation: ['stop'] } });
+      const memory = new MessageWindowChatMemory();
+      const conversation = `mem-${name}-${mode}-${system === undefined ? 'bare' : 'system'}`;
+      const builder = ChatClient.builder(scriptedModel(server))
+        .defaultAdvisors(new BreakerRecoveryAdvisor({ breaker, memory }), make(memory), new ToolCallingAdvisor(), breaker)
+        .defaultTools({ search })
+        .defaultAdvisorParams({ [CONVERSATION_ID]: conversation });
+      const client = (system === undefined ? builder : builder.defaultSystem(system)).build();
+
+      await runMode(client.prompt('My name is Ada'), mode);
+      const { text } = await runMode(client.prompt('Search x please'), mode);
+
+      assert.ok(text.endsWith('Searched for x another way: nothing found.'), text);
+      const turn2 = server.requests.findIndex((r) => JSON.stringify(r.body.messages).includes('Search x please'));
+      assert.match(JSON.stringify(server.requests[turn2]?.body.messages), /My name is Ada/, 'before the stop, turn 2 saw the fact of turn 1');
+      const stopped = server.requests.findLastIndex((r) => r.body.messages.some((m) => m.role === 'tool'));
+      const retry = server.requests[stopped + 1];
+      assert.ok(retry !== undefined && summarized(retry), "the retried round's request carries the summary");
+      const [first, ...rest] = retry.body.messages;
+      assert.equal(first?.role, 'system');
+      assert.match(String(first?.content), system === undefined ? /^Summary of the earlier attempt/ : /^Be terse\.\n\nSummary of the earlier attempt/);
+      assert.match(String(first?.content), /tool_spiral/);
+      assert.deepEqual(
+        rest.map((m) => [m.role, m.content]),
+        [['user', 'Search x please']],
+        'the looping turn and the history before it were flushed',
+      );
+      const history = await memory.get(conversation);
+      assert.deepEqual(
+        history.map((m) => m.role),
+        ['system', 'user', 'assistant'],
+      );
+      assert.match(String(history[0]?.content), /^Summary of the earlier attempt/);
     });
   }
 });

@@ -11,7 +11,14 @@ import { is, validateOptions, type OptionRules } from '../errors/validate-option
 export interface BreakerRecoveryAdvisorOptions {
   /** The breaker whose stops are recovered from (its session is reset before the retry). */
   readonly breaker: { reset(sessionId: string, options?: { readonly evidence?: boolean }): Promise<void> };
-  /** The conversation memory to flush and seed with the summary. @default none: only the retry's prompt carries the summary */
+  /**
+   * The conversation memory to flush and seed with the summary: the memory
+   * of the chain's `MessageChatMemoryAdvisor` or `PromptChatMemoryAdvisor`.
+   * The summary is stored as a system message, which both add to the
+   * request's instructions (after the client's own system prompt), so the
+   * retried call sees it.
+   * @default none: only the retry's prompt carries the summary
+   */
   readonly memory?: ChatMemory;
   /**
    * Writes the summary that replaces the flushed history.

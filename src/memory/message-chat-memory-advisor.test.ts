@@ -61,6 +61,34 @@ describe('MessageChatMemoryAdvisor', () => {
     ]);
   });
 
+  test("a remembered system message is added after the request's own instructions, and stands in when there are none", async () => {
+    const memory = new MessageWindowChatMemory();
+    await memory.add('c1', [
+      { role: 'system', content: 'The user prefers metric units.' },
+      { role: 'user', content: 'Hi' },
+    ]);
+    const model = mockModel([{ text: 'ok' }, { text: 'ok' }, { text: 'ok' }]);
+    const ask = (client: ChatClient, conversationId: string) =>
+      client
+        .prompt('Weather?')
+        .advisors((a) => a.param(CONVERSATION_ID, conversationId))
+        .call()
+        .content();
+    const advisor = new MessageChatMemoryAdvisor({ memory });
+    await ask(ChatClient.builder(model).defaultSystem('Be brief.').defaultAdvisors(advisor).build(), 'c1');
+    await ask(ChatClient.builder(model).defaultAdvisors(advisor).build(), 'c2');
+    await memory.add('c2', [{ role: 'system', content: 'Be brief.' }]);
+    await ask(ChatClient.builder(model).defaultSystem('Be brief.').defaultAdvisors(advisor).build(), 'c2');
+
+    assert.deepStrictEqual(promptLines(model.doGenerateCalls[0]!.prompt), [
+      'system: Be brief.\n\nThe user prefers metric units.',
+      'user: Hi',
+      'user: Weather?',
+    ]);
+    assert.deepStrictEqual(promptLines(model.doGenerateCalls[1]!.prompt), ['user: Weather?'], 'nothing remembered yet');
+    assert.equal(promptLines(model.doGenerateCalls[2]!.prompt)[0], 'system: Be brief.', 'the same instructions are not repeated');
+  });
+
   test('sits outside the tool loop: reads once, writes once, after the whole loop, every round included', async () => {
     const memory = new RecordingChatMemory();
     await memory.add('c1', [

@@ -4,6 +4,7 @@ import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import type { ChatMemory } from './chat-memory.ts';
+import { withRememberedInstructions } from './remembered-instructions.ts';
 import {
   callWithMemory,
   defaultConversationId,
@@ -40,8 +41,10 @@ const MESSAGE_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<MessageChatMemoryAdv
  * and every assistant and tool message of the call, in one `add`. A failed
  * call stores nothing.
  *
- * A system message found in the history becomes the request's system
- * instructions only when the request has none of its own.
+ * A system message found in the history (the latest one) is added to the
+ * request's system instructions, after the request's own, rather than sent
+ * as a message: e.g. the summary a `BreakerRecoveryAdvisor` leaves in place
+ * of a flushed history reaches the retried call.
  */
 export class MessageChatMemoryAdvisor implements Advisor {
   readonly name = 'MessageChatMemoryAdvisor';
@@ -70,11 +73,6 @@ export class MessageChatMemoryAdvisor implements Advisor {
 
 function withHistoryAsMessages(request: ChatClientRequest, history: readonly ModelMessage[]): ChatClientRequest {
   if (history.length === 0) return request;
-  let system = request.system;
-  const messages: ModelMessage[] = [];
-  for (const message of history) {
-    if (message.role === 'system') system ??= message.content;
-    else messages.push(message);
-  }
-  return { ...request, system, messages: [...messages, ...request.messages] };
+  const messages = history.filter((message) => message.role !== 'system');
+  return { ...request, system: withRememberedInstructions(request.system, history), messages: [...messages, ...request.messages] };
 }

@@ -59,6 +59,33 @@ describe('PromptChatMemoryAdvisor', () => {
     );
   });
 
+  test('a remembered system message joins the instructions, even when the history holds nothing else', async () => {
+    const memory = new MessageWindowChatMemory();
+    await memory.add('c1', [{ role: 'system', content: 'The user prefers metric units.' }]);
+    await memory.add('c2', [
+      { role: 'system', content: 'The user prefers metric units.' },
+      { role: 'user', content: 'Hi' },
+    ]);
+    const model = mockModel([{ text: 'ok' }, { text: 'ok' }, { text: 'ok' }]);
+    const advisor = new PromptChatMemoryAdvisor({ memory });
+    const ask = (client: ChatClient, conversationId: string) =>
+      client
+        .prompt('Weather?')
+        .advisors((a) => a.param(CONVERSATION_ID, conversationId))
+        .call()
+        .content();
+    await ask(ChatClient.builder(model).defaultAdvisors(advisor).build(), 'c1');
+    await ask(ChatClient.builder(model).defaultSystem('Be brief.').defaultAdvisors(advisor).build(), 'c3');
+    await ask(ChatClient.builder(model).defaultSystem('Be brief.').defaultAdvisors(advisor).build(), 'c2');
+
+    assert.deepStrictEqual(promptLines(model.doGenerateCalls[0]!.prompt), ['system: The user prefers metric units.', 'user: Weather?'], 'no memory section');
+    assert.deepStrictEqual(promptLines(model.doGenerateCalls[1]!.prompt), ['system: Be brief.', 'user: Weather?'], 'nothing remembered');
+    const [system, ...rest] = promptLines(model.doGenerateCalls[2]!.prompt);
+    assert.deepStrictEqual(rest, ['user: Weather?']);
+    assert.ok(system?.startsWith('system: Be brief.\n\nThe user prefers metric units.\n\n'), system);
+    assert.match(system ?? '', /--- CONVERSATION MEMORY ---\nuser: Hi\n--- END OF CONVERSATION MEMORY ---/);
+  });
+
   test('a custom system prompt builder gets the instructions and the history text', async () => {
     const memory = new MessageWindowChatMemory();
     await memory.add('default', [

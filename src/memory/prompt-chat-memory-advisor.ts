@@ -4,6 +4,7 @@ import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import type { ChatMemory } from './chat-memory.ts';
 import { historyText } from './history-text.ts';
+import { withRememberedInstructions } from './remembered-instructions.ts';
 import {
   callWithMemory,
   defaultConversationId,
@@ -63,6 +64,11 @@ const PROMPT_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<PromptChatMemoryAdvis
  * message list. Stores turns exactly like `MessageChatMemoryAdvisor`: the
  * user's message(s) and every message of the call in one `add`, after the
  * whole call; a failed call stores nothing.
+ *
+ * A system message found in the history (the latest one) is not history text
+ * but instructions: it is added after the request's own, and goes into the
+ * system prompt even when the history holds nothing else (e.g. the summary a
+ * `BreakerRecoveryAdvisor` leaves in place of a flushed history).
  */
 export class PromptChatMemoryAdvisor implements Advisor {
   readonly name = 'PromptChatMemoryAdvisor';
@@ -78,12 +84,11 @@ export class PromptChatMemoryAdvisor implements Advisor {
       memory: options.memory,
       defaultConversationId: defaultConversationId(options.conversationId),
       place: (request, history) => {
+        const instructions = withRememberedInstructions(request.system, history);
         const text = historyText(history);
-        if (text === '') return request;
-        // A remembered system message stands in only for a request without instructions of its own.
-        const remembered = history.findLast((message) => message.role === 'system')?.content;
-        const instructions = request.system ?? (typeof remembered === 'string' ? remembered : undefined);
-        return { ...request, system: systemPrompt(instructions, text) };
+        if (text !== '') return { ...request, system: systemPrompt(instructions, text) };
+        // No conversation to record: no memory section, only the instructions (a remembered system message among them).
+        return instructions === request.system ? request : { ...request, system: instructions };
       },
     };
   }

@@ -2,10 +2,14 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tool, type ModelMessage } from 'ai';
 import { z } from 'zod';
-import { ToolCallAdvisor } from '../advisors/tool-call-advisor.ts';
+import { ToolCallAdvisor, ToolCallingAdvisor, type GovernorToolContext } from '../advisors/tool-call-advisor.ts';
+import { AgentBreaker } from '../breaker/agent-breaker.ts';
+import { CONVERSATION_ID } from '../chat/advisor-context.ts';
 import { ChatClient } from '../chat/chat-client.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { mockModel } from '../test-support/mock-model.ts';
+import { MODES, runMode } from '../test-support/run-modes.ts';
+import { ScriptedModelServer, scriptedModel, type ChatCompletionMessage } from '../testing/index.ts';
 import { MessageChatMemoryAdvisor } from './message-chat-memory-advisor.ts';
 import { MessageWindowChatMemory } from './message-window-chat-memory.ts';
 import { TokenBudgetAdvisor } from './token-budget-advisor.ts';
@@ -97,6 +101,58 @@ describe('TokenBudgetAdvisor', () => {
     assert.deepStrictEqual(promptLines(model.doGenerateCalls[0]!.prompt), ['assistant: bbbb', 'user: now']);
     assert.equal((await memory.get('default')).length, history.length + 2);
   });
+
+  for (const mode of MODES) {
+    test(`${mode}: a breaker's steer does not push the user's question out of the current turn`, async () => {
+      const question = 'Customer #5531 received a damaged blender. What does the refund policy say about damaged items?';
+      const queries = ['refund policy for damaged items', 'refund policy damaged item', 'damaged items refund policy'];
+      await using server = await new ScriptedModelServer({
+        script: [...queries.map((query) => ({ toolCalls: [{ name: 'search', arguments: { query } }] })), { text: 'Damaged items are refunded in full.' }],
+      }).start();
+      const breaker = new AgentBreaker();
+      const search = tool({
+        inputSchema: z.object({ query: z.string() }),
+        execute: async ({ query }, { context }) => {
+          const { sessionId } = context as unknown as GovernorToolContext;
+          await breaker.observe(sessionId, { kind: 'retrieval', query, results: ['policy-7', 'faq-2'] });
+          return `Found 2 documents for "${query}": policy-7 (refunds for damaged goods), faq-2 (returns and exchanges)`;
+        },
+      });
+      const client = ChatClient.builder(scriptedModel(server))
+        .defaultSystem('You are a support agent. Answer from the documents the search tool finds; cite them by id.')
+        .defaultAdvisors(new ToolCallingAdvisor(), breaker, new TokenBudgetAdvisor({ maxTokens: 200 }))
+        .defaultTools({ search })
+        .build();
+      const { text } = await runMode(
+        client
+          .prompt()
+          .messages(...history)
+          .user(question)
+          .advisors((a) => a.param(CONVERSATION_ID, `budget-steer-${mode}`)),
+        mode,
+      );
+
+      assert.equal(text, 'Damaged items are refunded in full.');
+      const rounds = server.requests.map((r) => r.body.messages);
+      const isNote = (m: ChatCompletionMessage | undefined) => m?.role === 'user' && String(m.content).startsWith('[AgentBreaker]');
+      assert.ok(isNote(rounds[3]?.at(-1)), 'the last round carries the rag_fixation steer, at its end');
+      for (const [i, messages] of rounds.entries()) {
+        assert.ok(
+          messages.some((m) => m.role === 'user' && m.content === question),
+          `round ${i} keeps the question: ${JSON.stringify(messages.map((m) => m.role))}`,
+        );
+        const first = messages.find((m) => m.role !== 'system');
+        assert.equal(first?.role, 'user', `round ${i} starts with a user message, not an orphan tool call or result`);
+      }
+      assert.equal(rounds[0]?.[1]?.content, 'aaaa', 'the first round is under the ceiling: the earlier history goes along');
+      // The last round is over the ceiling: the earlier history goes, the question, the three searches and the steer stay.
+      assert.deepStrictEqual(
+        rounds[3]?.map((m) => m.role),
+        ['system', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'user'],
+      );
+      assert.equal(rounds[3]?.[1]?.content, question);
+    });
+  }
 
   test('bad options are rejected at construction, naming the option', () => {
     const cases: Array<[() => unknown, string]> = [

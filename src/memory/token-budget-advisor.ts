@@ -38,9 +38,11 @@ const TOKEN_BUDGET_ADVISOR_OPTION_RULES: OptionRules<TokenBudgetAdvisorOptions> 
  * the history never starts with an orphan tool result.
  *
  * The current turn (the last user message and everything after it, i.e. the
- * tool rounds of this call) and the system prompt are never cut; when they
- * alone are over the ceiling the call goes out with no history at all rather
- * than with a mangled turn. Tool definitions are not counted.
+ * tool rounds of this call; a breaker's `[AgentBreaker]` steer note is part
+ * of the turn it interrupts, not the start of one) and the system prompt are
+ * never cut; when they alone are over the ceiling the call goes out with no
+ * history at all rather than with a mangled turn. Tool definitions are not
+ * counted.
  */
 export class TokenBudgetAdvisor implements Advisor {
   readonly name = 'TokenBudgetAdvisor';
@@ -83,11 +85,30 @@ export class TokenBudgetAdvisor implements Advisor {
 }
 
 /**
- * Index of the last user message; without one, of the last message that is
- * not a tool result (so the turn keeps the call its results answer).
+ * Where a note from the breaker starts. The breaker (src/breaker) delivers its
+ * steers as a user message at the end of a round's request,
+ * `[AgentBreaker] ...`; no lower layer exports the tag, and memory does not
+ * depend on the breaker, so it is spelled out here.
+ */
+const BREAKER_NOTE_TAG = '[AgentBreaker]';
+
+/** A user message the breaker appended to steer the model: not the user's turn. */
+function isBreakerNote(message: ModelMessage): boolean {
+  if (message.role !== 'user') return false;
+  const { content } = message;
+  if (typeof content === 'string') return content.startsWith(BREAKER_NOTE_TAG);
+  const first = content[0];
+  return first?.type === 'text' && first.text.startsWith(BREAKER_NOTE_TAG);
+}
+
+/**
+ * Index of the last user message that is not a breaker note (a steer appended
+ * to a tool round belongs to the turn it interrupts; it does not start one);
+ * without one, of the last message that is not a tool result (so the turn
+ * keeps the call its results answer).
  */
 function currentTurnStart(messages: readonly ModelMessage[]): number {
-  const lastUser = messages.findLastIndex((message) => message.role === 'user');
+  const lastUser = messages.findLastIndex((message) => message.role === 'user' && !isBreakerNote(message));
   if (lastUser >= 0) return lastUser;
   let start = messages.length - 1;
   while (start > 0 && messages[start]?.role === 'tool') start--;
