@@ -234,4 +234,43 @@ describe('ToolCallAdvisor', () => {
       (e: unknown) => e instanceof InvalidOptionError && e.option === 'maxCallsPerTool.echo',
     );
   });
+
+  test('a listener hook that is not a function, or a listener without any hook, is refused, naming it', () => {
+    const bad: Array<[unknown, string, RegExp]> = [
+      [[{ onToolCallStart: 5 }], 'listeners[0].onToolCallStart', /must be a function, got 5/],
+      [[{ onToolCallEnd: () => {} }, { onToolCallError: 'log' }], 'listeners[1].onToolCallError', /must be a function/],
+      [[{ onToolStart: () => {} }], 'listeners[0]', /at least one of onToolCallStart, onToolCallEnd, onToolCallError.*onToolStart/],
+      [[{}], 'listeners[0]', /empty object/],
+      [[null], 'listeners[0]', /must be an object/],
+    ];
+    for (const [listeners, option, message] of bad) {
+      assert.throws(
+        () => new ToolCallAdvisor({ listeners: listeners as never }),
+        (e: unknown) => e instanceof InvalidOptionError && e.option === option && message.test(e.message),
+        `expected InvalidOptionError naming ${option}`,
+      );
+    }
+  });
+
+  test('a listener may carry state and other keys, and have its hooks on its prototype', async () => {
+    class Recorder {
+      readonly names: string[] = [];
+      onRetry(): void {}
+      onToolCallEnd(e: { toolName: string }): void {
+        this.names.push(e.toolName);
+      }
+    }
+    const recorder = new Recorder();
+    const model = mockModel([{ toolCalls: [{ name: 'echo', input: { q: 'a' } }] }, { text: 'done' }]);
+    await ChatClient.builder(model)
+      .defaultAdvisors(
+        new ToolCallAdvisor({ listeners: [recorder, { onToolCallStart: undefined, onToolCallEnd: () => {}, label: 'metrics' } as ToolCallListener] }),
+      )
+      .defaultTools({ echo })
+      .build()
+      .prompt('go')
+      .call()
+      .content();
+    assert.deepEqual(recorder.names, ['echo']);
+  });
 });

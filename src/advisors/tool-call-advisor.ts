@@ -1,5 +1,5 @@
 import type { ModelMessage, ToolContent } from 'ai';
-import { GovernorError } from '../errors/governor-error.ts';
+import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import { addUsage, ZERO_USAGE, type Usage } from '../model/usage.ts';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
 import { conversationIdOf, sessionIdOf, type AdvisorContext } from '../chat/advisor-context.ts';
@@ -14,7 +14,7 @@ import { executeToolCall, toolResultMessage, type ToolOutcome } from './tool-exe
 import { answeredApprovals, needsApproval, pendingApproval, withApprovalRequests } from './tool-approval.ts';
 import { DEFAULT_TOOL_TIMEOUT_MS } from './tool-timeout.ts';
 import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
-import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
+import { is, validateOptions, type OptionRule, type OptionRules } from '../errors/validate-options.ts';
 
 /** Thrown when a tool-call limit is exceeded and `onLimitExceeded` is `'throw'`. */
 export class ToolCallLimitExceededError extends GovernorError {
@@ -87,6 +87,30 @@ export interface ToolCallingAdvisorOptions {
   readonly toolTimeouts?: Readonly<Record<string, number>>;
 }
 
+/** The hooks a {@link ToolCallListener} may have; typed so a hook added to the interface must be added here too. */
+const TOOL_CALL_LISTENER_HOOKS: { readonly [K in keyof ToolCallListener]-?: true } = { onToolCallStart: true, onToolCallEnd: true, onToolCallError: true };
+
+/**
+ * A tool-call listener: an object with at least one of the hooks, each a
+ * function. Other keys are allowed, as for every listener: a listener may be
+ * a class instance with its own state (hooks on its prototype count) or also
+ * serve as a `ModelCallListener`. A listener with none of the hooks would
+ * hear nothing, as a misspelt hook (`onToolStart`) would: it is refused.
+ */
+const isToolCallListener: OptionRule = (value, path) => {
+  is.object()(value, path);
+  const listener = value as Record<string, unknown>;
+  const hooks = Object.keys(TOOL_CALL_LISTENER_HOOKS);
+  for (const hook of hooks) if (listener[hook] !== undefined) is.function()(listener[hook], `${path}.${hook}`);
+  if (hooks.every((hook) => listener[hook] === undefined)) {
+    const keys = Object.keys(listener);
+    throw new InvalidOptionError(
+      path,
+      `must be a tool-call listener with at least one of ${hooks.join(', ')} (a function), got ${keys.length === 0 ? 'an empty object' : `an object with ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`}`,
+    );
+  }
+};
+
 const TOOL_CALL_ADVISOR_RULES: OptionRules<ToolCallAdvisorOptions> = {
   order: is.number(-Number.MAX_VALUE),
   maxToolCalls: is.integer(1),
@@ -94,7 +118,7 @@ const TOOL_CALL_ADVISOR_RULES: OptionRules<ToolCallAdvisorOptions> = {
   onLimitExceeded: is.oneOf('throw', 'error-result'),
   approve: is.function(),
   parallel: is.boolean(),
-  listeners: is.arrayOf(is.object()),
+  listeners: is.arrayOf(isToolCallListener),
   toolTimeoutMs: is.timeMs(),
   toolTimeouts: is.recordOf(is.timeMs()),
 };

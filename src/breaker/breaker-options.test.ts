@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { MAX_TIMER_MS } from '../errors/validate-options.ts';
 import { AgentBreaker } from './index.ts';
 import { BreakerDriver } from './test-support/breaker-driver.ts';
 
@@ -48,8 +49,25 @@ describe('AgentBreaker options', () => {
     rejects({ budget: { maxTokens: -5 } }, 'budget.maxTokens');
     rejects({ onStoreError: 'ignore' }, 'onStoreError');
     rejects({ cooldownMs: -1 }, 'cooldownMs');
+    rejects({ cooldownMs: 1.5 }, 'cooldownMs');
+    rejects({ checkFreshnessMs: -1 }, 'checkFreshnessMs');
+    rejects({ checkFreshnessMs: Number.NaN }, 'checkFreshnessMs');
     rejects({ store: {} }, 'store');
     rejects({ now: 5 }, 'now');
+  });
+
+  test('a time above the timer maximum is refused, naming the option and the range', () => {
+    for (const option of ['cooldownMs', 'checkFreshnessMs']) {
+      for (const value of [3e9, 2 ** 31, Infinity]) {
+        assert.throws(
+          () => new AgentBreaker({ [option]: value }),
+          (e: unknown) => e instanceof InvalidOptionError && e.option === option && /from 0 to 2147483647/.test(e.message),
+          `expected ${option}: ${value} to be refused`,
+        );
+      }
+      assert.equal(new AgentBreaker({ [option]: MAX_TIMER_MS }).options[option as 'cooldownMs' | 'checkFreshnessMs'], MAX_TIMER_MS);
+      assert.equal(new AgentBreaker({ [option]: 0 }).options[option as 'cooldownMs' | 'checkFreshnessMs'], 0);
+    }
   });
 
   test('misspelt options are rejected rather than ignored', () => {

@@ -1,5 +1,6 @@
 import { AdvisorOrder } from '../chat/advisor.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { is, MAX_TIMER_MS } from '../errors/validate-options.ts';
 import { LIMITS } from './breaker-state.ts';
 import type { BreakerStore } from './breaker-store.ts';
 import { InMemoryBreakerStore } from './in-memory-breaker-store.ts';
@@ -481,6 +482,16 @@ function ladder(reader: OptionReader, key: string, fallback: EscalationLadder): 
   return [...(v as EscalationAction[])];
 }
 
+/**
+ * A time option in whole milliseconds from 0 to the timer maximum: a longer
+ * one is refused like every other time option, naming it and the range.
+ */
+function timeMs(reader: OptionReader, key: string, fallback: number): number {
+  const v = reader.raw(key);
+  if (v !== undefined) is.timeMs(0)(v, reader.name(key));
+  return reader.number(key, fallback, { min: 0, max: MAX_TIMER_MS, integer: true });
+}
+
 function overrides<T>(reader: OptionReader, key: string, allowed: readonly string[], read: (entry: OptionReader) => T): Readonly<Record<string, T>> {
   const raw = reader.record(key);
   const out: Record<string, T> = {};
@@ -566,10 +577,10 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
   const resolved = {
     store: (store as BreakerStore | undefined) ?? new InMemoryBreakerStore(),
     now: top.fn<() => number>('now') ?? Date.now,
-    cooldownMs: top.number('cooldownMs', 60_000, { min: 0, integer: true }),
+    cooldownMs: timeMs(top, 'cooldownMs', 60_000),
     onStoreError: top.oneOf('onStoreError', 'fail-open', ['fail-open', 'fail-closed'] as const),
     maxStoreRetries: top.number('maxStoreRetries', 8, { min: 0, max: 100, integer: true }),
-    checkFreshnessMs: top.number('checkFreshnessMs', 1_000, { min: 0, integer: true }),
+    checkFreshnessMs: timeMs(top, 'checkFreshnessMs', 1_000),
     readOnlyTools: top.strings('readOnlyTools', DEFAULT_READ_ONLY_TOOLS),
     identityKeys: [...DEFAULT_IDENTITY_KEYS, ...top.strings('identityKeys', [])],
     telemetry: top.bool('telemetry', true),

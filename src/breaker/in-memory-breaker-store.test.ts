@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AgentBreaker, InMemoryBreakerStore, type BreakerEventRecord } from './index.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { MAX_TIMER_MS } from '../errors/validate-options.ts';
 import { BreakerDriver, ManualClock } from './test-support/breaker-driver.ts';
 
 /** Trips a session with a tool spiral (steer, block, stop). */
@@ -162,5 +163,16 @@ describe('InMemoryBreakerStore', () => {
       () => new InMemoryBreakerStore({ decodedSessions: -1 }),
       (e) => e instanceof InvalidOptionError && e.option === 'decodedSessions',
     );
+  });
+
+  test('refuses an idle time above the timer maximum, as every time option', () => {
+    for (const idleTtlMs of [3e9, MAX_TIMER_MS + 1, Infinity]) {
+      assert.throws(
+        () => new InMemoryBreakerStore({ idleTtlMs }),
+        (e) => e instanceof InvalidOptionError && e.option === 'idleTtlMs' && /at most 2147483647/.test(e.message),
+        `expected idleTtlMs: ${idleTtlMs} to be refused`,
+      );
+    }
+    assert.equal(new InMemoryBreakerStore({ idleTtlMs: MAX_TIMER_MS }).idleTtlMs, MAX_TIMER_MS);
   });
 });

@@ -1,5 +1,5 @@
 import type { AppliedOp, BreakerSessionState, BreakerStore, BreakerStoreStatus, SessionOp, SessionRead, SessionReducer } from './breaker-store.ts';
-import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
+import { is, MAX_TIMER_MS, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { decodeState, encodeState } from './state-codec.ts';
 
 /** Options of {@link InMemoryBreakerStore}. */
@@ -44,7 +44,7 @@ interface Entry {
 /** What each option of InMemoryBreakerStore accepts. */
 const IN_MEMORY_BREAKER_STORE_OPTION_RULES: OptionRules<InMemoryBreakerStoreOptions> = {
   maxSessions: is.integer(1),
-  idleTtlMs: is.number(0, Number.MAX_VALUE, { exclusiveMin: true }),
+  idleTtlMs: is.number(0, MAX_TIMER_MS, { exclusiveMin: true }),
   decodedSessions: is.integer(0),
   now: is.function(),
 };

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { describeValue, is, type OptionRules, validateOptions } from '../errors/validate-options.ts';
 import type { RecordedRequest } from './recorded-request.ts';
 import { type ScriptedTurn, validateScriptedTurn } from './scripted-turn.ts';
 
@@ -53,32 +54,29 @@ export interface ResolvedServerOptions {
 /** Default model id: says plainly that no real model answers. */
 export const DEFAULT_MODEL_ID = 'scripted-stand-in';
 
+/** What each option of ScriptedModelServer accepts; `script`'s turns are checked one by one afterwards. */
+const SCRIPTED_MODEL_SERVER_OPTION_RULES: OptionRules<ScriptedModelServerOptions> = {
+  script: (value, path) => {
+    if (typeof value !== 'function' && !Array.isArray(value)) {
+      throw new InvalidOptionError(path, `must be an array of scripted turns or a function returning one, got ${describeValue(value)}`);
+    }
+  },
+  onExhausted: is.oneOf('error', 'repeat-last'),
+  modelId: is.string({ nonEmpty: true }),
+  port: is.integer(0, 65535),
+  host: is.string({ nonEmpty: true }),
+};
+
 /**
- * Applies defaults and rejects bad options at construction, naming the option.
- * Array scripts are validated turn by turn and copied, so later mutation of the
- * caller's array cannot change what is played.
+ * Applies defaults and rejects bad options at construction, naming the option
+ * (an unknown key too: `onExhaust` is refused, not ignored). Array scripts are
+ * validated turn by turn and copied, so later mutation of the caller's array
+ * cannot change what is played.
  */
 export function resolveServerOptions(options: ScriptedModelServerOptions): ResolvedServerOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidOptionError('options', 'must be an object with at least a "script"');
-  }
+  validateOptions('ScriptedModelServer', options, SCRIPTED_MODEL_SERVER_OPTION_RULES, { required: ['script'] });
   const { script, onExhausted = 'error', modelId = DEFAULT_MODEL_ID, port = 0, host = '127.0.0.1' } = options;
-  if (onExhausted !== 'error' && onExhausted !== 'repeat-last') {
-    throw new InvalidOptionError('onExhausted', `must be 'error' or 'repeat-last', got ${JSON.stringify(onExhausted)}`);
-  }
-  if (typeof modelId !== 'string' || modelId.length === 0) {
-    throw new InvalidOptionError('modelId', 'must be a non-empty string');
-  }
-  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new InvalidOptionError('port', 'must be an integer from 0 to 65535 (0 picks a free port)');
-  }
-  if (typeof host !== 'string' || host.length === 0) {
-    throw new InvalidOptionError('host', 'must be a non-empty string such as 127.0.0.1');
-  }
   if (typeof script === 'function') return { script, onExhausted, modelId, port, host };
-  if (!Array.isArray(script)) {
-    throw new InvalidOptionError('script', 'must be an array of scripted turns or a function returning one');
-  }
   script.forEach((turn: unknown, i) => {
     validateScriptedTurn(turn, `script[${i}]`);
   });

@@ -551,6 +551,20 @@ describe('ScriptedModelServer options', () => {
       [{ script: [], onExhausted: 'repeat-last' }, 'script'],
       [{ script: [], onExhausted: 'loop' }, 'onExhausted'],
       [{ script: [], port: 70000 }, 'port'],
+      [{ script: [{ error: { status: 429, retryAfterMs: 3e9 } }] }, 'script[0].error.retryAfterMs'],
+      [undefined, 'options'],
+      [{}, 'script'],
+      [{ script: [], modelId: '' }, 'modelId'],
+      [{ script: [], host: 7 }, 'host'],
+      // Unknown keys are refused, not ignored: a typo fails naming it by path.
+      [{ script: [{ text: 'hi' }], onExhaust: 'repeat-last' }, 'onExhaust'],
+      [{ script: [{ txt: 'hello' }] }, 'script[0].txt'],
+      [{ script: [{ text: 'hi' }, { text: 'hi', usage: { inputTokens: 5 } }] }, 'script[1].usage.inputTokens'],
+      [{ script: [{ toolCalls: [{ name: 'get_weather', args: {} }] }] }, 'script[0].toolCalls[0].args'],
+      [{ script: [{ webSearches: [{ query: 'x', source: [] }] }] }, 'script[0].webSearches[0].source'],
+      [{ script: [{ codeRuns: [{ code: 'print(1)', stdout: '1' }] }] }, 'script[0].codeRuns[0].stdout'],
+      [{ script: [{ mcpCalls: [{ server: 'tracker', name: 'get_issue', arguments: {}, result: 'x' }] }] }, 'script[0].mcpCalls[0].result'],
+      [{ script: [{ error: { status: 429, retryAfter: 10 } }] }, 'script[0].error.retryAfter'],
     ];
     for (const [options, option] of bad) {
       assert.throws(
@@ -579,6 +593,33 @@ describe('ScriptedModelServer options', () => {
 
     assert.equal(response.status, 500);
     assert.match(body.error.message, /script\(request #1\)\.text/);
+    assert.equal(server.turnsPlayed, 0);
+  });
+
+  test('an unknown key in a turn is named by the error, with the fields a turn has', () => {
+    assert.throws(
+      () => new ScriptedModelServer({ script: [{ text: 'hi', usage: { inputTokens: 5 } }] as never }),
+      (error: unknown) =>
+        error instanceof InvalidOptionError &&
+        error.option === 'script[0].usage.inputTokens' &&
+        /promptTokens, completionTokens, cachedTokens/.test(error.message),
+    );
+    assert.throws(
+      () => new ScriptedModelServer({ script: [{ text: 'hi' }], onExhaust: 'repeat-last' } as never),
+      (error: unknown) => error instanceof InvalidOptionError && error.option === 'onExhaust' && /onExhausted/.test(error.message),
+    );
+  });
+
+  test('a script function returning a turn with an unknown key gets HTTP 500 naming the key', async () => {
+    const turns = [{ txt: 'hello' }, { text: 'hi', usage: { inputTokens: 5 } }];
+    await using server = await new ScriptedModelServer({ script: (_request, index) => turns[index] as never }).start();
+
+    for (const [i, field] of [/script\(request #1\)\.txt/, /script\(request #2\)\.usage\.inputTokens/].entries()) {
+      const response = await postChat(server, JSON.stringify({ messages: [{ role: 'user', content: `hi ${i}` }] }));
+      const body = (await response.json()) as { error: { message: string } };
+      assert.equal(response.status, 500);
+      assert.match(body.error.message, field);
+    }
     assert.equal(server.turnsPlayed, 0);
   });
 

@@ -178,15 +178,49 @@ function isCount(value: unknown): boolean {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }
 
+/** The fields of each scripted shape; typed so a field added to an interface must be added here too. */
+type Fields<T> = { readonly [K in keyof T]-?: true };
+const TURN_FIELDS: Fields<ScriptedTurn> = {
+  text: true,
+  toolCalls: true,
+  webSearches: true,
+  codeRuns: true,
+  mcpCalls: true,
+  usage: true,
+  error: true,
+  delayMs: true,
+  stall: true,
+};
+const TOOL_CALL_FIELDS: Fields<ScriptedToolCall> = { name: true, arguments: true, id: true };
+const WEB_SEARCH_FIELDS: Fields<ScriptedWebSearch> = { query: true, sources: true, openPage: true, pageText: true };
+const CODE_RUN_FIELDS: Fields<ScriptedCodeRun> = { code: true, output: true, exitCode: true };
+const MCP_CALL_FIELDS: Fields<ScriptedMcpCall> = { server: true, name: true, arguments: true, output: true, error: true };
+const USAGE_FIELDS: Fields<ScriptedUsage> = { promptTokens: true, completionTokens: true, cachedTokens: true };
+const ERROR_FIELDS: Fields<ScriptedError> = { status: true, message: true, type: true, retryAfterMs: true };
+
+/**
+ * Refuses a key that is not a field of `what` (a typo such as `txt` or
+ * `inputTokens` would otherwise be ignored), naming it by path.
+ */
+function refuseUnknownFields(value: Record<string, unknown>, option: string, fields: object, what: string): void {
+  for (const key of Object.keys(value)) {
+    if (!Object.hasOwn(fields, key)) {
+      throw new InvalidOptionError(`${option}.${key}`, `is not a field of ${what}; its fields are: ${Object.keys(fields).join(', ')}`);
+    }
+  }
+}
+
 /**
  * Checks one turn's shape, so a typo in a script fails with the offending field
- * named instead of as a confusing client-side parse error.
+ * named instead of as a confusing client-side parse error: a wrong type, and a
+ * key that is not a field (`script[0].txt`, `script[0].usage.inputTokens`).
  *
  * @param option dotted path used in the error, e.g. `script[2]`
  * @throws InvalidOptionError naming the first bad field
  */
 export function validateScriptedTurn(turn: unknown, option: string): asserts turn is ScriptedTurn {
   if (!isRecord(turn)) throw new InvalidOptionError(option, 'a scripted turn must be an object');
+  refuseUnknownFields(turn, option, TURN_FIELDS, 'ScriptedTurn');
   if (turn['text'] !== undefined && typeof turn['text'] !== 'string') {
     throw new InvalidOptionError(`${option}.text`, 'must be a string');
   }
@@ -209,6 +243,7 @@ function validateToolCalls(toolCalls: unknown, option: string): void {
   if (!Array.isArray(toolCalls)) throw new InvalidOptionError(option, 'must be an array');
   toolCalls.forEach((call: unknown, i) => {
     if (!isRecord(call)) throw new InvalidOptionError(`${option}[${i}]`, 'must be an object');
+    refuseUnknownFields(call, `${option}[${i}]`, TOOL_CALL_FIELDS, 'ScriptedToolCall');
     if (typeof call['name'] !== 'string' || call['name'].length === 0) {
       throw new InvalidOptionError(`${option}[${i}].name`, 'must be a non-empty string');
     }
@@ -226,6 +261,7 @@ function validateWebSearches(searches: unknown, option: string): void {
   if (!Array.isArray(searches)) throw new InvalidOptionError(option, 'must be an array');
   searches.forEach((search: unknown, i) => {
     if (!isRecord(search)) throw new InvalidOptionError(`${option}[${i}]`, 'must be an object such as { query: "weather in Oslo" }');
+    refuseUnknownFields(search, `${option}[${i}]`, WEB_SEARCH_FIELDS, 'ScriptedWebSearch');
     if (search['openPage'] !== undefined) {
       if (typeof search['openPage'] !== 'string' || search['openPage'] === '')
         throw new InvalidOptionError(`${option}[${i}].openPage`, 'must be an address (a non-empty string)');
@@ -250,6 +286,7 @@ function validateCodeRuns(runs: unknown, option: string): void {
   if (!Array.isArray(runs)) throw new InvalidOptionError(option, 'must be an array');
   runs.forEach((run: unknown, i) => {
     if (!isRecord(run)) throw new InvalidOptionError(`${option}[${i}]`, 'must be an object such as { code: "print(1)", output: "1" }');
+    refuseUnknownFields(run, `${option}[${i}]`, CODE_RUN_FIELDS, 'ScriptedCodeRun');
     if (typeof run['code'] !== 'string' || run['code'] === '') throw new InvalidOptionError(`${option}[${i}].code`, 'must be a non-empty string');
     if (run['output'] !== undefined && typeof run['output'] !== 'string') throw new InvalidOptionError(`${option}[${i}].output`, 'must be a string');
     if (
@@ -270,6 +307,7 @@ function validateMcpCalls(calls: unknown, option: string): void {
         `${option}[${i}]`,
         'must be an object such as { server: "crm", name: "find_customer", arguments: { email: "a@b.example" } }',
       );
+    refuseUnknownFields(call, `${option}[${i}]`, MCP_CALL_FIELDS, 'ScriptedMcpCall');
     for (const key of ['server', 'name']) {
       if (typeof call[key] !== 'string' || call[key] === '') throw new InvalidOptionError(`${option}[${i}].${key}`, 'must be a non-empty string');
     }
@@ -286,6 +324,7 @@ function validateMcpCalls(calls: unknown, option: string): void {
 function validateUsage(usage: unknown, option: string): void {
   if (usage === undefined) return;
   if (!isRecord(usage)) throw new InvalidOptionError(option, 'must be an object');
+  refuseUnknownFields(usage, option, USAGE_FIELDS, 'ScriptedUsage');
   for (const key of ['promptTokens', 'completionTokens', 'cachedTokens']) {
     if (usage[key] !== undefined && !isCount(usage[key])) {
       throw new InvalidOptionError(`${option}.${key}`, 'must be a non-negative integer');
@@ -296,6 +335,7 @@ function validateUsage(usage: unknown, option: string): void {
 function validateError(error: unknown, option: string): void {
   if (error === undefined) return;
   if (!isRecord(error)) throw new InvalidOptionError(option, 'must be an object');
+  refuseUnknownFields(error, option, ERROR_FIELDS, 'ScriptedError');
   const status = error['status'];
   if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599) {
     throw new InvalidOptionError(`${option}.status`, 'must be an HTTP error status between 400 and 599');
@@ -305,7 +345,7 @@ function validateError(error: unknown, option: string): void {
       throw new InvalidOptionError(`${option}.${key}`, 'must be a string');
     }
   }
-  if (error['retryAfterMs'] !== undefined && !isCount(error['retryAfterMs'])) {
-    throw new InvalidOptionError(`${option}.retryAfterMs`, 'must be a non-negative integer');
+  if (error['retryAfterMs'] !== undefined && !(isCount(error['retryAfterMs']) && (error['retryAfterMs'] as number) <= MAX_TIMER_MS)) {
+    throw new InvalidOptionError(`${option}.retryAfterMs`, `must be an integer from 0 to ${MAX_TIMER_MS} (the timer maximum)`);
   }
 }
