@@ -72,7 +72,10 @@ export interface BreakerHealth {
   readonly storeErrors: number;
   /**
    * Whether the store answered: a fresh round trip for stores that can be
-   * pinged (`RedisBreakerStore`), otherwise the outcome of the last operation.
+   * pinged (`RedisBreakerStore`: a PING and a write that keeps nothing, which
+   * a Redis refusing the breaker's writes refuses too, a full one with
+   * `noeviction` or a read-only replica), otherwise the outcome of the last
+   * operation of the breaker (a refused write included).
    */
   readonly storeReachable: boolean;
   /** Why the store did not answer (its error's code and message, secrets masked). */
@@ -381,8 +384,19 @@ export class AgentBreaker implements Advisor {
       }
     }
     // An unreachable store would only fail again: report what this process saw instead.
-    const open = pingFailed ? this.#cachedOpen() : await this.openSessions();
-    const reachable = !pingFailed && !this.#lastStoreFailed;
+    let open = this.#cachedOpen();
+    let listFailed = false;
+    if (!pingFailed && store.listOpen !== undefined) {
+      try {
+        open = await store.listOpen(this.options.now());
+      } catch (error) {
+        listFailed = true;
+        this.#storeFailed(error);
+      }
+    }
+    // A store that can be pinged is judged by this round trip; any other by the breaker's last operation, which
+    // listing the open sessions (a read) must not clear: a store that refuses writes still lists them.
+    const reachable = store.ping === undefined ? !this.#lastStoreFailed : !pingFailed && !listFailed;
     const storeError = reachable ? undefined : this.#lastStoreError;
     const status = store.status?.() ?? {};
     const sessionsLost = Math.max(this.#sessionsLost, status.sessionsLost ?? 0);

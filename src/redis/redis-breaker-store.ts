@@ -47,6 +47,7 @@ export interface RedisBreakerStoreOptions {
    * and each alias (see {@link RedisBreakerStore.addAlias}) at `<prefix>alias:<alias>`,
    * a session's aliases at `<prefix>aliases:<id>` and its notes (see
    * {@link RedisBreakerStore.putNote}) at `<prefix>notes:<id>` (a hash).
+   * {@link RedisBreakerStore.ping} writes `<prefix>write-probe` and deletes it again.
    * @default 'governor:breaker:'
    */
   readonly keyPrefix?: string;
@@ -60,7 +61,10 @@ export interface RedisBreakerStoreOptions {
   /**
    * Longest wait for one Redis round trip; past it the operation fails with
    * a {@link BreakerStoreError} (the breaker then fails open or closed as
-   * configured). @default 2000
+   * configured). An operation the store stopped waiting for is not applied
+   * later: the client drops one it has not written yet, and the server
+   * refuses an append that reaches it after its deadline (a stalled server
+   * that resumes). @default 2000
    */
   readonly timeoutMs?: number;
   /**
@@ -91,7 +95,7 @@ export interface RedisBreakerStoreOptions {
  * credentials.
  */
 export class BreakerStoreError extends GovernorError {
-  /** Which store operation failed: `read`, `apply`, `delete`, `listOpen`, `ping`, `addSteers`, `takeSteers`, `claimFirst`, `addAlias`, `sessionOfAlias`, `putNote` or `readNote`. */
+  /** Which store operation failed: `read`, `apply`, `delete`, `listOpen`, `ping`, `addSteers`, `takeSteers`, `claimFirst`, `addAlias`, `sessionOfAlias`, `putNote`, `readNote` or `restore` (writing back a session the server forgot). */
   readonly operation: string;
 
   constructor(operation: string, message: string, options?: { cause?: unknown }) {
@@ -129,6 +133,17 @@ const COMPACT_BYTES = 1024;
 const MAX_LOGGED = 1024;
 /** What APPEND answers when the log is full (a Redis error reply). */
 const LOG_FULL = 'GOVERNOR_LOG_FULL';
+/** What APPEND answers when it reaches the server after its writer stopped waiting for it (a Redis error reply). */
+const TOO_LATE = 'GOVERNOR_TOO_LATE';
+/**
+ * How much sooner than its writer's timeout an append's deadline falls on
+ * the server (at most; a quarter of a short timeout): room for the reply
+ * of an append applied just in time to travel back before the writer stops
+ * waiting, so that an append is either answered or not applied.
+ */
+const DEADLINE_MARGIN_MS = 100;
+/** How long a reading of the server's clock counts (see RedisBreakerStore's #noteServerClock): one taken before a jump of either clock is forgotten after two such windows. */
+const CLOCK_WINDOW_MS = 60_000;
 
 /*
  * A session is a hash {base, id, snap} and a list (its log). `snap` is the
@@ -146,6 +161,7 @@ const LOG_FULL = 'GOVERNOR_LOG_FULL';
  * the log, else `base` (then `snap` is the state to start from, nil = fresh).
  * APPEND answers just {end, base} when there is nothing else to tell: the
  * caller's position is the one before its own and the id is the one it knows.
+ * APPEND adds the server's time to either.
  */
 const FOLD_REPLY = `
 local function tail(base, last, known)
@@ -164,15 +180,25 @@ end
 /**
  * KEYS[1] session hash, KEYS[2] its log; ARGV: known position (-1 = none),
  * the operation (see encodeOp), ttl ms, '1' to refresh both keys' expiry, the id the caller
- * knows ('' = none), an id for the session should this create it, and
- * optionally a snapshot to store first: its position and encoded state (see
- * COMPACT), so that folding costs no round trip. A log that holds
- * MAX_LOGGED operations takes no more: the reply is the error LOG_FULL.
- * Two server commands in the common case (HMGET, RPUSH): the expiry is set
- * when a key is created and refreshed only when the caller asks (see
- * RedisBreakerStore's ttlMs).
+ * knows ('' = none), an id for the session should this create it, the
+ * deadline (server time, epoch ms; '' = none) after which the caller no
+ * longer waits for the reply, and optionally a snapshot to store first: its
+ * position and encoded state (see COMPACT), so that folding costs no round
+ * trip. An append that runs after its deadline changes nothing: the reply is
+ * the error TOO_LATE (its caller was told that it failed, and let the call
+ * through or refused it unjudged). A log that holds MAX_LOGGED operations
+ * takes no more: the reply is the error LOG_FULL. Every reply ends with the
+ * server's time (epoch ms). Three server commands in the common case (TIME,
+ * HMGET, RPUSH): the expiry is set when a key is created and refreshed only
+ * when the caller asks (see RedisBreakerStore's ttlMs).
  */
 const APPEND = `${FOLD_REPLY}
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local deadline = tonumber(ARGV[7])
+if deadline and now > deadline then
+  return redis.error_reply('${TOO_LATE} the append reached the server ' .. (now - deadline) .. ' ms past its deadline (its writer no longer waits for it)')
+end
 local meta = redis.call('HMGET', KEYS[1], 'base', 'id')
 local base = tonumber(meta[1]) or 0
 local id = meta[2]
@@ -185,12 +211,12 @@ if not id then
   redis.call('HSET', KEYS[1], 'id', id)
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
 end
-local snapAt = tonumber(ARGV[7])
+local snapAt = tonumber(ARGV[8])
 if snapAt and snapAt > base then
   local kept = redis.call('LLEN', KEYS[2])
   if snapAt <= base + kept then
     redis.call('LTRIM', KEYS[2], snapAt - base, -1)
-    redis.call('HSET', KEYS[1], 'base', snapAt, 'snap', ARGV[8])
+    redis.call('HSET', KEYS[1], 'base', snapAt, 'snap', ARGV[9])
     base = snapAt
   end
 end
@@ -207,9 +233,9 @@ elseif n == 1 then
 end
 local pos = base + n
 local known = tonumber(ARGV[1])
-if known == pos - 1 and id == ARGV[5] then return {pos, base} end
+if known == pos - 1 and id == ARGV[5] then return {pos, base, now} end
 local t = tail(base, pos - 1, known)
-return {pos, base, t[1], t[2], t[3], id}
+return {pos, base, t[1], t[2], t[3], id, now}
 `;
 
 /** KEYS[1] session hash, KEYS[2] its log; ARGV: known position (-1 = none). */
@@ -339,6 +365,39 @@ redis.call('ZREM', KEYS[3], ARGV[1])
 return 1
 `;
 
+/**
+ * KEYS[1] session hash, KEYS[2] its log, KEYS[3] open sessions; ARGV: an id
+ * for the session, the position it is restored at, its encoded state, expiry
+ * ms, the end of its cooldown if open ('' if not), session id, ttl ms of the
+ * open set. Writes back a session the server forgot, as a snapshot at that
+ * position with an empty log, and lists it as open when it is: 1. A session
+ * that is there (kept, or created anew by a writer that did not know it) is
+ * left alone: the reply is its end and id.
+ */
+const RESTORE = `
+local meta = redis.call('HMGET', KEYS[1], 'base', 'id')
+if meta[2] then return {(tonumber(meta[1]) or 0) + redis.call('LLEN', KEYS[2]), meta[2]} end
+redis.call('DEL', KEYS[2])
+redis.call('HSET', KEYS[1], 'id', ARGV[1], 'base', ARGV[2], 'snap', ARGV[3], 'openpos', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+if ARGV[5] ~= '' then
+  redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
+  redis.call('PEXPIRE', KEYS[3], ARGV[7])
+end
+return 1
+`;
+
+/**
+ * KEYS[1] a key of the store's own. A write that keeps nothing, refused as
+ * the store's writes would be: by a full server that may not evict (OOM), a
+ * read-only replica (READONLY), a server that cannot persist (MISCONF).
+ */
+const WRITE_PROBE = `
+redis.call('SET', KEYS[1], '1', 'PX', 1000)
+redis.call('DEL', KEYS[1])
+return 1
+`;
+
 /** KEYS[1] the session's notes; ARGV: name, value, expiry ms. */
 const PUT_NOTE = `
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
@@ -367,6 +426,8 @@ const SCRIPTS = {
   claimFirst: script(CLAIM_FIRST),
   addAlias: script(ADD_ALIAS),
   putNote: script(PUT_NOTE),
+  restore: script(RESTORE),
+  writeProbe: script(WRITE_PROBE),
 };
 
 /** Most aliases a session keeps (see {@link RedisBreakerStore.addAlias}). */
@@ -386,7 +447,11 @@ interface Folded {
   readonly base: number;
   /** When it was read or written (epoch ms). */
   readonly at: number;
-  /** The server was found to have forgotten it; the next write restores it. */
+  /**
+   * The server was found to have forgotten it, and it is not written back
+   * yet (another writer created it anew, or writing it back failed): the
+   * next write of this process restores it, after what that writer logged.
+   */
   readonly lost?: true;
   /** The id the session was created with on the server. */
   readonly id: string | undefined;
@@ -462,9 +527,13 @@ const REDIS_BREAKER_STORE_OPTION_RULES: OptionRules<RedisBreakerStoreOptions> = 
  * snapshot holds hashes and sketches only. Without AOF or RDB persistence a Redis
  * restart forgets every session: open breakers close and spent budgets
  * reset. A process that still knows a forgotten session (one it used less
- * than `ttlMs` ago) restores it on its next write and counts it
- * (`status().sessionsLost`); `status().restarted`
- * tells that the server restarted since this process first saw it. A
+ * than `ttlMs` ago) writes it back and counts it (`status().sessionsLost`):
+ * on the session's next read or write, and, when it finds that the server
+ * restarted (`status().restarted`: on a health check, on reconnecting, on
+ * finding a session forgotten, or when `listOpen` misses a session it holds
+ * as open), every session it holds that may not be forgotten (an open
+ * breaker, a spent budget) at once, so that every replica refuses them
+ * again. A
  * server that evicts keys when its memory is full (a `maxmemory-policy`
  * other than `noeviction`) forgets sessions the same way, one at a time;
  * `status().evictionPolicy` names such a policy. With `noeviction` a full
@@ -494,6 +563,25 @@ export class RedisBreakerStore implements BreakerStore {
   #runId: string | undefined;
   #restarted = false;
   #evictionPolicy: string | undefined;
+  /** Whether this process asked the server for its run id yet (see #checkServer). */
+  #serverAsked = false;
+  /** When this process first had a reply from the server (performance.now()): a server up for less time than since then restarted. */
+  #firstReplyAt: number | undefined;
+  /** The server check in flight (see #checkServerOnce). */
+  #checking: Promise<void> | undefined;
+  /** The sessions listOpen missed when it last asked the server whether it restarted (see #missingOpen). */
+  #missedBefore = '';
+  /** The reducer of the latest operation: what tells the sessions a restarted server must get back (see #restorePinned). */
+  #reducer: SessionReducer | undefined;
+  /**
+   * The server's clock minus this process's performance.now(), as replies
+   * bound it from below (the server read its clock before the reply
+   * arrived): the highest reading of this window and of the one before.
+   */
+  #clockBest = Number.NEGATIVE_INFINITY;
+  #clockBefore = Number.NEGATIVE_INFINITY;
+  #clockSince = Number.NEGATIVE_INFINITY;
+  readonly #probeKey: string;
   /** Set when the store created the client: it connects and closes it. */
   readonly #owned: OwnedClient | undefined;
   /** Why the owned client's connection fails, until it is ready again: a timeout alone would not say (a wrong password looks like an outage). */
@@ -543,6 +631,7 @@ export class RedisBreakerStore implements BreakerStore {
     this.#aliasPrefix = `${keyPrefix}alias:`;
     this.#aliasesPrefix = `${keyPrefix}aliases:`;
     this.#notesPrefix = `${keyPrefix}notes:`;
+    this.#probeKey = `${keyPrefix}write-probe`;
     this.cacheSessions = cacheSessions;
     this.#ttlMs = ttlMs;
     this.#refreshEveryMs = Math.min(MAX_EXPIRY_SLACK_MS, Math.floor(ttlMs / 10));
@@ -561,8 +650,12 @@ export class RedisBreakerStore implements BreakerStore {
       client.on('error', (error: unknown) => {
         this.#connectionError = error;
       });
+      let readyBefore = false;
       client.on('ready', () => {
         this.#connectionError = undefined;
+        // Connected again: a server that restarted meanwhile gets back the sessions it may not forget, without waiting for a call.
+        if (readyBefore) setImmediate(() => void this.#checkServerOnce());
+        readyBefore = true;
       });
       this.#owned = client;
       this.#client = client as unknown as RedisCommandClient;
@@ -616,19 +709,30 @@ export class RedisBreakerStore implements BreakerStore {
     }
     const timeoutMs = this.#timeoutMs;
     return new Promise((resolve, reject) => {
+      let settled = false;
       const timer = setTimeout(() => {
-        abort.abort();
-        const error = new Error(this.#withConnectionFailure(`no reply within ${timeoutMs} ms`));
-        reject(new BreakerStoreError(operation, error.message, { cause: error }));
+        // A reply that arrived while this process was busy is read before giving up on it (timers run before I/O).
+        setImmediate(() => {
+          if (settled) return;
+          settled = true;
+          abort.abort();
+          const error = new Error(this.#withConnectionFailure(`no reply within ${timeoutMs} ms`));
+          reject(new BreakerStoreError(operation, error.message, { cause: error }));
+        });
       }, timeoutMs);
       timer.unref();
       sent.then(
         (reply) => {
           clearTimeout(timer);
+          this.#firstReplyAt ??= performance.now();
+          if (settled) return;
+          settled = true;
           resolve(reply);
         },
         (error: unknown) => {
           clearTimeout(timer);
+          if (settled) return;
+          settled = true;
           reject(new BreakerStoreError(operation, this.#withConnectionFailure(describeRedisError(error)), { cause: error }));
         },
       );
@@ -672,6 +776,7 @@ export class RedisBreakerStore implements BreakerStore {
    * than `maxAgeMs` ago).
    */
   async read(sessionId: string, reducer: SessionReducer, maxAgeMs: number): Promise<SessionRead | undefined> {
+    this.#reducer = reducer;
     const now = Date.now();
     const cached = this.#known(sessionId, now);
     if (cached !== undefined && now - cached.at < maxAgeMs) return { state: cached.state, position: cached.position };
@@ -679,8 +784,14 @@ export class RedisBreakerStore implements BreakerStore {
     const reply = await this.#evalScript('read', SCRIPTS.read, keys, [String(cached?.position ?? -1)]);
     const fold = decodeFold('read', reply);
     if (cached !== undefined && (cached.position > fold.end || (cached.id !== undefined && fold.id !== cached.id))) {
-      // The server forgot operations this process saw: keep what we know (the next write restores it).
-      this.#lost(sessionId, cached);
+      // The server forgot operations this process saw: keep what we know, and write it back.
+      const marked = this.#lost(sessionId, cached);
+      if (marked !== cached) {
+        // Found now: the server may have restarted, and forgotten more that this process holds.
+        this.#checkServerSoon();
+        // One nobody wrote since goes back at once; one created anew by another writer, with the next write, after theirs.
+        if (fold.end === 0) await this.#restore(sessionId, marked, reducer).catch(() => {});
+      }
       return { state: cached.state, position: cached.position };
     }
     if (fold.end === 0) return undefined;
@@ -712,6 +823,7 @@ export class RedisBreakerStore implements BreakerStore {
    * process cannot read it either, the error says so and why.
    */
   async apply(sessionId: string, original: SessionOp, reducer: SessionReducer): Promise<AppliedOp> {
+    this.#reducer = reducer;
     try {
       return await this.#append(sessionId, original, reducer);
     } catch (error) {
@@ -747,7 +859,7 @@ export class RedisBreakerStore implements BreakerStore {
     const keys = this.#sessionKeys(sessionId);
     const refresh = cached === undefined || now - cached.refreshedAt >= this.#refreshEveryMs;
     const owed = cached?.owed;
-    const args = [String(cached?.position ?? -1), logged, this.#expiryMs, refresh ? '1' : '0', cached?.id ?? '', this.#newId()];
+    const args = [String(cached?.position ?? -1), logged, this.#expiryMs, refresh ? '1' : '0', cached?.id ?? '', this.#newId(), this.#deadline()];
     const sendsOwed = owed?.json !== undefined;
     if (sendsOwed) args.push(String(owed.position), owed.json!);
     const replied = this.#evalScript('apply', SCRIPTS.append, keys, args);
@@ -777,6 +889,7 @@ export class RedisBreakerStore implements BreakerStore {
     }
     if (owed !== undefined && !sendsOwed) serialise(owed);
     const fold = decodeFold('apply', await replied, cached);
+    this.#noteServerClock(fold.time);
     const position = fold.end;
     // A server that hands out a position this process already passed has forgotten the session.
     const lost = cached !== undefined && (cached.lost === true || cached.position >= position || (cached.id !== undefined && cached.id !== fold.id));
@@ -789,7 +902,7 @@ export class RedisBreakerStore implements BreakerStore {
       outcome = reducer.apply(before, op);
     }
     const state = outcome.next ?? before;
-    if (lost) this.#lost(sessionId, cached);
+    if (lost && cached.lost !== true) this.#checkServerSoon();
     const kept = owed !== undefined && !sendsOwed && owed.json !== undefined ? owed : undefined;
     const loggedNow = loggedAfter(fold, cached, ownBytes);
     this.#remember(
@@ -811,10 +924,13 @@ export class RedisBreakerStore implements BreakerStore {
     if (lost || since >= 4 * COMPACT_EVERY) {
       // Restoring a forgotten session, or nobody folded the log for long: store a snapshot now.
       await this.#compact(sessionId, keys, position, state);
+      if (lost) this.#sessionsLost++;
     } else if (foldsLog(since, lastBytes(loggedNow, since), ownBytes)) {
       // Serialised already when no other writer came in between, else during the next append and sent with the one after.
       this.#owe(sessionId, early?.position === position && early.state === state && fold.base === expectedBase ? early : { position, state });
     }
+    // A session that may not be forgotten: from now on, a restart of the server must be noticed (see #checkServer).
+    if (!this.#serverAsked && reducer.retention(state).pinned) this.#checkServerSoon();
     const wasOpen = this.#isOpen(before);
     const open = this.#isOpen(state);
     if (wasOpen !== open || lost) {
@@ -881,11 +997,61 @@ export class RedisBreakerStore implements BreakerStore {
     }
   }
 
-  /** Counts a forgotten session once, however often it is read before the write that restores it. */
-  #lost(sessionId: string, cached: Folded): void {
-    if (cached.lost === true) return;
+  /** Marks a session the server forgot until it is written back (see {@link Folded.lost}); returns the marked entry. */
+  #lost(sessionId: string, cached: Folded): Folded {
+    if (cached.lost === true) return cached;
+    const marked: Folded = { ...cached, lost: true };
+    this.#cache.set(sessionId, marked);
+    return marked;
+  }
+
+  /**
+   * Writes back a session the server forgot, as this process holds it, and
+   * counts it: its state as the snapshot at the position this process knows,
+   * listed as open when it is, so that every replica judges it as this one
+   * does. A session that is there is left alone: kept by the server, or
+   * created anew by a writer that did not know it (then it stays marked
+   * lost, and the next write of this process restores it after theirs).
+   */
+  async #restore(sessionId: string, cached: Folded, reducer: SessionReducer): Promise<void> {
+    let json: string;
+    try {
+      json = encodeState(cached.state);
+    } catch (error) {
+      throw new BreakerStoreError('restore', `state is not serialisable: ${describeRedisError(error)}`, { cause: error });
+    }
+    const until = this.#isOpen(cached.state) ? reducer.retention(cached.state).until || '+inf' : '';
+    const id = this.#newId();
+    const position = cached.position;
+    const reply = await this.#evalScript(
+      'restore',
+      SCRIPTS.restore,
+      [this.#key(sessionId), this.#logPrefix + sessionId, this.#openKey],
+      [id, String(position), json, this.#expiryMs, String(until), sessionId, String(this.#ttlMs)],
+    );
+    // Another operation of this process on the session finished meanwhile: what it found stands.
+    const current = this.#cache.get(sessionId) === cached;
+    if (Array.isArray(reply)) {
+      if (current && (text(reply[1]) !== cached.id || Number(reply[0]) < position)) this.#lost(sessionId, cached);
+      return;
+    }
     this.#sessionsLost++;
-    this.#cache.set(sessionId, { ...cached, lost: true });
+    if (current) {
+      this.#cache.set(sessionId, { position, state: cached.state, base: position, at: cached.at, id, refreshedAt: Date.now(), quiet: true, logged: [] });
+    }
+  }
+
+  /** After a restart of the server: writes back every session this process holds that may not be forgotten (an open breaker, a spent budget). */
+  async #restorePinned(): Promise<void> {
+    const reducer = this.#reducer;
+    if (reducer === undefined) return;
+    const now = Date.now();
+    const pinned: [string, Folded][] = [];
+    for (const [sessionId, folded] of this.#cache) {
+      if (now - folded.at < this.#ttlMs && reducer.retention(folded.state).pinned) pinned.push([sessionId, folded]);
+    }
+    // Each on its own: one that cannot be written back now is written back by its next write.
+    await Promise.all(pinned.map(([sessionId, folded]) => this.#restore(sessionId, folded, reducer).catch(() => {})));
   }
 
   /** Removes a session's state, its log and its open mark. */
@@ -989,8 +1155,24 @@ export class RedisBreakerStore implements BreakerStore {
     return value;
   }
 
-  /** Ids of sessions whose breaker is open and whose state has not expired. */
+  /**
+   * Ids of sessions whose breaker is open and whose state has not expired.
+   * When the server does not list a session this process holds as open, it
+   * asks the server whether it restarted (one round trip; not again for the
+   * same sessions), writes back what a restart made it forget (see
+   * {@link status}) and lists again.
+   */
   async listOpen(now = Date.now()): Promise<string[]> {
+    const open = await this.#listOpen(now);
+    const missed = this.#missingOpen(open, now);
+    const asked = missed === this.#missedBefore;
+    this.#missedBefore = missed;
+    if (missed === '' || asked) return open;
+    await this.#checkServerOnce();
+    return this.#listOpen(now);
+  }
+
+  async #listOpen(now: number): Promise<string[]> {
     const reply = await this.#evalScript('listOpen', SCRIPTS.listOpen, [this.#openKey], [this.#sessionPrefix, String(now)]);
     if (!Array.isArray(reply)) throw new BreakerStoreError('listOpen', 'unexpected reply from Redis');
     return reply
@@ -999,19 +1181,38 @@ export class RedisBreakerStore implements BreakerStore {
       .sort();
   }
 
+  /** The sessions this process holds as open and cooling down at `now` that `listed` leaves out, one per line. */
+  #missingOpen(listed: readonly string[], now: number): string {
+    const reducer = this.#reducer;
+    if (reducer === undefined) return '';
+    const shown = new Set(listed);
+    const missing: string[] = [];
+    const at = Date.now();
+    for (const [sessionId, folded] of this.#cache) {
+      if (shown.has(sessionId) || at - folded.at >= this.#ttlMs || !this.#isOpen(folded.state)) continue;
+      const until = reducer.retention(folded.state).until;
+      if (until === 0 || until > now) missing.push(sessionId);
+    }
+    return missing.sort().join('\n');
+  }
+
   /**
-   * For health checks: resolves when the server answers a PING, otherwise
-   * fails with a {@link BreakerStoreError} (credentials masked). Then reads
-   * INFO, for {@link status}: whether the server restarted and whether it
-   * may evict sessions.
+   * For health checks: resolves when the server answers a PING and takes a
+   * write (one that keeps nothing), otherwise fails with a
+   * {@link BreakerStoreError} (credentials masked): a full server that may
+   * not evict, or a read-only replica, refuses every breaker write, which is
+   * an outage too. Reads INFO in between, for {@link status}: whether the
+   * server restarted (then the sessions it may not forget are written back
+   * first) and whether it may evict sessions.
    */
   async ping(): Promise<void> {
     const reply = text(await this.#send('ping', ['PING']));
     if (reply !== 'PONG') throw new BreakerStoreError('ping', 'unexpected reply from Redis');
-    await this.#checkServer();
+    await this.#checkServerOnce();
+    await this.#evalScript('ping', SCRIPTS.writeProbe, [this.#probeKey], []);
   }
 
-  /** What {@link ping} and {@link apply} noticed: a restarted server, forgotten sessions, a server that may evict them. */
+  /** What {@link ping}, {@link listOpen}, {@link read} and {@link apply} noticed: a restarted server, forgotten sessions, a server that may evict them. */
   status(): BreakerStoreStatus {
     return {
       restarted: this.#restarted,
@@ -1022,12 +1223,17 @@ export class RedisBreakerStore implements BreakerStore {
 
   /**
    * Notes the server's run id (a new one means it restarted and, without
-   * persistence, forgot) and whether it may evict sessions when full.
+   * persistence, forgot) and whether it may evict sessions when full. Before
+   * this process knew a run id, a server up for less time than since its
+   * first reply to this process restarted too. After a restart, writes back
+   * the sessions it may not forget (see {@link #restorePinned}).
    */
   async #checkServer(): Promise<void> {
+    this.#serverAsked = true;
+    const askedAt = performance.now();
     let info: string | undefined;
     try {
-      // The default sections hold both the run id and the memory policy, on every Redis version (INFO takes one section before 7).
+      // The default sections hold the run id, the uptime and the memory policy, on every Redis version (INFO takes one section before 7).
       info = text(await this.#send('ping', ['INFO']));
     } catch {
       return; // INFO may be refused to a restricted user: then restarts and eviction go unnoticed here.
@@ -1035,9 +1241,62 @@ export class RedisBreakerStore implements BreakerStore {
     if (info === undefined) return;
     this.#evictionPolicy = evictionPolicy(info);
     const runId = /run_id:([0-9a-f]+)/.exec(info)?.[1];
-    if (runId === undefined) return;
-    if (this.#runId !== undefined && this.#runId !== runId) this.#restarted = true;
-    this.#runId = runId;
+    const uptime = /^uptime_in_seconds:(\d+)/m.exec(info)?.[1];
+    const known = this.#runId;
+    if (runId !== undefined) this.#runId = runId;
+    const restarted =
+      known !== undefined
+        ? runId !== undefined && runId !== known
+        : uptime !== undefined && this.#firstReplyAt !== undefined && askedAt - (Number(uptime) + 1) * 1000 > this.#firstReplyAt;
+    if (!restarted) return;
+    this.#restarted = true;
+    await this.#restorePinned();
+  }
+
+  /** {@link #checkServer}, once at a time. Never rejects. */
+  #checkServerOnce(): Promise<void> {
+    this.#checking ??= this.#checkServer().finally(() => {
+      this.#checking = undefined;
+    });
+    return this.#checking;
+  }
+
+  /** {@link #checkServerOnce} without waiting for it. */
+  #checkServerSoon(): void {
+    void this.#checkServerOnce();
+  }
+
+  /**
+   * The server time (epoch ms) past which an append sent now finds that its
+   * writer stopped waiting ('' while the server's clock is not known): the
+   * writer's timeout less a margin for the reply's way back, on the server's
+   * clock as this process reads it (see {@link #noteServerClock}).
+   */
+  #deadline(): string {
+    const offset = Math.max(this.#clockBest, this.#clockBefore);
+    if (offset === Number.NEGATIVE_INFINITY) return '';
+    return String(Math.floor(performance.now() + offset + this.#timeoutMs - Math.min(DEADLINE_MARGIN_MS, this.#timeoutMs / 4)));
+  }
+
+  /**
+   * Notes the server's clock as a reply read it: its time less this
+   * process's at the reply, which is at most their difference (the reply
+   * took some time to come), so the highest reading is the closest. A
+   * reading from a reply this process was too busy to read at once is
+   * lower, and is passed over; readings older than two windows are
+   * forgotten, so that a jump of either clock is followed.
+   */
+  #noteServerClock(serverMs: number | undefined): void {
+    if (serverMs === undefined || !Number.isFinite(serverMs)) return;
+    const now = performance.now();
+    const reading = serverMs - now;
+    if (now - this.#clockSince >= CLOCK_WINDOW_MS) {
+      this.#clockBefore = this.#clockBest;
+      this.#clockBest = reading;
+      this.#clockSince = now;
+    } else if (reading > this.#clockBest) {
+      this.#clockBest = reading;
+    }
   }
 
   /** Closes the client the store created from `url`; a passed-in client is left alone. */
@@ -1080,20 +1339,23 @@ interface FoldReply {
   readonly snap: string | undefined;
   /** The id the session was created with. */
   readonly id: string | undefined;
+  /** The server's time when it answered (epoch ms; APPEND only). */
+  readonly time?: number;
 }
 
 /**
  * `known`: what the caller knew of the session, for APPEND's short reply
- * {end, base}, which says that the caller's position was the one before and
+ * {end, base, time}, which says that the caller's position was the one before and
  * its id is the session's.
  */
 function decodeFold(operation: string, reply: unknown, known?: Folded): FoldReply {
-  if (known !== undefined && Array.isArray(reply) && reply.length === 2) {
+  if (known !== undefined && Array.isArray(reply) && reply.length === 3) {
     const end = Number(reply[0]);
-    return { end, base: Number(reply[1]), from: end - 1, ops: [], snap: undefined, id: known.id };
+    return { end, base: Number(reply[1]), from: end - 1, ops: [], snap: undefined, id: known.id, time: Number(reply[2]) };
   }
   if (!Array.isArray(reply) || reply.length < 4 || !Array.isArray(reply[3])) throw new BreakerStoreError(operation, 'unexpected reply from Redis');
-  return { end: Number(reply[0]), base: Number(reply[1]), from: Number(reply[2]), ops: reply[3] as unknown[], snap: text(reply[4]), id: text(reply[5]) };
+  const fold = { end: Number(reply[0]), base: Number(reply[1]), from: Number(reply[2]), ops: reply[3] as unknown[], snap: text(reply[4]), id: text(reply[5]) };
+  return reply.length > 6 ? { ...fold, time: Number(reply[6]) } : fold;
 }
 
 /** The reply continues from the state this process knows (rather than from the snapshot or a fresh state). */

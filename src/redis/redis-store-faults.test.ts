@@ -1,0 +1,286 @@
+/**
+ * RedisBreakerStore against Redis servers of the tests' own that misbehave:
+ * one that is full and refuses writes, one that restarts without
+ * persistence, one that stalls and resumes.
+ */
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { createClient } from 'redis';
+import { AgentBreaker, type BreakerHealth } from '../breaker/agent-breaker.ts';
+import type { BreakerEventRecord } from '../breaker/breaker-events.ts';
+import { BreakerDriver } from '../breaker/test-support/breaker-driver.ts';
+import { health, healthHandler } from '../telemetry/index.ts';
+import { killProcess, requireRedis, startDedicatedRedis, testRedisUrl, unusedPort } from '../test-support/services.ts';
+import { RedisBreakerStore } from './redis-breaker-store.ts';
+
+const servers = new Set<ChildProcess>();
+const closers: (() => Promise<unknown>)[] = [];
+
+async function dedicated(config: readonly string[] = []) {
+  const port = await unusedPort();
+  const server = await startDedicatedRedis(port, config);
+  servers.add(server);
+  const url = `redis://127.0.0.1:${port}`;
+  const admin = createClient({ url, socket: { reconnectStrategy: () => 100 } });
+  admin.on('error', () => {});
+  await admin.connect();
+  closers.push(() => admin.close().catch(() => admin.destroy()));
+  return { port, url, server, admin };
+}
+
+/** Kills the server and starts a new one, without persistence, on the same port. */
+async function restart(server: ChildProcess, port: number): Promise<ChildProcess> {
+  servers.delete(server);
+  await killProcess(server);
+  const next = await startDedicatedRedis(port);
+  servers.add(next);
+  return next;
+}
+
+function storeOn(url: string, keyPrefix = 'governor:faults:'): RedisBreakerStore {
+  const store = new RedisBreakerStore({ url, keyPrefix, timeoutMs: 1000 });
+  closers.push(() => store.close());
+  return store;
+}
+
+function breakerOn(store: RedisBreakerStore): AgentBreaker {
+  return new AgentBreaker({ telemetry: false, checkFreshnessMs: 0, store });
+}
+
+const repeatedCall = { kind: 'tool_call' as const, tool: 'get_status', args: { job: 'build' }, result: 'queued' };
+
+/** Trips the session: the same status call until the breaker stops it. */
+async function trip(breaker: AgentBreaker, sessionId: string): Promise<void> {
+  for (let i = 0; i < 6; i++) await breaker.observe(sessionId, repeatedCall);
+  assert.equal((await breaker.snapshot(sessionId)).state, 'OPEN');
+}
+
+/** Waits until `probe` resolves (the store's client reconnects in the background). */
+async function eventually<T>(probe: () => Promise<T>, what: string): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    try {
+      return await probe();
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`${what}: ${String(error)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/** Health once the store answers again. */
+async function healthWhenUp(breaker: AgentBreaker): Promise<BreakerHealth> {
+  return eventually(async () => {
+    const h = await breaker.health();
+    if (h.status !== 'ok') throw new Error(h.storeError);
+    return h;
+  }, 'the store never answered again');
+}
+
+before(async () => {
+  await requireRedis(testRedisUrl());
+});
+
+after(async () => {
+  for (const close of closers.splice(0).reverse()) await close().catch(() => {});
+  for (const server of servers) {
+    try {
+      // A server left stopped by a failed test.
+      if (server.pid !== undefined && server.exitCode === null) process.kill(server.pid, 'SIGCONT');
+    } catch {
+      // gone already
+    }
+    await killProcess(server);
+  }
+});
+
+describe('a Redis that refuses writes', () => {
+  test('a full Redis (noeviction) is DOWN in health while it refuses writes, and UP once it takes them again', async () => {
+    const { url, admin } = await dedicated();
+    const breaker = breakerOn(storeOn(url));
+    const handler = healthHandler({ breakers: { shared: breaker } });
+    await breaker.observe('s', { kind: 'user', text: 'hello' });
+    assert.equal((await breaker.health()).status, 'ok');
+
+    await admin.configSet({ maxmemory: '1', 'maxmemory-policy': 'noeviction' });
+    for (let i = 0; i < 20; i++) assert.equal((await breaker.observe('s', repeatedCall)).action, 'allow', 'fail-open');
+    const full = await breaker.health();
+    assert.equal(full.status, 'degraded');
+    assert.equal(full.storeReachable, false);
+    assert.equal(full.unjudged, 20);
+    assert.match(full.storeError ?? '', /OOM command not allowed/);
+    // Asking twice changes nothing: the listing health makes does not clear the refusal.
+    assert.equal((await breaker.health()).status, 'degraded');
+    const response = await handler(new Request('http://localhost/health'));
+    assert.equal(response.status, 503);
+    const report = (await response.json()) as { components: Record<string, { status: string; details: Record<string, unknown> }> };
+    assert.equal(report.components['shared']?.status, 'DOWN');
+    assert.match(String(report.components['shared']?.details['error']), /OOM/);
+
+    await admin.configSet('maxmemory', '0');
+    const back = await breaker.health();
+    assert.equal(back.status, 'ok');
+    assert.equal(back.storeReachable, true);
+    assert.match(back.lastStoreError ?? '', /OOM/, 'why the 20 were not judged');
+    assert.equal((await handler(new Request('http://localhost/health'))).status, 200);
+    assert.equal((await breaker.observe('s', { kind: 'user', text: 'again' })).action, 'allow');
+    const after = await breaker.health();
+    assert.deepEqual([after.status, after.unjudged], ['ok', 20]);
+    assert.equal((await breaker.snapshot('s')).counters.events, 2, 'the refused events were not recorded');
+    assert.deepEqual(await admin.keys('*write-probe*'), [], "health's write keeps nothing");
+  });
+
+  test('a read-only replica is DOWN in health: every breaker write would be refused', async () => {
+    const primary = await dedicated();
+    // A replica keeps what it receives from the primary in a file of its own: not in the checkout.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'governor-replica-'));
+    closers.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
+    const replica = await dedicated(['--replicaof', '127.0.0.1', String(primary.port), '--dir', dir]);
+    const breaker = breakerOn(storeOn(replica.url));
+    const h = await breaker.health();
+    assert.equal(h.status, 'degraded');
+    assert.match(h.storeError ?? '', /READONLY/);
+    assert.equal((await health({ breakers: { replica: breaker } })).status, 'DOWN');
+  });
+});
+
+describe('a Redis restart without persistence', () => {
+  test('the sessions that may not be forgotten are written back at once: every replica refuses the open one, listed as open', async () => {
+    const { port, url } = await dedicated();
+    let server = [...servers].at(-1)!;
+    const prefix = `governor:faults:${randomUUID()}:`;
+    const a = breakerOn(storeOn(url, prefix));
+    const warnings: BreakerEventRecord[] = [];
+    a.on((e) => e.type === 'warning' && warnings.push(e));
+    await trip(a, 'tripped');
+    await a.observe('calm', { kind: 'user', text: 'hello' });
+    // No health check before the restart.
+    server = await restart(server, port);
+
+    // The store's client reconnects by itself, finds the server restarted, and writes the trip back.
+    const observer = storeOn(url, prefix);
+    const open = await eventually(async () => {
+      const listed = await observer.listOpen();
+      if (listed.length === 0) throw new Error('not written back yet');
+      return listed;
+    }, 'the open session was not written back');
+    assert.deepEqual(open, ['tripped']);
+    assert.deepEqual(await a.openSessions(), ['tripped']);
+    const h = await healthWhenUp(a);
+    assert.deepEqual([h.open, h.storeRestarted, h.sessionsLost], [['tripped'], true, 1]);
+
+    // A replica that never saw the session refuses it.
+    const b = breakerOn(storeOn(url, prefix));
+    const gate = await b.checkModelCall('tripped');
+    assert.equal(gate.action, 'stop');
+    assert.equal(gate.category, 'tool_spiral');
+    assert.deepEqual(await b.openSessions(), ['tripped']);
+
+    // A session that may be forgotten is written back with its next write, and only then counted.
+    const admin = createClient({ url });
+    admin.on('error', () => {});
+    await admin.connect();
+    closers.push(() => admin.close());
+    assert.equal(await admin.exists(`${prefix}session:calm`), 0);
+    await a.observe('calm', { kind: 'user', text: 'still there?' });
+    assert.equal((await b.snapshot('calm')).counters.userEvents, 2);
+    assert.equal((await a.health()).sessionsLost, 2);
+    const forgotten = warnings.filter((w) => /forgotten a session/.test(w.message ?? ''));
+    assert.equal(forgotten.length, 1);
+    assert.match(forgotten[0]?.message ?? '', /restored from this process/);
+  });
+
+  test("on a client of the user's (no reconnect hook), openSessions notices the restart and writes the trip back", async () => {
+    const { port, url } = await dedicated();
+    let server = [...servers].at(-1)!;
+    const prefix = `governor:faults:${randomUUID()}:`;
+    const client = createClient({ url, socket: { reconnectStrategy: () => 100 } });
+    client.on('error', () => {});
+    await client.connect();
+    closers.push(() => client.close().catch(() => client.destroy()));
+    const store = new RedisBreakerStore({ client, keyPrefix: prefix, timeoutMs: 1000 });
+    const a = breakerOn(store);
+    await trip(a, 'tripped');
+    await a.snapshot('tripped');
+    server = await restart(server, port);
+    await eventually(() => client.ping(), 'the client never reconnected');
+
+    assert.deepEqual(await a.openSessions(), ['tripped']);
+    assert.equal(store.status().restarted, true);
+    assert.equal((await a.health()).storeRestarted, true);
+    const b = breakerOn(storeOn(url, prefix));
+    assert.equal((await b.checkModelCall('tripped')).action, 'stop');
+  });
+
+  test('a restart is reported without a health check before it, also where no session was ever open', async () => {
+    const { port, url } = await dedicated();
+    let server = [...servers].at(-1)!;
+    const a = breakerOn(storeOn(url, `governor:faults:${randomUUID()}:`));
+    await a.observe('s', { kind: 'user', text: 'hello' });
+    // The server's uptime is read in whole seconds: restart it once this process has known it for longer.
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    server = await restart(server, port);
+    const h = await healthWhenUp(a);
+    assert.equal(h.storeRestarted, true);
+    assert.equal(h.sessionsLost, undefined, 'nothing open was lost');
+  });
+
+  test('an open session the server forgot (evicted, say) is written back by the read that finds it', async () => {
+    const url = testRedisUrl();
+    const prefix = `governor:faults:${randomUUID()}:`;
+    const admin = createClient({ url });
+    admin.on('error', () => {});
+    await admin.connect();
+    closers.push(async () => {
+      const keys = await admin.keys(`${prefix}*`);
+      if (keys.length > 0) await admin.del(keys);
+      await admin.close();
+    });
+    const a = breakerOn(storeOn(url, prefix));
+    await trip(a, 'tripped');
+    // The first gate gives the trip's own stop (a write); later ones refuse as the open breaker, reading only.
+    assert.equal((await a.checkModelCall('tripped')).reason, 'detection');
+    await admin.del([`${prefix}session:tripped`, `${prefix}log:tripped`, `${prefix}open-until`]);
+    assert.equal((await a.checkModelCall('tripped')).reason, 'breaker_open');
+    const b = breakerOn(storeOn(url, prefix));
+    assert.equal((await b.checkModelCall('tripped')).action, 'stop');
+    assert.deepEqual(await b.openSessions(), ['tripped']);
+    assert.equal((await a.health()).sessionsLost, 1);
+  });
+});
+
+describe('a Redis that stalls and resumes', () => {
+  test('an append the store stopped waiting for is not applied when the server resumes: unjudged counts it, and the ladder goes on from what was judged', async () => {
+    const { url, server } = await dedicated();
+    const breaker = breakerOn(storeOn(url));
+    const driver = new BreakerDriver(breaker, 'stalled');
+    const call = () => driver.tool('search', { q: 'the same thing' }, 'no results');
+    const decisions: string[] = [];
+    decisions.push((await call()).decision.action);
+
+    process.kill(server.pid!, 'SIGSTOP');
+    try {
+      for (let i = 0; i < 3; i++) decisions.push((await call()).decision.action);
+    } finally {
+      process.kill(server.pid!, 'SIGCONT');
+    }
+    assert.deepEqual(decisions, ['allow', 'allow', 'allow', 'allow'], 'fail-open while the server does not answer');
+    assert.equal((await breaker.health()).unjudged, 6, 'three checks and three observations');
+
+    // The calls go over the same connection as the appends the server held: it runs those first.
+    for (let i = 0; i < 5 && decisions.at(-1) !== 'stop'; i++) decisions.push((await call()).decision.action);
+    const after = decisions.slice(4);
+    assert.deepEqual(after, ['allow', 'steer', 'block', 'stop'], `the ladder after the stall: ${after.join(' ')}`);
+    const snapshot = await breaker.snapshot('stalled');
+    // Recorded: the call before the stall and the two observed after it; none of the three let through unjudged.
+    assert.equal(snapshot.counters.toolCalls, 3);
+    const h = await breaker.health();
+    assert.equal(h.unjudged, 6);
+    assert.equal(h.status, 'ok');
+  });
+});
