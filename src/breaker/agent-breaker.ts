@@ -358,9 +358,8 @@ export class AgentBreaker implements Advisor {
     const store = this.options.store;
     if (store.listOpen !== undefined) {
       try {
-        const open = await store.listOpen(this.options.now());
-        this.#lastStoreFailed = false;
-        return open;
+        // A listing is a read: it says nothing of a write that failed (a full store still lists), so it clears nothing.
+        return await store.listOpen(this.options.now());
       } catch (error) {
         this.#storeFailed(error);
       }
