@@ -1,5 +1,6 @@
 import type { AgentLoopEvent, AgentLoopResult } from '../harness/agent-loop.ts';
 import { totalTokens, type Usage } from '../model/usage.ts';
+import { REDACTED, redact } from '../redaction/redact.ts';
 
 /** Where CLI output goes. */
 export interface CliIO {
@@ -12,10 +13,20 @@ export interface CliIO {
 
 const n = (value: number | undefined): string => (value === undefined ? '?' : value.toLocaleString('en-US'));
 const usd = (value: number | 'unknown'): string => (value === 'unknown' ? 'cost unknown' : `$${value.toFixed(4)}`);
-const clip = (text: string, max = 90): string => {
-  const one = text.replace(/\s+/g, ' ').trim();
-  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
-};
+/**
+ * `text` redacted, on one line and at most `max` characters. Redacted whole
+ * first: a secret cut short no longer matches its rule (a private key without
+ * its END line, a token missing its tail) and would be printed in part. A cut
+ * never splits a `[REDACTED]` marker: it ends before the marker instead.
+ */
+export function clip(text: string, max = 90): string {
+  const one = redact(text).replace(/\s+/g, ' ').trim();
+  if (one.length <= max) return one;
+  let end = max - 1;
+  const marker = one.lastIndexOf(REDACTED, end - 1);
+  if (marker !== -1 && marker + REDACTED.length > end) end = marker;
+  return `${one.slice(0, end).trimEnd()}…`;
+}
 
 /** Formats tokens of a usage as "12,345 tokens". */
 export function formatTokens(usage: Usage): string {
@@ -27,7 +38,7 @@ export function progressLine(event: AgentLoopEvent, breakerState: () => string |
   switch (event.type) {
     case 'invocation-end': {
       const state = breakerState();
-      const calls = event.toolCalls.map((c) => c.toolName).join(', ');
+      const calls = redact(event.toolCalls.map((c) => c.toolName).join(', '));
       return (
         `#${event.invocation} model call: ${n(event.usage.inputTokens)} in / ${n(event.usage.outputTokens)} out` +
         ` | so far ${formatTokens(event.totalUsage)}, ${usd(event.costUsd)}` +
@@ -36,12 +47,14 @@ export function progressLine(event: AgentLoopEvent, breakerState: () => string |
       );
     }
     case 'tool-call-end': {
-      const args = typeof event.args === 'object' && event.args !== null && 'command' in event.args ? String(event.args.command) : JSON.stringify(event.args);
-      const first = typeof event.result === 'string' ? (event.result.split('\n')[0] ?? '') : JSON.stringify(event.result);
-      return `   ${event.toolName} ${clip(args, 60)}  =>  ${clip(first, 60)} (${Math.round(event.durationMs)} ms)`;
+      const args =
+        typeof event.args === 'object' && event.args !== null && 'command' in event.args ? String(event.args.command) : (JSON.stringify(event.args) ?? '');
+      // Redacted before the first line is taken: a secret spanning lines (a private key) is matched whole.
+      const first = typeof event.result === 'string' ? (redact(event.result).split('\n')[0] ?? '') : (JSON.stringify(event.result) ?? '');
+      return `   ${redact(event.toolName)} ${clip(args, 60)}  =>  ${clip(first, 60)} (${Math.round(event.durationMs)} ms)`;
     }
     case 'tool-call-error':
-      return `   ${event.toolName} failed: ${clip(String(event.error))}`;
+      return `   ${redact(event.toolName)} failed: ${clip(String(event.error))}`;
     case 'retry':
       return `   model call #${event.invocation} failed${event.statusCode === undefined ? '' : ` (HTTP ${event.statusCode})`}, retry ${event.attempt} in ${(event.delayMs / 1000).toFixed(1)} s: ${clip(event.error instanceof Error ? event.error.message : String(event.error), 60)}`;
     case 'continuation':

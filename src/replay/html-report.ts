@@ -35,9 +35,9 @@ interface Bar {
  * `unit` is [singular, plural]; `single` paints every bar one colour (for a
  * distribution rather than categories).
  */
-function barChart(title: string, bars: readonly Bar[], unit: readonly [string, string], single = false): string {
+function barChart(title: string, bars: readonly Bar[], unit: readonly [string, string], single = false, empty = 'Nothing tripped.'): string {
   if (bars.length === 0) {
-    return `<figure><figcaption>${escapeHtml(title)}</figcaption><p class="empty">Nothing tripped.</p></figure>`;
+    return `<figure><figcaption>${escapeHtml(title)}</figcaption><p class="empty">${escapeHtml(empty)}</p></figure>`;
   }
   const labelWidth = Math.min(220, 12 + 7.5 * Math.max(...bars.map((b) => b.label.length)));
   const plotWidth = 420;
@@ -67,15 +67,55 @@ function barChart(title: string, bars: readonly Bar[], unit: readonly [string, s
   );
 }
 
-/** Where in their run trajectories were stopped, in tenths of the run. */
-function tripPositionBars(summary: ReplaySummary): Bar[] {
+/**
+ * Where in their runs the listed runs had the step `stepOf` picks, in tenths of
+ * the run; runs for which it picks none are left out.
+ */
+function positionBars(list: readonly TrippedTrajectory[], stepOf: (t: TrippedTrajectory) => number | undefined): Bar[] {
   const buckets = new Array<number>(10).fill(0);
-  for (const t of summary.trippedList) {
-    const fraction = t.stepsTotal === 0 ? 1 : t.step / t.stepsTotal;
+  for (const t of list) {
+    const step = stepOf(t);
+    if (step === undefined) continue;
+    const fraction = t.stepsTotal === 0 ? 1 : step / t.stepsTotal;
     const index = Math.min(9, Math.floor(fraction * 10));
     buckets[index] = (buckets[index] ?? 0) + 1;
   }
   return buckets.map((value, i) => ({ label: `${i * 10}–${i * 10 + 10}% of run`, value }));
+}
+
+/**
+ * The two "where in the run" charts: where runs would have stopped (adds up to
+ * the "would have stopped" figure) and where the breaker first intervened
+ * (adds up to the "with an intervention" figure) — over the listed runs, which
+ * the titles say when the list holds only the first of them.
+ */
+function positionCharts(summary: ReplaySummary): string {
+  if (summary.tripped === 0) return '';
+  const list = summary.trippedList;
+  const listedStopped = list.filter((t) => t.stopStep !== undefined).length;
+  const stopTitle =
+    'Where runs would have stopped' +
+    (listedStopped < summary.stopped
+      ? ` (the ${formatCount(listedStopped)} of ${formatCount(summary.stopped)} among the first ${formatCount(list.length)} runs with an intervention)`
+      : '');
+  const firstTitle =
+    'Where the breaker first intervened (steer, block or stop)' +
+    (list.length < summary.tripped ? ` (first ${formatCount(list.length)} of ${formatCount(summary.tripped)} runs)` : '');
+  return [
+    barChart(
+      stopTitle,
+      listedStopped === 0 ? [] : positionBars(list, (t) => t.stopStep),
+      ['run', 'runs'],
+      true,
+      summary.stopped === 0 ? 'No run would have stopped: the breaker only steered or blocked.' : 'None among the listed runs.',
+    ),
+    barChart(
+      firstTitle,
+      positionBars(list, (t) => t.step),
+      ['run', 'runs'],
+      true,
+    ),
+  ].join('\n');
 }
 
 /**
@@ -140,7 +180,7 @@ function runDetails(t: TrippedTrajectory, categoryIndex: number): string {
           t.tokensSaved === undefined ? 'tokens unknown' : `${formatCount(t.tokensSaved)} tokens`
         }`;
   const summary =
-    `<summary><span class="line">line ${t.lineNumber}</span> <span class="id">${escapeHtml(t.id)}</span> ` +
+    `<summary><span class="line">line ${t.lineNumber}</span> <span class="id">${escapeHtml(redact(t.id))}</span> ` +
     `<span class="tag">${escapeHtml(t.category)}</span> <span class="tag action">${escapeHtml(t.action)}</span> ` +
     `<span>step ${t.step} / ${t.stepsTotal}</span> <span class="saved">${saved}</span>` +
     `<div class="reason">${escapeHtml(redact(t.reason))}</div></summary>`;
@@ -169,7 +209,8 @@ function categoryFilter(categories: readonly (readonly [string, number])[]): { c
  * A self-contained HTML page (inline CSS and SVG, no scripts, no external
  * assets, a content security policy that allows neither) summarising a replay:
  * headline figures, trips by category, steps saved by category, where in the
- * runs the trips fell, and every listed tripped run as a drill-down — the steps
+ * runs they would have stopped and where the breaker first intervened, and
+ * every listed tripped run as a drill-down — the steps
  * around the trip, the repeated steps side by side with what changed marked,
  * the breaker's evidence and what stopping there saved — with a filter by
  * category. Everything taken from the trajectories is escaped and redacted.
@@ -195,7 +236,7 @@ export function renderHtmlReport(summary: ReplaySummary, options: HtmlReportOpti
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Governor replay — ${escapeHtml(options.source)}</title>
+<title>Governor replay — ${escapeHtml(redact(options.source))}</title>
 <style>
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; padding: 0 1rem; color: #1e272e; }
 h1 { font-size: 1.5rem; margin-bottom: .25rem; }
@@ -245,7 +286,7 @@ ${filter.css}
 </head>
 <body>
 <h1>Governor replay report</h1>
-<p class="sub">${escapeHtml(options.source)}</p>
+<p class="sub">${escapeHtml(redact(options.source))}</p>
 <div class="cards">
 <div class="card"><b>${formatCount(summary.trajectories)}</b>trajectories replayed</div>
 <div class="card"><b>${formatCount(summary.tripped)}</b>with an intervention</div>
@@ -266,7 +307,7 @@ ${barChart(
   categories.map(([label, t]) => ({ label, value: t.stepsSaved })),
   ['step', 'steps'],
 )}
-${summary.tripped > 0 ? barChart(`Where runs were stopped${shown < summary.tripped ? ` (first ${shown} trips)` : ''}`, tripPositionBars(summary), ['trip', 'trips'], true) : ''}
+${positionCharts(summary)}
 <h2>Tripped runs${shown < summary.tripped ? ` (first ${formatCount(shown)} of ${formatCount(summary.tripped)})` : ''}</h2>
 ${
   shown === 0

@@ -90,8 +90,11 @@ function requiredString(step: JsonObject, field: string): string {
 function tokenCount(step: JsonObject, field: string): number | null {
   const value = step[field];
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    fail(`.${field}: must be a non-negative number or null`);
+  // The format says int or null: a fraction is no token count, and past 2^53 a double no longer counts exactly (1e308 sums to Infinity).
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    fail(
+      `.${field}: must be a non-negative whole number (at most ${Number.MAX_SAFE_INTEGER}) or null, got ${typeof value === 'number' ? String(value) : typeof value}`,
+    );
   }
   return value;
 }
@@ -164,7 +167,7 @@ function parseLabel(raw: unknown, id: string): TrajectoryLabel {
   if (typeof category === 'string') label.category = category;
   const first = raw['first_stuck_step'];
   if (first !== undefined && first !== null) {
-    if (typeof first !== 'number' || !Number.isInteger(first) || first < 0) {
+    if (typeof first !== 'number' || !Number.isSafeInteger(first) || first < 0) {
       fail(`${where}.first_stuck_step: must be a non-negative integer`);
     }
     label.first_stuck_step = first;

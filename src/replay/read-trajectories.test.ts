@@ -89,6 +89,31 @@ describe('readTrajectories', () => {
     assert.equal(summary[6], 'T8:b');
   });
 
+  test('a token count that is not a whole number a double holds exactly is a malformed line', async () => {
+    const model = (prompt: unknown, completion: unknown = null) =>
+      JSON.stringify({ id: `t${String(prompt)}`, steps: [{ kind: 'model', prompt_tokens: prompt, completion_tokens: completion, text: '' }] });
+    const lines = [
+      model(0.5, 0.25),
+      '{"id":"huge","steps":[{"kind":"model","prompt_tokens":1e308,"completion_tokens":null}]}',
+      model(Number.MAX_SAFE_INTEGER + 1),
+      model(-1),
+      model('12'),
+      model(12, 0.5),
+      model(Number.MAX_SAFE_INTEGER, 0),
+      model(null),
+      '{"id":"whole-float","steps":[{"kind":"model","prompt_tokens":12.0,"completion_tokens":3}]}',
+    ];
+    const records = await collect(file('tokens.jsonl', lines));
+    const summary = records.map((r) => (isMalformedLine(r) ? `E${r.lineNumber}:${r.error}` : `T${r.lineNumber}`));
+    assert.match(summary[0] ?? '', /^E1:.*steps\[0\]\.prompt_tokens: must be a non-negative whole number .* or null, got 0\.5$/);
+    assert.match(summary[1] ?? '', /^E2:.*steps\[0\]\.prompt_tokens: .*got 1e\+308$/);
+    assert.match(summary[2] ?? '', /^E3:.*steps\[0\]\.prompt_tokens: must be a non-negative whole number \(at most 9007199254740991\)/);
+    assert.match(summary[3] ?? '', /^E4:.*got -1$/);
+    assert.match(summary[4] ?? '', /^E5:.*got string$/);
+    assert.match(summary[5] ?? '', /^E6:.*steps\[0\]\.completion_tokens: .*got 0\.5$/);
+    assert.deepEqual(summary.slice(6), ['T7', 'T8', 'T9']);
+  });
+
   test('handles CRLF line endings and a byte-order mark', async () => {
     const target = path.join(dir, 'crlf.jsonl');
     fs.writeFileSync(target, '\ufeff' + JSON.stringify({ id: 'x', steps: [] }) + '\r\n' + JSON.stringify({ id: 'y', steps: [] }) + '\r\n');

@@ -82,6 +82,25 @@ const corpus = writeFile(
 
 const stub = { createBreaker: () => new ThirdRepeatStops() };
 
+/** The figure (caption and chart) whose caption starts with `title`. */
+function figure(html: string, title: string): string {
+  const start = html.indexOf(`<figure><figcaption>${title}`);
+  assert.notEqual(start, -1, `no chart "${title}"`);
+  return html.slice(start, html.indexOf('</figure>', start));
+}
+
+/** What the bars of a chart add up to. */
+function chartTotal(html: string, title: string): number {
+  return [...figure(html, title).matchAll(/<title>[^<]*: ([\d,]+) \w+<\/title>/g)].reduce((sum, m) => sum + Number(m[1]!.replace(/,/g, '')), 0);
+}
+
+/** A headline figure of the report. */
+function card(html: string, label: string): number {
+  const match = new RegExp(`<b>([\\d,]+)</b>${label}`).exec(html);
+  assert.ok(match, `no card "${label}"`);
+  return Number(match[1]!.replace(/,/g, ''));
+}
+
 describe('governor replay', () => {
   test('--json prints one object per trajectory in input order; malformed lines go to stderr; exit 0', async () => {
     const out = io();
@@ -248,7 +267,7 @@ describe('governor replay', () => {
     assert.equal(code, 0);
     const html = fs.readFileSync(path.join(dir, 'report.html'), 'utf8');
     assert.match(html, /^<!doctype html>/);
-    assert.equal((html.match(/<svg /g) ?? []).length, 3);
+    assert.equal((html.match(/<svg /g) ?? []).length, 4);
     assert.match(html, /Trips by category/);
     assert.match(html, /Steps saved by category/);
     assert.match(html, /search called 3 times/);
@@ -324,6 +343,101 @@ describe('governor replay', () => {
     assert.match(explain.stdout.text, /fetch/);
     assert.doesNotMatch(explain.stdout.text, /abcdefghijklmnop/);
     assert.doesNotMatch(fs.readFileSync(path.join(dir, 'leaky.html'), 'utf8'), /abcdefghijklmnop/);
+  });
+
+  test("the report's position charts add up to the page's figures: a run only steered is no stop", async () => {
+    const steerOnly = {
+      createBreaker: (): ReplayableBreaker => ({
+        checkModelCall: async () => ({ action: 'allow' }),
+        checkToolCall: async (_s, call) =>
+          JSON.stringify(call.args) === '{"q":"x"}' ? { action: 'steer', category: 'tool_spiral', message: 'try another query' } : { action: 'allow' },
+        observe: async () => ({ action: 'allow' }),
+      }),
+    };
+    const file = writeFile('steered.jsonl', `${JSON.stringify(looping)}\n${JSON.stringify(productive)}\n`);
+    const steered = io();
+    assert.equal(await runReplayCommand([file, '--html', 'steered.html'], steered, steerOnly), 0, steered.stderr.text);
+    const page = fs.readFileSync(path.join(dir, 'steered.html'), 'utf8');
+    assert.equal(card(page, 'would have stopped'), 0);
+    assert.equal(card(page, 'with an intervention'), 1);
+    assert.equal(chartTotal(page, 'Where runs would have stopped'), 0);
+    assert.match(figure(page, 'Where runs would have stopped'), /No run would have stopped/);
+    assert.equal(chartTotal(page, 'Where the breaker first intervened'), 1);
+    assert.doesNotMatch(page, /Where runs were stopped/);
+
+    const stopped = io();
+    assert.equal(await runReplayCommand([corpus, '--html', 'stopped.html'], stopped, stub), 0);
+    const stops = fs.readFileSync(path.join(dir, 'stopped.html'), 'utf8');
+    assert.equal(card(stops, 'would have stopped'), 1);
+    assert.equal(chartTotal(stops, 'Where runs would have stopped'), 1);
+    // Stopped at step 6 of 8: in the 70–80% tenth.
+    assert.match(figure(stops, 'Where runs would have stopped'), /<title>70–80% of run: 1 run<\/title>/);
+    assert.equal(chartTotal(stops, 'Where the breaker first intervened'), card(stops, 'with an intervention'));
+  });
+
+  test('token counts that are fractions or overflow are malformed lines, never summed', async () => {
+    const file = writeFile(
+      'tokens.jsonl',
+      [
+        '{"id":"frac","steps":[{"kind":"model","prompt_tokens":0.5,"completion_tokens":0.25,"text":""}]}',
+        '{"id":"huge","steps":[{"kind":"model","prompt_tokens":1e308,"completion_tokens":null},{"kind":"model","prompt_tokens":1e308,"completion_tokens":null}]}',
+        JSON.stringify(looping),
+      ].join('\n') + '\n',
+    );
+    const json = io();
+    assert.equal(await runReplayCommand([file, '--json'], json, stub), 0);
+    assert.deepEqual(
+      json.stdout.text
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id),
+      ['loop'],
+    );
+    assert.match(json.stderr.text, /^line 1: trajectory "frac": steps\[0\]\.prompt_tokens: must be a non-negative whole number .*got 0\.5$/m);
+    assert.match(json.stderr.text, /^line 2: trajectory "huge": steps\[0\]\.prompt_tokens: .*got 1e\+308$/m);
+    const table = io();
+    assert.equal(await runReplayCommand([file], table, stub), 0);
+    assert.match(table.stdout.text, /2 malformed lines skipped/);
+    assert.match(table.stdout.text, /Tokens that would have been saved \(from each stop\): 45 of 120 /);
+    assert.doesNotMatch(table.stdout.text, /∞|e\+|\d{25}/);
+  });
+
+  test('ids, tool names and argument names from a trajectory are redacted in every output', async () => {
+    const token = 'ghp_R4nd0mT0k3nABCDEFGHIJKLMNOPQRSTUVWXYZab';
+    const id = `push https://x:${token}@github.com/o/r`;
+    const run = {
+      id,
+      steps: [1, 2, 3, 4].flatMap(() => [
+        { kind: 'model', prompt_tokens: 10, completion_tokens: 1, text: '' },
+        { kind: 'tool_call', tool: `push:${token}`, args: { [token]: 'origin' }, result: 'rejected' },
+      ]),
+    };
+    // The same id twice: the duplicate-id warning on stderr quotes it.
+    const file = writeFile('secret-id.jsonl', `${JSON.stringify(run)}\n${JSON.stringify(run)}\n`);
+    const secret = /R4nd0mT0k3n/;
+    const outputs: string[] = [];
+    for (const argv of [[file, '--json', '--html', 'secret-id.html'], [file], [file, '--explain', id]]) {
+      const out = io();
+      assert.equal(await runReplayCommand(argv, out, stub), 0, out.stderr.text);
+      outputs.push(out.stdout.text, out.stderr.text);
+    }
+    const html = fs.readFileSync(path.join(dir, 'secret-id.html'), 'utf8');
+    assert.match(html, /<span class="id">push https:\/\/x:\[REDACTED\]@github\.com\/o\/r<\/span>/);
+    assert.doesNotMatch(html, secret);
+    const json = JSON.parse(outputs[0]!.split('\n')[0]!) as { id: string; reason: string };
+    assert.equal(json.id, 'push https://x:[REDACTED]@github.com/o/r');
+    assert.match(json.reason, /^push:\[REDACTED\] called 3 times$/);
+    assert.match(outputs[1]!, /^line 2: duplicate id "push https:\/\/x:\[REDACTED\]@github\.com\/o\/r"/m);
+    assert.match(outputs[2]!, /yes\s+tool_spiral\s+5\s+.*push https:\/\/x:\[REDACTED\]@github\.com\/o\/r$/m);
+    assert.match(outputs[4]!, /^line 1 {2}push https:\/\/x:\[REDACTED\]@github\.com\/o\/r: stop/m);
+    assert.match(outputs[4]!, /args\.\[REDACTED\]: same in all — origin/);
+    for (const text of outputs) assert.doesNotMatch(text, secret);
+    const fine = io();
+    assert.equal(await runReplayCommand([writeFile('secret-fine.jsonl', `${JSON.stringify({ ...productive, id })}\n`), '--explain', id], fine, stub), 0);
+    assert.match(fine.stdout.text, /^push https:\/\/x:\[REDACTED\]@github\.com\/o\/r \(line 1\): not tripped/);
+    const missing = io();
+    assert.equal(await runReplayCommand([file, '--explain', `nope ${token}`], missing, stub), 1);
+    assert.doesNotMatch(missing.stderr.text, secret);
   });
 
   test('control characters in a recorded run are shown escaped, never sent to the terminal raw', async () => {

@@ -5,11 +5,12 @@ import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { formatTripExplanation } from './explain-text.ts';
 import { renderHtmlReport } from './html-report.ts';
 import { DEFAULT_MAX_LINE_BYTES, isMalformedLine, readTrajectories, type ReadTrajectoriesOptions } from './read-trajectories.ts';
-import { replayTrajectory } from './replay.ts';
+import { replayTrajectory, type ReplayOutput } from './replay.ts';
 import { formatSummary, ReplaySummaryBuilder } from './replay-summary.ts';
 import { formatTableHeader, formatTableRow } from './replay-table.ts';
 import type { ReplayableBreaker } from './replayable-breaker.ts';
 import { explainTrip } from './trip-explanation.ts';
+import { redact } from '../redaction/redact.ts';
 import { terminalText } from '../redaction/terminal-text.ts';
 import { describeFsError, readOptionsFile } from '../runtime/read-options-file.ts';
 
@@ -161,13 +162,16 @@ class OutputClosedError extends Error {
 /** Writes with back-pressure, and turns an output stream's error into an exception at the next write. */
 class Output {
   readonly #stream: ReplayOutputStream;
+  readonly #redacting: boolean;
   #failed: Error | undefined;
   readonly #onError = (error: Error): void => {
     this.#failed ??= error;
   };
 
-  constructor(stream: ReplayOutputStream) {
+  /** `redacting`: every text is redacted whole (diagnostics, which quote ids and fields of the trajectories). */
+  constructor(stream: ReplayOutputStream, redacting = false) {
     this.#stream = stream;
+    this.#redacting = redacting;
     stream.on?.('error', this.#onError);
   }
 
@@ -178,7 +182,7 @@ class Output {
   /** Writes `text` with its control characters escaped: recorded runs are not trusted to drive a terminal. */
   async write(text: string): Promise<void> {
     if (this.#failed) throw new OutputClosedError(this.#failed);
-    if (!this.#stream.write(terminalText(text)) && this.#stream.once) {
+    if (!this.#stream.write(terminalText(this.#redacting ? redact(text) : text)) && this.#stream.once) {
       await new Promise<void>((resolve) => {
         this.#stream.once?.('drain', resolve);
         this.#stream.once?.('error', resolve);
@@ -208,7 +212,7 @@ export async function runReplayCommand(argv: readonly string[], io: ReplayIo, de
     ((options: Record<string, unknown> | undefined) => new AgentBreaker(options as ConstructorParameters<typeof AgentBreaker>[0]));
   const progressEvery = dependencies.progressEvery ?? 1000;
   const stdout = new Output(io.stdout);
-  const stderr = new Output(io.stderr);
+  const stderr = new Output(io.stderr, true);
   try {
     return await replayCommand(argv, cwd, io.stdin ?? process.stdin, stdout, stderr, createBreaker, progressEvery);
   } catch (error) {
@@ -298,7 +302,7 @@ async function replayCommand(
         continue;
       }
       summary.add(record.lineNumber, result, record.trajectory);
-      await stdout.write(args.json ? `${JSON.stringify(result.output)}\n` : `${formatTableRow(result)}\n`);
+      await stdout.write(args.json ? `${JSON.stringify(redactedOutput(result.output))}\n` : `${formatTableRow(result)}\n`);
       if (stderr.isTTY && summary.trajectories % progressEvery === 0) {
         await stderr.write(`replay: ${summary.trajectories.toLocaleString('en-US')} trajectories replayed…\n`);
       }
@@ -328,6 +332,14 @@ async function replayCommand(
   return 0;
 }
 
+/**
+ * A replay verdict as `--json` prints it: the id (from the trajectory) and the
+ * reason (which may quote its tool names and arguments) redacted, field order kept.
+ */
+function redactedOutput(output: ReplayOutput): ReplayOutput {
+  return { ...output, id: redact(output.id), ...(output.reason === undefined ? {} : { reason: redact(output.reason) }) };
+}
+
 /** `--explain ID`: replays only the run with that id and prints its drill-down. */
 async function explainOne(
   file: string | NodeJS.ReadableStream,
@@ -345,7 +357,7 @@ async function explainOne(
       const explanation = explainTrip(record.trajectory, result);
       await stdout.write(
         explanation === undefined
-          ? `${id} (line ${record.lineNumber}): not tripped in ${result.output.steps_total} steps\n`
+          ? `${redact(id)} (line ${record.lineNumber}): not tripped in ${result.output.steps_total} steps\n`
           : `line ${record.lineNumber}  ${formatTripExplanation(explanation)}\n`,
       );
       return 0;

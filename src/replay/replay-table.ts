@@ -1,3 +1,4 @@
+import { redact } from '../redaction/redact.ts';
 import type { ReplayResult } from './replay.ts';
 import { formatCount } from './replay-summary.ts';
 
@@ -32,7 +33,14 @@ export function formatTableRow(result: ReplayResult): string {
     const tokens = result.tokensKnown ? `${formatCount(out.tokens_after_trip)} tokens` : 'tokens unknown';
     saved = `${steps} step${steps === 1 ? '' : 's'}, ${tokens}`;
   }
-  const cells = [String(out.steps_total), tripped ? 'yes' : 'no', tripped ? (out.category ?? 'other') : '-', tripped ? String(out.step) : '-', saved, out.id];
+  const cells = [
+    String(out.steps_total),
+    tripped ? 'yes' : 'no',
+    tripped ? (out.category ?? 'other') : '-',
+    tripped ? String(out.step) : '-',
+    saved,
+    redact(out.id),
+  ];
   return cells
     .map((cell, i) => cell.padEnd(COLUMNS[i]?.[1] ?? 0))
     .join('  ')

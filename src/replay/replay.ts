@@ -3,8 +3,8 @@ import type { ReplayableBreaker, ReplayDecision } from './replayable-breaker.ts'
 import type { Trajectory, TrajectoryStep } from './trajectory.ts';
 
 /**
- * The replay verdict for one trajectory, exactly as `governor replay --json`
- * prints it (field order included). `category`, `step`, `action` and
+ * The replay verdict for one trajectory, as `governor replay --json` prints it
+ * (field order included; the command redacts `id` and `reason`). `category`, `step`, `action` and
  * `reason` describe the first intervention and are present only when
  * `tripped`; `steer_step` and `stop_step` only when the breaker steered or
  * stopped.

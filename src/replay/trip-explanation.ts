@@ -53,6 +53,7 @@ export interface SideBySide {
  * stopping there would have saved. Every text is redacted and shortened.
  */
 export interface TripExplanation {
+  /** The trajectory's id, redacted. */
   readonly id: string;
   readonly category: string;
   /** The first intervention: `steer`, `block` or `stop`. */
@@ -105,7 +106,7 @@ export function explainTrip(trajectory: Trajectory, result: ReplayResult): TripE
   const evidence = decision?.evidence === undefined ? undefined : stringifyEvidence(decision.evidence);
   const compared = anchor === undefined ? [] : [...repeats.slice(-(MAX_SIDE_BY_SIDE - 1)), anchor];
   return {
-    id: trajectory.id,
+    id: redact(trajectory.id),
     category: out.category ?? 'other',
     action: decision?.action ?? 'stop',
     step: out.step,
@@ -205,7 +206,7 @@ function fieldsOf(step: TrajectoryStep): Map<string, string> {
       if (typeof step.args === 'string') fields.set('arguments', clip(step.args));
       else {
         for (const [key, value] of Object.entries(redactValue(step.args) as Record<string, unknown>)) {
-          fields.set(`args.${key}`, clip(typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined')));
+          fields.set(`args.${clip(key)}`, clip(typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined')));
         }
       }
       fields.set('result', step.result === null ? '(none)' : clip(step.result));
@@ -232,7 +233,9 @@ function fieldsOf(step: TrajectoryStep): Map<string, string> {
 
 function stringifyEvidence(evidence: unknown): string | undefined {
   try {
-    const text = JSON.stringify(redactValue(evidence), null, 2);
+    // Redacted again as text: keys (a tool name, say) come from the trajectory too, and redactValue keeps keys.
+    const json = JSON.stringify(redactValue(evidence), null, 2);
+    const text = json === undefined ? undefined : redact(json);
     return text === undefined ? undefined : text.length > 4 * MAX_TEXT ? `${text.slice(0, 4 * MAX_TEXT)}…` : text;
   } catch {
     return undefined;
