@@ -4,6 +4,7 @@ import type { ModelMessage, ToolCallPart, ToolResultPart } from 'ai';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import { addUsage, ZERO_USAGE, type Usage } from '../model/usage.ts';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
+import { ADVISOR_PLACEMENT, type PlacedAdvisor } from '../chat/advisor-placement.ts';
 import { CONVERSATION_ID } from '../chat/advisor-context.ts';
 import type { ChatClient } from '../chat/chat-client.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
@@ -99,7 +100,11 @@ export type AgentLoopEvent =
 
 /** Options of {@link AgentLoop}. */
 export interface AgentLoopOptions {
-  /** The client to run; it needs a ToolCallAdvisor (and the finish tool among its tools). */
+  /**
+   * The client to run; it needs a ToolCallAdvisor (and the finish tool among
+   * its tools). With a chat memory advisor in it, which puts the stored turns
+   * back before each call, a continuation turn sends only its new message.
+   */
   readonly client: ChatClient;
   /** Most model calls in a run. @default 20 */
   readonly maxInvocations?: number;
@@ -186,6 +191,13 @@ export class AgentLoop {
   readonly #options: AgentLoopOptions;
   /** Telemetry options the run's calls carry; undefined: the client's own. */
   readonly #telemetry: TelemetryOptions | undefined;
+  /**
+   * Set when the client keeps the conversation itself — a chat memory advisor
+   * (once per call) puts what it stored before each call's own messages, so a
+   * continuation turn sends only what is new — to an order just inside the
+   * memory and outside the tool loop.
+   */
+  readonly #memoryOrder: number | undefined;
   readonly maxInvocations: number;
   readonly timeoutMs: number;
   /** The agent's name in telemetry. */
@@ -200,6 +212,7 @@ export class AgentLoop {
     this.maxInvocations = options.maxInvocations ?? 20;
     this.timeoutMs = options.timeoutMs ?? 600_000;
     this.name = options.name ?? 'AgentLoop';
+    this.#memoryOrder = insideMemory(options.client);
     const own = options.telemetry;
     if (own !== undefined || options.prices !== undefined || options.modelId !== undefined) {
       // One object for every call of every run: settings are resolved once per object.
@@ -297,6 +310,8 @@ export class AgentLoop {
     let lastUsage: Usage | undefined;
     const cost = (): number | 'unknown' => estimateCost(usage, modelId, o.prices).usd;
     const messages: ModelMessage[] = [...start.messages];
+    // How many of `messages` a chat memory in the client holds already: every finished call stores its turn.
+    let remembered = 0;
     let output: string | undefined;
     let pendingApprovals: readonly PendingToolApproval[] = [];
     // The approval answers go out with the first turn only; the tool loop folds them into its results.
@@ -306,6 +321,14 @@ export class AgentLoop {
     // mid-turn still returns every answer and tool result that happened.
     let turnBase: number | undefined;
     let inflight: ModelMessage[] = [];
+    // The messages of the last model answer, as the guard got it: an advisor between the two (the
+    // breaker judging the round) may throw before the answer reaches the transcript advisor.
+    let lastAnswer: readonly ModelMessage[] | undefined;
+    const takeAnswer = (): readonly ModelMessage[] => {
+      const made = lastAnswer ?? [];
+      lastAnswer = undefined;
+      return made;
+    };
     const toolResults = new Map<string, { output: unknown; isError: boolean }>();
 
     const timeout = new AbortController();
@@ -344,7 +367,16 @@ export class AgentLoop {
         // A resumed turn's first round already carries the answers and their results: they belong to this turn.
         turnBase ??= request.messages.length - (answer === undefined ? 0 : 1);
         inflight = request.messages.slice(turnBase);
-        const result = await chain.nextCall(request);
+        takeAnswer();
+        let result: ChatClientResponse;
+        try {
+          result = await chain.nextCall(request);
+        } catch (error) {
+          // The round was made and billed before the breaker stopped the run on it: its answer belongs to the transcript.
+          inflight.push(...takeAnswer());
+          throw error;
+        }
+        takeAnswer();
         inflight.push(...result.response.messages);
         return result;
       },
@@ -360,6 +392,7 @@ export class AgentLoop {
         emit({ type: 'invocation-start', invocation: invocations });
         const result = await chain.nextCall(request);
         const r = result.response;
+        lastAnswer = r.messages;
         lastUsage = r.totalUsage;
         usage = addUsage(usage, r.totalUsage);
         emit({
@@ -374,6 +407,27 @@ export class AgentLoop {
         return result;
       },
     };
+    // A resumed run's first turn sends the transcript again, as the tool loop needs the calls the
+    // answers refer to. A chat memory that put the stored conversation back as messages holds them
+    // already (it stored every turn of the run so far): then only the answers go on.
+    const waiting = new Set(before?.pendingApprovals.map((p) => p.approvalId));
+    let sent: readonly ModelMessage[] = [];
+    const resumed: Advisor[] =
+      this.#memoryOrder === undefined || start.answer === undefined
+        ? []
+        : [
+            {
+              name: 'AgentLoopResume',
+              order: this.#memoryOrder,
+              async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
+                const all = request.messages;
+                const at = all.length - sent.length;
+                const ours = answer !== undefined && at > 0 && sent.every((m, i) => all[at + i] === m);
+                const stored = ours && all.slice(0, at).some((m) => asksApproval(m, waiting));
+                return chain.nextCall(stored ? { ...request, messages: [...all.slice(0, at), ...sent.slice(-1)] } : request);
+              },
+            },
+          ];
     const counter: ToolCallListener = {
       onToolCallEnd: (e) => {
         toolResults.set(e.toolCallId, { output: e.result, isError: false });
@@ -435,10 +489,13 @@ export class AgentLoop {
         turnBase = undefined;
         // Until a round runs, a resumed turn has only the answers to show.
         inflight = answer === undefined ? [] : [answer];
+        // With a chat memory in the client, the turns it stored come back from it: send each message once.
+        const unsent = this.#memoryOrder === undefined ? messages : messages.slice(remembered);
+        sent = [...unsent, ...(answer === undefined ? [] : [answer])];
         const call = o.client
           .prompt()
-          .messages(...messages, ...(answer === undefined ? [] : [answer]))
-          .advisors(transcript, guard, (a) => {
+          .messages(...sent)
+          .advisors(transcript, guard, ...resumed, (a) => {
             if (this.#telemetry !== undefined) a.param(TELEMETRY, this.#telemetry);
             return (
               a
@@ -457,6 +514,7 @@ export class AgentLoop {
         inflight = [];
         answer = undefined;
         messages.push(...response.messages);
+        remembered = messages.length;
         output = response.text;
         if (response.pendingApprovals !== undefined && response.pendingApprovals.length > 0) {
           // No continuation: the calls wait for the caller, whose answer resumes the run.
@@ -477,6 +535,17 @@ export class AgentLoop {
       }
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
+      const limit =
+        error instanceof LimitReached ? error : timeout.signal.aborted && timeout.signal.reason instanceof LimitReached ? timeout.signal.reason : undefined;
+      if (limit !== undefined) {
+        // The finish tool ran and a limit stopped only the model call after it: the task is done.
+        const submitted = finishTool === null ? undefined : finishToolOutput(inflight, toolResults, finishTool);
+        if (submitted !== undefined) {
+          output = submitted;
+          messages.push(...unfinishedTurn(messages, inflight, toolResults, limit.message));
+          return finish('completed');
+        }
+      }
       if (error instanceof LimitReached) return finish(error.status, error.message);
       if (timeout.signal.aborted && timeout.signal.reason instanceof LimitReached) return finish('timeout', timeout.signal.reason.message);
       if (o.abortSignal?.aborted) return finish('aborted', reason, error);
@@ -492,6 +561,28 @@ function clientListeners(client: ChatClient, param: string): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
+/** An order just inside the client's chat memory advisors and outside its tool loop; undefined when it has no chat memory. */
+function insideMemory(client: ChatClient): number | undefined {
+  const advisors: unknown = client.advisors;
+  if (!Array.isArray(advisors)) return undefined;
+  const orders = (placement: string): number[] =>
+    advisors.flatMap((a: Partial<PlacedAdvisor>) => (a?.[ADVISOR_PLACEMENT] === placement && typeof a.order === 'number' ? [a.order] : []));
+  const memory = orders('once-per-call');
+  if (memory.length === 0) return undefined;
+  const inner = Math.max(...memory);
+  const loop = Math.min(AdvisorOrder.LOWEST_PRECEDENCE, ...orders('tool-loop'));
+  return loop - 1 > inner ? loop - 1 : inner + (loop - inner) / 2;
+}
+
+/** Whether `message` is an answer asking for one of the `approvals`. */
+function asksApproval(message: ModelMessage, approvals: ReadonlySet<string>): boolean {
+  return (
+    message.role === 'assistant' &&
+    Array.isArray(message.content) &&
+    message.content.some((p) => p.type === 'tool-approval-request' && approvals.has(p.approvalId))
+  );
+}
+
 /** Whether the messages call tool `name` — or hold its result: an approved call resumed without a model round. */
 function calledTool(messages: readonly ModelMessage[], name: string): boolean {
   return messages.some(
@@ -499,6 +590,35 @@ function calledTool(messages: readonly ModelMessage[], name: string): boolean {
       (m.role === 'assistant' && Array.isArray(m.content) && m.content.some((p) => p.type === 'tool-call' && p.toolName === name)) ||
       (m.role === 'tool' && m.content.some((p) => p.type === 'tool-result' && p.toolName === name)),
   );
+}
+
+/** `text` ending with exactly one full stop. */
+function sentence(text: string): string {
+  let end = text.length;
+  while (end > 0 && (text[end - 1] === '.' || text[end - 1]!.trim() === '')) end -= 1;
+  return `${text.slice(0, end)}.`;
+}
+
+/**
+ * The output of the last successful call of the finish tool in the turn so far
+ * (`inflight`), as text; undefined when it has not run, or failed.
+ */
+function finishToolOutput(
+  inflight: readonly ModelMessage[],
+  results: ReadonlyMap<string, { output: unknown; isError: boolean }>,
+  name: string,
+): string | undefined {
+  let output: string | undefined;
+  for (const m of inflight) {
+    if (m.role !== 'tool') continue;
+    for (const p of m.content) {
+      if (p.type !== 'tool-result' || p.toolName !== name) continue;
+      const done = results.get(p.toolCallId);
+      if (done === undefined || done.isError) continue;
+      output = typeof done.output === 'string' ? done.output : (JSON.stringify(done.output) ?? '');
+    }
+  }
+  return output;
 }
 
 /**
@@ -540,7 +660,7 @@ function unfinishedTurn(
     }
     const done = results.get(c.toolCallId);
     const call = { toolCallId: c.toolCallId, toolName: c.toolName, input: c.input, rawInput: '' };
-    const outcome = { call, output: done?.output ?? `The call did not finish: ${reason}.`, isError: done?.isError ?? true, returnDirect: false };
+    const outcome = { call, output: done?.output ?? `The call did not finish: ${sentence(reason)}`, isError: done?.isError ?? true, returnDirect: false };
     return (toolResultMessage([outcome]).content as ToolResultPart[])[0]!;
   });
   return [...inflight, { role: 'tool', content }];

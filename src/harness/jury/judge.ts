@@ -22,7 +22,11 @@ export interface Verdict {
   /** Name of the judge that gave it. */
   judge: string;
   status: 'pass' | 'fail' | 'abstain' | 'error';
-  /** How good the result is, from 0 to 1, when the judge grades. */
+  /**
+   * How good the result is, from 0 to 1, when the judge grades. The status is
+   * the vote: a jury never lets a `fail` vote's score carry a result past its
+   * threshold (it counts just below it).
+   */
   score?: number;
   /** Why, for people reading the report. */
   reasoning: string;

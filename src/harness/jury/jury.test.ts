@@ -91,6 +91,49 @@ describe('Jury strategies', () => {
   });
 });
 
+describe('Jury: a fail vote never carries a result past the threshold', () => {
+  test('a jury whose only vote fails, fails, whatever score came with it', async () => {
+    for (const strategy of ['average', 'median', 'weighted'] as const) {
+      const verdict = await verdictOf({ strategy, judges: [fail('llm', 0.9)] });
+      assert.equal(verdict.status, 'fail', strategy);
+      assert.equal(verdict.score, 0.5, strategy);
+      assert.match(verdict.reasoning, /1 fail vote scored at or above it, counted just below/, strategy);
+      // The judge's own verdict is reported as it was given.
+      assert.equal(verdict.details?.[0]?.score, 0.9);
+    }
+    assert.equal((await verdictOf({ strategy: 'average', judges: [fail('a', 0)], threshold: 0 })).status, 'fail');
+    assert.equal((await verdictOf({ strategy: 'median', judges: [fail('a', 1)], threshold: 1 })).status, 'fail');
+  });
+
+  test('fail votes scored high count just below the threshold in every scored strategy', async () => {
+    // Taken at face value: mean 0.667, median 0.9, weighted 0.8125 — all would pass with two or three fails.
+    const average = await verdictOf({ strategy: 'average', judges: [fail('a', 0.9), fail('b', 0.9), pass('c', 0.2)] });
+    assert.equal(average.status, 'fail');
+    assert.equal(average.score, (0.5 + 0.5 + 0.2) / 3);
+    const median = await verdictOf({ strategy: 'median', judges: [fail('a', 0.9), fail('b', 0.8), pass('c', 1)] });
+    assert.equal(median.status, 'fail');
+    assert.equal(median.score, 0.5);
+    const even = await verdictOf({ strategy: 'median', judges: [fail('a', 0.9), pass('b', 0.5)] });
+    assert.equal(even.status, 'fail', 'the middle of just below 0.5 and 0.5 is below 0.5');
+    const weighted = await verdictOf({ strategy: 'weighted', judges: [fail('llm', 0.95), pass('tests', 0.4)], weights: { llm: 3 } });
+    assert.equal(weighted.status, 'fail');
+    assert.equal(weighted.score, (3 * 0.5 + 0.4) / 4);
+  });
+
+  test('passing votes still carry a capped fail when they clear the threshold', async () => {
+    const verdict = await verdictOf({ strategy: 'average', judges: [fail('a', 0.9), pass('b', 0.9)] });
+    assert.equal(verdict.status, 'pass');
+    assert.equal(verdict.score, 0.7);
+    const median = await verdictOf({ strategy: 'median', judges: [fail('a', 0.9), pass('b', 0.8), pass('c', 0.6)] });
+    assert.equal(median.status, 'pass');
+    assert.equal(median.score, 0.6);
+    // A fail scored below the threshold counts as given; a zero-weight fail does not pull the jury below.
+    assert.equal((await verdictOf({ strategy: 'average', judges: [fail('a', 0.3), pass('b', 0.7)] })).score, 0.5);
+    const zero = await verdictOf({ strategy: 'weighted', judges: [fail('a', 0.9), pass('b', 0.5)], weights: { a: 0 } });
+    assert.equal(zero.status, 'pass');
+  });
+});
+
 describe('Jury reporting', () => {
   test('details keep every verdict in judge order, errors included', async () => {
     const verdict = await verdictOf({ strategy: 'majority', judges: [throwing('boom'), pass('ok'), abstain('shrug')] });

@@ -21,6 +21,9 @@ export interface JuryOptions {
    *
    * Abstentions and errors are not votes: they are reported and left out, never
    * counted as a zero score. A vote without a score counts 1 (pass) or 0 (fail).
+   * A `fail` vote never helps a result pass: where its score reaches the
+   * threshold, it counts as a score just below it (so a jury whose only vote
+   * fails, fails, whatever score came with that vote).
    */
   strategy: JuryStrategy;
   /**
@@ -50,6 +53,14 @@ interface Vote {
   name: string;
   score: number;
   pass: boolean;
+}
+
+/** A vote's score as a scored strategy counts it: a fail at or above the threshold counts just below it. */
+interface Counted {
+  /** The score, a fail's capped at the threshold. */
+  value: number;
+  /** A fail capped at the threshold: it counts as just below `value`. */
+  below: boolean;
 }
 
 /**
@@ -126,6 +137,11 @@ export class Jury implements Judge {
     const passes = votes.filter((v) => v.pass).length;
     const fails = votes.length - passes;
     const threshold = this.#threshold;
+    const count = (v: Vote): Counted => (!v.pass && v.score >= threshold ? { value: threshold, below: true } : { value: v.score, below: false });
+    const capped = votes.filter((v) => !v.pass && v.score >= threshold).length;
+    const note = capped === 0 ? '' : ` (${capped} fail vote${capped === 1 ? '' : 's'} scored at or above it, counted just below)`;
+    // Reaching the threshold only with a capped fail's score is falling just short of it.
+    const reaches = (score: number, below: boolean): boolean => score > threshold || (score >= threshold && !below);
     switch (this.strategy) {
       case 'majority':
         return {
@@ -136,21 +152,31 @@ export class Jury implements Judge {
       case 'unanimous':
         return { pass: fails === 0, score: passes / votes.length, summary: `${passes} pass, ${fails} fail` };
       case 'average': {
-        const score = votes.reduce((sum, v) => sum + v.score, 0) / votes.length;
-        return { pass: score >= threshold, score, summary: `mean score ${round(score)} against threshold ${threshold}` };
+        const counted = votes.map(count);
+        const score = counted.reduce((sum, c) => sum + c.value, 0) / votes.length;
+        const below = counted.some((c) => c.below);
+        const pass = passes > 0 && reaches(score, below);
+        return { pass, score, summary: `mean score ${round(score)} against threshold ${threshold}${note}` };
       }
       case 'median': {
-        const sorted = votes.map((v) => v.score).sort((a, b) => a - b);
+        // A capped fail sorts before an uncapped score equal to its value: it is just below it.
+        const sorted = votes.map(count).sort((a, b) => a.value - b.value || Number(b.below) - Number(a.below));
         const mid = Math.floor(sorted.length / 2);
-        const score = sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-        return { pass: score >= threshold, score, summary: `median score ${round(score)} against threshold ${threshold}` };
+        const middle = sorted.length % 2 === 1 ? sorted.slice(mid, mid + 1) : sorted.slice(mid - 1, mid + 1);
+        const score = middle.reduce((sum, c) => sum + c.value, 0) / middle.length;
+        const below = middle.some((c) => c.below);
+        const pass = passes > 0 && reaches(score, below);
+        return { pass, score, summary: `median score ${round(score)} against threshold ${threshold}${note}` };
       }
       case 'weighted': {
         const weightOf = (v: Vote): number => this.#weights[v.name] ?? 1;
         const total = votes.reduce((sum, v) => sum + weightOf(v), 0);
         if (total === 0) return undefined;
-        const score = votes.reduce((sum, v) => sum + weightOf(v) * v.score, 0) / total;
-        return { pass: score >= threshold, score, summary: `weighted score ${round(score)} against threshold ${threshold}` };
+        const score = votes.reduce((sum, v) => sum + weightOf(v) * count(v).value, 0) / total;
+        const voting = votes.filter((v) => weightOf(v) > 0);
+        const below = voting.some((v) => count(v).below);
+        const pass = voting.some((v) => v.pass) && reaches(score, below);
+        return { pass, score, summary: `weighted score ${round(score)} against threshold ${threshold}${note}` };
       }
     }
   }

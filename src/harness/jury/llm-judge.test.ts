@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MockLanguageModelV4 } from 'ai/test';
 import { InvalidOptionError } from '../../errors/governor-error.ts';
+import { ScriptedModelServer, scriptedModel } from '../../testing/index.ts';
+import { Jury } from './jury.ts';
 import { llmJudge, type LlmJudgeGenerate } from './llm-judge.ts';
 
 const input = { goal: 'summarise the report', result: { status: 'completed', output: 'The report says revenue grew 4%.' } };
@@ -34,6 +36,20 @@ test('a failing answer is a fail verdict', async () => {
   const verdict = await llmJudge({ model: modelAnswering('{"pass":false,"score":0.2,"reasoning":"Wrong figure."}'), criteria: 'c' }).judge(input);
   assert.equal(verdict.status, 'fail');
   assert.equal(verdict.score, 0.2);
+});
+
+test('a fail answer with a high score fails the jury it sits on', async () => {
+  await using server = await new ScriptedModelServer({
+    script: [{ text: '{"pass":false,"score":0.9,"reasoning":"The tests still fail, so this does not meet the criteria."}' }],
+  }).start();
+  const jury = new Jury({ judges: [llmJudge({ model: scriptedModel(server), criteria: 'all tests pass' })], strategy: 'average' });
+  const verdict = await jury.judge({ goal: 'fix the tests', result: { status: 'completed', output: 'I changed things' } });
+  assert.equal(verdict.status, 'fail');
+  assert.ok((verdict.score ?? 1) <= 0.5);
+  assert.deepEqual(
+    verdict.details?.map((d) => [d.status, d.score]),
+    [['fail', 0.9]],
+  );
 });
 
 test('an answer that does not match the schema is an error verdict', async () => {
