@@ -1,11 +1,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { bubblewrapArgs } from './sandbox.ts';
+import { bubblewrapArgs, probeBubblewrap, socketDirectories } from './sandbox.ts';
 
 const run = promisify(execFile);
 
@@ -52,5 +53,59 @@ describe('sandbox detection', () => {
     assert.ok(bubblewrapArgs({ workingDirectory: '/w', writableRoots: [], network: true }).includes('--share-net'));
     for (const flag of ['--unshare-all', '--die-with-parent', '--new-session', '--proc', '--cap-drop']) assert.ok(args.includes(flag), flag);
     assert.equal(args.at(-1), '--');
+  });
+
+  test('bwrap is looked up only in absolute PATH directories: one in the current directory is never run', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'planted-bwrap-'));
+    try {
+      const marker = path.join(dir, 'ran');
+      writeFileSync(path.join(dir, 'bwrap'), `#!/bin/sh\necho ran > ${marker}\n`);
+      chmodSync(path.join(dir, 'bwrap'), 0o755);
+      const { stdout } = await run(
+        process.execPath,
+        ['--input-type=module', '-e', `const { probeBubblewrap } = await import(${JSON.stringify(harness)}); console.log(JSON.stringify(probeBubblewrap()));`],
+        { cwd: dir, env: { PATH: '.::bwrap-dir' } },
+      );
+      assert.deepEqual(JSON.parse(stdout), { usable: false, reason: 'bwrap is not installed (not found on PATH)' });
+      assert.equal(existsSync(marker), false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('without the network, the socket directories are hidden and every listening host socket is covered, after the binds', async () => {
+    const probe = probeBubblewrap();
+    const savedRuntime = process.env['XDG_RUNTIME_DIR'];
+    // Somewhere outside the directories hidden anyway, as a user's runtime directory may be.
+    const runtime = realpathSync(mkdtempSync(path.join(existsSync('/dev/shm') ? '/dev/shm' : homedir(), 'runtime-')));
+    const work = realpathSync(mkdtempSync(path.join(tmpdir(), 'work-')));
+    const server = createServer();
+    try {
+      process.env['XDG_RUNTIME_DIR'] = runtime;
+      const socketPath = path.join(work, 'service.sock');
+      await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+      const args = bubblewrapArgs({ workingDirectory: work, writableRoots: [], network: false });
+      if (probe.usable) assert.equal(args[0], probe.path);
+      assert.ok(path.isAbsolute(args[0] ?? ''), args[0]);
+      const tmpfs = args.flatMap((arg, i) => (arg === '--tmpfs' ? [args[i + 1]] : []));
+      for (const directory of ['/tmp', realpathSync('/run'), realpathSync('/var/tmp'), runtime]) assert.ok(tmpfs.includes(directory), directory);
+      assert.deepEqual(socketDirectories(), tmpfs.slice(1).sort());
+      const cover = args.findIndex((arg, i) => arg === '--ro-bind' && args[i + 1] === '/dev/null' && args[i + 2] === socketPath);
+      assert.ok(cover > args.lastIndexOf('--bind'), 'the socket is covered after the working directory is mounted');
+      assert.ok(args.lastIndexOf('--tmpfs') < args.indexOf('--bind'));
+      // With the network, only /tmp is private and no socket is covered.
+      const shared = bubblewrapArgs({ workingDirectory: work, writableRoots: [], network: true });
+      assert.deepEqual(
+        shared.flatMap((arg, i) => (arg === '--tmpfs' ? [shared[i + 1]] : [])),
+        ['/tmp'],
+      );
+      assert.ok(!shared.includes('/dev/null'));
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      if (savedRuntime === undefined) delete process.env['XDG_RUNTIME_DIR'];
+      else process.env['XDG_RUNTIME_DIR'] = savedRuntime;
+      rmSync(runtime, { recursive: true, force: true });
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InvalidOptionError } from '../errors/governor-error.ts';
@@ -138,6 +138,54 @@ describe('shellTool', () => {
     const temp = path.join(workingDirectory, SHELL_TEMP_DIRECTORY);
     assert.match(result, new RegExp(`${temp}\\|${temp}`));
     assert.equal(existsSync(path.join(temp, 'scratch')), true);
+  });
+
+  test('withholds the credentials a name filter used to miss: passphrases, *_CREDS, webhook URLs', async () => {
+    const planted = {
+      GPG_PASSPHRASE: 'correct horse battery staple',
+      MAVEN_GPG_PASSPHRASE: 'hunter2hunter2',
+      REGISTRY_CREDS: 'deploy:pa55word',
+      DISCORD_WEBHOOK: 'https://discord.com/api/webhooks/1234567890/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefghijklmnopqrstuvwx',
+      NOTIFY_URL: 'https://discord.com/api/webhooks/1234567890/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefghijklmnopqrstuvwx',
+      OPENAI_API_KEY: 'sk-test',
+      GITHUB_TOKEN: 'x',
+      GOVERNOR_TEST_PLAIN: 'visible',
+    };
+    Object.assign(process.env, planted);
+    try {
+      const result = await run('env');
+      for (const [name, value] of Object.entries(planted)) {
+        if (name === 'GOVERNOR_TEST_PLAIN') continue;
+        assert.doesNotMatch(result, new RegExp(`^${name}=`, 'm'), name);
+        assert.ok(!result.includes(value.length > 4 ? value : `=${value}\n`), value);
+      }
+      assert.match(result, /^GOVERNOR_TEST_PLAIN=visible$/m);
+      assert.match(result, /^PATH=/m);
+    } finally {
+      for (const name of Object.keys(planted)) delete process.env[name];
+    }
+  });
+
+  test('a link a command plants in the working directory never makes the tool write through it', async () => {
+    const outside = realpathSync(mkdtempSync(path.join(tmpdir(), 'shell-tool-outside-')));
+    try {
+      const victim = path.join(outside, 'victim.txt');
+      writeFileSync(victim, 'precious data\n');
+      await run('true');
+      await run(`ln -sf ${victim} .governor-tmp/.gitignore`);
+      assert.match(await run('echo ok'), /^exit code: 0\nok\n$/);
+      await run(`rm -rf .governor-tmp; ln -s ${outside} .governor-tmp`);
+      assert.match(await run('echo ok'), /^exit code: 0\nok\n$/);
+      await run(`rm .governor-tmp; ln -s ${outside}/created .governor-tmp`);
+      assert.match(await run('echo ok'), /^exit code: 0\nnote: .* is not a directory\nok\n$/);
+      assert.equal(readFileSync(victim, 'utf8'), 'precious data\n');
+      assert.deepEqual(readdirSync(outside), ['victim.txt']);
+      await run('rm .governor-tmp');
+      assert.match(await run('cat ~/.gitignore'), /^exit code: 0\n\*\n$/);
+      assert.equal(lstatSync(path.join(workingDirectory, SHELL_TEMP_DIRECTORY)).isDirectory(), true);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   test('explicit variables are set and can remove inherited ones', async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { tool, type Tool } from 'ai';
 import { z } from 'zod';
@@ -6,10 +6,15 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { runCommand, type CommandOutcome } from './run-command.ts';
 import { withoutSecrets } from './safe-env.ts';
-import { bubblewrapArgs, resolveSandbox, type SandboxMode } from './sandbox.ts';
+import { bubblewrapArgs, probeBubblewrap, resolveSandbox, type SandboxMode } from './sandbox.ts';
 import { checkCommandWrites } from './write-guard.ts';
 
-/** Name of the private directory, inside the working directory, that commands get as HOME and TMPDIR. */
+/**
+ * Name of the private directory, inside the working directory, that commands
+ * get as HOME (and, without a sandbox, TMPDIR). Each command creates it, and a
+ * `.gitignore` in it, itself when missing: the host process never writes in
+ * the working directory, where a command could have planted a link.
+ */
 export const SHELL_TEMP_DIRECTORY = '.governor-tmp';
 
 /** Options of {@link shellTool}. */
@@ -33,17 +38,20 @@ export interface ShellToolOptions {
    * TMPDIR, LANG, LC_ALL, TERM and `env` are passed, so no process inside can
    * read another variable, not even through `/proc`), in its own PID namespace
    * and `/proc`, with the host file system read-only, the working directory
-   * and `writableRoots` read-write, a private `/tmp`, no network unless
-   * `network`, and everything inside killed when the command ends or times
-   * out. `'none'`: plain child processes, with `passEnv` filtering and the
-   * write guard (which stops accidents, not intent). `'auto'`: bubblewrap when
-   * `bwrap` works on this host, else `'none'` with a warning (once per process).
+   * and `writableRoots` read-write, a private `/tmp`, no network and no
+   * host Unix socket unless `network` (see `bubblewrapArgs`), and everything
+   * inside killed when the command ends or times out. `'none'`: plain child
+   * processes, with `passEnv` filtering and the write guard (which stops
+   * accidents, not intent). `'auto'`: bubblewrap when `bwrap` works on this
+   * host, else `'none'` with a warning (once per process).
    * @default 'auto'
    * @throws SandboxUnavailableError at construction for `'bubblewrap'` when bwrap cannot run here
    */
   sandbox?: SandboxMode;
   /**
-   * Under the bubblewrap sandbox, give commands the host's network.
+   * Under the bubblewrap sandbox, give commands the host's network: its
+   * interfaces, and with them its abstract Unix sockets and every Unix socket
+   * file (Docker's, a database's), which are hidden otherwise.
    * @default false
    */
   network?: boolean;
@@ -109,6 +117,41 @@ function existingDirectory(option: string, directory: unknown): string {
   return realpathSync(directory);
 }
 
+/** Whether `child` is `parent` or lies inside it. */
+function isWithin(child: string, parent: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/**
+ * Prepares the private temporary directory (`$1`), then runs the rest of its
+ * arguments (the command's shell). It runs as part of the command, inside the
+ * sandbox when there is one, never in the host process: the working directory
+ * is the command's to change, so a link planted there (`.governor-tmp`, or its
+ * `.gitignore`, pointing at a host file) can only lead this script where the
+ * command itself could write. Even so it creates nothing through a link and
+ * overwrites nothing (`set -C` creates the file with O_EXCL).
+ */
+const PREPARE_TEMP_DIRECTORY = [
+  'd=$1; shift',
+  '[ -e "$d" ] || [ -L "$d" ] || mkdir -- "$d" 2>/dev/null',
+  'if [ -d "$d" ] && [ ! -L "$d" ]; then',
+  // Keeps the agent's scratch files out of `git status` in the working directory.
+  `  [ -e "$d/.gitignore" ] || [ -L "$d/.gitignore" ] || (set -C; printf '*\\n' > "$d/.gitignore") 2>/dev/null`,
+  'elif [ ! -d "$d" ]; then',
+  '  echo "note: $d (HOME) is not a directory" >&2',
+  'fi',
+  'exec "$@"',
+].join('\n');
+
+/**
+ * Variables that change how the dynamic loader (and glibc) behave in `bwrap`
+ * itself, which runs on the host: one pointing into the working directory
+ * would load a command's file there outside the sandbox. They are handed to
+ * bwrap with `--setenv`, for the command only.
+ */
+const LOADER_VARIABLE = /^(?:LD_\w*|GCONV_PATH|LOCPATH)$/;
+
 const warned = new Set<string>();
 
 /** The no-sandbox warning, once per process and reason: a line on stderr through Node's warning channel. */
@@ -150,7 +193,8 @@ function describeEnd(outcome: CommandOutcome, timeoutMs: number): string {
  * process's environment through `/proc`.
  *
  * @throws InvalidOptionError at construction when `workingDirectory` does not
- *   exist or an option is out of range.
+ *   exist or an option is out of range, or when the `bwrap` executable lies
+ *   inside the working directory or a writable root (a command could replace it).
  * @throws SandboxUnavailableError at construction for `sandbox: 'bubblewrap'` on a host where bwrap cannot run.
  */
 export function shellTool(options: ShellToolOptions): Tool<{ command: string }, string> {
@@ -164,7 +208,14 @@ export function shellTool(options: ShellToolOptions): Tool<{ command: string }, 
   const tempDirectory = path.join(workingDirectory, SHELL_TEMP_DIRECTORY);
   const sandbox = resolveSandbox(options.sandbox);
   if (sandbox.warning !== undefined) warnOnce(sandbox.warning);
-  const launcher = sandbox.kind === 'bubblewrap' ? bubblewrapArgs({ workingDirectory, writableRoots, network: options.network === true }) : [];
+  const network = options.network === true;
+  const probe = sandbox.kind === 'bubblewrap' ? probeBubblewrap() : undefined;
+  const writable = [workingDirectory, ...writableRoots];
+  if (probe?.usable && writable.some((directory) => isWithin(probe.path, directory))) {
+    // A command could replace it, and the next command would start the replacement on the host.
+    throw new InvalidOptionError('workingDirectory', `must not contain the bwrap executable (${probe.path}), which commands could replace`);
+  }
+  const prepare = ['/bin/sh', '-c', PREPARE_TEMP_DIRECTORY, 'sh', tempDirectory];
 
   // Under the sandbox the environment is built from nothing: bwrap and everything it starts hold only these.
   const sandboxEnvironment = (): Record<string, string> => {
@@ -196,10 +247,35 @@ export function shellTool(options: ShellToolOptions): Tool<{ command: string }, 
     return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
   };
 
-  const prepareTempDirectory = (): void => {
-    mkdirSync(tempDirectory, { recursive: true });
-    // Keeps the agent's scratch files out of `git status` in the working directory.
-    writeFileSync(path.join(tempDirectory, '.gitignore'), '*\n');
+  /**
+   * How to start one command, and with which environment. The sandbox's
+   * arguments are built anew each time, so that they hide the host's Unix
+   * sockets listening right now.
+   */
+  const launch = (): { launcher: string[]; env: Record<string, string> } => {
+    if (sandbox.kind === 'none') return { launcher: prepare, env: environment() };
+    const env: Record<string, string> = {};
+    const args = bubblewrapArgs({ workingDirectory, writableRoots, network });
+    const separator = args.pop(); // '--'
+    for (const [name, value] of Object.entries(sandboxEnvironment())) {
+      if (LOADER_VARIABLE.test(name)) args.push('--setenv', name, value);
+      else env[name] = value;
+    }
+    return { launcher: [...args, separator ?? '--', ...prepare], env };
+  };
+
+  /**
+   * bwrap failed before starting the command because a host socket it was to
+   * cover went away in between (it cannot create the mount point on the
+   * read-only file system): the command never ran, and may be started again.
+   */
+  const socketVanished = (outcome: CommandOutcome, launcher: readonly string[]): boolean => {
+    if (sandbox.kind !== 'bubblewrap' || outcome.end !== 'exited' || outcome.exitCode !== 1 || !outcome.output.startsWith('bwrap: ')) return false;
+    for (let i = 0; i + 2 < launcher.length && launcher[i] !== '--'; i += 1) {
+      if (launcher[i] === '--ro-bind' && launcher[i + 1] === '/dev/null' && outcome.output.startsWith(`bwrap: Can't create file at ${launcher[i + 2]}:`))
+        return true;
+    }
+    return false;
   };
 
   return tool({
@@ -210,7 +286,7 @@ export function shellTool(options: ShellToolOptions): Tool<{ command: string }, 
       `${maxOutputBytes} bytes keeps its beginning and end. ` +
       (sandbox.kind === 'bubblewrap'
         ? `Commands run in a sandbox: only the working directory is writable, /tmp is private and starts empty on each call` +
-          `${options.network === true ? '' : ', there is no network'}.`
+          `${network ? '' : ', there is no network'}.`
         : `Commands that write outside the working directory are refused.`),
     inputSchema: z.object({ command: z.string().describe('The shell command to run.') }),
     execute: async ({ command }, { abortSignal }) => {
@@ -219,16 +295,22 @@ export function shellTool(options: ShellToolOptions): Tool<{ command: string }, 
         const check = checkCommandWrites(command, { workingDirectory, homeDirectory: tempDirectory, writableRoots });
         if (!check.allowed) return check.reason;
       }
-      prepareTempDirectory();
-      const outcome = await runCommand(command, {
-        cwd: workingDirectory,
-        env: sandbox.kind === 'bubblewrap' ? sandboxEnvironment() : environment(),
-        launcher,
-        timeoutMs,
-        maxOutputBytes,
-        killGraceMs,
-        ...(abortSignal ? { signal: abortSignal } : {}),
-      });
+      let startedWith: string[] = [];
+      const start = (): Promise<CommandOutcome> => {
+        const { launcher, env } = launch();
+        startedWith = launcher;
+        return runCommand(command, {
+          cwd: workingDirectory,
+          env,
+          launcher,
+          timeoutMs,
+          maxOutputBytes,
+          killGraceMs,
+          ...(abortSignal ? { signal: abortSignal } : {}),
+        });
+      };
+      let outcome = await start();
+      for (let retry = 0; retry < 2 && socketVanished(outcome, startedWith); retry += 1) outcome = await start();
       if (outcome.end === 'aborted') throw abortSignal?.reason ?? new Error('The command was aborted.');
       let notes = outcome.terminatedLeftovers ? '\n(background processes the command left running were terminated)' : '';
       if (outcome.abandonedOutput) notes += '\n(a detached process still holds the output open; the rest of its output is not shown)';

@@ -1,5 +1,5 @@
 import { readShellOutput } from '../breaker/shell-output.ts';
-import type { ApplyPatchResult, ApplyPatchTool, Editor, EditorInvocationContext, Shell, ShellAction, ShellResult, ShellTool } from '@openai/agents';
+import type { ApplyPatchTool, Editor, EditorInvocationContext, Shell, ShellAction, ShellResult, ShellTool } from '@openai/agents';
 
 /**
  * One call of a client-run built-in tool (a shell, a patch editor), as the
@@ -45,11 +45,14 @@ export function governShellTool(tool: ShellTool & { shell: Shell }, runJudged: R
   return { ...tool, shell };
 }
 
+/** What an editor's method resolves to: a result, or nothing (a plain success). */
+type EditResult = Awaited<ReturnType<Editor['updateFile']>>;
+
 /** A patch tool whose edits are judged: a refused edit fails with the breaker's note as its output. */
 export function governApplyPatchTool(tool: ApplyPatchTool, runJudged: RunJudged): ApplyPatchTool {
   const inner = tool.editor;
-  const judged = <O extends { type: string }>(operation: O, run: () => Promise<ApplyPatchResult | void>) =>
-    runJudged<ApplyPatchResult | void>({
+  const judged = <O extends { type: string }>(operation: O, run: () => Promise<EditResult>) =>
+    runJudged<EditResult>({
       tool: tool.name,
       args: operation,
       run,
