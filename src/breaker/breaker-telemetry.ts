@@ -1,6 +1,7 @@
 import { trace, type Attributes, type Span } from '@opentelemetry/api';
 import { redact } from '../redaction/redact.ts';
 import { meterInstruments } from '../telemetry/instruments.ts';
+import { contentRecordingOf } from '../telemetry/spans.ts';
 import { recordsContentByDefault } from '../telemetry/telemetry-options.ts';
 import { ATTR_BREAKER_ACTION_LABEL, ATTR_BREAKER_CATEGORY_LABEL } from '../telemetry/semconv.ts';
 import type { BreakerEventRecord } from './breaker-events.ts';
@@ -27,7 +28,8 @@ function countEscalation(category: string, action: string): void {
  * AgentBreaker's advisor span inside a ChatClient call) and the
  * `governor.breaker.escalations` counter (attributes `category`, `action`).
  * The evidence's `detail` is added to the event (redacted) only when content
- * recording is on (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`).
+ * recording is on: the ChatClient call's `recordContent` when the event happens
+ * inside one, else `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`.
  * Without a registered SDK both are skipped. Instruments are looked up on
  * each use, so an SDK registered after the breaker still receives them.
  */
@@ -43,7 +45,9 @@ export class BreakerTelemetry {
         'governor.breaker.action': event.action ?? 'none',
       };
       // The detail may quote what the model or a tool said: it is content, recorded only when content is.
-      if (recordsContentByDefault() && event.evidence?.detail) attributes['governor.breaker.detail'] = redact(event.evidence.detail);
+      // Inside a ChatClient call its own setting decides (`telemetry({ recordContent })`); elsewhere the process default.
+      if ((contentRecordingOf(span) ?? recordsContentByDefault()) && event.evidence?.detail)
+        attributes['governor.breaker.detail'] = redact(event.evidence.detail);
       span.addEvent(ESCALATION_EVENT, attributes);
     } else if (span !== undefined) {
       const attributes: Attributes = { 'governor.breaker.session_id': event.sessionId };

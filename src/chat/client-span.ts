@@ -3,7 +3,7 @@ import { SpanKind, type Attributes, type Span } from '@opentelemetry/api';
 import { BREAKER_RECOVERED, recordBreakerRecovery } from '../breaker/breaker-telemetry.ts';
 import * as A from '../telemetry/semconv.ts';
 import { activeTracer } from '../telemetry/instruments.ts';
-import { endSpan, runInSpan, startSpan, traceIterable } from '../telemetry/spans.ts';
+import { endSpan, markContentRecording, runInSpan, startSpan, traceIterable } from '../telemetry/spans.ts';
 import { telemetrySettings } from '../telemetry/telemetry-options.ts';
 import type { Advisor } from './advisor.ts';
 import { CONVERSATION_ID, conversationIdOf } from './advisor-context.ts';
@@ -23,6 +23,7 @@ function openClientSpan(model: LanguageModelV4, request: ChatClientRequest, advi
       },
     }),
   );
+  markContentRecording(span, telemetrySettings(request.context).recordContent);
   if (span?.isRecording()) {
     const attributes: Attributes = { [A.ATTR_CHAT_CLIENT_ADVISORS]: advisors.map((a) => a.name) };
     const conversation = request.context.get(CONVERSATION_ID);

@@ -3,7 +3,7 @@ import type { ToolCallEvent } from '../breaker/breaker-event.ts';
 import { contentAttribute } from '../telemetry/content.ts';
 import { meterInstruments } from '../telemetry/instruments.ts';
 import * as A from '../telemetry/semconv.ts';
-import { endSpan, errorType, runInSpan, startSpan } from '../telemetry/spans.ts';
+import { endSpan, errorType, markContentRecording, runInSpan, startSpan } from '../telemetry/spans.ts';
 import type { TelemetrySettings } from '../telemetry/telemetry-options.ts';
 import { notifyToolCallListeners, type ToolCallInfo, type ToolCallListener } from './tool-call-listener.ts';
 
@@ -77,6 +77,7 @@ export function observeToolCall(info: ToolCallInfo, details: ToolCallDetails): T
         },
       }),
     );
+    markContentRecording(span, telemetry.recordContent);
     if (span?.isRecording()) {
       const attributes: Attributes = {};
       if (details.description) attributes[A.ATTR_GEN_AI_TOOL_DESCRIPTION] = details.description;

@@ -13,6 +13,19 @@ export function startSpan(name: () => string, options: () => SpanOptions): Span 
   return tracer === undefined ? undefined : tracer.startSpan(name(), options());
 }
 
+/** Whether the spans of a ChatClient call record content, by span: what its `TELEMETRY` settings say, for sinks that find only the active span. */
+const contentRecording = new WeakMap<Span, boolean>();
+
+/** Notes whether content is recorded in `span` (the settings of the call it belongs to). */
+export function markContentRecording(span: Span | undefined, on: boolean): void {
+  if (span !== undefined) contentRecording.set(span, on);
+}
+
+/** Whether content is recorded in `span`, when the call that started it said so; undefined otherwise. */
+export function contentRecordingOf(span: Span | undefined): boolean | undefined {
+  return span === undefined ? undefined : contentRecording.get(span);
+}
+
 /** Runs `fn` with `span` as the active span, so spans started inside become its children. */
 export function runInSpan<T>(span: Span | undefined, fn: () => T): T {
   if (span === undefined) return fn();

@@ -175,6 +175,44 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
     );
   });
 
+  test("the breaker's evidence follows the call's own content setting, whatever the process default", async () => {
+    const detailsWith = async (recordContent: boolean, environment: string | undefined): Promise<unknown[]> => {
+      const saved = process.env['OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT'];
+      if (environment === undefined) delete process.env['OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT'];
+      else process.env['OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT'] = environment;
+      try {
+        await otel.uninstall();
+        otel.install();
+        const client = ChatClient.builder(mockModel(stuckOnStatus()))
+          .defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker())
+          .defaultTools({ get_status: getStatus })
+          .telemetry({ recordContent })
+          .build();
+        await assert.rejects(client.prompt('Is the build done?').call().content(), (e: unknown) => e instanceof ToolSpiralError);
+        return otel
+          .spans()
+          .flatMap((span) => span.events)
+          .filter((e) => e.name === 'governor.breaker.escalation')
+          .map((e) => e.attributes?.['governor.breaker.detail']);
+      } finally {
+        if (saved === undefined) delete process.env['OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT'];
+        else process.env['OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT'] = saved;
+      }
+    };
+    const optedIn = await detailsWith(true, undefined);
+    assert.equal(optedIn.length, 3);
+    assert.ok(
+      optedIn.every((detail) => typeof detail === 'string' && detail.includes('get_status')),
+      'a client that records content records the evidence',
+    );
+    const optedOut = await detailsWith(false, 'true');
+    assert.equal(optedOut.length, 3);
+    assert.ok(
+      optedOut.every((detail) => detail === undefined),
+      'a client that does not record content keeps the evidence out, whatever the environment says',
+    );
+  });
+
   test("in stream() too, the breaker's escalations land on its own advisor span", async () => {
     const client = ChatClient.builder(mockModel(stuckOnStatus()))
       .defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker())
