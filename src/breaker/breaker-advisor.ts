@@ -10,6 +10,7 @@ import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
 import type { ResolvedAgentBreakerOptions } from './breaker-options.ts';
 import { providerCalls } from './hosted-calls.ts';
 import { observeRound } from './observe-round.ts';
+import { steerNote } from './door-session.ts';
 
 /** What the advisor needs from the breaker engine. */
 export interface BreakerEngine {
@@ -148,6 +149,6 @@ async function beforeRound(engine: BreakerEngine, sessionId: string, request: Ch
   const steers = engine.takeSteers(sessionId);
   if (gate.action === 'steer' && gate.message && !steers.includes(gate.message)) steers.push(gate.message);
   if (steers.length === 0) return request;
-  const note: ModelMessage = { role: 'user', content: steers.map((m) => `[${engine.name}] ${m}`).join('\n\n') };
+  const note: ModelMessage = { role: 'user', content: steerNote(steers) };
   return { ...request, messages: [...request.messages, note] };
 }

@@ -7,9 +7,7 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue } from '../errors/validate-options.ts';
 import { observeRound } from './observe-round.ts';
 import { hash53 } from './similarity/hash.ts';
-
-/** Prefix of every text the breaker puts in front of the model. */
-const BREAKER_TAG = '[AgentBreaker]';
+import { BREAKER_TAG } from '../chat/breaker-note.ts';
 
 /**
  * One governed session as a framework door (LangChain middleware, Agents SDK

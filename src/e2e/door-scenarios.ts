@@ -49,6 +49,14 @@ const checkBuild = (status: (run: number) => string): ScenarioTool => ({
   execute: (args, run) => `build ${String(args['buildId'])}: ${status(run)}`,
 });
 
+/** A file read that brings new source each time: useful work. */
+const readSource: ScenarioTool = {
+  name: 'read_file',
+  description: 'Read a file',
+  parameters: z.object({ path: z.string() }),
+  execute: (args) => `// ${String(args['path'])}\nexport const name = ${JSON.stringify(args['path'])};`,
+};
+
 const POLL_STATUSES = ['queued', 'running 10%', 'running 35%', 'running 60%', 'running 85%', 'succeeded'];
 
 export const DOOR_SCENARIOS: readonly DoorScenario[] = [
@@ -101,14 +109,7 @@ export const DOOR_SCENARIOS: readonly DoorScenario[] = [
       const n = toolResults(request).length;
       return n < 6 ? call('read_file', { path: `src/module-${n + 1}.ts` }) : { text: 'Read six files.' };
     },
-    tools: [
-      {
-        name: 'read_file',
-        description: 'Read a file',
-        parameters: z.object({ path: z.string() }),
-        execute: (args) => `// ${String(args['path'])}\nexport const name = ${JSON.stringify(args['path'])};`,
-      },
-    ],
+    tools: [readSource],
     answer: 'Read six files.',
     executions: { read_file: 6 },
   },
@@ -156,14 +157,7 @@ export const DOOR_SCENARIOS: readonly DoorScenario[] = [
       ...call('read_file', { path: `src/part-${toolResults(request).length + 1}.ts` }),
       usage: { promptTokens: 300, completionTokens: 10 },
     }),
-    tools: [
-      {
-        name: 'read_file',
-        description: 'Read a file',
-        parameters: z.object({ path: z.string() }),
-        execute: (args) => `// ${String(args['path'])}\nexport const name = ${JSON.stringify(args['path'])};`,
-      },
-    ],
+    tools: [readSource],
     detects: 'budget',
     stops: 'budget',
   },
@@ -196,14 +190,7 @@ export const DOOR_SCENARIOS: readonly DoorScenario[] = [
       ...call('read_file', { path: `src/part-${toolResults(request).length + 1}.ts` }),
       usage: { promptTokens: 100_000, completionTokens: 1_000 },
     }),
-    tools: [
-      {
-        name: 'read_file',
-        description: 'Read a file',
-        parameters: z.object({ path: z.string() }),
-        execute: (args) => `// ${String(args['path'])}\nexport const name = ${JSON.stringify(args['path'])};`,
-      },
-    ],
+    tools: [readSource],
     detects: 'budget',
     stops: 'budget',
   },

@@ -83,6 +83,12 @@ function checkBuild(statuses: (run: number) => string) {
   return { check, executions };
 }
 
+/** Checks build b-17 on every turn until the user says thanks. */
+const checkUntilThanked: ScriptFunction = (request) => {
+  const user = String(request.body.messages.findLast((m) => m.role === 'user')?.content ?? '');
+  return user.startsWith('Thanks') ? { text: 'You are welcome.' } : { toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] };
+};
+
 describe('governorMiddleware on createAgent with ChatOpenAI', () => {
   test('a tool-call spiral is steered, then blocked, then stopped with ToolSpiralError before the tool runs again', async () => {
     await using server = await spiralServer();
@@ -108,11 +114,7 @@ describe('governorMiddleware on createAgent with ChatOpenAI', () => {
   });
 
   test('a stopped thread is refused while the breaker is open, and runs again after a reset', async () => {
-    const script: ScriptFunction = (request) => {
-      const user = String(request.body.messages.findLast((m) => m.role === 'user')?.content ?? '');
-      return user.startsWith('Thanks') ? { text: 'You are welcome.' } : { toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] };
-    };
-    await using server = await new ScriptedModelServer({ script }).start();
+    await using server = await new ScriptedModelServer({ script: checkUntilThanked }).start();
     const { breaker } = recordingBreaker();
     const { check } = checkBuild(() => 'running');
     const agent = createAgent({ model: chatModel(server), tools: [check], middleware: [governorMiddleware(breaker)] });
@@ -130,11 +132,7 @@ describe('governorMiddleware on createAgent with ChatOpenAI', () => {
   });
 
   test('with a checkpointer, the thread a stop left with an unanswered tool call still reaches the model well formed', async () => {
-    const script: ScriptFunction = (request) => {
-      const user = String(request.body.messages.findLast((m) => m.role === 'user')?.content ?? '');
-      return user.startsWith('Thanks') ? { text: 'You are welcome.' } : { toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] };
-    };
-    await using server = await new ScriptedModelServer({ script }).start();
+    await using server = await new ScriptedModelServer({ script: checkUntilThanked }).start();
     const { breaker } = recordingBreaker();
     const { check } = checkBuild(() => 'running');
     const agent = createAgent({ model: chatModel(server), tools: [check], middleware: [governorMiddleware(breaker)], checkpointer: new MemorySaver() });

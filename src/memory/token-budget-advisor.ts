@@ -1,5 +1,6 @@
 import type { ModelMessage } from 'ai';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
+import { isBreakerNote } from '../chat/breaker-note.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
@@ -82,23 +83,6 @@ export class TokenBudgetAdvisor implements Advisor {
     const kept = budget > 0 ? selectWindow(history, budget, cost) : [];
     return { ...request, messages: [...kept, ...turn] };
   }
-}
-
-/**
- * Where a note from the breaker starts. The breaker (src/breaker) delivers its
- * steers as a user message at the end of a round's request,
- * `[AgentBreaker] ...`; no lower layer exports the tag, and memory does not
- * depend on the breaker, so it is spelled out here.
- */
-const BREAKER_NOTE_TAG = '[AgentBreaker]';
-
-/** A user message the breaker appended to steer the model: not the user's turn. */
-function isBreakerNote(message: ModelMessage): boolean {
-  if (message.role !== 'user') return false;
-  const { content } = message;
-  if (typeof content === 'string') return content.startsWith(BREAKER_NOTE_TAG);
-  const first = content[0];
-  return first?.type === 'text' && first.text.startsWith(BREAKER_NOTE_TAG);
 }
 
 /**

@@ -101,6 +101,16 @@ function card(html: string, label: string): number {
   return Number(match[1]!.replace(/,/g, ''));
 }
 
+/** A breaker that steers the looping search and never stops anything. */
+const steerOnly = {
+  createBreaker: (): ReplayableBreaker => ({
+    checkModelCall: async () => ({ action: 'allow' }),
+    checkToolCall: async (_s, call) =>
+      JSON.stringify(call.args) === '{"q":"x"}' ? { action: 'steer', category: 'tool_spiral', message: 'try another query' } : { action: 'allow' },
+    observe: async () => ({ action: 'allow' }),
+  }),
+};
+
 describe('governor replay', () => {
   test('--json prints one object per trajectory in input order; malformed lines go to stderr; exit 0', async () => {
     const out = io();
@@ -302,14 +312,6 @@ describe('governor replay', () => {
   });
 
   test('--explain of a run the breaker only steered says nothing was saved', async () => {
-    const steerOnly = {
-      createBreaker: (): ReplayableBreaker => ({
-        checkModelCall: async () => ({ action: 'allow' }),
-        checkToolCall: async (_s, call) =>
-          JSON.stringify(call.args) === '{"q":"x"}' ? { action: 'steer', category: 'tool_spiral', message: 'try another query' } : { action: 'allow' },
-        observe: async () => ({ action: 'allow' }),
-      }),
-    };
     const out = io();
     assert.equal(await runReplayCommand([corpus, '--explain', 'loop'], out, steerOnly), 0);
     assert.match(out.stdout.text, /^line 1 {2}loop: steer \(tool_spiral\) at step 2 of 8$/m);
@@ -346,14 +348,6 @@ describe('governor replay', () => {
   });
 
   test("the report's position charts add up to the page's figures: a run only steered is no stop", async () => {
-    const steerOnly = {
-      createBreaker: (): ReplayableBreaker => ({
-        checkModelCall: async () => ({ action: 'allow' }),
-        checkToolCall: async (_s, call) =>
-          JSON.stringify(call.args) === '{"q":"x"}' ? { action: 'steer', category: 'tool_spiral', message: 'try another query' } : { action: 'allow' },
-        observe: async () => ({ action: 'allow' }),
-      }),
-    };
     const file = writeFile('steered.jsonl', `${JSON.stringify(looping)}\n${JSON.stringify(productive)}\n`);
     const steered = io();
     assert.equal(await runReplayCommand([file, '--html', 'steered.html'], steered, steerOnly), 0, steered.stderr.text);
