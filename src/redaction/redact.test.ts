@@ -12,6 +12,27 @@ describe('redact', () => {
     });
   }
 
+  test('a token joined to its neighbours by underscores is found', () => {
+    const tokens = [
+      'ghp_1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ',
+      'sk-proj-Xq9vT3bLbkFJ2mN8pQ4rS6tU1wY7zA0c',
+      'sk_live_4eC39HqLyjWDarjtT1zdp7dcQ2',
+      'hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh',
+      'AKIAIOSFODNN7EXAMPLE',
+      'npm_Ab3dEf6hIj9lMn0pQr3tUv6xYz9AbC2eFg5h',
+    ];
+    for (const token of tokens) {
+      for (const text of [`push_${token}`, `${token}_old`, `branch feature_${token}_backup merged`]) {
+        const out = redact(text);
+        assert.ok(!out.includes(token.slice(4)), `${text} -> ${out}`);
+        assert.match(out, /\[REDACTED\]/);
+      }
+    }
+    // Letters or digits right before a prefix still make it part of a longer word.
+    assert.equal(redact('task-list and desk-lamp-adjustment-guide-v2'), 'task-list and desk-lamp-adjustment-guide-v2');
+    assert.equal(redact('AskForeignKeyConstraint_ghp_short'), 'AskForeignKeyConstraint_ghp_short');
+  });
+
   test('every password of an env dump goes, the names stay', () => {
     const out = redact('DB_PASS=hunter2\nSMTP_PASS=mailme\nDB_PWD=Pwd4Db\nAPP_JWT=s1gn3d.t0k3n.v4lu3\nEDITOR=vi');
     for (const secret of ['hunter2', 'mailme', 'Pwd4Db', 's1gn3d.t0k3n.v4lu3']) assert.ok(!out.includes(secret), out);
