@@ -97,7 +97,7 @@ const TOOL_CALL_LISTENER_HOOKS: { readonly [K in keyof ToolCallListener]-?: true
  * serve as a `ModelCallListener`. A listener with none of the hooks would
  * hear nothing, as a misspelt hook (`onToolStart`) would: it is refused.
  */
-const isToolCallListener: OptionRule = (value, path) => {
+export const isToolCallListener: OptionRule = (value, path) => {
   is.object()(value, path);
   const listener = value as Record<string, unknown>;
   const hooks = Object.keys(TOOL_CALL_LISTENER_HOOKS);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { MAX_TIMER_MS } from '../errors/validate-options.ts';
-import { AgentBreaker } from './index.ts';
+import { AgentBreaker, InMemoryBreakerStore } from './index.ts';
 import { BreakerDriver } from './test-support/breaker-driver.ts';
 
 function rejects(options: unknown, option: string) {
@@ -54,6 +54,27 @@ describe('AgentBreaker options', () => {
     rejects({ checkFreshnessMs: Number.NaN }, 'checkFreshnessMs');
     rejects({ store: {} }, 'store');
     rejects({ now: 5 }, 'now');
+  });
+
+  test('a store is checked when the breaker is built, not when a method is first needed', () => {
+    const inner = new InMemoryBreakerStore();
+    // A wrapper that forgot delete(): reset() would have thrown in the middle of a run.
+    const partial = { read: inner.read.bind(inner), apply: inner.apply.bind(inner) };
+    assert.throws(
+      () => new AgentBreaker({ store: partial as never }),
+      (e: unknown) => e instanceof InvalidOptionError && e.option === 'store' && /delete is not a function/.test(e.message),
+    );
+    assert.throws(
+      () => new AgentBreaker({ store: { ...partial, delete: inner.delete.bind(inner), ping: 'yes' } as never }),
+      (e: unknown) => e instanceof InvalidOptionError && e.option === 'store.ping' && /must be a function/.test(e.message),
+    );
+    assert.throws(
+      () => new AgentBreaker({ store: null as never }),
+      (e: unknown) => e instanceof InvalidOptionError && e.option === 'store' && /got null/.test(e.message),
+    );
+    // Methods on a prototype count, as on every class-based store.
+    class TracingStore extends InMemoryBreakerStore {}
+    assert.ok(new AgentBreaker({ store: new TracingStore() }));
   });
 
   test('a time above the timer maximum is refused, naming the option and the range', () => {

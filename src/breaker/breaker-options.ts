@@ -522,9 +522,7 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
     'budget',
   ]);
   const store = top.raw('store');
-  if (store !== undefined && (store === null || typeof (store as BreakerStore).read !== 'function' || typeof (store as BreakerStore).apply !== 'function')) {
-    throw new InvalidOptionError('store', 'must implement BreakerStore (read, apply, delete)');
-  }
+  if (store !== undefined) checkStore(store);
 
   const spiral = new OptionReader(top.raw('toolSpiral'), 'toolSpiral', [
     'enabled',
@@ -677,4 +675,22 @@ function withoutUndefined<T extends object>(value: T): T {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = v;
   return out as T;
+}
+
+const STORE_METHODS = ['read', 'apply', 'delete'] as const satisfies readonly (keyof BreakerStore)[];
+const OPTIONAL_STORE_METHODS = ['addSteers', 'takeSteers', 'claimFirst', 'addAlias', 'sessionOfAlias', 'putNote', 'readNote', 'listOpen', 'ping', 'status'] as const satisfies readonly (keyof BreakerStore)[];
+
+/**
+ * A store is used long after the breaker is built (`delete` only on a
+ * reset), so a missing or misspelt method is refused here rather than
+ * failing in the middle of a run.
+ */
+function checkStore(store: unknown): void {
+  if (store === null || typeof store !== 'object') throw new InvalidOptionError('store', `must implement BreakerStore (${STORE_METHODS.join(', ')}), got ${store === null ? 'null' : typeof store}`);
+  const methods = store as Record<string, unknown>;
+  const missing = STORE_METHODS.filter((name) => typeof methods[name] !== 'function');
+  if (missing.length > 0) throw new InvalidOptionError('store', `must implement BreakerStore (${STORE_METHODS.join(', ')}): ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not a function`);
+  for (const name of OPTIONAL_STORE_METHODS) {
+    if (methods[name] !== undefined && typeof methods[name] !== 'function') throw new InvalidOptionError(`store.${name}`, `must be a function when present, got ${typeof methods[name]}`);
+  }
 }

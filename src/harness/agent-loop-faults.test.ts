@@ -114,6 +114,21 @@ describe('AgentLoop: every run returns', () => {
     }
     assert.equal(new AgentLoop({ client, timeoutMs: 2 ** 31 - 1 }).timeoutMs, 2 ** 31 - 1);
   });
+
+  test('a listener with a misspelt or non-function hook is refused, as the ToolCallAdvisor refuses it', () => {
+    const client = ChatClient.create(scriptedModelStub());
+    const bad: Array<[unknown[], string, RegExp]> = [
+      [[{ onToolEnd: () => {} }], 'listeners[0]', /at least one of onToolCallStart, onToolCallEnd, onToolCallError.*onToolEnd/],
+      [[{ onToolCallEnd: () => {} }, { onToolCallError: 'log' }], 'listeners[1].onToolCallError', /must be a function/],
+    ];
+    for (const [listeners, option, message] of bad) {
+      assert.throws(
+        () => new AgentLoop({ client, listeners: listeners as never }),
+        (e: unknown) => InvalidOptionError.isInstance(e) && e.option === option && message.test(e.message),
+      );
+    }
+    assert.ok(new AgentLoop({ client, listeners: [{ onToolCallEnd: () => {} }] }));
+  });
 });
 
 describe('tool time limits', () => {

@@ -13,6 +13,7 @@ import { CONTINUATION_TURN } from '../chat/observation.ts';
 import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-listener.ts';
 import { MODEL_CALL_LISTENERS, type ModelCallListener } from '../chat/model-call-listener.ts';
 import { toolResultMessage } from '../advisors/tool-execution.ts';
+import { isToolCallListener } from '../advisors/tool-call-advisor.ts';
 import { InvalidToolApprovalError, toolApprovalResponse } from '../advisors/tool-approval.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { AgentBreakerError } from '../breaker/breaker-errors.ts';
@@ -169,7 +170,7 @@ const AGENT_LOOP_RULES: OptionRules<AgentLoopOptions> = {
   },
   prices: is.object(),
   modelId: is.string({ nonEmpty: true }),
-  listeners: is.arrayOf(is.object()),
+  listeners: is.arrayOf(isToolCallListener),
   onProgress: is.function(),
   abortSignal: is.having('an AbortSignal', 'aborted', 'addEventListener'),
   conversationId: is.string({ nonEmpty: true }),
