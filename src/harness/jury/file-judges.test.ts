@@ -1,6 +1,7 @@
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InvalidOptionError } from '../../errors/governor-error.ts';
@@ -46,6 +47,59 @@ test('fileContainsJudge fails for a missing file or a directory and abstains wit
   assert.equal((await fileContainsJudge('nope.md', 'x').judge({ goal, workingDirectory })).status, 'fail');
   assert.equal((await fileContainsJudge('src', 'x').judge({ goal, workingDirectory })).status, 'fail');
   assert.equal((await fileContainsJudge('README.md', 'x').judge({ goal })).status, 'abstain');
+});
+
+describe('what the agent left in the working directory is judged as its work only', () => {
+  let outside: string;
+  before(() => {
+    outside = mkdtempSync(path.join(tmpdir(), 'file-judges-outside-'));
+    writeFileSync(path.join(outside, 'host.txt'), 'All tests pass.\n');
+    symlinkSync(path.join(outside, 'host.txt'), path.join(workingDirectory, 'report.txt'));
+    symlinkSync('README.md', path.join(workingDirectory, 'summary.md'));
+    symlinkSync('/dev/zero', path.join(workingDirectory, 'zero.txt'));
+    execFileSync('mkfifo', [path.join(workingDirectory, 'pipe.txt')]);
+  });
+  after(() => rmSync(outside, { recursive: true, force: true }));
+
+  test('a link out of the working directory is not read, and does not count as the file', async () => {
+    for (const judge of [fileContainsJudge('report.txt', 'tests pass'), fileExistsJudge('report.txt')]) {
+      const verdict = await judge.judge({ goal, workingDirectory });
+      assert.equal(verdict.status, 'fail', judge.name);
+      assert.match(verdict.reasoning, /outside the working directory/);
+    }
+    // A link to /dev/zero would be read until memory runs out.
+    const zero = await fileContainsJudge('zero.txt', 'x').judge({ goal, workingDirectory });
+    assert.equal(zero.status, 'fail');
+    assert.match(zero.reasoning, /outside the working directory/);
+  });
+
+  test('a link that stays inside the working directory is followed', async () => {
+    assert.equal((await fileContainsJudge('summary.md', 'tests pass').judge({ goal, workingDirectory })).status, 'pass');
+    assert.equal((await fileExistsJudge('summary.md').judge({ goal, workingDirectory })).status, 'pass');
+  });
+
+  test('a FIFO or a device is refused at once, not waited on or read', async () => {
+    const timeout = new Promise<'waiting'>((resolve) => setTimeout(resolve, 2_000, 'waiting').unref());
+    const verdict = await Promise.race([fileContainsJudge('pipe.txt', 'x').judge({ goal, workingDirectory }), timeout]);
+    assert.notEqual(verdict, 'waiting', 'the judge waited for a writer on the FIFO');
+    assert.equal(typeof verdict === 'object' && verdict.status, 'fail');
+    assert.match(typeof verdict === 'object' ? verdict.reasoning : '', /not a regular file/);
+    const device = await fileContainsJudge('/dev/null', 'x').judge({ goal });
+    assert.equal(device.status, 'fail');
+    assert.match(device.reasoning, /not a regular file/);
+  });
+
+  test('a file larger than maxBytes is an error, not read whole', async () => {
+    writeFileSync(path.join(workingDirectory, 'big.log'), 'x'.repeat(2048));
+    const verdict = await fileContainsJudge('big.log', 'x', { maxBytes: 1024 }).judge({ goal, workingDirectory });
+    assert.equal(verdict.status, 'error');
+    assert.match(verdict.reasoning, /larger than maxBytes \(1024 bytes\)/);
+    assert.equal((await fileContainsJudge('big.log', 'x', { maxBytes: 2048 }).judge({ goal, workingDirectory })).status, 'pass');
+    assert.throws(
+      () => fileContainsJudge('big.log', 'x', { maxBytes: 0 }),
+      (e) => e instanceof InvalidOptionError && e.option === 'maxBytes',
+    );
+  });
 });
 
 test('bad arguments are rejected at construction', () => {
