@@ -103,6 +103,52 @@ describe('PostgresChatMemoryRepository', () => {
     }
   });
 
+  test('a role with only SELECT, INSERT and DELETE on existing tables uses them without creating anything', async () => {
+    const suffix = randomBytes(6).toString('hex');
+    const schema = `chat_memory_test_schema_${suffix}`;
+    const role = `chat_memory_test_dml_${suffix}`;
+    const password = randomBytes(12).toString('hex');
+    const tableName = `${schema}.chat`;
+    const admin = new pg.Client({ connectionString, connectionTimeoutMillis: 2000 });
+    await admin.connect();
+    const roleUrl = new URL(connectionString);
+    roleUrl.username = role;
+    roleUrl.password = password;
+    const app = new PostgresChatMemoryRepository({ connectionString: roleUrl.toString(), tableName, connectTimeoutMs: 2000 });
+    const missing = new PostgresChatMemoryRepository({ connectionString: roleUrl.toString(), tableName: `${schema}.missing`, connectTimeoutMs: 2000 });
+    try {
+      // A schema of the test's own: a new role has USAGE on it only when granted, and never CREATE.
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`);
+      const owner = new PostgresChatMemoryRepository({ connectionString, tableName, connectTimeoutMs: 2000 });
+      await owner.append('c', [userText('written by the owner')]);
+      await owner.close();
+      await admin.query(`GRANT USAGE ON SCHEMA ${schema} TO ${role}`);
+      await admin.query(`GRANT SELECT, INSERT, DELETE ON ${tableName}, ${tableName}_schema_migrations TO ${role}`);
+
+      assert.deepStrictEqual(await app.findByConversationId('c'), [userText('written by the owner')]);
+      await app.append('c', [userText('from the app')]);
+      assert.deepStrictEqual(await app.findByConversationId('c'), [userText('written by the owner'), userText('from the app')]);
+      await app.saveAll('d', [userText('saved')]);
+      assert.deepStrictEqual(await app.findConversationIds(), ['c', 'd']);
+      await app.deleteByConversationId('d');
+      assert.deepStrictEqual(await app.findConversationIds(), ['c']);
+
+      // The role really may not create: a table that does not exist yet is a store error.
+      await assert.rejects(missing.findConversationIds(), (error: unknown) => {
+        assert.ok(error instanceof ChatMemoryStoreError);
+        assert.match(error.message, /failed to create or migrate its schema: .*permission denied/);
+        return true;
+      });
+    } finally {
+      await app.close();
+      await missing.close();
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.query(`DROP ROLE IF EXISTS ${role}`);
+      await admin.end();
+    }
+  });
+
   test('an unreachable server fails the call with a store error naming the server, without the password', async () => {
     const repository = new PostgresChatMemoryRepository({
       connectionString: 'postgres://governor:s3cret@127.0.0.1:1/nowhere',

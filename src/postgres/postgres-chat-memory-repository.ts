@@ -56,6 +56,8 @@ const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
+const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
+
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 const MAX_TABLE_PART_LENGTH = 45;
 /** First key of the advisory lock that serialises schema changes; the second is the table's hash. */
@@ -73,7 +75,10 @@ const POSTGRES_CHAT_MEMORY_REPOSITORY_OPTION_RULES: OptionRules<PostgresChatMemo
  * Chat memory in PostgreSQL through `pg`, for services with several replicas.
  *
  * The table is created (or migrated) on first use, inside a transaction that
- * holds an advisory lock, so replicas starting together do not race. Each
+ * holds an advisory lock, so replicas starting together do not race. When the
+ * schema is already current nothing is created, so a role with only SELECT,
+ * INSERT and DELETE on the two tables (and USAGE on their schema) can use
+ * tables that their owner or a migration job created. Each
  * append takes a transaction-scoped advisory lock on its conversation and
  * numbers its messages after the conversation's last one: concurrent writers
  * never lose messages and every batch stays contiguous. Messages are stored
@@ -201,7 +206,19 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
     return this.#schemaReady;
   }
 
+  /**
+   * Checks the schema version first, without DDL: PostgreSQL checks the
+   * CREATE privilege even for `CREATE TABLE IF NOT EXISTS` on a table that
+   * exists. Only a missing or older schema takes the lock and runs DDL.
+   */
   async #migrate(): Promise<void> {
+    let current: number;
+    try {
+      current = await this.#schemaVersion(this.#pool);
+    } catch (error) {
+      throw new ChatMemoryStoreError(this.#store, 'check its schema', error);
+    }
+    if (current === LATEST_VERSION) return;
     await this.#transaction('create or migrate its schema', async (client) => {
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [SCHEMA_LOCK_NAMESPACE, this.#table]);
       await client.query(
@@ -210,18 +227,27 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
           applied_at timestamptz NOT NULL DEFAULT now()
         )`,
       );
-      const result = await client.query(`SELECT COALESCE(MAX(version), 0) AS version FROM ${this.#migrationsTable}`);
-      const current = Number((result.rows[0] as { version?: unknown } | undefined)?.version ?? 0);
-      const latest = MIGRATIONS.at(-1)?.version ?? 0;
-      if (current > latest) {
-        throw new Error(`its chat memory schema is version ${current}, newer than this version of the library knows (${latest}); upgrade the library`);
-      }
+      // Read again under the lock: another replica may have migrated meanwhile.
+      const version = await this.#schemaVersion(client);
       for (const migration of MIGRATIONS) {
-        if (migration.version <= current) continue;
+        if (migration.version <= version) continue;
         for (const statement of migration.statements(this.#table)) await client.query(statement);
         await client.query(`INSERT INTO ${this.#migrationsTable} (version) VALUES ($1)`, [migration.version]);
       }
     });
+  }
+
+  /** The recorded schema version, 0 when there is none; refuses one newer than this library knows. */
+  async #schemaVersion(queryable: Pool | PoolClient): Promise<number> {
+    // to_regclass resolves the name as the queries do (search_path, or its schema) and needs no privilege on the table.
+    const found = await queryable.query('SELECT to_regclass($1) IS NOT NULL AS present', [this.#migrationsTable]);
+    if ((found.rows[0] as { present?: unknown } | undefined)?.present !== true) return 0;
+    const result = await queryable.query(`SELECT COALESCE(MAX(version), 0) AS version FROM ${this.#migrationsTable}`);
+    const version = Number((result.rows[0] as { version?: unknown } | undefined)?.version ?? 0);
+    if (version > LATEST_VERSION) {
+      throw new Error(`its chat memory schema is version ${version}, newer than this version of the library knows (${LATEST_VERSION}); upgrade the library`);
+    }
+    return version;
   }
 
   async #query(operation: string, text: string, values?: unknown[]): Promise<QueryResult> {

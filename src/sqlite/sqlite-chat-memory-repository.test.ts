@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -144,6 +145,149 @@ test('a database with a newer schema than this library knows is refused, not alt
     tables.map((row) => row.name),
     ['chat_memory_schema_migrations'],
   );
+});
+
+/** A second connection to `path` that takes the write lock now and gives it up after `ms`. */
+function holdWriteLock(path: string, ms: number): { released: Promise<void> } {
+  const holder = new DatabaseSync(path);
+  holder.exec('BEGIN IMMEDIATE');
+  return {
+    released: new Promise((resolve) =>
+      setTimeout(() => {
+        holder.exec('COMMIT');
+        holder.close();
+        resolve();
+      }, ms),
+    ),
+  };
+}
+
+/** How late a timer set now for `ms` fires: how long the event loop stalls meanwhile. */
+function timerLateness(ms: number): Promise<number> {
+  const start = performance.now();
+  return new Promise((resolve) => setTimeout(() => resolve(performance.now() - start - ms), ms));
+}
+
+test('waiting for another writer does not block the event loop, and the append then succeeds', async () => {
+  const path = databaseFile();
+  using repository = new SqliteChatMemoryRepository({ path });
+  await repository.append('c', [userText('first')]);
+
+  const lock = holdWriteLock(path, 1000);
+  const started = performance.now();
+  // Set before the append starts: a synchronous wait may begin inside the call itself.
+  const late = timerLateness(50);
+  // A synchronous busy wait would freeze this process, the holder's release timer included.
+  await repository.append('c', [userText('second')]);
+  const lateness = await late;
+  await lock.released;
+  assert.ok(lateness < 300, `a 50 ms timer fired ${Math.round(lateness)} ms late while the append waited`);
+  assert.ok(performance.now() - started >= 900, 'the append waited for the lock');
+  assert.deepStrictEqual(await repository.findByConversationId('c'), [userText('first'), userText('second')]);
+});
+
+test('a lock held past busyTimeoutMs fails the call with a store error, without blocking meanwhile', async () => {
+  const path = databaseFile();
+  using repository = new SqliteChatMemoryRepository({ path, busyTimeoutMs: 600 });
+  await repository.append('c', [userText('first')]);
+
+  const lock = holdWriteLock(path, 1200);
+  const started = performance.now();
+  const late = timerLateness(50);
+  await assert.rejects(repository.append('c', [userText('too late')]), (error: unknown) => {
+    assert.ok(error instanceof ChatMemoryStoreError);
+    assert.match(error.message, /failed to append to a conversation: .*locked/);
+    return true;
+  });
+  const waited = performance.now() - started;
+  const lateness = await late;
+  await lock.released;
+  assert.ok(lateness < 300, `a 50 ms timer fired ${Math.round(lateness)} ms late while the append waited`);
+  assert.ok(waited >= 580 && waited < 1150, `gave up after ${Math.round(waited)} ms`);
+  assert.deepStrictEqual(await repository.findByConversationId('c'), [userText('first')]);
+});
+
+test('a database whose schema is current is read without taking the write lock', async () => {
+  const path = databaseFile();
+  const writer = new SqliteChatMemoryRepository({ path });
+  await writer.append('c', [userText('stored')]);
+  writer.close();
+
+  const lock = holdWriteLock(path, 300);
+  try {
+    // busyTimeoutMs 0: the read succeeds only if opening does not wait for the writer.
+    using reader = new SqliteChatMemoryRepository({ path, busyTimeoutMs: 0 });
+    assert.deepStrictEqual(await reader.findByConversationId('c'), [userText('stored')]);
+  } finally {
+    await lock.released;
+  }
+});
+
+test('a read-only database whose schema is current can be read; writes fail with a store error', async () => {
+  const path = databaseFile();
+  const writer = new SqliteChatMemoryRepository({ path });
+  await writer.append('c', [userText('stored')]);
+  writer.close();
+  // Not in WAL mode, as a copy made by another tool may be: switching it would need a write.
+  const database = new DatabaseSync(path);
+  database.exec('PRAGMA journal_mode = DELETE');
+  database.close();
+
+  // Read-only through the URI rather than file modes, which do not stop root (tests may run
+  // as root); SQLite treats a file it may not write the same way.
+  using reader = new SqliteChatMemoryRepository({ path: `file:${path}?mode=ro` });
+  assert.deepStrictEqual(await reader.findByConversationId('c'), [userText('stored')]);
+  assert.deepStrictEqual(await reader.findConversationIds(), ['c']);
+  await assert.rejects(reader.append('c', [userText('refused')]), (error: unknown) => {
+    assert.ok(error instanceof ChatMemoryStoreError);
+    assert.match(error.message, /failed to append to a conversation: .*readonly/);
+    return true;
+  });
+  // The failed write left no transaction open: reading still works.
+  assert.deepStrictEqual(await reader.findByConversationId('c'), [userText('stored')]);
+});
+
+/** Paths this process has open that start with `prefix`; undefined where /proc is missing. */
+function openFiles(prefix: string): string[] | undefined {
+  if (!existsSync('/proc/self/fd')) return undefined;
+  return readdirSync('/proc/self/fd')
+    .map((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    })
+    .filter((file) => file.startsWith(prefix));
+}
+
+test('close() releases the database: its files are closed and the WAL is checkpointed and removed', async () => {
+  const path = databaseFile();
+  const repository = new SqliteChatMemoryRepository({ path });
+  await repository.append('c', [userText('stored')]);
+  assert.ok(existsSync(`${path}-wal`), 'the database runs in WAL mode');
+  assert.notDeepStrictEqual(openFiles(path), []);
+
+  repository.close();
+  assert.equal(existsSync(`${path}-wal`), false);
+  assert.equal(existsSync(`${path}-shm`), false);
+  const open = openFiles(path);
+  if (open !== undefined) assert.deepStrictEqual(open, []);
+});
+
+test('a write that fails inside its transaction rolls it back: the next write works', async () => {
+  const path = databaseFile();
+  using repository = new SqliteChatMemoryRepository({ path });
+  await repository.append('c', [userText('first')]);
+  // Aborts the INSERT but not the transaction around it, which the repository must end itself.
+  const database = new DatabaseSync(path);
+  database.exec(`CREATE TRIGGER refuse BEFORE INSERT ON chat_memory_messages WHEN NEW.conversation_id = 'refused'
+    BEGIN SELECT RAISE(ABORT, 'refused by trigger'); END`);
+  database.close();
+
+  await assert.rejects(repository.append('refused', [userText('no')]), /refused by trigger/);
+  await repository.append('c', [userText('second')]);
+  assert.deepStrictEqual(await repository.findByConversationId('c'), [userText('first'), userText('second')]);
 });
 
 test('a closed repository refuses work with a store error', async () => {

@@ -14,8 +14,9 @@ export interface SqliteChatMemoryRepositoryOptions {
   /** Database file, created if missing; `':memory:'` for a private in-memory database. */
   path: string;
   /**
-   * How long a write waits for another connection (or process) holding the
-   * database lock before it fails.
+   * How long a call waits for another connection (or process) holding the
+   * database lock before it fails. The wait is asynchronous: other work of
+   * the process goes on meanwhile.
    * @default 5000
    */
   busyTimeoutMs?: number;
@@ -67,9 +68,12 @@ const SQLITE_CHAT_MEMORY_REPOSITORY_OPTION_RULES: OptionRules<SqliteChatMemoryRe
  * server. Several processes may share one database file.
  *
  * The database is opened on first use in WAL mode (readers do not block the
- * writer) and its schema is created or migrated then. Every write runs in an
- * immediate transaction, so appends from many connections or processes are
- * serialised: none is lost and each batch stays contiguous.
+ * writer) and its schema is created or migrated then; a database whose schema
+ * is current is not written to on opening, so a read-only file can be read.
+ * Every write runs in an immediate transaction, so appends from many
+ * connections or processes are serialised: none is lost and each batch stays
+ * contiguous. A call that finds the database locked by another writer waits
+ * for it asynchronously, for up to `busyTimeoutMs`.
  */
 export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposable {
   readonly #path: string;
@@ -136,7 +140,12 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
     this.#statements = undefined;
     const database = this.#database;
     this.#database = undefined;
-    if (database?.isOpen === true) database.close();
+    // No `isOpen` check: that getter only exists from Node 22.15, and before it
+    // reads as undefined, which left the file open. This handle is only ever
+    // closed here, once; close() must not throw (it runs on `using` disposal).
+    try {
+      database?.close();
+    } catch {}
   }
 
   [Symbol.dispose](): void {
@@ -149,7 +158,11 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
     }
   }
 
-  /** Runs `work` in an immediate transaction: the write lock is taken before anything is read. */
+  /**
+   * Runs `work` in an immediate transaction: the write lock is taken before
+   * anything is read. A whole attempt is repeated when the database is busy;
+   * it has changed nothing then, as it is rolled back.
+   */
   #write(operation: string, work: (statements: Statements) => void): Promise<void> {
     return this.#run(operation, (statements, database) => {
       database.exec('BEGIN IMMEDIATE');
@@ -157,36 +170,47 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
         work(statements);
         database.exec('COMMIT');
       } catch (error) {
-        if (database.isTransaction) database.exec('ROLLBACK');
+        rollback(database);
         throw error;
       }
     });
   }
 
+  /**
+   * Runs `work` on the open database, all within one `busyTimeoutMs`: opening
+   * and every attempt that finds the database locked.
+   */
   async #run<T>(operation: string, work: (statements: Statements, database: DatabaseSync) => T): Promise<T> {
+    const deadline = performance.now() + this.#busyTimeoutMs;
     try {
-      const database = this.#database ?? (await (this.#opening ??= this.#openWaiting().finally(() => (this.#opening = undefined))));
-      if (this.#closed) throw new Error('the repository has been closed');
-      return work(this.#statements ?? this.#prepare(database), database);
+      const database = this.#database ?? (await (this.#opening ??= this.#whileBusy(deadline, () => this.#open()).finally(() => (this.#opening = undefined))));
+      return await this.#whileBusy(deadline, () => {
+        if (this.#closed) throw new Error('the repository has been closed');
+        return work(this.#statements ?? this.#prepare(database), database);
+      });
     } catch (error) {
       throw new ChatMemoryStoreError(this.#store, operation, error);
     }
   }
 
   /**
-   * Opens the database, waiting out other connections for up to
-   * `busyTimeoutMs`. Switching a new file to WAL can fail with "database is
-   * locked" without SQLite's busy handler ever waiting (another process is
-   * creating or switching the same file), so the open is retried here.
+   * Runs `attempt` again while it fails because another connection holds the
+   * lock, until `deadline`. The connection's busy timeout is 0, so a locked
+   * database fails at once instead of SQLite's busy handler sleeping, which
+   * would block the whole event loop; the pauses between attempts (jittered,
+   * growing to 100 ms) are awaited instead. The same covers opening: switching
+   * a new file to WAL can report "database is locked" while another process
+   * creates or switches it.
    */
-  async #openWaiting(): Promise<DatabaseSync> {
-    const deadline = performance.now() + this.#busyTimeoutMs;
+  async #whileBusy<T>(deadline: number, attempt: () => T): Promise<T> {
     for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
       try {
-        return this.#open();
+        return attempt();
       } catch (error) {
-        if (!isBusy(error) || performance.now() + pause > deadline) throw error;
-        await sleep(pause * (0.5 + Math.random() / 2));
+        const remaining = deadline - performance.now();
+        if (!isBusy(error) || remaining <= 0) throw error;
+        // One last attempt at the deadline, rather than giving up a pause before it.
+        await sleep(Math.min(remaining, pause * (0.5 + Math.random() / 2)));
       }
     }
   }
@@ -194,12 +218,15 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
   #open(): DatabaseSync {
     if (this.#closed) throw new Error('the repository has been closed');
     if (this.#database !== undefined) return this.#database;
-    const database = new DatabaseSync(this.#path, { timeout: this.#busyTimeoutMs });
+    // No busy timeout (SQLite's default is 0): see #whileBusy. Inside a write
+    // transaction nothing needs one either: BEGIN IMMEDIATE already holds the
+    // write lock, and in WAL mode neither writing nor COMMIT waits for readers.
+    // Should a statement there still find the database busy (a file another
+    // program keeps in rollback-journal mode), the attempt is rolled back and
+    // repeated like a BEGIN that found it locked.
+    const database = new DatabaseSync(this.#path);
     try {
-      // WAL lets readers work while a writer commits; the setting persists in the file.
-      database.exec('PRAGMA journal_mode = WAL');
-      database.exec(`PRAGMA busy_timeout = ${this.#busyTimeoutMs}`);
-      migrate(database);
+      prepareSchema(database);
     } catch (error) {
       database.close();
       throw error;
@@ -226,16 +253,66 @@ function isBusy(error: unknown): boolean {
   return typeof code === 'number' && ((code & 0xff) === 5 || (code & 0xff) === 6);
 }
 
+/** SQLITE_READONLY, with any extended code. */
+function isReadOnly(error: unknown): boolean {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof code === 'number' && (code & 0xff) === 8;
+}
+
+/**
+ * Ends the transaction `database` may be in. Not guarded by `isTransaction`,
+ * which only exists from Node 22.16 (before it, it reads as undefined and no
+ * transaction was ever rolled back); SQLite may also have rolled back on its
+ * own, so "no transaction is active" is expected here.
+ */
+function rollback(database: DatabaseSync): void {
+  try {
+    database.exec('ROLLBACK');
+  } catch {}
+}
+
+const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
+
+/** The schema version recorded in the database, 0 for none; only reads. */
+function schemaVersion(database: DatabaseSync): number {
+  const table = database.prepare("SELECT 1 AS present FROM sqlite_master WHERE type = 'table' AND name = ?").get(MIGRATIONS_TABLE);
+  if (table === undefined) return 0;
+  return Number(database.prepare(`SELECT COALESCE(MAX(version), 0) AS version FROM ${MIGRATIONS_TABLE}`).get()?.version ?? 0);
+}
+
+function assertKnownVersion(version: number): void {
+  if (version > LATEST_VERSION) {
+    throw new Error(`its chat memory schema is version ${version}, newer than this version of the library knows (${LATEST_VERSION}); upgrade the library`);
+  }
+}
+
+/**
+ * Switches the database to WAL and brings its schema up to date. It is only
+ * read first, and nothing is written when the schema is current: a database
+ * file this process may not write can then still be read (its writes fail).
+ */
+function prepareSchema(database: DatabaseSync): void {
+  const version = schemaVersion(database);
+  assertKnownVersion(version);
+  try {
+    // WAL lets readers work while a writer commits; the setting persists in the
+    // file, and asking for it again when it is set writes nothing.
+    database.exec('PRAGMA journal_mode = WAL');
+  } catch (error) {
+    // A read-only file in another journal mode: read it as it is.
+    if (!(isReadOnly(error) && version === LATEST_VERSION)) throw error;
+  }
+  if (version < LATEST_VERSION) migrate(database);
+}
+
 /** Brings the schema up to date; the immediate transaction keeps two processes from migrating at once. */
 function migrate(database: DatabaseSync): void {
   database.exec('BEGIN IMMEDIATE');
   try {
     database.exec(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`);
-    const current = Number(database.prepare(`SELECT COALESCE(MAX(version), 0) AS version FROM ${MIGRATIONS_TABLE}`).get()?.version ?? 0);
-    const latest = MIGRATIONS.at(-1)?.version ?? 0;
-    if (current > latest) {
-      throw new Error(`its chat memory schema is version ${current}, newer than this version of the library knows (${latest}); upgrade the library`);
-    }
+    // Read again under the lock: another process may have migrated meanwhile.
+    const current = schemaVersion(database);
+    assertKnownVersion(current);
     const record = database.prepare(`INSERT INTO ${MIGRATIONS_TABLE} (version, applied_at) VALUES (?, ?)`);
     for (const migration of MIGRATIONS) {
       if (migration.version <= current) continue;
@@ -244,7 +321,7 @@ function migrate(database: DatabaseSync): void {
     }
     database.exec('COMMIT');
   } catch (error) {
-    if (database.isTransaction) database.exec('ROLLBACK');
+    rollback(database);
     throw error;
   }
 }
