@@ -4,6 +4,12 @@ import type { BreakerAction, BreakerCategory, BreakerEvidence } from './breaker-
  * What to tell the model (steer, block) or people (stop), per loop type: what
  * is repeating, and what to do instead. Steering is addressed to the model in
  * the second person; a stop is addressed to whoever reads the error.
+ *
+ * A stop message holds no content (no words of the model, a tool or the
+ * user): it becomes the error's message, the breaker's open reason, span
+ * statuses, exception events and `AgentLoop`'s reason, all of which are
+ * recorded whatever the content setting. Tool and sub-agent names are not
+ * content. A steer goes back to the model and may quote it.
  */
 export function breakerMessage(category: BreakerCategory, action: Exclude<BreakerAction, 'allow'>, evidence: BreakerEvidence): string {
   const prefix = action === 'block' ? 'This call was NOT executed. ' : action === 'stop' ? 'Agent stopped: ' : '';
@@ -52,8 +58,21 @@ function stopText(category: BreakerCategory, e: BreakerEvidence): string {
     case 'delegation_loop':
       return `delegation loop — ${e.detail}.`;
     case 'text_repetition':
-      return `text repetition — ${e.detail}.`;
+      // The evidence's detail may quote the reply: the stop says what repeated in numbers only.
+      return `text repetition — ${repetitionSummary(e)}.`;
     case 'budget':
       return `session budget exhausted — ${e.detail} (${e.tokens ?? '?'} of ${e.maxTokens ?? '?'} tokens${e.maxCostUsd !== undefined ? `, $${e.costUsd ?? 0} of $${e.maxCostUsd}` : ''}).`;
   }
+}
+
+/** What repeated in the model's text, without quoting it. */
+function repetitionSummary(e: BreakerEvidence): string {
+  if (e.pattern === 'across_replies') {
+    const alike = e.similarity === undefined ? '' : e.similarity === 1 ? ' (identical)' : ` (at least ${Math.round(e.similarity * 100)}% alike)`;
+    return `the model gave the same reply ${e.repeats ?? 'several'} times${alike} with nothing new in between`;
+  }
+  // Within one reply: a sentence said again and again (counted), or degenerate output (the share of repeated word sequences).
+  if (e.repeats !== undefined) return `one sentence of the model's reply was repeated ${e.repeats} times`;
+  if (e.similarity !== undefined) return `the model's reply keeps repeating itself (${Math.round(e.similarity * 100)}% of its word sequences are repeats)`;
+  return "the model's reply keeps repeating itself";
 }

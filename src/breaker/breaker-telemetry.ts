@@ -1,7 +1,7 @@
 import { trace, type Attributes, type Span } from '@opentelemetry/api';
 import { redact } from '../redaction/redact.ts';
 import { meterInstruments } from '../telemetry/instruments.ts';
-import { contentRecordingOf } from '../telemetry/spans.ts';
+import { callTelemetry, contentRecordingOf } from '../telemetry/spans.ts';
 import { recordsContentByDefault } from '../telemetry/telemetry-options.ts';
 import { ATTR_BREAKER_ACTION_LABEL, ATTR_BREAKER_CATEGORY_LABEL } from '../telemetry/semconv.ts';
 import type { BreakerEventRecord } from './breaker-events.ts';
@@ -27,33 +27,40 @@ function countEscalation(category: string, action: string): void {
  * breaker's `on(...)` listeners: a span event on the active span (the
  * AgentBreaker's advisor span inside a ChatClient call) and the
  * `governor.breaker.escalations` counter (attributes `category`, `action`).
- * The evidence's `detail` is added to the event (redacted) only when content
- * recording is on: the ChatClient call's `recordContent` when the event happens
- * inside one, else `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`.
- * Without a registered SDK both are skipped. Instruments are looked up on
- * each use, so an SDK registered after the breaker still receives them.
+ * Inside a ChatClient call both follow that call's settings: nothing at all
+ * when its telemetry is off, and the evidence's `detail` (redacted) only when
+ * it records content. Outside a call, the process default decides
+ * (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`). Without a
+ * registered SDK both are skipped. Instruments are looked up on each use, so
+ * an SDK registered after the breaker still receives them.
  */
 export class BreakerTelemetry {
   record(event: BreakerEventRecord): void {
+    const call = callTelemetry();
+    // A client with telemetry off adds nothing, not even to the application's span its call runs in.
+    if (call?.enabled === false) return;
     const span = trace.getActiveSpan();
+    if (event.type === 'escalation') countEscalation(event.category ?? 'none', event.action ?? 'none');
+    if (span === undefined) return;
+    // Session ids are the caller's (a header, a user name): a secret in one is masked, as in health() and logs.
+    const sessionId = redact(event.sessionId);
     if (event.type === 'escalation') {
-      countEscalation(event.category ?? 'none', event.action ?? 'none');
-      if (span === undefined) return;
       const attributes: Attributes = {
-        'governor.breaker.session_id': event.sessionId,
+        'governor.breaker.session_id': sessionId,
         'governor.breaker.category': event.category ?? 'none',
         'governor.breaker.action': event.action ?? 'none',
       };
       // The detail may quote what the model or a tool said: it is content, recorded only when content is.
-      // Inside a ChatClient call its own setting decides (`telemetry({ recordContent })`); elsewhere the process default.
-      if ((contentRecordingOf(span) ?? recordsContentByDefault()) && event.evidence?.detail)
+      // Its span's mark (an advisor span of the call) decides first, then the call the context belongs to, else the process default.
+      if ((contentRecordingOf(span) ?? call?.recordContent ?? recordsContentByDefault()) && event.evidence?.detail)
         attributes['governor.breaker.detail'] = redact(event.evidence.detail);
       span.addEvent(ESCALATION_EVENT, attributes);
-    } else if (span !== undefined) {
-      const attributes: Attributes = { 'governor.breaker.session_id': event.sessionId };
+    } else {
+      const attributes: Attributes = { 'governor.breaker.session_id': sessionId };
       if (event.from !== undefined) attributes['governor.breaker.from'] = event.from;
       if (event.to !== undefined) attributes['governor.breaker.to'] = event.to;
       if (event.category !== undefined) attributes['governor.breaker.category'] = event.category;
+      // Stop messages, warnings and notes hold no content (see breakerMessage): recorded whatever the content setting.
       if (event.message !== undefined) attributes['governor.breaker.message'] = redact(event.message);
       span.addEvent(`governor.breaker.${event.type}`, attributes);
     }
@@ -70,7 +77,7 @@ export function recordBreakerRecovery(sessionId: string, category: string, span:
   try {
     countEscalation(category, 'recover');
     span?.addEvent(ESCALATION_EVENT, {
-      'governor.breaker.session_id': sessionId,
+      'governor.breaker.session_id': redact(sessionId),
       'governor.breaker.category': category,
       'governor.breaker.action': 'recover',
     });

@@ -1,10 +1,11 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import { SpanKind, type Attributes, type Span } from '@opentelemetry/api';
+import { context, SpanKind, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import { BREAKER_RECOVERED, recordBreakerRecovery } from '../breaker/breaker-telemetry.ts';
+import { redact } from '../redaction/redact.ts';
 import * as A from '../telemetry/semconv.ts';
-import { activeTracer } from '../telemetry/instruments.ts';
-import { endSpan, markContentRecording, runInSpan, startSpan, traceIterable } from '../telemetry/spans.ts';
-import { telemetrySettings } from '../telemetry/telemetry-options.ts';
+import { activeTracer, meterInstruments } from '../telemetry/instruments.ts';
+import { endSpan, markContentRecording, startSpan, traceIterable, withCallTelemetry } from '../telemetry/spans.ts';
+import { telemetrySettings, type TelemetrySettings } from '../telemetry/telemetry-options.ts';
 import type { Advisor } from './advisor.ts';
 import { CONVERSATION_ID, conversationIdOf } from './advisor-context.ts';
 import type { ChatClientRequest } from './chat-client-request.ts';
@@ -27,7 +28,8 @@ function openClientSpan(model: LanguageModelV4, request: ChatClientRequest, advi
   if (span?.isRecording()) {
     const attributes: Attributes = { [A.ATTR_CHAT_CLIENT_ADVISORS]: advisors.map((a) => a.name) };
     const conversation = request.context.get(CONVERSATION_ID);
-    if (typeof conversation === 'string' && conversation !== '') attributes[A.ATTR_GEN_AI_CONVERSATION_ID] = conversation;
+    // The id is the caller's (a header, a user name): a secret in it is masked, as in health() and logs.
+    if (typeof conversation === 'string' && conversation !== '') attributes[A.ATTR_GEN_AI_CONVERSATION_ID] = redact(conversation);
     span.setAttributes(attributes);
   }
   return span;
@@ -56,6 +58,22 @@ function noteRecovery(request: ChatClientRequest, span: Span | undefined): void 
   recordBreakerRecovery(conversationIdOf(request.context), recovered.category, span);
 }
 
+/** Whether anything could be recorded: without an SDK a call marks no context. */
+function telemetryLive(): boolean {
+  return activeTracer() !== undefined || meterInstruments().live;
+}
+
+/**
+ * The context a call runs in: its span (when it has one) and its settings.
+ * What reports into the active context without the request at hand (the
+ * breaker's events and counter) follows the call's settings, so a client with
+ * telemetry off adds nothing to the application's span either.
+ */
+function callContext(span: Span | undefined, settings: TelemetrySettings): Context {
+  const ctx = withCallTelemetry(context.active(), settings);
+  return span === undefined ? ctx : trace.setSpan(ctx, span);
+}
+
 /** Runs one `call()` inside its `chat_client {model}` span. */
 export function traceClientCall(
   model: LanguageModelV4,
@@ -63,9 +81,11 @@ export function traceClientCall(
   advisors: readonly Advisor[],
   run: () => Promise<ChatClientResponse>,
 ): Promise<ChatClientResponse> {
-  if (!telemetrySettings(request.context).enabled) return run();
+  if (!telemetryLive()) return run();
+  const settings = telemetrySettings(request.context);
+  if (!settings.enabled) return context.with(callContext(undefined, settings), run);
   const span = openClientSpan(model, request, advisors, false);
-  return runInSpan(span, async () => {
+  return context.with(callContext(span, settings), async () => {
     try {
       const result = await run();
       noteRecovery(request, span);
@@ -100,8 +120,8 @@ export function traceClientStream(
     }
   };
   let span: Span | undefined;
-  // Without a tracer provider, no wrapper: one generator, as without telemetry.
-  if (activeTracer() === undefined) return source();
+  // Without an SDK, no wrapper: one generator, as without telemetry.
+  if (!telemetryLive()) return source();
   return traceIterable(
     () => {
       const prepared = prepare();
@@ -114,5 +134,6 @@ export function traceClientStream(
     (s, event) => {
       if (event.type === 'finish') describeResult(s, event.response);
     },
+    (ctx) => (request === undefined ? ctx : withCallTelemetry(ctx, telemetrySettings(request.context))),
   );
 }

@@ -1,6 +1,7 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { SpanKind, type Attributes, type Span } from '@opentelemetry/api';
 import { cachedPrice, priceUsage } from '../model/pricing.ts';
+import { redact } from '../redaction/redact.ts';
 import { inputMessagesAttribute, outputMessagesAttribute, systemInstructionsAttribute } from '../telemetry/content.ts';
 import { meterInstruments } from '../telemetry/instruments.ts';
 import * as A from '../telemetry/semconv.ts';
@@ -31,20 +32,24 @@ export interface ModelRoundObservation {
 const NOOP: ModelRoundObservation = { run: (fn) => fn(), end() {}, fail() {}, abandon() {}, retry() {} };
 
 // AI SDK provider ids (`openai.chat`, `anthropic.messages`) → GenAI `gen_ai.provider.name` values.
-const PROVIDER_NAMES: Readonly<Record<string, string>> = {
-  'amazon-bedrock': 'aws.bedrock',
-  azure: 'azure.ai.openai',
-  google: 'gcp.gemini',
-  'google-vertex': 'gcp.vertex_ai',
-  vertex: 'gcp.vertex_ai',
-  mistral: 'mistral_ai',
-  xai: 'x_ai',
-};
+// A Map, not an object literal: a provider id such as `constructor` must not find Object's prototype.
+const PROVIDER_NAMES: ReadonlyMap<string, string> = new Map([
+  ['amazon-bedrock', 'aws.bedrock'],
+  ['azure', 'azure.ai.openai'],
+  ['google', 'gcp.gemini'],
+  // `@ai-sdk/google-vertex` reports `google.vertex.chat`: Vertex AI, not the Gemini Developer API (`google.generative-ai`).
+  ['google.vertex', 'gcp.vertex_ai'],
+  ['google-vertex', 'gcp.vertex_ai'],
+  ['vertex', 'gcp.vertex_ai'],
+  ['mistral', 'mistral_ai'],
+  ['xai', 'x_ai'],
+]);
 
 /** The GenAI provider name of an AI SDK model. */
 export function providerName(provider: string): string {
-  const base = provider.split('.')[0] ?? provider;
-  return PROVIDER_NAMES[base] ?? base;
+  const [base = provider, second] = provider.split('.');
+  // Two segments first: one vendor's SDK may serve two GenAI providers (`google.vertex` is not `google`).
+  return (second === undefined ? undefined : PROVIDER_NAMES.get(`${base}.${second}`)) ?? PROVIDER_NAMES.get(base) ?? base;
 }
 
 /** GenAI finish reasons use underscores (`tool_calls`); the AI SDK uses dashes. */
@@ -163,7 +168,8 @@ function describeRequest(span: Span, request: ChatClientRequest, settings: Telem
   if (o.stopSequences !== undefined) attributes[A.ATTR_GEN_AI_REQUEST_STOP_SEQUENCES] = [...o.stopSequences];
   attributes[A.ATTR_GEN_AI_OUTPUT_TYPE] = request.responseFormat?.type === 'json' ? 'json' : 'text';
   const conversation = request.context.get(CONVERSATION_ID);
-  if (typeof conversation === 'string' && conversation !== '') attributes[A.ATTR_GEN_AI_CONVERSATION_ID] = conversation;
+  // The id is the caller's (a header, a user name): a secret in it is masked, as in health() and logs.
+  if (typeof conversation === 'string' && conversation !== '') attributes[A.ATTR_GEN_AI_CONVERSATION_ID] = redact(conversation);
   if (settings.recordContent) {
     if (request.system) attributes[A.ATTR_GEN_AI_SYSTEM_INSTRUCTIONS] = systemInstructionsAttribute(request.system, settings.maxContentLength);
     attributes[A.ATTR_GEN_AI_INPUT_MESSAGES] = inputMessagesAttribute(request.messages, settings.maxContentLength);

@@ -1,5 +1,6 @@
 import { SpanKind, SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
 import { providerName } from '../chat/model-round-observation.ts';
+import { redact } from '../redaction/redact.ts';
 import { meterInstruments } from '../telemetry/instruments.ts';
 import * as A from '../telemetry/semconv.ts';
 import { errorType, runInSpan, startSpan } from '../telemetry/spans.ts';
@@ -30,7 +31,8 @@ export function observeAgentRun(description: AgentRunDescription): AgentRunObser
       attributes: {
         [A.ATTR_GEN_AI_OPERATION_NAME]: A.GEN_AI_OPERATION_INVOKE_AGENT,
         [A.ATTR_GEN_AI_AGENT_NAME]: description.agentName,
-        [A.ATTR_GEN_AI_CONVERSATION_ID]: description.conversationId,
+        // The id is the caller's (a header, a user name): a secret in it is masked, as in health() and logs.
+        [A.ATTR_GEN_AI_CONVERSATION_ID]: redact(description.conversationId),
         [A.ATTR_GEN_AI_REQUEST_MODEL]: description.modelId,
         [A.ATTR_GEN_AI_PROVIDER_NAME]: providerName(description.provider),
       },

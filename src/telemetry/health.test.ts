@@ -111,7 +111,9 @@ describe('health', () => {
       assert.equal(failing.status, 503);
       const text = await failing.text();
       assert.doesNotMatch(text, /pw123/);
-      assert.match(text, /ECONNREFUSED/);
+      // Nor the host: a public health endpoint does not map the internal network.
+      assert.doesNotMatch(text, /@db:5432/);
+      assert.match(text, /ECONNREFUSED postgres:\/\/\*\*\*/);
 
       const head = await fetch(url, { method: 'HEAD' });
       assert.equal(head.status, 503);
@@ -123,6 +125,18 @@ describe('health', () => {
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  });
+
+  test('a cost cap that cannot be enforced is reported as a warning; the breaker stays UP', async () => {
+    const breaker = new AgentBreaker({ telemetry: false, budget: { maxCostUsd: 1 } });
+    await breaker.observe('s', { kind: 'model', promptTokens: 10, completionTokens: 1, text: '', model: 'house-model-7' });
+    const report = await health({ breakers: { main: breaker } });
+    assert.equal(report.status, 'UP');
+    const details = report.components['main']?.details;
+    assert.equal(report.components['main']?.status, 'UP');
+    assert.equal(details?.['costBudget'], 'not_enforceable');
+    assert.deepEqual(details?.['unpricedModels'], ['house-model-7']);
+    assert.match(String((details?.['warnings'] as unknown[] | undefined)?.[0]), /maxCostUsd is not enforceable/);
   });
 
   test('a check slower than timeoutMs is DOWN; health() itself never throws', async () => {

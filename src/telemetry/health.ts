@@ -16,7 +16,9 @@ export interface HealthOptions {
   /**
    * Breakers to report, by a name of your choice: each is `DOWN` when its
    * store does not answer; open breakers are listed but are not a failure
-   * (an agent going round in circles is the breaker working).
+   * (an agent going round in circles is the breaker working), and neither is
+   * a cost cap that cannot be enforced (`costBudget: 'not_enforceable'`, with
+   * the `unpricedModels` and a line in `warnings`).
    * @default none
    */
   readonly breakers?: Readonly<Record<string, BreakerHealthSource>>;
@@ -45,6 +47,8 @@ export interface HealthReport {
   readonly components: Readonly<Record<string, ComponentHealth>>;
 }
 
+const COST_WARNING = 'budget.maxCostUsd is not enforceable: some models have no price (pass prices for them).';
+
 const DEFAULT_TIMEOUT_MS = 3000;
 const DEFAULT_MAX_LISTED = 20;
 
@@ -66,9 +70,11 @@ export function validateHealthOptions(options: HealthOptions): void {
 
 function describe(error: unknown): string {
   const message = error instanceof Error ? error.message || error.name : String(error);
-  // A driver's message may carry the URL it failed to reach, password included.
+  // A driver's message may carry the URL it failed to reach: its password, and
+  // its host and path, which a public health endpoint should not show either.
+  // The scheme stays, to tell which kind of service failed.
   return redact(message)
-    .replace(/\/\/[^@/\s]*@/g, '//***@')
+    .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s"'`<>]+/gi, '$1***')
     .slice(0, 500);
 }
 
@@ -102,6 +108,10 @@ async function breakerComponent(source: BreakerHealthSource, timeoutMs: number, 
         ...(h.sessionsLost ? { sessionsLost: h.sessionsLost } : {}),
         ...(h.heldOverCap ? { heldOverCap: h.heldOverCap } : {}),
         ...(h.storeEvictionPolicy === undefined ? {} : { storeEvictionPolicy: h.storeEvictionPolicy }),
+        // A cost cap that cannot be enforced is a misconfiguration to see, not an outage: the component stays UP.
+        ...(h.costBudget === 'not_enforceable'
+          ? { costBudget: h.costBudget, unpricedModels: h.unpricedModels.slice(0, maxListed).map((id) => redact(id)), warnings: [COST_WARNING] }
+          : {}),
       },
     };
   } catch (error) {

@@ -75,7 +75,8 @@ export function registerOpenBreakerSource(source: OpenBreakerSource): void {
   const ref = new WeakRef(source);
   openBreakerSources.add(ref);
   forgetCollected.register(source, ref);
-  meterInstruments();
+  // The instruments may already exist for this provider (a metric was recorded before the first breaker): add the gauge to them.
+  meterInstruments().ensureOpenBreakerGauge();
 }
 
 async function countOpenBreakers(): Promise<number> {

@@ -1,7 +1,8 @@
-import { context, SpanStatusCode, trace, type Context, type Span, type SpanOptions } from '@opentelemetry/api';
+import { context, createContextKey, SpanStatusCode, trace, type Context, type Span, type SpanOptions } from '@opentelemetry/api';
 import { redact } from '../redaction/redact.ts';
 import { activeTracer } from './instruments.ts';
 import { ATTR_ERROR_TYPE, OTHER_VALUE } from './semconv.ts';
+import type { TelemetrySettings } from './telemetry-options.ts';
 
 /**
  * Starts a span under the active context, or returns `undefined` when no
@@ -24,6 +25,25 @@ export function markContentRecording(span: Span | undefined, on: boolean): void 
 /** Whether content is recorded in `span`, when the call that started it said so; undefined otherwise. */
 export function contentRecordingOf(span: Span | undefined): boolean | undefined {
   return span === undefined ? undefined : contentRecording.get(span);
+}
+
+// The settings of the ChatClient call a context belongs to. A span mark is not
+// enough: a call with telemetry off has no spans of its own, so what runs
+// inside it (the breaker's events) would land on the application's span.
+const CALL_TELEMETRY = createContextKey('agent-governor.call-telemetry');
+
+/** `ctx` marked as running inside a ChatClient call with these telemetry settings. */
+export function withCallTelemetry(ctx: Context, settings: TelemetrySettings): Context {
+  return ctx.setValue(CALL_TELEMETRY, settings);
+}
+
+/**
+ * The telemetry settings of the ChatClient call running in the active
+ * context; undefined outside one (or without a context manager, where
+ * nothing propagates).
+ */
+export function callTelemetry(): TelemetrySettings | undefined {
+  return context.active().getValue(CALL_TELEMETRY) as TelemetrySettings | undefined;
 }
 
 /** Runs `fn` with `span` as the active span, so spans started inside become its children. */
@@ -73,7 +93,13 @@ export function endSpan(span: Span | undefined, failed = false, error?: unknown)
  * fails or the consumer stops early. Context is re-entered on every `next()`
  * because an async generator resumes in whatever context its consumer is in.
  */
-export function traceIterable<T>(open: () => Span | undefined, source: () => AsyncIterable<T>, onItem?: (span: Span, item: T) => void): AsyncIterable<T> {
+export function traceIterable<T>(
+  open: () => Span | undefined,
+  source: () => AsyncIterable<T>,
+  onItem?: (span: Span, item: T) => void,
+  /** Adds to the context the source runs in, once `open` has run (e.g. {@link withCallTelemetry}). */
+  scope?: (ctx: Context) => Context,
+): AsyncIterable<T> {
   return {
     [Symbol.asyncIterator](): AsyncIterator<T> {
       let span: Span | undefined;
@@ -89,6 +115,7 @@ export function traceIterable<T>(open: () => Span | undefined, source: () => Asy
         if (ctx === undefined) {
           span = open();
           ctx = span === undefined ? context.active() : trace.setSpan(context.active(), span);
+          if (scope !== undefined) ctx = scope(ctx);
         }
         return context.with(ctx, () => {
           iterator ??= source()[Symbol.asyncIterator]();

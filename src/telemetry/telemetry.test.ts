@@ -2,15 +2,18 @@ import assert from 'node:assert/strict';
 import { after, afterEach, beforeEach, describe, test } from 'node:test';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { tool } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import {
   AgentBreaker,
   AgentBreakerError,
   AgentLoop,
   BreakerRecoveryAdvisor,
+  BreakerOpenError,
   ChatClient,
   CONVERSATION_ID,
   TELEMETRY,
+  TextRepetitionError,
   ToolCallAdvisor,
   ToolSpiralError,
   type ChatStreamEvent,
@@ -250,6 +253,87 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
     );
     const call = otel.span('chat_client mock-model-id');
     assert.ok(call.events.some((e) => e.name === 'governor.breaker.escalation' && e.attributes?.['governor.breaker.action'] === 'recover'));
+  });
+
+  test('a text-repetition stop says what repeated without quoting the reply; the quote reaches only the model and opted-in evidence', async () => {
+    const sentence = 'Patient ZEBRA Jane Doe has diagnosis code F32 for depression.';
+    const reply = `${sentence} ${sentence} ${sentence}`;
+    const run = async (recordContent: boolean) => {
+      await otel.uninstall();
+      otel.install();
+      const model = mockModel(Array.from({ length: 6 }, () => ({ text: reply })));
+      const client = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker()).telemetry({ recordContent }).build();
+      const errors: unknown[] = [];
+      for (let i = 0; i < 4; i++) {
+        await client
+          .prompt('Summarise the chart.')
+          .advisors((a) => a.param(CONVERSATION_ID, 'chart-1'))
+          .call()
+          .content()
+          .catch((error: unknown) => errors.push(error));
+      }
+      const looping = ChatClient.builder(mockModel(Array.from({ length: 6 }, () => ({ text: reply }))))
+        .defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker())
+        .telemetry({ recordContent })
+        .build();
+      const loop = await new AgentLoop({ client: looping, maxInvocations: 6 }).run('Summarise the chart.');
+      return { model, errors, loop };
+    };
+
+    const { model, errors, loop } = await run(false);
+    assert.ok(errors[0] instanceof TextRepetitionError, String(errors[0]));
+    assert.match((errors[0] as Error).message, /text repetition — one sentence of the model's reply was repeated 3 times/);
+    assert.ok(errors.slice(1).some((e) => e instanceof BreakerOpenError));
+    for (const error of errors) assert.doesNotMatch(String((error as Error).message), /ZEBRA/);
+    assert.equal(loop.status, 'stuck');
+    assert.doesNotMatch(loop.reason ?? '', /ZEBRA/);
+    const recorded = JSON.stringify(otel.spans().map((s) => [s.attributes, s.status, s.events]));
+    assert.match(recorded, /text_repetition/);
+    assert.doesNotMatch(recorded, /ZEBRA/, 'the reply leaked into span attributes, events or statuses');
+    // The steer that came before the stop goes back to the model, quote and all: it is the model's own text.
+    const prompts = JSON.stringify(model.doGenerateCalls.map((c) => c.prompt));
+    assert.match(prompts, /repeating yourself \(one sentence of the reply is repeated 3 times: \\"Patient ZEBRA Jane Doe/);
+
+    // Opted in, the evidence quotes the reply, as the other recorded content does.
+    await run(true);
+    const details = otel
+      .spans()
+      .flatMap((s) => s.events)
+      .map((e) => e.attributes?.['governor.breaker.detail'])
+      .filter((d) => d !== undefined);
+    assert.ok(
+      details.some((d) => String(d).includes('Patient ZEBRA Jane Doe')),
+      JSON.stringify(details),
+    );
+  });
+
+  test('a secret in the conversation id is masked on spans and breaker events, as in health()', async () => {
+    const id = 'session-password=hunter2 ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+    const client = ChatClient.builder(mockModel(stuckOnStatus()))
+      .defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker())
+      .defaultTools({ get_status: getStatus })
+      .build();
+    const result = await new AgentLoop({ client, conversationId: id, maxInvocations: 12 }).run('Is the build done?');
+    assert.equal(result.status, 'stuck');
+    const ids = otel.spans().flatMap((s) => [s.attributes['gen_ai.conversation.id'], ...s.events.map((e) => e.attributes?.['governor.breaker.session_id'])]);
+    assert.ok(ids.filter((v) => v !== undefined).length >= 5, JSON.stringify(ids));
+    assert.ok(
+      ids.filter((v) => v !== undefined).every((v) => String(v).startsWith('session-password=[REDACTED]')),
+      JSON.stringify(ids),
+    );
+    assert.doesNotMatch(JSON.stringify(otel.spans().map((s) => [s.attributes, s.events])), /hunter2|ghp_abcdefghij/);
+  });
+
+  test('a Vertex AI model is labelled gcp.vertex_ai, not the Gemini Developer API', async () => {
+    const inner = mockModel([{ text: 'Hello.', inputTokens: 3, outputTokens: 1 }]);
+    const vertex = new MockLanguageModelV4({ provider: 'google.vertex.chat', modelId: 'gemini-2.5-pro', doGenerate: (options) => inner.doGenerate(options) });
+    await ChatClient.builder(vertex).build().prompt('Hi').call().content();
+    assert.equal(otel.span('chat gemini-2.5-pro').attributes['gen_ai.provider.name'], 'gcp.vertex_ai');
+    assert.equal(otel.span('chat_client gemini-2.5-pro').attributes['gen_ai.provider.name'], 'gcp.vertex_ai');
+    assert.deepEqual(
+      (await otel.points('gen_ai.client.operation.duration')).map((p) => p.attributes['gen_ai.provider.name']),
+      ['gcp.vertex_ai'],
+    );
   });
 
   test('prompts, answers and tool arguments are not recorded by default', async () => {

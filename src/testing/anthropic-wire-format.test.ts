@@ -52,3 +52,32 @@ test('the stand-in answers a scripted error in the Anthropic error format', asyn
   assert.equal(response.status, 529);
   assert.deepEqual(await response.json(), { type: 'error', error: { type: 'overloaded_error', message: 'busy' } });
 });
+
+test('estimated prompt tokens grow with the tool calls and tool results of an Anthropic conversation', async () => {
+  await using server = await new ScriptedModelServer({
+    script: [
+      { toolCalls: [{ name: 'read', arguments: { page: 1, note: 'n'.repeat(400) } }] },
+      { toolCalls: [{ name: 'read', arguments: { page: 2, note: 'n'.repeat(400) } }] },
+      { text: 'Done.' },
+      { text: 'Noted.' },
+    ],
+  }).start();
+  const anthropic = createAnthropic({ baseURL: server.baseURL, apiKey: 'sk-ant-test' });
+  const perRound: number[] = [];
+  const result = await generateText({
+    model: anthropic('claude-test'),
+    maxOutputTokens: 256,
+    prompt: 'Read the pages.',
+    tools: { read: tool({ inputSchema: z.object({ page: z.number(), note: z.string() }), execute: async () => 'x'.repeat(4000) }) },
+    stopWhen: isStepCount(4),
+    onStepFinish: (step) => void perRound.push(step.usage.inputTokens ?? 0),
+  });
+  assert.equal(result.text, 'Done.');
+  // Each round adds a tool call (~400 characters of input, ~100 tokens) and its result (4,000 characters, 1,000 tokens).
+  assert.equal(perRound.length, 3);
+  assert.ok(perRound[1]! - perRound[0]! >= 1100, perRound.join(' → '));
+  assert.ok(perRound[2]! - perRound[1]! >= 1100, perRound.join(' → '));
+  // Anthropic's system prompt is a field of its own, not a message: it is counted too.
+  const withSystem = await generateText({ model: anthropic('claude-test'), system: 's'.repeat(4000), prompt: 'Read the pages.', maxOutputTokens: 16 });
+  assert.ok((withSystem.usage.inputTokens ?? 0) >= 1000, String(withSystem.usage.inputTokens));
+});

@@ -1,4 +1,4 @@
-import type { ChatCompletionMessage } from './recorded-request.ts';
+import type { ChatCompletionRequestBody } from './recorded-request.ts';
 import type { ScriptedTurn } from './scripted-turn.ts';
 
 /** Rough characters per token of English text; good enough to make token growth look real. */
@@ -13,12 +13,27 @@ function contentCharacters(content: unknown): number {
   if (!Array.isArray(content)) return 0;
   let total = 0;
   for (const part of content as unknown[]) {
-    if (typeof part === 'object' && part !== null) {
-      const text = (part as Record<string, unknown>)['text'];
-      if (typeof text === 'string') total += text.length;
-    }
+    if (typeof part === 'object' && part !== null) total += partCharacters(part as Record<string, unknown>);
   }
   return total;
+}
+
+/**
+ * One content part: its text, or (Anthropic's Messages API, which puts tool
+ * traffic in the content) a `tool_use` part's name and input and a
+ * `tool_result` part's content, so that tool results grow the prompt there as
+ * they do in the OpenAI formats.
+ */
+function partCharacters(part: Record<string, unknown>): number {
+  const text = part['text'];
+  if (typeof text === 'string') return text.length;
+  if (part['type'] === 'tool_use') {
+    const name = part['name'];
+    const input = part['input'];
+    return (typeof name === 'string' ? name.length : 0) + (input === undefined ? 0 : JSON.stringify(input).length);
+  }
+  if (part['type'] === 'tool_result') return contentCharacters(part['content']);
+  return 0;
 }
 
 function toolCallCharacters(toolCalls: unknown): number {
@@ -36,12 +51,14 @@ function toolCallCharacters(toolCalls: unknown): number {
 
 /**
  * Estimates prompt tokens as ceil(characters / 4) over the text of every message
- * (content and tool call names/arguments), so that the estimate grows with the
- * conversation the way a real provider's count does.
+ * (content and tool call names/arguments, tool results) and the top-level
+ * `system` of an Anthropic Messages request, so that the estimate grows with
+ * the conversation the way a real provider's count does.
  */
-function estimatePromptTokens(messages: readonly ChatCompletionMessage[]): number {
-  let characters = 0;
-  for (const message of messages) {
+function estimatePromptTokens(body: ChatCompletionRequestBody): number {
+  // Anthropic's Messages API sends the system prompt beside the messages, not as one of them.
+  let characters = contentCharacters(body['system']);
+  for (const message of Array.isArray(body.messages) ? body.messages : []) {
     characters += contentCharacters(message.content) + toolCallCharacters(message.tool_calls);
   }
   return tokensFor(characters);
@@ -59,10 +76,10 @@ export interface TurnUsage {
   cachedTokens: number | undefined;
 }
 
-/** Scripted numbers where given, estimates for the rest. */
-export function resolveTurnUsage(turn: ScriptedTurn, messages: readonly ChatCompletionMessage[], text: string, toolArguments: readonly string[]): TurnUsage {
+/** Scripted numbers where given, estimates for the rest (from the request body: its messages, and an Anthropic `system`). */
+export function resolveTurnUsage(turn: ScriptedTurn, body: ChatCompletionRequestBody, text: string, toolArguments: readonly string[]): TurnUsage {
   return {
-    promptTokens: turn.usage?.promptTokens ?? estimatePromptTokens(messages),
+    promptTokens: turn.usage?.promptTokens ?? estimatePromptTokens(body),
     completionTokens: turn.usage?.completionTokens ?? estimateCompletionTokens(text, toolArguments),
     cachedTokens: turn.usage?.cachedTokens,
   };

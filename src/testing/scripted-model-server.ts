@@ -286,7 +286,7 @@ export class ScriptedModelServer implements AsyncDisposable {
       webSearches,
       codeRuns,
       mcpCalls,
-      usage: resolveTurnUsage(turn, request.body.messages, text, toolArguments),
+      usage: resolveTurnUsage(turn, request.body, text, toolArguments),
     };
   }
 }
