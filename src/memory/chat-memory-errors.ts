@@ -1,9 +1,14 @@
 import { GovernorError } from '../errors/governor-error.ts';
 
-/** Thrown when a conversation id is missing, not a string, or blank. Nothing is read or written. */
+/**
+ * Thrown when a conversation id is missing, not a string, blank, not
+ * well-formed UTF-16, holds U+0000, or is over 1024 UTF-8 bytes. Nothing is
+ * read or written.
+ */
 export class InvalidConversationIdError extends GovernorError {
-  constructor(problem: string) {
-    super('GOVERNOR_INVALID_CONVERSATION_ID', `Invalid conversation id: ${problem}. Pass a non-blank string that names the conversation.`);
+  /** @param fix what to pass instead; the default fits a missing or blank id. */
+  constructor(problem: string, fix = 'Pass a non-blank string that names the conversation.') {
+    super('GOVERNOR_INVALID_CONVERSATION_ID', `Invalid conversation id: ${problem}. ${fix}`);
   }
 }
 
@@ -26,7 +31,12 @@ export class InvalidMessageError extends GovernorError {
   }
 }
 
-/** Thrown when one message is larger than the memory's `maxMessageBytes`. Nothing of the batch is written. */
+/**
+ * Thrown when one message is larger than the memory's `maxMessageBytes`.
+ * Nothing of the batch is written. The memory advisors throw it for the
+ * caller's messages before the model is called; what the call produces is
+ * stored with its oversized parts left out instead.
+ */
 export class MessageTooLargeError extends GovernorError {
   /** Position of the offending message in the batch that was passed in. */
   readonly index: number;

@@ -5,7 +5,9 @@ import type { ModelMessage } from 'ai';
  * message it is given, in order, and hands them back deep-equal (binary data,
  * URLs, tool calls and tool results included).
  *
- * Conversation ids must be non-blank strings; every method rejects anything
+ * Conversation ids must be non-blank, well-formed strings without U+0000 and
+ * of at most 1024 UTF-8 bytes (see `assertConversationId`), so that every
+ * store keeps them apart and can index them; every method rejects anything
  * else with an `InvalidConversationIdError`. Messages that cannot be stored
  * faithfully are rejected with an `InvalidMessageError` before anything is
  * written.

@@ -14,4 +14,13 @@ export interface ChatMemory {
 
   /** Forgets a conversation. */
   clear(conversationId: string): Promise<void>;
+
+  /**
+   * Largest single message `add` accepts, in bytes of its stored form, when
+   * the memory has such a limit. The memory advisors use it to refuse a user
+   * turn that is too large before the model is called, and to store an
+   * oversized answer or tool result with its largest parts left out rather
+   * than throw away a finished call.
+   */
+  readonly maxMessageBytes?: number;
 }

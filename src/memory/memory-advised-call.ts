@@ -6,6 +6,8 @@ import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { ChatMemory } from './chat-memory.ts';
 import { assertConversationId } from './conversation-id.ts';
+import { assertMessagesFit, fitMessages } from './message-size.ts';
+import { closeUnansweredToolCalls } from './message-window.ts';
 import { is, type OptionRules } from '../errors/validate-options.ts';
 
 /** How a memory advisor puts the history into a request. */
@@ -21,14 +23,16 @@ export interface MemoryAdvisorSettings {
 /**
  * One call with memory: read the history once, run the rest of the chain
  * (the whole tool loop when the advisor sits outside it), then write the
- * user's turn and every message the call produced in ONE `add`. A call that
- * fails writes nothing, so the memory never holds half a turn.
+ * caller's turn and every message the call produced in ONE `add`. A call that
+ * fails writes nothing, so the memory never holds half a turn. A caller's
+ * turn the memory could not store fails before the model is called; a
+ * produced message over the memory's `maxMessageBytes` is stored with its
+ * largest parts left out (see `fitMessages`), so a finished call is never lost.
  */
 export async function callWithMemory(settings: MemoryAdvisorSettings, request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
-  const conversationId = conversationIdFor(request.context, settings.defaultConversationId);
-  const history = await settings.memory.get(conversationId);
-  const result = await chain.nextCall(settings.place(request, history));
-  await settings.memory.add(conversationId, [...userTurn(request.messages), ...result.response.messages]);
+  const turn = await startTurn(settings, request);
+  const result = await chain.nextCall(turn.request);
+  await turn.store(result.response.messages);
   return result;
 }
 
@@ -38,14 +42,41 @@ export async function callWithMemory(settings: MemoryAdvisorSettings, request: C
  * or is abandoned before its end writes nothing.
  */
 export async function* streamWithMemory(settings: MemoryAdvisorSettings, request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
-  const conversationId = conversationIdFor(request.context, settings.defaultConversationId);
-  const history = await settings.memory.get(conversationId);
-  for await (const event of chain.nextStream(settings.place(request, history))) {
-    if (event.type === 'finish') {
-      await settings.memory.add(conversationId, [...userTurn(request.messages), ...event.response.response.messages]);
-    }
+  const turn = await startTurn(settings, request);
+  for await (const event of chain.nextStream(turn.request)) {
+    if (event.type === 'finish') await turn.store(event.response.response.messages);
     yield event;
   }
+}
+
+/** A turn under way: the request to send and how to store the turn once the call is done. */
+interface MemoryTurn {
+  readonly request: ChatClientRequest;
+  store(produced: readonly ModelMessage[]): Promise<void>;
+}
+
+/**
+ * Reads the history and checks the caller's messages before anything is
+ * spent: a turn the memory would refuse to store fails here, not after the
+ * model and the tools have run.
+ *
+ * @throws {MessageTooLargeError} when a message of the turn is over the memory's `maxMessageBytes`.
+ * @throws {InvalidMessageError} when a message of the turn cannot be stored.
+ */
+async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientRequest): Promise<MemoryTurn> {
+  const { memory } = settings;
+  const conversationId = conversationIdFor(request.context, settings.defaultConversationId);
+  const history = await memory.get(conversationId);
+  const news = callerTurn(request.messages, history);
+  const maxBytes = typeof memory.maxMessageBytes === 'number' ? memory.maxMessageBytes : undefined;
+  if (maxBytes !== undefined) assertMessagesFit(news, maxBytes);
+  return {
+    request: settings.place(request, closeUnansweredToolCalls(history, request.messages)),
+    async store(produced) {
+      const stored = maxBytes === undefined ? [...produced] : fitMessages(produced, maxBytes);
+      await memory.add(conversationId, [...withoutAnswersIn(news, produced), ...stored]);
+    },
+  };
 }
 
 /**
@@ -53,7 +84,7 @@ export async function* streamWithMemory(settings: MemoryAdvisorSettings, request
  * `fallback` when there is none. The resolved id is written back to the
  * context so that tools and advisors further in see the same conversation.
  *
- * @throws {InvalidConversationIdError} when the param is set but not a non-blank string.
+ * @throws {InvalidConversationIdError} when the param is set but is not a valid conversation id.
  */
 function conversationIdFor(context: AdvisorContext, fallback: string): string {
   const value = context.get(CONVERSATION_ID);
@@ -67,14 +98,84 @@ function conversationIdFor(context: AdvisorContext, fallback: string): string {
 
 /**
  * The messages of a request that are this turn's news: the user messages at
- * its end. Messages before them (client default messages, few-shot examples)
- * are configuration that every request repeats, so storing them would
- * duplicate them in every turn.
+ * its end, and among them the tool messages that answer the history's tool
+ * calls or approval requests (the result of a tool the caller ran itself, an
+ * approval answer). Messages before them (client default messages, few-shot
+ * examples) are configuration that every request repeats, so storing them
+ * would duplicate them in every turn. A tool part answering something the
+ * history does not hold, or already answered there, is left out: stored, it
+ * would be an orphan or a second answer that providers refuse.
  */
-function userTurn(messages: readonly ModelMessage[]): ModelMessage[] {
+function callerTurn(messages: readonly ModelMessage[], history: readonly ModelMessage[]): ModelMessage[] {
   let start = messages.length;
-  while (start > 0 && messages[start - 1]?.role === 'user') start--;
-  return messages.slice(start);
+  while (start > 0 && (messages[start - 1]?.role === 'user' || messages[start - 1]?.role === 'tool')) start--;
+  const open = unansweredIn(history);
+  const turn: ModelMessage[] = [];
+  for (const message of messages.slice(start)) {
+    if (message.role !== 'tool') {
+      turn.push(message);
+      continue;
+    }
+    const content = message.content.filter((part) => {
+      const key = answerKey(part);
+      return key !== undefined && open.delete(key);
+    });
+    if (content.length > 0) turn.push({ ...message, content });
+  }
+  return turn;
+}
+
+/** Keys of the tool calls and approval requests in `history` that nothing answers yet. */
+function unansweredIn(history: readonly ModelMessage[]): Set<string> {
+  const open = new Set<string>();
+  for (const message of history) {
+    if (message.role === 'assistant' && typeof message.content !== 'string') {
+      for (const part of message.content) {
+        if (part.type === 'tool-call') open.add(`call:${part.toolCallId}`);
+        else if (part.type === 'tool-approval-request') open.add(`approval:${part.approvalId}`);
+      }
+    } else if (message.role === 'tool') {
+      for (const part of message.content) {
+        const key = answerKey(part);
+        if (key !== undefined) open.delete(key);
+      }
+    }
+  }
+  return open;
+}
+
+/**
+ * The caller's tool parts that the call's own messages do not already hold:
+ * resuming after an approval, the tool loop puts the approval answers and
+ * the results in its first message, and they must be stored once.
+ */
+function withoutAnswersIn(turn: readonly ModelMessage[], produced: readonly ModelMessage[]): ModelMessage[] {
+  const given = new Set<string>();
+  for (const message of produced) {
+    if (typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      const key = answerKey(part);
+      if (key !== undefined) given.add(key);
+    }
+  }
+  if (given.size === 0) return [...turn];
+  const kept: ModelMessage[] = [];
+  for (const message of turn) {
+    if (message.role !== 'tool') {
+      kept.push(message);
+      continue;
+    }
+    const content = message.content.filter((part) => !given.has(answerKey(part) ?? ''));
+    if (content.length > 0) kept.push({ ...message, content });
+  }
+  return kept;
+}
+
+/** What a tool part answers: a call (by its result) or an approval request (by the answer). */
+function answerKey(part: { readonly type: string; readonly toolCallId?: string; readonly approvalId?: string }): string | undefined {
+  if (part.type === 'tool-result') return `call:${part.toolCallId}`;
+  if (part.type === 'tool-approval-response') return `approval:${part.approvalId}`;
+  return undefined;
 }
 
 /** The options every chat memory advisor shares. */

@@ -38,8 +38,11 @@ const MESSAGE_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<MessageChatMemoryAdv
 /**
  * Puts the conversation history into the request as messages, before the
  * request's own, and stores the turn after the call: the user's message(s)
- * and every assistant and tool message of the call, in one `add`. A failed
- * call stores nothing.
+ * (and the tool results or approval answers the caller sends for the
+ * history's tool calls) and every assistant and tool message of the call, in
+ * one `add`. A failed call stores nothing. A tool call the conversation moved
+ * on from without a result (an approval never answered) goes out with a
+ * closing `execution-denied` result, so the conversation stays usable.
  *
  * A system message found in the history (the latest one) is added to the
  * request's system instructions, after the request's own, rather than sent

@@ -75,6 +75,24 @@ test('values with no faithful stored form are rejected with the message index an
   }
 });
 
+test('an own __proto__ key (e.g. from JSON.parse of an API answer) round-trips as data and pollutes nothing', () => {
+  const value = JSON.parse('{"__proto__": {"polluted": true}, "ok": 1}') as Record<string, unknown>;
+  const message: ModelMessage = {
+    role: 'tool',
+    content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 't', output: { type: 'json', value: value as never } }],
+  };
+  const stored = encodeMessage(message);
+  assert.match(stored, /"__proto__":\{"polluted":true\}/);
+
+  const decoded = decodeMessage(stored);
+  const output = (decoded.content[0] as { output: { value: Record<string, unknown> } }).output.value;
+  assert.ok(Object.hasOwn(output, '__proto__'), 'an own key, not the prototype');
+  assert.deepStrictEqual(Object.getOwnPropertyDescriptor(output, '__proto__')?.value, { polluted: true });
+  assert.equal(Object.getPrototypeOf(output), Object.prototype);
+  assert.equal(({} as { polluted?: unknown }).polluted, undefined);
+  assert.deepStrictEqual(decoded, message);
+});
+
 test('the same object twice (not a cycle) is fine', () => {
   const shared = { a: 1 };
   const message = toolCall({ first: shared, second: shared });

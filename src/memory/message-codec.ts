@@ -110,10 +110,10 @@ function encodeValue(value: unknown, path: string, index: number, ancestors: Set
           'use plain objects, arrays, strings, numbers, booleans, null, Uint8Array, ArrayBuffer, URL or Date',
       );
     }
-    const entries: { [key: string]: Json } = {};
-    for (const [key, item] of Object.entries(value)) {
-      entries[key] = encodeValue(item, path === '' ? key : `${path}.${key}`, index, ancestors);
-    }
+    // fromEntries defines keys, where assignment would run the `__proto__` setter and lose an own `__proto__` key.
+    const entries: { [key: string]: Json } = Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, encodeValue(item, path === '' ? key : `${path}.${key}`, index, ancestors)]),
+    );
     return Object.hasOwn(value, TAG) ? { [TAG]: 'object', value: entries } : entries;
   } finally {
     ancestors.delete(value);
@@ -162,9 +162,8 @@ function decodeValue(value: Json): unknown {
 }
 
 function decodeEntries(value: { [key: string]: Json }): Record<string, unknown> {
-  const result: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) result[key] = decodeValue(item);
-  return result;
+  // Defined, not assigned: see encodeValue.
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, decodeValue(item)]));
 }
 
 function decodeNumber(value: Json | undefined): number {

@@ -1,7 +1,7 @@
 import type { ModelMessage } from 'ai';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { MessageTooLargeError } from './chat-memory-errors.ts';
-import { encodeMessages } from './message-codec.ts';
+import { encodeMessage, encodeMessages } from './message-codec.ts';
 
 /** Default limit on one message's stored size: 1 MiB. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
@@ -29,4 +29,90 @@ export function resolveMaxMessageBytes(value: number | undefined): number {
     throw new InvalidOptionError('maxMessageBytes', `must be a positive integer, got ${String(value)}`);
   }
   return resolved;
+}
+
+type Part = Record<string, unknown> & { readonly type: string };
+
+/**
+ * Copies of `messages` that fit `maxMessageBytes`: in a message over the
+ * limit, the largest parts are replaced, one at a time, by a placeholder that
+ * says what was left out and how large it was, until the message fits. Tool
+ * calls and results keep their ids and tool names, so the history stays
+ * well-formed. Messages within the limit are returned as they are.
+ *
+ * For what a call produced (answers, tool results): the call has been paid
+ * for and its tools have run, so a shortened record beats none. A message
+ * that still does not fit (a limit smaller than the placeholders) is returned
+ * as far as it could be shrunk, for `add` to refuse.
+ *
+ * @throws {InvalidMessageError} when a message cannot be stored at all.
+ */
+export function fitMessages(messages: readonly ModelMessage[], maxMessageBytes: number): ModelMessage[] {
+  return messages.map((message, index) => fitMessage(message, index, maxMessageBytes));
+}
+
+function fitMessage(message: ModelMessage, index: number, maxBytes: number): ModelMessage {
+  let bytes = storedBytes(message, index);
+  if (bytes <= maxBytes) return message;
+  if (typeof message.content === 'string') {
+    return { ...message, content: placeholder('text', bytes, maxBytes) } as ModelMessage;
+  }
+
+  const parts = [...(message.content as readonly Part[])];
+  const wrapper = storedBytes({ role: message.role, content: [] } as ModelMessage, index);
+  const sizes = parts.map((part) => storedBytes({ role: message.role, content: [part] } as ModelMessage, index) - wrapper);
+  const largestFirst = parts.map((_, i) => i).sort((a, b) => sizes[b]! - sizes[a]!);
+  for (const i of largestFirst) {
+    if (bytes <= maxBytes) break;
+    const replacement = leftOut(parts[i]!, message.role, sizes[i]!, maxBytes);
+    if (replacement === undefined) continue;
+    parts[i] = replacement;
+    bytes = storedBytes({ ...message, content: parts } as ModelMessage, index);
+  }
+  return { ...message, content: parts } as ModelMessage;
+}
+
+/**
+ * The placeholder for a part, or `undefined` when the part must stay (approval
+ * requests and answers tie a call to its answer) or the placeholder would be
+ * no smaller.
+ */
+function leftOut(part: Part, role: ModelMessage['role'], bytes: number, maxBytes: number): Part | undefined {
+  let replacement: Part | undefined;
+  switch (part.type) {
+    case 'tool-result':
+      replacement = {
+        type: 'tool-result',
+        toolCallId: part['toolCallId'],
+        toolName: part['toolName'],
+        output: { type: 'text', value: placeholder(`result of tool ${String(part['toolName'])}`, bytes, maxBytes) },
+      };
+      break;
+    case 'tool-call':
+      replacement = {
+        type: 'tool-call',
+        toolCallId: part['toolCallId'],
+        toolName: part['toolName'],
+        // Providers need the input to be an object.
+        input: { leftOut: placeholder(`input of tool ${String(part['toolName'])}`, bytes, maxBytes) },
+        ...(part['providerExecuted'] === true ? { providerExecuted: true } : {}),
+      };
+      break;
+    case 'tool-approval-request':
+    case 'tool-approval-response':
+      return undefined;
+    default:
+      // A tool message holds only results and approval answers: anything else there stays.
+      if (role === 'tool') return undefined;
+      replacement = { type: 'text', text: placeholder(part.type, bytes, maxBytes) };
+  }
+  return JSON.stringify(replacement).length < bytes ? replacement : undefined;
+}
+
+function placeholder(what: string, bytes: number, maxBytes: number): string {
+  return `[${what} left out of memory: ${bytes} bytes, over the ${maxBytes}-byte limit per stored message]`;
+}
+
+function storedBytes(message: ModelMessage, index: number): number {
+  return Buffer.byteLength(encodeMessage(message, index), 'utf8');
 }

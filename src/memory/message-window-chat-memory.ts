@@ -1,7 +1,7 @@
 import type { ModelMessage } from 'ai';
 import type { ChatMemoryRepository } from './chat-memory-repository.ts';
 import { selectWindow } from './message-window.ts';
-import { WindowedChatMemory } from './windowed-chat-memory.ts';
+import { isRepository, WindowedChatMemory } from './windowed-chat-memory.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link MessageWindowChatMemory}. */
@@ -18,7 +18,9 @@ export interface MessageWindowChatMemoryOptions {
   maxMessages?: number;
   /**
    * Largest single message `add` accepts, in bytes of its stored form
-   * (binary data counts as base64).
+   * (binary data counts as base64). The memory advisors refuse a user message
+   * over it before the model is called, and store an answer or tool result
+   * over it with the oversized parts replaced by a note of their size.
    * @default 1048576 (1 MiB)
    */
   maxMessageBytes?: number;
@@ -26,7 +28,7 @@ export interface MessageWindowChatMemoryOptions {
 
 /** What each option of MessageWindowChatMemory accepts. */
 const MESSAGE_WINDOW_CHAT_MEMORY_OPTION_RULES: OptionRules<MessageWindowChatMemoryOptions> = {
-  repository: is.having('a ChatMemoryRepository', 'findByConversationId', 'saveAll'),
+  repository: isRepository,
   maxMessages: is.integer(1),
   maxMessageBytes: is.integer(1),
 };

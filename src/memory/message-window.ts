@@ -1,4 +1,89 @@
-import type { ModelMessage } from 'ai';
+import type { ModelMessage, ToolResultPart } from 'ai';
+
+/** What the model is told about a tool call whose result never came. */
+const NOT_ANSWERED = 'not answered: the conversation went on before this tool call got a result';
+
+/**
+ * `history` with a closing result for every tool call that was left without
+ * one when the user moved on: a call (not provider-executed) with no
+ * `tool-result` before a later user message, in `history` or in `following`
+ * (the request the history is put in front of). A turn that ended waiting for
+ * an approval the user never gave, or a client-side tool whose result was
+ * never sent, leave such calls; the AI SDK and providers refuse a prompt that
+ * holds one, so without a result the conversation could never go on.
+ *
+ * The result is an `execution-denied` output saying the call was not
+ * answered, in a tool message placed right after the call's own tool
+ * messages. It is derived from the messages alone, never stored, so every
+ * repository gives the same history. A call still waiting is left as it is:
+ * nothing but its results after it, or an answer to its approval request
+ * after the user message (a caller that sends the transcript again with
+ * the answer, as `AgentLoop.resume` does, is answering, not moving on).
+ */
+export function closeUnansweredToolCalls(history: readonly ModelMessage[], following: readonly ModelMessage[] = []): ModelMessage[] {
+  const messages = [...history, ...following];
+  const approvalAnsweredAt = lastApprovalAnswers(messages);
+  const open = new Map<string, { readonly part: ToolResultPart; readonly after: number }>();
+  const closing = new Map<number, ToolResultPart[]>();
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index]!;
+    if (message.role === 'assistant' && typeof message.content !== 'string' && index < history.length) {
+      for (const part of message.content) {
+        if (part.type === 'tool-call' && part.providerExecuted !== true) {
+          const result: ToolResultPart = {
+            type: 'tool-result',
+            toolCallId: part.toolCallId,
+            toolName: part.toolName,
+            output: { type: 'execution-denied', reason: NOT_ANSWERED },
+          };
+          open.set(part.toolCallId, { part: result, after: endOfToolMessages(history, index) });
+        }
+      }
+    } else if (message.role === 'tool') {
+      for (const part of message.content) if (part.type === 'tool-result') open.delete(part.toolCallId);
+    } else if (message.role === 'user') {
+      for (const [toolCallId, { part, after }] of open) {
+        if ((approvalAnsweredAt.get(toolCallId) ?? -1) > index) continue;
+        closing.set(after, [...(closing.get(after) ?? []), part]);
+        open.delete(toolCallId);
+      }
+    }
+  }
+  if (closing.size === 0) return [...history];
+
+  const closed: ModelMessage[] = [];
+  for (let index = 0; index <= history.length; index++) {
+    const results = closing.get(index);
+    if (results !== undefined) closed.push({ role: 'tool', content: results });
+    if (index < history.length) closed.push(history[index]!);
+  }
+  return closed;
+}
+
+/** For each tool call whose approval request is answered, where the last answer is. */
+function lastApprovalAnswers(messages: readonly ModelMessage[]): Map<string, number> {
+  const callOf = new Map<string, string>();
+  const answeredAt = new Map<string, number>();
+  for (let index = 0; index < messages.length; index++) {
+    const message = messages[index]!;
+    if (message.role === 'assistant' && typeof message.content !== 'string') {
+      for (const part of message.content) if (part.type === 'tool-approval-request') callOf.set(part.approvalId, part.toolCallId);
+    } else if (message.role === 'tool') {
+      for (const part of message.content) {
+        const toolCallId = part.type === 'tool-approval-response' ? callOf.get(part.approvalId) : undefined;
+        if (toolCallId !== undefined) answeredAt.set(toolCallId, index);
+      }
+    }
+  }
+  return answeredAt;
+}
+
+/** The index after the assistant message at `index` and the tool messages that follow it. */
+function endOfToolMessages(messages: readonly ModelMessage[], index: number): number {
+  let end = index + 1;
+  while (messages[end]?.role === 'tool') end++;
+  return end;
+}
 
 /**
  * Splits a history into groups that must stay together: a message plus the

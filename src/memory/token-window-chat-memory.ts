@@ -3,7 +3,7 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { ChatMemoryRepository } from './chat-memory-repository.ts';
 import { countMessageTokens } from './message-tokens.ts';
 import { selectWindow } from './message-window.ts';
-import { WindowedChatMemory } from './windowed-chat-memory.ts';
+import { isRepository, WindowedChatMemory } from './windowed-chat-memory.ts';
 import { CharsPerTokenEstimator, type Tokenizer } from './tokenizer.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
@@ -23,7 +23,9 @@ export interface TokenWindowChatMemoryOptions {
   tokenizer?: Tokenizer;
   /**
    * Largest single message `add` accepts, in bytes of its stored form
-   * (binary data counts as base64).
+   * (binary data counts as base64). The memory advisors refuse a user message
+   * over it before the model is called, and store an answer or tool result
+   * over it with the oversized parts replaced by a note of their size.
    * @default 1048576 (1 MiB)
    */
   maxMessageBytes?: number;
@@ -31,7 +33,7 @@ export interface TokenWindowChatMemoryOptions {
 
 /** What each option of TokenWindowChatMemory accepts. */
 const TOKEN_WINDOW_CHAT_MEMORY_OPTION_RULES: OptionRules<TokenWindowChatMemoryOptions> = {
-  repository: is.having('a ChatMemoryRepository', 'findByConversationId', 'saveAll'),
+  repository: isRepository,
   maxTokens: is.integer(1),
   tokenizer: is.having('a Tokenizer (with count(text))', 'count'),
   maxMessageBytes: is.integer(1),

@@ -1,9 +1,31 @@
 import type { ModelMessage } from 'ai';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import { describeValue, type OptionRule } from '../errors/validate-options.ts';
 import type { ChatMemory } from './chat-memory.ts';
 import type { ChatMemoryRepository } from './chat-memory-repository.ts';
 import { assertConversationId } from './conversation-id.ts';
 import { InMemoryChatMemoryRepository } from './in-memory-chat-memory-repository.ts';
+import { closeUnansweredToolCalls } from './message-window.ts';
 import { assertMessagesFit, resolveMaxMessageBytes } from './message-size.ts';
+
+/** The repository methods a windowed memory calls. */
+const REPOSITORY_METHODS = ['findByConversationId', 'append', 'deleteByConversationId'] as const;
+
+/**
+ * The `repository` option's rule: every method the memory calls must be a
+ * function, so a wrong object fails at construction rather than at the first
+ * `add`, after a paid model call.
+ */
+export const isRepository: OptionRule = (value, path) => {
+  if (typeof value !== 'object' || value === null) {
+    throw new InvalidOptionError(path, `must be a ChatMemoryRepository, got ${describeValue(value)}`);
+  }
+  for (const method of REPOSITORY_METHODS) {
+    if (typeof (value as Record<string, unknown>)[method] !== 'function') {
+      throw new InvalidOptionError(path, `must be a ChatMemoryRepository, but its ${method} is not a function`);
+    }
+  }
+};
 
 /**
  * A chat memory that stores everything and windows on read. Storing only by
@@ -12,10 +34,10 @@ import { assertMessagesFit, resolveMaxMessageBytes } from './message-size.ts';
  */
 export abstract class WindowedChatMemory implements ChatMemory {
   readonly repository: ChatMemoryRepository;
-  readonly #maxMessageBytes: number;
+  readonly maxMessageBytes: number;
 
   protected constructor(repository: ChatMemoryRepository | undefined, maxMessageBytes: number | undefined) {
-    this.#maxMessageBytes = resolveMaxMessageBytes(maxMessageBytes);
+    this.maxMessageBytes = resolveMaxMessageBytes(maxMessageBytes);
     this.repository = repository ?? new InMemoryChatMemoryRepository();
   }
 
@@ -24,13 +46,18 @@ export abstract class WindowedChatMemory implements ChatMemory {
 
   async add(conversationId: string, messages: readonly ModelMessage[]): Promise<void> {
     assertConversationId(conversationId);
-    assertMessagesFit(messages, this.#maxMessageBytes);
+    assertMessagesFit(messages, this.maxMessageBytes);
     if (messages.length > 0) await this.repository.append(conversationId, messages);
   }
 
+  /**
+   * The window of a conversation. A tool call the conversation moved on from
+   * without a result gets a closing result first (see `closeUnansweredToolCalls`),
+   * so what this returns is always a history a model accepts.
+   */
   async get(conversationId: string): Promise<ModelMessage[]> {
     assertConversationId(conversationId);
-    return this.window(await this.repository.findByConversationId(conversationId));
+    return this.window(closeUnansweredToolCalls(await this.repository.findByConversationId(conversationId)));
   }
 
   async clear(conversationId: string): Promise<void> {

@@ -110,6 +110,32 @@ export function chatMemoryRepositoryContract(name: string, setup: () => Promise<
       assert.deepStrictEqual(await repository.findConversationIds(), before, 'nothing was stored');
     });
 
+    test('rejects ids a store could not keep apart or index (lone surrogate, NUL, over 1024 UTF-8 bytes) in every method; keeps the rest', async () => {
+      const base = conversation('bad-id');
+      const before = await repository.findConversationIds();
+      // 'c\uD800' and 'c\uD801' would both become 'c\uFFFD' in SQL text: two callers, one conversation.
+      for (const id of [`${base}\uD800`, `${base}\uDC00x`, `${base}\u0000x`, base + 'x'.repeat(1025 - base.length), base + 'é'.repeat(513)]) {
+        await assert.rejects(repository.append(id, [userText('x')]), InvalidConversationIdError);
+        await assert.rejects(repository.saveAll(id, [userText('x')]), InvalidConversationIdError);
+        await assert.rejects(repository.findByConversationId(id), InvalidConversationIdError);
+        await assert.rejects(repository.deleteByConversationId(id), InvalidConversationIdError);
+      }
+      assert.deepStrictEqual(await repository.findConversationIds(), before, 'nothing was stored');
+
+      // Up to the limit, astral characters included, ids are kept as they are.
+      const room = 1024 - base.length;
+      const longest = base + 'é'.repeat(Math.floor(room / 2)) + 'x'.repeat(room % 2);
+      const astral = `${base}-🦊`;
+      assert.equal(Buffer.byteLength(longest, 'utf8'), 1024);
+      await repository.append(longest, [userText('long')]);
+      await repository.append(astral, [userText('fox')]);
+
+      assert.deepStrictEqual(await repository.findByConversationId(longest), [userText('long')]);
+      assert.deepStrictEqual(await repository.findByConversationId(astral), [userText('fox')]);
+      const ids = await repository.findConversationIds();
+      assert.ok(ids.includes(longest) && ids.includes(astral), 'listed exactly as written');
+    });
+
     test('rejects a batch with an unstorable message and writes none of it', async () => {
       const id = conversation('invalid-batch');
       const unstorable = {
