@@ -7,7 +7,7 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import pg from 'pg';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { LexicalHashEmbedding } from '../rag/lexical-hash-embedding.ts';
-import { EmbeddingDimensionMismatchError } from '../rag/retrieval-errors.ts';
+import { EmbeddingDimensionMismatchError, InvalidMetadataFilterError } from '../rag/retrieval-errors.ts';
 import { COMPASS, TableEmbedder } from '../rag/test-support/table-embedder.ts';
 import { describeVectorStoreContract } from '../rag/test-support/vector-store-contract.ts';
 import { PgVectorStore } from './pg-vector-store.ts';
@@ -33,6 +33,25 @@ after(async () => {
   await server?.stop();
   await database?.close();
 });
+
+/** Runs `work`, recording the SQL and values of every query any pg client sends meanwhile. */
+async function recordingStatements<T>(work: () => Promise<T>): Promise<{ statements: string[]; values: unknown[][]; found: T }> {
+  const statements: string[] = [];
+  const values: unknown[][] = [];
+  const original = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    if (typeof args[0] === 'string') {
+      statements.push(args[0]);
+      values.push(Array.isArray(args[1]) ? args[1] : []);
+    }
+    return (original as (...args: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  try {
+    return { statements, values, found: await work() };
+  } finally {
+    pg.Client.prototype.query = original;
+  }
+}
 
 function freshTable(): string {
   tables += 1;
@@ -102,24 +121,16 @@ describe('PgVectorStore', () => {
   test('metadata filters reach the database as parameters, never as SQL text', async () => {
     const store = new PgVectorStore({ pool, tableName: freshTable(), dimensions: 3, embedder: new TableEmbedder(COMPASS) });
     await store.add([{ id: 'north', text: 'north', metadata: { kind: "it's", year: 2001 } }]);
-    const statements: string[] = [];
-    const original = pool.query;
-    pool.query = ((text: string, values?: unknown[]) => {
-      statements.push(text);
-      return (original as (text: string, values?: unknown[]) => Promise<pg.QueryResult>).call(pool, text, values);
-    }) as typeof pool.query;
-    try {
-      const found = await store.similaritySearch({
+    const { statements, found } = await recordingStatements(() =>
+      store.similaritySearch({
         query: 'north',
         filter: { kind: "it's", 'author.name': { $ne: 'Mallory' }, year: { $gte: 1999 } },
-      });
-      assert.deepEqual(
-        found.map((document) => document.id),
-        ['north'],
-      );
-    } finally {
-      pool.query = original;
-    }
+      }),
+    );
+    assert.deepEqual(
+      found.map((document) => document.id),
+      ['north'],
+    );
     const search = statements.find((text) => text.startsWith('SELECT id'));
     assert.ok(search !== undefined);
     for (const fragment of ["it's", 'Mallory', '1999', 'author', 'kind']) {
@@ -213,6 +224,117 @@ describe('PgVectorStore', () => {
       await new Promise((resolve) => cable.close(resolve));
       await upstream.stop();
       await db.close();
+    }
+  });
+
+  describe('with the default HNSW index', () => {
+    // 1,200 distinct documents, all similar to the query "shared".
+    const documents = Array.from({ length: 1_200 }, (_, index) => ({
+      id: `doc-${index}`,
+      text: `shared w${index % 97} v${index % 89}`,
+      metadata: { even: index % 2 === 0 },
+    }));
+    let hnsw: PgVectorStore;
+    before(async () => {
+      hnsw = new PgVectorStore({ pool, tableName: freshTable(), dimensions: 64 });
+      await hnsw.add(documents);
+    });
+
+    test('a search returns topK documents, not just the 40 of hnsw.ef_search, also with a threshold and a filter', async () => {
+      assert.equal((await hnsw.similaritySearch({ query: 'shared', topK: 100 })).length, 100);
+      assert.equal((await hnsw.similaritySearch({ query: 'shared', topK: 500 })).length, 500);
+      assert.equal((await hnsw.similaritySearch({ query: 'shared', topK: 100, similarityThreshold: 0.01 })).length, 100);
+      const even = await hnsw.similaritySearch({ query: 'shared', topK: 300, filter: { even: true } });
+      assert.equal(even.length, 300);
+      assert.ok(even.every((document) => document.metadata['even'] === true));
+      // The pool has one connection, the one the searches used: their settings ended with them.
+      const settings = await pool.query<{ ef: string; iterative: string }>(
+        "SELECT current_setting('hnsw.ef_search') AS ef, current_setting('hnsw.iterative_scan') AS iterative",
+      );
+      assert.deepEqual(settings.rows, [{ ef: '40', iterative: 'off' }]);
+    });
+
+    test('beyond the index limit (topK over 1,000) the search is exact and complete', async () => {
+      // On a table this small the planner would scan it anyway; on a large one it takes the
+      // index, which yields at most 1,000 rows. Disabling sequential scans stands in for that.
+      await pool.query('SET enable_seqscan = off');
+      let all: Awaited<ReturnType<PgVectorStore['similaritySearch']>>;
+      try {
+        all = await hnsw.similaritySearch({ query: 'shared', topK: 1_001 });
+      } finally {
+        await pool.query('RESET enable_seqscan');
+      }
+      assert.equal(all.length, 1_001);
+      const scores = all.map((document) => document.score ?? Number.NaN);
+      assert.deepEqual(
+        scores,
+        [...scores].sort((a, b) => b - a),
+        'best first',
+      );
+      const every = await hnsw.similaritySearch({ query: 'shared', topK: 5_000 });
+      assert.equal(every.length, documents.length);
+      assert.deepEqual(
+        all.map((document) => document.id),
+        every.slice(0, 1_001).map((document) => document.id),
+        'the best 1,001',
+      );
+    });
+  });
+
+  test('add writes rows in id order, whatever the order given, so overlapping adds cannot deadlock', async () => {
+    // PostgreSQL locks rows in the order a statement writes them: two adds of
+    // the same ids in different orders would each wait for the other (40P01).
+    const store = new PgVectorStore({ pool, tableName: freshTable(), dimensions: 16 });
+    const ids = ['b', 'tie-😀', 'a', 'tie-～', 'c'];
+    const expected = ['a', 'b', 'c', 'tie-～', 'tie-😀'];
+    const inserted = async (documents: { id: string; text: string; metadata: Record<string, never> }[]) => {
+      const { statements, values } = await recordingStatements(() => store.add(documents));
+      return statements.flatMap((text, index) => (text.startsWith('INSERT') ? (values[index] ?? []).filter((_, i) => i % 4 === 0) : []));
+    };
+    assert.deepEqual(await inserted(ids.map((id) => ({ id, text: `text ${id}`, metadata: {} }))), expected);
+    // Over several statements, the whole batch is in one order.
+    const many = Array.from({ length: 1_100 }, (_, index) => `doc-${String(1_099 - index).padStart(4, '0')}`);
+    assert.deepEqual(await inserted(many.map((id) => ({ id, text: `text ${id}`, metadata: {} }))), [...many].reverse());
+  });
+
+  test('a filter needing more parameters than PostgreSQL accepts fails with a typed error suggesting $in', async () => {
+    const store = new PgVectorStore({ pool, tableName: freshTable(), dimensions: 3, embedder: new TableEmbedder(COMPASS) });
+    await store.add([{ id: 'north', text: 'north', metadata: { kind: 'k-1' } }]);
+    const filter = { $or: Array.from({ length: 70_000 }, (_, index) => ({ kind: `k-${index}` })) };
+    await assert.rejects(
+      store.similaritySearch({ query: 'north', filter }),
+      (error: unknown) =>
+        error instanceof InvalidMetadataFilterError && error.option === 'filter' && /65535|65,535/.test(error.message) && error.message.includes('$in'),
+    );
+    const inList = { kind: { $in: filter.$or.map((condition) => condition.kind) } };
+    assert.deepEqual(
+      (await store.similaritySearch({ query: 'north', filter: inList })).map((document) => document.id),
+      ['north'],
+    );
+  });
+
+  test('a connection string pg cannot parse is rejected at construction, without echoing it', async () => {
+    for (const connectionString of ['postgres://app:pa#ss@db.example/app', 'postgres://app:se/cret@db.example/app', 'postgres://app:p?w@db.example:5432/app']) {
+      assert.throws(
+        () => new PgVectorStore({ connectionString, dimensions: 3 }),
+        (error: unknown) =>
+          error instanceof InvalidOptionError &&
+          error.option === 'connectionString' &&
+          !error.message.includes('pa#ss') &&
+          !error.message.includes('cret') &&
+          !error.message.includes('p?w') &&
+          error.message.includes('percent-encode'),
+        connectionString,
+      );
+    }
+    for (const connectionString of [
+      'postgres://app:pa%23ss@db.example:5432/app?sslmode=require',
+      'postgresql://app@/app',
+      'postgres://app:pass word@localhost/app',
+      '/var/run/postgresql app',
+    ]) {
+      const store = new PgVectorStore({ connectionString, dimensions: 3 });
+      await store.close();
     }
   });
 

@@ -1,9 +1,10 @@
 import pg from './pg-module.ts';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { Document, DocumentMetadata } from '../rag/document.ts';
 import { embedChecked, type Embedder } from '../rag/embedder.ts';
 import { LexicalHashEmbedding } from '../rag/lexical-hash-embedding.ts';
+import { compareCodePoints } from '../rag/metadata-filter.ts';
 import { filterToSql } from '../rag/metadata-filter-sql.ts';
 import { EmbeddingDimensionMismatchError } from '../rag/retrieval-errors.ts';
 import { checkIds, prepareDocuments, resolveSearchRequest, type AddDocumentsOptions, type SearchRequest, type VectorStore } from '../rag/vector-store.ts';
@@ -22,6 +23,25 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /** Rows per INSERT statement: keeps a statement far below PostgreSQL's 65,535 parameters. */
 const ROWS_PER_INSERT = 500;
+
+/**
+ * pgvector's `hnsw.ef_search`: an HNSW index scan yields at most this many
+ * rows, so a search raises it to `topK` within these bounds (40 is
+ * pgvector's default, 1,000 its maximum).
+ */
+const MIN_EF_SEARCH = 40;
+const MAX_EF_SEARCH = 1_000;
+
+/** A row a search reads. */
+interface SearchRow {
+  readonly id: string;
+  readonly content: string;
+  readonly metadata: DocumentMetadata;
+  readonly distance: number;
+}
+
+/** Parameters a search binds after the filter's: the similarity bound and `topK`. */
+const SEARCH_PARAMETERS_AFTER_FILTER = 2;
 
 /** Options of {@link PgVectorStore}. */
 export interface PgVectorStoreOptions {
@@ -60,9 +80,17 @@ export interface PgVectorStoreOptions {
   readonly distance?: 'cosine';
   /**
    * Index created with the table. `'hnsw'` makes searches fast on large
-   * tables but approximate: with a selective filter a search may return
-   * fewer than `topK` documents (pgvector 0.8's `hnsw.iterative_scan`
-   * setting addresses that). `'none'` searches exactly, by scanning.
+   * tables but approximate: a document that is among the best may be missed.
+   * Each search sets `hnsw.ef_search` to `topK` (at least 40), so up to
+   * `topK` documents come back. With pgvector 0.8 or later it also turns on
+   * `hnsw.iterative_scan` (`strict_order`), so that filters and similarity
+   * thresholds still fill `topK`, as far as `hnsw.max_scan_tuples` (20,000
+   * by default) lets the scan go: a filter matching only a few documents of a
+   * large table may still return fewer. Before 0.8, filters and thresholds
+   * are applied to at most `topK` candidates and can return fewer.
+   * A search with `topK` above 1,000 (pgvector's limit on `ef_search`) does
+   * not use the index but scans the table exactly.
+   * `'none'` searches exactly, by scanning.
    * @default 'hnsw'
    */
   readonly createIndex?: 'hnsw' | 'none';
@@ -118,6 +146,8 @@ export class PgVectorStore implements VectorStore {
   readonly #index: string;
   readonly #tableName: string;
   #schemaReady: Promise<void> | undefined;
+  /** Whether the installed pgvector has `hnsw.iterative_scan` (0.8+); learnt at the first search. */
+  #iterativeScan: Promise<boolean> | undefined;
 
   constructor(options: PgVectorStoreOptions) {
     validateOptions('PgVectorStore', options, PG_VECTOR_STORE_OPTION_RULES, { required: ['dimensions'] });
@@ -157,6 +187,15 @@ export class PgVectorStore implements VectorStore {
       this.#pool = options.pool;
       this.#ownsPool = false;
     } else if (typeof options.connectionString === 'string' && options.connectionString.length > 0) {
+      // pg parses the string only when it first connects, and then fails with
+      // a bare "Invalid URL"; the message must not echo the password.
+      if (!isParsableConnectionString(options.connectionString)) {
+        throw new InvalidOptionError(
+          'connectionString',
+          'is not a valid URL such as postgres://user:password@host:5432/database; ' +
+            'percent-encode special characters (# / ? @ : %) in the user name and password',
+        );
+      }
       this.#pool = new pg.Pool({ connectionString: options.connectionString });
       // An idle connection dropped by the server must not crash the process;
       // the next query reports the problem to its caller instead.
@@ -187,18 +226,24 @@ export class PgVectorStore implements VectorStore {
     );
     await this.#ensureSchema();
 
+    // Rows are locked in the order they are written: writing every batch in
+    // one order (by id, as COLLATE "C" orders them) keeps two adds of
+    // overlapping ids from deadlocking. Ids are unique by now, so the order
+    // changes nothing else.
+    const rows = prepared.map((document, index) => ({ document, vector: vectors[index] ?? [] }));
+    rows.sort((a, b) => compareCodePoints(a.document.id, b.document.id));
     const statements: { text: string; values: unknown[] }[] = [];
-    for (let start = 0; start < prepared.length; start += ROWS_PER_INSERT) {
-      const rows: string[] = [];
+    for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+      const placeholders: string[] = [];
       const values: unknown[] = [];
-      prepared.slice(start, start + ROWS_PER_INSERT).forEach((document, offset) => {
+      for (const { document, vector } of rows.slice(start, start + ROWS_PER_INSERT)) {
         const n = values.length;
-        rows.push(`($${n + 1}, $${n + 2}, $${n + 3}::jsonb, $${n + 4}::vector)`);
-        values.push(document.id, document.text, JSON.stringify(document.metadata), vectorLiteral(vectors[start + offset] ?? []));
-      });
+        placeholders.push(`($${n + 1}, $${n + 2}, $${n + 3}::jsonb, $${n + 4}::vector)`);
+        values.push(document.id, document.text, JSON.stringify(document.metadata), vectorLiteral(vector));
+      }
       statements.push({
         text:
-          `INSERT INTO ${this.#table} (id, content, metadata, embedding) VALUES ${rows.join(', ')} ` +
+          `INSERT INTO ${this.#table} (id, content, metadata, embedding) VALUES ${placeholders.join(', ')} ` +
           'ON CONFLICT (id) DO UPDATE SET content = EXCLUDED.content, metadata = EXCLUDED.metadata, embedding = EXCLUDED.embedding',
         values,
       });
@@ -230,7 +275,7 @@ export class PgVectorStore implements VectorStore {
     const values: unknown[] = [vectorLiteral(query)];
     const conditions: string[] = [];
     if (search.filter !== undefined) {
-      const filter = filterToSql(search.filter, 'metadata', values.length + 1);
+      const filter = filterToSql(search.filter, 'metadata', values.length + 1, SEARCH_PARAMETERS_AFTER_FILTER);
       conditions.push(filter.sql);
       values.push(...filter.values);
     }
@@ -241,13 +286,30 @@ export class PgVectorStore implements VectorStore {
     values.push(search.similarityThreshold > 0 ? 1 - search.similarityThreshold : 2);
     conditions.push(`(embedding <=> $1::vector) <= $${values.length}`);
     values.push(search.topK);
-    const result = await this.#pool.query<{ id: string; content: string; metadata: DocumentMetadata; distance: number }>(
+    // An HNSW scan yields at most ef_search rows, which cannot exceed 1,000:
+    // for more, ordering by an expression the index cannot serve makes the
+    // search an exact scan.
+    const exact = search.topK > MAX_EF_SEARCH;
+    const text =
       `SELECT id, content, metadata, (embedding <=> $1::vector) AS distance FROM ${this.#table}` +
-        ` WHERE ${conditions.join(' AND ')}` +
-        ` ORDER BY embedding <=> $1::vector LIMIT $${values.length}`,
-      values,
-    );
-    return result.rows.map((row) => ({
+      ` WHERE ${conditions.join(' AND ')}` +
+      // Equal distances go by id in code-point order, as in InMemoryVectorStore,
+      // so the topK cut is the same in both and does not follow the heap order.
+      ` ORDER BY ${exact ? '(embedding <=> $1::vector) + 0' : 'embedding <=> $1::vector'}, id COLLATE "C" LIMIT $${values.length}`;
+    let rows: SearchRow[] = [];
+    // pgvector's defaults serve a plain search of at most 40 rows: it needs no settings, and no transaction.
+    const plain = search.topK <= MIN_EF_SEARCH && search.filter === undefined && search.similarityThreshold <= 0;
+    if (exact || plain) {
+      rows = (await this.#pool.query<SearchRow>(text, values)).rows;
+    } else {
+      // set_config(..., true) is SET LOCAL: the settings end with the
+      // transaction and never reach another user of the pooled connection.
+      await inTransaction(this.#pool, async (client) => {
+        await this.#tuneIndexScan(client, search.topK);
+        rows = (await client.query<SearchRow>(text, values)).rows;
+      });
+    }
+    return rows.map((row) => ({
       id: row.id,
       text: row.content,
       metadata: row.metadata,
@@ -258,6 +320,37 @@ export class PgVectorStore implements VectorStore {
   /** Ends the pool when the store created it from a connection string; a given pool is left open. */
   async close(): Promise<void> {
     if (this.#ownsPool) await this.#pool.end();
+  }
+
+  /**
+   * Lets an HNSW index scan yield `topK` rows: by default it stops after
+   * `hnsw.ef_search` (40) candidates, before any filter or threshold. The
+   * settings also apply to an index created by migrations, and do nothing
+   * when the table has none.
+   */
+  async #tuneIndexScan(client: PoolClient, topK: number): Promise<void> {
+    const efSearch = String(Math.max(topK, MIN_EF_SEARCH));
+    if (await this.#hasIterativeScan(client)) {
+      // strict_order keeps rows ordered by distance, so ORDER BY and LIMIT stay exact.
+      await client.query("SELECT set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', 'strict_order', true)", [efSearch]);
+    } else {
+      await client.query("SELECT set_config('hnsw.ef_search', $1, true)", [efSearch]);
+    }
+  }
+
+  #hasIterativeScan(client: PoolClient): Promise<boolean> {
+    this.#iterativeScan ??= client
+      .query<{ version: string | null }>("SELECT extversion AS version FROM pg_extension WHERE extname = 'vector'")
+      .then((result) => {
+        const [major = 0, minor = 0] = (result.rows[0]?.version ?? '').split('.').map(Number);
+        return major > 0 || minor >= 8;
+      })
+      .catch((error: unknown) => {
+        // Ask again next time (the database may come back).
+        this.#iterativeScan = undefined;
+        throw error;
+      });
+    return this.#iterativeScan;
   }
 
   #ensureSchema(): Promise<void> {
@@ -313,6 +406,20 @@ function indexName(table: string): string {
   let hash = 0x811c9dc5;
   for (let i = 0; i < table.length; i++) hash = Math.imul(hash ^ table.charCodeAt(i), 0x01000193);
   return `${table.slice(0, 40)}_${(hash >>> 0).toString(16).padStart(8, '0')}_hnsw_idx`;
+}
+
+/**
+ * Whether pg can parse `value` as a connection string: a client parses it
+ * when it is built (a pool only when it first connects); building one opens
+ * nothing.
+ */
+function isParsableConnectionString(value: string): boolean {
+  try {
+    new pg.Client({ connectionString: value });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** pgvector's text input format: `[1,2.5,-3e-7]`. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { InMemoryVectorStore } from './in-memory-vector-store.ts';
+import { EmbeddingDimensionMismatchError } from './retrieval-errors.ts';
 import { COMPASS, TableEmbedder } from './test-support/table-embedder.ts';
 import { describeVectorStoreContract } from './test-support/vector-store-contract.ts';
 
@@ -40,5 +41,26 @@ describe('InMemoryVectorStore', () => {
       expected: 2,
       actual: 3,
     });
+  });
+
+  test('concurrent first adds of different vector lengths: one fails, the other is stored', async () => {
+    const store = new InMemoryVectorStore({ embedder: new TableEmbedder(COMPASS) });
+    const results = await Promise.allSettled([
+      store.add([{ id: 'north', text: 'north', metadata: {} }]),
+      store.add([{ id: 'short', text: 'short', metadata: {} }]),
+    ]);
+    assert.deepEqual(
+      results.map((result) => result.status),
+      ['fulfilled', 'rejected'],
+    );
+    assert.ok(results[1]?.status === 'rejected' && results[1].reason instanceof EmbeddingDimensionMismatchError);
+    assert.equal(store.size, 1);
+  });
+
+  test('a search racing the first add is checked against the length that add fixed', async () => {
+    const store = new InMemoryVectorStore({ embedder: new TableEmbedder(COMPASS) });
+    const [added, searched] = await Promise.allSettled([store.add([{ id: 'north', text: 'north', metadata: {} }]), store.similaritySearch({ query: 'short' })]);
+    assert.equal(added.status, 'fulfilled');
+    assert.ok(searched.status === 'rejected' && searched.reason instanceof EmbeddingDimensionMismatchError, 'no score from a truncated dot product');
   });
 });

@@ -1,7 +1,8 @@
 import type { Document } from './document.ts';
 import { embedChecked, type Embedder } from './embedder.ts';
 import { LexicalHashEmbedding } from './lexical-hash-embedding.ts';
-import { evaluateFilter } from './metadata-filter.ts';
+import { compareCodePoints, evaluateFilter } from './metadata-filter.ts';
+import { EmbeddingDimensionMismatchError } from './retrieval-errors.ts';
 import { checkIds, prepareDocuments, resolveSearchRequest, type AddDocumentsOptions, type SearchRequest, type VectorStore } from './vector-store.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
@@ -58,7 +59,12 @@ export class InMemoryVectorStore implements VectorStore {
       'document embeddings',
       options.signal,
     );
-    this.#dimensions ??= vectors[0]?.length;
+    const length = vectors[0]?.length;
+    // A concurrent first add may have fixed the length while this one awaited its vectors.
+    if (this.#dimensions !== undefined && length !== undefined && length !== this.#dimensions) {
+      throw new EmbeddingDimensionMismatchError(this.#dimensions, length, 'document embeddings');
+    }
+    this.#dimensions ??= length;
     prepared.forEach((document, index) => {
       const vector = vectors[index] ?? [];
       this.#entries.set(document.id, { document, vector: [...vector], norm: norm(vector) });
@@ -76,6 +82,10 @@ export class InMemoryVectorStore implements VectorStore {
     const queryNorm = norm(query ?? []);
     // A query without a direction (e.g. only punctuation) is similar to nothing.
     if (query === undefined || queryNorm === 0) return [];
+    // The first add may have fixed the length while this search awaited its vector.
+    if (this.#dimensions !== undefined && query.length !== this.#dimensions) {
+      throw new EmbeddingDimensionMismatchError(this.#dimensions, query.length, 'query embedding');
+    }
 
     const hits: { entry: Entry; score: number }[] = [];
     for (const entry of this.#entries.values()) {
@@ -86,7 +96,8 @@ export class InMemoryVectorStore implements VectorStore {
       if (search.similarityThreshold > 0 && score < search.similarityThreshold) continue;
       hits.push({ entry, score });
     }
-    hits.sort((a, b) => b.score - a.score || (a.entry.document.id < b.entry.document.id ? -1 : 1));
+    // Ties go by id in code-point order, as PgVectorStore orders them (COLLATE "C").
+    hits.sort((a, b) => b.score - a.score || compareCodePoints(a.entry.document.id, b.entry.document.id));
     return hits.slice(0, search.topK).map(({ entry, score }) => ({
       id: entry.document.id,
       text: entry.document.text,

@@ -225,6 +225,17 @@ function checkScalar(value: FilterScalar, where: string): FilterScalar {
   if (typeof value === 'number' && !Number.isFinite(value)) {
     throw new InvalidMetadataFilterError(where, `${value} cannot be stored in JSON metadata; use a finite number`);
   }
+  // Stores reject these strings in documents, so no document can match them;
+  // PostgreSQL would fail on them with a raw error instead of matching nothing.
+  if (typeof value === 'string' && value.includes('\u0000')) {
+    throw new InvalidMetadataFilterError(where, 'contains the character U+0000, which metadata cannot hold; remove it');
+  }
+  if (typeof value === 'string' && !value.isWellFormed()) {
+    throw new InvalidMetadataFilterError(
+      where,
+      'contains a lone UTF-16 surrogate (often half of an emoji cut by slicing a string), which metadata cannot hold; repair it, e.g. with toWellFormed()',
+    );
+  }
   return value;
 }
 

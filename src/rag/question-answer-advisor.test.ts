@@ -10,6 +10,8 @@ import { ChatClient } from '../chat/chat-client.ts';
 import type { ObservationSink } from '../chat/observation.ts';
 import { ToolCallAdvisor } from '../advisors/tool-call-advisor.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { MessageChatMemoryAdvisor } from '../memory/message-chat-memory-advisor.ts';
+import { MessageWindowChatMemory } from '../memory/message-window-chat-memory.ts';
 import { mockModel } from '../test-support/mock-model.ts';
 import type { Document } from './document.ts';
 import { InMemoryVectorStore } from './in-memory-vector-store.ts';
@@ -223,7 +225,58 @@ describe('QuestionAnswerAdvisor', () => {
       .content();
     assert.equal(searches[0]?.query, 'what does this breaker do');
     const user = model.doGenerateCalls[0]!.prompt.findLast((message) => message.role === 'user');
-    assert.deepEqual(user?.role === 'user' ? user.content.map((part) => part.type) : [], ['text', 'file']);
+    assert.deepEqual(user?.role === 'user' ? user.content.map((part) => part.type) : [], ['text', 'file', 'text']);
+  });
+
+  test('a message of several parts keeps them in place, on the call and stream paths, and memory keeps the raw question', async () => {
+    const store = new InMemoryVectorStore();
+    await store.add([{ id: 'release', text: 'Release 2 added a dark theme.', metadata: {} }]);
+    const image = (byte: number) => ({ type: 'file' as const, data: new Uint8Array([byte]), mediaType: 'image/png' });
+    const parts = [
+      { type: 'text' as const, text: 'Screenshot A:' },
+      image(1),
+      { type: 'text' as const, text: 'Screenshot B:' },
+      image(2),
+      { type: 'text' as const, text: 'Which one is release 2?' },
+    ];
+    const memory = new MessageWindowChatMemory();
+    const model = mockModel([{ text: 'B' }, { text: 'B again' }]);
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(
+        new MessageChatMemoryAdvisor({ memory }),
+        new QuestionAnswerAdvisor({ vectorStore: store, promptTemplate: 'Q:\n{query}\nCONTEXT: {question_answer_context}' }),
+      )
+      .build();
+    await client
+      .prompt()
+      .user(parts)
+      .advisors((a) => a.param(CONVERSATION_ID, 'shots'))
+      .call()
+      .content();
+    for await (const _ of client
+      .prompt()
+      .user(parts)
+      .advisors((a) => a.param(CONVERSATION_ID, 'shots-stream'))
+      .stream()
+      .chatResponse());
+
+    const expected = ['Q:\n', 'Screenshot A:', '<file>', 'Screenshot B:', '<file>', 'Which one is release 2?', '\nCONTEXT: Release 2 added a dark theme.'];
+    const shape = (prompt: LanguageModelV4Prompt): string[] => {
+      const user = prompt.findLast((message) => message.role === 'user');
+      assert.ok(user?.role === 'user');
+      return user.content.map((part) => (part.type === 'text' ? part.text : `<${part.type}>`));
+    };
+    assert.deepEqual(shape(model.doGenerateCalls[0]!.prompt), expected, 'call');
+    assert.deepEqual(shape(model.doStreamCalls[0]!.prompt), expected, 'stream');
+    for (const conversation of ['shots', 'shots-stream']) {
+      const [remembered] = await memory.get(conversation);
+      assert.ok(remembered?.role === 'user' && Array.isArray(remembered.content), conversation);
+      assert.deepEqual(
+        remembered.content.map((part) => (part.type === 'text' ? part.text : `<${part.type}>`)),
+        ['Screenshot A:', '<file>', 'Screenshot B:', '<file>', 'Which one is release 2?'],
+        `${conversation}: the raw question, without the retrieved context`,
+      );
+    }
   });
 
   test('options are checked at construction', () => {

@@ -66,7 +66,9 @@ export interface QuestionAnswerAdvisorOptions {
    * Replaces the text of the user's message. Placeholders: `{query}` (the
    * user's text, which is also the search query) and
    * `{question_answer_context}` (the retrieved documents' texts, separated by
-   * blank lines). Both must appear.
+   * blank lines). Both must appear. In a message of several parts (text
+   * with images or files) the parts stay as they are, in place of `{query}`,
+   * and the template's text before and after it becomes text parts of its own.
    * @default DEFAULT_QUESTION_ANSWER_TEMPLATE
    */
   readonly promptTemplate?: string;
@@ -168,11 +170,9 @@ export class QuestionAnswerAdvisor implements Advisor {
     }
     const { documents } = await this.#retrieve(request, query);
     request.context.set(RETRIEVED_DOCUMENTS, documents);
-    const augmented = this.#template.replace(/\{(query|question_answer_context)\}/g, (placeholder: string) =>
-      placeholder === '{query}' ? query : documents.map((document) => document.text).join('\n\n'),
-    );
+    const context = documents.map((document) => document.text).join('\n\n');
     const messages: ModelMessage[] = [...request.messages];
-    messages[index] = { ...message, content: withText(message.content, augmented) };
+    messages[index] = { ...message, content: augment(message.content, this.#template, query, context) };
     return { ...request, messages };
   }
 
@@ -222,8 +222,24 @@ function textOf(content: UserContent): string {
   return content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
 }
 
-/** The user content with its text replaced by `text`; other parts (images, files) are kept. */
-function withText(content: UserContent, text: string): UserModelMessage['content'] {
-  if (typeof content === 'string') return text;
-  return [{ type: 'text', text }, ...content.filter((part) => part.type !== 'text')];
+/**
+ * The user content put into the template. Text content is the template
+ * filled in. A message of parts keeps every part, in place, where the
+ * template's first `{query}` stands, and gets the template's text before and
+ * after it as parts of their own: a text part labelling an image stays next
+ * to that image.
+ */
+function augment(content: UserContent, template: string, query: string, context: string): UserModelMessage['content'] {
+  // One pass, so placeholders inside the query or the documents stay as written.
+  const fill = (text: string): string =>
+    text.replace(/\{(query|question_answer_context)\}/g, (placeholder: string) => (placeholder === '{query}' ? query : context));
+  if (typeof content === 'string') return fill(template);
+  const at = template.indexOf('{query}');
+  const before = fill(template.slice(0, at));
+  const after = fill(template.slice(at + '{query}'.length));
+  return [
+    ...(before.length > 0 ? [{ type: 'text' as const, text: before }] : []),
+    ...content,
+    ...(after.length > 0 ? [{ type: 'text' as const, text: after }] : []),
+  ];
 }

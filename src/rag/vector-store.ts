@@ -124,47 +124,97 @@ export function prepareDocuments(documents: readonly Document[]): Document[] {
     if (typeof text !== 'string') {
       throw new InvalidOptionError(`${where}.text`, `expected a string, got ${typeof text}`);
     }
-    if (id.includes(NUL) || text.includes(NUL)) {
-      throw new InvalidOptionError(`${where}.${id.includes(NUL) ? 'id' : 'text'}`, NUL_PROBLEM);
-    }
+    const idProblem = stringProblem(id);
+    if (idProblem !== undefined) throw new InvalidOptionError(`${where}.id`, idProblem);
+    const textProblem = stringProblem(text);
+    if (textProblem !== undefined) throw new InvalidOptionError(`${where}.text`, textProblem);
     if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
       throw new InvalidOptionError(`${where}.metadata`, 'expected an object (use {} for none)');
     }
-    // A JSON round trip gives every store the same view of the metadata
-    // (what PostgreSQL's jsonb would keep) and detaches it from the caller.
-    let copy: Document['metadata'];
-    try {
-      copy = JSON.parse(JSON.stringify(metadata)) as Document['metadata'];
-    } catch (error) {
-      throw new InvalidOptionError(`${where}.metadata`, `must be JSON-serialisable (${(error as Error).message})`);
-    }
-    if (holdsNul(copy)) throw new InvalidOptionError(`${where}.metadata`, NUL_PROBLEM);
     byId.delete(id);
-    byId.set(id, { id, text, metadata: copy });
+    byId.set(id, { id, text, metadata: copyMetadata(metadata, `${where}.metadata`) });
   }
   return [...byId.values()];
 }
 
 /**
- * PostgreSQL cannot store U+0000 in text or jsonb; rejecting it everywhere
- * keeps every store accepting exactly the same documents.
+ * Why PostgreSQL cannot take `value`, or `undefined` when it can. Rejecting
+ * such strings in every store keeps every store accepting exactly the same
+ * documents: PostgreSQL refuses U+0000 in text and jsonb, and the driver
+ * rewrites a lone UTF-16 surrogate (what `.slice()` leaves of a split emoji)
+ * to U+FFFD, so two distinct ids would become one row.
  */
-const NUL = '\u0000';
-const NUL_PROBLEM = 'contains the character U+0000, which PostgreSQL cannot store; remove it';
-
-function holdsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes(NUL);
-  if (Array.isArray(value)) return value.some(holdsNul);
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).some(([key, item]) => key.includes(NUL) || holdsNul(item));
+function stringProblem(value: string): string | undefined {
+  if (value.includes('\u0000')) return 'contains the character U+0000, which PostgreSQL cannot store; remove it';
+  if (!value.isWellFormed()) {
+    return (
+      'contains a lone UTF-16 surrogate (often half of an emoji cut by slicing a string), which PostgreSQL cannot store; ' +
+      'repair it, e.g. with toWellFormed()'
+    );
   }
-  return false;
+  return undefined;
+}
+
+/**
+ * A JSON copy of the metadata: it gives every store the same view of it
+ * (what PostgreSQL's jsonb keeps) and detaches it from the caller. Values
+ * JSON would silently change (`NaN` and `Infinity` become null, `undefined`
+ * and functions vanish) are rejected instead, as filters reject them, so
+ * that a document never quietly loses a field such as its tenant.
+ *
+ * @param where - the option path of the metadata, for error messages.
+ */
+function copyMetadata(metadata: object, where: string): Document['metadata'] {
+  // The replacer sees every key and value after toJSON; paths of the objects
+  // it has entered let an error name the exact field.
+  const paths = new Map<unknown, string>();
+  const replacer = function (this: unknown, key: string, value: unknown): unknown {
+    const holder = paths.get(this);
+    if (holder === undefined) {
+      paths.set(value, where);
+      return value;
+    }
+    if (!Array.isArray(this)) {
+      const keyProblem = stringProblem(key);
+      if (keyProblem !== undefined) throw new InvalidOptionError(holder, `a key ${keyProblem}`);
+    }
+    const path = Array.isArray(this) ? `${holder}[${key}]` : `${holder}.${key}`;
+    if (value === undefined) {
+      throw new InvalidOptionError(path, 'is undefined, which JSON metadata cannot hold; remove the key or give it a value');
+    }
+    if (typeof value === 'function' || typeof value === 'symbol') {
+      throw new InvalidOptionError(path, `is a ${typeof value}, which JSON metadata cannot hold`);
+    }
+    if (typeof value === 'number' && !Number.isFinite(value)) {
+      throw new InvalidOptionError(path, `${value} cannot be stored in JSON metadata; use a finite number`);
+    }
+    if (typeof value === 'string') {
+      const problem = stringProblem(value);
+      if (problem !== undefined) throw new InvalidOptionError(path, problem);
+    }
+    if (typeof value === 'object' && value !== null) paths.set(value, path);
+    return value;
+  };
+  let json: string;
+  try {
+    json = JSON.stringify(metadata, replacer);
+  } catch (error) {
+    if (error instanceof InvalidOptionError) throw error;
+    throw new InvalidOptionError(where, `must be JSON-serialisable (${(error as Error).message})`);
+  }
+  return JSON.parse(json) as Document['metadata'];
 }
 
 /** Validates the ids given to {@link VectorStore.delete}. */
 export function checkIds(ids: readonly string[]): readonly string[] {
   if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
     throw new InvalidOptionError('ids', 'expected an array of document ids (strings)');
+  }
+  // No store holds such an id, and PostgreSQL would rewrite a lone surrogate
+  // and delete some other document.
+  for (const [index, id] of ids.entries()) {
+    const problem = stringProblem(id);
+    if (problem !== undefined) throw new InvalidOptionError(`ids[${index}]`, problem);
   }
   return ids;
 }

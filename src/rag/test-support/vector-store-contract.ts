@@ -180,8 +180,91 @@ export function describeVectorStoreContract(name: string, createStore: VectorSto
       await assert.rejects(store.add([{ id: '', text: 'north', metadata: {} }]), InvalidOptionError);
       await assert.rejects(
         store.add([{ id: 'nul', text: 'north', metadata: { note: 'a\u0000b' } }]),
-        (error: unknown) => error instanceof InvalidOptionError && error.option === 'documents[0].metadata',
+        (error: unknown) => error instanceof InvalidOptionError && error.option === 'documents[0].metadata.note',
       );
+    });
+
+    test('strings with a lone UTF-16 surrogate are rejected everywhere, naming the field', async () => {
+      const { store } = await compassStore();
+      // What slicing through an emoji leaves behind: '🚀 Launch'.slice(0, 1).
+      const half = '🚀 Launch'.slice(0, 1);
+      const badDocuments: [Document, string][] = [
+        [{ id: `report-${half}`, text: 'north', metadata: {} }, 'documents[0].id'],
+        [{ id: 'report', text: `north ${half}`, metadata: {} }, 'documents[0].text'],
+        [{ id: 'report', text: 'north', metadata: { title: half } }, 'documents[0].metadata.title'],
+        [{ id: 'report', text: 'north', metadata: { author: { tags: ['ok', half] } } }, 'documents[0].metadata.author.tags[1]'],
+        [{ id: 'report', text: 'north', metadata: { [`key${half}`]: 1 } }, 'documents[0].metadata'],
+      ];
+      for (const [document, option] of badDocuments) {
+        await assert.rejects(
+          store.add([document]),
+          (error: unknown) => error instanceof InvalidOptionError && error.option === option && /lone UTF-16 surrogate/.test(error.message),
+          option,
+        );
+      }
+      await assert.rejects(store.delete([`report-${half}`]), (error: unknown) => error instanceof InvalidOptionError && error.option === 'ids[0]');
+      const badFilters: [MetadataFilter, string][] = [
+        [{ kind: half }, 'filter.kind'],
+        [{ kind: { $in: ['city', half] } }, 'filter.kind.$in[1]'],
+        [{ published: { $gte: `2020${half}` } }, 'filter.published.$gte'],
+      ];
+      for (const [filter, option] of badFilters) {
+        await assert.rejects(
+          store.similaritySearch({ query: 'north', filter }),
+          (error: unknown) => error instanceof InvalidMetadataFilterError && error.option === option,
+          option,
+        );
+      }
+      assert.deepEqual(
+        (await store.similaritySearch({ query: 'north', topK: 10 })).map((document) => document.id),
+        ALL_BY_SCORE,
+        'nothing was written',
+      );
+      // A whole emoji is fine.
+      await store.add([{ id: 'launch-🚀', text: 'north', metadata: { title: '🚀 Launch' } }]);
+      assert.deepEqual(await idsFor(store, { title: '🚀 Launch' }), ['launch-🚀']);
+    });
+
+    test('metadata that JSON would silently change is rejected, naming the key', async () => {
+      const { store } = await compassStore();
+      const bad: [Record<string, unknown>, string][] = [
+        [{ tenant: undefined }, 'documents[0].metadata.tenant'],
+        [{ score: Number.NaN }, 'documents[0].metadata.score'],
+        [{ limit: Number.POSITIVE_INFINITY }, 'documents[0].metadata.limit'],
+        [{ author: { rank: Number.NEGATIVE_INFINITY } }, 'documents[0].metadata.author.rank'],
+        [{ tags: ['a', undefined] }, 'documents[0].metadata.tags[1]'],
+        [{ format: () => 'x' }, 'documents[0].metadata.format'],
+      ];
+      for (const [metadata, option] of bad) {
+        await assert.rejects(
+          store.add([{ id: 'odd', text: 'north', metadata: metadata as Document['metadata'] }]),
+          (error: unknown) => error instanceof InvalidOptionError && error.option === option,
+          option,
+        );
+      }
+      assert.deepEqual(await idsFor(store, { score: null }), [], 'no NaN became null');
+    });
+
+    test('equal scores are ordered by id, by Unicode code point', async () => {
+      const { store } = await compassStore();
+      // One add per document, so that the storage order is the reverse of the expected one.
+      // UTF-16 order would put U+1F600 (a surrogate pair) before U+FF5E.
+      for (const id of ['tie-😀', 'tie-～', 'tie-b', 'tie-a']) {
+        await store.add([{ id, text: 'north', metadata: { tie: true } }]);
+      }
+      const found = await store.similaritySearch({ query: 'north', topK: 4 });
+      assert.deepEqual(
+        found.map((document) => document.id),
+        ['north', 'tie-a', 'tie-b', 'tie-～'],
+      );
+      assert.deepEqual(await idsFor(store, { tie: true }), ['tie-a', 'tie-b', 'tie-～', 'tie-😀']);
+    });
+
+    test('a wide $or over one key works', async () => {
+      const { store } = await compassStore();
+      // 33,000 tests of one key: binding the key once per test would exceed PostgreSQL's 65,535 parameters.
+      const filter = { $or: [...Array.from({ length: 33_000 }, (_, index) => ({ kind: `kind-${index}` })), { kind: 'town' }] };
+      assert.deepEqual(await idsFor(store, filter), ['northup']);
     });
 
     test('delete removes documents by id and ignores unknown ids', async () => {
