@@ -1,4 +1,5 @@
 import pg from './pg-module.ts';
+import { checkConnectionString } from './connection-string.ts';
 import type { Pool, PoolClient } from 'pg';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { Document, DocumentMetadata } from '../rag/document.ts';
@@ -187,15 +188,7 @@ export class PgVectorStore implements VectorStore {
       this.#pool = options.pool;
       this.#ownsPool = false;
     } else if (typeof options.connectionString === 'string' && options.connectionString.length > 0) {
-      // pg parses the string only when it first connects, and then fails with
-      // a bare "Invalid URL"; the message must not echo the password.
-      if (!isParsableConnectionString(options.connectionString)) {
-        throw new InvalidOptionError(
-          'connectionString',
-          'is not a valid URL such as postgres://user:password@host:5432/database; ' +
-            'percent-encode special characters (# / ? @ : %) in the user name and password',
-        );
-      }
+      checkConnectionString(options.connectionString);
       this.#pool = new pg.Pool({ connectionString: options.connectionString });
       // An idle connection dropped by the server must not crash the process;
       // the next query reports the problem to its caller instead.
@@ -406,20 +399,6 @@ function indexName(table: string): string {
   let hash = 0x811c9dc5;
   for (let i = 0; i < table.length; i++) hash = Math.imul(hash ^ table.charCodeAt(i), 0x01000193);
   return `${table.slice(0, 40)}_${(hash >>> 0).toString(16).padStart(8, '0')}_hnsw_idx`;
-}
-
-/**
- * Whether pg can parse `value` as a connection string: a client parses it
- * when it is built (a pool only when it first connects); building one opens
- * nothing.
- */
-function isParsableConnectionString(value: string): boolean {
-  try {
-    new pg.Client({ connectionString: value });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** pgvector's text input format: `[1,2.5,-3e-7]`. */

@@ -8,6 +8,7 @@ import { assertConversationId } from '../memory/conversation-id.ts';
 import { decodeMessage, encodeMessages } from '../memory/message-codec.ts';
 import { redactedAddress } from '../memory/store-address.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
+import { checkConnectionString } from './connection-string.ts';
 import { inTransaction } from './pg-transaction.ts';
 
 /** Options of {@link PostgresChatMemoryRepository}. Give `pool` or `connectionString`, not both. */
@@ -94,6 +95,7 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
 
   constructor(options: PostgresChatMemoryRepositoryOptions) {
     validateOptions('PostgresChatMemoryRepository', options, POSTGRES_CHAT_MEMORY_REPOSITORY_OPTION_RULES);
+    if (options === undefined) throw new InvalidOptionError('options', 'give a pg.Pool as pool, or a connection string');
     const { pool, connectionString } = options;
     if (pool !== undefined && connectionString !== undefined) {
       throw new InvalidOptionError('pool', 'give either pool or connectionString, not both');
@@ -118,6 +120,7 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
       if (typeof connectionString !== 'string' || connectionString === '') {
         throw new InvalidOptionError('connectionString', 'give a pg.Pool as pool, or a connection string');
       }
+      checkConnectionString(connectionString);
       const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
       if (!Number.isSafeInteger(connectTimeoutMs) || connectTimeoutMs <= 0) {
         throw new InvalidOptionError('connectTimeoutMs', `must be a positive integer, got ${String(options.connectTimeoutMs)}`);

@@ -1,0 +1,55 @@
+/**
+ * Both PostgreSQL stores take a connection string; pg parses it only when a
+ * pool first connects, so each store checks it when it is built.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import { PgVectorStore, PostgresChatMemoryRepository } from './index.ts';
+
+const stores: ReadonlyArray<[string, (connectionString: string) => { close(): Promise<void> }]> = [
+  ['PgVectorStore', (connectionString) => new PgVectorStore({ connectionString, dimensions: 3 })],
+  ['PostgresChatMemoryRepository', (connectionString) => new PostgresChatMemoryRepository({ connectionString })],
+];
+
+for (const [name, build] of stores) {
+  describe(`${name}: its connection string`, () => {
+    test('one pg cannot parse is rejected at construction, without echoing it', () => {
+      for (const connectionString of [
+        'postgres://app:pa#ss@db.example/app',
+        'postgres://app:se/cret@db.example/app',
+        'postgres://app:p?w@db.example:5432/app',
+      ]) {
+        assert.throws(
+          () => build(connectionString),
+          (error: unknown) =>
+            error instanceof InvalidOptionError &&
+            error.option === 'connectionString' &&
+            !error.message.includes('pa#ss') &&
+            !error.message.includes('cret') &&
+            !error.message.includes('p?w') &&
+            error.message.includes('percent-encode'),
+          connectionString,
+        );
+      }
+    });
+
+    test('the forms pg accepts are accepted', async () => {
+      for (const connectionString of [
+        'postgres://app:pa%23ss@db.example:5432/app?sslmode=require',
+        'postgresql://app@/app',
+        'postgres://app:pass word@localhost/app',
+        '/var/run/postgresql app',
+      ]) {
+        await build(connectionString).close();
+      }
+    });
+  });
+}
+
+test('PostgresChatMemoryRepository without options says what it needs', () => {
+  assert.throws(
+    () => new PostgresChatMemoryRepository(undefined as never),
+    (error: unknown) => error instanceof InvalidOptionError && /pool.*connection string/.test(error.message),
+  );
+});
