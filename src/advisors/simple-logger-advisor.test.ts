@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ChatClient, redactSecrets, SafeGuardAdvisor, SimpleLoggerAdvisor, type ChatLogRecord } from '../index.ts';
+import { tool } from 'ai';
+import { z } from 'zod';
+import { ChatClient, redactSecrets, SafeGuardAdvisor, SimpleLoggerAdvisor, ToolCallingAdvisor, type ChatLogRecord } from '../index.ts';
 import { mockModel } from '../test-support/mock-model.ts';
 
 describe('SimpleLoggerAdvisor', () => {
@@ -20,6 +22,23 @@ describe('SimpleLoggerAdvisor', () => {
     assert.ok(!all.includes('abcdefghijklmnopqrstuvwx'));
     assert.ok(!all.includes('ghijklmnop'));
     assert.ok(all.includes('[REDACTED]'));
+  });
+
+  test("a secret deep inside a tool result is redacted in the next round's record", async () => {
+    // The record's own envelope (data, messages, content, output, value) takes six levels: a few more in the result reach the copy limit.
+    let config: unknown = { apiKey: 'sk-proj-Xq9vT3bLbkFJ2mN8pQ4rS6tU1wY7zA0c', password: 'hunter2' };
+    for (let level = 0; level < 9; level++) config = { level: config };
+    const fetchConfig = tool({ inputSchema: z.object({}), execute: async () => config });
+    const records: ChatLogRecord[] = [];
+    const client = ChatClient.builder(mockModel([{ toolCalls: [{ name: 'fetchConfig', input: {} }] }, { text: 'done' }]))
+      .defaultAdvisors(new ToolCallingAdvisor(), new SimpleLoggerAdvisor({ log: (r) => records.push(r) }))
+      .defaultTools({ fetchConfig })
+      .build();
+    assert.equal(await client.prompt('config?').call().content(), 'done');
+    const all = JSON.stringify(records);
+    assert.ok(all.includes('fetchConfig'), 'the tool result is in the log');
+    assert.ok(!all.includes('hunter2'), all);
+    assert.ok(!all.includes('Xq9vT3bLbkFJ2mN8pQ4rS6tU1wY7zA0c'), all);
   });
 
   test('redactSecrets keeps ordinary text and hides credentials in URLs', () => {

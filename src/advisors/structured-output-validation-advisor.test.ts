@@ -59,6 +59,26 @@ describe('StructuredOutputValidationAdvisor', () => {
     assert.deepEqual(roles, ['system', 'user', 'assistant', 'tool', 'assistant', 'user']);
     assert.equal(response.rounds, 3);
   });
+
+  test('the error carries the usage and rounds of the whole call, the tool rounds before it included', async () => {
+    const lookup = tool({ inputSchema: z.object({ name: z.string() }), execute: async () => 'Big (1988)' });
+    const model = mockModel([
+      { toolCalls: [{ name: 'lookup', input: { name: 'Tom Hanks' } }], inputTokens: 100, outputTokens: 10 },
+      { text: '{"actor": 1}', inputTokens: 200, outputTokens: 20 },
+      { text: 'still no JSON', inputTokens: 300, outputTokens: 30 },
+    ]);
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new ToolCallAdvisor(), new StructuredOutputValidationAdvisor({ schema: Films, maxRepeatAttempts: 1 }))
+      .defaultTools({ lookup })
+      .build();
+    await assert.rejects(client.prompt('films').call().content(), (e: unknown) => {
+      assert.ok(StructuredOutputValidationError.isInstance(e));
+      assert.equal(e.attempts, 2);
+      assert.equal(e.rounds, 3);
+      assert.deepEqual(e.usage, { inputTokens: 600, outputTokens: 60, cachedInputTokens: 0 });
+      return true;
+    });
+  });
 });
 
 describe('StructuredOutputValidationAdvisor in stream(), over the scripted model', () => {

@@ -1,7 +1,7 @@
 import type { FlexibleSchema } from '@ai-sdk/provider-utils';
 import type { ModelMessage } from 'ai';
 import { GovernorError } from '../errors/governor-error.ts';
-import { addUsage, type Usage } from '../model/usage.ts';
+import { addUsage, ZERO_USAGE, type Usage } from '../model/usage.ts';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
@@ -16,12 +16,27 @@ export class StructuredOutputValidationError extends GovernorError {
   readonly attempts: number;
   /** The last answer's text. */
   readonly text: string;
+  /**
+   * Token usage of the request's model rounds until validation gave up,
+   * summed over the attempts (and, inside a tool loop, its earlier rounds):
+   * the spend to account for.
+   */
+  readonly usage: Usage;
+  /** Model rounds the request made until validation gave up. */
+  readonly rounds: number;
 
-  constructor(errors: readonly string[], attempts: number, text: string) {
+  constructor(
+    errors: readonly string[],
+    attempts: number,
+    text: string,
+    spent: { readonly usage: Usage; readonly rounds: number } = { usage: ZERO_USAGE, rounds: 0 },
+  ) {
     super('GOVERNOR_OUTPUT_VALIDATION', `The answer failed schema validation after ${attempts} attempts: ${errors.join('; ')}`);
     this.errors = errors;
     this.attempts = attempts;
     this.text = text;
+    this.usage = spent.usage;
+    this.rounds = spent.rounds;
   }
 }
 
@@ -155,7 +170,8 @@ class Attempts {
     this.#rounds += response.rounds;
     const check = response.toolCalls.length > 0 ? { success: true as const } : await validateAnswer(this.#output.schema, response.text);
     if (check.success) return { ...result, response: { ...response, totalUsage: this.#usage, rounds: this.#rounds } };
-    if (this.#attempt > this.#maxRepeatAttempts) throw new StructuredOutputValidationError(check.errors, this.#attempt, response.text);
+    if (this.#attempt > this.#maxRepeatAttempts)
+      throw new StructuredOutputValidationError(check.errors, this.#attempt, response.text, { usage: this.#usage, rounds: this.#rounds });
     this.#request = withFeedback(this.#request, response.text, check.errors);
     return undefined;
   }

@@ -7,6 +7,7 @@ import {
   CONVERSATION_ID,
   InvalidOptionError,
   ToolCallAdvisor,
+  ToolCallingAdvisor,
   ToolCallLimitExceededError,
   type GovernorToolContext,
   type ToolCallListener,
@@ -145,6 +146,100 @@ describe('ToolCallAdvisor', () => {
     assert.deepEqual(results[0], { type: 'text', value: 'echo:1' });
     assert.equal(results[1]!.type, 'error-text');
     assert.match(results[1]!.value, /limit of 1 tool calls/);
+  });
+
+  test('after an error-result limit, later rounds forbid tools, so even toolChoice required ends', async () => {
+    const model = mockModel([
+      { toolCalls: [{ name: 'echo', input: { q: '1' } }] },
+      { toolCalls: [{ name: 'echo', input: { q: '2' } }] },
+      { toolCalls: [{ name: 'echo', input: { q: '3' } }] },
+      { text: 'what I have' },
+    ]);
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new ToolCallingAdvisor({ maxToolCalls: 2, onLimitExceeded: 'error-result' }))
+      .defaultTools({ echo })
+      .defaultOptions({ toolChoice: { type: 'required' } })
+      .build();
+    assert.equal(await client.prompt('go').call().content(), 'what I have');
+    assert.deepEqual(
+      model.doGenerateCalls.map((c) => c.toolChoice?.type),
+      ['required', 'required', 'required', 'none'],
+    );
+  });
+
+  test('a model that keeps asking for tools in rounds that forbid them is refused once more, then ends the call with the limit error and its spend', async () => {
+    // A provider that ignores toolChoice: refusing again and again would bill rounds without end.
+    const stubborn = Array.from({ length: 8 }, (_, i) => ({ toolCalls: [{ name: 'echo', input: { q: String(i) } }], inputTokens: 100, outputTokens: 10 }));
+    const model = mockModel(stubborn);
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new ToolCallingAdvisor({ maxCallsPerTool: { echo: 1 }, onLimitExceeded: 'error-result' }))
+      .defaultTools({ echo })
+      .build();
+    const events: string[] = [];
+    await assert.rejects(
+      (async () => {
+        for await (const event of client.prompt('go').stream().chatResponse()) events.push(event.type);
+      })(),
+      (e: unknown) => {
+        assert.ok(ToolCallLimitExceededError.isInstance(e), String(e));
+        assert.equal(e.toolName, 'echo');
+        assert.equal(e.limit, 1);
+        assert.equal(e.rounds, 4);
+        assert.deepEqual(e.usage, { inputTokens: 400, outputTokens: 40, cachedInputTokens: 0 });
+        return true;
+      },
+    );
+    assert.deepEqual(
+      model.doStreamCalls.map((c) => c.toolChoice?.type),
+      [undefined, undefined, 'none', 'none'],
+    );
+    const told = lastToolResults(model.doStreamCalls[3]!.prompt as never) as Array<{ type: string; value: string }>;
+    assert.match(told[0]!.value, /limit of 1 calls of tool "echo"/);
+    assert.ok(!events.includes('finish'));
+  });
+
+  test('the limit error thrown by default carries the usage and rounds spent until then', async () => {
+    const model = mockModel([
+      { toolCalls: [{ name: 'echo', input: { q: '1' } }], inputTokens: 50, outputTokens: 5 },
+      { toolCalls: [{ name: 'echo', input: { q: '2' } }], inputTokens: 70, outputTokens: 7 },
+    ]);
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new ToolCallingAdvisor({ maxToolCalls: 1 }))
+      .defaultTools({ echo })
+      .build();
+    await assert.rejects(client.prompt('go').call().content(), (e: unknown) => {
+      assert.ok(ToolCallLimitExceededError.isInstance(e));
+      assert.equal(e.rounds, 2);
+      assert.deepEqual(e.usage, { inputTokens: 120, outputTokens: 12, cachedInputTokens: 0 });
+      return true;
+    });
+  });
+
+  test('a tool named like an Object.prototype member is an unknown tool', async () => {
+    const model = mockModel([
+      {
+        toolCalls: [
+          { name: 'constructor', input: {} },
+          { name: 'toString', input: {} },
+          { name: 'hasOwnProperty', input: {} },
+        ],
+      },
+      { text: 'ok' },
+    ]);
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new ToolCallingAdvisor({ maxCallsPerTool: { echo: 1 } }))
+      .defaultTools({ echo })
+      .build();
+    assert.equal(await client.prompt('go').call().content(), 'ok');
+    const results = lastToolResults(model.doGenerateCalls[1]!.prompt as never) as Array<{ type: string; value: string }>;
+    assert.deepEqual(
+      results.map((r) => r.value),
+      [
+        'Unknown tool "constructor". Available tools: echo.',
+        'Unknown tool "toString". Available tools: echo.',
+        'Unknown tool "hasOwnProperty". Available tools: echo.',
+      ],
+    );
   });
 
   test('a denied approval is not run and the model is told why', async () => {

@@ -13,15 +13,23 @@ import { telemetrySettings, type TelemetrySettings } from '../telemetry/telemetr
 import { executeToolCall, toolResultMessage, type ToolOutcome } from './tool-execution.ts';
 import { answeredApprovals, needsApproval, pendingApproval, withApprovalRequests } from './tool-approval.ts';
 import { DEFAULT_TOOL_TIMEOUT_MS } from './tool-timeout.ts';
+import { StructuredOutputValidationError } from './structured-output-validation-advisor.ts';
 import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
 import { is, validateOptions, type OptionRule, type OptionRules } from '../errors/validate-options.ts';
 
-/** Thrown when a tool-call limit is exceeded and `onLimitExceeded` is `'throw'`. */
+/**
+ * Thrown when a tool-call limit is exceeded and `onLimitExceeded` is `'throw'`,
+ * or when the model keeps asking for tools after `'error-result'` told it to answer.
+ */
 export class ToolCallLimitExceededError extends GovernorError {
   readonly toolName: string | undefined;
   readonly limit: number;
+  /** Token usage of the request's model rounds until the limit ended it, summed: the spend to account for. */
+  readonly usage: Usage;
+  /** Model rounds the request made until the limit ended it. */
+  readonly rounds: number;
 
-  constructor(toolName: string | undefined, limit: number) {
+  constructor(toolName: string | undefined, limit: number, spent: { readonly usage: Usage; readonly rounds: number } = { usage: ZERO_USAGE, rounds: 0 }) {
     super(
       'GOVERNOR_TOOL_CALL_LIMIT',
       toolName === undefined
@@ -30,6 +38,8 @@ export class ToolCallLimitExceededError extends GovernorError {
     );
     this.toolName = toolName;
     this.limit = limit;
+    this.usage = spent.usage;
+    this.rounds = spent.rounds;
   }
 }
 
@@ -59,7 +69,13 @@ export interface ToolCallingAdvisorOptions {
   readonly maxCallsPerTool?: number | Readonly<Record<string, number>>;
   /**
    * What happens when a limit is hit: `'throw'` a {@link ToolCallLimitExceededError},
-   * or `'error-result'`: the call is not run and the model is told the limit is reached.
+   * or `'error-result'`: the call is not run and the model is told the limit is
+   * reached. From then on every model round of the request is sent with
+   * `toolChoice: { type: 'none' }` (over the request's own `toolChoice`, even
+   * `'required'`), so the model has to answer with what it has. A provider
+   * that ignores `toolChoice` gets one more round whose calls are handled as
+   * before; if the model asks for tools again after that, the call ends with a
+   * {@link ToolCallLimitExceededError}, so the loop cannot go on without end.
    * @default 'throw'
    */
   readonly onLimitExceeded?: 'throw' | 'error-result';
@@ -147,10 +163,14 @@ export class ToolCallingAdvisor implements Advisor {
     const loop = new ToolLoop(this.#options, this.#maxToolCalls, request);
     const resumed = await loop.resume();
     if (resumed) return resumed;
-    for (;;) {
-      const { response } = await chain.copy(this).nextCall(loop.nextRequest());
-      const done = await loop.afterRound(response);
-      if (done) return done;
+    try {
+      for (;;) {
+        const { response } = await chain.copy(this).nextCall(loop.nextRequest());
+        const done = await loop.afterRound(response);
+        if (done) return done;
+      }
+    } catch (error) {
+      throw loop.withEarlierSpend(error);
     }
   }
 
@@ -164,10 +184,14 @@ export class ToolCallingAdvisor implements Advisor {
     }
     for (;;) {
       let finished: ChatResponse | undefined;
-      for await (const event of chain.copy(this).nextStream(loop.nextRequest())) {
-        // Inner rounds' finish events are folded into one: outer advisors see one response per call.
-        if (event.type === 'finish') finished = event.response.response;
-        else yield event;
+      try {
+        for await (const event of chain.copy(this).nextStream(loop.nextRequest())) {
+          // Inner rounds' finish events are folded into one: outer advisors see one response per call.
+          if (event.type === 'finish') finished = event.response.response;
+          else yield event;
+        }
+      } catch (error) {
+        throw loop.withEarlierSpend(error);
       }
       if (finished === undefined) throw new GovernorError('GOVERNOR_STREAM_INCOMPLETE', 'The downstream stream ended without a finish event.');
       const done = await loop.afterRound(finished, (outcome) => loop.pending.push(outcome));
@@ -198,6 +222,9 @@ function* finalEvents(done: ChatClientResponse): Iterable<ChatStreamEvent> {
   yield { type: 'finish', response: done };
 }
 
+/** Rounds after a limit in which the model may ignore `toolChoice: 'none'` before the loop gives up. */
+const MAX_IGNORED_ANSWER_ONLY_ROUNDS = 1;
+
 /** Context key marking the response whose text came from return-direct tools. */
 const RETURN_DIRECT_TEXT = 'governor.toolLoop.returnDirect';
 
@@ -215,6 +242,12 @@ class ToolLoop {
   #usage: Usage | undefined;
   #rounds = 0;
   #total = 0;
+  /** The first limit hit in `'error-result'` mode: from then on the model may only answer. */
+  #limitHit: ToolCallLimitExceededError | undefined;
+  /** Whether the round in flight was sent with tools forbidden. */
+  #answerOnly = false;
+  /** Rounds sent with tools forbidden in which the model asked for tools all the same. */
+  #ignoredAnswerOnly = 0;
 
   constructor(options: ToolCallingAdvisorOptions, maxToolCalls: number, request: ChatClientRequest) {
     this.#options = options;
@@ -276,8 +309,10 @@ class ToolLoop {
   }
 
   nextRequest(): ChatClientRequest {
-    if (this.#added.length === 0) return this.#request;
-    return { ...this.#request, messages: [...this.#request.messages, ...this.#added] };
+    this.#answerOnly = this.#limitHit !== undefined;
+    const request = this.#answerOnly ? { ...this.#request, options: { ...this.#request.options, toolChoice: { type: 'none' as const } } } : this.#request;
+    if (this.#added.length === 0) return request;
+    return { ...request, messages: [...request.messages, ...this.#added] };
   }
 
   /** Runs the round's tools; returns the final response when the loop is over. */
@@ -287,6 +322,18 @@ class ToolLoop {
     const roundMessages = this.#added.length;
     this.#added.push(...response.messages);
     if (response.toolCalls.length === 0) return this.#final(response, response.text);
+    // The provider ignored toolChoice 'none'. Many OpenAI-compatible servers do, and their model mostly
+    // answers once it has read the refusal; refusing for ever would bill rounds for as long as it insists.
+    if (this.#answerOnly && this.#limitHit !== undefined && ++this.#ignoredAnswerOnly > MAX_IGNORED_ANSWER_ONLY_ROUNDS) {
+      const { toolName, limit } = this.#limitHit;
+      for (const call of response.toolCalls) {
+        void observeUnrunToolCall(
+          { toolName: call.toolName, args: call.input, known: this.#isTool(call.toolName), outcome: 'refused', shown: this.#limitHit.message },
+          { telemetry: this.#telemetry },
+        );
+      }
+      throw new ToolCallLimitExceededError(toolName, limit, this.#spent());
+    }
 
     const waiting: PendingToolApproval[] = [];
     const outcomes = await this.#execute(response.toolCalls, this.#messagesBefore(roundMessages), false, waiting);
@@ -301,6 +348,23 @@ class ToolLoop {
     this.#added.push(toolResultMessage(outcomes));
     if (outcomes.every((o) => o.returnDirect)) return this.#returnDirect(outcomes, response);
     return undefined;
+  }
+
+  /**
+   * A validation failure from inside the loop, with the spend of the loop's
+   * earlier rounds added: its own counts cover only the round that failed,
+   * and the caller accounts for the whole call.
+   */
+  withEarlierSpend(error: unknown): unknown {
+    if (!StructuredOutputValidationError.isInstance(error) || this.#usage === undefined) return error;
+    return new StructuredOutputValidationError(error.errors, error.attempts, error.text, {
+      usage: addUsage(this.#usage, error.usage),
+      rounds: this.#rounds + error.rounds,
+    });
+  }
+
+  #spent(): { usage: Usage; rounds: number } {
+    return { usage: this.#usage ?? ZERO_USAGE, rounds: this.#rounds };
   }
 
   #returnDirect(outcomes: readonly ToolOutcome[], last?: ChatResponse): ChatClientResponse {
@@ -355,7 +419,7 @@ class ToolLoop {
     // so parallel execution cannot race past a limit.
     const planned: Array<ToolOutcome | ToolCallRequest> = [];
     for (const call of calls) {
-      if (waiting !== undefined && call.intervention?.action !== 'block' && call.toolName in this.#request.tools) {
+      if (waiting !== undefined && call.intervention?.action !== 'block' && this.#isTool(call.toolName)) {
         if (await needsApproval(this.#request.tools, call, messages, this.#toolContext)) {
           waiting.push(pendingApproval(call));
           continue;
@@ -363,7 +427,7 @@ class ToolLoop {
       }
       const refusal = this.#checkLimits(call) ?? (approved ? undefined : await this.#checkApproval(call));
       if (refusal !== undefined) {
-        const known = call.toolName in this.#request.tools;
+        const known = this.#isTool(call.toolName);
         await observeUnrunToolCall({ toolName: call.toolName, args: call.input, known, outcome: 'refused', shown: String(refusal.output) }, env);
       }
       planned.push(refusal ?? call);
@@ -379,25 +443,32 @@ class ToolLoop {
 
   #checkLimits(call: ToolCallRequest): ToolOutcome | undefined {
     const perTool = this.#options.maxCallsPerTool;
-    const toolLimit = typeof perTool === 'number' ? perTool : perTool?.[call.toolName];
+    const toolLimit =
+      typeof perTool === 'number' ? perTool : perTool !== undefined && Object.hasOwn(perTool, call.toolName) ? perTool[call.toolName] : undefined;
     const used = this.#perTool.get(call.toolName) ?? 0;
     let exceeded: ToolCallLimitExceededError | undefined;
-    if (this.#total >= this.#maxToolCalls) exceeded = new ToolCallLimitExceededError(undefined, this.#maxToolCalls);
-    else if (toolLimit !== undefined && used >= toolLimit) exceeded = new ToolCallLimitExceededError(call.toolName, toolLimit);
+    if (this.#total >= this.#maxToolCalls) exceeded = new ToolCallLimitExceededError(undefined, this.#maxToolCalls, this.#spent());
+    else if (toolLimit !== undefined && used >= toolLimit) exceeded = new ToolCallLimitExceededError(call.toolName, toolLimit, this.#spent());
     if (exceeded) {
       if (this.#options.onLimitExceeded !== 'error-result') {
         // Ends the run: counted, but there is no next round for the breaker to judge.
         void observeUnrunToolCall(
-          { toolName: call.toolName, args: call.input, known: call.toolName in this.#request.tools, outcome: 'refused', shown: exceeded.message },
+          { toolName: call.toolName, args: call.input, known: this.#isTool(call.toolName), outcome: 'refused', shown: exceeded.message },
           { telemetry: this.#telemetry },
         );
         throw exceeded;
       }
+      this.#limitHit ??= exceeded;
       return { call, output: `${exceeded.message} The call was not run; answer with what you have.`, isError: true, returnDirect: false };
     }
     this.#total += 1;
     this.#perTool.set(call.toolName, used + 1);
     return undefined;
+  }
+
+  /** Own keys only: a model calling `constructor` or `toString` names no tool. */
+  #isTool(name: string): boolean {
+    return Object.hasOwn(this.#request.tools, name);
   }
 
   async #checkApproval(call: ToolCallRequest): Promise<ToolOutcome | undefined> {

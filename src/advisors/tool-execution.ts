@@ -46,7 +46,8 @@ function errorText(error: unknown): string {
  * An abort is the one exception that propagates.
  */
 export async function executeToolCall(call: ToolCallRequest, env: ToolExecutionEnvironment): Promise<ToolOutcome> {
-  const tool = env.tools[call.toolName];
+  // Own keys only: a model calling `constructor` or `toString` must hear the tool is unknown.
+  const tool = Object.hasOwn(env.tools, call.toolName) ? env.tools[call.toolName] : undefined;
   const notRun = async (message: string, outcome: Exclude<ToolCallOutcome, 'success' | 'error'>): Promise<ToolOutcome> => {
     await observeUnrunToolCall({ toolName: call.toolName, args: call.input, known: tool !== undefined, outcome, shown: message }, env);
     return { call, output: message, isError: true, returnDirect: false };

@@ -678,7 +678,18 @@ function withoutUndefined<T extends object>(value: T): T {
 }
 
 const STORE_METHODS = ['read', 'apply', 'delete'] as const satisfies readonly (keyof BreakerStore)[];
-const OPTIONAL_STORE_METHODS = ['addSteers', 'takeSteers', 'claimFirst', 'addAlias', 'sessionOfAlias', 'putNote', 'readNote', 'listOpen', 'ping', 'status'] as const satisfies readonly (keyof BreakerStore)[];
+const OPTIONAL_STORE_METHODS = [
+  'addSteers',
+  'takeSteers',
+  'claimFirst',
+  'addAlias',
+  'sessionOfAlias',
+  'putNote',
+  'readNote',
+  'listOpen',
+  'ping',
+  'status',
+] as const satisfies readonly (keyof BreakerStore)[];
 
 /**
  * A store is used long after the breaker is built (`delete` only on a
@@ -686,11 +697,17 @@ const OPTIONAL_STORE_METHODS = ['addSteers', 'takeSteers', 'claimFirst', 'addAli
  * failing in the middle of a run.
  */
 function checkStore(store: unknown): void {
-  if (store === null || typeof store !== 'object') throw new InvalidOptionError('store', `must implement BreakerStore (${STORE_METHODS.join(', ')}), got ${store === null ? 'null' : typeof store}`);
+  if (store === null || typeof store !== 'object')
+    throw new InvalidOptionError('store', `must implement BreakerStore (${STORE_METHODS.join(', ')}), got ${store === null ? 'null' : typeof store}`);
   const methods = store as Record<string, unknown>;
   const missing = STORE_METHODS.filter((name) => typeof methods[name] !== 'function');
-  if (missing.length > 0) throw new InvalidOptionError('store', `must implement BreakerStore (${STORE_METHODS.join(', ')}): ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not a function`);
+  if (missing.length > 0)
+    throw new InvalidOptionError(
+      'store',
+      `must implement BreakerStore (${STORE_METHODS.join(', ')}): ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not a function`,
+    );
   for (const name of OPTIONAL_STORE_METHODS) {
-    if (methods[name] !== undefined && typeof methods[name] !== 'function') throw new InvalidOptionError(`store.${name}`, `must be a function when present, got ${typeof methods[name]}`);
+    if (methods[name] !== undefined && typeof methods[name] !== 'function')
+      throw new InvalidOptionError(`store.${name}`, `must be a function when present, got ${typeof methods[name]}`);
   }
 }

@@ -16,6 +16,27 @@ export class AdvisorNotInChainError extends GovernorError {
   }
 }
 
+/**
+ * Thrown by `build()`, `call()` and `stream()` when one advisor instance is
+ * registered twice in a chain (a client default added again per request, or
+ * twice in `defaultAdvisors`). A recursive advisor would wrap itself, and a
+ * stateful one would count or log every round twice: almost always a mistake.
+ */
+export class DuplicateAdvisorError extends GovernorError {
+  /** The advisor's name. */
+  readonly advisor: string;
+
+  constructor(advisor: Advisor) {
+    super(
+      'GOVERNOR_DUPLICATE_ADVISOR',
+      `Advisor "${advisor.name}" (order ${advisor.order}) is registered twice in the same chain: the same instance ` +
+        'was added more than once (as a client default and again on the request, or twice in defaultAdvisors). ' +
+        'Register it once; to really run it twice, add a second instance.',
+    );
+    this.advisor = advisor.name;
+  }
+}
+
 /** What ends every chain: one model round trip. */
 export interface ModelTerminal {
   call(request: ChatClientRequest): Promise<ChatClientResponse>;
@@ -73,8 +94,18 @@ export class DefaultAdvisorChain implements AdvisorChain {
     return this.#terminal.stream(request);
   }
 
+  /**
+   * The chain after the occurrence of `after` nearest before this position:
+   * the advisor that was handed this chain. Searching by position, not from
+   * the front, matters when one advisor sits in the list twice: the second
+   * occurrence must not get a chain that starts at itself again, which would
+   * recurse without end.
+   */
   copy(after: Advisor): AdvisorChain {
-    const index = this.#all.indexOf(after);
+    // (A negative fromIndex would count from the end: position 0 has nothing before it.)
+    let index = this.#start > 0 ? this.#all.lastIndexOf(after, this.#start - 1) : -1;
+    // A chain no advisor was handed yet (built by hand, position 0): the first occurrence from here on.
+    if (index < 0) index = this.#all.indexOf(after, this.#start);
     if (index < 0)
       throw new AdvisorNotInChainError(
         after.name,

@@ -8,11 +8,16 @@ import {
   beforeAfterAdvisor,
   ChatClient,
   CONVERSATION_ID,
+  DefaultAdvisorChain,
   EntityParseError,
+  GovernorError,
+  InvalidOptionError,
+  ModelCallTerminal,
   ToolCallAdvisor,
   UnsupportedModelError,
   type Advisor,
   type AdvisorChain,
+  type ChatClientRequest,
   type ChatStreamEvent,
 } from '../index.ts';
 import { mockModel } from '../test-support/mock-model.ts';
@@ -202,6 +207,86 @@ describe('ChatClient', () => {
     assert.deepEqual(copied, ['c']);
     assert.ok(misuse instanceof AdvisorNotInChainError);
     assert.match((misuse as Error).message, /stranger/);
+  });
+
+  test('one advisor instance registered twice is refused, naming it, before anything runs', async () => {
+    const isDuplicate = (name: string) => (e: unknown) =>
+      GovernorError.isInstance(e) && e.code === 'GOVERNOR_DUPLICATE_ADVISOR' && e.name === 'DuplicateAdvisorError' && e.message.includes(`"${name}"`);
+    const model = mockModel([{ text: 'never' }]);
+    const twice = counter('twice', 0);
+    assert.throws(() => ChatClient.builder(model).defaultAdvisors(twice, twice).build(), isDuplicate('twice'));
+
+    const client = ChatClient.builder(model).defaultAdvisors(twice).build();
+    assert.throws(() => client.mutate().defaultAdvisors(twice).build(), isDuplicate('twice'));
+    // A default added again on the request: refused in call() and in stream().
+    await assert.rejects(client.prompt('x').advisors(twice).call().content(), isDuplicate('twice'));
+    await assert.rejects(async () => {
+      for await (const _ of client.prompt('x').advisors(twice).stream().content()) {
+        // driven only
+      }
+    }, isDuplicate('twice'));
+    assert.equal(twice.calls + twice.streams, 0);
+    assert.equal(model.doGenerateCalls.length + model.doStreamCalls.length, 0);
+    // Two instances of one kind are two advisors.
+    assert.equal(
+      await ChatClient.builder(mockModel([{ text: 'ok' }]))
+        .defaultAdvisors(twice, counter('twice', 0))
+        .build()
+        .prompt('x')
+        .call()
+        .content(),
+      'ok',
+    );
+  });
+
+  test('a chain holding one recursive advisor twice runs each place once, never itself again', async () => {
+    let entered = 0;
+    const recursive: Advisor = {
+      name: 'recursive',
+      order: 0,
+      async adviseCall(request, chain) {
+        // Turns endless recursion into a failure instead of a hung test.
+        if (++entered > 10) throw new Error('the chain recursed into the same place');
+        return chain.copy(recursive).nextCall(request);
+      },
+    };
+    const model = mockModel([{ text: 'ok' }]);
+    const request: ChatClientRequest = {
+      system: undefined,
+      messages: [{ role: 'user', content: 'x' }],
+      tools: {},
+      options: {},
+      responseFormat: undefined,
+      context: new Map(),
+      abortSignal: undefined,
+    };
+    const { response } = await new DefaultAdvisorChain([recursive, recursive], new ModelCallTerminal(model)).nextCall(request);
+    assert.equal(response.text, 'ok');
+    assert.equal(entered, 2);
+    assert.equal(model.doGenerateCalls.length, 1);
+  });
+
+  test('request and builder settings are checked where they are set, naming the setting', () => {
+    const client = ChatClient.create(mockModel([{ text: 'never' }]));
+    const bad: Array<[string, () => unknown]> = [
+      ['system', () => client.prompt('x').system(5 as never)],
+      ['user', () => client.prompt().user(5 as never)],
+      ['messages[1]', () => client.prompt().messages({ role: 'user', content: 'a' }, 'hello' as never)],
+      ['messages[0].role', () => client.prompt().messages({ role: 'human', content: 'a' } as never)],
+      ['tools.t', () => client.prompt('x').tools({ t: null as never })],
+      ['advisors[0]', () => client.prompt('x').advisors({ name: 1 } as never)],
+      ['advisors[1]', () => client.prompt('x').advisors((a) => a, { name: 'a', order: Number.NaN })],
+      ['advisors[0]', () => client.prompt('x').advisors((a) => a.advisors({ name: 'b' } as never))],
+      ['params', () => client.prompt('x').advisors((a) => a.params(null as never))],
+      ['abortSignal', () => client.prompt('x').abortSignal('x' as never)],
+      ['defaultMessages[0]', () => ChatClient.builder(mockModel([])).defaultMessages('hello' as never)],
+      ['defaultAdvisorParams', () => ChatClient.builder(mockModel([])).defaultAdvisorParams(null as never)],
+    ];
+    for (const [option, set] of bad) {
+      assert.throws(set, (e: unknown) => InvalidOptionError.isInstance(e) && e.option === option, `expected InvalidOptionError naming ${option}`);
+    }
+    // No signal is no signal.
+    client.prompt('x').abortSignal(undefined);
   });
 
   test('entity() asks for JSON and returns the parsed, validated object', async () => {

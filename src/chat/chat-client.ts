@@ -7,8 +7,8 @@ import { resolveModel } from '../model/resolve-model.ts';
 import type { Advisor } from './advisor.ts';
 import { checkAdvisorPlacement } from './advisor-placement.ts';
 import { validateAdvisors, validateModelOptions } from './model-options.ts';
-import { is } from '../errors/validate-options.ts';
-import { DefaultAdvisorChain, sortAdvisors } from './advisor-chain.ts';
+import { is, type OptionRule } from '../errors/validate-options.ts';
+import { DefaultAdvisorChain, DuplicateAdvisorError, sortAdvisors } from './advisor-chain.ts';
 import type { AdvisorContext } from './advisor-context.ts';
 import type { ChatClientRequest, GovernedToolSet, ModelOptions } from './chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent } from './chat-response.ts';
@@ -30,14 +30,22 @@ export class AdvisorSpec {
     return this;
   }
 
-  /** Sets several advisor params. */
+  /**
+   * Sets several advisor params.
+   * @throws InvalidOptionError when `values` is not an object
+   */
   params(values: Readonly<Record<string, unknown>>): this {
+    is.object()(values, 'params');
     for (const [key, value] of Object.entries(values)) this.#params.set(key, value);
     return this;
   }
 
-  /** Adds advisors for this request. */
+  /**
+   * Adds advisors for this request.
+   * @throws InvalidOptionError naming an item that is not an advisor
+   */
   advisors(...advisors: Advisor[]): this {
+    validateAdvisors(advisors, 'advisors');
     this.#advisors.push(...advisors);
     return this;
   }
@@ -86,8 +94,12 @@ export class ChatClientBuilder {
     return this;
   }
 
-  /** Messages placed before every request's own messages. */
+  /**
+   * Messages placed before every request's own messages.
+   * @throws InvalidOptionError naming a message that is not a message object with a role
+   */
   defaultMessages(...messages: ModelMessage[]): this {
+    is.arrayOf(isMessage)(messages, 'defaultMessages');
     this.#messages.push(...messages);
     return this;
   }
@@ -114,8 +126,12 @@ export class ChatClientBuilder {
     return this;
   }
 
-  /** Advisor params set on every request. */
+  /**
+   * Advisor params set on every request.
+   * @throws InvalidOptionError when `params` is not an object
+   */
   defaultAdvisorParams(params: Readonly<Record<string, unknown>>): this {
+    is.object()(params, 'defaultAdvisorParams');
     for (const [key, value] of Object.entries(params)) this.#params.set(key, value);
     return this;
   }
@@ -131,9 +147,12 @@ export class ChatClientBuilder {
     return this;
   }
 
-  /** @throws AdvisorPlacementError when a chat memory advisor is ordered inside the tool loop */
+  /**
+   * @throws DuplicateAdvisorError when one advisor instance was added twice
+   * @throws AdvisorPlacementError when a chat memory advisor is ordered inside the tool loop
+   */
   build(): ChatClient {
-    checkAdvisorPlacement(sortAdvisors(this.#advisors));
+    checkChain(sortAdvisors(this.#advisors));
     return new ChatClient(this.#model, {
       system: this.#system,
       messages: [...this.#messages],
@@ -235,26 +254,42 @@ export class ChatClientRequestSpec {
     this.#defaults = defaults;
   }
 
-  /** System instructions for this request (replaces the default). */
+  /**
+   * System instructions for this request (replaces the default).
+   * @throws InvalidOptionError when `system` is not a string
+   */
   system(system: string): this {
+    is.string()(system, 'system');
     this.#system = system;
     return this;
   }
 
-  /** The user's message of this turn. */
+  /**
+   * The user's message of this turn.
+   * @throws InvalidOptionError when `content` is neither text nor an array of content parts
+   */
   user(content: UserContent): this {
+    is.either('a string or an array of content parts', is.string(), is.arrayOf(is.object()))(content, 'user');
     this.#user = content;
     return this;
   }
 
-  /** Conversation messages for this request, after the client's default messages. */
+  /**
+   * Conversation messages for this request, after the client's default messages.
+   * @throws InvalidOptionError naming a message that is not a message object with a role
+   */
   messages(...messages: ModelMessage[]): this {
+    is.arrayOf(isMessage)(messages, 'messages');
     this.#messages.push(...messages);
     return this;
   }
 
-  /** Extra tools for this request (a name clash replaces the default tool). */
+  /**
+   * Extra tools for this request (a name clash replaces the default tool).
+   * @throws InvalidOptionError naming a tool that is not an object
+   */
   tools(tools: GovernedToolSet): this {
+    is.recordOf(is.object())(tools, 'tools');
     Object.assign(this.#tools, tools);
     return this;
   }
@@ -266,8 +301,16 @@ export class ChatClientRequestSpec {
     return this;
   }
 
-  /** Adds advisors, or sets advisor params through a callback: `.advisors(a => a.param(KEY, v))`. */
+  /**
+   * Adds advisors, or sets advisor params through a callback: `.advisors(a => a.param(KEY, v))`.
+   * @throws InvalidOptionError naming an item that is neither an advisor nor a callback
+   */
   advisors(...items: Array<Advisor | ((spec: AdvisorSpec) => unknown)>): this {
+    // A callback stands in as a valid advisor, so that every advisor keeps its own index in the message.
+    validateAdvisors(
+      items.map((item) => (typeof item === 'function' ? CALLBACK : item)),
+      'advisors',
+    );
     for (const item of items) {
       if (typeof item === 'function') {
         const spec = new AdvisorSpec();
@@ -281,8 +324,12 @@ export class ChatClientRequestSpec {
     return this;
   }
 
-  /** Aborts the request (every model round and tool execution) when the signal fires. */
-  abortSignal(signal: AbortSignal): this {
+  /**
+   * Aborts the request (every model round and tool execution) when the signal fires; `undefined` removes it.
+   * @throws InvalidOptionError when `signal` is not an AbortSignal
+   */
+  abortSignal(signal: AbortSignal | undefined): this {
+    if (signal !== undefined) is.having('an AbortSignal', 'aborted', 'throwIfAborted', 'addEventListener', 'removeEventListener')(signal, 'abortSignal');
     this.#abortSignal = signal;
     return this;
   }
@@ -318,7 +365,7 @@ export class ChatClientRequestSpec {
       throw new InvalidRequestError('The request has no messages: call .user(text) or .messages(...) before call() or stream().');
     }
     const advisors = sortAdvisors([...this.#defaults.advisors, ...this.#advisors]);
-    checkAdvisorPlacement(advisors);
+    checkChain(advisors);
     const context: AdvisorContext = new Map([...this.#defaults.params, ...this.#params, ...extraParams]);
     const named = context.get(CONVERSATION_ID);
     // Without an id, state is per call (as Spring AI users expect): sharing needs an explicit id.
@@ -338,6 +385,30 @@ export class ChatClientRequestSpec {
     };
     return { request, advisors, chain: new DefaultAdvisorChain(advisors, new ModelCallTerminal(this.#model)) };
   }
+}
+
+/** What an advisor-params callback counts as when `advisors(...)` checks its items. */
+const CALLBACK: Advisor = { name: 'callback', order: 0 };
+
+/** A message as the AI SDK takes it: an object with one of its roles. */
+const isMessage: OptionRule = (value, path) => {
+  is.object()(value, path);
+  is.oneOf('system', 'user', 'assistant', 'tool')((value as { role?: unknown }).role, `${path}.role`);
+};
+
+/**
+ * Refuses a chain (sorted) that holds one advisor instance twice, then one
+ * with a memory advisor inside the tool loop.
+ * @throws DuplicateAdvisorError naming the advisor added twice
+ * @throws AdvisorPlacementError naming the misplaced advisor and the tool loop
+ */
+function checkChain(sorted: readonly Advisor[]): void {
+  const seen = new Set<Advisor>();
+  for (const advisor of sorted) {
+    if (seen.has(advisor)) throw new DuplicateAdvisorError(advisor);
+    seen.add(advisor);
+  }
+  checkAdvisorPlacement(sorted);
 }
 
 interface Prepared {

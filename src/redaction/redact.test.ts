@@ -85,6 +85,40 @@ describe('redact', () => {
     });
   });
 
+  test('redactValue lets nothing out raw, however deep it sits', () => {
+    const token = 'sk-proj-Xq9vT3bLbkFJ2mN8pQ4rS6tU1wY7zA0c';
+    let value: unknown = { apiKey: token, password: 'hunter2', note: `curl -H "Authorization: Bearer 9f86d081884c7d659a2feaa0c55ad015"`, count: 3 };
+    for (let level = 0; level < 20; level++) value = { level, child: value };
+    const out = JSON.stringify(redactValue(value));
+    for (const secret of [token.slice(8), 'hunter2', '9f86d081884c7d659a2feaa0c55ad015']) assert.ok(!out.includes(secret), `${secret} got out: ${out}`);
+    // What is not secret still shows, so a deep log record stays readable.
+    assert.match(out, /count\\":3/);
+  });
+
+  test('redactValue copes with cycles and with shared objects repeated at every level', () => {
+    // A cycle that closes below the depth where objects are still copied.
+    const top: Record<string, unknown> = { secret: 'hunter2' };
+    let node = top;
+    for (let level = 0; level < 30; level++) node = (node.child = { level }) as Record<string, unknown>;
+    node.loop = top;
+    const deep = JSON.stringify(redactValue(top));
+    assert.ok(!deep.includes('hunter2'), deep);
+    assert.match(deep, /\[Circular\]/);
+
+    const cyclic: Record<string, unknown> = { name: 'root', password: 'hunter2' };
+    cyclic.self = cyclic;
+    cyclic.list = [cyclic, { back: cyclic }];
+    assert.deepEqual(redactValue(cyclic), { name: 'root', password: '[REDACTED]', self: '[Circular]', list: ['[Circular]', { back: '[Circular]' }] });
+
+    // 2^40 paths to the leaf: copying or rendering every one would never end.
+    let shared: unknown = { leaf: 'password=hunter2' };
+    for (let level = 0; level < 40; level++) shared = { a: shared, b: shared };
+    const started = performance.now();
+    const flat = JSON.stringify(redactValue(shared));
+    assert.ok(performance.now() - started < 5000, 'bounded work');
+    assert.ok(!flat.includes('hunter2'));
+  });
+
   test('redactSecrets is the same function (deprecated alias)', () => {
     assert.equal(redactSecrets, redact);
   });

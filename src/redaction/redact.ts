@@ -107,23 +107,90 @@ export function redact(text: string): string {
   return out;
 }
 
+/** How deep {@link redactValue} copies; a subtree below becomes redacted JSON text. */
+const MAX_COPY_DEPTH = 12;
+/** Longest JSON text a subtree below {@link MAX_COPY_DEPTH} becomes. */
+const MAX_DEEP_TEXT = 2000;
+/** Values of such a subtree rendered at most: ample for the text. */
+const MAX_DEEP_VALUES = 1000;
+/**
+ * Values of all such subtrees of one value rendered at most: a tree that
+ * shares objects repeats them at every level, and would otherwise cost work
+ * exponential in its depth.
+ */
+const MAX_DEEP_VALUES_IN_ALL = 20_000;
+/** What stands for an object inside itself. */
+const CIRCULAR = '[Circular]';
+/** What stands for the values of a deep subtree past {@link MAX_DEEP_VALUES}. */
+const OMITTED = '…';
+
 /**
  * Deep-copies a value for a sink: strings are redacted with {@link redact}, and
  * values under keys that name a secret (`password`, `apiKey`, `token`, …) are
  * replaced whole (for `key`/`token`-like names only when the value looks
- * generated, so `inputTokens: 12` stays). Binary data becomes its size.
+ * generated, so `inputTokens: 12` stays). Binary data becomes its size, and an
+ * object inside itself `[Circular]`. Past 12 levels a subtree becomes its JSON
+ * text (at most 2,000 characters), redacted by the same rules: nothing of the
+ * value goes out unredacted, however deep it sits.
  */
 export function redactValue(value: unknown, depth = 0): unknown {
+  return copyRedacted(value, depth, { ancestors: [], deepValues: MAX_DEEP_VALUES_IN_ALL });
+}
+
+interface CopyState {
+  /** The objects being copied above the current one, to spot cycles (a shared object is copied each time). */
+  readonly ancestors: object[];
+  /** What is left of {@link MAX_DEEP_VALUES_IN_ALL}. */
+  deepValues: number;
+}
+
+function copyRedacted(value: unknown, depth: number, state: CopyState): unknown {
+  const { ancestors } = state;
   if (typeof value === 'string') return redact(value);
-  if (value === null || typeof value !== 'object' || depth > 12) return value;
+  if (value === null || typeof value !== 'object') return value;
   if (value instanceof Uint8Array) return `[${value.byteLength} bytes]`;
-  if (value instanceof Map) return redactValue(Object.fromEntries(value), depth);
-  if (Array.isArray(value)) return value.map((v) => redactValue(v, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) {
-    out[key] = secretUnderKey(key, v) ? REDACTED : redactValue(v, depth + 1);
+  if (ancestors.includes(value)) return CIRCULAR;
+  if (depth > MAX_COPY_DEPTH) return deepText(value, state);
+  ancestors.push(value);
+  try {
+    if (value instanceof Map) return copyRedacted(Object.fromEntries(value), depth, state);
+    if (Array.isArray(value)) return value.map((v) => copyRedacted(v, depth + 1, state));
+    const out: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(value)) {
+      out[key] = secretUnderKey(key, v) ? REDACTED : copyRedacted(v, depth + 1, state);
+    }
+    return out;
+  } finally {
+    ancestors.pop();
   }
-  return out;
+}
+
+/**
+ * A subtree too deep to copy, as JSON text redacted value by value with the
+ * rules of {@link redactValue}: text cannot nest any deeper in a sink.
+ * Redacting before clipping means a cut never leaves half a secret
+ * unrecognised.
+ * @param state the objects above the subtree (cycles inside it too) and the values left to render
+ */
+function deepText(value: object, state: CopyState): string {
+  const outer = state.ancestors;
+  const path: object[] = [];
+  let values = 0;
+  const json = JSON.stringify(value, function (this: unknown, key: string, v: unknown): unknown {
+    if (++values > MAX_DEEP_VALUES || --state.deepValues < 0) return OMITTED;
+    if (key !== '' && secretUnderKey(key, v)) return REDACTED;
+    if (typeof v === 'string') return redact(v);
+    if (typeof v === 'bigint') return v.toString();
+    if (v === null || typeof v !== 'object') return v;
+    if (v instanceof Uint8Array) return `[${v.byteLength} bytes]`;
+    // JSON.stringify calls this with the holder as `this`: unwinding to it leaves the path from the subtree's root.
+    while (path.length > 0 && path.at(-1) !== this) path.pop();
+    if (path.includes(v) || outer.includes(v)) return CIRCULAR;
+    const shown = v instanceof Map ? Object.fromEntries(v) : v;
+    path.push(shown);
+    return shown;
+  });
+  return json.length > MAX_DEEP_TEXT ? `${json.slice(0, MAX_DEEP_TEXT)}…` : json;
 }
 
 function secretUnderKey(key: string, value: unknown): boolean {
