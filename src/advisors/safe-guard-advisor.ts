@@ -6,7 +6,12 @@ import { is, validateOptions, type OptionRules } from '../errors/validate-option
 
 /** Options of {@link SafeGuardAdvisor}. */
 export interface SafeGuardAdvisorOptions {
-  /** Words or phrases that block a request (matched case-insensitively, whole words). */
+  /**
+   * Words or phrases that block a request: matched case-insensitively, as
+   * whole words, with any run of whitespace between a phrase's words, and
+   * after folding look-alike forms (full-width letters, ligatures) and
+   * removing invisible characters (zero-width spaces, soft hyphens).
+   */
   readonly sensitiveWords: readonly string[];
   /** The answer given instead of calling the model. @default "I'm unable to respond to that due to sensitive content. Could we rephrase or discuss something else?" */
   readonly failureResponse?: string;
@@ -16,6 +21,21 @@ export interface SafeGuardAdvisorOptions {
 
 function escapeRegExp(word: string): string {
   return word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Text as it reads: compatibility forms folded (full-width letters,
+ * ligatures, non-breaking spaces) and invisible characters (zero-width
+ * spaces and joiners, soft hyphens) removed, so that neither can slip a word
+ * past the guard.
+ */
+function asRead(text: string): string {
+  return text.normalize('NFKC').replace(/\p{Default_Ignorable_Code_Point}/gu, '');
+}
+
+/** A word's pattern: its words separated by any run of whitespace. */
+function wordPattern(word: string): string {
+  return asRead(word).split(/\s+/).map(escapeRegExp).join('\\s+');
 }
 
 function textsOf(request: ChatClientRequest): string[] {
@@ -47,15 +67,15 @@ export class SafeGuardAdvisor implements Advisor {
 
   constructor(options: SafeGuardAdvisorOptions) {
     validateOptions('SafeGuardAdvisor', options, SAFE_GUARD_ADVISOR_OPTION_RULES, { required: ['sensitiveWords'] });
-    const words = options.sensitiveWords.map((w) => w.trim()).filter((w) => w.length > 0);
-    this.#pattern = words.length > 0 ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.map(escapeRegExp).join('|')})(?![\\p{L}\\p{N}])`, 'iu') : undefined;
+    const words = options.sensitiveWords.map((w) => asRead(w).trim()).filter((w) => w.length > 0);
+    this.#pattern = words.length > 0 ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.map(wordPattern).join('|')})(?![\\p{L}\\p{N}])`, 'iu') : undefined;
     this.failureResponse = options.failureResponse ?? "I'm unable to respond to that due to sensitive content. Could we rephrase or discuss something else?";
     this.order = options.order ?? AdvisorOrder.HIGHEST_PRECEDENCE;
   }
 
   /** Whether a request would be blocked. */
   blocks(request: ChatClientRequest): boolean {
-    return this.#pattern !== undefined && textsOf(request).some((t) => this.#pattern!.test(t));
+    return this.#pattern !== undefined && textsOf(request).some((t) => this.#pattern!.test(asRead(t)));
   }
 
   async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {

@@ -66,4 +66,15 @@ describe('SafeGuardAdvisor', () => {
       .build();
     assert.equal(await client.prompt('a class assignment').call().content(), 'fine');
   });
+
+  test('invisible characters, look-alike forms and other spacing do not slip a word past it', async () => {
+    const guard = new SafeGuardAdvisor({ sensitiveWords: ['password', 'project x'], failureResponse: 'Not here.' });
+    const client = ChatClient.builder(mockModel([{ text: 'model answer' }]))
+      .defaultAdvisors(guard)
+      .build();
+    for (const text of ['the pass\u200Bword is', 'pass\u00ADword', 'ｐａｓｓｗｏｒｄ', 'Project\u00A0X', 'project\n  x', 'PROJECT\tX']) {
+      assert.equal(await client.prompt(text).call().content(), 'Not here.', JSON.stringify(text));
+    }
+    assert.equal(await client.prompt('passwords are hashed').call().content(), 'model answer');
+  });
 });
