@@ -5,18 +5,15 @@ import { tool } from 'ai';
 import { z } from 'zod';
 import { AgentBreaker, ChatClient, ToolCallAdvisor, ToolSpiralError } from '../index.ts';
 import { BreakerDriver } from '../breaker/test-support/breaker-driver.ts';
-import { mockModel, type MockTurn } from '../test-support/mock-model.ts';
+import { mockModel } from '../test-support/mock-model.ts';
 import { OtelHarness } from './test-support/otel-harness.ts';
+import { getStatus, stuckOnStatus } from './test-support/stuck-agent.ts';
 
 // The process default says "record content": each test checks that a client's own setting wins over it.
 // Set before anything reads the defaults (they are read once, lazily); this file runs in its own process.
 process.env['OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT'] = 'true';
 
 const otel = new OtelHarness();
-
-/** A model stuck on one status poll whose answer never changes. */
-const stuckOnStatus = (): MockTurn[] => Array.from({ length: 12 }, () => ({ toolCalls: [{ name: 'get_status', input: { job: 'build' } }] }));
-const getStatus = tool({ inputSchema: z.object({ job: z.string() }), execute: async () => 'queued' });
 
 /** Runs `fn` inside the application's own span, as a request handler would, and returns that span's events. */
 async function inApplicationSpan(fn: () => Promise<unknown>): Promise<Array<{ name: string; attributes: Record<string, unknown> }>> {

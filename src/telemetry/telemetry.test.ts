@@ -21,6 +21,7 @@ import {
 } from '../index.ts';
 import { mockModel, type MockTurn } from '../test-support/mock-model.ts';
 import { OtelHarness } from './test-support/otel-harness.ts';
+import { getStatus, stuckOnStatus } from './test-support/stuck-agent.ts';
 
 const otel = new OtelHarness();
 
@@ -34,10 +35,6 @@ const twoRounds = (): MockTurn[] => [
   { toolCalls: [{ name: 'weather', input: { city: 'Paris' }, id: 'call-1' }], inputTokens: 10, outputTokens: 2 },
   { text: 'It is 15°C in Paris.', inputTokens: 30, outputTokens: 7 },
 ];
-
-/** A model stuck on one status poll whose answer never changes. */
-const stuckOnStatus = (): MockTurn[] => Array.from({ length: 12 }, () => ({ toolCalls: [{ name: 'get_status', input: { job: 'build' } }] }));
-const getStatus = tool({ inputSchema: z.object({ job: z.string() }), execute: async () => 'queued' });
 
 function allAttributeText(): string {
   return JSON.stringify(otel.spans().map((s) => [s.attributes, s.events.map((e) => e.attributes)]));
