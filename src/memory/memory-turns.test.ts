@@ -112,6 +112,51 @@ describe('chat memory keeps every conversation usable', () => {
     ]);
   });
 
+  test('two requests that race to send back the same tool result leave one result in every later prompt', async () => {
+    const weather = tool({ description: 'weather', inputSchema: z.object({ city: z.string() }) });
+    const memory = new MessageWindowChatMemory();
+    const model = mockModel([
+      { toolCalls: [{ name: 'weather', input: { city: 'Paris' }, id: 'call-1' }] },
+      { text: 'It is 15C in Paris' },
+      { text: 'It is 15C in Paris (again)' },
+      { text: 'Sunny tomorrow' },
+    ]);
+    const client = ChatClient.builder(model).defaultTools({ weather }).defaultAdvisors(new MessageChatMemoryAdvisor({ memory })).build();
+    const result: ModelMessage = {
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'call-1', toolName: 'weather', output: { type: 'text', value: '15C' } }],
+    };
+
+    await inConversation(client.prompt('Weather in Paris?')).call().content();
+    // A double submit: both requests read the history before either stored its turn.
+    await Promise.all([inConversation(client.prompt().messages(result)).call().content(), inConversation(client.prompt().messages(result)).call().content()]);
+    assert.equal(await inConversation(client.prompt('And tomorrow?')).call().content(), 'Sunny tomorrow');
+    const sent = model.doGenerateCalls.at(-1)!.prompt;
+    assert.equal(toolResults(sent as ModelMessage[]).length, 1, promptLines(sent).join('\n'));
+    assert.equal(toolResults(await memory.get('c1')).length, 1);
+  });
+
+  test('a tool result memory cannot store as it is (a class instance, a Map) is kept as the model received it, and the answer is returned', async () => {
+    class Quote {
+      readonly price: number;
+      constructor(price: number) {
+        this.price = price;
+      }
+    }
+    for (const value of [new Quote(3), new Map([['price', 3]]), { quote: new Quote(3) }]) {
+      const lookup = tool({ description: 'lookup', inputSchema: z.object({}), execute: async (): Promise<unknown> => value });
+      const memory = new MessageWindowChatMemory();
+      const model = mockModel([{ toolCalls: [{ name: 'lookup', input: {}, id: 'q1' }] }, { text: 'The price is 3' }]);
+      const client = ChatClient.builder(model)
+        .defaultTools({ lookup })
+        .defaultAdvisors(new MessageChatMemoryAdvisor({ memory }), new ToolCallingAdvisor())
+        .build();
+      assert.equal(await inConversation(client.prompt('Price?')).call().content(), 'The price is 3');
+      const [stored] = toolResults(await memory.get('c1')) as Array<{ output: { type: string; value: unknown } }>;
+      assert.deepEqual(stored?.output, { type: 'json', value: JSON.parse(JSON.stringify(value)) });
+    }
+  });
+
   test('an unanswered call is closed on read, identically on every repository, and the store keeps what was written', async () => {
     const written: ModelMessage[] = [
       { role: 'user', content: 'Weather and news?' },

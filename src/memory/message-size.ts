@@ -1,6 +1,6 @@
 import type { ModelMessage } from 'ai';
 import { InvalidOptionError } from '../errors/governor-error.ts';
-import { MessageTooLargeError } from './chat-memory-errors.ts';
+import { InvalidMessageError, MessageTooLargeError } from './chat-memory-errors.ts';
 import { encodeMessage, encodeMessages } from './message-codec.ts';
 
 /** Default limit on one message's stored size: 1 MiB. */
@@ -51,7 +51,8 @@ export function fitMessages(messages: readonly ModelMessage[], maxMessageBytes: 
   return messages.map((message, index) => fitMessage(message, index, maxMessageBytes));
 }
 
-function fitMessage(message: ModelMessage, index: number, maxBytes: number): ModelMessage {
+function fitMessage(produced: ModelMessage, index: number, maxBytes: number): ModelMessage {
+  const message = asSent(produced, index);
   let bytes = storedBytes(message, index);
   if (bytes <= maxBytes) return message;
   if (typeof message.content === 'string') {
@@ -70,6 +71,42 @@ function fitMessage(message: ModelMessage, index: number, maxBytes: number): Mod
     bytes = storedBytes({ ...message, content: parts } as ModelMessage, index);
   }
   return { ...message, content: parts } as ModelMessage;
+}
+
+/**
+ * The message as the model received it, when it cannot be stored as it is: a
+ * tool that returned a class instance or a `Map` reached the model as its
+ * JSON form (the provider request is JSON), so that form is what memory
+ * keeps; a value JSON cannot hold either (a BigInt, a cycle) is left out with
+ * a note. A message the codec takes is returned as it is.
+ */
+function asSent(message: ModelMessage, index: number): ModelMessage {
+  try {
+    storedBytes(message, index);
+    return message;
+  } catch (error) {
+    if (!InvalidMessageError.isInstance(error) || typeof message.content === 'string') throw error;
+  }
+  const content = (message.content as readonly Part[]).map((part): Part => {
+    if (part.type === 'tool-call') return { ...part, input: jsonForm(part['input'], `input of tool ${String(part['toolName'])}`) };
+    const output = part['output'] as { readonly type?: unknown; readonly value?: unknown } | undefined;
+    if (part.type === 'tool-result' && (output?.type === 'json' || output?.type === 'error-json')) {
+      return { ...part, output: { ...output, value: jsonForm(output.value, `result of tool ${String(part['toolName'])}`) } };
+    }
+    return part;
+  });
+  return { ...message, content } as ModelMessage;
+}
+
+/** `value` as JSON carries it, or a note when JSON cannot carry it. */
+function jsonForm(value: unknown, what: string): unknown {
+  try {
+    const text = JSON.stringify(value);
+    if (text !== undefined) return JSON.parse(text) as unknown;
+  } catch {
+    // A BigInt or a cycle: the provider request could not have carried it either.
+  }
+  return `[${what} left out of memory: not representable as JSON]`;
 }
 
 /**

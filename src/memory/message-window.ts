@@ -18,13 +18,20 @@ const NOT_ANSWERED = 'not answered: the conversation went on before this tool ca
  * repository gives the same history. A call still waiting is left as it is:
  * nothing but its results after it, or an answer to its approval request
  * after the user message (a caller that sends the transcript again with
- * the answer, as `AgentLoop.resume` does, is answering, not moving on).
+ * the answer, as `AgentLoop.resume` does, is answering, not moving on). A
+ * second result for one call (two requests that raced to store the caller's
+ * answer, or a result that came after the call was closed) is dropped, as
+ * providers refuse it too.
  */
 export function closeUnansweredToolCalls(history: readonly ModelMessage[], following: readonly ModelMessage[] = []): ModelMessage[] {
   const messages = [...history, ...following];
   const approvalAnsweredAt = lastApprovalAnswers(messages);
   const open = new Map<string, { readonly part: ToolResultPart; readonly after: number }>();
   const closing = new Map<number, ToolResultPart[]>();
+  // A second result for a call (two requests that raced to store one answer, or one that came after the
+  // call was closed): providers refuse it, so it is dropped.
+  const answered = new Set<string>();
+  const duplicates = new Set<unknown>();
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index]!;
     if (message.role === 'assistant' && typeof message.content !== 'string' && index < history.length) {
@@ -37,25 +44,40 @@ export function closeUnansweredToolCalls(history: readonly ModelMessage[], follo
             output: { type: 'execution-denied', reason: NOT_ANSWERED },
           };
           open.set(part.toolCallId, { part: result, after: endOfToolMessages(history, index) });
+          // Some providers number calls per turn (call_0, call_1, …): a new call under an old id starts afresh.
+          answered.delete(part.toolCallId);
         }
       }
     } else if (message.role === 'tool') {
-      for (const part of message.content) if (part.type === 'tool-result') open.delete(part.toolCallId);
+      for (const part of message.content) {
+        if (part.type !== 'tool-result') continue;
+        if (index < history.length && !open.has(part.toolCallId) && answered.has(part.toolCallId)) duplicates.add(part);
+        open.delete(part.toolCallId);
+        answered.add(part.toolCallId);
+      }
     } else if (message.role === 'user') {
       for (const [toolCallId, { part, after }] of open) {
         if ((approvalAnsweredAt.get(toolCallId) ?? -1) > index) continue;
         closing.set(after, [...(closing.get(after) ?? []), part]);
         open.delete(toolCallId);
+        answered.add(toolCallId);
       }
     }
   }
-  if (closing.size === 0) return [...history];
+  if (closing.size === 0 && duplicates.size === 0) return [...history];
 
   const closed: ModelMessage[] = [];
   for (let index = 0; index <= history.length; index++) {
     const results = closing.get(index);
     if (results !== undefined) closed.push({ role: 'tool', content: results });
-    if (index < history.length) closed.push(history[index]!);
+    if (index === history.length) break;
+    const message = history[index]!;
+    if (message.role !== 'tool' || !message.content.some((part) => duplicates.has(part))) {
+      closed.push(message);
+      continue;
+    }
+    const content = message.content.filter((part) => !duplicates.has(part));
+    if (content.length > 0) closed.push({ ...message, content });
   }
   return closed;
 }
