@@ -23,19 +23,25 @@ function escapeRegExp(word: string): string {
   return word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
+const HAS_INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
+
 /**
  * Text as it reads: compatibility forms folded (full-width letters,
  * ligatures, non-breaking spaces) and invisible characters (zero-width
- * spaces and joiners, soft hyphens) removed, so that neither can slip a word
- * past the guard.
+ * spaces and joiners, soft hyphens) read both ways, as nothing (`pass\u200Bword`
+ * is "password") and as a space between words (`a\u200Bbomb` is "a bomb"),
+ * so that neither can slip a word past the guard.
  */
-function asRead(text: string): string {
-  return text.normalize('NFKC').replace(/\p{Default_Ignorable_Code_Point}/gu, '');
+function readings(text: string): string[] {
+  const folded = text.normalize('NFKC');
+  if (!HAS_INVISIBLE.test(folded)) return [folded];
+  return [folded.replace(INVISIBLE, ''), folded.replace(INVISIBLE, ' ')];
 }
 
 /** A word's pattern: its words separated by any run of whitespace. */
 function wordPattern(word: string): string {
-  return asRead(word).split(/\s+/).map(escapeRegExp).join('\\s+');
+  return word.split(/\s+/).map(escapeRegExp).join('\\s+');
 }
 
 function textsOf(request: ChatClientRequest): string[] {
@@ -67,7 +73,7 @@ export class SafeGuardAdvisor implements Advisor {
 
   constructor(options: SafeGuardAdvisorOptions) {
     validateOptions('SafeGuardAdvisor', options, SAFE_GUARD_ADVISOR_OPTION_RULES, { required: ['sensitiveWords'] });
-    const words = options.sensitiveWords.map((w) => asRead(w).trim()).filter((w) => w.length > 0);
+    const words = options.sensitiveWords.map((w) => (readings(w)[0] ?? '').trim()).filter((w) => w.length > 0);
     this.#pattern = words.length > 0 ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.map(wordPattern).join('|')})(?![\\p{L}\\p{N}])`, 'iu') : undefined;
     this.failureResponse = options.failureResponse ?? "I'm unable to respond to that due to sensitive content. Could we rephrase or discuss something else?";
     this.order = options.order ?? AdvisorOrder.HIGHEST_PRECEDENCE;
@@ -75,7 +81,8 @@ export class SafeGuardAdvisor implements Advisor {
 
   /** Whether a request would be blocked. */
   blocks(request: ChatClientRequest): boolean {
-    return this.#pattern !== undefined && textsOf(request).some((t) => this.#pattern!.test(asRead(t)));
+    const pattern = this.#pattern;
+    return pattern !== undefined && textsOf(request).some((t) => readings(t).some((reading) => pattern.test(reading)));
   }
 
   async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {

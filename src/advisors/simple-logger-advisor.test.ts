@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { tool } from 'ai';
 import { z } from 'zod';
-import { ChatClient, redactSecrets, SafeGuardAdvisor, SimpleLoggerAdvisor, ToolCallingAdvisor, type ChatLogRecord } from '../index.ts';
+import { ChatClient, CONVERSATION_ID, redactSecrets, SafeGuardAdvisor, SimpleLoggerAdvisor, ToolCallingAdvisor, type ChatLogRecord } from '../index.ts';
 import { mockModel } from '../test-support/mock-model.ts';
 
 describe('SimpleLoggerAdvisor', () => {
@@ -22,6 +22,20 @@ describe('SimpleLoggerAdvisor', () => {
     assert.ok(!all.includes('abcdefghijklmnopqrstuvwx'));
     assert.ok(!all.includes('ghijklmnop'));
     assert.ok(all.includes('[REDACTED]'));
+  });
+
+  test('a secret in the conversation id is masked in every record', async () => {
+    const records: ChatLogRecord[] = [];
+    const client = ChatClient.builder(mockModel([{ text: 'hi' }]))
+      .defaultAdvisors(new SimpleLoggerAdvisor({ log: (r) => records.push(r) }))
+      .build();
+    await client
+      .prompt('hello')
+      .advisors((a) => a.param(CONVERSATION_ID, 'user-ghp_1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ'))
+      .call()
+      .content();
+    assert.equal(records.length, 2);
+    for (const record of records) assert.equal(record.conversationId, 'user-[REDACTED]');
   });
 
   test("a secret deep inside a tool result is redacted in the next round's record", async () => {
@@ -68,11 +82,22 @@ describe('SafeGuardAdvisor', () => {
   });
 
   test('invisible characters, look-alike forms and other spacing do not slip a word past it', async () => {
-    const guard = new SafeGuardAdvisor({ sensitiveWords: ['password', 'project x'], failureResponse: 'Not here.' });
+    const guard = new SafeGuardAdvisor({ sensitiveWords: ['password', 'project x', 'bomb'], failureResponse: 'Not here.' });
     const client = ChatClient.builder(mockModel([{ text: 'model answer' }]))
       .defaultAdvisors(guard)
       .build();
-    for (const text of ['the pass\u200Bword is', 'pass\u00ADword', 'ｐａｓｓｗｏｒｄ', 'Project\u00A0X', 'project\n  x', 'PROJECT\tX']) {
+    // An invisible character inside a word hides it when removed, and one between words when read as nothing ('a\u200Bbomb').
+    for (const text of [
+      'the pass\u200Bword is',
+      'pass\u00ADword',
+      'ｐａｓｓｗｏｒｄ',
+      'Project\u00A0X',
+      'project\n  x',
+      'PROJECT\tX',
+      'a\u200Bbomb',
+      'make\u2060bomb',
+      'the bomb',
+    ]) {
       assert.equal(await client.prompt(text).call().content(), 'Not here.', JSON.stringify(text));
     }
     assert.equal(await client.prompt('passwords are hashed').call().content(), 'model answer');

@@ -3,7 +3,7 @@ import type { Advisor } from '../chat/advisor.ts';
 import { beforeAfterAdvisor } from '../chat/before-after-advisor.ts';
 import { conversationIdOf } from '../chat/advisor-context.ts';
 import { totalTokens } from '../model/usage.ts';
-import { redactValue } from '../redaction/redact.ts';
+import { redact, redactValue } from '../redaction/redact.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** One structured log record. */
@@ -49,7 +49,8 @@ export class SimpleLoggerAdvisor implements Advisor {
     const includeContent = options.includeContent ?? true;
     const emit = (record: ChatLogRecord): void => {
       try {
-        log({ ...record, data: redactValue(record.data) as Record<string, unknown> });
+        // The conversation id is the caller's (a header, a user name): a secret in it is masked too.
+        log({ ...record, conversationId: redact(record.conversationId), data: redactValue(record.data) as Record<string, unknown> });
       } catch {
         // A broken log sink must not break the call.
       }

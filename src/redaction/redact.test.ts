@@ -119,6 +119,14 @@ describe('redact', () => {
     assert.ok(!flat.includes('hunter2'));
   });
 
+  test('binary data deep inside a value is its size, not its bytes', () => {
+    let value: unknown = { blob: Buffer.from('secret bytes here') };
+    for (let level = 0; level < 20; level++) value = { level: value };
+    const out = JSON.stringify(redactValue(value));
+    assert.match(out, /\[17 bytes\]/);
+    assert.doesNotMatch(out, /"data"/);
+  });
+
   test('redactSecrets is the same function (deprecated alias)', () => {
     assert.equal(redactSecrets, redact);
   });

@@ -178,6 +178,9 @@ function deepText(value: object, state: CopyState): string {
   let values = 0;
   const json = JSON.stringify(value, function (this: unknown, key: string, v: unknown): unknown {
     if (++values > MAX_DEEP_VALUES || --state.deepValues < 0) return OMITTED;
+    // toJSON has run before this sees the value: a Buffer would arrive as its bytes. Look at what the holder holds.
+    const held = (this as Record<string, unknown> | undefined)?.[key];
+    if (held instanceof Uint8Array) return `[${held.byteLength} bytes]`;
     if (key !== '' && secretUnderKey(key, v)) return REDACTED;
     if (typeof v === 'string') return redact(v);
     if (typeof v === 'bigint') return v.toString();
