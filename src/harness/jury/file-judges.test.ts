@@ -73,6 +73,15 @@ describe('what the agent left in the working directory is judged as its work onl
     assert.match(zero.reasoning, /outside the working directory/);
   });
 
+  test("a name starting with two dots is inside, and a path the caller names outside is the caller's choice", async () => {
+    writeFileSync(path.join(workingDirectory, '..notes.md'), 'All tests pass.\n');
+    assert.equal((await fileContainsJudge('..notes.md', 'tests pass').judge({ goal, workingDirectory })).status, 'pass');
+    const sibling = path.relative(workingDirectory, path.join(outside, 'host.txt'));
+    assert.ok(sibling.startsWith('..'));
+    assert.equal((await fileContainsJudge(sibling, 'tests pass').judge({ goal, workingDirectory })).status, 'pass');
+    assert.equal((await fileExistsJudge(sibling).judge({ goal, workingDirectory })).status, 'pass');
+  });
+
   test('a link that stays inside the working directory is followed', async () => {
     assert.equal((await fileContainsJudge('summary.md', 'tests pass').judge({ goal, workingDirectory })).status, 'pass');
     assert.equal((await fileExistsJudge('summary.md').judge({ goal, workingDirectory })).status, 'pass');

@@ -36,7 +36,16 @@ interface Target {
 /** The path to check, or `undefined` when a relative path has no directory to resolve against. */
 function resolveIn(input: JudgeInput, filePath: string): Target | undefined {
   if (path.isAbsolute(filePath)) return { path: filePath };
-  return input.workingDirectory === undefined ? undefined : { path: path.resolve(input.workingDirectory, filePath), root: input.workingDirectory };
+  if (input.workingDirectory === undefined) return undefined;
+  const target = path.resolve(input.workingDirectory, filePath);
+  // A path that names a place outside the working directory itself ('../shared.txt') is the caller's choice, not the agent's.
+  return isInside(input.workingDirectory, target) ? { path: target, root: input.workingDirectory } : { path: target };
+}
+
+/** Whether `target` is `root` or inside it (`..hidden` is a name inside it; `../x` is not). */
+function isInside(root: string, target: string): boolean {
+  const relative = path.relative(root, target);
+  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }
 
 /**
@@ -48,9 +57,7 @@ function resolveIn(input: JudgeInput, filePath: string): Target | undefined {
 async function followLinks(target: Target, filePath: string): Promise<string | { readonly outside: string }> {
   const real = await realpath(target.path);
   if (target.root === undefined) return real;
-  const root = await realpath(target.root);
-  const relative = path.relative(root, real);
-  if (relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))) return real;
+  if (isInside(await realpath(target.root), real)) return real;
   return { outside: `${filePath} is a link to something outside the working directory; it was not read.` };
 }
 
