@@ -34,6 +34,17 @@ for (const [name, build] of stores) {
       }
     });
 
+    test('a certificate file it names that cannot be read is reported as that, not as a bad URL', () => {
+      assert.throws(
+        () => build('postgres://app:s3cret@db.example/app?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem'),
+        (error: unknown) =>
+          error instanceof InvalidOptionError &&
+          error.option === 'connectionString' &&
+          /ENOENT.*\/nonexistent\/ca\.pem/.test(error.message) &&
+          !error.message.includes('s3cret'),
+      );
+    });
+
     test('the forms pg accepts are accepted', async () => {
       for (const connectionString of [
         'postgres://app:pa%23ss@db.example:5432/app?sslmode=require',

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { redact } from '../redaction/redact.ts';
 import pg from './pg-module.ts';
 
 /**
@@ -12,7 +13,12 @@ import pg from './pg-module.ts';
 export function checkConnectionString(value: string): void {
   try {
     new pg.Client({ connectionString: value });
-  } catch {
+  } catch (error) {
+    // Parsing also reads the certificate files an sslrootcert / sslcert / sslkey parameter names: that
+    // error is the one to show (it names a file, not the string).
+    if ((error as { code?: unknown } | null)?.code !== 'ERR_INVALID_URL') {
+      throw new InvalidOptionError('connectionString', `could not be used: ${redact(error instanceof Error ? error.message : String(error))}`);
+    }
     throw new InvalidOptionError(
       'connectionString',
       'is not a valid URL such as postgres://user:password@host:5432/database; ' +

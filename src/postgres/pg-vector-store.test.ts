@@ -297,6 +297,49 @@ describe('PgVectorStore', () => {
     assert.deepEqual(await inserted(many.map((id) => ({ id, text: `text ${id}`, metadata: {} }))), [...many].reverse());
   });
 
+  test('delete locks its rows in the order add writes them, so a delete and an add of the same ids cannot deadlock', async () => {
+    const store = new PgVectorStore({ pool, tableName: freshTable(), dimensions: 16 });
+    await store.add(['b', 'a', 'c'].map((id) => ({ id, text: `text ${id}`, metadata: {} })));
+    const { statements } = await recordingStatements(() => store.delete(['c', 'a']));
+    const lock = statements.findIndex((text) => /ORDER BY id COLLATE "C" FOR UPDATE/.test(text));
+    const removal = statements.findIndex((text) => text.startsWith('DELETE'));
+    assert.ok(lock >= 0 && lock < removal, statements.join('\n'));
+    assert.deepEqual(
+      (await store.similaritySearch({ query: 'text', topK: 5 })).map((document) => document.id),
+      ['b'],
+    );
+  });
+
+  test('a store that finds its table and index in place runs no DDL, so a role without CREATE can use them', async () => {
+    await pool.query('CREATE SCHEMA IF NOT EXISTS rag_ddl');
+    for (const tableName of [freshTable(), `rag_ddl.${freshTable()}`]) {
+      await new PgVectorStore({ pool, tableName, dimensions: 16 }).add([{ id: 'a', text: 'first', metadata: {} }]);
+      const { statements } = await recordingStatements(() =>
+        new PgVectorStore({ pool, tableName, dimensions: 16 }).add([{ id: 'b', text: 'second', metadata: {} }]),
+      );
+      assert.deepEqual(
+        statements.filter((text) => /\bCREATE\b/.test(text)),
+        [],
+        tableName,
+      );
+      // A store of another size still learns that the table is not its own.
+      await assert.rejects(
+        new PgVectorStore({ pool, tableName, dimensions: 8 }).add([{ id: 'c', text: 'third', metadata: {} }]),
+        EmbeddingDimensionMismatchError,
+      );
+    }
+  });
+
+  test("createIndex: 'none' searches without index settings or a transaction", async () => {
+    const store = new PgVectorStore({ pool, tableName: freshTable(), dimensions: 16, createIndex: 'none' });
+    await store.add(['a', 'b'].map((id) => ({ id, text: `text ${id}`, metadata: { kind: 'x' } })));
+    const { statements } = await recordingStatements(() => store.similaritySearch({ query: 'text', topK: 100, filter: { kind: 'x' } }));
+    assert.deepEqual(
+      statements.filter((text) => !text.startsWith('SELECT id')),
+      [],
+    );
+  });
+
   test('a filter needing more parameters than PostgreSQL accepts fails with a typed error suggesting $in', async () => {
     const store = new PgVectorStore({ pool, tableName: freshTable(), dimensions: 3, embedder: new TableEmbedder(COMPASS) });
     await store.add([{ id: 'north', text: 'north', metadata: { kind: 'k-1' } }]);

@@ -145,6 +145,8 @@ export class PgVectorStore implements VectorStore {
   readonly #table: string;
   /** Quoted index name (unqualified: an index lives in its table's schema). */
   readonly #index: string;
+  /** The index as `to_regclass` finds it: in the table's schema. */
+  readonly #indexRef: string;
   readonly #tableName: string;
   #schemaReady: Promise<void> | undefined;
   /** Whether the installed pgvector has `hnsw.iterative_scan` (0.8+); learnt at the first search. */
@@ -205,6 +207,7 @@ export class PgVectorStore implements VectorStore {
     this.#tableName = tableName;
     this.#table = parts.map((part) => pg.escapeIdentifier(part)).join('.');
     this.#index = pg.escapeIdentifier(indexName(baseName));
+    this.#indexRef = parts.length === 2 ? `${pg.escapeIdentifier(parts[0] ?? '')}.${this.#index}` : this.#index;
   }
 
   async add(documents: readonly Document[], options: AddDocumentsOptions = {}): Promise<void> {
@@ -254,7 +257,12 @@ export class PgVectorStore implements VectorStore {
     const checked = checkIds(ids);
     if (checked.length === 0) return;
     await this.#ensureSchema();
-    await this.#pool.query(`DELETE FROM ${this.#table} WHERE id = ANY($1::text[])`, [[...checked]]);
+    // Rows are locked in id order first, the order add() writes them in: a delete and an add of
+    // overlapping ids would otherwise lock them in two orders and deadlock.
+    await inTransaction(this.#pool, async (client) => {
+      await client.query(`SELECT id FROM ${this.#table} WHERE id = ANY($1::text[]) ORDER BY id COLLATE "C" FOR UPDATE`, [[...checked]]);
+      await client.query(`DELETE FROM ${this.#table} WHERE id = ANY($1::text[])`, [[...checked]]);
+    });
   }
 
   async similaritySearch(request: SearchRequest): Promise<Document[]> {
@@ -290,8 +298,9 @@ export class PgVectorStore implements VectorStore {
       // so the topK cut is the same in both and does not follow the heap order.
       ` ORDER BY ${exact ? '(embedding <=> $1::vector) + 0' : 'embedding <=> $1::vector'}, id COLLATE "C" LIMIT $${values.length}`;
     let rows: SearchRow[] = [];
-    // pgvector's defaults serve a plain search of at most 40 rows: it needs no settings, and no transaction.
-    const plain = search.topK <= MIN_EF_SEARCH && search.filter === undefined && search.similarityThreshold <= 0;
+    // pgvector's defaults serve a plain search of at most 40 rows, and an exact store has no index to tune:
+    // neither needs settings, or a transaction.
+    const plain = this.#createIndex === 'none' || (search.topK <= MIN_EF_SEARCH && search.filter === undefined && search.similarityThreshold <= 0);
     if (exact || plain) {
       rows = (await this.#pool.query<SearchRow>(text, values)).rows;
     } else {
@@ -317,9 +326,7 @@ export class PgVectorStore implements VectorStore {
 
   /**
    * Lets an HNSW index scan yield `topK` rows: by default it stops after
-   * `hnsw.ef_search` (40) candidates, before any filter or threshold. The
-   * settings also apply to an index created by migrations, and do nothing
-   * when the table has none.
+   * `hnsw.ef_search` (40) candidates, before any filter or threshold.
    */
   async #tuneIndexScan(client: PoolClient, topK: number): Promise<void> {
     const efSearch = String(Math.max(topK, MIN_EF_SEARCH));
@@ -356,7 +363,33 @@ export class PgVectorStore implements VectorStore {
     return this.#schemaReady;
   }
 
+  /** Whether the table (with an embedding column of this size) and its index exist; reads only. */
+  async #schemaInPlace(): Promise<boolean> {
+    const result = await this.#pool.query<{ dimensions: number | null; indexed: boolean }>(
+      `${EMBEDDING_COLUMN_SIZE}, ($2::text IS NULL OR to_regclass($2) IS NOT NULL) AS indexed`,
+      [this.#table, this.#createIndex === 'hnsw' ? this.#indexRef : null],
+    );
+    const row = result.rows[0];
+    if (row?.dimensions === null || row?.dimensions === undefined) return false;
+    this.#checkDimensions(row.dimensions);
+    return row.indexed;
+  }
+
+  #checkDimensions(existing: number | null | undefined): void {
+    // -1 is a column declared as plain `vector`, which accepts any length.
+    if (typeof existing === 'number' && existing > 0 && existing !== this.#dimensions) {
+      throw new EmbeddingDimensionMismatchError(this.#dimensions, existing, `table ${this.#tableName} already exists with an embedding column of another size`);
+    }
+  }
+
+  /**
+   * Creates what is missing. What exists is checked first without DDL:
+   * PostgreSQL checks the CREATE privilege even for `CREATE … IF NOT EXISTS`
+   * on a table that exists, so a role that may only read and write the table
+   * would be refused on every first use.
+   */
   async #createSchema(): Promise<void> {
+    if (await this.#schemaInPlace()) return;
     await inTransaction(this.#pool, async (client) => {
       // Replicas starting together would race on CREATE EXTENSION / TABLE;
       // the lock makes them take turns, and IF NOT EXISTS makes turns cheap.
@@ -369,25 +402,17 @@ export class PgVectorStore implements VectorStore {
           "metadata jsonb NOT NULL DEFAULT '{}'::jsonb, " +
           `embedding vector(${this.#dimensions}) NOT NULL)`,
       );
-      const column = await client.query<{ dimensions: number }>(
-        'SELECT atttypmod AS dimensions FROM pg_attribute ' + "WHERE attrelid = to_regclass($1) AND attname = 'embedding' AND NOT attisdropped",
-        [this.#table],
-      );
-      const existing = column.rows[0]?.dimensions;
-      // -1 is a column declared as plain `vector`, which accepts any length.
-      if (existing !== undefined && existing > 0 && existing !== this.#dimensions) {
-        throw new EmbeddingDimensionMismatchError(
-          this.#dimensions,
-          existing,
-          `table ${this.#tableName} already exists with an embedding column of another size`,
-        );
-      }
+      this.#checkDimensions((await client.query<{ dimensions: number | null }>(EMBEDDING_COLUMN_SIZE, [this.#table])).rows[0]?.dimensions);
       if (this.#createIndex === 'hnsw') {
         await client.query(`CREATE INDEX IF NOT EXISTS ${this.#index} ON ${this.#table} USING hnsw (embedding vector_cosine_ops)`);
       }
     });
   }
 }
+
+/** The declared size of a table's embedding column (null when it has none). */
+const EMBEDDING_COLUMN_SIZE =
+  "SELECT (SELECT atttypmod FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'embedding' AND NOT attisdropped) AS dimensions";
 
 /**
  * The table's index name. PostgreSQL truncates names beyond 63 bytes, which

@@ -227,16 +227,24 @@ function checkScalar(value: FilterScalar, where: string): FilterScalar {
   }
   // Stores reject these strings in documents, so no document can match them;
   // PostgreSQL would fail on them with a raw error instead of matching nothing.
-  if (typeof value === 'string' && value.includes('\u0000')) {
-    throw new InvalidMetadataFilterError(where, 'contains the character U+0000, which metadata cannot hold; remove it');
-  }
-  if (typeof value === 'string' && !value.isWellFormed()) {
-    throw new InvalidMetadataFilterError(
-      where,
-      'contains a lone UTF-16 surrogate (often half of an emoji cut by slicing a string), which metadata cannot hold; repair it, e.g. with toWellFormed()',
-    );
-  }
+  const problem = typeof value === 'string' ? storableStringProblem(value) : undefined;
+  if (problem !== undefined) throw new InvalidMetadataFilterError(where, problem);
   return value;
+}
+
+/**
+ * Why a store cannot keep `value` as it is, or `undefined` when it can. Every
+ * store refuses such strings, so every store accepts exactly the same
+ * documents and filters: PostgreSQL refuses U+0000 in text and jsonb, and the
+ * driver rewrites a lone UTF-16 surrogate (what `.slice()` leaves of a split
+ * emoji) to U+FFFD, so two distinct ids would become one row.
+ */
+export function storableStringProblem(value: string): string | undefined {
+  if (value.includes('\u0000')) return 'contains the character U+0000, which PostgreSQL cannot store; remove it';
+  if (!value.isWellFormed()) {
+    return 'contains a lone UTF-16 surrogate (often half of an emoji cut by slicing a string), which PostgreSQL cannot store; repair it, e.g. with toWellFormed()';
+  }
+  return undefined;
 }
 
 function valueAt(metadata: DocumentMetadata, path: readonly string[]): MetadataValue | undefined {

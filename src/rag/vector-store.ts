@@ -1,6 +1,6 @@
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { Document } from './document.ts';
-import { parseMetadataFilter, type FilterNode, type MetadataFilter } from './metadata-filter.ts';
+import { parseMetadataFilter, storableStringProblem, type FilterNode, type MetadataFilter } from './metadata-filter.ts';
 
 /** Number of documents a search returns unless it says otherwise. */
 export const DEFAULT_TOP_K = 4;
@@ -124,9 +124,9 @@ export function prepareDocuments(documents: readonly Document[]): Document[] {
     if (typeof text !== 'string') {
       throw new InvalidOptionError(`${where}.text`, `expected a string, got ${typeof text}`);
     }
-    const idProblem = stringProblem(id);
+    const idProblem = storableStringProblem(id);
     if (idProblem !== undefined) throw new InvalidOptionError(`${where}.id`, idProblem);
-    const textProblem = stringProblem(text);
+    const textProblem = storableStringProblem(text);
     if (textProblem !== undefined) throw new InvalidOptionError(`${where}.text`, textProblem);
     if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
       throw new InvalidOptionError(`${where}.metadata`, 'expected an object (use {} for none)');
@@ -138,29 +138,12 @@ export function prepareDocuments(documents: readonly Document[]): Document[] {
 }
 
 /**
- * Why PostgreSQL cannot take `value`, or `undefined` when it can. Rejecting
- * such strings in every store keeps every store accepting exactly the same
- * documents: PostgreSQL refuses U+0000 in text and jsonb, and the driver
- * rewrites a lone UTF-16 surrogate (what `.slice()` leaves of a split emoji)
- * to U+FFFD, so two distinct ids would become one row.
- */
-function stringProblem(value: string): string | undefined {
-  if (value.includes('\u0000')) return 'contains the character U+0000, which PostgreSQL cannot store; remove it';
-  if (!value.isWellFormed()) {
-    return (
-      'contains a lone UTF-16 surrogate (often half of an emoji cut by slicing a string), which PostgreSQL cannot store; ' +
-      'repair it, e.g. with toWellFormed()'
-    );
-  }
-  return undefined;
-}
-
-/**
  * A JSON copy of the metadata: it gives every store the same view of it
  * (what PostgreSQL's jsonb keeps) and detaches it from the caller. Values
- * JSON would silently change (`NaN` and `Infinity` become null, `undefined`
- * and functions vanish) are rejected instead, as filters reject them, so
- * that a document never quietly loses a field such as its tenant.
+ * JSON would silently change (`NaN` and `Infinity` become null, functions
+ * vanish, `undefined` in an array becomes null) are rejected instead, as
+ * filters reject them; a key set to `undefined` is an optional field not set,
+ * and is left out.
  *
  * @param where - the option path of the metadata, for error messages.
  */
@@ -175,12 +158,15 @@ function copyMetadata(metadata: object, where: string): Document['metadata'] {
       return value;
     }
     if (!Array.isArray(this)) {
-      const keyProblem = stringProblem(key);
+      const keyProblem = storableStringProblem(key);
       if (keyProblem !== undefined) throw new InvalidOptionError(holder, `a key ${keyProblem}`);
     }
     const path = Array.isArray(this) ? `${holder}[${key}]` : `${holder}.${key}`;
+    // An object's key set to undefined is an optional field not set: left out, as JSON leaves it out.
+    // In an array JSON would turn it into null, a value it never was.
     if (value === undefined) {
-      throw new InvalidOptionError(path, 'is undefined, which JSON metadata cannot hold; remove the key or give it a value');
+      if (!Array.isArray(this)) return undefined;
+      throw new InvalidOptionError(path, 'is undefined, which JSON metadata cannot hold in an array; remove it or give it a value');
     }
     if (typeof value === 'function' || typeof value === 'symbol') {
       throw new InvalidOptionError(path, `is a ${typeof value}, which JSON metadata cannot hold`);
@@ -189,7 +175,7 @@ function copyMetadata(metadata: object, where: string): Document['metadata'] {
       throw new InvalidOptionError(path, `${value} cannot be stored in JSON metadata; use a finite number`);
     }
     if (typeof value === 'string') {
-      const problem = stringProblem(value);
+      const problem = storableStringProblem(value);
       if (problem !== undefined) throw new InvalidOptionError(path, problem);
     }
     if (typeof value === 'object' && value !== null) paths.set(value, path);
@@ -213,7 +199,7 @@ export function checkIds(ids: readonly string[]): readonly string[] {
   // No store holds such an id, and PostgreSQL would rewrite a lone surrogate
   // and delete some other document.
   for (const [index, id] of ids.entries()) {
-    const problem = stringProblem(id);
+    const problem = storableStringProblem(id);
     if (problem !== undefined) throw new InvalidOptionError(`ids[${index}]`, problem);
   }
   return ids;
