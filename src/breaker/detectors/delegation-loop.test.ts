@@ -157,4 +157,112 @@ describe('delegation loop', () => {
     }
     assert.ok(out.every((x) => x.action === 'allow'));
   });
+
+  describe('items named by a proper name', () => {
+    /** A research sub-agent's structured answer: the same template for every company. */
+    const card = (company: string, ceo: string, since: number) =>
+      `Company: ${company}\nCEO: ${ceo} (since ${since})\nSource: the company's latest annual report and investor relations page.\nConfidence: high`;
+    const companies = [
+      ['Acme Corp', 'Jane Doe', 2019],
+      ['Globex', 'Hank Scorpio', 2015],
+      ['Initech', 'Bill Lumbergh', 2021],
+      ['Umbrella', 'Albert Wesker', 2012],
+      ['Hooli', 'Gavin Belson', 2010],
+    ] as const;
+    const details = (out: readonly { action: string; evidence?: { detail?: string } }[]) => out.map((x) => x.evidence?.detail ?? x.action).join(' | ');
+
+    test('one worker asked the same question about several companies, answering in a template, is not a loop', async () => {
+      const d = new BreakerDriver(new AgentBreaker());
+      const out = [];
+      for (const [company, ceo, since] of companies) out.push(await d.delegation('researcher', `Find the CEO of ${company}`, card(company, ceo, since)));
+      assert.ok(
+        out.every((x) => x.action === 'allow'),
+        details(out),
+      );
+    });
+
+    test('the same sweep through a sub-agent tool is never blocked before it runs', async () => {
+      const d = new BreakerDriver(new AgentBreaker({ delegation: { subAgentTools: ['researcher'] } }));
+      const out = [];
+      for (const [company, ceo, since] of companies) out.push(await d.tool('researcher', { task: `Find the CEO of ${company}` }, card(company, ceo, since)));
+      assert.ok(
+        out.every((x) => x.decision.action === 'allow'),
+        details(out.map((x) => x.decision)),
+      );
+    });
+
+    test('the company as a field of its own, a one-word name alone on its line, is what tells the tasks apart', async () => {
+      const d = new BreakerDriver(new AgentBreaker({ delegation: { subAgentTools: ['researcher'] } }));
+      const out = [];
+      for (const [company, ceo, since] of companies) {
+        out.push(await d.tool('researcher', { company, question: 'Who is the CEO, and since when?' }, card(company, ceo, since)));
+      }
+      assert.ok(
+        out.every((x) => x.decision.action === 'allow'),
+        details(out.map((x) => x.decision)),
+      );
+    });
+
+    test('several people, or several components named in the task, are several items', async () => {
+      const d = new BreakerDriver(new AgentBreaker());
+      const out = [];
+      for (const person of ['Grace Hopper', 'Alan Turing', 'Ada Lovelace', 'Edsger Dijkstra']) {
+        out.push(
+          await d.delegation(
+            'biographer',
+            `Write a two-line summary of the career of ${person}.`,
+            `Summary for ${person}: a pioneer of computing whose work is still taught in every computer science course today.`,
+          ),
+        );
+      }
+      for (const component of ['CheckoutForm', 'CartDrawer', 'ProfilePage', 'SearchBar']) {
+        out.push(
+          await d.delegation(
+            'reviewer',
+            `Review the ${component} React component for accessibility problems.`,
+            `Accessibility review of the ${component} component: no problems found; labels, roles and focus order are correct.`,
+          ),
+        );
+      }
+      assert.ok(
+        out.every((x) => x.action === 'allow'),
+        details(out),
+      );
+    });
+
+    test('one company re-asked in other words (Corp or Corporation, another source named too) is still a loop', async () => {
+      const d = new BreakerDriver(new AgentBreaker({ delegation: { subAgentTools: ['researcher'] } }));
+      const answer = card('Acme Corp', 'Jane Doe', 2019);
+      const out = [
+        await d.tool('researcher', { task: 'Find the CEO of Acme Corp.' }, answer),
+        await d.tool('researcher', { task: 'Search again for the CEO of Acme Corporation; check LinkedIn too.' }, answer),
+        await d.tool('researcher', { task: 'Find the CEO of ACME again.' }, answer),
+      ];
+      assert.deepEqual(
+        out.map((x) => x.decision.action),
+        ['allow', 'steer', 'block'],
+        details(out.map((x) => x.decision)),
+      );
+      assert.equal(out[1]!.decision.evidence?.pattern, 'same_answer');
+      assert.equal(out[2]!.decision.evidence?.pattern, 'reask');
+    });
+
+    test('the same companies asked over and over in a cycle are a loop', async () => {
+      const d = new BreakerDriver(new AgentBreaker({ delegation: { subAgentTools: ['researcher'] } }));
+      const out = [];
+      for (let round = 0; round < 3; round++) {
+        for (const [company, ceo, since] of companies.slice(0, 2)) {
+          out.push(await d.tool('researcher', { task: `Find the CEO of ${company}` }, card(company, ceo, since)));
+        }
+      }
+      // Acme Corp and Globex asked a second time, each answered as the first time.
+      assert.deepEqual(
+        out.slice(0, 2).map((x) => x.decision.action),
+        ['allow', 'allow'],
+      );
+      assert.equal(out[2]!.decision.category, 'delegation_loop', details(out.map((x) => x.decision)));
+      assert.equal(out[2]!.decision.evidence?.pattern, 'same_answer');
+      assert.ok(out.slice(4).every((x) => x.decision.action === 'block' || x.decision.action === 'stop'));
+    });
+  });
 });

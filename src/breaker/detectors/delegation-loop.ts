@@ -1,8 +1,19 @@
 import { clip, LIMITS, pushBounded, type BreakerSessionState, type DelegationRecord } from '../breaker-state.ts';
 import { hashSequence } from '../similarity/hash.ts';
+import { nameWords } from '../similarity/name-spans.ts';
 import { isTransientError, looksLikeError } from '../similarity/result-hash.ts';
 import { textIdentity } from '../similarity/text-identity.ts';
-import { packSketch, sketchHashes, sketchJaccard, sketchOverlap, type PackedSketch } from '../similarity/token-sketch.ts';
+import {
+  DEFAULT_SKETCH_SIZE,
+  packSketch,
+  sketchHashes,
+  sketchJaccard,
+  sketchOverlap,
+  unpackSketch,
+  type AnySketch,
+  type PackedSketch,
+  type TokenSketch,
+} from '../similarity/token-sketch.ts';
 import { tokenHashes } from '../similarity/tokenize.ts';
 import { stemHashes } from '../similarity/word-stems.ts';
 import { round2, type Detection, type DetectorContext } from './detection.ts';
@@ -55,10 +66,69 @@ function collectValues(value: unknown, out: string[], depth: number, budget: { l
   out.push(kept);
 }
 
-/** What a task is compared by: the sketch of its word stems and what it names exactly. */
+/**
+ * What a task is compared by: the sketch of its word stems and what it names
+ * exactly (see textIdentity). When the task names someone or something by a
+ * proper name, `sketch` goes on after the stems' packed sketch with a `|` and
+ * the packed sketch of the stems of those names' words (see nameWords): one
+ * string, so that a print and a record carry it wherever they go. A sketch
+ * without the `|` (a task naming nobody, or one recorded by an older version)
+ * names no one.
+ */
 export interface TaskPrint {
   readonly sketch: PackedSketch;
   readonly identity: number;
+}
+
+/** Separates the stems' sketch from the names' in a task's sketch (not a digit of a packed sketch). */
+const NAMES_MARK = '|';
+/** Name words of a task kept: a request names a few things at most. */
+const MAX_NAME_WORDS = 12;
+
+/** A task's sketch with the stems of the words of the names it names (see {@link TaskPrint}). */
+function taskSketch(text: string): PackedSketch {
+  const stems = packSketch(sketchHashes(stemHashes(text, 4096, true)));
+  const names: number[] = [];
+  for (const word of nameWords(text, MAX_NAME_WORDS)) names.push(...stemHashes(word));
+  return names.length === 0 ? stems : `${stems}${NAMES_MARK}${packSketch(sketchHashes(names, MAX_NAME_WORDS))}`;
+}
+
+/** A task's sketch split: its word stems' sketch, and the (cut) stem hashes of the names it names, ascending. */
+interface TaskParts {
+  readonly stems: AnySketch;
+  readonly names: TokenSketch;
+}
+
+function taskParts(sketch: AnySketch): TaskParts {
+  if (typeof sketch !== 'string') return { stems: sketch, names: [] };
+  const mark = sketch.indexOf(NAMES_MARK);
+  if (mark === -1) return { stems: sketch, names: [] };
+  return { stems: sketch.slice(0, mark), names: unpackSketch(sketch.slice(mark + 1)) };
+}
+
+/**
+ * Whether two tasks are about different things by name: each names someone
+ * or something (a company, a person, a product) that the other does not
+ * mention at all. A task that names all the other one names, and more
+ * ("… of Acme Corp; check LinkedIn"), or names nothing, is not: it may be
+ * the same request reworded.
+ */
+function namesOtherThings(a: TaskParts, b: TaskParts): boolean {
+  return a.names.length > 0 && b.names.length > 0 && namesUnmentioned(a, b) && namesUnmentioned(b, a);
+}
+
+/** Whether `a` names a word that `b` mentions nowhere, as a name or as another word. */
+function namesUnmentioned(a: TaskParts, b: TaskParts): boolean {
+  const stems = unpackSketch(b.stems);
+  // The stems' sketch holds every stem of the text up to its largest hash (all of them when it is not full).
+  const known = stems.length < DEFAULT_SKETCH_SIZE ? Number.POSITIVE_INFINITY : stems.at(-1)!;
+  for (const name of a.names) {
+    if (b.names.includes(name) || stems.includes(name)) continue;
+    // Beyond what b's sketch holds, only its names are known, and only when it names fewer than the most kept.
+    if (name > known && b.names.length >= MAX_NAME_WORDS) continue;
+    return true;
+  }
+  return false;
 }
 
 // The last task printed: one sub-agent call is printed by its check, by the
@@ -90,7 +160,7 @@ export function taskPrint(input: unknown): TaskPrint {
   }
   const text = taskText(input);
   if (lastTask?.text !== text) {
-    lastTask = { input, text, print: { sketch: packSketch(sketchHashes(stemHashes(text, 4096, true))), identity: textIdentity(text) } };
+    lastTask = { input, text, print: { sketch: taskSketch(text), identity: textIdentity(text) } };
   } else lastTask = { ...lastTask, input };
   return lastTask.print;
 }
@@ -111,11 +181,15 @@ type Settings = ReturnType<typeof settings>;
 /**
  * How alike two tasks are (0–1): the share of the shorter one's word stems
  * found in the other, or 0 when they name different things (another file,
- * chunk, id or year is another task, however alike the wording).
+ * chunk, id or year, another company or person is another task, however
+ * alike the wording).
  */
 function taskSimilarity(a: DelegationRecord, b: TaskPrint): number {
   if ((a.k ?? 0) !== b.identity) return 0;
-  return sketchOverlap(a.i, b.sketch);
+  const earlier = taskParts(a.i);
+  const later = taskParts(b.sketch);
+  if (namesOtherThings(earlier, later)) return 0;
+  return sketchOverlap(earlier.stems, later.stems);
 }
 
 /** Whether two recorded asks gave (nearly) the same, substantive answer. */
@@ -174,7 +248,10 @@ export function detectReask(state: BreakerSessionState, agentName: string, input
 
 /** Whether two recorded asks were the very same task (same words, same identity). */
 function sameTask(a: DelegationRecord, b: DelegationRecord): boolean {
-  return (a.k ?? 0) === (b.k ?? 0) && sketchJaccard(a.i, b.i) === 1;
+  if ((a.k ?? 0) !== (b.k ?? 0)) return false;
+  const first = taskParts(a.i);
+  const second = taskParts(b.i);
+  return sketchJaccard(first.stems, second.stems) === 1 && !namesOtherThings(first, second);
 }
 
 /**

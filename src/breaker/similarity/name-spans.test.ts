@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { knownName, NAME_NUMBERS, offeredNames, queryNames } from './name-spans.ts';
+import { knownName, NAME_NUMBERS, nameWords, offeredNames, queryNames } from './name-spans.ts';
 
 /** Whether every name `later` names is one `earlier` named. */
 const sameNames = (earlier: string, later: string) => {
@@ -50,5 +50,32 @@ describe('offeredNames', () => {
     assert.ok(offered.includes(key('Scatman John')));
     assert.ok(offered.includes(key('Scatman Crothers')));
     for (const name of ['Scatman', 'Scat', 'List', 'Idaho Vandals']) assert.ok(!offered.includes(key(name)), name);
+  });
+});
+
+describe('nameWords', () => {
+  test('the capitalised words of a request, without the word that opens a sentence, articles, legal forms or a possessive', () => {
+    assert.deepEqual(nameWords('Find the CEO of Acme Corp.'), ['ceo', 'acme']);
+    assert.deepEqual(nameWords("I need Silverleaf Dental Group's 2023 revenue. Search again."), ['silverleaf', 'dental', 'group']);
+    assert.deepEqual(nameWords('Please do a deeper review of the Coca-Cola GmbH contract.'), ['coca', 'cola']);
+    assert.deepEqual(nameWords('Translate into Chinese again, more naturally: "Charge the device fully."'), ['chinese']);
+  });
+
+  test('a word opening a line counts when a name goes on after it, or when it is all the line says', () => {
+    assert.deepEqual(nameWords('Company: Acme Corp\nCEO: Jane Doe\nSource: the annual report'), ['company', 'acme', 'ceo', 'jane', 'doe']);
+    assert.deepEqual(nameWords('Globex\nWho is the CEO?'), ['globex', 'ceo']);
+    assert.deepEqual(nameWords('Initech staff count for 2023: check every source.'), []);
+    assert.deepEqual(nameWords('- Find the CEO of Acme\n• Look on LinkedIn — then Crunchbase\n1. Compare them'), ['ceo', 'acme', 'linkedin', 'crunchbase']);
+    assert.deepEqual(nameWords('Migrate Billing — MySQL → PostgreSQL'), ['migrate', 'billing', 'mysql', 'postgresql']);
+  });
+
+  test('paths, file names, ids and numbers are left to the identity of the text; lower-case text names nothing', () => {
+    assert.deepEqual(nameWords('Review src/ui/CheckoutForm.tsx and PR-1234 for bugs.'), []);
+    assert.deepEqual(nameWords('summarise the latest incidents'), []);
+    assert.deepEqual(nameWords('Сравни выручку Газпрома и Лукойла'), ['газпрома', 'лукойла']);
+  });
+
+  test('at most `max` words', () => {
+    assert.deepEqual(nameWords('Compare Alpha Beta Gamma Delta Epsilon', 3), ['compare', 'alpha', 'beta']);
   });
 });

@@ -208,3 +208,139 @@ function skeleton(word: string): string {
   }
   return out;
 }
+
+/** Characters of a text {@link nameWords} reads: a request names what it is about near its start. */
+const MAX_NAME_WORD_CHARS = 1024;
+/**
+ * Legal forms that follow a company's name without naming it: "Acme Corp",
+ * "Acme Corporation" and "Acme" are one company, "Acme Corp" and "Globex
+ * Corp" two.
+ */
+const LEGAL_FORMS = new Set([
+  'inc',
+  'incorporated',
+  'corp',
+  'corporation',
+  'co',
+  'ltd',
+  'limited',
+  'llc',
+  'llp',
+  'plc',
+  'gmbh',
+  'ag',
+  'sa',
+  'nv',
+  'bv',
+  'pty',
+  'oy',
+  'ab',
+  'spa',
+  'srl',
+]);
+/** Punctuation around a word that is not part of it. */
+const WORD_EDGES = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
+const HAS_UPPER = /\p{Lu}/u;
+const HAS_LOWER = /\p{Ll}/u;
+const HAS_DIGIT = /\p{N}/u;
+const HAS_WORD_CHAR = /[\p{L}\p{N}]/u;
+/** Quotes and brackets that may close a sentence after its full stop. */
+const CLOSERS = new Set([...`"')]”’»`].map((c) => c.charCodeAt(0)));
+const POSSESSIVE = /['’][sS]$/u;
+/** Words that are paths, file names or addresses: {@link textIdentity} reads those. */
+const NOT_A_NAME_WORD = /[/\\._@=#]/u;
+const LINES = /\r?\n|\r/;
+const SPACES = /\s+/;
+const HYPHENS = /[-‐]/;
+
+/**
+ * The words of the proper names a request names, lower-cased, at most `max`
+ * of them, in order: "Find the CEO of Silverleaf Dental Group" names `ceo`,
+ * `silverleaf`, `dental`, `group`. A word is part of a name when it is
+ * capitalised (Acme, McKinsey, IBM, iPhone) and holds no digit, slash or dot
+ * (ids, years, paths and file names are what a text's identity reads).
+ *
+ * A word that opens the text, a line or a sentence (or follows a label's
+ * colon) is capitalised whatever it is ("Find", "Please", "Review"): it
+ * counts only when the next word of its line is capitalised too and has
+ * lower-case letters (Acme Corp, Silverleaf Dental Group), or when nothing
+ * follows it in its line (a value that is only a name). Articles, one-letter
+ * words ("I"), a possessive 's and legal forms (Inc, Corp, GmbH) name
+ * nothing. Reads the first 1,024 characters.
+ */
+export function nameWords(text: string, max = 8): string[] {
+  const head = text.length > MAX_NAME_WORD_CHARS ? text.slice(0, MAX_NAME_WORD_CHARS) : text;
+  const out: string[] = [];
+  if (!HAS_UPPER.test(head)) return out;
+  const add = (word: string) => {
+    if (out.length < max && !out.includes(word)) out.push(word);
+  };
+  for (const line of head.split(LINES)) {
+    let opens = true;
+    // A capitalised word that opens a sentence, kept if a name goes on after it.
+    let pending: string | null = null;
+    for (const chunk of line.split(SPACES)) {
+      if (out.length >= max) return out;
+      if (chunk === '') continue;
+      const upper = hasUpper(chunk);
+      if (pending === null && upper === 0) {
+        // Most words: no name, no name pending; only whether a sentence ends here matters (a bullet is no word).
+        if (endsSentence(chunk)) opens = true;
+        else if (hasWordChar(chunk)) opens = false;
+        continue;
+      }
+      // A hyphen inside a word joins two words of one name (Coca-Cola); with a digit it is an id (PR-1234, COVID-19).
+      const digits = HAS_DIGIT.test(chunk);
+      for (const part of digits || !chunk.includes('-') ? [chunk] : chunk.split(HYPHENS)) {
+        let word = part.replace(WORD_EDGES, '');
+        if (word === '') continue; // a dash, an arrow, a bullet
+        const capitalised = HAS_UPPER.test(word);
+        if (pending !== null) {
+          if (isUpper(word, 0) && HAS_LOWER.test(word)) add(pending);
+          pending = null;
+        }
+        const initial = opens;
+        opens = false;
+        if (!capitalised || digits || NOT_A_NAME_WORD.test(word)) continue;
+        if (POSSESSIVE.test(word)) word = word.slice(0, -2);
+        if (word.length < 2) continue;
+        const lower = word.toLowerCase();
+        if (ARTICLES.has(lower) || LEGAL_FORMS.has(lower)) continue;
+        if (initial) pending = lower;
+        else add(lower);
+      }
+      if (endsSentence(chunk)) opens = true;
+    }
+    if (pending !== null) add(pending);
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+/** 1 when a word holds an upper-case letter, 0 when not (read by char codes while it is ASCII). */
+function hasUpper(word: string): 0 | 1 {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c >= 65 && c <= 90) return 1;
+    if (c > 127) return HAS_UPPER.test(word) ? 1 : 0;
+  }
+  return 0;
+}
+
+/** Whether a word holds a letter or a digit (a dash, an arrow or a bullet does not). */
+function hasWordChar(word: string): boolean {
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if ((c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90)) return true;
+    if (c > 127) return HAS_WORD_CHAR.test(word);
+  }
+  return false;
+}
+
+/** Whether a word ends a sentence, or a label before its value ("Company: Acme"): `.`, `!`, `?` or `:`, then closing quotes or brackets. */
+function endsSentence(word: string): boolean {
+  let i = word.length - 1;
+  while (i >= 0 && CLOSERS.has(word.charCodeAt(i))) i--;
+  const c = i >= 0 ? word.charCodeAt(i) : 0;
+  return c === 46 || c === 33 || c === 63 || c === 58;
+}
