@@ -61,7 +61,7 @@ export class SessionLogic {
   settle(state: BreakerSessionState, now: number): Step {
     const step: Step = { state, decision: ALLOW, events: [], changed: false };
     if (state.status === 'OPEN' && state.openedAt !== null && now - state.openedAt >= this.ctx.options.cooldownMs) {
-      this.#transition(step, 'HALF_OPEN', now, 'cooldown elapsed; the next model call is a probe');
+      this.#transition(step, 'HALF_OPEN', now, 'cooldown elapsed; the next model call (in a session without model rounds, the next action) is a probe');
     }
     return step;
   }
@@ -147,17 +147,27 @@ export class SessionLogic {
       if (!surfaced && step.decision.action === 'stop' && (step.state.status as BreakerStatus) === 'OPEN') step.state = { ...step.state, openPending: 1 };
       return this.#done(step);
     }
-    if (event.kind === 'model' && step.state.status === 'HALF_OPEN') {
-      this.#transition(step, 'CLOSED', now, 'the probe round completed without a trip');
+    if (step.state.status === 'HALF_OPEN') {
+      if (event.kind === 'model') {
+        this.#transition(step, 'CLOSED', now, 'the probe round completed without a trip');
+      } else if (detection === null && event.kind !== 'user' && step.state.counters.modelCalls === 0) {
+        // A session that reports no model rounds (a tool-only loop, the MCP proxy) has no round to probe with: its
+        // probe is its first action after half-opening — a tool call (checked, where the caller checks, with any
+        // repeat of the loop stopping it at once), a retrieval or a sub-agent call — observed without a detection.
+        // Without this it would stay HALF_OPEN for good, and every later detection would stop it at once.
+        // A user turn is not the agent acting, so it proves nothing.
+        this.#transition(step, 'CLOSED', now, 'the first action after half-opening completed without a trip');
+      }
     }
     return this.#done(step);
   }
 
   /**
-   * Explicit reset: OPEN → HALF_OPEN (the next model call is a probe). Budgets
-   * and evidence stay, unless `evidence`: then the baselines go too (what the
-   * detectors saw, the escalation ladders, pending steers' causes), so a fresh
-   * attempt is judged from scratch; budgets and counters still stay.
+   * Explicit reset: OPEN → HALF_OPEN (the next model call is a probe; in a
+   * session without model rounds, the next action). Budgets and evidence
+   * stay, unless `evidence`: then the baselines go too (what the detectors
+   * saw, the escalation ladders, pending steers' causes), so a fresh attempt
+   * is judged from scratch; budgets and counters still stay.
    */
   reset(state: BreakerSessionState, now: number, evidence = false): Outcome {
     const step = this.settle(state, now);

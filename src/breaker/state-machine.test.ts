@@ -125,6 +125,65 @@ describe('breaker state machine', () => {
     assert.equal(probe.probe, true);
   });
 
+  test('a session that reports no model rounds closes on its first clean action after the cooldown or a reset, and a later loop climbs the whole ladder', async () => {
+    // An error loop: what a fresh session does with it, and what a session that half-opened must do with it once closed.
+    const errorLoop = (d: BreakerDriver) => d.repeat(5, 'run_tests', {}, () => 'FAILED: assertion x', true);
+    const fresh = (await errorLoop(new BreakerDriver(new AgentBreaker(), 'fresh'))).map((c) => c.decision.action);
+    assert.deepEqual(fresh, ['allow', 'allow', 'steer', 'block', 'stop']);
+    for (const halfOpen of ['cooldown', 'reset'] as const) {
+      const clock = new ManualClock();
+      const b = new AgentBreaker({ now: clock.now, cooldownMs: 30_000 });
+      const changes: string[] = [];
+      b.on((e) => {
+        if (e.type === 'state_change') changes.push(`${e.from}→${e.to}`);
+      });
+      // Tool calls only, as the MCP proxy reports them.
+      const d = new BreakerDriver(b, 's');
+      await tripToOpen(d);
+      if (halfOpen === 'cooldown') clock.advance(30_000);
+      else await b.reset('s');
+      assert.equal((await b.snapshot('s')).state, 'HALF_OPEN', halfOpen);
+      // A user turn is not the agent acting: it proves nothing about the loop.
+      await d.user('Any news?');
+      assert.equal((await b.snapshot('s')).state, 'HALF_OPEN', halfOpen);
+      // The probe: the first call after half-opening, run and observed without a detection.
+      assert.equal((await d.tool('read_file', { path: 'src/a.ts' }, 'export const a = 1;')).decision.action, 'allow');
+      assert.equal((await b.snapshot('s')).state, 'CLOSED', halfOpen);
+      assert.deepEqual(changes, ['CLOSED→OPEN', 'OPEN→HALF_OPEN', 'HALF_OPEN→CLOSED'], halfOpen);
+      // Closed, so a new kind of loop is steered and blocked before it is stopped, as in a fresh session.
+      assert.deepEqual(
+        (await errorLoop(d)).map((c) => c.decision.action),
+        fresh,
+        halfOpen,
+      );
+    }
+  });
+
+  test('while HALF_OPEN every model call is a probe, judged strictly: a retry of a failed probe round is not refused', async () => {
+    const clock = new ManualClock();
+    const b = new AgentBreaker({ now: clock.now, cooldownMs: 30_000 });
+    const d = new BreakerDriver(b, 's');
+    for (let i = 0; i < 5; i++) {
+      await d.model();
+      await d.tool('get_status', { job: 'build' }, 'queued');
+    }
+    clock.advance(30_000);
+    assert.deepEqual(await b.checkModelCall('s'), { action: 'allow', probe: true });
+    // The probe's request failed (a 429 the client retries): nothing was reported, and the retry goes through.
+    assert.deepEqual(await b.checkModelCall('s'), { action: 'allow', probe: true });
+    // Strictly judged: the loop coming back in any probe stops at once.
+    assert.equal((await d.tool('get_status', { job: 'build' }, 'queued')).decision.action, 'stop');
+    assert.equal((await b.snapshot('s')).state, 'OPEN');
+    clock.advance(30_000);
+    assert.deepEqual(await b.checkModelCall('s'), { action: 'allow', probe: true });
+    // In a session with model rounds a clean tool call is no probe: the round is.
+    await d.tool('read_file', { path: 'src/a.ts' }, 'export const a = 1;');
+    assert.equal((await b.snapshot('s')).state, 'HALF_OPEN');
+    await b.observe('s', { kind: 'model', promptTokens: 100, completionTokens: 10, text: 'Trying something else.' });
+    assert.equal((await b.snapshot('s')).state, 'CLOSED');
+    assert.deepEqual(await b.checkModelCall('s'), { action: 'allow' });
+  });
+
   test('the escalation ladder is per category and configurable', async () => {
     const b = new AgentBreaker({ toolSpiral: { escalation: ['block', 'stop'] } });
     const d = new BreakerDriver(b, 's');
