@@ -12,14 +12,14 @@ import { resolveAgentBreakerOptions, type AgentBreakerOptions, type ResolvedAgen
 import { initialState, type BreakerCounters, type BreakerSessionState } from './breaker-state.ts';
 import type { AppliedOp, SessionOp, SessionRead } from './breaker-store.ts';
 import { BreakerTelemetry } from './breaker-telemetry.ts';
-import { meterInstruments, registerOpenBreakerSource, type OpenBreakerSource } from '../telemetry/instruments.ts';
+import { registerOpenBreakerSource, type OpenBreakerSource } from '../telemetry/instruments.ts';
 import { storeFailureReason } from './store-failure-reason.ts';
 import type { DetectorContext } from './detectors/detection.ts';
 import { readOnlyMatcher } from './detectors/read-only-tools.ts';
 import { proposalOf, type ToolProposal } from './detectors/tool-record.ts';
 import { SessionLogic, type Outcome } from './session-logic.ts';
 import { SessionQueue } from './session-queue.ts';
-import { BreakerReducer } from './session-reducer.ts';
+import { BreakerReducer, isJudgingError } from './session-reducer.ts';
 import { breakerMessage } from './breaker-messages.ts';
 import { PendingSteers } from './pending-steers.ts';
 import { ArgsFingerprinter } from './similarity/args-fingerprint.ts';
@@ -136,6 +136,9 @@ const OPEN_MEMORY_LIMIT = 10_000;
  * `checkFreshnessMs` lets them trust a recent read or write. A store failure
  * never throws to the caller: the breaker fails open or closed as
  * configured, counts the operation as unjudged and emits a `warning` event.
+ * An error of the judgement itself (a detector's, or one thrown by the
+ * arguments while they are read) is no store failure: it is thrown to the
+ * caller as it is, and health still reports the store as it is.
  *
  * It is also an {@link Advisor}: placed in a ChatClient's chain just inside
  * the ToolCallAdvisor, it sees and judges every round of the tool loop.
@@ -167,7 +170,8 @@ export class AgentBreaker implements Advisor {
   #lastStoreFailed = false;
   #warnedOverCap = false;
   #sessionsLost = 0;
-  #lastProposal: { tool: string; args: unknown; proposal: ToolProposal } | undefined;
+  /** The latest check's proposal, for the observation of the same call right after it (see #proposal). */
+  #lastCheck: { tool: string; args: unknown; shape: ArgsShape; proposal: ToolProposal } | undefined;
 
   /** @throws InvalidOptionError naming the first bad option (e.g. `toolSpiral.similarity`). */
   constructor(options?: AgentBreakerOptions) {
@@ -182,7 +186,7 @@ export class AgentBreaker implements Advisor {
       isSubAgent: (tool) => subAgents.has(tool),
     };
     this.#logic = new SessionLogic(this.#ctx);
-    this.#reducer = new BreakerReducer(this.#logic, (tool, args) => this.#proposal(tool, args));
+    this.#reducer = new BreakerReducer(this.#logic, (tool, args, observed) => this.#proposal(tool, args, observed));
     this.#telemetry = this.options.telemetry ? new BreakerTelemetry() : undefined;
     if (this.options.telemetry) {
       this.#openSource = { store: this.options.store, openSessions: () => this.openSessions() };
@@ -200,8 +204,9 @@ export class AgentBreaker implements Advisor {
     if (call === null || typeof call !== 'object' || typeof call.tool !== 'string' || call.tool === '') {
       throw new InvalidOptionError('call.tool', 'must be a non-empty tool name');
     }
-    const tool: ProposedToolCall = { tool: call.tool, args: call.args };
-    return this.#check(sessionId, (at) => ({ k: 'tool', at, call: tool }));
+    // Fingerprinted now, not when the session's queue gets to it: the caller may reuse and change the args object meanwhile.
+    const checked = this.#reducer.digest({ k: 'tool', at: 0, call: { tool: call.tool, args: call.args } });
+    return this.#check(sessionId, (at) => ({ ...checked, at }));
   }
 
   /**
@@ -258,12 +263,15 @@ export class AgentBreaker implements Advisor {
     checkEvent(observed);
     const event = observed.kind === 'model' && observed.model !== undefined ? this.#priced(sessionId, observed) : observed;
     const at = this.options.now();
-    const op: SessionOp =
+    // Digested now, whatever the store: every store judges this same form (texts redacted, as a shared store logs
+    // them), and the arguments are fingerprinted before the caller can change the object it passed.
+    const op: SessionOp = this.#reducer.digest(
       event.kind === 'tool_call' && event.print !== undefined
         ? this.#reducer.printedObservation(at, { ...event, print: event.print }, surfaced)
         : surfaced
           ? { k: 'observe', at, event, surfaced: true }
-          : { k: 'observe', at, event };
+          : { k: 'observe', at, event },
+    );
     return this.#queue.run(sessionId, () => this.#write(sessionId, op));
   }
 
@@ -279,7 +287,7 @@ export class AgentBreaker implements Advisor {
     if (typeof usd === 'number') return { ...round, costUsd: usd };
     if (this.options.budget.maxCostUsd !== undefined) {
       const why = price === undefined ? `model "${model}" has no price` : `model "${model}" reported no token counts`;
-      this.#warnOnce(sessionId, `cost:${model}:${price === undefined}`, `budget.maxCostUsd is not enforceable: ${why}; price its rounds (costUsd).`);
+      this.#warnOnce(sessionId, `cost:${model}:${price === undefined}`, `budget.maxCostUsd is not enforceable: ${why}; price its rounds (costUsd).`, model);
     }
     return round;
   }
@@ -451,16 +459,26 @@ export class AgentBreaker implements Advisor {
       queueSteer: (id, decision) => this.#queueSteer(id, decision),
       toError: (decision, id) => breakerErrorFor(decision, id),
       debug: (id, message) => this.#dispatch({ type: 'debug', sessionId: id, at: this.options.now(), message }),
-      warnOnce: (id, key, message) => this.#warnOnce(id, key, message),
+      warnOnce: (id, key, message, unpricedModel) => this.#warnOnce(id, key, message, unpricedModel),
     };
   }
 
-  #proposal(tool: string, args: unknown): ToolProposal {
-    // A check is normally followed by the observation of the same call: fingerprint once.
-    const last = this.#lastProposal;
-    if (last !== undefined && last.tool === tool && last.args === args) return last.proposal;
+  /**
+   * A call's proposal (its arguments' fingerprint). A check is normally
+   * followed at once by the observation of the same call: that observation
+   * reuses the check's fingerprint, which costs as much as the rest of the
+   * event. Only then, though: a loop may reuse one args object and change it
+   * between calls (`args.path = next`), so anything else (every check, and any
+   * observation that is not the very next use of the check's object, with
+   * the same top-level values) fingerprints afresh.
+   */
+  #proposal(tool: string, args: unknown, observed: boolean): ToolProposal {
+    const last = this.#lastCheck;
+    // Taken either way, so that the cache never holds (possibly large) arguments past the next call.
+    this.#lastCheck = undefined;
+    if (observed && last !== undefined && last.tool === tool && last.args === args && sameShape(last.shape, args)) return last.proposal;
     const proposal = proposalOf(tool, args, this.#ctx);
-    this.#lastProposal = { tool, args, proposal };
+    if (!observed) this.#lastCheck = { tool, args, shape: shapeOf(args), proposal };
     return proposal;
   }
 
@@ -478,6 +496,7 @@ export class AgentBreaker implements Advisor {
       try {
         read = await this.options.store.read(sessionId, this.#reducer, this.options.checkFreshnessMs);
       } catch (error) {
+        if (isJudgingError(error)) throw error;
         return this.#storeFailure(sessionId, 'read', error);
       }
       const outcome = this.#reducer.apply(read?.state ?? initialState(op.at), op);
@@ -495,6 +514,9 @@ export class AgentBreaker implements Advisor {
     try {
       applied = await store.apply(sessionId, op, this.#reducer);
     } catch (error) {
+      // An error of the judgement itself (the reducer, which the store calls) is a bug, not an outage of the
+      // store: thrown as it is, as a check's judgement outside the store throws, rather than counted as unjudged.
+      if (isJudgingError(error)) throw error;
       return this.#storeFailure(sessionId, 'apply', error);
     }
     this.#lastStoreFailed = false;
@@ -549,10 +571,7 @@ export class AgentBreaker implements Advisor {
     this.#unjudged++;
     const closed = this.options.onStoreError === 'fail-closed';
     try {
-      if (this.#telemetry !== undefined) {
-        const metrics = meterInstruments();
-        if (metrics.live) metrics.unjudged.add(1, { outcome: closed ? 'refused' : 'allowed' });
-      }
+      this.#telemetry?.countUnjudged(closed);
     } catch {
       // Telemetry must never break the agent it observes.
     }
@@ -565,8 +584,10 @@ export class AgentBreaker implements Advisor {
     for (const event of outcome.events) this.#dispatch({ ...event, sessionId, at });
   }
 
-  #warnOnce(sessionId: string, key: string, message: string): void {
-    if (key.startsWith('cost:')) this.#unpriced.add(key.split(':')[1] ?? '');
+  /** `unpricedModel`: the warning says that this model's rounds cannot be priced (health lists it). */
+  #warnOnce(sessionId: string, key: string, message: string, unpricedModel?: string): void {
+    // Passed apart from the key: a model id may hold ':' itself (`llama3.1:8b`, Bedrock's `…-v1:0`).
+    if (unpricedModel !== undefined) this.#unpriced.add(unpricedModel);
     if (this.#warned.has(key) || this.#warned.size >= 1000) return;
     this.#warned.add(key);
     this.#dispatch({ type: 'warning', sessionId, at: this.options.now(), message });
@@ -580,7 +601,9 @@ export class AgentBreaker implements Advisor {
     }
     for (const listener of this.#listeners) {
       try {
-        listener(event);
+        const returned: unknown = listener(event);
+        // An async listener fails by rejecting: unhandled, that rejection would end the process.
+        if (isThenable(returned)) returned.then(undefined, ignore);
       } catch {
         // A failing listener is its own problem.
       }
@@ -599,8 +622,9 @@ function checkEvent(event: BreakerEvent): void {
       if (!isTokenCount(event.promptTokens)) throw new InvalidOptionError('event.promptTokens', 'must be a non-negative number or null');
       if (!isTokenCount(event.completionTokens)) throw new InvalidOptionError('event.completionTokens', 'must be a non-negative number or null');
       if (event.text !== undefined && typeof event.text !== 'string') throw new InvalidOptionError('event.text', 'must be a string');
-      if (event.costUsd !== undefined && !(typeof event.costUsd === 'number' && event.costUsd >= 0)) {
-        throw new InvalidOptionError('event.costUsd', 'must be a non-negative number');
+      // Infinity and NaN too: the budget could not count them, and would silently count $0.
+      if (event.costUsd !== undefined && !(typeof event.costUsd === 'number' && Number.isFinite(event.costUsd) && event.costUsd >= 0)) {
+        throw new InvalidOptionError('event.costUsd', 'must be a finite non-negative number');
       }
       if (event.model !== undefined && typeof event.model !== 'string') throw new InvalidOptionError('event.model', 'must be a model id string');
       return;
@@ -627,11 +651,49 @@ function checkEvent(event: BreakerEvent): void {
       if (typeof event.output !== 'string' && event.output !== null) throw new InvalidOptionError('event.output', 'must be a string');
       return;
     case 'user':
+      // A message's content as an array of parts (multimodal) is the caller's to turn into its text.
+      if (typeof event.text !== 'string') throw new InvalidOptionError('event.text', 'must be a string (the user turn as text)');
       return;
     default:
       throw new InvalidOptionError('event.kind', "must be 'model', 'tool_call', 'retrieval', 'delegation' or 'user'");
   }
 }
+
+/** Most top-level values of an args object compared to reuse a check's fingerprint (see shapeOf). */
+const MAX_SHAPE = 32;
+
+/**
+ * What tells, cheaply, whether an args object changed since its check: its
+ * top-level keys and values (a reused object gets a new `path`). `primitive`
+ * for a value that cannot change; null when it cannot tell (many keys, binary
+ * data): then the check's fingerprint is not reused.
+ */
+type ArgsShape = readonly unknown[] | 'primitive' | null;
+
+function shapeOf(args: unknown): ArgsShape {
+  if (args === null || typeof args !== 'object') return 'primitive';
+  if (ArrayBuffer.isView(args) || (Array.isArray(args) && args.length > MAX_SHAPE)) return null;
+  const shape: unknown[] = [];
+  for (const key in args) {
+    if (shape.length >= 2 * MAX_SHAPE) return null;
+    shape.push(key, (args as Record<string, unknown>)[key]);
+  }
+  return shape;
+}
+
+function sameShape(shape: ArgsShape, args: unknown): boolean {
+  if (shape === null || shape === 'primitive') return shape === 'primitive';
+  const now = shapeOf(args);
+  if (now === null || now === 'primitive' || now.length !== shape.length) return false;
+  for (let i = 0; i < shape.length; i++) if (!Object.is(shape[i], now[i])) return false;
+  return true;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+function ignore(): void {}
 
 function isTokenCount(n: unknown): boolean {
   return n === null || n === undefined || (typeof n === 'number' && Number.isFinite(n) && n >= 0);

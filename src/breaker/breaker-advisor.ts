@@ -26,8 +26,13 @@ export interface BreakerEngine {
   toError(decision: BreakerDecision, sessionId: string): Error;
   /** A `debug` event for listeners. */
   debug(sessionId: string, message: string): void;
-  /** A `warning` event, once per breaker and `key`. */
-  warnOnce(sessionId: string, key: string, message: string): void;
+  /**
+   * A `warning` event, once per breaker and `key`. `unpricedModel`: the
+   * warning says that this model's rounds cannot be priced (the breaker's
+   * health lists it as it is: the key is no place to read it back from, a
+   * model id may hold ':').
+   */
+  warnOnce(sessionId: string, key: string, message: string, unpricedModel?: string): void;
 }
 
 /** Context key: set once the per-call session has been announced. */
@@ -50,6 +55,7 @@ function roundCost(engine: BreakerEngine, sessionId: string, request: ChatClient
       sessionId,
       `cost:${modelId}:${price === undefined}`,
       `budget.maxCostUsd is not enforceable: ${why}; pass prices for it (telemetry prices or AgentLoop prices).`,
+      modelId,
     );
   }
   return undefined;

@@ -35,6 +35,13 @@ function countEscalation(category: string, action: string): void {
  * an SDK registered after the breaker still receives them.
  */
 export class BreakerTelemetry {
+  /** Counts an operation the store's failure left unjudged (`governor.breaker.unjudged`), unless the call's telemetry is off. */
+  countUnjudged(refused: boolean): void {
+    if (callTelemetry()?.enabled === false) return;
+    const metrics = meterInstruments();
+    if (metrics.live) metrics.unjudged.add(1, { outcome: refused ? 'refused' : 'allowed' });
+  }
+
   record(event: BreakerEventRecord): void {
     const call = callTelemetry();
     // A client with telemetry off adds nothing, not even to the application's span its call runs in.

@@ -58,6 +58,14 @@ describe('budget.maxCostUsd without AgentLoop', () => {
     assert.equal(health.costBudget, 'not_enforceable');
     assert.deepEqual(health.unpricedModels, ['house-model-1']);
   });
+
+  test('health names an unpriced model by its whole id, also one with a colon in it', async () => {
+    await using server = await new ScriptedModelServer({ modelId: 'llama3.1:8b', script: [{ text: 'hi' }], onExhausted: 'repeat-last' }).start();
+    const breaker = new AgentBreaker({ budget: { maxCostUsd: 1 } });
+    const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor(), breaker).build();
+    await client.prompt('hello').call().content();
+    assert.deepEqual((await breaker.health()).unpricedModels, ['llama3.1:8b']);
+  });
 });
 
 describe('budget.maxCostUsd for rounds observed with their model id (the framework doors)', () => {
@@ -81,5 +89,24 @@ describe('budget.maxCostUsd for rounds observed with their model id (the framewo
       name: 'InvalidOptionError',
       option: 'event.model',
     });
+  });
+
+  test('model ids with colons (Ollama tags, Bedrock versions) are listed whole and apart', async () => {
+    const breaker = new AgentBreaker({ telemetry: false, budget: { maxCostUsd: 1 } });
+    for (const model of ['llama3.1:8b', 'llama3.1:70b', 'anthropic.claude-3-haiku-20240307-v1:0']) {
+      await breaker.observe('s', { kind: 'model', promptTokens: 10, completionTokens: 1, text: '', model });
+    }
+    assert.deepEqual((await breaker.health()).unpricedModels, ['anthropic.claude-3-haiku-20240307-v1:0', 'llama3.1:70b', 'llama3.1:8b']);
+  });
+
+  test('a cost that is not a finite number is refused, not counted as $0', async () => {
+    const breaker = new AgentBreaker({ telemetry: false, budget: { maxCostUsd: 5 } });
+    for (const costUsd of [Number.POSITIVE_INFINITY, Number.NaN, -1]) {
+      await assert.rejects(breaker.observe('s', { kind: 'model', promptTokens: 1, completionTokens: 1, text: '', costUsd }), {
+        name: 'InvalidOptionError',
+        option: 'event.costUsd',
+      });
+    }
+    assert.equal((await breaker.snapshot('s')).counters.events, 0);
   });
 });

@@ -4,9 +4,41 @@ import type { SessionOp, SessionReducer, SessionRetention } from './breaker-stor
 import { answerPrint, taskPrint } from './detectors/delegation-loop.ts';
 import { digestResult, type ToolProposal } from './detectors/tool-record.ts';
 import { redact } from '../redaction/redact.ts';
+import { TOKEN_RULES } from '../redaction/secret-rules.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { decodeOp, encodeOp } from './op-codec.ts';
 import type { Outcome, SessionLogic } from './session-logic.ts';
+
+/**
+ * A tool call's proposal (the fingerprint of its arguments); `observed` when
+ * it is for the observation of an executed call, which may reuse the
+ * proposal of its check.
+ */
+type ProposalOf = (tool: string, args: unknown, observed: boolean) => ToolProposal;
+
+/**
+ * Errors thrown while judging (by the logic and its detectors), as opposed to
+ * those of the store that called the reducer: see {@link isJudgingError}.
+ */
+const judgingErrors = new WeakSet<object>();
+
+/**
+ * Whether an error (or its cause) was thrown by a {@link BreakerReducer}
+ * judging an operation, not by the store applying it: a bug to surface, not
+ * an outage of the store.
+ */
+export function isJudgingError(error: unknown): boolean {
+  for (let e = error, depth = 0; typeof e === 'object' && e !== null && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    if (judgingErrors.has(e)) return true;
+  }
+  return false;
+}
+
+function judgingError(error: unknown): object {
+  const marked = typeof error === 'object' && error !== null ? error : new Error(String(error));
+  judgingErrors.add(marked);
+  return marked;
+}
 
 /**
  * Applies logged session operations through the breaker's logic, so a store
@@ -15,9 +47,11 @@ import type { Outcome, SessionLogic } from './session-logic.ts';
  */
 export class BreakerReducer implements SessionReducer {
   readonly #logic: SessionLogic;
-  readonly #proposal: (tool: string, args: unknown) => ToolProposal;
+  readonly #proposal: ProposalOf;
+  /** Operations this reducer digested: a store that digests what it is given again gets them back as they are. */
+  readonly #digested = new WeakSet<SessionOp>();
 
-  constructor(logic: SessionLogic, proposal: (tool: string, args: unknown) => ToolProposal) {
+  constructor(logic: SessionLogic, proposal: ProposalOf) {
     this.#logic = logic;
     this.#proposal = proposal;
   }
@@ -26,16 +60,25 @@ export class BreakerReducer implements SessionReducer {
     return initialState(at);
   }
 
+  /** @throws the judgement's own error, marked (see {@link isJudgingError}), when the logic fails. */
   apply(state: BreakerSessionState, op: SessionOp): Outcome {
+    try {
+      return this.#apply(state, op);
+    } catch (error) {
+      throw judgingError(error);
+    }
+  }
+
+  #apply(state: BreakerSessionState, op: SessionOp): Outcome {
     switch (op.k) {
       case 'observe': {
         const event = op.event;
-        const proposal = event.kind === 'tool_call' ? (op.p ?? this.#proposal(event.tool, event.args)) : null;
+        const proposal = event.kind === 'tool_call' ? (op.p ?? this.#proposal(event.tool, event.args, false)) : null;
         return this.#logic.observe(state, event, proposal, op.at, op.surfaced === true, op);
       }
       case 'tool': {
         const call: ProposedToolCall = op.call;
-        return this.#logic.checkToolCall(state, op.p ?? this.#proposal(call.tool, call.args), call.args, op.at, op.t);
+        return this.#logic.checkToolCall(state, op.p ?? this.#proposal(call.tool, call.args, false), call.args, op.at, op.t);
       }
       case 'model':
         return this.#logic.checkModelCall(state, op.at);
@@ -49,7 +92,8 @@ export class BreakerReducer implements SessionReducer {
    * arguments and result, a sub-agent call the prints of its task and
    * answer: that is all their detectors read. What the detectors read as
    * text (model replies, user turns, queries, retrieved passages) is kept
-   * redacted.
+   * redacted. AgentBreaker digests every operation before any store sees
+   * it, so that every store judges this form, in memory as in Redis.
    */
   digest(op: SessionOp): SessionOp {
     const subAgent = (tool: string) => this.#logic.ctx.isSubAgent(tool);
@@ -57,18 +101,21 @@ export class BreakerReducer implements SessionReducer {
       case 'tool': {
         const { tool, args } = op.call;
         if (op.p !== undefined) return op;
-        const digested = { k: 'tool', at: op.at, call: { tool, args: null }, p: this.#proposal(tool, args) } as const;
+        const digested = { k: 'tool', at: op.at, call: { tool, args: null }, p: this.#proposal(tool, args, false) } as const;
         return subAgent(tool) ? { ...digested, t: taskPrint(args) } : digested;
       }
       case 'observe': {
         const event = op.event;
-        if (op.p !== undefined || op.t !== undefined) return op;
+        if (op.p !== undefined || op.t !== undefined || this.#digested.has(op)) return op;
         if (event.kind === 'tool_call') {
-          const digested = { ...op, event: { ...event, args: null, result: null }, p: this.#proposal(event.tool, event.args) };
+          const digested = { ...op, event: { ...event, args: null, result: null }, p: this.#proposal(event.tool, event.args, true) };
           return subAgent(event.tool) ? { ...digested, t: taskPrint(event.args), a: answerPrint(event.result) } : { ...digested, d: digestResult(event) };
         }
         if (event.kind === 'delegation') return { ...op, event: { ...event, input: '', output: '' }, t: taskPrint(event.input), a: answerPrint(event.output) };
-        return { ...op, event: redactEvent(event) };
+        // Redacting again would cost as much and change nothing: remember that this one is done.
+        const digested = { ...op, event: redactEvent(event) };
+        this.#digested.add(digested);
+        return digested;
       }
       default:
         return op;
@@ -144,5 +191,42 @@ function redactEvent(event: BreakerEvent): BreakerEvent {
 
 /** Events come from callers as well as from this library: anything that is not text is left for the detectors to refuse as before. */
 function redactText<T>(value: T): T {
-  return (typeof value === 'string' ? redact(value) : value) as T;
+  return (typeof value === 'string' && mayHoldSecret(value) ? redact(value) : value) as T;
+}
+
+/**
+ * The token rules of {@link redact}, grouped by flags into one alternation
+ * each: one pass over a text instead of one per rule, to tell whether any
+ * rule can match it at all. A rule matches somewhere exactly when its group does.
+ */
+const TOKEN_SHAPES: readonly RegExp[] = (() => {
+  const byFlags = new Map<string, string[]>();
+  for (const { pattern } of TOKEN_RULES) {
+    const flags = pattern.flags.replace(/[gy]/g, '');
+    byFlags.set(flags, [...(byFlags.get(flags) ?? []), `(?:${pattern.source})`]);
+  }
+  return [...byFlags].map(([flags, sources]) => new RegExp(sources.join('|'), flags));
+})();
+
+/** What the other rules of {@link redact} need somewhere in a text: a `:` or `=` (an assignment, a URL's password), a `-` before a letter (a command-line flag), `Bearer` or `Basic` (an authorisation). */
+const OTHER_RULES_NEED = /[:=]|-[A-Za-z]|bearer|basic/i;
+const AUTH_OR_URL = /bearer|basic|:\/\//i;
+/**
+ * An assignment or a flag is only redacted when its name ends in a word
+ * that names a secret (redact.ts: ALWAYS_SECRET, OFTEN_SECRET and the
+ * suffixes), then `_`, `.` or `-` at most, a quote, and its separator.
+ */
+const SECRET_NAME_END =
+  /(?:pass(?:wd|word|phrase)?|pwd?|secrets?|credentials?|key|token|auth(?:orization)?|jwt|sig(?:nature)?|cookie|dsn|sas)[._-]*["']?[\s:=]/i;
+
+/**
+ * Whether {@link redact} could change `text`: false only when none of its
+ * rules can match, so that skipping it then gives the same text. Redacting
+ * costs about 10 µs per 300 characters, as much as judging the whole event;
+ * this check a tenth of that, and most texts need nothing more. It follows
+ * the rules in `redact.ts`: the tests hold the two together.
+ */
+export function mayHoldSecret(text: string): boolean {
+  if (OTHER_RULES_NEED.test(text) && (AUTH_OR_URL.test(text) || SECRET_NAME_END.test(text))) return true;
+  return TOKEN_SHAPES.some((shapes) => shapes.test(text));
 }

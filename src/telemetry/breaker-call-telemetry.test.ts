@@ -3,7 +3,7 @@ import { after, afterEach, beforeEach, describe, test } from 'node:test';
 import { trace } from '@opentelemetry/api';
 import { tool } from 'ai';
 import { z } from 'zod';
-import { AgentBreaker, ChatClient, ToolCallAdvisor, ToolSpiralError } from '../index.ts';
+import { AgentBreaker, ChatClient, ToolCallAdvisor, ToolSpiralError, type BreakerStore } from '../index.ts';
 import { BreakerDriver } from '../breaker/test-support/breaker-driver.ts';
 import { mockModel } from '../test-support/mock-model.ts';
 import { OtelHarness } from './test-support/otel-harness.ts';
@@ -65,6 +65,24 @@ describe("the breaker's telemetry follows the settings of the ChatClient call it
     );
     assert.deepEqual(events, []);
     assert.deepEqual(await otel.points('governor.breaker.escalations'), []);
+  });
+
+  test('a client with telemetry off does not count the operations its breaker could not judge', async () => {
+    const failing: BreakerStore = {
+      read: () => Promise.reject(new Error('ECONNREFUSED')),
+      apply: () => Promise.reject(new Error('ECONNREFUSED')),
+      delete: () => Promise.resolve(),
+    };
+    const build = (enabled: boolean) =>
+      ChatClient.builder(mockModel([{ text: 'ok' }]))
+        .defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker({ store: failing }))
+        .telemetry({ enabled })
+        .build();
+    assert.equal(await build(false).prompt('hi').call().content(), 'ok');
+    assert.deepEqual(await otel.points('governor.breaker.unjudged'), []);
+    // The same client with telemetry on counts them: the test can see the counter.
+    assert.equal(await build(true).prompt('hi').call().content(), 'ok');
+    assert.notDeepEqual(await otel.points('governor.breaker.unjudged'), []);
   });
 
   test("a breaker judged under a span of the application's inside the call keeps the evidence out when the call does not record content; outside a call the default decides", async () => {

@@ -158,6 +158,20 @@ describe('delegation loop', () => {
     assert.ok(out.every((x) => x.action === 'allow'));
   });
 
+  test('a loop that reuses one task object and changes what it asks is judged by what it asks now', async () => {
+    const d = new BreakerDriver(new AgentBreaker({ delegation: { subAgentTools: ['researcher'] } }));
+    const args = { task: '' };
+    const out = [];
+    for (const file of ['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/d.ts', 'src/e.ts']) {
+      args.task = `Summarise ${file}`;
+      out.push(await d.tool('researcher', args, `Summary: ${file} exports one function and has no side effects.`));
+    }
+    assert.deepEqual(
+      out.map((x) => x.decision.action),
+      ['allow', 'allow', 'allow', 'allow', 'allow'],
+    );
+  });
+
   describe('items named by a proper name', () => {
     /** A research sub-agent's structured answer: the same template for every company. */
     const card = (company: string, ceo: string, since: number) =>

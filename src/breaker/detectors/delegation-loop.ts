@@ -132,11 +132,8 @@ function namesUnmentioned(a: TaskParts, b: TaskParts): boolean {
 }
 
 // The last task printed: one sub-agent call is printed by its check, by the
-// re-ask test of its observation and by its record — once is enough. The
-// input object itself is the first key, as serialising a large task only to
-// find it unchanged costs as much as printing it; the text is the second, so
-// an equal task in a new object still hits.
-let lastTask: { input: unknown; text: string; print: TaskPrint } | undefined;
+// re-ask test of its observation and by its record — once is enough.
+let lastTask: { text: string; print: TaskPrint } | undefined;
 
 /** What an answer is compared by: its sketch, size, hash (0 = no answer) and whether it was an outage. */
 export interface AnswerPrint {
@@ -155,13 +152,9 @@ export function answerPrint(output: string | null): AnswerPrint {
 
 /** Print of a sub-agent task (memoised, so it stays a pure function of the task). */
 export function taskPrint(input: unknown): TaskPrint {
-  if (lastTask !== undefined && lastTask.input === input && typeof input === 'object' && input !== null) {
-    return lastTask.print;
-  }
+  // Keyed on the text, never on the object: a loop may reuse one object and change what it asks.
   const text = taskText(input);
-  if (lastTask?.text !== text) {
-    lastTask = { input, text, print: { sketch: taskSketch(text), identity: textIdentity(text) } };
-  } else lastTask = { ...lastTask, input };
+  if (lastTask?.text !== text) lastTask = { text, print: { sketch: taskSketch(text), identity: textIdentity(text) } };
   return lastTask.print;
 }
 

@@ -140,3 +140,56 @@ describe('canonicalJson', () => {
     assert.equal(printer.fingerprint(cycle).h, printer.fingerprint(cycle).h);
   });
 });
+
+describe('arguments whose size is not bounded by their text', () => {
+  test('binary data is one field, read in bounded time whatever its size', () => {
+    const big = Buffer.alloc(20 * 1024 * 1024, 7);
+    const start = performance.now();
+    const print = fp.fingerprint({ mode: 'append', data: big });
+    fp.fingerprint(new Uint8Array(big.buffer, big.byteOffset, big.byteLength));
+    fp.fingerprint({ data: big.buffer });
+    assert.ok(performance.now() - start < 500, `took ${performance.now() - start} ms`);
+    assert.deepEqual(
+      fieldPrints(print).map(([path, kind]) => [path, kind]),
+      [
+        ['data', 'v'],
+        ['mode', 'v'],
+      ],
+    );
+  });
+
+  test('binary data: the same bytes are the same call; other bytes, anywhere, or another size are another', () => {
+    const a = Buffer.alloc(100_000, 1);
+    const changedMiddle = Buffer.from(a);
+    changedMiddle.fill(2, 40_000, 60_000);
+    assert.equal(sim({ data: a }, { data: Buffer.from(a) }), 1);
+    assert.notEqual(fp.fingerprint({ data: a }).h, fp.fingerprint({ data: changedMiddle }).h);
+    assert.notEqual(fp.fingerprint({ data: a }).h, fp.fingerprint({ data: a.subarray(1) }).h);
+    assert.notEqual(fp.fingerprint(Buffer.from('abc')).h, fp.fingerprint(Buffer.from('abd')).h);
+  });
+
+  test('a huge sparse array stops at the field limit; ordinary arguments keep the fingerprints earlier versions gave them', () => {
+    const start = performance.now();
+    fp.fingerprint({ rows: new Array(100_000_000) });
+    assert.ok(performance.now() - start < 500, `took ${performance.now() - start} ms`);
+    // Walking arrays and objects only up to the limit must not change what is walked: stored sessions compare with new calls.
+    assert.deepEqual(fp.fingerprint({ path: 'src/a.ts', query: 'find the bug in the parser', limit: 5 }), {
+      h: 8953324900471924,
+      f: 'limit|vfBTS3path|ikmI#Kquery|t5iFAw*]P3rR?A-<a',
+    });
+    assert.deepEqual(fp.fingerprint({ items: [1, 2, { id: 'x', tags: [] }], opts: {} }), {
+      h: 5745484063487069,
+      f: 'items.0|vgZ{o4items.1|vhW(+qitems.2.id|i@r#ITitems.2.tags|vBqu<jopts|vraSM=',
+    });
+    assert.deepEqual(fp.fingerprint('{"cmd":"ls -la","cwd":"/tmp"}'), { h: 426726281786382, f: 'cmd|t2kDDoA=cwd|vdE)s.' });
+  });
+
+  test('binary data nested past the depth the fields are walked to is written as its print', () => {
+    let deep: unknown = { data: Buffer.alloc(10 * 1024 * 1024, 3) };
+    for (let i = 0; i < 10; i++) deep = { next: deep };
+    const start = performance.now();
+    fp.fingerprint(deep);
+    assert.ok(performance.now() - start < 500, `took ${performance.now() - start} ms`);
+    assert.match(canonicalJson({ b: Buffer.from('hi') }), /^\{"b":"bytes:2:\d+"\}$/);
+  });
+});

@@ -1,4 +1,4 @@
-import { hash32, UnorderedHash } from './hash.ts';
+import { hash32, hash53, UnorderedHash } from './hash.ts';
 import { IdentityKeyMatcher } from './identity-keys.ts';
 import { textIdentity } from './text-identity.ts';
 import { normalizeText, scanText } from './tokenize.ts';
@@ -328,23 +328,66 @@ function sameDigits(a: string, i: number, b: string, j: number): boolean {
   return true;
 }
 
+/**
+ * The leaves of `value`, at most `limit`. Its walk stops at the limit: an
+ * array's length (a sparse `new Array(1e8)`) or an object's key count costs
+ * nothing past it. Binary data is one leaf (see {@link binaryText}), not a
+ * field per byte.
+ */
 function flatten(value: unknown, path: string, key: string, depth: number, out: Array<[string, string, unknown]>, limit: number): void {
   if (out.length >= limit) return;
   if (value !== null && typeof value === 'object' && depth < MAX_DEPTH) {
+    const binary = binaryText(value);
+    if (binary !== undefined) {
+      out.push([path, key, binary]);
+      return;
+    }
     if (Array.isArray(value)) {
       if (value.length === 0) out.push([path, key, '[]']);
       // Elements inherit the array's key: `order_ids.3` is still an order id.
-      for (let i = 0; i < value.length; i++) flatten(value[i], path === '' ? String(i) : `${path}.${i}`, key, depth + 1, out, limit);
+      for (let i = 0; i < value.length && out.length < limit; i++) flatten(value[i], path === '' ? String(i) : `${path}.${i}`, key, depth + 1, out, limit);
       return;
     }
-    const entries = Object.keys(value as Record<string, unknown>);
-    if (entries.length === 0) out.push([path, key, '{}']);
-    for (const k of entries) {
+    // In Object.keys order, without building the whole list of keys first.
+    let empty = true;
+    for (const k in value) {
+      if (!Object.hasOwn(value, k)) continue;
+      empty = false;
+      if (out.length >= limit) break;
       flatten((value as Record<string, unknown>)[k], path === '' ? k : `${path}.${k}`, k, depth + 1, out, limit);
     }
+    if (empty) out.push([path, key, '{}']);
     return;
   }
   out.push([path, key, value]);
+}
+
+/** Bytes of binary data sampled into its print: the first and last ones, and some evenly spaced between. */
+const BINARY_EDGE = 128;
+const BINARY_SAMPLES = 256;
+
+/**
+ * Binary data (a Buffer, a typed array, a DataView, an ArrayBuffer) as one
+ * short scalar: its size and a hash of a bounded sample of its bytes. Reading
+ * every byte (or, as an object, every index as a field) would cost time in
+ * proportion to its size on every check and observation. Undefined for
+ * anything else.
+ */
+function binaryText(value: object): string | undefined {
+  let bytes: Uint8Array;
+  if (ArrayBuffer.isView(value)) bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  else if (value instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && value instanceof SharedArrayBuffer)) bytes = new Uint8Array(value);
+  else return undefined;
+  const n = bytes.length;
+  let sample: number[];
+  if (n <= 2 * BINARY_EDGE + BINARY_SAMPLES) sample = Array.from(bytes);
+  else {
+    sample = Array.from(bytes.subarray(0, BINARY_EDGE));
+    const step = (n - 2 * BINARY_EDGE) / BINARY_SAMPLES;
+    for (let i = 0; i < BINARY_SAMPLES; i++) sample.push(bytes[BINARY_EDGE + Math.floor(i * step)]!);
+    for (const b of bytes.subarray(n - BINARY_EDGE)) sample.push(b);
+  }
+  return `bytes:${n}:${hash53(String.fromCharCode(...sample))}`;
 }
 
 /**
@@ -388,6 +431,12 @@ export function canonicalJson(value: unknown, maxChars = 65_536): string {
   };
   const write = (raw: unknown, depth: number): void => {
     if (length > maxChars) return;
+    // Binary data as its print, not `toJSON`'s array of every byte (a Buffer's) nor an object of every index.
+    const binary = raw !== null && typeof raw === 'object' ? binaryText(raw) : undefined;
+    if (binary !== undefined) {
+      push(JSON.stringify(binary));
+      return;
+    }
     const v =
       raw !== null && typeof raw === 'object' && typeof (raw as { toJSON?: unknown }).toJSON === 'function' ? (raw as { toJSON(): unknown }).toJSON() : raw;
     if (typeof v === 'bigint') push(String(v));

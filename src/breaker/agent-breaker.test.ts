@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { AgentBreaker, InMemoryBreakerStore, type BreakerEventRecord, type BreakerStore } from '../index.ts';
+
+describe('AgentBreaker: a reused args object', () => {
+  test('a loop that changes one args object between calls is judged by what each call asks for, not a spiral', async () => {
+    const breaker = new AgentBreaker();
+    const args: Record<string, unknown> = { path: '' };
+    const actions: string[] = [];
+    for (let i = 1; i <= 6; i++) {
+      args.path = `src/file${i}.ts`;
+      const decision = await breaker.checkToolCall('s', { tool: 'lint', args });
+      actions.push(decision.action);
+      await breaker.observe('s', { kind: 'tool_call', tool: 'lint', args, result: 'ok: no problems' });
+    }
+    assert.deepEqual(actions, ['allow', 'allow', 'allow', 'allow', 'allow', 'allow']);
+  });
+
+  test('a check judges the arguments as they were when it was called, also when the caller changes them before it is judged', async () => {
+    const breaker = new AgentBreaker();
+    for (let i = 0; i < 3; i++) {
+      const args = { path: 'src/a.ts' };
+      await breaker.checkToolCall('s', { tool: 'read_file', args });
+      await breaker.observe('s', { kind: 'tool_call', tool: 'read_file', args, result: 'same text' });
+    }
+    const args = { path: 'src/a.ts' };
+    const pending = breaker.checkToolCall('s', { tool: 'read_file', args });
+    args.path = 'src/b.ts';
+    const decision = await pending;
+    assert.notEqual(decision.action, 'allow', 'the fourth identical call is judged as the repeat it was');
+    assert.equal(decision.category, 'tool_spiral');
+  });
+});
+
+describe('AgentBreaker listeners', () => {
+  test('an async listener that rejects is swallowed like one that throws: no unhandled rejection', async () => {
+    const breaker = new AgentBreaker();
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      let called = 0;
+      breaker.on(async () => {
+        called++;
+        throw new Error('webhook down');
+      });
+      for (let i = 0; i < 5; i++) {
+        const decision = await breaker.checkToolCall('s', { tool: 'search', args: { q: 'same' } });
+        if (decision.action === 'stop') break;
+        await breaker.observe('s', { kind: 'tool_call', tool: 'search', args: { q: 'same' }, result: 'same result' });
+      }
+      // Unhandled rejections are reported after the microtask queue drains.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.ok(called > 0, 'the listener was called');
+      assert.deepEqual(unhandled, []);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});
+
+describe('AgentBreaker: bad input and errors of judgement are not store outages', () => {
+  test('a user turn whose text is not a string is refused with InvalidOptionError naming event.text; nothing is recorded', async () => {
+    const store = new InMemoryBreakerStore();
+    const breaker = new AgentBreaker({ store, onStoreError: 'fail-closed' });
+    const multimodal = [
+      { type: 'text', text: 'what is in this picture?' },
+      { type: 'image', image: 'data:…' },
+    ];
+    for (const text of [multimodal, undefined, null, 42, { text: 'hi' }]) {
+      await assert.rejects(breaker.observe('s', { kind: 'user', text: text as never }), { name: 'InvalidOptionError', option: 'event.text' });
+    }
+    assert.equal((await breaker.snapshot('s')).counters.events, 0);
+    const health = await breaker.health();
+    assert.equal(health.storeReachable, true);
+    assert.equal(health.storeErrors, 0);
+    assert.equal(health.unjudged, 0);
+  });
+
+  test('an error thrown while judging (here by the arguments) is thrown to the caller, not counted as the store failing', async () => {
+    const breaker = new AgentBreaker({ onStoreError: 'fail-closed' });
+    const warnings: BreakerEventRecord[] = [];
+    breaker.on((event) => void (event.type === 'warning' && warnings.push(event)));
+    const args = {
+      get path(): string {
+        throw new Error('getter failed');
+      },
+    };
+    await assert.rejects(breaker.observe('s', { kind: 'tool_call', tool: 'read_file', args, result: 'x' }), /getter failed/);
+    const health = await breaker.health();
+    assert.equal(health.status, 'ok');
+    assert.equal(health.storeReachable, true);
+    assert.equal(health.storeErrors, 0);
+    assert.equal(health.unjudged, 0);
+    assert.deepEqual(warnings, []);
+  });
+
+  test('an error of the reducer inside the store apply is thrown as it is, while a failure of the store itself fails open or closed', async () => {
+    let broken = false;
+    const inner = new InMemoryBreakerStore();
+    // A store whose apply hands the reducer a state it cannot judge: the reducer throws, inside the store's apply.
+    const store: BreakerStore = {
+      read: (id) => inner.read(id),
+      apply: async (id, op, reducer) => {
+        if (broken) throw new Error('connection reset');
+        reducer.apply({} as never, op);
+        return inner.apply(id, op, reducer);
+      },
+      delete: (id) => inner.delete(id),
+    };
+    const breaker = new AgentBreaker({ store, onStoreError: 'fail-closed' });
+    await assert.rejects(breaker.observe('s', { kind: 'model', promptTokens: 1, completionTokens: 1, text: 'hello' }), TypeError);
+    let health = await breaker.health();
+    assert.equal(health.storeReachable, true, 'a bug in judging is not the store being down');
+    assert.equal(health.storeErrors, 0);
+    assert.equal(health.unjudged, 0);
+    broken = true;
+    const decision = await breaker.observe('s', { kind: 'model', promptTokens: 1, completionTokens: 1, text: 'hello' });
+    assert.equal(decision.action, 'stop');
+    assert.equal(decision.reason, 'store_unavailable');
+    health = await breaker.health();
+    assert.equal(health.storeReachable, false);
+    assert.equal(health.storeErrors, 1);
+    assert.equal(health.unjudged, 1);
+  });
+});

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { redact } from '../index.ts';
+import { TOKEN_RULES } from '../redaction/secret-rules.ts';
+import { mayHoldSecret } from './session-reducer.ts';
+
+/** The words redact() takes for secret names, read from its source: a word added there must be caught here too. */
+function secretNameWords(): string[] {
+  const source = fs.readFileSync(path.join(import.meta.dirname, '../redaction/redact.ts'), 'utf8');
+  const words: string[] = [];
+  for (const name of ['ALWAYS_SECRET', 'OFTEN_SECRET']) {
+    const set = new RegExp(`const ${name} = new Set\\(\\[([^\\]]*)\\]\\)`).exec(source);
+    assert.ok(set, `redact.ts defines ${name}`);
+    words.push(...[...set[1]!.matchAll(/'([^']+)'/g)].map((m) => m[1]!));
+  }
+  for (const name of ['ALWAYS_SUFFIX', 'OFTEN_SUFFIX']) {
+    const suffix = new RegExp(`const ${name} = /\\(\\?:([^)]*)\\)\\$/i;`).exec(source);
+    assert.ok(suffix, `redact.ts defines ${name}`);
+    // A suffix ends a longer word: `dbpassword`.
+    words.push(...suffix[1]!.split('|').map((w) => `db${w}`));
+  }
+  return words;
+}
+
+/** Deterministic pseudo-random numbers. */
+function prng(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+describe('mayHoldSecret (skips redact() where it cannot change a text)', () => {
+  test('every secret-name word of redact(), in every syntax it redacts, is caught', () => {
+    const words = secretNameWords();
+    assert.ok(words.length > 20);
+    const value = 'Xk9mQ2vL7pZr4wT8';
+    for (const word of words) {
+      for (const form of [word, word.toUpperCase(), `my_${word}`, `app.${word}_`, `x${word[0]!.toUpperCase()}${word.slice(1)}`]) {
+        for (const text of [
+          `${form}: ${value}`,
+          `${form}=${value}`,
+          `"${form}": "${value}"`,
+          `'${form}' => '${value}'`,
+          `run --${form} ${value}`,
+          `run -${form}=${value}`,
+        ]) {
+          if (redact(text) !== text) assert.ok(mayHoldSecret(text), text);
+        }
+      }
+    }
+  });
+
+  test('token shapes, authorisation headers and URL passwords are caught', () => {
+    const texts = [
+      'key AKIAIOSFODNN7EXAMPLE here',
+      'ghp_0123456789abcdefABCDEF0123456789abcd',
+      'use sk-proj-abcdefghijklmnopqrstuvwx12 now',
+      'xoxb-1234567890-abcdefghijklmn',
+      'eyJhbGciOiJIUzI1NiJ9aaaa.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijklmn',
+      'DP.PT.abcdefghijklmnopqrstuvwxyz0123456789abcdefg',
+      'Authorization: Bearer abc.def-123456',
+      'curl https://me:s3cret@example.com/x',
+      '-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----',
+    ];
+    for (const text of texts) {
+      assert.notEqual(redact(text), text, `redact() changes ${text}`);
+      assert.ok(mayHoldSecret(text), text);
+    }
+    assert.ok(TOKEN_RULES.length > 20);
+  });
+
+  test('random texts built from the pieces secrets are made of: whenever it says no, redact() leaves the text as it is', () => {
+    const rand = prng(7);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
+    const alnum = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+    const blob = (n: number) => Array.from({ length: n }, () => alnum[Math.floor(rand() * alnum.length)]).join('');
+    const pieces = [
+      () => pick(['the', 'status', 'report', 'token', 'key', 'password', 'Pass', 'sig', 'signature', 'auth', 'cookie', 'sas', 'dsn', 'pwd', 'jwt', 'secret']),
+      () => pick([' ', ' ', '\n', ':', '=', ' = ', ': ', '"', "'", '-', '--', '_', '.', '@', '://', '/', '=>', ':=', ';', ',']),
+      () =>
+        pick(['Bearer', 'basic', 'https', 'sk-', 'sk_live_', 'ghp_', 'AKIA', 'xoxb-', 'eyJ', 'hf_', 'SG.', 'dapi', 'key-', 'AIza', 'glpat-', 'npm_', 'sig=']),
+      () => blob(1 + Math.floor(rand() * 40)),
+      () => String(Math.floor(rand() * 1e6)),
+    ];
+    let skipped = 0;
+    let changed = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const parts: string[] = [];
+      const n = 1 + Math.floor(rand() * 12);
+      for (let j = 0; j < n; j++) parts.push(pick(pieces)());
+      const text = parts.join(rand() < 0.5 ? '' : ' ');
+      const redacted = redact(text);
+      if (redacted !== text) changed++;
+      if (!mayHoldSecret(text)) {
+        skipped++;
+        assert.equal(redacted, text, JSON.stringify(text));
+      }
+    }
+    // Both sides are exercised: texts it lets skip redaction, and texts redaction changes.
+    assert.ok(skipped > 1000, `skipped ${skipped}`);
+    assert.ok(changed > 1000, `changed ${changed}`);
+  });
+
+  test('prose with no secret-shaped piece is skipped', () => {
+    assert.equal(mayHoldSecret('The build failed because the config file was missing; I will create it and run the tests again.'), false);
+    assert.equal(mayHoldSecret('alpha12 beta340 gamma5 sigma77 omega1'), false);
+  });
+});
