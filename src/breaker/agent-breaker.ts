@@ -12,6 +12,7 @@ import { resolveAgentBreakerOptions, type AgentBreakerOptions, type ResolvedAgen
 import { initialState, type BreakerCounters, type BreakerSessionState } from './breaker-state.ts';
 import type { AppliedOp, SessionOp, SessionRead } from './breaker-store.ts';
 import { BreakerTelemetry } from './breaker-telemetry.ts';
+import { InMemoryBreakerStore } from './in-memory-breaker-store.ts';
 import { registerOpenBreakerSource, type OpenBreakerSource } from '../telemetry/instruments.ts';
 import { storeFailureReason } from './store-failure-reason.ts';
 import type { DetectorContext } from './detectors/detection.ts';
@@ -172,6 +173,8 @@ export class AgentBreaker implements Advisor {
   #sessionsLost = 0;
   /** The latest check's proposal, for the observation of the same call right after it (see #proposal). */
   #lastCheck: { tool: string; args: unknown; shape: ArgsShape; proposal: ToolProposal } | undefined;
+  /** Whether the store keeps sessions in this process's memory (texts are then judged unredacted). */
+  readonly #inProcessStore: boolean;
 
   /** @throws InvalidOptionError naming the first bad option (e.g. `toolSpiral.similarity`). */
   constructor(options?: AgentBreakerOptions) {
@@ -185,6 +188,7 @@ export class AgentBreaker implements Advisor {
       isReadOnly,
       isSubAgent: (tool) => subAgents.has(tool),
     };
+    this.#inProcessStore = this.options.store instanceof InMemoryBreakerStore;
     this.#logic = new SessionLogic(this.#ctx);
     this.#reducer = new BreakerReducer(this.#logic, (tool, args, observed) => this.#proposal(tool, args, observed));
     this.#telemetry = this.options.telemetry ? new BreakerTelemetry() : undefined;
@@ -263,14 +267,16 @@ export class AgentBreaker implements Advisor {
     checkEvent(observed);
     const event = observed.kind === 'model' && observed.model !== undefined ? this.#priced(sessionId, observed) : observed;
     const at = this.options.now();
-    // Digested now, whatever the store: every store judges this same form (texts redacted, as a shared store logs
-    // them), and the arguments are fingerprinted before the caller can change the object it passed.
+    // Digested now, whatever the store: the arguments are fingerprinted before the caller can change the object it
+    // passed. Texts are redacted for a store that keeps them outside this process (as Redis logs them); the in-memory
+    // store judges them as they are: a redacted secret would make texts that differ only by it look alike.
     const op: SessionOp = this.#reducer.digest(
       event.kind === 'tool_call' && event.print !== undefined
         ? this.#reducer.printedObservation(at, { ...event, print: event.print }, surfaced)
         : surfaced
           ? { k: 'observe', at, event, surfaced: true }
           : { k: 'observe', at, event },
+      !this.#inProcessStore,
     );
     return this.#queue.run(sessionId, () => this.#write(sessionId, op));
   }

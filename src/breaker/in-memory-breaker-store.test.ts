@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AgentBreaker, InMemoryBreakerStore, type BreakerEventRecord } from './index.ts';
-import { redact } from '../index.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { MAX_TIMER_MS } from '../errors/validate-options.ts';
 import { BreakerDriver, ManualClock } from './test-support/breaker-driver.ts';
@@ -19,26 +18,28 @@ function touch(breaker: AgentBreaker, sessionId: string) {
 }
 
 describe('InMemoryBreakerStore', () => {
-  test('judges texts in the form a shared store logs them, secrets redacted, so a session is judged the same in any store', async () => {
+  test('judges texts as they are: texts that differ only by a secret are different texts', async () => {
+    // A support agent looks up which account owns each of four different leaked keys, one retrieval each.
     const keys = [
       'sk-live-4eC39HqLyjWDarjtT1zdp7dc',
       'sk-live-9fQ21ZpLmxWBcvrtY8kdp3aa',
       'sk-live-7hT55KwQnbEDfgsuI2lop9bb',
       'sk-live-2jR88MvXcpFGhjkyO4qaz1cc',
     ];
-    const retrievals = (shown: (key: string) => string) =>
-      keys.map((key) => ({
-        kind: 'retrieval' as const,
-        query: `which account owns api key ${shown(key)}`,
-        results: [`audit log: key ${shown(key)} was created by billing`],
-      }));
-    const decide = async (events: ReturnType<typeof retrievals>): Promise<string[]> => {
-      const breaker = new AgentBreaker({ store: new InMemoryBreakerStore() });
-      const out: string[] = [];
-      for (const event of events) out.push((await breaker.observe('s', event)).action);
-      return out;
-    };
-    assert.deepEqual(await decide(retrievals((key) => key)), await decide(retrievals(() => redact('sk-live-0000000000000000000000'))));
+    const breaker = new AgentBreaker({ store: new InMemoryBreakerStore() });
+    const out: string[] = [];
+    for (const key of keys) {
+      out.push(
+        (
+          await breaker.observe('s', {
+            kind: 'retrieval',
+            query: `which account owns api key ${key}`,
+            results: [`audit log: key ${key} was created by billing`],
+          })
+        ).action,
+      );
+    }
+    assert.deepEqual(out, ['allow', 'allow', 'allow', 'allow']);
   });
 
   test('applies operations in order and counts them', async () => {

@@ -95,10 +95,7 @@ export class InMemoryBreakerStore implements BreakerStore {
     return { state, position: entry.position };
   }
 
-  async apply(sessionId: string, original: SessionOp, reducer: SessionReducer): Promise<AppliedOp> {
-    // Judged in the form a shared store logs (texts redacted, prints for payloads), so that a session is judged
-    // the same in memory as in Redis. AgentBreaker hands over operations digested already: this then costs nothing.
-    const op = reducer.digest?.(original) ?? original;
+  async apply(sessionId: string, op: SessionOp, reducer: SessionReducer): Promise<AppliedOp> {
     const now = this.#now();
     const entry = this.#live(sessionId, now);
     const before = entry === undefined ? reducer.initial(op.at) : this.#decode(sessionId, entry);

@@ -92,10 +92,11 @@ export class BreakerReducer implements SessionReducer {
    * arguments and result, a sub-agent call the prints of its task and
    * answer: that is all their detectors read. What the detectors read as
    * text (model replies, user turns, queries, retrieved passages) is kept
-   * redacted. AgentBreaker digests every operation before any store sees
-   * it, so that every store judges this form, in memory as in Redis.
+   * redacted, unless `redactTexts` is false: for a store that keeps sessions
+   * in this process's memory, where texts go nowhere and a redacted secret
+   * would make texts that differ only by it look alike.
    */
-  digest(op: SessionOp): SessionOp {
+  digest(op: SessionOp, redactTexts = true): SessionOp {
     const subAgent = (tool: string) => this.#logic.ctx.isSubAgent(tool);
     switch (op.k) {
       case 'tool': {
@@ -112,6 +113,7 @@ export class BreakerReducer implements SessionReducer {
           return subAgent(event.tool) ? { ...digested, t: taskPrint(event.args), a: answerPrint(event.result) } : { ...digested, d: digestResult(event) };
         }
         if (event.kind === 'delegation') return { ...op, event: { ...event, input: '', output: '' }, t: taskPrint(event.input), a: answerPrint(event.output) };
+        if (!redactTexts) return op;
         // Redacting again would cost as much and change nothing: remember that this one is done.
         const digested = { ...op, event: redactEvent(event) };
         this.#digested.add(digested);

@@ -471,41 +471,6 @@ describe('RedisBreakerStore', () => {
     assert.deepEqual(await replica.snapshot('d'), await onRedis.snapshot('d'));
   });
 
-  test('texts holding secrets are judged the same in memory as on Redis: both judge them redacted', async () => {
-    // A support agent looks up which account owns each of four different leaked keys, one retrieval each.
-    const keys = [
-      'sk-live-4eC39HqLyjWDarjtT1zdp7dc',
-      'sk-live-9fQ21ZpLmxWBcvrtY8kdp3aa',
-      'sk-live-7hT55KwQnbEDfgsuI2lop9bb',
-      'sk-live-2jR88MvXcpFGhjkyO4qaz1cc',
-    ];
-    const events = [
-      ...keys.map((key) => ({
-        kind: 'retrieval' as const,
-        query: `which account owns api key ${key}`,
-        results: [`audit log: key ${key} was created by billing`],
-      })),
-      ...keys.map((key) => ({
-        kind: 'model' as const,
-        promptTokens: 10,
-        completionTokens: 10,
-        text: `The key ${key} belongs to the billing service account.`,
-      })),
-      ...keys.map((key) => ({ kind: 'user' as const, text: `and the key ${key}?` })),
-    ];
-    const decide = async (breaker: AgentBreaker): Promise<string[]> => {
-      const out: string[] = [];
-      for (const event of events) {
-        const decision = await breaker.observe('s', event);
-        out.push(`${decision.action}:${decision.category ?? ''}`);
-      }
-      return out;
-    };
-    const onRedis = await decide(new AgentBreaker({ telemetry: false, checkFreshnessMs: 0, store: store({ keyPrefix: `${prefix}${randomUUID()}:` }) }));
-    const inMemory = await decide(new AgentBreaker({ telemetry: false }));
-    assert.deepEqual(inMemory, onRedis);
-  });
-
   test('an observed event is one round trip; a check is one, or none within checkFreshnessMs', async () => {
     const client = counting(raw);
     const keyPrefix = `${prefix}${randomUUID()}:`;
