@@ -4,7 +4,6 @@ import type { SessionOp, SessionReducer, SessionRetention } from './breaker-stor
 import { answerPrint, taskPrint } from './detectors/delegation-loop.ts';
 import { digestResult, type ToolProposal } from './detectors/tool-record.ts';
 import { redact } from '../redaction/redact.ts';
-import { TOKEN_RULES } from '../redaction/secret-rules.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { decodeOp, encodeOp } from './op-codec.ts';
 import type { Outcome, SessionLogic } from './session-logic.ts';
@@ -193,42 +192,5 @@ function redactEvent(event: BreakerEvent): BreakerEvent {
 
 /** Events come from callers as well as from this library: anything that is not text is left for the detectors to refuse as before. */
 function redactText<T>(value: T): T {
-  return (typeof value === 'string' && mayHoldSecret(value) ? redact(value) : value) as T;
-}
-
-/**
- * The token rules of {@link redact}, grouped by flags into one alternation
- * each: one pass over a text instead of one per rule, to tell whether any
- * rule can match it at all. A rule matches somewhere exactly when its group does.
- */
-const TOKEN_SHAPES: readonly RegExp[] = (() => {
-  const byFlags = new Map<string, string[]>();
-  for (const { pattern } of TOKEN_RULES) {
-    const flags = pattern.flags.replace(/[gy]/g, '');
-    byFlags.set(flags, [...(byFlags.get(flags) ?? []), `(?:${pattern.source})`]);
-  }
-  return [...byFlags].map(([flags, sources]) => new RegExp(sources.join('|'), flags));
-})();
-
-/** What the other rules of {@link redact} need somewhere in a text: a `:` or `=` (an assignment, a URL's password), a `-` before a letter (a command-line flag), `Bearer` or `Basic` (an authorisation). */
-const OTHER_RULES_NEED = /[:=]|-[A-Za-z]|bearer|basic/i;
-const AUTH_OR_URL = /bearer|basic|:\/\//i;
-/**
- * An assignment or a flag is only redacted when its name ends in a word
- * that names a secret (redact.ts: ALWAYS_SECRET, OFTEN_SECRET and the
- * suffixes), then `_`, `.` or `-` at most, a quote, and its separator.
- */
-const SECRET_NAME_END =
-  /(?:pass(?:wd|word|phrase)?|pwd?|secrets?|credentials?|key|token|auth(?:orization)?|jwt|sig(?:nature)?|cookie|dsn|sas)[._-]*["']?[\s:=]/i;
-
-/**
- * Whether {@link redact} could change `text`: false only when none of its
- * rules can match, so that skipping it then gives the same text. Redacting
- * costs about 10 µs per 300 characters, as much as judging the whole event;
- * this check a tenth of that, and most texts need nothing more. It follows
- * the rules in `redact.ts`: the tests hold the two together.
- */
-export function mayHoldSecret(text: string): boolean {
-  if (OTHER_RULES_NEED.test(text) && (AUTH_OR_URL.test(text) || SECRET_NAME_END.test(text))) return true;
-  return TOKEN_SHAPES.some((shapes) => shapes.test(text));
+  return (typeof value === 'string' ? redact(value) : value) as T;
 }

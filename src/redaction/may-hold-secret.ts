@@ -1,0 +1,38 @@
+import { TOKEN_RULES } from './secret-rules.ts';
+
+/**
+ * The token rules of `redact`, grouped by flags into one alternation
+ * each: one pass over a text instead of one per rule, to tell whether any
+ * rule can match it at all. A rule matches somewhere exactly when its group does.
+ */
+const TOKEN_SHAPES: readonly RegExp[] = (() => {
+  const byFlags = new Map<string, string[]>();
+  for (const { pattern } of TOKEN_RULES) {
+    const flags = pattern.flags.replace(/[gy]/g, '');
+    byFlags.set(flags, [...(byFlags.get(flags) ?? []), `(?:${pattern.source})`]);
+  }
+  return [...byFlags].map(([flags, sources]) => new RegExp(sources.join('|'), flags));
+})();
+
+/** What the other rules of `redact` need somewhere in a text: a `:` or `=` (an assignment, a URL's password), a `-` before a letter (a command-line flag), `Bearer` or `Basic` (an authorisation). */
+const OTHER_RULES_NEED = /[:=]|-[A-Za-z]|bearer|basic/i;
+const AUTH_OR_URL = /bearer|basic|:\/\//i;
+/**
+ * An assignment or a flag is only redacted when its name ends in a word
+ * that names a secret (redact.ts: ALWAYS_SECRET, OFTEN_SECRET and the
+ * suffixes), then `_`, `.` or `-` at most, a quote, and its separator.
+ */
+const SECRET_NAME_END =
+  /(?:pass(?:wd|word|phrase)?|pwd?|secrets?|credentials?|key|token|auth(?:orization)?|jwt|sig(?:nature)?|cookie|dsn|sas)[._-]*["']?[\s:=]/i;
+
+/**
+ * Whether `redact` could change `text`: false only when none of its rules can
+ * match, so that `redact` returns such a text at once. Running every rule
+ * costs about 10 µs per 300 characters; this check a fifth of that, and most
+ * texts (prose, logs without credentials) need nothing more. It follows the
+ * rules in `redact.ts`: the tests hold the two together.
+ */
+export function mayHoldSecret(text: string): boolean {
+  if (OTHER_RULES_NEED.test(text) && (AUTH_OR_URL.test(text) || SECRET_NAME_END.test(text))) return true;
+  return TOKEN_SHAPES.some((shapes) => shapes.test(text));
+}
