@@ -185,6 +185,9 @@ describe('shellTool', () => {
       assert.equal(lstatSync(path.join(workingDirectory, SHELL_TEMP_DIRECTORY)).isDirectory(), true);
     } finally {
       rmSync(outside, { recursive: true, force: true });
+      // A link left by a failed assertion must not change what later tests see.
+      if (lstatSync(path.join(workingDirectory, SHELL_TEMP_DIRECTORY), { throwIfNoEntry: false })?.isSymbolicLink())
+        rmSync(path.join(workingDirectory, SHELL_TEMP_DIRECTORY));
     }
   });
 

@@ -139,7 +139,8 @@ const PREPARE_TEMP_DIRECTORY = [
   // Keeps the agent's scratch files out of `git status` in the working directory.
   `  [ -e "$d/.gitignore" ] || [ -L "$d/.gitignore" ] || (set -C; printf '*\\n' > "$d/.gitignore") 2>/dev/null`,
   'elif [ ! -d "$d" ]; then',
-  '  echo "note: $d (HOME) is not a directory" >&2',
+  // On stdout, the pipe the command's output shares, so the note always comes first.
+  '  echo "note: $d (HOME) is not a directory"',
   'fi',
   'exec "$@"',
 ].join('\n');
