@@ -4,6 +4,7 @@ import {
   blockText,
   contentText,
   isObject,
+  modelOf,
   parseArgs,
   parseJson,
   tokenCount,
@@ -86,7 +87,7 @@ export const anthropicWire: WireApi = {
     const toolCalls = content
       .filter((b) => b['type'] === 'tool_use')
       .map((b) => ({ id: String(b['id']), name: String(b['name']), args: parseArgs(b['input']) }));
-    return { text, ...usageOf(response['usage']), toolCalls, hosted: anthropicBlockCalls(content) };
+    return { text, ...modelOf(response), ...usageOf(response['usage']), toolCalls, hosted: anthropicBlockCalls(content) };
   },
 
   withBlocks(response, blocked) {
@@ -182,6 +183,7 @@ class AnthropicStreamRewriter implements StreamRewriter {
   readonly #held: HeldEvent[] = [];
   #holding = false;
   #maxIndex = -1;
+  #model: { model?: string } = {};
 
   accept(sse: SseEvent): SseEvent[] {
     const value = parseJson(sse.data);
@@ -190,6 +192,7 @@ class AnthropicStreamRewriter implements StreamRewriter {
     if (block !== undefined && block > this.#maxIndex) this.#maxIndex = block;
     switch (value['type']) {
       case 'message_start': {
+        this.#model = modelOf(value['message']);
         const usage = usageOf(isObject(value['message']) ? value['message']['usage'] : undefined);
         this.#promptTokens = usage.promptTokens;
         this.#completionTokens = usage.completionTokens;
@@ -240,6 +243,7 @@ class AnthropicStreamRewriter implements StreamRewriter {
     const hosted = [...this.#hosted].sort(([a], [b]) => a - b).map(([, { block, json }]) => (json === '' ? block : { ...block, input: parseJson(json) }));
     return {
       text: this.#text,
+      ...this.#model,
       promptTokens: this.#promptTokens,
       completionTokens: this.#completionTokens,
       toolCalls,

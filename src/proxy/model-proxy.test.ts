@@ -8,6 +8,7 @@ import { generateText, isStepCount, type ModelMessage, streamText, tool } from '
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
+import type { BreakerStore } from '../breaker/breaker-store.ts';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
 import { roundRobinFetch } from '../test-support/round-robin-fetch.ts';
@@ -55,16 +56,19 @@ async function agentRound(
   client: OpenAI,
   messages: Message[],
   stream: boolean,
+  model = 'm',
+  seen?: OpenAI.Chat.Completions.ChatCompletionChunk[],
 ): Promise<{ message: OpenAI.Chat.Completions.ChatCompletionMessage; finish: string | null; stopHeader: string | null }> {
   if (stream) {
-    const { data, response } = await client.chat.completions.create({ model: 'm', messages, tools: [SEARCH], stream: true }).withResponse();
+    const { data, response } = await client.chat.completions.create({ model, messages, tools: [SEARCH], stream: true }).withResponse();
     const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
     for await (const chunk of data) chunks.push(chunk);
+    seen?.push(...chunks);
     const { message, finish } = assemble(chunks);
     answerTools(messages, message);
     return { message, finish, stopHeader: response.headers.get('x-governor-stop') };
   }
-  const { data, response } = await client.chat.completions.create({ model: 'm', messages, tools: [SEARCH] }).withResponse();
+  const { data, response } = await client.chat.completions.create({ model, messages, tools: [SEARCH] }).withResponse();
   const message = data.choices[0]!.message;
   answerTools(messages, message);
   return { message, finish: data.choices[0]!.finish_reason, stopHeader: response.headers.get('x-governor-stop') };
@@ -527,6 +531,118 @@ describe('governor proxy: usage counts against the session budget', () => {
   });
 });
 
+describe('governor proxy: usage counts against the session budget, streamed or not', () => {
+  /** Different searches every round (no loop), 300 + 100 tokens a round; `model` is the model the upstream says answered. */
+  async function budgetRun(breaker: AgentBreaker, stream: boolean, model: string) {
+    const script = (_request: unknown, index: number): ScriptedTurn => ({
+      toolCalls: [{ name: 'search', arguments: { q: `city ${index}` } }],
+      usage: { promptTokens: 300, completionTokens: 100 },
+    });
+    const upstream = await new ScriptedModelServer({ script, modelId: model }).start();
+    const proxy = await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 });
+    try {
+      const client = openaiClient(proxy);
+      const messages: Message[] = [{ role: 'user', content: 'Compare flights from every city.' }];
+      const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+      const rounds: { finish: string | null; stop: string | null }[] = [];
+      for (let i = 0; i < 6; i += 1) {
+        const round = await agentRound(client, messages, stream, 'm', chunks);
+        rounds.push({ finish: round.finish, stop: round.stopHeader });
+        if (round.stopHeader !== null) break;
+      }
+      return { rounds, chunks, sent: upstream.requests.map((r) => r.body), health: await (await fetch(`${proxy.url}/health`)).json() };
+    } finally {
+      await proxy.close();
+      await upstream.close();
+    }
+  }
+  const BUDGET_ROUNDS = [
+    { finish: 'tool_calls', stop: null },
+    { finish: 'tool_calls', stop: null },
+    { finish: 'stop', stop: null },
+    { finish: 'stop', stop: null },
+    { finish: 'stop', stop: 'budget' },
+  ];
+
+  test('a streamed request that did not ask for usage is counted: the proxy asks for it, and keeps the usage chunk from the client', async () => {
+    const run = await budgetRun(new AgentBreaker({ budget: { maxTokens: 1000 } }), true, 'm');
+    assert.deepEqual(run.rounds, BUDGET_ROUNDS);
+    for (const body of run.sent) assert.deepEqual(body.stream_options, { include_usage: true });
+    assert.ok(run.chunks.length > 0);
+    assert.deepEqual(
+      run.chunks.filter((chunk) => chunk.choices.length === 0),
+      [],
+      'a client that did not ask for usage gets no chunk without choices',
+    );
+  });
+
+  test('a streamed request that asked for usage still gets its usage chunk', async () => {
+    const upstream = await new ScriptedModelServer({ script: [{ text: 'Hello.', usage: { promptTokens: 12, completionTokens: 3 } }] }).start();
+    await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker: new AgentBreaker(), port: 0 });
+    try {
+      const stream = await openaiClient(proxy).chat.completions.create({
+        model: 'm',
+        messages: [{ role: 'user', content: 'Hi' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      const usage = [];
+      for await (const chunk of stream) if (chunk.usage) usage.push(chunk.usage);
+      assert.deepEqual(usage, [{ prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 }]);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  for (const stream of [false, true]) {
+    test(`a cost cap is enforced on the model the upstream says answered (${stream ? 'streamed' : 'not streamed'})`, async () => {
+      // gpt-4o: 300 × $2.50 + 100 × $10 per million tokens = $0.00175 a round; the third crosses $0.004.
+      const run = await budgetRun(new AgentBreaker({ budget: { maxCostUsd: 0.004 } }), stream, 'gpt-4o');
+      assert.deepEqual(run.rounds, BUDGET_ROUNDS);
+    });
+  }
+
+  for (const api of ['messages', 'responses'] as const) {
+    for (const stream of [false, true]) {
+      test(`the ${api === 'messages' ? 'Anthropic Messages' : 'Responses'} API: a round is priced by the model that answered (${stream ? 'streamed' : 'not streamed'})`, async () => {
+        const modelId = api === 'messages' ? 'claude-sonnet-4-5' : 'gpt-4o';
+        const script: ScriptedTurn[] = [{ text: 'Looking.', usage: { promptTokens: 3000, completionTokens: 1000 } }];
+        const upstream = await new ScriptedModelServer({ script, modelId, onExhausted: 'repeat-last' }).start();
+        // Any priced round crosses a cap this small: the next request carries the wrap-up.
+        await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker: new AgentBreaker({ budget: { maxCostUsd: 0.000001 } }), port: 0 });
+        try {
+          const headers = {
+            'content-type': 'application/json',
+            'x-api-key': 'sk-ant-test-not-a-real-key',
+            'anthropic-version': '2023-06-01',
+            'x-governor-session': 's',
+          };
+          for (const question of ['Where should I fly?', 'And then?']) {
+            const body =
+              api === 'messages'
+                ? { model: 'any', max_tokens: 256, messages: [{ role: 'user', content: question }], stream }
+                : { model: 'any', input: question, stream };
+            const response = await fetch(`${proxy.url}/v1/${api}`, { method: 'POST', headers, body: JSON.stringify(body) });
+            assert.equal(response.status, 200);
+            await response.text();
+          }
+          assert.equal(upstream.requests.length, 2);
+          assert.match(JSON.stringify(upstream.requests[1]!.body), /The session budget is spent/);
+        } finally {
+          await upstream.close();
+        }
+      });
+    }
+  }
+
+  test('a model without a price is named in health, and its rounds are not stopped by the cost cap', async () => {
+    const run = await budgetRun(new AgentBreaker({ budget: { maxCostUsd: 0.004 } }), false, 'house-model-7b');
+    assert.deepEqual(run.rounds.at(-1), { finish: 'tool_calls', stop: null });
+    assert.equal(run.rounds.length, 6);
+    assert.match(JSON.stringify(run.health), /house-model-7b/);
+  });
+});
+
 describe('governor proxy: sessions, pass-through and options', () => {
   test('sessions are told apart by header, by user, else by system prompt and first user message', async () => {
     const openaiBody = (messages: unknown[], extra: Record<string, unknown> = {}) => ({ model: 'm', messages, ...extra });
@@ -543,8 +659,33 @@ describe('governor proxy: sessions, pass-through and options', () => {
     const hashed = proxySessionId(none, openaiBody(first), openaiWire);
     assert.match(hashed, /^prompt:[0-9a-f]{32}$/);
     assert.equal(proxySessionId(none, openaiBody(later), openaiWire), hashed);
+    // A system note the client adds along the way (a reminder) is not the conversation's opening.
+    const reminded = [...later, { role: 'system', content: 'Reminder: 3 tool calls left.' }, { role: 'developer', content: 'Be brief.' }];
+    assert.equal(proxySessionId(none, openaiBody(reminded), openaiWire), hashed);
     assert.notEqual(proxySessionId(none, openaiBody([first[0], { role: 'user', content: 'Paris?' }]), openaiWire), hashed);
     assert.notEqual(proxySessionId(none, openaiBody([{ role: 'system', content: 'You sell trains.' }, first[1]]), openaiWire), hashed);
+  });
+
+  test('a store outage with fail-closed refuses the call without telling the client or the model where the store is', async () => {
+    const down = (): Promise<never> => Promise.reject(new Error('connect ECONNREFUSED 10.1.2.3:6379'));
+    const store: BreakerStore = { read: down, apply: down, delete: down };
+    const warnings: string[] = [];
+    const breaker = new AgentBreaker({ store, onStoreError: 'fail-closed' });
+    breaker.on((event) => {
+      if (event.type === 'warning') warnings.push(event.message ?? '');
+    });
+    const r = await rig(SPIRAL, breaker);
+    try {
+      const { message, stopHeader } = await agentRound(openaiClient(r.proxy), [{ role: 'user', content: 'Find me a flight to Oslo.' }], false);
+      assert.equal(stopHeader, 'breaker');
+      assert.match(String(message.content), /cannot reach its store, so this call was refused/);
+      assert.doesNotMatch(String(message.content), /10\.1\.2\.3|ECONNREFUSED/);
+      assert.equal(r.upstream.requests.length, 0);
+      // The operator still learns why.
+      assert.match(warnings.join('\n'), /ECONNREFUSED 10\.1\.2\.3:6379/);
+    } finally {
+      await r.close();
+    }
   });
 
   test('a stopped session does not stop another session with the same prompt', async () => {

@@ -12,7 +12,17 @@ import { ProxyJudge, type ProxyStop } from './proxy-judge.ts';
 import { namedSession, proxySessionId, SESSION_HEADER } from './proxy-session.ts';
 import { formatSse, parseSse } from './sse.ts';
 import { UpstreamUnreachableError } from './upstream-unreachable-error.ts';
-import { isObject, type JsonObject, parseJson, type RoundVerdict, type SseEvent, type WireApi, type WireRound } from './wire-api.ts';
+import {
+  isObject,
+  type JsonObject,
+  modelOf,
+  parseJson,
+  type RoundVerdict,
+  type SseEvent,
+  type StreamRewriter,
+  type WireApi,
+  type WireRound,
+} from './wire-api.ts';
 
 /** Response header naming the category of a stop. */
 export const STOP_HEADER = 'x-governor-stop';
@@ -225,12 +235,13 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   const stopped = await judge.observeRequest(sessionId, await judge.requestTail(api, body, sessionId, continued));
   if (stopped !== undefined) return stopAnswer(api, body, stopped, judge, sessionId);
   const note = await judge.steerNote(sessionId);
-  const sent: JsonObject = note === undefined ? body : api.withSteers(body, note);
+  const steered: JsonObject = note === undefined ? body : api.withSteers(body, note);
+  const sent = api.withUsageRequested?.(steered) ?? steered;
   const upstreamResponse = await callUpstream(route.upstreamFetch, url, {
     method: 'POST',
     headers: forwardHeaders(request.headers),
-    // Unchanged bytes unless a steer message was added.
-    body: note === undefined ? raw : JSON.stringify(sent),
+    // Unchanged bytes unless a steer message was added or the usage asked for.
+    body: sent === body ? raw : JSON.stringify(sent),
     signal: request.signal,
     redirect: 'manual',
   });
@@ -238,9 +249,10 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   if (!upstreamResponse.ok || upstreamResponse.body === null) return passThrough(upstreamResponse);
   if (contentType.includes('text/event-stream')) {
     return streamed(
+      api.streamRewriter(body),
       api,
       upstreamResponse,
-      (round) => judgeOrPass(route, () => judge.judgeRound(sessionId, round)),
+      (round) => judgeOrPass(route, () => judge.judgeRound(sessionId, answeredBy(round, body))),
       (error) => {
         if (!request.signal.aborted) route.onError(new UpstreamUnreachableError(new URL(url).origin, error, 'broke off its answer'));
       },
@@ -256,12 +268,17 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   const unchanged = (): Response => new Response(text, { status: upstreamResponse.status, headers: responseHeaders(upstreamResponse.headers) });
   const answer = parseJson(text);
   if (!isObject(answer)) return unchanged();
-  const verdict = await judgeOrPass(route, () => judge.judgeRound(sessionId, api.roundOf(answer)));
+  const verdict = await judgeOrPass(route, () => judge.judgeRound(sessionId, answeredBy(api.roundOf(answer), body)));
   if (verdict.stop !== undefined) {
     return json(api.stopResponse(sent, verdict.stop.text, answer), 200, responseHeaders(upstreamResponse.headers, { [STOP_HEADER]: verdict.stop.category }));
   }
   if (verdict.blocked.size === 0) return unchanged();
   return json(api.withBlocks(answer, verdict.blocked), upstreamResponse.status, responseHeaders(upstreamResponse.headers));
+}
+
+/** The round named by the model the request asked for, when the response names none (a round is priced by its model). */
+function answeredBy(round: WireRound, request: JsonObject): WireRound {
+  return round.model === undefined ? { ...round, ...modelOf(request) } : round;
 }
 
 /**
@@ -308,7 +325,7 @@ async function stopAnswer(api: WireApi, body: JsonObject, stop: ProxyStop, judge
     return json(answer, 200, headers);
   }
   const events = api.stopEvents(body, stop.text);
-  const read = api.streamRewriter();
+  const read = api.streamRewriter(body);
   for (const event of events) read.accept(event);
   await judge.noteResponse(sessionId, read.round(), body);
   headers.set('content-type', 'text/event-stream');
@@ -323,8 +340,13 @@ async function stopAnswer(api: WireApi, body: JsonObject, stop: ProxyStop, judge
  * (which the client's SDK raises) instead of a cut connection, and is told
  * to `brokeOff`.
  */
-function streamed(api: WireApi, response: Response, judgeRound: (round: WireRound) => Promise<RoundVerdict>, brokeOff: (error: unknown) => void): Response {
-  const rewriter = api.streamRewriter();
+function streamed(
+  rewriter: StreamRewriter,
+  api: WireApi,
+  response: Response,
+  judgeRound: (round: WireRound) => Promise<RoundVerdict>,
+  brokeOff: (error: unknown) => void,
+): Response {
   const encoder = new TextEncoder();
   const send = (controller: TransformStreamDefaultController<Uint8Array>, events: SseEvent[]): void => {
     if (events.length > 0) controller.enqueue(encoder.encode(events.map(formatSse).join('')));

@@ -3,6 +3,7 @@ import {
   blockText,
   contentText,
   isObject,
+  modelOf,
   parseArgs,
   parseJson,
   tokenCount,
@@ -30,7 +31,10 @@ export const openaiWire: WireApi = {
 
   promptSeed(body) {
     const messages = asArray(body['messages']).filter(isObject);
-    const system = messages.filter((m) => m['role'] === 'system' || m['role'] === 'developer').map((m) => contentText(m['content']));
+    // Only the opening instructions: a client may add system messages later on (reminders, notes), and every
+    // request of the conversation must still name the same session.
+    const opening = messages.findIndex((m) => m['role'] !== 'system' && m['role'] !== 'developer');
+    const system = messages.slice(0, opening === -1 ? messages.length : opening).map((m) => contentText(m['content']));
     const firstUser = messages.find((m) => m['role'] === 'user');
     return JSON.stringify([system, firstUser === undefined ? '' : contentText(firstUser['content'])]);
   },
@@ -89,7 +93,13 @@ export const openaiWire: WireApi = {
         const fn = isObject(call['function']) ? call['function'] : {};
         return { id: String(call['id']), name: String(fn['name']), args: parseArgs(fn['arguments']) };
       });
-    return { text: contentText(message['content'] ?? ''), ...usageOf(response['usage']), toolCalls };
+    return { text: contentText(message['content'] ?? ''), ...modelOf(response), ...usageOf(response['usage']), toolCalls };
+  },
+
+  withUsageRequested(body) {
+    if (!this.isStream(body) || usageAsked(body)) return body;
+    const options = isObject(body['stream_options']) ? body['stream_options'] : {};
+    return { ...body, stream_options: { ...options, include_usage: true } };
   },
 
   withBlocks(response, blocked) {
@@ -131,9 +141,7 @@ export const openaiWire: WireApi = {
     return [
       data({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: text }, logprobs: null, finish_reason: null }] }),
       data({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] }),
-      ...(isObject(request['stream_options']) && request['stream_options']['include_usage'] === true
-        ? [data({ ...base, choices: [], usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } })]
-        : []),
+      ...(usageAsked(request) ? [data({ ...base, choices: [], usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } })] : []),
       { data: '[DONE]' },
     ];
   },
@@ -150,10 +158,15 @@ export const openaiWire: WireApi = {
     return data({ error: { message, type: 'upstream_error', param: null, code: 'upstream_unreachable' } });
   },
 
-  streamRewriter() {
-    return new OpenAiStreamRewriter();
+  streamRewriter(request) {
+    return new OpenAiStreamRewriter(usageAsked(request));
   },
 };
+
+/** Whether a streamed request asked for the usage chunk itself. */
+function usageAsked(request: JsonObject): boolean {
+  return isObject(request['stream_options']) && request['stream_options']['include_usage'] === true;
+}
 
 function usageOf(usage: unknown): { promptTokens: number | null; completionTokens: number | null } {
   if (!isObject(usage)) return { promptTokens: null, completionTokens: null };
@@ -192,6 +205,13 @@ class OpenAiStreamRewriter implements StreamRewriter {
   readonly #held: Array<SseEvent | HeldCall> = [];
   #holding = false;
   #last: JsonObject | undefined;
+  #model: { model?: string } = {};
+  /** Whether the client asked for the usage chunk; the proxy asks for it anyway, and keeps it from a client that did not. */
+  readonly #usageAsked: boolean;
+
+  constructor(usageAsked: boolean) {
+    this.#usageAsked = usageAsked;
+  }
 
   accept(event: SseEvent): SseEvent[] {
     if (event.data === '[DONE]') {
@@ -202,12 +222,15 @@ class OpenAiStreamRewriter implements StreamRewriter {
     const chunk = parseJson(event.data);
     if (!isObject(chunk)) return this.#pass(event);
     this.#last = chunk;
+    this.#model = modelOf(chunk);
     if (isObject(chunk['usage'])) this.#usage = usageOf(chunk['usage']);
     const choice = asArray(chunk['choices'])[0];
     if (!isObject(choice)) {
       // The usage chunk (no choices) comes after the finish: hold it with the end.
       if (isObject(chunk['usage'])) {
         this.#holding = true;
+        // A client that did not ask may not expect a chunk without choices.
+        if (!this.#usageAsked) return [];
         this.#held.push(event);
         return [];
       }
@@ -250,7 +273,7 @@ class OpenAiStreamRewriter implements StreamRewriter {
 
   round(): WireRound {
     const toolCalls = [...this.#calls.values()].map((c) => ({ id: c.id, name: c.name, args: parseArgs(c.args) }));
-    return { text: this.#text, ...this.#usage, toolCalls };
+    return { text: this.#text, ...this.#model, ...this.#usage, toolCalls };
   }
 
   finish(verdict: RoundVerdict): SseEvent[] {

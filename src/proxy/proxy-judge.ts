@@ -37,6 +37,9 @@ export const NOTE_PREFIX = '[governor]';
 
 /** The assistant text that ends a stopped run. */
 export function stopText(decision: BreakerDecision): string {
+  // Why the store failed (its host, its error) is for the operator's log, not for the client or the model.
+  if (decision.reason === 'store_unavailable')
+    return `${NOTE_PREFIX} The agent breaker cannot reach its store, so this call was refused (it fails closed). Try again later.`;
   return `${NOTE_PREFIX} This run was stopped by the agent breaker (${decision.category ?? 'breaker'}): ${decision.message ?? 'the session is stopped.'}`;
 }
 
@@ -168,7 +171,13 @@ export class ProxyJudge {
       this.#lastCalls.set(sessionId, { responseId: round.responseId, calls: new Map(round.toolCalls.map((call) => [call.id, call])) });
       await this.#responses.add(sessionId, round.responseId, round.stored !== false);
     }
-    const answer = { kind: 'model' as const, promptTokens: round.promptTokens, completionTokens: round.completionTokens, text: round.text };
+    const answer = {
+      kind: 'model' as const,
+      ...(round.model === undefined ? {} : { model: round.model }),
+      promptTokens: round.promptTokens,
+      completionTokens: round.completionTokens,
+      text: round.text,
+    };
     // The breaker queues the hosted calls' steers itself (AgentBreaker.takeSteers), for the next request.
     const verdicts = await observeRound(this.#observer, sessionId, answer, round.hosted ?? []);
     if (verdicts.stop !== undefined) return { stop: toStop(verdicts.stop, false), blocked: new Map() };

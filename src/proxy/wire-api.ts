@@ -50,6 +50,8 @@ export interface WireRound {
   /** False when the upstream does not keep the response (`store: false`): no later request can continue it. */
   readonly stored?: boolean;
   readonly text: string;
+  /** The id of the model that answered, as the response names it: what the round is priced by. */
+  readonly model?: string;
   readonly promptTokens: number | null;
   readonly completionTokens: number | null;
   readonly toolCalls: readonly WireToolCall[];
@@ -108,6 +110,12 @@ export interface WireApi {
   conversation(body: JsonObject): string | undefined;
   /** The body with the breaker's messages added for the model. */
   withSteers(body: JsonObject, text: string): JsonObject;
+  /**
+   * The body as sent upstream when the API reports a streamed answer's usage
+   * only on request (Chat Completions): asking for it, so that the round's
+   * tokens are counted. Absent where usage always comes.
+   */
+  withUsageRequested?(body: JsonObject): JsonObject;
   /** The round of a non-streamed response body. */
   roundOf(response: JsonObject): WireRound;
   /** A non-streamed response with the blocked calls replaced by text. */
@@ -122,7 +130,13 @@ export interface WireApi {
   tooLarge(message: string): JsonObject;
   /** The event that tells a streaming client, in the API's own format, that the answer broke off. */
   streamError(message: string): SseEvent;
-  streamRewriter(): StreamRewriter;
+  /** Reads and rewrites a streamed answer to `request`, the body as the client sent it. */
+  streamRewriter(request: JsonObject): StreamRewriter;
+}
+
+/** The model a response names, when it names one. */
+export function modelOf(value: unknown): { model?: string } {
+  return isObject(value) && typeof value['model'] === 'string' && value['model'] !== '' ? { model: value['model'] } : {};
 }
 
 /**
