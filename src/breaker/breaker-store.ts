@@ -132,7 +132,9 @@ export interface BreakerStore {
    * proxy) marks what it observed of one, so that a client's retry of the
    * request, which a load balancer may send to another replica, is not
    * observed twice. Optional: a store without it leaves that to each process.
-   * Only the session's latest keys need be kept.
+   * A store keeps the session's newest {@link SEEN_KEYS_KEPT} keys (and all
+   * of the latest call's), no more: each process keeps the same, so that the
+   * replicas and the store agree on what is forgotten.
    */
   claimFirst?(sessionId: string, keys: readonly string[]): Promise<boolean[]>;
   /**
@@ -172,3 +174,6 @@ export interface BreakerStore {
   /** Counts and conditions worth a health report (no round trip). */
   status?(): BreakerStoreStatus;
 }
+
+/** How many of a session's newest seen keys a store keeps (see {@link BreakerStore.claimFirst}): enough for a retried request's. */
+export const SEEN_KEYS_KEPT = 32;

@@ -1107,6 +1107,36 @@ describe('two proxies sharing one Redis store', () => {
     }
   });
 
+  test('what the store has forgotten of a session, every replica has forgotten: a user turn asked again long after is observed on either', async () => {
+    const keyPrefix = `governor:test:proxy:${randomUUID()}:`;
+    const stores = [new RedisBreakerStore({ url, keyPrefix }), new RedisBreakerStore({ url, keyPrefix })];
+    clients.push(...stores);
+    const breakers = stores.map((store) => new AgentBreaker({ store, checkFreshnessMs: 0 }));
+    const upstream = await new ScriptedModelServer({ script: [{ text: 'Noted.' }], onExhausted: 'repeat-last' }).start();
+    const [a, b] = await Promise.all(breakers.map((breaker) => startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 })));
+    try {
+      const user = `user-${randomUUID()}`;
+      const ask = (replica: ModelProxyServer, messages: Message[]) => openaiClient(replica).chat.completions.create({ model: 'm', messages, user });
+      const question: Message = { role: 'user', content: 'What does src/a.py do?' };
+      await ask(a!, [question]);
+      // A long conversation of the same user on the other replica: far more new turns than a session's seen keys.
+      const messages: Message[] = [];
+      for (let i = 0; i < 40; i += 1) {
+        messages.push({ role: 'user', content: `Step ${i}: and the next file?` });
+        messages.push((await ask(b!, messages)).choices[0]!.message as Message);
+      }
+      const before = (await breakers[0]!.snapshot(`user:${user}`)).counters.userEvents;
+      assert.equal(before, 41);
+      // The first question again, in a fresh conversation, on the replica that saw it first.
+      await ask(a!, [question]);
+      assert.equal((await breakers[0]!.snapshot(`user:${user}`)).counters.userEvents, 42);
+    } finally {
+      await a!.close();
+      await b!.close();
+      await upstream.close();
+    }
+  });
+
   test("a client's retry that lands on the other replica is observed once", async () => {
     const keyPrefix = `governor:test:proxy:${randomUUID()}:`;
     const stores = [new RedisBreakerStore({ url, keyPrefix }), new RedisBreakerStore({ url, keyPrefix })];

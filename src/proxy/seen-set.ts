@@ -1,4 +1,4 @@
-import type { BreakerStore } from '../breaker/breaker-store.ts';
+import { SEEN_KEYS_KEPT, type BreakerStore } from '../breaker/breaker-store.ts';
 import { RecentMap } from './recent-map.ts';
 
 /**
@@ -10,29 +10,36 @@ export interface SeenSet {
   claim(sessionId: string, keys: readonly string[]): Promise<boolean[]>;
 }
 
-/** Keys seen by this process, the most recent kept. */
+/**
+ * Keys seen by this process: per session the newest {@link SEEN_KEYS_KEPT}
+ * (and all of the latest claim's), as a shared store keeps them, so that a
+ * key the store forgot is forgotten here too and every replica judges it alike.
+ */
 class LocalSeenSet implements SeenSet {
-  readonly #keys: RecentMap<string, true>;
+  readonly #sessions: RecentMap<string, string[]>;
 
-  constructor(limit = 100_000) {
-    this.#keys = new RecentMap(limit);
+  constructor(sessions = 4096) {
+    this.#sessions = new RecentMap(sessions);
   }
 
   async claim(sessionId: string, keys: readonly string[]): Promise<boolean[]> {
-    return keys.map((key) => {
-      const scoped = `${sessionId}\u0000${key}`;
-      if (this.#keys.get(scoped) === true) return false;
-      this.#keys.set(scoped, true);
+    const kept = this.#sessions.get(sessionId) ?? [];
+    const seen = new Set(kept);
+    const first = keys.map((key) => {
+      if (seen.has(key)) return false;
+      seen.add(key);
+      kept.push(key);
       return true;
     });
+    this.#sessions.set(sessionId, kept.slice(-Math.max(SEEN_KEYS_KEPT, keys.length)));
+    return first;
   }
 }
 
 /**
  * The seen set for a breaker's store: the store's shared one when it has one
  * (`RedisBreakerStore`: a retry that a load balancer sends to another replica
- * is known there), together with this process's, which also answers while
- * the store does not.
+ * is known there); this process's answers while the store does not.
  */
 export function seenSetFor(store: BreakerStore): SeenSet {
   const local = new LocalSeenSet();
@@ -43,8 +50,9 @@ export function seenSetFor(store: BreakerStore): SeenSet {
       const here = await local.claim(sessionId, keys);
       // A store outage must not fail the agent's request: what this process saw still counts.
       const shared = await claimFirst.call(store, sessionId, keys).catch(() => here);
-      // Seen anywhere is seen: a store that forgot the session (a restart) does not undo what this process saw.
-      return here.map((first, i) => first && shared[i] === true);
+      // The store's answer alone, so that every replica gives the same: this process also remembers keys
+      // the store has dropped since (it keeps the newest few of each session), and one it saw but no other did.
+      return shared.map((first) => first === true);
     },
   };
 }
