@@ -1,6 +1,6 @@
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { createModelProxy } from './model-proxy.ts';
 import { MODEL_PROXY_RULES, type ModelProxyOptions } from './model-proxy-options.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
@@ -11,26 +11,32 @@ export interface ModelProxyServerOptions extends ModelProxyOptions {
   readonly port?: number;
   /** Interface to listen on. @default '127.0.0.1' */
   readonly host?: string;
+  /**
+   * How long `close()` lets requests in flight finish (a streamed answer
+   * too) before it drops their connections, in ms. @default 10000
+   */
+  readonly closeGraceMs?: number;
 }
 
 const MODEL_PROXY_SERVER_RULES: OptionRules<ModelProxyServerOptions> = {
   ...MODEL_PROXY_RULES,
   port: is.integer(0, 65_535),
   host: is.string({ nonEmpty: true }),
+  closeGraceMs: is.integer(0, 2_147_483_647),
 };
 
 /** A listening model proxy. */
 export interface ModelProxyServer extends AsyncDisposable {
   /** Root URL, e.g. `http://127.0.0.1:8787`; clients use `${url}/v1` as their base URL. */
   readonly url: string;
-  /** Stops listening and drops open connections. */
+  /** Stops listening, closes idle connections, and lets requests in flight finish for up to `closeGraceMs` before dropping them. */
   close(): Promise<void>;
 }
 
 /** Serves {@link createModelProxy} over HTTP on Node. */
 export async function startModelProxy(options: ModelProxyServerOptions): Promise<ModelProxyServer> {
   validateOptions('startModelProxy', options, MODEL_PROXY_SERVER_RULES, { required: ['upstream', 'breaker'] });
-  const { port = 8787, host = '127.0.0.1', ...proxy } = options;
+  const { port = 8787, host = '127.0.0.1', closeGraceMs = 10_000, ...proxy } = options;
   const app = createModelProxy(proxy);
   const server = await new Promise<Server>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(s as Server));
@@ -38,10 +44,22 @@ export async function startModelProxy(options: ModelProxyServerOptions): Promise
   });
   const address = server.address() as AddressInfo;
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+    (closing ??= new Promise<void>((resolve) => {
+      // A client's answer in flight is billed already: it is let finish rather than cut off.
+      const drop = setTimeout(() => server.closeAllConnections(), closeGraceMs);
+      server.close(() => {
+        clearTimeout(drop);
+        resolve();
+      });
+      server.closeIdleConnections();
+    }));
+  // A connection whose answer ends during the grace is closed then, not kept alive for a next request.
+  server.on('request', (_request, response: ServerResponse) =>
+    response.once('close', () => {
+      if (closing !== undefined) setImmediate(() => server.closeIdleConnections());
+    }),
+  );
   return { url: `http://${shown}:${address.port}`, close, [Symbol.asyncDispose]: close };
 }

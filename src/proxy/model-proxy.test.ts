@@ -1032,6 +1032,26 @@ describe('governor proxy: sessions, pass-through and options', () => {
     }
   });
 
+  test('close() lets an answer in flight finish, and drops it after closeGraceMs', async () => {
+    const upstream = await new ScriptedModelServer({ script: [{ text: 'Slow answer.', delayMs: 300 }], onExhausted: 'repeat-last' }).start();
+    try {
+      const proxy = await startModelProxy({ upstream: upstream.baseURL, breaker: new AgentBreaker(), port: 0 });
+      const answer = openaiClient(proxy).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] });
+      while (upstream.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      await proxy.close();
+      assert.equal((await answer).choices[0]!.message.content, 'Slow answer.');
+      await assert.rejects(fetch(`${proxy.url}/health`), 'no new connection after close');
+
+      const hurried = await startModelProxy({ upstream: upstream.baseURL, breaker: new AgentBreaker(), port: 0, closeGraceMs: 20 });
+      const cut = openaiClient(hurried).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'Hi' }] });
+      while (upstream.requests.length === 1) await new Promise((resolve) => setTimeout(resolve, 5));
+      await hurried.close();
+      await assert.rejects(cut, (error: unknown) => error instanceof OpenAI.APIConnectionError);
+    } finally {
+      await upstream.close();
+    }
+  });
+
   test('bad options are refused with InvalidOptionError', () => {
     assert.throws(
       () => createModelProxy({ upstream: 'not a url', breaker: new AgentBreaker() }),
