@@ -47,7 +47,8 @@ function searchBlocks(search: WireAnswer['webSearches'][number]): [Record<string
         content: {
           type: 'web_fetch_result',
           url,
-          retrieved_at: null,
+          // A date, not null: providers before @ai-sdk/anthropic 4.0.46 refuse a null.
+          retrieved_at: new Date(0).toISOString(),
           content: { type: 'document', title: url, source: { type: 'text', media_type: 'text/plain', data: text } },
         },
       },
