@@ -64,7 +64,19 @@ export interface RedisBreakerStoreOptions {
    * configured). An operation the store stopped waiting for is not applied
    * later: the client drops one it has not written yet, and the server
    * refuses an append that reaches it after its deadline (a stalled server
-   * that resumes). @default 2000
+   * that resumes).
+   *
+   * Once an operation has waited this long in vain, the server counts as
+   * not answering: for the next `timeoutMs` every operation fails at once
+   * with the same {@link BreakerStoreError} (its message says it was not
+   * sent) instead of waiting too, so that a request that makes several
+   * store operations is slowed by one timeout, not one per operation. Then
+   * one operation is sent to find out (the others still fail at once until
+   * it settles); any reply from the server, to it or to one sent before,
+   * ends this at once, and so does the client of a `url` reconnecting.
+   * Failures that cost no wait (a refused connection, an error reply) do
+   * not start it. `health()` reports the store down meanwhile, and up
+   * again with its first ping after that. @default 2000
    */
   readonly timeoutMs?: number;
   /**
@@ -145,23 +157,58 @@ const DEADLINE_MARGIN_MS = 100;
 /** How long a reading of the server's clock counts (see RedisBreakerStore's #noteServerClock): one taken before a jump of either clock is forgotten after two such windows. */
 const CLOCK_WINDOW_MS = 60_000;
 
+/**
+ * Lua: how far incarnation `id` of a session (its log ending at `last`, `anc`
+ * what it took over) holds incarnation `cid`: up to that position, -1 when
+ * not at all (see the session layout below).
+ */
+const REACH = `
+local function reach(anc, id, last, cid)
+  if cid == id then return last end
+  local best = -1
+  for i, p in string.gmatch(anc or '', '(%S+) (%d+)') do
+    if i == cid and tonumber(p) > best then best = tonumber(p) end
+  end
+  return best
+end
+`;
+
 /*
- * A session is a hash {base, id, snap} and a list (its log). `snap` is the
+ * A session is a hash {base, id, snap, anc, at} and a list (its log). `snap` is the
  * state after operation `base` (absent while base is 0: the fresh state); the
  * list holds operations base+1 .. end, oldest first, so `end` is base plus
  * the list's length and appending takes the next position atomically: any
  * number of writers interleave without conflict, and every replica folds the
- * same operations in the same order through the same pure logic. A session
- * keeps the id it was created with: a different one tells a process that the
- * session it knew was forgotten and created anew.
+ * same operations in the same order through the same pure logic.
  *
- * Replies of APPEND and READ: {end, base, from, ops, snap, id}: `ops` are the
- * operations after position `from` and before the caller's own (APPEND) or up
- * to `end` (READ); `from` is the caller's known position when it is still in
- * the log, else `base` (then `snap` is the state to start from, nil = fresh).
- * APPEND answers just {end, base} when there is nothing else to tell: the
- * caller's position is the one before its own and the id is the one it knows.
- * APPEND adds the server's time to either.
+ * `id` names the session's incarnation: the one a writer created, or the
+ * one a process wrote back after the server forgot it (see RESTORE, MERGE).
+ * A different one than a process knows tells it that the session it knew
+ * was forgotten. Whether the new one holds all the process knew is told by
+ * `anc`, which an incarnation gets when it begins (at position `at`) and
+ * keeps: the incarnations it took over, each with how far ("<id> <position>
+ * …"). A process that knew incarnation i up to position p knows less than
+ * (or as much as) a session that is i up to p or later, or whose `anc` names
+ * i at p or later: it then folds the session as the server holds it. Else it
+ * knows something the session lacks, and writes back what it knows with the
+ * session's operations since it began folded in. So a copy that is behind
+ * never replaces one that knows more, whichever replica writes first after a
+ * restart. A session created by a writer that knew none has no `anc` and
+ * `at` 0, as do those of earlier versions.
+ *
+ * Replies of APPEND and READ: {end, base, from, ops, snap, id, time, kin,
+ * anc, at}: `ops` are the operations after position `from` and before the
+ * caller's own (APPEND) or up to `end` (READ); `from` is the caller's known
+ * position when it is still in the log, else `base` (then `snap` is the
+ * state to start from, nil = fresh). `kin` says how the session stands to
+ * what the caller knows: 0 it is the caller's incarnation (or the caller
+ * knew none), 1 another that holds all the caller knew, 2 one that lacks
+ * some of it; for either of those the tail starts from the snapshot (except
+ * for the caller's own incarnation that lost operations it knew: it holds
+ * nothing new to the caller). APPEND answers just {end, base, time} when
+ * there is nothing else to tell: the caller's position is the one before
+ * its own and the id is the one it knows. `time` is the server's (epoch
+ * ms; nil for READ).
  */
 const FOLD_REPLY = `
 local function tail(base, last, known)
@@ -175,6 +222,16 @@ local function tail(base, last, known)
   if last > base then ops = redis.call('LRANGE', KEYS[2], 0, last - base - 1) end
   return {base, ops, snap}
 end
+${REACH}
+local function kin(id, anc, last, cid, known)
+  if cid == '' then return 0, known end
+  if cid == id then
+    if known <= last then return 0, known end
+    return 2, last
+  end
+  if reach(anc, id, last, cid) >= known then return 1, -1 end
+  return 2, -1
+end
 `;
 
 /**
@@ -184,7 +241,7 @@ end
  * deadline (server time, epoch ms; '' = none) after which the caller no
  * longer waits for the reply, and optionally a snapshot to store first: its
  * position and encoded state (see COMPACT), so that folding costs no round
- * trip. An append that runs after its deadline changes nothing: the reply is
+ * trip; it is stored only in the incarnation it was folded from. An append that runs after its deadline changes nothing: the reply is
  * the error TOO_LATE (its caller was told that it failed, and let the call
  * through or refused it unjudged). A log that holds MAX_LOGGED operations
  * takes no more: the reply is the error LOG_FULL. Every reply ends with the
@@ -199,7 +256,7 @@ local deadline = tonumber(ARGV[7])
 if deadline and now > deadline then
   return redis.error_reply('${TOO_LATE} the append reached the server ' .. (now - deadline) .. ' ms past its deadline (its writer no longer waits for it)')
 end
-local meta = redis.call('HMGET', KEYS[1], 'base', 'id')
+local meta = redis.call('HMGET', KEYS[1], 'base', 'id', 'anc', 'at')
 local base = tonumber(meta[1]) or 0
 local id = meta[2]
 local refresh = ARGV[4] == '1'
@@ -212,7 +269,7 @@ if not id then
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
 end
 local snapAt = tonumber(ARGV[8])
-if snapAt and snapAt > base then
+if snapAt and snapAt > base and id == ARGV[5] then
   local kept = redis.call('LLEN', KEYS[2])
   if snapAt <= base + kept then
     redis.call('LTRIM', KEYS[2], snapAt - base, -1)
@@ -234,27 +291,35 @@ end
 local pos = base + n
 local known = tonumber(ARGV[1])
 if known == pos - 1 and id == ARGV[5] then return {pos, base, now} end
-local t = tail(base, pos - 1, known)
-return {pos, base, t[1], t[2], t[3], id, now}
+local anc, at = meta[3] or '', tonumber(meta[4]) or 0
+if id ~= meta[2] then anc, at = '', 0 end
+local k, start = kin(id, anc, pos - 1, ARGV[5], known)
+local t = tail(base, pos - 1, start)
+return {pos, base, t[1], t[2], t[3], id, now, k, anc, at}
 `;
 
-/** KEYS[1] session hash, KEYS[2] its log; ARGV: known position (-1 = none). */
+/** KEYS[1] session hash, KEYS[2] its log; ARGV: known position (-1 = none), the id the caller knows ('' = none). */
 const READ = `${FOLD_REPLY}
-local meta = redis.call('HMGET', KEYS[1], 'base', 'id')
-if not meta[2] then return {0, 0, 0, {}, false, false} end
+local meta = redis.call('HMGET', KEYS[1], 'base', 'id', 'anc', 'at')
+if not meta[2] then return {0, 0, 0, {}, false, false, false, 0, '', 0} end
 local base = tonumber(meta[1]) or 0
 local last = base + redis.call('LLEN', KEYS[2])
-local t = tail(base, last, tonumber(ARGV[1]))
-return {last, base, t[1], t[2], t[3], meta[2]}
+local anc = meta[3] or ''
+local k, start = kin(meta[2], anc, last, ARGV[2], tonumber(ARGV[1]))
+local t = tail(base, last, start)
+return {last, base, t[1], t[2], t[3], meta[2], false, k, anc, tonumber(meta[4]) or 0}
 `;
 
 /**
- * KEYS[1] session hash, KEYS[2] its log; ARGV: position, encoded state after it.
- * Makes the state the snapshot and drops the operations it includes, unless
- * a later snapshot is there already (or the position is not in the log).
+ * KEYS[1] session hash, KEYS[2] its log; ARGV: position, encoded state after
+ * it, the incarnation it was folded from. Makes the state the snapshot and
+ * drops the operations it includes, unless a later snapshot is there already
+ * (or the position is not in the log, or the session is another incarnation by now).
  */
 const COMPACT = `
-local base = tonumber(redis.call('HGET', KEYS[1], 'base')) or 0
+local meta = redis.call('HMGET', KEYS[1], 'base', 'id')
+if meta[2] ~= ARGV[3] then return 0 end
+local base = tonumber(meta[1]) or 0
 local last = base + redis.call('LLEN', KEYS[2])
 local pos = tonumber(ARGV[1])
 if pos <= base or pos > last then return 0 end
@@ -366,24 +431,82 @@ return 1
 `;
 
 /**
- * KEYS[1] session hash, KEYS[2] its log, KEYS[3] open sessions; ARGV: an id
- * for the session, the position it is restored at, its encoded state, expiry
- * ms, the end of its cooldown if open ('' if not), session id, ttl ms of the
- * open set. Writes back a session the server forgot, as a snapshot at that
- * position with an empty log, and lists it as open when it is: 1. A session
- * that is there (kept, or created anew by a writer that did not know it) is
- * left alone: the reply is its end and id.
+ * Lua for RESTORE and MERGE. KEYS[1] session hash, KEYS[2] its log, KEYS[3]
+ * open sessions; ARGV: an id for the new incarnation, the position its
+ * snapshot is after, the encoded state, expiry ms, the end of its cooldown
+ * if open ('' if not), session id, ttl ms of the open set. Begins the
+ * incarnation with that snapshot and ancestry, and lists the session as open
+ * or not as the state is, unless (`ordered`) a mark of a later position of
+ * the same incarnation is there already (see MARK_OPEN).
  */
-const RESTORE = `
-local meta = redis.call('HMGET', KEYS[1], 'base', 'id')
-if meta[2] then return {(tonumber(meta[1]) or 0) + redis.call('LLEN', KEYS[2]), meta[2]} end
-redis.call('DEL', KEYS[2])
-redis.call('HSET', KEYS[1], 'id', ARGV[1], 'base', ARGV[2], 'snap', ARGV[3], 'openpos', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-if ARGV[5] ~= '' then
-  redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
-  redis.call('PEXPIRE', KEYS[3], ARGV[7])
+const REINCARNATE = `
+local function reincarnate(pos, anc, ordered)
+  redis.call('HSET', KEYS[1], 'id', ARGV[1], 'base', pos, 'snap', ARGV[3], 'anc', anc, 'at', pos)
+  redis.call('PEXPIRE', KEYS[1], ARGV[4])
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+  if ordered and pos < tonumber(redis.call('HGET', KEYS[1], 'openpos') or '0') then return end
+  redis.call('HSET', KEYS[1], 'openpos', pos)
+  if ARGV[5] ~= '' then
+    redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
+    redis.call('PEXPIRE', KEYS[3], ARGV[7])
+  else
+    redis.call('ZREM', KEYS[3], ARGV[6])
+  end
 end
+`;
+
+/**
+ * Writes back a session the server forgot, as a process holds it: a new
+ * incarnation whose snapshot is that state, at the position the process
+ * knows, with an empty log (see REINCARNATE for KEYS and ARGV[1..7]; ARGV[8]
+ * all the process knew, in `anc` form, the incarnation it knew included).
+ * A session that is there is replaced only when the process knows all it
+ * holds (another copy written back by a process that knew less, and not
+ * written to since): a write-back never replaces more knowledge with less,
+ * whoever comes first. Replies 1 when written, else {end, id, kin}: kin 1
+ * when the session holds all the process knew, 2 when each holds something
+ * the other lacks (the process folds them together, see MERGE).
+ */
+const RESTORE = `${REACH}${REINCARNATE}
+local meta = redis.call('HMGET', KEYS[1], 'base', 'id', 'anc', 'at')
+local pos = tonumber(ARGV[2])
+if meta[2] then
+  local last = (tonumber(meta[1]) or 0) + redis.call('LLEN', KEYS[2])
+  local covered = true
+  for i, p in string.gmatch(ARGV[8], '(%S+) (%d+)') do
+    if reach(meta[3], meta[2], last, i) < tonumber(p) then covered = false end
+  end
+  if covered then return {last, meta[2], 1} end
+  local held = {}
+  for i, p in string.gmatch(meta[3] or '', '(%S+) (%d+)') do table.insert(held, {i, tonumber(p)}) end
+  if last > (tonumber(meta[4]) or 0) then table.insert(held, {meta[2], last}) end
+  for _, e in ipairs(held) do
+    if reach(ARGV[8], '', -1, e[1]) < e[2] then return {last, meta[2], 2} end
+  end
+end
+redis.call('DEL', KEYS[2])
+reincarnate(pos, ARGV[8], false)
+return 1
+`;
+
+/**
+ * Writes back what a process knows that the session lacks: the state it
+ * folded from what it knew and the session's operations, up to the end of
+ * incarnation ARGV[8] at that position, as a new incarnation whose snapshot
+ * is that state and whose ancestry is all the process knew (ARGV[9]) and
+ * ARGV[8] up to that position (see REINCARNATE for the rest). Replies 0 and
+ * changes nothing when the session is another incarnation by now, or took
+ * an operation more: the process then folds that in and tries again.
+ */
+const MERGE = `${REINCARNATE}
+local meta = redis.call('HMGET', KEYS[1], 'base', 'id')
+if meta[2] ~= ARGV[8] then return 0 end
+local pos = tonumber(ARGV[2])
+if (tonumber(meta[1]) or 0) + redis.call('LLEN', KEYS[2]) ~= pos then return 0 end
+redis.call('DEL', KEYS[2])
+local anc = ARGV[9]
+if anc ~= '' then anc = anc .. ' ' end
+reincarnate(pos, anc .. ARGV[8] .. ' ' .. pos, true)
 return 1
 `;
 
@@ -427,6 +550,7 @@ const SCRIPTS = {
   addAlias: script(ADD_ALIAS),
   putNote: script(PUT_NOTE),
   restore: script(RESTORE),
+  merge: script(MERGE),
   writeProbe: script(WRITE_PROBE),
 };
 
@@ -448,13 +572,20 @@ interface Folded {
   /** When it was read or written (epoch ms). */
   readonly at: number;
   /**
-   * The server was found to have forgotten it, and it is not written back
-   * yet (another writer created it anew, or writing it back failed): the
-   * next write of this process restores it, after what that writer logged.
+   * This process knows something the server's copy lacks (the server forgot
+   * the session, and another writer created it anew, or wrote back a copy
+   * that knew less and wrote to it since), not written back yet: `state` is
+   * what it knows with the copy's operations folded in, and the next write
+   * of this process writes it back (a read does too, for a session that may
+   * not be forgotten).
    */
   readonly lost?: true;
-  /** The id the session was created with on the server. */
+  /** The session's incarnation on the server (see the session layout above RESTORE). */
   readonly id: string | undefined;
+  /** The incarnation's ancestry (its `anc`): what it began from. */
+  readonly ancestry: string;
+  /** While `lost`: what else `state` includes, that the server's copy may lack (in `anc` form). */
+  readonly beyond?: string;
   /** A snapshot this process owes the store: serialised while a later append is in flight, sent with the append after. */
   readonly owed?: Owed;
   /** When this process last set the expiry of the session's keys (epoch ms; 0 = never). */
@@ -463,6 +594,17 @@ interface Folded {
   readonly quiet: boolean;
   /** Byte lengths of the operations up to `position` that this process saw logged, newest last (see {@link loggedAfter}). */
   readonly logged: readonly number[];
+}
+
+/** The server left an operation unanswered for the whole timeout (see RedisBreakerStoreOptions.timeoutMs). */
+interface Stall {
+  /** When (performance.now()). */
+  readonly at: number;
+  /** Which operation, and why it failed. */
+  readonly operation: string;
+  readonly reason: string;
+  /** An operation sent to find out whether the server answers again has not settled yet. */
+  probing: boolean;
 }
 
 /** A snapshot owed to the store. */
@@ -586,6 +728,8 @@ export class RedisBreakerStore implements BreakerStore {
   readonly #owned: OwnedClient | undefined;
   /** Why the owned client's connection fails, until it is ready again: a timeout alone would not say (a wrong password looks like an outage). */
   #connectionError: unknown;
+  /** Set while the server is known not to answer in time: operations then fail at once (see {@link RedisBreakerStoreOptions.timeoutMs}). */
+  #stall: Stall | undefined;
   #connecting: Promise<unknown> | undefined;
   #closed = false;
   /** How long after this process set a session's expiry it sets it again (see {@link RedisBreakerStoreOptions.ttlMs}). */
@@ -653,6 +797,8 @@ export class RedisBreakerStore implements BreakerStore {
       let readyBefore = false;
       client.on('ready', () => {
         this.#connectionError = undefined;
+        // Connected anew: the server answered the handshake.
+        this.#stall = undefined;
         // Connected again: a server that restarted meanwhile gets back the sessions it may not forget, without waiting for a call.
         if (readyBefore) setImmediate(() => void this.#checkServerOnce());
         readyBefore = true;
@@ -690,6 +836,15 @@ export class RedisBreakerStore implements BreakerStore {
    */
   #send(operation: string, args: string[]): Promise<unknown> {
     const owned = this.#owned;
+    const stall = this.#stall;
+    let probe = false;
+    if (stall !== undefined && !this.#closed) {
+      const since = performance.now() - stall.at;
+      // Known not to answer: failing at once spares each caller a wait the last one found in vain.
+      if (stall.probing || since < this.#timeoutMs) return Promise.reject(this.#notSent(operation, stall, since));
+      stall.probing = true;
+      probe = true;
+    }
     // One timer, cleared on the reply, bounds the wait; the abort makes the
     // client drop a command it still holds (reconnecting), so that it is
     // not run after its caller was told it failed. node-redis's own timeout
@@ -717,6 +872,8 @@ export class RedisBreakerStore implements BreakerStore {
           settled = true;
           abort.abort();
           const error = new Error(this.#withConnectionFailure(`no reply within ${timeoutMs} ms`));
+          // A probe that times out starts a new window; any other keeps a probe in flight the only one.
+          this.#stall = { at: performance.now(), operation, reason: error.message, probing: !probe && this.#stall?.probing === true };
           reject(new BreakerStoreError(operation, error.message, { cause: error }));
         });
       }, timeoutMs);
@@ -725,14 +882,20 @@ export class RedisBreakerStore implements BreakerStore {
         (reply) => {
           clearTimeout(timer);
           this.#firstReplyAt ??= performance.now();
+          // Any reply, even to a command given up on, shows that the server answers again.
+          this.#stall = undefined;
           if (settled) return;
           settled = true;
           resolve(reply);
         },
         (error: unknown) => {
           clearTimeout(timer);
+          // So does an error reply (NOSCRIPT, say).
+          if (isErrorReply(error)) this.#stall = undefined;
           if (settled) return;
           settled = true;
+          // A probe that failed without a wait (a refused connection): nothing left to spare callers.
+          if (probe) this.#stall = undefined;
           reject(new BreakerStoreError(operation, this.#withConnectionFailure(describeRedisError(error)), { cause: error }));
         },
       );
@@ -752,6 +915,14 @@ export class RedisBreakerStore implements BreakerStore {
     if (this.#closed || owned === undefined || owned.isReady || failing === undefined) return problem;
     const reason = describeRedisError(failing);
     return reason === problem ? problem : `${problem} (the connection fails: ${reason})`;
+  }
+
+  /** The failure of an operation not sent while the server is known not to answer (see {@link RedisBreakerStoreOptions.timeoutMs}). */
+  #notSent(operation: string, stall: Stall, since: number): BreakerStoreError {
+    const next = stall.probing
+      ? 'an operation sent since to try again has no reply yet'
+      : `the next operation is sent in ${Math.max(1, Math.ceil(this.#timeoutMs - since))} ms`;
+    return new BreakerStoreError(operation, `not sent: the server is not answering (${stall.operation} ${Math.round(since)} ms ago: ${stall.reason}); ${next}`);
   }
 
   /** EVALSHA, and EVAL only when the server has not cached the script yet (NOSCRIPT). Sent before this returns, as {@link #send}. */
@@ -781,34 +952,50 @@ export class RedisBreakerStore implements BreakerStore {
     const cached = this.#known(sessionId, now);
     if (cached !== undefined && now - cached.at < maxAgeMs) return { state: cached.state, position: cached.position };
     const keys = this.#sessionKeys(sessionId);
-    const reply = await this.#evalScript('read', SCRIPTS.read, keys, [String(cached?.position ?? -1)]);
+    const reply = await this.#evalScript('read', SCRIPTS.read, keys, [String(cached?.position ?? -1), cached?.id ?? '']);
     const fold = decodeFold('read', reply);
-    if (cached !== undefined && (cached.position > fold.end || (cached.id !== undefined && fold.id !== cached.id))) {
-      // The server forgot operations this process saw: keep what we know, and write it back.
+    if (cached !== undefined && fold.end === 0) {
+      // The server forgot the session: keep what we know, and write it back.
       const marked = this.#lost(sessionId, cached);
-      if (marked !== cached) {
-        // Found now: the server may have restarted, and forgotten more that this process holds.
-        this.#checkServerSoon();
-        // One nobody wrote since goes back at once; one created anew by another writer, with the next write, after theirs.
-        if (fold.end === 0) await this.#restore(sessionId, marked, reducer).catch(() => {});
-      }
+      // Found now: the server may have restarted, and forgotten more that this process holds.
+      if (marked !== cached) this.#checkServerSoon();
+      await this.#restore(sessionId, marked, reducer).catch(() => {});
       return { state: cached.state, position: cached.position };
     }
     if (fold.end === 0) return undefined;
-    let state = this.#start(fold, cached, () => reducer.initial(Date.now()));
+    const diverged = cached !== undefined && diverges(fold, cached);
+    if (diverged && fold.kin !== Kin.Same && cached.lost !== true) this.#checkServerSoon();
+    const merge = diverged ? this.#mergeStart(fold, cached, reducer) : undefined;
+    if (merge !== undefined) {
+      let state = merge.state;
+      for (const op of merge.ops) state = applyOp(reducer, state, readOp('read', op));
+      const joined = this.#join(sessionId, fold, merge.cached, state, fold.end, 0);
+      // Every replica must refuse an open breaker again now, not once this process happens to write to it.
+      if (reducer.retention(state).pinned) await this.#merge(sessionId, joined, reducer).catch(() => false);
+      return { state, position: fold.end };
+    }
+    // Another incarnation that holds all this process knew: folded as it is, not continued from this process's copy.
+    const mine = fold.kin === Kin.Same && !diverged ? cached : undefined;
+    let state = this.#start(fold, mine, () => reducer.initial(Date.now()));
     for (const op of fold.ops) state = applyOp(reducer, state, readOp('read', op));
-    // A snapshot this process owes stays owed: it goes with the next append.
-    this.#remember(sessionId, {
-      position: fold.end,
-      state,
-      base: fold.base,
-      at: Date.now(),
-      id: fold.id,
-      refreshedAt: cached?.refreshedAt ?? 0,
-      quiet: cached === undefined || fold.ops.length === 0,
-      logged: loggedAfter(fold, cached),
-      ...(cached?.owed ? { owed: cached.owed } : {}),
-    });
+    // A snapshot this process owes stays owed: it goes with the next append (unless the copy it was folded from is gone).
+    const owed = mine?.owed;
+    this.#remember(
+      sessionId,
+      {
+        position: fold.end,
+        state,
+        base: fold.base,
+        at: Date.now(),
+        id: fold.id,
+        ancestry: fold.ancestry,
+        refreshedAt: mine?.refreshedAt ?? 0,
+        quiet: mine === undefined || fold.ops.length === 0,
+        logged: loggedAfter(fold, mine),
+        ...(owed ? { owed } : {}),
+      },
+      cached !== undefined && mine === undefined,
+    );
     return { state, position: fold.end };
   }
 
@@ -842,7 +1029,10 @@ export class RedisBreakerStore implements BreakerStore {
       throw new BreakerStoreError('apply', `the session's log is full: ${MAX_LOGGED} operations no writer could fold into a snapshot`, { cause: error });
     }
     if (read === undefined) return;
-    await this.#compact(sessionId, this.#sessionKeys(sessionId), read.position, read.state);
+    const folded = this.#cache.get(sessionId);
+    // A copy this process knows more than is not folded as it is: the append after this writes it back whole.
+    if (folded === undefined || folded.lost === true || folded.position !== read.position) return;
+    await this.#compact(sessionId, this.#sessionKeys(sessionId), folded.id, read.position, read.state);
   }
 
   async #append(sessionId: string, original: SessionOp, reducer: SessionReducer): Promise<AppliedOp> {
@@ -891,20 +1081,32 @@ export class RedisBreakerStore implements BreakerStore {
     const fold = decodeFold('apply', await replied, cached);
     this.#noteServerClock(fold.time);
     const position = fold.end;
-    // A server that hands out a position this process already passed has forgotten the session.
-    const lost = cached !== undefined && (cached.lost === true || cached.position >= position || (cached.id !== undefined && cached.id !== fold.id));
-    let before = lost ? cached.state : this.#start(fold, cached, () => (cached === undefined ? start : reducer.initial(Date.now())));
+    const diverged = cached !== undefined && diverges(fold, cached);
+    const merge = diverged ? this.#mergeStart(fold, cached, reducer) : undefined;
+    // Another incarnation that holds all this process knew: judged against it as it is, not against this process's copy.
+    const mine = fold.kin === Kin.Same && !diverged ? cached : undefined;
+    let before = merge?.state ?? this.#start(fold, mine, () => (cached === undefined ? start : reducer.initial(Date.now())));
+    const ops = merge?.ops ?? fold.ops;
     let outcome: Outcome;
-    if (guess !== undefined && before === start && fold.ops.length === 0) {
+    if (guess !== undefined && before === start && ops.length === 0) {
       outcome = guess;
     } else {
-      for (const raw of fold.ops) before = applyOp(reducer, before, readOp('apply', raw));
+      for (const raw of ops) before = applyOp(reducer, before, readOp('apply', raw));
       outcome = reducer.apply(before, op);
     }
     const state = outcome.next ?? before;
-    if (lost && cached.lost !== true) this.#checkServerSoon();
-    const kept = owed !== undefined && !sendsOwed && owed.json !== undefined ? owed : undefined;
-    const loggedNow = loggedAfter(fold, cached, ownBytes);
+    if (cached !== undefined && fold.kin !== Kin.Same && cached.lost !== true) this.#checkServerSoon();
+    // A session that may not be forgotten: from now on, a restart of the server must be noticed (see #checkServer).
+    if (!this.#serverAsked && reducer.retention(state).pinned) this.#checkServerSoon();
+    if (merge !== undefined) {
+      // Writing back what the server's copy lacked lists the session as open or not too. Should the copy change
+      // meanwhile, it stays lost, for the next write; the operation is applied and judged either way.
+      const joined = this.#join(sessionId, fold, merge.cached, state, position, refresh ? now : 0);
+      await this.#merge(sessionId, joined, reducer).catch(() => false);
+      return { outcome, state, position };
+    }
+    const kept = mine !== undefined && owed !== undefined && !sendsOwed && owed.json !== undefined ? owed : undefined;
+    const loggedNow = loggedAfter(fold, mine, ownBytes);
     this.#remember(
       sessionId,
       {
@@ -913,27 +1115,25 @@ export class RedisBreakerStore implements BreakerStore {
         base: fold.base,
         at: now,
         id: fold.id,
-        refreshedAt: refresh ? now : cached.refreshedAt,
+        ancestry: fold.ancestry,
+        refreshedAt: refresh ? now : (mine?.refreshedAt ?? 0),
         quiet: fold.ops.length === 0,
         logged: loggedNow,
         ...(kept === undefined ? {} : { owed: kept }),
       },
-      lost,
+      cached !== undefined && mine === undefined,
     );
     const since = position - fold.base;
-    if (lost || since >= 4 * COMPACT_EVERY) {
-      // Restoring a forgotten session, or nobody folded the log for long: store a snapshot now.
-      await this.#compact(sessionId, keys, position, state);
-      if (lost) this.#sessionsLost++;
+    if (since >= 4 * COMPACT_EVERY) {
+      // Nobody folded the log for long: store a snapshot now.
+      await this.#compact(sessionId, keys, fold.id, position, state);
     } else if (foldsLog(since, lastBytes(loggedNow, since), ownBytes)) {
       // Serialised already when no other writer came in between, else during the next append and sent with the one after.
       this.#owe(sessionId, early?.position === position && early.state === state && fold.base === expectedBase ? early : { position, state });
     }
-    // A session that may not be forgotten: from now on, a restart of the server must be noticed (see #checkServer).
-    if (!this.#serverAsked && reducer.retention(state).pinned) this.#checkServerSoon();
     const wasOpen = this.#isOpen(before);
     const open = this.#isOpen(state);
-    if (wasOpen !== open || lost) {
+    if (wasOpen !== open) {
       // A breaker open by a custom isOpen without a cooldown stays listed until it closes.
       const until = open ? reducer.retention(state).until || '+inf' : '';
       await this.#evalScript('apply', SCRIPTS.markOpen, [keys[0]!, this.#openKey], [String(position), String(until), sessionId, String(this.#ttlMs)]);
@@ -941,14 +1141,98 @@ export class RedisBreakerStore implements BreakerStore {
     return { outcome, state, position };
   }
 
-  async #compact(sessionId: string, keys: string[], position: number, state: BreakerSessionState): Promise<void> {
+  /**
+   * Where folding what this process knows with a copy of the session that
+   * lacks some of it starts (see the session layout above RESTORE): this
+   * process's state and the copy's operations since it began, when the copy
+   * began from what this process knew and its log still holds them all.
+   * Else the two cannot be folded together exactly, and one is kept whole,
+   * the other's operations lost to it: the copy when it alone may not be
+   * forgotten (an open breaker, a spent budget), so that folding never
+   * undoes a trip (then it is taken as it is: undefined), else this
+   * process's, the copy's logged operations folded onto it.
+   */
+  #mergeStart(fold: FoldReply, cached: Folded, reducer: SessionReducer): { state: BreakerSessionState; ops: readonly unknown[]; cached: Folded } | undefined {
+    const mine = cached.state;
+    if (fold.id === cached.id ? fold.snap === undefined : fold.began >= fold.base && includes(knowledge(cached), fold.ancestry)) {
+      return { state: mine, ops: fold.id === cached.id ? fold.ops : fold.ops.slice(fold.began - fold.base), cached };
+    }
+    const theirs = this.#start(fold, undefined, () => reducer.initial(Date.now()));
+    if (reducer.retention(theirs).pinned && !reducer.retention(mine).pinned) return undefined;
+    return { state: mine, ops: fold.id === cached.id ? fold.ops : fold.ops.slice(Math.max(0, fold.began - fold.base)), cached };
+  }
+
+  /**
+   * Remembers `state`, what this process knew with a copy's operations
+   * folded in up to `position` of the copy's incarnation, as not written
+   * back yet (see {@link Folded.lost}).
+   */
+  #join(sessionId: string, fold: FoldReply, cached: Folded, state: BreakerSessionState, position: number, refreshedAt: number): Folded {
+    const joined: Folded = {
+      position,
+      state,
+      base: fold.base,
+      at: Date.now(),
+      id: fold.id,
+      ancestry: fold.ancestry,
+      beyond: knowledge(cached),
+      refreshedAt,
+      quiet: false,
+      logged: [],
+      lost: true,
+    };
+    this.#remember(sessionId, joined, true);
+    return joined;
+  }
+
+  /**
+   * Writes back a session as this process folded it from what it knew and
+   * the server's copy (see MERGE), and counts it: true when written, false
+   * when the copy changed meanwhile (it stays lost, for the next write).
+   */
+  async #merge(sessionId: string, joined: Folded, reducer: SessionReducer): Promise<boolean> {
+    let json: string;
+    try {
+      json = encodeState(joined.state);
+    } catch (error) {
+      throw new BreakerStoreError('apply', `state is not serialisable: ${describeRedisError(error)}`, { cause: error });
+    }
+    const until = this.#isOpen(joined.state) ? reducer.retention(joined.state).until || '+inf' : '';
+    const id = this.#newId();
+    // The script adds the copy's incarnation.
+    const known = ancestry([joined.ancestry, joined.beyond ?? ''], MAX_ANCESTRY - 1);
+    const done = await this.#evalScript(
+      'apply',
+      SCRIPTS.merge,
+      [this.#key(sessionId), this.#logPrefix + sessionId, this.#openKey],
+      [id, String(joined.position), json, this.#expiryMs, String(until), sessionId, String(this.#ttlMs), joined.id ?? '', known],
+    );
+    if (Number(done) !== 1) return false;
+    this.#sessionsLost++;
+    if (this.#cache.get(sessionId) === joined) {
+      this.#cache.set(sessionId, {
+        position: joined.position,
+        state: joined.state,
+        base: joined.position,
+        at: joined.at,
+        id,
+        ancestry: ancestry([known, [joined.id, joined.position]]),
+        refreshedAt: Date.now(),
+        quiet: true,
+        logged: [],
+      });
+    }
+    return true;
+  }
+
+  async #compact(sessionId: string, keys: string[], id: string | undefined, position: number, state: BreakerSessionState): Promise<void> {
     let json: string;
     try {
       json = encodeState(state);
     } catch (error) {
       throw new BreakerStoreError('apply', `state is not serialisable: ${describeRedisError(error)}`, { cause: error });
     }
-    const done = await this.#evalScript('apply', SCRIPTS.compact, keys, [String(position), json]);
+    const done = await this.#evalScript('apply', SCRIPTS.compact, keys, [String(position), json, id ?? '']);
     if (Number(done) === 1) {
       const cached = this.#cache.get(sessionId);
       if (cached !== undefined && cached.position === position) this.#cache.set(sessionId, { ...cached, base: position });
@@ -1009,11 +1293,15 @@ export class RedisBreakerStore implements BreakerStore {
    * Writes back a session the server forgot, as this process holds it, and
    * counts it: its state as the snapshot at the position this process knows,
    * listed as open when it is, so that every replica judges it as this one
-   * does. A session that is there is left alone: kept by the server, or
-   * created anew by a writer that did not know it (then it stays marked
-   * lost, and the next write of this process restores it after theirs).
+   * does. A session that is there is replaced only by a process that knows
+   * all it holds (see RESTORE). Else it is left alone; when it lacks
+   * something this process knew (created anew by a writer that did not
+   * know it, or written back by one that knew less and written to since) it
+   * stays marked lost, and is written back with the copy's operations
+   * folded in (see MERGE): by the next write, or at once by a read of a
+   * session that may not be forgotten. Resolves true in that case.
    */
-  async #restore(sessionId: string, cached: Folded, reducer: SessionReducer): Promise<void> {
+  async #restore(sessionId: string, cached: Folded, reducer: SessionReducer): Promise<boolean> {
     let json: string;
     try {
       json = encodeState(cached.state);
@@ -1023,22 +1311,36 @@ export class RedisBreakerStore implements BreakerStore {
     const until = this.#isOpen(cached.state) ? reducer.retention(cached.state).until || '+inf' : '';
     const id = this.#newId();
     const position = cached.position;
+    const known = knowledge(cached);
     const reply = await this.#evalScript(
       'restore',
       SCRIPTS.restore,
       [this.#key(sessionId), this.#logPrefix + sessionId, this.#openKey],
-      [id, String(position), json, this.#expiryMs, String(until), sessionId, String(this.#ttlMs)],
+      [id, String(position), json, this.#expiryMs, String(until), sessionId, String(this.#ttlMs), known],
     );
     // Another operation of this process on the session finished meanwhile: what it found stands.
     const current = this.#cache.get(sessionId) === cached;
     if (Array.isArray(reply)) {
-      if (current && (text(reply[1]) !== cached.id || Number(reply[0]) < position)) this.#lost(sessionId, cached);
-      return;
+      const diverged = Number(reply[2]) === Kin.Diverged;
+      if (current && diverged) this.#lost(sessionId, cached);
+      // Held by the server already: the next read folds the server's copy.
+      return diverged;
     }
     this.#sessionsLost++;
     if (current) {
-      this.#cache.set(sessionId, { position, state: cached.state, base: position, at: cached.at, id, refreshedAt: Date.now(), quiet: true, logged: [] });
+      this.#cache.set(sessionId, {
+        position,
+        state: cached.state,
+        base: position,
+        at: cached.at,
+        id,
+        ancestry: known,
+        refreshedAt: Date.now(),
+        quiet: true,
+        logged: [],
+      });
     }
+    return false;
   }
 
   /** After a restart of the server: writes back every session this process holds that may not be forgotten (an open breaker, a spent budget). */
@@ -1050,8 +1352,13 @@ export class RedisBreakerStore implements BreakerStore {
     for (const [sessionId, folded] of this.#cache) {
       if (now - folded.at < this.#ttlMs && reducer.retention(folded.state).pinned) pinned.push([sessionId, folded]);
     }
-    // Each on its own: one that cannot be written back now is written back by its next write.
-    await Promise.all(pinned.map(([sessionId, folded]) => this.#restore(sessionId, folded, reducer).catch(() => {})));
+    // Each on its own: one that cannot be written back now is written back by its next write. A copy that lacks
+    // something this process knew is folded with what it knew by the read (see read).
+    await Promise.all(
+      pinned.map(async ([sessionId, folded]) => {
+        if (await this.#restore(sessionId, folded, reducer).catch(() => false)) await this.read(sessionId, reducer, 0).catch(() => {});
+      }),
+    );
   }
 
   /** Removes a session's state, its log and its open mark. */
@@ -1328,6 +1635,17 @@ function text(value: unknown): string | undefined {
   return undefined;
 }
 
+/** How the server's copy of a session stands to what the caller knew of it (see the session layout above RESTORE). */
+const Kin = {
+  /** The incarnation the caller knew (or the caller knew none). */
+  Same: 0,
+  /** Another that holds all the caller knew: the caller folds it as it is. */
+  Covers: 1,
+  /** One that lacks something the caller knew: the caller writes back what it knows, with the copy's operations folded in. */
+  Diverged: 2,
+} as const;
+type Kin = (typeof Kin)[keyof typeof Kin];
+
 interface FoldReply {
   /** Position of the last operation (APPEND: the caller's own). */
   readonly end: number;
@@ -1337,10 +1655,15 @@ interface FoldReply {
   readonly ops: readonly unknown[];
   /** Snapshot to start from (see encodeState); undefined = the caller's cached state (when `from` is its position) or a fresh state. */
   readonly snap: string | undefined;
-  /** The id the session was created with. */
+  /** The session's incarnation. */
   readonly id: string | undefined;
   /** The server's time when it answered (epoch ms; APPEND only). */
   readonly time?: number;
+  readonly kin: Kin;
+  /** The incarnation's ancestry (`anc`). */
+  readonly ancestry: string;
+  /** The position the incarnation began at (0 unless it was written back). */
+  readonly began: number;
 }
 
 /**
@@ -1351,11 +1674,95 @@ interface FoldReply {
 function decodeFold(operation: string, reply: unknown, known?: Folded): FoldReply {
   if (known !== undefined && Array.isArray(reply) && reply.length === 3) {
     const end = Number(reply[0]);
-    return { end, base: Number(reply[1]), from: end - 1, ops: [], snap: undefined, id: known.id, time: Number(reply[2]) };
+    return {
+      end,
+      base: Number(reply[1]),
+      from: end - 1,
+      ops: [],
+      snap: undefined,
+      id: known.id,
+      time: Number(reply[2]),
+      kin: Kin.Same,
+      ancestry: known.ancestry,
+      began: 0,
+    };
   }
-  if (!Array.isArray(reply) || reply.length < 4 || !Array.isArray(reply[3])) throw new BreakerStoreError(operation, 'unexpected reply from Redis');
-  const fold = { end: Number(reply[0]), base: Number(reply[1]), from: Number(reply[2]), ops: reply[3] as unknown[], snap: text(reply[4]), id: text(reply[5]) };
-  return reply.length > 6 ? { ...fold, time: Number(reply[6]) } : fold;
+  if (!Array.isArray(reply) || reply.length < 10 || !Array.isArray(reply[3])) throw new BreakerStoreError(operation, 'unexpected reply from Redis');
+  const kin = Number(reply[7]);
+  const fold = {
+    end: Number(reply[0]),
+    base: Number(reply[1]),
+    from: Number(reply[2]),
+    ops: reply[3] as unknown[],
+    snap: text(reply[4]),
+    id: text(reply[5]),
+    kin: kin === Kin.Covers || kin === Kin.Diverged ? kin : Kin.Same,
+    ancestry: text(reply[8]) ?? '',
+    began: Number(reply[9]) || 0,
+  };
+  return reply[6] === null || reply[6] === undefined ? fold : { ...fold, time: Number(reply[6]) };
+}
+
+/** The reply shows a copy that lacks something this process knew (see {@link Folded.lost}). */
+function diverges(fold: FoldReply, cached: Folded): boolean {
+  if (fold.kin === Kin.Diverged) return true;
+  // The server judges by the incarnation the caller names; what a lost copy knows besides, only this process can tell.
+  return cached.lost === true && !includes(ancestry([fold.ancestry, [fold.id, fold.end]]), knowledge(cached));
+}
+
+/**
+ * Most incarnations an ancestry names: beyond it the oldest are left out, and
+ * a process that only they cover writes back what it knows instead of
+ * folding the server's copy (a merge where none was needed).
+ */
+const MAX_ANCESTRY = 8;
+
+/**
+ * An ancestry (`anc` form: "<id> <position> …") naming every incarnation
+ * of `sources` at the furthest position any names it, the most recently
+ * named last, at most `max`.
+ */
+function ancestry(sources: ReadonlyArray<string | readonly [string | undefined, number]>, max = MAX_ANCESTRY): string {
+  const reach = new Map<string, number>();
+  const note = (id: string, position: number) => {
+    const before = reach.get(id) ?? -1;
+    reach.delete(id);
+    reach.set(id, Math.max(before, position));
+  };
+  for (const source of sources) {
+    if (typeof source === 'string') {
+      for (const [id, position] of ancestors(source)) note(id, position);
+    } else if (source[0] !== undefined && source[0] !== '') {
+      note(source[0], source[1]);
+    }
+  }
+  return [...reach]
+    .slice(-max)
+    .map(([id, position]) => `${id} ${position}`)
+    .join(' ');
+}
+
+/** The incarnations an ancestry names, each with its position. */
+function ancestors(anc: string): Array<[string, number]> {
+  const words = anc.split(' ').filter((w) => w !== '');
+  const out: Array<[string, number]> = [];
+  for (let i = 0; i + 1 < words.length; i += 2) {
+    const position = Number(words[i + 1]);
+    if (Number.isInteger(position)) out.push([words[i]!, position]);
+  }
+  return out;
+}
+
+/** Whether ancestry `held` names every incarnation of `known` at its position or later. */
+function includes(held: string, known: string): boolean {
+  const reach = new Map<string, number>();
+  for (const [id, position] of ancestors(held)) reach.set(id, Math.max(reach.get(id) ?? -1, position));
+  return ancestors(known).every(([id, position]) => (reach.get(id) ?? -1) >= position);
+}
+
+/** All a process's copy of a session holds, in `anc` form: its ancestry, what else it knew while lost, and its incarnation up to its position. */
+function knowledge(folded: Folded): string {
+  return ancestry([folded.ancestry, folded.beyond ?? '', [folded.id, folded.position]]);
 }
 
 /** The reply continues from the state this process knows (rather than from the snapshot or a fresh state). */
@@ -1395,6 +1802,15 @@ function lastBytes(logged: readonly number[], count: number): number {
   let total = 0;
   for (let i = Math.max(0, logged.length - count); i < logged.length; i++) total += logged[i]!;
   return total;
+}
+
+/**
+ * Whether a command failed with the server's error reply, which starts with
+ * its code (ERR, NOSCRIPT, OOM, GOVERNOR_TOO_LATE …), rather than in the
+ * client (aborted, offline, connection lost): whatever the client.
+ */
+function isErrorReply(error: unknown): boolean {
+  return error instanceof Error && /^[A-Z][A-Z0-9_]+(?: |$)/.test(error.message);
 }
 
 /** APPEND found the session's log full (see MAX_LOGGED). */

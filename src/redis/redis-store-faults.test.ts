@@ -230,6 +230,76 @@ describe('a Redis restart without persistence', () => {
     assert.equal(h.sessionsLost, undefined, 'nothing open was lost');
   });
 
+  test('a replica that saw only the start of a session refuses it after the restart, as the replicas that tripped it do', async () => {
+    const { port, url } = await dedicated();
+    let server = [...servers].at(-1)!;
+    const prefix = `governor:faults:${randomUUID()}:`;
+    const [one, two, three] = [breakerOn(storeOn(url, prefix)), breakerOn(storeOn(url, prefix)), breakerOn(storeOn(url, prefix))];
+    // Replica one serves only the first call; two and three take turns until the breaker stops the session.
+    await one.observe('s', repeatedCall);
+    for (let i = 0; (await two.snapshot('s')).state !== 'OPEN'; i++) {
+      assert.ok(i < 10, 'the session never tripped');
+      await (i % 2 === 0 ? two : three).observe('s', repeatedCall);
+    }
+    server = await restart(server, port);
+
+    // Two and three reconnect, find the server restarted and write the trip back.
+    const observer = storeOn(url, prefix);
+    await eventually(async () => {
+      if ((await observer.listOpen()).length === 0) throw new Error('not written back yet');
+    }, 'the open session was not written back');
+    for (const replica of [one, two, three, one]) {
+      const gate = await replica.checkModelCall('s');
+      assert.equal(gate.action, 'stop', 'every replica refuses the stopped session');
+    }
+    // Replica one's own write is judged against the trip, not against the first call it saw.
+    assert.equal((await one.observe('s', { kind: 'user', text: 'try again' })).reason, 'breaker_open');
+    const after = await breakerOn(storeOn(url, prefix)).snapshot('s');
+    assert.equal(after.state, 'OPEN');
+    assert.equal(after.counters.toolCalls, (await two.snapshot('s')).counters.toolCalls);
+  });
+
+  test('a stale copy written back first gives way to the trip once a replica that knew it notices the restart, also after it was written to', async () => {
+    const { port, url } = await dedicated();
+    let server = [...servers].at(-1)!;
+    const prefix = `governor:faults:${randomUUID()}:`;
+    /** A replica on a client of the user's: it notices the restart only when asked (health), so the order is the test's. */
+    const replica = async () => {
+      const client = createClient({ url, socket: { reconnectStrategy: () => 100 } });
+      client.on('error', () => {});
+      await client.connect();
+      closers.push(() => client.close().catch(() => client.destroy()));
+      return { client, breaker: breakerOn(new RedisBreakerStore({ client, keyPrefix: prefix, timeoutMs: 1000 })) };
+    };
+    const stale = await replica();
+    const knowing = await replica();
+    // 'read' the stale replica only reads after the restart; 'written' it writes to as well.
+    for (const session of ['read', 'written']) {
+      await stale.breaker.observe(session, repeatedCall);
+      await trip(knowing.breaker, session);
+    }
+    server = await restart(server, port);
+    await eventually(() => Promise.all([stale.client.ping(), knowing.client.ping()]), 'the clients never reconnected');
+
+    // The stale replica comes first: it writes back the little it knew (and lets the calls through: it knows no better).
+    assert.equal((await stale.breaker.checkModelCall('read')).action, 'allow');
+    assert.equal((await stale.breaker.checkModelCall('written')).action, 'allow');
+    await stale.breaker.observe('written', { kind: 'user', text: 'one more try' });
+    const h = await healthWhenUp(knowing.breaker);
+    assert.equal(h.storeRestarted, true);
+
+    for (const session of ['read', 'written']) {
+      for (const b of [stale.breaker, knowing.breaker, breakerOn(storeOn(url, prefix))]) {
+        assert.equal((await b.checkModelCall(session)).action, 'stop', `${session}: every replica refuses the session again`);
+      }
+      const stored = await breakerOn(storeOn(url, prefix)).snapshot(session);
+      assert.equal(stored.state, 'OPEN', session);
+    }
+    // The user turn the stale replica logged after the restart is kept in the trip written back.
+    assert.equal((await breakerOn(storeOn(url, prefix)).snapshot('written')).counters.userEvents, 1);
+    assert.deepEqual(await knowing.breaker.openSessions(), ['read', 'written']);
+  });
+
   test('an open session the server forgot (evicted, say) is written back by the read that finds it', async () => {
     const url = testRedisUrl();
     const prefix = `governor:faults:${randomUUID()}:`;
@@ -255,6 +325,76 @@ describe('a Redis restart without persistence', () => {
 });
 
 describe('a Redis that stalls and resumes', () => {
+  test('a stalled Redis costs one timeout, not one per operation: while it is known not to answer every operation fails at once, and it recovers by itself', async () => {
+    const { url, server } = await dedicated();
+    const store = storeOn(url, `governor:faults:${randomUUID()}:`);
+    const breaker = breakerOn(store);
+    await breaker.observe('s', { kind: 'user', text: 'hello' });
+    const warnings: string[] = [];
+    breaker.on((e) => e.type === 'warning' && warnings.push(e.message ?? ''));
+    /** What a proxied request asks of the store, one operation after another (see the model proxy). */
+    const request = async () => {
+      const started = performance.now();
+      const decisions = [
+        (await breaker.checkModelCall('s')).action,
+        (await breaker.observe('s', { kind: 'model', text: 'calling a tool', promptTokens: 10, completionTokens: 5 })).action,
+        (await breaker.checkToolCall('s', { tool: 'read_file', args: { path: 'a.ts' } })).action,
+        (await breaker.observe('s', { kind: 'tool_call', tool: 'read_file', args: { path: 'a.ts' }, result: 'x' })).action,
+        await store.takeSteers('s').then(
+          () => 'answered',
+          (e: unknown) => String(e),
+        ),
+        await store.claimFirst('s', ['k']).then(
+          () => 'answered',
+          (e: unknown) => String(e),
+        ),
+      ];
+      return { decisions, ms: performance.now() - started };
+    };
+
+    process.kill(server.pid!, 'SIGSTOP');
+    try {
+      const first = await request();
+      assert.deepEqual(first.decisions.slice(0, 4), ['allow', 'allow', 'allow', 'allow'], 'fail-open, unchanged');
+      assert.ok(first.ms < 2000, `six operations took ${Math.round(first.ms)} ms: one timeout (1000 ms), not one each`);
+      assert.match(first.decisions[5] ?? '', /BreakerStoreError: Breaker store claimFirst failed: not sent: the server is not answering/);
+      assert.match(warnings[0] ?? '', /no reply within 1000 ms/);
+      assert.match(warnings[1] ?? '', /not sent/);
+      const h = await breaker.health();
+      assert.deepEqual([h.status, h.storeReachable], ['degraded', false]);
+      assert.match(h.storeError ?? '', /GOVERNOR_BREAKER_STORE: Breaker store ping failed: not sent/);
+
+      // Once the window has passed, one operation is sent to try again; the others still fail at once until it settles.
+      for (;;) {
+        const tried = store.listOpen().then(
+          () => 'answered',
+          (e: unknown) => String(e),
+        );
+        const meanwhile = await store.listOpen().then(
+          () => 'answered',
+          (e: unknown) => String(e),
+        );
+        assert.match(meanwhile, /not sent/);
+        const outcome = await tried;
+        if (/not sent/.test(outcome)) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          continue;
+        }
+        assert.match(outcome, /listOpen failed: no reply within 1000 ms/);
+        assert.match(meanwhile, /an operation sent since to try again has no reply yet/);
+        break;
+      }
+    } finally {
+      process.kill(server.pid!, 'SIGCONT');
+    }
+    // The server answers again: the store notices by itself, and judges again.
+    const back = await healthWhenUp(breaker);
+    assert.equal(back.storeReachable, true);
+    const unjudged = back.unjudged;
+    assert.deepEqual((await request()).decisions, ['allow', 'allow', 'allow', 'allow', 'answered', 'answered']);
+    assert.equal((await breaker.health()).unjudged, unjudged);
+  });
+
   test('an append the store stopped waiting for is not applied when the server resumes: unjudged counts it, and the ladder goes on from what was judged', async () => {
     const { url, server } = await dedicated();
     const breaker = breakerOn(storeOn(url));
@@ -271,6 +411,8 @@ describe('a Redis that stalls and resumes', () => {
     }
     assert.deepEqual(decisions, ['allow', 'allow', 'allow', 'allow'], 'fail-open while the server does not answer');
     assert.equal((await breaker.health()).unjudged, 6, 'three checks and three observations');
+    // Known not to answer, the store fails at once until the server answers again: health shows when it does.
+    await healthWhenUp(breaker);
 
     // The calls go over the same connection as the appends the server held: it runs those first.
     for (let i = 0; i < 5 && decisions.at(-1) !== 'stop'; i++) decisions.push((await call()).decision.action);
