@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -313,4 +313,163 @@ describe('governor CLI', () => {
       assert.ok(!isRunning(sleepPid), `sleep (pid ${sleepPid}) still runs`);
     });
   }
+});
+
+describe('governor CLI: what it echoes, and how it ends', () => {
+  const dirs: string[] = [];
+  after(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+  const tempDir = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'governor-cli-'));
+    dirs.push(dir);
+    return dir;
+  };
+  const KEY = 'sk-proj-PastePaste1234567890abcdefghijklmnopqrs';
+  const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+  test('a pasted secret or terminal escapes typed as a command, a help topic or a demo argument are echoed redacted and escaped', async () => {
+    for (const args of [
+      [`OPENAI_API_KEY=${KEY}`, 'demo'],
+      ['help', KEY],
+      ['demo', `OPENAI_API_KEY=${KEY}`, '\u001b[2J\u001b]0;pwned\u0007'],
+    ]) {
+      const { code, stdout, stderr } = await governor(args, cleanEnv());
+      assert.equal(code, 2, stderr);
+      assert.equal(stdout, '');
+      assert.match(stderr, /\[REDACTED\]/, args.join(' '));
+      assert.doesNotMatch(stderr, /PastePaste/, args.join(' '));
+      assert.doesNotMatch(stderr, RAW_CONTROL, args.join(' '));
+    }
+    const demo = await governor(['demo', '\u001b[2J'], cleanEnv());
+    assert.equal(demo.stderr, 'governor demo: takes no arguments, got: \\u001b[2J\n');
+  });
+
+  test('a stdout that fails (a full disk) ends with one line on stderr and exit 1, not a stack trace', { skip: !existsSync('/dev/full') }, async () => {
+    const file = join(tempDir(), 'one.jsonl');
+    writeFileSync(file, `${JSON.stringify({ id: 'a', steps: [{ kind: 'user', text: 'x' }] })}\n`);
+    for (const args of [['--version'], ['--help'], ['replay', file, '--json'], ['replay', file]]) {
+      const full = openSync('/dev/full', 'w');
+      const child = spawn(NODE, [BIN, ...args], { env: cleanEnv(), stdio: ['ignore', full, 'pipe'] });
+      // Listened to at once: a child that dies early must not be waited for forever.
+      const closed = once(child, 'close');
+      closeSync(full);
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const [code] = (await closed) as [number];
+      assert.equal(code, 1, `${args.join(' ')}: ${stderr}`);
+      assert.equal(stderr, 'governor: cannot write to standard output: no space left on device\n', args.join(' '));
+    }
+  });
+
+  test('a second Ctrl-C quits at once and still kills the command that ignored the first (its whole process group)', async () => {
+    await using server = await new ScriptedModelServer({
+      script: [
+        // Ignores SIGTERM and SIGINT, as does the sleep it starts: only SIGKILL ends them.
+        { toolCalls: [{ name: 'shell', arguments: { command: "trap '' TERM INT HUP; echo $$ > shell.pid; sleep 60 & echo $! > sleep.pid; wait" } }] },
+        { toolCalls: [{ name: 'submit', arguments: { summary: 'never reached' } }] },
+      ],
+    }).start();
+    const dir = tempDir();
+    const child = spawn(NODE, [BIN, 'run', 'Sleep', '--dir', dir, '--base-url', server.baseURL, '--model', 'scripted-stand-in', '--sandbox', 'none'], {
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Listened to at once: a child that dies early must not be waited for forever.
+    const closed = once(child, 'close');
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const sleepPidFile = join(dir, 'sleep.pid');
+    while ((!existsSync(sleepPidFile) || readFileSync(sleepPidFile, 'utf8').trim() === '') && child.exitCode === null) await delay(50);
+    const pids = [Number(readFileSync(join(dir, 'shell.pid'), 'utf8')), Number(readFileSync(sleepPidFile, 'utf8'))];
+    try {
+      child.kill('SIGINT');
+      while (!stderr.includes('Interrupted:') && child.exitCode === null && child.signalCode === null) await delay(20);
+      child.kill('SIGINT');
+      const [code] = (await closed) as [number];
+      assert.equal(code, 130, stderr);
+      // Well before the 2 s the first signal's SIGTERM would have been given before a SIGKILL.
+      await delay(200);
+      for (const pid of pids) assert.ok(!isRunning(pid), `pid ${pid} outlived governor run`);
+    } finally {
+      for (const pid of pids) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  for (const { signals, code, says } of [
+    { signals: ['SIGINT'], code: 130, says: /Interrupted: stopping the agent/ },
+    { signals: ['SIGTERM'], code: 143, says: /Terminated \(SIGTERM\): stopping the agent/ },
+    { signals: ['SIGINT', 'SIGINT'], code: 130, says: /Interrupted: stopping the agent/ },
+  ] as const) {
+    test(`governor demo stopped by ${signals.join(' then ')} says so, exits ${code} and leaves no working directory behind`, async () => {
+      const temp = tempDir();
+      const child = spawn(NODE, [BIN, 'demo'], { env: cleanEnv({ TMPDIR: temp }), stdio: ['ignore', 'pipe', 'pipe'] });
+      // Listened to at once: a child that dies early must not be waited for forever.
+      const closed = once(child, 'close');
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const workingDirectories = (): string[] => readdirSync(temp).filter((name) => name.startsWith('governor-demo-'));
+      const running = (): boolean => child.exitCode === null && child.signalCode === null;
+      while (workingDirectories().length === 0 && running()) await delay(10);
+      child.kill(signals[0]);
+      if (signals.length > 1) {
+        while (!says.test(stderr) && running()) await delay(10);
+        child.kill(signals[1]);
+      }
+      const [exitCode, killedBy] = (await closed) as [number | null, NodeJS.Signals | null];
+      assert.equal(exitCode, code, `killed by ${killedBy}: ${stderr}`);
+      assert.match(stderr, says);
+      if (signals.length === 1) assert.match(stdout, /^Result: aborted/m);
+      assert.deepEqual(workingDirectories(), []);
+    });
+  }
+
+  test('--cost-limit with a model that has no price is a usage error before the run starts', async () => {
+    await using server = await new ScriptedModelServer({ script: [{ toolCalls: [{ name: 'submit', arguments: { summary: 'done' } }] }] }).start();
+    const dir = tempDir();
+    const refused = await governor(['run', 'task', '--dir', dir, '--base-url', server.baseURL, '--model', 'm', '--cost-limit', '1'], cleanEnv());
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.equal(refused.stdout, '');
+    assert.match(refused.stderr, /^governor run: --cost-limit needs a price for model "m", and there is none/);
+    assert.doesNotMatch(refused.stderr, /Running on|pass prices/);
+    assert.equal(server.requests.length, 0);
+    // A model of the price table behind a base URL keeps its price, and its limit.
+    const priced = await governor(
+      ['run', 'task', '--dir', dir, '--base-url', server.baseURL, '--model', 'gpt-4o-mini', '--cost-limit', '1', '--json'],
+      cleanEnv(),
+    );
+    assert.equal(priced.code, 0, priced.stderr);
+    assert.equal((JSON.parse(priced.stdout) as { status: string }).status, 'completed');
+  });
+
+  test("governor run's parse errors say they are governor run's", async () => {
+    const unknown = await governor(['run', 'task', '--bogus'], cleanEnv());
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /^governor run: Unknown option '--bogus'/);
+  });
+
+  test('a --dir that is not a directory is a usage error naming --dir, not the option it becomes', async () => {
+    const missing = join(tempDir(), 'nowhere');
+    const noDir = await governor(['run', 'task', '--dir', missing, '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm'], cleanEnv());
+    assert.equal(noDir.code, 2, noDir.stderr);
+    assert.equal(noDir.stderr, `governor run: --dir ${missing}: does not exist or is not a directory\n`);
+  });
+
+  test('governor demo with an unusable model configuration says what to set, never a flag it refuses (exit 2)', async () => {
+    for (const [env, says] of [
+      [{ GOVERNOR_BASE_URL: 'http://127.0.0.1:1/v1' }, /GOVERNOR_MODEL=llama3\.1/],
+      [{ GOVERNOR_MODEL: 'openai:gpt-4o' }, /set the OPENAI_API_KEY environment variable, or use an OpenAI-compatible server with GOVERNOR_BASE_URL/],
+      [{ GOVERNOR_MODEL: 'acme:m1' }, /use openai:, anthropic:, or GOVERNOR_BASE_URL for an OpenAI-compatible server/],
+    ] as const) {
+      const { code, stdout, stderr } = await governor(['demo'], cleanEnv(env));
+      assert.equal(code, 2, stderr);
+      assert.equal(stdout, '');
+      assert.match(stderr, /^governor demo: /);
+      assert.match(stderr, says);
+      assert.match(stderr, /unset them to run on the scripted stand-in/);
+      assert.doesNotMatch(stderr, /--model|--base-url/);
+    }
+  });
 });

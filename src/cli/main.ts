@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { styleText } from 'node:util';
+import { getSystemErrorMessage, styleText } from 'node:util';
 import { EXIT_CODES } from './cli-command.ts';
 import { COMMANDS } from './commands.ts';
 import { didYouMean } from './did-you-mean.ts';
-import { printable, terminalText } from '../redaction/terminal-text.ts';
+import { printable } from '../redaction/terminal-text.ts';
 import type { CliIO } from './progress.ts';
 
 /** The package version, read from the package.json two levels up (from `src/cli/` and from `dist/cli/`). */
@@ -43,7 +43,8 @@ function unknownCommand(name: string, io: CliIO): number {
     COMMANDS.map((c) => c.name),
   );
   io.stderr.write(
-    `${errorPrefix(io)} unknown command "${terminalText(name)}".${guess ? ` Did you mean "governor ${guess}"?` : ''}\nRun "governor --help" for the list of commands.\n`,
+    // What was typed may be a pasted secret (`governor OPENAI_API_KEY=sk-…`): redacted like every other echo.
+    `${errorPrefix(io)} unknown command "${printable(name)}".${guess ? ` Did you mean "governor ${guess}"?` : ''}\nRun "governor --help" for the list of commands.\n`,
   );
   return EXIT_CODES.usage;
 }
@@ -89,22 +90,51 @@ async function main(argv: readonly string[], io: CliIO): Promise<number> {
   return command.run(rest, io);
 }
 
+/** A failed write to stdout or stderr in a few words: "no space left on device", not the errno code and syscall. */
+function describeOutputError(error: NodeJS.ErrnoException): string {
+  if (typeof error.errno === 'number') {
+    try {
+      return getSystemErrorMessage(error.errno);
+    } catch {
+      // Not a system errno (a stream error of Node's own): its message says it.
+    }
+  }
+  return error.message;
+}
+
 /**
- * Runs the CLI in this process: `process.argv`, the standard streams, and the
- * exit code. A reader that closes our stdout early (`governor replay … | head`)
- * ends the output quietly instead of with a stack trace.
+ * Watches stdout and stderr for write errors. A reader that closes our stdout
+ * early (`governor replay … | head`) ends the output quietly; any other error
+ * (a full disk, an I/O error) is said once on stderr and makes the exit code 1.
+ * Never rethrown: a throw in an 'error' listener is an uncaught exception,
+ * whose stack trace is no use to someone whose disk is full.
  */
-export async function runCli(): Promise<void> {
-  const quietOnClosedPipe = (error: NodeJS.ErrnoException): void => {
-    if (error.code !== 'EPIPE') throw error;
+function watchOutputErrors(io: CliIO): { readonly failed: boolean } {
+  const state = { failed: false };
+  const onError = (stream: 'stdout' | 'stderr') => (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || state.failed) return;
+    state.failed = true;
+    // After the command has set its exit code (`--version` is written before its error comes back); a failure code stays.
+    if (!process.exitCode) process.exitCode = EXIT_CODES.failure;
+    // stderr may still work when stdout failed; when stderr itself failed there is nowhere to say it.
+    if (stream === 'stdout') io.stderr.write(`${errorPrefix(io)} cannot write to standard output: ${printable(describeOutputError(error))}\n`);
   };
-  process.stdout.on('error', quietOnClosedPipe);
-  process.stderr.on('error', quietOnClosedPipe);
+  process.stdout.on('error', onError('stdout'));
+  process.stderr.on('error', onError('stderr'));
+  return state;
+}
+
+/** Runs the CLI in this process: `process.argv`, the standard streams, and the exit code. */
+export async function runCli(): Promise<void> {
   const io: CliIO = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+  const output = watchOutputErrors(io);
+  let code: number;
   try {
-    process.exitCode = await main(process.argv.slice(2), io);
+    code = await main(process.argv.slice(2), io);
   } catch (error) {
     io.stderr.write(`${errorPrefix(io)} ${printable(error instanceof Error ? error.message : String(error))}\n`);
-    process.exitCode = EXIT_CODES.failure;
+    code = EXIT_CODES.failure;
   }
+  // A command that did its work but could not print the result did not succeed; a more specific code stays.
+  process.exitCode = output.failed && code === EXIT_CODES.ok ? EXIT_CODES.failure : code;
 }

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
@@ -5,8 +6,12 @@ import { MAX_TIMER_MS } from '../errors/validate-options.ts';
 import type { AgentLoopResult } from '../harness/agent-loop.ts';
 import { CliUsageError } from './breaker-flags.ts';
 import { EXIT_CODES } from './cli-command.ts';
+import { writeCommandError } from './command-error.ts';
 import { MiniAgent } from '../harness/mini-agent.ts';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
+import { findPrice, mergePrices } from '../model/pricing.ts';
 import { resolveModelSpec } from './model-spec.ts';
+import { stopOnSignals } from './stop-on-signals.ts';
 import { progressLine, summaryLines, type CliIO } from './progress.ts';
 import { watchBreaker } from './watch-breaker.ts';
 import { printable } from '../redaction/terminal-text.ts';
@@ -15,8 +20,6 @@ import { printable } from '../redaction/terminal-text.ts';
 const MAX_TIMEOUT_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
 
 /** The exit code of a run ended by a signal: 128 + the signal's number. */
-const SIGNAL_EXIT_CODES = { SIGINT: EXIT_CODES.interrupted, SIGTERM: EXIT_CODES.terminated } as const;
-type StopSignal = keyof typeof SIGNAL_EXIT_CODES;
 
 /** The help of `governor run`. */
 export const RUN_USAGE = `Usage: governor run "TASK" [--dir DIR] [--model provider:model] [--base-url URL]
@@ -77,27 +80,58 @@ function parseRunArgs(argv: readonly string[]) {
   });
 }
 
+/** `--dir`, checked here so that the error names the flag, not the option of MiniAgent it becomes. */
+function workingDirectory(dir: string): string {
+  const path = resolve(dir);
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(path).isDirectory();
+  } catch {
+    // Missing or unreadable: said below, the same way.
+  }
+  if (!isDirectory) throw new CliUsageError(`--dir ${dir}: does not exist or is not a directory`);
+  return path;
+}
+
+/**
+ * `--cost-limit`, refused now for a model without a price: the run would
+ * otherwise start, then end at once with an error. Priced as AgentLoop prices
+ * the run (the model's own id, the built-in price table: the CLI passes no
+ * prices of its own).
+ */
+function costLimit(value: string | undefined, model: LanguageModelV4): number | undefined {
+  const usd = positiveNumber('cost-limit', value);
+  if (usd !== undefined && findPrice(model.modelId, mergePrices()) === undefined) {
+    throw new CliUsageError(
+      `--cost-limit needs a price for model "${model.modelId}", and there is none (a model behind a base URL has one only if its id is a known one, such as gpt-4o-mini): leave out --cost-limit and bound the run with --max-invocations or --timeout`,
+    );
+  }
+  return usd;
+}
+
 /** `governor run`: returns the process exit code (0 completed, 1 any other end, 2 usage error, 130 interrupted, 143 terminated). */
 export async function runRunCommand(argv: readonly string[], io: CliIO): Promise<number> {
   let parsed: ReturnType<typeof parseRunArgs>;
   try {
     parsed = parseRunArgs(argv);
   } catch (error) {
-    io.stderr.write(`${(error as Error).message}\n\n${RUN_USAGE}\n`);
-    return 2;
+    // parseArgs quotes the option as typed, which may be a pasted secret.
+    writeCommandError(io, 'run', error, RUN_USAGE);
+    return EXIT_CODES.usage;
   }
   const { values, positionals } = parsed;
   if (values.help) {
     io.stdout.write(`${RUN_USAGE}\n`);
-    return 0;
+    return EXIT_CODES.ok;
   }
   const task = positionals.join(' ').trim();
   if (!task) {
     io.stderr.write(`governor run: no task given.\n\n${RUN_USAGE}\n`);
-    return 2;
+    return EXIT_CODES.usage;
   }
   let agent: MiniAgent;
   let label: string;
+  let dir: string;
   // Progress is not the result: it goes to stderr, so stdout holds only the summary or the JSON.
   const print = (line: string): void => {
     io.stderr.write(`${printable(line)}\n`);
@@ -106,15 +140,17 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
   try {
     const spec = await resolveModelSpec({ model: values.model, baseURL: values['base-url'], env: io.env });
     label = spec.label;
+    dir = workingDirectory(values.dir);
     const maxInvocations = positiveNumber('max-invocations', values['max-invocations']);
     if (maxInvocations !== undefined && !Number.isInteger(maxInvocations)) throw new CliUsageError('--max-invocations must be a whole number');
+    const costLimitUsd = costLimit(values['cost-limit'], spec.model);
     const breaker = values['no-breaker'] ? false : new AgentBreaker();
     const state = breaker ? watchBreaker(breaker, (line) => print(`   ${line}`)) : () => undefined;
     agent = new MiniAgent({
       model: spec.model,
-      workingDirectory: resolve(values.dir),
+      workingDirectory: dir,
       maxInvocations,
-      costLimitUsd: positiveNumber('cost-limit', values['cost-limit']),
+      costLimitUsd,
       timeoutMs: timeoutMs(values.timeout),
       breaker,
       abortSignal: interrupt.signal,
@@ -126,35 +162,17 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
       },
     });
   } catch (error) {
-    io.stderr.write(`governor run: ${printable((error as Error).message)}\n`);
-    return 2;
+    writeCommandError(io, 'run', error);
+    return EXIT_CODES.usage;
   }
-  print(`Running on ${label} in ${resolve(values.dir)}${agent.sandbox === 'bubblewrap' ? ' (commands sandboxed with bubblewrap)' : ''}`);
+  print(`Running on ${label} in ${dir}${agent.sandbox === 'bubblewrap' ? ' (commands sandboxed with bubblewrap)' : ''}`);
   if (agent.sandboxWarning !== undefined) print(`Warning: ${agent.sandboxWarning}`);
-  // First Ctrl-C or SIGTERM (a supervisor, `timeout`, `docker stop`): abort the run (the shell
-  // tool kills the running command's process group) and report; a second signal leaves at once.
-  let stoppedBy: StopSignal | undefined;
-  const onSignal = (signal: StopSignal): void => {
-    if (interrupt.signal.aborted) process.exit(SIGNAL_EXIT_CODES[signal]);
-    stoppedBy = signal;
-    if (signal === 'SIGINT') {
-      io.stderr.write('\nInterrupted: stopping the agent and its running command (Ctrl-C again to quit at once).\n');
-      interrupt.abort(new Error('interrupted by the user (Ctrl-C)'));
-    } else {
-      io.stderr.write('\nTerminated (SIGTERM): stopping the agent and its running command (a second signal quits at once).\n');
-      interrupt.abort(new Error('terminated (SIGTERM)'));
-    }
-  };
-  const onInterrupt = (): void => onSignal('SIGINT');
-  const onTerminate = (): void => onSignal('SIGTERM');
-  process.on('SIGINT', onInterrupt);
-  process.on('SIGTERM', onTerminate);
+  const signals = stopOnSignals(interrupt, io);
   let result: AgentLoopResult;
   try {
     result = await agent.run(task);
   } finally {
-    process.off('SIGINT', onInterrupt);
-    process.off('SIGTERM', onTerminate);
+    signals.runEnded();
   }
   if (values.json) {
     io.stdout.write(
@@ -176,6 +194,6 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
   } else {
     io.stdout.write(`\n${printable(summaryLines(result, label).join('\n'))}\n`);
   }
-  if (stoppedBy !== undefined) return SIGNAL_EXIT_CODES[stoppedBy];
+  if (signals.exitCode !== undefined) return signals.exitCode;
   return result.status === 'completed' ? EXIT_CODES.ok : EXIT_CODES.failure;
 }

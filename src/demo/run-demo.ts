@@ -2,9 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
-import { hasModelConfiguration, resolveModelSpec } from '../cli/model-spec.ts';
+import { EXIT_CODES } from '../cli/cli-command.ts';
+import { writeCommandError } from '../cli/command-error.ts';
+import { hasModelConfiguration, resolveModelSpec, type ResolvedModelSpec } from '../cli/model-spec.ts';
 import { formatTokens, progressLine, summaryLines, type CliIO } from '../cli/progress.ts';
+import { stopOnSignals } from '../cli/stop-on-signals.ts';
 import { watchBreaker } from '../cli/watch-breaker.ts';
+import { GovernorError } from '../errors/governor-error.ts';
 import type { AgentLoopResult } from '../harness/agent-loop.ts';
 import { MiniAgent } from '../harness/mini-agent.ts';
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
@@ -21,8 +25,16 @@ function freshWorkingDirectory(): string {
   return dir;
 }
 
-async function runOnce(model: unknown, breaker: AgentBreaker | false, print: (line: string) => void): Promise<AgentLoopResult> {
+/** The working directories of the runs under way, removed at once when a second signal quits without unwinding. */
+const liveDirectories = new Set<string>();
+
+function removeLiveDirectories(): void {
+  for (const dir of liveDirectories) rmSync(dir, { recursive: true, force: true });
+}
+
+async function runOnce(model: unknown, breaker: AgentBreaker | false, print: (line: string) => void, abortSignal: AbortSignal): Promise<AgentLoopResult> {
   const dir = freshWorkingDirectory();
+  liveDirectories.add(dir);
   try {
     const state = breaker ? watchBreaker(breaker, (line) => print(`   ${line}`)) : () => undefined;
     const agent = new MiniAgent({
@@ -32,6 +44,7 @@ async function runOnce(model: unknown, breaker: AgentBreaker | false, print: (li
       commandTimeoutMs: 20_000,
       timeoutMs: 300_000,
       breaker,
+      abortSignal,
       onProgress: (event) => {
         const line = progressLine(event, state);
         if (line) print(line);
@@ -40,6 +53,40 @@ async function runOnce(model: unknown, breaker: AgentBreaker | false, print: (li
     return await agent.run(DEMO_TASK);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    liveDirectories.delete(dir);
+  }
+}
+
+/** A model configuration the environment holds but that cannot be used (as opposed to a package that is missing). */
+const MODEL_SPEC_ERROR = 'GOVERNOR_MODEL_SPEC';
+
+/**
+ * The advice of a model configuration error, for the demo: it reads its model
+ * from the environment only and refuses flags, so the flags the advice names
+ * for `governor run` become the variables that mean the same.
+ */
+function withVariablesForFlags(message: string): string {
+  return message
+    .replace(/\(--base-url or GOVERNOR_BASE_URL\)/g, '(GOVERNOR_BASE_URL)')
+    .replace(/--base-url \(or GOVERNOR_BASE_URL\)/g, 'GOVERNOR_BASE_URL')
+    .replace(/--model (\S+) \(or GOVERNOR_MODEL\)/g, 'GOVERNOR_MODEL=$1')
+    .replace(/--base-url/g, 'GOVERNOR_BASE_URL')
+    .replace(/--model (\S+)/g, 'GOVERNOR_MODEL=$1');
+}
+
+/** The model named by the environment; `undefined` after saying why it cannot be used. */
+async function realModel(io: CliIO): Promise<ResolvedModelSpec | undefined> {
+  try {
+    return await resolveModelSpec({ env: io.env });
+  } catch (error) {
+    // A missing provider package keeps its own message and exit code (1, from the dispatcher).
+    if (!(GovernorError.isInstance(error) && error.code === MODEL_SPEC_ERROR)) throw error;
+    writeCommandError(
+      io,
+      'demo',
+      `${withVariablesForFlags(error.message)}\nThe demo takes its model from GOVERNOR_MODEL, GOVERNOR_BASE_URL, OPENAI_API_KEY and ANTHROPIC_API_KEY; unset them to run on the scripted stand-in.`,
+    );
+    return undefined;
   }
 }
 
@@ -47,7 +94,8 @@ async function runOnce(model: unknown, breaker: AgentBreaker | false, print: (li
  * The main job: MiniAgent fixes a small bug with the breaker on. Without a
  * model key it runs on the scripted stand-in, which loops the way real agents
  * do, and then runs the same agent under a plain step cap to show what that
- * would have spent.
+ * would have spent. Ctrl-C or SIGTERM stops it as it stops `governor run`:
+ * the summary so far, exit 130 or 143, and no working directory left behind.
  */
 export async function runDemo(io: CliIO): Promise<number> {
   // A real model's words reach the terminal: redacted, and with no control character it could act on.
@@ -58,7 +106,8 @@ export async function runDemo(io: CliIO): Promise<number> {
   let model: unknown;
   let label: string;
   if (real) {
-    const spec = await resolveModelSpec({ env: io.env });
+    const spec = await realModel(io);
+    if (spec === undefined) return EXIT_CODES.usage;
     model = spec.model;
     label = spec.label;
     note(`Running the demo task on the real model ${label}.`);
@@ -69,27 +118,33 @@ export async function runDemo(io: CliIO): Promise<number> {
     note('No model key found: running on the SCRIPTED STAND-IN model, a local fake that replays a realistic agent over HTTP.');
     note('Set OPENAI_API_KEY (or GOVERNOR_BASE_URL and GOVERNOR_MODEL) to run a real model on the same task.');
   }
+  const interrupt = new AbortController();
+  // Without it the default action kills the process mid-run, and the finally blocks that remove the directories never run.
+  const signals = stopOnSignals(interrupt, io, removeLiveDirectories);
   try {
     note();
     note(`Task: ${DEMO_TASK}`);
     note();
-    const governed = await runOnce(model, new AgentBreaker(), note);
+    const governed = await runOnce(model, new AgentBreaker(), note, interrupt.signal);
     out();
     out('--- Summary: with the AgentBreaker ---');
     for (const line of summaryLines(governed, label)) out(line);
+    if (signals.exitCode !== undefined) return signals.exitCode;
     if (server) {
       out();
       out(`--- The same agent under a plain step cap of ${STEP_CAP} model calls, no breaker ---`);
-      const capped = await runOnce(model, false, () => undefined);
+      const capped = await runOnce(model, false, () => undefined, interrupt.signal);
       for (const line of summaryLines(capped, label)) out(line);
+      if (signals.exitCode !== undefined) return signals.exitCode;
       out();
       out(
         `With the breaker the agent ended with "${governed.status}" after ${governed.invocations} model calls (${formatTokens(governed.usage)}); ` +
           `under the plain step cap it kept looping for ${capped.invocations} calls (${formatTokens(capped.usage)}) and ended with "${capped.status}".`,
       );
     }
-    return governed.status === 'completed' ? 0 : 1;
+    return governed.status === 'completed' ? EXIT_CODES.ok : EXIT_CODES.failure;
   } finally {
+    signals.runEnded();
     await server?.close();
   }
 }

@@ -78,13 +78,34 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
 }
 
 /**
+ * Process groups of commands that may still be alive. They are SIGKILLed if
+ * this process exits first (a second Ctrl-C, `process.exit`): the SIGKILL
+ * timer of a group that ignored SIGTERM dies with us, and the group would
+ * live on, reparented to init.
+ */
+const liveGroups = new Set<number>();
+let killingLiveGroupsOnExit = false;
+
+function trackGroup(pgid: number): void {
+  if (!killingLiveGroupsOnExit) {
+    killingLiveGroupsOnExit = true;
+    // 'exit' listeners may only do synchronous work: process.kill is.
+    process.on('exit', () => {
+      for (const group of liveGroups) signalGroup(group, 'SIGKILL');
+    });
+  }
+  liveGroups.add(pgid);
+}
+
+/**
  * Runs `command` with `/bin/sh -c` as the leader of a new process group, so that a
  * timeout or an abort can end everything it started (SIGTERM to the group, then
  * SIGKILL after a grace period). When the shell exits, whatever it left behind in
  * its group is terminated too: nothing a command starts outlives it. A process
  * that moves itself to another group or session (`setsid`, daemons) escapes
  * this; if it keeps the output open, reading stops `killGraceMs` + 250 ms after
- * the shell ends (`abandonedOutput`), so it cannot hang the caller.
+ * the shell ends (`abandonedOutput`), so it cannot hang the caller. If this
+ * process exits while the group may be alive, the group is SIGKILLed first.
  *
  * stdin is empty, so a command waiting for input ends instead of hanging.
  *
@@ -112,6 +133,8 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const pgid = child.pid;
+    if (pgid !== undefined) trackGroup(pgid);
     const output = new CappedOutput(maxOutputBytes);
     child.stdout.on('data', (chunk: Buffer) => output.append(chunk));
     child.stderr.on('data', (chunk: Buffer) => output.append(chunk));
@@ -125,7 +148,10 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
       const pid = child.pid;
       if (pid === undefined || !signalGroup(pid, 'SIGTERM') || killTimer !== undefined) return;
       // Unref'd: a leftover that ignores SIGTERM must not keep the host process alive.
-      killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), killGraceMs).unref();
+      killTimer = setTimeout(() => {
+        signalGroup(pid, 'SIGKILL');
+        liveGroups.delete(pid);
+      }, killGraceMs).unref();
     };
     const timer = setTimeout(() => {
       endedBy ??= 'timed_out';
@@ -158,7 +184,10 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
     child.on('close', (exitCode: number | null, exitSignal: NodeJS.Signals | null) => {
       cleanUp();
       // Keep the SIGKILL pending only while someone in the group may still be alive.
-      if (killTimer !== undefined && child.pid !== undefined && !signalGroup(child.pid, 0)) clearTimeout(killTimer);
+      if (pgid !== undefined && !signalGroup(pgid, 0)) {
+        clearTimeout(killTimer);
+        liveGroups.delete(pgid);
+      }
       const end: CommandOutcome['end'] = endedBy ?? (exitSignal === null ? 'exited' : 'signaled');
       resolve({
         end,
@@ -172,6 +201,7 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
     });
     child.on('error', (error) => {
       cleanUp();
+      if (pgid !== undefined) liveGroups.delete(pgid);
       reject(new CommandStartError(cwd, error));
     });
   });

@@ -1,14 +1,18 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { EventEmitter, once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import type { BreakerEvent, ProposedToolCall } from '../breaker/breaker-event.ts';
 import { runReplayCommand, type ReplayIo } from './replay-command.ts';
 import type { ReplayableBreaker, ReplayDecision } from './replayable-breaker.ts';
 
+const BIN = new URL('../cli/bin.ts', import.meta.url).pathname;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'governor-replay-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -547,4 +551,249 @@ test('stops quietly with exit 0 when the reader of the output goes away (EPIPE)'
   assert.ok(stdout.writes < 50, `expected the replay to stop writing, it wrote ${stdout.writes} lines`);
   assert.equal(stderr.text, '');
   assert.equal(stdout.listenerCount('error'), 0);
+});
+
+/** A stdout whose reader goes away after the first write, as `| head -1` does. */
+class ClosingPipe extends EventEmitter {
+  writes = 0;
+  write(_chunk: string): boolean {
+    this.writes++;
+    if (this.writes === 1) queueMicrotask(() => this.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })));
+    return true;
+  }
+}
+
+describe('governor replay: the --html report never costs the input or the previous report', () => {
+  const content = `${JSON.stringify(looping)}\n`;
+
+  test('--html naming the input through a symlink or a hard link, either way round, is refused before anything is written', async () => {
+    const cases: Array<[string, () => readonly string[]]> = [
+      [
+        'a symlink to the input',
+        () => {
+          const input = writeFile('by-symlink.jsonl', content);
+          fs.symlinkSync('by-symlink.jsonl', path.join(dir, 'by-symlink.html'));
+          return [input, '--html', 'by-symlink.html'];
+        },
+      ],
+      [
+        'a hard link to the input',
+        () => {
+          const input = writeFile('by-hardlink.jsonl', content);
+          fs.linkSync(input, path.join(dir, 'by-hardlink.html'));
+          return [input, '--html', 'by-hardlink.html'];
+        },
+      ],
+      [
+        'the input named through a symlink, the report as the file itself',
+        () => {
+          writeFile('target.jsonl', content);
+          fs.symlinkSync('target.jsonl', path.join(dir, 'link-to-target.jsonl'));
+          return ['link-to-target.jsonl', '--html', 'target.jsonl'];
+        },
+      ],
+    ];
+    for (const [name, setUp] of cases) {
+      const argv = setUp();
+      const out = io();
+      assert.equal(await runReplayCommand(argv, out, stub), 2, name);
+      assert.match(out.stderr.text, /--html \S+ is the file being replayed/, name);
+      assert.equal(out.stdout.text, '', name);
+    }
+    for (const name of ['by-symlink.jsonl', 'by-hardlink.jsonl', 'target.jsonl']) assert.equal(fs.readFileSync(path.join(dir, name), 'utf8'), content, name);
+  });
+
+  test('--html naming the file standard input is redirected from is refused', async () => {
+    const input = writeFile('redirected.jsonl', content);
+    const fd = fs.openSync(input, 'r');
+    const stdin = fs.createReadStream('', { fd });
+    try {
+      const out = { ...io(), stdin };
+      assert.equal(await runReplayCommand(['-', '--html', 'redirected.jsonl'], out, stub), 2);
+      assert.match(out.stderr.text, /--html redirected\.jsonl is the file being replayed \(standard input\)/);
+    } finally {
+      stdin.destroy();
+    }
+    assert.equal(fs.readFileSync(input, 'utf8'), content);
+  });
+
+  test('a report that cannot be written in full (disk full) leaves the previous report whole and no temporary file', {
+    skip: process.platform === 'win32',
+  }, () => {
+    const folder = fs.mkdtempSync(path.join(dir, 'full-'));
+    const input = path.join(folder, 'runs.jsonl');
+    fs.writeFileSync(input, `${JSON.stringify(looping)}\n${JSON.stringify(productive)}\n`);
+    const report = path.join(folder, 'report.html');
+    fs.writeFileSync(report, 'OLD REPORT\n');
+    // A file size limit of 4 KiB makes the write fail part way (EFBIG), as a full disk does (ENOSPC); the report is larger.
+    const result = spawnSync('/bin/sh', ['-c', 'ulimit -f 8 && exec "$@"', 'sh', process.execPath, BIN, 'replay', input, '--html', report], {
+      encoding: 'utf8',
+    });
+    assert.equal(result.status, 1, result.stderr);
+    assert.match(result.stderr, /governor replay: cannot write --html .*report\.html: .*(EFBIG|too large)/);
+    assert.equal(fs.readFileSync(report, 'utf8'), 'OLD REPORT\n');
+    assert.deepEqual(fs.readdirSync(folder).sort(), ['report.html', 'runs.jsonl']);
+  });
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    test(`${signal} while the report is being written leaves the previous report whole and no temporary file`, {
+      skip: process.platform === 'win32',
+    }, async () => {
+      const folder = fs.mkdtempSync(path.join(dir, 'signal-'));
+      const input = path.join(folder, 'runs.jsonl');
+      fs.writeFileSync(input, `${JSON.stringify(looping)}\n`);
+      const report = path.join(folder, 'report.html');
+      fs.writeFileSync(report, 'OLD REPORT\n');
+      // A slow disk: the report's first half is written, then the write stalls, and the test interrupts it there.
+      const slowDisk = path.join(dir, `slow-disk-${signal}.mjs`);
+      fs.writeFileSync(
+        slowDisk,
+        `import fs from 'node:fs/promises';
+const writeFile = fs.writeFile;
+fs.writeFile = async (file, data, options) => {
+  if (typeof data !== 'string' || !data.startsWith('<!doctype html>')) return writeFile(file, data, options);
+  await writeFile(file, data.slice(0, data.length / 2), options);
+  process.stderr.write('STALLED\\n');
+  await new Promise((resolve) => setTimeout(resolve, 30_000));
+  await fs.appendFile(file, data.slice(data.length / 2));
+};
+`,
+      );
+      const child = spawn(process.execPath, ['--import', pathToFileURL(slowDisk).href, BIN, 'replay', input, '--html', report], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      // Listened to at once: a child that dies early must not be waited for forever.
+      const closed = once(child, 'close');
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      while (!stderr.includes('STALLED') && child.exitCode === null && child.signalCode === null) await new Promise((resolve) => setTimeout(resolve, 20));
+      child.kill(signal);
+      const [code, killedBy] = (await closed) as [number | null, NodeJS.Signals | null];
+      // replay has no signal handling of its own: it still dies of the signal, as the shell expects.
+      assert.equal(killedBy, signal, `exit code ${code}: ${stderr}`);
+      assert.equal(fs.readFileSync(report, 'utf8'), 'OLD REPORT\n');
+      assert.deepEqual(fs.readdirSync(folder).sort(), ['report.html', 'runs.jsonl']);
+    });
+  }
+
+  test('a report through a symlink is written to the file it names, and the link stays a link', async () => {
+    const folder = fs.mkdtempSync(path.join(dir, 'linked-'));
+    fs.writeFileSync(path.join(folder, 'real.html'), 'OLD REPORT\n', { mode: 0o640 });
+    fs.chmodSync(path.join(folder, 'real.html'), 0o640);
+    fs.symlinkSync('real.html', path.join(folder, 'latest.html'));
+    const out = io();
+    assert.equal(await runReplayCommand([corpus, '--html', path.join(folder, 'latest.html')], out, stub), 0, out.stderr.text);
+    assert.ok(fs.lstatSync(path.join(folder, 'latest.html')).isSymbolicLink());
+    assert.match(fs.readFileSync(path.join(folder, 'real.html'), 'utf8'), /^<!doctype html>/);
+    assert.equal(fs.statSync(path.join(folder, 'real.html')).mode & 0o777, 0o640, 'the permissions of the report replaced are kept');
+    assert.deepEqual(fs.readdirSync(folder).sort(), ['latest.html', 'real.html']);
+  });
+
+  test('when the reader of stdout goes away (| head), the replay goes on and still writes the --html report; exit 0', async () => {
+    const lines = Array.from({ length: 50 }, (_, i) => JSON.stringify({ ...looping, id: `l${i}` })).join('\n');
+    const file = writeFile('fifty-loops.jsonl', lines + '\n');
+    for (const json of [false, true]) {
+      const report = path.join(dir, `piped-${json}.html`);
+      const stdout = new ClosingPipe();
+      const stderr = new Capture();
+      const code = await runReplayCommand([file, '--html', report, ...(json ? ['--json'] : [])], { stdout, stderr, cwd: dir }, stub);
+      assert.equal(code, 0, stderr.text);
+      assert.ok(stdout.writes < 5, `stdout was written to after it closed: ${stdout.writes} writes`);
+      assert.equal(card(fs.readFileSync(report, 'utf8'), 'would have stopped'), 50, 'the report covers the whole file');
+      assert.match(stderr.text, /HTML report written to/);
+      assert.equal(stdout.listenerCount('error'), 0);
+    }
+  });
+});
+
+describe('governor replay: an input with no usable trajectory', () => {
+  test('a gzip-compressed file is refused at its first bytes with exit 1, saying to decompress it; nothing on stdout', async () => {
+    const file = path.join(dir, 'runs.jsonl.gz');
+    fs.writeFileSync(file, gzipSync(Buffer.from(`${JSON.stringify(looping)}\n${JSON.stringify(productive)}\n`.repeat(50))));
+    for (const json of [false, true]) {
+      const out = io();
+      assert.equal(await runReplayCommand([file, ...(json ? ['--json'] : [])], out, stub), 1);
+      assert.equal(out.stdout.text, '');
+      assert.equal(
+        out.stderr.text,
+        `governor replay: no trajectory in ${file}: it is gzip-compressed; decompress it first (zcat ${file} | governor replay -)\n`,
+      );
+    }
+    // From a pipe too, where there is no file name to go by.
+    const piped = { ...io(), stdin: Readable.from([fs.readFileSync(file)]) };
+    assert.equal(await runReplayCommand(['-'], piped, stub), 1);
+    assert.match(piped.stderr.text, /^governor replay: no trajectory in standard input: it is gzip-compressed; decompress it first/);
+    const explained = io();
+    assert.equal(await runReplayCommand([file, '--explain', 'loop'], explained, stub), 1);
+    assert.match(explained.stderr.text, /it is gzip-compressed/);
+  });
+
+  test('a file of which no line is a trajectory exits 1 and shows only the first 20 line errors; no report replaces the previous one', async () => {
+    const prettyPrinted = writeFile('pretty.json', `${JSON.stringify([looping, productive], null, 2)}\n`);
+    const lineCount = fs.readFileSync(prettyPrinted, 'utf8').trim().split('\n').length;
+    assert.ok(lineCount > 40);
+    fs.writeFileSync(path.join(dir, 'kept.html'), 'OLD REPORT\n');
+    const out = io();
+    assert.equal(await runReplayCommand([prettyPrinted, '--html', 'kept.html'], out, stub), 1);
+    const stderr = out.stderr.text.trimEnd().split('\n');
+    assert.equal(stderr.filter((line) => /^line \d+: /.test(line)).length, 20);
+    assert.match(stderr.at(-2)!, new RegExp(`^… and ${lineCount - 20} more malformed lines, not shown$`));
+    assert.equal(
+      stderr.at(-1),
+      `governor replay: no trajectory in ${prettyPrinted}: all ${lineCount} lines are malformed (expected JSON Lines: one trajectory object per line)`,
+    );
+    assert.equal(out.stdout.text, '');
+    assert.equal(fs.readFileSync(path.join(dir, 'kept.html'), 'utf8'), 'OLD REPORT\n');
+  });
+
+  test('a file with good lines among many bad ones still exits 0, with the line errors capped', async () => {
+    const bad = Array.from({ length: 30 }, (_, i) => `{not json ${i}`);
+    const file = writeFile('mostly-bad.jsonl', [...bad, JSON.stringify(productive)].join('\n') + '\n');
+    const out = io();
+    assert.equal(await runReplayCommand([file], out, stub), 0);
+    assert.equal((out.stderr.text.match(/^line \d+: invalid JSON/gm) ?? []).length, 20);
+    assert.match(out.stderr.text, /^… and 10 more malformed lines, not shown$/m);
+    assert.match(out.stdout.text, /Trajectories: 1 replayed, 0 tripped \(0\.0%\), 30 malformed lines skipped/);
+  });
+
+  test('an empty file replays nothing and exits 0 (said in the help)', async () => {
+    const out = io();
+    assert.equal(await runReplayCommand([writeFile('empty.jsonl', '\n\n')], out, stub), 0, out.stderr.text);
+    assert.match(out.stdout.text, /Trajectories: 0 replayed/);
+    assert.equal(out.stderr.text, '');
+    const help = io();
+    await runReplayCommand(['--help'], help, stub);
+    assert.match(help.stdout.text, /An empty file replays nothing and exits 0/);
+  });
+});
+
+test('a file it may not read is a usage error before anything is printed, like a missing file (exit 2)', { skip: process.platform === 'win32' }, () => {
+  const folder = fs.mkdtempSync(path.join(dir, 'unreadable-'));
+  fs.chmodSync(dir, 0o755);
+  fs.chmodSync(folder, 0o755);
+  const file = path.join(folder, 'runs.jsonl');
+  fs.writeFileSync(file, `${JSON.stringify(looping)}\n`);
+  fs.chmodSync(file, 0o000);
+  // root reads any file: run the command as nobody there.
+  const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+  const result = spawnSync(process.execPath, [BIN, 'replay', file], { encoding: 'utf8', ...asNobody });
+  assert.equal(result.status, 2, result.stderr);
+  assert.equal(result.stdout, '');
+  assert.match(result.stderr, /^governor replay: cannot read .*runs\.jsonl: permission denied$/m);
+});
+
+test('on a terminal, a slow replay shows progress by time too (after 2 s, then at most every second); never off a terminal', async () => {
+  const lines = Array.from({ length: 6 }, (_, i) => JSON.stringify({ ...productive, id: `slow${i}` })).join('\n');
+  const file = writeFile('slow.jsonl', lines + '\n');
+  // Each reading of the clock is 700 ms later: trajectory 3 (2.1 s) is the first due, then 5 (3.5 s); 4 and 6 are too soon after.
+  const clock = (): (() => number) => {
+    let now = 0;
+    return () => (now += 700) - 700;
+  };
+  const tty = io({ tty: true });
+  assert.equal(await runReplayCommand([file, '--json'], tty, { ...stub, progressEvery: 1000, now: clock() }), 0);
+  assert.deepEqual(tty.stderr.text.trimEnd().split('\n'), ['replay: 3 trajectories replayed…', 'replay: 5 trajectories replayed…']);
+  const pipe = io();
+  assert.equal(await runReplayCommand([file, '--json'], pipe, { ...stub, progressEvery: 1000, now: clock() }), 0);
+  assert.equal(pipe.stderr.text, '');
 });

@@ -1,5 +1,8 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream, fstatSync, rmSync, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { formatTripExplanation } from './explain-text.ts';
@@ -47,7 +50,12 @@ export interface ReplayCommandDependencies {
   readonly createBreaker?: (options: Record<string, unknown> | undefined) => ReplayableBreaker;
   /** Trajectories between progress lines on a terminal. @default 1000 */
   readonly progressEvery?: number;
+  /** Milliseconds of a monotonic clock, for progress by time on a terminal. @default performance.now */
+  readonly now?: () => number;
 }
+
+/** The first per-line error messages shown; a binary file would otherwise print one per "line". */
+const MAX_LINE_ERRORS_SHOWN = 20;
 
 export const REPLAY_USAGE = `Usage: governor replay FILE.jsonl [--json] [--config FILE] [--html FILE] [--explain ID] [--max-line-bytes N]
 
@@ -67,10 +75,18 @@ FILE - reads the trajectories from standard input.
                   malformed and skipped (default: ${DEFAULT_MAX_LINE_BYTES}, 64 MB)
   -h, --help      show this help
 
-Exit codes: 0 file replayed (malformed lines are reported on stderr and
-skipped), 1 unexpected failure or --explain ID not in the file, 2 usage error.`;
+Malformed lines are reported on stderr (the first ${MAX_LINE_ERRORS_SHOWN}, then how many more) and
+skipped. An empty file replays nothing and exits 0.
+
+Exit codes: 0 file replayed, 1 no trajectory at all in a file with malformed
+lines (such as a gzip file: decompress it first), a breaker failure, an
+unexpected failure, or --explain ID not in the file, 2 usage error (including
+a FILE that cannot be read).`;
 
 class UsageError extends Error {}
+
+/** Thrown at the first bytes of a gzip-compressed input: no line of it can be a trajectory. */
+class CompressedInputError extends Error {}
 
 /** The file name that means standard input. */
 const STDIN = '-';
@@ -139,14 +155,177 @@ async function loadConfig(file: string, shown: string): Promise<Record<string, u
   }
 }
 
-/** Refuses an --html target that cannot be written: a directory, or a folder that is missing or not writable. */
-async function checkWritable(target: string, shown: string): Promise<void> {
-  const stat = await fs.stat(target).catch(() => undefined);
-  if (stat?.isDirectory()) throw new UsageError(`cannot write --html ${shown}: it is a directory`);
+/** Whether two stats are one regular file, whatever the names: a symlink, a hard link, `/dev/stdin` redirected from it. */
+function sameRegularFile(a: Stats, b: Stats): boolean {
+  return a.isFile() && b.isFile() && a.dev === b.dev && a.ino === b.ino;
+}
+
+/** What standard input is, when it is a file descriptor (`governor replay - < runs.jsonl`). */
+function statOfStdin(stdin: NodeJS.ReadableStream): Stats | undefined {
+  const fd = (stdin as { fd?: unknown }).fd;
+  if (typeof fd !== 'number') return undefined;
   try {
-    await fs.access(stat === undefined ? path.dirname(target) : target, fs.constants.W_OK);
+    return fstatSync(fd);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Refuses an --html that is the input under another name: the report would
+ * replace the trajectories. Compared by identity, as spelling misses symlinks
+ * and hard links.
+ */
+async function refuseReportOverInput(target: string, shown: string, input: Stats | undefined, inputShown: string): Promise<void> {
+  const report = await fs.stat(target).catch(() => undefined);
+  if (input !== undefined && report !== undefined && sameRegularFile(input, report)) {
+    throw new UsageError(`--html ${shown} is the file being replayed (${inputShown}): name another file for the report`);
+  }
+}
+
+/** Where a report to `target` goes, and whether it replaces a file or is written into a device in place. */
+interface ReportDestination {
+  /** Through a symlink to what it names, so that the link stays a link. */
+  readonly file: string;
+  /** The report it replaces, if any. */
+  readonly previous: Stats | undefined;
+  /**
+   * A device or a pipe (/dev/null, /dev/stdout, /dev/fd/N) is written in
+   * place: renaming over it would replace it (and /dev/stdout redirected to a
+   * file resolves to that file, which would cut our own output off).
+   */
+  readonly inPlace: boolean;
+}
+
+async function reportDestination(target: string): Promise<ReportDestination> {
+  const file = await fs.realpath(target).catch(() => target);
+  const previous = await fs.stat(file).catch(() => undefined);
+  return { file, previous, inPlace: previous !== undefined && (!previous.isFile() || /^\/(dev|proc)\//.test(target)) };
+}
+
+/**
+ * Refuses an --html target that cannot be written: a directory, or a folder
+ * that is missing or not writable (a file is replaced through a temporary file
+ * beside it, see {@link writeReport}).
+ */
+async function checkWritable(target: string, shown: string): Promise<void> {
+  if ((await fs.stat(target).catch(() => undefined))?.isDirectory()) throw new UsageError(`cannot write --html ${shown}: it is a directory`);
+  const { file, inPlace } = await reportDestination(target);
+  try {
+    await fs.access(inPlace ? file : path.dirname(file), fs.constants.W_OK);
   } catch (error) {
     throw new UsageError(`cannot write --html ${shown}: ${describeFsError(error)}`);
+  }
+}
+
+/**
+ * Until the returned function is called, SIGINT and SIGTERM remove `file`
+ * first. replay has no signal handling of its own (the default action ends it
+ * at once), so once the file is gone the signal is raised again and the
+ * process still dies of it, unless the program embedding the command listens
+ * to that signal itself.
+ */
+function removedOnSignal(file: string): () => void {
+  const onSignal = (signal: NodeJS.Signals): void => {
+    stop();
+    rmSync(file, { force: true });
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  };
+  const stop = (): void => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return stop;
+}
+
+/**
+ * Writes the report so that it is never seen half-written: into a temporary
+ * file beside the target, then renamed over it. A full disk or an interrupt
+ * leaves the previous report as it was and no temporary file behind. The
+ * permissions of a report replaced are kept.
+ */
+async function writeReport(target: string, content: string): Promise<void> {
+  const { file, previous, inPlace } = await reportDestination(target);
+  if (inPlace) {
+    await fs.writeFile(file, content, 'utf8');
+    return;
+  }
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  const stopWatchingSignals = removedOnSignal(temp);
+  try {
+    await fs.writeFile(temp, content, { encoding: 'utf8', flag: 'wx' });
+    if (previous !== undefined) await fs.chmod(temp, previous.mode & 0o7777);
+    await fs.rename(temp, file);
+  } catch (error) {
+    await fs.rm(temp, { force: true });
+    throw error;
+  } finally {
+    stopWatchingSignals();
+  }
+}
+
+const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
+
+/** The chunks of `input`, refused at once when they start with gzip's magic number. */
+async function* refusingGzip(input: AsyncIterable<Buffer | string>): AsyncGenerator<Buffer | string, void, undefined> {
+  let head = Buffer.alloc(0);
+  for await (const chunk of input) {
+    if (head.length < GZIP_MAGIC.length) {
+      head = Buffer.concat([head, typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk]).subarray(0, GZIP_MAGIC.length);
+      if (head.equals(GZIP_MAGIC)) throw new CompressedInputError('gzip-compressed');
+    }
+    yield chunk;
+  }
+}
+
+/**
+ * The trajectory file (or standard input) as a stream for `readTrajectories`.
+ * A gzip file is refused at its first bytes, by content: a pipe
+ * (`<(cat runs.jsonl.gz)`) has no name to judge by.
+ */
+function openInput(file: string, stdin: NodeJS.ReadableStream): NodeJS.ReadableStream {
+  const input = file === STDIN ? stdin : createReadStream(file);
+  return Readable.from(refusingGzip(input as AsyncIterable<Buffer | string>), { objectMode: true });
+}
+
+/** The input as messages name it. */
+function inputName(shown: string): string {
+  return shown === STDIN ? 'standard input' : shown;
+}
+
+/** Why the input could not be read to its end, in one line. */
+function readingFailed(error: unknown, shown: string): string {
+  if (error instanceof CompressedInputError) {
+    return `no trajectory in ${inputName(shown)}: it is gzip-compressed; decompress it first (zcat ${shown === STDIN ? 'FILE' : shown} | governor replay -)`;
+  }
+  return `reading ${inputName(shown)} failed: ${describeFsError(error)}`;
+}
+
+/** Progress first after 2 s, then at most once a second: a file of few, huge trajectories is slow between counts. */
+const PROGRESS_AFTER_MS = 2000;
+const PROGRESS_EVERY_MS = 1000;
+
+/** When a terminal gets a progress line: every `every` trajectories, and by time on a slow file. */
+class ProgressPace {
+  readonly #every: number;
+  readonly #now: () => number;
+  readonly #started: number;
+  #last: number;
+
+  constructor(every: number, now: () => number) {
+    this.#every = every;
+    this.#now = now;
+    this.#started = this.#last = now();
+  }
+
+  /** Whether a line is due after `replayed` trajectories. */
+  due(replayed: number): boolean {
+    const now = this.#now();
+    const due = replayed % this.#every === 0 || (now - this.#started >= PROGRESS_AFTER_MS && now - this.#last >= PROGRESS_EVERY_MS);
+    if (due) this.#last = now;
+    return due;
   }
 }
 
@@ -164,6 +343,7 @@ class Output {
   readonly #stream: ReplayOutputStream;
   readonly #redacting: boolean;
   #failed: Error | undefined;
+  #discardingAfterClosedPipe = false;
   readonly #onError = (error: Error): void => {
     this.#failed ??= error;
   };
@@ -179,16 +359,29 @@ class Output {
     return this.#stream.isTTY === true;
   }
 
+  /** From now on a closed pipe (EPIPE) drops what is written instead of throwing: for work still owed elsewhere (the --html report). */
+  continueWhenPipeCloses(): void {
+    this.#discardingAfterClosedPipe = true;
+  }
+
   /** Writes `text` with its control characters escaped: recorded runs are not trusted to drive a terminal. */
   async write(text: string): Promise<void> {
-    if (this.#failed) throw new OutputClosedError(this.#failed);
+    if (this.#closed()) return;
     if (!this.#stream.write(terminalText(this.#redacting ? redact(text) : text)) && this.#stream.once) {
       await new Promise<void>((resolve) => {
         this.#stream.once?.('drain', resolve);
         this.#stream.once?.('error', resolve);
       });
     }
-    if (this.#failed) throw new OutputClosedError(this.#failed);
+    this.#closed();
+  }
+
+  /** Whether the stream is gone and writes are dropped; throws when it is gone and they may not be. */
+  #closed(): boolean {
+    if (this.#failed === undefined) return false;
+    const pipeClosed = (this.#failed as { code?: unknown }).code === 'EPIPE';
+    if (pipeClosed && this.#discardingAfterClosedPipe) return true;
+    throw new OutputClosedError(this.#failed);
   }
 
   /** Like write, for diagnostics: never throws. */
@@ -210,11 +403,11 @@ export async function runReplayCommand(argv: readonly string[], io: ReplayIo, de
   const createBreaker =
     dependencies.createBreaker ??
     ((options: Record<string, unknown> | undefined) => new AgentBreaker(options as ConstructorParameters<typeof AgentBreaker>[0]));
-  const progressEvery = dependencies.progressEvery ?? 1000;
+  const progress = { every: dependencies.progressEvery ?? 1000, now: dependencies.now ?? (() => performance.now()) };
   const stdout = new Output(io.stdout);
   const stderr = new Output(io.stderr, true);
   try {
-    return await replayCommand(argv, cwd, io.stdin ?? process.stdin, stdout, stderr, createBreaker, progressEvery);
+    return await replayCommand(argv, cwd, io.stdin ?? process.stdin, stdout, stderr, createBreaker, progress);
   } catch (error) {
     // Output piped into a reader that stopped early (`| head`): not a failure of ours.
     if (error instanceof OutputClosedError) return error.code === 'EPIPE' ? 0 : 1;
@@ -233,33 +426,32 @@ async function replayCommand(
   stdout: Output,
   stderr: Output,
   createBreaker: (options: Record<string, unknown> | undefined) => ReplayableBreaker,
-  progressEvery: number,
+  progress: { readonly every: number; readonly now: () => number },
 ): Promise<number> {
   let args: ParsedArgs;
   let options: Record<string, unknown> | undefined;
+  // The file as read (resolved), and as the user named it, for messages.
+  let input = STDIN;
+  let shown = STDIN;
   try {
     args = parse(argv);
     if (args.help) {
       await stdout.write(`${REPLAY_USAGE}\n`);
       return 0;
     }
-    if (args.file !== STDIN) {
-      const file = path.resolve(cwd, args.file);
-      let stat: Awaited<ReturnType<typeof fs.stat>>;
-      try {
-        stat = await fs.stat(file);
-      } catch (error) {
-        throw new UsageError(`cannot read ${args.file}: ${describeFsError(error)}`);
-      }
-      // A pipe is read as a file is (`<(zcat runs.jsonl.gz)`, /dev/stdin); a directory cannot be.
-      if (stat.isDirectory()) throw new UsageError(`cannot read ${args.file}: it is a directory`);
-      if (args.html !== undefined && path.resolve(cwd, args.html) === file) {
-        throw new UsageError(`--html ${args.html} is the file being replayed: name another file for the report`);
-      }
-      args.file = file;
+    shown = args.file;
+    let inputStat: Stats | undefined;
+    if (args.file === STDIN) inputStat = statOfStdin(stdin);
+    else {
+      input = path.resolve(cwd, args.file);
+      inputStat = await readableInput(input, args.file);
     }
     // Found out now, not after a replay of the whole file.
-    if (args.html !== undefined) await checkWritable(path.resolve(cwd, args.html), args.html);
+    if (args.html !== undefined) {
+      const target = path.resolve(cwd, args.html);
+      await refuseReportOverInput(target, args.html, inputStat, inputName(args.file));
+      await checkWritable(target, args.html);
+    }
     if (args.config !== undefined) {
       options = await loadConfig(path.resolve(cwd, args.config), args.config);
       // Fail on bad options now, not once per trajectory.
@@ -279,16 +471,20 @@ async function replayCommand(
   }
 
   const reading: ReadTrajectoriesOptions = args.maxLineBytes === undefined ? {} : { maxLineBytes: args.maxLineBytes };
-  if (args.explain !== undefined) return explainOne(args.file === STDIN ? stdin : args.file, args.explain, options, createBreaker, stdout, stderr, reading);
+  if (args.explain !== undefined) return explainOne(openInput(input, stdin), shown, args.explain, options, createBreaker, stdout, stderr, reading);
 
+  // A reader that stops early (`| head`) must not cost the report: the replay goes on without printing.
+  if (args.html !== undefined) stdout.continueWhenPipeCloses();
   const summary = new ReplaySummaryBuilder();
+  const table = new LazyTableHeader(stdout, !args.json);
+  const lineErrors = new CappedLineErrors(stderr);
+  const pace = stderr.isTTY ? new ProgressPace(progress.every, progress.now) : undefined;
   let breakerFailures = 0;
   try {
-    if (!args.json) await stdout.write(`${formatTableHeader()}\n`);
-    for await (const record of readTrajectories(args.file === STDIN ? stdin : args.file, reading)) {
+    for await (const record of readTrajectories(openInput(input, stdin), reading)) {
       if (isMalformedLine(record)) {
         summary.addMalformed();
-        await stderr.write(`line ${record.lineNumber}: ${record.error}\n`);
+        await lineErrors.add(`line ${record.lineNumber}: ${record.error}\n`);
         continue;
       }
       for (const warning of record.warnings ?? []) await stderr.write(`line ${record.lineNumber}: ${warning}\n`);
@@ -302,23 +498,34 @@ async function replayCommand(
         continue;
       }
       summary.add(record.lineNumber, result, record.trajectory);
+      await table.ensureShown();
       await stdout.write(args.json ? `${JSON.stringify(redactedOutput(result.output))}\n` : `${formatTableRow(result)}\n`);
-      if (stderr.isTTY && summary.trajectories % progressEvery === 0) {
+      if (pace?.due(summary.trajectories)) {
         await stderr.write(`replay: ${summary.trajectories.toLocaleString('en-US')} trajectories replayed…\n`);
       }
     }
   } catch (error) {
     if (error instanceof OutputClosedError) throw error;
-    await stderr.write(`governor replay: reading ${args.file === STDIN ? 'standard input' : args.file} failed: ${describeFsError(error)}\n`);
+    await stderr.write(`governor replay: ${readingFailed(error, shown)}\n`);
     return 1;
   }
+  await lineErrors.finish();
 
   const built = summary.build();
-  if (!args.json) await stdout.write(`\n${formatSummary(built)}\n`);
+  // Nothing in the file could be used: the wrong file, not a file of bad runs. No report replaces a previous one.
+  if (summary.trajectories + breakerFailures === 0 && built.malformedLines > 0) {
+    await stderr.write(
+      `governor replay: no trajectory in ${inputName(shown)}: all ${built.malformedLines.toLocaleString('en-US')} lines are malformed (expected JSON Lines: one trajectory object per line)\n`,
+    );
+    return 1;
+  }
+  if (!args.json) {
+    await table.ensureShown();
+    await stdout.write(`\n${formatSummary(built)}\n`);
+  }
   if (args.html !== undefined) {
-    const target = path.resolve(cwd, args.html);
     try {
-      await fs.writeFile(target, renderHtmlReport(built, { source: args.file === STDIN ? 'standard input' : path.basename(args.file) }), 'utf8');
+      await writeReport(path.resolve(cwd, args.html), renderHtmlReport(built, { source: input === STDIN ? 'standard input' : path.basename(input) }));
     } catch (error) {
       await stderr.write(`governor replay: cannot write --html ${args.html}: ${describeFsError(error)}\n`);
       return 1;
@@ -333,6 +540,61 @@ async function replayCommand(
 }
 
 /**
+ * The stat of the trajectory file, after checking it can be read: a missing
+ * or unreadable file is found out before anything is printed, as a usage error.
+ * A pipe is read as a file is (`<(zcat runs.jsonl.gz)`, /dev/stdin); a directory cannot be.
+ */
+async function readableInput(file: string, shown: string): Promise<Stats> {
+  let stat: Stats;
+  try {
+    stat = await fs.stat(file);
+    // stat needs no read permission: a file of mode 000 would pass it.
+    await fs.access(file, fs.constants.R_OK);
+  } catch (error) {
+    throw new UsageError(`cannot read ${shown}: ${describeFsError(error)}`);
+  }
+  if (stat.isDirectory()) throw new UsageError(`cannot read ${shown}: it is a directory`);
+  return stat;
+}
+
+/** The table header, printed before the first row (or the summary): an input refused at once leaves stdout empty. */
+class LazyTableHeader {
+  readonly #stdout: Output;
+  #pending: boolean;
+
+  constructor(stdout: Output, wanted: boolean) {
+    this.#stdout = stdout;
+    this.#pending = wanted;
+  }
+
+  async ensureShown(): Promise<void> {
+    if (!this.#pending) return;
+    this.#pending = false;
+    await this.#stdout.write(`${formatTableHeader()}\n`);
+  }
+}
+
+/** Per-line errors on stderr, the first {@link MAX_LINE_ERRORS_SHOWN}, then one line saying how many more. */
+class CappedLineErrors {
+  readonly #stderr: Output;
+  #seen = 0;
+
+  constructor(stderr: Output) {
+    this.#stderr = stderr;
+  }
+
+  async add(message: string): Promise<void> {
+    this.#seen++;
+    if (this.#seen <= MAX_LINE_ERRORS_SHOWN) await this.#stderr.write(message);
+  }
+
+  async finish(): Promise<void> {
+    const hidden = this.#seen - MAX_LINE_ERRORS_SHOWN;
+    if (hidden > 0) await this.#stderr.write(`… and ${hidden.toLocaleString('en-US')} more malformed lines, not shown\n`);
+  }
+}
+
+/**
  * A replay verdict as `--json` prints it: the id (from the trajectory) and the
  * reason (which may quote its tool names and arguments) redacted, field order kept.
  */
@@ -342,7 +604,8 @@ function redactedOutput(output: ReplayOutput): ReplayOutput {
 
 /** `--explain ID`: replays only the run with that id and prints its drill-down. */
 async function explainOne(
-  file: string | NodeJS.ReadableStream,
+  input: NodeJS.ReadableStream,
+  shown: string,
   id: string,
   options: Record<string, unknown> | undefined,
   createBreaker: (options: Record<string, unknown> | undefined) => ReplayableBreaker,
@@ -351,7 +614,7 @@ async function explainOne(
   reading: ReadTrajectoriesOptions,
 ): Promise<number> {
   try {
-    for await (const record of readTrajectories(file, reading)) {
+    for await (const record of readTrajectories(input, reading)) {
       if (isMalformedLine(record) || record.trajectory.id !== id) continue;
       const result = await replayTrajectory(createBreaker(options), record.trajectory, `replay-${record.lineNumber}`);
       const explanation = explainTrip(record.trajectory, result);
@@ -364,9 +627,9 @@ async function explainOne(
     }
   } catch (error) {
     if (error instanceof OutputClosedError) throw error;
-    await stderr.write(`governor replay: reading ${typeof file === 'string' ? file : 'standard input'} failed: ${describeFsError(error)}\n`);
+    await stderr.write(`governor replay: ${readingFailed(error, shown)}\n`);
     return 1;
   }
-  await stderr.write(`governor replay: no trajectory with id "${id}" in ${typeof file === 'string' ? path.basename(file) : 'standard input'}\n`);
+  await stderr.write(`governor replay: no trajectory with id "${id}" in ${shown === STDIN ? inputName(shown) : path.basename(shown)}\n`);
   return 1;
 }

@@ -1,5 +1,6 @@
 import { runDemo } from '../../demo/run-demo.ts';
-import type { CliCommand } from '../cli-command.ts';
+import { EXIT_CODES, type CliCommand } from '../cli-command.ts';
+import { writeCommandError } from '../command-error.ts';
 
 export const demoCommand: CliCommand = {
   name: 'demo',
@@ -15,8 +16,9 @@ runs that model instead.
 Progress goes to stderr, the summaries to stdout.`,
   async run(argv, io) {
     if (argv.length > 0) {
-      io.stderr.write(`governor demo: takes no arguments, got: ${argv.join(' ')}\n`);
-      return 2;
+      // Quoted through writeCommandError: an argument may be a pasted key or carry terminal escapes.
+      writeCommandError(io, 'demo', `takes no arguments, got: ${argv.join(' ')}`);
+      return EXIT_CODES.usage;
     }
     return runDemo(io);
   },
