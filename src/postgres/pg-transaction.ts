@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { isQueryTimeout } from './bounded-pool.ts';
 
 /**
  * Runs `work` in a transaction on a connection checked out of `pool`, and
@@ -11,7 +12,10 @@ import type { Pool, PoolClient } from 'pg';
  * and this call fail instead. A connection that dropped is ended before it
  * goes back to the pool, which discards it: it can report nothing more, so no
  * late error reaches the pool (whose listener a pool of the caller's may lack).
- * One that could not roll back is discarded too.
+ * One that could not roll back is discarded too, and so is one whose
+ * statement timed out (`query_timeout`): the statement still runs there, so
+ * a ROLLBACK would wait behind it as long again; dropping the connection
+ * rolls the transaction back instead.
  */
 export async function inTransaction(pool: Pool, work: (client: PoolClient) => Promise<void>): Promise<void> {
   const client = await pool.connect();
@@ -26,9 +30,13 @@ export async function inTransaction(pool: Pool, work: (client: PoolClient) => Pr
     await work(client);
     await client.query('COMMIT');
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => {
+    if (isQueryTimeout(error)) {
       broken = true;
-    });
+    } else {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+    }
     throw error;
   } finally {
     if (lost !== undefined) {

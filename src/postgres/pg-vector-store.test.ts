@@ -368,6 +368,8 @@ describe('PgVectorStore', () => {
       [() => new PgVectorStore({ pool, connectionString: 'postgres://x@127.0.0.1/db', dimensions: 3 }), 'connectionString'],
       [() => new PgVectorStore({ pool, dimensions: 3_000 }), 'createIndex'],
       [() => new PgVectorStore({ pool, dimensions: 3, distance: 'l2' as 'cosine' }), 'distance'],
+      [() => new PgVectorStore({ connectionString: 'postgres://x@127.0.0.1/db', dimensions: 3, connectTimeoutMs: 0 }), 'connectTimeoutMs'],
+      [() => new PgVectorStore({ connectionString: 'postgres://x@127.0.0.1/db', dimensions: 3, timeoutMs: Number.POSITIVE_INFINITY }), 'timeoutMs'],
     ];
     for (const [construct, option] of cases) {
       assert.throws(construct, (error: unknown) => error instanceof InvalidOptionError && error.option === option, option);
@@ -375,3 +377,84 @@ describe('PgVectorStore', () => {
     assert.doesNotThrow(() => new PgVectorStore({ pool, dimensions: 3_000, createIndex: 'none' }));
   });
 });
+
+describe('PgVectorStore against a server that stalls', () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  after(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+  });
+
+  /**
+   * A server that holds every connection open and answers nothing, not even
+   * a FIN, as a stopped one would; with `upstream`, a relay to it until `stall()`.
+   */
+  async function stallingServer(upstream?: { host: string; port: number }): Promise<{ connectionString: string; stall(): void }> {
+    let stalled = upstream === undefined;
+    const held = new Set<net.Socket>();
+    const server = net.createServer({ allowHalfOpen: true }, (socket) => {
+      held.add(socket);
+      socket.on('error', () => {});
+      if (upstream === undefined) return;
+      const relay = net.connect(upstream.port, upstream.host);
+      held.add(relay);
+      relay.on('error', () => {});
+      socket.on('data', (chunk) => stalled || relay.write(chunk));
+      relay.on('data', (chunk) => stalled || socket.write(chunk));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(async () => {
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    });
+    return {
+      connectionString: `postgres://postgres@127.0.0.1:${(server.address() as net.AddressInfo).port}/postgres`,
+      stall: () => {
+        stalled = true;
+      },
+    };
+  }
+
+  test('a server that never answers fails a call after connectTimeoutMs, and close() returns', async () => {
+    const silent = await stallingServer();
+    const store = new PgVectorStore({ connectionString: silent.connectionString, dimensions: 3, embedder: new TableEmbedder(COMPASS), connectTimeoutMs: 300 });
+    const started = performance.now();
+    await assert.rejects(settlesWithin(store.similaritySearch({ query: 'north' }), 2000, 'the search'), /connection timeout/);
+    assert.ok(performance.now() - started < 1000, 'bounded by connectTimeoutMs');
+    await settlesWithin(store.close(), 2000, 'close()');
+  });
+
+  test('a server that stops answering fails a call after timeoutMs, and close() with it in flight returns within about timeoutMs', async () => {
+    const db = await PGlite.create({ extensions: { vector } });
+    const upstream = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0 });
+    await upstream.start();
+    cleanups.push(async () => {
+      await upstream.stop();
+      await db.close();
+    });
+    const [host = '', port] = upstream.getServerConn().split(':');
+    const relay = await stallingServer({ host, port: Number(port) });
+    const store = new PgVectorStore({ connectionString: relay.connectionString, dimensions: 3, embedder: new TableEmbedder(COMPASS), timeoutMs: 500 });
+    cleanups.push(() => store.close());
+    await store.add([{ id: 'north', text: 'north', metadata: {} }]);
+    relay.stall();
+
+    const started = performance.now();
+    const inFlight = store.similaritySearch({ query: 'north' });
+    inFlight.catch(() => {});
+    // Sent, waiting for its reply.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await settlesWithin(store.close(), 2000, 'close()');
+    await assert.rejects(settlesWithin(inFlight, 1000, 'the search in flight'), /Query read timeout/);
+    const took = performance.now() - started;
+    assert.ok(took < 1000, `took ${Math.round(took)} ms: bounded by timeoutMs (500 ms)`);
+  });
+});
+
+/** `promise`, or a rejection once `limitMs` have passed without it settling: a hang fails the test instead of stalling it. */
+function settlesWithin<T>(promise: Promise<T>, limitMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${limitMs} ms`)), limitMs);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}

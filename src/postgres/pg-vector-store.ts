@@ -11,6 +11,7 @@ import { EmbeddingDimensionMismatchError } from '../rag/retrieval-errors.ts';
 import { checkIds, prepareDocuments, resolveSearchRequest, type AddDocumentsOptions, type SearchRequest, type VectorStore } from '../rag/vector-store.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { inTransaction } from './pg-transaction.ts';
+import { BoundedPool } from './bounded-pool.ts';
 
 /** Table used when {@link PgVectorStoreOptions.tableName} is not given. */
 export const DEFAULT_PG_VECTOR_TABLE = 'governor_vector_store';
@@ -44,11 +45,20 @@ interface SearchRow {
 /** Parameters a search binds after the filter's: the similarity bound and `topK`. */
 const SEARCH_PARAMETERS_AFTER_FILTER = 2;
 
+const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
+/**
+ * Longer than the chat memory stores' 5 s: an exact search scans the whole
+ * table, and a first use may build the HNSW index.
+ */
+const DEFAULT_TIMEOUT_MS = 30_000;
+
 /** Options of {@link PgVectorStore}. */
 export interface PgVectorStoreOptions {
   /**
    * A `pg` pool to use. The store never ends a pool it was given.
    * Give either this or {@link PgVectorStoreOptions.connectionString}.
+   * Its own settings bound the waits: give it `connectionTimeoutMillis` and
+   * `query_timeout`, or a stalled server holds calls for as long as it stalls.
    */
   readonly pool?: Pool;
   /**
@@ -102,6 +112,26 @@ export interface PgVectorStoreOptions {
    * @default true
    */
   readonly initializeSchema?: boolean;
+  /**
+   * How long connecting may take before a call fails (own pool only).
+   * @default 5000
+   */
+  readonly connectTimeoutMs?: number;
+  /**
+   * Longest wait for the reply to each statement (own pool only): past it
+   * the call fails with pg's "Query read timeout" error instead of waiting
+   * for a server that has stalled for as long as it stalls, and the
+   * connection is dropped, which rolls back its transaction. An `add` or
+   * `delete` that timed out may still have been applied, should its last
+   * statement (the COMMIT, or the single INSERT of a small batch) have
+   * reached the server: the caller must not assume that it was not.
+   * A search that scans a large table exactly, or a first use that builds
+   * the HNSW index over many rows already there, may need longer: raise it,
+   * or create the schema beforehand (`initializeSchema: false`).
+   * `close()` waits this long at most too.
+   * @default 30000
+   */
+  readonly timeoutMs?: number;
 }
 
 /** What each option of PgVectorStore accepts. */
@@ -114,6 +144,8 @@ const PG_VECTOR_STORE_OPTION_RULES: OptionRules<PgVectorStoreOptions> = {
   distance: is.oneOf('cosine'),
   createIndex: is.oneOf('hnsw', 'none'),
   initializeSchema: is.boolean(),
+  connectTimeoutMs: is.timeMs(),
+  timeoutMs: is.timeMs(),
 };
 
 /**
@@ -136,7 +168,8 @@ const PG_VECTOR_STORE_OPTION_RULES: OptionRules<PgVectorStoreOptions> = {
  */
 export class PgVectorStore implements VectorStore {
   readonly #pool: Pool;
-  readonly #ownsPool: boolean;
+  /** The pool this store created and ends; undefined for a pool it was given. */
+  readonly #ownPool: BoundedPool | undefined;
   readonly #embedder: Embedder;
   readonly #dimensions: number;
   readonly #createIndex: 'hnsw' | 'none';
@@ -188,14 +221,14 @@ export class PgVectorStore implements VectorStore {
     }
     if (options.pool !== undefined) {
       this.#pool = options.pool;
-      this.#ownsPool = false;
+      this.#ownPool = undefined;
     } else if (typeof options.connectionString === 'string' && options.connectionString.length > 0) {
       checkConnectionString(options.connectionString);
-      this.#pool = new pg.Pool({ connectionString: options.connectionString });
-      // An idle connection dropped by the server must not crash the process;
-      // the next query reports the problem to its caller instead.
-      this.#pool.on('error', () => {});
-      this.#ownsPool = true;
+      this.#ownPool = new BoundedPool(options.connectionString, {
+        connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+        timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      });
+      this.#pool = this.#ownPool.pool;
     } else {
       throw new InvalidOptionError('pool', 'give a pg Pool (pool) or a connectionString');
     }
@@ -319,9 +352,13 @@ export class PgVectorStore implements VectorStore {
     }));
   }
 
-  /** Ends the pool when the store created it from a connection string; a given pool is left open. */
+  /**
+   * Ends the pool when the store created it from a connection string, within
+   * about `timeoutMs`: past it the connections still open are dropped. A
+   * given pool is left open.
+   */
   async close(): Promise<void> {
-    if (this.#ownsPool) await this.#pool.end();
+    await this.#ownPool?.end();
   }
 
   /**

@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
@@ -231,9 +234,127 @@ describe('PostgresChatMemoryRepository', () => {
       [() => new PostgresChatMemoryRepository({ connectionString, tableName: 'Chat' }), 'tableName'],
       [() => new PostgresChatMemoryRepository({ connectionString, tableName: 'a.b.c' }), 'tableName'],
       [() => new PostgresChatMemoryRepository({ connectionString, connectTimeoutMs: 0 }), 'connectTimeoutMs'],
+      [() => new PostgresChatMemoryRepository({ connectionString, timeoutMs: -1 }), 'timeoutMs'],
     ];
     for (const [construct, option] of cases) {
       assert.throws(construct, (error: unknown) => error instanceof InvalidOptionError && error.option === option);
     }
   });
 });
+
+describe('PostgresChatMemoryRepository against a server that stalls', () => {
+  const tables: string[] = [];
+  const table = (): string => {
+    const name = uniqueTable();
+    tables.push(name);
+    return name;
+  };
+  const cleanups: (() => Promise<unknown>)[] = [];
+
+  before(() => requirePostgres(connectionString));
+  after(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+    await dropTables(...tables);
+  });
+
+  /**
+   * A relay to the test database that, once stalled, holds every connection
+   * open and answers nothing, not even a FIN, as a stopped server would.
+   */
+  async function stallingRelay(): Promise<{ connectionString: string; stall(): void }> {
+    const target = new URL(connectionString);
+    let stalled = false;
+    const held = new Set<net.Socket>();
+    const relay = net.createServer({ allowHalfOpen: true }, (socket) => {
+      const upstream = net.connect(Number(target.port), target.hostname);
+      for (const end of [socket, upstream]) {
+        held.add(end);
+        end.on('error', () => {});
+      }
+      socket.on('data', (chunk) => stalled || upstream.write(chunk));
+      upstream.on('data', (chunk) => stalled || socket.write(chunk));
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    cleanups.push(async () => {
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => relay.close(resolve));
+    });
+    const through = new URL(target);
+    through.host = `127.0.0.1:${(relay.address() as net.AddressInfo).port}`;
+    return {
+      connectionString: through.toString(),
+      stall: () => {
+        stalled = true;
+      },
+    };
+  }
+
+  test('a server that stops answering fails reads and transactions after one timeoutMs, and close() with a call in flight returns within about it', async () => {
+    const relay = await stallingRelay();
+    const open = () => {
+      const repository = new PostgresChatMemoryRepository({ connectionString: relay.connectionString, tableName, connectTimeoutMs: 500, timeoutMs: 500 });
+      cleanups.push(() => repository.close());
+      return repository;
+    };
+    const tableName = table();
+    const [reader, writer, closing] = [open(), open(), open()];
+    // Each holds one idle connection when the server stalls.
+    await writer.append('c', [userText('kept')]);
+    await Promise.all([reader.findByConversationId('c'), closing.findByConversationId('c')]);
+    relay.stall();
+
+    const noReply = (error: unknown) => {
+      assert.ok(ChatMemoryStoreError.isInstance(error), String(error));
+      assert.equal(error.code, 'GOVERNOR_CHAT_MEMORY_STORE');
+      assert.match(error.message, /no reply within 500 ms/);
+      return true;
+    };
+    const started = performance.now();
+    await Promise.all([
+      assert.rejects(settlesWithin(reader.findByConversationId('c'), 3000, 'the read'), noReply),
+      assert.rejects(settlesWithin(writer.append('c', [userText('maybe')]), 3000, 'the append'), noReply),
+    ]);
+    const took = performance.now() - started;
+    assert.ok(took < 900, `took ${Math.round(took)} ms: one timeout (500 ms), not a second one for a ROLLBACK queued behind the statement`);
+    // The connection a statement timed out on is dropped, not reused: the next call connects anew, which the stalled server never completes.
+    await assert.rejects(settlesWithin(reader.findByConversationId('c'), 3000, 'the next read'), /connection timeout/);
+
+    const inFlight = closing.findByConversationId('c');
+    inFlight.catch(() => {});
+    // Sent, waiting for its reply.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const closeStarted = performance.now();
+    await settlesWithin(closing.close(), 3000, 'close()');
+    const closeTook = performance.now() - closeStarted;
+    assert.ok(closeTook < 1500, `close() took ${Math.round(closeTook)} ms`);
+    await assert.rejects(settlesWithin(inFlight, 1000, 'the read in flight'), noReply);
+  });
+
+  test('close() lets go of connections the stalled server never closes: the process exits by itself', async () => {
+    const worker = spawn(process.execPath, [path.join(import.meta.dirname, 'test-support', 'stalled-close-worker.ts')], {
+      env: { ...process.env, WORKER_DATABASE_URL: connectionString, WORKER_TABLE: table() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    worker.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    worker.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => worker.on('exit', (code) => resolve(code)));
+    try {
+      const code = await settlesWithin(exited, 5000, 'the worker process');
+      assert.equal(code, 0, output);
+      const closedIn = Number(/closed in (\d+)/.exec(output)?.[1]);
+      assert.ok(closedIn < 1500, output);
+    } finally {
+      worker.kill();
+    }
+  });
+});
+
+/** `promise`, or a rejection once `limitMs` have passed without it settling: a hang fails the test instead of stalling it. */
+function settlesWithin<T>(promise: Promise<T>, limitMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${limitMs} ms`)), limitMs);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}

@@ -1,6 +1,5 @@
 import type { ModelMessage } from 'ai';
 import type { Pool, PoolClient, QueryResult } from 'pg';
-import pg from './pg-module.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { ChatMemoryStoreError } from '../memory/chat-memory-errors.ts';
 import type { ChatMemoryRepository } from '../memory/chat-memory-repository.ts';
@@ -10,10 +9,15 @@ import { redactedAddress } from '../memory/store-address.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { checkConnectionString } from './connection-string.ts';
 import { inTransaction } from './pg-transaction.ts';
+import { BoundedPool, isQueryTimeout } from './bounded-pool.ts';
 
 /** Options of {@link PostgresChatMemoryRepository}. Give `pool` or `connectionString`, not both. */
 export interface PostgresChatMemoryRepositoryOptions {
-  /** A pool you own; the repository borrows connections and never ends it. */
+  /**
+   * A pool you own; the repository borrows connections and never ends it.
+   * Its own settings bound the waits: give it `connectionTimeoutMillis` and
+   * `query_timeout`, or a stalled server holds calls for as long as it stalls.
+   */
   pool?: Pool;
   /** Where to connect; the repository creates its own pool and ends it on `close()`. */
   connectionString?: string;
@@ -29,6 +33,20 @@ export interface PostgresChatMemoryRepositoryOptions {
    * @default 5000
    */
   connectTimeoutMs?: number;
+  /**
+   * Longest wait for the reply to each statement (own pool only): past it
+   * the call fails with a `ChatMemoryStoreError` saying that no reply came
+   * within this many milliseconds, instead of waiting for a server that has
+   * stalled for as long as it stalls. A call makes one to a few statements;
+   * an append's wait for the lock of another writer of the same conversation
+   * counts too. The connection of a statement that timed out is dropped,
+   * which rolls back its transaction, but a write that timed out may still
+   * have been applied, should its last statement (the COMMIT, or the DELETE
+   * of `deleteByConversationId`) have reached the server: the caller must
+   * not assume that it was not. `close()` waits this long at most too.
+   * @default 5000
+   */
+  timeoutMs?: number;
 }
 
 interface Migration {
@@ -70,6 +88,7 @@ const POSTGRES_CHAT_MEMORY_REPOSITORY_OPTION_RULES: OptionRules<PostgresChatMemo
   connectionString: is.string({ nonEmpty: true }),
   tableName: is.string({ nonEmpty: true }),
   connectTimeoutMs: is.timeMs(),
+  timeoutMs: is.timeMs(),
 };
 
 /**
@@ -87,7 +106,9 @@ const POSTGRES_CHAT_MEMORY_REPOSITORY_OPTION_RULES: OptionRules<PostgresChatMemo
  */
 export class PostgresChatMemoryRepository implements ChatMemoryRepository, AsyncDisposable {
   readonly #pool: Pool;
-  readonly #ownsPool: boolean;
+  /** The pool this repository created and ends; undefined for a pool passed in. */
+  readonly #ownPool: BoundedPool | undefined;
+  readonly #timeoutMs: number;
   readonly #table: string;
   readonly #migrationsTable: string;
   readonly #store: string;
@@ -111,10 +132,11 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
     }
     this.#table = tableName;
     this.#migrationsTable = `${tableName}_schema_migrations`;
+    this.#timeoutMs = options.timeoutMs ?? 5000;
 
     if (pool !== undefined) {
       this.#pool = pool;
-      this.#ownsPool = false;
+      this.#ownPool = undefined;
       this.#store = `PostgreSQL at ${poolAddress(pool)} (table ${tableName})`;
     } else {
       if (typeof connectionString !== 'string' || connectionString === '') {
@@ -125,10 +147,8 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
       if (!Number.isSafeInteger(connectTimeoutMs) || connectTimeoutMs <= 0) {
         throw new InvalidOptionError('connectTimeoutMs', `must be a positive integer, got ${String(options.connectTimeoutMs)}`);
       }
-      this.#pool = new pg.Pool({ connectionString, connectionTimeoutMillis: connectTimeoutMs });
-      // An idle connection that drops is reported here; the next query reports it to its caller.
-      this.#pool.on('error', () => {});
-      this.#ownsPool = true;
+      this.#ownPool = new BoundedPool(connectionString, { connectTimeoutMs, timeoutMs: this.#timeoutMs });
+      this.#pool = this.#ownPool.pool;
       this.#store = `PostgreSQL at ${redactedAddress(connectionString)} (table ${tableName})`;
     }
   }
@@ -175,9 +195,13 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
     });
   }
 
-  /** Ends the pool if the repository created it; a pool passed in is left open. */
+  /**
+   * Ends the pool if the repository created it, within about `timeoutMs`:
+   * past it the connections still open are dropped. A pool passed in is
+   * left open.
+   */
   async close(): Promise<void> {
-    if (this.#ownsPool && !this.#pool.ended) await this.#pool.end();
+    await this.#ownPool?.end();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -219,7 +243,7 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
     try {
       current = await this.#schemaVersion(this.#pool);
     } catch (error) {
-      throw new ChatMemoryStoreError(this.#store, 'check its schema', error);
+      throw new ChatMemoryStoreError(this.#store, 'check its schema', this.#explained(error));
     }
     if (current === LATEST_VERSION) return;
     await this.#transaction('create or migrate its schema', async (client) => {
@@ -257,7 +281,7 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
     try {
       return await this.#pool.query(text, values);
     } catch (error) {
-      throw new ChatMemoryStoreError(this.#store, operation, error);
+      throw new ChatMemoryStoreError(this.#store, operation, this.#explained(error));
     }
   }
 
@@ -265,8 +289,14 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
     try {
       await inTransaction(this.#pool, work);
     } catch (error) {
-      throw new ChatMemoryStoreError(this.#store, operation, error);
+      throw new ChatMemoryStoreError(this.#store, operation, this.#explained(error));
     }
+  }
+
+  /** pg's "Query read timeout" names neither the wait nor the option that set it. */
+  #explained(error: unknown): unknown {
+    if (this.#ownPool === undefined || !isQueryTimeout(error)) return error;
+    return new Error(`no reply within ${this.#timeoutMs} ms (timeoutMs)`, { cause: error });
   }
 }
 

@@ -9,6 +9,7 @@ import { decodeOp, encodeOp } from '../breaker/op-codec.ts';
 import { decodeState, encodeState } from '../breaker/state-codec.ts';
 import { hash53 } from '../breaker/similarity/hash.ts';
 import { assertRedisUrl, createClientForUrl } from './redis-url.ts';
+import { closeWithin } from './close-within.ts';
 
 /**
  * The part of a node-redis client the store uses. A `RedisClientType` from
@@ -76,7 +77,8 @@ export interface RedisBreakerStoreOptions {
    * ends this at once, and so does the client of a `url` reconnecting.
    * Failures that cost no wait (a refused connection, an error reply) do
    * not start it. `health()` reports the store down meanwhile, and up
-   * again with its first ping after that. @default 2000
+   * again with its first ping after that. {@link RedisBreakerStore.close}
+   * waits this long at most too. @default 2000
    */
   readonly timeoutMs?: number;
   /**
@@ -1606,13 +1608,18 @@ export class RedisBreakerStore implements BreakerStore {
     }
   }
 
-  /** Closes the client the store created from `url`; a passed-in client is left alone. */
+  /**
+   * Closes the client the store created from `url`, within about `timeoutMs`:
+   * it waits that long for the replies still due, then drops the connection
+   * (a stalled server would otherwise keep the close waiting forever). A
+   * passed-in client is left alone.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     const owned = this.#owned;
     if (owned === undefined) return;
     if (owned.isOpen) {
-      await owned.close().catch(() => owned.destroy());
+      await closeWithin(owned.close(), this.#timeoutMs, () => owned.destroy());
     }
   }
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClient } from 'redis';
@@ -109,9 +110,120 @@ describe('RedisChatMemoryRepository', () => {
       [() => new RedisChatMemoryRepository({ url, client: createClient() }), 'client'],
       [() => new RedisChatMemoryRepository({ url, keyPrefix: '' }), 'keyPrefix'],
       [() => new RedisChatMemoryRepository({ url, connectTimeoutMs: -5 }), 'connectTimeoutMs'],
+      [() => new RedisChatMemoryRepository({ url, timeoutMs: 0 }), 'timeoutMs'],
+      [() => new RedisChatMemoryRepository({ url, timeoutMs: Number.NaN }), 'timeoutMs'],
     ];
     for (const [construct, option] of cases) {
       assert.throws(construct, (error: unknown) => error instanceof InvalidOptionError && error.option === option);
     }
   });
 });
+
+describe('RedisChatMemoryRepository against a server that stalls', () => {
+  const prefixes: string[] = [];
+  const prefix = (): string => {
+    const value = uniquePrefix();
+    prefixes.push(value);
+    return value;
+  };
+  const cleanups: (() => Promise<unknown>)[] = [];
+
+  before(() => requireRedis(url));
+  after(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+    await deleteKeys(...prefixes);
+  });
+
+  /**
+   * A server that accepts connections and holds them open without reading or
+   * answering, as a stopped process would; a FIN is not answered either. With
+   * `upstream`, it relays to that server until `stall()`.
+   */
+  async function stallingServer(upstream?: { host: string; port: number }): Promise<{ url: string; stall(): void }> {
+    let stalled = upstream === undefined;
+    const held = new Set<net.Socket>();
+    const server = net.createServer({ allowHalfOpen: true }, (socket) => {
+      held.add(socket);
+      socket.on('error', () => {});
+      if (upstream === undefined) return;
+      const relay = net.connect(upstream.port, upstream.host);
+      held.add(relay);
+      relay.on('error', () => {});
+      socket.on('data', (chunk) => stalled || relay.write(chunk));
+      relay.on('data', (chunk) => stalled || socket.write(chunk));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(async () => {
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    });
+    return {
+      url: `redis://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+      stall: () => {
+        stalled = true;
+      },
+    };
+  }
+
+  const noReply = (ms: number) => (error: unknown) => {
+    assert.ok(error instanceof ChatMemoryStoreError, String(error));
+    assert.equal(error.code, 'GOVERNOR_CHAT_MEMORY_STORE');
+    assert.match(error.message, new RegExp(`no reply within ${ms} ms`));
+    return true;
+  };
+
+  test('a server that never answers fails each call after connectTimeoutMs, and close() returns', async () => {
+    const { url: silent } = await stallingServer();
+    const repository = new RedisChatMemoryRepository({ url: silent, connectTimeoutMs: 300 });
+    const calls: (() => Promise<unknown>)[] = [() => repository.findByConversationId('c'), () => repository.append('c', [userText('lost')])];
+    for (const call of calls) {
+      const started = performance.now();
+      await assert.rejects(settlesWithin(call(), 2000, 'the call'), noReply(300));
+      assert.ok(performance.now() - started < 1000, 'bounded by connectTimeoutMs');
+    }
+    await settlesWithin(repository.close(), 2000, 'close()');
+  });
+
+  test('a server that stops answering fails reads and writes after timeoutMs, and close() returns within about timeoutMs', async () => {
+    const target = new URL(url);
+    const proxy = await stallingServer({ host: target.hostname, port: Number(target.port) });
+    const repository = new RedisChatMemoryRepository({ url: proxy.url, keyPrefix: prefix(), timeoutMs: 300 });
+    await repository.append('c', [userText('kept')]);
+    proxy.stall();
+    const calls: (() => Promise<unknown>)[] = [
+      () => repository.findByConversationId('c'),
+      () => repository.findConversationIds(),
+      () => repository.append('c', [userText('maybe')]),
+      () => repository.saveAll('c', [userText('maybe')]),
+      () => repository.deleteByConversationId('c'),
+    ];
+    for (const call of calls) {
+      const started = performance.now();
+      await assert.rejects(settlesWithin(call(), 2000, 'the call'), noReply(300));
+      assert.ok(performance.now() - started < 1000, 'bounded by timeoutMs');
+    }
+    const started = performance.now();
+    await settlesWithin(repository.close(), 2000, 'close()');
+    assert.ok(performance.now() - started < 1000, 'bounded by timeoutMs');
+  });
+
+  test('a client passed in is bounded by timeoutMs too, and left open on close', async () => {
+    const { url: silent } = await stallingServer();
+    const client = createClient({ url: silent, socket: { reconnectStrategy: false } });
+    client.on('error', () => {});
+    cleanups.push(async () => client.destroy());
+    const repository = new RedisChatMemoryRepository({ client, timeoutMs: 300 });
+    await assert.rejects(settlesWithin(repository.findByConversationId('c'), 2000, 'the call'), noReply(300));
+    await settlesWithin(repository.close(), 2000, 'close()');
+    assert.equal(client.isOpen, true);
+  });
+});
+
+/** `promise`, or a rejection once `limitMs` have passed without it settling: a hang fails the test instead of stalling it. */
+function settlesWithin<T>(promise: Promise<T>, limitMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${limitMs} ms`)), limitMs);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}

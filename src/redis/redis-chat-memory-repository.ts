@@ -8,6 +8,7 @@ import { decodeMessage, encodeMessages } from '../memory/message-codec.ts';
 import { redactedAddress } from '../memory/store-address.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { assertRedisUrl, createClientForUrl } from './redis-url.ts';
+import { closeWithin } from './close-within.ts';
 
 /** The commands of a transaction the repository queues. */
 export interface RedisChatMemoryTransaction {
@@ -28,6 +29,14 @@ export interface RedisChatMemoryClient {
   lRange(key: string, start: number, stop: number): Promise<unknown>;
   sMembers(key: string): Promise<unknown>;
   multi(): RedisChatMemoryTransaction;
+  /**
+   * The repository bounds each call itself (`timeoutMs`), so it sends its
+   * commands through a client with `timeout: 0` (no timer of the client's
+   * own) and an `abortSignal` that is aborted when the call times out: a
+   * command the client has not written yet is then dropped. A client
+   * without this method is used as it is, the call still bounded.
+   */
+  withCommandOptions?(options: { abortSignal: AbortSignal; timeout: number }): RedisChatMemoryClient;
 }
 
 /** Options of {@link RedisChatMemoryRepository}. Give `client` or `url`, not both. */
@@ -52,10 +61,27 @@ export interface RedisChatMemoryRepositoryOptions {
    */
   keyPrefix?: string;
   /**
-   * How long connecting may take before a call fails (own client only).
+   * How long connecting may take before a call fails (own client only), the
+   * server's answer to the handshake included.
    * @default 5000
    */
   connectTimeoutMs?: number;
+  /**
+   * Longest wait for one call, connecting included (also with a client
+   * passed in): past it the call fails with a `ChatMemoryStoreError` saying
+   * that no reply came within this many milliseconds, instead of waiting
+   * for a server that has stalled for as long as it stalls. `close()` waits
+   * this long at most too.
+   *
+   * A read or a write that the client has not written to the server yet is
+   * dropped when its call times out. A write that timed out (`append`,
+   * `saveAll`, `deleteByConversationId`) may still be applied, though: it
+   * may have reached the server, which applies it should it resume, and
+   * node-redis cannot withdraw a transaction it holds. The caller must not
+   * assume that it was not applied; read the conversation to find out.
+   * @default 5000
+   */
+  timeoutMs?: number;
 }
 
 /** What each option of RedisChatMemoryRepository accepts. */
@@ -64,6 +90,7 @@ const REDIS_CHAT_MEMORY_REPOSITORY_OPTION_RULES: OptionRules<RedisChatMemoryRepo
   url: is.string({ nonEmpty: true }),
   keyPrefix: is.string(),
   connectTimeoutMs: is.timeMs(),
+  timeoutMs: is.timeMs(),
 };
 
 /**
@@ -73,14 +100,19 @@ const REDIS_CHAT_MEMORY_REPOSITORY_OPTION_RULES: OptionRules<RedisChatMemoryRepo
  * An append is one RPUSH of the whole batch (atomic, so concurrent writers
  * never lose messages and each batch stays contiguous) in a MULTI with the
  * SADD that lists the conversation; `saveAll` and deletes are MULTI
- * transactions too, so the list and the set never disagree.
+ * transactions too, so the list and the set never disagree. Every call
+ * fails after `timeoutMs` without a reply (see
+ * {@link RedisChatMemoryRepositoryOptions.timeoutMs}).
  */
 export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDisposable {
   readonly #client: RedisChatMemoryClient;
   /** The client this repository created and must close; undefined for a client passed in. */
-  readonly #ownClient: { readonly isOpen: boolean; close(): Promise<void> } | undefined;
+  readonly #ownClient: { readonly isOpen: boolean; close(): Promise<void>; destroy(): void } | undefined;
   readonly #prefix: string;
   readonly #store: string;
+  readonly #timeoutMs: number;
+  /** How long connecting the own client may take, handshake included. */
+  readonly #connectTimeoutMs: number;
   #connecting: Promise<void> | undefined;
 
   constructor(options: RedisChatMemoryRepositoryOptions) {
@@ -94,6 +126,8 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
       throw new InvalidOptionError('keyPrefix', 'must be a non-empty string, so that the keys do not mix with others');
     }
     this.#prefix = keyPrefix;
+    this.#timeoutMs = options.timeoutMs ?? 5000;
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? 5000;
 
     if (client !== undefined) {
       this.#client = client;
@@ -103,7 +137,7 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
       if (typeof url !== 'string' || url === '') {
         throw new InvalidOptionError('url', 'give a node-redis client as client, or a redis:// URL');
       }
-      const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
+      const connectTimeoutMs = this.#connectTimeoutMs;
       if (!Number.isSafeInteger(connectTimeoutMs) || connectTimeoutMs <= 0) {
         throw new InvalidOptionError('connectTimeoutMs', `must be a positive integer, got ${String(options.connectTimeoutMs)}`);
       }
@@ -171,12 +205,20 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
     );
   }
 
-  /** Closes the client if the repository created it; a client passed in is left open. */
+  /**
+   * Closes the client if the repository created it, within about
+   * `timeoutMs`: it waits that long for a connection being made and the
+   * replies still due, then drops the connection. A client passed in is
+   * left open.
+   */
   async close(): Promise<void> {
     const own = this.#ownClient;
     if (own === undefined) return;
-    await this.#connecting?.catch(() => {});
-    if (own.isOpen) await own.close();
+    const graceful = (async () => {
+      await this.#connecting?.catch(() => {});
+      if (own.isOpen) await own.close();
+    })();
+    await closeWithin(graceful, this.#timeoutMs, () => own.destroy());
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -192,9 +234,46 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
   }
 
   async #command<T>(operation: string, run: (client: RedisChatMemoryClient) => Promise<T>): Promise<T> {
+    // node-redis waits for a reply without end once a command is written (its
+    // own timeout only covers commands not written yet), and a server that
+    // accepts connections but never answers stalls the handshake of connect()
+    // too: one timer bounds the whole call instead. The abort makes the
+    // client drop a command it still holds once the caller was told it failed.
+    const abort = new AbortController();
+    const work = this.#connected().then(() => {
+      // Connected after the call timed out: what it would send now must not run after its caller was told it failed.
+      if (abort.signal.aborted) throw new Error('connected after the call timed out');
+      return run(this.#client.withCommandOptions?.({ abortSignal: abort.signal, timeout: 0 }) ?? this.#client);
+    });
+    const timeoutMs = this.#timeoutMs;
     try {
-      await this.#connected();
-      return await run(this.#client);
+      return await new Promise<T>((resolve, reject) => {
+        let settled = false;
+        const timer = setTimeout(() => {
+          // A reply that arrived while this process was busy is read before giving up on it (timers run before I/O).
+          setImmediate(() => {
+            if (settled) return;
+            settled = true;
+            abort.abort();
+            reject(new Error(`no reply within ${timeoutMs} ms`));
+          });
+        }, timeoutMs);
+        timer.unref();
+        work.then(
+          (reply) => {
+            clearTimeout(timer);
+            if (settled) return;
+            settled = true;
+            resolve(reply);
+          },
+          (error: unknown) => {
+            clearTimeout(timer);
+            if (settled) return;
+            settled = true;
+            reject(error);
+          },
+        );
+      });
     } catch (error) {
       throw new ChatMemoryStoreError(this.#store, operation, error);
     }
@@ -204,7 +283,7 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
     // Callers arriving while a connection is being made wait for it: the client reports
     // itself open before it is ready, and would refuse their commands.
     if (this.#connecting === undefined && !this.#client.isOpen) {
-      this.#connecting = this.#client.connect().then(
+      this.#connecting = this.#connect().then(
         () => {
           this.#connecting = undefined;
         },
@@ -215,6 +294,31 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
       );
     }
     await this.#connecting;
+  }
+
+  async #connect(): Promise<void> {
+    const own = this.#ownClient;
+    if (own === undefined) {
+      await this.#client.connect();
+      return;
+    }
+    // node-redis's connectTimeout covers the TCP connection only: a server that
+    // accepts it but never answers the handshake would hold connect() for ever.
+    // Destroying the client ends the attempt; the next call connects anew.
+    const connectTimeoutMs = this.#connectTimeoutMs;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      own.destroy();
+    }, connectTimeoutMs);
+    try {
+      await this.#client.connect();
+    } catch (error) {
+      if (timedOut) throw new Error(`no reply within ${connectTimeoutMs} ms while connecting (the server accepted the connection)`, { cause: error });
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   #strings(reply: unknown): string[] {

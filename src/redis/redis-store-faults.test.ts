@@ -1,12 +1,13 @@
 /**
  * RedisBreakerStore against Redis servers of the tests' own that misbehave:
  * one that is full and refuses writes, one that restarts without
- * persistence, one that stalls and resumes.
+ * persistence, one that stalls and resumes, one that never answers.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -426,3 +427,39 @@ describe('a Redis that stalls and resumes', () => {
     assert.equal(h.status, 'ok');
   });
 });
+
+describe('a server that accepts connections but never answers', () => {
+  test('close() returns within about timeoutMs, also with an operation in flight, instead of waiting for replies that never come', async () => {
+    // Holds every connection open and reads nothing, as a stopped process would; a FIN is not answered either.
+    const held = new Set<net.Socket>();
+    const silent = net.createServer({ allowHalfOpen: true }, (socket) => {
+      held.add(socket);
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    closers.push(async () => {
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    });
+    const store = new RedisBreakerStore({ url: `redis://127.0.0.1:${(silent.address() as net.AddressInfo).port}`, timeoutMs: 300 });
+    await assert.rejects(store.takeSteers('s'), /no reply within 300 ms/);
+    const inFlight = store.takeSteers('s');
+    inFlight.catch(() => {});
+
+    const started = performance.now();
+    await settlesWithin(store.close(), 2000, 'close()');
+    const took = performance.now() - started;
+    assert.ok(took < 1000, `close() took ${Math.round(took)} ms`);
+    await assert.rejects(settlesWithin(inFlight, 1000, 'the read in flight'), /Breaker store takeSteers failed/);
+    await assert.rejects(store.takeSteers('s'), /closed/);
+  });
+});
+
+/** `promise`, or a rejection once `limitMs` have passed without it settling: a hang fails the test instead of stalling it. */
+function settlesWithin<T>(promise: Promise<T>, limitMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${limitMs} ms`)), limitMs);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}
