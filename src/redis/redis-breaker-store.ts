@@ -2,7 +2,16 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createClient } from './redis-module.ts';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import type { Outcome } from '../breaker/session-logic.ts';
-import type { AppliedOp, BreakerSessionState, BreakerStore, BreakerStoreStatus, SessionOp, SessionRead, SessionReducer } from '../breaker/breaker-store.ts';
+import {
+  SEEN_KEYS_KEPT,
+  type AppliedOp,
+  type BreakerSessionState,
+  type BreakerStore,
+  type BreakerStoreStatus,
+  type SessionOp,
+  type SessionRead,
+  type SessionReducer,
+} from '../breaker/breaker-store.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { redact } from '../redaction/redact.ts';
 import { decodeOp, encodeOp } from '../breaker/op-codec.ts';
@@ -558,9 +567,6 @@ const SCRIPTS = {
 
 /** Most aliases a session keeps (see {@link RedisBreakerStore.addAlias}). */
 const MAX_ALIASES = 8;
-
-/** Most keys a session's seen list keeps beyond those of the latest call (see {@link RedisBreakerStore.claimFirst}). */
-const MAX_SEEN_KEYS = 32;
 
 /** Most steer messages kept waiting per session. */
 const MAX_WAITING_STEERS = 8;
@@ -1407,7 +1413,7 @@ export class RedisBreakerStore implements BreakerStore {
   /**
    * Marks keys as seen in the session, for every replica, in one round trip:
    * true for each key no replica marked before. Keys are kept as 53-bit
-   * hashes, the session's newest {@link MAX_SEEN_KEYS} (and all of the
+   * hashes, the session's newest {@link SEEN_KEYS_KEPT} (and all of the
    * latest call's), for as long as the session (`ttlMs`).
    */
   async claimFirst(sessionId: string, keys: readonly string[]): Promise<boolean[]> {
@@ -1416,7 +1422,7 @@ export class RedisBreakerStore implements BreakerStore {
       'claimFirst',
       SCRIPTS.claimFirst,
       [this.#seenPrefix + sessionId],
-      [this.#expiryMs, String(MAX_SEEN_KEYS), ...keys.map((key) => hash53(key).toString(36))],
+      [this.#expiryMs, String(SEEN_KEYS_KEPT), ...keys.map((key) => hash53(key).toString(36))],
     );
     if (!Array.isArray(reply) || reply.length !== keys.length) throw new BreakerStoreError('claimFirst', 'unexpected reply from Redis');
     return reply.map((first) => Number(first) === 1);
