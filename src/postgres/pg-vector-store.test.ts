@@ -11,6 +11,7 @@ import { EmbeddingDimensionMismatchError, InvalidMetadataFilterError } from '../
 import { COMPASS, TableEmbedder } from '../rag/test-support/table-embedder.ts';
 import { describeVectorStoreContract } from '../rag/test-support/vector-store-contract.ts';
 import { PgVectorStore } from './pg-vector-store.ts';
+import { stallingServer, type StallingServer } from '../test-support/stalling-server.ts';
 
 // Debian ships no pgvector, so the tests run PostgreSQL compiled to WebAssembly
 // (PGlite) with pgvector, served on a real socket and reached through `pg`,
@@ -383,40 +384,21 @@ describe('PgVectorStore against a server that stalls', () => {
   after(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
   });
-
-  /**
-   * A server that holds every connection open and answers nothing, not even
-   * a FIN, as a stopped one would; with `upstream`, a relay to it until `stall()`.
-   */
-  async function stallingServer(upstream?: { host: string; port: number }): Promise<{ connectionString: string; stall(): void }> {
-    let stalled = upstream === undefined;
-    const held = new Set<net.Socket>();
-    const server = net.createServer({ allowHalfOpen: true }, (socket) => {
-      held.add(socket);
-      socket.on('error', () => {});
-      if (upstream === undefined) return;
-      const relay = net.connect(upstream.port, upstream.host);
-      held.add(relay);
-      relay.on('error', () => {});
-      socket.on('data', (chunk) => stalled || relay.write(chunk));
-      relay.on('data', (chunk) => stalled || socket.write(chunk));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    cleanups.push(async () => {
-      for (const socket of held) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    });
-    return {
-      connectionString: `postgres://postgres@127.0.0.1:${(server.address() as net.AddressInfo).port}/postgres`,
-      stall: () => {
-        stalled = true;
-      },
-    };
+  /** A server that answers nothing (see stallingServer), closed after the tests. */
+  async function stalling(upstream?: { host: string; port: number }): Promise<StallingServer> {
+    const server = await stallingServer(upstream);
+    cleanups.push(() => server.close());
+    return server;
   }
 
   test('a server that never answers fails a call after connectTimeoutMs, and close() returns', async () => {
-    const silent = await stallingServer();
-    const store = new PgVectorStore({ connectionString: silent.connectionString, dimensions: 3, embedder: new TableEmbedder(COMPASS), connectTimeoutMs: 300 });
+    const silent = await stalling();
+    const store = new PgVectorStore({
+      connectionString: silent.address('postgres://postgres@127.0.0.1/postgres'),
+      dimensions: 3,
+      embedder: new TableEmbedder(COMPASS),
+      connectTimeoutMs: 300,
+    });
     const started = performance.now();
     await assert.rejects(settlesWithin(store.similaritySearch({ query: 'north' }), 2000, 'the search'), /connection timeout/);
     assert.ok(performance.now() - started < 1000, 'bounded by connectTimeoutMs');
@@ -432,8 +414,13 @@ describe('PgVectorStore against a server that stalls', () => {
       await db.close();
     });
     const [host = '', port] = upstream.getServerConn().split(':');
-    const relay = await stallingServer({ host, port: Number(port) });
-    const store = new PgVectorStore({ connectionString: relay.connectionString, dimensions: 3, embedder: new TableEmbedder(COMPASS), timeoutMs: 500 });
+    const relay = await stalling({ host, port: Number(port) });
+    const store = new PgVectorStore({
+      connectionString: relay.address('postgres://postgres@127.0.0.1/postgres'),
+      dimensions: 3,
+      embedder: new TableEmbedder(COMPASS),
+      timeoutMs: 500,
+    });
     cleanups.push(() => store.close());
     await store.add([{ id: 'north', text: 'north', metadata: {} }]);
     relay.stall();

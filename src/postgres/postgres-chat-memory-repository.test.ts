@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +10,7 @@ import { chatMemoryRepositoryContract } from '../memory/test-support/chat-memory
 import { userText } from '../memory/test-support/sample-messages.ts';
 import { requirePostgres, testDatabaseUrl } from '../test-support/services.ts';
 import { PostgresChatMemoryRepository } from './postgres-chat-memory-repository.ts';
+import { stallingServer, type StallingServer } from '../test-support/stalling-server.ts';
 
 const connectionString = testDatabaseUrl();
 
@@ -257,42 +257,23 @@ describe('PostgresChatMemoryRepository against a server that stalls', () => {
     await dropTables(...tables);
   });
 
-  /**
-   * A relay to the test database that, once stalled, holds every connection
-   * open and answers nothing, not even a FIN, as a stopped server would.
-   */
-  async function stallingRelay(): Promise<{ connectionString: string; stall(): void }> {
-    const target = new URL(connectionString);
-    let stalled = false;
-    const held = new Set<net.Socket>();
-    const relay = net.createServer({ allowHalfOpen: true }, (socket) => {
-      const upstream = net.connect(Number(target.port), target.hostname);
-      for (const end of [socket, upstream]) {
-        held.add(end);
-        end.on('error', () => {});
-      }
-      socket.on('data', (chunk) => stalled || upstream.write(chunk));
-      upstream.on('data', (chunk) => stalled || socket.write(chunk));
-    });
-    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-    cleanups.push(async () => {
-      for (const socket of held) socket.destroy();
-      await new Promise((resolve) => relay.close(resolve));
-    });
-    const through = new URL(target);
-    through.host = `127.0.0.1:${(relay.address() as net.AddressInfo).port}`;
-    return {
-      connectionString: through.toString(),
-      stall: () => {
-        stalled = true;
-      },
-    };
+  /** A server that answers nothing (see stallingServer), closed after the tests. */
+  async function stalling(upstream?: { host: string; port: number }): Promise<StallingServer> {
+    const server = await stallingServer(upstream);
+    cleanups.push(() => server.close());
+    return server;
   }
 
   test('a server that stops answering fails reads and transactions after one timeoutMs, and close() with a call in flight returns within about it', async () => {
-    const relay = await stallingRelay();
+    const target = new URL(connectionString);
+    const relay = await stalling({ host: target.hostname, port: Number(target.port) });
     const open = () => {
-      const repository = new PostgresChatMemoryRepository({ connectionString: relay.connectionString, tableName, connectTimeoutMs: 500, timeoutMs: 500 });
+      const repository = new PostgresChatMemoryRepository({
+        connectionString: relay.address(connectionString),
+        tableName,
+        connectTimeoutMs: 500,
+        timeoutMs: 500,
+      });
       cleanups.push(() => repository.close());
       return repository;
     };

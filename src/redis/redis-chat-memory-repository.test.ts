@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClient } from 'redis';
@@ -9,6 +8,7 @@ import { chatMemoryRepositoryContract } from '../memory/test-support/chat-memory
 import { userText } from '../memory/test-support/sample-messages.ts';
 import { requireRedis, testRedisUrl } from '../test-support/services.ts';
 import { RedisChatMemoryRepository } from './redis-chat-memory-repository.ts';
+import { stallingServer, type StallingServer } from '../test-support/stalling-server.ts';
 
 const url = testRedisUrl();
 
@@ -134,35 +134,11 @@ describe('RedisChatMemoryRepository against a server that stalls', () => {
     await deleteKeys(...prefixes);
   });
 
-  /**
-   * A server that accepts connections and holds them open without reading or
-   * answering, as a stopped process would; a FIN is not answered either. With
-   * `upstream`, it relays to that server until `stall()`.
-   */
-  async function stallingServer(upstream?: { host: string; port: number }): Promise<{ url: string; stall(): void }> {
-    let stalled = upstream === undefined;
-    const held = new Set<net.Socket>();
-    const server = net.createServer({ allowHalfOpen: true }, (socket) => {
-      held.add(socket);
-      socket.on('error', () => {});
-      if (upstream === undefined) return;
-      const relay = net.connect(upstream.port, upstream.host);
-      held.add(relay);
-      relay.on('error', () => {});
-      socket.on('data', (chunk) => stalled || relay.write(chunk));
-      relay.on('data', (chunk) => stalled || socket.write(chunk));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    cleanups.push(async () => {
-      for (const socket of held) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    });
-    return {
-      url: `redis://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-      stall: () => {
-        stalled = true;
-      },
-    };
+  /** A server that answers nothing (see stallingServer), closed after the tests. */
+  async function stalling(upstream?: { host: string; port: number }): Promise<StallingServer> {
+    const server = await stallingServer(upstream);
+    cleanups.push(() => server.close());
+    return server;
   }
 
   const noReply = (ms: number) => (error: unknown) => {
@@ -173,7 +149,7 @@ describe('RedisChatMemoryRepository against a server that stalls', () => {
   };
 
   test('a server that never answers fails each call after connectTimeoutMs, and close() returns', async () => {
-    const { url: silent } = await stallingServer();
+    const silent = (await stalling()).address('redis://127.0.0.1');
     const repository = new RedisChatMemoryRepository({ url: silent, connectTimeoutMs: 300 });
     const calls: (() => Promise<unknown>)[] = [() => repository.findByConversationId('c'), () => repository.append('c', [userText('lost')])];
     for (const call of calls) {
@@ -186,8 +162,8 @@ describe('RedisChatMemoryRepository against a server that stalls', () => {
 
   test('a server that stops answering fails reads and writes after timeoutMs, and close() returns within about timeoutMs', async () => {
     const target = new URL(url);
-    const proxy = await stallingServer({ host: target.hostname, port: Number(target.port) });
-    const repository = new RedisChatMemoryRepository({ url: proxy.url, keyPrefix: prefix(), timeoutMs: 300 });
+    const proxy = await stalling({ host: target.hostname, port: Number(target.port) });
+    const repository = new RedisChatMemoryRepository({ url: proxy.address(url), keyPrefix: prefix(), timeoutMs: 300 });
     await repository.append('c', [userText('kept')]);
     proxy.stall();
     const calls: (() => Promise<unknown>)[] = [
@@ -208,7 +184,7 @@ describe('RedisChatMemoryRepository against a server that stalls', () => {
   });
 
   test('a client passed in is bounded by timeoutMs too, and left open on close', async () => {
-    const { url: silent } = await stallingServer();
+    const silent = (await stalling()).address('redis://127.0.0.1');
     const client = createClient({ url: silent, socket: { reconnectStrategy: false } });
     client.on('error', () => {});
     cleanups.push(async () => client.destroy());
