@@ -133,6 +133,10 @@ export const anthropicWire: WireApi = {
     return { type: 'error', error: { type: 'request_too_large', message } };
   },
 
+  unavailable(message) {
+    return { type: 'error', error: { type: 'api_error', message } };
+  },
+
   streamError(message) {
     return event('error', { type: 'error', error: { type: 'api_error', message } });
   },

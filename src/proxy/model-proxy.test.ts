@@ -9,6 +9,7 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { BreakerStore } from '../breaker/breaker-store.ts';
+import { InMemoryBreakerStore } from '../breaker/in-memory-breaker-store.ts';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
 import { roundRobinFetch } from '../test-support/round-robin-fetch.ts';
@@ -666,23 +667,42 @@ describe('governor proxy: sessions, pass-through and options', () => {
     assert.notEqual(proxySessionId(none, openaiBody([{ role: 'system', content: 'You sell trains.' }, first[1]]), openaiWire), hashed);
   });
 
-  test('a store outage with fail-closed refuses the call without telling the client or the model where the store is', async () => {
+  test('a store outage with fail-closed refuses the call with a retryable 503 that does not say where the store is; the retry goes through', async () => {
+    const inner = new InMemoryBreakerStore();
+    let failures = 1;
     const down = (): Promise<never> => Promise.reject(new Error('connect ECONNREFUSED 10.1.2.3:6379'));
-    const store: BreakerStore = { read: down, apply: down, delete: down };
+    const store: BreakerStore = {
+      read: (id) => (failures-- > 0 ? down() : inner.read(id)),
+      apply: (id, op, reducer) => inner.apply(id, op, reducer),
+      delete: (id) => inner.delete(id),
+    };
     const warnings: string[] = [];
-    const breaker = new AgentBreaker({ store, onStoreError: 'fail-closed' });
+    const breaker = new AgentBreaker({ store, onStoreError: 'fail-closed', checkFreshnessMs: 0 });
     breaker.on((event) => {
       if (event.type === 'warning') warnings.push(event.message ?? '');
     });
-    const r = await rig(SPIRAL, breaker);
+    const r = await rig([{ text: 'Here are flights to Oslo.' }], breaker);
     try {
-      const { message, stopHeader } = await agentRound(openaiClient(r.proxy), [{ role: 'user', content: 'Find me a flight to Oslo.' }], false);
-      assert.equal(stopHeader, 'breaker');
-      assert.match(String(message.content), /cannot reach its store, so this call was refused/);
-      assert.doesNotMatch(String(message.content), /10\.1\.2\.3|ECONNREFUSED/);
+      const messages: Message[] = [{ role: 'user', content: 'Find me a flight to Oslo.' }];
+      const refused = await openaiClient(r.proxy)
+        .chat.completions.create({ model: 'm', messages })
+        .then(
+          () => assert.fail('the call was not refused'),
+          (error: unknown) => error,
+        );
+      assert.ok(refused instanceof OpenAI.InternalServerError, String(refused));
+      assert.equal(refused.status, 503);
+      assert.equal(refused.headers?.get('x-governor-stop'), 'store_unavailable');
+      assert.match(refused.message, /cannot reach its store, so this call was refused unjudged/);
+      assert.doesNotMatch(refused.message, /10\.1\.2\.3|ECONNREFUSED/);
       assert.equal(r.upstream.requests.length, 0);
       // The operator still learns why.
       assert.match(warnings.join('\n'), /ECONNREFUSED 10\.1\.2\.3:6379/);
+      // Once the store answers again, the client's own retry goes through.
+      failures = 1;
+      const retried = new OpenAI({ baseURL: `${r.proxy.url}/v1`, apiKey: 'sk-test-not-a-real-key', maxRetries: 1 });
+      const answer = await retried.chat.completions.create({ model: 'm', messages });
+      assert.equal(answer.choices[0]!.message.content, 'Here are flights to Oslo.');
     } finally {
       await r.close();
     }

@@ -231,9 +231,9 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   const continuedIn = continued === undefined || named ? undefined : await judge.sessionOfResponse(continued);
   const sessionId = proxySessionId(request.headers, body, api, () => continuedIn);
   const gate = await judge.gate(sessionId);
-  if (gate !== undefined) return gate.refused ? refusal(api, gate) : stopAnswer(api, body, gate, judge, sessionId);
+  if (gate !== undefined) return gate.unavailable ? unavailable(api, gate) : gate.refused ? refusal(api, gate) : stopAnswer(api, body, gate, judge, sessionId);
   const stopped = await judge.observeRequest(sessionId, await judge.requestTail(api, body, sessionId, continued));
-  if (stopped !== undefined) return stopAnswer(api, body, stopped, judge, sessionId);
+  if (stopped !== undefined) return stopped.unavailable ? unavailable(api, stopped) : stopAnswer(api, body, stopped, judge, sessionId);
   const note = await judge.steerNote(sessionId);
   const steered: JsonObject = note === undefined ? body : api.withSteers(body, note);
   const sent = api.withUsageRequested?.(steered) ?? steered;
@@ -314,6 +314,15 @@ function json(value: unknown, status: number, headers: Headers): Response {
 
 function refusal(api: WireApi, stop: ProxyStop): Response {
   return json(api.refusal(stop.text), 403, new Headers({ [STOP_HEADER]: stop.category }));
+}
+
+/**
+ * A request the breaker could not judge before it went upstream, refused
+ * because it fails closed: a retryable 503 in the API's own format, which
+ * client SDKs retry, not an answer that ends the agent's run.
+ */
+function unavailable(api: WireApi, stop: ProxyStop): Response {
+  return json(api.unavailable(stop.text), 503, new Headers({ [STOP_HEADER]: stop.category, 'retry-after': '1' }));
 }
 
 /** The stopping answer to a request not sent upstream; the session keeps its id, so that a request continuing it is refused. */

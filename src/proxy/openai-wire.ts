@@ -154,6 +154,10 @@ export const openaiWire: WireApi = {
     return { error: { message, type: 'invalid_request_error', param: null, code: 'request_too_large' } };
   },
 
+  unavailable(message) {
+    return { error: { message, type: 'server_error', param: null, code: 'store_unavailable' } };
+  },
+
   streamError(message) {
     return data({ error: { message, type: 'upstream_error', param: null, code: 'upstream_unreachable' } });
   },

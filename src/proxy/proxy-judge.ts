@@ -30,6 +30,8 @@ export interface ProxyStop {
   readonly text: string;
   /** True when the session was already stopped (a refusal, not the stopping answer). */
   readonly refused: boolean;
+  /** True when the call was refused unjudged: the store is down and the breaker fails closed (nothing was stopped). */
+  readonly unavailable?: boolean;
 }
 
 /** Prefix of every message the proxies add, so people and models can tell who wrote it. */
@@ -39,7 +41,7 @@ export const NOTE_PREFIX = '[governor]';
 export function stopText(decision: BreakerDecision): string {
   // Why the store failed (its host, its error) is for the operator's log, not for the client or the model.
   if (decision.reason === 'store_unavailable')
-    return `${NOTE_PREFIX} The agent breaker cannot reach its store, so this call was refused (it fails closed). Try again later.`;
+    return `${NOTE_PREFIX} The agent breaker cannot reach its store, so this call was refused unjudged (it fails closed). Try again later.`;
   return `${NOTE_PREFIX} This run was stopped by the agent breaker (${decision.category ?? 'breaker'}): ${decision.message ?? 'the session is stopped.'}`;
 }
 
@@ -51,6 +53,7 @@ function nameOf(name: string): string {
 }
 
 function toStop(decision: BreakerDecision, refused: boolean): ProxyStop {
+  if (decision.reason === 'store_unavailable') return { category: 'store_unavailable', text: stopText(decision), refused, unavailable: true };
   return { category: decision.category ?? 'breaker', text: stopText(decision), refused };
 }
 

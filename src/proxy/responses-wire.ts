@@ -195,6 +195,10 @@ export const responsesWire: WireApi = {
     return { error: { message, type: 'invalid_request_error', param: null, code: 'request_too_large' } };
   },
 
+  unavailable(message) {
+    return { error: { message, type: 'server_error', param: null, code: 'store_unavailable' } };
+  },
+
   streamError(message) {
     return named('error', { code: 'upstream_unreachable', message, param: null });
   },
