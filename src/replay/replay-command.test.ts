@@ -706,6 +706,30 @@ fs.writeFile = async (file, data, options) => {
   });
 });
 
+describe('governor replay: what it says on stderr stays short', () => {
+  test('a file concatenated with itself warns about the first 20 duplicate ids, then says how many more; every line is still replayed', async () => {
+    const once = [JSON.stringify(looping), JSON.stringify(productive)];
+    const lines = Array.from({ length: 30 }, (_, i) => JSON.stringify({ ...productive, id: `run-${i}` }));
+    const twice = writeFile('twice.jsonl', `${[...once, ...lines, ...once, ...lines].join('\n')}\n`);
+    const out = io();
+    assert.equal(await runReplayCommand([twice, '--json'], out, stub), 0);
+    const warnings = out.stderr.text.trimEnd().split('\n');
+    assert.equal(warnings.filter((line) => /^line \d+: duplicate id/.test(line)).length, 20);
+    assert.equal(warnings.at(-1), '… and 12 more warnings, not shown');
+    assert.equal(out.stdout.text.trimEnd().split('\n').length, 64);
+  });
+
+  test('reading standard input from a terminal says so, and how to end it; from a pipe it says nothing', async () => {
+    const terminal = Object.assign(Readable.from([`${JSON.stringify(productive)}\n`]), { isTTY: true });
+    const typed = { ...io(), stdin: terminal };
+    assert.equal(await runReplayCommand(['-', '--json'], typed, stub), 0);
+    assert.match(typed.stderr.text, /^governor replay: reading trajectories \(JSON Lines\) from standard input; end with Ctrl-D\n/);
+    const piped = { ...io(), stdin: Readable.from([`${JSON.stringify(productive)}\n`]) };
+    assert.equal(await runReplayCommand(['-', '--json'], piped, stub), 0);
+    assert.equal(piped.stderr.text, '');
+  });
+});
+
 describe('governor replay: an input with no usable trajectory', () => {
   test('a gzip-compressed file is refused at its first bytes with exit 1, saying to decompress it; nothing on stdout', async () => {
     const file = path.join(dir, 'runs.jsonl.gz');

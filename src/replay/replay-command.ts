@@ -471,13 +471,19 @@ async function replayCommand(
   }
 
   const reading: ReadTrajectoriesOptions = args.maxLineBytes === undefined ? {} : { maxLineBytes: args.maxLineBytes };
+  // `governor replay` with nothing piped in would otherwise wait in silence.
+  if (input === STDIN && (stdin as { isTTY?: boolean }).isTTY === true) {
+    await stderr.write('governor replay: reading trajectories (JSON Lines) from standard input; end with Ctrl-D\n');
+  }
   if (args.explain !== undefined) return explainOne(openInput(input, stdin), shown, args.explain, options, createBreaker, stdout, stderr, reading);
 
   // A reader that stops early (`| head`) must not cost the report: the replay goes on without printing.
   if (args.html !== undefined) stdout.continueWhenPipeCloses();
   const summary = new ReplaySummaryBuilder();
   const table = new LazyTableHeader(stdout, !args.json);
-  const lineErrors = new CappedLineErrors(stderr);
+  const lineErrors = new CappedLineErrors(stderr, 'malformed lines');
+  // A file concatenated with itself would otherwise warn once per line.
+  const lineWarnings = new CappedLineErrors(stderr, 'warnings');
   const pace = stderr.isTTY ? new ProgressPace(progress.every, progress.now) : undefined;
   let breakerFailures = 0;
   try {
@@ -487,7 +493,7 @@ async function replayCommand(
         await lineErrors.add(`line ${record.lineNumber}: ${record.error}\n`);
         continue;
       }
-      for (const warning of record.warnings ?? []) await stderr.write(`line ${record.lineNumber}: ${warning}\n`);
+      for (const warning of record.warnings ?? []) await lineWarnings.add(`line ${record.lineNumber}: ${warning}\n`);
       let result: Awaited<ReturnType<typeof replayTrajectory>>;
       try {
         result = await replayTrajectory(createBreaker(options), record.trajectory, `replay-${record.lineNumber}`);
@@ -510,6 +516,7 @@ async function replayCommand(
     return 1;
   }
   await lineErrors.finish();
+  await lineWarnings.finish();
 
   const built = summary.build();
   // Nothing in the file could be used: the wrong file, not a file of bad runs. No report replaces a previous one.
@@ -574,13 +581,16 @@ class LazyTableHeader {
   }
 }
 
-/** Per-line errors on stderr, the first {@link MAX_LINE_ERRORS_SHOWN}, then one line saying how many more. */
+/** Per-line messages on stderr, the first {@link MAX_LINE_ERRORS_SHOWN}, then one line saying how many more. */
 class CappedLineErrors {
   readonly #stderr: Output;
+  /** What the messages are, for the closing line ("malformed lines"). */
+  readonly #what: string;
   #seen = 0;
 
-  constructor(stderr: Output) {
+  constructor(stderr: Output, what: string) {
     this.#stderr = stderr;
+    this.#what = what;
   }
 
   async add(message: string): Promise<void> {
@@ -590,7 +600,7 @@ class CappedLineErrors {
 
   async finish(): Promise<void> {
     const hidden = this.#seen - MAX_LINE_ERRORS_SHOWN;
-    if (hidden > 0) await this.#stderr.write(`… and ${hidden.toLocaleString('en-US')} more malformed lines, not shown\n`);
+    if (hidden > 0) await this.#stderr.write(`… and ${hidden.toLocaleString('en-US')} more ${this.#what}, not shown\n`);
   }
 }
 
