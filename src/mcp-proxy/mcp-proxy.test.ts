@@ -135,6 +135,37 @@ describe('governor mcp -- node <a looping test server>', { timeout: 60_000 }, ()
     }
   });
 
+  test('a call the client cancels is not a failed call: cancelling the same call again and again is never stopped', async () => {
+    const client = await servers.proxied();
+    try {
+      for (let i = 0; i < 4; i += 1) {
+        const abort = new AbortController();
+        const call = client.callTool({ name: 'wait', arguments: { ms: 30_000 } }, undefined, { signal: abort.signal });
+        setTimeout(() => abort.abort(), 50);
+        await assert.rejects(call);
+      }
+      const done = (await client.callTool({ name: 'wait', arguments: { ms: 1 } })) as ToolResult;
+      assert.equal(done.isError, undefined);
+      assert.equal(text(done), 'waited 1 ms');
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a result of structured content alone is judged by it: a status polled while it changes is never a repeat', async () => {
+    const client = await servers.proxied();
+    try {
+      for (let i = 1; i <= 6; i += 1) {
+        const result = (await client.callTool({ name: 'status', arguments: {} })) as ToolResult & { structuredContent?: unknown };
+        assert.deepEqual(result.structuredContent, { done: i });
+        assert.equal(result.isError, undefined, `poll ${i}`);
+        assert.deepEqual(result.content, [], `poll ${i} has no note of the breaker`);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
   test('one session per client connection: a new connection starts clean', async () => {
     const fresh = await servers.proxied();
     try {
@@ -190,7 +221,7 @@ describe('governor mcp --url <a Streamable HTTP server>', { timeout: 60_000 }, (
     const proxied = await connect(process.execPath, [MAIN, 'mcp', '--url', upstream.url]);
     try {
       const tools = await proxied.listTools();
-      assert.deepEqual(tools.tools.map((t) => t.name).sort(), ['add', 'build', 'search']);
+      assert.deepEqual(tools.tools.map((t) => t.name).sort(), ['add', 'build', 'search', 'status', 'wait']);
       assert.equal(text((await proxied.callTool({ name: 'add', arguments: { a: 20, b: 22 } })) as ToolResult), '42');
       const results: ToolResult[] = [];
       for (let i = 0; i < 5; i += 1) results.push((await proxied.callTool({ name: 'search', arguments: { q: 'Oslo' } })) as ToolResult);
@@ -259,7 +290,7 @@ describe('governor mcp --url <a stateful Streamable HTTP server> that restarts',
       // Each of these first gets 404 for the old session: one new session, and each call is sent once more.
       assert.deepEqual(await Promise.all([add(1, 2), add(2, 3), add(3, 4)]), ['3', '5', '7']);
       assert.equal(upstream.sessionsStarted, 2);
-      assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ['add', 'build', 'search']);
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ['add', 'build', 'search', 'status', 'wait']);
       await upstream.restart();
       assert.equal(await add(4, 5), '9');
       assert.equal(upstream.sessionsStarted, 3);

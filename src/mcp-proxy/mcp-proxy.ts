@@ -404,10 +404,16 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       const { name, arguments: args } = request.params;
       // The breaker sees what the client is told when the call could not be served.
       return served(request, extra, () =>
-        judgeToolCall(breaker, sessionId, name, args ?? {}, () =>
-          served(request, extra, () =>
-            forwardRequest(request, extra, (options) => onUpstream((client) => client.request(request, types.CallToolResultSchema, options))),
-          ),
+        judgeToolCall(
+          breaker,
+          sessionId,
+          name,
+          args ?? {},
+          () =>
+            served(request, extra, () =>
+              forwardRequest(request, extra, (options) => onUpstream((client) => client.request(request, types.CallToolResultSchema, options))),
+            ),
+          extra.signal,
         ),
       );
     });

@@ -6,6 +6,7 @@ import { asArray, contentText } from '../proxy/wire-api.ts';
 /** A `tools/call` result, as far as the judge needs it. */
 export interface ToolResultLike {
   content?: unknown;
+  structuredContent?: unknown;
   isError?: boolean;
   [field: string]: unknown;
 }
@@ -13,6 +14,17 @@ export interface ToolResultLike {
 /** What the MCP client gets instead of running a refused call. */
 export function refusedResult(text: string): { content: { type: 'text'; text: string }[]; isError: true } {
   return { content: [{ type: 'text', text }], isError: true };
+}
+
+/**
+ * A result as the breaker reads it: its text content, or its structured
+ * content when it has no text (the spec lets a tool answer with that alone):
+ * a status that changes on each poll is new information, not an empty repeat.
+ */
+function resultText(result: ToolResultLike): string {
+  const text = contentText(asArray(result.content));
+  if (text.trim() !== '' || result.structuredContent === undefined) return text;
+  return JSON.stringify(result.structuredContent) ?? '';
 }
 
 function refusalText(tool: string, decision: BreakerDecision): string {
@@ -23,7 +35,11 @@ function refusalText(tool: string, decision: BreakerDecision): string {
 /**
  * Judges one `tools/call` of an MCP session: refuses a blocked or stopped
  * call (a result with `isError: true` saying why), otherwise runs it, records
- * its result, and adds the breaker's note to the result on a steer.
+ * its result, and adds the breaker's note to the result on a steer. A result
+ * with structured content and no text is judged by its structured content.
+ *
+ * @param signal the client's cancellation of the call: a call that fails
+ *   once it is aborted is not recorded (it did not fail; nothing was learned).
  */
 export async function judgeToolCall<R extends ToolResultLike>(
   breaker: AgentBreaker,
@@ -31,6 +47,7 @@ export async function judgeToolCall<R extends ToolResultLike>(
   tool: string,
   args: unknown,
   run: () => Promise<R>,
+  signal?: AbortSignal,
 ): Promise<R | ReturnType<typeof refusedResult>> {
   const check = await breaker.checkToolCall(sessionId, { tool, args });
   if (check.action === 'block' || check.action === 'stop') return refusedResult(refusalText(tool, check));
@@ -38,14 +55,18 @@ export async function judgeToolCall<R extends ToolResultLike>(
   try {
     result = await run();
   } catch (error) {
-    await breaker.observe(sessionId, { kind: 'tool_call', tool, args, result: error instanceof Error ? error.message : String(error), error: true });
+    // A call the client cancelled did not fail: nothing was learned of it, and recording it would make
+    // cancelling the same call a few times look like an error loop.
+    if (signal?.aborted !== true) {
+      await breaker.observe(sessionId, { kind: 'tool_call', tool, args, result: error instanceof Error ? error.message : String(error), error: true });
+    }
     throw error;
   }
   const seen = await breaker.observe(sessionId, {
     kind: 'tool_call',
     tool,
     args,
-    result: contentText(asArray(result.content)),
+    result: resultText(result),
     error: result.isError === true,
   });
   const notes: string[] = [];

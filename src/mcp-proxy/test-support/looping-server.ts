@@ -1,7 +1,9 @@
 /**
  * A small MCP server for tests: `search` answers the same thing for the same
  * query (an agent asking again loops), `add` does arithmetic, `build`
- * reports its progress in `steps` steps before it answers, and one
+ * reports its progress in `steps` steps before it answers, `wait` waits
+ * until it is cancelled, `status` answers with structured content alone (a
+ * count that grows on every poll), and one
  * resource and one prompt are served so mirroring can be checked.
  *
  * Run as a program it serves stdio, with one more tool, `crash`, which ends
@@ -34,6 +36,29 @@ export function loopingServer(): McpServer {
         }
       }
       return { content: [{ type: 'text', text: `built in ${steps} steps` }] };
+    },
+  );
+  server.registerTool(
+    'wait',
+    { description: 'Waits, until the caller cancels', inputSchema: { ms: z.number().int().min(0).max(60_000) } },
+    async ({ ms }, extra) => {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        extra.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      return { content: [{ type: 'text', text: `waited ${ms} ms` }] };
+    },
+  );
+  let polls = 0;
+  server.registerTool(
+    'status',
+    { description: 'How far the job is, as structured content only', inputSchema: {}, outputSchema: { done: z.number() } },
+    async () => {
+      polls += 1;
+      return { content: [], structuredContent: { done: polls } };
     },
   );
   server.registerResource('readme', 'memo://readme', { description: 'Read me', mimeType: 'text/plain' }, async (uri) => ({
