@@ -9,7 +9,7 @@ import { EXIT_CODES } from './cli-command.ts';
 import { writeCommandError } from './command-error.ts';
 import { MiniAgent } from '../harness/mini-agent.ts';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import { findPrice, mergePrices } from '../model/pricing.ts';
+import { findPrice } from '../model/pricing.ts';
 import { resolveModelSpec } from './model-spec.ts';
 import { stopOnSignals } from './stop-on-signals.ts';
 import { progressLine, summaryLines, type CliIO } from './progress.ts';
@@ -101,7 +101,7 @@ function workingDirectory(dir: string): string {
  */
 function costLimit(value: string | undefined, model: LanguageModelV4): number | undefined {
   const usd = positiveNumber('cost-limit', value);
-  if (usd !== undefined && findPrice(model.modelId, mergePrices()) === undefined) {
+  if (usd !== undefined && findPrice(model.modelId) === undefined) {
     throw new CliUsageError(
       `--cost-limit needs a price for model "${model.modelId}", and there is none (a model behind a base URL has one only if its id is a known one, such as gpt-4o-mini): leave out --cost-limit and bound the run with --max-invocations or --timeout`,
     );

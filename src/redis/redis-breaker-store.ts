@@ -1199,47 +1199,49 @@ export class RedisBreakerStore implements BreakerStore {
    * when the copy changed meanwhile (it stays lost, for the next write).
    */
   async #merge(sessionId: string, joined: Folded, reducer: SessionReducer): Promise<boolean> {
-    let json: string;
-    try {
-      json = encodeState(joined.state);
-    } catch (error) {
-      throw new BreakerStoreError('apply', `state is not serialisable: ${describeRedisError(error)}`, { cause: error });
-    }
-    const until = this.#isOpen(joined.state) ? reducer.retention(joined.state).until || '+inf' : '';
-    const id = this.#newId();
+    const { id, keys, args } = this.#reincarnation('apply', sessionId, joined.state, joined.position, reducer);
     // The script adds the copy's incarnation.
     const known = ancestry([joined.ancestry, joined.beyond ?? ''], MAX_ANCESTRY - 1);
-    const done = await this.#evalScript(
-      'apply',
-      SCRIPTS.merge,
-      [this.#key(sessionId), this.#logPrefix + sessionId, this.#openKey],
-      [id, String(joined.position), json, this.#expiryMs, String(until), sessionId, String(this.#ttlMs), joined.id ?? '', known],
-    );
+    const done = await this.#evalScript('apply', SCRIPTS.merge, keys, [...args, joined.id ?? '', known]);
     if (Number(done) !== 1) return false;
     this.#sessionsLost++;
-    if (this.#cache.get(sessionId) === joined) {
-      this.#cache.set(sessionId, {
-        position: joined.position,
-        state: joined.state,
-        base: joined.position,
-        at: joined.at,
-        id,
-        ancestry: ancestry([known, [joined.id, joined.position]]),
-        refreshedAt: Date.now(),
-        quiet: true,
-        logged: [],
-      });
-    }
+    if (this.#cache.get(sessionId) === joined) this.#cache.set(sessionId, writtenBack(joined, id, ancestry([known, [joined.id, joined.position]])));
     return true;
   }
 
-  async #compact(sessionId: string, keys: string[], id: string | undefined, position: number, state: BreakerSessionState): Promise<void> {
-    let json: string;
+  /**
+   * What RESTORE and MERGE begin a new incarnation with (see REINCARNATE):
+   * its id, the session's keys, and ARGV[1..7] for `state` as the snapshot
+   * after `position`.
+   */
+  #reincarnation(
+    operation: string,
+    sessionId: string,
+    state: BreakerSessionState,
+    position: number,
+    reducer: SessionReducer,
+  ): { id: string; keys: string[]; args: string[] } {
+    const json = this.#encode(operation, state);
+    const until = this.#isOpen(state) ? reducer.retention(state).until || '+inf' : '';
+    const id = this.#newId();
+    return {
+      id,
+      keys: [this.#key(sessionId), this.#logPrefix + sessionId, this.#openKey],
+      args: [id, String(position), json, this.#expiryMs, String(until), sessionId, String(this.#ttlMs)],
+    };
+  }
+
+  /** `state` as the store writes it; a state that cannot be written is the caller's error, typed. */
+  #encode(operation: string, state: BreakerSessionState): string {
     try {
-      json = encodeState(state);
+      return encodeState(state);
     } catch (error) {
-      throw new BreakerStoreError('apply', `state is not serialisable: ${describeRedisError(error)}`, { cause: error });
+      throw new BreakerStoreError(operation, `state is not serialisable: ${describeRedisError(error)}`, { cause: error });
     }
+  }
+
+  async #compact(sessionId: string, keys: string[], id: string | undefined, position: number, state: BreakerSessionState): Promise<void> {
+    const json = this.#encode('apply', state);
     const done = await this.#evalScript('apply', SCRIPTS.compact, keys, [String(position), json, id ?? '']);
     if (Number(done) === 1) {
       const cached = this.#cache.get(sessionId);
@@ -1310,22 +1312,9 @@ export class RedisBreakerStore implements BreakerStore {
    * session that may not be forgotten. Resolves true in that case.
    */
   async #restore(sessionId: string, cached: Folded, reducer: SessionReducer): Promise<boolean> {
-    let json: string;
-    try {
-      json = encodeState(cached.state);
-    } catch (error) {
-      throw new BreakerStoreError('restore', `state is not serialisable: ${describeRedisError(error)}`, { cause: error });
-    }
-    const until = this.#isOpen(cached.state) ? reducer.retention(cached.state).until || '+inf' : '';
-    const id = this.#newId();
-    const position = cached.position;
+    const { id, keys, args } = this.#reincarnation('restore', sessionId, cached.state, cached.position, reducer);
     const known = knowledge(cached);
-    const reply = await this.#evalScript(
-      'restore',
-      SCRIPTS.restore,
-      [this.#key(sessionId), this.#logPrefix + sessionId, this.#openKey],
-      [id, String(position), json, this.#expiryMs, String(until), sessionId, String(this.#ttlMs), known],
-    );
+    const reply = await this.#evalScript('restore', SCRIPTS.restore, keys, [...args, known]);
     // Another operation of this process on the session finished meanwhile: what it found stands.
     const current = this.#cache.get(sessionId) === cached;
     if (Array.isArray(reply)) {
@@ -1335,19 +1324,7 @@ export class RedisBreakerStore implements BreakerStore {
       return diverged;
     }
     this.#sessionsLost++;
-    if (current) {
-      this.#cache.set(sessionId, {
-        position,
-        state: cached.state,
-        base: position,
-        at: cached.at,
-        id,
-        ancestry: known,
-        refreshedAt: Date.now(),
-        quiet: true,
-        logged: [],
-      });
-    }
+    if (current) this.#cache.set(sessionId, writtenBack(cached, id, known));
     return false;
   }
 
@@ -1646,6 +1623,21 @@ function text(value: unknown): string | undefined {
   if (Buffer.isBuffer(value)) return value.toString('utf8');
   if (typeof value === 'number') return String(value);
   return undefined;
+}
+
+/** A session as this process holds it once written back as incarnation `id` (a snapshot at its position, an empty log). */
+function writtenBack(folded: Folded, id: string, known: string): Folded {
+  return {
+    position: folded.position,
+    state: folded.state,
+    base: folded.position,
+    at: folded.at,
+    id,
+    ancestry: known,
+    refreshedAt: Date.now(),
+    quiet: true,
+    logged: [],
+  };
 }
 
 /** How the server's copy of a session stands to what the caller knew of it (see the session layout above RESTORE). */

@@ -481,9 +481,9 @@ async function replayCommand(
   if (args.html !== undefined) stdout.continueWhenPipeCloses();
   const summary = new ReplaySummaryBuilder();
   const table = new LazyTableHeader(stdout, !args.json);
-  const lineErrors = new CappedLineErrors(stderr, 'malformed lines');
+  const lineErrors = new CappedLineMessages(stderr, 'malformed lines');
   // A file concatenated with itself would otherwise warn once per line.
-  const lineWarnings = new CappedLineErrors(stderr, 'warnings');
+  const lineWarnings = new CappedLineMessages(stderr, 'warnings');
   const pace = stderr.isTTY ? new ProgressPace(progress.every, progress.now) : undefined;
   let breakerFailures = 0;
   try {
@@ -582,7 +582,7 @@ class LazyTableHeader {
 }
 
 /** Per-line messages on stderr, the first {@link MAX_LINE_ERRORS_SHOWN}, then one line saying how many more. */
-class CappedLineErrors {
+class CappedLineMessages {
   readonly #stderr: Output;
   /** What the messages are, for the closing line ("malformed lines"). */
   readonly #what: string;
