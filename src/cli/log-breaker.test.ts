@@ -53,3 +53,18 @@ test('the store check warns of a Redis that may evict sessions, and says nothing
     await killProcess(server);
   }
 });
+
+test('a long session id is redacted before it is cut, so no part of a token in it is printed', async () => {
+  const token = 'ghp_R4nd0mT0k3nAbCdEfGhIjKlMnOpQrStUvWxY';
+  const sessionId = `org-acme-production-eu-west-1/agent-deploy-bot/run-2024-06-01T12:00:00Z/${token}`;
+  assert.ok(sessionId.length > 100);
+  const breaker = new AgentBreaker({ telemetry: false, textRepetition: { repeats: 2 } });
+  const lines: string[] = [];
+  logBreaker(breaker, (line) => lines.push(line));
+  const reply = 'I am still looking into the deployment and will report back shortly with the results.';
+  await breaker.observe(sessionId, { kind: 'model', text: reply, promptTokens: null, completionTokens: null });
+  await breaker.observe(sessionId, { kind: 'model', text: reply, promptTokens: null, completionTokens: null });
+  assert.equal(lines.length, 1, lines.join('\n'));
+  assert.match(lines[0]!, /in session "org-acme-production-eu-west-1\/agent-deploy-bot\/run-2024-06-01T12:00:00Z\/\[REDACTED\]"/);
+  assert.ok(!lines[0]!.includes(token.slice(0, 8)), lines[0]);
+});

@@ -1,4 +1,5 @@
 import type { AgentBreaker } from '../breaker/agent-breaker.ts';
+import { redact } from '../redaction/redact.ts';
 
 /** Least time between two printed warnings: a store outage warns on every operation. */
 const WARNING_EVERY_MS = 10_000;
@@ -49,8 +50,10 @@ export async function checkBreakerStore(breaker: AgentBreaker, print: (line: str
 }
 
 /** A session id as it came (a header, a client's choice), quoted so that it cannot break or forge a log line. */
+/** A session id for the log: redacted before it is cut, since a token cut short no longer matches its rule. */
 function quoted(sessionId: string): string {
-  return JSON.stringify(sessionId.length > 100 ? `${sessionId.slice(0, 99)}…` : sessionId);
+  const shown = redact(sessionId);
+  return JSON.stringify(shown.length > 100 ? `${shown.slice(0, 99)}…` : shown);
 }
 
 function oneLine(message: string | undefined): string {

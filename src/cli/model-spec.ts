@@ -2,7 +2,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { GovernorError } from '../errors/governor-error.ts';
 import { importOptional } from '../errors/missing-dependency-error.ts';
-import { REDACTED } from '../redaction/redact.ts';
+import { redactUnparsedUrl } from '../redaction/redact.ts';
 
 /** Thrown when a model spec cannot be turned into a model (unknown provider, missing key, bad URL). */
 class ModelSpecError extends GovernorError {
@@ -81,8 +81,7 @@ export async function resolveModelSpec(input: ModelSpecInput): Promise<ResolvedM
       url = new URL(baseURL);
     } catch {
       // Whatever stands before an `@` may be a password: never echoed.
-      const shown = baseURL.replace(/\/\/[^/?#]*@/, `//${REDACTED}@`);
-      throw new ModelSpecError(`The base URL "${shown}" is not a valid URL (expected e.g. http://127.0.0.1:11434/v1).`);
+      throw new ModelSpecError(`The base URL "${redactUnparsedUrl(baseURL)}" is not a valid URL (expected e.g. http://127.0.0.1:11434/v1).`);
     }
     if (url.username !== '' || url.password !== '') {
       // Never echoed: the URL holds a password. fetch refuses such a URL, so every model call would fail.

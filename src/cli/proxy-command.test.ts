@@ -134,6 +134,10 @@ test('governor proxy refuses a bad command line with exit code 2 and says what t
     [['--upstream', 'http://127.0.0.1:1/v1', '--max-request-bytes', '0'], /--max-request-bytes must be a positive whole number of bytes/],
     [['--upstream', 'http://127.0.0.1:1/v1', '--max-request-bytes', '32MB'], /not "32MB"/],
     [['--upstream', 'notaurl', '--port', '0'], /upstream.*"notaurl" is not a URL/],
+    [
+      ['--upstream', 'https://svc:Hash#Pw1@llm-gateway.internal/v1', '--port', '0'],
+      /upstream.*"https:\/\/\[REDACTED\]@llm-gateway\.internal\/v1" is not a URL/,
+    ],
     [['--upstream', 'http://127.0.0.1:1/v1', '--store', 'mongodb://x'], /unsupported store "mongodb:"/],
     [['--upstream', 'http://127.0.0.1:1/v1', '--store-prefix', 'foo:'], /--store-prefix needs --store/],
     [['--upstream', 'http://127.0.0.1:1/v1', '--config', 'no-such-file.json'], /cannot read --config no-such-file.json: no such file/],

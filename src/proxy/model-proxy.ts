@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { InvalidOptionError } from '../errors/governor-error.ts';
-import { REDACTED, redact } from '../redaction/redact.ts';
+import { redactUnparsedUrl } from '../redaction/redact.ts';
 import { healthHandler } from '../telemetry/health-handler.ts';
 import { anthropicWire } from './anthropic-wire.ts';
 import { DEFAULT_MAX_REQUEST_BYTES, MODEL_PROXY_RULES, type ModelProxyOptions } from './model-proxy-options.ts';
@@ -166,7 +166,7 @@ function checkUpstream(value: unknown): Upstream {
   try {
     url = new URL(value);
   } catch {
-    throw new InvalidOptionError('upstream', `"${redact(value.replace(/\/\/[^/?#]*@/, `//${REDACTED}@`))}" is not a URL; pass e.g. https://api.openai.com/v1`);
+    throw new InvalidOptionError('upstream', `"${redactUnparsedUrl(value)}" is not a URL; pass e.g. https://api.openai.com/v1`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidOptionError('upstream', 'must be an http: or https: URL');
   if (url.username !== '' || url.password !== '') {

@@ -8,16 +8,16 @@ import { redactByRules as redact } from './redact.ts';
 
 /** The words redact() takes for secret names, read from its source: a word added there must be caught here too. */
 function secretNameWords(): string[] {
-  const source = fs.readFileSync(path.join(import.meta.dirname, 'redact.ts'), 'utf8');
+  const source = fs.readFileSync(path.join(import.meta.dirname, 'secret-names.ts'), 'utf8');
   const words: string[] = [];
   for (const name of ['ALWAYS_SECRET', 'OFTEN_SECRET']) {
     const set = new RegExp(`const ${name} = new Set\\(\\[([^\\]]*)\\]\\)`).exec(source);
-    assert.ok(set, `redact.ts defines ${name}`);
+    assert.ok(set, `secret-names.ts defines ${name}`);
     words.push(...[...set[1]!.matchAll(/'([^']+)'/g)].map((m) => m[1]!));
   }
   for (const name of ['ALWAYS_SUFFIX', 'OFTEN_SUFFIX']) {
     const suffix = new RegExp(`const ${name} = /\\(\\?:([^)]*)\\)\\$/i;`).exec(source);
-    assert.ok(suffix, `redact.ts defines ${name}`);
+    assert.ok(suffix, `secret-names.ts defines ${name}`);
     // A suffix ends a longer word: `dbpassword`.
     words.push(...suffix[1]!.split('|').map((w) => `db${w}`));
   }
@@ -83,6 +83,32 @@ describe('mayHoldSecret (redact() skips its rules where they cannot change a tex
       () => pick([' ', ' ', '\n', ':', '=', ' = ', ': ', '"', "'", '-', '--', '_', '.', '@', '://', '/', '=>', ':=', ';', ',']),
       () =>
         pick(['Bearer', 'basic', 'https', 'sk-', 'sk_live_', 'ghp_', 'AKIA', 'xoxb-', 'eyJ', 'hf_', 'SG.', 'dapi', 'key-', 'AIza', 'glpat-', 'npm_', 'sig=']),
+      // The command-line forms, escaped quotes, XML elements, authorisation schemes and cut private keys.
+      () =>
+        pick([
+          'mysql',
+          'mariadb-dump',
+          ' -p',
+          ' -u ',
+          ' -sfu ',
+          '--user',
+          '--proxy-user=',
+          'sshpass',
+          'docker login',
+          'config set',
+          'configure set aws_secret_access_key',
+          '\\"',
+          '\\\\\\"',
+          '<password>',
+          '</password>',
+          '<apiKey>',
+          'Authorization: Token',
+          'authorization=ApiKey',
+          '-----BEGIN PRIVATE KEY-----',
+          '-----END RSA PRIVATE KEY-----',
+          '\\n',
+          'SECRET_KEY_BASE',
+        ]),
       () => blob(1 + Math.floor(rand() * 40)),
       () => String(Math.floor(rand() * 1e6)),
     ];

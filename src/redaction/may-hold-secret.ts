@@ -1,3 +1,5 @@
+import { mayHoldCommandLineCredential } from './command-line-credentials.ts';
+import { mayHoldPrivateKey } from './private-keys.ts';
 import { TOKEN_RULES } from './secret-rules.ts';
 
 /**
@@ -16,14 +18,16 @@ const TOKEN_SHAPES: readonly RegExp[] = (() => {
 
 /** What the other rules of `redact` need somewhere in a text: a `:` or `=` (an assignment, a URL's password), a `-` before a letter (a command-line flag), `Bearer` or `Basic` (an authorisation). */
 const OTHER_RULES_NEED = /[:=]|-[A-Za-z]|bearer|basic/i;
-const AUTH_OR_URL = /bearer|basic|:\/\//i;
+const AUTH_OR_URL = /bearer|basic|authorization|:\/\//i;
 /**
- * An assignment or a flag is only redacted when its name ends in a word
- * that names a secret (redact.ts: ALWAYS_SECRET, OFTEN_SECRET and the
- * suffixes), then `_`, `.` or `-` at most, a quote, and its separator.
+ * An assignment, a flag or an XML element is only redacted when its name
+ * holds a password or secret word, or ends in a word that names a secret
+ * (secret-names.ts: ALWAYS_SECRET, OFTEN_SECRET and the suffixes), then
+ * `_`, `.` or `-` at most, a quote (escaped, in JSON text), and its
+ * separator or the end of the tag.
  */
-const SECRET_NAME_END =
-  /(?:pass(?:wd|word|phrase)?|pwd?|secrets?|credentials?|key|token|auth(?:orization)?|jwt|sig(?:nature)?|cookie|dsn|sas)[._-]*["']?[\s:=]/i;
+const SECRET_NAME =
+  /(?:pass(?:wd|word|phrase)?|pwd?|secrets?|credentials?)[\w.-]*\\*["']?[\s:=>]|(?:key|token|auth(?:orization)?|jwt|sig(?:nature)?|cookie|dsn|sas)[._-]*\\*["']?[\s:=>]/i;
 
 /**
  * Whether `redact` could change `text`: false only when none of its rules can
@@ -33,6 +37,7 @@ const SECRET_NAME_END =
  * rules in `redact.ts`: the tests hold the two together.
  */
 export function mayHoldSecret(text: string): boolean {
-  if (OTHER_RULES_NEED.test(text) && (AUTH_OR_URL.test(text) || SECRET_NAME_END.test(text))) return true;
+  if ((OTHER_RULES_NEED.test(text) || text.includes('<')) && (AUTH_OR_URL.test(text) || SECRET_NAME.test(text))) return true;
+  if (mayHoldCommandLineCredential(text) || mayHoldPrivateKey(text)) return true;
   return TOKEN_SHAPES.some((shapes) => shapes.test(text));
 }

@@ -131,3 +131,66 @@ describe('redact', () => {
     assert.equal(redactSecrets, redact);
   });
 });
+
+describe('redact: text of other formats and command lines', () => {
+  test('a secret in JSON text goes and the JSON stays valid, at any depth of escaping', () => {
+    const summary = 'Added export DB_PASSWORD="hunter2" to .env and set "password": "s3cr3t-admin" in config.json';
+    let text = JSON.stringify({ output: summary });
+    for (let depth = 0; depth < 3; depth++) {
+      const out = redact(text);
+      for (const secret of ['hunter2', 's3cr3t-admin']) assert.ok(!out.includes(secret), out);
+      // What was JSON is still JSON, and still says where a value was.
+      assert.doesNotThrow(() => JSON.parse(out), out);
+      assert.match(out, /DB_PASSWORD=\\+"\[REDACTED\]\\+"/);
+      text = JSON.stringify({ log: text });
+    }
+  });
+
+  test('a quoted value cut before its closing quote goes to the end of its line', () => {
+    assert.equal(redact('"password": "hunter2-and-more\nnext line'), '"password": "[REDACTED]\nnext line');
+    assert.equal(redact('{\\"password\\": \\"hunter2'), '{\\"password\\": \\"[REDACTED]');
+  });
+
+  test('command-line credentials go, the command around them stays', () => {
+    assert.equal(redact('mysql -uroot -pHunter2x -h db -e "select 1"'), 'mysql -uroot -p[REDACTED] -h db -e "select 1"');
+    assert.equal(redact(`mysqldump -p'pa ss' shop`), `mysqldump -p'[REDACTED]' shop`);
+    assert.equal(redact('curl -u admin:hunter2 https://x'), 'curl -u admin:[REDACTED] https://x');
+    assert.equal(redact('sshpass -p hunter2 ssh root@h'), 'sshpass -p [REDACTED] ssh root@h');
+    assert.equal(redact('aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENGbPxRfiCY'), 'aws configure set aws_secret_access_key [REDACTED]');
+    assert.equal(
+      redact('npm config set //registry.example.com/:_authToken "Zk3pQ9xLm2Vb7RtY"'),
+      'npm config set //registry.example.com/:_authToken "[REDACTED]"',
+    );
+  });
+
+  test('what a cap leaves of a private key goes: the BEGIN line with the first lines, or the last lines with the END line', () => {
+    const lines = Array.from({ length: 6 }, (_, i) => `MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDbvd3roDmQZNV${i}`);
+    const head = `$ cat key.pem\n-----BEGIN RSA PRIVATE KEY-----\n${lines.slice(0, 3).join('\n')}`;
+    assert.equal(redact(head), '$ cat key.pem\n[REDACTED]');
+    const tail = `... 2 KB cut ...\n${lines.slice(3).join('\n')}\n-----END RSA PRIVATE KEY-----\n$ echo done`;
+    assert.equal(redact(tail), '... 2 KB cut ...\n[REDACTED]\n$ echo done');
+    // Lines joined by spaces or by `\n` escapes (JSON text) are found the same way.
+    assert.ok(!redact(lines.join(' ') + ' -----END PRIVATE KEY-----').includes(lines[0]!.slice(0, 20)));
+    assert.ok(!redact(JSON.stringify(tail)).includes(lines[4]!.slice(0, 20)));
+    // Words before the key stay.
+    assert.match(redact(`the tail of the file: ${lines[5]}\n-----END PRIVATE KEY-----`), /^the tail of the file: \[REDACTED\]$/);
+  });
+
+  test('a long text with a key marker and no key is redacted in bounded work', () => {
+    const base64 = 'QUJD'.repeat(250_000);
+    const started = performance.now();
+    redact(`-----END PRIVATE KEY----- ${base64}`);
+    redact(`${base64} -----END PRIVATE KEY-----`);
+    redact(`-----BEGIN PRIVATE KEY-----${base64}`);
+    redact(`mysql ${' x'.repeat(200_000)}`);
+    redact(`<password>${'a'.repeat(500_000)}`);
+    assert.ok(performance.now() - started < 5000, 'bounded work');
+  });
+
+  test('redacting again changes nothing', () => {
+    for (const format of SECRET_FORMATS) {
+      const once = redact(format.text);
+      assert.equal(redact(once), once, format.name);
+    }
+  });
+});

@@ -1,5 +1,7 @@
-import { shannonEntropy } from './entropy.ts';
+import { redactCommandLineCredentials } from './command-line-credentials.ts';
 import { mayHoldSecret } from './may-hold-secret.ts';
+import { redactCutPrivateKeys } from './private-keys.ts';
+import { isSecretValue, nameSays, secretUnderKey } from './secret-names.ts';
 import { TOKEN_RULES } from './secret-rules.ts';
 
 /** What a redacted secret is replaced with. */
@@ -7,57 +9,28 @@ export const REDACTED = '[REDACTED]';
 
 // `Bearer …` / `Basic …`; the value must hold a digit or a symbol so that prose ("Basic functionality") is left alone.
 const AUTH_SCHEME = /\b(Bearer|Basic)(\s+)(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,}/gi;
+// `Authorization: <scheme> <credentials>` for any scheme (`Token …`, `ApiKey …`), when the credentials look generated.
+const AUTHORIZATION = /\b(authorization\\*["']?[ \t]*[:=][ \t]*\\*["']?[A-Za-z][\w-]{0,31}[ \t]+)([^\s"'\\,;]{8,})/gi;
 
 // scheme://user:password@host — the password may contain `@` and `/`: it runs to the last `@` that a host follows.
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@?#]*:)[^\s?#]*@(?=[\w.-]+(?::\d+)?(?:[/?#\s"'`,;)\]}>]|$))/gi;
 
-// name = value, name: value, "name": "value", name='value' (env files, YAML, JSON, connection strings, headers).
+// name = value, name: value, "name": "value", name='value' (env files, YAML, JSON, connection strings, headers),
+// also inside JSON text, where the quotes are escaped (`\"password\": \"…\"`, at any depth of escaping).
 // The name is bounded and must start a word, and a value is only read after a secret name: linear time on any input.
-const ASSIGNMENT = /(?<![\w.-])(["']?)([A-Za-z_][\w.-]{0,63})\1([ \t]*(?::=|=>|[:=])[ \t]*)/g;
-// A bare value runs to the first delimiter; a `[REDACTED]` an earlier rule left in it is part of it, not its end
-// (`credentials: http://me:[REDACTED]@host` is one value, not `http://me:[REDACTED` and a stray `]@host`).
-const ASSIGNED_VALUE = /"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|((?:\[REDACTED\]|[^\s"',;&<>)}\]])+)/y;
+const ASSIGNMENT = /(?<![\w.-])(\\*["']?)([A-Za-z_][\w.-]{0,63})\1([ \t]*(?::=|=>|[:=])[ \t]*)/g;
+// A value quoted with escaped quotes, a quoted one, or a bare one. A quoted value cut off before its closing quote
+// runs to the end of the line. A bare value runs to the first delimiter; a `[REDACTED]` an earlier rule left in it is
+// part of it, not its end (`credentials: http://me:[REDACTED]@host` is one value, not `http://me:[REDACTED` and a
+// stray `]@host`), and a backslash is part of it unless it escapes a quote.
+const ASSIGNED_VALUE =
+  /(\\+)"((?:(?!\1")[^\n])*)(\1"|(?=\n)|$)|"((?:[^"\\\n]|\\.)*)("|(?=\n)|$)|'([^'\n]*)'|((?:\[REDACTED\]|\\(?!\\*["'])|[^\s"',;&<>)}\]\\])+)/y;
+
+// <password>value</password>, <apiKey>value</apiKey> (XML configuration, SOAP bodies).
+const XML_ELEMENT = /<([A-Za-z_][\w.:-]{0,63})(\s[^<>]{0,256})?>([^<\n]{1,4096})<\/\1>/g;
 
 // --password VALUE, --api-key=VALUE on command lines.
 const FLAG = /(--?[A-Za-z][\w-]{0,63})(\s+|=)([^\s"'-][^\s"']{0,4095})/g;
-
-/** Last words of a name that always hold a secret: any non-empty value is redacted. */
-const ALWAYS_SECRET = new Set(['password', 'passwd', 'pass', 'pwd', 'passphrase', 'secret', 'secrets', 'credential', 'credentials', 'pw']);
-/** Last words of a name that often hold a secret: values that look random are redacted. */
-const OFTEN_SECRET = new Set(['key', 'token', 'auth', 'authorization', 'jwt', 'sig', 'signature', 'cookie', 'apikey', 'dsn', 'sas']);
-/** A single word ending like this (`dbpassword`, `accesstoken`, `apikey`). */
-const ALWAYS_SUFFIX = /(?:password|passwd|secret)$/i;
-const OFTEN_SUFFIX = /(?:apikey|token|accesskey|secretkey|privatekey)$/i;
-
-// Also already redacted: `[REDACTED]…`, and a URL whose password the URL rule replaced (the rest of it is no secret).
-const NOT_A_VALUE =
-  /^(?:null|nil|none|true|false|undefined|\*+|x+|\[REDACTED\].*|[a-z][a-z0-9+.-]*:\/\/[^\s:/@?#]*:\[REDACTED\]@\S*|\$\{?[A-Za-z_]\w*\}?|<[^>]*>|\{\{.*\}\})$/i;
-
-function lastWord(name: string): string {
-  const words = name.split(/[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])/).filter((w) => w !== '');
-  return (words.at(-1) ?? '').toLowerCase();
-}
-
-/** How sure we are, from its name alone, that a value is a secret. */
-function nameSays(name: string): 'always' | 'often' | 'no' {
-  const word = lastWord(name);
-  if (ALWAYS_SECRET.has(word) || ALWAYS_SUFFIX.test(word)) return 'always';
-  if (OFTEN_SECRET.has(word) || OFTEN_SUFFIX.test(word)) return 'often';
-  return 'no';
-}
-
-/** A value that could be a generated key or token: long enough, varied, not a plain word. */
-function looksRandom(value: string): boolean {
-  if (value.length < 8) return false;
-  if (!/[0-9]/.test(value) && !/[^A-Za-z0-9]/.test(value) && !(/[a-z]/.test(value) && /[A-Z]/.test(value))) return false;
-  return shannonEntropy(value) >= 3;
-}
-
-function isSecretValue(name: string, value: string): boolean {
-  const says = nameSays(name);
-  if (says === 'no' || value === '' || NOT_A_VALUE.test(value)) return false;
-  return says === 'always' || looksRandom(value);
-}
 
 function redactAssignments(text: string): string {
   const pattern = new RegExp(ASSIGNMENT.source, 'g');
@@ -71,9 +44,12 @@ function redactAssignments(text: string): string {
     valuePattern.lastIndex = pattern.lastIndex;
     const found = valuePattern.exec(text);
     if (found === null) continue;
-    const [whole, dq, sq, bare] = found;
-    if (!isSecretValue(name, dq ?? sq ?? bare ?? '')) continue;
-    const shown = dq !== undefined ? `"${REDACTED}"` : sq !== undefined ? `'${REDACTED}'` : REDACTED;
+    const [whole, backslashes, escaped, escapedEnd, dq, dqEnd, sq, bare] = found;
+    if (!isSecretValue(name, escaped ?? dq ?? sq ?? bare ?? '')) continue;
+    let shown = REDACTED;
+    if (backslashes !== undefined) shown = `${backslashes}"${REDACTED}${escapedEnd}`;
+    else if (dq !== undefined) shown = `"${REDACTED}${dqEnd}`;
+    else if (sq !== undefined) shown = `'${REDACTED}'`;
     out += `${text.slice(copied, pattern.lastIndex)}${shown}`;
     copied = pattern.lastIndex + whole.length;
     pattern.lastIndex = copied;
@@ -101,6 +77,18 @@ export function redact(text: string): string {
 }
 
 /**
+ * {@link redact} for a text meant as a URL that did not parse, to quote it
+ * in an error: everything from after the scheme's `//` to the last `@` goes
+ * (user and password), since an unencoded password may hold any character,
+ * `#`, `?` and `/` included, and then the rules cannot tell where it ends.
+ */
+export function redactUnparsedUrl(text: string): string {
+  const at = text.lastIndexOf('@');
+  const from = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0].length ?? 0;
+  return redact(at < from ? text : `${text.slice(0, from)}${REDACTED}${text.slice(at)}`);
+}
+
+/**
  * {@link redact} without its pre-check: every rule run over the text. What
  * the pre-check must agree with, and what its tests compare it to.
  */
@@ -109,10 +97,18 @@ export function redactByRules(text: string): string {
   for (const rule of TOKEN_RULES) {
     out = out.replace(rule.pattern, (_match, prefix?: unknown) => (typeof prefix === 'string' ? `${prefix}=${REDACTED}` : REDACTED));
   }
+  out = redactCutPrivateKeys(out, REDACTED);
   out = out.replace(AUTH_SCHEME, `$1$2${REDACTED}`);
+  out = out.replace(AUTHORIZATION, (match, before: string, credentials: string) =>
+    isSecretValue('authorization', credentials) ? `${before}${REDACTED}` : match,
+  );
   out = out.replace(URL_USERINFO, `$1${REDACTED}@`);
   out = redactAssignments(out);
+  out = out.replace(XML_ELEMENT, (match, name: string, attributes: string | undefined, value: string) =>
+    isSecretValue(name, value.trim()) ? `<${name}${attributes ?? ''}>${REDACTED}</${name}>` : match,
+  );
   out = out.replace(FLAG, (match, flag: string, separator: string, value: string) => (isSecretValue(flag, value) ? `${flag}${separator}${REDACTED}` : match));
+  out = redactCommandLineCredentials(out, REDACTED);
   return out;
 }
 
@@ -203,14 +199,6 @@ function deepText(value: object, state: CopyState): string {
     return shown;
   });
   return json.length > MAX_DEEP_TEXT ? `${json.slice(0, MAX_DEEP_TEXT)}…` : json;
-}
-
-function secretUnderKey(key: string, value: unknown): boolean {
-  if (value === undefined || value === null || value === '') return false;
-  const says = nameSays(key);
-  if (says === 'always') return typeof value !== 'string' || !NOT_A_VALUE.test(value);
-  if (says === 'often') return typeof value === 'string' ? isSecretValue(key, value) : false;
-  return false;
 }
 
 /**

@@ -19,6 +19,8 @@ export const TOKEN_RULES: ReadonlyArray<{ readonly id: string; readonly pattern:
   { id: 'github-fine-grained-pat', pattern: /(?<![A-Za-z0-9])github_pat_\w{22,}/g },
   { id: 'gitlab-pat', pattern: /(?<![A-Za-z0-9])gl(?:pat|ptt|rt|dt|cbt|soat|ffct)-[\w-]{20,}/g },
   { id: 'slack-token', pattern: /(?<![A-Za-z0-9])xox[abeoprs]-(?:\d+-)?[0-9A-Za-z-]{10,}/g },
+  { id: 'discord-webhook-url', pattern: /(?<![A-Za-z0-9])discord(?:app)?\.com\/api\/webhooks\/\d{5,}\/[\w-]{40,}/g },
+  { id: 'heroku-api-key-v2', pattern: /(?<![A-Za-z0-9])HRKU-AA[0-9a-zA-Z_-]{58}(?![A-Za-z0-9])/g },
   { id: 'slack-webhook-url', pattern: /(?<![A-Za-z0-9])hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+/]{30,}/g },
   { id: 'stripe-access-token', pattern: /(?<![A-Za-z0-9])(?:sk|rk|pk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99}(?![A-Za-z0-9])/g },
   { id: 'anthropic-api-key', pattern: /(?<![A-Za-z0-9])sk-ant-(?:api|admin)\d\d-[\w-]{20,}/g },

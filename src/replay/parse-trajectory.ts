@@ -22,6 +22,15 @@ function fail(message: string): never {
 }
 
 /**
+ * A JSON.parse error without the excerpt of the line V8 quotes (`…, "…" is
+ * not valid JSON`): the line may hold a secret, and ten characters of it
+ * are enough to give one away. Where the error is stays said.
+ */
+function withoutExcerpt(message: string): string {
+  return message.replace(/,\s*(?:\.\.\.)?".*"(?:\.\.\.)?\s+is not valid JSON$/s, ' (not valid JSON)');
+}
+
+/**
  * Parses one line of a trajectory file. Unknown fields are ignored; fields the
  * format marks optional may be absent. Throws {@link TrajectoryFormatError}
  * naming the problem when the line is not a usable trajectory.
@@ -31,7 +40,7 @@ export function parseTrajectoryLine(line: string): Trajectory {
   try {
     value = JSON.parse(line);
   } catch (error) {
-    fail(`invalid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    fail(`invalid JSON: ${withoutExcerpt(error instanceof Error ? error.message : String(error))}`);
   }
   return parseTrajectory(value);
 }

@@ -63,6 +63,21 @@ describe('readTrajectories', () => {
     assert.equal('extra_field' in t, false);
   });
 
+  test('a malformed line is reported without the excerpt of it JSON.parse quotes, which may be part of a secret', async () => {
+    const records = await collect(
+      file('secret.jsonl', ['{"id": "a", "env": {"AWS_SECRET_ACCESS_KEY":wJalrXUtnFEMI/K7MDENG}}', '{"id": "b", "token": "ghp_abc', '{"id": "c", "n": 1,}']),
+    );
+    const errors = records.map((r) => (isMalformedLine(r) ? r.error : ''));
+    assert.equal(errors.length, 3);
+    for (const error of errors) {
+      assert.match(error, /^invalid JSON/);
+      assert.doesNotMatch(error, /wJalr|ghp_|\.\.\."/);
+    }
+    // What went wrong and where is still said.
+    assert.match(errors[0]!, /Unexpected token 'w' \(not valid JSON\)/);
+    assert.match(errors[1]!, /Unterminated string in JSON at position \d+/);
+  });
+
   test('reports malformed lines with their line numbers and keeps reading', async () => {
     const good = (id: string) => JSON.stringify({ id, steps: [{ kind: 'user', text: 'x' }] });
     const records = await collect(

@@ -93,6 +93,23 @@ describe('text repetition', () => {
     assert.equal(out.category, 'text_repetition');
   });
 
+  test('the steer quotes the repeated sentence, but never a line of a private key', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = await d.model('Let me check that for you now. Let me check that for you now. Let me check that for you now.');
+    assert.match(out.message ?? '', /"Let me check that for you now\."/);
+    assert.match(out.evidence?.detail ?? '', /repeated 3 times: "Let me check that for you now\."/);
+
+    // Body lines with `+` and `/` read as sentences of several words.
+    const body = ['Sr3KTLCiydbZEfBEo6Zc4+B/wf6Q/a7kQ7OZCkMu+SpDUCcdNdqLVBA6mE6Eow/X', 'ZvPL+o3nG8bErbXzMGLldH0H+nJIt09eBiGh3ud1AyqG7z/y+cfI+Wc/+ZAawaLF'];
+    const key = `-----BEGIN PRIVATE KEY-----\n${body.join('\n')}\n-----END PRIVATE KEY-----`;
+    const echoed = await new BreakerDriver(new AgentBreaker()).model(`Here is the key:\n${key}\n${key}\n${key}`);
+    assert.equal(echoed.category, 'text_repetition');
+    for (const line of body) {
+      assert.ok(!(echoed.message ?? '').includes(line.slice(0, 24)), echoed.message);
+      assert.ok(!(echoed.evidence?.detail ?? '').includes(line.slice(0, 24)), echoed.evidence?.detail);
+    }
+  });
+
   test('degenerate output without sentence marks trips', async () => {
     const d = new BreakerDriver(new AgentBreaker());
     const out = await d.model(Array.from({ length: 12 }, () => 'the answer is forty two and').join(' '));

@@ -321,17 +321,29 @@ function repeatedSentence(prose: string): BreakerEvidence | null {
     const n = (counts.get(key) ?? 0) + 1;
     counts.set(key, n);
     if (n >= SENTENCE_MAX_REPEATS) {
-      // Quote the sentence as written, redacted before it is cut: a lowercased key no longer matches secret patterns.
-      const quote = redact(sentence.replace(/\s+/g, ' ').trim()).slice(0, 80);
+      const said = `one sentence of the reply is repeated ${n} times`;
+      const quote = quotable(sentence, prose);
       return {
         pattern: 'within_reply',
-        detail: `one sentence of the reply is repeated ${n} times: "${quote}"`,
+        detail: quote === undefined ? said : `${said}: "${quote}"`,
         repeats: n,
         threshold: SENTENCE_MAX_REPEATS,
       };
     }
   }
   return null;
+}
+
+/**
+ * The sentence as written, redacted before it is cut (a lowercased key no
+ * longer matches secret patterns), or undefined when it is part of a secret
+ * only its surroundings show: a line of a private key is a sentence of its
+ * own, and redacted alone it looks like any other text.
+ */
+function quotable(sentence: string, prose: string): string | undefined {
+  const redacted = redact(sentence);
+  if (redacted === sentence && !redact(prose).includes(sentence)) return undefined;
+  return redacted.replace(/\s+/g, ' ').trim().slice(0, 80);
 }
 
 function wordCount(text: string): number {

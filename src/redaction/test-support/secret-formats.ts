@@ -1,5 +1,5 @@
 /**
- * Twenty common secret formats as they turn up in logs, tool output and
+ * Common secret formats as they turn up in logs, tool output and
  * errors: `text` contains `secret`, which must not survive redaction.
  * The values are made up for tests.
  */
@@ -52,6 +52,46 @@ export const SECRET_FORMATS: ReadonlyArray<{ readonly name: string; readonly tex
   { name: 'Authorization: Bearer', text: 'Authorization: Bearer 9f86d081884c7d659a2feaa0c55ad015', secret: '9f86d081884c7d659a2feaa0c55ad015' },
   { name: 'env dump with short passwords', text: 'DB_PASS=hunter2\nSMTP_PASS=mailme\nDB_PWD=Pwd4Db\nAPP_JWT=s1gn3d.t0k3n.v4lu3', secret: 'hunter2' },
   { name: 'connection string Password=', text: 'Server=tcp:db,1433;User Id=sa;Password=Str0ng;Pass!;Encrypt=true', secret: 'Str0ng' },
+  { name: 'password in JSON text inside JSON', text: '{"output":"config: {\\"password\\": \\"Hunt3r-JsonPw\\"}"}', secret: 'Hunt3r-JsonPw' },
+  { name: 'env assignment in JSON text', text: '{"summary":"Set DB_PASSWORD=\\"RunSummaryPw4\\" in .env"}', secret: 'RunSummaryPw4' },
+  { name: 'mysql -pPASSWORD', text: 'mysql -uroot -pMysqlPw2x -h 127.0.0.1 -e "select 1"', secret: 'MysqlPw2x' },
+  { name: 'sshpass -p PASSWORD', text: 'sshpass -p SshPassPw7 ssh root@host uptime', secret: 'SshPassPw7' },
+  { name: 'curl -u user:password', text: 'curl -sfu deploy:CurlPw3x https://ci.internal/', secret: 'CurlPw3x' },
+  { name: 'curl --user user:password', text: 'curl --user admin:CurlUserPw4 https://x', secret: 'CurlUserPw4' },
+  { name: 'docker login -p PASSWORD', text: 'docker login -u me -p DockerPw5x registry.example.com', secret: 'DockerPw5x' },
+  {
+    name: 'aws configure set',
+    text: 'aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYCONFIGKEY',
+    secret: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYCONFIGKEY',
+  },
+  { name: 'git config password', text: 'git config --global user.password GitCfgPw6', secret: 'GitCfgPw6' },
+  {
+    name: 'private key cut after its BEGIN line',
+    text: 'head -3 key.pem\n-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDbvd3roDmQZNV6\nS+qG0MaZ1/yEETFqhvuJmCESJOzIhMxHx3rnMQj9jrTwdg4tBOPIOlKQ6f4q3qnb',
+    secret: 'S+qG0MaZ1/yEETFqhvuJmCESJOzIhMxHx3rnMQj9jrTwdg4tBOPIOlKQ6f4q3qnb',
+  },
+  {
+    name: 'private key cut before its END line',
+    text: '[output cut]\nSr3KTLCiydbZEfBEo6Zc4+B/wf6Q/a7kQ7OZCkMu+SpDUCcdNdqLVBA6mE6Eow/X\nZvPL+o3nG8bErbXzMGLld\n-----END PRIVATE KEY-----\n$ ',
+    secret: 'Sr3KTLCiydbZEfBEo6Zc4+B/wf6Q/a7kQ7OZCkMu+SpDUCcdNdqLVBA6mE6Eow/X',
+  },
+  { name: 'Authorization: Token', text: 'Authorization: Token HtmlTokScheme5abcdef0123456789', secret: 'HtmlTokScheme5abcdef0123456789' },
+  { name: 'XML password element', text: '<db><user>app</user><password>XmlPw6x</password></db>', secret: 'XmlPw6x' },
+  {
+    name: 'Discord webhook URL',
+    text: 'posted to https://discord.com/api/webhooks/123456789012345678/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_AbCdEfGhIjKlMnOpQrStUvWx',
+    secret: 'AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_AbCdEfGhIjKlMnOpQrStUvWx',
+  },
+  {
+    name: 'Heroku API key',
+    text: 'HEROKU=HRKU-AA0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV_-',
+    secret: 'HRKU-AA0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV_-',
+  },
+  {
+    name: 'SECRET_KEY_BASE',
+    text: 'SECRET_KEY_BASE=4f8c2e91d07b3a56f1e8c9d2b4a7f0e3c6d9b2a5f8e1c4d7',
+    secret: '4f8c2e91d07b3a56f1e8c9d2b4a7f0e3c6d9b2a5f8e1c4d7',
+  },
 ];
 
 /** Texts that look a little like secrets but are real data redaction must keep. */
@@ -73,4 +113,14 @@ export const NOT_SECRETS: ReadonlyArray<{ readonly name: string; readonly text: 
   { name: 'file paths', text: '/home/dev/project/src/auth/token-store.ts:42:7' },
   { name: 'Basic in prose', text: 'Basic functionality works; Bearer authentication is next.' },
   { name: 'variable reference', text: 'password: ${DB_PASSWORD}' },
+  {
+    name: 'identifiers under key names',
+    text: 'foreign_key: account_id, partition_key: tenant_region, sort_key: created_at_2024, cache_key: user:1234:profile',
+  },
+  { name: 'a key file path', text: 'ssh-keygen writes it; then run --ssh-key ~/.ssh/id_ed25519.pub' },
+  { name: 'mysql asking for the password', text: 'mysql -u root -p shop < dump.sql' },
+  { name: 'a user and group id', text: 'docker run -u 1000:1000 -p 8080:80 app' },
+  { name: 'an rsync to a remote path', text: 'rsync -avu ./site host:/var/www' },
+  { name: 'an ssh port', text: 'ssh -p 2222 dev@host' },
+  { name: 'config of ordinary settings', text: 'git config --global user.name Ann; npm config set registry http://localhost:4873/' },
 ];

@@ -1,0 +1,69 @@
+import { shannonEntropy } from './entropy.ts';
+
+/** Last words of a name that always hold a secret: any non-empty value is redacted. */
+const ALWAYS_SECRET = new Set(['password', 'passwd', 'pass', 'pwd', 'passphrase', 'secret', 'secrets', 'credential', 'credentials', 'pw']);
+/** Last words of a name that often hold a secret: values that look random are redacted. */
+const OFTEN_SECRET = new Set(['key', 'token', 'auth', 'authorization', 'jwt', 'sig', 'signature', 'cookie', 'apikey', 'dsn', 'sas']);
+/** A single word ending like this (`dbpassword`, `accesstoken`, `apikey`). */
+const ALWAYS_SUFFIX = /(?:password|passwd|secret)$/i;
+const OFTEN_SUFFIX = /(?:apikey|token|accesskey|secretkey|privatekey)$/i;
+
+/** Also already redacted: `[REDACTED]…`, and a URL whose password the URL rule replaced (the rest of it is no secret). */
+export const NOT_A_VALUE =
+  /^(?:null|nil|none|true|false|undefined|\*+|x+|\[REDACTED\].*|[a-z][a-z0-9+.-]*:\/\/[^\s:/@?#]*:\[REDACTED\]@\S*|\$\{?[A-Za-z_]\w*\}?|<[^>]*>|\{\{.*\}\})$/i;
+
+/**
+ * Words and small numbers joined by `_`, `-`, `.`, `:` or `/`: an identifier
+ * or a path (`account_id`, `created_at_2024`, `user:1234:profile`,
+ * `id_ed25519.pub`), which people write, not a generated key, whose
+ * characters change case and kind at random.
+ */
+const WORDS_JOINED = /^(?:(?:[a-z]+|[A-Z][a-z]*|[A-Z]+)\d{0,6}|\d{1,6})(?:[_.:/-]+(?:(?:[a-z]+|[A-Z][a-z]*|[A-Z]+)\d{0,6}|\d{1,6}))*$/;
+/** Where a path starts: home, relative or absolute. */
+const PATH_START = /^(?:~|\.\.?)?\/+\.?/;
+
+function words(name: string): string[] {
+  return name
+    .split(/[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])/)
+    .filter((w) => w !== '')
+    .map((w) => w.toLowerCase());
+}
+
+/**
+ * How sure we are, from its name alone, that a value is a secret: by the
+ * name's last word (`db_password`, `api_key`), or, for a name that only
+ * contains a password or secret word (`SECRET_KEY_BASE`, `password_hash`),
+ * as sure as for a key.
+ */
+export function nameSays(name: string): 'always' | 'often' | 'no' {
+  const all = words(name);
+  const word = all.at(-1) ?? '';
+  if (ALWAYS_SECRET.has(word) || ALWAYS_SUFFIX.test(word)) return 'always';
+  if (OFTEN_SECRET.has(word) || OFTEN_SUFFIX.test(word)) return 'often';
+  if (all.some((w) => ALWAYS_SECRET.has(w) || ALWAYS_SUFFIX.test(w))) return 'often';
+  return 'no';
+}
+
+/** A value that could be a generated key or token: long enough, varied, not a plain word, an identifier or a path. */
+function looksRandom(value: string): boolean {
+  if (value.length < 8) return false;
+  if (!/[0-9]/.test(value) && !/[^A-Za-z0-9]/.test(value) && !(/[a-z]/.test(value) && /[A-Z]/.test(value))) return false;
+  if (WORDS_JOINED.test(value.replace(PATH_START, ''))) return false;
+  return shannonEntropy(value) >= 3;
+}
+
+/** Whether `value`, assigned to `name`, is a secret to redact. */
+export function isSecretValue(name: string, value: string): boolean {
+  const says = nameSays(name);
+  if (says === 'no' || value === '' || NOT_A_VALUE.test(value)) return false;
+  return says === 'always' || looksRandom(value);
+}
+
+/** Whether the value of an object's key is a secret to redact whole. */
+export function secretUnderKey(key: string, value: unknown): boolean {
+  if (value === undefined || value === null || value === '') return false;
+  const says = nameSays(key);
+  if (says === 'always') return typeof value !== 'string' || !NOT_A_VALUE.test(value);
+  if (says === 'often') return typeof value === 'string' ? isSecretValue(key, value) : false;
+  return false;
+}
