@@ -42,6 +42,7 @@ export {
   ToolCallingAdvisor,
   ToolCallAdvisor,
   ToolCallLimitExceededError,
+  LOOP_ENDING_TOOLS,
   type ToolCallingAdvisorOptions,
   type ToolCallAdvisorOptions,
   type ToolApproval,

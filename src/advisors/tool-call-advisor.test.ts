@@ -13,6 +13,7 @@ import {
   type ToolCallListener,
 } from '../index.ts';
 import { mockModel } from '../test-support/mock-model.ts';
+import { LOOP_ENDING_TOOLS } from './tool-call-advisor.ts';
 
 function lastToolResults(messages: readonly ModelMessage[]) {
   const last = messages.at(-1);
@@ -49,6 +50,86 @@ describe('ToolCallAdvisor', () => {
     const text = await ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ submit, echo }).build().prompt('go').call().content();
     assert.equal(text, 'final');
     assert.equal(model.doGenerateCalls.length, 2);
+  });
+
+  test('a loop-ending tool ends the loop after the rest of its round, without another model round, even alongside other tools', async () => {
+    const ran: string[] = [];
+    const work = tool({
+      inputSchema: z.object({ q: z.string() }),
+      execute: async ({ q }) => {
+        ran.push(q);
+        return `did ${q}`;
+      },
+    });
+    const finish = Object.assign(tool({ inputSchema: z.object({ summary: z.string() }), execute: async ({ summary }) => summary }), { endsLoop: true });
+    for (const parallel of [true, false]) {
+      ran.length = 0;
+      const model = mockModel([
+        {
+          toolCalls: [
+            { name: 'work', input: { q: 'before' } },
+            { name: 'finish', input: { summary: 'all done' } },
+            { name: 'work', input: { q: 'after' } },
+          ],
+        },
+        { text: 'an extra answer nobody asked for' },
+      ]);
+      const client = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor({ parallel })).defaultTools({ work, finish }).build();
+      const response = await client.prompt('go').call().chatResponse();
+      assert.equal(response.text, 'all done');
+      assert.equal(response.finishReason, 'stop');
+      assert.equal(model.doGenerateCalls.length, 1);
+      assert.deepEqual(ran.sort(), ['after', 'before']);
+      // Every call of the round has its result in the transcript.
+      assert.deepEqual(
+        response.messages.map((m) => m.role),
+        ['assistant', 'tool'],
+      );
+      assert.equal((response.messages[1]!.content as unknown[]).length, 3);
+    }
+  });
+
+  test('a loop-ending tool ends a streamed loop too, and the advisor param marks tools by name', async () => {
+    const finish = tool({ inputSchema: z.object({ summary: z.string() }), execute: async ({ summary }) => summary });
+    const model = mockModel([
+      {
+        toolCalls: [
+          { name: 'finish', input: { summary: 'streamed summary' } },
+          { name: 'echo', input: { q: 'x' } },
+        ],
+      },
+      { text: 'never' },
+    ]);
+    const client = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ finish, echo }).build();
+    const parts: string[] = [];
+    for await (const text of client
+      .prompt('go')
+      .advisors((a) => a.param(LOOP_ENDING_TOOLS, ['finish']))
+      .stream()
+      .content())
+      parts.push(text);
+    assert.equal(parts.join(''), 'streamed summary');
+    assert.equal(model.doStreamCalls.length, 1);
+  });
+
+  test('a loop-ending call that fails, or is refused, ends nothing', async () => {
+    const finish = Object.assign(tool({ inputSchema: z.object({ summary: z.string() }), execute: async ({ summary }) => summary }), { endsLoop: true });
+    const model = mockModel([
+      {
+        toolCalls: [
+          { name: 'finish', input: { summary: 42 } },
+          { name: 'echo', input: { q: 'x' } },
+        ],
+      },
+      { text: 'carried on' },
+    ]);
+    const text = await ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ finish, echo }).build().prompt('go').call().content();
+    assert.equal(text, 'carried on');
+    assert.equal(model.doGenerateCalls.length, 2);
+    const denied = mockModel([{ toolCalls: [{ name: 'finish', input: { summary: 'too early' } }] }, { text: 'carried on' }]);
+    const advisor = new ToolCallAdvisor({ approve: (call) => call.toolName !== 'finish' });
+    assert.equal(await ChatClient.builder(denied).defaultAdvisors(advisor).defaultTools({ finish }).build().prompt('go').call().content(), 'carried on');
+    assert.equal(denied.doGenerateCalls.length, 2);
   });
 
   test("parallel calls of one round run concurrently and answer in the model's order", async () => {

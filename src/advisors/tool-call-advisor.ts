@@ -140,10 +140,28 @@ const TOOL_CALL_ADVISOR_RULES: OptionRules<ToolCallAdvisorOptions> = {
 };
 
 /**
+ * Advisor param: names of tools that end the tool loop once they have run, as
+ * if each were declared with `endsLoop: true` (see {@link ToolCallingAdvisor}).
+ * `AgentLoop` sets it to its finish tool.
+ */
+export const LOOP_ENDING_TOOLS = 'governor.toolLoop.endingTools';
+
+/**
  * The tool-calling loop as a recursive advisor: it calls the rest of the chain
  * (`chain.copy(this)`), runs the tools the model asked for, and calls again
  * until the model stops asking — so every advisor after it sees every round.
  * (Spring AI 2.0's name; `ToolCallAdvisor` is the deprecated alias.)
+ *
+ * Two flags on a tool end the loop without another model round:
+ * - `returnDirect: true` (Spring AI's): when every call of a round is of a
+ *   return-direct tool that ran, the loop ends with their outputs (one per
+ *   line) as the answer's text. Alongside any other call it does nothing.
+ * - `endsLoop: true`, for finish tools such as `submitTool()`: once such a
+ *   tool has run (without error), the loop ends after the other calls of the
+ *   same round have run, even alongside other tools, with the outputs of the
+ *   loop-ending tools as the answer's text (when every call was
+ *   return-direct, the return-direct rule above decides the text). The
+ *   {@link LOOP_ENDING_TOOLS} param marks tools by name for one request.
  */
 export class ToolCallingAdvisor implements Advisor {
   readonly name = 'ToolCallAdvisor';
@@ -239,6 +257,8 @@ class ToolLoop {
   readonly #toolContext: GovernorToolContext;
   readonly #listeners: readonly ToolCallListener[];
   readonly #telemetry: TelemetrySettings;
+  /** Tools named by the request's {@link LOOP_ENDING_TOOLS} param. */
+  readonly #endingByName: ReadonlySet<string>;
   #usage: Usage | undefined;
   #rounds = 0;
   #total = 0;
@@ -262,6 +282,8 @@ class ToolLoop {
     const fromContext = request.context.get(TOOL_CALL_LISTENERS);
     this.#listeners = [...(options.listeners ?? []), ...(Array.isArray(fromContext) ? (fromContext as ToolCallListener[]) : [])];
     this.#telemetry = telemetrySettings(request.context);
+    const ending = request.context.get(LOOP_ENDING_TOOLS);
+    this.#endingByName = new Set(Array.isArray(ending) ? ending.filter((name): name is string => typeof name === 'string') : []);
   }
 
   /** Tool results to stream, once. */
@@ -305,6 +327,8 @@ class ToolLoop {
     if (outcomes.length > 0 && outcomes.length === answers.length && outcomes.every((o) => o.returnDirect)) {
       return this.#returnDirect(outcomes);
     }
+    const ending = outcomes.filter((o) => this.#endsLoop(o));
+    if (ending.length > 0) return this.#returnDirect(ending);
     return undefined;
   }
 
@@ -347,7 +371,16 @@ class ToolLoop {
     }
     this.#added.push(toolResultMessage(outcomes));
     if (outcomes.every((o) => o.returnDirect)) return this.#returnDirect(outcomes, response);
+    const ending = outcomes.filter((o) => this.#endsLoop(o));
+    if (ending.length > 0) return this.#returnDirect(ending, response);
     return undefined;
+  }
+
+  /** Whether `outcome` is a loop-ending tool that ran: a refused, denied or failed call is an error result and ends nothing. */
+  #endsLoop(outcome: ToolOutcome): boolean {
+    const name = outcome.call.toolName;
+    if (outcome.isError || !this.#isTool(name)) return false;
+    return this.#endingByName.has(name) || this.#request.tools[name]?.endsLoop === true;
   }
 
   /**

@@ -3,11 +3,13 @@ import type { ModelMessage, ToolSet } from 'ai';
 import type { AdvisorContext } from './advisor-context.ts';
 
 /**
- * An AI SDK tool, plus Governor's `returnDirect` flag: when every tool call of
- * a model round is return-direct, the tool loop ends with the tools' output
- * instead of sending it back to the model.
+ * An AI SDK tool, plus Governor's flags for the tool loop: `returnDirect`
+ * (when every tool call of a model round is return-direct, the loop ends
+ * with the tools' output instead of sending it back to the model) and
+ * `endsLoop` (a finish tool: once it has run, the loop ends after the other
+ * calls of its round, whatever they are).
  */
-export type GovernedTool = ToolSet[string] & { returnDirect?: boolean };
+export type GovernedTool = ToolSet[string] & { returnDirect?: boolean; endsLoop?: boolean };
 
 /** Tools by name, as the model sees them. */
 export type GovernedToolSet = Readonly<Record<string, GovernedTool>>;

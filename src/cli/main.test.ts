@@ -457,7 +457,7 @@ describe('governor CLI: what it echoes, and how it ends', () => {
     const missing = join(tempDir(), 'nowhere');
     const noDir = await governor(['run', 'task', '--dir', missing, '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm'], cleanEnv());
     assert.equal(noDir.code, 2, noDir.stderr);
-    assert.equal(noDir.stderr, `governor run: --dir ${missing}: does not exist or is not a directory\n`);
+    assert.equal(noDir.stderr, `governor run: --dir: ${missing} does not exist or is not a directory\n`);
   });
 
   test('governor demo with an unusable model configuration says what to set, never a flag it refuses (exit 2)', async () => {

@@ -14,7 +14,9 @@ import { resolveModelSpec } from './model-spec.ts';
 import { stopOnSignals } from './stop-on-signals.ts';
 import { progressLine, summaryLines, type CliIO } from './progress.ts';
 import { watchBreaker } from './watch-breaker.ts';
-import { printable } from '../redaction/terminal-text.ts';
+import { printable, terminalText } from '../redaction/terminal-text.ts';
+import { redactValue } from '../redaction/redact.ts';
+import { resolveSandbox, type SandboxMode } from '../harness/sandbox.ts';
 
 /** The longest `--timeout`, in whole seconds: a run's timer cannot run longer than {@link MAX_TIMER_MS}. */
 const MAX_TIMEOUT_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
@@ -89,8 +91,33 @@ function workingDirectory(dir: string): string {
   } catch {
     // Missing or unreadable: said below, the same way.
   }
-  if (!isDirectory) throw new CliUsageError(`--dir ${dir}: does not exist or is not a directory`);
+  // The flag and the value first: the error is redacted, and a `name: value` shape (`./secrets: does …`) would be taken for a secret.
+  if (!isDirectory) throw new CliUsageError(`--dir: ${dir} does not exist or is not a directory`);
   return path;
+}
+
+/** `--max-invocations`, checked here so that the error names the flag, not the option of MiniAgent it becomes. */
+function maxInvocations(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  // Number('') is 0: refused with the rest. Past 2^53 a number is no longer a count.
+  if (value.trim() === '' || !Number.isSafeInteger(number) || number < 1) {
+    throw new CliUsageError(`--max-invocations must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER}, got "${value}"`);
+  }
+  return number;
+}
+
+const SANDBOX_MODES: readonly string[] = ['auto', 'bubblewrap', 'none'] satisfies readonly SandboxMode[];
+
+/**
+ * `--sandbox`, resolved here: the header says which sandbox commands run in,
+ * and the shell tool, handed the resolved kind, has no fallback of its own to
+ * warn about again (on stderr, through Node's warning channel).
+ * @throws SandboxUnavailableError for `bubblewrap` where bwrap cannot run
+ */
+function sandbox(value: string): ReturnType<typeof resolveSandbox> {
+  if (!SANDBOX_MODES.includes(value)) throw new CliUsageError(`--sandbox must be auto, bubblewrap or none, got "${value}"`);
+  return resolveSandbox(value as SandboxMode);
 }
 
 /**
@@ -132,6 +159,7 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
   let agent: MiniAgent;
   let label: string;
   let dir: string;
+  let resolved: ReturnType<typeof resolveSandbox>;
   // Progress is not the result: it goes to stderr, so stdout holds only the summary or the JSON.
   const print = (line: string): void => {
     io.stderr.write(`${printable(line)}\n`);
@@ -141,20 +169,20 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
     const spec = await resolveModelSpec({ model: values.model, baseURL: values['base-url'], env: io.env });
     label = spec.label;
     dir = workingDirectory(values.dir);
-    const maxInvocations = positiveNumber('max-invocations', values['max-invocations']);
-    if (maxInvocations !== undefined && !Number.isInteger(maxInvocations)) throw new CliUsageError('--max-invocations must be a whole number');
+    const invocations = maxInvocations(values['max-invocations']);
     const costLimitUsd = costLimit(values['cost-limit'], spec.model);
+    resolved = sandbox(values.sandbox);
     const breaker = values['no-breaker'] ? false : new AgentBreaker();
     const state = breaker ? watchBreaker(breaker, (line) => print(`   ${line}`)) : () => undefined;
     agent = new MiniAgent({
       model: spec.model,
       workingDirectory: dir,
-      maxInvocations,
+      maxInvocations: invocations,
       costLimitUsd,
       timeoutMs: timeoutMs(values.timeout),
       breaker,
       abortSignal: interrupt.signal,
-      sandbox: values.sandbox as 'auto',
+      sandbox: resolved.kind,
       network: values.network,
       onProgress: (event) => {
         const line = progressLine(event, state);
@@ -166,7 +194,7 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
     return EXIT_CODES.usage;
   }
   print(`Running on ${label} in ${dir}${agent.sandbox === 'bubblewrap' ? ' (commands sandboxed with bubblewrap)' : ''}`);
-  if (agent.sandboxWarning !== undefined) print(`Warning: ${agent.sandboxWarning}`);
+  if (resolved.warning !== undefined) print(`Warning: ${resolved.warning}`);
   const signals = stopOnSignals(interrupt, io);
   let result: AgentLoopResult;
   try {
@@ -175,22 +203,21 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
     signals.runEnded();
   }
   if (values.json) {
-    io.stdout.write(
-      `${printable(
-        JSON.stringify({
-          status: result.status,
-          reason: result.reason,
-          invocations: result.invocations,
-          turns: result.turns,
-          toolCalls: result.toolCalls,
-          usage: result.usage,
-          costUsd: result.costUsd,
-          output: result.output,
-          durationMs: Math.round(result.durationMs),
-          conversationId: result.conversationId,
-        }),
-      )}\n`,
-    );
+    const json = {
+      status: result.status,
+      reason: result.reason,
+      invocations: result.invocations,
+      turns: result.turns,
+      toolCalls: result.toolCalls,
+      usage: result.usage,
+      costUsd: result.costUsd,
+      output: result.output,
+      durationMs: Math.round(result.durationMs),
+      conversationId: result.conversationId,
+    };
+    // Redacted value by value, then serialised: rules for text, run over JSON text, miss escaped secrets and can break
+    // the JSON. Control characters JSON.stringify leaves raw (DEL, C1) are escaped, as JSON allows.
+    io.stdout.write(`${terminalText(JSON.stringify(redactValue(json)))}\n`);
   } else {
     io.stdout.write(`\n${printable(summaryLines(result, label).join('\n'))}\n`);
   }

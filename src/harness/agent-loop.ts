@@ -13,13 +13,14 @@ import { CONTINUATION_TURN } from '../chat/observation.ts';
 import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-listener.ts';
 import { MODEL_CALL_LISTENERS, type ModelCallListener } from '../chat/model-call-listener.ts';
 import { toolResultMessage } from '../advisors/tool-execution.ts';
-import { isToolCallListener } from '../advisors/tool-call-advisor.ts';
+import { isToolCallListener, LOOP_ENDING_TOOLS } from '../advisors/tool-call-advisor.ts';
 import { InvalidToolApprovalError, toolApprovalResponse } from '../advisors/tool-approval.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { AgentBreakerError } from '../breaker/breaker-errors.ts';
 import { TELEMETRY, validateTelemetryOptions, type TelemetryOptions } from '../telemetry/telemetry-options.ts';
 import { observeAgentRun } from './agent-run-observation.ts';
-import { estimateCost, findPrice, mergePrices, projectCallCost, type PriceTable } from '../model/pricing.ts';
+import { estimateCost, findPrice, mergePrices, type PriceTable } from '../model/pricing.ts';
+import { callBudget } from './call-budget.ts';
 
 /**
  * Why an {@link AgentLoop} run ended. `awaiting_approval`: a tool declared
@@ -115,9 +116,34 @@ export interface AgentLoopOptions {
    * abort. @default 600_000 (10 minutes)
    */
   readonly timeoutMs?: number;
-  /** Most USD a run may spend; needs a price for the model. @default no limit */
+  /**
+   * Most USD a run may spend; needs a price for the model. Before each model
+   * call the loop projects the call's input (the previous call's prompt and
+   * answer, or the request's own size when larger, priced as uncached input)
+   * and sends the call with its output bounded (`maxOutputTokens`) to what the
+   * rest of the budget pays for at the model's output price, never above a
+   * smaller `maxOutputTokens` of the caller's. A call the budget cannot pay for
+   * with its input and at least 64 output tokens is not made: the run ends with
+   * `cost_limit`.
+   *
+   * What stays approximate: the input is projected, not known (tool
+   * definitions are not counted, and a provider's tokenizer may count more than
+   * 4 characters a token), so the run can pass the limit by one call's
+   * misjudged input; a provider that adds to the bound (Anthropic's thinking
+   * budget) can spend past it. No bound is sent when it is at or above the
+   * model's maximum output (`maxOutputTokens` of its price: the default table
+   * has it for every model it prices); without one, the bound is sent as is,
+   * and a provider may refuse one above the model's maximum.
+   * @default no limit
+   */
   readonly costLimitUsd?: number;
-  /** Name of the tool whose call completes the task; `null` completes on the first answer without tool calls. @default 'submit' */
+  /**
+   * Name of the tool whose call completes the task: once it has run, the run
+   * ends after the other calls of its round, without another model call (the
+   * loop's `LOOP_ENDING_TOOLS` param), with its result as the `output`.
+   * `null` completes on the first answer without tool calls.
+   * @default 'submit'
+   */
   readonly finishTool?: string | null;
   /** Price overrides merged over the defaults. */
   readonly prices?: PriceTable;
@@ -185,8 +211,11 @@ function estimateTokens(request: ChatClientRequest): number {
 /**
  * Runs a task through a ChatClient until the finish tool is called or a limit
  * ends it. Limits are checked before every model call — not only between
- * turns — and a call whose projected cost would overshoot the cost limit is
- * not started.
+ * turns. Under a cost limit each call's output is bounded to what the budget
+ * left can pay for, and a call the budget cannot pay for is not started (see
+ * {@link AgentLoopOptions.costLimitUsd}). Once the finish tool has run, the
+ * tool loop ends after the other calls of the same answer, and the run
+ * completes with the tool's result as its `output`: no model call follows.
  */
 export class AgentLoop {
   readonly #options: AgentLoopOptions;
@@ -336,28 +365,34 @@ export class AgentLoop {
     const timer = setTimeout(() => timeout.abort(new LimitReached('timeout', `the run exceeded its time limit of ${this.timeoutMs} ms`)), this.timeoutMs);
     const signal = o.abortSignal ? AbortSignal.any([o.abortSignal, timeout.signal]) : timeout.signal;
 
-    const checkLimits = (request: ChatClientRequest): void => {
+    const price = findPrice(modelId, mergePrices(o.prices));
+    /**
+     * Checks every limit before a model call; returns the request to send: under a cost limit,
+     * with its output bounded to what the budget left can pay for.
+     */
+    const checkLimits = (request: ChatClientRequest): ChatClientRequest => {
       if (o.abortSignal?.aborted) throw o.abortSignal.reason;
       if (performance.now() - started >= this.timeoutMs) throw new LimitReached('timeout', `the run exceeded its time limit of ${this.timeoutMs} ms`);
       if (invocations >= this.maxInvocations) throw new LimitReached('invocation_limit', `the run used all ${this.maxInvocations} model calls`);
-      if (o.costLimitUsd !== undefined) {
-        const spent = cost();
-        if (spent === 'unknown') throw new LimitReached('cost_limit', 'the cost so far is unknown, so the cost limit cannot be kept');
-        const next = projectCallCost({
-          modelId,
-          lastInputTokens: lastUsage?.inputTokens ?? estimateTokens(request),
-          lastOutputTokens: lastUsage?.outputTokens ?? 0,
-          maxOutputTokens: request.options.maxOutputTokens,
-          prices: o.prices,
-        });
-        const projected = typeof next.usd === 'number' ? next.usd : 0;
-        if (spent + projected > o.costLimitUsd) {
-          throw new LimitReached(
-            'cost_limit',
-            `the next model call (about $${projected.toFixed(4)}) would take the run past its cost limit of $${o.costLimitUsd} ($${spent.toFixed(4)} spent)`,
-          );
-        }
+      if (o.costLimitUsd === undefined || price === undefined) return request;
+      const spent = cost();
+      if (spent === 'unknown') throw new LimitReached('cost_limit', 'the cost so far is unknown, so the cost limit cannot be kept');
+      // The prompt is at least the previous one plus its answer; the request's own size also counts the tool results since.
+      const lastPrompt = lastUsage === undefined ? 0 : (lastUsage.inputTokens ?? 0) + (lastUsage.outputTokens ?? 0);
+      const budget = callBudget({
+        price,
+        remainingUsd: o.costLimitUsd - spent,
+        inputTokens: Math.max(lastPrompt, estimateTokens(request)),
+        maxOutputTokens: request.options.maxOutputTokens,
+      });
+      if (!budget.affordable) {
+        throw new LimitReached(
+          'cost_limit',
+          `the next model call (about $${budget.minimumUsd.toFixed(4)} with its input and ${budget.minimumOutputTokens} output tokens) would take the run past its cost limit of $${o.costLimitUsd} ($${spent.toFixed(4)} spent)`,
+        );
       }
+      if (budget.maxOutputTokens === request.options.maxOutputTokens) return request;
+      return { ...request, options: { ...request.options, maxOutputTokens: budget.maxOutputTokens } };
     };
 
     // Right inside the tool loop, where each round's request holds the turn so far as the loop keeps it.
@@ -388,10 +423,10 @@ export class AgentLoop {
       name: 'AgentLoopGuard',
       order: AdvisorOrder.LOWEST_PRECEDENCE,
       async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
-        checkLimits(request);
+        const bounded = checkLimits(request);
         invocations += 1;
         emit({ type: 'invocation-start', invocation: invocations });
-        const result = await chain.nextCall(request);
+        const result = await chain.nextCall(bounded);
         const r = result.response;
         lastAnswer = r.messages;
         lastUsage = r.totalUsage;
@@ -474,7 +509,7 @@ export class AgentLoop {
       return result;
     };
 
-    if (o.costLimitUsd !== undefined && findPrice(modelId, mergePrices(o.prices)) === undefined) {
+    if (o.costLimitUsd !== undefined && price === undefined) {
       return finish('error', `a cost limit is set but there is no price for model "${modelId}": pass prices for it`);
     }
 
@@ -504,6 +539,8 @@ export class AgentLoop {
                 // The client's own listeners on these params keep firing: a request param replaces the default.
                 .param(TOOL_CALL_LISTENERS, [counter, ...(o.listeners ?? []), ...clientListeners(o.client, TOOL_CALL_LISTENERS)])
                 .param(MODEL_CALL_LISTENERS, [retries, ...clientListeners(o.client, MODEL_CALL_LISTENERS)])
+                // Once the finish tool has run, the tool loop ends after the rest of its round: no model call follows.
+                .param(LOOP_ENDING_TOOLS, [...clientListeners(o.client, LOOP_ENDING_TOOLS), ...(finishTool === null ? [] : [finishTool])])
                 // A continuation is the harness talking, not new information: the breaker keeps its evidence.
                 .param(CONTINUATION_TURN, turns > 1)
             );
@@ -516,7 +553,8 @@ export class AgentLoop {
         answer = undefined;
         messages.push(...response.messages);
         remembered = messages.length;
-        output = response.text;
+        // The finish tool's own result, even when return-direct tools called with it add theirs to the text.
+        output = (finishTool === null ? undefined : finishToolOutput(response.messages, toolResults, finishTool)) ?? response.text;
         if (response.pendingApprovals !== undefined && response.pendingApprovals.length > 0) {
           // No continuation: the calls wait for the caller, whose answer resumes the run.
           pendingApprovals = response.pendingApprovals;
@@ -556,7 +594,7 @@ export class AgentLoop {
   }
 }
 
-/** The listeners the client sets on `param` for every request. */
+/** The listeners (or other list) the client sets on `param` for every request. */
 function clientListeners(client: ChatClient, param: string): unknown[] {
   const value = client.defaultAdvisorParams.get(param);
   return Array.isArray(value) ? value : [];

@@ -31,6 +31,11 @@ export interface MiniAgentOptions {
   readonly maxInvocations?: number;
   /** @default 600_000 */
   readonly timeoutMs?: number;
+  /**
+   * Most USD the run may spend; each model call's output is bounded to what is
+   * left (see `AgentLoopOptions.costLimitUsd`, and what stays approximate there).
+   * @default no limit
+   */
   readonly costLimitUsd?: number;
   readonly prices?: PriceTable;
   /** The breaker watching the agent; `false` runs without one. @default a new AgentBreaker with its defaults */

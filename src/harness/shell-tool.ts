@@ -4,9 +4,10 @@ import { tool, type Tool } from 'ai';
 import { z } from 'zod';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
-import { runCommand, type CommandOutcome } from './run-command.ts';
+import type { CommandOutcome } from './run-command.ts';
 import { withoutSecrets } from './safe-env.ts';
-import { bubblewrapArgs, probeBubblewrap, resolveSandbox, type SandboxMode } from './sandbox.ts';
+import type { SandboxMode } from './sandbox.ts';
+import { assertBubblewrapOutside, chooseSandbox, runLaunched, sandboxEnvironment, type LaunchPlan } from './sandboxed-launch.ts';
 import { checkCommandWrites } from './write-guard.ts';
 
 /**
@@ -117,12 +118,6 @@ function existingDirectory(option: string, directory: unknown): string {
   return realpathSync(directory);
 }
 
-/** Whether `child` is `parent` or lies inside it. */
-function isWithin(child: string, parent: string): boolean {
-  const relative = path.relative(parent, child);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}
-
 /**
  * Prepares the private temporary directory (`$1`), then runs the rest of its
  * arguments (the command's shell). It runs as part of the command, inside the
@@ -144,23 +139,6 @@ const PREPARE_TEMP_DIRECTORY = [
   'fi',
   'exec "$@"',
 ].join('\n');
-
-/**
- * Variables that change how the dynamic loader (and glibc) behave in `bwrap`
- * itself, which runs on the host: one pointing into the working directory
- * would load a command's file there outside the sandbox. They are handed to
- * bwrap with `--setenv`, for the command only.
- */
-const LOADER_VARIABLE = /^(?:LD_\w*|GCONV_PATH|LOCPATH)$/;
-
-const warned = new Set<string>();
-
-/** The no-sandbox warning, once per process and reason: a line on stderr through Node's warning channel. */
-function warnOnce(message: string): void {
-  if (warned.has(message)) return;
-  warned.add(message);
-  process.emitWarning(message, { code: 'GOVERNOR_NO_SANDBOX' });
-}
 
 function describeEnd(outcome: CommandOutcome, timeoutMs: number): string {
   switch (outcome.end) {
@@ -207,31 +185,9 @@ export function shellTool(options: ShellToolOptions): Tool<{ command: string }, 
   const passEnv = options.passEnv ?? 'safe';
   const writableRoots = (options.writableRoots ?? []).map((root, i) => existingDirectory(`writableRoots[${i}]`, root));
   const tempDirectory = path.join(workingDirectory, SHELL_TEMP_DIRECTORY);
-  const sandbox = resolveSandbox(options.sandbox);
-  if (sandbox.warning !== undefined) warnOnce(sandbox.warning);
+  const sandbox = chooseSandbox(options.sandbox);
   const network = options.network === true;
-  const probe = sandbox.kind === 'bubblewrap' ? probeBubblewrap() : undefined;
-  const writable = [workingDirectory, ...writableRoots];
-  if (probe?.usable && writable.some((directory) => isWithin(probe.path, directory))) {
-    // A command could replace it, and the next command would start the replacement on the host.
-    throw new InvalidOptionError('workingDirectory', `must not contain the bwrap executable (${probe.path}), which commands could replace`);
-  }
-  const prepare = ['/bin/sh', '-c', PREPARE_TEMP_DIRECTORY, 'sh', tempDirectory];
-
-  // Under the sandbox the environment is built from nothing: bwrap and everything it starts hold only these.
-  const sandboxEnvironment = (): Record<string, string> => {
-    const env: Record<string, string | undefined> = {
-      PATH: process.env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin',
-      HOME: tempDirectory,
-      TMPDIR: '/tmp',
-      LANG: process.env['LANG'] ?? 'C.UTF-8',
-      LC_ALL: process.env['LC_ALL'],
-      TERM: process.env['TERM'] ?? 'dumb',
-      PWD: workingDirectory,
-      ...options.env,
-    };
-    return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  };
+  if (sandbox === 'bubblewrap') assertBubblewrapOutside([workingDirectory, ...writableRoots], 'workingDirectory');
 
   const environment = (): Record<string, string> => {
     const env: Record<string, string | undefined> = {
@@ -248,35 +204,15 @@ export function shellTool(options: ShellToolOptions): Tool<{ command: string }, 
     return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
   };
 
-  /**
-   * How to start one command, and with which environment. The sandbox's
-   * arguments are built anew each time, so that they hide the host's Unix
-   * sockets listening right now.
-   */
-  const launch = (): { launcher: string[]; env: Record<string, string> } => {
-    if (sandbox.kind === 'none') return { launcher: prepare, env: environment() };
-    const env: Record<string, string> = {};
-    const args = bubblewrapArgs({ workingDirectory, writableRoots, network });
-    const separator = args.pop(); // '--'
-    for (const [name, value] of Object.entries(sandboxEnvironment())) {
-      if (LOADER_VARIABLE.test(name)) args.push('--setenv', name, value);
-      else env[name] = value;
-    }
-    return { launcher: [...args, separator ?? '--', ...prepare], env };
-  };
-
-  /**
-   * bwrap failed before starting the command because a host socket it was to
-   * cover went away in between (it cannot create the mount point on the
-   * read-only file system): the command never ran, and may be started again.
-   */
-  const socketVanished = (outcome: CommandOutcome, launcher: readonly string[]): boolean => {
-    if (sandbox.kind !== 'bubblewrap' || outcome.end !== 'exited' || outcome.exitCode !== 1 || !outcome.output.startsWith('bwrap: ')) return false;
-    for (let i = 0; i + 2 < launcher.length && launcher[i] !== '--'; i += 1) {
-      if (launcher[i] === '--ro-bind' && launcher[i + 1] === '/dev/null' && outcome.output.startsWith(`bwrap: Can't create file at ${launcher[i + 2]}:`))
-        return true;
-    }
-    return false;
+  const plan: LaunchPlan = {
+    sandbox,
+    workingDirectory,
+    writableRoots,
+    network,
+    hostEnvironment: environment,
+    // Under the sandbox the environment is built from nothing: bwrap and everything it starts hold only these.
+    sandboxEnvironment: () => sandboxEnvironment({ home: tempDirectory, workingDirectory, env: options.env }),
+    prelude: ['/bin/sh', '-c', PREPARE_TEMP_DIRECTORY, 'sh', tempDirectory],
   };
 
   return tool({
@@ -285,33 +221,18 @@ export function shellTool(options: ShellToolOptions): Tool<{ command: string }, 
       `fresh shell: cd and variables do not carry over to the next call. stdin is empty, so do not ` +
       `start interactive programs. A command is killed after ${timeoutMs / 1000} s; output over ` +
       `${maxOutputBytes} bytes keeps its beginning and end. ` +
-      (sandbox.kind === 'bubblewrap'
+      (sandbox === 'bubblewrap'
         ? `Commands run in a sandbox: only the working directory is writable, /tmp is private and starts empty on each call` +
           `${network ? '' : ', there is no network'}.`
         : `Commands that write outside the working directory are refused.`),
     inputSchema: z.object({ command: z.string().describe('The shell command to run.') }),
     execute: async ({ command }, { abortSignal }) => {
       if (command.trim() === '') return 'error: the command is empty; nothing was run';
-      if (sandbox.kind === 'none') {
+      if (sandbox === 'none') {
         const check = checkCommandWrites(command, { workingDirectory, homeDirectory: tempDirectory, writableRoots });
         if (!check.allowed) return check.reason;
       }
-      let startedWith: string[] = [];
-      const start = (): Promise<CommandOutcome> => {
-        const { launcher, env } = launch();
-        startedWith = launcher;
-        return runCommand(command, {
-          cwd: workingDirectory,
-          env,
-          launcher,
-          timeoutMs,
-          maxOutputBytes,
-          killGraceMs,
-          ...(abortSignal ? { signal: abortSignal } : {}),
-        });
-      };
-      let outcome = await start();
-      for (let retry = 0; retry < 2 && socketVanished(outcome, startedWith); retry += 1) outcome = await start();
+      const outcome = await runLaunched(command, plan, { timeoutMs, maxOutputBytes, killGraceMs, ...(abortSignal ? { signal: abortSignal } : {}) });
       if (outcome.end === 'aborted') throw abortSignal?.reason ?? new Error('The command was aborted.');
       let notes = outcome.terminatedLeftovers ? '\n(background processes the command left running were terminated)' : '';
       if (outcome.abandonedOutput) notes += '\n(a detached process still holds the output open; the rest of its output is not shown)';

@@ -11,6 +11,13 @@ export interface ModelPrice {
    * When absent, cached tokens are priced as ordinary input (an upper bound).
    */
   cachedInputPerMillion?: number;
+  /**
+   * The most output tokens the model writes per call. A cost limit bounds a
+   * call's output to what the budget pays for, and leaves out a bound at or
+   * above this (some providers refuse one above the model's maximum: OpenAI
+   * answers 400). When absent, the bound is sent as it is.
+   */
+  maxOutputTokens?: number;
 }
 
 /** Prices by model id (for example `gpt-4o` or `claude-sonnet-4`). */
@@ -49,28 +56,28 @@ export type CostEstimate =
  * on some models), so estimates for such calls are low.
  */
 export const DEFAULT_PRICES: Readonly<PriceTable> = Object.freeze({
-  'gpt-4o': { inputPerMillion: 2.5, outputPerMillion: 10, cachedInputPerMillion: 1.25 },
+  'gpt-4o': { inputPerMillion: 2.5, outputPerMillion: 10, cachedInputPerMillion: 1.25, maxOutputTokens: 16_384 },
   // The first gpt-4o snapshot kept its launch price; an exact id wins over the family.
-  'gpt-4o-2024-05-13': { inputPerMillion: 5, outputPerMillion: 15 },
-  'gpt-4o-mini': { inputPerMillion: 0.15, outputPerMillion: 0.6, cachedInputPerMillion: 0.075 },
-  'gpt-4.1': { inputPerMillion: 2, outputPerMillion: 8, cachedInputPerMillion: 0.5 },
-  'gpt-4.1-mini': { inputPerMillion: 0.4, outputPerMillion: 1.6, cachedInputPerMillion: 0.1 },
-  'gpt-4.1-nano': { inputPerMillion: 0.1, outputPerMillion: 0.4, cachedInputPerMillion: 0.025 },
-  'gpt-5': { inputPerMillion: 1.25, outputPerMillion: 10, cachedInputPerMillion: 0.125 },
-  'gpt-5-mini': { inputPerMillion: 0.25, outputPerMillion: 2, cachedInputPerMillion: 0.025 },
-  'gpt-5-nano': { inputPerMillion: 0.05, outputPerMillion: 0.4, cachedInputPerMillion: 0.005 },
-  o3: { inputPerMillion: 2, outputPerMillion: 8, cachedInputPerMillion: 0.5 },
-  'o3-mini': { inputPerMillion: 1.1, outputPerMillion: 4.4, cachedInputPerMillion: 0.55 },
-  'o4-mini': { inputPerMillion: 1.1, outputPerMillion: 4.4, cachedInputPerMillion: 0.275 },
-  'claude-opus-4': { inputPerMillion: 15, outputPerMillion: 75, cachedInputPerMillion: 1.5 },
-  'claude-opus-4-0': { inputPerMillion: 15, outputPerMillion: 75, cachedInputPerMillion: 1.5 },
-  'claude-opus-4-1': { inputPerMillion: 15, outputPerMillion: 75, cachedInputPerMillion: 1.5 },
-  'claude-sonnet-4': { inputPerMillion: 3, outputPerMillion: 15, cachedInputPerMillion: 0.3 },
-  'claude-sonnet-4-0': { inputPerMillion: 3, outputPerMillion: 15, cachedInputPerMillion: 0.3 },
-  'claude-sonnet-4-5': { inputPerMillion: 3, outputPerMillion: 15, cachedInputPerMillion: 0.3 },
-  'claude-3-7-sonnet': { inputPerMillion: 3, outputPerMillion: 15, cachedInputPerMillion: 0.3 },
-  'claude-haiku-4-5': { inputPerMillion: 1, outputPerMillion: 5, cachedInputPerMillion: 0.1 },
-  'claude-3-5-haiku': { inputPerMillion: 0.8, outputPerMillion: 4, cachedInputPerMillion: 0.08 },
+  'gpt-4o-2024-05-13': { inputPerMillion: 5, outputPerMillion: 15, maxOutputTokens: 4_096 },
+  'gpt-4o-mini': { inputPerMillion: 0.15, outputPerMillion: 0.6, cachedInputPerMillion: 0.075, maxOutputTokens: 16_384 },
+  'gpt-4.1': { inputPerMillion: 2, outputPerMillion: 8, cachedInputPerMillion: 0.5, maxOutputTokens: 32_768 },
+  'gpt-4.1-mini': { inputPerMillion: 0.4, outputPerMillion: 1.6, cachedInputPerMillion: 0.1, maxOutputTokens: 32_768 },
+  'gpt-4.1-nano': { inputPerMillion: 0.1, outputPerMillion: 0.4, cachedInputPerMillion: 0.025, maxOutputTokens: 32_768 },
+  'gpt-5': { inputPerMillion: 1.25, outputPerMillion: 10, cachedInputPerMillion: 0.125, maxOutputTokens: 128_000 },
+  'gpt-5-mini': { inputPerMillion: 0.25, outputPerMillion: 2, cachedInputPerMillion: 0.025, maxOutputTokens: 128_000 },
+  'gpt-5-nano': { inputPerMillion: 0.05, outputPerMillion: 0.4, cachedInputPerMillion: 0.005, maxOutputTokens: 128_000 },
+  o3: { inputPerMillion: 2, outputPerMillion: 8, cachedInputPerMillion: 0.5, maxOutputTokens: 100_000 },
+  'o3-mini': { inputPerMillion: 1.1, outputPerMillion: 4.4, cachedInputPerMillion: 0.55, maxOutputTokens: 100_000 },
+  'o4-mini': { inputPerMillion: 1.1, outputPerMillion: 4.4, cachedInputPerMillion: 0.275, maxOutputTokens: 100_000 },
+  'claude-opus-4': { inputPerMillion: 15, outputPerMillion: 75, cachedInputPerMillion: 1.5, maxOutputTokens: 32_000 },
+  'claude-opus-4-0': { inputPerMillion: 15, outputPerMillion: 75, cachedInputPerMillion: 1.5, maxOutputTokens: 32_000 },
+  'claude-opus-4-1': { inputPerMillion: 15, outputPerMillion: 75, cachedInputPerMillion: 1.5, maxOutputTokens: 32_000 },
+  'claude-sonnet-4': { inputPerMillion: 3, outputPerMillion: 15, cachedInputPerMillion: 0.3, maxOutputTokens: 64_000 },
+  'claude-sonnet-4-0': { inputPerMillion: 3, outputPerMillion: 15, cachedInputPerMillion: 0.3, maxOutputTokens: 64_000 },
+  'claude-sonnet-4-5': { inputPerMillion: 3, outputPerMillion: 15, cachedInputPerMillion: 0.3, maxOutputTokens: 64_000 },
+  'claude-3-7-sonnet': { inputPerMillion: 3, outputPerMillion: 15, cachedInputPerMillion: 0.3, maxOutputTokens: 64_000 },
+  'claude-haiku-4-5': { inputPerMillion: 1, outputPerMillion: 5, cachedInputPerMillion: 0.1, maxOutputTokens: 64_000 },
+  'claude-3-5-haiku': { inputPerMillion: 0.8, outputPerMillion: 4, cachedInputPerMillion: 0.08, maxOutputTokens: 8_192 },
 });
 
 /**
@@ -98,6 +105,10 @@ function validatePrice(id: string, price: ModelPrice): void {
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
       throw new InvalidOptionError(`prices.${id}.${field}`, 'must be a finite number >= 0 (USD per million tokens)');
     }
+  }
+  const max = price.maxOutputTokens;
+  if (max !== undefined && (!Number.isSafeInteger(max) || max < 1)) {
+    throw new InvalidOptionError(`prices.${id}.maxOutputTokens`, 'must be a whole number of tokens >= 1');
   }
 }
 

@@ -1,8 +1,11 @@
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidOptionError } from '../../errors/governor-error.ts';
 import { is, validateOptions, type OptionRules } from '../../errors/validate-options.ts';
-import { runCommand } from '../run-command.ts';
+import type { CommandOutcome } from '../run-command.ts';
 import { withoutSecrets } from '../safe-env.ts';
+import type { SandboxMode } from '../sandbox.ts';
+import { assertBubblewrapOutside, chooseSandbox, runLaunched, sandboxEnvironment } from '../sandboxed-launch.ts';
 import type { Judge, JudgeInput, Verdict } from './judge.ts';
 
 /** Options of {@link commandJudge}. */
@@ -26,12 +29,43 @@ export interface CommandJudgeOptions {
    */
   maxOutputBytes?: number;
   /**
-   * The command judges code the agent wrote, so by default it does not see
-   * credential-like environment variables (see `shellTool`'s `passEnv`).
+   * How the command is confined. It runs code the agent wrote (a test script,
+   * `package.json`, a `check.sh`), so by default it gets the confinement the
+   * agent's own shell had. `'bubblewrap'`: the command runs in a bubblewrap
+   * sandbox (see `shellTool`'s `sandbox`), started with a cleared environment
+   * (only PATH, HOME and TMPDIR, both the private `/tmp`, LANG, LC_ALL, TERM,
+   * PWD and `env`), in its own PID namespace, with the host file system
+   * read-only, the input's `workingDirectory` (and `cwd`) read-write, a
+   * private `/tmp`, no network and no host Unix socket unless `network`, and
+   * everything inside killed when the command ends or times out, daemons
+   * included. `'none'`: a plain child process on the host, with `passEnv`
+   * filtering; a process it moves to another session (`setsid`) survives it.
+   * `'auto'`: bubblewrap when `bwrap` works on this host, else `'none'` with a
+   * warning (once per process, as `shellTool` warns).
+   * @default 'auto'
+   * @throws SandboxUnavailableError at construction for `'bubblewrap'` when bwrap cannot run here
+   */
+  sandbox?: SandboxMode;
+  /**
+   * Under the bubblewrap sandbox, give the command the host's network (and
+   * with it the host's Unix sockets), as `npm install` or a test against a
+   * local service needs.
+   * @default false
+   */
+  network?: boolean;
+  /**
+   * Without a sandbox (`sandbox: 'none'`, or `'auto'` where bwrap cannot
+   * run), which of this process's environment variables the command inherits:
+   * `'safe'` drops credential-like ones (see `shellTool`'s `passEnv`), `'all'`
+   * passes everything. Under the sandbox no host variable is passed.
    * @default 'safe'
    */
   passEnv?: 'safe' | 'all';
-  /** Variables set for the command, overriding inherited ones. @default {} */
+  /**
+   * Variables set for the command, overriding inherited ones; under the
+   * sandbox, the only ones passed besides the allow-list.
+   * @default {}
+   */
   env?: Record<string, string>;
 }
 
@@ -40,6 +74,8 @@ const COMMAND_JUDGE_RULES: OptionRules<CommandJudgeOptions> = {
   timeoutMs: is.timeMs(),
   name: is.string({ nonEmpty: true }),
   maxOutputBytes: is.integer(1),
+  sandbox: is.oneOf('bubblewrap', 'none', 'auto'),
+  network: is.boolean(),
   passEnv: is.oneOf('safe', 'all'),
   env: is.recordOf(is.string()),
 };
@@ -58,11 +94,28 @@ function positiveInteger(option: string, value: number | undefined, fallback: nu
   return value;
 }
 
+/** The real path of a directory; `undefined` when it cannot be resolved (the start then fails, as it would anyway). */
+function realDirectory(directory: string): string | undefined {
+  try {
+    return realpathSync(directory);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Passes when `command` (run with `/bin/sh -c`) exits with code 0, fails on any
  * other exit code, signal or timeout, and reports `error` when the command could
  * not be run at all (no shell, missing directory, exit code 126 or 127 —
  * "not executable" / "not found"). The output excerpt goes into the reasoning.
+ *
+ * The command runs what the agent wrote, so it runs in the bubblewrap sandbox
+ * where `bwrap` works (see {@link CommandJudgeOptions.sandbox}): it can write
+ * only in the working directory, cannot reach the network or read this
+ * process's environment, and leaves nothing running.
+ *
+ * @throws InvalidOptionError at construction for an empty command or a bad option
+ * @throws SandboxUnavailableError at construction for `sandbox: 'bubblewrap'` on a host where bwrap cannot run
  */
 export function commandJudge(command: string, options: CommandJudgeOptions = {}): Judge {
   if (typeof command !== 'string' || command.trim() === '') throw new InvalidOptionError('command', 'must be a non-empty string');
@@ -70,6 +123,8 @@ export function commandJudge(command: string, options: CommandJudgeOptions = {})
   const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 120_000);
   const maxOutputBytes = options.maxOutputBytes ?? 2_000;
   const passEnv = options.passEnv ?? 'safe';
+  const sandbox = chooseSandbox(options.sandbox);
+  const network = options.network === true;
   const name = options.name ?? `command: ${command.length > 60 ? `${command.slice(0, 57)}...` : command}`;
 
   return {
@@ -81,15 +136,26 @@ export function commandJudge(command: string, options: CommandJudgeOptions = {})
       if (cwd === undefined || (!path.isAbsolute(cwd) && base === undefined)) {
         return { judge: name, status: 'abstain', reasoning: 'No working directory to run the command in.' };
       }
-      let outcome: Awaited<ReturnType<typeof runCommand>>;
+      // Real paths: bwrap mounts them, and a link in the path would mount (or hide) the wrong directory.
+      const directory = realDirectory(cwd);
+      const writableRoots = base === undefined ? [] : [realDirectory(path.resolve(base))].filter((d): d is string => d !== undefined && d !== directory);
+      let outcome: CommandOutcome;
       try {
-        outcome = await runCommand(command, {
-          cwd,
-          env: { ...(passEnv === 'all' ? withoutUndefined(process.env) : withoutSecrets(process.env)), ...options.env },
-          timeoutMs,
-          maxOutputBytes,
-          ...(signal ? { signal } : {}),
-        });
+        if (directory === undefined) throw new Error(`${cwd} does not exist or cannot be read`);
+        if (sandbox === 'bubblewrap') assertBubblewrapOutside([directory, ...writableRoots], 'workingDirectory');
+        outcome = await runLaunched(
+          command,
+          {
+            sandbox,
+            workingDirectory: directory,
+            writableRoots,
+            network,
+            hostEnvironment: () => ({ ...(passEnv === 'all' ? withoutUndefined(process.env) : withoutSecrets(process.env)), ...options.env }),
+            // HOME in the private /tmp: judging leaves nothing behind in the working directory.
+            sandboxEnvironment: () => sandboxEnvironment({ home: '/tmp', workingDirectory: directory, env: options.env }),
+          },
+          { timeoutMs, maxOutputBytes, ...(signal ? { signal } : {}) },
+        );
       } catch (error) {
         return { judge: name, status: 'error', reasoning: `\`${command}\` could not be started: ${(error as Error).message}` };
       }
