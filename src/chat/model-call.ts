@@ -1,11 +1,11 @@
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4StreamPart, SharedV4Warning } from '@ai-sdk/provider';
-import type { AssistantContent, ModelMessage } from 'ai';
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart, SharedV4Warning } from '@ai-sdk/provider';
 import { convertToLanguageModelPrompt, prepareTools, standardizePrompt } from 'ai/internal';
 import { fromProviderUsage, type Usage } from '../model/usage.ts';
-import { DEFAULT_MAX_NESTING_DEPTH, jsonNestsDeeperThan } from '../errors/nesting-depth.ts';
 import type { ModelTerminal } from './advisor-chain.ts';
 import type { ChatClientRequest } from './chat-client-request.ts';
-import type { ChatClientResponse, ChatResponse, ChatStreamEvent, FinishReason, ToolCallRequest } from './chat-response.ts';
+import type { ChatClientResponse, ChatStreamEvent, FinishReason } from './chat-response.ts';
+import { buildResponse, toToolCallRequest } from './round-response.ts';
+import { StreamedContent } from './streamed-content.ts';
 import { observeModelRound, type ModelRoundObservation } from './model-round-observation.ts';
 import { sessionIdOf } from './advisor-context.ts';
 import { MODEL_CALL_LISTENERS, notifyRetry } from './model-call-listener.ts';
@@ -40,7 +40,11 @@ export class ModelCallTerminal implements ModelTerminal {
         }),
       );
       const usage = fromProviderUsage(result.usage);
-      const response = buildResponse(result.content, result.finishReason.unified, usage, result.response?.modelId ?? this.#model.modelId, result.warnings);
+      const response = await buildResponse(
+        result.content,
+        { finishReason: result.finishReason.unified, usage, modelId: result.response?.modelId ?? this.#model.modelId, warnings: result.warnings },
+        request.tools,
+      );
       round.end(response, result.response?.id);
       return { response, context: request.context };
     } catch (error) {
@@ -109,19 +113,11 @@ export class ModelCallTerminal implements ModelTerminal {
     );
     const { reader, watch } = opened;
     let responseId: string | undefined;
-    const content: LanguageModelV4Content[] = [];
-    let text = '';
-    let reasoning = '';
+    const content = new StreamedContent();
     let usage: Usage | undefined;
     let finishReason: FinishReason = 'other';
     let modelId = this.#model.modelId;
     let warnings: SharedV4Warning[] = [];
-    const flushText = (): void => {
-      if (text) content.push({ type: 'text', text });
-      if (reasoning) content.push({ type: 'reasoning', text: reasoning });
-      text = '';
-      reasoning = '';
-    };
     const early = opened.early;
     let ended = opened.done;
     const nextPart = async (): Promise<LanguageModelV4StreamPart | undefined> => {
@@ -135,28 +131,18 @@ export class ModelCallTerminal implements ModelTerminal {
       for (;;) {
         const part = await nextPart();
         if (part === undefined) break;
+        // Kept as doGenerate reports the round: blocks in the order they streamed, with their provider
+        // metadata, and whole parts such as a hosted tool's result (which the breaker judges).
+        content.add(part);
         switch (part.type) {
           case 'text-delta':
-            text += part.delta;
             yield { type: 'text-delta', text: part.delta };
             break;
           case 'reasoning-delta':
-            reasoning += part.delta;
             yield { type: 'reasoning-delta', text: part.delta };
             break;
-          case 'tool-call': {
-            flushText();
-            content.push(part);
+          case 'tool-call':
             if (!part.providerExecuted) yield { type: 'tool-call', toolCall: toToolCallRequest(part) };
-            break;
-          }
-          // Whole parts, kept in the round's content as doGenerate reports them: a tool the provider ran
-          // itself (a hosted web search) shows in its result, which the breaker judges.
-          case 'tool-result':
-          case 'source':
-          case 'file':
-            flushText();
-            content.push(part);
             break;
           case 'stream-start':
             warnings = part.warnings;
@@ -180,8 +166,7 @@ export class ModelCallTerminal implements ModelTerminal {
       if (!ended) void reader.cancel().catch(() => undefined);
       reader.releaseLock();
     }
-    flushText();
-    const response = buildResponse(content, finishReason, usage ?? fromProviderUsage(undefined), modelId, warnings);
+    const response = await buildResponse(content.parts, { finishReason, usage: usage ?? fromProviderUsage(undefined), modelId, warnings }, request.tools);
     round.end(response, responseId);
     yield { type: 'finish', response: { response, context: request.context } };
   }
@@ -215,56 +200,3 @@ export class ModelCallTerminal implements ModelTerminal {
 
 /** Stream parts that reach the consumer; once one has, the stream is not retried. */
 const VISIBLE_PARTS: ReadonlySet<string> = new Set(['text-delta', 'reasoning-delta', 'tool-call', 'finish']);
-
-/** Parses a model's JSON-encoded tool input; an empty string means no arguments. */
-function toToolCallRequest(part: { toolCallId: string; toolName: string; input: string }): ToolCallRequest {
-  let input: unknown = part.input;
-  if (part.input.trim() === '') input = {};
-  else if (jsonNestsDeeperThan(part.input, DEFAULT_MAX_NESTING_DEPTH)) {
-    // Left as text, never parsed: every consumer of parsed arguments (schema checks, the breaker's fingerprints) recurses.
-  } else {
-    try {
-      input = JSON.parse(part.input);
-    } catch {
-      // Left as text: the tool loop reports invalid arguments to the model.
-    }
-  }
-  return { toolCallId: part.toolCallId, toolName: part.toolName, input, rawInput: part.input };
-}
-
-function buildResponse(
-  content: readonly LanguageModelV4Content[],
-  finishReason: FinishReason,
-  usage: Usage,
-  modelId: string,
-  warnings: readonly SharedV4Warning[],
-): ChatResponse {
-  const assistant: Exclude<AssistantContent, string> = [];
-  const toolCalls: ToolCallRequest[] = [];
-  let text = '';
-  for (const part of content) {
-    if (part.type === 'text') {
-      text += part.text;
-      if (part.text) assistant.push({ type: 'text', text: part.text });
-    } else if (part.type === 'reasoning') {
-      if (part.text) assistant.push({ type: 'reasoning', text: part.text });
-    } else if (part.type === 'tool-call' && !part.providerExecuted) {
-      const call = toToolCallRequest(part);
-      toolCalls.push(call);
-      assistant.push({ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.toolName, input: call.input });
-    }
-  }
-  const messages: ModelMessage[] = assistant.length > 0 ? [{ role: 'assistant', content: assistant }] : [];
-  return {
-    text,
-    content,
-    toolCalls,
-    finishReason,
-    usage,
-    totalUsage: usage,
-    rounds: 1,
-    messages,
-    modelId,
-    warnings,
-  };
-}

@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tool, type ModelMessage } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import {
   ChatClient,
@@ -252,6 +253,41 @@ describe('chat memory keeps every conversation usable', () => {
     const said = /^\[result of tool fetchPage left out of memory: (\d+) bytes, over the 2000-byte limit per stored message\]$/.exec(result?.output.value ?? '');
     assert.ok(said !== null && Number(said[1]) > 5000, `the placeholder says what was left out and its size: ${result?.output.value}`);
     assert.ok(promptLines(model.doGenerateCalls[2]!.prompt).some((line) => line.startsWith('tool fetchPage: [result of tool fetchPage left out')));
+  });
+
+  test('a tool call over maxMessageBytes is stored with its input left out but its provider options kept (a thought signature)', async () => {
+    const note = tool({ description: 'note', inputSchema: z.object({ text: z.string() }), execute: async () => 'noted' });
+    let round = 0;
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => ({
+        content:
+          round++ === 0
+            ? [
+                {
+                  type: 'tool-call' as const,
+                  toolCallId: 'call-1',
+                  toolName: 'note',
+                  input: JSON.stringify({ text: 'z'.repeat(5000) }),
+                  providerMetadata: { google: { thoughtSignature: 'ts-1' } },
+                },
+              ]
+            : [{ type: 'text' as const, text: 'Noted.' }],
+        finishReason: { unified: round === 1 ? ('tool-calls' as const) : ('stop' as const), raw: undefined },
+        usage: {
+          inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: undefined },
+          outputTokens: { total: 1, text: 1, reasoning: undefined },
+        },
+        warnings: [],
+      }),
+    });
+    const memory = new MessageWindowChatMemory({ maxMessageBytes: 2000 });
+    const client = ChatClient.builder(model).defaultTools({ note }).defaultAdvisors(new MessageChatMemoryAdvisor({ memory }), new ToolCallingAdvisor()).build();
+
+    assert.equal(await inConversation(client.prompt('Take a long note')).call().content(), 'Noted.');
+    const call = (await memory.get('c1'))[1]?.content;
+    assert.ok(Array.isArray(call) && call[0]?.type === 'tool-call', JSON.stringify(call));
+    assert.match(JSON.stringify(call[0].input), /left out of memory/);
+    assert.deepStrictEqual(call[0].providerOptions, { google: { thoughtSignature: 'ts-1' } });
   });
 
   test('stream: an answer over maxMessageBytes reaches the caller whole and is stored with the text left out', async () => {

@@ -133,6 +133,8 @@ function leftOut(part: Part, role: ModelMessage['role'], bytes: number, maxBytes
         // Providers need the input to be an object.
         input: { leftOut: placeholder(`input of tool ${String(part['toolName'])}`, bytes, maxBytes) },
         ...(part['providerExecuted'] === true ? { providerExecuted: true } : {}),
+        // Small, and some providers refuse the call without it (Gemini's thought signature).
+        ...(part['providerOptions'] === undefined ? {} : { providerOptions: part['providerOptions'] }),
       };
       break;
     case 'tool-approval-request':

@@ -34,6 +34,30 @@ for (const [name, build] of stores) {
       }
     });
 
+    test('a string that is not a URL (libpq keywords, host:port, a database name) is refused at construction, without echoing it', () => {
+      for (const [connectionString, says] of [
+        [
+          'host=127.0.0.1 port=5439 dbname=governor_test user=postgres password=s3cret',
+          /libpq keyword\/value string.*postgres:\/\/user:password@host:5432\/database/,
+        ],
+        ['  user = app password=s3cret', /libpq keyword/],
+        ['127.0.0.1:5439', /not a postgres:\/\/ URL.*socket directory/],
+        ['localhost:5432', /not a postgres:\/\/ URL/],
+        ['governor_test', /not a postgres:\/\/ URL/],
+      ] as const) {
+        assert.throws(
+          () => build(connectionString),
+          (error: unknown) =>
+            error instanceof InvalidOptionError &&
+            error.option === 'connectionString' &&
+            says.test(error.message) &&
+            !error.message.includes('s3cret') &&
+            !error.message.includes(connectionString.trim()),
+          connectionString,
+        );
+      }
+    });
+
     test('a certificate file it names that cannot be read is reported as that, not as a bad URL', () => {
       assert.throws(
         () => build('postgres://app:s3cret@db.example/app?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem'),
@@ -51,6 +75,8 @@ for (const [name, build] of stores) {
         'postgresql://app@/app',
         'postgres://app:pass word@localhost/app',
         '/var/run/postgresql app',
+        'socket:/var/run/postgresql?db=app',
+        'POSTGRES://app@db.example/app',
       ]) {
         await build(connectionString).close();
       }

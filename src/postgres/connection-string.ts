@@ -2,15 +2,27 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import { redact } from '../redaction/redact.ts';
 import pg from './pg-module.ts';
 
+/** What pg reads as a connection string, for the messages. */
+const URL_FORM = 'a URL such as postgres://user:password@host:5432/database';
+
 /**
  * Refuses a connection string pg cannot parse, when the store is built: a
  * pool parses it only when it first connects, and then fails with a bare
  * "Invalid URL". A client parses it when it is built, and building one opens
  * nothing. The message never echoes the value, which may hold a password.
  *
+ * pg reads a `postgres://` URL (it ignores the scheme), a `socket:` URL, or
+ * a socket directory (`/var/run/postgresql dbname`). Anything else it
+ * resolves against the URL `postgres://base`, so a libpq keyword/value
+ * string (`host=db dbname=app`, which pg does not parse), a `host:port` or
+ * a bare database name would each try the host `base` at first use: those
+ * are refused here.
+ *
  * @throws InvalidOptionError naming `connectionString`
  */
 export function checkConnectionString(value: string): void {
+  const form = formProblem(value);
+  if (form !== undefined) throw new InvalidOptionError('connectionString', form);
   try {
     new pg.Client({ connectionString: value });
   } catch (error) {
@@ -25,4 +37,14 @@ export function checkConnectionString(value: string): void {
         'percent-encode special characters (# / ? @ : %) in the user name and password',
     );
   }
+}
+
+/** Why pg would misread the string, or `undefined` when it reads it as what it is. */
+function formProblem(value: string): string | undefined {
+  // A socket directory, a socket: URL, or a URL with a host part (pg reads any scheme as postgres://).
+  if (value.startsWith('/') || /^socket:/i.test(value) || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return undefined;
+  if (/^\s*[a-z_]+\s*=/i.test(value)) {
+    return `looks like a libpq keyword/value string (host=… dbname=…), which pg does not read; give ${URL_FORM}`;
+  }
+  return `is not a postgres:// URL (pg would resolve it against postgres://base and try a host named "base"); give ${URL_FORM}, or a socket directory such as /var/run/postgresql`;
 }

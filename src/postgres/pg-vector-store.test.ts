@@ -54,6 +54,22 @@ async function recordingStatements<T>(work: () => Promise<T>): Promise<{ stateme
   }
 }
 
+/**
+ * Waits until the server answers again: after a failed statement PGlite's
+ * socket server closes that connection and refuses the next one meanwhile.
+ */
+async function answeringAgain(): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await pool.query('SELECT 1');
+      return;
+    } catch (error) {
+      if (attempt >= 50) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
 function freshTable(): string {
   tables += 1;
   return `vs_test_${tables}`;
@@ -98,6 +114,36 @@ describe('PgVectorStore', () => {
       store.add([{ id: 'north', text: 'north', metadata: {} }]),
       (error: unknown) => error instanceof EmbeddingDimensionMismatchError && error.expected === 3 && error.actual === 5 && error.message.includes(tableName),
     );
+  });
+
+  test('with initializeSchema: false, an existing table with another vector size is reported as such too, without any DDL', async () => {
+    const tableName = freshTable();
+    await pool.query('CREATE EXTENSION IF NOT EXISTS vector');
+    await pool.query(`CREATE TABLE ${tableName} (id text PRIMARY KEY, content text NOT NULL, metadata jsonb NOT NULL, embedding vector(5) NOT NULL)`);
+    const store = new PgVectorStore({ pool, tableName, dimensions: 3, embedder: new TableEmbedder(COMPASS), initializeSchema: false });
+    const { statements } = await recordingStatements(async () => {
+      for (const call of [() => store.similaritySearch({ query: 'north' }), () => store.add([{ id: 'north', text: 'north', metadata: {} }])]) {
+        await assert.rejects(
+          call(),
+          (error: unknown) =>
+            error instanceof EmbeddingDimensionMismatchError && error.expected === 3 && error.actual === 5 && error.message.includes(tableName),
+        );
+      }
+    });
+    assert.deepEqual(
+      statements.filter((text) => /\b(CREATE|ALTER|INSERT)\b/.test(text)),
+      [],
+    );
+  });
+
+  test('with initializeSchema: false, a table created after the first call is checked when it is there', async () => {
+    const tableName = freshTable();
+    await pool.query('CREATE EXTENSION IF NOT EXISTS vector');
+    const store = new PgVectorStore({ pool, tableName, dimensions: 3, embedder: new TableEmbedder(COMPASS), initializeSchema: false });
+    await assert.rejects(store.similaritySearch({ query: 'north' }), /does not exist/);
+    await answeringAgain();
+    await pool.query(`CREATE TABLE ${tableName} (id text PRIMARY KEY, content text NOT NULL, metadata jsonb NOT NULL, embedding vector(4) NOT NULL)`);
+    await assert.rejects(store.similaritySearch({ query: 'north' }), EmbeddingDimensionMismatchError);
   });
 
   test('a vector of the wrong dimension is rejected before any SQL is sent', async () => {

@@ -108,7 +108,10 @@ export interface PgVectorStoreOptions {
   /**
    * Create the `vector` extension, the table and the index on first use
    * (idempotent, serialised across processes with an advisory lock). Turn
-   * off when the schema is managed by migrations or the role may not run DDL.
+   * off when the schema is managed by migrations or the role may not run DDL:
+   * the store then only reads, at first use, the size of the table's
+   * embedding column, and reports one of another size as an
+   * `EmbeddingDimensionMismatchError`.
    * @default true
    */
   readonly initializeSchema?: boolean;
@@ -391,8 +394,7 @@ export class PgVectorStore implements VectorStore {
   }
 
   #ensureSchema(): Promise<void> {
-    if (!this.#initializeSchema) return Promise.resolve();
-    this.#schemaReady ??= this.#createSchema().catch((error: unknown) => {
+    this.#schemaReady ??= (this.#initializeSchema ? this.#createSchema() : this.#checkSchema()).catch((error: unknown) => {
       // Let the next call try again (the database may come back).
       this.#schemaReady = undefined;
       throw error;
@@ -410,6 +412,23 @@ export class PgVectorStore implements VectorStore {
     if (row?.dimensions === null || row?.dimensions === undefined) return false;
     this.#checkDimensions(row.dimensions);
     return row.indexed;
+  }
+
+  /**
+   * With the schema managed elsewhere (`initializeSchema: false`), only the
+   * check, which reads and needs no privilege: a column of another size is
+   * reported as such instead of as pgvector's bare "expected 3 dimensions,
+   * not 4", which names neither the table nor the option. A table that is
+   * not there yet is left to fail the call, and is checked again next time.
+   */
+  async #checkSchema(): Promise<void> {
+    const result = await this.#pool.query<{ dimensions: number | null }>(EMBEDDING_COLUMN_SIZE, [this.#table]);
+    const dimensions = result.rows[0]?.dimensions;
+    if (dimensions === null || dimensions === undefined) {
+      this.#schemaReady = undefined;
+      return;
+    }
+    this.#checkDimensions(dimensions);
   }
 
   #checkDimensions(existing: number | null | undefined): void {

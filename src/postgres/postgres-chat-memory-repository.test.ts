@@ -80,6 +80,27 @@ describe('PostgresChatMemoryRepository', () => {
     }
   });
 
+  test('services that name one table two ways (bare and schema-qualified) take the same locks: concurrent appends lose nothing', async () => {
+    const tableName = table();
+    const bare = new PostgresChatMemoryRepository({ connectionString, tableName, connectTimeoutMs: 2000 });
+    const qualified = new PostgresChatMemoryRepository({ connectionString, tableName: `public.${tableName}`, connectTimeoutMs: 2000 });
+    try {
+      // The first calls run at once too: both create the schema under one lock.
+      const appends = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? bare : qualified).append('c', [userText(`${i}a`), userText(`${i}b`)]));
+      const failed = (await Promise.allSettled(appends)).filter((outcome) => outcome.status === 'rejected');
+      assert.deepEqual(
+        failed.map((outcome) => String(outcome.reason)),
+        [],
+      );
+      const stored = (await qualified.findByConversationId('c')).map((message) => message.content);
+      assert.equal(stored.length, 80);
+      for (let i = 0; i < stored.length; i += 2) assert.equal(`${stored[i]}`.replace(/a$/, 'b'), stored[i + 1], 'each batch stays contiguous');
+    } finally {
+      await bare.close();
+      await qualified.close();
+    }
+  });
+
   test('works on a pool it is given and leaves that pool open on close', async () => {
     const pool = new pg.Pool({ connectionString, connectionTimeoutMillis: 2000 });
     try {

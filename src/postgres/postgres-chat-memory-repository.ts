@@ -82,6 +82,18 @@ const MAX_TABLE_PART_LENGTH = 45;
 /** First key of the advisory lock that serialises schema changes; the second is the table's hash. */
 const SCHEMA_LOCK_NAMESPACE = 'governor.chat_memory.schema';
 
+/**
+ * The table's schema-qualified name as the server resolves the configured
+ * one: the table `to_regclass` finds (through `search_path` for a bare name),
+ * or where CREATE TABLE would put it when there is none yet. Locks are keyed
+ * on it, so that `chat` and `public.chat` (one table spelt two ways by two
+ * services) take the same lock.
+ */
+const QUALIFIED_TABLE_NAME = `SELECT COALESCE(
+  (SELECT n.nspname || '.' || c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1::text)),
+  CASE WHEN strpos($1::text, '.') > 0 THEN $1::text ELSE current_schema() || '.' || $1::text END,
+  $1::text) AS name`;
+
 /** What each option of PostgresChatMemoryRepository accepts. */
 const POSTGRES_CHAT_MEMORY_REPOSITORY_OPTION_RULES: OptionRules<PostgresChatMemoryRepositoryOptions> = {
   pool: is.having('a pg Pool', 'query'),
@@ -99,7 +111,9 @@ const POSTGRES_CHAT_MEMORY_REPOSITORY_OPTION_RULES: OptionRules<PostgresChatMemo
  * schema is already current nothing is created, so a role with only SELECT,
  * INSERT and DELETE on the two tables (and USAGE on their schema) can use
  * tables that their owner or a migration job created. Each
- * append takes a transaction-scoped advisory lock on its conversation and
+ * append takes a transaction-scoped advisory lock on its conversation (keyed
+ * on the table as the server resolves its name, so services that spell it
+ * differently, `chat` and `public.chat`, still take turns) and
  * numbers its messages after the conversation's last one: concurrent writers
  * never lose messages and every batch stays contiguous. Messages are stored
  * as JSON text (not `jsonb`, which rejects NUL characters).
@@ -112,7 +126,8 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
   readonly #table: string;
   readonly #migrationsTable: string;
   readonly #store: string;
-  #schemaReady: Promise<void> | undefined;
+  /** Resolves to the table's qualified name once its schema is current. */
+  #schemaReady: Promise<string> | undefined;
 
   constructor(options: PostgresChatMemoryRepositoryOptions) {
     validateOptions('PostgresChatMemoryRepository', options, POSTGRES_CHAT_MEMORY_REPOSITORY_OPTION_RULES);
@@ -170,9 +185,9 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
   async saveAll(conversationId: string, messages: readonly ModelMessage[]): Promise<void> {
     assertConversationId(conversationId);
     const encoded = encodeMessages(messages);
-    await this.#ensureSchema();
+    const qualified = await this.#ensureSchema();
     await this.#transaction('replace a conversation', async (client) => {
-      await this.#lockConversation(client, conversationId);
+      await this.#lockConversation(client, qualified, conversationId);
       await client.query(`DELETE FROM ${this.#table} WHERE conversation_id = $1`, [conversationId]);
       await this.#insertAfterLast(client, conversationId, messages, encoded);
     });
@@ -188,9 +203,9 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
     assertConversationId(conversationId);
     const encoded = encodeMessages(messages);
     if (encoded.length === 0) return;
-    await this.#ensureSchema();
+    const qualified = await this.#ensureSchema();
     await this.#transaction('append to a conversation', async (client) => {
-      await this.#lockConversation(client, conversationId);
+      await this.#lockConversation(client, qualified, conversationId);
       await this.#insertAfterLast(client, conversationId, messages, encoded);
     });
   }
@@ -208,9 +223,22 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
     await this.close();
   }
 
-  /** Serialises writers of one conversation until the transaction ends. */
-  async #lockConversation(client: PoolClient, conversationId: string): Promise<void> {
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [this.#table, conversationId]);
+  /** Serialises writers of one conversation until the transaction ends, whatever name they know the table by. */
+  async #lockConversation(client: PoolClient, qualified: string, conversationId: string): Promise<void> {
+    await advisoryLocks(
+      client,
+      this.#lockNames(qualified).map((name) => [name, conversationId]),
+    );
+  }
+
+  /**
+   * The qualified name, then the configured one when it differs: releases
+   * up to 0.1.0 keyed the locks on the name as configured, and taking that
+   * lock too keeps their replicas and these in step during a rolling upgrade.
+   * Every caller takes them in this order, so the two cannot deadlock.
+   */
+  #lockNames(qualified: string): string[] {
+    return qualified === this.#table ? [qualified] : [qualified, this.#table];
   }
 
   async #insertAfterLast(client: PoolClient, conversationId: string, messages: readonly ModelMessage[], encoded: readonly string[]): Promise<void> {
@@ -224,7 +252,7 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
     );
   }
 
-  #ensureSchema(): Promise<void> {
+  #ensureSchema(): Promise<string> {
     this.#schemaReady ??= this.#migrate().catch((error: unknown) => {
       // Let the next call try again (the server may be back).
       this.#schemaReady = undefined;
@@ -238,16 +266,28 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
    * CREATE privilege even for `CREATE TABLE IF NOT EXISTS` on a table that
    * exists. Only a missing or older schema takes the lock and runs DDL.
    */
-  async #migrate(): Promise<void> {
+  async #migrate(): Promise<string> {
     let current: number;
     try {
       current = await this.#schemaVersion(this.#pool);
     } catch (error) {
       throw new ChatMemoryStoreError(this.#store, 'check its schema', this.#explained(error));
     }
-    if (current === LATEST_VERSION) return;
+    if (current !== LATEST_VERSION) await this.#migrateUnderLock();
+    try {
+      return await qualifiedTableName(this.#pool, this.#table);
+    } catch (error) {
+      throw new ChatMemoryStoreError(this.#store, 'check its schema', this.#explained(error));
+    }
+  }
+
+  async #migrateUnderLock(): Promise<void> {
     await this.#transaction('create or migrate its schema', async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [SCHEMA_LOCK_NAMESPACE, this.#table]);
+      const qualified = await qualifiedTableName(client, this.#table);
+      await advisoryLocks(
+        client,
+        this.#lockNames(qualified).map((name) => [SCHEMA_LOCK_NAMESPACE, name]),
+      );
       await client.query(
         `CREATE TABLE IF NOT EXISTS ${this.#migrationsTable} (
           version integer PRIMARY KEY,
@@ -298,6 +338,18 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
     if (this.#ownPool === undefined || !isQueryTimeout(error)) return error;
     return new Error(`no reply within ${this.#timeoutMs} ms (timeoutMs)`, { cause: error });
   }
+}
+
+async function qualifiedTableName(queryable: Pool | PoolClient, table: string): Promise<string> {
+  const result = await queryable.query(QUALIFIED_TABLE_NAME, [table]);
+  const name = (result.rows[0] as { name?: unknown } | undefined)?.name;
+  return typeof name === 'string' ? name : table;
+}
+
+/** Takes transaction-scoped advisory locks, each keyed on two texts, in the order given. */
+async function advisoryLocks(client: PoolClient, keys: ReadonlyArray<readonly [string, string]>): Promise<void> {
+  const calls = keys.map((_, i) => `pg_advisory_xact_lock(hashtext($${2 * i + 1}), hashtext($${2 * i + 2}))`);
+  await client.query(`SELECT ${calls.join(', ')}`, keys.flat());
 }
 
 function poolAddress(pool: Pool): string {

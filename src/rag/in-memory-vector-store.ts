@@ -18,7 +18,8 @@ export interface InMemoryVectorStoreOptions {
 interface Entry {
   readonly document: Document;
   readonly vector: readonly number[];
-  readonly norm: number;
+  /** The vector's dot product with itself: its length squared. */
+  readonly squaredNorm: number;
 }
 
 /** What each option of InMemoryVectorStore accepts. */
@@ -67,7 +68,7 @@ export class InMemoryVectorStore implements VectorStore {
     this.#dimensions ??= length;
     prepared.forEach((document, index) => {
       const vector = vectors[index] ?? [];
-      this.#entries.set(document.id, { document, vector: [...vector], norm: norm(vector) });
+      this.#entries.set(document.id, { document, vector: [...vector], squaredNorm: dot(vector, vector) });
     });
   }
 
@@ -79,9 +80,9 @@ export class InMemoryVectorStore implements VectorStore {
     const search = resolveSearchRequest(request);
     if (search.blank) return [];
     const [query] = await embedChecked(this.#embedder, [search.query], this.#expectedDimensions(), 'query embedding', search.signal);
-    const queryNorm = norm(query ?? []);
+    const querySquaredNorm = dot(query ?? [], query ?? []);
     // A query without a direction (e.g. only punctuation) is similar to nothing.
-    if (query === undefined || queryNorm === 0) return [];
+    if (query === undefined || querySquaredNorm === 0) return [];
     // The first add may have fixed the length while this search awaited its vector.
     if (this.#dimensions !== undefined && query.length !== this.#dimensions) {
       throw new EmbeddingDimensionMismatchError(this.#dimensions, query.length, 'query embedding');
@@ -90,10 +91,11 @@ export class InMemoryVectorStore implements VectorStore {
     const hits: { entry: Entry; score: number }[] = [];
     for (const entry of this.#entries.values()) {
       // A stored zero vector has no direction, so no query is similar to it.
-      if (entry.norm === 0) continue;
+      if (entry.squaredNorm === 0) continue;
       if (search.filter !== undefined && !evaluateFilter(search.filter, entry.document.metadata)) continue;
-      const score = dot(query, entry.vector) / (queryNorm * entry.norm);
-      if (search.similarityThreshold > 0 && score < search.similarityThreshold) continue;
+      const score = cosineSimilarity(dot(query, entry.vector), querySquaredNorm, entry.squaredNorm);
+      // On the distance, as PgVectorStore's SQL compares: both stores keep the same documents at a threshold.
+      if (search.similarityThreshold > 0 && 1 - score > 1 - search.similarityThreshold) continue;
       hits.push({ entry, score });
     }
     // Ties go by id in code-point order, as PgVectorStore orders them (COLLATE "C").
@@ -117,6 +119,17 @@ function dot(a: readonly number[], b: readonly number[]): number {
   return sum;
 }
 
-function norm(vector: readonly number[]): number {
-  return Math.sqrt(dot(vector, vector));
+/**
+ * Cosine similarity as pgvector computes it, so that both stores score alike:
+ * `dot / sqrt(|a|² · |b|²)`, not `dot / (|a| · |b|)`, whose rounding scores
+ * identical vectors 0.9999999999999998 or 1.0000000000000002 (and misses
+ * them at a threshold of 1); the square root of a square is exact, so
+ * identical vectors score exactly 1. What rounding still leaves outside
+ * [-1, 1] is clamped, as pgvector does.
+ */
+function cosineSimilarity(dotProduct: number, aSquaredNorm: number, bSquaredNorm: number): number {
+  const product = aSquaredNorm * bSquaredNorm;
+  // Vectors so long or so short that the product leaves the double range: the two roots stay within it.
+  const denominator = Number.isFinite(product) && product > 0 ? Math.sqrt(product) : Math.sqrt(aSquaredNorm) * Math.sqrt(bSquaredNorm);
+  return Math.min(1, Math.max(-1, dotProduct / denominator));
 }

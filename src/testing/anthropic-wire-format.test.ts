@@ -43,6 +43,38 @@ for (const mode of ['generate', 'stream'] as const) {
   });
 }
 
+for (const mode of ['generate', 'stream'] as const) {
+  test(`scripted reasoning is a signed thinking block first in the answer, which @ai-sdk/anthropic reads and sends back (${mode}Text)`, async () => {
+    await using server = await new ScriptedModelServer({
+      script: [
+        { reasoning: { text: 'Think first, then call.', signature: 'sig-1' }, toolCalls: [{ name: 'weather', arguments: { city: 'Oslo' } }] },
+        { text: 'Done.' },
+      ],
+    }).start();
+    const anthropic = createAnthropic({ baseURL: server.baseURL, apiKey: 'sk-ant-test' });
+    const options = {
+      model: anthropic('claude-test'),
+      maxOutputTokens: 256,
+      prompt: 'Weather in Oslo?',
+      tools: { weather: tool({ inputSchema: z.object({ city: z.string() }), execute: async () => '3°C' }) },
+      stopWhen: isStepCount(3),
+    };
+    const result = mode === 'generate' ? await generateText(options) : streamText(options);
+    const [first] = await result.steps;
+    assert.deepEqual(
+      first?.reasoning.map((part) => [part.type === 'reasoning' ? part.text : '', part.providerOptions]),
+      [['Think first, then call.', { anthropic: { signature: 'sig-1' } }]],
+    );
+    const assistant = server.requests[1]!.body.messages.find((message) => message.role === 'assistant');
+    assert.deepEqual((assistant?.content as unknown[] | undefined)?.[0], { type: 'thinking', thinking: 'Think first, then call.', signature: 'sig-1' });
+  });
+}
+
+test('a scripted reasoning without text, or with an empty signature, is refused naming the field', () => {
+  assert.throws(() => new ScriptedModelServer({ script: [{ reasoning: { signature: 's' } as never }] }), /script\[0\]\.reasoning\.text/);
+  assert.throws(() => new ScriptedModelServer({ script: [{ reasoning: { text: 't', signature: '' } }] }), /script\[0\]\.reasoning\.signature/);
+});
+
 test('the stand-in answers a scripted error in the Anthropic error format', async () => {
   await using server = await new ScriptedModelServer({ script: [{ error: { status: 529, message: 'busy' } }] }).start();
   const response = await fetch(`${server.baseURL}/messages`, {

@@ -100,7 +100,9 @@ function serverToolBlocks(answer: WireAnswer): [Record<string, unknown>, Record<
 
 /** Body of a non-streaming Messages response. */
 export function anthropicMessage(answer: WireAnswer): Record<string, unknown> {
-  const content: Record<string, unknown>[] = serverToolBlocks(answer).flat();
+  const content: Record<string, unknown>[] = [];
+  if (answer.reasoning !== undefined) content.push({ type: 'thinking', thinking: answer.reasoning.text, signature: answer.reasoning.signature });
+  content.push(...serverToolBlocks(answer).flat());
   if (answer.text.length > 0 || answer.toolCalls.length === 0) content.push({ type: 'text', text: answer.text });
   for (const call of answer.toolCalls) content.push({ type: 'tool_use', id: call.id, name: call.name, input: input(call.arguments) });
   return {
@@ -116,7 +118,8 @@ export function anthropicMessage(answer: WireAnswer): Record<string, unknown> {
 }
 
 /**
- * The events of a streamed Messages response, in order: `message_start`, each
+ * The events of a streamed Messages response, in order: `message_start`, a
+ * thinking block (its text in pieces, then its signature), each
  * hosted web search's, code run's and MCP tool call's two blocks, a text block streamed word by word, one
  * `tool_use` block per call with its input in pieces, `message_delta` with the
  * stop reason and output tokens, `message_stop`.
@@ -130,6 +133,18 @@ export function anthropicEvents(answer: WireAnswer): NamedEvent[] {
     },
   ];
   let index = 0;
+  if (answer.reasoning !== undefined) {
+    events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '' } } });
+    for (const piece of splitTextIntoPieces(answer.reasoning.text)) {
+      events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: piece } } });
+    }
+    events.push({
+      event: 'content_block_delta',
+      data: { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: answer.reasoning.signature } },
+    });
+    events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
+    index += 1;
+  }
   for (const [use, result] of serverToolBlocks(answer)) {
     // A server tool's input streams in pieces; an MCP tool use starts whole, as @ai-sdk/anthropic reads it.
     const whole = use['type'] === 'mcp_tool_use';

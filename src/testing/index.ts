@@ -14,7 +14,16 @@ export type {
 } from './scripted-model-server-options.ts';
 export { DEFAULT_MODEL_ID } from './scripted-model-server-options.ts';
 export { ScriptedModelServerError } from './scripted-model-server-error.ts';
-export type { ScriptedCodeRun, ScriptedError, ScriptedMcpCall, ScriptedToolCall, ScriptedTurn, ScriptedUsage, ScriptedWebSearch } from './scripted-turn.ts';
+export type {
+  ScriptedCodeRun,
+  ScriptedError,
+  ScriptedMcpCall,
+  ScriptedReasoning,
+  ScriptedToolCall,
+  ScriptedTurn,
+  ScriptedUsage,
+  ScriptedWebSearch,
+} from './scripted-turn.ts';
 export type { ChatCompletionMessage, ChatCompletionRequestBody, RecordedRequest } from './recorded-request.ts';
 export { REDACTED } from './recorded-request.ts';
 export { scriptedModel, type ScriptedModelOptions } from './scripted-model.ts';

@@ -40,6 +40,8 @@ export interface WireAnswer {
   model: string;
   /** Unix seconds. */
   created: number;
+  /** Reasoning before the answer, with its signature (Messages only). */
+  reasoning: { text: string; signature: string } | undefined;
   text: string;
   toolCalls: WireToolCall[];
   /** Hosted searches before the answer (Responses and Messages only). */

@@ -281,6 +281,7 @@ export class ScriptedModelServer implements AsyncDisposable {
       id: `chatcmpl-scripted-${index + 1}`,
       model: this.modelId,
       created: Math.floor(Date.now() / 1000),
+      reasoning: turn.reasoning === undefined ? undefined : { text: turn.reasoning.text, signature: turn.reasoning.signature ?? `signature-${index + 1}` },
       text,
       toolCalls,
       webSearches,

@@ -76,6 +76,21 @@ export interface ScriptedMcpCall {
   error?: string;
 }
 
+/**
+ * Reasoning the model did before answering, as a model with extended
+ * thinking reports it: a `thinking` block with its signature, first in a
+ * Messages answer. Chat completions and Responses answers leave it out.
+ */
+export interface ScriptedReasoning {
+  /** The reasoning text. Streamed in pieces, then its signature, when the client asks for a stream. */
+  text: string;
+  /**
+   * The signature Anthropic puts on a thinking block, which a client must send back with the block.
+   * @default `signature-<turn>`
+   */
+  signature?: string;
+}
+
 /** Token counts a scripted turn reports instead of the estimate. */
 export interface ScriptedUsage {
   /**
@@ -122,6 +137,8 @@ export interface ScriptedError {
  * HTTP error. A turn with neither text nor tool calls answers with empty text.
  */
 export interface ScriptedTurn {
+  /** Reasoning before the answer (Messages answers only). */
+  reasoning?: ScriptedReasoning;
   /** Assistant text. Streamed word by word when the client asks for a stream. */
   text?: string;
   /** Tool calls to request; several make a parallel tool call turn. */
@@ -181,6 +198,7 @@ function isCount(value: unknown): boolean {
 /** The fields of each scripted shape; typed so a field added to an interface must be added here too. */
 type Fields<T> = { readonly [K in keyof T]-?: true };
 const TURN_FIELDS: Fields<ScriptedTurn> = {
+  reasoning: true,
   text: true,
   toolCalls: true,
   webSearches: true,
@@ -195,6 +213,7 @@ const TOOL_CALL_FIELDS: Fields<ScriptedToolCall> = { name: true, arguments: true
 const WEB_SEARCH_FIELDS: Fields<ScriptedWebSearch> = { query: true, sources: true, openPage: true, pageText: true };
 const CODE_RUN_FIELDS: Fields<ScriptedCodeRun> = { code: true, output: true, exitCode: true };
 const MCP_CALL_FIELDS: Fields<ScriptedMcpCall> = { server: true, name: true, arguments: true, output: true, error: true };
+const REASONING_FIELDS: Fields<ScriptedReasoning> = { text: true, signature: true };
 const USAGE_FIELDS: Fields<ScriptedUsage> = { promptTokens: true, completionTokens: true, cachedTokens: true };
 const ERROR_FIELDS: Fields<ScriptedError> = { status: true, message: true, type: true, retryAfterMs: true };
 
@@ -230,12 +249,23 @@ export function validateScriptedTurn(turn: unknown, option: string): asserts tur
   if (turn['stall'] !== undefined && typeof turn['stall'] !== 'boolean') {
     throw new InvalidOptionError(`${option}.stall`, 'must be a boolean');
   }
+  validateReasoning(turn['reasoning'], `${option}.reasoning`);
   validateToolCalls(turn['toolCalls'], `${option}.toolCalls`);
   validateWebSearches(turn['webSearches'], `${option}.webSearches`);
   validateCodeRuns(turn['codeRuns'], `${option}.codeRuns`);
   validateMcpCalls(turn['mcpCalls'], `${option}.mcpCalls`);
   validateUsage(turn['usage'], `${option}.usage`);
   validateError(turn['error'], `${option}.error`);
+}
+
+function validateReasoning(reasoning: unknown, option: string): void {
+  if (reasoning === undefined) return;
+  if (!isRecord(reasoning)) throw new InvalidOptionError(option, 'must be an object such as { text: "Let me think.", signature: "sig" }');
+  refuseUnknownFields(reasoning, option, REASONING_FIELDS, 'ScriptedReasoning');
+  if (typeof reasoning['text'] !== 'string') throw new InvalidOptionError(`${option}.text`, 'must be a string');
+  if (reasoning['signature'] !== undefined && (typeof reasoning['signature'] !== 'string' || reasoning['signature'] === '')) {
+    throw new InvalidOptionError(`${option}.signature`, 'must be a non-empty string');
+  }
 }
 
 function validateToolCalls(toolCalls: unknown, option: string): void {

@@ -9,6 +9,28 @@ import { EmbeddingDimensionMismatchError, InvalidMetadataFilterError } from '../
 import type { VectorStore } from '../vector-store.ts';
 import { COMPASS, SCORE_FOR_NORTH, TableEmbedder } from './table-embedder.ts';
 
+/**
+ * Pseudo-random vectors, the same for the same text: like a real embedding,
+ * their cosine with themselves does not come out as exactly 1 by every formula.
+ */
+class SeededEmbedder implements Embedder {
+  readonly dimensions: number;
+
+  constructor(dimensions: number) {
+    this.dimensions = dimensions;
+  }
+
+  async embed(texts: readonly string[]): Promise<number[][]> {
+    return texts.map((text) => {
+      let seed = [...text].reduce((hash, character) => Math.imul(hash ^ (character.codePointAt(0) ?? 0), 0x01000193), 0x811c9dc5);
+      return Array.from({ length: this.dimensions }, () => {
+        seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) | 0;
+        return (seed >>> 0) / 2 ** 32 - 0.5;
+      });
+    });
+  }
+}
+
 /** Creates an empty store of the kind under test, for vectors of `dimensions` length. */
 export type VectorStoreFactory = (setup: { embedder: Embedder; dimensions: number }) => Promise<VectorStore>;
 
@@ -102,6 +124,30 @@ export function describeVectorStoreContract(name: string, createStore: VectorSto
         ALL_BY_SCORE,
       );
       assert.ok((all.at(-1)?.score ?? 0) < -0.99, 'negative similarities are kept at threshold 0');
+    });
+
+    test('an exact duplicate scores exactly 1 and is found at similarityThreshold 1; no score leaves [-1, 1]', async () => {
+      // Vectors as a real embedding model returns them: many dimensions, values that do not round exactly.
+      const embedder = new SeededEmbedder(1536);
+      const store = await createStore({ embedder, dimensions: 1536 });
+      const documents = Array.from({ length: 20 }, (_, i) => ({ id: `d${String(i).padStart(2, '0')}`, text: `document ${i}`, metadata: {} }));
+      await store.add(documents);
+      for (const document of documents) {
+        const found = await store.similaritySearch({ query: document.text, similarityThreshold: 1 });
+        assert.deepEqual(
+          found.map((hit) => [hit.id, hit.score]),
+          [[document.id, 1]],
+          document.id,
+        );
+      }
+      const lexical = await createStore({ embedder: new LexicalHashEmbedding(), dimensions: 256 });
+      const texts = ['The quick brown fox jumps over the lazy dog', 'Refund policy: thirty days, receipt required', 'hello world hello', 'a b c d e f g'];
+      await lexical.add(texts.map((text, i) => ({ id: `t${i}`, text, metadata: {} })));
+      for (const [i, text] of texts.entries()) {
+        const found = await lexical.similaritySearch({ query: text, topK: 10 });
+        assert.deepEqual([found[0]?.id, found[0]?.score], [`t${i}`, 1], text);
+        for (const hit of found) assert.ok(hit.score !== undefined && hit.score >= -1 && hit.score <= 1, `score ${hit.score}`);
+      }
     });
 
     test('equality: a bare value, $eq, exact JSON types, nested keys, null', async () => {
