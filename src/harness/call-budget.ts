@@ -6,7 +6,7 @@ import type { ModelPrice } from '../model/pricing.ts';
  * call cut short is useless and still billed). A smaller `maxOutputTokens`
  * of the caller's own is taken as the minimum instead.
  */
-export const MIN_OUTPUT_TOKENS = 64;
+const MIN_OUTPUT_TOKENS = 64;
 
 /** What {@link callBudget} weighs. */
 export interface CallBudgetInput {

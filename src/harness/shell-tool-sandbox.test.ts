@@ -20,33 +20,18 @@ import { createServer, type Server } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { probeBubblewrap } from './sandbox.ts';
+import { hostProcessesWith, outsideTmpDirectory } from '../test-support/sandbox-fixtures.ts';
 import { shellTool, type ShellToolOptions } from './shell-tool.ts';
 
 const probe = probeBubblewrap();
 const skip = probe.usable ? false : `bubblewrap cannot run here: ${probe.reason}`;
 if (skip) console.log(`# skipping the sandbox tests: ${skip}`);
 
-/**
- * A base directory outside /tmp where possible: the sandbox gives commands a
- * private /tmp, so a target under /tmp would not even be visible to them.
- */
-function baseDirectory(): string {
-  for (const candidate of ['/var/tmp', tmpdir()]) {
-    try {
-      accessSync(candidate, constants.W_OK);
-      return candidate;
-    } catch {
-      // next
-    }
-  }
-  return tmpdir();
-}
-
 let root: string;
 let workingDirectory: string;
 let outside: string;
 before(() => {
-  root = realpathSync(mkdtempSync(path.join(baseDirectory(), 'governor-sandbox-')));
+  root = realpathSync(mkdtempSync(path.join(outsideTmpDirectory(), 'governor-sandbox-')));
   workingDirectory = path.join(root, 'work');
   outside = path.join(root, 'outside');
   mkdirSync(workingDirectory);
@@ -74,19 +59,6 @@ function snapshot(directory: string): string {
   };
   walk(directory);
   return entries.join('\n');
-}
-
-/** Host processes whose command line contains `marker`. */
-function hostProcessesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)) found.push(Number(pid));
-    } catch {
-      // Ended while we looked.
-    }
-  }
-  return found;
 }
 
 describe('shellTool under the bubblewrap sandbox', { skip }, () => {

@@ -9,7 +9,7 @@ const ALWAYS_SUFFIX = /(?:password|passwd|secret)$/i;
 const OFTEN_SUFFIX = /(?:apikey|token|accesskey|secretkey|privatekey)$/i;
 
 /** Also already redacted: `[REDACTED]…`, and a URL whose password the URL rule replaced (the rest of it is no secret). */
-export const NOT_A_VALUE =
+const NOT_A_VALUE =
   /^(?:null|nil|none|true|false|undefined|\*+|x+|\[REDACTED\].*|[a-z][a-z0-9+.-]*:\/\/[^\s:/@?#]*:\[REDACTED\]@\S*|\$\{?[A-Za-z_]\w*\}?|<[^>]*>|\{\{.*\}\})$/i;
 
 /**

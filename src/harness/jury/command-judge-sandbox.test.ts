@@ -1,12 +1,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { probeBubblewrap } from '../sandbox.ts';
+import { hostProcessesWith, outsideTmpDirectory } from '../../test-support/sandbox-fixtures.ts';
 import { commandJudge } from './command-judge.ts';
 
 const probe = probeBubblewrap();
@@ -15,34 +16,11 @@ if (skip) console.log(`# skipping the judge sandbox tests: ${skip}`);
 
 const goal = 'make check.sh pass';
 
-/** A base directory outside /tmp where possible: the sandbox's /tmp is private, so a target there would not even be visible. */
-function baseDirectory(): string {
-  try {
-    accessSync('/var/tmp', constants.W_OK);
-    return '/var/tmp';
-  } catch {
-    return tmpdir();
-  }
-}
-
-/** Host processes whose command line contains `marker`. */
-function hostProcessesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)) found.push(Number(pid));
-    } catch {
-      // Ended while we looked.
-    }
-  }
-  return found;
-}
-
 let root: string;
 let workingDirectory: string;
 let outside: string;
 before(() => {
-  root = realpathSync(mkdtempSync(path.join(baseDirectory(), 'governor-judge-sandbox-')));
+  root = realpathSync(mkdtempSync(path.join(outsideTmpDirectory(), 'governor-judge-sandbox-')));
   workingDirectory = path.join(root, 'work');
   outside = path.join(root, 'outside');
   mkdirSync(workingDirectory);
