@@ -114,6 +114,29 @@ function failedUnrun(prompt: LanguageModelV4Prompt, ran: ReadonlySet<string>): {
   return failed;
 }
 
+/**
+ * The prompt with each steer kept for a call that threw appended to that
+ * call's error result, where the model reads it with the call (the AI SDK
+ * writes that result itself, from the error); steers whose call has a result
+ * of another kind are named apart (by call id), for the message after the prompt.
+ */
+function withFailureSteers(prompt: LanguageModelV4Prompt, steers: ReadonlyMap<string, BreakerDecision>): { prompt: LanguageModelV4Prompt; apart: string[] } {
+  if (steers.size === 0) return { prompt, apart: [] };
+  const apart: string[] = [];
+  const steered = prompt.map((message) => {
+    if (message.role !== 'tool') return message;
+    const content = message.content.map((part) => {
+      const decision = part.type === 'tool-result' ? steers.get(part.toolCallId) : undefined;
+      if (decision === undefined || part.type !== 'tool-result') return part;
+      if (part.output.type === 'error-text') return { ...part, output: { ...part.output, value: steeredResult(part.output.value, decision) } };
+      apart.push(part.toolCallId);
+      return part;
+    });
+    return { ...message, content };
+  });
+  return { prompt: steered, apart };
+}
+
 function isAsyncGeneratorFunction(fn: unknown): boolean {
   return Object.prototype.toString.call(fn) === '[object AsyncGeneratorFunction]';
 }
@@ -153,6 +176,8 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
 
   /** Calls the wrapped tools ran, and failed calls that never ran that were judged from a prompt, by id. */
   const ran = new Set<string>();
+  /** Steers decided for calls that threw, by call id: each rides on its call's error result in every later prompt. */
+  const failureSteers = new Map<string, BreakerDecision>();
   const middleware: LanguageModelV4Middleware = {
     specificationVersion: 'v4',
     // Steers decided on observed events (a tool's result, a round without tool calls) reach the next step's prompt.
@@ -165,9 +190,16 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
       // A prompt that ends with the user's message starts a turn (later steps end with tool results).
       const last = params.prompt.at(-1);
       if (last?.role === 'user') await door.noteUserTurn(params.prompt.length - 1, textOfContent(last.content));
-      const steers = door.takeSteers();
-      if (steers.length === 0) return params;
-      return { ...params, prompt: [...params.prompt, { role: 'user', content: [{ type: 'text', text: steerNote(steers) }] }] };
+      const { prompt, apart } = withFailureSteers(params.prompt, failureSteers);
+      // A steer whose call's result is not error text is delivered once, with the other steers.
+      const steers = apart.flatMap((id) => {
+        const message = failureSteers.get(id)?.message;
+        failureSteers.delete(id);
+        return message ? [message] : [];
+      });
+      steers.push(...door.takeSteers());
+      if (steers.length === 0) return prompt === params.prompt ? params : { ...params, prompt };
+      return { ...params, prompt: [...prompt, { role: 'user', content: [{ type: 'text', text: steerNote(steers) }] }] };
     },
     wrapGenerate: async ({ doGenerate, model }) => {
       await door.gateModelCall();
@@ -229,9 +261,20 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
         if (decision.action === 'block' && typedOutput) throw new ToolCallBlockedError(blockedResult(decision));
         return { args, decision, blocked: decision.action === 'block' ? { value: blockedResult(decision) } : undefined };
       };
-      const failed = async (args: unknown, error: unknown): Promise<never> => {
+      /**
+       * Records a call that threw and throws it on: the AI SDK answers the model with its message.
+       * That answer is the SDK's to write, so a steer is added to it in the next step's prompt.
+       */
+      const failed = async (args: unknown, decision: BreakerDecision, execOptions: ExecOptions, error: unknown): Promise<never> => {
         const message = error instanceof Error ? error.message : String(error);
-        await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args, result: message, error: true });
+        door.noteStop(await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args, result: message, error: true }));
+        if (decision.action === 'steer') {
+          const id = execOptions?.toolCallId;
+          if (typeof id === 'string') {
+            failureSteers.set(id, decision);
+            if (failureSteers.size > REMEMBERED_CALLS) failureSteers.delete(failureSteers.keys().next().value as string);
+          } else door.deferSteer(decision);
+        }
         throw error;
       };
       /** Records the result; what the model gets for it (a steer appended, where the output's type allows). */
@@ -260,7 +303,7 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
                   yield output;
                 }
               } catch (error) {
-                await failed(args, error);
+                await failed(args, decision, execOptions, error);
               }
               const final = await after(args, decision, last);
               if (final !== last) yield final;
@@ -272,7 +315,7 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
               try {
                 result = await execute(input as never, execOptions);
               } catch (error) {
-                return failed(args, error);
+                return failed(args, decision, execOptions, error);
               }
               return after(args, decision, result);
             },

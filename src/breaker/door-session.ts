@@ -41,13 +41,29 @@ export class DoorSession {
   /** Throws the category's error for a `stop` (remembering the first one). */
   stopIf(decision: BreakerDecision): void {
     if (decision.action !== 'stop') return;
-    this.#stopped ??= breakerErrorFor(decision, this.sessionId);
-    throw this.#stopped;
+    throw this.#remember(decision);
   }
 
   /** Remembers a stop without throwing: for places where a throw would not reach the caller. */
   noteStop(decision: BreakerDecision): void {
-    if (decision.action === 'stop') this.#stopped ??= breakerErrorFor(decision, this.sessionId);
+    if (decision.action === 'stop') this.#remember(decision);
+  }
+
+  #remember(decision: BreakerDecision): Error {
+    if (this.#stopped === undefined) {
+      this.#stopped = breakerErrorFor(decision, this.sessionId);
+      this.onStop(this.#stopped);
+    }
+    return this.#stopped;
+  }
+
+  /**
+   * Called once with the error of the session's first stop, before anyone
+   * sees it: a door that knows more of the run than the breaker does adds it
+   * there (the Agents SDK door: the run's state, as the SDK's own errors carry it).
+   */
+  protected onStop(_error: Error): void {
+    // Most doors have nothing to add.
   }
 
   /** Throws the remembered stop, if any. */

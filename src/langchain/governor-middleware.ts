@@ -52,6 +52,65 @@ function withSteer(message: ToolMessage, decision: BreakerDecision): ToolMessage
   return new ToolMessage({ ...message, content, tool_call_id: message.tool_call_id });
 }
 
+/**
+ * A LangGraph `Command` a tool returned to update the graph's state (told by
+ * its `lg_name`, as LangGraph's own `isCommand` does: this package does not
+ * depend on @langchain/langgraph).
+ */
+interface CommandLike {
+  readonly lg_name: 'Command';
+  readonly update?: unknown;
+  readonly resume?: unknown;
+  readonly graph?: unknown;
+  readonly goto?: unknown;
+}
+
+function isCommand(value: unknown): value is CommandLike {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype !== Object.prototype && prototype !== null && (value as { lg_name?: unknown }).lg_name === 'Command';
+}
+
+/** The messages a command's update writes: its `messages` key, or its `messages` channel (the update as `[channel, value]` pairs). */
+function commandMessages(update: unknown): unknown[] | undefined {
+  if (Array.isArray(update)) {
+    const channel = update.find((pair: unknown) => Array.isArray(pair) && pair[0] === 'messages') as [string, unknown] | undefined;
+    return Array.isArray(channel?.[1]) ? channel[1] : undefined;
+  }
+  const messages = typeof update === 'object' && update !== null ? (update as { messages?: unknown }).messages : undefined;
+  return Array.isArray(messages) ? messages : undefined;
+}
+
+/** The update with its messages replaced, in the form it came in. */
+function withCommandMessages(update: unknown, messages: unknown[]): unknown {
+  if (Array.isArray(update)) return update.map((pair: unknown) => (Array.isArray(pair) && pair[0] === 'messages' ? ['messages', messages] : pair));
+  return { ...(update as object), messages };
+}
+
+/**
+ * What a tool that returned a command answered a call with, as the breaker
+ * records it: the command's tool message for the call (the result the model
+ * reads), else what the update writes (the state it changes is the result).
+ */
+function commandResult(command: CommandLike, callId: string | undefined): { message: ToolMessage | undefined; text: string; error: boolean } {
+  const message = commandMessages(command.update)?.find((m): m is ToolMessage => ToolMessage.isInstance(m) && m.tool_call_id === callId);
+  if (message !== undefined)
+    return { message, text: typeof message.content === 'string' ? message.content : resultText(message.content), error: message.status === 'error' };
+  return { message, text: resultText(command.update ?? null), error: false };
+}
+
+/** The command with the steer appended to the tool message the model reads; unchanged when it has none. */
+function commandWithSteer(command: CommandLike, message: ToolMessage | undefined, decision: BreakerDecision): CommandLike {
+  const messages = commandMessages(command.update);
+  if (message === undefined || messages === undefined) return command;
+  const update = withCommandMessages(
+    command.update,
+    messages.map((m) => (m === message ? withSteer(message, decision) : m)),
+  );
+  const Command = command.constructor as new (args: Omit<CommandLike, 'lg_name'>) => CommandLike;
+  return new Command({ update, resume: command.resume, graph: command.graph, goto: command.goto });
+}
+
 /** What the model reads for a call its run ended before (a stop thrown after the model answered, with a checkpointer keeping the thread). */
 const NOT_RUN = steerNote(['This call was not run: the run ended before it.']);
 
@@ -202,7 +261,25 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
         // the way its tool node does without middleware, so adding the breaker does not end runs.
         const invalidInput = (error as { '~brand'?: unknown })['~brand'] === 'ToolInvocationError';
         const content = invalidInput ? message : `${String(error)}\n Please fix your mistakes.`;
-        return new ToolMessage({ content, tool_call_id: toolCall.id ?? '', name: toolCall.name, status: 'error' });
+        // The error result is what the model reads of this call: a steer rides on it as on any result.
+        return new ToolMessage({
+          content: decision.action === 'steer' ? steeredResult(content, decision) : content,
+          tool_call_id: toolCall.id ?? '',
+          name: toolCall.name,
+          status: 'error',
+        });
+      }
+      if (isCommand(result)) {
+        // A tool that updates the graph's state (a handoff, a state write) answers the call inside its command.
+        const answer = commandResult(result, toolCall.id);
+        session.noteStop(
+          await breaker.observe(session.sessionId, { kind: 'tool_call', tool: toolCall.name, args: toolCall.args, result: answer.text, error: answer.error }),
+        );
+        if (decision.action !== 'steer') return result;
+        const steered = commandWithSteer(result, answer.message, decision);
+        // No tool message to carry it: the steer goes with the next model call.
+        if (steered === result) session.deferSteer(decision);
+        return steered as typeof result;
       }
       if (!ToolMessage.isInstance(result)) return result;
       const text = typeof result.content === 'string' ? result.content : resultText(result.content);

@@ -15,8 +15,12 @@ interface BuiltInCall<R> {
   read(result: R): { text: string; error: boolean };
   /** What the model gets in place of a call the breaker refused. */
   refused(note: string): R;
-  /** The result with the breaker's note added where the model reads it. */
-  noted(result: R, note: string): R;
+  /**
+   * The result with the breaker's note added where the model reads it;
+   * undefined when the result has no place the model reads it in (the note
+   * then goes with the model's next turn).
+   */
+  noted(result: R, note: string): R | undefined;
 }
 
 /** Runs a built-in tool's call under the breaker (see {@link BuiltInCall}). */

@@ -2,9 +2,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import {
+  RunState,
   Runner,
   type Agent,
   type AgentInputItem,
+  type MCPServer,
   type Model,
   type ModelProvider,
   type ModelRequest,
@@ -20,8 +22,12 @@ import {
   type ToolGuardrailFunctionOutput,
 } from '@openai/agents';
 import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
-import { assertObservingBreaker, blockedResult, DoorSession, resultText, steeredResult, steerNote } from '../breaker/door-session.ts';
+import { assertObservingBreaker, blockedResult, resultText, steeredResult, steerNote } from '../breaker/door-session.ts';
+import { agentOfTool, copyAgentOfTool } from './agent-tools.ts';
 import { governApplyPatchTool, governShellTool, type RunJudged } from './built-in-tools.ts';
+import { governedStream } from './governed-stream.ts';
+import { governMcpServer } from './mcp-servers.ts';
+import { RunSession } from './run-session.ts';
 import { responsesItemCall, type HostedEvent } from '../breaker/hosted-calls.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue, is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
@@ -63,12 +69,27 @@ export interface OpenAIAgentsBreakerOptions {
 }
 
 /** Run options the governed runner reads (the rest is passed on to the SDK untouched). */
-interface SessionSources {
+interface RunOptionsRead {
   readonly conversationId?: string | undefined;
   readonly session?: { getSessionId(): Promise<string> } | undefined;
+  /** The run's own context, which a state rebuilt for a stop keeps. */
+  readonly context?: unknown;
+  readonly maxTurns?: number | undefined;
 }
 
-type RunInput = string | AgentInputItem[];
+/**
+ * What a stop rejects `governed.run` (or its stream) with: the category's
+ * error (`ToolSpiralError`, `BudgetExceededError`, …, or `BreakerOpenError`),
+ * carrying the stopped run's state as the SDK's own errors do
+ * (`MaxTurnsExceededError.state`), so its conversation can be read
+ * (`state.history`), saved or, after `breaker.reset`, resumed
+ * (`governed.run(agent, error.state)`). A streamed run's, or a resumed
+ * one's, is the run's own state; for a run the SDK keeps its state to itself
+ * until it returns, a state rebuilt from the conversation its model was last
+ * sent and what it answered. Not enumerable, so logging the error's fields
+ * does not print the conversation.
+ */
+export type GovernedRunStop = Error & { readonly state?: RunState<any, Agent<any, any>> };
 
 /** The Agents SDK side of a governed session. */
 export interface OpenAIAgentsBreaker {
@@ -77,16 +98,19 @@ export interface OpenAIAgentsBreaker {
   /**
    * Runs an agent like the SDK's `run`, as one breaker session: every model turn
    * is gated and recorded with its usage, handoffs are recorded as delegations,
-   * and a stop rejects with the category's error (`ToolSpiralError`, …).
+   * and a stop rejects with the category's error (`ToolSpiralError`, …; see
+   * {@link GovernedRunStop}). `input` may be a run's `result.state` (after
+   * approving or rejecting its interruptions): the resumed run goes on in the
+   * session of the run it resumes.
    */
   run<TAgent extends Agent<any, any>, TContext = undefined>(
     agent: TAgent,
-    input: RunInput,
+    input: string | AgentInputItem[] | RunState<TContext, TAgent>,
     options?: NonStreamRunOptions<TContext, TAgent>,
   ): Promise<RunResult<TContext, TAgent>>;
   run<TAgent extends Agent<any, any>, TContext = undefined>(
     agent: TAgent,
-    input: RunInput,
+    input: string | AgentInputItem[] | RunState<TContext, TAgent>,
     options?: StreamRunOptions<TContext, TAgent>,
   ): Promise<StreamedRunResult<TContext, TAgent>>;
   /**
@@ -97,10 +121,22 @@ export interface OpenAIAgentsBreaker {
    * way: each command run or edit is judged before it runs and recorded with
    * its output. Tools the API runs itself (web search, code interpreter, hosted
    * MCP) are returned unchanged and judged from the model's answer; a hosted
-   * shell and a computer tool are returned unchanged and not judged.
+   * shell and a computer tool are returned unchanged and not judged. An
+   * `agent.asTool()` tool is governed like a function tool; the tools of the
+   * agent it runs must be governed too (`governed.run` checks them).
    */
   // The SDK's own signatures use Agent<any, any> / Tool<any>: its generics are invariant.
   tools<T extends readonly Tool<any>[]>(tools: T): T;
+  /**
+   * MCP servers (an agent's `mcpServers`) whose tool calls are judged: each
+   * call is judged before it goes to the server (a blocked one is answered
+   * with the explanation as an error result, and never sent) and recorded with
+   * the server's answer (an `isError` result, or a call that failed, with its
+   * own error: an outage's 503 gets the allowance for transient errors); a
+   * steer joins the result's text. Each returned server forwards everything
+   * else to the one given: connect and close either.
+   */
+  mcpServers<T extends readonly MCPServer[]>(servers: T): T;
   /** A model governed like the ones the runner's provider hands out, for agents given a `Model` instance. */
   model(model: Model): Model;
 }
@@ -165,19 +201,6 @@ function withSteers(request: ModelRequest, steers: string[]): ModelRequest {
   return { ...request, systemInstructions: request.systemInstructions ? `${request.systemInstructions}\n\n${text}` : text };
 }
 
-/** One run's session plus the observations still in flight (run hooks cannot be awaited by the SDK). */
-class RunSession extends DoorSession {
-  #pending: Promise<unknown> = Promise.resolve();
-
-  track(work: Promise<unknown>): void {
-    this.#pending = this.#pending.then(() => work);
-  }
-
-  settle(): Promise<unknown> {
-    return this.#pending;
-  }
-}
-
 /**
  * Puts a breaker on OpenAI Agents SDK runs:
  *
@@ -206,6 +229,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
   };
   /** The gate of a model turn, after the user turn its input ends with (if it does). */
   const gate = async (session: RunSession, request: ModelRequest): Promise<void> => {
+    session.noteConversation(request.input);
     await session.settle();
     const turn = userTurnOf(request.input);
     if (turn !== undefined) await session.noteUserTurn(turn.position, turn.text);
@@ -217,6 +241,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
       const session = sessionNow();
       await gate(session, request);
       const response = await inner.getResponse(withSteers(request, session.takeSteers()));
+      session.noteConversation(request.input, response.output);
       await recordTurn(session, response.usage, response.output, name);
       return response;
     },
@@ -224,7 +249,11 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
       const session = sessionNow();
       await gate(session, request);
       for await (const event of inner.getStreamedResponse(withSteers(request, session.takeSteers()))) {
-        if (event.type === 'response_done') await recordTurn(session, event.response.usage, event.response.output as ModelResponse['output'], name);
+        if (event.type === 'response_done') {
+          const output = event.response.output as ModelResponse['output'];
+          session.noteConversation(request.input, output);
+          await recordTurn(session, event.response.usage, output, name);
+        }
         yield event;
       }
     },
@@ -232,7 +261,8 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
 
   /**
    * An agent whose model or tools the breaker cannot see would run ungoverned
-   * without a word: refuse it, saying what to wrap.
+   * without a word: refuse it, saying what to wrap. The agents checked are
+   * the one run, those it can hand off to, and those its agent tools run.
    */
   const checkGoverned = (start: Agent<any, any>): void => {
     const seen = new Set<Agent<any, any>>();
@@ -254,6 +284,19 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
               ? governedBuiltIns.has(tool)
               : true;
         if (!governed) throw new InvalidOptionError(`agent "${agent.name}".tools["${tool.name}"]`, 'is not governed: pass the tools through governed.tools()');
+        const runs = agentOfTool(tool);
+        if (runs === null) {
+          throw new InvalidOptionError(
+            `agent "${agent.name}".tools["${tool.name}"]`,
+            "is an agent tool (agent.asTool()) whose agent's tools the breaker cannot see in this installation of @openai/agents: wrap the agent in a function tool whose execute runs it with governed.run",
+          );
+        }
+        if (runs !== undefined) queue.push(runs);
+      }
+      for (const server of agent.mcpServers ?? []) {
+        if (!governedServers.has(server)) {
+          throw new InvalidOptionError(`agent "${agent.name}".mcpServers["${server.name}"]`, 'is not governed: pass the servers through governed.mcpServers()');
+        }
       }
       for (const next of agent.handoffs) queue.push('agent' in next && !('handoffs' in next) ? next.agent : (next as Agent<any, any>));
     }
@@ -327,24 +370,32 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     try {
       result = await call.run();
     } catch (error) {
-      // The SDK answers the model with the throw's message: the same failure.
+      // The SDK answers the model with the throw's message (or its own text): the same failure.
       await observe(error instanceof Error ? error.message : String(error), true);
+      // Thrown, the call has no result of its own to carry the steer: it goes with the next model turn.
+      if (decision.action === 'steer') session.deferSteer(decision);
       throw error;
     }
     const { text, error } = call.read(result);
     await observe(text, error);
-    return decision.action === 'steer' ? call.noted(result, steerNote([decision.message ?? ''])) : result;
+    if (decision.action !== 'steer') return result;
+    const noted = call.noted(result, steerNote([decision.message ?? '']));
+    if (noted === undefined) session.deferSteer(decision);
+    return noted ?? result;
   };
 
   /** The shell and patch tools wrapped here, which {@link checkGoverned} accepts. */
   const governedBuiltIns = new WeakSet<object>();
   const governTool = (tool: Tool<any>): Tool<any> => {
     if (tool.type === 'function') {
-      return {
+      if (tool.inputGuardrails?.includes(inputGuardrail) === true) return tool;
+      const governed = {
         ...tool,
         inputGuardrails: [...(tool.inputGuardrails ?? []), inputGuardrail],
         outputGuardrails: [...(tool.outputGuardrails ?? []), outputGuardrail],
       };
+      copyAgentOfTool(tool, governed);
+      return governed;
     }
     const governed = isLocalShell(tool) ? governShellTool(tool, runJudged) : tool.type === 'apply_patch' ? governApplyPatchTool(tool, runJudged) : tool;
     if (governed !== tool) governedBuiltIns.add(governed);
@@ -361,6 +412,24 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     }) as unknown as T;
   };
 
+  /** The MCP servers wrapped here, which {@link checkGoverned} accepts. */
+  const governedServers = new WeakSet<MCPServer>();
+  const mcpServers = <T extends readonly MCPServer[]>(list: T): T => {
+    if (!Array.isArray(list)) {
+      throw new InvalidOptionError('mcpServers', `must be an array of the SDK's MCP servers, such as [new MCPServerStdio({ … })]; got ${describeValue(list)}`);
+    }
+    return list.map((server: unknown, i) => {
+      const candidate = server as Partial<MCPServer> | null;
+      if (typeof candidate !== 'object' || candidate === null || typeof candidate.callTool !== 'function' || typeof candidate.listTools !== 'function') {
+        throw new InvalidOptionError(`mcpServers[${i}]`, `must be an Agents SDK MCP server, such as new MCPServerStdio({ … }); got ${describeValue(server)}`);
+      }
+      if (governedServers.has(server as MCPServer)) return server;
+      const governed = governMcpServer(server as MCPServer, runJudged);
+      governedServers.add(governed);
+      return governed;
+    }) as unknown as T;
+  };
+
   const given = options.runConfig?.modelProvider as unknown;
   // Checked here: the SDK would only fail when the first turn asks it for a model.
   if (given !== undefined && typeof (given as { getModel?: unknown } | null)?.getModel !== 'function') {
@@ -372,6 +441,8 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
   const base = new Runner(options.runConfig);
   const provider: ModelProvider = base.config.modelProvider;
   const runner = new Runner({ ...options.runConfig, modelProvider: { getModel: async (name) => governModel(await provider.getModel(name), name) } });
+  // The run's context and current agent, for the state a stop carries.
+  runner.on('agent_start', (context, agent) => sessionNow().noteAgent(context, agent));
   runner.on('agent_handoff', (_context, from, to) => {
     const session = sessionNow();
     session.track(
@@ -382,26 +453,72 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     );
   });
 
-  const sessionIdFor = async (runOptions: SessionSources | undefined): Promise<string> => {
+  /** The session each run's state belongs to: a run resumed from it goes on in that session. */
+  const sessionOfState = new WeakMap<RunState<any, Agent<any, any>>, string>();
+
+  const sessionIdFor = async (runOptions: RunOptionsRead | undefined, resumed: RunState<any, Agent<any, any>> | undefined): Promise<string> => {
     if (options.sessionId !== undefined) return options.sessionId;
+    const kept = resumed === undefined ? undefined : sessionOfState.get(resumed);
+    if (kept !== undefined) return kept;
     if (typeof runOptions?.conversationId === 'string' && runOptions.conversationId !== '') return runOptions.conversationId;
     if (runOptions?.session !== undefined) return runOptions.session.getSessionId();
     return randomUUID();
   };
 
-  async function run(agent: Parameters<Runner['run']>[0], input: RunInput, runOptions?: NonStreamRunOptions<unknown>): Promise<unknown> {
+  async function run(agent: unknown, input: unknown, runOptions?: RunOptionsRead): Promise<unknown> {
+    checkRunArguments(agent, input);
     checkGoverned(agent);
-    const session = new RunSession(breaker, await sessionIdFor(runOptions as SessionSources | undefined));
+    const resumed = input instanceof RunState ? (input as RunState<any, Agent<any, any>>) : undefined;
+    const sessionId = await sessionIdFor(runOptions, resumed);
+    const adopt = (state: RunState<any, Agent<any, any>>) => sessionOfState.set(state, sessionId);
+    const session = new RunSession(breaker, sessionId, {
+      agent: resumed?.currentAgent ?? agent,
+      context: runOptions?.context,
+      maxTurns: runOptions?.maxTurns,
+      adopt,
+    });
+    session.runState = resumed;
     return current.run(session, async () => {
-      const result: object = await runner.run(agent, input, runOptions);
-      // A stop decided on the last tool step (e.g. toolUseBehavior 'stop_on_first_tool') has no next model turn to surface on.
-      if (!('completed' in result)) {
+      const result = (await runner.run(
+        agent,
+        input as string | AgentInputItem[] | RunState<unknown, Agent<any, any>>,
+        runOptions as NonStreamRunOptions<unknown>,
+      )) as RunResult<unknown, Agent<any, any>> | StreamedRunResult<unknown, Agent<any, any>>;
+      session.runState = result.state;
+      adopt(result.state);
+      const stopAfter = async (): Promise<void> => {
         await session.settle();
         session.rethrowStop();
-      }
+      };
+      // A stop decided on the last tool step (toolUseBehavior 'stop_on_first_tool') has no next model turn to surface on.
+      if ('completed' in result) return governedStream(result, stopAfter, () => session.stopped);
+      await stopAfter();
       return result;
     });
   }
 
-  return { runner, run: run as unknown as OpenAIAgentsBreaker['run'], tools, model };
+  return { runner, run: run as unknown as OpenAIAgentsBreaker['run'], tools, mcpServers, model };
+}
+
+/**
+ * Refuses, as a typed error naming the argument, what the SDK would fail on
+ * with a bare TypeError from deep inside a run.
+ */
+function checkRunArguments(agent: unknown, input: unknown): asserts agent is Agent<any, any> {
+  const candidate = agent as Partial<Agent<any, any>> | null;
+  if (
+    typeof candidate !== 'object' ||
+    candidate === null ||
+    typeof candidate.name !== 'string' ||
+    !Array.isArray(candidate.tools) ||
+    !Array.isArray(candidate.handoffs)
+  ) {
+    throw new InvalidOptionError('agent', `must be an Agents SDK Agent, such as new Agent({ name, instructions, tools }); got ${describeValue(agent)}`);
+  }
+  if (typeof input !== 'string' && !Array.isArray(input) && !(input instanceof RunState)) {
+    throw new InvalidOptionError(
+      'input',
+      `must be the task as a string, a list of input items, or a run's state to resume (result.state); got ${describeValue(input)}`,
+    );
+  }
 }

@@ -15,4 +15,4 @@ const adapter = await import('./governed-runner.ts');
 
 /** {@inheritDoc breakerForOpenAIAgents} */
 export const breakerForOpenAIAgents: typeof adapter.breakerForOpenAIAgents = adapter.breakerForOpenAIAgents;
-export type { OpenAIAgentsBreaker, OpenAIAgentsBreakerOptions } from './governed-runner.ts';
+export type { GovernedRunStop, OpenAIAgentsBreaker, OpenAIAgentsBreakerOptions } from './governed-runner.ts';

@@ -1,0 +1,128 @@
+/**
+ * The LangChain door (`agent-governor/langchain`) on the tool results that do
+ * not come back as a plain `ToolMessage`: a tool that throws, and a tool that
+ * returns a LangGraph `Command`. LangChain's real `createAgent` and
+ * `ChatOpenAI`, over real HTTP against the scripted stand-in model.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ToolMessage } from '@langchain/core/messages';
+import { Command } from '@langchain/langgraph';
+import { ChatOpenAI } from '@langchain/openai';
+import { createAgent, tool } from 'langchain';
+import { z } from 'zod';
+import { AgentBreaker, ErrorLoopError, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
+import { governorMiddleware } from './index.ts';
+import { ScriptedModelServer } from '../testing/index.ts';
+import { escalations, lastToolResult } from '../e2e/recorded-run.ts';
+
+function chatModel(server: ScriptedModelServer): ChatOpenAI {
+  return new ChatOpenAI({ model: server.modelId, apiKey: 'test-key', maxRetries: 0, configuration: { baseURL: server.baseURL } });
+}
+
+function recordingBreaker() {
+  const breaker = new AgentBreaker({ telemetry: false });
+  const events: BreakerEventRecord[] = [];
+  breaker.on((event) => events.push(event));
+  return { breaker, events };
+}
+
+/** A model that calls one tool with the same arguments every turn. */
+function loopingModel(name: string, args: Record<string, unknown>): Promise<ScriptedModelServer> {
+  return new ScriptedModelServer({ script: [{ toolCalls: [{ name, arguments: args }] }], onExhausted: 'repeat-last' }).start();
+}
+
+function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => assert.fail('the breaker must end the run'),
+    (e: unknown) => e,
+  );
+}
+
+describe('governorMiddleware: results that are not a plain ToolMessage', () => {
+  test('a tool that throws the same error again and again: the steer reaches the model on the error result, before the block and the stop', async () => {
+    await using server = await loopingModel('deploy', { env: 'prod' });
+    const { breaker, events } = recordingBreaker();
+    let attempts = 0;
+    const deploy = tool(
+      async () => {
+        attempts += 1;
+        throw new Error('permission denied: role deployer missing');
+      },
+      { name: 'deploy', description: 'Deploys to an environment', schema: z.object({ env: z.string() }) },
+    );
+    const agent = createAgent({ model: chatModel(server), tools: [deploy], middleware: [governorMiddleware(breaker)] });
+
+    const error = await rejection(
+      agent.invoke({ messages: [{ role: 'user', content: 'Deploy to prod.' }] }, { configurable: { thread_id: 'lc-throws' }, recursionLimit: 100 }),
+    );
+
+    assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+    assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
+    assert.equal(attempts, 3, 'the 3rd attempt ran steered; the 4th was blocked, the 5th stopped');
+    assert.equal(
+      lastToolResult(server.requests[1]),
+      'Error: permission denied: role deployer missing\n Please fix your mistakes.',
+      'an unsteered failure reads as without the breaker',
+    );
+    assert.match(
+      lastToolResult(server.requests[3]),
+      /^Error: permission denied: role deployer missing\n Please fix your mistakes\.\n\n\[AgentBreaker\] "deploy" has failed/,
+      'the 3rd error result carries the steer',
+    );
+    assert.match(lastToolResult(server.requests[4]), /^\[AgentBreaker\] This call was NOT executed\./);
+  });
+
+  test('a tool that returns a Command is judged by the tool message in its update: the spiral is steered on it, then blocked, then stopped', async () => {
+    await using server = await loopingModel('check_build', { buildId: 'b-17' });
+    const { breaker, events } = recordingBreaker();
+    let runs = 0;
+    const check = tool(
+      async ({ buildId }, config: { toolCall?: { id?: string } }) => {
+        runs += 1;
+        return new Command({
+          update: { messages: [new ToolMessage({ content: `build ${buildId}: running`, tool_call_id: config.toolCall?.id ?? '', name: 'check_build' })] },
+        });
+      },
+      { name: 'check_build', description: 'Status of a CI build', schema: z.object({ buildId: z.string() }) },
+    );
+    const agent = createAgent({ model: chatModel(server), tools: [check], middleware: [governorMiddleware(breaker)] });
+
+    const error = await rejection(
+      agent.invoke({ messages: [{ role: 'user', content: 'Is b-17 done?' }] }, { configurable: { thread_id: 'lc-command' }, recursionLimit: 100 }),
+    );
+
+    assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+    assert.deepEqual(escalations(events), ['tool_spiral:steer', 'tool_spiral:block', 'tool_spiral:stop']);
+    assert.equal(runs, 3);
+    assert.equal(lastToolResult(server.requests[2]), 'build b-17: running');
+    assert.match(
+      lastToolResult(server.requests[3]),
+      /^build b-17: running\n\n\[AgentBreaker\] .*"check_build" 3 times/s,
+      "the command's tool message carries the steer",
+    );
+    assert.match(lastToolResult(server.requests[4]), /^\[AgentBreaker\] This call was NOT executed\./);
+    assert.equal((await breaker.snapshot('lc-command')).counters.toolCalls, 3);
+  });
+
+  test('a Command whose tool message reports a failure is a failure: a tool that keeps failing that way is an error loop', async () => {
+    await using server = await loopingModel('deploy', { env: 'prod' });
+    const { breaker, events } = recordingBreaker();
+    const deploy = tool(
+      async (_input, config: { toolCall?: { id?: string } }) =>
+        new Command({
+          update: [['messages', [new ToolMessage({ content: 'permission denied', tool_call_id: config.toolCall?.id ?? '', name: 'deploy', status: 'error' })]]],
+        }),
+      { name: 'deploy', description: 'Deploys to an environment', schema: z.object({ env: z.string() }) },
+    );
+    const agent = createAgent({ model: chatModel(server), tools: [deploy], middleware: [governorMiddleware(breaker)] });
+
+    const error = await rejection(
+      agent.invoke({ messages: [{ role: 'user', content: 'Deploy to prod.' }] }, { configurable: { thread_id: 'lc-command-fails' }, recursionLimit: 100 }),
+    );
+
+    assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+    assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
+    assert.match(lastToolResult(server.requests[3]), /^permission denied\n\n\[AgentBreaker\] "deploy" has failed/);
+  });
+});

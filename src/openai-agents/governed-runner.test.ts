@@ -1,0 +1,435 @@
+/**
+ * The Agents SDK door (`agent-governor/openai-agents`) where an agent's tools
+ * reach it other than as its own function tools (MCP servers, agents used as
+ * tools), where a run is resumed after human approval, and what a stopped run
+ * hands back: the SDK's own OpenAI provider in Chat Completions mode, over
+ * real HTTP against the scripted stand-in model; MCP tools from a real stdio
+ * MCP server.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Agent, MCPServerStdio, MemorySession, OpenAIProvider, RunState, tool, type CallToolResultContent, type MCPServer } from '@openai/agents';
+import { z } from 'zod';
+import { AgentBreaker, ErrorLoopError, ToolSpiralError, type AgentBreakerOptions, type BreakerEventRecord } from '../index.ts';
+import { breakerForOpenAIAgents, type GovernedRunStop } from './index.ts';
+import { ScriptedModelServer } from '../testing/index.ts';
+import { escalations, lastToolResult, spiralServer } from '../e2e/recorded-run.ts';
+import { OPS_MCP_SERVER } from './test-support/ops-mcp-server.ts';
+
+function governed(server: ScriptedModelServer, options: AgentBreakerOptions = {}, sessionId?: string) {
+  const breaker = new AgentBreaker({ telemetry: false, ...options });
+  const events: BreakerEventRecord[] = [];
+  breaker.on((event) => events.push(event));
+  const modelProvider = new OpenAIProvider({ apiKey: 'test-key', baseURL: server.baseURL, useResponses: false });
+  const door = breakerForOpenAIAgents(breaker, { runConfig: { modelProvider, tracingDisabled: true }, ...(sessionId ? { sessionId } : {}) });
+  return { breaker, events, door };
+}
+
+/** A model that calls one tool with the same arguments every turn. */
+function loopingModel(name: string, args: Record<string, unknown>): Promise<ScriptedModelServer> {
+  return new ScriptedModelServer({ script: [{ toolCalls: [{ name, arguments: args }] }], onExhausted: 'repeat-last' }).start();
+}
+
+/** The ops test MCP server over stdio, connected; closed with the test. */
+async function opsMcpServer(): Promise<MCPServerStdio & AsyncDisposable> {
+  const server = new MCPServerStdio({ name: 'ops', command: process.execPath, args: [OPS_MCP_SERVER] });
+  await server.connect();
+  return Object.assign(server, { [Symbol.asyncDispose]: () => server.close() });
+}
+
+function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => assert.fail('the breaker must end the run'),
+    (e: unknown) => e,
+  );
+}
+
+function checkBuild() {
+  const executions: string[] = [];
+  const check = tool({
+    name: 'check_build',
+    description: 'Status of a CI build',
+    parameters: z.object({ buildId: z.string() }),
+    execute: async ({ buildId }) => {
+      executions.push(buildId);
+      return `build ${buildId}: running`;
+    },
+  });
+  return { check, executions };
+}
+
+describe("breakerForOpenAIAgents: an agent's MCP servers", () => {
+  test('an MCP tool called again and again with the same arguments is steered, then blocked, then stopped with ToolSpiralError', async () => {
+    await using server = await loopingModel('get_issue', { id: 'ENG-42' });
+    await using mcp = await opsMcpServer();
+    const { breaker, events, door } = governed(server, {}, 'oa-mcp-spiral');
+    const agent = new Agent({ name: 'triage', model: server.modelId, mcpServers: door.mcpServers([mcp]) });
+
+    const error = await rejection(door.run(agent, 'What is the state of ENG-42?', { maxTurns: 20 }));
+
+    assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+    assert.deepEqual(escalations(events), ['tool_spiral:steer', 'tool_spiral:block', 'tool_spiral:stop']);
+    assert.equal(server.requests.length, 5, 'no model request after the stop');
+    assert.match(lastToolResult(server.requests[1]), /ENG-42: open, assigned to nobody/);
+    assert.match(
+      lastToolResult(server.requests[3]),
+      /^ENG-42: open, assigned to nobody\n\n\[AgentBreaker\] .*"get_issue" 3 times/s,
+      'the 3rd result carries the steer',
+    );
+    assert.match(lastToolResult(server.requests[4]), /\[AgentBreaker\] This call was NOT executed\./);
+    assert.equal((await breaker.snapshot('oa-mcp-spiral')).counters.toolCalls, 3, 'the blocked and the stopped call never reached the server');
+  });
+
+  test('an agent whose MCP servers did not go through governed.mcpServers is refused before anything runs', async () => {
+    await using server = await loopingModel('get_issue', { id: 'ENG-42' });
+    await using mcp = await opsMcpServer();
+    const { door } = governed(server);
+    const agent = new Agent({ name: 'triage', model: server.modelId, mcpServers: [mcp] });
+    await assert.rejects(door.run(agent, 'What is the state of ENG-42?'), { name: 'InvalidOptionError', option: 'agent "triage".mcpServers["ops"]' });
+    // A handoff's servers count as well.
+    const lead = new Agent({ name: 'lead', model: server.modelId, handoffs: [agent] });
+    await assert.rejects(door.run(lead, 'What is the state of ENG-42?'), { name: 'InvalidOptionError', option: 'agent "triage".mcpServers["ops"]' });
+    assert.equal(server.requests.length, 0, 'nothing ran ungoverned');
+    assert.throws(() => door.mcpServers([{}] as never), { name: 'InvalidOptionError', option: 'mcpServers[0]' });
+  });
+
+  test('MCP tools that make progress run to the end untouched', async () => {
+    await using server = await new ScriptedModelServer({
+      script: [...[1, 2, 3, 4].map(() => ({ toolCalls: [{ name: 'list_issues', arguments: { project: 'ENG' } }] })), { text: 'ENG has 8 open issues.' }],
+    }).start();
+    await using mcp = await opsMcpServer();
+    const { events, door } = governed(server);
+    const agent = new Agent({ name: 'triage', model: server.modelId, mcpServers: door.mcpServers([mcp]) });
+    const result = await door.run(agent, 'How many issues are open in ENG?');
+    assert.equal(result.finalOutput, 'ENG has 8 open issues.');
+    assert.deepEqual(escalations(events), []);
+    for (const request of server.requests) assert.doesNotMatch(JSON.stringify(request.body), /AgentBreaker/, 'the model never hears from the breaker');
+  });
+
+  test("an MCP tool failing with the server's own error is an error loop; one failing as an outage (503) gets the transient allowance", async () => {
+    await using mcp = await opsMcpServer();
+    const attempts = async (toolName: string, args: Record<string, unknown>) => {
+      await using server = await loopingModel(toolName, args);
+      const { events, door } = governed(server, {}, `oa-mcp-${toolName}`);
+      const agent = new Agent({ name: 'ops', model: server.modelId, mcpServers: door.mcpServers([mcp]) });
+      const error = await rejection(door.run(agent, 'Go.', { maxTurns: 30 }));
+      assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+      assert.equal(escalations(events)[0], 'error_loop:steer');
+      const ran = server.requests.filter((r) => r.body.messages.at(-1)?.role === 'tool' && !lastToolResult(r).startsWith('[AgentBreaker]')).length;
+      return { ran, transient: error.evidence?.['transient'] };
+    };
+    assert.deepEqual(await attempts('deploy', { service: 'api' }), { ran: 3, transient: false });
+    assert.deepEqual(await attempts('get_invoice', { id: 'inv-9' }), { ran: 5, transient: true });
+  });
+
+  test('an MCP call that fails outright is recorded with its own error: an outage gets the transient allowance, and the steer reaches the model', async () => {
+    await using server = await loopingModel('get_invoice', { id: 'inv-9' });
+    const { events, door } = governed(server, {}, 'oa-mcp-down');
+    let calls = 0;
+    // A server whose transport fails, as a remote one behind a gateway that answers 503 does.
+    const down: MCPServer = {
+      name: 'billing',
+      cacheToolsList: false,
+      connect: async () => {},
+      close: async () => {},
+      invalidateToolsCache: async () => {},
+      listTools: async (): ReturnType<MCPServer['listTools']> => [
+        {
+          name: 'get_invoice',
+          description: 'An invoice',
+          inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'], additionalProperties: false },
+        },
+      ],
+      callTool: async (): Promise<CallToolResultContent> => {
+        calls += 1;
+        throw new Error('Streamable HTTP error: 503 Service Unavailable');
+      },
+    };
+    const agent = new Agent({ name: 'billing', model: server.modelId, mcpServers: door.mcpServers([down]) });
+
+    const error = await rejection(door.run(agent, 'Get invoice inv-9.', { maxTurns: 30 }));
+
+    assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+    assert.equal(error.evidence?.['transient'], true);
+    assert.equal(calls, 5, 'an outage gets 5 attempts, not 3');
+    // A call that threw has no result to carry the steer: it joins the next turn's system instructions.
+    const steered = server.requests.findIndex((r) => String(r.body.messages[0]?.content).includes('[AgentBreaker]'));
+    assert.ok(steered > 0, 'the steer reached the model');
+    assert.equal(escalations(events)[0], 'error_loop:steer');
+  });
+});
+
+describe('breakerForOpenAIAgents: a function tool that throws', () => {
+  // The SDK hands the guardrail its default text in place of the error; a tool's own errorFunction passes the error on.
+  test('with an errorFunction that says what failed, an outage (503) gets the transient allowance', async () => {
+    await using server = await loopingModel('get_invoice', { id: 'inv-9' });
+    const { door } = governed(server, {}, 'oa-fn-outage');
+    let attempts = 0;
+    const getInvoice = tool({
+      name: 'get_invoice',
+      description: 'An invoice by id',
+      parameters: z.object({ id: z.string() }),
+      execute: async (): Promise<string> => {
+        attempts += 1;
+        throw new Error('503 Service Unavailable: upstream billing-api is down');
+      },
+      errorFunction: (_context, error) => `Error: ${error instanceof Error ? error.message : String(error)}`,
+    });
+    const agent = new Agent({ name: 'billing', model: server.modelId, tools: door.tools([getInvoice]) });
+    const error = await rejection(door.run(agent, 'Get invoice inv-9.', { maxTurns: 30 }));
+    assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+    assert.equal(error.evidence?.['transient'], true);
+    assert.equal(attempts, 5);
+  });
+});
+
+describe('breakerForOpenAIAgents: agents used as tools', () => {
+  /** A manager that asks the researcher once; the researcher looks the same thing up every turn. */
+  function managerServer(): Promise<ScriptedModelServer> {
+    return new ScriptedModelServer({
+      script: (request) => {
+        const tools = ((request.body.tools ?? []) as { function?: { name?: string } }[]).map((t: { function?: { name?: string } }) => t.function?.name);
+        if (!tools.includes('researcher')) return { toolCalls: [{ name: 'lookup', arguments: { sku: 'b-17' } }] };
+        return request.body.messages.some((m: { role: string }) => m.role === 'tool')
+          ? { text: 'parent done' }
+          : { toolCalls: [{ name: 'researcher', arguments: { input: 'price of b-17' } }] };
+      },
+    }).start();
+  }
+
+  function lookupTool() {
+    let runs = 0;
+    const lookup = tool({
+      name: 'lookup',
+      description: 'Price of a SKU',
+      parameters: z.object({ sku: z.string() }),
+      execute: async () => {
+        runs += 1;
+        return 'no price yet';
+      },
+    });
+    return { lookup, runs: () => runs };
+  }
+
+  test("an agent tool whose agent's own tools are not governed is refused before anything runs", async () => {
+    await using server = await managerServer();
+    const { door } = governed(server);
+    const { lookup, runs } = lookupTool();
+    const researcher = new Agent({ name: 'researcher', model: server.modelId, tools: [lookup] });
+    const manager = new Agent({
+      name: 'manager',
+      model: server.modelId,
+      tools: door.tools([researcher.asTool({ toolName: 'researcher', toolDescription: 'Research' })]),
+    });
+
+    await assert.rejects(door.run(manager, 'What is the price of b-17?'), { name: 'InvalidOptionError', option: 'agent "researcher".tools["lookup"]' });
+    assert.equal(server.requests.length, 0, 'nothing ran ungoverned');
+    assert.equal(runs(), 0);
+  });
+
+  test("an agent tool whose agent's tools are governed runs governed: its loop stops the whole run", async () => {
+    await using server = await managerServer();
+    const { events, door } = governed(server);
+    const { lookup, runs } = lookupTool();
+    const researcher = new Agent({ name: 'researcher', model: server.modelId, tools: door.tools([lookup]) });
+    const manager = new Agent({
+      name: 'manager',
+      model: server.modelId,
+      tools: door.tools([researcher.asTool({ toolName: 'researcher', toolDescription: 'Research' })]),
+    });
+
+    const error = await rejection(door.run(manager, 'What is the price of b-17?', { maxTurns: 10 }));
+
+    assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+    assert.equal(runs(), 3);
+    assert.deepEqual(escalations(events), ['tool_spiral:steer', 'tool_spiral:block', 'tool_spiral:stop']);
+  });
+});
+
+describe('breakerForOpenAIAgents: human approval', () => {
+  test('a run paused for approval inside a governed agent tool resumes from its saved state: the SDK still knows which agent the governed tool runs', async () => {
+    await using server = await new ScriptedModelServer({
+      script: (request) => {
+        const tools = ((request.body.tools ?? []) as { function?: { name?: string } }[]).map((t) => t.function?.name);
+        const answered = request.body.messages.some((m) => m.role === 'tool');
+        if (tools.includes('operator'))
+          return answered ? { text: 'The api was restarted.' } : { toolCalls: [{ name: 'operator', arguments: { input: 'restart api' } }] };
+        return answered ? { text: 'restarted' } : { toolCalls: [{ name: 'restart_service', arguments: { service: 'api' } }] };
+      },
+    }).start();
+    const { door } = governed(server);
+    let restarts = 0;
+    const restart = tool({
+      name: 'restart_service',
+      description: 'Restarts a service',
+      parameters: z.object({ service: z.string() }),
+      needsApproval: true,
+      execute: async () => {
+        restarts += 1;
+        return 'restarted';
+      },
+    });
+    const operator = new Agent({ name: 'operator', model: server.modelId, tools: door.tools([restart]) });
+    const lead = new Agent({
+      name: 'lead',
+      model: server.modelId,
+      tools: door.tools([operator.asTool({ toolName: 'operator', toolDescription: 'Operates services' })]),
+    });
+
+    const paused = await door.run(lead, 'Restart the api.');
+    assert.equal(paused.interruptions.length, 1);
+    // Saved and restored, as a run waiting for a person is.
+    const state = await RunState.fromString(lead, paused.state.toString());
+    for (const item of state.getInterruptions()) state.approve(item);
+    const result = await door.run(lead, state);
+
+    assert.equal(result.finalOutput, 'The api was restarted.');
+    assert.equal(restarts, 1);
+  });
+
+  test('a run resumed from result.state after each approval goes on in the same session: the loop across approvals is stopped', async () => {
+    await using server = await loopingModel('restart_service', { service: 'api' });
+    const { events, door } = governed(server);
+    let restarts = 0;
+    const restart = tool({
+      name: 'restart_service',
+      description: 'Restarts a service',
+      parameters: z.object({ service: z.string() }),
+      needsApproval: true,
+      execute: async ({ service }) => {
+        restarts += 1;
+        return `${service} restarted; health check still failing`;
+      },
+    });
+    const agent = new Agent({ name: 'ops', model: server.modelId, tools: door.tools([restart]) });
+
+    let approvals = 0;
+    const error = await rejection(
+      (async () => {
+        let result = await door.run(agent, 'The api is down, fix it.', { maxTurns: 50 });
+        while (result.interruptions.length > 0 && approvals < 8) {
+          for (const item of result.interruptions) result.state.approve(item);
+          approvals += 1;
+          // As the SDK's own run takes it: the state, typed, with no cast.
+          result = await door.run(agent, result.state, { maxTurns: 50 });
+        }
+      })(),
+    );
+
+    assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+    assert.deepEqual(escalations(events), ['tool_spiral:steer', 'tool_spiral:block', 'tool_spiral:stop']);
+    assert.equal(restarts, 3, 'the blocked and the stopped restart did not run');
+    assert.ok(approvals < 8);
+  });
+});
+
+describe('breakerForOpenAIAgents: what a stopped run hands back', () => {
+  test("the stop carries the run's state, as the SDK's own errors do: its history holds the whole conversation, and it resumes in the same session", async () => {
+    // The model checks the build until stopped; asked again, it answers.
+    await using server = await new ScriptedModelServer({
+      script: (_request, index) => (index < 5 ? { toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] } : { text: 'b-17 is still running.' }),
+    }).start();
+    const { breaker, door } = governed(server);
+    const { check, executions } = checkBuild();
+    const agent = new Agent({ name: 'ops', model: server.modelId, tools: door.tools([check]) });
+    const session = new MemorySession({ sessionId: 'oa-stopped-state' });
+
+    const error = await rejection(door.run(agent, 'Is build b-17 done?', { session, maxTurns: 30 }));
+
+    assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+    const { state } = error as GovernedRunStop;
+    assert.ok(state !== undefined, 'the stop carries a state');
+    const history = state.history;
+    assert.partialDeepStrictEqual(history[0], { role: 'user', content: 'Is build b-17 done?' }, "the user's message is kept");
+    assert.equal(history.filter((item) => item.type === 'function_call').length, 5, 'every call is there, up to the one the breaker stopped');
+    const outputs = history.filter((item) => item.type === 'function_call_result');
+    assert.equal(outputs.length, 5, 'each with what it was answered');
+    assert.match(JSON.stringify(outputs[2]), /build b-17: running/);
+    assert.match(JSON.stringify(outputs[4]), /\[AgentBreaker\]/, 'the stopped call with the refusal');
+    assert.doesNotMatch(JSON.stringify(error), /b-17/, 'the conversation is not among the fields a log prints');
+
+    // After a reset the conversation goes on from the state, in the session the stop was in.
+    await breaker.reset('oa-stopped-state');
+    const before = (await breaker.snapshot('oa-stopped-state')).counters.modelCalls;
+    const resumed = await door.run(agent, state);
+    assert.equal(resumed.finalOutput, 'b-17 is still running.');
+    assert.equal((await breaker.snapshot('oa-stopped-state')).counters.modelCalls, before + 1, "the resumed turn counted in the stopped run's session");
+    assert.match(JSON.stringify(server.requests[5]!.body.messages), /Is build b-17 done\?.*build b-17: running/s, 'the model was sent the whole conversation');
+    assert.equal(executions.length, 3);
+  });
+
+  test("a streamed run's stop carries the run's own state", async () => {
+    await using server = await spiralServer();
+    const { door } = governed(server, {}, 'oa-stream-state');
+    const { check } = checkBuild();
+    const agent = new Agent({ name: 'ops', model: server.modelId, tools: door.tools([check]) });
+    const result = await door.run(agent, 'Is build b-17 done?', { stream: true, maxTurns: 30 });
+    const error = await rejection(
+      (async () => {
+        for await (const _event of result) {
+          // drained only to drive the run
+        }
+      })(),
+    );
+    assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+    const { state } = error as GovernedRunStop;
+    assert.equal(state, result.state);
+    assert.partialDeepStrictEqual(state?.history[0], { role: 'user', content: 'Is build b-17 done?' });
+  });
+
+  for (const stream of [false, true]) {
+    test(`with toolUseBehavior 'stop_on_first_tool' the stop rejects the run with the category's error (${stream ? 'streamed' : 'not streamed'})`, async () => {
+      await using server = await spiralServer();
+      const { door } = governed(server, {}, `oa-first-tool-${stream}`);
+      const { check, executions } = checkBuild();
+      const agent = new Agent({ name: 'ops', model: server.modelId, tools: door.tools([check]), toolUseBehavior: 'stop_on_first_tool' });
+      const session = new MemorySession();
+      const outputs: unknown[] = [];
+      const error = await rejection(
+        (async () => {
+          for (let i = 0; i < 7; i += 1) {
+            const prompt = i === 0 ? 'Is build b-17 done yet?' : 'continue';
+            if (!stream) {
+              outputs.push((await door.run(agent, prompt, { session })).finalOutput);
+              continue;
+            }
+            const result = await door.run(agent, prompt, { session, stream: true });
+            const failed = await (async () => {
+              for await (const _event of result) {
+                // drained only to drive the run
+              }
+            })().then(
+              () => undefined,
+              (e: unknown) => e,
+            );
+            // Each way of reading a streamed run tells the same.
+            const completed = await result.completed.then(
+              () => undefined,
+              (e: unknown) => e,
+            );
+            assert.equal(completed, failed, 'completed rejects as the stream did');
+            assert.equal(result.error ?? undefined, failed, 'result.error is the stop');
+            if (failed !== undefined) throw failed;
+            outputs.push(result.finalOutput);
+          }
+        })(),
+      );
+      assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+      for (const output of outputs) assert.doesNotMatch(String(output), /Agent stopped/, 'no run completed with the stop as its answer');
+      assert.equal(executions.length, 3);
+    });
+  }
+});
+
+describe('breakerForOpenAIAgents: bad arguments to governed.run', () => {
+  test('a missing agent or an input that is neither text, items nor a state is a typed error naming the argument', async () => {
+    await using server = await spiralServer();
+    const { door } = governed(server);
+    const agent = new Agent({ name: 'ops', model: server.modelId });
+    await assert.rejects(door.run(undefined as never, 'Is build b-17 done?'), { name: 'InvalidOptionError', option: 'agent' });
+    await assert.rejects(door.run({ name: 'ops' } as never, 'Is build b-17 done?'), { name: 'InvalidOptionError', option: 'agent' });
+    await assert.rejects(door.run(agent, 42 as never), { name: 'InvalidOptionError', option: 'input' });
+    await assert.rejects(door.run(agent, { role: 'user', content: 'hi' } as never), { name: 'InvalidOptionError', option: 'input' });
+    assert.equal(server.requests.length, 0);
+  });
+});

@@ -1,0 +1,84 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: the Agents SDK's own signatures use Agent<any, any> (its generics are invariant); these mirror them so any agent fits.
+import { RunContext, RunState, type Agent, type AgentInputItem, type ModelResponse } from '@openai/agents';
+import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
+import { DoorSession } from '../breaker/door-session.ts';
+
+/** The SDK's default `maxTurns` (its `DEFAULT_MAX_TURNS`, which it does not export). */
+const SDK_DEFAULT_MAX_TURNS = 10;
+
+/** What a governed run was started with, which a rebuilt state needs. */
+export interface RunStart {
+  readonly agent: Agent<any, any>;
+  /** The run's `context` option (the SDK wraps it in a `RunContext`). */
+  readonly context: unknown;
+  readonly maxTurns: number | undefined;
+  /** Keeps a state handed out with a stop under the run's session, so resuming it goes on in that session. */
+  readonly adopt: (state: RunState<any, Agent<any, any>>) => void;
+}
+
+/**
+ * One run's session plus the observations still in flight (run hooks cannot
+ * be awaited by the SDK), and what it knows of the run, so that its stop
+ * error carries the run's state as the SDK's own errors do
+ * (`MaxTurnsExceededError.state`): the SDK throws the stop out of a model call
+ * without attaching its state, and only hands the state out with a result.
+ */
+export class RunSession extends DoorSession {
+  #pending: Promise<unknown> = Promise.resolve();
+  readonly #start: RunStart | undefined;
+  /** The run's own state, once the SDK has handed it out (a resumed state, a result's). */
+  runState: RunState<any, Agent<any, any>> | undefined;
+  #agent: Agent<any, any> | undefined;
+  #context: RunContext<any> | undefined;
+  /** What the model was last sent, with its answer once that was recorded. */
+  #conversation: AgentInputItem[] | undefined;
+
+  constructor(breaker: ObservingBreaker, sessionId: string, start?: RunStart) {
+    super(breaker, sessionId);
+    this.#start = start;
+    this.#agent = start?.agent;
+  }
+
+  track(work: Promise<unknown>): void {
+    this.#pending = this.#pending.then(() => work);
+  }
+
+  settle(): Promise<unknown> {
+    return this.#pending;
+  }
+
+  /** The agent that now runs, with the run's context (the runner's `agent_start`). */
+  noteAgent(context: RunContext<any>, agent: Agent<any, any>): void {
+    if (this.#start === undefined) return;
+    this.#context = context;
+    this.#agent = agent;
+  }
+
+  /** What a model turn is sent (and, once recorded, what it answered). */
+  noteConversation(input: string | AgentInputItem[], output?: ModelResponse['output']): void {
+    if (this.#start === undefined) return;
+    const sent: AgentInputItem[] = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
+    this.#conversation = output === undefined ? sent : [...sent, ...(output as AgentInputItem[])];
+  }
+
+  protected override onStop(error: Error): void {
+    const start = this.#start;
+    if (start === undefined) return;
+    let rebuilt: RunState<any, Agent<any, any>> | undefined;
+    // Read when the caller asks: the SDK hands a streamed run's state out after the stop may be decided.
+    // Not enumerable, as a run's whole conversation should not land in a log that prints the error's fields.
+    Object.defineProperty(error, 'state', {
+      configurable: true,
+      enumerable: false,
+      get: () => {
+        if (this.runState !== undefined) return this.runState;
+        if (rebuilt === undefined && this.#agent !== undefined && this.#conversation !== undefined) {
+          const context = this.#context ?? (start.context instanceof RunContext ? start.context : new RunContext(start.context));
+          rebuilt = new RunState(context, this.#conversation, this.#agent, start.maxTurns ?? SDK_DEFAULT_MAX_TURNS);
+          start.adopt(rebuilt);
+        }
+        return rebuilt;
+      },
+    });
+  }
+}
