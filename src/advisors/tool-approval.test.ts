@@ -89,6 +89,46 @@ describe('tool approval (needsApproval) under the ToolCallingAdvisor', () => {
     });
   }
 
+  test('a provider that numbers calls per turn (call_0 again): the answer is for the call its request was made for, which runs', async () => {
+    await using server = await new ScriptedModelServer({
+      script: [
+        { toolCalls: [{ id: 'call_0', name: 'refund', arguments: { id: 'A1', amount: 250 } }] },
+        { text: 'Refunded A1.' },
+        { toolCalls: [{ id: 'call_0', name: 'refund', arguments: { id: 'B2', amount: 500 } }] },
+        { text: 'Refunded B2.' },
+      ],
+    }).start();
+    const ran: string[] = [];
+    const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor()).defaultTools(orderTools(ran)).build();
+    const transcript: ModelMessage[] = [{ role: 'user', content: 'Refund A1' }];
+    const approveAndGoOn = async () => {
+      const asked = await client
+        .prompt()
+        .messages(...transcript)
+        .call()
+        .chatResponse();
+      transcript.push(...asked.messages);
+      const answer = toolApprovalResponse(asked.pendingApprovals!.map((p) => ({ approvalId: p.approvalId, approved: true })));
+      const done = await client
+        .prompt()
+        .messages(...transcript, answer)
+        .call()
+        .chatResponse();
+      transcript.push(...done.messages);
+      return done.text;
+    };
+
+    assert.equal(await approveAndGoOn(), 'Refunded A1.');
+    transcript.push({ role: 'user', content: 'Refund B2' });
+    assert.equal(await approveAndGoOn(), 'Refunded B2.');
+    assert.deepEqual(ran, ['refund A1 250', 'refund B2 500']);
+    const sent = server.requests[3]!.body.messages;
+    assert.deepEqual(
+      sent.filter((m) => m.role === 'tool').map((m) => m.content),
+      ['refunded 250 on A1', 'refunded 500 on B2'],
+    );
+  });
+
   test('an answer to an approval that was never requested is a typed error', async () => {
     await using server = await new ScriptedModelServer({ script: [{ text: 'never' }] }).start();
     const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor()).defaultTools(orderTools([])).build();

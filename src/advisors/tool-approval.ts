@@ -60,6 +60,11 @@ export function withApprovalRequests(assistant: ModelMessage | undefined, pendin
  * message holding `tool-approval-response` parts (the AI SDK's shape). Answers
  * whose call already has a result are skipped, so a resumed call runs once.
  *
+ * An answer is for the call its approval request was made for: the latest
+ * call with the request's `toolCallId` before the request. Some providers
+ * number calls per turn (`call_0` in every turn), so a result for an earlier
+ * call under the same id does not answer it; only a result after the call does.
+ *
  * @throws InvalidToolApprovalError for an answer to an approval never requested
  */
 export function answeredApprovals(messages: readonly ModelMessage[]): AnsweredApproval[] {
@@ -67,27 +72,29 @@ export function answeredApprovals(messages: readonly ModelMessage[]): AnsweredAp
   if (last?.role !== 'tool') return [];
   const responses = last.content.filter((p): p is ToolApprovalResponse => p.type === 'tool-approval-response' && p.providerExecuted !== true);
   if (responses.length === 0) return [];
-  const calls = new Map<string, ToolCallPart>();
-  const requests = new Map<string, ToolApprovalRequest>();
-  const answered = new Set<string>();
+  // By identity: the call part each id names at this point of the conversation, and the calls that got a result.
+  const latestCall = new Map<string, ToolCallPart>();
+  const callOfRequest = new Map<string, ToolCallPart | undefined>();
+  const answered = new Set<ToolCallPart>();
   for (const message of messages) {
     if (message.role === 'assistant' && typeof message.content !== 'string') {
       for (const part of message.content) {
-        if (part.type === 'tool-call') calls.set(part.toolCallId, part);
-        else if (part.type === 'tool-approval-request') requests.set(part.approvalId, part);
+        if (part.type === 'tool-call') latestCall.set(part.toolCallId, part);
+        else if (part.type === 'tool-approval-request') callOfRequest.set(part.approvalId, latestCall.get(part.toolCallId));
       }
     } else if (message.role === 'tool') {
-      for (const part of message.content) if (part.type === 'tool-result') answered.add(part.toolCallId);
+      for (const part of message.content) {
+        const call = part.type === 'tool-result' ? latestCall.get(part.toolCallId) : undefined;
+        if (call !== undefined) answered.add(call);
+      }
     }
   }
   const out: AnsweredApproval[] = [];
   for (const response of responses) {
-    const request = requests.get(response.approvalId);
-    if (request === undefined) throw new InvalidToolApprovalError(response.approvalId);
-    const part = calls.get(request.toolCallId);
+    const part = callOfRequest.get(response.approvalId);
     if (part === undefined) throw new InvalidToolApprovalError(response.approvalId);
-    if (answered.has(part.toolCallId)) continue;
-    answered.add(part.toolCallId);
+    if (answered.has(part)) continue;
+    answered.add(part);
     const rawInput = typeof part.input === 'string' ? part.input : JSON.stringify(part.input ?? {});
     out.push({ call: { toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, rawInput }, response });
   }

@@ -12,6 +12,7 @@ import type { ToolCallEvent } from '../breaker/breaker-event.ts';
 import { telemetrySettings, type TelemetrySettings } from '../telemetry/telemetry-options.ts';
 import { executeToolCall, toolResultMessage, type ToolOutcome } from './tool-execution.ts';
 import { answeredApprovals, needsApproval, pendingApproval, withApprovalRequests } from './tool-approval.ts';
+import { toolLoopJournals, type ToolLoopJournal } from './tool-loop-journal.ts';
 import { DEFAULT_TOOL_TIMEOUT_MS } from './tool-timeout.ts';
 import { StructuredOutputValidationError } from './structured-output-validation-advisor.ts';
 import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
@@ -259,6 +260,8 @@ class ToolLoop {
   readonly #telemetry: TelemetrySettings;
   /** Tools named by the request's {@link LOOP_ENDING_TOOLS} param. */
   readonly #endingByName: ReadonlySet<string>;
+  /** Who hears of approvals about to run and of tools that ran (the chat memory advisors of the call). */
+  readonly #journals: readonly ToolLoopJournal[];
   #usage: Usage | undefined;
   #rounds = 0;
   #total = 0;
@@ -284,6 +287,7 @@ class ToolLoop {
     this.#telemetry = telemetrySettings(request.context);
     const ending = request.context.get(LOOP_ENDING_TOOLS);
     this.#endingByName = new Set(Array.isArray(ending) ? ending.filter((name): name is string => typeof name === 'string') : []);
+    this.#journals = toolLoopJournals(request.context);
   }
 
   /** Tool results to stream, once. */
@@ -306,7 +310,15 @@ class ToolLoop {
     const answerMessage = this.#request.messages.at(-1)!;
     this.#request = { ...this.#request, messages: this.#request.messages.slice(0, -1) };
     const approved = answers.filter((a) => a.response.approved).map((a) => a.call);
-    const outcomes = approved.length === 0 ? [] : await this.#execute(approved, this.#request.messages, true);
+    // Claimed once the limits have let them through and right before they run: a claim that
+    // nothing follows would leave the approval answered with no result, never to run.
+    let claimed = false;
+    const claim = async (running: readonly ToolCallRequest[]): Promise<void> => {
+      const approving = answers.filter((a) => running.includes(a.call)).map((a) => a.response);
+      claimed = approving.length > 0;
+      for (const journal of this.#journals) await journal.claimApprovals(approving);
+    };
+    const outcomes = approved.length === 0 ? [] : await this.#execute(approved, this.#request.messages, { approved: true, beforeRun: claim });
     for (const o of outcomes) onOutcome?.(o);
     const results = toolResultMessage(outcomes).content as ToolContent;
     const content: ToolContent = [...(answerMessage.content as ToolContent)];
@@ -324,6 +336,9 @@ class ToolLoop {
       }
     }
     this.#added.push({ role: 'tool', content });
+    // A claimed call counts as run even if it could not start (bad arguments): the claim is
+    // stored, so its result must be too, or a retry would find the approval taken and no result.
+    this.#reportRan(outcomes, claimed);
     if (outcomes.length > 0 && outcomes.length === answers.length && outcomes.every((o) => o.returnDirect)) {
       return this.#returnDirect(outcomes);
     }
@@ -360,20 +375,33 @@ class ToolLoop {
     }
 
     const waiting: PendingToolApproval[] = [];
-    const outcomes = await this.#execute(response.toolCalls, this.#messagesBefore(roundMessages), false, waiting);
+    const outcomes = await this.#execute(response.toolCalls, this.#messagesBefore(roundMessages), { waiting });
     for (const o of outcomes) onOutcome?.(o);
     if (waiting.length > 0) {
       // The round ends here: the caller answers the approvals and calls again.
       this.#added.splice(roundMessages, this.#added.length - roundMessages, ...withApprovalRequests(response.messages[0], waiting));
       if (outcomes.length > 0) this.#added.push(toolResultMessage(outcomes));
+      this.#reportRan(outcomes);
       const final = this.#final({ ...response, finishReason: 'tool-calls' }, response.text);
       return { ...final, response: { ...final.response, pendingApprovals: waiting } };
     }
     this.#added.push(toolResultMessage(outcomes));
+    this.#reportRan(outcomes);
     if (outcomes.every((o) => o.returnDirect)) return this.#returnDirect(outcomes, response);
     const ending = outcomes.filter((o) => this.#endsLoop(o));
     if (ending.length > 0) return this.#returnDirect(ending, response);
     return undefined;
+  }
+
+  /**
+   * Tells the journals what the call has added so far, when a tool of
+   * `outcomes` ran: from then on a failure of the call must not lose the
+   * record of it. Calls that were refused or denied change nothing outside.
+   */
+  #reportRan(outcomes: readonly ToolOutcome[], claimed = false): void {
+    if (this.#journals.length === 0 || !(claimed || outcomes.some((o) => o.ran === true))) return;
+    const added = [...this.#added];
+    for (const journal of this.#journals) journal.toolsRan(added);
   }
 
   /** Whether `outcome` is a loop-ending tool that ran: a refused, denied or failed call is an error result and ends nothing. */
@@ -427,12 +455,21 @@ class ToolLoop {
   /**
    * Runs a round's calls. Calls whose tool needs approval go to `waiting`
    * instead of running (unless `approved`: the caller already answered).
+   * `beforeRun` gets the calls that passed the limits and the approver,
+   * before any of them runs; if it throws, none runs.
    */
   async #execute(
     calls: readonly ToolCallRequest[],
     messages: readonly ModelMessage[],
-    approved = false,
-    waiting?: PendingToolApproval[],
+    {
+      approved = false,
+      waiting,
+      beforeRun,
+    }: {
+      readonly approved?: boolean;
+      readonly waiting?: PendingToolApproval[];
+      readonly beforeRun?: (running: readonly ToolCallRequest[]) => Promise<void>;
+    } = {},
   ): Promise<ToolOutcome[]> {
     const env = {
       tools: this.#request.tools,
@@ -465,6 +502,7 @@ class ToolLoop {
       }
       planned.push(refusal ?? call);
     }
+    await beforeRun?.(planned.filter((p): p is ToolCallRequest => 'toolCallId' in p));
     const run = (p: ToolOutcome | ToolCallRequest): Promise<ToolOutcome> => ('toolCallId' in p ? executeToolCall(p, env) : Promise.resolve(p));
     if (this.#options.parallel === false) {
       const outcomes: ToolOutcome[] = [];

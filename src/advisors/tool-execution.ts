@@ -15,6 +15,11 @@ export interface ToolOutcome {
   readonly isError: boolean;
   /** True when the tool is return-direct and actually ran. */
   readonly returnDirect: boolean;
+  /**
+   * True when the tool's `execute` was called (its side effects may have
+   * happened), whatever its outcome; absent for a call that was not run.
+   */
+  readonly ran?: boolean;
 }
 
 /** What the tool loop hands to each execution. */
@@ -114,12 +119,12 @@ export async function executeToolCall(call: ToolCallRequest, env: ToolExecutionE
     if (call.intervention?.action === 'steer') {
       output = `${typeof output === 'string' ? output : JSON.stringify(output)}\n\n[${call.intervention.source}] ${call.intervention.message}`;
     }
-    return { call, output: output ?? null, isError: false, returnDirect: tool.returnDirect === true };
+    return { call, output: output ?? null, isError: false, returnDirect: tool.returnDirect === true, ran: true };
   } catch (error) {
     const shown = ToolTimeoutError.isInstance(error) ? error.message : `Tool "${call.toolName}" failed: ${errorText(error)}`;
     await observation.fail(error, shown);
     if (env.abortSignal?.aborted) throw env.abortSignal.reason;
-    return { call, output: shown, isError: true, returnDirect: false };
+    return { call, output: shown, isError: true, returnDirect: false, ran: true };
   }
 }
 

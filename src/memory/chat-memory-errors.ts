@@ -1,3 +1,4 @@
+import type { ChatResponse } from '../chat/chat-response.ts';
 import { GovernorError } from '../errors/governor-error.ts';
 
 /**
@@ -79,7 +80,60 @@ export class ChatMemoryStoreError extends GovernorError {
   }
 }
 
+/**
+ * Thrown by a chat memory advisor when the call itself succeeded (the model
+ * answered, tools ran) but storing its turn failed. The call's `response` is
+ * attached, so its answer, usage and tool results are not lost with it; the
+ * memory holds none of the turn (an `add` is all or nothing). It is a
+ * `ChatMemoryStoreError`, so code that handles those handles it too; the
+ * error the memory threw is the `cause`.
+ */
+export class ChatMemoryTurnNotStoredError extends ChatMemoryStoreError {
+  /** The call's response, as `chatResponse()` would have returned it. */
+  readonly response: ChatResponse;
+
+  /**
+   * @param response the finished call's response
+   * @param cause what the memory's `add` threw
+   * @param memory names the memory when `cause` does not name a store
+   */
+  constructor(response: ChatResponse, cause: unknown, memory: string) {
+    super(
+      ChatMemoryStoreError.isInstance(cause) ? cause.store : memory,
+      "store the turn of a call that succeeded (the call's response is on this error's `response`)",
+      cause,
+    );
+    this.response = response;
+  }
+}
+
+/**
+ * Thrown by a chat memory advisor when a tool approval the request answers
+ * was already answered in the conversation by another request: two answers
+ * to one approval at once (a double click, a retried request, two replicas
+ * on one store), or a retry after a call that claimed the approval and did
+ * not store the tool's result (it failed or was aborted while the tool ran).
+ * The approved call is not run by this request, so it runs at most once, and
+ * the model is not called. Of this request, at most its answer stays in the
+ * memory (the claim it lost, which no model is ever sent).
+ */
+export class ToolApprovalConflictError extends GovernorError {
+  /** The approvals another request answered first. */
+  readonly approvalIds: readonly string[];
+
+  constructor(approvalIds: readonly string[]) {
+    super(
+      'GOVERNOR_TOOL_APPROVAL_CONFLICT',
+      `Tool approval ${approvalIds.map((id) => `"${id}"`).join(', ')} was already answered by another request, which runs the approved call ` +
+        '(or ran it, or was cut off while it ran); it is not run again. Read the conversation again instead of answering twice.',
+    );
+    this.approvalIds = approvalIds;
+  }
+}
+
 function describeCause(cause: unknown): string {
+  // A store error wrapped again names its store already; its own cause says what went wrong.
+  if (ChatMemoryStoreError.isInstance(cause) && cause.cause !== undefined) return describeCause(cause.cause);
   if (cause instanceof AggregateError && cause.errors.length > 0) {
     // Node reports a refused dual-stack connect as an AggregateError with an empty message.
     return cause.errors.map(describeCause).join('; ');

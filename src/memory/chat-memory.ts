@@ -1,4 +1,4 @@
-import type { ModelMessage } from 'ai';
+import type { ModelMessage, ToolApprovalResponse } from 'ai';
 
 /**
  * The conversation history an assistant sees, by conversation id. What `get`
@@ -23,4 +23,21 @@ export interface ChatMemory {
    * than throw away a finished call.
    */
   readonly maxMessageBytes?: number;
+
+  /**
+   * Claims tool approvals for this caller before the approved calls run, so
+   * that two requests answering one approval at once (a double click, two
+   * replicas on one store) cannot both run it: records `answers` in the
+   * conversation in one atomic write, then reads the conversation back.
+   * Returns the ids of the approvals that an earlier write had already
+   * answered (their calls must not run here); `[]` when this caller claimed
+   * them all. The recorded answers are part of the conversation from then on:
+   * the memory advisors do not store them again with the turn.
+   *
+   * Optional: a memory without it gets no such protection, and concurrent
+   * answers to one approval each run the approved call.
+   * `WindowedChatMemory` (so `MessageWindowChatMemory` and
+   * `TokenWindowChatMemory`) implements it on every repository.
+   */
+  claimApprovals?(conversationId: string, answers: readonly ToolApprovalResponse[]): Promise<string[]>;
 }

@@ -12,10 +12,12 @@ export { encodeMessage, encodeMessages, decodeMessage } from './message-codec.ts
 export { assertConversationId } from './conversation-id.ts';
 export {
   ChatMemoryStoreError,
+  ChatMemoryTurnNotStoredError,
   InvalidConversationIdError,
   InvalidMessageError,
   MessageDecodingError,
   MessageTooLargeError,
+  ToolApprovalConflictError,
 } from './chat-memory-errors.ts';
 export { MessageChatMemoryAdvisor, type MessageChatMemoryAdvisorOptions } from './message-chat-memory-advisor.ts';
 export {

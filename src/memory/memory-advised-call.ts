@@ -2,9 +2,11 @@ import type { ModelMessage } from 'ai';
 import { AdvisorOrder, type AdvisorChain } from '../chat/advisor.ts';
 import { CONVERSATION_ID, DEFAULT_CONVERSATION_ID, type AdvisorContext } from '../chat/advisor-context.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
-import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
+import type { ChatClientResponse, ChatResponse, ChatStreamEvent } from '../chat/chat-response.ts';
+import { addToolLoopJournal } from '../advisors/tool-loop-journal.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { ChatMemory } from './chat-memory.ts';
+import { ChatMemoryTurnNotStoredError, ToolApprovalConflictError } from './chat-memory-errors.ts';
 import { assertConversationId } from './conversation-id.ts';
 import { assertMessagesFit, fitMessages } from './message-size.ts';
 import { closeUnansweredToolCalls } from './message-window.ts';
@@ -23,36 +25,76 @@ export interface MemoryAdvisorSettings {
 /**
  * One call with memory: read the history once, run the rest of the chain
  * (the whole tool loop when the advisor sits outside it), then write the
- * caller's turn and every message the call produced in ONE `add`. A call that
- * fails writes nothing, so the memory never holds half a turn. A caller's
+ * caller's turn and every message the call produced in ONE `add`. A caller's
  * turn the memory could not store fails before the model is called; a
  * produced message over the memory's `maxMessageBytes` is stored with its
  * largest parts left out (see `fitMessages`), so a finished call is never lost.
+ *
+ * A call that fails writes nothing, so the memory never holds half a turn,
+ * unless a tool ran first: its side effect has happened, so the record of it
+ * is kept (see {@link MemoryTurn.storeProgress}). A call that succeeds but
+ * whose turn cannot be stored fails with a `ChatMemoryTurnNotStoredError`
+ * carrying the call's response.
  */
 export async function callWithMemory(settings: MemoryAdvisorSettings, request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
   const turn = await startTurn(settings, request);
-  const result = await chain.nextCall(turn.request);
-  await turn.store(result.response.messages);
+  let result: ChatClientResponse;
+  try {
+    result = await chain.nextCall(turn.request);
+  } catch (error) {
+    await turn.storeProgress();
+    throw error;
+  }
+  await turn.store(result.response);
   return result;
 }
 
 /**
  * The streaming twin of {@link callWithMemory}: the turn is written when the
  * stream's `finish` event arrives, before it is passed on. A stream that fails
- * or is abandoned before its end writes nothing.
+ * or is abandoned before its end writes nothing, unless a tool ran first (as
+ * in {@link callWithMemory}).
  */
 export async function* streamWithMemory(settings: MemoryAdvisorSettings, request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
   const turn = await startTurn(settings, request);
-  for await (const event of chain.nextStream(turn.request)) {
-    if (event.type === 'finish') await turn.store(event.response.response.messages);
-    yield event;
+  let finished = false;
+  try {
+    for await (const event of chain.nextStream(turn.request)) {
+      if (event.type === 'finish') {
+        finished = true;
+        await turn.store(event.response.response);
+      }
+      yield event;
+    }
+  } finally {
+    // Also when the consumer stops reading: the tools that ran before it did are not undone.
+    if (!finished) await turn.storeProgress();
   }
 }
 
 /** A turn under way: the request to send and how to store the turn once the call is done. */
 interface MemoryTurn {
   readonly request: ChatClientRequest;
-  store(produced: readonly ModelMessage[]): Promise<void>;
+  /**
+   * Stores the turn of a call that succeeded: the caller's turn and every
+   * message the call produced.
+   *
+   * @throws {ChatMemoryTurnNotStoredError} carrying `response` when the memory fails.
+   */
+  store(response: ChatResponse): Promise<void>;
+  /**
+   * After a call failed (or a stream was abandoned): stores what its tools
+   * did, so that the history stays well-formed and a retry goes on from the
+   * results instead of running the tools again. That is the caller's turn and
+   * the call's messages up to the last round whose tools ran (each call there
+   * with its result) when the tool loop ran a tool; else the tool results the
+   * caller sent back for the history's calls (a client-side tool that ran),
+   * without the user messages after them, which got no answer. Nothing when
+   * no tool ran. Approval answers whose calls did not run are left out, so a
+   * retry can send them again. Best effort: the call's own error is what the
+   * caller gets, also when this write fails.
+   */
+  storeProgress(): Promise<void>;
 }
 
 /**
@@ -60,23 +102,79 @@ interface MemoryTurn {
  * spent: a turn the memory would refuse to store fails here, not after the
  * model and the tools have run.
  *
+ * Tool parts the caller sends again for calls the history has answered
+ * already (a retry after a call that stored its tools' results) are left out
+ * of the request too: the model must not get a second result for one call.
+ *
  * @throws {MessageTooLargeError} when a message of the turn is over the memory's `maxMessageBytes`.
  * @throws {InvalidMessageError} when a message of the turn cannot be stored.
+ * @throws {ToolApprovalConflictError} when the request answers an approval that another request answered and whose call has no result yet.
  */
 async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientRequest): Promise<MemoryTurn> {
   const { memory } = settings;
   const conversationId = conversationIdFor(request.context, settings.defaultConversationId);
   const history = await memory.get(conversationId);
-  const news = callerTurn(request.messages, history);
+  const { news, messages } = callerTurn(request.messages, history);
   const maxBytes = typeof memory.maxMessageBytes === 'number' ? memory.maxMessageBytes : undefined;
   if (maxBytes !== undefined) assertMessagesFit(news, maxBytes);
+  const fit = (produced: readonly ModelMessage[]): ModelMessage[] => (maxBytes === undefined ? [...produced] : fitMessages(produced, maxBytes));
+
+  // Approvals this call claimed: their answers are in the memory already.
+  const claimed = new Set<string>();
+  let progress: readonly ModelMessage[] = [];
+  addToolLoopJournal(request.context, {
+    async claimApprovals(answers) {
+      if (answers.length === 0 || typeof memory.claimApprovals !== 'function') return;
+      const lost = await memory.claimApprovals(conversationId, answers);
+      for (const answer of answers) claimed.add(answer.approvalId);
+      if (lost.length > 0) throw new ToolApprovalConflictError(lost);
+    },
+    toolsRan(added) {
+      progress = added;
+    },
+  });
+  const unclaimed = (turn: readonly ModelMessage[]): ModelMessage[] =>
+    withoutToolParts(turn, (part) => part.type === 'tool-approval-response' && claimed.has(part.approvalId ?? ''));
+  let written = false;
+  const write = async (turn: readonly ModelMessage[]): Promise<void> => {
+    written = true;
+    if (turn.length > 0) await memory.add(conversationId, turn);
+  };
+
   return {
-    request: settings.place(request, closeUnansweredToolCalls(history, request.messages)),
-    async store(produced) {
-      const stored = maxBytes === undefined ? [...produced] : fitMessages(produced, maxBytes);
-      await memory.add(conversationId, [...withoutAnswersIn(news, produced), ...stored]);
+    request: settings.place(messages === request.messages ? request : { ...request, messages }, closeUnansweredToolCalls(history, messages)),
+    async store(response) {
+      const produced = response.messages;
+      try {
+        await write(unclaimed([...withoutAnswersIn(news, produced), ...fit(produced)]));
+      } catch (error) {
+        throw new ChatMemoryTurnNotStoredError(response, error, memoryName(memory));
+      }
+    },
+    async storeProgress() {
+      if (written) return;
+      let turn: ModelMessage[];
+      if (progress.length > 0) {
+        turn = [...withoutAnswersIn(news, progress), ...fit(progress)];
+      } else {
+        // Only what ran: the results the caller sent, not its approval answers (nothing ran for them).
+        const results = withoutToolParts(news, (part) => part.type === 'tool-approval-response');
+        const last = results.findLastIndex((message) => message.role === 'tool');
+        turn = results.slice(0, last + 1);
+      }
+      try {
+        await write(unclaimed(turn));
+      } catch {
+        // The call's own error says what went wrong with it; this write was its record of side effects.
+      }
     },
   };
+}
+
+/** How a store error names a memory that gave no store of its own. */
+function memoryName(memory: ChatMemory): string {
+  const name = (memory as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === 'string' && name !== '' && name !== 'Object' ? name : 'of the memory advisor';
 }
 
 /**
@@ -105,43 +203,91 @@ function conversationIdFor(context: AdvisorContext, fallback: string): string {
  * would duplicate them in every turn. A tool part answering something the
  * history does not hold, or already answered there, is left out: stored, it
  * would be an orphan or a second answer that providers refuse.
+ *
+ * `messages` is the request's messages without the tool parts at its end
+ * that answer what the history has answered already (sent again by a
+ * retry): the model must not get a second result for one call either.
+ *
+ * @throws {ToolApprovalConflictError} for an answer to an approval the history holds an answer to, but whose call has no result.
  */
-function callerTurn(messages: readonly ModelMessage[], history: readonly ModelMessage[]): ModelMessage[] {
+function callerTurn(messages: readonly ModelMessage[], history: readonly ModelMessage[]): { news: ModelMessage[]; messages: readonly ModelMessage[] } {
   let start = messages.length;
   while (start > 0 && (messages[start - 1]?.role === 'user' || messages[start - 1]?.role === 'tool')) start--;
-  const open = unansweredIn(history);
-  const turn: ModelMessage[] = [];
+  const { open, answered, inFlight } = answerStates(history);
+  const news: ModelMessage[] = [];
+  const kept: ModelMessage[] = [...messages.slice(0, start)];
+  const busy: string[] = [];
+  let changed = false;
   for (const message of messages.slice(start)) {
     if (message.role !== 'tool') {
-      turn.push(message);
+      news.push(message);
+      kept.push(message);
       continue;
     }
     const content = message.content.filter((part) => {
       const key = answerKey(part);
       return key !== undefined && open.delete(key);
     });
-    if (content.length > 0) turn.push({ ...message, content });
+    if (content.length > 0) news.push({ ...message, content });
+    const sent = message.content.filter((part) => {
+      const key = answerKey(part);
+      if (key === undefined || !answered.has(key) || content.includes(part)) return true;
+      if (inFlight.has(key) && part.type === 'tool-approval-response') busy.push(part.approvalId);
+      return false;
+    });
+    changed ||= sent.length < message.content.length;
+    if (sent.length > 0) kept.push(sent.length === message.content.length ? message : { ...message, content: sent });
   }
-  return turn;
+  if (busy.length > 0) throw new ToolApprovalConflictError(busy);
+  return { news, messages: changed ? kept : messages };
 }
 
-/** Keys of the tool calls and approval requests in `history` that nothing answers yet. */
-function unansweredIn(history: readonly ModelMessage[]): Set<string> {
+/**
+ * What the tool calls and approval requests of `history` are at its end, by
+ * {@link answerKey}: still open, or answered; and the answered approvals
+ * whose call has no result (it is running elsewhere, or its run was cut off).
+ * A call id used again later (some providers number calls per turn) starts
+ * afresh.
+ */
+function answerStates(history: readonly ModelMessage[]): { open: Set<string>; answered: Set<string>; inFlight: Set<string> } {
   const open = new Set<string>();
+  const answered = new Set<string>();
+  // Calls by instance (`id#n`: the n-th call under that id), as an id may come back in a later turn.
+  const calls = new Map<string, number>();
+  const callOf = new Map<string, string>();
+  const withResult = new Set<string>();
+  const instance = (toolCallId: string): string => `${toolCallId}#${calls.get(toolCallId) ?? 0}`;
   for (const message of history) {
     if (message.role === 'assistant' && typeof message.content !== 'string') {
       for (const part of message.content) {
-        if (part.type === 'tool-call') open.add(`call:${part.toolCallId}`);
-        else if (part.type === 'tool-approval-request') open.add(`approval:${part.approvalId}`);
+        let key: string;
+        if (part.type === 'tool-call') {
+          key = `call:${part.toolCallId}`;
+          calls.set(part.toolCallId, (calls.get(part.toolCallId) ?? 0) + 1);
+        } else if (part.type === 'tool-approval-request') {
+          key = `approval:${part.approvalId}`;
+          callOf.set(key, instance(part.toolCallId));
+        } else {
+          continue;
+        }
+        open.add(key);
+        answered.delete(key);
       }
     } else if (message.role === 'tool') {
       for (const part of message.content) {
         const key = answerKey(part);
-        if (key !== undefined) open.delete(key);
+        if (key === undefined || !open.delete(key)) continue;
+        answered.add(key);
+        if (part.type === 'tool-result') withResult.add(instance(part.toolCallId));
       }
     }
   }
-  return open;
+  const inFlight = new Set<string>();
+  for (const key of answered) {
+    const call = callOf.get(key);
+    if (call !== undefined && !withResult.has(call)) inFlight.add(key);
+  }
+  return { open, answered, inFlight };
 }
 
 /**
@@ -166,6 +312,20 @@ function withoutAnswersIn(turn: readonly ModelMessage[], produced: readonly Mode
       continue;
     }
     const content = message.content.filter((part) => !given.has(answerKey(part) ?? ''));
+    if (content.length > 0) kept.push({ ...message, content });
+  }
+  return kept;
+}
+
+/** `messages` without the tool parts `drop` picks; a tool message left empty goes too. */
+function withoutToolParts(messages: readonly ModelMessage[], drop: (part: { readonly type: string; readonly approvalId?: string }) => boolean): ModelMessage[] {
+  const kept: ModelMessage[] = [];
+  for (const message of messages) {
+    if (message.role !== 'tool' || !message.content.some(drop)) {
+      kept.push(message);
+      continue;
+    }
+    const content = message.content.filter((part) => !drop(part));
     if (content.length > 0) kept.push({ ...message, content });
   }
   return kept;

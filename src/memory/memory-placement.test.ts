@@ -47,7 +47,7 @@ describe('memory advisor placement', () => {
     assert.deepEqual(await memory.get('default'), []);
   });
 
-  test('a call that fails mid tool loop stores no partial turn, and the conversation goes on', async () => {
+  test('a call that fails mid tool loop stores what its tools did, and the conversation goes on from there', async () => {
     await using server = await new ScriptedModelServer({
       script: [{ toolCalls: [{ name: 'weather', arguments: { city: 'Paris' } }] }, { error: { status: 400, message: 'bad request' } }, { text: 'Hello again' }],
     }).start();
@@ -58,17 +58,21 @@ describe('memory advisor placement', () => {
       .defaultAdvisorParams({ [CONVERSATION_ID]: 'c1' })
       .build();
     await assert.rejects(client.prompt('Weather in Paris?').call().content());
-    assert.deepEqual(await memory.get('c1'), [], 'nothing of the failed turn is stored');
+    assert.deepEqual(
+      (await memory.get('c1')).map((m) => m.role),
+      ['user', 'assistant', 'tool'],
+      'the tool ran: the user turn, the call and its result are kept, and nothing after them',
+    );
     assert.equal(await client.prompt('Hi').call().content(), 'Hello again');
     assert.deepEqual(
       (await memory.get('c1')).map((m) => m.role),
-      ['user', 'assistant'],
+      ['user', 'assistant', 'tool', 'user', 'assistant'],
     );
     const sent = server.requests[2]!.body.messages;
     assert.deepEqual(
       sent.map((m) => m.role),
-      ['user'],
-      'the failed turn is not replayed into the next call',
+      ['user', 'assistant', 'tool', 'user'],
+      'the next call sees the call and its result once, well-formed',
     );
   });
 });

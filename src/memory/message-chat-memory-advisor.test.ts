@@ -126,10 +126,10 @@ describe('MessageChatMemoryAdvisor', () => {
     );
   });
 
-  test('a call that fails writes nothing: no half turn', async () => {
+  test('a call that fails before any tool ran writes nothing: no half turn', async () => {
     const memory = new RecordingChatMemory();
-    // One round asking for a tool, then the model fails.
-    const model = mockModel([{ toolCalls: [{ name: 'weather', input: { city: 'Paris' } }] }]);
+    // The model fails on the first round: nothing ran.
+    const model = mockModel([]);
     const client = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor(), new MessageChatMemoryAdvisor({ memory })).defaultTools({ weather }).build();
 
     await assert.rejects(client.prompt('Weather?').call().content(), /script exhausted/);

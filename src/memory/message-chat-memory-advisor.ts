@@ -40,9 +40,16 @@ const MESSAGE_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<MessageChatMemoryAdv
  * request's own, and stores the turn after the call: the user's message(s)
  * (and the tool results or approval answers the caller sends for the
  * history's tool calls) and every assistant and tool message of the call, in
- * one `add`. A failed call stores nothing. A tool call the conversation moved
- * on from without a result (an approval never answered) goes out with a
- * closing `execution-denied` result, so the conversation stays usable.
+ * one `add`. A failed call stores nothing, unless a tool ran before it failed:
+ * then the turn up to the last tool results is stored, so a retry goes on
+ * from them instead of running the tools again. A call that succeeds but
+ * cannot be stored fails with `ChatMemoryTurnNotStoredError`, which carries
+ * its response. A tool call the conversation moved on from without a result
+ * (an approval never answered) goes out with a closing `execution-denied`
+ * result, so the conversation stays usable. An approval answered by two
+ * requests at once runs in one of them; the other fails with
+ * `ToolApprovalConflictError` (with a memory that implements
+ * `ChatMemory.claimApprovals`, as the windowed memories do).
  *
  * A system message found in the history (the latest one) is added to the
  * request's system instructions, after the request's own, rather than sent

@@ -1,9 +1,10 @@
-import type { ModelMessage } from 'ai';
+import type { ModelMessage, ToolApprovalResponse } from 'ai';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue, type OptionRule } from '../errors/validate-options.ts';
 import type { ChatMemory } from './chat-memory.ts';
 import type { ChatMemoryRepository } from './chat-memory-repository.ts';
 import { assertConversationId } from './conversation-id.ts';
+import { claimApprovalsIn, withoutClaimMarks } from './approval-claims.ts';
 import { InMemoryChatMemoryRepository } from './in-memory-chat-memory-repository.ts';
 import { closeUnansweredToolCalls } from './message-window.ts';
 import { assertMessagesFit, resolveMaxMessageBytes } from './message-size.ts';
@@ -57,7 +58,19 @@ export abstract class WindowedChatMemory implements ChatMemory {
    */
   async get(conversationId: string): Promise<ModelMessage[]> {
     assertConversationId(conversationId);
-    return this.window(closeUnansweredToolCalls(await this.repository.findByConversationId(conversationId)));
+    return this.window(closeUnansweredToolCalls(withoutClaimMarks(await this.repository.findByConversationId(conversationId))));
+  }
+
+  /**
+   * Claims tool approvals (see `ChatMemory.claimApprovals`) through the
+   * repository's atomic append: the answers are appended, marked with a
+   * claim id, and the conversation read back in full (not windowed): the
+   * first recorded answer to an approval decides who runs its call. Works
+   * the same on every repository, with no schema of its own.
+   */
+  async claimApprovals(conversationId: string, answers: readonly ToolApprovalResponse[]): Promise<string[]> {
+    assertConversationId(conversationId);
+    return claimApprovalsIn(this.repository, conversationId, answers);
   }
 
   async clear(conversationId: string): Promise<void> {

@@ -1,9 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ModelMessage } from 'ai';
-import { InvalidConversationIdError, InvalidMessageError } from '../chat-memory-errors.ts';
+import { tool, type ModelMessage } from 'ai';
+import { z } from 'zod';
+import { ToolCallingAdvisor } from '../../advisors/tool-call-advisor.ts';
+import { toolApprovalResponse } from '../../advisors/tool-approval.ts';
+import { CONVERSATION_ID } from '../../chat/advisor-context.ts';
+import { ChatClient } from '../../chat/chat-client.ts';
+import { mockModel } from '../../test-support/mock-model.ts';
+import { InvalidConversationIdError, InvalidMessageError, ToolApprovalConflictError } from '../chat-memory-errors.ts';
 import type { ChatMemoryRepository } from '../chat-memory-repository.ts';
+import { MessageChatMemoryAdvisor } from '../message-chat-memory-advisor.ts';
+import { MessageWindowChatMemory } from '../message-window-chat-memory.ts';
 import { sampleConversation, userText } from './sample-messages.ts';
 
 /** What a repository's test file provides to {@link chatMemoryRepositoryContract}. */
@@ -22,6 +30,8 @@ const WRITERS = 50;
 const HANDLES = 5;
 const BATCHES_PER_WRITER = 2;
 const MESSAGES_PER_BATCH = 3;
+/** Clients answering one approval at once, each on its own handle. */
+const REPLICAS = 4;
 
 /**
  * The behaviour every `ChatMemoryRepository` must show, registered as tests.
@@ -191,6 +201,48 @@ export function chatMemoryRepositoryContract(name: string, setup: () => Promise<
           previousBatchEnd = start + MESSAGES_PER_BATCH - 1;
         }
       }
+    });
+
+    test(`one tool approval answered by ${REPLICAS} clients at once runs its call once; the others are refused`, async () => {
+      const id = conversation('approval');
+      const runs: number[] = [];
+      const refund = tool({
+        inputSchema: z.object({ amount: z.number() }),
+        needsApproval: true,
+        execute: async ({ amount }) => {
+          runs.push(amount);
+          // Long enough for every other answer to arrive while it runs.
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          return `refunded ${amount}`;
+        },
+      });
+      // Each replica has its own handle (connection) on the store, as separate processes would.
+      const replica = (handle: ChatMemoryRepository, model: ReturnType<typeof mockModel>) =>
+        ChatClient.builder(model)
+          .defaultTools({ refund })
+          .defaultAdvisors(new ToolCallingAdvisor(), new MessageChatMemoryAdvisor({ memory: new MessageWindowChatMemory({ repository: handle }) }))
+          .defaultAdvisorParams({ [CONVERSATION_ID]: id })
+          .build();
+      const pending = await replica(repository, mockModel([{ toolCalls: [{ name: 'refund', input: { amount: 10 }, id: 'r1' }] }]))
+        .prompt('Refund 10')
+        .call()
+        .chatResponse();
+      const answer = toolApprovalResponse([{ approvalId: pending.pendingApprovals![0]!.approvalId, approved: true }]);
+      const replicas = [];
+      for (let i = 0; i < REPLICAS; i++) replicas.push(replica(await harness.open(), mockModel([{ text: 'Refunded.' }, { text: 'Bye.' }])));
+
+      const outcomes = await Promise.allSettled(replicas.map((client) => client.prompt().messages(answer).call().content()));
+
+      assert.deepStrictEqual(runs, [10], 'the approved call ran once');
+      const winners = outcomes.flatMap((outcome, index) => (outcome.status === 'fulfilled' ? [index] : []));
+      assert.equal(winners.length, 1, JSON.stringify(outcomes.map((o) => o.status)));
+      for (const outcome of outcomes) {
+        if (outcome.status === 'rejected') assert.ok(ToolApprovalConflictError.isInstance(outcome.reason), String(outcome.reason));
+      }
+      const history = await new MessageWindowChatMemory({ repository }).get(id);
+      const results = history.flatMap((m) => (m.role === 'tool' ? m.content.filter((p) => p.type === 'tool-result') : []));
+      assert.equal(results.length, 1, 'one result is stored');
+      assert.equal(await replicas[winners[0]!]!.prompt('Thanks').call().content(), 'Bye.', 'the conversation goes on');
     });
   });
 }
