@@ -339,12 +339,8 @@ class ToolLoop {
     // A claimed call counts as run even if it could not start (bad arguments): the claim is
     // stored, so its result must be too, or a retry would find the approval taken and no result.
     this.#reportRan(outcomes, claimed);
-    if (outcomes.length > 0 && outcomes.length === answers.length && outcomes.every((o) => o.returnDirect)) {
-      return this.#returnDirect(outcomes);
-    }
-    const ending = outcomes.filter((o) => this.#endsLoop(o));
-    if (ending.length > 0) return this.#returnDirect(ending);
-    return undefined;
+    const ending = this.#endingOutcomes(outcomes, outcomes.length > 0 && outcomes.length === answers.length && outcomes.every((o) => o.returnDirect));
+    return ending === undefined ? undefined : this.#returnDirect(ending);
   }
 
   nextRequest(): ChatClientRequest {
@@ -387,10 +383,11 @@ class ToolLoop {
     }
     this.#added.push(toolResultMessage(outcomes));
     this.#reportRan(outcomes);
-    if (outcomes.every((o) => o.returnDirect)) return this.#returnDirect(outcomes, response);
-    const ending = outcomes.filter((o) => this.#endsLoop(o));
-    if (ending.length > 0) return this.#returnDirect(ending, response);
-    return undefined;
+    const ending = this.#endingOutcomes(
+      outcomes,
+      outcomes.every((o) => o.returnDirect),
+    );
+    return ending === undefined ? undefined : this.#returnDirect(ending, response);
   }
 
   /**
@@ -404,11 +401,19 @@ class ToolLoop {
     for (const journal of this.#journals) journal.toolsRan(added);
   }
 
-  /** Whether `outcome` is a loop-ending tool that ran: a refused, denied or failed call is an error result and ends nothing. */
-  #endsLoop(outcome: ToolOutcome): boolean {
-    const name = outcome.call.toolName;
-    if (outcome.isError || !this.#isTool(name)) return false;
-    return this.#endingByName.has(name) || this.#request.tools[name]?.endsLoop === true;
+  /**
+   * The outcomes whose output ends the loop, or undefined when it goes on:
+   * all of them when every call was return-direct (`allReturnDirect`), else
+   * those of loop-ending tools that ran (a refused, denied or failed call is
+   * an error result and ends nothing).
+   */
+  #endingOutcomes(outcomes: readonly ToolOutcome[], allReturnDirect: boolean): readonly ToolOutcome[] | undefined {
+    if (allReturnDirect) return outcomes;
+    const ending = outcomes.filter((o) => {
+      const name = o.call.toolName;
+      return !o.isError && this.#isTool(name) && (this.#endingByName.has(name) || this.#request.tools[name]?.endsLoop === true);
+    });
+    return ending.length > 0 ? ending : undefined;
   }
 
   /**
