@@ -65,6 +65,24 @@ describe('InMemoryBreakerStore', () => {
     assert.equal((await breaker.snapshot('b')).version, undefined);
   });
 
+  test('keeps the most recently used sessions through any order of touches, around a pinned one', async () => {
+    // Every sequence of 6 touches of 3 sessions, on a store that holds 2 of them beside a tripped one.
+    const ids = ['a', 'b', 'c'];
+    for (let n = 0; n < ids.length ** 6; n++) {
+      const touches = Array.from({ length: 6 }, (_, i) => ids[Math.floor(n / ids.length ** i) % ids.length]!);
+      const store = new InMemoryBreakerStore({ maxSessions: 3, decodedSessions: 1 });
+      const breaker = new AgentBreaker({ store, telemetry: false });
+      await trip(breaker, 'pinned');
+      for (const id of touches) await touch(breaker, id);
+      // Which sessions are held can only be asked by reading them (which touches them): once, at the end.
+      const held = [];
+      for (const id of ids) if ((await store.read(id)) !== undefined) held.push(id);
+      const lastUsed = [...new Set([...touches].reverse())].slice(0, 2).sort();
+      assert.deepEqual(held, lastUsed, `after ${touches.join(' ')}`);
+      assert.equal((await breaker.snapshot('pinned')).state, 'OPEN');
+    }
+  });
+
   test('a tripped session survives a flood of new sessions; CLOSED ones are evicted instead', async () => {
     const clock = new ManualClock();
     const store = new InMemoryBreakerStore({ maxSessions: 3, now: clock.now });

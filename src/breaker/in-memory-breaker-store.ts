@@ -72,6 +72,9 @@ export class InMemoryBreakerStore implements BreakerStore {
   readonly #sessions = new Map<string, Entry>();
   /** The decoded sessions, least recently used first. */
   readonly #decoded = new Map<string, Entry>();
+  /** The session last in each map's order (undefined when unknown): touching it again moves nothing, which most operations do. */
+  #newest: string | undefined;
+  #newestDecoded: string | undefined;
   #heldOverCap = 0;
 
   constructor(options: InMemoryBreakerStoreOptions = {}) {
@@ -107,6 +110,8 @@ export class InMemoryBreakerStore implements BreakerStore {
       const created: Entry = { state, encoded: undefined, status: state.status, position, touchedAt: now, pinned, until };
       this.#sessions.set(sessionId, created);
       this.#decoded.set(sessionId, created);
+      this.#newest = sessionId;
+      this.#newestDecoded = sessionId;
     } else {
       entry.state = state;
       entry.status = state.status;
@@ -148,8 +153,11 @@ export class InMemoryBreakerStore implements BreakerStore {
       return undefined;
     }
     entry.touchedAt = now;
-    this.#sessions.delete(sessionId);
-    this.#sessions.set(sessionId, entry);
+    if (this.#newest !== sessionId) {
+      this.#sessions.delete(sessionId);
+      this.#sessions.set(sessionId, entry);
+      this.#newest = sessionId;
+    }
     return entry;
   }
 
@@ -161,9 +169,10 @@ export class InMemoryBreakerStore implements BreakerStore {
     for (const [id, entry] of this.#sessions) {
       if (now - entry.touchedAt <= this.idleTtlMs || skipped >= SCAN_LIMIT) break;
       this.#sessions.delete(id);
-      if (now >= entry.until) this.#decoded.delete(id);
+      if (now >= entry.until) this.#forget(id);
       else {
         this.#sessions.set(id, entry);
+        this.#newest = id;
         skipped++;
       }
     }
@@ -181,6 +190,7 @@ export class InMemoryBreakerStore implements BreakerStore {
         // A pinned session moves to the back, so the next look starts past it.
         this.#sessions.delete(id);
         this.#sessions.set(id, entry);
+        this.#newest = id;
         if (++skipped >= SCAN_LIMIT) break;
       }
       if (victim === undefined) break;
@@ -192,6 +202,8 @@ export class InMemoryBreakerStore implements BreakerStore {
   #forget(sessionId: string): void {
     this.#sessions.delete(sessionId);
     this.#decoded.delete(sessionId);
+    if (this.#newest === sessionId) this.#newest = undefined;
+    if (this.#newestDecoded === sessionId) this.#newestDecoded = undefined;
   }
 
   /** The entry's state, decoding it if need be; either way the session becomes the most recently used decoded one. */
@@ -200,8 +212,11 @@ export class InMemoryBreakerStore implements BreakerStore {
       entry.state = decodeState(entry.encoded!);
       entry.encoded = undefined;
     }
-    this.#decoded.delete(sessionId);
-    this.#decoded.set(sessionId, entry);
+    if (this.#newestDecoded !== sessionId) {
+      this.#decoded.delete(sessionId);
+      this.#decoded.set(sessionId, entry);
+      this.#newestDecoded = sessionId;
+    }
     return entry.state;
   }
 
@@ -210,6 +225,7 @@ export class InMemoryBreakerStore implements BreakerStore {
     while (this.#decoded.size > this.decodedSessions) {
       const [id, entry] = this.#decoded.entries().next().value!;
       this.#decoded.delete(id);
+      if (this.#newestDecoded === id) this.#newestDecoded = undefined;
       entry.encoded = encodeState(entry.state!);
       entry.state = undefined;
     }

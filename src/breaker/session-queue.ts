@@ -9,14 +9,12 @@ export class SessionQueue {
   run<T>(sessionId: string, operation: () => Promise<T>): Promise<T> {
     const previous = this.#tails.get(sessionId);
     const result = previous === undefined ? operation() : previous.then(operation);
-    const tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#tails.set(sessionId, tail);
-    void tail.then(() => {
+    // The next operation waits for this one to settle, either way; the last one leaves no entry behind.
+    const settle = (): void => {
       if (this.#tails.get(sessionId) === tail) this.#tails.delete(sessionId);
-    });
+    };
+    const tail = result.then(settle, settle);
+    this.#tails.set(sessionId, tail);
     return result;
   }
 }
