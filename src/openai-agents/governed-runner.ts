@@ -28,6 +28,7 @@ import { governApplyPatchTool, governShellTool, type RunJudged } from './built-i
 import { governedStream } from './governed-stream.ts';
 import { governMcpServer } from './mcp-servers.ts';
 import { RunSession } from './run-session.ts';
+import { keepSession, sessionOfState } from './state-session.ts';
 import { responsesItemCall, type HostedEvent } from '../breaker/hosted-calls.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue, is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
@@ -83,8 +84,9 @@ interface RunOptionsRead {
  * carrying the stopped run's state as the SDK's own errors do
  * (`MaxTurnsExceededError.state`), so its conversation can be read
  * (`state.history`), saved or, after `breaker.reset`, resumed
- * (`governed.run(agent, error.state)`). A streamed run's, or a resumed
- * one's, is the run's own state; for a run the SDK keeps its state to itself
+ * (`governed.run(agent, error.state)`, also once saved and restored: it stays
+ * in the stopped run's session). A streamed run's, or a resumed one's, is the
+ * run's own state; for a run the SDK keeps its state to itself
  * until it returns, a state rebuilt from the conversation its model was last
  * sent and what it answered. Not enumerable, so logging the error's fields
  * does not print the conversation.
@@ -101,7 +103,14 @@ export interface OpenAIAgentsBreaker {
    * and a stop rejects with the category's error (`ToolSpiralError`, …; see
    * {@link GovernedRunStop}). `input` may be a run's `result.state` (after
    * approving or rejecting its interruptions): the resumed run goes on in the
-   * session of the run it resumes.
+   * session of the run it resumes, also when the state was saved
+   * (`state.toString()`) and restored (`RunState.fromString`) in another
+   * request or process, as a state saved with a run's stop is refused there
+   * while that session is open. A saved state records the session's id (and
+   * nothing else) in its model responses' `providerData.agentGovernor`, which
+   * the model is never sent. A door given a `sessionId` runs every state in
+   * it; a state that records none (saved by an earlier version, or stopped
+   * before its model's first answer) runs in the session a new run would.
    */
   run<TAgent extends Agent<any, any>, TContext = undefined>(
     agent: TAgent,
@@ -242,6 +251,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
       await gate(session, request);
       const response = await inner.getResponse(withSteers(request, session.takeSteers()));
       session.noteConversation(request.input, response.output);
+      session.noteResponse(response);
       await recordTurn(session, response.usage, response.output, name);
       return response;
     },
@@ -453,12 +463,15 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     );
   });
 
-  /** The session each run's state belongs to: a run resumed from it goes on in that session. */
-  const sessionOfState = new WeakMap<RunState<any, Agent<any, any>>, string>();
-
+  /**
+   * A run resumed from a state goes on in the session the state belongs to
+   * (the object's, else the one its saved text recorded), unless this door
+   * was given its own; a state saved where none was recorded falls back to
+   * what a new run would use.
+   */
   const sessionIdFor = async (runOptions: RunOptionsRead | undefined, resumed: RunState<any, Agent<any, any>> | undefined): Promise<string> => {
     if (options.sessionId !== undefined) return options.sessionId;
-    const kept = resumed === undefined ? undefined : sessionOfState.get(resumed);
+    const kept = resumed === undefined ? undefined : sessionOfState(resumed);
     if (kept !== undefined) return kept;
     if (typeof runOptions?.conversationId === 'string' && runOptions.conversationId !== '') return runOptions.conversationId;
     if (runOptions?.session !== undefined) return runOptions.session.getSessionId();
@@ -470,7 +483,8 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     checkGoverned(agent);
     const resumed = input instanceof RunState ? (input as RunState<any, Agent<any, any>>) : undefined;
     const sessionId = await sessionIdFor(runOptions, resumed);
-    const adopt = (state: RunState<any, Agent<any, any>>) => sessionOfState.set(state, sessionId);
+    const adopt = (state: RunState<any, Agent<any, any>>) => keepSession(state, sessionId);
+    if (resumed !== undefined) adopt(resumed);
     const session = new RunSession(breaker, sessionId, {
       agent: resumed?.currentAgent ?? agent,
       context: runOptions?.context,

@@ -12,7 +12,7 @@ export interface RunStart {
   /** The run's `context` option (the SDK wraps it in a `RunContext`). */
   readonly context: unknown;
   readonly maxTurns: number | undefined;
-  /** Keeps a state handed out with a stop under the run's session, so resuming it goes on in that session. */
+  /** Keeps a state handed out with a stop under the run's session, so resuming it (as is, or saved and restored) goes on in that session. */
   readonly adopt: (state: RunState<any, Agent<any, any>>) => void;
 }
 
@@ -32,6 +32,8 @@ export class RunSession extends DoorSession {
   #context: RunContext<any> | undefined;
   /** What the model was last sent, with its answer once that was recorded. */
   #conversation: AgentInputItem[] | undefined;
+  /** The model's answers in this run, in order (a run the SDK hands no state out of). */
+  readonly #responses: ModelResponse[] = [];
 
   constructor(breaker: ObservingBreaker, sessionId: string, start?: RunStart) {
     super(breaker, sessionId);
@@ -61,6 +63,12 @@ export class RunSession extends DoorSession {
     this.#conversation = output === undefined ? sent : [...sent, ...(output as AgentInputItem[])];
   }
 
+  /** A model answer the SDK will keep in the run's state (`rawResponses`), which a rebuilt state keeps too. */
+  noteResponse(response: ModelResponse): void {
+    if (this.#start === undefined) return;
+    this.#responses.push(response);
+  }
+
   protected override onStop(error: Error): void {
     const start = this.#start;
     if (start === undefined) return;
@@ -75,6 +83,8 @@ export class RunSession extends DoorSession {
         if (rebuilt === undefined && this.#agent !== undefined && this.#conversation !== undefined) {
           const context = this.#context ?? (start.context instanceof RunContext ? start.context : new RunContext(start.context));
           rebuilt = new RunState(context, this.#conversation, this.#agent, start.maxTurns ?? SDK_DEFAULT_MAX_TURNS);
+          // As the SDK's own state would have them: a saved state records its session in its responses.
+          rebuilt._modelResponses = [...this.#responses];
           start.adopt(rebuilt);
         }
         return rebuilt;
