@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ModelMessage, ToolApprovalRequest, ToolApprovalResponse, ToolCallPart } from 'ai';
+import type { ModelMessage, ToolApprovalRequest, ToolApprovalResponse, ToolCallPart, ToolResultPart } from 'ai';
 import { GovernorError } from '../errors/governor-error.ts';
 import type { GovernedToolSet } from '../chat/chat-client-request.ts';
 import type { PendingToolApproval, ToolCallRequest } from '../chat/chat-response.ts';
@@ -95,10 +95,42 @@ export function answeredApprovals(messages: readonly ModelMessage[]): AnsweredAp
     if (part === undefined) throw new InvalidToolApprovalError(response.approvalId);
     if (answered.has(part)) continue;
     answered.add(part);
-    const rawInput = typeof part.input === 'string' ? part.input : JSON.stringify(part.input ?? {});
-    out.push({ call: { toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, rawInput }, response });
+    out.push({ call: callRequestOf(part), response });
   }
   return out;
+}
+
+/** A call of the round that asked for approvals, with the result it got before the loop paused, if it ran then. */
+export interface PausedCall {
+  readonly call: ToolCallRequest;
+  readonly result: ToolResultPart | undefined;
+}
+
+/**
+ * The calls of the round that asked for approval `approvalId`, in the
+ * model's order, each with the result it got before the loop paused: the
+ * calls that needed no approval ran then, and their results follow the
+ * round's assistant message. Empty when no message asks for the approval.
+ */
+export function pausedRound(messages: readonly ModelMessage[], approvalId: string): PausedCall[] {
+  const at = messages.findLastIndex(
+    (m) => m.role === 'assistant' && typeof m.content !== 'string' && m.content.some((p) => p.type === 'tool-approval-request' && p.approvalId === approvalId),
+  );
+  const assistant = messages[at];
+  if (assistant?.role !== 'assistant' || typeof assistant.content === 'string') return [];
+  const results = new Map<string, ToolResultPart>();
+  for (const message of messages.slice(at + 1)) {
+    // A later answer starts another round: a reused call id there is not this round's.
+    if (message.role === 'assistant') break;
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) if (part.type === 'tool-result') results.set(part.toolCallId, part);
+  }
+  return assistant.content.flatMap((part) => (part.type === 'tool-call' ? [{ call: callRequestOf(part), result: results.get(part.toolCallId) }] : []));
+}
+
+function callRequestOf(part: ToolCallPart): ToolCallRequest {
+  const rawInput = typeof part.input === 'string' ? part.input : JSON.stringify(part.input ?? {});
+  return { toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, rawInput };
 }
 
 /**

@@ -6,13 +6,19 @@ import {
   ChatClient,
   CONVERSATION_ID,
   InvalidOptionError,
+  MessageChatMemoryAdvisor,
+  MessageWindowChatMemory,
   ToolCallAdvisor,
   ToolCallingAdvisor,
   ToolCallLimitExceededError,
+  toolApprovalResponse,
+  type ChatClientRequestSpec,
+  type ChatResponse,
   type GovernorToolContext,
   type ToolCallListener,
 } from '../index.ts';
 import { mockModel } from '../test-support/mock-model.ts';
+import { MODES, runMode } from '../test-support/run-modes.ts';
 import { LOOP_ENDING_TOOLS } from './tool-call-advisor.ts';
 
 function lastToolResults(messages: readonly ModelMessage[]) {
@@ -449,4 +455,138 @@ describe('ToolCallAdvisor', () => {
       .content();
     assert.deepEqual(recorder.names, ['echo']);
   });
+});
+
+/** Every tool call of the conversation has exactly one result. */
+function assertWellFormed(messages: readonly ModelMessage[]): void {
+  const calls = messages.flatMap((m) => (m.role === 'assistant' && Array.isArray(m.content) ? m.content.filter((p) => p.type === 'tool-call') : []));
+  const results = messages.flatMap((m) => (m.role === 'tool' ? m.content.filter((p) => p.type === 'tool-result') : []));
+  assert.deepEqual(results.map((r) => r.toolCallId).sort(), calls.map((c) => c.toolCallId).sort());
+}
+
+describe('ToolCallAdvisor: a loop-ending tool called with a call that needs approval', () => {
+  /** One answer calling `refund` (needs approval) and `finish` (ends the loop); a second answer that must never be asked for. */
+  function setUp(options: { readonly returnDirect?: boolean; readonly memory?: MessageWindowChatMemory } = {}) {
+    const refunds: number[] = [];
+    const refund = tool({
+      inputSchema: z.object({ amount: z.number() }),
+      needsApproval: true,
+      execute: async ({ amount }) => {
+        refunds.push(amount);
+        return `refunded ${amount}`;
+      },
+    });
+    const finish = Object.assign(tool({ inputSchema: z.object({ summary: z.string() }), execute: async ({ summary }) => summary }), {
+      endsLoop: true,
+      returnDirect: options.returnDirect === true,
+    });
+    const model = mockModel([
+      {
+        toolCalls: [
+          { name: 'refund', input: { amount: 250 } },
+          { name: 'finish', input: { summary: 'refund requested' } },
+        ],
+      },
+      { text: 'an extra answer nobody asked for' },
+      { text: 'You are welcome.' },
+    ]);
+    const advisors =
+      options.memory === undefined ? [new ToolCallingAdvisor()] : [new MessageChatMemoryAdvisor({ memory: options.memory }), new ToolCallingAdvisor()];
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(...advisors)
+      .defaultTools({ refund, finish })
+      .build();
+    const modelCalls = () => model.doGenerateCalls.length + model.doStreamCalls.length;
+    return { client, model, refunds, modelCalls };
+  }
+
+  const answerAll = (response: ChatResponse, approved: boolean): ModelMessage =>
+    toolApprovalResponse(
+      (response.pendingApprovals ?? []).map((p) => ({ approvalId: p.approvalId, approved, ...(approved ? {} : { reason: 'over the limit' }) })),
+    );
+
+  for (const mode of MODES) {
+    for (const returnDirect of [false, true]) {
+      test(`${mode}${returnDirect ? ', return-direct finish' : ''}: approved, the call runs and the loop ends with the loop-ending output, without another model round`, async () => {
+        const { client, refunds, modelCalls } = setUp({ returnDirect });
+        const history: ModelMessage[] = [{ role: 'user', content: 'Refund 250, then finish' }];
+        const first = await runMode(client.prompt().messages(...history), mode);
+        assert.equal(first.response.pendingApprovals?.length, 1, 'the loop pauses for the approval');
+        assert.equal(modelCalls(), 1);
+        assert.deepEqual(refunds, []);
+
+        const answer = answerAll(first.response, true);
+        const second = await runMode(client.prompt().messages(...history, ...first.response.messages, answer), mode);
+        assert.equal(modelCalls(), 1, 'no model round after the loop-ending tool ran');
+        assert.equal(second.text, 'refund requested');
+        assert.equal(second.response.finishReason, 'stop');
+        assert.deepEqual(second.response.pendingApprovals ?? [], []);
+        assert.deepEqual(refunds, [250], 'the approved call ran once');
+        assertWellFormed([...history, ...first.response.messages, ...second.response.messages]);
+      });
+    }
+
+    test(`${mode}: denied, the call gets its execution-denied result and the loop still ends with the loop-ending output`, async () => {
+      const { client, refunds, modelCalls } = setUp();
+      const history: ModelMessage[] = [{ role: 'user', content: 'Refund 250, then finish' }];
+      const first = await runMode(client.prompt().messages(...history), mode);
+      const second = await runMode(client.prompt().messages(...history, ...first.response.messages, answerAll(first.response, false)), mode);
+      assert.equal(modelCalls(), 1);
+      assert.equal(second.text, 'refund requested');
+      assert.deepEqual(refunds, []);
+      const results = second.response.messages.flatMap((m) => (m.role === 'tool' ? m.content.filter((p) => p.type === 'tool-result') : []));
+      assert.deepEqual(
+        results.map((r) => [r.toolName, r.output]),
+        [['refund', { type: 'execution-denied', reason: 'over the limit' }]],
+      );
+      assertWellFormed([...history, ...first.response.messages, ...second.response.messages]);
+    });
+
+    test(`${mode}: return-direct is judged on the whole round, the calls that ran before the pause included`, async () => {
+      const refund = Object.assign(
+        tool({ inputSchema: z.object({ amount: z.number() }), needsApproval: true, execute: async ({ amount }) => `refunded ${amount}` }),
+        { returnDirect: true },
+      );
+      const note = Object.assign(tool({ inputSchema: z.object({ text: z.string() }), execute: async ({ text }) => `noted ${text}` }), { returnDirect: true });
+      const resumeAfter = async (alongside: { name: string; input: unknown }) => {
+        const model = mockModel([{ toolCalls: [{ name: 'refund', input: { amount: 250 } }, alongside] }, { text: 'the model answered' }]);
+        const client = ChatClient.builder(model).defaultAdvisors(new ToolCallingAdvisor()).defaultTools({ refund, note, echo }).build();
+        const history: ModelMessage[] = [{ role: 'user', content: 'go' }];
+        const first = await runMode(client.prompt().messages(...history), mode);
+        const second = await runMode(client.prompt().messages(...history, ...first.response.messages, answerAll(first.response, true)), mode);
+        return { text: second.text, modelCalls: model.doGenerateCalls.length + model.doStreamCalls.length };
+      };
+      // Every call of the round return-direct: the loop ends with their outputs, in the model's order.
+      assert.deepEqual(await resumeAfter({ name: 'note', input: { text: 'x' } }), { text: 'refunded 250\nnoted x', modelCalls: 1 });
+      // Alongside a call that is not, return-direct does nothing (Spring AI's meaning): the model answers.
+      assert.deepEqual(await resumeAfter({ name: 'echo', input: { q: 'x' } }), { text: 'the model answered', modelCalls: 2 });
+    });
+
+    test(`${mode}: with chat memory, the stored conversation is complete after the resumed call and a later turn goes on from it`, async () => {
+      const memory = new MessageWindowChatMemory();
+      const { client, model, refunds, modelCalls } = setUp({ memory });
+      const inConversation = (spec: ChatClientRequestSpec): ChatClientRequestSpec => spec.advisors((a) => a.param(CONVERSATION_ID, `ends-${mode}`));
+      const first = await runMode(inConversation(client.prompt('Refund 250, then finish')), mode);
+      // Only the answer: the memory puts the conversation back.
+      const second = await runMode(inConversation(client.prompt().messages(answerAll(first.response, true))), mode);
+      assert.equal(second.text, 'refund requested');
+      assert.equal(modelCalls(), 1);
+      assert.deepEqual(refunds, [250]);
+      const stored = await memory.get(`ends-${mode}`);
+      assertWellFormed(stored);
+
+      // The extra answer the loop skipped is still the script's next one.
+      assert.equal((await runMode(inConversation(client.prompt('Thanks')), mode)).text, 'an extra answer nobody asked for');
+      assert.equal(modelCalls(), 2);
+      const sent = (mode === 'call' ? model.doGenerateCalls : model.doStreamCalls).at(-1)!.prompt;
+      const results = sent.flatMap((m) => (m.role === 'tool' ? m.content.filter((p) => p.type === 'tool-result') : []));
+      assert.deepEqual(
+        results.map((r) => r.toolName),
+        ['finish', 'refund'],
+        'the later turn sends each call of the paused round with its result',
+      );
+      assert.equal(sent.at(-1)?.role, 'user');
+      assertWellFormed(await memory.get(`ends-${mode}`));
+    });
+  }
 });

@@ -10,8 +10,8 @@ import { observeUnrunToolCall } from '../chat/tool-call-observation.ts';
 import { reportObservation } from '../chat/observation.ts';
 import type { ToolCallEvent } from '../breaker/breaker-event.ts';
 import { telemetrySettings, type TelemetrySettings } from '../telemetry/telemetry-options.ts';
-import { executeToolCall, toolResultMessage, type ToolOutcome } from './tool-execution.ts';
-import { answeredApprovals, needsApproval, pendingApproval, withApprovalRequests } from './tool-approval.ts';
+import { executeToolCall, outcomeOfResult, toolResultMessage, type ToolOutcome } from './tool-execution.ts';
+import { answeredApprovals, needsApproval, pausedRound, pendingApproval, withApprovalRequests } from './tool-approval.ts';
 import { toolLoopJournals, type ToolLoopJournal } from './tool-loop-journal.ts';
 import { DEFAULT_TOOL_TIMEOUT_MS } from './tool-timeout.ts';
 import { StructuredOutputValidationError } from './structured-output-validation-advisor.ts';
@@ -163,6 +163,13 @@ export const LOOP_ENDING_TOOLS = 'governor.toolLoop.endingTools';
  *   loop-ending tools as the answer's text (when every call was
  *   return-direct, the return-direct rule above decides the text). The
  *   {@link LOOP_ENDING_TOOLS} param marks tools by name for one request.
+ *
+ * A round with calls that wait for the caller's approval pauses, and the
+ * request answering them resumes it: both rules then judge the whole round,
+ * the calls that ran before the pause included. So a loop-ending tool called
+ * alongside a call that needs approval ends the loop once the approval is
+ * answered, whether the call was approved (it runs first) or denied (it gets
+ * its `execution-denied` result), with no model round after it.
  */
 export class ToolCallingAdvisor implements Advisor {
   readonly name = 'ToolCallAdvisor';
@@ -302,7 +309,8 @@ class ToolLoop {
    * message answers them, runs the approved calls (a denied one gets an
    * `execution-denied` result with the reason), and puts the approval answers
    * and the results in one tool message in place of the answers. Returns the
-   * final response when every resumed call was return-direct.
+   * final response when the round the answers resume ends the loop, judged
+   * on all of its calls, those that ran before the pause included.
    */
   async resume(onOutcome?: (o: ToolOutcome) => void): Promise<ChatClientResponse | undefined> {
     const answers = answeredApprovals(this.#request.messages);
@@ -339,7 +347,17 @@ class ToolLoop {
     // A claimed call counts as run even if it could not start (bad arguments): the claim is
     // stored, so its result must be too, or a retry would find the approval taken and no result.
     this.#reportRan(outcomes, claimed);
-    const ending = this.#endingOutcomes(outcomes, outcomes.length > 0 && outcomes.length === answers.length && outcomes.every((o) => o.returnDirect));
+    // The round goes on where it paused, so it ends as it would have without the pause: its calls
+    // that ran before it (a loop-ending tool among them) count with the ones that ran now.
+    const resumed = new Map(outcomes.map((o) => [o.call.toolCallId, o]));
+    const round = pausedRound(this.#request.messages, answers[0]!.response.approvalId);
+    const roundOutcomes = round.flatMap(({ call, result }) => {
+      const outcome = resumed.get(call.toolCallId) ?? (result === undefined ? undefined : outcomeOfResult(call, result, this.#request.tools));
+      return outcome === undefined ? [] : [outcome];
+    });
+    // A denied call has no outcome: like a refused one, it is not return-direct.
+    const allReturnDirect = roundOutcomes.length > 0 && roundOutcomes.length === round.length && roundOutcomes.every((o) => o.returnDirect);
+    const ending = this.#endingOutcomes(roundOutcomes, allReturnDirect);
     return ending === undefined ? undefined : this.#returnDirect(ending);
   }
 

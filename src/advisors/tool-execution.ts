@@ -142,3 +142,23 @@ export function toolResultMessage(outcomes: readonly ToolOutcome[]): ModelMessag
   }));
   return { role: 'tool', content };
 }
+
+/**
+ * What a result of {@link toolResultMessage} holds: a text or JSON output is
+ * the tool's own, any other (an error, a denial) is an error result.
+ */
+export function resultOutput(part: ToolResultPart): { readonly output: unknown; readonly isError: boolean } {
+  const { output } = part;
+  if (output.type === 'text' || output.type === 'json') return { output: output.value, isError: false };
+  return { output: 'value' in output ? output.value : output, isError: true };
+}
+
+/**
+ * The outcome of a call that ran in an earlier request, from its result:
+ * return-direct as its tool is, when it did not fail.
+ */
+export function outcomeOfResult(call: ToolCallRequest, part: ToolResultPart, tools: GovernedToolSet): ToolOutcome {
+  const { output, isError } = resultOutput(part);
+  const tool = Object.hasOwn(tools, call.toolName) ? tools[call.toolName] : undefined;
+  return { call, output, isError, returnDirect: !isError && tool?.returnDirect === true };
+}

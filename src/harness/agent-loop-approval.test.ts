@@ -11,13 +11,18 @@ import {
   ChatClient,
   InvalidOptionError,
   InvalidToolApprovalError,
+  MessageChatMemoryAdvisor,
+  MessageWindowChatMemory,
   MODEL_CALL_LISTENERS,
   TOOL_CALL_LISTENERS,
   ToolCallingAdvisor,
   type AgentLoopEvent,
   type ModelRetryEvent,
 } from '../index.ts';
+import { promptLines } from '../memory/test-support/prompt-lines.ts';
+import { mockModel } from '../test-support/mock-model.ts';
 import { orderTools } from '../test-support/order-tools.ts';
+import { submitTool } from './submit-tool.ts';
 import { ScriptedModelServer, scriptedModel, type ChatCompletionMessage, type ScriptedTurn } from '../testing/index.ts';
 
 function tools(ran: string[]) {
@@ -190,6 +195,116 @@ describe('AgentLoop: tool approval', () => {
     assert.deepEqual(result.pendingApprovals, []);
     assert.deepEqual(ran, []);
     assert.match(String(toolMessages(server.requests[1]!.body.messages)[0]), /denied by the approver: no lookups today/);
+  });
+});
+
+describe('AgentLoop: the finish tool called with a call that needs approval', () => {
+  /** One answer calling `refund` (needs approval) and `submit`; the next answer is for a later run only. */
+  function setUp(memory?: MessageWindowChatMemory) {
+    const ran: string[] = [];
+    const model = mockModel([
+      {
+        toolCalls: [
+          { name: 'refund', input: { id: 'G7', amount: 250 } },
+          { name: 'submit', input: { summary: 'refund of G7 requested' } },
+        ],
+      },
+      { toolCalls: [{ name: 'submit', input: { summary: 'nothing else to do' } }] },
+    ]);
+    const advisors = memory === undefined ? [new ToolCallingAdvisor()] : [new MessageChatMemoryAdvisor({ memory }), new ToolCallingAdvisor()];
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(...advisors)
+      .defaultTools({ ...orderTools(ran), submit: submitTool() })
+      .build();
+    return { ran, client, model, modelCalls: () => model.doGenerateCalls.length };
+  }
+
+  for (const approved of [true, false]) {
+    test(`${approved ? 'approved' : 'denied'}: resume completes with the submitted output, without another model call`, async () => {
+      const { ran, client, modelCalls } = setUp();
+      const events: AgentLoopEvent['type'][] = [];
+      const loop = new AgentLoop({ client, onProgress: (e) => events.push(e.type) });
+      const first = await loop.run('Refund G7');
+      assert.equal(first.status, 'awaiting_approval');
+      assert.equal(modelCalls(), 1);
+
+      const answer = { approvalId: first.pendingApprovals[0]!.approvalId, approved, ...(approved ? {} : { reason: 'over the limit' }) };
+      const second = await loop.resume(first, [answer]);
+      assert.equal(second.status, 'completed');
+      assert.equal(second.output, 'refund of G7 requested');
+      assert.equal(modelCalls(), 1, 'no model call after the finish tool ran');
+      assert.equal(second.invocations, 1);
+      assert.equal(events.includes('continuation'), false);
+      assert.deepEqual(ran, approved ? ['refund G7 250'] : []);
+      assertWellFormed(second.messages);
+      const refund = second.messages.flatMap((m) =>
+        m.role === 'tool' ? m.content.flatMap((p) => (p.type === 'tool-result' && p.toolName === 'refund' ? [p] : [])) : [],
+      );
+      assert.deepEqual(
+        refund.map((r) => r.output.type),
+        [approved ? 'text' : 'execution-denied'],
+      );
+    });
+  }
+
+  test('with chat memory: the stored conversation is complete after resume, and a later run goes on from it', async () => {
+    const memory = new MessageWindowChatMemory();
+    const { ran, client, model, modelCalls } = setUp(memory);
+    const loop = new AgentLoop({ client, conversationId: 'finish-with-approval' });
+    const first = await loop.run('Refund G7');
+    const second = await loop.resume(first, [{ approvalId: first.pendingApprovals[0]!.approvalId, approved: true }]);
+    assert.equal(second.status, 'completed');
+    assert.equal(second.output, 'refund of G7 requested');
+    assert.equal(modelCalls(), 1);
+    assert.deepEqual(ran, ['refund G7 250']);
+    const stored = await memory.get('finish-with-approval');
+    assertWellFormed(stored);
+    assert.deepEqual(
+      stored.flatMap((m) => (m.role === 'tool' ? m.content.flatMap((p) => (p.type === 'tool-result' ? [p.toolName] : [])) : [])),
+      ['submit', 'refund'],
+    );
+
+    const later = await loop.run('Anything else?');
+    assert.equal(later.status, 'completed');
+    assert.equal(later.output, 'nothing else to do');
+    assert.equal(modelCalls(), 2);
+    assert.deepEqual(promptLines(model.doGenerateCalls[1]!.prompt), [
+      'user: Refund G7',
+      'assistant: -> refund | -> submit',
+      'tool submit: refund of G7 requested | refund: refunded 250 on G7',
+      'user: Anything else?',
+    ]);
+    assertWellFormed(await memory.get('finish-with-approval'));
+  });
+
+  test('with chat memory, finishTool null: a call that ran before the pause goes out once after resume', async () => {
+    const ran: string[] = [];
+    const model = mockModel([
+      {
+        toolCalls: [
+          { name: 'lookup', input: { id: 'H8' } },
+          { name: 'refund', input: { id: 'H8', amount: 250 } },
+        ],
+      },
+      { text: 'Refunded H8.' },
+    ]);
+    const memory = new MessageWindowChatMemory();
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new MessageChatMemoryAdvisor({ memory }), new ToolCallingAdvisor())
+      .defaultTools(orderTools(ran))
+      .build();
+    const loop = new AgentLoop({ client, finishTool: null, conversationId: 'ran-before-pause' });
+    const first = await loop.run('Refund H8');
+    const second = await loop.resume(first, [{ approvalId: first.pendingApprovals[0]!.approvalId, approved: true }]);
+    assert.equal(second.status, 'completed', second.reason);
+    assert.equal(second.output, 'Refunded H8.');
+    assert.deepEqual(ran, ['lookup H8', 'refund H8 250']);
+    assert.deepEqual(promptLines(model.doGenerateCalls[1]!.prompt), [
+      'user: Refund H8',
+      'assistant: -> lookup | -> refund',
+      'tool lookup: order H8: shipped | refund: refunded 250 on H8',
+    ]);
+    assertWellFormed(await memory.get('ran-before-pause'));
   });
 });
 

@@ -12,7 +12,7 @@ import type { ChatClientResponse, PendingToolApproval } from '../chat/chat-respo
 import { CONTINUATION_TURN } from '../chat/observation.ts';
 import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-listener.ts';
 import { MODEL_CALL_LISTENERS, type ModelCallListener } from '../chat/model-call-listener.ts';
-import { toolResultMessage } from '../advisors/tool-execution.ts';
+import { resultOutput, toolResultMessage } from '../advisors/tool-execution.ts';
 import { isToolCallListener, LOOP_ENDING_TOOLS } from '../advisors/tool-call-advisor.ts';
 import { InvalidToolApprovalError, toolApprovalResponse } from '../advisors/tool-approval.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
@@ -269,7 +269,10 @@ export class AgentLoop {
    * caller's answer to every pending approval: approved calls run (once; tools
    * that already ran do not run again), a denied one reaches the model as an
    * `execution-denied` result with the reason, and the run goes on under the
-   * same conversation id. Invocations, tool calls, usage and cost carry over,
+   * same conversation id. When the finish tool ran in the answer that waited,
+   * the run completes with its output once the approved calls have run (a
+   * denied call keeps its `execution-denied` result in `messages`), without
+   * another model call. Invocations, tool calls, usage and cost carry over,
    * so `maxInvocations` and `costLimitUsd` bound the whole run; `timeoutMs`
    * bounds each leg, as time spent waiting for the answer is not the agent's.
    *
@@ -447,6 +450,10 @@ export class AgentLoop {
     // answers refer to. A chat memory that put the stored conversation back as messages holds them
     // already (it stored every turn of the run so far): then only the answers go on.
     const waiting = new Set(before?.pendingApprovals.map((p) => p.approvalId));
+    // A resumed run's first turn goes on with the round that waited for approval: a finish tool
+    // that ran in it before the pause has finished the turn, as it would have without the pause.
+    const pausedAt = start.answer === undefined ? -1 : start.messages.findLastIndex((m) => asksApproval(m, waiting));
+    let pausedRound: readonly ModelMessage[] = pausedAt < 0 ? [] : start.messages.slice(pausedAt);
     let sent: readonly ModelMessage[] = [];
     const resumed: Advisor[] =
       this.#memoryOrder === undefined || start.answer === undefined
@@ -457,9 +464,10 @@ export class AgentLoop {
               order: this.#memoryOrder,
               async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
                 const all = request.messages;
-                const at = all.length - sent.length;
-                const ours = answer !== undefined && at > 0 && sent.every((m, i) => all[at + i] === m);
-                const stored = ours && all.slice(0, at).some((m) => asksApproval(m, waiting));
+                // Ours start at the first message sent, found by identity: the memory leaves out the results it
+                // holds already (those of the round that waited), so our messages are not all there to count.
+                const at = answer === undefined || sent.length === 0 ? -1 : all.lastIndexOf(sent[0]!);
+                const stored = at > 0 && all.slice(0, at).some((m) => asksApproval(m, waiting));
                 return chain.nextCall(stored ? { ...request, messages: [...all.slice(0, at), ...sent.slice(-1)] } : request);
               },
             },
@@ -551,17 +559,19 @@ export class AgentLoop {
         const response = await Promise.race([call, aborted]);
         inflight = [];
         answer = undefined;
+        const turn = [...pausedRound, ...response.messages];
+        pausedRound = [];
         messages.push(...response.messages);
         remembered = messages.length;
         // The finish tool's own result, even when return-direct tools called with it add theirs to the text.
-        output = (finishTool === null ? undefined : finishToolOutput(response.messages, toolResults, finishTool)) ?? response.text;
+        output = (finishTool === null ? undefined : finishToolOutput(turn, toolResults, finishTool)) ?? response.text;
         if (response.pendingApprovals !== undefined && response.pendingApprovals.length > 0) {
           // No continuation: the calls wait for the caller, whose answer resumes the run.
           pendingApprovals = response.pendingApprovals;
           const names = [...new Set(pendingApprovals.map((p) => p.toolCall.toolName))].join(', ');
           return finish('awaiting_approval', `${pendingApprovals.length} tool call(s) wait for approval (${names}): answer them with resume()`);
         }
-        const finished = finishTool === null ? response.toolCalls.length === 0 : calledTool(response.messages, finishTool);
+        const finished = finishTool === null ? response.toolCalls.length === 0 : calledTool(turn, finishTool);
         if (finished) return finish('completed');
         const left = this.maxInvocations - invocations;
         if (left <= 0) return finish('invocation_limit', `the run used all ${this.maxInvocations} model calls`);
@@ -652,7 +662,8 @@ function finishToolOutput(
     if (m.role !== 'tool') continue;
     for (const p of m.content) {
       if (p.type !== 'tool-result' || p.toolName !== name) continue;
-      const done = results.get(p.toolCallId);
+      // A call without a heard result ran before a pause for approval, in the run's earlier leg.
+      const done = results.get(p.toolCallId) ?? resultOutput(p);
       if (done === undefined || done.isError) continue;
       output = typeof done.output === 'string' ? done.output : (JSON.stringify(done.output) ?? '');
     }
