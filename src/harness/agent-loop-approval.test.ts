@@ -14,13 +14,14 @@ import {
   MessageChatMemoryAdvisor,
   MessageWindowChatMemory,
   MODEL_CALL_LISTENERS,
+  PromptChatMemoryAdvisor,
   TOOL_CALL_LISTENERS,
   ToolCallingAdvisor,
   type AgentLoopEvent,
   type ModelRetryEvent,
 } from '../index.ts';
 import { promptLines } from '../memory/test-support/prompt-lines.ts';
-import { mockModel } from '../test-support/mock-model.ts';
+import { mockModel, type MockTurn } from '../test-support/mock-model.ts';
 import { orderTools } from '../test-support/order-tools.ts';
 import { submitTool } from './submit-tool.ts';
 import { ScriptedModelServer, scriptedModel, type ChatCompletionMessage, type ScriptedTurn } from '../testing/index.ts';
@@ -306,6 +307,87 @@ describe('AgentLoop: the finish tool called with a call that needs approval', ()
     ]);
     assertWellFormed(await memory.get('ran-before-pause'));
   });
+});
+
+describe('AgentLoop: resume with PromptChatMemoryAdvisor after a call ran before the pause', () => {
+  const submit = (summary: string): MockTurn => ({ toolCalls: [{ name: 'submit', input: { summary } }] });
+  const lookupAndRefund = [
+    { name: 'lookup', input: { id: 'H8' } },
+    { name: 'refund', input: { id: 'H8', amount: 250 } },
+  ];
+  const round = ['user: Refund H8', 'assistant: -> lookup | -> refund', 'tool lookup: order H8: shipped | refund: refunded 250 on H8'];
+  const cases: ReadonlyArray<{
+    readonly name: string;
+    readonly finishTool: 'submit' | null;
+    readonly script: readonly MockTurn[];
+    /** The model's requests without their system prompt: the resumed one (when there is one) and the later run's. */
+    readonly sent: readonly string[][];
+  }> = [
+    {
+      name: 'finishTool null',
+      finishTool: null,
+      script: [{ toolCalls: lookupAndRefund }, { text: 'Refunded H8.' }, { text: 'Nothing else.' }],
+      sent: [round, ['user: Anything else?']],
+    },
+    {
+      name: 'finishTool submit',
+      finishTool: 'submit',
+      script: [{ toolCalls: lookupAndRefund }, submit('Refunded H8.'), submit('Nothing else.')],
+      // The model has not answered the submit result: that round goes as messages.
+      sent: [round, [...round, 'assistant: -> submit', 'tool submit: Refunded H8.', 'user: Anything else?']],
+    },
+    {
+      name: 'finishTool submit, called in the round that paused',
+      finishTool: 'submit',
+      script: [{ toolCalls: [...lookupAndRefund, submit('Refunded H8.').toolCalls![0]!] }, submit('Nothing else.')],
+      sent: [
+        [
+          'user: Refund H8',
+          'assistant: -> lookup | -> refund | -> submit',
+          'tool lookup: order H8: shipped | submit: Refunded H8. | refund: refunded 250 on H8',
+          'user: Anything else?',
+        ],
+      ],
+    },
+  ];
+  for (const { name, finishTool, script, sent } of cases) {
+    test(`${name}: the round goes to the model with the call that ran and its result, once; the memory is complete`, async () => {
+      const ran: string[] = [];
+      const model = mockModel(script);
+      const memory = new MessageWindowChatMemory();
+      const client = ChatClient.builder(model)
+        .defaultAdvisors(new PromptChatMemoryAdvisor({ memory }), new ToolCallingAdvisor())
+        .defaultTools({ ...orderTools(ran), submit: submitTool() })
+        .build();
+      const loop = new AgentLoop({ client, finishTool, conversationId: 'prompt-memory' });
+      const first = await loop.run('Refund H8');
+      assert.equal(first.status, 'awaiting_approval');
+      const second = await loop.resume(first, [{ approvalId: first.pendingApprovals[0]!.approvalId, approved: true }]);
+
+      assert.equal(second.status, 'completed', second.reason);
+      assert.equal(second.output, 'Refunded H8.');
+      assert.deepEqual(ran, ['lookup H8', 'refund H8 250'], 'each tool ran once');
+      assertWellFormed(second.messages);
+      assertWellFormed(await memory.get('prompt-memory'));
+      const later = await loop.run('Anything else?');
+      assert.equal(later.status, 'completed', later.reason);
+      assert.equal(later.output, 'Nothing else.');
+      assertWellFormed(await memory.get('prompt-memory'));
+
+      const requests = model.doGenerateCalls.slice(1).map((c) => promptLines(c.prompt));
+      assert.deepEqual(
+        requests.map((lines) => lines.filter((line) => !line.startsWith('system: '))),
+        sent,
+      );
+      // What goes as messages is not in the system prompt's history as well; the rest is, once.
+      for (const lines of requests) {
+        const system = lines.find((line) => line.startsWith('system: ')) ?? '';
+        const calls = lines.filter((line) => line.includes('-> lookup')).length;
+        assert.equal(calls + (system.match(/assistant called lookup/g)?.length ?? 0), 1, lines.join('\n'));
+        assert.equal(lines.filter((line) => line.includes('lookup: order H8')).length + (system.match(/lookup returned/g)?.length ?? 0), 1);
+      }
+    });
+  }
 });
 
 describe('AgentLoop: listeners the client registers', () => {

@@ -317,8 +317,11 @@ function withoutAnswersIn(turn: readonly ModelMessage[], produced: readonly Mode
   return kept;
 }
 
+/** What {@link answerKey} and {@link withoutToolParts} read of a tool part. */
+type ToolPartKeys = { readonly type: string; readonly toolCallId?: string; readonly approvalId?: string };
+
 /** `messages` without the tool parts `drop` picks; a tool message left empty goes too. */
-function withoutToolParts(messages: readonly ModelMessage[], drop: (part: { readonly type: string; readonly approvalId?: string }) => boolean): ModelMessage[] {
+export function withoutToolParts(messages: readonly ModelMessage[], drop: (part: ToolPartKeys) => boolean): ModelMessage[] {
   const kept: ModelMessage[] = [];
   for (const message of messages) {
     if (message.role !== 'tool' || !message.content.some(drop)) {
@@ -332,7 +335,7 @@ function withoutToolParts(messages: readonly ModelMessage[], drop: (part: { read
 }
 
 /** What a tool part answers: a call (by its result) or an approval request (by the answer). */
-function answerKey(part: { readonly type: string; readonly toolCallId?: string; readonly approvalId?: string }): string | undefined {
+export function answerKey(part: ToolPartKeys): string | undefined {
   if (part.type === 'tool-result') return `call:${part.toolCallId}`;
   if (part.type === 'tool-approval-response') return `approval:${part.approvalId}`;
   return undefined;

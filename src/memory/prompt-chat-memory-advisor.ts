@@ -7,12 +7,14 @@ import type { ChatMemory } from './chat-memory.ts';
 import { historyText } from './history-text.ts';
 import { withRememberedInstructions } from './remembered-instructions.ts';
 import {
+  answerKey,
   callWithMemory,
   defaultConversationId,
   MEMORY_ADVISOR_OPTION_RULES,
   memoryAdvisorOrder,
   streamWithMemory,
   type MemoryAdvisorSettings,
+  withoutToolParts,
 } from './memory-advised-call.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
@@ -72,8 +74,12 @@ const PROMPT_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<PromptChatMemoryAdvis
  * turn, from its user message to the tool messages after the calls, goes
  * before the request's messages, so that the caller's approval answers and
  * tool results have the calls they answer in front of them, as the tool loop
- * and every provider require (unless the request carries that turn itself,
- * as `AgentLoop.resume` does).
+ * and every provider require. A request that carries the turn's assistant
+ * message itself (as `AgentLoop.resume` does) gets the tool messages the
+ * history holds for it right after that message instead. Either way every
+ * call goes out with the results it already has (a tool that ran before the
+ * loop paused for an approval), and the turn's calls and results are not in
+ * the text as well.
  *
  * A system message found in the history (the latest one) is not history text
  * but instructions: it is added after the request's own, and goes into the
@@ -95,12 +101,11 @@ export class PromptChatMemoryAdvisor implements Advisor {
       defaultConversationId: defaultConversationId(options.conversationId),
       place: (request, history) => {
         const instructions = withRememberedInstructions(request.system, history);
-        const { earlier, open } = splitOpenTurn(history, request.messages);
-        const messages = open.length === 0 ? request.messages : [...open, ...request.messages];
+        const { earlier, messages } = withOpenRound(history, request.messages);
         const text = historyText(earlier);
         if (text !== '') return { ...request, system: systemPrompt(instructions, text), messages };
         // No conversation to record: no memory section, only the instructions (a remembered system message among them).
-        return instructions === request.system && open.length === 0 ? request : { ...request, system: instructions, messages };
+        return instructions === request.system && messages === request.messages ? request : { ...request, system: instructions, messages };
       },
     };
   }
@@ -115,23 +120,35 @@ export class PromptChatMemoryAdvisor implements Advisor {
 }
 
 /**
- * The history split before the turn it ends with, when that turn ends with
- * an assistant message with tool calls (and the tool messages after it) and
- * `request` does not carry that message itself: the turn the request may
- * answer, which the model must see as messages, from the user message that
- * started it. System messages are left out of the turn: they are
+ * Which of `history` goes into the system prompt as text (`earlier`), and the
+ * messages the request sends (`messages`: `request` itself when the history
+ * adds none). The one place that decides it.
+ *
+ * When the history ends with a round of tool calls (an assistant message with
+ * calls, then the tool messages after it: results of calls that ran before
+ * the loop paused, answers already recorded), the request may continue that
+ * round, so the round goes as messages only, not as text as well: a call must
+ * reach the model with every result it has, or the AI SDK and the providers
+ * refuse the request. Either the history supplies the round in front of the
+ * request, from the user message that started it (some providers, Gemini,
+ * want a call to follow a user turn); or, when the request carries the
+ * round's assistant message itself (as `AgentLoop.resume` does), the
+ * history's tool messages of the round go right after that message, as the
+ * memory advisor left the request's own copies of them out as already held
+ * (see `callerTurn`). System messages are left out of the round: they are
  * instructions.
  */
-function splitOpenTurn(history: readonly ModelMessage[], request: readonly ModelMessage[]): { earlier: ModelMessage[]; open: ModelMessage[] } {
+function withOpenRound(history: readonly ModelMessage[], request: readonly ModelMessage[]): { earlier: ModelMessage[]; messages: readonly ModelMessage[] } {
   const conversation = history.filter((message) => message.role !== 'system');
   let start = conversation.length;
   while (start > 0 && conversation[start - 1]?.role === 'tool') start--;
   const turn = conversation[start - 1];
-  if (turn?.role !== 'assistant' || typeof turn.content === 'string') return { earlier: [...history], open: [] };
+  if (turn?.role !== 'assistant' || typeof turn.content === 'string') return { earlier: [...history], messages: request };
   const calls = new Set(turn.content.flatMap((part) => (part.type === 'tool-call' && part.providerExecuted !== true ? [part.toolCallId] : [])));
+  if (calls.size === 0) return { earlier: [...history], messages: request };
   const approvals = new Set(turn.content.flatMap((part) => (part.type === 'tool-approval-request' ? [part.approvalId] : [])));
   // Approval ids are unique; call ids only within a turn (some providers use call_0 in every turn).
-  const carried = request.some(
+  const carried = request.findLastIndex(
     (message) =>
       message.role === 'assistant' &&
       typeof message.content !== 'string' &&
@@ -139,10 +156,18 @@ function splitOpenTurn(history: readonly ModelMessage[], request: readonly Model
         approvals.size > 0 ? part.type === 'tool-approval-request' && approvals.has(part.approvalId) : part.type === 'tool-call' && calls.has(part.toolCallId),
       ),
   );
-  if (calls.size === 0 || carried) return { earlier: [...history], open: [] };
-  // From the user message that started the turn: some providers (Gemini) want a call to follow a user turn.
   const at = history.indexOf(turn);
-  const asked = history.findLastIndex((message, index) => index < at && message.role === 'user');
-  const first = asked === -1 ? at : asked;
-  return { earlier: history.slice(0, first), open: history.slice(first).filter((message) => message.role !== 'system') };
+  if (carried === -1) {
+    const asked = history.findLastIndex((message, index) => index < at && message.role === 'user');
+    const first = asked === -1 ? at : asked;
+    return { earlier: history.slice(0, first), messages: [...history.slice(first).filter((message) => message.role !== 'system'), ...request] };
+  }
+  // What the request has after the carried message is its own (answers, results of client-side tools): not twice.
+  const given = new Set(
+    request.slice(carried + 1).flatMap((message) => (message.role === 'tool' ? message.content.flatMap((part) => answerKey(part) ?? []) : [])),
+  );
+  const held = withoutToolParts(conversation.slice(start), (part) => given.has(answerKey(part) ?? ''));
+  const messages = held.length === 0 ? request : [...request.slice(0, carried + 1), ...held, ...request.slice(carried + 1)];
+  // The user message that started the round stays text: a caller that sends the round again may leave it out.
+  return { earlier: history.slice(0, at), messages };
 }
