@@ -2,6 +2,7 @@ import path from 'node:path';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { AgentBreakerOptions } from '../breaker/breaker-options.ts';
 import { GovernorError } from '../errors/governor-error.ts';
+import { MAX_TIMER_MS } from '../errors/validate-options.ts';
 import type { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
 import { readOptionsFile } from '../runtime/read-options-file.ts';
 
@@ -18,6 +19,16 @@ export interface FlagBreaker {
   close(): Promise<void>;
 }
 
+/** The breaker flags the server commands share, as `parseArgs` gives them. */
+export interface BreakerFlags {
+  readonly config?: string | undefined;
+  readonly store?: string | undefined;
+  readonly storePrefix?: string | undefined;
+  /** `--store-timeout MS`: the store's `timeoutMs`. */
+  readonly storeTimeout?: string | undefined;
+  readonly telemetry?: boolean;
+}
+
 /**
  * Builds the breaker of `--config FILE` (JSON breaker options) and `--store
  * URL` (`redis://…` or `rediss://…`; default: in memory). With a shared
@@ -25,16 +36,19 @@ export interface FlagBreaker {
  * says otherwise): replicas behind one balancer see each other's trips at once.
  *
  * @throws CliUsageError for an unreadable config, bad options, an unknown store,
- *   or `--store-prefix` without `--store`
+ *   a malformed `--store-timeout`, or a store flag without `--store`
  */
-export async function breakerFromFlags(
-  flags: { config?: string | undefined; store?: string | undefined; storePrefix?: string | undefined; telemetry?: boolean },
-  cwd: string,
-): Promise<FlagBreaker> {
-  // Without a store the prefix would name nothing: state stays in this process, under no key at all.
-  if (flags.storePrefix !== undefined && flags.store === undefined) {
-    throw new CliUsageError('--store-prefix needs --store (a redis:// or rediss:// URL): without a store the breaker keeps its state in memory');
+export async function breakerFromFlags(flags: BreakerFlags, cwd: string): Promise<FlagBreaker> {
+  // Without a store these would name nothing: state stays in this process, under no key, with no round trips.
+  for (const [flag, value] of [
+    ['--store-prefix', flags.storePrefix],
+    ['--store-timeout', flags.storeTimeout],
+  ] as const) {
+    if (value !== undefined && flags.store === undefined) {
+      throw new CliUsageError(`${flag} needs --store (a redis:// or rediss:// URL): without a store the breaker keeps its state in memory`);
+    }
   }
+  const timeoutMs = flags.storeTimeout === undefined ? undefined : storeTimeout(flags.storeTimeout);
   let options: Record<string, unknown> = {};
   if (flags.config !== undefined) options = await readConfig(path.resolve(cwd, flags.config), flags.config);
   if (flags.telemetry === true && options['telemetry'] === undefined) options = { ...options, telemetry: true };
@@ -50,7 +64,11 @@ export async function breakerFromFlags(
     // Loaded only for --store: redis is an optional peer (a missing one is a MissingDependencyError naming it).
     const { RedisBreakerStore } = await import('../redis/index.ts');
     try {
-      store = new RedisBreakerStore({ url: flags.store, ...(flags.storePrefix === undefined ? {} : { keyPrefix: flags.storePrefix }) });
+      store = new RedisBreakerStore({
+        url: flags.store,
+        ...(flags.storePrefix === undefined ? {} : { keyPrefix: flags.storePrefix }),
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      });
     } catch (error) {
       throw new CliUsageError(`--store: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -66,6 +84,15 @@ export async function breakerFromFlags(
     );
   }
   return { breaker, close: async () => store?.close() };
+}
+
+/** `--store-timeout`'s milliseconds: a whole number from 1 to the longest timer Node allows. */
+function storeTimeout(text: string): number {
+  const ms = /^\d{1,10}$/.test(text) ? Number(text) : 0;
+  if (ms < 1 || ms > MAX_TIMER_MS) {
+    throw new CliUsageError(`--store-timeout must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS} (e.g. 500), not "${text}"`);
+  }
+  return ms;
 }
 
 async function readConfig(file: string, shown: string): Promise<Record<string, unknown>> {

@@ -177,11 +177,14 @@ describe('governor CLI', () => {
     }
   });
 
-  test('--store-prefix without --store is a usage error, not ignored (governor proxy: see its own tests)', async () => {
+  test('--store-prefix or --store-timeout without --store is a usage error, not ignored (governor proxy: see its own tests)', async () => {
     const { code, stdout, stderr } = await governor(['mcp', '--store-prefix', 'foo:', '--', 'true'], cleanEnv());
     assert.equal(code, 2, stderr);
     assert.equal(stdout, '');
     assert.match(stderr, /^governor mcp: --store-prefix needs --store/);
+    const timeout = await governor(['mcp', '--store-timeout', '500', '--', 'true'], cleanEnv());
+    assert.equal(timeout.code, 2, timeout.stderr);
+    assert.match(timeout.stderr, /^governor mcp: --store-timeout needs --store/);
   });
 
   test('an unknown command exits 2 and points to --help', async () => {

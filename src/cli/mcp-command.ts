@@ -35,7 +35,10 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
   }
   let flagBreaker: FlagBreaker;
   try {
-    flagBreaker = await breakerFromFlags({ config: values.config, store: values.store, storePrefix: values['store-prefix'] }, cwd);
+    flagBreaker = await breakerFromFlags(
+      { config: values.config, store: values.store, storePrefix: values['store-prefix'], storeTimeout: values['store-timeout'] },
+      cwd,
+    );
   } catch (error) {
     writeCommandError(io, 'mcp', error);
     return error instanceof CliUsageError ? 2 : 1;
@@ -51,7 +54,7 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
       breaker: flagBreaker.breaker,
       upstream: command === undefined ? { url: values.url as string } : { command, args },
       ...(values.session === undefined ? {} : { sessionId: values.session }),
-      // A request it could not serve (the server did not answer, or lost the session): one line each, redacted.
+      // A request it could not serve (the server did not answer, dropped it, or lost the session), a message over the size limit: one line each, redacted.
       onError: (error) => log(error.message),
     }).finally(() => clearTimeout(waiting));
     const ended = await Promise.race([proxy.closed, untilSignal()]);
@@ -82,6 +85,7 @@ function parseCommandArgs(argv: readonly string[]) {
       config: { type: 'string' },
       store: { type: 'string' },
       'store-prefix': { type: 'string' },
+      'store-timeout': { type: 'string' },
       session: { type: 'string' },
       url: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import OpenAI from 'openai';
 import { ScriptedModelServer } from '../testing/index.ts';
 import { unusedPort } from '../test-support/services.ts';
+import { stallingServer } from '../test-support/stalling-server.ts';
 
 const MAIN = fileURLToPath(new URL('./bin.ts', import.meta.url));
 
@@ -110,6 +111,25 @@ test('governor proxy with a store that does not answer says so at start, serves 
   }
 });
 
+test('governor proxy waits --store-timeout for a store that stalls, then serves unjudged', async () => {
+  await using upstream = await new ScriptedModelServer({ script: [{ text: 'hello' }], onExhausted: 'repeat-last' }).start();
+  const stalled = await stallingServer();
+  const cli = await startCli(['--upstream', upstream.baseURL, '--port', '0', '--store', stalled.address('redis://127.0.0.1:1'), '--store-timeout', '150']);
+  try {
+    const client = new OpenAI({ baseURL: `${cli.url}/v1`, apiKey: 'sk-test-not-a-real-key', maxRetries: 0 });
+    const completion = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(completion.choices[0]!.message.content, 'hello');
+    for (const deadline = Date.now() + 10_000; !/does not answer/.test(cli.stderr()) && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.match(cli.stderr(), /^governor proxy: breaker store does not answer \(.*no reply within 150 ms\)/m);
+  } finally {
+    cli.child.kill('SIGTERM');
+    await once(cli.child, 'exit');
+    await stalled.close();
+  }
+});
+
 test('governor proxy logs a request it could not serve: the upstream did not answer', async () => {
   const cli = await startCli(['--upstream', `http://127.0.0.1:${await unusedPort()}/v1`, '--port', '0']);
   try {
@@ -140,6 +160,15 @@ test('governor proxy refuses a bad command line with exit code 2 and says what t
     ],
     [['--upstream', 'http://127.0.0.1:1/v1', '--store', 'mongodb://x'], /unsupported store "mongodb:"/],
     [['--upstream', 'http://127.0.0.1:1/v1', '--store-prefix', 'foo:'], /--store-prefix needs --store/],
+    [['--upstream', 'http://127.0.0.1:1/v1', '--store-timeout', '500'], /--store-timeout needs --store/],
+    [
+      ['--upstream', 'http://127.0.0.1:1/v1', '--store', 'redis://127.0.0.1:1', '--store-timeout', '2s'],
+      /--store-timeout must be a whole number of milliseconds .*not "2s"/,
+    ],
+    [
+      ['--upstream', 'http://127.0.0.1:1/v1', '--store', 'redis://127.0.0.1:1', '--store-timeout', '0'],
+      /--store-timeout must be a whole number of milliseconds from 1/,
+    ],
     [['--upstream', 'http://127.0.0.1:1/v1', '--config', 'no-such-file.json'], /cannot read --config no-such-file.json: no such file/],
   ] as const) {
     const child = spawn(process.execPath, [MAIN, 'proxy', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });

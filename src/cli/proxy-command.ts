@@ -42,7 +42,13 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
   try {
     if (values.metrics) metrics = await prometheusMetrics();
     flagBreaker = await breakerFromFlags(
-      { config: values.config, store: values.store, storePrefix: values['store-prefix'], ...(metrics === undefined ? {} : { telemetry: true }) },
+      {
+        config: values.config,
+        store: values.store,
+        storePrefix: values['store-prefix'],
+        storeTimeout: values['store-timeout'],
+        ...(metrics === undefined ? {} : { telemetry: true }),
+      },
       cwd,
     );
   } catch (error) {
@@ -92,6 +98,7 @@ function parseCommandArgs(argv: readonly string[]) {
       config: { type: 'string' },
       store: { type: 'string' },
       'store-prefix': { type: 'string' },
+      'store-timeout': { type: 'string' },
       metrics: { type: 'boolean', default: false },
       'max-request-bytes': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },

@@ -34,9 +34,12 @@ export interface McpProxyOptions {
   readonly downstream?: { readonly stdin: Readable; readonly stdout: Writable };
   /**
    * Told of each request that could not be served (the MCP server did not
-   * answer, dropped the connection, or lost the session and no new one could
-   * be started), with an `McpRequestError` whose message is redacted; the
-   * client gets the same error as its answer. Not told of the server's own
+   * answer, dropped the connection or the response stream before its answer,
+   * lost the session and no new one could be started, or sent an answer over
+   * the size limit of one message; or the request itself was over it), with
+   * an `McpRequestError` whose message is redacted; the client gets the same
+   * error as its answer. Told with an `McpMessageTooLargeError` of a message
+   * over the limit that had no id to answer. Not told of the server's own
    * error answers, which reach the client unchanged.
    */
   readonly onError?: (error: Error) => void;

@@ -8,10 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { logShows, proxiedWithLog } from './test-support/governor-mcp.ts';
 import { startHttpLoopingServer, startStatefulHttpLoopingServer } from './test-support/http-looping-server.ts';
 import { startMcpProxy } from './mcp-proxy.ts';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { unusedPort } from '../test-support/services.ts';
+import { stallingServer } from '../test-support/stalling-server.ts';
 
 const MAIN = fileURLToPath(new URL('../cli/bin.ts', import.meta.url));
 const LOOPING = fileURLToPath(new URL('./test-support/looping-server.ts', import.meta.url));
@@ -237,21 +239,6 @@ describe('governor mcp --url <a Streamable HTTP server>', { timeout: 60_000 }, (
   });
 });
 
-/** A client of `governor mcp ARGS`, with what it logs on stderr. */
-async function proxiedWithLog(args: string[]): Promise<{ client: Client; log: () => string }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, 'mcp', ...args], stderr: 'pipe' });
-  let log = '';
-  transport.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  const client = new Client({ name: 'test-client', version: '1' });
-  await client.connect(transport);
-  return { client, log: () => log };
-}
-
-/** Waits until `log()` matches `pattern` (stderr is a pipe of its own: its lines may arrive after the answer on stdout). */
-async function logShows(log: () => string, pattern: RegExp): Promise<void> {
-  for (const deadline = Date.now() + 10_000; !pattern.test(log()) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
-}
-
 /** `governor mcp ARGS` spoken to line by line, as an MCP host does: answers by id, its log and its exit code. */
 async function hostOf(args: string[]) {
   const child = spawn(process.execPath, [MAIN, 'mcp', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -450,6 +437,22 @@ describe('governor mcp: its log on stderr', () => {
       assert.doesNotMatch(log(), /hunter2/);
     } finally {
       await client.close();
+    }
+  });
+
+  test('--store-timeout is how long a store that stalls is waited for', async () => {
+    const stalled = await stallingServer();
+    const { client, log } = await logged(['--store', stalled.address('redis://127.0.0.1:1'), '--store-timeout', '150']);
+    try {
+      const result = (await client.callTool({ name: 'search', arguments: { q: 'Oslo' } })) as ToolResult;
+      assert.equal(text(result), 'No flights found for Oslo.');
+      for (const deadline = Date.now() + 10_000; !/does not answer/.test(log()) && Date.now() < deadline; ) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.match(log(), /^governor mcp: breaker store does not answer \(.*no reply within 150 ms\)/m);
+    } finally {
+      await client.close();
+      await stalled.close();
     }
   });
 });

@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { fetchAnsweringDroppedStreams } from './dropped-stream-fetch.ts';
+import { LimitedReadBuffer, replaceReadBuffer } from './limited-read-buffer.ts';
+import { McpMessageTooLargeError } from './mcp-message-too-large-error.ts';
 import { McpRequestError } from './mcp-request-error.ts';
 import { McpUpstreamError } from './mcp-upstream-error.ts';
+import { StandInAnswers } from './stand-in-answers.ts';
 import { importOptional } from '../errors/missing-dependency-error.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import type { McpCommandUpstream, McpProxyOptions, McpUrlUpstream } from './mcp-proxy-options.ts';
@@ -164,8 +168,15 @@ function withoutCredentials(text: string): [URL, { requestInit?: RequestInit }] 
  * after a restart) gets a new session, started as the MCP spec asks, and the
  * request is sent once more; when no new session can be started the proxy
  * ends (`closed` resolves to `upstream`). A request that cannot be served
- * (the server did not answer, dropped the connection or lost the session)
- * gets an {@link McpRequestError} as its error answer, and `onError` is told.
+ * (the server did not answer, dropped the connection or the response stream
+ * before it answered, or lost the session) gets an {@link McpRequestError}
+ * as its error answer at once, and `onError` is told; the session goes on.
+ *
+ * A message over stdio (from the client, or from a server run as a command)
+ * has a limit of 10 MiB, as in the MCP SDK; one over it is dropped and the
+ * session goes on: a request over it, and a request whose answer is over it,
+ * gets an {@link McpRequestError} saying so, and `onError` is told of any
+ * other ({@link McpMessageTooLargeError}).
  *
  * Needs the optional package `@modelcontextprotocol/sdk`.
  *
@@ -175,33 +186,80 @@ function withoutCredentials(text: string): [URL, { requestInit?: RequestInit }] 
  */
 export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy> {
   validateOptions('startMcpProxy', options, MCP_PROXY_RULES, { required: ['upstream', 'breaker'] });
-  const [{ Client }, { Server }, { StdioServerTransport }, types] = await importOptional(SDK, FEATURE, () =>
-    Promise.all([
-      import('@modelcontextprotocol/sdk/client/index.js'),
-      import('@modelcontextprotocol/sdk/server/index.js'),
-      import('@modelcontextprotocol/sdk/server/stdio.js'),
-      import('@modelcontextprotocol/sdk/types.js'),
-    ]),
+  const [{ Client }, { Server }, { StdioServerTransport }, { deserializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE }, types] = await importOptional(
+    SDK,
+    FEATURE,
+    () =>
+      Promise.all([
+        import('@modelcontextprotocol/sdk/client/index.js'),
+        import('@modelcontextprotocol/sdk/server/index.js'),
+        import('@modelcontextprotocol/sdk/server/stdio.js'),
+        import('@modelcontextprotocol/sdk/shared/stdio.js'),
+        import('@modelcontextprotocol/sdk/types.js'),
+      ]),
   );
   const { breaker } = options;
   const sessionId = options.sessionId ?? `mcp:${randomUUID()}`;
 
+  let endedBy: McpProxyEnd | undefined;
+  /** Tells `onError` of `failure`, unless the proxy is being closed (then nothing failed that anyone waits for). */
+  const tell = (failure: Error): void => {
+    if (endedBy !== undefined && endedBy !== 'upstream') return;
+    try {
+      options.onError?.(failure);
+    } catch {
+      // A failing logger must not take the answer down with it.
+    }
+  };
+  /** The MCP SDK's limit for one message over stdio, kept, but for each message rather than for the connection. */
+  const readBuffer = (source: string, standIn?: (tooLarge: McpMessageTooLargeError) => ReturnType<typeof deserializeMessage> | undefined) =>
+    new LimitedReadBuffer({ limit: STDIO_DEFAULT_MAX_BUFFER_SIZE, source, deserialize: deserializeMessage, ...(standIn === undefined ? {} : { standIn }) });
+  /** A message over the limit that the SDK read itself, another version whose read buffer could not be replaced: it ends the connection. */
+  const sdkOverflow = (error: Error, source: string): McpMessageTooLargeError | undefined =>
+    /^ReadBuffer exceeded maximum size/.test(error.message) ? new McpMessageTooLargeError(source, undefined, STDIO_DEFAULT_MAX_BUFFER_SIZE) : undefined;
+  /** Answers that the upstream server's own could not be: dropped, or too large to read. */
+  const standIns = new StandInAnswers();
+
   const upstream = options.upstream;
   const upstreamName = 'url' in upstream ? withoutCredentials(upstream.url)[0].href : JSON.stringify([upstream.command, ...(upstream.args ?? [])].join(' '));
+  const upstreamSource = `the MCP server ${upstreamName}`;
   const http = 'url' in upstream ? await import('@modelcontextprotocol/sdk/client/streamableHttp.js') : undefined;
   const stdio = 'url' in upstream ? undefined : await import('@modelcontextprotocol/sdk/client/stdio.js');
-  const openTransport = () =>
-    'url' in upstream
-      ? new http!.StreamableHTTPClientTransport(...withoutCredentials(upstream.url))
-      : new stdio!.StdioClientTransport({
-          command: upstream.command,
-          args: [...(upstream.args ?? [])],
-          // The wrapped server is the user's own: it gets the environment the user gave the proxy.
-          env: upstream.env === undefined ? definedEnv(process.env) : { ...upstream.env },
-          ...(upstream.cwd === undefined ? {} : { cwd: upstream.cwd }),
-          stderr: 'inherit',
-        });
+  const openTransport = () => {
+    if ('url' in upstream) {
+      const [url, init] = withoutCredentials(upstream.url);
+      const { StreamableHTTPClientTransport } = http!;
+      // A request whose response stream is dropped before its answer fails at once, where the SDK would leave it waiting.
+      const fetch = fetchAnsweringDroppedStreams(
+        (id) => standIns.answer(id, `${upstreamSource} closed the connection before it answered`),
+        (answer) => transport.onmessage?.(answer),
+      );
+      const transport: InstanceType<typeof StreamableHTTPClientTransport> = new StreamableHTTPClientTransport(url, { ...init, fetch });
+      return transport;
+    }
+    const transport = new stdio!.StdioClientTransport({
+      command: upstream.command,
+      args: [...(upstream.args ?? [])],
+      // The wrapped server is the user's own: it gets the environment the user gave the proxy.
+      env: upstream.env === undefined ? definedEnv(process.env) : { ...upstream.env },
+      ...(upstream.cwd === undefined ? {} : { cwd: upstream.cwd }),
+      stderr: 'inherit',
+    });
+    // An answer too large fails its own request; any other message too large is only told of (the proxy asked nothing of it).
+    replaceReadBuffer(
+      transport,
+      readBuffer(upstreamSource, (tooLarge) =>
+        tooLarge.id !== undefined && tooLarge.method === undefined ? standIns.answer(tooLarge.id, tooLarge.message) : undefined,
+      ),
+    );
+    return transport;
+  };
   type UpstreamClient = InstanceType<typeof Client>;
+  /** What the SDK's client reports of a connected upstream: a message too large is told of, the rest is the SDK's own concern. */
+  const upstreamError = (error: Error): void => {
+    const tooLarge = McpMessageTooLargeError.isInstance(error) ? error : sdkOverflow(error, upstreamSource);
+    if (tooLarge !== undefined) tell(tooLarge);
+  };
   /** A client connected to the upstream server: for an HTTP server, a new session. */
   const connectUpstream = async (): Promise<UpstreamClient> => {
     const client = new Client({ name: 'governor-mcp', version: '1' });
@@ -209,6 +267,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     let notMcp: Error | undefined;
     client.onerror = (error) => {
       if (error instanceof SyntaxError || error.name === 'ZodError') notMcp ??= error;
+      upstreamError(error);
     };
     try {
       await client.connect(openTransport());
@@ -220,9 +279,8 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
           ? undefined
           : `it wrote what is not an MCP message to its standard output (${firstLine(notMcp.message)}); a stdio MCP server writes only MCP messages there, and logs to stderr`,
       );
-    } finally {
-      client.onerror = undefined;
     }
+    client.onerror = upstreamError;
     return client;
   };
   let current = await connectUpstream();
@@ -242,7 +300,6 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   });
 
   let closing: Promise<void> | undefined;
-  let endedBy: McpProxyEnd | undefined;
   const { promise: closed, resolve: resolveClosed } = Promise.withResolvers<McpProxyEnd>();
   /** Clients of sessions the server lost, still waiting for answers sent before: closed once they have them. */
   const retired = new Set<UpstreamClient>();
@@ -341,21 +398,26 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
 
   /** Why a request could not be served, in words. */
   const reasonOf = (error: unknown): string => {
-    const named = `the MCP server ${upstreamName}`;
+    const standIn = standIns.reasonOf(error);
+    if (standIn !== undefined) return standIn;
     if (McpUpstreamError.isInstance(error)) return `the MCP server no longer knows the session (HTTP 404), and ${error.message}`;
     if (http !== undefined && error instanceof http.StreamableHTTPError) {
       const what = firstLine(error.message.replace(/^Streamable HTTP error: /, ''));
-      return typeof error.code === 'number' && error.code >= 100 && error.code < 600 ? `${named} answered HTTP ${error.code}: ${what}` : `${named}: ${what}`;
+      return typeof error.code === 'number' && error.code >= 100 && error.code < 600
+        ? `${upstreamSource} answered HTTP ${error.code}: ${what}`
+        : `${upstreamSource}: ${what}`;
     }
-    if (error instanceof types.McpError && error.code === types.ErrorCode.ConnectionClosed) return `${named} closed the connection`;
-    if (error instanceof Error && error.name === 'ZodError') return `${named} sent an answer that is not a valid MCP result`;
+    if (error instanceof types.McpError && error.code === types.ErrorCode.ConnectionClosed) return `${upstreamSource} closed the connection`;
+    if (error instanceof Error && error.name === 'ZodError') return `${upstreamSource} sent an answer that is not a valid MCP result`;
     const network = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
-    if (typeof network === 'string') return `${named} did not answer (${network})`;
+    if (typeof network === 'string') return `${upstreamSource} did not answer (${network})`;
     return firstLine(error instanceof Error ? error.message : String(error));
   };
   /** An error answer of the upstream server, as opposed to one of the connection or of the SDK's own. */
   const isAnswer = (error: unknown): boolean =>
-    error instanceof types.McpError && !(error.code === types.ErrorCode.ConnectionClosed && error.message === 'MCP error -32000: Connection closed');
+    error instanceof types.McpError &&
+    standIns.reasonOf(error) === undefined &&
+    !(error.code === types.ErrorCode.ConnectionClosed && error.message === 'MCP error -32000: Connection closed');
   /**
    * Runs `handle` for `request`: an error answer of the upstream server reaches the client as a
    * direct client gets it; any other failure as an McpRequestError saying why, which `onError` is
@@ -376,13 +438,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
         }
         const failure = new McpRequestError(requestName(request), reasonOf(error), error);
         passedOn.add(failure);
-        if (endedBy === undefined || endedBy === 'upstream') {
-          try {
-            options.onError?.(failure);
-          } catch {
-            // A failing logger must not take the answer down with it.
-          }
-        }
+        tell(failure);
         throw failure;
       }
     })();
@@ -439,7 +495,20 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
 
   const downstream = options.downstream;
   const stdin = downstream?.stdin ?? process.stdin;
-  await server.connect(new StdioServerTransport(stdin, downstream?.stdout ?? process.stdout));
+  const downstreamTransport = new StdioServerTransport(stdin, downstream?.stdout ?? process.stdout);
+  replaceReadBuffer(downstreamTransport, readBuffer('the MCP client'));
+  /** A request too large to read is answered as one the proxy could not serve, when its id could be read; any other message is told of. */
+  server.onerror = (error) => {
+    const tooLarge = McpMessageTooLargeError.isInstance(error) ? error : sdkOverflow(error, 'the MCP client');
+    if (tooLarge?.id === undefined || tooLarge.method === undefined) {
+      if (tooLarge !== undefined) tell(tooLarge);
+      return;
+    }
+    const failure = new McpRequestError(requestName({ method: tooLarge.method }), tooLarge.message, tooLarge);
+    tell(failure);
+    downstreamTransport.send({ jsonrpc: '2.0', id: tooLarge.id, error: { code: types.ErrorCode.InternalError, message: failure.message } }).catch(() => {});
+  };
+  await server.connect(downstreamTransport);
   // The stdio transport does not notice its client leaving: end of input is the end of the session.
   stdin.once('end', () => void end('client'));
   stdin.once('close', () => void end('client'));

@@ -1,4 +1,5 @@
 import type { CliCommand } from '../cli-command.ts';
+import { STORE_FLAGS_USAGE } from '../store-flags-usage.ts';
 
 export const MCP_USAGE = `Usage: governor mcp [--config FILE] [--store redis://…] [--session ID] -- COMMAND [ARGS…]
        governor mcp [--config FILE] [--store redis://…] [--session ID] --url URL
@@ -10,7 +11,7 @@ blocked or stopped call comes back as a tool result with isError: true.
 
   --config FILE    JSON file with the breaker options (default: built-in defaults)
   --store URL      shared breaker state, redis://… (default: in memory)
-  --store-prefix P key prefix in the store (default governor:breaker:; needs --store)
+${STORE_FLAGS_USAGE}
   --session ID     breaker session (default: a new one per connection)
   --url URL        upstream Streamable HTTP MCP server instead of COMMAND
 

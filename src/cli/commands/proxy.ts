@@ -1,4 +1,5 @@
 import type { CliCommand } from '../cli-command.ts';
+import { STORE_FLAGS_USAGE } from '../store-flags-usage.ts';
 
 export const PROXY_USAGE = `Usage: governor proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--config FILE] [--store redis://…] [--metrics]
                      [--max-request-bytes N]
@@ -14,7 +15,7 @@ breaker watches the run.
   --host HOST      interface to listen on (default 127.0.0.1)
   --config FILE    JSON file with the breaker options (default: built-in defaults)
   --store URL      shared breaker state, redis://… (default: in memory, this process only)
-  --store-prefix P key prefix in the store (default governor:breaker:; needs --store)
+${STORE_FLAGS_USAGE}
   --metrics        serve GET /metrics for Prometheus (needs @opentelemetry/exporter-prometheus
                    and @opentelemetry/sdk-metrics)
   --max-request-bytes N

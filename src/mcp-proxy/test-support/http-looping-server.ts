@@ -1,15 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { loopingServer } from './looping-server.ts';
+
+/** A running {@link startHttpLoopingServer}. */
+export interface HttpLoopingServer {
+  readonly url: string;
+  /**
+   * Drops the response of every request being answered, as a server that
+   * crashed or a proxy in between would: `destroy` cuts the connection,
+   * `end` ends the response stream without the answer. Resolves to how many
+   * responses were dropped.
+   */
+  dropResponses(how: 'destroy' | 'end'): Promise<number>;
+  close(): Promise<void>;
+}
 
 /**
  * The looping test server over Streamable HTTP (stateless: one server per
  * request), on a free loopback port; with `authorization`, a request without
  * that exact header gets 401.
  */
-export async function startHttpLoopingServer(options: { authorization?: string } = {}): Promise<{ url: string; close(): Promise<void> }> {
+export async function startHttpLoopingServer(options: { authorization?: string } = {}): Promise<HttpLoopingServer> {
+  const answering = new Map<ServerResponse, StreamableHTTPServerTransport>();
   const http: Server = createServer((req, res) => {
     if (options.authorization !== undefined && req.headers.authorization !== options.authorization) {
       res.writeHead(401, { 'www-authenticate': 'Basic' }).end();
@@ -18,7 +33,11 @@ export async function startHttpLoopingServer(options: { authorization?: string }
     void (async () => {
       const server = loopingServer();
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      res.on('close', () => void transport.close().then(() => server.close()));
+      answering.set(res, transport);
+      res.on('close', () => {
+        answering.delete(res);
+        void transport.close().then(() => server.close());
+      });
       await server.connect(transport);
       await transport.handleRequest(req, res);
     })().catch(() => {
@@ -29,6 +48,12 @@ export async function startHttpLoopingServer(options: { authorization?: string }
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    async dropResponses(how) {
+      const dropped = [...answering];
+      // Closing the transport ends each of its response streams, answered or not, as the SDK's server does when it shuts down.
+      await Promise.all(dropped.map(([res, transport]) => (how === 'destroy' ? res.destroy() : transport.close())));
+      return dropped.length;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         http.close(() => resolve());
@@ -48,6 +73,8 @@ export interface StatefulHttpLoopingServer {
    * initialize request then gets 503.
    */
   restart(options?: { refuseNewSessions?: boolean }): Promise<void>;
+  /** Cuts the connection of every response being sent, as a network failure would; the server runs on. Resolves to how many were cut. */
+  cutConnections(): number;
   close(): Promise<void>;
 }
 
@@ -55,8 +82,13 @@ export interface StatefulHttpLoopingServer {
  * The looping test server over Streamable HTTP with sessions (one server per
  * session, the SDK's own stateful setup), on a free loopback port: a request
  * with an `mcp-session-id` it does not know gets 404, as the MCP spec says.
+ * With `resumable`, its response streams can be resumed (the SDK's event
+ * store: each event has an id, and a client that lost a stream asks for the
+ * rest with a GET), after 10 ms.
  */
-export async function startStatefulHttpLoopingServer(): Promise<StatefulHttpLoopingServer> {
+export async function startStatefulHttpLoopingServer(options: { resumable?: boolean } = {}): Promise<StatefulHttpLoopingServer> {
+  const resumability = options.resumable === true ? { eventStore: new InMemoryEventStore(), retryInterval: 10 } : {};
+  const sending = new Set<ServerResponse>();
   let sessions = new Map<string, StreamableHTTPServerTransport>();
   let sessionsStarted = 0;
   let refuseNewSessions = false;
@@ -79,6 +111,7 @@ export async function startStatefulHttpLoopingServer(): Promise<StatefulHttpLoop
     }
     const known = sessions;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      ...resumability,
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => {
         known.set(sessionId, transport);
@@ -90,6 +123,8 @@ export async function startStatefulHttpLoopingServer(): Promise<StatefulHttpLoop
   };
   const listen = async (port: number): Promise<Server> => {
     const http = createServer((req, res) => {
+      sending.add(res);
+      res.on('close', () => sending.delete(res));
       handle(req, res).catch(() => {
         if (!res.headersSent) res.writeHead(500).end();
       });
@@ -115,6 +150,11 @@ export async function startStatefulHttpLoopingServer(): Promise<StatefulHttpLoop
       sessions = new Map();
       refuseNewSessions = options.refuseNewSessions ?? false;
       http = await listen(port);
+    },
+    cutConnections() {
+      const cut = sending.size;
+      for (const res of sending) res.destroy();
+      return cut;
     },
     close: () => stop(http),
   };

@@ -2,12 +2,15 @@
  * A small MCP server for tests: `search` answers the same thing for the same
  * query (an agent asking again loops), `add` does arithmetic, `build`
  * reports its progress in `steps` steps before it answers, `wait` waits
- * until it is cancelled, `status` answers with structured content alone (a
- * count that grows on every poll), and one
- * resource and one prompt are served so mirroring can be checked.
+ * until it is cancelled (reporting progress 0 first, so a caller knows it
+ * runs), `status` answers with structured content alone (a count that grows
+ * on every poll), and one resource and one prompt are served so mirroring
+ * can be checked.
  *
- * Run as a program it serves stdio, with one more tool, `crash`, which ends
- * the process; `loopingServer()` builds one for other transports.
+ * Run as a program it serves stdio, with two more tools: `crash`, which ends
+ * the process, and `large`, which answers a text of `bytes` bytes (messages
+ * over stdio have a size limit); `loopingServer()` builds one for other
+ * transports.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -42,6 +45,8 @@ export function loopingServer(): McpServer {
     'wait',
     { description: 'Waits, until the caller cancels', inputSchema: { ms: z.number().int().min(0).max(60_000) } },
     async ({ ms }, extra) => {
+      const token = extra._meta?.progressToken;
+      if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 0 } });
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, ms);
         extra.signal.addEventListener('abort', () => {
@@ -74,5 +79,8 @@ if (import.meta.main) {
   const server = loopingServer();
   // Only as a program of its own: in a test's process this would end the test.
   server.registerTool('crash', { description: 'Ends the server process, as a crash would', inputSchema: {} }, async () => process.exit(3));
+  server.registerTool('large', { description: 'Answers a text of that many bytes', inputSchema: { bytes: z.number().int().min(0) } }, async ({ bytes }) => ({
+    content: [{ type: 'text', text: 'x'.repeat(bytes) }],
+  }));
   await server.connect(new StdioServerTransport());
 }
