@@ -168,9 +168,9 @@ export class InMemoryBreakerStore implements BreakerStore {
     let skipped = 0;
     for (const [id, entry] of this.#sessions) {
       if (now - entry.touchedAt <= this.idleTtlMs || skipped >= SCAN_LIMIT) break;
-      this.#sessions.delete(id);
       if (now >= entry.until) this.#forget(id);
       else {
+        this.#sessions.delete(id);
         this.#sessions.set(id, entry);
         this.#newest = id;
         skipped++;

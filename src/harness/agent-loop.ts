@@ -664,7 +664,7 @@ function finishToolOutput(
       if (p.type !== 'tool-result' || p.toolName !== name) continue;
       // A call without a heard result ran before a pause for approval, in the run's earlier leg.
       const done = results.get(p.toolCallId) ?? resultOutput(p);
-      if (done === undefined || done.isError) continue;
+      if (done.isError) continue;
       output = typeof done.output === 'string' ? done.output : (JSON.stringify(done.output) ?? '');
     }
   }
