@@ -125,3 +125,46 @@ describe('AgentBreaker: bad input and errors of judgement are not store outages'
     assert.equal(health.unjudged, 1);
   });
 });
+
+describe('AgentBreaker checks: freshSince', () => {
+  /** An in-memory store that tells what age of state each read would trust. */
+  function recordingStore(): BreakerStore & { ages: number[] } {
+    const inner = new InMemoryBreakerStore();
+    const ages: number[] = [];
+    return {
+      ages,
+      read: (id, _reducer, maxAgeMs) => {
+        ages.push(maxAgeMs);
+        return inner.read(id);
+      },
+      apply: (id, op, reducer) => inner.apply(id, op, reducer),
+      delete: (id) => inner.delete(id),
+    };
+  }
+
+  test('a check trusts state read or written since the given time as well as within checkFreshnessMs; without it, checkFreshnessMs alone', async () => {
+    const store = recordingStore();
+    const breaker = new AgentBreaker({ store, checkFreshnessMs: 0 });
+    const since = Date.now() - 50;
+    await breaker.checkModelCall('s');
+    await breaker.checkToolCall('s', { tool: 'search', args: { q: 'oslo' } }, { freshSince: since });
+    await breaker.checkModelCall('s', { freshSince: since });
+    assert.equal(store.ages[0], 0);
+    // Measured when the check reads: at least the 50 ms that have passed (and 100 ms of slack for the store's own clock reading).
+    assert.ok(store.ages[1]! >= 150 && store.ages[2]! >= 150, `ages: ${store.ages.join(', ')}`);
+    const longer = new AgentBreaker({ store, checkFreshnessMs: 60_000 });
+    await longer.checkModelCall('s', { freshSince: since });
+    assert.equal(store.ages[3], 60_000, 'a time that trusts less than checkFreshnessMs changes nothing');
+  });
+
+  test('a freshSince that is not a time is refused, naming the option', async () => {
+    const breaker = new AgentBreaker();
+    for (const freshSince of [Number.NaN, Number.POSITIVE_INFINITY, '2026-01-01' as unknown as number]) {
+      await assert.rejects(
+        breaker.checkModelCall('s', { freshSince }),
+        (error: Error) => error.name === 'InvalidOptionError' && /options\.freshSince/.test(error.message),
+      );
+      await assert.rejects(breaker.checkToolCall('s', { tool: 'search', args: {} }, { freshSince }), /options\.freshSince/);
+    }
+  });
+});

@@ -63,6 +63,24 @@ export interface ObserveOptions {
   readonly surfaced?: boolean;
 }
 
+/** How much older than a check's `freshSince` a state may be and still be trusted (see AgentBreaker's #freshness). */
+const FRESH_SINCE_SLACK_MS = 100;
+
+/** Options of one check ({@link AgentBreaker.checkModelCall}, {@link AgentBreaker.checkToolCall}). */
+export interface CheckOptions {
+  /**
+   * A time (epoch ms, as `Date.now()` gives it) since which a session state
+   * this process read or wrote counts as current for this check (give or
+   * take 100 ms), as well as one within the breaker's `checkFreshnessMs`. A door that has just
+   * written the session passes when it began (the model proxy, checking an
+   * answer's tool calls right after recording the answer), so that the check
+   * does not read the store again: the state it wrote holds every event
+   * ordered before it.
+   * @default none: `checkFreshnessMs` alone
+   */
+  readonly freshSince?: number;
+}
+
 /** What {@link AgentBreaker.health} reports. */
 export interface BreakerHealth {
   /** `degraded` when the store does not answer (or its last operation failed). */
@@ -203,14 +221,15 @@ export class AgentBreaker implements Advisor {
    * and give the model the message; `block`: do not run it, answer the model
    * with the message; `stop`: end the run. Writes nothing unless it escalates.
    */
-  async checkToolCall(sessionId: string, call: ProposedToolCall): Promise<BreakerDecision> {
+  async checkToolCall(sessionId: string, call: ProposedToolCall, options?: CheckOptions): Promise<BreakerDecision> {
     checkSessionId(sessionId);
+    const freshnessMs = this.#freshness(options);
     if (call === null || typeof call !== 'object' || typeof call.tool !== 'string' || call.tool === '') {
       throw new InvalidOptionError('call.tool', 'must be a non-empty tool name');
     }
     // Fingerprinted now, not when the session's queue gets to it: the caller may reuse and change the args object meanwhile.
     const checked = this.#reducer.digest({ k: 'tool', at: 0, call: { tool: call.tool, args: call.args } });
-    return this.#check(sessionId, (at) => ({ ...checked, at }));
+    return this.#check(sessionId, (at) => ({ ...checked, at }), freshnessMs);
   }
 
   /**
@@ -303,9 +322,9 @@ export class AgentBreaker implements Advisor {
    * budget's wrap-up round), `allow` with `probe: true` when HALF_OPEN,
    * `steer` with the wrap-up text during a budget wrap-up round.
    */
-  async checkModelCall(sessionId: string): Promise<BreakerDecision> {
+  async checkModelCall(sessionId: string, options?: CheckOptions): Promise<BreakerDecision> {
     checkSessionId(sessionId);
-    return this.#check(sessionId, (at) => ({ k: 'model', at }));
+    return this.#check(sessionId, (at) => ({ k: 'model', at }), this.#freshness(options));
   }
 
   /**
@@ -319,7 +338,11 @@ export class AgentBreaker implements Advisor {
     checkSessionId(sessionId);
     const evidence = options?.evidence === true;
     if (evidence) this.#steers.take(sessionId);
-    await this.#check(sessionId, (at) => (evidence ? { k: 'reset', at, evidence: true } : { k: 'reset', at }));
+    await this.#check(
+      sessionId,
+      (at) => (evidence ? { k: 'reset', at, evidence: true } : { k: 'reset', at }),
+      () => this.options.checkFreshnessMs,
+    );
   }
 
   /** The session's circuit state, counters, budget and open reason. */
@@ -488,6 +511,17 @@ export class AgentBreaker implements Advisor {
     return proposal;
   }
 
+  /** How old a state a check trusts, in ms. @throws {InvalidOptionError} for a `freshSince` that is not a time. */
+  #freshness(options: CheckOptions | undefined): () => number {
+    const since = options?.freshSince;
+    const own = this.options.checkFreshnessMs;
+    if (since === undefined) return () => own;
+    if (typeof since !== 'number' || !Number.isFinite(since)) throw new InvalidOptionError('options.freshSince', 'must be a time in epoch milliseconds');
+    // Taken when the check runs, after any operation queued before it. The store reads its clock after this: the
+    // slack keeps a state written at `since` trusted when a busy process is descheduled in between.
+    return () => Math.max(own, Date.now() - since + FRESH_SINCE_SLACK_MS);
+  }
+
   /**
    * A check: judged against the session as the store holds it now (another
    * replica may have tripped it), or as this process saw it within
@@ -495,12 +529,12 @@ export class AgentBreaker implements Advisor {
    * that escalates is applied through the store like an observation, and
    * its judgement at its place in the session's order is the answer.
    */
-  #check(sessionId: string, makeOp: (at: number) => SessionOp): Promise<BreakerDecision> {
+  #check(sessionId: string, makeOp: (at: number) => SessionOp, freshnessMs: () => number): Promise<BreakerDecision> {
     return this.#queue.run(sessionId, async () => {
       const op = makeOp(this.options.now());
       let read: SessionRead | undefined;
       try {
-        read = await this.options.store.read(sessionId, this.#reducer, this.options.checkFreshnessMs);
+        read = await this.options.store.read(sessionId, this.#reducer, freshnessMs());
       } catch (error) {
         if (isJudgingError(error)) throw error;
         return this.#storeFailure(sessionId, 'read', error);

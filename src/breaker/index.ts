@@ -2,6 +2,7 @@ export {
   AgentBreaker,
   type BreakerHealth,
   type BreakerSessionSnapshot,
+  type CheckOptions,
   type ObserveOptions,
 } from './agent-breaker.ts';
 export {

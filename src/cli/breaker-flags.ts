@@ -32,7 +32,7 @@ export interface BreakerFlags {
 /**
  * Builds the breaker of `--config FILE` (JSON breaker options) and `--store
  * URL` (`redis://…` or `rediss://…`; default: in memory). With a shared
- * store, checks read it every time (`checkFreshnessMs: 0` unless the config
+ * store, every check reads it (`checkFreshnessMs: 0` unless the config
  * says otherwise): replicas behind one balancer see each other's trips at once.
  *
  * @throws CliUsageError for an unreadable config, bad options, an unknown store,

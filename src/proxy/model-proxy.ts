@@ -231,10 +231,10 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   const continuedIn = continued === undefined || named ? undefined : await judge.sessionOfResponse(continued);
   const sessionId = proxySessionId(request.headers, body, api, () => continuedIn);
   const gate = await judge.gate(sessionId);
-  if (gate !== undefined) return gate.unavailable ? unavailable(api, gate) : gate.refused ? refusal(api, gate) : stopAnswer(api, body, gate, judge, sessionId);
+  if (gate.stop !== undefined) return notSent(api, body, gate.stop, judge, sessionId);
   const stopped = await judge.observeRequest(sessionId, await judge.requestTail(api, body, sessionId, continued));
-  if (stopped !== undefined) return stopped.unavailable ? unavailable(api, stopped) : stopAnswer(api, body, stopped, judge, sessionId);
-  const note = await judge.steerNote(sessionId);
+  if (stopped !== undefined) return notSent(api, body, stopped, judge, sessionId);
+  const note = judge.steerNote(sessionId, gate);
   const steered: JsonObject = note === undefined ? body : api.withSteers(body, note);
   const sent = api.withUsageRequested?.(steered) ?? steered;
   const upstreamResponse = await callUpstream(route.upstreamFetch, url, {
@@ -323,6 +323,12 @@ function refusal(api: WireApi, stop: ProxyStop): Response {
  */
 function unavailable(api: WireApi, stop: ProxyStop): Response {
   return json(api.unavailable(stop.text), 503, new Headers({ [STOP_HEADER]: stop.category, 'retry-after': '1' }));
+}
+
+/** The answer to a request the breaker keeps from going upstream: a retryable 503, a refusal, or the stopping answer. */
+function notSent(api: WireApi, body: JsonObject, stop: ProxyStop, judge: ProxyJudge, sessionId: string): Response | Promise<Response> {
+  if (stop.unavailable === true) return unavailable(api, stop);
+  return stop.refused ? refusal(api, stop) : stopAnswer(api, body, stop, judge, sessionId);
 }
 
 /** The stopping answer to a request not sent upstream; the session keeps its id, so that a request continuing it is refused. */

@@ -34,6 +34,14 @@ export interface ProxyStop {
   readonly unavailable?: boolean;
 }
 
+/** What a request's gate decided (see {@link ProxyJudge.gate}). */
+export interface GateVerdict {
+  /** Set when the request must not go upstream. */
+  readonly stop?: ProxyStop;
+  /** Steer messages for the model with this request. */
+  readonly steers: readonly string[];
+}
+
 /** Prefix of every message the proxies add, so people and models can tell who wrote it. */
 export const NOTE_PREFIX = '[governor]';
 
@@ -85,13 +93,22 @@ export class ProxyJudge {
   /**
    * Gate before a request goes upstream: a session already stopped is
    * refused; a stop decided now (the budget's wrap-up round is used up) is
-   * the stopping answer.
+   * the stopping answer. Otherwise the steer messages waiting for this
+   * request (see {@link steerNote}): the shared inbox is emptied while the
+   * gate reads the session, in the same round trip.
    */
-  async gate(sessionId: string): Promise<ProxyStop | undefined> {
-    const decision = await this.breaker.checkModelCall(sessionId);
-    if (decision.action === 'stop') return toStop(decision, decision.reason === 'breaker_open');
-    await this.#steer(sessionId, decision);
-    return undefined;
+  async gate(sessionId: string): Promise<GateVerdict> {
+    const [checked, taken] = await Promise.allSettled([this.breaker.checkModelCall(sessionId), this.#inbox.take(sessionId)]);
+    const waiting = taken.status === 'fulfilled' ? taken.value : [];
+    if (checked.status === 'rejected' || checked.value.action === 'stop') {
+      // The messages stay for the session's next request (a retry of a refused one, one after a reset).
+      await this.#inbox.add(sessionId, waiting);
+      if (checked.status === 'rejected') throw checked.reason;
+      return { stop: toStop(checked.value, checked.value.reason === 'breaker_open'), steers: [] };
+    }
+    const decision = checked.value;
+    const own = (decision.action === 'steer' || decision.action === 'block') && decision.message !== undefined ? [decision.message] : [];
+    return { steers: [...waiting, ...own] };
   }
 
   /**
@@ -124,18 +141,18 @@ export class ProxyJudge {
       });
       if (decision?.action === 'stop') return toStop(decision, false);
     }
-    await this.#share(sessionId);
     return undefined;
   }
 
   /**
-   * The session's pending steer messages as one note for the model, or
-   * undefined: those decided on checks, and those the breaker queued on
-   * observed events (`AgentBreaker.takeSteers`), each told once — whichever
-   * replica decided them, when the breaker's store is shared.
+   * The steer messages for the request as one note for the model, or
+   * undefined: those its gate found waiting (decided on checks, or on
+   * another request's events, by whichever replica) and those the breaker
+   * queued on the events observed since (`AgentBreaker.takeSteers`), each
+   * told once.
    */
-  async steerNote(sessionId: string): Promise<string | undefined> {
-    const messages = [...new Set([...(await this.#inbox.take(sessionId)), ...this.breaker.takeSteers(sessionId)])];
+  steerNote(sessionId: string, gate: GateVerdict): string | undefined {
+    const messages = [...new Set([...gate.steers, ...this.breaker.takeSteers(sessionId)])];
     return messages.length === 0 ? undefined : messages.map((m) => `${NOTE_PREFIX} ${m}`).join('\n\n');
   }
 
@@ -169,11 +186,6 @@ export class ProxyJudge {
 
   /** Judges a response's round: records it, then judges each tool call before the agent sees it. */
   async judgeRound(sessionId: string, round: WireRound): Promise<RoundVerdict> {
-    // Only a response a later request can name (Responses) is remembered: those requests do not mark where a round begins.
-    if (round.responseId !== undefined) {
-      this.#lastCalls.set(sessionId, { responseId: round.responseId, calls: new Map(round.toolCalls.map((call) => [call.id, call])) });
-      await this.#responses.add(sessionId, round.responseId, round.stored !== false);
-    }
     const answer = {
       kind: 'model' as const,
       ...(round.model === undefined ? {} : { model: round.model }),
@@ -181,30 +193,43 @@ export class ProxyJudge {
       completionTokens: round.completionTokens,
       text: round.text,
     };
+    // Only a response a later request can name (Responses) is remembered: those requests do not mark where a round begins.
+    if (round.responseId !== undefined) {
+      this.#lastCalls.set(sessionId, { responseId: round.responseId, calls: new Map(round.toolCalls.map((call) => [call.id, call])) });
+    }
+    const recording = Date.now();
     // The breaker queues the hosted calls' steers itself (AgentBreaker.takeSteers), for the next request.
-    const verdicts = await observeRound(this.#observer, sessionId, answer, round.hosted ?? []);
+    const [verdicts] = await Promise.all([
+      observeRound(this.#observer, sessionId, answer, round.hosted ?? []),
+      round.responseId === undefined ? undefined : this.#responses.add(sessionId, round.responseId, round.stored !== false),
+    ]);
     if (verdicts.stop !== undefined) return { stop: toStop(verdicts.stop, false), blocked: new Map() };
     const model = verdicts.answer;
     const blocked = new Map<string, string>();
+    const steers: string[] = [];
     // Prints are made only where another replica can read them: a store that keeps notes, a response a request can continue.
     const { store } = this.breaker.options;
     const noted: [id: string, name: string, print: string][] | undefined =
       round.responseId !== undefined && store.putNote !== undefined && store.readNote !== undefined ? [] : undefined;
     for (const call of round.toolCalls) {
       const tool = nameOf(call.name);
-      let decision = await this.breaker.checkToolCall(sessionId, { tool, args: call.args });
+      // Judged on the session as recording the round left it, without reading it again: that holds every event ordered before the round.
+      let decision = await this.breaker.checkToolCall(sessionId, { tool, args: call.args }, { freshSince: recording });
       if (decision.action === 'stop') return { stop: toStop(decision, false), blocked: new Map() };
       // A verdict on the round (budget wrap-up, token drift) applies to each of its calls.
       if (decision.action === 'allow' && (model.action === 'block' || model.action === 'steer')) decision = model;
       if (decision.action === 'block') blocked.set(call.id, decision.message ?? 'repeated call refused.');
       else {
-        await this.#steer(sessionId, decision);
+        if (decision.action === 'steer' && decision.message !== undefined) steers.push(decision.message);
         // Printed right after its check, which fingerprinted the same arguments.
         noted?.push([call.id, tool, this.breaker.printToolCall({ tool, args: call.args })]);
       }
     }
-    if (noted !== undefined) await this.#noteCalls(sessionId, round.responseId!, noted);
-    await this.#share(sessionId);
+    // The steers wait in the inbox, where the session's next request finds them on any replica; sent with the note, in one round trip.
+    await Promise.all([
+      noted === undefined ? undefined : this.#noteCalls(sessionId, round.responseId!, noted),
+      this.#inbox.add(sessionId, [...steers, ...this.breaker.takeSteers(sessionId)]),
+    ]);
     return { blocked };
   }
 
@@ -227,17 +252,6 @@ export class ProxyJudge {
     if (store.readNote === undefined) return undefined;
     const text = await store.readNote(sessionId, CALLS_NOTE).catch(() => undefined);
     return text === undefined ? undefined : parseNotedCalls(text);
-  }
-
-  async #steer(sessionId: string, decision: BreakerDecision): Promise<void> {
-    if ((decision.action === 'steer' || decision.action === 'block') && decision.message !== undefined) {
-      await this.#inbox.add(sessionId, [decision.message]);
-    }
-  }
-
-  /** Moves what the breaker queued on observed events into the inbox, where the session's next request finds it on any replica. */
-  async #share(sessionId: string): Promise<void> {
-    await this.#inbox.add(sessionId, this.breaker.takeSteers(sessionId));
   }
 }
 
