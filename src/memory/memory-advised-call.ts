@@ -10,6 +10,7 @@ import { ChatMemoryTurnNotStoredError, ToolApprovalConflictError } from './chat-
 import { assertConversationId } from './conversation-id.ts';
 import { assertMessagesFit, fitMessages } from './message-size.ts';
 import { closeUnansweredToolCalls } from './message-window.ts';
+import { openRound } from './open-round.ts';
 import { is, type OptionRules } from '../errors/validate-options.ts';
 
 /** How a memory advisor puts the history into a request. */
@@ -141,8 +142,12 @@ async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientReq
     if (turn.length > 0) await memory.add(conversationId, turn);
   };
 
+  // A request that sends the open round again (with the conversation before it) goes on from its copy of
+  // the round: the user messages in what it repeats are not the conversation moving on from the round's calls.
+  const resent = openRound(history, messages)?.resent;
+  const following = resent === undefined ? messages : messages.slice(resent.carried + 1);
   return {
-    request: settings.place(messages === request.messages ? request : { ...request, messages }, closeUnansweredToolCalls(history, messages)),
+    request: settings.place(messages === request.messages ? request : { ...request, messages }, closeUnansweredToolCalls(history, following)),
     async store(response) {
       const produced = response.messages;
       try {

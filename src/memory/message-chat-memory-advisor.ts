@@ -4,6 +4,7 @@ import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import type { ChatMemory } from './chat-memory.ts';
+import { openRound } from './open-round.ts';
 import { withRememberedInstructions } from './remembered-instructions.ts';
 import {
   callWithMemory,
@@ -51,6 +52,11 @@ const MESSAGE_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<MessageChatMemoryAdv
  * `ToolApprovalConflictError` (with a memory that implements
  * `ChatMemory.claimApprovals`, as the windowed memories do).
  *
+ * A tool approval (or a client-side tool's result) is answered by sending
+ * only the answer, or the paused round again with it (its assistant message,
+ * and the results of calls that ran before the pause): the copies the history
+ * holds already go to the model once, and are not stored twice.
+ *
  * A system message found in the history (the latest one) is added to the
  * request's system instructions, after the request's own, rather than sent
  * as a message: e.g. the summary a `BreakerRecoveryAdvisor` leaves in place
@@ -81,8 +87,19 @@ export class MessageChatMemoryAdvisor implements Advisor {
   }
 }
 
+/**
+ * The history's messages, then the request's. A request that carries the
+ * history's open round again (the paused round sent back with its answer, or
+ * `AgentLoop.resume`'s whole transcript) leaves its copies out, from the
+ * first message the history holds too to the round's assistant message (see
+ * `openRound`): the history has them, the round's results included (the
+ * request's copies of those are left out as already answered, see
+ * `callerTurn`), so the model gets each once and every call with its results.
+ */
 function withHistoryAsMessages(request: ChatClientRequest, history: readonly ModelMessage[]): ChatClientRequest {
   if (history.length === 0) return request;
   const messages = history.filter((message) => message.role !== 'system');
-  return { ...request, system: withRememberedInstructions(request.system, history), messages: [...messages, ...request.messages] };
+  const resent = openRound(history, request.messages)?.resent;
+  const own = resent === undefined ? request.messages : [...request.messages.slice(0, resent.from), ...request.messages.slice(resent.carried + 1)];
+  return { ...request, system: withRememberedInstructions(request.system, history), messages: [...messages, ...own] };
 }

@@ -5,6 +5,7 @@ import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import type { ChatMemory } from './chat-memory.ts';
 import { historyText } from './history-text.ts';
+import { openRound } from './open-round.ts';
 import { withRememberedInstructions } from './remembered-instructions.ts';
 import {
   answerKey,
@@ -122,7 +123,9 @@ export class PromptChatMemoryAdvisor implements Advisor {
 /**
  * Which of `history` goes into the system prompt as text (`earlier`), and the
  * messages the request sends (`messages`: `request` itself when the history
- * adds none). The one place that decides it.
+ * adds none). The one place that decides it; what the open round is and
+ * whether the request carries it again is {@link openRound}'s decision,
+ * shared with `MessageChatMemoryAdvisor`.
  *
  * When the history ends with a round of tool calls (an assistant message with
  * calls, then the tool messages after it: results of calls that ran before
@@ -132,42 +135,31 @@ export class PromptChatMemoryAdvisor implements Advisor {
  * refuse the request. Either the history supplies the round in front of the
  * request, from the user message that started it (some providers, Gemini,
  * want a call to follow a user turn); or, when the request carries the
- * round's assistant message itself (as `AgentLoop.resume` does), the
- * history's tool messages of the round go right after that message, as the
- * memory advisor left the request's own copies of them out as already held
- * (see `callerTurn`). System messages are left out of the round: they are
- * instructions.
+ * round's assistant message itself (a caller that sends the paused round
+ * again with its answer, `AgentLoop.resume`), the history's tool messages of
+ * the round go right after that message, as the memory advisor left the
+ * request's own copies of them out as already held (see `callerTurn`). The
+ * messages the request carries before the round that the history holds just
+ * before it (`AgentLoop.resume` sends the run's whole transcript) are left
+ * out of the text: every earlier turn reaches the model once. System
+ * messages are left out of the round: they are instructions.
  */
 function withOpenRound(history: readonly ModelMessage[], request: readonly ModelMessage[]): { earlier: ModelMessage[]; messages: readonly ModelMessage[] } {
-  const conversation = history.filter((message) => message.role !== 'system');
-  let start = conversation.length;
-  while (start > 0 && conversation[start - 1]?.role === 'tool') start--;
-  const turn = conversation[start - 1];
-  if (turn?.role !== 'assistant' || typeof turn.content === 'string') return { earlier: [...history], messages: request };
-  const calls = new Set(turn.content.flatMap((part) => (part.type === 'tool-call' && part.providerExecuted !== true ? [part.toolCallId] : [])));
-  if (calls.size === 0) return { earlier: [...history], messages: request };
-  const approvals = new Set(turn.content.flatMap((part) => (part.type === 'tool-approval-request' ? [part.approvalId] : [])));
-  // Approval ids are unique; call ids only within a turn (some providers use call_0 in every turn).
-  const carried = request.findLastIndex(
-    (message) =>
-      message.role === 'assistant' &&
-      typeof message.content !== 'string' &&
-      message.content.some((part) =>
-        approvals.size > 0 ? part.type === 'tool-approval-request' && approvals.has(part.approvalId) : part.type === 'tool-call' && calls.has(part.toolCallId),
-      ),
-  );
-  const at = history.indexOf(turn);
-  if (carried === -1) {
+  const round = openRound(history, request);
+  if (round === undefined) return { earlier: [...history], messages: request };
+  const { at, toolMessages, resent } = round;
+  if (resent === undefined) {
     const asked = history.findLastIndex((message, index) => index < at && message.role === 'user');
     const first = asked === -1 ? at : asked;
     return { earlier: history.slice(0, first), messages: [...history.slice(first).filter((message) => message.role !== 'system'), ...request] };
   }
+  const { carried, historyFrom } = resent;
   // What the request has after the carried message is its own (answers, results of client-side tools): not twice.
   const given = new Set(
     request.slice(carried + 1).flatMap((message) => (message.role === 'tool' ? message.content.flatMap((part) => answerKey(part) ?? []) : [])),
   );
-  const held = withoutToolParts(conversation.slice(start), (part) => given.has(answerKey(part) ?? ''));
+  const held = withoutToolParts(toolMessages, (part) => given.has(answerKey(part) ?? ''));
   const messages = held.length === 0 ? request : [...request.slice(0, carried + 1), ...held, ...request.slice(carried + 1)];
-  // The user message that started the round stays text: a caller that sends the round again may leave it out.
-  return { earlier: history.slice(0, at), messages };
+  // A caller that sends only the round again leaves out the user message that started it: that stays text.
+  return { earlier: history.slice(0, historyFrom), messages };
 }

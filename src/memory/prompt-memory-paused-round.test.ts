@@ -8,19 +8,14 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { tool, type ModelMessage } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import {
   ChatClient,
-  CONVERSATION_ID,
-  InMemoryChatMemoryRepository,
   MessageWindowChatMemory,
   PromptChatMemoryAdvisor,
   ToolCallingAdvisor,
   toolApprovalResponse,
-  type ChatClientRequestSpec,
   type ChatMemoryRepository,
   type ChatResponse,
   type GovernedToolSet,
@@ -28,71 +23,17 @@ import {
 import { SqliteChatMemoryRepository } from '../sqlite/index.ts';
 import { mockModel, type MockTurn } from '../test-support/mock-model.ts';
 import { MODES, runMode, type Mode } from '../test-support/run-modes.ts';
-import { promptLines } from './test-support/prompt-lines.ts';
-
-const inConversation = (spec: ChatClientRequestSpec): ChatClientRequestSpec => spec.advisors((a) => a.param(CONVERSATION_ID, 'c1'));
-
-/** The two ways to go on: the docs' way with memory (approval answers or tool results only), and `AgentLoop.resume`'s. */
-const RESUMES = {
-  'only the answer': (_paused: ChatResponse, answer: ModelMessage): ModelMessage[] => [answer],
-  'the round again with the answer': (paused: ChatResponse, answer: ModelMessage): ModelMessage[] => [...paused.messages, answer],
-} as const;
-type Resume = keyof typeof RESUMES;
-
-/** A repository for one test, closed when the test's `using` scope ends. */
-type OpenRepository = () => { readonly repository: ChatMemoryRepository } & Disposable;
-
-const REPOSITORIES: ReadonlyArray<readonly [string, OpenRepository]> = [
-  ['in-memory', () => ({ repository: new InMemoryChatMemoryRepository(), [Symbol.dispose]: () => {} })],
-  [
-    'SQLite',
-    () => {
-      const repository = new SqliteChatMemoryRepository({ path: ':memory:' });
-      return { repository, [Symbol.dispose]: () => repository.close() };
-    },
-  ],
-];
-
-/** A tool that runs at once, counting its runs. */
-function lookupTool(runs: string[]) {
-  return tool({
-    description: 'look an order up',
-    inputSchema: z.object({ id: z.number() }),
-    execute: async ({ id }) => {
-      runs.push(`lookup ${id}`);
-      return `order ${id}: 10 EUR`;
-    },
-  });
-}
-
-/** `model`, except that its `round`-th request (from 1) fails, as a provider's 5xx after its retries. */
-function failingOnce(model: MockLanguageModelV4, round: number): MockLanguageModelV4 {
-  let requests = 0;
-  const failing = (): void => {
-    if (++requests === round) throw new Error('upstream overloaded');
-  };
-  return new MockLanguageModelV4({
-    doGenerate: async (options: LanguageModelV4CallOptions) => {
-      failing();
-      return model.doGenerate(options);
-    },
-    doStream: async (options: LanguageModelV4CallOptions) => {
-      failing();
-      return model.doStream(options);
-    },
-  });
-}
-
-/** The model's requests, one array of prompt lines each, in the mode's order. */
-const sentPrompts = (model: MockLanguageModelV4, mode: Mode): string[][] =>
-  (mode === 'call' ? model.doGenerateCalls : model.doStreamCalls).map((c) => promptLines(c.prompt));
-
-/** Every tool call of `messages` has exactly one result (in any tool message after it). */
-function assertOneResultPerCall(messages: readonly ModelMessage[]): void {
-  const calls = messages.flatMap((m) => (m.role === 'assistant' && typeof m.content !== 'string' ? m.content.filter((p) => p.type === 'tool-call') : []));
-  const results = messages.flatMap((m) => (m.role === 'tool' ? m.content.filter((p) => p.type === 'tool-result') : []));
-  assert.deepEqual(results.map((r) => r.toolCallId).sort(), calls.map((c) => c.toolCallId).sort());
-}
+import {
+  assertOneResultPerCall,
+  failingOnce,
+  inConversation,
+  lookupTool,
+  refundTool,
+  REPOSITORIES,
+  RESUMES,
+  sentPrompts,
+  type Resume,
+} from './test-support/paused-round.ts';
 
 /** The system prompt of a request's lines, and the rest. */
 function split(lines: readonly string[]): { system: string; messages: string[] } {
@@ -135,15 +76,7 @@ describe('PromptChatMemoryAdvisor resumes a round in which a tool ran before the
       for (const [store, open] of REPOSITORIES) {
         test(`${mode}, ${store}, ${resume}: an approval — the call that ran goes out with its result, as messages, and is stored once`, async () => {
           const runs: string[] = [];
-          const refund = tool({
-            description: 'refund',
-            inputSchema: z.object({ amount: z.number() }),
-            needsApproval: true,
-            execute: async ({ amount }) => {
-              runs.push(`refund ${amount}`);
-              return `refunded ${amount}`;
-            },
-          });
+          const refund = refundTool(runs);
           using opened = open();
           const { paused, resumed, stored, later, prompts, storedAtEnd } = await pausedAfterLookup({
             mode,
@@ -242,5 +175,50 @@ describe('PromptChatMemoryAdvisor resumes a round in which a tool ran before the
         assert.match(split(sentPrompts(model, mode)[4]!).system, /lookup returned: order 7: 10 EUR\nlocate returned: Paris\nassistant: Done\./);
       });
     }
+  }
+});
+
+describe('PromptChatMemoryAdvisor: a caller that sends the whole conversation again with its answer', () => {
+  for (const mode of MODES) {
+    test(`${mode}: every earlier message reaches the model once, as a message, and not as text too`, async () => {
+      const runs: string[] = [];
+      const model = mockModel([
+        { text: 'Hello.' },
+        {
+          toolCalls: [
+            { name: 'lookup', input: { id: 7 }, id: 'l1' },
+            { name: 'refund', input: { amount: 10 }, id: 'r1' },
+          ],
+        },
+        { text: 'Done.' },
+      ]);
+      const memory = new MessageWindowChatMemory();
+      const client = ChatClient.builder(model)
+        .defaultTools({ lookup: lookupTool(runs), refund: refundTool(runs) })
+        .defaultAdvisors(new ToolCallingAdvisor(), new PromptChatMemoryAdvisor({ memory }))
+        .build();
+
+      const hello = (await runMode(inConversation(client.prompt('Hi')), mode)).response;
+      const paused = (await runMode(inConversation(client.prompt('Refund order 7')), mode)).response;
+      const answer = toolApprovalResponse((paused.pendingApprovals ?? []).map((p) => ({ approvalId: p.approvalId, approved: true })));
+      const conversation: ModelMessage[] = [
+        { role: 'user', content: 'Hi' },
+        ...hello.messages,
+        { role: 'user', content: 'Refund order 7' },
+        ...paused.messages,
+      ];
+      const resumed = await runMode(inConversation(client.prompt().messages(...conversation, answer)), mode);
+
+      assert.equal(resumed.text, 'Done.');
+      assert.deepEqual(runs, ['lookup 7', 'refund 10']);
+      assert.deepEqual(sentPrompts(model, mode)[2], [
+        'user: Hi',
+        'assistant: Hello.',
+        'user: Refund order 7',
+        'assistant: -> lookup | -> refund',
+        'tool lookup: order 7: 10 EUR | refund: refunded 10',
+      ]);
+      assertOneResultPerCall(await memory.get('c1'));
+    });
   }
 });
