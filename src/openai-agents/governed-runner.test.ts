@@ -160,7 +160,7 @@ describe("breakerForOpenAIAgents: an agent's MCP servers", () => {
 });
 
 describe('breakerForOpenAIAgents: a function tool that throws', () => {
-  // The SDK hands the guardrail its default text in place of the error; a tool's own errorFunction passes the error on.
+  // The SDK hands the guardrail its default text in place of the error: a tool's own errorFunction can pass the error on; governed.tool sees the throw itself.
   test('with an errorFunction that says what failed, an outage (503) gets the transient allowance', async () => {
     await using server = await loopingModel('get_invoice', { id: 'inv-9' });
     const { door } = governed(server, {}, 'oa-fn-outage');
@@ -180,6 +180,118 @@ describe('breakerForOpenAIAgents: a function tool that throws', () => {
     assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
     assert.equal(error.evidence?.['transient'], true);
     assert.equal(attempts, 5);
+  });
+
+  /** A run of an agent whose one tool, built by governed.tool, throws what it is given every time, to its stop. */
+  async function throwingRun(thrown: () => unknown, options: { stream: boolean; errorFunction?: () => string }) {
+    await using server = await loopingModel('get_invoice', { id: 'inv-9' });
+    const { events, door } = governed(server);
+    let attempts = 0;
+    const getInvoice = door.tool({
+      name: 'get_invoice',
+      description: 'An invoice by id',
+      parameters: z.object({ id: z.string() }),
+      execute: async (): Promise<string> => {
+        attempts += 1;
+        throw thrown();
+      },
+      ...(options.errorFunction === undefined ? {} : { errorFunction: options.errorFunction }),
+    });
+    const agent = new Agent({ name: 'billing', model: server.modelId, tools: [getInvoice] });
+    const error = await rejection(
+      (async () => {
+        if (!options.stream) return door.run(agent, 'Get invoice inv-9.', { maxTurns: 30 });
+        for await (const _event of await door.run(agent, 'Get invoice inv-9.', { maxTurns: 30, stream: true })) {
+          // drained only to drive the run
+        }
+      })(),
+    );
+    assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+    assert.equal(escalations(events)[0], 'error_loop:steer');
+    // What the model got for each attempt that ran (a blocked one is answered by the breaker alone).
+    const answers = server.requests
+      .slice(1)
+      .map((r) => lastToolResult(r))
+      .filter((answer) => !answer.startsWith('[AgentBreaker]'));
+    return { attempts, transient: error.evidence?.['transient'], answers };
+  }
+
+  const SDK_DEFAULT = 'An error occurred while running the tool. Please try again.';
+  const outages: [string, () => unknown][] = [
+    ['a 503', () => new Error('503 Service Unavailable: upstream billing-api is down')],
+    ['a 429', () => Object.assign(new Error('429 Too Many Requests'), { status: 429 })],
+    ['a timeout', () => new DOMException('The operation was aborted due to timeout', 'TimeoutError')],
+  ];
+  for (const stream of [false, true]) {
+    for (const [name, thrown] of outages) {
+      test(`built by governed.tool, with the SDK's default text, an outage (${name}) gets the transient allowance; the model gets the SDK's text (${stream ? 'streamed' : 'not streamed'})`, async () => {
+        const { attempts, transient, answers } = await throwingRun(thrown, { stream });
+        assert.equal(transient, true);
+        assert.equal(attempts, 5, 'an outage gets 5 attempts, not 3');
+        assert.equal(answers.length, attempts);
+        for (const answer of answers) assert.ok(answer === SDK_DEFAULT || answer.startsWith(`${SDK_DEFAULT}\n\n[AgentBreaker] `), answer);
+        assert.ok(
+          answers.some((answer) => answer !== SDK_DEFAULT),
+          "the steer rides on the SDK's text",
+        );
+      });
+    }
+
+    test(`built by governed.tool, a rejection (invoice not found) is still judged permanent (${stream ? 'streamed' : 'not streamed'})`, async () => {
+      const { attempts, transient, answers } = await throwingRun(() => new Error('invoice not found'), { stream });
+      assert.equal(transient, false);
+      assert.equal(attempts, 3);
+      assert.equal(answers[0], SDK_DEFAULT);
+    });
+  }
+
+  test("built by governed.tool with an errorFunction whose text does not say what failed, an outage is still judged by the error; the model gets the errorFunction's text", async () => {
+    const { attempts, transient, answers } = await throwingRun(() => new Error('503 Service Unavailable'), {
+      stream: false,
+      errorFunction: () => 'Billing is not answering right now.',
+    });
+    assert.equal(transient, true);
+    assert.equal(attempts, 5);
+    assert.equal(answers[0], 'Billing is not answering right now.');
+  });
+
+  test("built by governed.tool, a tool that keeps timing out is judged by the SDK's timeout text, not by the abort its execute then throws", async () => {
+    await using server = await loopingModel('get_invoice', { id: 'inv-9' });
+    const { door } = governed(server);
+    let attempts = 0;
+    const getInvoice = door.tool({
+      name: 'get_invoice',
+      description: 'An invoice by id',
+      parameters: z.object({ id: z.string() }),
+      timeoutMs: 5,
+      // As fetch does with the signal it is given: the call is abandoned, with an error of its own.
+      execute: (_input, _context, details) =>
+        new Promise<string>((_resolve, reject) => {
+          attempts += 1;
+          details?.signal?.addEventListener('abort', () => reject(new DOMException('This operation was aborted', 'AbortError')));
+        }),
+    });
+    const agent = new Agent({ name: 'billing', model: server.modelId, tools: [getInvoice] });
+    const error = await rejection(door.run(agent, 'Get invoice inv-9.', { maxTurns: 30 }));
+    assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+    assert.equal(error.evidence?.['transient'], true);
+    assert.equal(attempts, 5);
+    assert.equal(lastToolResult(server.requests[1]), "Tool 'get_invoice' timed out after 5ms.");
+  });
+
+  test('governed.tool names a tool as the SDK does, and refuses a tool without an execute function', async () => {
+    await using server = await loopingModel('get_invoice', { id: 'inv-9' });
+    const { door } = governed(server);
+    const named = door.tool({
+      description: 'An invoice by id',
+      parameters: z.object({ id: z.string() }),
+      execute: async function get_invoice() {
+        return 'paid';
+      },
+    });
+    assert.equal(named.name, 'get_invoice');
+    assert.equal(door.tools([named])[0], named, 'already governed');
+    assert.throws(() => door.tool({ name: 'get_invoice' } as never), { name: 'InvalidOptionError', option: 'execute' });
   });
 });
 

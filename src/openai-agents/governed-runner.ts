@@ -20,6 +20,7 @@ import {
   type StreamRunOptions,
   type Tool,
   type ToolGuardrailFunctionOutput,
+  tool as sdkTool,
 } from '@openai/agents';
 import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
 import { assertObservingBreaker, blockedResult, resultText, steeredResult, steerNote } from '../breaker/door-session.ts';
@@ -36,8 +37,10 @@ import { describeValue, is, validateOptions, type OptionRules } from '../errors/
 /**
  * What the SDK hands the model, and the output guardrail, in place of a tool
  * that threw (its default `errorFunction`, which it does not export): the
- * throw itself never reaches a guardrail. Read as a failure, so that a tool
- * failing again and again is judged as an error loop. A tool with an
+ * throw itself never reaches a guardrail, nor anything else outside the tool
+ * the SDK built. Read as a failure, so that a tool failing again and again is
+ * judged as an error loop; what failed is known only for a tool built by
+ * `governed.tool`, whose `execute` the door wraps. A tool with an
  * `errorFunction` of its own is judged by its text (one that opens with
  * "Error" reads as a failure).
  */
@@ -132,7 +135,10 @@ export interface OpenAIAgentsBreaker {
    * MCP) are returned unchanged and judged from the model's answer; a hosted
    * shell and a computer tool are returned unchanged and not judged. An
    * `agent.asTool()` tool is governed like a function tool; the tools of the
-   * agent it runs must be governed too (`governed.run` checks them).
+   * agent it runs must be governed too (`governed.run` checks them). A
+   * function tool that throws is judged by what the SDK answers the model
+   * with, which by default does not say what failed: build the tool with
+   * {@link tool} for the breaker to read the error itself.
    */
   // The SDK's own signatures use Agent<any, any> / Tool<any>: its generics are invariant.
   tools<T extends readonly Tool<any>[]>(tools: T): T;
@@ -148,12 +154,29 @@ export interface OpenAIAgentsBreaker {
   mcpServers<T extends readonly MCPServer[]>(servers: T): T;
   /** A model governed like the ones the runner's provider hands out, for agents given a `Model` instance. */
   model(model: Model): Model;
+  /**
+   * The SDK's `tool()`, its tool governed as {@link tools} governs one, and
+   * a call whose `execute` throws recorded with the error thrown, as the AI
+   * SDK and LangChain doors record it: an outage (503, 429, a timeout) gets
+   * the allowance for transient errors, a rejection (`invoice not found`)
+   * does not. The model still gets what the SDK answers a throw with (its
+   * default text, or the tool's `errorFunction`'s). A tool built by the SDK's
+   * own `tool()` is judged by that answer alone: the SDK keeps the error to
+   * itself, and its default text does not say what failed.
+   */
+  readonly tool: typeof sdkTool;
 }
 
 const OPENAI_AGENTS_BREAKER_RULES: OptionRules<OpenAIAgentsBreakerOptions> = {
   sessionId: is.string({ nonEmpty: true }),
   runConfig: is.object(),
 };
+
+/** What `execute` is handed as its third argument (the SDK does not export the type). */
+interface ExecuteDetails {
+  readonly toolCall?: { readonly callId: string };
+  readonly signal?: AbortSignal;
+}
 
 /** A shell tool that runs commands here (a hosted one runs them in the API's container). */
 function isLocalShell(tool: Tool<any>): tool is ShellTool & { shell: Shell } {
@@ -358,9 +381,16 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     }): Promise<ToolGuardrailFunctionOutput> => {
       const session = sessionNow();
       const text = resultText(output);
-      const error = isSdkFailureText(text, toolCall.name);
+      // The SDK's answer to a throw stands in for the error; the error itself is recorded where the door saw it.
+      const thrown = session.takeThrown(toolCall.callId);
       session.noteStop(
-        await breaker.observe(session.sessionId, { kind: 'tool_call', tool: toolCall.name, args: parseArgs(toolCall.arguments), result: text, error }),
+        await breaker.observe(session.sessionId, {
+          kind: 'tool_call',
+          tool: toolCall.name,
+          args: parseArgs(toolCall.arguments),
+          result: thrown ?? text,
+          error: thrown !== undefined || isSdkFailureText(text, toolCall.name),
+        }),
       );
       const steer = session.verdicts.get(toolCall.callId);
       session.verdicts.delete(toolCall.callId);
@@ -411,6 +441,26 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     if (governed !== tool) governedBuiltIns.add(governed);
     return governed;
   };
+
+  const tool = ((toolOptions: { execute?: unknown }) => {
+    const execute = toolOptions?.execute;
+    if (typeof execute !== 'function') {
+      throw new InvalidOptionError('execute', `must be the function the tool runs, as for the SDK's tool(); got ${describeValue(execute)}`);
+    }
+    const run = async (input: unknown, context: unknown, details?: ExecuteDetails): Promise<unknown> => {
+      try {
+        return await execute.call(toolOptions, input, context, details);
+      } catch (error) {
+        // An aborted call (its timeout, the run cancelled) is answered by the SDK without a result of its own to record.
+        const callId = details?.toolCall?.callId;
+        if (callId !== undefined && details?.signal?.aborted !== true) sessionNow().noteThrown(callId, error instanceof Error ? error.message : String(error));
+        throw error;
+      }
+    };
+    // The SDK names a tool given no name after its execute function.
+    Object.defineProperty(run, 'name', { value: execute.name });
+    return governTool(sdkTool({ ...toolOptions, execute: run } as Parameters<typeof sdkTool>[0]));
+  }) as typeof sdkTool;
 
   const tools = <T extends readonly Tool<any>[]>(list: T): T => {
     if (!Array.isArray(list)) throw new InvalidOptionError('tools', `must be an array of the SDK's tools, such as [checkBuild]; got ${describeValue(list)}`);
@@ -511,7 +561,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     });
   }
 
-  return { runner, run: run as unknown as OpenAIAgentsBreaker['run'], tools, mcpServers, model };
+  return { runner, run: run as unknown as OpenAIAgentsBreaker['run'], tools, tool, mcpServers, model };
 }
 
 /**

@@ -6,6 +6,9 @@ import { DoorSession } from '../breaker/door-session.ts';
 /** The SDK's default `maxTurns` (its `DEFAULT_MAX_TURNS`, which it does not export). */
 const SDK_DEFAULT_MAX_TURNS = 10;
 
+/** How many tool calls' throws a session keeps waiting for their results (far more than a turn runs side by side). */
+const REMEMBERED_THROWS = 256;
+
 /** What a governed run was started with, which a rebuilt state needs. */
 export interface RunStart {
   readonly agent: Agent<any, any>;
@@ -34,6 +37,8 @@ export class RunSession extends DoorSession {
   #conversation: AgentInputItem[] | undefined;
   /** The model's answers in this run, in order (a run the SDK hands no state out of). */
   readonly #responses: ModelResponse[] = [];
+  /** What calls of `governed.tool` tools threw, by call id, until their results are recorded. */
+  readonly #thrown = new Map<string, string>();
 
   constructor(breaker: ObservingBreaker, sessionId: string, start?: RunStart) {
     super(breaker, sessionId);
@@ -67,6 +72,23 @@ export class RunSession extends DoorSession {
   noteResponse(response: ModelResponse): void {
     if (this.#start === undefined) return;
     this.#responses.push(response);
+  }
+
+  /**
+   * Keeps what a tool call threw for its result's record. Bounded: a call
+   * whose result is never recorded (a tool whose `errorFunction` is `null`
+   * fails the run instead) must not be kept for the session's whole life.
+   */
+  noteThrown(callId: string, message: string): void {
+    this.#thrown.set(callId, message);
+    if (this.#thrown.size > REMEMBERED_THROWS) this.#thrown.delete(this.#thrown.keys().next().value as string);
+  }
+
+  /** What a tool call threw, if it threw, forgotten once read. */
+  takeThrown(callId: string): string | undefined {
+    const message = this.#thrown.get(callId);
+    this.#thrown.delete(callId);
+    return message;
   }
 
   protected override onStop(error: Error): void {
