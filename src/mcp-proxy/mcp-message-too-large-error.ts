@@ -8,17 +8,22 @@ function sizeText(bytes: number): string {
 }
 
 /**
- * A message read over stdio (from the MCP client, or from an MCP server run
- * as a command) over the limit of one message, 10 MiB as in the MCP SDK. It
- * was read to its end and dropped, the session goes on: a request of the
- * client is answered with an `McpRequestError` saying so, a server's answer
- * fails its request the same way; `onError` of `startMcpProxy` is told of a
- * message that had no id to answer (a notification, or no JSON).
+ * A message over stdio over the limit of one message, 10 MiB as in the MCP
+ * SDK: one read (from the MCP client, or from an MCP server run as a
+ * command), or one the proxy was to send there (an answer or a notification
+ * to the client, whatever the server's transport; a request passed on to a
+ * server run as a command), which the MCP SDK at the other end would refuse
+ * by closing the connection. It was dropped (one read, once read to its
+ * end), the session goes on: a request of the client is answered with an
+ * `McpRequestError` saying so, a server's answer fails its request the same
+ * way; `onError` of `startMcpProxy` is told of a message that is no
+ * request's answer (a notification, or no JSON).
  */
 export class McpMessageTooLargeError extends GovernorError {
   /**
-   * The message's size, without its line end; undefined when another
-   * version of the MCP SDK read it, whose own limit ended the connection.
+   * The message's size, without its line end (as serialized, for one to be
+   * sent); undefined when another version of the MCP SDK read it, whose own
+   * limit ended the connection.
    */
   readonly bytes: number | undefined;
   /** The most a message may have. */

@@ -36,11 +36,13 @@ export interface McpProxyOptions {
    * Told of each request that could not be served (the MCP server did not
    * answer, dropped the connection or the response stream before its answer,
    * lost the session and no new one could be started, or sent an answer over
-   * the size limit of one message; or the request itself was over it), with
-   * an `McpRequestError` whose message is redacted; the client gets the same
-   * error as its answer. Told with an `McpMessageTooLargeError` of a message
-   * over the limit that had no id to answer. Not told of the server's own
-   * error answers, which reach the client unchanged.
+   * the size limit of one message over stdio, whatever its transport; or the
+   * request itself was over it, as read or as passed on), with an
+   * `McpRequestError` whose message is redacted; the client gets the same
+   * error as its answer. Told with an `McpMessageTooLargeError` of any other
+   * message over the limit (a notification, such as a log message or
+   * progress), which is dropped. Not told of the server's own error answers,
+   * which reach the client unchanged.
    */
   readonly onError?: (error: Error) => void;
 }

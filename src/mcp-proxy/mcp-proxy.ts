@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import type { Writable } from 'node:stream';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { fetchAnsweringDroppedStreams } from './dropped-stream-fetch.ts';
 import { LimitedReadBuffer, replaceReadBuffer } from './limited-read-buffer.ts';
+import { limitSends } from './limited-send.ts';
 import { McpMessageTooLargeError } from './mcp-message-too-large-error.ts';
 import { McpRequestError } from './mcp-request-error.ts';
 import { McpUpstreamError } from './mcp-upstream-error.ts';
+import { ServedAnswers } from './served-answers.ts';
 import { StandInAnswers } from './stand-in-answers.ts';
 import { importOptional } from '../errors/missing-dependency-error.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
@@ -75,6 +78,7 @@ async function settledWithin(pending: Iterable<Promise<unknown>>, ms: number): P
 
 /** What a forwarded request needs of the downstream request it answers. */
 interface ForwardExtra {
+  readonly requestId: string | number;
   readonly signal: AbortSignal;
   sendNotification(notification: {
     method: 'notifications/progress';
@@ -172,11 +176,16 @@ function withoutCredentials(text: string): [URL, { requestInit?: RequestInit }] 
  * before it answered, or lost the session) gets an {@link McpRequestError}
  * as its error answer at once, and `onError` is told; the session goes on.
  *
- * A message over stdio (from the client, or from a server run as a command)
- * has a limit of 10 MiB, as in the MCP SDK; one over it is dropped and the
- * session goes on: a request over it, and a request whose answer is over it,
- * gets an {@link McpRequestError} saying so, and `onError` is told of any
- * other ({@link McpMessageTooLargeError}).
+ * A message over stdio has a limit of 10 MiB, as in the MCP SDK, whose end
+ * of a stdio connection closes it on reading one over it. The proxy keeps it
+ * both ways: for what it reads (from the client, or from a server run as a
+ * command) and for what it sends (to the client, whatever the server's
+ * transport; to a server run as a command), measured as the line written.
+ * One over it is dropped and the session goes on: a request over it, and a
+ * request whose answer is over it, gets an {@link McpRequestError} saying so
+ * (a `tools/call` so failed is a failed call to the breaker), and `onError`
+ * is told of any other, such as a log message or progress notification
+ * ({@link McpMessageTooLargeError}).
  *
  * Needs the optional package `@modelcontextprotocol/sdk`.
  *
@@ -219,6 +228,8 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     /^ReadBuffer exceeded maximum size/.test(error.message) ? new McpMessageTooLargeError(source, undefined, STDIO_DEFAULT_MAX_BUFFER_SIZE) : undefined;
   /** Answers that the upstream server's own could not be: dropped, or too large to read. */
   const standIns = new StandInAnswers();
+  /** The client's requests being answered, and their answers as measured against the limit while served. */
+  const answers = new ServedAnswers();
 
   const upstream = options.upstream;
   const upstreamName = 'url' in upstream ? withoutCredentials(upstream.url)[0].href : JSON.stringify([upstream.command, ...(upstream.args ?? [])].join(' '));
@@ -252,6 +263,19 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
         tooLarge.id !== undefined && tooLarge.method === undefined ? standIns.answer(tooLarge.id, tooLarge.message) : undefined,
       ),
     );
+    // What is sent to it keeps within its limit too: a client's request written anew (its id, its progress token, text that
+    // was not UTF-8) can come out larger than it came in. One over it fails its call (the client's SDK request rejects).
+    limitSends(transport, {
+      limit: STDIO_DEFAULT_MAX_BUFFER_SIZE,
+      source: 'the MCP client',
+      // The child's stdin, a private field of the SDK's transport; without it (another version), its own send writes the message.
+      stream: () => (transport as unknown as { _process?: { stdin?: Writable | null } })._process?.stdin,
+      answerInstead: (tooLarge) => {
+        tell(tooLarge);
+        return { jsonrpc: '2.0' as const, id: tooLarge.id, error: { code: types.ErrorCode.InternalError, message: tooLarge.message } };
+      },
+      tell,
+    });
     return transport;
   };
   type UpstreamClient = InstanceType<typeof Client>;
@@ -400,6 +424,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   const reasonOf = (error: unknown): string => {
     const standIn = standIns.reasonOf(error);
     if (standIn !== undefined) return standIn;
+    if (McpMessageTooLargeError.isInstance(error)) return error.message;
     if (McpUpstreamError.isInstance(error)) return `the MCP server no longer knows the session (HTTP 404), and ${error.message}`;
     if (http !== undefined && error instanceof http.StreamableHTTPError) {
       const what = firstLine(error.message.replace(/^Streamable HTTP error: /, ''));
@@ -427,7 +452,16 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   const served = <T>(request: { method: string; params?: unknown }, extra: ForwardExtra, handle: () => Promise<T>): Promise<T> => {
     const answer = (async () => {
       try {
-        return await handle();
+        const result = await handle();
+        // An answer the client's SDK would refuse (it ends the connection for a message over the limit) fails its call here, where
+        // the breaker sees a tools/call fail: as when a server over stdio answers over it. Not measured: one that will not be sent.
+        if (!extra.signal.aborted) {
+          const bytes = answers.measure(extra.requestId, requestName(request), result, STDIO_DEFAULT_MAX_BUFFER_SIZE);
+          if (bytes > STDIO_DEFAULT_MAX_BUFFER_SIZE) {
+            throw new McpMessageTooLargeError(upstreamSource, bytes, STDIO_DEFAULT_MAX_BUFFER_SIZE, { id: extra.requestId });
+          }
+        }
+        return result;
       } catch (error) {
         // Already what the client is to get (a tools/call is served within the breaker's judgement, and the judgement within that).
         if ((typeof error === 'object' && error !== null && passedOn.has(error)) || extra.signal.aborted) throw error;
@@ -495,8 +529,31 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
 
   const downstream = options.downstream;
   const stdin = downstream?.stdin ?? process.stdin;
-  const downstreamTransport = new StdioServerTransport(stdin, downstream?.stdout ?? process.stdout);
+  const stdout = downstream?.stdout ?? process.stdout;
+  const downstreamTransport = new StdioServerTransport(stdin, stdout);
   replaceReadBuffer(downstreamTransport, readBuffer('the MCP client'));
+  // The requests of the client, as they arrive (the server's handling follows): each is let go once answered, or cancelled.
+  downstreamTransport.onmessage = (message) => {
+    const { id, method, params } = message as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
+    if (typeof method !== 'string') return;
+    if (typeof id === 'string' || typeof id === 'number') answers.asked(id, requestName({ method, params }));
+    else if (method === 'notifications/cancelled') answers.forget(params?.requestId);
+  };
+  // What the client is sent keeps within its SDK's limit, which would end the connection: an answer over it (one that
+  // was not measured while served, as an initialize answer or an error answer) becomes an error answer of that request
+  // alone; a notification over it (a log message, progress) is dropped and told of.
+  limitSends(downstreamTransport, {
+    limit: STDIO_DEFAULT_MAX_BUFFER_SIZE,
+    source: upstreamSource,
+    stream: () => stdout,
+    serialized: (message) => answers.take(message),
+    answerInstead: (tooLarge, answer) => {
+      const failure = new McpRequestError(answers.nameOf(answer) ?? 'a request', tooLarge.message, tooLarge);
+      tell(failure);
+      return { jsonrpc: '2.0' as const, id: tooLarge.id, error: { code: types.ErrorCode.InternalError, message: failure.message } };
+    },
+    tell,
+  });
   /** A request too large to read is answered as one the proxy could not serve, when its id could be read; any other message is told of. */
   server.onerror = (error) => {
     const tooLarge = McpMessageTooLargeError.isInstance(error) ? error : sdkOverflow(error, 'the MCP client');

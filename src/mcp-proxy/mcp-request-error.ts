@@ -5,7 +5,9 @@ import { redact } from '../redaction/redact.ts';
  * A request of the MCP client that the proxy could not serve: the MCP server
  * behind it did not answer, dropped the connection (or the response stream)
  * before it answered, lost the session and no new one could be started, or
- * answered with a message over the size limit; or the request was over it
+ * answered with a message over the size limit of one message over stdio
+ * (the client's, whatever the server's transport); or the request was over
+ * it, as read or as passed on to a server run as a command
  * ({@link McpMessageTooLargeError} is then its cause). The message names the request (its method, and
  * the tool of a `tools/call`), the server (its URL without credentials, or its
  * command) and what went wrong; it is redacted. The client gets it as the

@@ -21,9 +21,10 @@ export interface HttpLoopingServer {
 /**
  * The looping test server over Streamable HTTP (stateless: one server per
  * request), on a free loopback port; with `authorization`, a request without
- * that exact header gets 401.
+ * that exact header gets 401; with `sized`, it has the tools for the size
+ * limit of messages (see {@link loopingServer}).
  */
-export async function startHttpLoopingServer(options: { authorization?: string } = {}): Promise<HttpLoopingServer> {
+export async function startHttpLoopingServer(options: { authorization?: string; sized?: boolean } = {}): Promise<HttpLoopingServer> {
   const answering = new Map<ServerResponse, StreamableHTTPServerTransport>();
   const http: Server = createServer((req, res) => {
     if (options.authorization !== undefined && req.headers.authorization !== options.authorization) {
@@ -31,7 +32,7 @@ export async function startHttpLoopingServer(options: { authorization?: string }
       return;
     }
     void (async () => {
-      const server = loopingServer();
+      const server = loopingServer({ sized: options.sized === true });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       answering.set(res, transport);
       res.on('close', () => {

@@ -7,17 +7,26 @@
  * on every poll), and one resource and one prompt are served so mirroring
  * can be checked.
  *
- * Run as a program it serves stdio, with two more tools: `crash`, which ends
- * the process, and `large`, which answers a text of `bytes` bytes (messages
- * over stdio have a size limit); `loopingServer()` builds one for other
- * transports.
+ * With `sized`, more for the size limit of messages over stdio: the tool
+ * `large` answers a text of `bytes` bytes, the tool `noisy` sends a log
+ * message and a progress notification (when asked for) of `bytes` bytes
+ * before it answers `done` (the server has the logging capability, as a log
+ * message needs), and reading the resource `memo://refused/<bytes>` is
+ * answered with an error (invalid params) whose data has that many bytes.
+ *
+ * Run as a program it serves stdio, with `sized` and one more tool: `crash`,
+ * which ends the process; `loopingServer()` builds one for other transports.
  */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
-export function loopingServer(): McpServer {
-  const server = new McpServer({ name: 'looping-test-server', version: '1.2.3' }, { instructions: 'Search before you book.' });
+export function loopingServer(options: { sized?: boolean } = {}): McpServer {
+  const server = new McpServer(
+    { name: 'looping-test-server', version: '1.2.3' },
+    { instructions: 'Search before you book.', ...(options.sized === true ? { capabilities: { logging: {} } } : {}) },
+  );
   server.registerTool('search', { description: 'Search flights', inputSchema: { q: z.string().describe('what to search for') } }, async ({ q }) => ({
     content: [{ type: 'text', text: `No flights found for ${q}.` }],
   }));
@@ -72,15 +81,37 @@ export function loopingServer(): McpServer {
   server.registerPrompt('plan', { description: 'Plan a trip', argsSchema: { city: z.string() } }, ({ city }) => ({
     messages: [{ role: 'user', content: { type: 'text', text: `Plan a trip to ${city}.` } }],
   }));
+  if (options.sized === true) {
+    server.registerTool('large', { description: 'Answers a text of that many bytes', inputSchema: { bytes: z.number().int().min(0) } }, async ({ bytes }) => ({
+      content: [{ type: 'text', text: 'x'.repeat(bytes) }],
+    }));
+    server.registerTool(
+      'noisy',
+      { description: 'Sends a log message and progress of that many bytes, then answers', inputSchema: { bytes: z.number().int().min(0) } },
+      async ({ bytes }, extra) => {
+        await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: 'y'.repeat(bytes) } });
+        const token = extra._meta?.progressToken;
+        if (token !== undefined) {
+          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1, message: 'z'.repeat(bytes) } });
+        }
+        return { content: [{ type: 'text', text: 'done' }] };
+      },
+    );
+    server.registerResource(
+      'refused',
+      new ResourceTemplate('memo://refused/{bytes}', { list: undefined }),
+      { description: 'Refused' },
+      async (_uri, { bytes }) => {
+        throw new McpError(ErrorCode.InvalidParams, 'refused', { padding: 'r'.repeat(Number(bytes)) });
+      },
+    );
+  }
   return server;
 }
 
 if (import.meta.main) {
-  const server = loopingServer();
+  const server = loopingServer({ sized: true });
   // Only as a program of its own: in a test's process this would end the test.
   server.registerTool('crash', { description: 'Ends the server process, as a crash would', inputSchema: {} }, async () => process.exit(3));
-  server.registerTool('large', { description: 'Answers a text of that many bytes', inputSchema: { bytes: z.number().int().min(0) } }, async ({ bytes }) => ({
-    content: [{ type: 'text', text: 'x'.repeat(bytes) }],
-  }));
   await server.connect(new StdioServerTransport());
 }
