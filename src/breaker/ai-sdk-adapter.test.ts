@@ -13,7 +13,7 @@ import { AgentBreaker, breakerForAiSdk, ErrorLoopError, type BreakerEventRecord 
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
 import { escalations, lastToolResult } from '../e2e/recorded-run.ts';
 
-function failingDeploy(sessionId: string) {
+function failingDeploy(sessionId: string, thrown: () => Error = () => new Error('permission denied: role deployer missing')) {
   const breaker = new AgentBreaker({ telemetry: false });
   const events: BreakerEventRecord[] = [];
   breaker.on((event) => events.push(event));
@@ -25,7 +25,7 @@ function failingDeploy(sessionId: string) {
       inputSchema: z.object({ env: z.string() }),
       execute: async (): Promise<string> => {
         attempts += 1;
-        throw new Error('permission denied: role deployer missing');
+        throw thrown();
       },
     }),
   });
@@ -84,5 +84,25 @@ describe('breakerForAiSdk: a tool that throws', () => {
       (e: unknown) => e,
     );
     assertSteeredOnTheError(server, events, attempts(), error);
+  });
+});
+
+describe('breakerForAiSdk: a tool whose error names the outage only in its fields', () => {
+  test('a status of 503 on the error gets the allowance for transient errors, as the same words in its message do', async () => {
+    await using server = await loopingModel();
+    const { governed, tools, attempts } = failingDeploy('ai-throws-status', () => Object.assign(new Error('upstream failed'), { status: 503 }));
+    const error = await generateText({
+      model: governed.model(scriptedModel(server)),
+      tools,
+      stopWhen: [isStepCount(20), governed.stopWhen],
+      prompt: 'Deploy to prod.',
+    }).then(
+      () => assert.fail('the breaker must end the run'),
+      (e: unknown) => e,
+    );
+    assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+    assert.equal(error.evidence?.['transient'], true);
+    assert.equal(attempts(), 5, 'an outage is retried longer than a rejection (3 attempts)');
+    assert.equal(lastToolResult(server.requests[1]), 'Error: upstream failed', 'the model reads what the AI SDK writes, as without the breaker');
   });
 });

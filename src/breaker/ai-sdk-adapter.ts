@@ -10,6 +10,7 @@ import { ToolCallBlockedError } from './breaker-errors.ts';
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
 import { assertObservingBreaker, blockedResult, DoorSession, resultText, steeredResult, steerNote } from './door-session.ts';
 import { providerCalls, type ProviderPart } from './hosted-calls.ts';
+import { thrownText } from './thrown-text.ts';
 
 /** What the adapter needs of a breaker (an {@link AgentBreaker} has it). */
 export interface ObservingBreaker {
@@ -266,8 +267,7 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
        * That answer is the SDK's to write, so a steer is added to it in the next step's prompt.
        */
       const failed = async (args: unknown, decision: BreakerDecision, execOptions: ExecOptions, error: unknown): Promise<never> => {
-        const message = error instanceof Error ? error.message : String(error);
-        door.noteStop(await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args, result: message, error: true }));
+        door.noteStop(await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args, result: thrownText(error), error: true }));
         if (decision.action === 'steer') {
           const id = execOptions?.toolCallId;
           if (typeof id === 'string') {

@@ -73,6 +73,27 @@ describe('governorMiddleware: results that are not a plain ToolMessage', () => {
     assert.match(lastToolResult(server.requests[4]), /^\[AgentBreaker\] This call was NOT executed\./);
   });
 
+  test('a tool whose error names the outage only in a field (status 503) gets the allowance for transient errors', async () => {
+    await using server = await loopingModel('deploy', { env: 'prod' });
+    const { breaker } = recordingBreaker();
+    let attempts = 0;
+    const deploy = tool(
+      async () => {
+        attempts += 1;
+        throw Object.assign(new Error('upstream failed'), { status: 503 });
+      },
+      { name: 'deploy', description: 'Deploys to an environment', schema: z.object({ env: z.string() }) },
+    );
+    const agent = createAgent({ model: chatModel(server), tools: [deploy], middleware: [governorMiddleware(breaker)] });
+    const error = await rejection(
+      agent.invoke({ messages: [{ role: 'user', content: 'Deploy to prod.' }] }, { configurable: { thread_id: 'lc-throws-status' }, recursionLimit: 100 }),
+    );
+    assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+    assert.equal(error.evidence?.['transient'], true);
+    assert.equal(attempts, 5, 'an outage is retried longer than a rejection (3 attempts)');
+    assert.equal(lastToolResult(server.requests[1]), 'Error: upstream failed\n Please fix your mistakes.', 'the model reads what LangChain writes');
+  });
+
   test('a tool that returns a Command is judged by the tool message in its update: the spiral is steered on it, then blocked, then stopped', async () => {
     await using server = await loopingModel('check_build', { buildId: 'b-17' });
     const { breaker, events } = recordingBreaker();

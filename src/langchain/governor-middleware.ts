@@ -6,6 +6,7 @@ import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 import { assertObservingBreaker, blockedResult, DoorSessions, resultText, steeredResult, steerNote, type DoorSession } from '../breaker/door-session.ts';
 import { anthropicBlockCalls, responsesItemCall, type HostedEvent } from '../breaker/hosted-calls.ts';
+import { thrownText } from '../breaker/thrown-text.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link governorMiddleware}. */
@@ -255,7 +256,7 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
         if ((error as { is_bubble_up?: unknown } | null)?.is_bubble_up === true) throw error;
         const message = error instanceof Error ? error.message : String(error);
         session.noteStop(
-          await breaker.observe(session.sessionId, { kind: 'tool_call', tool: toolCall.name, args: toolCall.args, result: message, error: true }),
+          await breaker.observe(session.sessionId, { kind: 'tool_call', tool: toolCall.name, args: toolCall.args, result: thrownText(error), error: true }),
         );
         // LangChain re-raises any error coming out of a wrapToolCall middleware; answer the model
         // the way its tool node does without middleware, so adding the breaker does not end runs.

@@ -1,5 +1,6 @@
 import type { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
+import { thrownText } from '../breaker/thrown-text.ts';
 import { NOTE_PREFIX, stopText } from '../proxy/proxy-judge.ts';
 import { asArray, contentText } from '../proxy/wire-api.ts';
 
@@ -58,7 +59,7 @@ export async function judgeToolCall<R extends ToolResultLike>(
     // A call the client cancelled did not fail: nothing was learned of it, and recording it would make
     // cancelling the same call a few times look like an error loop.
     if (signal?.aborted !== true) {
-      await breaker.observe(sessionId, { kind: 'tool_call', tool, args, result: error instanceof Error ? error.message : String(error), error: true });
+      await breaker.observe(sessionId, { kind: 'tool_call', tool, args, result: thrownText(error), error: true });
     }
     throw error;
   }

@@ -221,6 +221,7 @@ describe('breakerForOpenAIAgents: a function tool that throws', () => {
     ['a 503', () => new Error('503 Service Unavailable: upstream billing-api is down')],
     ['a 429', () => Object.assign(new Error('429 Too Many Requests'), { status: 429 })],
     ['a timeout', () => new DOMException('The operation was aborted due to timeout', 'TimeoutError')],
+    ['a 503 said only in its status field', () => Object.assign(new Error('upstream failed'), { status: 503 })],
   ];
   for (const stream of [false, true]) {
     for (const [name, thrown] of outages) {

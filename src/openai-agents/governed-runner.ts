@@ -31,6 +31,7 @@ import { governMcpServer } from './mcp-servers.ts';
 import { RunSession } from './run-session.ts';
 import { keepSession, sessionOfState } from './state-session.ts';
 import { responsesItemCall, type HostedEvent } from '../breaker/hosted-calls.ts';
+import { thrownText } from '../breaker/thrown-text.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue, is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
@@ -453,7 +454,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
       } catch (error) {
         // An aborted call (its timeout, the run cancelled) is answered by the SDK without a result of its own to record.
         const callId = details?.toolCall?.callId;
-        if (callId !== undefined && details?.signal?.aborted !== true) sessionNow().noteThrown(callId, error instanceof Error ? error.message : String(error));
+        if (callId !== undefined && details?.signal?.aborted !== true) sessionNow().noteThrown(callId, thrownText(error));
         throw error;
       }
     };
