@@ -63,7 +63,7 @@ export interface ObserveOptions {
   readonly surfaced?: boolean;
 }
 
-/** How much older than a check's `freshSince` a state may be and still be trusted (see AgentBreaker's #freshness). */
+/** How much older than a check's `freshSince` a state may be and still be trusted (see AgentBreaker's #check). */
 const FRESH_SINCE_SLACK_MS = 100;
 
 /** Options of one check ({@link AgentBreaker.checkModelCall}, {@link AgentBreaker.checkToolCall}). */
@@ -79,6 +79,15 @@ export interface CheckOptions {
    * @default none: `checkFreshnessMs` alone
    */
   readonly freshSince?: number;
+}
+
+/** A check's `freshSince`. @throws {InvalidOptionError} for one that is not a time. */
+function freshSince(options: CheckOptions | undefined): number | undefined {
+  const since = options?.freshSince;
+  if (since !== undefined && (typeof since !== 'number' || !Number.isFinite(since))) {
+    throw new InvalidOptionError('options.freshSince', 'must be a time in epoch milliseconds');
+  }
+  return since;
 }
 
 /** What {@link AgentBreaker.health} reports. */
@@ -223,13 +232,13 @@ export class AgentBreaker implements Advisor {
    */
   async checkToolCall(sessionId: string, call: ProposedToolCall, options?: CheckOptions): Promise<BreakerDecision> {
     checkSessionId(sessionId);
-    const freshnessMs = this.#freshness(options);
+    const since = freshSince(options);
     if (call === null || typeof call !== 'object' || typeof call.tool !== 'string' || call.tool === '') {
       throw new InvalidOptionError('call.tool', 'must be a non-empty tool name');
     }
     // Fingerprinted now, not when the session's queue gets to it: the caller may reuse and change the args object meanwhile.
     const checked = this.#reducer.digest({ k: 'tool', at: 0, call: { tool: call.tool, args: call.args } });
-    return this.#check(sessionId, (at) => ({ ...checked, at }), freshnessMs);
+    return this.#check(sessionId, (at) => ({ ...checked, at }), since);
   }
 
   /**
@@ -324,7 +333,7 @@ export class AgentBreaker implements Advisor {
    */
   async checkModelCall(sessionId: string, options?: CheckOptions): Promise<BreakerDecision> {
     checkSessionId(sessionId);
-    return this.#check(sessionId, (at) => ({ k: 'model', at }), this.#freshness(options));
+    return this.#check(sessionId, (at) => ({ k: 'model', at }), freshSince(options));
   }
 
   /**
@@ -338,11 +347,7 @@ export class AgentBreaker implements Advisor {
     checkSessionId(sessionId);
     const evidence = options?.evidence === true;
     if (evidence) this.#steers.take(sessionId);
-    await this.#check(
-      sessionId,
-      (at) => (evidence ? { k: 'reset', at, evidence: true } : { k: 'reset', at }),
-      () => this.options.checkFreshnessMs,
-    );
+    await this.#check(sessionId, (at) => (evidence ? { k: 'reset', at, evidence: true } : { k: 'reset', at }));
   }
 
   /** The session's circuit state, counters, budget and open reason. */
@@ -511,17 +516,6 @@ export class AgentBreaker implements Advisor {
     return proposal;
   }
 
-  /** How old a state a check trusts, in ms. @throws {InvalidOptionError} for a `freshSince` that is not a time. */
-  #freshness(options: CheckOptions | undefined): () => number {
-    const since = options?.freshSince;
-    const own = this.options.checkFreshnessMs;
-    if (since === undefined) return () => own;
-    if (typeof since !== 'number' || !Number.isFinite(since)) throw new InvalidOptionError('options.freshSince', 'must be a time in epoch milliseconds');
-    // Taken when the check runs, after any operation queued before it. The store reads its clock after this: the
-    // slack keeps a state written at `since` trusted when a busy process is descheduled in between.
-    return () => Math.max(own, Date.now() - since + FRESH_SINCE_SLACK_MS);
-  }
-
   /**
    * A check: judged against the session as the store holds it now (another
    * replica may have tripped it), or as this process saw it within
@@ -529,12 +523,16 @@ export class AgentBreaker implements Advisor {
    * that escalates is applied through the store like an observation, and
    * its judgement at its place in the session's order is the answer.
    */
-  #check(sessionId: string, makeOp: (at: number) => SessionOp, freshnessMs: () => number): Promise<BreakerDecision> {
+  #check(sessionId: string, makeOp: (at: number) => SessionOp, since?: number): Promise<BreakerDecision> {
     return this.#queue.run(sessionId, async () => {
       const op = makeOp(this.options.now());
       let read: SessionRead | undefined;
       try {
-        read = await this.options.store.read(sessionId, this.#reducer, freshnessMs());
+        // Measured now, after any operation queued before the check. The store reads its clock after this: the slack
+        // keeps a state written at `since` trusted when a busy process is descheduled in between.
+        const own = this.options.checkFreshnessMs;
+        const maxAgeMs = since === undefined ? own : Math.max(own, Date.now() - since + FRESH_SINCE_SLACK_MS);
+        read = await this.options.store.read(sessionId, this.#reducer, maxAgeMs);
       } catch (error) {
         if (isJudgingError(error)) throw error;
         return this.#storeFailure(sessionId, 'read', error);

@@ -16,15 +16,14 @@ const SYSTEM_CODE = /^E[A-Z_]{3,}$/;
  */
 export function thrownText(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  const named: string[] = [];
+  const named = new Set<string>();
   let e: unknown = error;
   for (let depth = 0; typeof e === 'object' && e !== null && depth <= MAX_CAUSES; depth++) {
     const { status, statusCode, code, cause } = e as { status?: unknown; statusCode?: unknown; code?: unknown; cause?: unknown };
     const http = typeof status === 'number' ? status : statusCode;
-    if (typeof http === 'number' && Number.isInteger(http) && http >= 400 && http <= 599) named.push(`HTTP ${http}`);
-    if (typeof code === 'string' && SYSTEM_CODE.test(code)) named.push(code);
+    if (typeof http === 'number' && Number.isInteger(http) && http >= 400 && http <= 599 && !message.includes(String(http))) named.add(`HTTP ${http}`);
+    if (typeof code === 'string' && SYSTEM_CODE.test(code) && !message.includes(code)) named.add(code);
     e = cause;
   }
-  const unsaid = [...new Set(named)].filter((item) => !message.includes(item.replace('HTTP ', '')));
-  return unsaid.length === 0 ? message : `${unsaid.join(', ')}: ${message}`;
+  return named.size === 0 ? message : `${[...named].join(', ')}: ${message}`;
 }

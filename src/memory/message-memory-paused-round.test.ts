@@ -9,8 +9,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { tool, type ModelMessage } from 'ai';
-import { z } from 'zod';
+import type { ModelMessage } from 'ai';
 import {
   ChatClient,
   InMemoryChatMemoryRepository,
@@ -21,12 +20,12 @@ import {
   toolApprovalResponse,
   type ChatResponse,
 } from '../index.ts';
-import { SqliteChatMemoryRepository } from '../sqlite/index.ts';
 import { mockModel, type MockTurn } from '../test-support/mock-model.ts';
 import { MODES, runMode } from '../test-support/run-modes.ts';
 import {
   assertOneResultPerCall,
-  failingOnce,
+  CLIENT_SIDE_RESULTS,
+  clientSideTools,
   inConversation,
   lookupTool,
   refundTool,
@@ -140,39 +139,12 @@ describe('MessageChatMemoryAdvisor resumes a round that paused for an approval',
     for (const form of FORM_NAMES) {
       test(`${mode}, ${form}: client-side tools — the results, sent before and after a failed model round stored them, go out once`, async () => {
         // No tool loop: the caller runs the tools and sends their results back.
-        const lookup = tool({ description: 'look an order up', inputSchema: z.object({ id: z.number() }) });
-        const locate = tool({ description: 'where the browser is', inputSchema: z.object({}) });
-        const model = failingOnce(
-          mockModel([
-            { text: 'Hello.' },
-            {
-              toolCalls: [
-                { name: 'lookup', input: { id: 7 }, id: 'l1' },
-                { name: 'locate', input: {}, id: 'loc-1' },
-              ],
-            },
-            { text: 'Done.' },
-          ]),
-          3,
-        );
-        using sqlite = new SqliteChatMemoryRepository({ path: ':memory:' });
-        const memory = new MessageWindowChatMemory({ repository: sqlite });
-        const client = ChatClient.builder(model)
-          .defaultOptions({ maxRetries: 0 })
-          .defaultTools({ lookup, locate })
-          .defaultAdvisors(new MessageChatMemoryAdvisor({ memory }))
-          .build();
-
+        using rig = clientSideTools((memory) => new MessageChatMemoryAdvisor({ memory }));
+        const { model, memory, client } = rig;
         const hello = (await runMode(inConversation(client.prompt('Hi')), mode)).response;
         const paused = (await runMode(inConversation(client.prompt('Refund order 7')), mode)).response;
         const before: ModelMessage[] = [{ role: 'user', content: 'Hi' }, ...hello.messages, { role: 'user', content: 'Refund order 7' }];
-        const results: ModelMessage = {
-          role: 'tool',
-          content: [
-            { type: 'tool-result', toolCallId: 'l1', toolName: 'lookup', output: { type: 'text', value: 'order 7: 10 EUR' } },
-            { type: 'tool-result', toolCallId: 'loc-1', toolName: 'locate', output: { type: 'text', value: 'Paris' } },
-          ],
-        };
+        const results = CLIENT_SIDE_RESULTS;
         const conversation = [
           'user: Hi',
           'assistant: Hello.',

@@ -8,8 +8,7 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { tool, type ModelMessage } from 'ai';
-import { z } from 'zod';
+import type { ModelMessage } from 'ai';
 import {
   ChatClient,
   MessageWindowChatMemory,
@@ -20,12 +19,12 @@ import {
   type ChatResponse,
   type GovernedToolSet,
 } from '../index.ts';
-import { SqliteChatMemoryRepository } from '../sqlite/index.ts';
 import { mockModel, type MockTurn } from '../test-support/mock-model.ts';
 import { MODES, runMode, type Mode } from '../test-support/run-modes.ts';
 import {
   assertOneResultPerCall,
-  failingOnce,
+  CLIENT_SIDE_RESULTS,
+  clientSideTools,
   inConversation,
   lookupTool,
   refundTool,
@@ -123,39 +122,12 @@ describe('PromptChatMemoryAdvisor resumes a round in which a tool ran before the
 
       test(`${mode}, ${resume}: client-side tools — a retry after the round failed sends the stored results with their calls, as messages`, async () => {
         // No tool loop: the caller runs the tools and sends their results back.
-        const lookup = tool({ description: 'look an order up', inputSchema: z.object({ id: z.number() }) });
-        const locate = tool({ description: 'where the browser is', inputSchema: z.object({}) });
-        const model = failingOnce(
-          mockModel([
-            { text: 'Hello.' },
-            {
-              toolCalls: [
-                { name: 'lookup', input: { id: 7 }, id: 'l1' },
-                { name: 'locate', input: {}, id: 'loc-1' },
-              ],
-            },
-            { text: 'Done.' },
-            { text: 'You are welcome.' },
-          ]),
-          3,
-        );
-        using sqlite = new SqliteChatMemoryRepository({ path: ':memory:' });
-        const memory = new MessageWindowChatMemory({ repository: sqlite });
-        const client = ChatClient.builder(model)
-          .defaultOptions({ maxRetries: 0 })
-          .defaultTools({ lookup, locate })
-          .defaultAdvisors(new PromptChatMemoryAdvisor({ memory }))
-          .build();
+        using rig = clientSideTools((memory) => new PromptChatMemoryAdvisor({ memory }), [{ text: 'You are welcome.' }]);
+        const { model, memory, client } = rig;
 
         await runMode(inConversation(client.prompt('Hi')), mode);
         const paused = (await runMode(inConversation(client.prompt('Refund order 7')), mode)).response;
-        const results: ModelMessage = {
-          role: 'tool',
-          content: [
-            { type: 'tool-result', toolCallId: 'l1', toolName: 'lookup', output: { type: 'text', value: 'order 7: 10 EUR' } },
-            { type: 'tool-result', toolCallId: 'loc-1', toolName: 'locate', output: { type: 'text', value: 'Paris' } },
-          ],
-        };
+        const results = CLIENT_SIDE_RESULTS;
         await assert.rejects(runMode(inConversation(client.prompt().messages(results)), mode), /upstream overloaded/);
         assert.deepEqual(
           (await memory.get('c1')).map((m) => m.role),

@@ -3,8 +3,19 @@ import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import { tool, type ModelMessage } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
-import { CONVERSATION_ID, InMemoryChatMemoryRepository, type ChatClientRequestSpec, type ChatMemoryRepository, type ChatResponse } from '../../index.ts';
+import {
+  ChatClient,
+  CONVERSATION_ID,
+  InMemoryChatMemoryRepository,
+  MessageWindowChatMemory,
+  type Advisor,
+  type ChatClientRequestSpec,
+  type ChatMemoryRepository,
+  type ChatResponse,
+} from '../../index.ts';
 import { SqliteChatMemoryRepository } from '../../sqlite/index.ts';
+import { mockModel, type MockTurn } from '../../test-support/mock-model.ts';
+import type { ChatMemory } from '../chat-memory.ts';
 import type { Mode } from '../../test-support/run-modes.ts';
 import { promptLines } from './prompt-lines.ts';
 
@@ -78,6 +89,45 @@ export function failingOnce(model: MockLanguageModelV4, round: number): MockLang
       return model.doStream(options);
     },
   });
+}
+
+/** The results of the two client-side tools of {@link clientSideTools}, as the caller sends them back. */
+export const CLIENT_SIDE_RESULTS: ModelMessage = {
+  role: 'tool',
+  content: [
+    { type: 'tool-result', toolCallId: 'l1', toolName: 'lookup', output: { type: 'text', value: 'order 7: 10 EUR' } },
+    { type: 'tool-result', toolCallId: 'loc-1', toolName: 'locate', output: { type: 'text', value: 'Paris' } },
+  ],
+};
+
+/**
+ * A client without a tool loop whose model, after a first reply, asks for
+ * two client-side tools (the caller runs them and sends the results back),
+ * then answers "Done." and the `after` replies; its 3rd request fails once.
+ * The memory (the advisor's) is on SQLite, closed when the test's `using`
+ * scope ends.
+ */
+export function clientSideTools(advisor: (memory: ChatMemory) => Advisor, after: readonly MockTurn[] = []) {
+  const lookup = tool({ description: 'look an order up', inputSchema: z.object({ id: z.number() }) });
+  const locate = tool({ description: 'where the browser is', inputSchema: z.object({}) });
+  const model = failingOnce(
+    mockModel([
+      { text: 'Hello.' },
+      {
+        toolCalls: [
+          { name: 'lookup', input: { id: 7 }, id: 'l1' },
+          { name: 'locate', input: {}, id: 'loc-1' },
+        ],
+      },
+      { text: 'Done.' },
+      ...after,
+    ]),
+    3,
+  );
+  const repository = new SqliteChatMemoryRepository({ path: ':memory:' });
+  const memory = new MessageWindowChatMemory({ repository });
+  const client = ChatClient.builder(model).defaultOptions({ maxRetries: 0 }).defaultTools({ lookup, locate }).defaultAdvisors(advisor(memory)).build();
+  return { model, memory, client, [Symbol.dispose]: () => repository.close() };
 }
 
 /** The model's requests, one array of prompt lines each, in the mode's order. */
