@@ -33,3 +33,11 @@ export function sessionIdOf(context: AdvisorContext): string {
   const call = context.get(CALL_SESSION_ID);
   return typeof call === 'string' && call.length > 0 ? call : conversationIdOf(context);
 }
+
+/**
+ * Context key of the client's default messages (`defaultMessages`), which
+ * open every request's messages. They are a fixed preamble, as the system
+ * prompt is: an advisor that adds the conversation so far (a chat memory
+ * advisor) puts it after them, not before.
+ */
+export const DEFAULT_MESSAGES = 'governor.defaultMessages';

@@ -14,7 +14,7 @@ import type { ChatClientRequest, GovernedToolSet, ModelOptions } from './chat-cl
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent } from './chat-response.ts';
 import { jsonInstruction, OUTPUT_SCHEMA, parseEntity, toOutputSchema, type OutputSchema } from './entity.ts';
 import { ModelCallTerminal } from './model-call.ts';
-import { CALL_SESSION_ID, CONVERSATION_ID, sessionIdOf } from './advisor-context.ts';
+import { CALL_SESSION_ID, CONVERSATION_ID, DEFAULT_MESSAGES, sessionIdOf } from './advisor-context.ts';
 import { CONTINUATION_TURN, OBSERVATION_SINKS, reportObservation, type ObservationSink } from './observation.ts';
 import { traceClientCall, traceClientStream } from './client-span.ts';
 import { TELEMETRY, validateTelemetryOptions, type TelemetryOptions } from '../telemetry/telemetry-options.ts';
@@ -95,7 +95,9 @@ export class ChatClientBuilder {
   }
 
   /**
-   * Messages placed before every request's own messages.
+   * Messages placed before every request's own messages: a fixed preamble
+   * (few-shot examples, say). A chat memory advisor puts the conversation it
+   * holds after them, so they stay first, as the system prompt does.
    * @throws InvalidOptionError naming a message that is not a message object with a role
    */
   defaultMessages(...messages: ModelMessage[]): this {
@@ -370,6 +372,7 @@ export class ChatClientRequestSpec {
     const named = context.get(CONVERSATION_ID);
     // Without an id, state is per call (as Spring AI users expect): sharing needs an explicit id.
     if (!(typeof named === 'string' && named.length > 0)) context.set(CALL_SESSION_ID, `call-${randomUUID()}`);
+    if (this.#defaults.messages.length > 0) context.set(DEFAULT_MESSAGES, this.#defaults.messages);
     const sinks = advisors.filter((a): a is Advisor & ObservationSink => typeof (a as Partial<ObservationSink>).observe === 'function');
     if (sinks.length > 0) context.set(OBSERVATION_SINKS, sinks);
     const output = context.get(OUTPUT_SCHEMA) as OutputSchema | undefined;

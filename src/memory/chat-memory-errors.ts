@@ -111,11 +111,19 @@ export class ChatMemoryTurnNotStoredError extends ChatMemoryStoreError {
  * Thrown by a chat memory advisor when a tool approval the request answers
  * was already answered in the conversation by another request: two answers
  * to one approval at once (a double click, a retried request, two replicas
- * on one store), or a retry after a call that claimed the approval and did
- * not store the tool's result (it failed or was aborted while the tool ran).
+ * on one store), a retry after a call that claimed the approval and did
+ * not store the tool's result (it failed or was aborted while the tool ran),
+ * or an answer sent again after its turn is over (the call ran or was denied,
+ * and the model answered or the conversation moved on), whether the request
+ * holds only the answer, the round again with it, or the whole conversation.
  * The approved call is not run by this request, so it runs at most once, and
  * the model is not called. Of this request, at most its answer stays in the
- * memory (the claim it lost, which no model is ever sent).
+ * memory (the claim it lost, which no model is ever sent); an answer to a turn
+ * that is over leaves the memory as it was.
+ *
+ * A retry of a call that failed after the approved tool ran (a model round
+ * after it failed) is not a second answer: its turn is not over, and it goes
+ * on from the stored results.
  */
 export class ToolApprovalConflictError extends GovernorError {
   /** The approvals another request answered first. */

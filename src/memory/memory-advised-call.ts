@@ -1,6 +1,6 @@
 import type { ModelMessage } from 'ai';
 import { AdvisorOrder, type AdvisorChain } from '../chat/advisor.ts';
-import { CONVERSATION_ID, DEFAULT_CONVERSATION_ID, type AdvisorContext } from '../chat/advisor-context.ts';
+import { CONVERSATION_ID, DEFAULT_CONVERSATION_ID, DEFAULT_MESSAGES, type AdvisorContext } from '../chat/advisor-context.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import { addToolLoopJournal } from '../advisors/tool-loop-journal.ts';
@@ -10,7 +10,7 @@ import { ChatMemoryTurnNotStoredError, ToolApprovalConflictError } from './chat-
 import { assertConversationId } from './conversation-id.ts';
 import { assertMessagesFit, fitMessages } from './message-size.ts';
 import { closeUnansweredToolCalls } from './message-window.ts';
-import { openRound } from './open-round.ts';
+import { openRound, sameValue } from './open-round.ts';
 import { is, type OptionRules } from '../errors/validate-options.ts';
 
 /** How a memory advisor puts the history into a request. */
@@ -109,13 +109,16 @@ interface MemoryTurn {
  *
  * @throws {MessageTooLargeError} when a message of the turn is over the memory's `maxMessageBytes`.
  * @throws {InvalidMessageError} when a message of the turn cannot be stored.
- * @throws {ToolApprovalConflictError} when the request answers an approval that another request answered and whose call has no result yet.
+ * @throws {ToolApprovalConflictError} when the request answers an approval that another request answered and whose call has no result yet,
+ * or whose turn is over (the model answered after it).
  */
 async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientRequest): Promise<MemoryTurn> {
   const { memory } = settings;
   const conversationId = conversationIdFor(request.context, settings.defaultConversationId);
   const history = await memory.get(conversationId);
-  const { news, messages } = callerTurn(request.messages, history);
+  const preamble = request.messages.slice(0, preambleLength(request));
+  const own = preamble.length === 0 ? request.messages : request.messages.slice(preamble.length);
+  const { news, messages } = callerTurn(own, history);
   const maxBytes = typeof memory.maxMessageBytes === 'number' ? memory.maxMessageBytes : undefined;
   if (maxBytes !== undefined) assertMessagesFit(news, maxBytes);
   const fit = (produced: readonly ModelMessage[]): ModelMessage[] => (maxBytes === undefined ? [...produced] : fitMessages(produced, maxBytes));
@@ -146,8 +149,9 @@ async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientReq
   // the round: the user messages in what it repeats are not the conversation moving on from the round's calls.
   const resent = openRound(history, messages)?.resent;
   const following = resent === undefined ? messages : messages.slice(resent.carried + 1);
+  const placed = settings.place(messages === request.messages ? request : { ...request, messages }, closeUnansweredToolCalls(history, following));
   return {
-    request: settings.place(messages === request.messages ? request : { ...request, messages }, closeUnansweredToolCalls(history, following)),
+    request: preamble.length === 0 ? placed : { ...placed, messages: [...preamble, ...placed.messages] },
     async store(response) {
       const produced = response.messages;
       try {
@@ -174,6 +178,22 @@ async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientReq
       }
     },
   };
+}
+
+/**
+ * How many of the request's messages are the client's default messages (see
+ * `DEFAULT_MESSAGES`): a fixed preamble, which goes before the conversation
+ * the memory holds, as the system prompt does, and is not stored. Otherwise
+ * the history would land between the preamble and the caller's turn, and a
+ * paused round of tool calls would be cut off from the answers that go on
+ * with it. The request must start with all of them (compared by what they
+ * say: an outer advisor may pass copies) and have more; else none are, and
+ * they are the request's messages like any other.
+ */
+function preambleLength(request: ChatClientRequest): number {
+  const defaults = request.context.get(DEFAULT_MESSAGES);
+  if (!Array.isArray(defaults) || defaults.length >= request.messages.length) return 0;
+  return defaults.every((message, index) => sameValue(message, request.messages[index])) ? defaults.length : 0;
 }
 
 /** How a store error names a memory that gave no store of its own. */
@@ -203,9 +223,10 @@ function conversationIdFor(context: AdvisorContext, fallback: string): string {
  * The messages of a request that are this turn's news: the user messages at
  * its end, and among them the tool messages that answer the history's tool
  * calls or approval requests (the result of a tool the caller ran itself, an
- * approval answer). Messages before them (client default messages, few-shot
- * examples) are configuration that every request repeats, so storing them
- * would duplicate them in every turn. A tool part answering something the
+ * approval answer). Messages before them (few-shot examples the request
+ * sends itself; the client's default messages are set apart before, see
+ * `preambleLength`) are configuration that every request repeats, so storing
+ * them would duplicate them in every turn. A tool part answering something the
  * history does not hold, or already answered there, is left out: stored, it
  * would be an orphan or a second answer that providers refuse.
  *
@@ -213,15 +234,16 @@ function conversationIdFor(context: AdvisorContext, fallback: string): string {
  * that answer what the history has answered already (sent again by a
  * retry): the model must not get a second result for one call either.
  *
- * @throws {ToolApprovalConflictError} for an answer to an approval the history holds an answer to, but whose call has no result.
+ * @throws {ToolApprovalConflictError} for an answer to an approval the history holds an answer to, when the call has no result
+ * (it runs elsewhere), or when the turn is over (the model answered after it): no retry, a second answer.
  */
 function callerTurn(messages: readonly ModelMessage[], history: readonly ModelMessage[]): { news: ModelMessage[]; messages: readonly ModelMessage[] } {
   let start = messages.length;
   while (start > 0 && (messages[start - 1]?.role === 'user' || messages[start - 1]?.role === 'tool')) start--;
-  const { open, answered, inFlight } = answerStates(history);
+  const { open, answered, inFlight, over } = answerStates(history);
   const news: ModelMessage[] = [];
   const kept: ModelMessage[] = [...messages.slice(0, start)];
-  const busy: string[] = [];
+  const taken: string[] = [];
   let changed = false;
   for (const message of messages.slice(start)) {
     if (message.role !== 'tool') {
@@ -237,32 +259,43 @@ function callerTurn(messages: readonly ModelMessage[], history: readonly ModelMe
     const sent = message.content.filter((part) => {
       const key = answerKey(part);
       if (key === undefined || !answered.has(key) || content.includes(part)) return true;
-      if (inFlight.has(key) && part.type === 'tool-approval-response') busy.push(part.approvalId);
+      if ((inFlight.has(key) || over.has(key)) && part.type === 'tool-approval-response') taken.push(part.approvalId);
       return false;
     });
     changed ||= sent.length < message.content.length;
     if (sent.length > 0) kept.push(sent.length === message.content.length ? message : { ...message, content: sent });
   }
-  if (busy.length > 0) throw new ToolApprovalConflictError(busy);
+  if (taken.length > 0) throw new ToolApprovalConflictError(taken);
   return { news, messages: changed ? kept : messages };
 }
 
 /**
  * What the tool calls and approval requests of `history` are at its end, by
- * {@link answerKey}: still open, or answered; and the answered approvals
- * whose call has no result (it is running elsewhere, or its run was cut off).
+ * {@link answerKey}: still open, or answered; the answered approvals whose
+ * call has no result (it is running elsewhere, or its run was cut off); and
+ * the answered approvals whose turn is over: a model answer without calls to
+ * run, or a user message, came after the answer. (A retry of a call that
+ * failed after the approved tool ran finds its turn still going: the history
+ * ends with the results, or with later rounds, that the model did not answer.)
  * A call id used again later (some providers number calls per turn) starts
  * afresh.
  */
-function answerStates(history: readonly ModelMessage[]): { open: Set<string>; answered: Set<string>; inFlight: Set<string> } {
+function answerStates(history: readonly ModelMessage[]): { open: Set<string>; answered: Set<string>; inFlight: Set<string>; over: Set<string> } {
   const open = new Set<string>();
   const answered = new Set<string>();
+  const over = new Set<string>();
+  // Approvals answered since the last message that ended a turn.
+  let going: string[] = [];
   // Calls by instance (`id#n`: the n-th call under that id), as an id may come back in a later turn.
   const calls = new Map<string, number>();
   const callOf = new Map<string, string>();
   const withResult = new Set<string>();
   const instance = (toolCallId: string): string => `${toolCallId}#${calls.get(toolCallId) ?? 0}`;
   for (const message of history) {
+    if (message.role === 'user' || (message.role === 'assistant' && !callsTools(message))) {
+      for (const key of going) over.add(key);
+      going = [];
+    }
     if (message.role === 'assistant' && typeof message.content !== 'string') {
       for (const part of message.content) {
         let key: string;
@@ -283,6 +316,7 @@ function answerStates(history: readonly ModelMessage[]): { open: Set<string>; an
         const key = answerKey(part);
         if (key === undefined || !open.delete(key)) continue;
         answered.add(key);
+        if (part.type === 'tool-approval-response') going.push(key);
         if (part.type === 'tool-result') withResult.add(instance(part.toolCallId));
       }
     }
@@ -292,7 +326,12 @@ function answerStates(history: readonly ModelMessage[]): { open: Set<string>; an
     const call = callOf.get(key);
     if (call !== undefined && !withResult.has(call)) inFlight.add(key);
   }
-  return { open, answered, inFlight };
+  return { open, answered, inFlight, over };
+}
+
+/** Whether an assistant message asks for a tool call to run (the provider's own calls ran already): the tool loop goes on. */
+function callsTools(message: ModelMessage & { role: 'assistant' }): boolean {
+  return typeof message.content !== 'string' && message.content.some((part) => part.type === 'tool-call' && part.providerExecuted !== true);
 }
 
 /**

@@ -50,7 +50,12 @@ const MESSAGE_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<MessageChatMemoryAdv
  * result, so the conversation stays usable. An approval answered by two
  * requests at once runs in one of them; the other fails with
  * `ToolApprovalConflictError` (with a memory that implements
- * `ChatMemory.claimApprovals`, as the windowed memories do).
+ * `ChatMemory.claimApprovals`, as the windowed memories do). An answer sent
+ * again after its turn is over (the model answered after it) fails the same
+ * way, with any memory, before the model is called and with the memory left
+ * as it was.
+ *
+ * The client's default messages stay first: the history goes after them.
  *
  * A tool approval (or a client-side tool's result) is answered by sending
  * only the answer, or the paused round again with it (its assistant message,

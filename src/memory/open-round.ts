@@ -105,7 +105,7 @@ function said(message: ModelMessage): unknown {
  * `undefined` is the same as a missing one, binary data is compared by its
  * bytes, a URL or a date by its value.
  */
-function sameValue(a: unknown, b: unknown): boolean {
+export function sameValue(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   const bytesA = bytesOf(a);

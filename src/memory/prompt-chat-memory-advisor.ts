@@ -67,15 +67,18 @@ const PROMPT_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<PromptChatMemoryAdvis
  * handle long message lists badly, or to keep old tool traffic out of the
  * message list. Stores turns exactly like `MessageChatMemoryAdvisor`: the
  * user's message(s) and every message of the call in one `add`, after the
- * whole call; a failed call stores nothing unless a tool ran.
+ * whole call; a failed call stores nothing unless a tool ran. An approval
+ * answer sent again after its turn is over fails with
+ * `ToolApprovalConflictError`, as there.
  *
  * One part of the history stays messages: the last turn, when it ends with
  * an assistant message with tool calls (they wait for an approval or a
  * client-side result, or have results the model has not answered yet). That
  * turn, from its user message to the tool messages after the calls, goes
- * before the request's messages, so that the caller's approval answers and
- * tool results have the calls they answer in front of them, as the tool loop
- * and every provider require. A request that carries the turn's assistant
+ * before the request's messages (after the client's default messages, which
+ * stay first), so that the caller's approval answers and tool results have
+ * the calls they answer in front of them, as the tool loop and every
+ * provider require. A request that carries the turn's assistant
  * message itself (as `AgentLoop.resume` does) gets the tool messages the
  * history holds for it right after that message instead. Either way every
  * call goes out with the results it already has (a tool that ran before the
