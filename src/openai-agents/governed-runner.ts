@@ -25,13 +25,14 @@ import {
 import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
 import { assertObservingBreaker, blockedResult, resultText, steeredResult, steerNote } from '../breaker/door-session.ts';
 import { agentOfTool, copyAgentOfTool } from './agent-tools.ts';
-import { governApplyPatchTool, governShellTool, type RunJudged } from './built-in-tools.ts';
+import { governApplyPatchTool, governComputerTool, governShellTool, type RunJudged } from './built-in-tools.ts';
 import { governedStream } from './governed-stream.ts';
 import { governMcpServer } from './mcp-servers.ts';
 import { RunSession } from './run-session.ts';
 import { keepSession, sessionOfState } from './state-session.ts';
 import { responsesItemCall, type HostedEvent } from '../breaker/hosted-calls.ts';
 import { thrownText } from '../breaker/thrown-text.ts';
+import { ToolCallBlockedError } from '../breaker/breaker-errors.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue, is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
@@ -134,7 +135,12 @@ export interface OpenAIAgentsBreaker {
    * way: each command run or edit is judged before it runs and recorded with
    * its output. Tools the API runs itself (web search, code interpreter, hosted
    * MCP) are returned unchanged and judged from the model's answer; a hosted
-   * shell and a computer tool are returned unchanged and not judged. An
+   * shell is returned unchanged and not judged. A computer tool's computer is
+   * wrapped too: each action (a click, typed text, a scroll, …) is judged
+   * before it runs and recorded with the screenshot after it, by identity,
+   * so the same action on a screen that does not change is a repeat; a
+   * refused action does not run, and the model is told why with its next
+   * turn (a screenshot has no room for the note). An
    * `agent.asTool()` tool is governed like a function tool; the tools of the
    * agent it runs must be governed too (`governed.run` checks them). A
    * function tool that throws is judged by what the SDK answers the model
@@ -314,7 +320,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
         const governed =
           tool.type === 'function'
             ? tool.inputGuardrails?.includes(inputGuardrail) === true
-            : isLocalShell(tool) || tool.type === 'apply_patch'
+            : isLocalShell(tool) || tool.type === 'apply_patch' || tool.type === 'computer'
               ? governedBuiltIns.has(tool)
               : true;
         if (!governed) throw new InvalidOptionError(`agent "${agent.name}".tools["${tool.name}"]`, 'is not governed: pass the tools through governed.tools()');
@@ -404,7 +410,11 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     const session = sessionNow();
     const decision = await breaker.checkToolCall(session.sessionId, { tool: call.tool, args: call.args });
     session.noteStop(decision);
-    if (decision.action === 'block' || decision.action === 'stop') return call.refused(blockedResult(decision));
+    if (decision.action === 'block' || decision.action === 'stop') {
+      if (call.refused !== undefined) return call.refused(blockedResult(decision));
+      session.deferSteer(decision);
+      throw new ToolCallBlockedError(blockedResult(decision));
+    }
     const observe = async (result: string, error: boolean) =>
       session.noteStop(await breaker.observe(session.sessionId, { kind: 'tool_call', tool: call.tool, args: call.args, result, error }));
     let result: Awaited<ReturnType<typeof call.run>>;
@@ -425,9 +435,10 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     return noted ?? result;
   };
 
-  /** The shell and patch tools wrapped here, which {@link checkGoverned} accepts. */
+  /** The shell, patch and computer tools wrapped here, which {@link checkGoverned} accepts. */
   const governedBuiltIns = new WeakSet<object>();
   const governTool = (tool: Tool<any>): Tool<any> => {
+    if (governedBuiltIns.has(tool)) return tool;
     if (tool.type === 'function') {
       if (tool.inputGuardrails?.includes(inputGuardrail) === true) return tool;
       const governed = {
@@ -438,7 +449,13 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
       copyAgentOfTool(tool, governed);
       return governed;
     }
-    const governed = isLocalShell(tool) ? governShellTool(tool, runJudged) : tool.type === 'apply_patch' ? governApplyPatchTool(tool, runJudged) : tool;
+    const governed = isLocalShell(tool)
+      ? governShellTool(tool, runJudged)
+      : tool.type === 'apply_patch'
+        ? governApplyPatchTool(tool, runJudged)
+        : tool.type === 'computer'
+          ? governComputerTool(tool, runJudged)
+          : tool;
     if (governed !== tool) governedBuiltIns.add(governed);
     return governed;
   };
