@@ -47,6 +47,12 @@ describe('mayHoldSecret (redact() skips its rules where they cannot change a tex
           `'${form}' => '${value}'`,
           `run --${form} ${value}`,
           `run -${form}=${value}`,
+          `${form}：${value}`,
+          `**${form}:** ${value}`,
+          `**${form}**: ${value}`,
+          `q=${form}%3D${value}`,
+          `%7B%22${form}%22%3A%22${value}%22%7D`,
+          `${form}%253D${value}`,
         ]) {
           if (redact(text) !== text) assert.ok(mayHoldSecret(text), text);
         }
@@ -64,6 +70,10 @@ describe('mayHoldSecret (redact() skips its rules where they cannot change a tex
       'DP.PT.abcdefghijklmnopqrstuvwxyz0123456789abcdefg',
       'Authorization: Bearer abc.def-123456',
       'curl https://me:s3cret@example.com/x',
+      'proxy: Basic dXNlcjpwYXNz',
+      'h=%22Bearer%209f86d081884c7d659a2feaa0c55ad015%22',
+      'q=%22ghp_0123456789abcdefABCDEF0123456789abcd%22',
+      'git clone https://9f86d081884c7d659a2feaa0c55ad015@github.com/o/r',
       '-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----',
     ];
     for (const text of texts) {
@@ -108,6 +118,21 @@ describe('mayHoldSecret (redact() skips its rules where they cannot change a tex
           '-----END RSA PRIVATE KEY-----',
           '\\n',
           'SECRET_KEY_BASE',
+          // URL-encoded separators and quotes, full-width ones, Markdown emphasis, names in other scripts, Basic credentials.
+          '%3D',
+          '%253D',
+          '%22',
+          '%3A%22',
+          '%26',
+          '%20',
+          '：',
+          '**',
+          'пароль',
+          '密码',
+          'Passwort',
+          'contraseña',
+          'Basic dXNlcjpwYXNz',
+          'Basic%20',
         ]),
       () => blob(1 + Math.floor(rand() * 40)),
       () => String(Math.floor(rand() * 1e6)),

@@ -16,18 +16,19 @@ const TOKEN_SHAPES: readonly RegExp[] = (() => {
   return [...byFlags].map(([flags, sources]) => new RegExp(sources.join('|'), flags));
 })();
 
-/** What the other rules of `redact` need somewhere in a text: a `:` or `=` (an assignment, a URL's password), a `-` before a letter (a command-line flag), `Bearer` or `Basic` (an authorisation). */
-const OTHER_RULES_NEED = /[:=]|-[A-Za-z]|bearer|basic/i;
+/** What the other rules of `redact` need somewhere in a text: a `:` or `=` (an assignment, a URL's password; full-width or URL-encoded too), a `-` before a letter (a command-line flag), `Bearer` or `Basic` (an authorisation). */
+const OTHER_RULES_NEED = /[:=：＝]|%(?:25){0,7}3[ad]|-[A-Za-z]|bearer|basic/i;
 const AUTH_OR_URL = /bearer|basic|authorization|:\/\//i;
 /**
  * An assignment, a flag or an XML element is only redacted when its name
  * holds a password or secret word, or ends in a word that names a secret
  * (secret-names.ts: ALWAYS_SECRET, OFTEN_SECRET and the suffixes), then
  * `_`, `.` or `-` at most, a quote (escaped, in JSON text), and its
- * separator or the end of the tag.
+ * separator or the end of the tag (inside Markdown emphasis too), or a
+ * URL-encoded quote and separator.
  */
 const SECRET_NAME =
-  /(?:pass(?:wd|word|phrase)?|pwd?|secrets?|credentials?)[\w.-]*\\*["']?[\s:=>]|(?:key|token|auth(?:orization)?|jwt|sig(?:nature)?|cookie|dsn|sas)[._-]*\\*["']?[\s:=>]/i;
+  /(?:pass(?:wd|word|phrase)?|pwd?|secrets?|credentials?|kennwort|contrase[ñn]a|senha|пароль|密码|密碼|パスワード|비밀번호)[\w.-]*\**(?:\\*["']?[\s:=>：＝]|(?:%(?:25){0,7}2[27])?%(?:25){0,7}3[ad])|(?:key|token|auth(?:orization)?|jwt|sig(?:nature)?|cookie|dsn|sas)[._-]*\**(?:\\*["']?[\s:=>：＝]|(?:%(?:25){0,7}2[27])?%(?:25){0,7}3[ad])/i;
 
 /**
  * Whether `redact` could change `text`: false only when none of its rules can

@@ -194,3 +194,152 @@ describe('redact: text of other formats and command lines', () => {
     }
   });
 });
+
+describe('redact: passphrases of several words', () => {
+  test('after a separator and a space, the value runs to the end of its line', () => {
+    assert.equal(redact('password: correct horse battery staple'), 'password: [REDACTED]');
+    assert.equal(redact('passphrase = my dog has fleas'), 'passphrase = [REDACTED]');
+    // The next line is other text, and stays.
+    assert.equal(redact('password: correct horse battery staple\nThe build passed.'), 'password: [REDACTED]\nThe build passed.');
+    assert.equal(redact('db:\n  password: correct horse\n  host: db.internal'), 'db:\n  password: [REDACTED]\n  host: db.internal');
+    // In JSON text a line ends at a `\n` escape.
+    assert.equal(redact(JSON.stringify('password: correct horse\nnext line')), '"password: [REDACTED]\\nnext line"');
+  });
+
+  test('it ends at a delimiter of a key-value list, or at the next name and separator', () => {
+    assert.equal(redact('user=bob, password: correct horse, host=db'), 'user=bob, password: [REDACTED], host=db');
+    assert.equal(redact('password: correct horse; mode: fast'), 'password: [REDACTED]; mode: fast');
+    assert.equal(redact('password: correct horse battery user: bob'), 'password: [REDACTED] user: bob');
+    assert.equal(redact('secret = two words retries = 3'), 'secret = [REDACTED] retries = 3');
+  });
+
+  test('a name that only often holds a secret, a placeholder, and NAME=value without a space keep the words after them', () => {
+    // Generated keys and tokens hold no spaces: what follows is other text.
+    assert.equal(redact('token: Xk9mQ2vL7pZr4wT8 expires in 3600 s'), 'token: [REDACTED] expires in 3600 s');
+    assert.equal(redact('primary key: id and more words'), 'primary key: id and more words');
+    assert.equal(redact('password: ${DB_PASSWORD} from the environment'), 'password: ${DB_PASSWORD} from the environment');
+    // The shell and env form, where an unquoted space ends the value: the command after it stays.
+    assert.equal(redact('PGPASSWORD=hunter2 psql -h db -U app'), 'PGPASSWORD=[REDACTED] psql -h db -U app');
+    // A first word without a letter is a count, not a passphrase.
+    assert.equal(redact('tests pass: 12 of 12 passed'), 'tests pass: [REDACTED] of 12 passed');
+  });
+
+  test('an apostrophe inside a word, and a name in Markdown emphasis, as a model writes them', () => {
+    assert.equal(redact("password: don't tread on me"), 'password: [REDACTED]');
+    assert.equal(redact('**Password:** correct horse battery staple\n**Host:** db'), '**Password:** [REDACTED]\n**Host:** db');
+    assert.equal(redact('- **API key**: Xk9mQ2vL7pZr4wT8'), '- **API key**: [REDACTED]');
+    assert.equal(redact('*password*: hunter2'), '*password*: [REDACTED]');
+    // A masked value stays as it is.
+    assert.equal(redact('**Password:** ********'), '**Password:** ********');
+  });
+
+  test('long values of many words or escapes are read in bounded work', () => {
+    const started = performance.now();
+    redact(`password: ${'ab '.repeat(200_000)}`);
+    redact(`password: a${"'b".repeat(200_000)}`);
+    redact(`password%3D x %${'25'.repeat(200_000)}`);
+    redact(`password%3D${'%2520a'.repeat(100_000)}`);
+    redact(`%22password%22%3A%22${'%2522a'.repeat(100_000)}`);
+    redact(`Basic ${'QUJD'.repeat(200_000)}`);
+    assert.ok(performance.now() - started < 5000, 'bounded work');
+  });
+});
+
+describe('redact: URL-encoded secrets', () => {
+  test('an encoded name=value pair in a query string or a form body', () => {
+    assert.equal(redact('password%3Dhunter2'), 'password%3D[REDACTED]');
+    assert.equal(
+      redact('GET /authorize?next=%2Ftoken%3Fgrant_type%3Dpassword%26username%3Dbob%26password%3Dhunter2%2521%26scope%3Dread HTTP/1.1'),
+      'GET /authorize?next=%2Ftoken%3Fgrant_type%3Dpassword%26username%3Dbob%26password%3D[REDACTED]%26scope%3Dread HTTP/1.1',
+    );
+    // Encoded twice: the value ends at the `&` of either level.
+    assert.equal(redact('?q=a%3Dlogin%2526passwd%253Dhunter2%2526b%253D1'), '?q=a%3Dlogin%2526passwd%253D[REDACTED]%2526b%253D1');
+    // Unencoded, as it already was.
+    assert.equal(redact('grant_type=password&username=bob&password=hunter2%21'), 'grant_type=password&username=bob&password=[REDACTED]');
+  });
+
+  test('an encoded JSON body: the name in encoded quotes, the value up to its closing quote', () => {
+    assert.equal(redact('body=%7B%22api_key%22%3A%22Xk9mQ2vL7pZr4wT8%22%2C%22q%22%3A1%7D'), 'body=%7B%22api_key%22%3A%22[REDACTED]%22%2C%22q%22%3A1%7D');
+    assert.equal(redact('d=%7B%22password%22%3A%20%22two%20words%22%7D'), 'd=%7B%22password%22%3A%20%22[REDACTED]%22%7D');
+  });
+
+  test('a token right after a percent escape is found by its shape', () => {
+    const token = 'sk-proj-Xq9vT3bLbkFJ2mN8pQ4rS6tU1wY7zA0c';
+    assert.equal(redact(`q=%22${token}%22`), 'q=%22[REDACTED]%22');
+    assert.equal(redact('h=Authorization%3A%20Bearer%209f86d081884c7d659a2feaa0c55ad015'), 'h=Authorization%3A%20Bearer%20[REDACTED]');
+  });
+
+  test('encoded text without a secret stays', () => {
+    for (const text of [
+      'GET /cb?redirect=https%3A%2F%2Fexample.com%2Fdocs%3Fpage%3D2%26sort%3Dname&state=ok',
+      'q=cache_key%3Duser%3A1234%3Aprofile%26max_tokens%3D1000%26sort_key%3Dcreated_at',
+      'at=2024-05-01T10%3A00%3A00Z&path=%2Fhome%2Fdev%2Fsrc%2Fauth%2Ftoken-store.ts',
+    ]) {
+      assert.equal(redact(text), text);
+    }
+  });
+});
+
+describe('redact: base64-wrapped credentials and URL userinfo', () => {
+  test('Basic credentials are found by what they decode to, not only by their characters', () => {
+    // base64 of `user:pass`: letters only, which prose could also be.
+    assert.equal(redact('Basic dXNlcjpwYXNz'), 'Basic [REDACTED]');
+    assert.equal(redact('proxy_auth: basic dXNlcjpwYXNz'), 'proxy_auth: basic [REDACTED]');
+    assert.equal(redact('upstream: Basic YTpi'), 'upstream: Basic [REDACTED]');
+    assert.equal(redact('Authorization: Basic dXNlcjpodW50ZXIy'), 'Authorization: Basic [REDACTED]');
+    assert.equal(redact('GET /x?upstream=Basic%20dXNlcjpwYXNz&y=1'), 'GET /x?upstream=Basic%20[REDACTED]&y=1');
+    // Words that are no base64 of a `user:password`.
+    for (const prose of ['Basic authentication works; Basic Auth next.', 'Basic idea: keep it simple.', 'Basic usage of the Basic settings page']) {
+      assert.equal(redact(prose), prose);
+    }
+  });
+
+  test('a URL whose user is a token loses the token, with a password or without', () => {
+    assert.equal(redact('git clone https://9f86d081884c7d659a2feaa0c55ad015@github.com/o/r.git'), 'git clone https://[REDACTED]@github.com/o/r.git');
+    assert.equal(redact('https://user:pass@host/x and https://user:pass@host'), 'https://user:[REDACTED]@host/x and https://user:[REDACTED]@host');
+    assert.equal(redact('https://9f86d081884c7d659a2feaa0c55ad015:x-oauth-basic@github.com/o/r.git'), 'https://[REDACTED]:[REDACTED]@github.com/o/r.git');
+    // A user name is no secret.
+    for (const text of ['ssh://git@github.com/o/r.git', 'https://deploy-bot@ci.example.com/x', 'ftp://anonymous@ftp.example.com']) {
+      assert.equal(redact(text), text);
+    }
+  });
+});
+
+describe('redact: secret names in other languages and scripts', () => {
+  test('the word for password in other languages names a secret', () => {
+    const cases: Array<[string, string]> = [
+      ['contraseña: hunter2', 'contraseña: [REDACTED]'],
+      ['mot de passe: hunter2', 'mot de passe: [REDACTED]'],
+      ['mot_de_passe=hunter2', 'mot_de_passe=[REDACTED]'],
+      ['Passwort=hunter2', 'Passwort=[REDACTED]'],
+      ['Kennwort: hunter2', 'Kennwort: [REDACTED]'],
+      ['senha: hunter2', 'senha: [REDACTED]'],
+      ['пароль: hunter2', 'пароль: [REDACTED]'],
+      ['Пароль: hunter2', 'Пароль: [REDACTED]'],
+      ['密码：hunter2', '密码：[REDACTED]'],
+      ['数据库密码: hunter2', '数据库密码: [REDACTED]'],
+      ['密碼: hunter2', '密碼: [REDACTED]'],
+      ['パスワード: hunter2', 'パスワード: [REDACTED]'],
+      ['パスワード：hunter2', 'パスワード：[REDACTED]'],
+      ['비밀번호: hunter2', '비밀번호: [REDACTED]'],
+    ];
+    for (const [text, expected] of cases) assert.equal(redact(text), expected, text);
+    // A passphrase after a full-width colon runs to the end of its line or a full-width delimiter.
+    assert.equal(redact('密码：correct horse battery，请妥善保管'), '密码：[REDACTED]，请妥善保管');
+    assert.deepEqual(redactValue({ пароль: 'hunter2', contraseña: 'hunter2', имя: 'Анна' }), { пароль: '[REDACTED]', contraseña: '[REDACTED]', имя: 'Анна' });
+  });
+
+  test('prose that names a password in another language, with no value, stays', () => {
+    for (const text of [
+      'La contraseña debe tener al menos 8 caracteres.',
+      'Mot de passe oublié ? Cliquez ici.',
+      'Das Passwort ist abgelaufen.',
+      'Пароль должен содержать не менее 8 символов.',
+      '密码必须至少包含8个字符。',
+      'パスワードを忘れた場合',
+      'Hinweis: Passwort ändern',
+    ]) {
+      assert.equal(redact(text), text);
+    }
+  });
+});

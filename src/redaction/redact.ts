@@ -7,24 +7,49 @@ import { TOKEN_RULES } from './secret-rules.ts';
 /** What a redacted secret is replaced with. */
 export const REDACTED = '[REDACTED]';
 
-// `Bearer …` / `Basic …`; the value must hold a digit or a symbol so that prose ("Basic functionality") is left alone.
-const AUTH_SCHEME = /\b(Bearer|Basic)(\s+)(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-])[A-Za-z0-9._~+/=-]{8,}/gi;
+// `Bearer …` / `Basic …`, also URL-encoded (`Basic%20…`). So that prose ("Basic functionality") is left alone, the
+// value must hold a digit or a symbol, or, after `Basic`, be the base64 of a `user:password` (`dXNlcjpwYXNz`).
+const AUTH_SCHEME = /(?:\b|(?<=%(?:25){0,7}[0-9A-Fa-f]{2}))(Bearer|Basic)(\s+|%(?:25){0,7}20)((?:[A-Za-z0-9._~+/=-]|%[0-9A-Fa-f]{2}){4,})/gi;
 // `Authorization: <scheme> <credentials>` for any scheme (`Token …`, `ApiKey …`), when the credentials look generated.
 const AUTHORIZATION = /\b(authorization\\*["']?[ \t]*[:=][ \t]*\\*["']?[A-Za-z][\w-]{0,31}[ \t]+)([^\s"'\\,;]{8,})/gi;
 
 // scheme://user:password@host — the password may contain `@` and `/`: it runs to the last `@` that a host follows.
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@?#]*:)[^\s?#]*@(?=[\w.-]+(?::\d+)?(?:[/?#\s"'`,;)\]}>]|$))/gi;
+// A user that looks generated is a token (`https://<token>@github.com/…`, `https://<token>:x-oauth-basic@…`).
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:/@?#]*)(:[^\s?#]*)?@(?=[\w.-]+(?::\d+)?(?:[/?#\s"'`,;)\]}>]|$))/gi;
 
 // name = value, name: value, "name": "value", name='value' (env files, YAML, JSON, connection strings, headers),
-// also inside JSON text, where the quotes are escaped (`\"password\": \"…\"`, at any depth of escaping).
+// also inside JSON text, where the quotes are escaped (`\"password\": \"…\"`, at any depth of escaping). A name is in
+// any script (`пароль`), the separator may be full-width (`密码：…`) or inside Markdown emphasis (`**Password:** …`).
 // The name is bounded and must start a word, and a value is only read after a secret name: linear time on any input.
-const ASSIGNMENT = /(?<![\w.-])(\\*["']?)([A-Za-z_][\w.-]{0,63})\1([ \t]*(?::=|=>|[:=])[ \t]*)/g;
+const NAME = String.raw`[\p{L}_][\p{L}\p{M}\p{N}_.-]{0,63}`;
+const SEPARATOR = String.raw`\*{0,2}[ \t]*(?::=|=>|[:=：＝])\*{0,2}`;
+const ASSIGNMENT = new RegExp(String.raw`(?<![\p{L}\p{M}\p{N}_.-])(\\*["']?)(${NAME})\1(${SEPARATOR}[ \t]*)`, 'gu');
+// The same in URL-encoded text (`password%3Dhunter2`, `%22api_key%22%3A%22…`): a name also starts right after a
+// percent escape, and the separator and quotes may be encoded, once or more (`%253D`). Group 4 holds a `25` for
+// each encoding beyond the first, at most 7.
+const ENCODED_ASSIGNMENT = new RegExp(
+  String.raw`(?:(?<![\p{L}\p{M}\p{N}_.-])|(?<=%(?:25){0,7}[0-9A-Fa-f]{2}))(\\*["']?|%(?:25){0,7}2[27])(${NAME})\1(${SEPARATOR}[ \t]*|(?:%(?:25){0,7}2[27])?%((?:25){0,7})3[ADad])`,
+  'gu',
+);
+// Whether a text holds an encoded `:` or `=`, and needs ENCODED_ASSIGNMENT.
+const ENCODED_SEPARATOR = /%(?:25){0,7}3[ADad]/;
 // A value quoted with escaped quotes, a quoted one, or a bare one. A quoted value cut off before its closing quote
-// runs to the end of the line. A bare value runs to the first delimiter; a `[REDACTED]` an earlier rule left in it is
-// part of it, not its end (`credentials: http://me:[REDACTED]@host` is one value, not `http://me:[REDACTED` and a
-// stray `]@host`), and a backslash is part of it unless it escapes a quote.
+// runs to the end of the line. A bare value runs to the first delimiter (full-width ones too); a `[REDACTED]` an
+// earlier rule left in it is part of it, not its end (`credentials: http://me:[REDACTED]@host` is one value, not
+// `http://me:[REDACTED` and a stray `]@host`), and a backslash is part of it unless it escapes a quote.
 const ASSIGNED_VALUE =
-  /(\\+)"((?:(?!\1")[^\n])*)(\1"|(?=\n)|$)|"((?:[^"\\\n]|\\.)*)("|(?=\n)|$)|'([^'\n]*)'|((?:\[REDACTED\]|\\(?!\\*["'])|[^\s"',;&<>)}\]\\])+)/y;
+  /(\\+)"((?:(?!\1")[^\n])*)(\1"|(?=\n)|$)|"((?:[^"\\\n]|\\.)*)("|(?=\n)|$)|'([^'\n]*)'|((?:\[REDACTED\]|\\(?!\\*["'])|[^\s"',;&<>)}\]\\，；])+)/y;
+// The further words of a bare value that follows a separator and a space, under a name that always holds a secret
+// (`password: correct horse battery staple`, `passphrase = my dog has fleas`): a passphrase may hold spaces. They run
+// to the end of the line (a `\n` escape too, in JSON text), a delimiter of a key-value list, or the next name and
+// separator (`password: two words user: bob`); an apostrophe between letters is part of a word (`don't`).
+// `NAME=value` with no space is the shell's and the URL's form, where a space ends the value (`PGPASSWORD=… psql -h
+// db` keeps its command), and a first word without a letter is a count (`tests pass: 12 of 12`), not a passphrase.
+const MORE_WORDS = new RegExp(
+  String.raw`(?:(?:[ \t]+(?!${NAME}\\*["']?${SEPARATOR})|(?<=\p{L})'(?=\p{L}))(?:\[REDACTED\]|\\(?!\\*[nr"'])|(?<=\p{L})'(?=\p{L})|[^\s"',;&<>)}\]\\，；])+)*`,
+  'uy',
+);
+const SPACED_SEPARATOR = /[ \t：＝]$/;
 
 // <password>value</password>, <apiKey>value</apiKey> (XML configuration, SOAP bodies).
 const XML_ELEMENT = /<([A-Za-z_][\w.:-]{0,63})(\s[^<>]{0,256})?>([^<\n]{1,4096})<\/\1>/g;
@@ -32,29 +57,102 @@ const XML_ELEMENT = /<([A-Za-z_][\w.:-]{0,63})(\s[^<>]{0,256})?>([^<\n]{1,4096})
 // --password VALUE, --api-key=VALUE on command lines.
 const FLAG = /(--?[A-Za-z][\w-]{0,63})(\s+|=)([^\s"'-][^\s"']{0,4095})/g;
 
+/** A secret value found after a name and its separator: how long it is in the text, and what replaces it. */
+interface FoundValue {
+  readonly length: number;
+  readonly shown: string;
+}
+
 function redactAssignments(text: string): string {
-  const pattern = new RegExp(ASSIGNMENT.source, 'g');
-  const valuePattern = new RegExp(ASSIGNED_VALUE.source, 'y');
+  const pattern = new RegExp((ENCODED_SEPARATOR.test(text) ? ENCODED_ASSIGNMENT : ASSIGNMENT).source, 'gu');
   let out = '';
   let copied = 0;
   let match: RegExpExecArray | null;
   while ((match = pattern.exec(text)) !== null) {
-    const name = match[2] ?? '';
-    if (nameSays(name) === 'no') continue;
-    valuePattern.lastIndex = pattern.lastIndex;
-    const found = valuePattern.exec(text);
-    if (found === null) continue;
-    const [whole, backslashes, escaped, escapedEnd, dq, dqEnd, sq, bare] = found;
-    if (!isSecretValue(name, escaped ?? dq ?? sq ?? bare ?? '')) continue;
-    let shown = REDACTED;
-    if (backslashes !== undefined) shown = `${backslashes}"${REDACTED}${escapedEnd}`;
-    else if (dq !== undefined) shown = `"${REDACTED}${dqEnd}`;
-    else if (sq !== undefined) shown = `'${REDACTED}'`;
-    out += `${text.slice(copied, pattern.lastIndex)}${shown}`;
-    copied = pattern.lastIndex + whole.length;
+    const [, , name = '', separator = '', encodedDepth] = match;
+    const says = nameSays(name);
+    if (says === 'no') continue;
+    const found =
+      encodedDepth === undefined
+        ? plainValue(text, pattern.lastIndex, name, separator, says === 'always')
+        : encodedValue(text, pattern.lastIndex, name, encodedDepth);
+    if (found === undefined) continue;
+    out += `${text.slice(copied, pattern.lastIndex)}${found.shown}`;
+    copied = pattern.lastIndex + found.length;
     pattern.lastIndex = copied;
   }
   return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** @param always whether the name always holds a secret: only then may a bare value hold spaces */
+function plainValue(text: string, at: number, name: string, separator: string, always: boolean): FoundValue | undefined {
+  ASSIGNED_VALUE.lastIndex = at;
+  const found = ASSIGNED_VALUE.exec(text);
+  if (found === null) return undefined;
+  const [whole, backslashes, escaped, escapedEnd, dq, dqEnd, sq, bare] = found;
+  if (!isSecretValue(name, escaped ?? dq ?? sq ?? bare ?? '')) return undefined;
+  if (backslashes !== undefined) return { length: whole.length, shown: `${backslashes}"${REDACTED}${escapedEnd}` };
+  if (dq !== undefined) return { length: whole.length, shown: `"${REDACTED}${dqEnd}` };
+  if (sq !== undefined) return { length: whole.length, shown: `'${REDACTED}'` };
+  if (!always || !SPACED_SEPARATOR.test(separator) || !/\p{L}/u.test(bare ?? '')) return { length: whole.length, shown: REDACTED };
+  MORE_WORDS.lastIndex = at + whole.length;
+  return { length: whole.length + (MORE_WORDS.exec(text)?.[0].length ?? 0), shown: REDACTED };
+}
+
+/** Value patterns after an encoded separator, by its depth (see {@link encodedValuePattern}). */
+const ENCODED_VALUES = new Map<string, RegExp>();
+
+/**
+ * What follows a separator encoded `depth` times more than once (`''` for `%3D`, `'25'` for `%253D`): encoded
+ * spaces, then a value in encoded quotes (`%22…%22`, an escaped quote `%5C%22` inside it) up to its closing quote,
+ * or a bare value up to a delimiter, plain or encoded as deep or less deep (`&`, `%26`, `%2C`; `%2520` is a space
+ * inside the value).
+ */
+function encodedValuePattern(depth: string): RegExp {
+  let pattern = ENCODED_VALUES.get(depth);
+  if (pattern === undefined) {
+    const here = `%${depth}`;
+    const upTo = `%(?:25){0,${depth.length / 2}}`;
+    const delimiter = `${upTo}(?:0[9ADad]|2[0267Cc9]|3[BbCcEe]|5[Dd]|7[Dd])`;
+    const quoted = String.raw`${here}(2[27])((?:${here}5[Cc]${here}\2|(?!${upTo}\2)[^\s"'&<>\\])*)(${here}\2)?`;
+    const bare = String.raw`((?:\[REDACTED\]|\\(?!\\*["'])|(?!${delimiter})[^\s"',;&<>)}\]\\])+)`;
+    pattern = new RegExp(`((?:${here}20)*)(?:${quoted}|${bare})`, 'y');
+    ENCODED_VALUES.set(depth, pattern);
+  }
+  return pattern;
+}
+
+function encodedValue(text: string, at: number, name: string, depth: string): FoundValue | undefined {
+  const pattern = encodedValuePattern(depth);
+  pattern.lastIndex = at;
+  const found = pattern.exec(text);
+  if (found === null) return undefined;
+  const [whole, spaces = '', quote, quoted, closing = '', bare] = found;
+  if (!isSecretValue(name, percentDecoded(quoted ?? bare ?? '', depth.length / 2 + 1))) return undefined;
+  return { length: whole.length, shown: quote === undefined ? `${spaces}${REDACTED}` : `${spaces}%${depth}${quote}${REDACTED}${closing}` };
+}
+
+/** `text` percent-decoded `times` times, as far as it decodes: a value is judged as it was written. */
+function percentDecoded(text: string, times: number): string {
+  let out = text;
+  for (let i = 0; i < times && out.includes('%'); i++) {
+    try {
+      out = decodeURIComponent(out);
+    } catch {
+      break;
+    }
+  }
+  return out;
+}
+
+/** Whether `text` is base64 of a `user:password`, as Basic authorisation sends it: printable text with a colon. */
+function isBasicCredential(text: string): boolean {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || text.length % 4 === 1) return false;
+  try {
+    return /^[^\p{C}]*:[^\p{C}]*$/u.test(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(text, 'base64')));
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -98,11 +196,19 @@ export function redactByRules(text: string): string {
     out = out.replace(rule.pattern, (_match, prefix?: unknown) => (typeof prefix === 'string' ? `${prefix}=${REDACTED}` : REDACTED));
   }
   out = redactCutPrivateKeys(out, REDACTED);
-  out = out.replace(AUTH_SCHEME, `$1$2${REDACTED}`);
+  out = out.replace(AUTH_SCHEME, (match, scheme: string, space: string, credentials: string) =>
+    (credentials.length >= 8 && /[0-9._~+/=%-]/.test(credentials)) || (/^basic$/i.test(scheme) && isBasicCredential(credentials))
+      ? `${scheme}${space}${REDACTED}`
+      : match,
+  );
   out = out.replace(AUTHORIZATION, (match, before: string, credentials: string) =>
     isSecretValue('authorization', credentials) ? `${before}${REDACTED}` : match,
   );
-  out = out.replace(URL_USERINFO, `$1${REDACTED}@`);
+  out = out.replace(URL_USERINFO, (match, scheme: string, user: string, password: string | undefined) => {
+    // A user that looks generated is a token too, with a password or a placeholder for one (`<token>:x-oauth-basic@`).
+    const shownUser = isSecretValue('token', user) ? REDACTED : user;
+    return password === undefined ? (shownUser === user ? match : `${scheme}${REDACTED}@`) : `${scheme}${shownUser}:${REDACTED}@`;
+  });
   out = redactAssignments(out);
   out = out.replace(XML_ELEMENT, (match, name: string, attributes: string | undefined, value: string) =>
     isSecretValue(name, value.trim()) ? `<${name}${attributes ?? ''}>${REDACTED}</${name}>` : match,

@@ -1,11 +1,40 @@
 import { shannonEntropy } from './entropy.ts';
 
-/** Last words of a name that always hold a secret: any non-empty value is redacted. */
-const ALWAYS_SECRET = new Set(['password', 'passwd', 'pass', 'pwd', 'passphrase', 'secret', 'secrets', 'credential', 'credentials', 'pw']);
+/**
+ * Last words of a name that always hold a secret: any non-empty value is redacted. After the English words, the
+ * word for password in the languages of the most used localised sign-in forms: German, Spanish, French (`mot de
+ * passe`: its last word), Portuguese, Russian and its neighbours, Chinese, Japanese, Korean.
+ */
+const ALWAYS_SECRET = new Set([
+  'password',
+  'passwd',
+  'pass',
+  'pwd',
+  'passphrase',
+  'secret',
+  'secrets',
+  'credential',
+  'credentials',
+  'pw',
+  'passwort',
+  'kennwort',
+  'contraseña',
+  'contrasena',
+  'passe',
+  'senha',
+  'пароль',
+  '密码',
+  '密碼',
+  'パスワード',
+  '비밀번호',
+]);
 /** Last words of a name that often hold a secret: values that look random are redacted. */
 const OFTEN_SECRET = new Set(['key', 'token', 'auth', 'authorization', 'jwt', 'sig', 'signature', 'cookie', 'apikey', 'dsn', 'sas']);
-/** A single word ending like this (`dbpassword`, `accesstoken`, `apikey`). */
-const ALWAYS_SUFFIX = /(?:password|passwd|secret)$/i;
+/**
+ * A single word ending like this (`dbpassword`, `accesstoken`, `apikey`); German and the scripts written without
+ * spaces join words the same way (`Datenbankpasswort`, `数据库密码`).
+ */
+const ALWAYS_SUFFIX = /(?:password|passwd|secret|passwort|kennwort|密码|密碼|パスワード|비밀번호)$/i;
 const OFTEN_SUFFIX = /(?:apikey|token|accesskey|secretkey|privatekey)$/i;
 
 /** Also already redacted: `[REDACTED]…`, and a URL whose password the URL rule replaced (the rest of it is no secret). */
@@ -22,9 +51,10 @@ const WORDS_JOINED = /^(?:(?:[a-z]+|[A-Z][a-z]*|[A-Z]+)\d{0,6}|\d{1,6})(?:[_.:/-
 /** Where a path starts: home, relative or absolute. */
 const PATH_START = /^(?:~|\.\.?)?\/+\.?/;
 
+/** A name's words, in any script: split at what is not a letter or a digit, and where camelCase starts a word. */
 function words(name: string): string[] {
   return name
-    .split(/[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])/)
+    .split(/[^\p{L}\p{M}\p{N}]+|(?<=[\p{Ll}\p{N}])(?=\p{Lu})/u)
     .filter((w) => w !== '')
     .map((w) => w.toLowerCase());
 }

@@ -10,9 +10,11 @@
  * A token ends where letters and digits end, not at a word boundary (`\b`):
  * `_` is a word character, so `\b` missed a token joined to its neighbours by
  * underscores (`push_ghp_…`, `…_sk-proj-…_backup`), as names and branch
- * names often join them.
+ * names often join them. Nor does a token start right after a letter or digit,
+ * unless they end a percent escape: in URL-encoded text a token follows its
+ * encoded quote or separator (`%22sk-…`, `%3Dghp_…`).
  */
-export const TOKEN_RULES: ReadonlyArray<{ readonly id: string; readonly pattern: RegExp }> = [
+export const TOKEN_RULES: ReadonlyArray<{ readonly id: string; readonly pattern: RegExp }> = afterPercentEscapes([
   { id: 'private-key', pattern: /-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/g },
   { id: 'aws-access-token', pattern: /(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])/g },
   { id: 'github-pat', pattern: /(?<![A-Za-z0-9])gh[pousr]_[0-9a-zA-Z]{36,}(?![A-Za-z0-9])/g },
@@ -42,4 +44,13 @@ export const TOKEN_RULES: ReadonlyArray<{ readonly id: string; readonly pattern:
   { id: 'age-secret-key', pattern: /(?<![A-Za-z0-9])AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}(?![A-Za-z0-9])/g },
   { id: 'jwt', pattern: /(?<![A-Za-z0-9])ey[a-zA-Z0-9]{17,}\.ey[a-zA-Z0-9/_-]{17,}\.(?:[a-zA-Z0-9/_-]{10,}={0,2})?/g },
   { id: 'azure-storage-account-key', pattern: /(?<![A-Za-z0-9])(AccountKey|SharedAccessKey|SharedAccessSignature|sig)=[A-Za-z0-9+/%]{16,}={0,2}/g },
-];
+]);
+
+/** The rules with their start, not after a letter or digit, also allowed right after a percent escape (`%22`, `%2522`). */
+function afterPercentEscapes(rules: ReadonlyArray<{ readonly id: string; readonly pattern: RegExp }>): typeof rules {
+  const start = '(?<![A-Za-z0-9])';
+  return rules.map(({ id, pattern }) => ({
+    id,
+    pattern: new RegExp(pattern.source.replace(start, `(?:${start}|(?<=%(?:25){0,7}[0-9A-Fa-f]{2}))`), pattern.flags),
+  }));
+}

@@ -92,6 +92,17 @@ export const SECRET_FORMATS: ReadonlyArray<{ readonly name: string; readonly tex
     text: 'SECRET_KEY_BASE=4f8c2e91d07b3a56f1e8c9d2b4a7f0e3c6d9b2a5f8e1c4d7',
     secret: '4f8c2e91d07b3a56f1e8c9d2b4a7f0e3c6d9b2a5f8e1c4d7',
   },
+  { name: 'passphrase of several words', text: 'passphrase = correct horse battery staple', secret: 'battery staple' },
+  { name: 'password in Markdown emphasis', text: '**Password:** MdPassw0rd', secret: 'MdPassw0rd' },
+  {
+    name: 'URL-encoded form body inside a URL',
+    text: 'GET /authorize?next=%2Ftoken%3Fgrant_type%3Dpassword%26username%3Dbob%26password%3DEncPw7%2521',
+    secret: 'EncPw7',
+  },
+  { name: 'URL-encoded JSON body', text: 'body=%7B%22api_key%22%3A%22EncKey9vL7pZr4wT8%22%7D', secret: 'EncKey9vL7pZr4wT8' },
+  { name: 'Basic credentials of letters only', text: 'proxy: Basic dXNlcjpwYXNz', secret: 'dXNlcjpwYXNz' },
+  { name: 'password named in Russian', text: 'пароль: RuPassw0rd', secret: 'RuPassw0rd' },
+  { name: 'password named in Chinese, full-width colon', text: '密码：ZhPassw0rd', secret: 'ZhPassw0rd' },
 ];
 
 /** Texts that look a little like secrets but are real data redaction must keep. */
@@ -123,4 +134,11 @@ export const NOT_SECRETS: ReadonlyArray<{ readonly name: string; readonly text: 
   { name: 'an rsync to a remote path', text: 'rsync -avu ./site host:/var/www' },
   { name: 'an ssh port', text: 'ssh -p 2222 dev@host' },
   { name: 'config of ordinary settings', text: 'git config --global user.name Ann; npm config set registry http://localhost:4873/' },
+  { name: 'URL-encoded query', text: 'GET /cb?redirect=https%3A%2F%2Fexample.com%2Fdocs%3Fpage%3D2%26sort_key%3Dcreated_at&state=ok' },
+  { name: 'Basic before words that are no base64 of a user and password', text: 'Basic authentication is on; Basic Auth is the default.' },
+  { name: 'user names in URLs', text: 'ssh://git@github.com/o/r.git and https://deploy-bot@ci.example.com/x' },
+  {
+    name: 'prose naming a password in other languages',
+    text: 'La contraseña debe tener 8 caracteres. Пароль должен содержать 8 символов. 密码必须至少包含8个字符。',
+  },
 ];
