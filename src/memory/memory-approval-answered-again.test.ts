@@ -10,38 +10,21 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ModelMessage } from 'ai';
-import {
-  ChatClient,
-  MessageChatMemoryAdvisor,
-  MessageWindowChatMemory,
-  PromptChatMemoryAdvisor,
-  ToolApprovalConflictError,
-  ToolCallingAdvisor,
-  toolApprovalResponse,
-  type Advisor,
-  type ChatResponse,
-} from '../index.ts';
-import type { ChatMemory } from './chat-memory.ts';
+import { ChatClient, MessageWindowChatMemory, ToolApprovalConflictError, ToolCallingAdvisor, toolApprovalResponse, type ChatResponse } from '../index.ts';
 import { mockModel, type MockTurn } from '../test-support/mock-model.ts';
 import { MODES, runMode } from '../test-support/run-modes.ts';
-import { failingOnce, inConversation, lookupTool, RESUMES, refundTool, REPOSITORIES, sentPrompts } from './test-support/paused-round.ts';
-
-const ADVISORS = {
-  MessageChatMemoryAdvisor: (memory: ChatMemory): Advisor => new MessageChatMemoryAdvisor({ memory }),
-  PromptChatMemoryAdvisor: (memory: ChatMemory): Advisor => new PromptChatMemoryAdvisor({ memory }),
-} as const;
-type AdvisorName = keyof typeof ADVISORS;
-
-/** The shared ways to go on, and a client that keeps the whole conversation and sends it all again. */
-const FORMS = {
-  ...RESUMES,
-  'the conversation again with the answer': (paused: ChatResponse, answer: ModelMessage, before: readonly ModelMessage[]): ModelMessage[] => [
-    ...before,
-    ...paused.messages,
-    answer,
-  ],
-} as const;
-type Form = keyof typeof FORMS;
+import {
+  failingOnce,
+  inConversation,
+  lookupTool,
+  FORMS,
+  MEMORY_ADVISORS,
+  type MemoryAdvisorName,
+  type Form,
+  refundTool,
+  REPOSITORIES,
+  sentPrompts,
+} from './test-support/paused-round.ts';
 
 const answer = (response: ChatResponse, approved: boolean): ModelMessage =>
   toolApprovalResponse((response.pendingApprovals ?? []).map((p) => ({ approvalId: p.approvalId, approved, ...(approved ? {} : { reason: 'too much' }) })));
@@ -64,7 +47,7 @@ const ROUNDS: ReadonlyArray<{ readonly name: string; readonly paused: MockTurn; 
 
 describe('an approval answered again after its turn is over', () => {
   for (const mode of MODES) {
-    for (const advisor of Object.keys(ADVISORS) as AdvisorName[]) {
+    for (const advisor of Object.keys(MEMORY_ADVISORS) as MemoryAdvisorName[]) {
       for (const form of Object.keys(FORMS) as Form[]) {
         for (const round of ROUNDS) {
           test(`${mode}, ${advisor}, ${form}, ${round.name}: ToolApprovalConflictError; nothing runs, no model call, the memory unchanged`, async () => {
@@ -73,7 +56,7 @@ describe('an approval answered again after its turn is over', () => {
             const model = mockModel([{ text: 'Hello.' }, round.paused, { text: 'Done.' }, { text: 'You are welcome.' }]);
             const client = ChatClient.builder(model)
               .defaultTools({ lookup: lookupTool(runs), refund: refundTool(runs) })
-              .defaultAdvisors(new ToolCallingAdvisor(), ADVISORS[advisor](memory))
+              .defaultAdvisors(new ToolCallingAdvisor(), MEMORY_ADVISORS[advisor](memory))
               .build();
             const requests = (): number => sentPrompts(model, mode).length;
 
@@ -107,7 +90,7 @@ describe('an approval answered again after its turn is over', () => {
 
 describe('an approval answered again while a later round waits for another approval', () => {
   for (const mode of MODES) {
-    for (const advisor of Object.keys(ADVISORS) as AdvisorName[]) {
+    for (const advisor of Object.keys(MEMORY_ADVISORS) as MemoryAdvisorName[]) {
       test(`${mode}, ${advisor}: the stale answer is refused; the waiting approval can still be answered`, async () => {
         const runs: string[] = [];
         const memory = new MessageWindowChatMemory();
@@ -119,7 +102,7 @@ describe('an approval answered again while a later round waits for another appro
         ]);
         const client = ChatClient.builder(model)
           .defaultTools({ refund: refundTool(runs) })
-          .defaultAdvisors(new ToolCallingAdvisor(), ADVISORS[advisor](memory))
+          .defaultAdvisors(new ToolCallingAdvisor(), MEMORY_ADVISORS[advisor](memory))
           .build();
 
         const first = (await runMode(inConversation(client.prompt('Refund 10')), mode)).response;
@@ -144,7 +127,7 @@ describe('an approval answered again while a later round waits for another appro
 
 describe('a retry of a turn that is not over goes on from what ran', () => {
   for (const mode of MODES) {
-    for (const advisor of Object.keys(ADVISORS) as AdvisorName[]) {
+    for (const advisor of Object.keys(MEMORY_ADVISORS) as MemoryAdvisorName[]) {
       for (const [store, open] of REPOSITORIES) {
         test(`${mode}, ${advisor}, ${store}: the model failed in a round after the approved one; the answer sent again goes on, nothing runs twice`, async () => {
           const runs: string[] = [];
@@ -162,7 +145,7 @@ describe('a retry of a turn that is not over goes on from what ran', () => {
           const client = ChatClient.builder(model)
             .defaultOptions({ maxRetries: 0 })
             .defaultTools({ lookup: lookupTool(runs), refund: refundTool(runs) })
-            .defaultAdvisors(new ToolCallingAdvisor(), ADVISORS[advisor](memory))
+            .defaultAdvisors(new ToolCallingAdvisor(), MEMORY_ADVISORS[advisor](memory))
             .build();
 
           const paused = (await runMode(inConversation(client.prompt('Refund order 7')), mode)).response;

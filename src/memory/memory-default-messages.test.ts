@@ -8,26 +8,19 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ModelMessage } from 'ai';
-import {
-  ChatClient,
-  MessageChatMemoryAdvisor,
-  MessageWindowChatMemory,
-  PromptChatMemoryAdvisor,
-  ToolCallingAdvisor,
-  toolApprovalResponse,
-  type Advisor,
-  type ChatResponse,
-} from '../index.ts';
-import type { ChatMemory } from './chat-memory.ts';
+import { ChatClient, MessageWindowChatMemory, ToolCallingAdvisor, toolApprovalResponse } from '../index.ts';
 import { mockModel } from '../test-support/mock-model.ts';
 import { MODES, runMode } from '../test-support/run-modes.ts';
-import { assertOneResultPerCall, inConversation, RESUMES, refundTool, sentPrompts } from './test-support/paused-round.ts';
-
-const ADVISORS = {
-  MessageChatMemoryAdvisor: (memory: ChatMemory): Advisor => new MessageChatMemoryAdvisor({ memory }),
-  PromptChatMemoryAdvisor: (memory: ChatMemory): Advisor => new PromptChatMemoryAdvisor({ memory }),
-} as const;
-type AdvisorName = keyof typeof ADVISORS;
+import {
+  assertOneResultPerCall,
+  inConversation,
+  FORMS,
+  MEMORY_ADVISORS,
+  type MemoryAdvisorName,
+  type Form,
+  refundTool,
+  sentPrompts,
+} from './test-support/paused-round.ts';
 
 /** Few-shot examples, and a lone user message of context (which looks like a turn of its own). */
 const PREAMBLES: ReadonlyArray<readonly [string, readonly ModelMessage[], readonly string[]]> = [
@@ -42,21 +35,10 @@ const PREAMBLES: ReadonlyArray<readonly [string, readonly ModelMessage[], readon
   ['a user message of context', [{ role: 'user', content: 'Amounts are in EUR.' }], ['user: Amounts are in EUR.']],
 ];
 
-/** The shared ways to go on, and a client that keeps the whole conversation and sends it all again. */
-const FORMS = {
-  ...RESUMES,
-  'the conversation again with the answer': (paused: ChatResponse, answer: ModelMessage, before: readonly ModelMessage[]): ModelMessage[] => [
-    ...before,
-    ...paused.messages,
-    answer,
-  ],
-} as const;
-type Form = keyof typeof FORMS;
-
 const ROUND = ['assistant: -> refund', 'tool refund: refunded 10'];
 
 /** What the resumed request sends after the preamble (its system prompt aside): what each advisor puts as messages. */
-const RESUMED: Record<AdvisorName, Record<Form, readonly string[]>> = {
+const RESUMED: Record<MemoryAdvisorName, Record<Form, readonly string[]>> = {
   MessageChatMemoryAdvisor: {
     'only the answer': ['user: Hi', 'assistant: Hello.', 'user: Refund order 7', ...ROUND],
     'the round again with the answer': ['user: Hi', 'assistant: Hello.', 'user: Refund order 7', ...ROUND],
@@ -84,7 +66,7 @@ const withoutSystem = (lines: readonly string[]): string[] => lines.filter((line
 
 describe('default messages with a chat memory advisor', () => {
   for (const mode of MODES) {
-    for (const advisor of Object.keys(ADVISORS) as AdvisorName[]) {
+    for (const advisor of Object.keys(MEMORY_ADVISORS) as MemoryAdvisorName[]) {
       for (const [kind, preamble, preambleLines] of PREAMBLES) {
         for (const form of Object.keys(FORMS) as Form[]) {
           test(`${mode}, ${advisor}, ${kind}, ${form}: the approved call runs once and the preamble stays first`, async () => {
@@ -99,7 +81,7 @@ describe('default messages with a chat memory advisor', () => {
             const client = ChatClient.builder(model)
               .defaultMessages(...preamble)
               .defaultTools({ refund: refundTool(runs) })
-              .defaultAdvisors(new ToolCallingAdvisor(), ADVISORS[advisor](memory))
+              .defaultAdvisors(new ToolCallingAdvisor(), MEMORY_ADVISORS[advisor](memory))
               .build();
 
             const hello = (await runMode(inConversation(client.prompt('Hi')), mode)).response;

@@ -30,20 +30,12 @@ import {
   lookupTool,
   refundTool,
   REPOSITORIES,
+  FORMS,
+  type Form,
   RESUMES,
   sentPrompts,
 } from './test-support/paused-round.ts';
 
-/** The ways to go on: the shared two, and a client that keeps the whole conversation and sends it all again. */
-const FORMS = {
-  ...RESUMES,
-  'the conversation again with the answer': (paused: ChatResponse, answer: ModelMessage, before: readonly ModelMessage[]): ModelMessage[] => [
-    ...before,
-    ...paused.messages,
-    answer,
-  ],
-} as const;
-type Form = keyof typeof FORMS;
 const FORM_NAMES = Object.keys(FORMS) as Form[];
 
 const approve = (response: ChatResponse, approved = true): ModelMessage =>

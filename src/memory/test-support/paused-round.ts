@@ -7,7 +7,9 @@ import {
   ChatClient,
   CONVERSATION_ID,
   InMemoryChatMemoryRepository,
+  MessageChatMemoryAdvisor,
   MessageWindowChatMemory,
+  PromptChatMemoryAdvisor,
   type Advisor,
   type ChatClientRequestSpec,
   type ChatMemoryRepository,
@@ -32,6 +34,24 @@ export const RESUMES = {
   'the round again with the answer': (paused: ChatResponse, answer: ModelMessage): ModelMessage[] => [...paused.messages, answer],
 } as const;
 export type Resume = keyof typeof RESUMES;
+
+/** The shared ways to go on, and a client that keeps the whole conversation and sends it all again. */
+export const FORMS = {
+  ...RESUMES,
+  'the conversation again with the answer': (paused: ChatResponse, answer: ModelMessage, before: readonly ModelMessage[]): ModelMessage[] => [
+    ...before,
+    ...paused.messages,
+    answer,
+  ],
+} as const;
+export type Form = keyof typeof FORMS;
+
+/** Each memory advisor, made for a memory. */
+export const MEMORY_ADVISORS = {
+  MessageChatMemoryAdvisor: (memory: ChatMemory): Advisor => new MessageChatMemoryAdvisor({ memory }),
+  PromptChatMemoryAdvisor: (memory: ChatMemory): Advisor => new PromptChatMemoryAdvisor({ memory }),
+} as const;
+export type MemoryAdvisorName = keyof typeof MEMORY_ADVISORS;
 
 /** A repository for one test, closed when the test's `using` scope ends. */
 type OpenRepository = () => { readonly repository: ChatMemoryRepository } & Disposable;
