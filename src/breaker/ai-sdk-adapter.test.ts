@@ -36,6 +36,23 @@ function loopingModel(): Promise<ScriptedModelServer> {
   return new ScriptedModelServer({ script: [{ toolCalls: [{ name: 'deploy', arguments: { env: 'prod' } }] }], onExhausted: 'repeat-last' }).start();
 }
 
+/** What `generateText` rejects with: the breaker must end the run before its step cap. */
+function stoppedGenerateText(
+  server: ScriptedModelServer,
+  governed: ReturnType<typeof failingDeploy>['governed'],
+  tools: ReturnType<typeof failingDeploy>['tools'],
+): Promise<unknown> {
+  return generateText({
+    model: governed.model(scriptedModel(server)),
+    tools,
+    stopWhen: [isStepCount(20), governed.stopWhen],
+    prompt: 'Deploy to prod.',
+  }).then(
+    () => assert.fail('the breaker must end the run'),
+    (e: unknown) => e,
+  );
+}
+
 /** What every variant shows on the wire: the steer on the 3rd error result, kept there in later requests, then the block. */
 function assertSteeredOnTheError(server: ScriptedModelServer, events: readonly BreakerEventRecord[], attempts: number, error: unknown): void {
   assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
@@ -53,15 +70,7 @@ describe('breakerForAiSdk: a tool that throws', () => {
   test('generateText: the steer decided for the 3rd attempt reaches the model on its error result', async () => {
     await using server = await loopingModel();
     const { events, governed, tools, attempts } = failingDeploy('ai-throws');
-    const error = await generateText({
-      model: governed.model(scriptedModel(server)),
-      tools,
-      stopWhen: [isStepCount(20), governed.stopWhen],
-      prompt: 'Deploy to prod.',
-    }).then(
-      () => assert.fail('the breaker must end the run'),
-      (e: unknown) => e,
-    );
+    const error = await stoppedGenerateText(server, governed, tools);
     assertSteeredOnTheError(server, events, attempts(), error);
   });
 
@@ -91,15 +100,7 @@ describe('breakerForAiSdk: a tool whose error names the outage only in its field
   test('a status of 503 on the error gets the allowance for transient errors, as the same words in its message do', async () => {
     await using server = await loopingModel();
     const { governed, tools, attempts } = failingDeploy('ai-throws-status', () => Object.assign(new Error('upstream failed'), { status: 503 }));
-    const error = await generateText({
-      model: governed.model(scriptedModel(server)),
-      tools,
-      stopWhen: [isStepCount(20), governed.stopWhen],
-      prompt: 'Deploy to prod.',
-    }).then(
-      () => assert.fail('the breaker must end the run'),
-      (e: unknown) => e,
-    );
+    const error = await stoppedGenerateText(server, governed, tools);
     assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
     assert.equal(error.evidence?.['transient'], true);
     assert.equal(attempts(), 5, 'an outage is retried longer than a rejection (3 attempts)');

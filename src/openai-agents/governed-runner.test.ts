@@ -15,6 +15,7 @@ import { breakerForOpenAIAgents, type GovernedRunStop } from './index.ts';
 import { ScriptedModelServer } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from '../e2e/recorded-run.ts';
 import { OPS_MCP_SERVER } from './test-support/ops-mcp-server.ts';
+import { restartServiceTool } from './test-support/restart-tool.ts';
 
 function governed(server: ScriptedModelServer, options: AgentBreakerOptions = {}, sessionId?: string) {
   const breaker = new AgentBreaker({ telemetry: false, ...options });
@@ -371,17 +372,7 @@ describe('breakerForOpenAIAgents: human approval', () => {
       },
     }).start();
     const { door } = governed(server);
-    let restarts = 0;
-    const restart = tool({
-      name: 'restart_service',
-      description: 'Restarts a service',
-      parameters: z.object({ service: z.string() }),
-      needsApproval: true,
-      execute: async () => {
-        restarts += 1;
-        return 'restarted';
-      },
-    });
+    const { restart, runs: restarts } = restartServiceTool(() => 'restarted');
     const operator = new Agent({ name: 'operator', model: server.modelId, tools: door.tools([restart]) });
     const lead = new Agent({
       name: 'lead',
@@ -397,23 +388,13 @@ describe('breakerForOpenAIAgents: human approval', () => {
     const result = await door.run(lead, state);
 
     assert.equal(result.finalOutput, 'The api was restarted.');
-    assert.equal(restarts, 1);
+    assert.equal(restarts(), 1);
   });
 
   test('a run resumed from result.state after each approval goes on in the same session: the loop across approvals is stopped', async () => {
     await using server = await loopingModel('restart_service', { service: 'api' });
     const { events, door } = governed(server);
-    let restarts = 0;
-    const restart = tool({
-      name: 'restart_service',
-      description: 'Restarts a service',
-      parameters: z.object({ service: z.string() }),
-      needsApproval: true,
-      execute: async ({ service }) => {
-        restarts += 1;
-        return `${service} restarted; health check still failing`;
-      },
-    });
+    const { restart, runs: restarts } = restartServiceTool();
     const agent = new Agent({ name: 'ops', model: server.modelId, tools: door.tools([restart]) });
 
     let approvals = 0;
@@ -431,7 +412,7 @@ describe('breakerForOpenAIAgents: human approval', () => {
 
     assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
     assert.deepEqual(escalations(events), ['tool_spiral:steer', 'tool_spiral:block', 'tool_spiral:stop']);
-    assert.equal(restarts, 3, 'the blocked and the stopped restart did not run');
+    assert.equal(restarts(), 3, 'the blocked and the stopped restart did not run');
     assert.ok(approvals < 8);
   });
 });

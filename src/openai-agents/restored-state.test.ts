@@ -14,6 +14,7 @@ import { AgentBreaker, type AgentBreakerError, BreakerOpenError, ToolSpiralError
 import { breakerForOpenAIAgents, type GovernedRunStop } from './index.ts';
 import { ScriptedModelServer } from '../testing/index.ts';
 import { escalations } from '../e2e/recorded-run.ts';
+import { restartServiceTool } from './test-support/restart-tool.ts';
 
 /** A service whose every request builds its own door and agent over one breaker. */
 function service(server: ScriptedModelServer, useResponses = false) {
@@ -28,20 +29,11 @@ function service(server: ScriptedModelServer, useResponses = false) {
     return checkModelCall(sessionId);
   };
   const modelProvider = new OpenAIProvider({ apiKey: 'test-key', baseURL: server.baseURL, useResponses });
-  let restarts = 0;
+  // One tool for every request: each door governs a copy of it, and its runs are counted across requests.
+  const { restart, runs: restarts } = restartServiceTool();
   let checks = 0;
   const request = (sessionId?: string) => {
     const door = breakerForOpenAIAgents(breaker, { runConfig: { modelProvider, tracingDisabled: true }, ...(sessionId ? { sessionId } : {}) });
-    const restart = tool({
-      name: 'restart_service',
-      description: 'Restarts a service',
-      parameters: z.object({ service: z.string() }),
-      needsApproval: true,
-      execute: async ({ service }) => {
-        restarts += 1;
-        return `${service} restarted; health check still failing`;
-      },
-    });
     const check = tool({
       name: 'check_build',
       description: 'Status of a CI build',
@@ -56,7 +48,7 @@ function service(server: ScriptedModelServer, useResponses = false) {
   };
   /** The sessions model turns ran in, in order of first appearance. */
   const sessions = (): string[] => [...new Set(turns)];
-  return { breaker, events, request, sessions, restarts: () => restarts, checks: () => checks };
+  return { breaker, events, request, sessions, restarts, checks: () => checks };
 }
 
 /** A model that asks to restart the api every turn. */

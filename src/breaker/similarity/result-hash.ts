@@ -37,9 +37,10 @@ const VOLATILE_PARTS = [
   ),
   // IPython's cell counter, one more on every run: in a traceback ("Cell In[12], line 3", "<ipython-input-12-…>"), a prompt ("Out[12]:")
   /(?:Cell|Input) In ?\[\d+\]|(?:In|Out) ?\[\d+\]:|ipython-input-\d+-[0-9a-f]+/,
-  // a bare request id as OpenAI, Anthropic and Stripe print it ("Request req_1A2b3C4d5E6f7G: No such customer")
-  /req_(?=[a-z]*[0-9A-Z])[0-9A-Za-z]{12,}\b/,
 ];
+
+/** A bare request id as OpenAI, Anthropic and Stripe print it ("Request req_1A2b3C4d5E6f7G: No such customer"). */
+const BARE_REQUEST_ID = /req_(?=[a-z]*[0-9A-Z])[0-9A-Za-z]{12,}\b/;
 
 /**
  * A request, trace or correlation id and its value: after `:` or `=`
@@ -69,8 +70,8 @@ function volatilePattern(parts: readonly RegExp[]): RegExp {
  * searched without ID_PART, which cannot match in it: the same replacements,
  * in about half the time.
  */
-const VOLATILE = volatilePattern([...VOLATILE_PARTS.slice(0, -1), ID_PART, VOLATILE_PARTS.at(-1)!]);
-const VOLATILE_WITHOUT_IDS = volatilePattern(VOLATILE_PARTS);
+const VOLATILE = volatilePattern([...VOLATILE_PARTS, ID_PART, BARE_REQUEST_ID]);
+const VOLATILE_WITHOUT_IDS = volatilePattern([...VOLATILE_PARTS, BARE_REQUEST_ID]);
 
 /**
  * Whitespace that collapsing changes: runs, and single characters other than
