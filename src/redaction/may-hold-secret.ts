@@ -25,10 +25,12 @@ const AUTH_OR_URL = /bearer|basic|authorization|:\/\//i;
  * (secret-names.ts: ALWAYS_SECRET, OFTEN_SECRET and the suffixes), then
  * `_`, `.` or `-` at most, a quote (escaped, in JSON text), and its
  * separator or the end of the tag (inside Markdown emphasis too), or a
- * URL-encoded quote and separator.
+ * URL-encoded quote and separator. Names are at most 64 characters in the
+ * rules, so the part after the word is bounded too: unbounded, a long word
+ * repeating one (`secret-secret-…`) would be read again from each.
  */
 const SECRET_NAME =
-  /(?:pass(?:wd|word|phrase)?|pwd?|secrets?|credentials?|kennwort|contrase[ñn]a|senha|пароль|密码|密碼|パスワード|비밀번호)[\w.-]*\**(?:\\*["']?[\s:=>：＝]|(?:%(?:25){0,7}2[27])?%(?:25){0,7}3[ad])|(?:key|token|auth(?:orization)?|jwt|sig(?:nature)?|cookie|dsn|sas)[._-]*\**(?:\\*["']?[\s:=>：＝]|(?:%(?:25){0,7}2[27])?%(?:25){0,7}3[ad])/i;
+  /(?:pass(?:wd|word|phrase)?|pwd?|secrets?|credentials?|kennwort|contrase[ñn]a|senha|пароль|密码|密碼|パスワード|비밀번호)[\w.-]{0,64}\**(?:\\*["']?[\s:=>：＝]|(?:%(?:25){0,7}2[27])?%(?:25){0,7}3[ad])|(?:key|token|auth(?:orization)?|jwt|sig(?:nature)?|cookie|dsn|sas)[._-]{0,64}\**(?:\\*["']?[\s:=>：＝]|(?:%(?:25){0,7}2[27])?%(?:25){0,7}3[ad])/i;
 
 /**
  * Whether `redact` could change `text`: false only when none of its rules can

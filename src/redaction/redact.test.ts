@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { redact, redactSecrets, redactValue } from '../index.ts';
+import { REDACTED, redact, redactSecrets, redactValue } from '../index.ts';
 import { NOT_SECRETS, SECRET_FORMATS } from './test-support/secret-formats.ts';
 
 describe('redact', () => {
@@ -341,5 +341,53 @@ describe('redact: secret names in other languages and scripts', () => {
     ]) {
       assert.equal(redact(text), text);
     }
+  });
+});
+
+describe('redact: linear time on any input', () => {
+  // Each of these took from seconds to minutes before, blocking the event loop: a rule read the rest of a long
+  // word again from each name, scheme or backslash in it. A return to that runs past the suite's timeout.
+  const KB = 1024;
+  const repeated = (unit: string, bytes = 128 * KB) => unit.repeat(Math.ceil(bytes / unit.length));
+  const RANDOM = 'A1b2C3d4E5f6G7h8';
+
+  test('a long word of names with separators is read once', () => {
+    for (const unit of ['key=', 'token:', 'apiKey：', 'auth%3D', 'token%253Da', '--key=a']) {
+      const text = repeated(unit);
+      assert.ok(redact(text) === text, unit);
+      // A secret at its end is still found, with the few names before it whose values it makes look generated.
+      const out = redact(`${text}${RANDOM}`);
+      const kept = out.slice(0, -REDACTED.length);
+      assert.ok(out.endsWith(REDACTED) && text.startsWith(kept) && kept.length > text.length - 1024, `${unit}: …${out.slice(-80)}`);
+    }
+  });
+
+  test('schemes and scheme-like words without a password are read once', () => {
+    for (const unit of ['x://', 'x://a:', 'a.', 'a-', '-p', 'secret-']) {
+      const text = repeated(unit);
+      assert.ok(redact(`${text}. password=hunter2`) === `${text}. password=${REDACTED}`, unit);
+    }
+    // Glued URLs still lose each password.
+    assert.equal(redact('https://u:p1@h.com/https://v:p2@g.com/'), `https://u:${REDACTED}@h.com/https://v:${REDACTED}@g.com/`);
+    assert.equal(redact('https://u:p@ss@h.com/x'), `https://u:${REDACTED}@h.com/x`);
+  });
+
+  test('runs of backslashes are read once', () => {
+    const backslashes = repeated('\\');
+    assert.equal(redact(`password=${backslashes}`), `password=${REDACTED}`);
+    assert.equal(redact(`password: a ${backslashes}`), `password: ${REDACTED}`);
+    assert.ok(redact(`key=${backslashes} password=hunter2`) === `key=${backslashes} password=${REDACTED}`);
+    // A backslash before a quote still ends a value; one before anything else is part of it.
+    assert.equal(redact('{\\"password\\": \\"hunter2\\"}'), `{\\"password\\": \\"${REDACTED}\\"}`);
+    assert.equal(redact('password=a\\b\\\\c end'), `password=${REDACTED} end`);
+  });
+
+  test('a long value is judged by its start and redacted whole', () => {
+    const token = 'Zq8xR2mK9vB4nT7wY1cF6hJ3pL5sD0gA'.repeat(8);
+    assert.equal(redact(`token=${token} next`), `token=${REDACTED} next`);
+    assert.equal(redact(`api_key%3D${token}&x=1`), `api_key%3D${REDACTED}&x=1`);
+    // A long value that reads as words stays, however long.
+    const path = `${'projects/alpha/locations/global/'.repeat(8)}keys`;
+    assert.equal(redact(`key=${path}`), `key=${path}`);
   });
 });

@@ -15,7 +15,9 @@ const AUTHORIZATION = /\b(authorization\\*["']?[ \t]*[:=][ \t]*\\*["']?[A-Za-z][
 
 // scheme://user:password@host — the password may contain `@` and `/`: it runs to the last `@` that a host follows.
 // A user that looks generated is a token (`https://<token>@github.com/…`, `https://<token>:x-oauth-basic@…`).
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:/@?#]*)(:[^\s?#]*)?@(?=[\w.-]+(?::\d+)?(?:[/?#\s"'`,;)\]}>]|$))/gi;
+// A scheme is at most 32 characters and a password holds no `://`, so that no character is read again for each
+// scheme-like word before it (`a.b.c.d…`, `x://x://x://…` without an `@`): linear time on any input.
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]{0,31}:\/\/)([^\s:/@?#]*)(:(?:[^\s?#:]|:(?!\/\/))*)?@(?=[\w.-]+(?::\d+)?(?:[/?#\s"'`,;)\]}>]|$))/gi;
 
 // name = value, name: value, "name": "value", name='value' (env files, YAML, JSON, connection strings, headers),
 // also inside JSON text, where the quotes are escaped (`\"password\": \"…\"`, at any depth of escaping). A name is in
@@ -23,12 +25,14 @@ const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:/@?#]*)(:[^\s?#]*)?@(?=[\w
 // The name is bounded and must start a word, and a value is only read after a secret name: linear time on any input.
 const NAME = String.raw`[\p{L}_][\p{L}\p{M}\p{N}_.-]{0,63}`;
 const SEPARATOR = String.raw`\*{0,2}[ \t]*(?::=|=>|[:=：＝])\*{0,2}`;
-const ASSIGNMENT = new RegExp(String.raw`(?<![\p{L}\p{M}\p{N}_.-])(\\*["']?)(${NAME})\1(${SEPARATOR}[ \t]*)`, 'gu');
+// Escaping backslashes are taken from the start of their run only: starting inside it would read the rest again.
+const ESCAPES = String.raw`(?:(?<!\\)\\+)?`;
+const ASSIGNMENT = new RegExp(String.raw`(?<![\p{L}\p{M}\p{N}_.-])(${ESCAPES}["']?)(${NAME})\1(${SEPARATOR}[ \t]*)`, 'gu');
 // The same in URL-encoded text (`password%3Dhunter2`, `%22api_key%22%3A%22…`): a name also starts right after a
 // percent escape, and the separator and quotes may be encoded, once or more (`%253D`). Group 4 holds a `25` for
 // each encoding beyond the first, at most 7.
 const ENCODED_ASSIGNMENT = new RegExp(
-  String.raw`(?:(?<![\p{L}\p{M}\p{N}_.-])|(?<=%(?:25){0,7}[0-9A-Fa-f]{2}))(\\*["']?|%(?:25){0,7}2[27])(${NAME})\1(${SEPARATOR}[ \t]*|(?:%(?:25){0,7}2[27])?%((?:25){0,7})3[ADad])`,
+  String.raw`(?:(?<![\p{L}\p{M}\p{N}_.-])|(?<=%(?:25){0,7}[0-9A-Fa-f]{2}))(${ESCAPES}["']?|%(?:25){0,7}2[27])(${NAME})\1(${SEPARATOR}[ \t]*|(?:%(?:25){0,7}2[27])?%((?:25){0,7})3[ADad])`,
   'gu',
 );
 // Whether a text holds an encoded `:` or `=`, and needs ENCODED_ASSIGNMENT.
@@ -37,8 +41,26 @@ const ENCODED_SEPARATOR = /%(?:25){0,7}3[ADad]/;
 // runs to the end of the line. A bare value runs to the first delimiter (full-width ones too); a `[REDACTED]` an
 // earlier rule left in it is part of it, not its end (`credentials: http://me:[REDACTED]@host` is one value, not
 // `http://me:[REDACTED` and a stray `]@host`), and a backslash is part of it unless it escapes a quote.
-const ASSIGNED_VALUE =
-  /(\\+)"((?:(?!\1")[^\n])*)(\1"|(?=\n)|$)|"((?:[^"\\\n]|\\.)*)("|(?=\n)|$)|'([^'\n]*)'|((?:\[REDACTED\]|\\(?!\\*["'])|[^\s"',;&<>)}\]\\，；])+)/y;
+const BARE_PART = String.raw`(?:\[REDACTED\]|\\+(?![\\"'])|[^\s"',;&<>)}\]\\，；])`;
+/**
+ * Parts of a bare value judged: a secret shows what it is long before this, and a bound keeps each name's look at
+ * its value short, where a text of many names in one long word (`key=key=key=…`) would otherwise have the rest of
+ * the word read again for each. A value judged a secret is redacted whole (see {@link BARE_REST}).
+ */
+const JUDGED_PARTS = 128;
+/** What a value cut at {@link JUDGED_PARTS} may end in that its whole does not: a separator, part of an escape. */
+const CUT_END = /[_.:/-]+$|%[0-9A-Fa-f]?$/;
+
+/** The part of a bare value to judge: a value that may have been cut loses what the cut may have left at its end. */
+function judgedPart(value: string): string {
+  return value.length < JUDGED_PARTS ? value : value.replace(CUT_END, '');
+}
+const ASSIGNED_VALUE = new RegExp(
+  String.raw`(\\+)"((?:(?!\1")[^\n])*)(\1"|(?=\n)|$)|"((?:[^"\\\n]|\\.)*)("|(?=\n)|$)|'([^'\n]*)'|(${BARE_PART}{1,${JUDGED_PARTS}})`,
+  'y',
+);
+/** The rest of a bare value past the parts judged. */
+const BARE_REST = new RegExp(`${BARE_PART}*`, 'y');
 // The further words of a bare value that follows a separator and a space, under a name that always holds a secret
 // (`password: correct horse battery staple`, `passphrase = my dog has fleas`): a passphrase may hold spaces. They run
 // to the end of the line (a `\n` escape too, in JSON text), a delimiter of a key-value list, or the next name and
@@ -46,7 +68,7 @@ const ASSIGNED_VALUE =
 // `NAME=value` with no space is the shell's and the URL's form, where a space ends the value (`PGPASSWORD=… psql -h
 // db` keeps its command), and a first word without a letter is a count (`tests pass: 12 of 12`), not a passphrase.
 const MORE_WORDS = new RegExp(
-  String.raw`(?:(?:[ \t]+(?!${NAME}\\*["']?${SEPARATOR})|(?<=\p{L})'(?=\p{L}))(?:\[REDACTED\]|\\(?!\\*[nr"'])|(?<=\p{L})'(?=\p{L})|[^\s"',;&<>)}\]\\，；])+)*`,
+  String.raw`(?:(?:[ \t]+(?!${NAME}\\*["']?${SEPARATOR})|(?<=\p{L})'(?=\p{L}))(?:\[REDACTED\]|\\+(?![\\nr"'])|(?<=\p{L})'(?=\p{L})|[^\s"',;&<>)}\]\\，；])+)*`,
   'uy',
 );
 const SPACED_SEPARATOR = /[ \t：＝]$/;
@@ -89,8 +111,9 @@ function plainValue(text: string, at: number, name: string, separator: string, a
   ASSIGNED_VALUE.lastIndex = at;
   const found = ASSIGNED_VALUE.exec(text);
   if (found === null) return undefined;
-  const [whole, backslashes, escaped, escapedEnd, dq, dqEnd, sq, bare] = found;
-  if (!isSecretValue(name, escaped ?? dq ?? sq ?? bare ?? '')) return undefined;
+  const [judged, backslashes, escaped, escapedEnd, dq, dqEnd, sq, bare] = found;
+  if (!isSecretValue(name, escaped ?? dq ?? sq ?? (bare === undefined ? '' : judgedPart(bare)))) return undefined;
+  const whole = bare === undefined ? judged : `${judged}${restOfValue(BARE_REST, text, at + judged.length)}`;
   if (backslashes !== undefined) return { length: whole.length, shown: `${backslashes}"${REDACTED}${escapedEnd}` };
   if (dq !== undefined) return { length: whole.length, shown: `"${REDACTED}${dqEnd}` };
   if (sq !== undefined) return { length: whole.length, shown: `'${REDACTED}'` };
@@ -99,8 +122,14 @@ function plainValue(text: string, at: number, name: string, separator: string, a
   return { length: whole.length + (MORE_WORDS.exec(text)?.[0].length ?? 0), shown: REDACTED };
 }
 
-/** Value patterns after an encoded separator, by its depth (see {@link encodedValuePattern}). */
-const ENCODED_VALUES = new Map<string, RegExp>();
+/** A value after an encoded separator, and the rest of a bare one past the parts judged (as {@link BARE_REST}). */
+interface EncodedValuePatterns {
+  readonly value: RegExp;
+  readonly rest: RegExp;
+}
+
+/** Value patterns after an encoded separator, by its depth (see {@link encodedValuePatterns}). */
+const ENCODED_VALUES = new Map<string, EncodedValuePatterns>();
 
 /**
  * What follows a separator encoded `depth` times more than once (`''` for `%3D`, `'25'` for `%253D`): encoded
@@ -108,41 +137,57 @@ const ENCODED_VALUES = new Map<string, RegExp>();
  * or a bare value up to a delimiter, plain or encoded as deep or less deep (`&`, `%26`, `%2C`; `%2520` is a space
  * inside the value).
  */
-function encodedValuePattern(depth: string): RegExp {
-  let pattern = ENCODED_VALUES.get(depth);
-  if (pattern === undefined) {
+function encodedValuePatterns(depth: string): EncodedValuePatterns {
+  let patterns = ENCODED_VALUES.get(depth);
+  if (patterns === undefined) {
     const here = `%${depth}`;
     const upTo = `%(?:25){0,${depth.length / 2}}`;
     const delimiter = `${upTo}(?:0[9ADad]|2[0267Cc9]|3[BbCcEe]|5[Dd]|7[Dd])`;
     const quoted = String.raw`${here}(2[27])((?:${here}5[Cc]${here}\2|(?!${upTo}\2)[^\s"'&<>\\])*)(${here}\2)?`;
-    const bare = String.raw`((?:\[REDACTED\]|\\(?!\\*["'])|(?!${delimiter})[^\s"',;&<>)}\]\\])+)`;
-    pattern = new RegExp(`((?:${here}20)*)(?:${quoted}|${bare})`, 'y');
-    ENCODED_VALUES.set(depth, pattern);
+    // An escape is one part, so that a value cut at JUDGED_PARTS still decodes.
+    const barePart = String.raw`(?:\[REDACTED\]|\\+(?![\\"'])|(?!${delimiter})(?:%[0-9A-Fa-f]{2}|[^\s"',;&<>)}\]\\]))`;
+    patterns = {
+      value: new RegExp(`((?:${here}20)*)(?:${quoted}|(${barePart}{1,${JUDGED_PARTS}}))`, 'y'),
+      rest: new RegExp(`${barePart}*`, 'y'),
+    };
+    ENCODED_VALUES.set(depth, patterns);
   }
-  return pattern;
+  return patterns;
 }
 
 function encodedValue(text: string, at: number, name: string, depth: string): FoundValue | undefined {
-  const pattern = encodedValuePattern(depth);
-  pattern.lastIndex = at;
-  const found = pattern.exec(text);
+  const patterns = encodedValuePatterns(depth);
+  patterns.value.lastIndex = at;
+  const found = patterns.value.exec(text);
   if (found === null) return undefined;
-  const [whole, spaces = '', quote, quoted, closing = '', bare] = found;
-  if (!isSecretValue(name, percentDecoded(quoted ?? bare ?? '', depth.length / 2 + 1))) return undefined;
+  const [judged, spaces = '', quote, quoted, closing = '', bare] = found;
+  if (!isSecretValue(name, percentDecoded(quoted ?? (bare === undefined ? '' : judgedPart(bare)), depth.length / 2 + 1))) return undefined;
+  const whole = bare === undefined ? judged : `${judged}${restOfValue(patterns.rest, text, at + judged.length)}`;
   return { length: whole.length, shown: quote === undefined ? `${spaces}${REDACTED}` : `${spaces}%${depth}${quote}${REDACTED}${closing}` };
 }
 
-/** `text` percent-decoded `times` times, as far as it decodes: a value is judged as it was written. */
+/** What `rest` (a sticky pattern that always matches) reads of `text` from `at`. */
+function restOfValue(rest: RegExp, text: string, at: number): string {
+  rest.lastIndex = at;
+  return rest.exec(text)?.[0] ?? '';
+}
+
+const ESCAPES_RUN = /(?:%[0-9A-Fa-f]{2})+/g;
+
+/** `text` percent-decoded `times` times, each run of escapes as far as it decodes: a value is judged as it was written. */
 function percentDecoded(text: string, times: number): string {
   let out = text;
-  for (let i = 0; i < times && out.includes('%'); i++) {
-    try {
-      out = decodeURIComponent(out);
-    } catch {
-      break;
-    }
-  }
+  for (let i = 0; i < times && out.includes('%'); i++) out = out.replace(ESCAPES_RUN, decodedRun);
   return out;
+}
+
+function decodedRun(run: string): string {
+  try {
+    return decodeURIComponent(run);
+  } catch {
+    // Not UTF-8 (a byte of another encoding, a character cut in two): left as it is.
+    return run;
+  }
 }
 
 /** Whether `text` is base64 of a `user:password`, as Basic authorisation sends it: printable text with a colon. */
