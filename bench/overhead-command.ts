@@ -3,7 +3,8 @@
  * overhead.ts): the AgentBreaker's cost per event and memory per session with
  * every detector on, the same through RedisBreakerStore on a local Redis, and
  * the ChatClient + advisors against a bare doGenerate, breaker state under
- * contention on Redis (contention.ts), and the latency `governor proxy` adds
+ * contention on Redis (contention.ts), what texts made to be expensive cost
+ * (adversarial-text.ts), and the latency `governor proxy` adds
  * per request and per streamed chunk (proxy-overhead.ts). Prints the machine and
  * aligned tables; each table says which goal it checks and whether it is met.
  * Takes a minute or two.
@@ -24,6 +25,7 @@
  */
 import fs from 'node:fs';
 import { testRedisUrl } from '../src/test-support/services.ts';
+import { formatAdversarialText, measureAdversarialText } from './adversarial-text.ts';
 import { formatContentionReport, runContentionBenchmark } from './contention.ts';
 import { DEFAULT_REDIS_SCALE, formatOverheadReport, measureRedisScale, runOverheadBenchmark, type OverheadBenchmarkOptions } from './overhead.ts';
 import { formatProxyOverhead, measureProxyOverhead } from './proxy-overhead.ts';
@@ -88,6 +90,9 @@ const measured = await runOverheadBenchmark({
   onProgress: progress,
 });
 
+progress('adversarial text: one long word of a repeating pattern in each place text is read');
+const adversarial = await measureAdversarialText(flags.quick ? { chars: 16_384, repeats: 1 } : {});
+
 progress('governor proxy: added latency per request and per streamed chunk');
 const proxy = await measureProxyOverhead(flags.quick ? { requests: 200, warmUp: 50 } : {});
 
@@ -106,11 +111,12 @@ if ('cells' in measured.redis) {
   report = { ...measured, redis: { ...measured.redis, scale: await measureRedisScale(testRedisUrl(), scale, progress) } };
 }
 
-const json = JSON.stringify(contention === undefined ? { ...report, proxy } : { ...report, proxy, contention }, null, 2);
+const json = JSON.stringify(contention === undefined ? { ...report, adversarial, proxy } : { ...report, adversarial, proxy, contention }, null, 2);
 if (flags.json && flags.jsonFile === undefined) {
   console.log(json);
 } else {
   console.log(formatOverheadReport(report));
+  console.log(`\n${formatAdversarialText(adversarial)}`);
   console.log(`\n${formatProxyOverhead(proxy)}`);
   if (contention !== undefined) console.log(formatContentionReport(contention));
   if (flags.jsonFile !== undefined) {

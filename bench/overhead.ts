@@ -141,7 +141,7 @@ function elapsedMicros(start: bigint): number {
 // ------------------------------------------------------ generated sessions
 
 /** Deterministic pseudo-random numbers, so every run measures the same sessions. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   const rng = new Rng(`overhead-${seed}`);
   return () => rng.next();
 }
@@ -151,7 +151,7 @@ const WORDS = 'alpha beta gamma delta epsilon zeta theta kappa lambda sigma omeg
 );
 
 /** Random words, exactly `bytes` long (ASCII). */
-function words(rand: () => number, bytes: number): string {
+export function words(rand: () => number, bytes: number): string {
   const out: string[] = [];
   // The joined length is `size - 1`: stop only once it reaches `bytes`.
   let size = 0;

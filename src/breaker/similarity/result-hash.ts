@@ -49,10 +49,12 @@ const BARE_REQUEST_ID = /req_(?=[a-z]*[0-9A-Z])[0-9A-Za-z]{12,}\b/;
  * req_… in", "request id 9f86d081884c7d65"); a bare trace followed by a hex
  * id ("trace 4bf92f3577b34da6a3ce929d0e0e4736"). It may start anywhere in a
  * word, so it is tried at every word of a text: the costliest part, and only
- * ever matched where one of ID_WORDS is.
+ * ever matched where one of ID_WORDS is. What comes before the word in its key
+ * (`x-github-`, `X_Amzn_`) is bounded, so that a long word of hyphenated parts
+ * is not read again from each part.
  */
 const ID_PART =
-  /[\w-]*(?:[Rr]equest|REQUEST|[Tt]race|TRACE|[Cc]orrelation|CORRELATION|[Ss]pan|SPAN)(?:[-_ ]?(?:[Ii][Dd])["']?(?:\s*[:=]\s*["']?[\w:./+=-]+|\s+(?=[\w:./+=-]*\d)[\w:./+=-]{8,})|(?:\s*[:=]\s*|\s+)["']?[0-9a-fA-F]{16,}\b)/;
+  /[\w-]{0,64}(?:[Rr]equest|REQUEST|[Tt]race|TRACE|[Cc]orrelation|CORRELATION|[Ss]pan|SPAN)(?:[-_ ]?(?:[Ii][Dd])["']?(?:\s*[:=]\s*["']?[\w:./+=-]+|\s+(?=[\w:./+=-]*\d)[\w:./+=-]{8,})|(?:\s*[:=]\s*|\s+)["']?[0-9a-fA-F]{16,}\b)/;
 
 /** What a text must hold for ID_PART to match in it (a superset: case is ignored). */
 const ID_WORDS = /request|trace|correlation|span/i;

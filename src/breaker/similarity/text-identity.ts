@@ -2,12 +2,14 @@ import { hash32 } from './hash.ts';
 import { normalizeResult } from './result-hash.ts';
 import { normalizeText } from './tokenize.ts';
 
-const FILE_NAME = /[\p{L}\p{N}_-]+\.\p{L}[\p{L}\p{N}]{0,7}(?![\p{L}\p{N}])/gu;
+// A name is at most 255 characters, as file systems have it: unbounded, a long run of name characters without
+// a dot would be read again from each of them.
+const FILE_NAME = /[\p{L}\p{N}_-]{1,255}\.\p{L}[\p{L}\p{N}]{0,7}(?![\p{L}\p{N}])/gu;
 const NUMBER = /\d+(?:[.,:]\d+)*/g;
 /** `e.g`, `i.e`: a letter, a dot, a letter is an abbreviation, not a file. */
 const ABBREVIATION = /^\p{L}\.\p{L}$/u;
-/** Punctuation around a word that is not part of what it names. */
-const EDGES = /^["'`<>()[\]{},;:.!?*|-]+|["'`<>()[\]{},;:.!?*|-]+$/g;
+/** Punctuation around a word that is not part of what it names (at its end, read from the start of the run only). */
+const EDGES = /^["'`<>()[\]{},;:.!?*|-]+|(?<!["'`<>()[\]{},;:.!?*|-])["'`<>()[\]{},;:.!?*|-]+$/g;
 const HAS_WORD_CHAR = /[\p{L}\p{N}]/u;
 const NON_ASCII = /[^\x00-\x7f]/;
 const MAX_WORDS = 16;
@@ -54,7 +56,7 @@ export function textIdentity(text: string): number {
         // exec loops rather than matchAll, which copies the pattern on every call.
         let match: RegExpExecArray | null;
         FILE_NAME.lastIndex = 0;
-        while ((match = FILE_NAME.exec(chunk)) !== null) if (!ABBREVIATION.test(match[0])) add(match[0]);
+        if (chunk.includes('.')) while ((match = FILE_NAME.exec(chunk)) !== null) if (!ABBREVIATION.test(match[0])) add(match[0]);
         NUMBER.lastIndex = 0;
         while ((match = NUMBER.exec(chunk)) !== null) add(match[0]);
       }
