@@ -12,6 +12,25 @@ describe('token sketches', () => {
     assert.deepEqual(sketchHashes([7 * cut, 7 * cut + 1, 7 * cut + cut - 1]), [7], 'hashes differing only in the cut bits are one');
   });
 
+  test('a sketch of many tokens is the same as sorting them all, whatever their spread and repeats', () => {
+    const reference = (hashes: readonly number[], k: number) =>
+      [...new Set(hashes.map((h) => h >>> (32 - SKETCH_HASH_BITS)))].sort((x, y) => x - y).slice(0, k);
+    let seed = 7;
+    const random = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    for (let round = 0; round < 3000; round++) {
+      const k = [1, 4, 16, 32, 84][round % 5]!;
+      const length = Math.floor(random() * (round % 10 === 0 ? 5000 : 400));
+      // A small vocabulary repeats tokens; a shift crowds every hash into the lowest bucket of the top bits.
+      const vocabulary = 1 + Math.floor(random() * 300);
+      const shift = [0, 0, 0, 4, 8, 20][round % 6]!;
+      const hashes = Array.from({ length }, () => (Math.imul(Math.floor(random() * vocabulary) + 1, 2654435761) >>> 0) >>> shift);
+      assert.deepEqual(sketchHashes(hashes, k), reference(hashes, k), `${length} tokens, k ${k}, shift ${shift}`);
+    }
+  });
+
   test('below the sketch size, similarity is the exact Jaccard of the token sets', () => {
     const a = 'the quick brown fox jumps over the lazy dog';
     const b = 'the quick brown cat jumps over the lazy dog';

@@ -133,11 +133,61 @@ export function sketchTokens(tokens: readonly string[], k = DEFAULT_SKETCH_SIZE)
 
 /**
  * Sketch of tokens already hashed with {@link hash32} (cut to
- * {@link SKETCH_HASH_BITS} bits here). Keeps a sorted array of at most `k`
- * hashes: once it is full, almost every further hash is rejected by one
- * comparison, so the cost is linear in the tokens.
+ * {@link SKETCH_HASH_BITS} bits here). A few tokens are kept in a sorted
+ * list as they come. More are first counted by the top bits of their
+ * hashes: only the tokens of the lowest buckets that hold `k` of them can be
+ * in the sketch, and sorting those few is cheaper than keeping a sorted list
+ * of `k` through all of them, where most new tokens land inside the list.
  */
 export function sketchHashes(hashes: readonly number[], k = DEFAULT_SKETCH_SIZE): TokenSketch {
+  if (hashes.length <= FEW_TOKENS * k) return sortedAsTheyCome(hashes, k);
+  const counts = bucketCounts;
+  counts.fill(0);
+  for (let i = 0; i < hashes.length; i++) counts[hashes[i]! >>> BUCKET_SHIFT]!++;
+  let bucket = -1;
+  let total = 0;
+  for (;;) {
+    // The lowest buckets holding k tokens; when repeated tokens leave fewer than k distinct in them, one bucket more.
+    do total += counts[++bucket]!;
+    while (total < k && bucket < counts.length - 1);
+    const sketch = lowestDistinct(hashes, bucket, total, k);
+    if (sketch.length === k || bucket === counts.length - 1) return sketch;
+  }
+}
+
+/** Tokens per sketch slot up to which {@link sortedAsTheyCome} is the cheaper way. */
+const FEW_TOKENS = 3;
+const BUCKET_BITS = 6;
+const BUCKET_SHIFT = 32 - BUCKET_BITS;
+const bucketCounts = new Int32Array(1 << BUCKET_BITS);
+/** Longest candidate list sorted by insertion; a longer one (tokens crowded into few buckets) goes to the native sort. */
+const INSERTION_SORT_MAX = 64;
+let candidates = new Int32Array(64);
+
+/** The `k` smallest distinct cut hashes among the `count` tokens in buckets up to `bucket`, ascending. */
+function lowestDistinct(hashes: readonly number[], bucket: number, count: number, k: number): number[] {
+  if (candidates.length < count) candidates = new Int32Array(count);
+  let c = 0;
+  for (let i = 0; i < hashes.length; i++) {
+    const h = hashes[i]!;
+    if (h >>> BUCKET_SHIFT <= bucket) candidates[c++] = h >>> HASH_SHIFT;
+  }
+  if (c > INSERTION_SORT_MAX) candidates.subarray(0, c).sort();
+  else {
+    for (let i = 1; i < c; i++) {
+      const v = candidates[i]!;
+      let j = i - 1;
+      for (; j >= 0 && candidates[j]! > v; j--) candidates[j + 1] = candidates[j]!;
+      candidates[j + 1] = v;
+    }
+  }
+  const out: number[] = [];
+  for (let i = 0; i < c && out.length < k; i++) if (i === 0 || candidates[i] !== candidates[i - 1]) out.push(candidates[i]!);
+  return out;
+}
+
+/** A sorted list of at most `k` hashes kept as the tokens come: once it is full, most are rejected by one comparison. */
+function sortedAsTheyCome(hashes: readonly number[], k: number): number[] {
   const kept: number[] = [];
   for (let i = 0; i < hashes.length; i++) {
     const h = hashes[i]! >>> HASH_SHIFT;
