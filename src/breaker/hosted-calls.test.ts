@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { anthropicBlockCalls, providerCalls, responsesItemCall } from './hosted-calls.ts';
+import { anthropicBlockCalls, providerCalls, responsesItemCall, responsesItemCalls } from './hosted-calls.ts';
 
 /** What the provider reports for one call it ran: the call, then its result. */
 function providerExecuted(input: string, result: unknown, isError?: boolean) {
@@ -288,5 +288,51 @@ describe('remote MCP tools a provider called as tool calls', () => {
       { type: 'tool-result', toolCallId: 'm1', toolName: 'get_issue', isError: true, result: [{ type: 'text', text: 'Issue not found' }], dynamic: true },
     ] as Parameters<typeof providerCalls>[0];
     assert.deepEqual(providerCalls(parts), [{ kind: 'tool_call', tool: 'get_issue', args: '{"id":"ENG-42"}', result: 'Issue not found', error: true }]);
+  });
+});
+
+describe('shell commands a provider ran in its own container as tool calls', () => {
+  test('an OpenAI hosted shell, from the Responses API or the Agents SDK: a shell_call paired by its call id with the shell_call_output in the same answer', () => {
+    const call = { type: 'shell_call', id: 'sh_1', call_id: 'c1', status: 'completed', action: { commands: ['npm test'], timeout_ms: null } };
+    const output = {
+      type: 'shell_call_output',
+      call_id: 'c1',
+      status: 'completed',
+      output: [{ stdout: '', stderr: 'FAIL cart', outcome: { type: 'exit', exit_code: 1 } }],
+    };
+    const failed = { kind: 'tool_call', tool: 'shell', args: { commands: ['npm test'] }, result: 'exit code 1\nFAIL cart', error: true };
+    // Recorded at the call's place, among the other hosted calls.
+    const search = { type: 'web_search_call', status: 'completed', action: { type: 'search', query: 'vitest config' } };
+    assert.deepEqual(responsesItemCalls([search, call, output]), [{ kind: 'retrieval', query: 'vitest config' }, failed]);
+    // The Agents SDK's items: camelCased, its exit code `exitCode`.
+    const sdkCall = { type: 'shell_call', callId: 'c2', status: 'completed', action: { commands: ['ls', 'npm test'] } };
+    const sdkOutput = {
+      type: 'shell_call_output',
+      callId: 'c2',
+      output: [
+        { stdout: 'src', stderr: '', outcome: { type: 'exit', exitCode: 0 } },
+        { stdout: '', stderr: '', outcome: { type: 'timeout' } },
+      ],
+    };
+    assert.deepEqual(responsesItemCalls([sdkOutput, sdkCall]), [
+      { kind: 'tool_call', tool: 'shell', args: { commands: ['ls', 'npm test'] }, result: 'src\ntimed out', error: true },
+    ]);
+    const passed = { ...output, output: [{ stdout: '3 passed', stderr: '', outcome: { type: 'exit', exit_code: 0 } }] };
+    assert.deepEqual(responsesItemCalls([call, passed]), [{ kind: 'tool_call', tool: 'shell', args: { commands: ['npm test'] }, result: '3 passed' }]);
+  });
+
+  test('a shell call whose output is not in the answer (a local shell, the client runs it), or still streaming, is left out', () => {
+    const call = { type: 'shell_call', call_id: 'c1', status: 'completed', action: { commands: ['npm test'] } };
+    assert.deepEqual(responsesItemCalls([call]), []);
+    assert.deepEqual(responsesItemCalls([call, { type: 'shell_call_output', call_id: 'c2', output: [] }]), [], 'another call id');
+    assert.deepEqual(responsesItemCalls([call, { type: 'shell_call_output', call_id: 'c1', status: 'in_progress', output: [] }]), []);
+    assert.deepEqual(
+      responsesItemCalls([
+        { ...call, action: { commands: [] } },
+        { type: 'shell_call_output', call_id: 'c1', output: [] },
+      ]),
+      [],
+    );
+    assert.equal(responsesItemCall(call), undefined, 'an item alone cannot tell');
   });
 });

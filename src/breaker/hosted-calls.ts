@@ -1,5 +1,6 @@
 import type { LanguageModelV4Content, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { RetrievalEvent, ToolCallEvent } from './breaker-event.ts';
+import { readShellOutput } from './shell-output.ts';
 
 /*
  * A tool the model's provider runs itself (a hosted web or file search, a
@@ -10,8 +11,9 @@ import type { RetrievalEvent, ToolCallEvent } from './breaker-event.ts';
  * page opened or fetched as a read-only tool call (one reopened again and
  * again is a tool spiral; a fetch that keeps failing, an error loop), code
  * run as a tool call with what it printed (the same code failing the same
- * way again and again is an error loop), and a remote MCP server's tool the
- * provider called for the model as the tool call it is.
+ * way again and again is an error loop; so are shell commands run in the
+ * provider's container), and a remote MCP server's tool the provider called
+ * for the model as the tool call it is.
  */
 
 /** What a door observes of a call the model's provider ran itself. */
@@ -199,6 +201,46 @@ export function responsesItemCall(item: unknown): HostedEvent | undefined {
   return undefined;
 }
 
+/** A Responses item's call id: the API's `call_id`, or the OpenAI Agents SDK's `callId`. */
+function callIdOf(item: Item): unknown {
+  return item['call_id'] ?? item['callId'];
+}
+
+/**
+ * A shell the provider ran in its own container (OpenAI's hosted shell): a
+ * `shell_call` and the `shell_call_output` it was answered with, as the API
+ * writes them or as the OpenAI Agents SDK converts them. Recorded as a local
+ * shell's run is, so that a loop reads the same whichever runs it: a `shell`
+ * tool call with its commands, and what they printed (a command that did not
+ * exit 0, or timed out, fails: see {@link readShellOutput}). An output still
+ * streaming, or a call without commands: `undefined`.
+ */
+export function responsesShellCall(call: unknown, output: unknown): ToolCallEvent | undefined {
+  if (!isItem(call) || !isItem(output) || output['status'] === 'in_progress') return undefined;
+  const commands = strings(isItem(call['action']) ? call['action']['commands'] : undefined);
+  if (commands.length === 0) return undefined;
+  const { text: printed, error } = readShellOutput(output['output']);
+  return { kind: 'tool_call', tool: 'shell', args: { commands }, result: printed, ...(error ? { error: true } : {}) };
+}
+
+/**
+ * The completed hosted calls among the output items of one OpenAI Responses
+ * answer, in order: each item as {@link responsesItemCall} reads it, and each
+ * `shell_call` answered by a `shell_call_output` among the same items as a
+ * hosted shell's run (see {@link responsesShellCall}). A local shell's call
+ * has no output there: the client runs it and sends the output itself.
+ */
+export function responsesItemCalls(items: readonly unknown[]): HostedEvent[] {
+  const shellOutputs = new Map<unknown, Item>();
+  for (const item of items) if (isItem(item) && item['type'] === 'shell_call_output') shellOutputs.set(callIdOf(item), item);
+  const calls: HostedEvent[] = [];
+  for (const item of items) {
+    const call = isItem(item) && item['type'] === 'shell_call' ? responsesShellCall(item, shellOutputs.get(callIdOf(item))) : responsesItemCall(item);
+    if (call !== undefined) calls.push(call);
+  }
+  return calls;
+}
+
 /** The result blocks of the Anthropic server tools judged here (`web_search`, `web_fetch`, code execution). */
 const ANTHROPIC_RESULT_TYPES: ReadonlySet<unknown> = new Set([
   'web_search_tool_result',
@@ -287,6 +329,10 @@ function providerExecutedCall(input: unknown, result: unknown): HostedEvent | un
   }
   if (isItem(result) && Array.isArray(result['queries'])) return fileSearch(result['queries'], result['results']);
   const args = parsed(input);
+  // @ai-sdk/openai's report of a hosted shell's run: the call's action, and each command's output (`exitCode`).
+  if (isItem(result) && Array.isArray(result['output']) && isItem(args) && isItem(args['action'])) {
+    return responsesShellCall({ action: args['action'] }, { output: result['output'] });
+  }
   if (isItem(result) && 'outputs' in result && isItem(args)) return codeInterpreter(args['code'], result['outputs'], false);
   if (isItem(result) && isItem(args) && typeof result['type'] === 'string' && /^(?:encrypted_|bash_|text_editor_)?code_execution_/.test(result['type'])) {
     // @ai-sdk/anthropic reports every code execution tool under one name, the API's name as the input's `type`.

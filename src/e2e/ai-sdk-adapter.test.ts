@@ -11,7 +11,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, isStepCount, type LanguageModel, type ModelMessage, streamText, tool, type ToolSet, ToolLoopAgent } from 'ai';
 import { z } from 'zod';
 import { AgentBreaker, AgentBreakerError, breakerForAiSdk, type BreakerEventRecord } from '../index.ts';
-import { CODE_LOOP, type HostedLoop, loopNote, MCP_LOOP, PAGE_LOOP, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/hosted-loops.ts';
+import { CODE_LOOP, type HostedLoop, loopNote, MCP_LOOP, PAGE_LOOP, SEARCH_LOOP_ANSWER, SHELL_LOOP, searchLoopServer } from '../test-support/hosted-loops.ts';
 import { ScriptedModelServer, scriptedModel, type ScriptFunction } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
 
@@ -577,6 +577,16 @@ const HOSTED_LOOPS: readonly LoopCase[] = [
       Anthropic: (baseURL) => {
         const anthropic = createAnthropic({ baseURL, apiKey: 'sk-ant-test-not-a-real-key' });
         return { model: anthropic('claude-test'), tools: { code_execution: anthropic.tools.codeExecution_20250825() }, tool: 'bash_code_execution' };
+      },
+    },
+  },
+  {
+    what: "the same command failing the same way (OpenAI's hosted shell)",
+    loop: SHELL_LOOP,
+    providers: {
+      'OpenAI Responses': (baseURL) => {
+        const openai = createOpenAI({ baseURL, apiKey: 'sk-test-not-a-real-key' });
+        return { model: openai.responses('m'), tools: { shell: openai.tools.shell({ environment: { type: 'containerAuto' } }) }, tool: 'shell' };
       },
     },
   },

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ToolMessage } from '@langchain/core/messages';
+import { type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { Command } from '@langchain/langgraph';
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent, tool } from 'langchain';
@@ -145,5 +145,82 @@ describe('governorMiddleware: results that are not a plain ToolMessage', () => {
     assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
     assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
     assert.match(lastToolResult(server.requests[3]), /^permission denied\n\n\[AgentBreaker\] "deploy" has failed/);
+  });
+});
+
+describe('governorMiddleware: a hosted shell (commands the Responses API runs in its own container)', () => {
+  /** An agent on the Responses API with its hosted shell, governed by `breaker`; `streaming` has ChatOpenAI stream each answer. */
+  function shellAgent(server: ScriptedModelServer, breaker: AgentBreaker, streaming: boolean) {
+    const model = new ChatOpenAI({
+      model: server.modelId,
+      apiKey: 'test-key',
+      maxRetries: 0,
+      useResponsesApi: true,
+      streaming,
+      configuration: { baseURL: server.baseURL },
+    });
+    return createAgent({ model, tools: [{ type: 'shell', environment: { type: 'container_auto' } }], middleware: [governorMiddleware(breaker)] });
+  }
+
+  /** Asks, then "Keep going." up to 8 times in one thread; the answers, and what ended the run, if anything did. */
+  async function askRepeatedly(agent: ReturnType<typeof shellAgent>, threadId: string): Promise<{ answers: string[]; error: unknown }> {
+    const answers: string[] = [];
+    let messages: BaseMessage[] = [];
+    const error = await (async () => {
+      for (let i = 0; i < 8; i += 1) {
+        messages = [...messages, new HumanMessage(i === 0 ? 'Make the cart tests pass.' : 'Keep going.')];
+        messages = (await agent.invoke({ messages }, { configurable: { thread_id: threadId } })).messages;
+        answers.push(String(messages.at(-1)?.text));
+      }
+    })().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    return { answers, error };
+  }
+
+  for (const streaming of [false, true]) {
+    test(`the same command failing the same way in every answer is noted to the model, then stopped with ErrorLoopError (${streaming ? 'streamed' : 'not streamed'})`, async () => {
+      await using server = await new ScriptedModelServer({
+        script: () => ({
+          shellRuns: [{ commands: ['npm test'], results: [{ stderr: 'FAIL src/cart.test.ts: expected 3, got 2', exitCode: 1 }] }],
+          text: 'Let me run the tests once more.',
+        }),
+      }).start();
+      const { breaker, events } = recordingBreaker();
+      const threadId = `lc-hosted-shell-${streaming}`;
+
+      const { answers, error } = await askRepeatedly(shellAgent(server, breaker, streaming), threadId);
+
+      assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+      assert.deepEqual(answers, Array(4).fill('Let me run the tests once more.'));
+      // Each run has happened by the time it is judged: the block, too, reaches the model as a note.
+      assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
+      assert.equal((await breaker.snapshot(threadId)).counters.toolCalls, 5);
+      assert.equal(server.requests.length, 5, 'no model request after the stop');
+      assert.deepEqual(server.requests[0]!.body['tools'], [{ type: 'shell', environment: { type: 'container_auto' } }]);
+      assert.ok(
+        server.requests.every((r) => (r.body.stream === true) === streaming),
+        streaming ? 'each answer was streamed' : 'no answer was streamed',
+      );
+      assert.doesNotMatch(JSON.stringify(server.requests[2]!.body.messages), /AgentBreaker/);
+      assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] \\"shell\\" has failed 2 times/);
+    });
+  }
+
+  test('a session that makes progress (new commands, each exiting 0) runs to the end untouched, each run recorded', async () => {
+    const commands = ['git status', 'npm test -- cart', 'sed -n 1,40p src/cart.ts', 'npm test', 'npm run lint', 'git diff', 'npm run build', 'git log -1'];
+    await using server = await new ScriptedModelServer({
+      script: (_request, index) => ({ shellRuns: [{ commands: [commands[index]!], results: [{ stdout: `output of ${commands[index]}` }] }], text: 'Next.' }),
+    }).start();
+    const { breaker, events } = recordingBreaker();
+
+    const { answers, error } = await askRepeatedly(shellAgent(server, breaker, false), 'lc-hosted-shell-progress');
+
+    assert.equal(error, undefined);
+    assert.deepEqual(answers, Array(8).fill('Next.'));
+    assert.deepEqual(escalations(events), []);
+    for (const request of server.requests) assert.doesNotMatch(JSON.stringify(request.body), /AgentBreaker/, 'the model never hears from the breaker');
+    assert.equal((await breaker.snapshot('lc-hosted-shell-progress')).counters.toolCalls, commands.length);
   });
 });

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 import { assertObservingBreaker, blockedResult, DoorSessions, resultText, steeredResult, steerNote, type DoorSession } from '../breaker/door-session.ts';
-import { anthropicBlockCalls, responsesItemCall, type HostedEvent } from '../breaker/hosted-calls.ts';
+import { anthropicBlockCalls, responsesItemCalls, type HostedEvent } from '../breaker/hosted-calls.ts';
 import { thrownText } from '../breaker/thrown-text.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
@@ -34,13 +34,17 @@ function textOf(content: BaseMessage['content']): string {
 
 /**
  * The calls the model's API ran itself in a reply (hosted web or file
- * search, pages opened or fetched, code run), in order: `ChatOpenAI` on the Responses API keeps those items in
- * `additional_kwargs.tool_outputs`, `ChatAnthropic` keeps its server tool
- * blocks in the content.
+ * search, pages opened or fetched, code run, commands its hosted shell ran),
+ * in order: `ChatOpenAI` on the Responses API keeps those items in
+ * `additional_kwargs.tool_outputs`, and the whole answer's output items in
+ * `response_metadata.output`; `ChatAnthropic` keeps its server tool blocks in
+ * the content.
  */
 function hostedCallsOf(reply: AIMessage): HostedEvent[] {
-  const outputs = reply.additional_kwargs['tool_outputs'];
-  const calls = Array.isArray(outputs) ? outputs.map(responsesItemCall).filter((c) => c !== undefined) : [];
+  // A streamed reply's tool_outputs leave a hosted shell's output out; its output items hold it, as ChatOpenAI itself prefers them.
+  const output = reply.response_metadata?.['output'];
+  const outputs = Array.isArray(output) && output.length > 0 ? output : reply.additional_kwargs['tool_outputs'];
+  const calls = Array.isArray(outputs) ? responsesItemCalls(outputs) : [];
   return Array.isArray(reply.content) ? [...calls, ...anthropicBlockCalls(reply.content)] : calls;
 }
 

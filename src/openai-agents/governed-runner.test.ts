@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Agent, MCPServerStdio, MemorySession, OpenAIProvider, RunState, tool, type CallToolResultContent, type MCPServer } from '@openai/agents';
+import { Agent, MCPServerStdio, MemorySession, OpenAIProvider, RunState, shellTool, tool, type CallToolResultContent, type MCPServer } from '@openai/agents';
 import { z } from 'zod';
 import { AgentBreaker, ErrorLoopError, ToolSpiralError, type AgentBreakerOptions, type BreakerEventRecord } from '../index.ts';
 import { breakerForOpenAIAgents, type GovernedRunStop } from './index.ts';
@@ -513,6 +513,97 @@ describe('breakerForOpenAIAgents: what a stopped run hands back', () => {
       assert.equal(executions.length, 3);
     });
   }
+});
+
+describe('breakerForOpenAIAgents: a hosted shell (commands the API runs in its own container)', () => {
+  /** A door over the SDK's own Responses model (the hosted shell is a Responses tool), the breaker's events recorded. */
+  function responsesDoor(server: ScriptedModelServer, sessionId: string) {
+    const breaker = new AgentBreaker({ telemetry: false });
+    const events: BreakerEventRecord[] = [];
+    breaker.on((event) => events.push(event));
+    const modelProvider = new OpenAIProvider({ apiKey: 'test-key', baseURL: server.baseURL, useResponses: true });
+    return { breaker, events, door: breakerForOpenAIAgents(breaker, { sessionId, runConfig: { modelProvider, tracingDisabled: true } }) };
+  }
+
+  function coder(server: ScriptedModelServer): Agent {
+    return new Agent({
+      name: 'coder',
+      instructions: 'Fix the failing test.',
+      model: server.modelId,
+      tools: [shellTool({ environment: { type: 'container_auto' } })],
+    });
+  }
+
+  /** Asks, then "Keep going." up to 8 times in one session (streamed or not); the answers, and what ended the run, if anything did. */
+  async function askRepeatedly(door: ReturnType<typeof responsesDoor>['door'], agent: Agent, sessionId: string, stream: boolean) {
+    const session = new MemorySession({ sessionId });
+    const answers: unknown[] = [];
+    const error = await (async () => {
+      for (let i = 0; i < 8; i += 1) {
+        const prompt = i === 0 ? 'Make the cart tests pass.' : 'Keep going.';
+        if (!stream) {
+          answers.push((await door.run(agent, prompt, { session })).finalOutput);
+          continue;
+        }
+        const result = await door.run(agent, prompt, { session, stream: true });
+        for await (const _event of result) {
+          // drained only to drive the run
+        }
+        await result.completed;
+        if (result.error !== null && result.error !== undefined) throw result.error;
+        answers.push(result.finalOutput);
+      }
+    })().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    return { answers, error };
+  }
+
+  for (const stream of [false, true]) {
+    test(`the same command failing the same way in every answer is noted to the model, then stopped with ErrorLoopError (${stream ? 'streamed' : 'not streamed'})`, async () => {
+      await using server = await new ScriptedModelServer({
+        script: () => ({
+          shellRuns: [{ commands: ['npm test'], results: [{ stderr: 'FAIL src/cart.test.ts: expected 3, got 2', exitCode: 1 }] }],
+          text: 'Let me run the tests once more.',
+        }),
+      }).start();
+      const sessionId = `oa-hosted-shell-${stream}`;
+      const { breaker, events, door } = responsesDoor(server, sessionId);
+
+      const { answers, error } = await askRepeatedly(door, coder(server), sessionId, stream);
+
+      assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+      assert.deepEqual(answers, Array(4).fill('Let me run the tests once more.'));
+      // Each run has happened by the time it is judged: the block, too, reaches the model as a note.
+      assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
+      assert.equal(server.requests[0]!.path, '/v1/responses');
+      assert.deepEqual(server.requests[0]!.body['tools'], [{ type: 'shell', environment: { type: 'container_auto' } }]);
+      // Each run is recorded as a local shell's is: the shell, its commands, what they printed.
+      const state = await breaker.snapshot(sessionId);
+      assert.equal(state.counters.toolCalls, 5);
+      assert.doesNotMatch(JSON.stringify(server.requests[2]!.body.messages), /AgentBreaker/);
+      assert.match(JSON.stringify(server.requests[3]!.body.messages), /\[AgentBreaker\] \\"shell\\" has failed 2 times/);
+      assert.match(JSON.stringify(server.requests[4]!.body.messages), /\[AgentBreaker\] \\"shell\\" has failed 3 times/);
+      assert.equal(server.requests.length, 5, 'no model request after the stop');
+    });
+  }
+
+  test('a session that makes progress (new commands, each exiting 0) runs to the end untouched, each run recorded', async () => {
+    const commands = ['git status', 'npm test -- cart', 'sed -n 1,40p src/cart.ts', 'npm test', 'npm run lint', 'git diff', 'npm run build', 'git log -1'];
+    await using server = await new ScriptedModelServer({
+      script: (_request, index) => ({ shellRuns: [{ commands: [commands[index]!], results: [{ stdout: `output of ${commands[index]}` }] }], text: 'Next.' }),
+    }).start();
+    const { breaker, events, door } = responsesDoor(server, 'oa-hosted-shell-progress');
+
+    const { answers, error } = await askRepeatedly(door, coder(server), 'oa-hosted-shell-progress', false);
+
+    assert.equal(error, undefined);
+    assert.deepEqual(answers, Array(8).fill('Next.'));
+    assert.deepEqual(escalations(events), []);
+    for (const request of server.requests) assert.doesNotMatch(JSON.stringify(request.body), /AgentBreaker/, 'the model never hears from the breaker');
+    assert.equal((await breaker.snapshot('oa-hosted-shell-progress')).counters.toolCalls, commands.length);
+  });
 });
 
 describe('breakerForOpenAIAgents: bad arguments to governed.run', () => {

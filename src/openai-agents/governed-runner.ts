@@ -30,7 +30,7 @@ import { governedStream } from './governed-stream.ts';
 import { governMcpServer } from './mcp-servers.ts';
 import { RunSession } from './run-session.ts';
 import { keepSession, sessionOfState } from './state-session.ts';
-import { responsesItemCall, type HostedEvent } from '../breaker/hosted-calls.ts';
+import { responsesItemCalls, type HostedEvent } from '../breaker/hosted-calls.ts';
 import { thrownText } from '../breaker/thrown-text.ts';
 import { ToolCallBlockedError } from '../breaker/breaker-errors.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
@@ -134,8 +134,9 @@ export interface OpenAIAgentsBreaker {
    * A local shell tool's shell and a patch tool's editor are wrapped the same
    * way: each command run or edit is judged before it runs and recorded with
    * its output. Tools the API runs itself (web search, code interpreter, hosted
-   * MCP) are returned unchanged and judged from the model's answer; a hosted
-   * shell is returned unchanged and not judged. A computer tool's computer is
+   * MCP, a hosted shell) are returned unchanged and judged from the model's
+   * answer: a hosted shell's run as a `shell` call with its commands and what
+   * they printed, as a local one's is. A computer tool's computer is
    * wrapped too: each action (a click, typed text, a scroll, …) is judged
    * before it runs and recorded with the screenshot after it, by identity,
    * so the same action on a screen that does not change is a repeat; a
@@ -207,16 +208,19 @@ function textOfOutput(output: ModelResponse['output']): string {
   return text;
 }
 
-/** The calls the API ran itself in a turn (hosted web or file search, pages opened, code run), in order. */
+/**
+ * The calls the API ran itself in a turn (hosted web or file search, pages
+ * opened, code run, commands its hosted shell ran), in order. A hosted
+ * shell's call and output are items of their own (`shell_call`,
+ * `shell_call_output`); a local shell's output is never in the model's answer.
+ */
 function hostedCallsOf(output: ModelResponse['output']): HostedEvent[] {
-  const calls: HostedEvent[] = [];
-  for (const item of output) {
-    if (item.type !== 'hosted_tool_call') continue;
-    // The SDK keeps the API's item as providerData, its status and (for an MCP call) its output apart.
-    const call = responsesItemCall({ type: item.name, output: item.output, ...item.providerData, status: item.status });
-    if (call !== undefined) calls.push(call);
-  }
-  return calls;
+  return responsesItemCalls(
+    output.map((item) =>
+      // The SDK keeps the API's item as providerData, its status and (for an MCP call) its output apart.
+      item.type === 'hosted_tool_call' ? { type: item.name, output: item.output, ...item.providerData, status: item.status } : item,
+    ),
+  );
 }
 
 /** The user's message that ends a model turn's input (a run's first turn), with its place; undefined mid-run. */

@@ -11,7 +11,7 @@ import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
 import { roundRobinFetch } from '../test-support/round-robin-fetch.ts';
 import { requireRedis } from '../test-support/services.ts';
-import { CODE_LOOP, type HostedLoop, loopNote, MCP_LOOP, PAGE_LOOP, searchLoopServer } from '../test-support/hosted-loops.ts';
+import { CART_FAILURE, CODE_LOOP, type HostedLoop, loopNote, MCP_LOOP, PAGE_LOOP, SHELL_LOOP, searchLoopServer } from '../test-support/hosted-loops.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
 import { createModelProxy, proxySessionId, startModelProxy, type ModelProxyServer } from './index.ts';
 import { responsesWire } from './responses-wire.ts';
@@ -714,7 +714,7 @@ async function untilStopped(
   return { responses, breaker };
 }
 
-describe("governor proxy with the API's hosted tools (web search, code interpreter, remote MCP)", () => {
+describe("governor proxy with the API's hosted tools (web search, code interpreter, remote MCP, shell)", () => {
   for (const stream of [false, true]) {
     test(`${stream ? 'streamed' : 'not streamed'}: searches the API ran itself are judged; the same search over and over is steered, then stopped`, async () => {
       await using upstream = await searchLoopServer();
@@ -768,6 +768,17 @@ describe("governor proxy with the API's hosted tools (web search, code interpret
         );
       },
     },
+    {
+      what: 'a command the API ran in its container (a hosted shell) that fails the same way again and again is noted, then stopped as an error loop',
+      loop: SHELL_LOOP,
+      tool: 'shell',
+      extras: {},
+      item: (item: OpenAI.Responses.ResponseOutputItem | undefined) => {
+        // It ran upstream: neither refused as a repeat nor left waiting for an output from the client.
+        assert.ok(item?.type === 'shell_call', `expected the shell call first, got ${item?.type}`);
+        assert.deepEqual(item.action.commands, ['npm test']);
+      },
+    },
   ] satisfies readonly {
     what: string;
     loop: HostedLoop;
@@ -792,6 +803,80 @@ describe("governor proxy with the API's hosted tools (web search, code interpret
       });
     }
   }
+
+  for (const stream of [false, true]) {
+    test(`${stream ? 'streamed' : 'not streamed'}: a productive hosted shell session (new commands, each exiting 0) passes untouched, each run recorded with its output`, async () => {
+      const commands = ['git status', 'npm test -- cart', 'sed -n 1,40p src/cart.ts', 'npm test', 'npm run lint'];
+      await using upstream = await new ScriptedModelServer({
+        script: (_request, index) => ({
+          shellRuns: [{ commands: [commands[index % commands.length]!], results: [{ stdout: `output ${index + 1}` }] }],
+          text: 'Next step.',
+        }),
+      }).start();
+      const { responses, breaker } = await untilStopped(upstream, `shell-progress-${stream}`, stream);
+      assert.equal(responses.length, 8, 'never stopped');
+      for (const response of responses) {
+        assert.deepEqual(
+          response.output.map((item) => item.type),
+          ['shell_call', 'shell_call_output', 'message'],
+        );
+        assert.equal(text(response), 'Next step.');
+      }
+      for (const request of upstream.requests) assert.doesNotMatch(JSON.stringify(request.body['input']), /\[governor\]/);
+      // Each run is one tool call, recorded once: not again when the next request brings it back.
+      assert.equal((await breaker.snapshot(`shell-progress-${stream}`)).counters.toolCalls, 8);
+    });
+  }
+
+  test("a shell_call answered in its own response ran in the API's container: judged as run, not left to the client; a local one still is", () => {
+    const hosted = {
+      type: 'shell_call',
+      id: 'sh_1',
+      call_id: 'call_h',
+      status: 'completed',
+      action: { commands: ['npm test', 'npm run e2e'], timeout_ms: null, max_output_length: null },
+      environment: { type: 'container_reference', container_id: 'cntr_1' },
+    };
+    const output = {
+      type: 'shell_call_output',
+      id: 'sho_1',
+      call_id: 'call_h',
+      status: 'completed',
+      max_output_length: null,
+      output: [
+        { stdout: '', stderr: CART_FAILURE, outcome: { type: 'exit', exit_code: 1 } },
+        { stdout: 'running e2e', stderr: '', outcome: { type: 'timeout' } },
+      ],
+    };
+    const local = { type: 'shell_call', id: 'sh_2', call_id: 'call_l', status: 'completed', action: { commands: ['ls'] }, environment: { type: 'local' } };
+    const round = responsesWire.roundOf({ id: 'resp_1', output: [hosted, output, local] });
+    assert.deepEqual(round.toolCalls, [{ id: 'call_l', name: 'shell', args: { commands: ['ls'] } }]);
+    assert.deepEqual(round.hosted, [
+      {
+        kind: 'tool_call',
+        tool: 'shell',
+        args: { commands: ['npm test', 'npm run e2e'] },
+        result: `exit code 1\n${CART_FAILURE}\ntimed out\nrunning e2e`,
+        error: true,
+      },
+    ]);
+    // A request bringing the pair back, with no response to tell where the round began: the hosted output is not a new tool result.
+    const tail = responsesWire.requestTail({ input: [{ role: 'user', content: 'Fix it.' }, hosted, output] });
+    assert.deepEqual(tail.toolResults, []);
+    assert.equal(tail.unmatched, undefined);
+    // A local shell's output brought beside its call is.
+    const localTail = responsesWire.requestTail({
+      input: [
+        { role: 'user', content: 'Fix it.' },
+        local,
+        { type: 'shell_call_output', call_id: 'call_l', output: [{ stdout: 'a.ts', stderr: '', outcome: { type: 'exit', exit_code: 0 } }] },
+      ],
+    });
+    assert.deepEqual(
+      localTail.toolResults.map((r) => [r.name, r.result, r.error]),
+      [['shell', 'a.ts', false]],
+    );
+  });
 
   test('a completed search is a retrieval with its sources, a file search with its results, a page opened or searched a read-only tool call; a failed one is left out', () => {
     const round = responsesWire.roundOf({

@@ -1,6 +1,6 @@
 import { readShellOutput } from '../breaker/shell-output.ts';
 import { randomUUID } from 'node:crypto';
-import { responsesItemCall, type HostedEvent } from '../breaker/hosted-calls.ts';
+import { responsesItemCall, responsesItemCalls, responsesShellCall, type HostedEvent } from '../breaker/hosted-calls.ts';
 import {
   asArray,
   blockText,
@@ -25,7 +25,8 @@ import {
  * Output items that are tool calls the agent runs itself: a function, a custom
  * (free-form input) tool, and the API's client-run built-in tools (a shell,
  * a patch, a computer). Hosted tools (web and file search) run upstream and
- * are not the agent's calls.
+ * are not the agent's calls; nor is a shell the API ran in its own container,
+ * whose `shell_call` comes with its `shell_call_output` (see {@link clientCalls}).
  */
 const CALL_TYPES = new Set(['function_call', 'custom_tool_call', 'local_shell_call', 'shell_call', 'apply_patch_call', 'computer_call']);
 /** Input items that answer them: the call's type with `_output`. */
@@ -92,11 +93,13 @@ export const responsesWire: WireApi = {
     while (start >= 0 && isObject(items[start]) && isToolStep(items[start] as JsonObject)) start -= 1;
     // A request that continues a stored response (previous_response_id) holds the outputs without their calls.
     const segment = items.slice(start + 1).filter(isObject);
+    // A hosted shell's output came with its call, and was judged with the response that brought both.
+    const upstream = new Set(segment.filter(ranUpstream).map(callIdOf));
     const calls = new Map<string, WireToolCall>();
     let lastCallAt = -1;
     let lastCallId: string | undefined;
     segment.forEach((item, at) => {
-      if (!isCall(item)) return;
+      if (!isCall(item) || ranUpstream(item)) return;
       lastCallId = callIdOf(item);
       calls.set(lastCallId, toolCallOf(item));
       lastCallAt = at;
@@ -106,7 +109,7 @@ export const responsesWire: WireApi = {
     const toolResults: WireToolResult[] = [];
     let outputs = 0;
     for (const [at, item] of segment.entries()) {
-      if (!OUTPUT_TYPES.has(String(item['type']))) continue;
+      if (!OUTPUT_TYPES.has(String(item['type'])) || upstream.has(callIdOf(item))) continue;
       outputs += 1;
       const id = callIdOf(item);
       const call = known === undefined ? (at > lastCallAt ? calls.get(id) : undefined) : known.get(id);
@@ -142,8 +145,8 @@ export const responsesWire: WireApi = {
       text: outputText(output),
       ...modelOf(response),
       ...usageOf(response['usage']),
-      toolCalls: output.filter(isCall).map(toolCallOf),
-      hosted: output.map(responsesItemCall).filter((c) => c !== undefined),
+      toolCalls: clientCalls(output).map(toolCallOf),
+      hosted: responsesItemCalls(output),
     };
   },
 
@@ -221,6 +224,27 @@ function isToolStep(item: JsonObject): boolean {
 
 function isCall(item: JsonObject): boolean {
   return CALL_TYPES.has(String(item['type']));
+}
+
+/**
+ * The calls of a response the client is to run: a `shell_call` answered by a
+ * `shell_call_output` in the same response ran in the API's container (a
+ * hosted shell), and is judged as run (see {@link responsesItemCalls}).
+ */
+function clientCalls(output: readonly JsonObject[]): JsonObject[] {
+  const answered = new Set(output.filter((item) => item['type'] === 'shell_call_output').map(callIdOf));
+  return output.filter((item) => isCall(item) && !(item['type'] === 'shell_call' && answered.has(callIdOf(item))));
+}
+
+/**
+ * A shell call the API ran in its own container, as a request brings it
+ * back: its environment is that container. (A response tells it by the
+ * output that comes with it; a request holds a local shell's output beside
+ * its call just the same.)
+ */
+function ranUpstream(item: JsonObject): boolean {
+  const environment = item['environment'];
+  return item['type'] === 'shell_call' && isObject(environment) && environment['type'] === 'container_reference';
 }
 
 /** A function call's arguments (JSON text), a custom tool's free-form input, or a built-in tool's action (a patch's operation). */
@@ -318,7 +342,7 @@ class ResponsesStreamRewriter implements StreamRewriter {
   #usage: { promptTokens: number | null; completionTokens: number | null } = { promptTokens: null, completionTokens: null };
   /** Output index → the call streamed there. */
   readonly #calls = new Map<number, PendingCall>();
-  /** Output index → a search the upstream ran itself (passed on at once: it has run). */
+  /** Output index → a call the upstream ran itself (a search passed on at once: it has run; a hosted shell, held with the calls it came among). */
   readonly #hosted = new Map<number, HostedEvent>();
   readonly #held: Held[] = [];
   #holding = false;
@@ -342,6 +366,8 @@ class ResponsesStreamRewriter implements StreamRewriter {
       const call = this.#calls.get(index);
       if (call === undefined) this.#calls.set(index, { item, streamed: '' });
       else call.item = item;
+    } else if (item !== undefined && type === 'response.output_item.done' && item['type'] === 'shell_call_output') {
+      this.#ranUpstream(item);
     } else if (item !== undefined && index !== undefined && type === 'response.output_item.done') {
       const call = responsesItemCall(item);
       if (call !== undefined) this.#hosted.set(index, call);
@@ -356,6 +382,21 @@ class ResponsesStreamRewriter implements StreamRewriter {
       this.#usage = usageOf(response['usage']);
     }
     return this.#pass({ event, value });
+  }
+
+  /**
+   * A shell call answered in the response itself ran in the API's container:
+   * not the client's to run, it is judged as run, in its call's place.
+   */
+  #ranUpstream(output: JsonObject): void {
+    const id = callIdOf(output);
+    for (const [index, { item }] of this.#calls) {
+      if (item['type'] !== 'shell_call' || callIdOf(item) !== id) continue;
+      this.#calls.delete(index);
+      const call = responsesShellCall(item, output);
+      if (call !== undefined) this.#hosted.set(index, call);
+      return;
+    }
   }
 
   #pass(held: Held): SseEvent[] {
@@ -389,7 +430,9 @@ class ResponsesStreamRewriter implements StreamRewriter {
     if (verdict.stop === undefined && verdict.blocked.size === 0) return this.#held.map((h) => h.event);
     // A stop drops every call; a block, the blocked ones.
     const drops = (item: JsonObject): boolean => verdict.stop !== undefined || verdict.blocked.has(callIdOf(item));
-    const dropped = new Set([...this.#calls].filter(([, call]) => drops(call.item)).map(([index]) => index));
+    const droppedCalls = [...this.#calls].filter(([, call]) => drops(call.item));
+    const dropped = new Set(droppedCalls.map(([index]) => index));
+    const droppedIds = new Set(droppedCalls.map(([, call]) => callIdOf(call.item)));
     const names = new Map([...this.#calls.values()].map((c) => [callIdOf(c.item), toolNameOf(c.item)]));
     // The note is a message item of its own: nothing to separate it from.
     const text = verdict.stop !== undefined ? verdict.stop.text : blockText(verdict.blocked, names);
@@ -414,7 +457,8 @@ class ResponsesStreamRewriter implements StreamRewriter {
     }
     out.push(...messageEvents(note, noteIndex, text));
     const response = isObject(end?.['response']) ? end['response'] : { ...this.#shell, usage: ZERO_USAGE };
-    const output = [...asArray(response['output']).filter((item) => !(isObject(item) && isCall(item) && drops(item))), note];
+    // A hosted shell's call has run: it stays, with its output.
+    const output = [...asArray(response['output']).filter((item) => !(isObject(item) && isCall(item) && droppedIds.has(callIdOf(item)))), note];
     // A stop ends the response as complete; a block keeps how the response ended.
     const endType = verdict.stop === undefined && end !== undefined ? String(end['type']) : 'response.completed';
     out.push(named(endType, { response: { ...response, ...(endType === 'response.completed' ? { status: 'completed' } : {}), output } }));

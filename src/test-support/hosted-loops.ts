@@ -107,3 +107,17 @@ export const MCP_LOOP: HostedLoop = {
   category: 'tool_spiral',
   counts: ['3', '4'],
 };
+
+/** What the stand-in's hosted shell prints for the failing test run. */
+export const CART_FAILURE = 'FAIL src/cart.test.ts: expected 3, got 2';
+
+/** The same failing test run in the API's container in every answer (a hosted shell), as a model rerunning tests without fixing anything does. */
+export const SHELL_LOOP: HostedLoop = {
+  start: () =>
+    new ScriptedModelServer({
+      script: () => ({ shellRuns: [{ commands: ['npm test'], results: [{ stderr: CART_FAILURE, exitCode: 1 }] }], text: SHELL_LOOP.answer }),
+    }).start(),
+  answer: 'Let me run the tests once more.',
+  category: 'error_loop',
+  counts: ['2', '3'],
+};

@@ -19,6 +19,8 @@ export type {
   ScriptedError,
   ScriptedMcpCall,
   ScriptedReasoning,
+  ScriptedShellResult,
+  ScriptedShellRun,
   ScriptedToolCall,
   ScriptedTurn,
   ScriptedUsage,

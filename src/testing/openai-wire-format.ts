@@ -33,6 +33,13 @@ interface WireMcpCall {
   error: string | undefined;
 }
 
+/** Shell commands the provider ran in its own container, ready for the wire: how each ended. */
+interface WireShellRun {
+  id: string;
+  commands: string[];
+  results: { stdout: string; stderr: string; exitCode: number | undefined }[];
+}
+
 /** Everything needed to write one completion, streamed or not. */
 export interface WireAnswer {
   /** Completion id, e.g. `chatcmpl-scripted-1`. */
@@ -50,6 +57,8 @@ export interface WireAnswer {
   codeRuns: WireCodeRun[];
   /** Remote MCP tools called before the answer, after the code runs (Responses and Messages only). */
   mcpCalls: WireMcpCall[];
+  /** Hosted shell runs before the answer, after the MCP tools (Responses only); an `exitCode` left out timed out. */
+  shellRuns: WireShellRun[];
   usage: TurnUsage;
 }
 

@@ -61,7 +61,7 @@ function callItem(call: { id: string; name: string; arguments: string }, echo: R
 }
 
 /**
- * The output items of an answer: its hosted web searches, code runs and MCP tool calls, a
+ * The output items of an answer: its hosted web searches, code runs, MCP tool calls and shell runs, a
  * message when there is text (or nothing else), then one call item per tool call.
  */
 function outputItems(answer: WireAnswer, echo: ResponsesEcho): Record<string, unknown>[] {
@@ -98,6 +98,30 @@ function outputItems(answer: WireAnswer, echo: ResponsesEcho): Record<string, un
       arguments: JSON.stringify(call.arguments),
       output: call.error === undefined ? call.output : null,
       error: call.error === undefined ? null : { type: 'mcp_tool_execution_error', content: [{ type: 'text', text: call.error }] },
+    });
+  }
+  for (const run of answer.shellRuns) {
+    // A hosted shell: its call runs in the API's container, and its output comes in the same answer.
+    const call_id = `call_${run.id}`;
+    items.push({
+      type: 'shell_call',
+      id: run.id,
+      call_id,
+      status: 'completed',
+      action: { commands: run.commands, timeout_ms: null, max_output_length: null },
+      environment: { type: 'container_reference', container_id: CONTAINER_ID },
+    });
+    items.push({
+      type: 'shell_call_output',
+      id: `${run.id}_output`,
+      call_id,
+      status: 'completed',
+      max_output_length: null,
+      output: run.results.map(({ stdout, stderr, exitCode }) => ({
+        stdout,
+        stderr,
+        outcome: exitCode === undefined ? { type: 'timeout' } : { type: 'exit', exit_code: exitCode },
+      })),
     });
   }
   if (answer.text.length > 0 || answer.toolCalls.length === 0) {
@@ -158,7 +182,8 @@ export function responsesObject(answer: WireAnswer, echo: ResponsesEcho = {}): R
 /**
  * The events of a streamed Responses API response, in order: `response.created`,
  * `response.in_progress`, one item per hosted web search, one per code run
- * (its code in pieces), one per MCP tool call (its arguments in pieces), the message item (its text word by word), one function-call item per tool call (its
+ * (its code in pieces), one per MCP tool call (its arguments in pieces), two per hosted shell run
+ * (its call, its commands one by one; its output), the message item (its text word by word), one function-call item per tool call (its
  * arguments in pieces), `response.completed`.
  */
 export function responsesEvents(answer: WireAnswer, echo: ResponsesEcho = {}): NamedEvent[] {
@@ -201,6 +226,18 @@ export function responsesEvents(answer: WireAnswer, echo: ResponsesEcho = {}): N
     if (item['type'] === 'code_interpreter_call') {
       const stage = 'response.code_interpreter_call';
       stream('code', `${stage}_code`, { outputs: null }, [`${stage}.in_progress`], [`${stage}.interpreting`, `${stage}.completed`]);
+    } else if (item['type'] === 'shell_call' && (item['environment'] as { type: string }).type === 'container_reference') {
+      // A hosted shell's call: added before its commands, each command streamed, done.
+      const commands = (item['action'] as { commands: string[] }).commands;
+      push('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', action: { ...(item['action'] as object), commands: [] } } });
+      commands.forEach((command, command_index) => {
+        push('response.shell_call_command.added', { output_index, command_index, command: '' });
+        push('response.shell_call_command.done', { output_index, command_index, command });
+      });
+      push('response.output_item.done', { output_index, item });
+    } else if (item['type'] === 'shell_call_output') {
+      push('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', output: [] } });
+      push('response.output_item.done', { output_index, item });
     } else if (String(item['type']) in BUILT_IN_OUTPUTS) {
       // Its action or operation arrives whole.
       push('response.output_item.added', { output_index, item: { ...item, status: 'in_progress' } });

@@ -420,6 +420,45 @@ describe('ScriptedModelServer over raw HTTP', () => {
     ]);
   });
 
+  test('a hosted shell run is a shell_call in the container and its shell_call_output, in a Responses answer only', async () => {
+    const run = {
+      commands: ['npm test', 'npm run e2e'],
+      results: [
+        { stderr: 'FAIL cart', exitCode: 1 },
+        { stdout: 'running', timedOut: true },
+      ],
+    };
+    await using server = await new ScriptedModelServer({ script: [{ shellRuns: [run], text: 'Failing.' }], onExhausted: 'repeat-last' }).start();
+    const response = await fetch(`${server.url}/responses`, { method: 'POST', body: JSON.stringify({ model: 'any', input: 'hi' }) });
+    const body = (await response.json()) as { output: Record<string, unknown>[] };
+    assert.deepEqual(body.output.slice(0, 2), [
+      {
+        type: 'shell_call',
+        id: 'sh_1_1',
+        call_id: 'call_sh_1_1',
+        status: 'completed',
+        action: { commands: ['npm test', 'npm run e2e'], timeout_ms: null, max_output_length: null },
+        environment: { type: 'container_reference', container_id: 'cntr_scripted' },
+      },
+      {
+        type: 'shell_call_output',
+        id: 'sh_1_1_output',
+        call_id: 'call_sh_1_1',
+        status: 'completed',
+        max_output_length: null,
+        output: [
+          { stdout: '', stderr: 'FAIL cart', outcome: { type: 'exit', exit_code: 1 } },
+          { stdout: 'running', stderr: '', outcome: { type: 'timeout' } },
+        ],
+      },
+    ]);
+    const chat = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'any', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    assert.equal(((await chat.json()) as { choices: { message: { content: string } }[] }).choices[0]?.message.content, 'Failing.');
+  });
+
   test('an MCP call is an mcp_call item, or an mcp_tool_use with its mcp_tool_result; a failed one carries its error', async () => {
     const call = { server: 'tracker', name: 'get_issue', arguments: { id: 'ENG-9' }, error: 'Issue not found' };
     await using server = await new ScriptedModelServer({ script: [{ mcpCalls: [call], text: 'Gone.' }], onExhausted: 'repeat-last' }).start();
@@ -547,6 +586,11 @@ describe('ScriptedModelServer options', () => {
       [{ script: [{ mcpCalls: [{ server: 'tracker', arguments: {} }] }] }, 'script[0].mcpCalls[0].name'],
       [{ script: [{ mcpCalls: [{ server: 'tracker', name: 'get_issue', arguments: '{}' }] }] }, 'script[0].mcpCalls[0].arguments'],
       [{ script: [{ mcpCalls: [{ server: 'tracker', name: 'get_issue', arguments: {}, output: 'x', error: 'y' }] }] }, 'script[0].mcpCalls[0]'],
+      [{ script: [{ shellRuns: [{ commands: [] }] }] }, 'script[0].shellRuns[0].commands'],
+      [{ script: [{ shellRuns: [{ commands: ['ls'], results: [] }] }] }, 'script[0].shellRuns[0].results'],
+      [{ script: [{ shellRuns: [{ commands: ['ls'], results: [{ exitCode: 256 }] }] }] }, 'script[0].shellRuns[0].results[0].exitCode'],
+      [{ script: [{ shellRuns: [{ commands: ['ls'], results: [{ exitCode: 1, timedOut: true }] }] }] }, 'script[0].shellRuns[0].results[0]'],
+      [{ script: [{ shellRuns: [{ commands: ['ls'], results: [{ output: 'a' }] }] }] }, 'script[0].shellRuns[0].results[0].output'],
       [{ script: [{ error: { status: 200 } }] }, 'script[0].error.status'],
       [{ script: [], onExhausted: 'repeat-last' }, 'script'],
       [{ script: [], onExhausted: 'loop' }, 'onExhausted'],

@@ -277,6 +277,14 @@ export class ScriptedModelServer implements AsyncDisposable {
       output: call.output ?? '',
       error: call.error,
     }));
+    const shellRuns = (turn.shellRuns ?? []).map((run, position) => ({
+      id: `sh_${index + 1}_${position + 1}`,
+      commands: run.commands,
+      results: run.commands.map((_, i) => {
+        const result = run.results?.[i] ?? {};
+        return { stdout: result.stdout ?? '', stderr: result.stderr ?? '', exitCode: result.timedOut === true ? undefined : (result.exitCode ?? 0) };
+      }),
+    }));
     return {
       id: `chatcmpl-scripted-${index + 1}`,
       model: this.modelId,
@@ -287,6 +295,7 @@ export class ScriptedModelServer implements AsyncDisposable {
       webSearches,
       codeRuns,
       mcpCalls,
+      shellRuns,
       usage: resolveTurnUsage(turn, request.body, text, toolArguments),
     };
   }

@@ -59,6 +59,41 @@ export interface ScriptedCodeRun {
   exitCode?: number;
 }
 
+/** How one command of a hosted shell run ended. */
+export interface ScriptedShellResult {
+  /**
+   * What the command printed on stdout.
+   * @default ''
+   */
+  stdout?: string;
+  /**
+   * What the command printed on stderr.
+   * @default ''
+   */
+  stderr?: string;
+  /**
+   * The command's exit code.
+   * @default 0
+   */
+  exitCode?: number;
+  /**
+   * The command ran out of time instead of exiting (`exitCode` is then not reported).
+   * @default false
+   */
+  timedOut?: boolean;
+}
+
+/** Shell commands the provider ran itself in its own container before answering (a hosted shell). */
+export interface ScriptedShellRun {
+  /** The commands run, in order. */
+  commands: string[];
+  /**
+   * How each command ended, in the order of `commands`.
+   * @default each exited 0, printing nothing
+   */
+  results?: ScriptedShellResult[];
+}
+
 /** A tool of a remote MCP server the provider called for the model before answering (a hosted MCP tool, an MCP connector). */
 export interface ScriptedMcpCall {
   /** The MCP server's label (Responses `server_label`, Messages `server_name`). */
@@ -168,6 +203,13 @@ export interface ScriptedTurn {
    */
   mcpCalls?: ScriptedMcpCall[];
   /**
+   * Shell commands the provider ran in its own container before this
+   * answer, in order, after the `mcpCalls`: a `shell_call` (its environment
+   * the container) and the `shell_call_output` that answers it, in a
+   * Responses answer. Messages answers and chat completions leave them out.
+   */
+  shellRuns?: ScriptedShellRun[];
+  /**
    * Reported usage; missing numbers are estimated from characters.
    * @default estimated
    */
@@ -204,6 +246,7 @@ const TURN_FIELDS: Fields<ScriptedTurn> = {
   webSearches: true,
   codeRuns: true,
   mcpCalls: true,
+  shellRuns: true,
   usage: true,
   error: true,
   delayMs: true,
@@ -213,6 +256,8 @@ const TOOL_CALL_FIELDS: Fields<ScriptedToolCall> = { name: true, arguments: true
 const WEB_SEARCH_FIELDS: Fields<ScriptedWebSearch> = { query: true, sources: true, openPage: true, pageText: true };
 const CODE_RUN_FIELDS: Fields<ScriptedCodeRun> = { code: true, output: true, exitCode: true };
 const MCP_CALL_FIELDS: Fields<ScriptedMcpCall> = { server: true, name: true, arguments: true, output: true, error: true };
+const SHELL_RUN_FIELDS: Fields<ScriptedShellRun> = { commands: true, results: true };
+const SHELL_RESULT_FIELDS: Fields<ScriptedShellResult> = { stdout: true, stderr: true, exitCode: true, timedOut: true };
 const REASONING_FIELDS: Fields<ScriptedReasoning> = { text: true, signature: true };
 const USAGE_FIELDS: Fields<ScriptedUsage> = { promptTokens: true, completionTokens: true, cachedTokens: true };
 const ERROR_FIELDS: Fields<ScriptedError> = { status: true, message: true, type: true, retryAfterMs: true };
@@ -254,6 +299,7 @@ export function validateScriptedTurn(turn: unknown, option: string): asserts tur
   validateWebSearches(turn['webSearches'], `${option}.webSearches`);
   validateCodeRuns(turn['codeRuns'], `${option}.codeRuns`);
   validateMcpCalls(turn['mcpCalls'], `${option}.mcpCalls`);
+  validateShellRuns(turn['shellRuns'], `${option}.shellRuns`);
   validateUsage(turn['usage'], `${option}.usage`);
   validateError(turn['error'], `${option}.error`);
 }
@@ -348,6 +394,38 @@ function validateMcpCalls(calls: unknown, option: string): void {
     if (call['output'] !== undefined && call['error'] !== undefined) {
       throw new InvalidOptionError(`${option}[${i}]`, 'has either an output or an error, not both');
     }
+  });
+}
+
+function validateShellRuns(runs: unknown, option: string): void {
+  if (runs === undefined) return;
+  if (!Array.isArray(runs)) throw new InvalidOptionError(option, 'must be an array');
+  runs.forEach((run: unknown, i) => {
+    if (!isRecord(run)) throw new InvalidOptionError(`${option}[${i}]`, 'must be an object such as { commands: ["npm test"] }');
+    refuseUnknownFields(run, `${option}[${i}]`, SHELL_RUN_FIELDS, 'ScriptedShellRun');
+    const commands = run['commands'];
+    if (!Array.isArray(commands) || commands.length === 0 || !commands.every((c) => typeof c === 'string' && c !== '')) {
+      throw new InvalidOptionError(`${option}[${i}].commands`, 'must be a non-empty array of commands (non-empty strings)');
+    }
+    const results = run['results'];
+    if (results === undefined) return;
+    if (!Array.isArray(results) || results.length !== commands.length) {
+      throw new InvalidOptionError(`${option}[${i}].results`, 'must be an array with one result per command');
+    }
+    results.forEach((result: unknown, j) => {
+      const at = `${option}[${i}].results[${j}]`;
+      if (!isRecord(result)) throw new InvalidOptionError(at, 'must be an object such as { stdout: "ok", exitCode: 0 }');
+      refuseUnknownFields(result, at, SHELL_RESULT_FIELDS, 'ScriptedShellResult');
+      for (const key of ['stdout', 'stderr']) {
+        if (result[key] !== undefined && typeof result[key] !== 'string') throw new InvalidOptionError(`${at}.${key}`, 'must be a string');
+      }
+      const exit = result['exitCode'];
+      if (exit !== undefined && !(typeof exit === 'number' && Number.isInteger(exit) && exit >= 0 && exit <= 255)) {
+        throw new InvalidOptionError(`${at}.exitCode`, 'must be an integer from 0 to 255');
+      }
+      if (result['timedOut'] !== undefined && typeof result['timedOut'] !== 'boolean') throw new InvalidOptionError(`${at}.timedOut`, 'must be a boolean');
+      if (result['timedOut'] === true && exit !== undefined) throw new InvalidOptionError(at, 'either timed out or exited with a code, not both');
+    });
   });
 }
 
