@@ -52,8 +52,16 @@ const JUDGED_PARTS = 128;
 const CUT_END = /[_.:/-]+$|%[0-9A-Fa-f]?$/;
 
 /** The part of a bare value to judge: a value that may have been cut loses what the cut may have left at its end. */
-function judgedPart(value: string): string {
+function judgedPart(value: string | undefined): string {
+  if (value === undefined) return '';
   return value.length < JUDGED_PARTS ? value : value.replace(CUT_END, '');
+}
+
+/** How long a value found at `at` is: what was judged, and past a bare one what `rest` (sticky, matching always) reads on. */
+function valueLength(judged: string, bare: string | undefined, rest: RegExp, text: string, at: number): number {
+  if (bare === undefined) return judged.length;
+  rest.lastIndex = at + judged.length;
+  return judged.length + (rest.exec(text)?.[0].length ?? 0);
 }
 const ASSIGNED_VALUE = new RegExp(
   String.raw`(\\+)"((?:(?!\1")[^\n])*)(\1"|(?=\n)|$)|"((?:[^"\\\n]|\\.)*)("|(?=\n)|$)|'([^'\n]*)'|(${BARE_PART}{1,${JUDGED_PARTS}})`,
@@ -112,14 +120,14 @@ function plainValue(text: string, at: number, name: string, separator: string, a
   const found = ASSIGNED_VALUE.exec(text);
   if (found === null) return undefined;
   const [judged, backslashes, escaped, escapedEnd, dq, dqEnd, sq, bare] = found;
-  if (!isSecretValue(name, escaped ?? dq ?? sq ?? (bare === undefined ? '' : judgedPart(bare)))) return undefined;
-  const whole = bare === undefined ? judged : `${judged}${restOfValue(BARE_REST, text, at + judged.length)}`;
-  if (backslashes !== undefined) return { length: whole.length, shown: `${backslashes}"${REDACTED}${escapedEnd}` };
-  if (dq !== undefined) return { length: whole.length, shown: `"${REDACTED}${dqEnd}` };
-  if (sq !== undefined) return { length: whole.length, shown: `'${REDACTED}'` };
-  if (!always || !SPACED_SEPARATOR.test(separator) || !/\p{L}/u.test(bare ?? '')) return { length: whole.length, shown: REDACTED };
-  MORE_WORDS.lastIndex = at + whole.length;
-  return { length: whole.length + (MORE_WORDS.exec(text)?.[0].length ?? 0), shown: REDACTED };
+  if (!isSecretValue(name, escaped ?? dq ?? sq ?? judgedPart(bare))) return undefined;
+  const length = valueLength(judged, bare, BARE_REST, text, at);
+  if (backslashes !== undefined) return { length, shown: `${backslashes}"${REDACTED}${escapedEnd}` };
+  if (dq !== undefined) return { length, shown: `"${REDACTED}${dqEnd}` };
+  if (sq !== undefined) return { length, shown: `'${REDACTED}'` };
+  if (!always || !SPACED_SEPARATOR.test(separator) || !/\p{L}/u.test(bare ?? '')) return { length, shown: REDACTED };
+  MORE_WORDS.lastIndex = at + length;
+  return { length: length + (MORE_WORDS.exec(text)?.[0].length ?? 0), shown: REDACTED };
 }
 
 /** A value after an encoded separator, and the rest of a bare one past the parts judged (as {@link BARE_REST}). */
@@ -161,15 +169,11 @@ function encodedValue(text: string, at: number, name: string, depth: string): Fo
   const found = patterns.value.exec(text);
   if (found === null) return undefined;
   const [judged, spaces = '', quote, quoted, closing = '', bare] = found;
-  if (!isSecretValue(name, percentDecoded(quoted ?? (bare === undefined ? '' : judgedPart(bare)), depth.length / 2 + 1))) return undefined;
-  const whole = bare === undefined ? judged : `${judged}${restOfValue(patterns.rest, text, at + judged.length)}`;
-  return { length: whole.length, shown: quote === undefined ? `${spaces}${REDACTED}` : `${spaces}%${depth}${quote}${REDACTED}${closing}` };
-}
-
-/** What `rest` (a sticky pattern that always matches) reads of `text` from `at`. */
-function restOfValue(rest: RegExp, text: string, at: number): string {
-  rest.lastIndex = at;
-  return rest.exec(text)?.[0] ?? '';
+  if (!isSecretValue(name, percentDecoded(quoted ?? judgedPart(bare), depth.length / 2 + 1))) return undefined;
+  return {
+    length: valueLength(judged, bare, patterns.rest, text, at),
+    shown: quote === undefined ? `${spaces}${REDACTED}` : `${spaces}%${depth}${quote}${REDACTED}${closing}`,
+  };
 }
 
 const ESCAPES_RUN = /(?:%[0-9A-Fa-f]{2})+/g;
