@@ -51,6 +51,14 @@ describe('redact', () => {
     assert.equal(redact('redis://:p@ss/w@cache:6379'), 'redis://:[REDACTED]@cache:6379');
   });
 
+  test('finds a URL right after a percent escape, as URL-encoded text holds one', () => {
+    assert.equal(redact('next=%22https://user:hunter2pass@host.example.com/x'), 'next=%22https://user:[REDACTED]@host.example.com/x');
+    assert.equal(redact('db%3Dpostgres://admin:s3cretpw@db:5432/app'), 'db%3Dpostgres://admin:[REDACTED]@db:5432/app');
+    assert.equal(redact('u=%27https://9f86d081884c7d659a2feaa0c55ad015@github.com/o/r'), 'u=%27https://[REDACTED]@github.com/o/r');
+    // Not an escape: a word glued to the scheme is still not a scheme's start.
+    assert.equal(redact('xhttps://user@host'), 'xhttps://user@host');
+  });
+
   test('a URL with a password after a secret name comes out whole, once redacted, and stays so', () => {
     // fetch's own words for a base URL with user:password@ (what governor run printed, half redacted: "[REDACTED]]@127.0.0.1…").
     const message = 'Request cannot be constructed from a URL that includes credentials: http://me:pw@127.0.0.1:18001/v1/chat/completions';
