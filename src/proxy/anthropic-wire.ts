@@ -108,7 +108,7 @@ export const anthropicWire: WireApi = {
       type: 'message',
       role: 'assistant',
       model: typeof upstream?.['model'] === 'string' ? upstream['model'] : String(request['model'] ?? 'unknown'),
-      content: [{ type: 'text', text }],
+      content: [...ranBeforeStop(asArray(upstream?.['content'])), { type: 'text', text }],
       stop_reason: 'end_turn',
       stop_sequence: null,
       usage: isObject(upstream?.['usage']) ? upstream['usage'] : { input_tokens: 0, output_tokens: 0 },
@@ -298,4 +298,14 @@ class AnthropicStreamRewriter implements StreamRewriter {
   #nextIndex(): number {
     return this.#maxIndex + 1;
   }
+}
+
+/**
+ * What of an answer a stop keeps, as a streamed stop does: the server tool
+ * calls the API has run (searches, fetches, code, MCP) with their results and
+ * the thinking among them. Not the model's text, which the stop message
+ * stands in for, nor the client's tool calls.
+ */
+function ranBeforeStop(content: readonly unknown[]): JsonObject[] {
+  return content.filter(isObject).filter((block) => block['type'] !== 'text' && block['type'] !== 'tool_use');
 }

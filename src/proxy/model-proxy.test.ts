@@ -344,30 +344,40 @@ describe("governor proxy with Anthropic's server tools (web search, web fetch, c
     });
   }
 
-  test('four alike searches in one answer are steered once; the next answer that searches again is stopped', async () => {
-    const upstream = await searchLoopServer({ perAnswer: 4 });
-    const breaker = new AgentBreaker();
-    await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 });
-    try {
-      const anthropic = createAnthropic({
-        baseURL: `${proxy.url}/v1`,
-        apiKey: 'sk-ant-test-not-a-real-key',
-        headers: { 'x-governor-session': 'fares-one-answer' },
-      });
-      const tools = { web_search: anthropic.tools.webSearch_20250305({ maxUses: 5 }) };
-      const messages: ModelMessage[] = [{ role: 'user', content: 'Find me the cheapest flight to Oslo in March.' }];
-      const first = await generateText({ model: anthropic('claude-test'), maxOutputTokens: 256, messages, tools });
-      assert.equal(first.text, SEARCH_LOOP_ANSWER);
-      messages.push(...first.response.messages, { role: 'user', content: 'Keep looking.' });
-      const second = await generateText({ model: anthropic('claude-test'), maxOutputTokens: 256, messages, tools });
-      assert.match(second.text, /stopped by the agent breaker \(rag_fixation\)/);
-      // Every search that ran is counted, those of the stopped answer too.
-      assert.equal((await breaker.snapshot('fares-one-answer')).counters.retrievals, 8);
-      assert.equal(JSON.stringify(upstream.requests[1]!.body.messages).match(/\[governor\]/g)?.length, 1, 'one steer, in the second request');
-    } finally {
-      await upstream.close();
-    }
-  });
+  for (const mode of ['generate', 'stream'] as const) {
+    test(`${mode}Text: four alike searches in one answer are steered once; the next answer that searches again is stopped, its searches kept`, async () => {
+      const upstream = await searchLoopServer({ perAnswer: 4 });
+      const breaker = new AgentBreaker();
+      await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 });
+      try {
+        const anthropic = createAnthropic({
+          baseURL: `${proxy.url}/v1`,
+          apiKey: 'sk-ant-test-not-a-real-key',
+          headers: { 'x-governor-session': `fares-one-answer-${mode}` },
+        });
+        const tools = { web_search: anthropic.tools.webSearch_20250305({ maxUses: 5 }) };
+        const ask = (messages: ModelMessage[]) => {
+          const options = { model: anthropic('claude-test'), maxOutputTokens: 256, messages, tools };
+          return mode === 'generate' ? generateText(options) : streamText(options);
+        };
+        const messages: ModelMessage[] = [{ role: 'user', content: 'Find me the cheapest flight to Oslo in March.' }];
+        const first = await ask(messages);
+        assert.equal(await first.text, SEARCH_LOOP_ANSWER);
+        messages.push(...(await first.response).messages, { role: 'user', content: 'Keep looking.' });
+        const second = await ask(messages);
+        assert.match(await second.text, /stopped by the agent breaker \(rag_fixation\)/);
+        // Every search that ran is counted, those of the stopped answer too.
+        assert.equal((await breaker.snapshot(`fares-one-answer-${mode}`)).counters.retrievals, 8);
+        assert.equal(JSON.stringify(upstream.requests[1]!.body.messages).match(/\[governor\]/g)?.length, 1, 'one steer, in the second request');
+        // The stopped answer still shows the searches that ran in it, streamed or not.
+        const ran = (await second.response).messages.flatMap((m) => (m.role === 'assistant' && Array.isArray(m.content) ? m.content : []));
+        assert.equal(ran.filter((p) => p.type === 'tool-call' && p.toolName === 'web_search' && p.providerExecuted === true).length, 4);
+        assert.equal(ran.filter((p) => p.type === 'tool-result' && p.toolName === 'web_search').length, 4);
+      } finally {
+        await upstream.close();
+      }
+    });
+  }
 
   /** Calls the API runs itself, the same in every answer, with the tools that let it and the name the breaker judges them under. */
   const loops = [

@@ -828,6 +828,135 @@ describe("governor proxy with the API's hosted tools (web search, code interpret
     });
   }
 
+  test("a stopping answer keeps the calls the API ran before it (search, code, MCP, hosted shell), in their order, streamed or not; the client's calls are taken out", async () => {
+    // Every answer runs the API's hosted tools, the same search each time (the 3rd in a row stops the run), and asks for a new search of the client's.
+    const script = (_request: unknown, index: number): ScriptedTurn => ({
+      webSearches: [{ query: 'flights to Oslo in March', sources: ['https://fares.example/oslo'] }],
+      codeRuns: [{ code: 'print(3 * 49)', output: '147' }],
+      mcpCalls: [{ server: 'tracker', name: 'get_issue', arguments: { id: 'ENG-42' }, output: 'ENG-42: open.' }],
+      shellRuns: [{ commands: ['npm test'], results: [{ stderr: CART_FAILURE, exitCode: 1 }] }],
+      text: SHELL_LOOP.answer,
+      toolCalls: [{ name: 'search', arguments: { q: `flights on March ${index + 1}` } }],
+    });
+    const stops = new Map<boolean, OpenAI.Responses.Response>();
+    for (const stream of [false, true]) {
+      await using upstream = await new ScriptedModelServer({ script, onExhausted: 'repeat-last' }).start();
+      const { responses } = await untilStopped(upstream, `hosted-stop-${stream}`, stream, { include: ['code_interpreter_call.outputs'] });
+      const stop = responses.at(-1)!;
+      assert.match(text(stop), /stopped by the agent breaker \(rag_fixation\)/);
+      // Stopped on the upstream's answer, whose hosted calls had run; each answer asked for a call of the client's.
+      assert.equal(upstream.requests.length, responses.length);
+      assert.equal(responses[0]!.output.at(-1)?.type, 'function_call');
+      stops.set(stream, stop);
+    }
+    const kinds = (response: OpenAI.Responses.Response): string[] => response.output.map((item) => item.type);
+    const ran = (response: OpenAI.Responses.Response): OpenAI.Responses.ResponseOutputItem[] => response.output.filter((item) => item.type !== 'message');
+    const [whole, streamed] = [stops.get(false)!, stops.get(true)!];
+    // Streamed, the model's text had already gone to the client; not streamed, the stop message stands in for it.
+    assert.deepEqual(kinds(streamed), ['web_search_call', 'code_interpreter_call', 'mcp_call', 'shell_call', 'shell_call_output', 'message', 'message']);
+    assert.deepEqual(kinds(whole), ['web_search_call', 'code_interpreter_call', 'mcp_call', 'shell_call', 'shell_call_output', 'message']);
+    assert.deepEqual(ran(whole), ran(streamed));
+    const shell = ran(whole).find((item) => item.type === 'shell_call_output');
+    assert.match(JSON.stringify(shell), /expected 3, got 2/);
+    assert.equal(text(whole), text(streamed).replace(SHELL_LOOP.answer, ''));
+  });
+
+  test("a hosted shell's call brought back without its environment (@ai-sdk/openai, store: false) is not counted again; a local shell's still is", async () => {
+    // The model asks for a lookup of the client's, then the API runs the tests in its container; then it answers.
+    const answers: unknown[][] = [
+      [
+        { type: 'function_call', id: 'fc_1', call_id: 'call_f', name: 'lookup', arguments: '{"q":"cart"}', status: 'completed' },
+        {
+          type: 'shell_call',
+          id: 'sh_1',
+          call_id: 'call_s',
+          status: 'completed',
+          action: { commands: ['npm test'], timeout_ms: null, max_output_length: null },
+          environment: { type: 'container_reference', container_id: 'cntr_1' },
+        },
+        {
+          type: 'shell_call_output',
+          id: 'sho_1',
+          call_id: 'call_s',
+          status: 'completed',
+          max_output_length: null,
+          output: [{ stdout: '', stderr: CART_FAILURE, outcome: { type: 'exit', exit_code: 1 } }],
+        },
+      ],
+      [
+        {
+          type: 'message',
+          id: 'msg_2',
+          status: 'completed',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: 'The cart test fails.', annotations: [] }],
+        },
+      ],
+    ];
+    const sent: Record<string, unknown>[] = [];
+    const upstreamFetch = async (_url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      sent.push(JSON.parse(await new Response(init?.body).text()) as Record<string, unknown>);
+      const output = answers[Math.min(sent.length, answers.length) - 1];
+      return Response.json({
+        id: `resp_${sent.length}`,
+        object: 'response',
+        created_at: 0,
+        status: 'completed',
+        model: 'm',
+        store: false,
+        output,
+        usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+      });
+    };
+    const breaker = new AgentBreaker();
+    await using proxy = await startModelProxy({ upstream: 'http://upstream.test/v1', breaker, port: 0, fetch: upstreamFetch as typeof fetch });
+    const openai = createOpenAI({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-test-not-a-real-key', headers: { 'x-governor-session': 'shell-stripped' } });
+    let lookups = 0;
+    const { text: answer } = await generateText({
+      model: openai.responses('m'),
+      prompt: 'Why does the cart test fail?',
+      providerOptions: { openai: { store: false } },
+      tools: {
+        shell: openai.tools.shell({ environment: { type: 'containerAuto' } }),
+        lookup: tool({
+          inputSchema: z.object({ q: z.string() }),
+          execute: async () => {
+            lookups += 1;
+            return 'src/cart.ts';
+          },
+        }),
+      },
+      stopWhen: isStepCount(3),
+    });
+    assert.equal(answer, 'The cart test fails.');
+    assert.equal(lookups, 1);
+    // The client brought the call back without the container it ran in, after the client's own call.
+    const input = sent[1]!['input'] as Record<string, unknown>[];
+    assert.deepEqual(
+      input.map((item) => item['type'] ?? item['role']),
+      ['user', 'function_call', 'shell_call', 'shell_call_output', 'function_call_output'],
+    );
+    assert.equal(input[2]!['environment'], undefined);
+    // The run was recorded with the response that brought it, the lookup with the request: two calls, not three.
+    assert.equal((await breaker.snapshot('shell-stripped')).counters.toolCalls, 2);
+
+    // A shell call without an environment in a request whose shell tool is the client's own is the client's.
+    const local = (tools: unknown[]) =>
+      responsesWire
+        .requestTail({
+          tools,
+          input: [
+            { role: 'user', content: 'Fix it.' },
+            { type: 'shell_call', call_id: 'call_l', status: 'completed', action: { commands: ['ls'] } },
+            { type: 'shell_call_output', call_id: 'call_l', output: [{ stdout: 'a.ts', stderr: '', outcome: { type: 'exit', exit_code: 0 } }] },
+          ],
+        })
+        .toolResults.map((result) => [result.name, result.result]);
+    assert.deepEqual(local([{ type: 'shell' }]), [['shell', 'a.ts']]);
+    assert.deepEqual(local([{ type: 'shell', environment: { type: 'local' } }]), [['shell', 'a.ts']]);
+    assert.deepEqual(local([{ type: 'shell', environment: { type: 'container_auto' } }]), []);
+  });
+
   test("a shell_call answered in its own response ran in the API's container: judged as run, not left to the client; a local one still is", () => {
     const hosted = {
       type: 'shell_call',

@@ -94,12 +94,14 @@ export const responsesWire: WireApi = {
     // A request that continues a stored response (previous_response_id) holds the outputs without their calls.
     const segment = items.slice(start + 1).filter(isObject);
     // A hosted shell's output came with its call, and was judged with the response that brought both.
-    const upstream = new Set(segment.filter(ranUpstream).map(callIdOf));
+    const hostedShell = declaresHostedShell(body['tools']);
+    const ran = (item: JsonObject): boolean => ranUpstream(item, hostedShell);
+    const upstream = new Set(segment.filter(ran).map(callIdOf));
     const calls = new Map<string, WireToolCall>();
     let lastCallAt = -1;
     let lastCallId: string | undefined;
     segment.forEach((item, at) => {
-      if (!isCall(item) || ranUpstream(item)) return;
+      if (!isCall(item) || ran(item)) return;
       lastCallId = callIdOf(item);
       calls.set(lastCallId, toolCallOf(item));
       lastCallAt = at;
@@ -166,7 +168,7 @@ export const responsesWire: WireApi = {
       error: null,
       incomplete_details: null,
       model: typeof upstream?.['model'] === 'string' ? upstream['model'] : String(request['model'] ?? 'unknown'),
-      output: [messageItem(newId('msg'), text)],
+      output: [...ranBeforeStop(asArray(upstream?.['output']).filter(isObject)), messageItem(newId('msg'), text)],
       usage: isObject(upstream?.['usage']) ? upstream['usage'] : ZERO_USAGE,
     };
   },
@@ -237,14 +239,38 @@ function clientCalls(output: readonly JsonObject[]): JsonObject[] {
 }
 
 /**
- * A shell call the API ran in its own container, as a request brings it
- * back: its environment is that container. (A response tells it by the
- * output that comes with it; a request holds a local shell's output beside
- * its call just the same.)
+ * What of an answer a stop keeps, as a streamed stop does: the calls the API
+ * has run (hosted searches, code, MCP calls, a hosted shell's call and its
+ * output) and the reasoning among them. Not the model's text, which the stop
+ * message stands in for, nor the calls the client was to run.
  */
-function ranUpstream(item: JsonObject): boolean {
+function ranBeforeStop(output: readonly JsonObject[]): JsonObject[] {
+  const refused = new Set(clientCalls(output));
+  return output.filter((item) => item['type'] !== 'message' && !refused.has(item));
+}
+
+/**
+ * A shell call the API ran in its own container, as a request brings it
+ * back: its environment is that container; one brought back without an
+ * environment (`@ai-sdk/openai` leaves it out when the API does not store
+ * responses) ran there when the request's shell tool runs there
+ * (`hostedShell`). (A response tells it by the output that comes with it; a
+ * request holds a local shell's output beside its call just the same.)
+ */
+function ranUpstream(item: JsonObject, hostedShell: boolean): boolean {
+  if (item['type'] !== 'shell_call') return false;
   const environment = item['environment'];
-  return item['type'] === 'shell_call' && isObject(environment) && environment['type'] === 'container_reference';
+  return isObject(environment) ? environment['type'] === 'container_reference' : hostedShell;
+}
+
+/** The environments of a shell tool that runs in the API's container: one it makes for the request, or one it made before. */
+const HOSTED_SHELL_ENVIRONMENTS: ReadonlySet<unknown> = new Set(['container_auto', 'container_reference']);
+
+/** Whether a request's shell tool runs in the API's container (a hosted shell): then its shell calls are not the client's. */
+function declaresHostedShell(tools: unknown): boolean {
+  return asArray(tools).some(
+    (tool) => isObject(tool) && tool['type'] === 'shell' && isObject(tool['environment']) && HOSTED_SHELL_ENVIRONMENTS.has(tool['environment']['type']),
+  );
 }
 
 /** A function call's arguments (JSON text), a custom tool's free-form input, or a built-in tool's action (a patch's operation). */

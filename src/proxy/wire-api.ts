@@ -120,7 +120,11 @@ export interface WireApi {
   roundOf(response: JsonObject): WireRound;
   /** A non-streamed response with the blocked calls replaced by text. */
   withBlocks(response: JsonObject, blocked: ReadonlyMap<string, string>): JsonObject;
-  /** A complete non-streamed response that ends the run with `text`. */
+  /**
+   * A complete non-streamed response that ends the run with `text`, in place
+   * of the `upstream` answer when there is one: what of that answer has run
+   * upstream (Responses: the hosted calls) stays, as on a stream.
+   */
   stopResponse(request: JsonObject, text: string, upstream?: JsonObject): JsonObject;
   /** The same as a stream of events. */
   stopEvents(request: JsonObject, text: string): SseEvent[];
