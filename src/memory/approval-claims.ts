@@ -36,14 +36,33 @@ export async function claimApprovalsIn(repository: ChatMemoryRepository, convers
   return answers.filter((answer) => first.get(answer.approvalId) !== claim).map((answer) => answer.approvalId);
 }
 
-/** `messages` without claim marks: they serve the claim check only, and are not for the model. */
-export function withoutClaimMarks(messages: readonly ModelMessage[]): ModelMessage[] {
-  return messages.map((message) => {
-    if (message.role !== 'tool' || message.providerOptions?.[NAMESPACE]?.[MARK] === undefined) return message;
+/**
+ * The stored `messages` as the conversation: a claim that lost (an answer to
+ * an approval that an earlier message answered first) is left out, and the
+ * claim marks, which serve the claim check only, are removed. The lost claim
+ * stays in the repository, which can only append: a rewrite of the
+ * conversation to drop it could lose a concurrent writer's messages (the
+ * winner's turn among them).
+ */
+export function withClaimsSettled(messages: readonly ModelMessage[]): ModelMessage[] {
+  const first = new Map<string, unknown>();
+  for (const message of messages) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) if (part.type === 'tool-approval-response' && !first.has(part.approvalId)) first.set(part.approvalId, part);
+  }
+  const settled: ModelMessage[] = [];
+  for (const message of messages) {
+    if (message.role !== 'tool' || message.providerOptions?.[NAMESPACE]?.[MARK] === undefined) {
+      settled.push(message);
+      continue;
+    }
+    const won = message.content.filter((part) => part.type !== 'tool-approval-response' || first.get(part.approvalId) === part);
+    if (won.length === 0) continue;
     const { [NAMESPACE]: ours, ...others } = message.providerOptions;
     const { [MARK]: _mark, ...rest } = ours ?? {};
     const options = Object.keys(rest).length === 0 ? others : { ...others, [NAMESPACE]: rest };
     const { providerOptions: _options, ...plain } = message;
-    return Object.keys(options).length === 0 ? plain : { ...plain, providerOptions: options };
-  });
+    settled.push(Object.keys(options).length === 0 ? { ...plain, content: won } : { ...plain, content: won, providerOptions: options });
+  }
+  return settled;
 }

@@ -114,12 +114,14 @@ export class ChatMemoryTurnNotStoredError extends ChatMemoryStoreError {
  * on one store), a retry after a call that claimed the approval and did
  * not store the tool's result (it failed or was aborted while the tool ran),
  * or an answer sent again after its turn is over (the call ran or was denied,
- * and the model answered or the conversation moved on), whether the request
+ * and the model answered, a return-direct or loop-ending tool of its round
+ * ended the tool loop, or the conversation moved on), whether the request
  * holds only the answer, the round again with it, or the whole conversation.
  * The approved call is not run by this request, so it runs at most once, and
- * the model is not called. Of this request, at most its answer stays in the
- * memory (the claim it lost, which no model is ever sent); an answer to a turn
- * that is over leaves the memory as it was.
+ * the model is not called. Nothing of this request is left in the conversation
+ * the memory returns (a windowed memory's store keeps the claim it lost, but
+ * its reads leave it out); an answer to a turn that is over leaves the memory
+ * as it was.
  *
  * A retry of a call that failed after the approved tool ran (a model round
  * after it failed) is not a second answer: its turn is not over, and it goes
@@ -136,6 +138,31 @@ export class ToolApprovalConflictError extends GovernorError {
         '(or ran it, or was cut off while it ran); it is not run again. Read the conversation again instead of answering twice.',
     );
     this.approvalIds = approvalIds;
+  }
+}
+
+/**
+ * Thrown by a chat memory advisor when a request holds nothing new but tool
+ * results for calls whose turn is over: the caller's client-side results
+ * (or a round's results, sent again with the round or the whole
+ * conversation) that the memory holds already, with the model's answer after
+ * them or the conversation moved on. Typically a request sent again after it
+ * was answered (a retry after a lost response, a double submit). The model
+ * is not called and the memory is left as it was: nothing would be new to
+ * either. Results sent again alongside a new user message are left out of
+ * the request instead, as the memory holds them.
+ */
+export class ToolResultConflictError extends GovernorError {
+  /** The calls whose results the conversation holds and has moved on from. */
+  readonly toolCallIds: readonly string[];
+
+  constructor(toolCallIds: readonly string[]) {
+    super(
+      'GOVERNOR_TOOL_RESULT_CONFLICT',
+      `Tool call ${toolCallIds.map((id) => `"${id}"`).join(', ')} already has its result in the conversation, and the conversation went on after it; ` +
+        'the request holds nothing else, so nothing was sent to the model or stored. Read the conversation again instead of sending the results twice.',
+    );
+    this.toolCallIds = toolCallIds;
   }
 }
 

@@ -31,8 +31,9 @@ export interface ChatMemory {
    * conversation in one atomic write, then reads the conversation back.
    * Returns the ids of the approvals that an earlier write had already
    * answered (their calls must not run here); `[]` when this caller claimed
-   * them all. The recorded answers are part of the conversation from then on:
-   * the memory advisors do not store them again with the turn.
+   * them all. The recorded answers are part of the conversation from then on
+   * (those of a claim that lost are not): the memory advisors do not store
+   * them again with the turn.
    *
    * Optional: a memory without it gets no such protection, and concurrent
    * answers to one approval each run the approved call.

@@ -18,6 +18,7 @@ export {
   MessageDecodingError,
   MessageTooLargeError,
   ToolApprovalConflictError,
+  ToolResultConflictError,
 } from './chat-memory-errors.ts';
 export { MessageChatMemoryAdvisor, type MessageChatMemoryAdvisorOptions } from './message-chat-memory-advisor.ts';
 export {

@@ -1,12 +1,14 @@
-import type { ModelMessage } from 'ai';
+import type { ModelMessage, ToolResultPart } from 'ai';
 import { AdvisorOrder, type AdvisorChain } from '../chat/advisor.ts';
 import { CONVERSATION_ID, DEFAULT_CONVERSATION_ID, DEFAULT_MESSAGES, type AdvisorContext } from '../chat/advisor-context.ts';
-import type { ChatClientRequest } from '../chat/chat-client-request.ts';
+import type { ChatClientRequest, GovernedTool } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import { addToolLoopJournal } from '../advisors/tool-loop-journal.ts';
+import { LOOP_ENDING_TOOLS } from '../advisors/tool-call-advisor.ts';
+import { resultOutput } from '../advisors/tool-execution.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { ChatMemory } from './chat-memory.ts';
-import { ChatMemoryTurnNotStoredError, ToolApprovalConflictError } from './chat-memory-errors.ts';
+import { ChatMemoryTurnNotStoredError, ToolApprovalConflictError, ToolResultConflictError } from './chat-memory-errors.ts';
 import { assertConversationId } from './conversation-id.ts';
 import { assertMessagesFit, fitMessages } from './message-size.ts';
 import { closeUnansweredToolCalls } from './message-window.ts';
@@ -110,7 +112,8 @@ interface MemoryTurn {
  * @throws {MessageTooLargeError} when a message of the turn is over the memory's `maxMessageBytes`.
  * @throws {InvalidMessageError} when a message of the turn cannot be stored.
  * @throws {ToolApprovalConflictError} when the request answers an approval that another request answered and whose call has no result yet,
- * or whose turn is over (the model answered after it).
+ * or whose turn is over (the model answered after it, or a tool ended the loop).
+ * @throws {ToolResultConflictError} when the request holds nothing new but tool results for calls whose turn is over.
  */
 async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientRequest): Promise<MemoryTurn> {
   const { memory } = settings;
@@ -118,7 +121,7 @@ async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientReq
   const history = await memory.get(conversationId);
   const preamble = request.messages.slice(0, preambleLength(request));
   const own = preamble.length === 0 ? request.messages : request.messages.slice(preamble.length);
-  const { news, messages } = callerTurn(own, history);
+  const { news, messages } = callerTurn(own, history, roundEndedLoop(history, request));
   const maxBytes = typeof memory.maxMessageBytes === 'number' ? memory.maxMessageBytes : undefined;
   if (maxBytes !== undefined) assertMessagesFit(news, maxBytes);
   const fit = (produced: readonly ModelMessage[]): ModelMessage[] => (maxBytes === undefined ? [...produced] : fitMessages(produced, maxBytes));
@@ -236,14 +239,21 @@ function conversationIdFor(context: AdvisorContext, fallback: string): string {
  *
  * @throws {ToolApprovalConflictError} for an answer to an approval the history holds an answer to, when the call has no result
  * (it runs elsewhere), or when the turn is over (the model answered after it): no retry, a second answer.
+ * @throws {ToolResultConflictError} when the request's only tool parts are results for calls whose turn is over, and nothing
+ * else is new: a request sent again after it was answered, which would get the model to answer its turn twice.
  */
-function callerTurn(messages: readonly ModelMessage[], history: readonly ModelMessage[]): { news: ModelMessage[]; messages: readonly ModelMessage[] } {
+function callerTurn(
+  messages: readonly ModelMessage[],
+  history: readonly ModelMessage[],
+  endedLoop: boolean,
+): { news: ModelMessage[]; messages: readonly ModelMessage[] } {
   let start = messages.length;
   while (start > 0 && (messages[start - 1]?.role === 'user' || messages[start - 1]?.role === 'tool')) start--;
-  const { open, answered, inFlight, over } = answerStates(history);
+  const { open, answered, inFlight, over } = answerStates(history, endedLoop);
   const news: ModelMessage[] = [];
   const kept: ModelMessage[] = [...messages.slice(0, start)];
   const taken: string[] = [];
+  const repeated: string[] = [];
   let changed = false;
   for (const message of messages.slice(start)) {
     if (message.role !== 'tool') {
@@ -260,12 +270,15 @@ function callerTurn(messages: readonly ModelMessage[], history: readonly ModelMe
       const key = answerKey(part);
       if (key === undefined || !answered.has(key) || content.includes(part)) return true;
       if ((inFlight.has(key) || over.has(key)) && part.type === 'tool-approval-response') taken.push(part.approvalId);
+      if (over.has(key) && part.type === 'tool-result') repeated.push(part.toolCallId);
       return false;
     });
     changed ||= sent.length < message.content.length;
     if (sent.length > 0) kept.push(sent.length === message.content.length ? message : { ...message, content: sent });
   }
   if (taken.length > 0) throw new ToolApprovalConflictError(taken);
+  // Alongside something new (a user message), a copy of what the history holds is only left out.
+  if (repeated.length > 0 && news.length === 0) throw new ToolResultConflictError(repeated);
   return { news, messages: changed ? kept : messages };
 }
 
@@ -273,18 +286,22 @@ function callerTurn(messages: readonly ModelMessage[], history: readonly ModelMe
  * What the tool calls and approval requests of `history` are at its end, by
  * {@link answerKey}: still open, or answered; the answered approvals whose
  * call has no result (it is running elsewhere, or its run was cut off); and
- * the answered approvals whose turn is over: a model answer without calls to
- * run, or a user message, came after the answer. (A retry of a call that
- * failed after the approved tool ran finds its turn still going: the history
- * ends with the results, or with later rounds, that the model did not answer.)
- * A call id used again later (some providers number calls per turn) starts
- * afresh.
+ * the answered ones whose turn is over: a model answer without calls to
+ * run, or a user message, came after the answer, or the history ends with
+ * the round that ended the tool loop (`endedLoop`, see {@link roundEndedLoop}).
+ * (A retry of a call that failed after the approved tool ran finds its turn
+ * still going: the history ends with the results, or with later rounds, that
+ * the model did not answer.) A call id used again later (some providers
+ * number calls per turn) starts afresh.
  */
-function answerStates(history: readonly ModelMessage[]): { open: Set<string>; answered: Set<string>; inFlight: Set<string>; over: Set<string> } {
+function answerStates(
+  history: readonly ModelMessage[],
+  endedLoop: boolean,
+): { open: Set<string>; answered: Set<string>; inFlight: Set<string>; over: Set<string> } {
   const open = new Set<string>();
   const answered = new Set<string>();
   const over = new Set<string>();
-  // Approvals answered since the last message that ended a turn.
+  // Results and approval answers given since the last message that ended a turn.
   let going: string[] = [];
   // Calls by instance (`id#n`: the n-th call under that id), as an id may come back in a later turn.
   const calls = new Map<string, number>();
@@ -310,23 +327,58 @@ function answerStates(history: readonly ModelMessage[]): { open: Set<string>; an
         }
         open.add(key);
         answered.delete(key);
+        over.delete(key);
       }
     } else if (message.role === 'tool') {
       for (const part of message.content) {
         const key = answerKey(part);
         if (key === undefined || !open.delete(key)) continue;
         answered.add(key);
-        if (part.type === 'tool-approval-response') going.push(key);
+        going.push(key);
         if (part.type === 'tool-result') withResult.add(instance(part.toolCallId));
       }
     }
   }
+  if (endedLoop) for (const key of going) over.add(key);
   const inFlight = new Set<string>();
   for (const key of answered) {
     const call = callOf.get(key);
     if (call !== undefined && !withResult.has(call)) inFlight.add(key);
   }
   return { open, answered, inFlight, over };
+}
+
+/**
+ * Whether `history` ends with a round of tool calls that ended the request's
+ * tool loop, judged as `ToolCallingAdvisor` judges a round on the request's
+ * tools: every call has its result, and either every one is of a
+ * return-direct tool that ran or a loop-ending tool (`endsLoop`, or named by
+ * the `LOOP_ENDING_TOOLS` param) ran. No model round follows such a round:
+ * its results are the turn's answer, as a model reply would be.
+ */
+function roundEndedLoop(history: readonly ModelMessage[], request: ChatClientRequest): boolean {
+  const round = openRound(history, []);
+  const turn = round === undefined ? undefined : history[round.at];
+  if (round === undefined || turn?.role !== 'assistant' || typeof turn.content === 'string') return false;
+  const results = new Map<string, ToolResultPart>();
+  for (const message of round.toolMessages) {
+    if (message.role === 'tool') for (const part of message.content) if (part.type === 'tool-result') results.set(part.toolCallId, part);
+  }
+  const outcomes: Array<{ readonly tool: GovernedTool | undefined; readonly ran: boolean; readonly name: string }> = [];
+  for (const part of turn.content) {
+    if (part.type !== 'tool-call') continue;
+    const result = results.get(part.toolCallId);
+    // A call of the provider's own has its result in the assistant message: like the tool loop, it ends nothing.
+    if (result === undefined && part.providerExecuted !== true) return false;
+    const tool = Object.hasOwn(request.tools, part.toolName) ? request.tools[part.toolName] : undefined;
+    outcomes.push({ tool, name: part.toolName, ran: result !== undefined && !resultOutput(result).isError });
+  }
+  const named = request.context.get(LOOP_ENDING_TOOLS);
+  const ending = new Set(Array.isArray(named) ? named.filter((name): name is string => typeof name === 'string') : []);
+  return (
+    outcomes.every((o) => o.ran && o.tool?.returnDirect === true) ||
+    outcomes.some((o) => o.ran && o.tool !== undefined && (o.tool.endsLoop === true || ending.has(o.name)))
+  );
 }
 
 /** Whether an assistant message asks for a tool call to run (the provider's own calls ran already): the tool loop goes on. */

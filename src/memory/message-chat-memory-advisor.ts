@@ -51,9 +51,11 @@ const MESSAGE_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<MessageChatMemoryAdv
  * requests at once runs in one of them; the other fails with
  * `ToolApprovalConflictError` (with a memory that implements
  * `ChatMemory.claimApprovals`, as the windowed memories do). An answer sent
- * again after its turn is over (the model answered after it) fails the same
- * way, with any memory, before the model is called and with the memory left
- * as it was.
+ * again after its turn is over (the model answered after it, or a tool ended
+ * the loop) fails the same way, with any memory, before the model is called
+ * and with the memory left as it was; so does a request of nothing but
+ * client-side tool results the model has answered already, with
+ * `ToolResultConflictError`.
  *
  * The client's default messages stay first: the history goes after them.
  *

@@ -69,7 +69,8 @@ const PROMPT_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<PromptChatMemoryAdvis
  * user's message(s) and every message of the call in one `add`, after the
  * whole call; a failed call stores nothing unless a tool ran. An approval
  * answer sent again after its turn is over fails with
- * `ToolApprovalConflictError`, as there.
+ * `ToolApprovalConflictError`, and a request of nothing but client-side
+ * results the model has answered with `ToolResultConflictError`, as there.
  *
  * One part of the history stays messages: the last turn, when it ends with
  * an assistant message with tool calls (they wait for an approval or a

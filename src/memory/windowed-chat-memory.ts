@@ -4,7 +4,7 @@ import { describeValue, type OptionRule } from '../errors/validate-options.ts';
 import type { ChatMemory } from './chat-memory.ts';
 import type { ChatMemoryRepository } from './chat-memory-repository.ts';
 import { assertConversationId } from './conversation-id.ts';
-import { claimApprovalsIn, withoutClaimMarks } from './approval-claims.ts';
+import { claimApprovalsIn, withClaimsSettled } from './approval-claims.ts';
 import { InMemoryChatMemoryRepository } from './in-memory-chat-memory-repository.ts';
 import { closeUnansweredToolCalls } from './message-window.ts';
 import { assertMessagesFit, resolveMaxMessageBytes } from './message-size.ts';
@@ -54,11 +54,12 @@ export abstract class WindowedChatMemory implements ChatMemory {
   /**
    * The window of a conversation. A tool call the conversation moved on from
    * without a result gets a closing result first (see `closeUnansweredToolCalls`),
-   * so what this returns is always a history a model accepts.
+   * so what this returns is always a history a model accepts. An approval
+   * claim that lost (see `claimApprovals`) is not part of it.
    */
   async get(conversationId: string): Promise<ModelMessage[]> {
     assertConversationId(conversationId);
-    return this.window(closeUnansweredToolCalls(withoutClaimMarks(await this.repository.findByConversationId(conversationId))));
+    return this.window(closeUnansweredToolCalls(withClaimsSettled(await this.repository.findByConversationId(conversationId))));
   }
 
   /**

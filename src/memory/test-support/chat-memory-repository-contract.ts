@@ -242,6 +242,12 @@ export function chatMemoryRepositoryContract(name: string, setup: () => Promise<
       const history = await new MessageWindowChatMemory({ repository }).get(id);
       const results = history.flatMap((m) => (m.role === 'tool' ? m.content.filter((p) => p.type === 'tool-result') : []));
       assert.equal(results.length, 1, 'one result is stored');
+      const answers = history.flatMap((m) => (m.role === 'tool' ? m.content.filter((p) => p.type === 'tool-approval-response') : []));
+      assert.equal(answers.length, 1, "the conversation holds the winner's answer only: the lost claims are not left in it");
+      assert.deepEqual(
+        history.map((m) => m.role),
+        ['user', 'assistant', 'tool', 'tool', 'assistant'],
+      );
       assert.equal(await replicas[winners[0]!]!.prompt('Thanks').call().content(), 'Bye.', 'the conversation goes on');
     });
   });

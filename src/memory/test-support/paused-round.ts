@@ -93,6 +93,19 @@ export function refundTool(runs: string[], gate?: Promise<void>) {
   });
 }
 
+/** A loop-ending tool (`endsLoop`) that runs at once, counting its runs: the loop ends with its output. */
+export function finishTool(runs: string[]) {
+  const finish = tool({
+    description: 'end the task',
+    inputSchema: z.object({ summary: z.string() }),
+    execute: async ({ summary }) => {
+      runs.push(`finish ${summary}`);
+      return summary;
+    },
+  });
+  return Object.assign(finish, { endsLoop: true as const });
+}
+
 /** `model`, except that its `round`-th request (from 1) fails, as a provider's 5xx after its retries. */
 export function failingOnce(model: MockLanguageModelV4, round: number): MockLanguageModelV4 {
   let requests = 0;
@@ -111,7 +124,23 @@ export function failingOnce(model: MockLanguageModelV4, round: number): MockLang
   });
 }
 
-/** The results of the two client-side tools of {@link clientSideTools}, as the caller sends them back. */
+/** Two tools without `execute`: the caller runs them and sends their results back. */
+export function clientSideToolSet() {
+  return {
+    lookup: tool({ description: 'look an order up', inputSchema: z.object({ id: z.number() }) }),
+    locate: tool({ description: 'where the browser is', inputSchema: z.object({}) }),
+  };
+}
+
+/** The model's turn that asks for the two tools of {@link clientSideToolSet}. */
+export const CLIENT_SIDE_CALLS: MockTurn = {
+  toolCalls: [
+    { name: 'lookup', input: { id: 7 }, id: 'l1' },
+    { name: 'locate', input: {}, id: 'loc-1' },
+  ],
+};
+
+/** The results of the two client-side tools of {@link clientSideToolSet}, as the caller sends them back. */
 export const CLIENT_SIDE_RESULTS: ModelMessage = {
   role: 'tool',
   content: [
@@ -128,25 +157,10 @@ export const CLIENT_SIDE_RESULTS: ModelMessage = {
  * scope ends.
  */
 export function clientSideTools(advisor: (memory: ChatMemory) => Advisor, after: readonly MockTurn[] = []) {
-  const lookup = tool({ description: 'look an order up', inputSchema: z.object({ id: z.number() }) });
-  const locate = tool({ description: 'where the browser is', inputSchema: z.object({}) });
-  const model = failingOnce(
-    mockModel([
-      { text: 'Hello.' },
-      {
-        toolCalls: [
-          { name: 'lookup', input: { id: 7 }, id: 'l1' },
-          { name: 'locate', input: {}, id: 'loc-1' },
-        ],
-      },
-      { text: 'Done.' },
-      ...after,
-    ]),
-    3,
-  );
+  const model = failingOnce(mockModel([{ text: 'Hello.' }, CLIENT_SIDE_CALLS, { text: 'Done.' }, ...after]), 3);
   const repository = new SqliteChatMemoryRepository({ path: ':memory:' });
   const memory = new MessageWindowChatMemory({ repository });
-  const client = ChatClient.builder(model).defaultOptions({ maxRetries: 0 }).defaultTools({ lookup, locate }).defaultAdvisors(advisor(memory)).build();
+  const client = ChatClient.builder(model).defaultOptions({ maxRetries: 0 }).defaultTools(clientSideToolSet()).defaultAdvisors(advisor(memory)).build();
   return { model, memory, client, [Symbol.dispose]: () => repository.close() };
 }
 
