@@ -42,12 +42,12 @@ export {
   ToolCallingAdvisor,
   ToolCallAdvisor,
   ToolCallLimitExceededError,
-  LOOP_ENDING_TOOLS,
   type ToolCallingAdvisorOptions,
   type ToolCallAdvisorOptions,
   type ToolApproval,
   type GovernorToolContext,
 } from './advisors/tool-call-advisor.ts';
+export { LOOP_ENDING_TOOLS } from './advisors/loop-ending.ts';
 export { toolApprovalResponse, InvalidToolApprovalError } from './advisors/tool-approval.ts';
 export { DEFAULT_TOOL_TIMEOUT_MS, ToolTimeoutError } from './advisors/tool-timeout.ts';
 export {

@@ -19,7 +19,7 @@ import {
 } from '../index.ts';
 import { mockModel } from '../test-support/mock-model.ts';
 import { MODES, runMode } from '../test-support/run-modes.ts';
-import { LOOP_ENDING_TOOLS } from './tool-call-advisor.ts';
+import { LOOP_ENDING_TOOLS } from './loop-ending.ts';
 
 function lastToolResults(messages: readonly ModelMessage[]) {
   const last = messages.at(-1);

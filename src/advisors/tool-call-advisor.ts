@@ -13,6 +13,7 @@ import { telemetrySettings, type TelemetrySettings } from '../telemetry/telemetr
 import { executeToolCall, outcomeOfResult, toolResultMessage, type ToolOutcome } from './tool-execution.ts';
 import { answeredApprovals, needsApproval, pausedRound, pendingApproval, withApprovalRequests } from './tool-approval.ts';
 import { toolLoopJournals, type ToolLoopJournal } from './tool-loop-journal.ts';
+import { loopEndingCalls, loopEndingNames } from './loop-ending.ts';
 import { DEFAULT_TOOL_TIMEOUT_MS } from './tool-timeout.ts';
 import { StructuredOutputValidationError } from './structured-output-validation-advisor.ts';
 import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
@@ -141,13 +142,6 @@ const TOOL_CALL_ADVISOR_RULES: OptionRules<ToolCallAdvisorOptions> = {
 };
 
 /**
- * Advisor param: names of tools that end the tool loop once they have run, as
- * if each were declared with `endsLoop: true` (see {@link ToolCallingAdvisor}).
- * `AgentLoop` sets it to its finish tool.
- */
-export const LOOP_ENDING_TOOLS = 'governor.toolLoop.endingTools';
-
-/**
  * The tool-calling loop as a recursive advisor: it calls the rest of the chain
  * (`chain.copy(this)`), runs the tools the model asked for, and calls again
  * until the model stops asking — so every advisor after it sees every round.
@@ -162,7 +156,7 @@ export const LOOP_ENDING_TOOLS = 'governor.toolLoop.endingTools';
  *   same round have run, even alongside other tools, with the outputs of the
  *   loop-ending tools as the answer's text (when every call was
  *   return-direct, the return-direct rule above decides the text). The
- *   {@link LOOP_ENDING_TOOLS} param marks tools by name for one request.
+ *   `LOOP_ENDING_TOOLS` param (loop-ending.ts) marks tools by name for one request.
  *
  * A round with calls that wait for the caller's approval pauses, and the
  * request answering them resumes it: both rules then judge the whole round,
@@ -265,7 +259,7 @@ class ToolLoop {
   readonly #toolContext: GovernorToolContext;
   readonly #listeners: readonly ToolCallListener[];
   readonly #telemetry: TelemetrySettings;
-  /** Tools named by the request's {@link LOOP_ENDING_TOOLS} param. */
+  /** Tools named by the request's `LOOP_ENDING_TOOLS` param. */
   readonly #endingByName: ReadonlySet<string>;
   /** Who hears of approvals about to run and of tools that ran (the chat memory advisors of the call). */
   readonly #journals: readonly ToolLoopJournal[];
@@ -292,8 +286,7 @@ class ToolLoop {
     const fromContext = request.context.get(TOOL_CALL_LISTENERS);
     this.#listeners = [...(options.listeners ?? []), ...(Array.isArray(fromContext) ? (fromContext as ToolCallListener[]) : [])];
     this.#telemetry = telemetrySettings(request.context);
-    const ending = request.context.get(LOOP_ENDING_TOOLS);
-    this.#endingByName = new Set(Array.isArray(ending) ? ending.filter((name): name is string => typeof name === 'string') : []);
+    this.#endingByName = loopEndingNames(request.context);
     this.#journals = toolLoopJournals(request.context);
   }
 
@@ -350,14 +343,12 @@ class ToolLoop {
     // The round goes on where it paused, so it ends as it would have without the pause: its calls
     // that ran before it (a loop-ending tool among them) count with the ones that ran now.
     const resumed = new Map(outcomes.map((o) => [o.call.toolCallId, o]));
-    const round = pausedRound(this.#request.messages, answers[0]!.response.approvalId);
-    const roundOutcomes = round.flatMap(({ call, result }) => {
-      const outcome = resumed.get(call.toolCallId) ?? (result === undefined ? undefined : outcomeOfResult(call, result, this.#request.tools));
-      return outcome === undefined ? [] : [outcome];
-    });
-    // A denied call has no outcome: like a refused one, it is not return-direct.
-    const allReturnDirect = roundOutcomes.length > 0 && roundOutcomes.length === round.length && roundOutcomes.every((o) => o.returnDirect);
-    const ending = this.#endingOutcomes(roundOutcomes, allReturnDirect);
+    // A denied call has no outcome: like a refused one, it has not run.
+    const round = pausedRound(this.#request.messages, answers[0]!.response.approvalId).map(({ call, result }) => ({
+      call,
+      outcome: resumed.get(call.toolCallId) ?? (result === undefined ? undefined : outcomeOfResult(call, result, this.#request.tools)),
+    }));
+    const ending = this.#endingOutcomes(round);
     return ending === undefined ? undefined : this.#returnDirect(ending);
   }
 
@@ -401,10 +392,7 @@ class ToolLoop {
     }
     this.#added.push(toolResultMessage(outcomes));
     this.#reportRan(outcomes);
-    const ending = this.#endingOutcomes(
-      outcomes,
-      outcomes.every((o) => o.returnDirect),
-    );
+    const ending = this.#endingOutcomes(outcomes.map((outcome) => ({ call: outcome.call, outcome })));
     return ending === undefined ? undefined : this.#returnDirect(ending, response);
   }
 
@@ -420,18 +408,18 @@ class ToolLoop {
   }
 
   /**
-   * The outcomes whose output ends the loop, or undefined when it goes on:
-   * all of them when every call was return-direct (`allReturnDirect`), else
-   * those of loop-ending tools that ran (a refused, denied or failed call is
-   * an error result and ends nothing).
+   * The outcomes whose output ends the loop (see {@link loopEndingCalls}), or
+   * undefined when it goes on. A call without an outcome, or with an error
+   * one (refused, denied, failed), has not run.
    */
-  #endingOutcomes(outcomes: readonly ToolOutcome[], allReturnDirect: boolean): readonly ToolOutcome[] | undefined {
-    if (allReturnDirect) return outcomes;
-    const ending = outcomes.filter((o) => {
-      const name = o.call.toolName;
-      return !o.isError && this.#isTool(name) && (this.#endingByName.has(name) || this.#request.tools[name]?.endsLoop === true);
-    });
-    return ending.length > 0 ? ending : undefined;
+  #endingOutcomes(round: ReadonlyArray<{ readonly call: ToolCallRequest; readonly outcome: ToolOutcome | undefined }>): readonly ToolOutcome[] | undefined {
+    const calls = round.map(({ call, outcome }) => ({
+      outcome,
+      toolName: call.toolName,
+      tool: this.#isTool(call.toolName) ? this.#request.tools[call.toolName] : undefined,
+      ran: outcome !== undefined && !outcome.isError,
+    }));
+    return loopEndingCalls(calls, this.#endingByName)?.flatMap(({ outcome }) => (outcome === undefined ? [] : [outcome]));
   }
 
   /**

@@ -1,10 +1,10 @@
 import type { ModelMessage, ToolResultPart } from 'ai';
 import { AdvisorOrder, type AdvisorChain } from '../chat/advisor.ts';
 import { CONVERSATION_ID, DEFAULT_CONVERSATION_ID, DEFAULT_MESSAGES, type AdvisorContext } from '../chat/advisor-context.ts';
-import type { ChatClientRequest, GovernedTool } from '../chat/chat-client-request.ts';
+import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import { addToolLoopJournal } from '../advisors/tool-loop-journal.ts';
-import { LOOP_ENDING_TOOLS } from '../advisors/tool-call-advisor.ts';
+import { loopEndingCalls, loopEndingNames, type RoundCall } from '../advisors/loop-ending.ts';
 import { resultOutput } from '../advisors/tool-execution.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { ChatMemory } from './chat-memory.ts';
@@ -350,10 +350,8 @@ function answerStates(
 
 /**
  * Whether `history` ends with a round of tool calls that ended the request's
- * tool loop, judged as `ToolCallingAdvisor` judges a round on the request's
- * tools: every call has its result, and either every one is of a
- * return-direct tool that ran or a loop-ending tool (`endsLoop`, or named by
- * the `LOOP_ENDING_TOOLS` param) ran. No model round follows such a round:
+ * tool loop, judged by the tool loop's own rule (`loopEndingCalls`) on the
+ * request's tools, once every call has its result. No model round follows such a round:
  * its results are the turn's answer, as a model reply would be.
  */
 function roundEndedLoop(history: readonly ModelMessage[], request: ChatClientRequest): boolean {
@@ -364,21 +362,16 @@ function roundEndedLoop(history: readonly ModelMessage[], request: ChatClientReq
   for (const message of round.toolMessages) {
     if (message.role === 'tool') for (const part of message.content) if (part.type === 'tool-result') results.set(part.toolCallId, part);
   }
-  const outcomes: Array<{ readonly tool: GovernedTool | undefined; readonly ran: boolean; readonly name: string }> = [];
+  const calls: RoundCall[] = [];
   for (const part of turn.content) {
     if (part.type !== 'tool-call') continue;
     const result = results.get(part.toolCallId);
     // A call of the provider's own has its result in the assistant message: like the tool loop, it ends nothing.
     if (result === undefined && part.providerExecuted !== true) return false;
     const tool = Object.hasOwn(request.tools, part.toolName) ? request.tools[part.toolName] : undefined;
-    outcomes.push({ tool, name: part.toolName, ran: result !== undefined && !resultOutput(result).isError });
+    calls.push({ tool, toolName: part.toolName, ran: result !== undefined && !resultOutput(result).isError });
   }
-  const named = request.context.get(LOOP_ENDING_TOOLS);
-  const ending = new Set(Array.isArray(named) ? named.filter((name): name is string => typeof name === 'string') : []);
-  return (
-    outcomes.every((o) => o.ran && o.tool?.returnDirect === true) ||
-    outcomes.some((o) => o.ran && o.tool !== undefined && (o.tool.endsLoop === true || ending.has(o.name)))
-  );
+  return loopEndingCalls(calls, loopEndingNames(request.context)) !== undefined;
 }
 
 /** Whether an assistant message asks for a tool call to run (the provider's own calls ran already): the tool loop goes on. */
