@@ -1,5 +1,6 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: the Agents SDK's ComputerTool is generic over its context and computer; any mirrors it so any computer tool fits.
 import { createHash } from 'node:crypto';
+import { ToolCallBlockedError } from '../breaker/breaker-errors.ts';
 import { readShellOutput } from '../breaker/shell-output.ts';
 import type {
   ApplyPatchTool,
@@ -106,10 +107,29 @@ type ComputerArgs = { readonly action: string } & Readonly<Record<string, unknow
 /** A computer, or an initializer that makes one per run (the SDK does not export the type). */
 type ComputerConfig = ComputerTool<any, any>['computer'];
 
+/**
+ * The screenshot the SDK is handed for a call with a refused action: none, as
+ * for an action that failed. The refusal is not thrown to the SDK, which would
+ * log it as a failure that says nothing ("Failed to execute computer action:
+ * object"); the breaker has already reported it, and the model gets its note
+ * with the next turn.
+ */
+const NO_SCREENSHOT = '';
+
+/** `value` in place of an action the breaker refused (`ToolCallBlockedError`); any other error is rethrown. */
+function whenRefused<T>(value: T): (error: unknown) => T {
+  return (error) => {
+    if (ToolCallBlockedError.isInstance(error)) return value;
+    throw error;
+  };
+}
+
 /** A computer whose actions are judged (see {@link governComputerTool}). */
 function governComputer(inner: Computer, tool: string, runJudged: RunJudged): Computer {
   // The screenshot after each context's last action, for the SDK's screenshot call that follows it.
   const taken = new WeakMap<object, string>();
+  // Contexts whose current call had an action refused: its later actions do not run, as after one that failed.
+  const refused = new WeakSet<object>();
   const look = (context: RunContext | undefined): Promise<string> => Promise.resolve(inner.screenshot(context));
   const judged = (context: RunContext | undefined, args: ComputerArgs, run: () => unknown): Promise<string> =>
     runJudged<string>({
@@ -128,7 +148,10 @@ function governComputer(inner: Computer, tool: string, runJudged: RunJudged): Co
     const key = context ?? computer;
     // A refused or failed action must not leave an earlier action's screenshot to be taken for its own.
     taken.delete(key);
-    taken.set(key, await judged(context, args, run));
+    if (refused.has(key)) return;
+    const screenshot = await judged(context, args, run).catch(whenRefused(undefined));
+    if (screenshot === undefined) refused.add(key);
+    else taken.set(key, screenshot);
   };
   const computer: Computer = {
     get environment() {
@@ -140,10 +163,11 @@ function governComputer(inner: Computer, tool: string, runJudged: RunJudged): Co
     ...(inner.initRun === undefined ? {} : { initRun: (context?: RunContext) => inner.initRun?.(context) }),
     screenshot: (context) => {
       const key = context ?? computer;
+      if (refused.delete(key)) return NO_SCREENSHOT;
       const screenshot = taken.get(key);
       taken.delete(key);
       // The SDK takes one after every call; none was taken when the call only looked (a `screenshot` action), which is judged too.
-      return screenshot ?? judged(context, { action: 'screenshot' }, () => undefined);
+      return screenshot ?? judged(context, { action: 'screenshot' }, () => undefined).catch(whenRefused(NO_SCREENSHOT));
     },
     click: (x, y, button, context) => act(context, { action: 'click', x, y, button }, () => inner.click(x, y, button, context)),
     doubleClick: (x, y, context) => act(context, { action: 'double_click', x, y }, () => inner.doubleClick(x, y, context)),
@@ -161,11 +185,12 @@ function governComputer(inner: Computer, tool: string, runJudged: RunJudged): Co
 /**
  * A computer tool whose every action (click, type, scroll, …, and a call
  * that only takes a screenshot) is judged before it runs and recorded with
- * the screenshot after it: a refused action does not run and fails the call
- * as a failing action does (the model gets no screenshot, and the breaker's
- * note with its next turn). Each action's screenshot is taken right after it
- * and the last one is handed to the SDK, which takes one per call: a call
- * batching several actions takes one per action. Coordinates are recorded as
+ * the screenshot after it: a refused action does not run, nor does any
+ * after it in the same call, and the call ends as a failing action's does
+ * (the model gets no screenshot, and the breaker's note with its next turn),
+ * but without the SDK logging a failure for it. Each action's screenshot is taken
+ * right after it and the last one is handed to the SDK, which takes one per
+ * call: a call batching several actions takes one per action. Coordinates are recorded as
  * sent: on a screen that does not change, a click a few pixels off already
  * reads as a repeat (the breaker's bar for calls that keep returning the
  * same result), and snapping them to a grid would merge neighbouring targets.

@@ -5,7 +5,7 @@
  * server does not speak computer calls).
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import {
   Agent,
   Usage,
@@ -17,7 +17,7 @@ import {
   type Model,
   type ModelRequest,
 } from '@openai/agents';
-import { AgentBreaker, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
+import { AgentBreaker, ErrorLoopError, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
 import { breakerForOpenAIAgents } from './index.ts';
 import { escalations } from '../e2e/recorded-run.ts';
 
@@ -66,6 +66,16 @@ function screen(changes: boolean): { computer: Computer; clicks: number[][] } {
   return { computer, clicks };
 }
 
+/**
+ * What is printed through `console.error` while a test runs, where the SDK's
+ * logger prints a tool's failure ("Failed to execute computer action: …").
+ */
+function printedErrors(t: TestContext): unknown[][] {
+  const printed: unknown[][] = [];
+  t.mock.method(console, 'error', (...args: unknown[]) => void printed.push(args));
+  return printed;
+}
+
 function governed(sessionId = 'oa-computer') {
   const breaker = new AgentBreaker({ telemetry: false });
   const events: BreakerEventRecord[] = [];
@@ -83,7 +93,8 @@ describe('breakerForOpenAIAgents: a computer tool', () => {
     ],
   ];
   for (const [given, config] of configs) {
-    test(`clicking the same point on a screen that never changes is steered, then refused, then stopped with ToolSpiralError (given ${given})`, async () => {
+    test(`clicking the same point on a screen that never changes is steered, then refused, then stopped with ToolSpiralError (given ${given})`, async (t) => {
+      const printed = printedErrors(t);
       const { events, door } = governed();
       const { computer, clicks } = screen(false);
       const disposed: Computer[] = [];
@@ -114,6 +125,7 @@ describe('breakerForOpenAIAgents: a computer tool', () => {
       assert.match(screenshotSent(requests[3]), /^data:image\/png;base64,iVBORw0KGgo/, 'a click that ran is answered with the screenshot after it');
       assert.equal(screenshotSent(requests[4]), '', 'a refused click fails its call, as a failing action does');
       assert.deepEqual(disposed, given.startsWith('a {') ? [computer] : [], 'dispose is handed the computer create made');
+      assert.deepEqual(printed, [], 'a refused click is not logged by the SDK as a failed action');
     });
   }
 
@@ -136,7 +148,8 @@ describe('breakerForOpenAIAgents: a computer tool', () => {
     assert.doesNotMatch(JSON.stringify(state), /iVBOR/, "the screenshots themselves never enter the breaker's state");
   });
 
-  test('a call that only asks for a screenshot is judged too: looking again and again at a screen that does not change is stopped', async () => {
+  test('a call that only asks for a screenshot is judged too: looking again and again at a screen that does not change is stopped', async (t) => {
+    const printed = printedErrors(t);
     const { events, door } = governed();
     const { computer } = screen(false);
     let looked = 0;
@@ -154,6 +167,61 @@ describe('breakerForOpenAIAgents: a computer tool', () => {
     await assert.rejects(door.run(agent, 'Save the form.', { maxTurns: 20 }), (e: unknown) => ToolSpiralError.isInstance(e));
     assert.deepEqual(escalations(events), ['tool_spiral:steer', 'tool_spiral:block', 'tool_spiral:stop']);
     assert.equal(looked, 3, 'the refused and the stopped look took no screenshot');
+    assert.deepEqual(printed, [], 'a refused look is not logged by the SDK as a failed action');
+  });
+
+  test('a refused action leaves no line on the console either where the SDK is set to log tool data (which would print the refusal unredacted)', async (t) => {
+    const printed = printedErrors(t);
+    const before = process.env['OPENAI_AGENTS_DONT_LOG_TOOL_DATA'];
+    // Read by the SDK each time it logs.
+    process.env['OPENAI_AGENTS_DONT_LOG_TOOL_DATA'] = '0';
+    t.after(() => {
+      if (before === undefined) delete process.env['OPENAI_AGENTS_DONT_LOG_TOOL_DATA'];
+      else process.env['OPENAI_AGENTS_DONT_LOG_TOOL_DATA'] = before;
+    });
+    const { door } = governed('oa-computer-log');
+    const { computer } = screen(false);
+    const { model } = clickingModel(8);
+    const agent = new Agent({ name: 'operator', model: door.model(model), tools: door.tools([computerTool({ computer })]) });
+    await assert.rejects(door.run(agent, 'Save the form.', { maxTurns: 20 }), (e: unknown) => ToolSpiralError.isInstance(e));
+    assert.deepEqual(printed, []);
+  });
+
+  test('a call batching actions runs none after a refused one: what was to be typed into the field the refused click would focus is not typed', async () => {
+    const { events, door } = governed('oa-computer-batch');
+    const { computer } = screen(false);
+    let clicked = 0;
+    const typed: string[] = [];
+    const { model, requests } = clickingModel(8);
+    const batching: Model = {
+      ...model,
+      getResponse: async (request) => {
+        const response = await model.getResponse(request);
+        // Each click is followed, in the same call, by typing into what it focused (new text each time: no repeat of its own).
+        const output = response.output.map((item) =>
+          item.type === 'computer_call'
+            ? { ...item, action: undefined, actions: [item.action!, { type: 'type' as const, text: `note ${requests.length}` }] }
+            : item,
+        );
+        return { ...response, output };
+      },
+    };
+    const failing: Computer = {
+      ...computer,
+      click: async () => {
+        clicked += 1;
+        throw new Error('no element at (412, 230)');
+      },
+      type: async (text) => void typed.push(text),
+    };
+    const agent = new Agent({ name: 'operator', model: door.model(batching), tools: door.tools([computerTool({ computer: failing })]) });
+
+    await assert.rejects(door.run(agent, 'Save the form.', { maxTurns: 20 }), (e: unknown) => ErrorLoopError.isInstance(e));
+    assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
+    assert.equal(clicked, 3, 'the refused and the stopped click never reached the computer');
+    // A failing click ends its call in the SDK; a refused one ends it here.
+    assert.deepEqual(typed, [], 'nothing was typed after a click that did not happen');
+    assert.equal(screenshotSent(requests[4]), '', 'the refused call gets no screenshot');
   });
 
   test('an agent whose computer tool did not go through governed.tools is refused before anything runs', async () => {

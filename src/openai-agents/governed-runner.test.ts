@@ -11,8 +11,9 @@ import { describe, test } from 'node:test';
 import { Agent, MCPServerStdio, MemorySession, OpenAIProvider, RunState, shellTool, tool, type CallToolResultContent, type MCPServer } from '@openai/agents';
 import { z } from 'zod';
 import { AgentBreaker, ErrorLoopError, ToolSpiralError, type AgentBreakerOptions, type BreakerEventRecord } from '../index.ts';
+import type { BreakerEvent, ObserveOptions } from '../breaker/index.ts';
 import { breakerForOpenAIAgents, type GovernedRunStop } from './index.ts';
-import { ScriptedModelServer } from '../testing/index.ts';
+import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from '../e2e/recorded-run.ts';
 import { OPS_MCP_SERVER } from './test-support/ops-mcp-server.ts';
 import { restartServiceTool } from './test-support/restart-tool.ts';
@@ -29,6 +30,22 @@ function governed(server: ScriptedModelServer, options: AgentBreakerOptions = {}
 /** A model that calls one tool with the same arguments every turn. */
 function loopingModel(name: string, args: Record<string, unknown>): Promise<ScriptedModelServer> {
   return new ScriptedModelServer({ script: [{ toolCalls: [{ name, arguments: args }] }], onExhausted: 'repeat-last' }).start();
+}
+
+/** A `get_invoice` tool built by governed.tool that throws what `thrown` gives every time, and how often it ran. */
+function throwingInvoiceTool(door: ReturnType<typeof breakerForOpenAIAgents>, thrown: () => unknown, errorFunction?: (() => string) | null) {
+  let attempts = 0;
+  const getInvoice = door.tool({
+    name: 'get_invoice',
+    description: 'An invoice by id',
+    parameters: z.object({ id: z.string() }),
+    execute: async (): Promise<string> => {
+      attempts += 1;
+      throw thrown();
+    },
+    ...(errorFunction === undefined ? {} : { errorFunction }),
+  });
+  return { getInvoice, attempts: () => attempts };
 }
 
 /** The ops test MCP server over stdio, connected; closed with the test. */
@@ -187,17 +204,7 @@ describe('breakerForOpenAIAgents: a function tool that throws', () => {
   async function throwingRun(thrown: () => unknown, options: { stream: boolean; errorFunction?: () => string }) {
     await using server = await loopingModel('get_invoice', { id: 'inv-9' });
     const { events, door } = governed(server);
-    let attempts = 0;
-    const getInvoice = door.tool({
-      name: 'get_invoice',
-      description: 'An invoice by id',
-      parameters: z.object({ id: z.string() }),
-      execute: async (): Promise<string> => {
-        attempts += 1;
-        throw thrown();
-      },
-      ...(options.errorFunction === undefined ? {} : { errorFunction: options.errorFunction }),
-    });
+    const { getInvoice, attempts } = throwingInvoiceTool(door, thrown, options.errorFunction);
     const agent = new Agent({ name: 'billing', model: server.modelId, tools: [getInvoice] });
     const error = await rejection(
       (async () => {
@@ -214,7 +221,7 @@ describe('breakerForOpenAIAgents: a function tool that throws', () => {
       .slice(1)
       .map((r) => lastToolResult(r))
       .filter((answer) => !answer.startsWith('[AgentBreaker]'));
-    return { attempts, transient: error.evidence?.['transient'], answers };
+    return { attempts: attempts(), transient: error.evidence?.['transient'], answers };
   }
 
   const SDK_DEFAULT = 'An error occurred while running the tool. Please try again.';
@@ -357,6 +364,143 @@ describe('breakerForOpenAIAgents: agents used as tools', () => {
     assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
     assert.equal(runs(), 3);
     assert.deepEqual(escalations(events), ['tool_spiral:steer', 'tool_spiral:block', 'tool_spiral:stop']);
+    // The stop carries the run's state: the manager's conversation, not the one of the researcher's run inside it.
+    const { state } = error as GovernedRunStop;
+    assert.ok(state !== undefined, 'the stop carries a state');
+    assert.partialDeepStrictEqual(state.history[0], { role: 'user', content: 'What is the price of b-17?' });
+    assert.equal(state.history.filter((item) => item.type === 'function_call' && item.name === 'researcher').length, 1);
+    assert.equal(state.history.filter((item) => item.type === 'function_call' && item.name === 'lookup').length, 0);
+    assert.equal(JSON.parse(state.toString()).currentAgent.name, 'manager');
+  });
+
+  test("an agent tool's task is the lead's, not the user's: a new task per call is no user turn, which would wipe the breaker's evidence", async () => {
+    const sessionId = 'oa-delegated-tasks';
+    const leadTurns = (request: { body: { messages: { role: string }[] } }) => request.body.messages.filter((m) => m.role === 'tool').length;
+    await using server = await new ScriptedModelServer({
+      script: (request) => {
+        const tools = ((request.body.tools ?? []) as { function?: { name?: string } }[]).map((t) => t.function?.name);
+        if (!tools.includes('researcher')) return { text: 'Nothing found.' };
+        const asked = leadTurns(request);
+        return asked < 3 ? { toolCalls: [{ name: 'researcher', arguments: { input: `price of b-${17 + asked}` } }] } : { text: 'No prices yet.' };
+      },
+    }).start();
+    const { breaker, door } = governed(server, {}, sessionId);
+    const researcher = new Agent({ name: 'researcher', model: server.modelId });
+    const lead = new Agent({
+      name: 'lead',
+      model: server.modelId,
+      tools: door.tools([researcher.asTool({ toolName: 'researcher', toolDescription: 'Research' })]),
+    });
+
+    const result = await door.run(lead, 'What do b-17, b-18 and b-19 cost?', { maxTurns: 10 });
+
+    assert.equal(result.finalOutput, 'No prices yet.');
+    const { counters } = await breaker.snapshot(sessionId);
+    assert.equal(counters.toolCalls, 3, 'three delegations');
+    assert.equal(counters.userEvents, 1, "only the user's question is a user turn, not the tasks the lead wrote");
+  });
+});
+
+describe('breakerForOpenAIAgents: an agent tool whose nested run fails', () => {
+  /** A breaker that keeps what the door records of each call of the researcher. */
+  class RecordingBreaker extends AgentBreaker {
+    readonly recorded: { result: string | null; error: boolean | undefined }[] = [];
+    override observe(sessionId: string, event: BreakerEvent, options?: ObserveOptions) {
+      if (event.kind === 'tool_call' && event.tool === 'researcher') this.recorded.push({ result: event.result, error: event.error });
+      return super.observe(sessionId, event, options);
+    }
+  }
+
+  const SDK_DEFAULT = 'An error occurred while running the tool. Please try again.';
+
+  /**
+   * A lead that asks its researcher (an agent tool) the same thing every
+   * turn, to the breaker's stop; the researcher's own turns are `nested`, its
+   * one tool (`get_invoice`) throws what `thrown` gives.
+   */
+  async function failingDelegation(
+    nested: () => ScriptedTurn,
+    options: { stream?: boolean; thrown?: () => unknown; errorFunction?: null; nestedMaxTurns?: number } = {},
+  ) {
+    const isLead = (request: { body: { tools?: unknown } }) =>
+      ((request.body.tools ?? []) as { function?: { name?: string } }[]).some((t) => t.function?.name === 'researcher');
+    await using server = await new ScriptedModelServer({
+      script: (request) => (isLead(request) ? { toolCalls: [{ name: 'researcher', arguments: { input: 'Find invoice inv-9.' } }] } : nested()),
+    }).start();
+    const breaker = new RecordingBreaker({ telemetry: false });
+    const modelProvider = new OpenAIProvider({ apiKey: 'test-key', baseURL: server.baseURL, useResponses: false });
+    const door = breakerForOpenAIAgents(breaker, { runConfig: { modelProvider, tracingDisabled: true } });
+    const { getInvoice, attempts } = throwingInvoiceTool(
+      door,
+      options.thrown ?? (() => new Error('503 Service Unavailable: upstream billing-api is down')),
+      options.errorFunction,
+    );
+    const researcher = new Agent({ name: 'researcher', model: server.modelId, tools: [getInvoice] });
+    const asTool = researcher.asTool({
+      toolName: 'researcher',
+      toolDescription: 'Finds invoices',
+      ...(options.nestedMaxTurns === undefined ? {} : { runOptions: { maxTurns: options.nestedMaxTurns } }),
+    });
+    const lead = new Agent({ name: 'lead', model: server.modelId, tools: door.tools([asTool]) });
+    const error = await rejection(
+      (async () => {
+        if (options.stream !== true) return door.run(lead, 'Is invoice inv-9 paid?', { maxTurns: 30 });
+        for await (const _event of await door.run(lead, 'Is invoice inv-9 paid?', { maxTurns: 30, stream: true })) {
+          // drained only to drive the run
+        }
+      })(),
+    );
+    assert.ok(ErrorLoopError.isInstance(error), `expected ErrorLoopError, got ${String(error)}`);
+    // What the lead's model got for each delegation that ran (a blocked one is answered by the breaker alone).
+    const answers = server.requests
+      .filter((r) => isLead(r) && r.body.messages.at(-1)?.role === 'tool')
+      .map((r) => lastToolResult(r))
+      .filter((answer) => !answer.startsWith('[AgentBreaker]'));
+    return { recorded: breaker.recorded, transient: error.evidence?.['transient'], attempts: attempts(), answers };
+  }
+
+  for (const stream of [false, true]) {
+    test(`its model down (503) is recorded with the 503: the outage gets the transient allowance, 5 runs and not 3 (${stream ? 'streamed' : 'not streamed'})`, async () => {
+      const { recorded, transient, answers } = await failingDelegation(() => ({ error: { status: 503, retryAfterMs: 1 } }), { stream });
+      assert.equal(transient, true);
+      assert.equal(recorded.length, 5, 'an outage gets 5 attempts, not 3');
+      for (const call of recorded) {
+        assert.match(String(call.result), /^503 /);
+        assert.equal(call.error, true);
+      }
+      assert.equal(answers.length, 5);
+      for (const answer of answers) assert.ok(answer.startsWith(SDK_DEFAULT), "the lead's model still gets the SDK's text");
+    });
+  }
+
+  test('its model refusing the request (400) is recorded with the 400, and still judged permanent', async () => {
+    const { recorded, transient } = await failingDelegation(() => ({ error: { status: 400, message: 'The model `gpt-9` does not exist' } }));
+    assert.equal(transient, false);
+    assert.equal(recorded.length, 3);
+    for (const call of recorded) assert.deepEqual(call, { result: '400 The model `gpt-9` does not exist', error: true });
+  });
+
+  test('a governed.tool of its agent whose throw ends the nested run (errorFunction: null) is what the call is recorded with: an outage, then a rejection', async () => {
+    const callInvoice = () => ({ toolCalls: [{ name: 'get_invoice', arguments: { id: 'inv-9' } }] });
+    const outage = await failingDelegation(callInvoice, { errorFunction: null });
+    assert.equal(outage.transient, true);
+    assert.equal(outage.attempts, 5);
+    assert.deepEqual(outage.recorded[0], { result: '503 Service Unavailable: upstream billing-api is down', error: true });
+
+    const rejected = await failingDelegation(callInvoice, { errorFunction: null, thrown: () => new Error('invoice not found') });
+    assert.equal(rejected.transient, false);
+    assert.equal(rejected.attempts, 3);
+    assert.deepEqual(rejected.recorded[0], { result: 'invoice not found', error: true });
+  });
+
+  test("a throw the nested run answered and went on from is not what its later failure is recorded with (the nested run's turns running out)", async () => {
+    // The researcher's tool fails with a 503, which the SDK answers; the nested run then runs out of turns.
+    const { recorded, transient, attempts } = await failingDelegation(() => ({ toolCalls: [{ name: 'get_invoice', arguments: { id: 'inv-9' } }] }), {
+      nestedMaxTurns: 1,
+    });
+    assert.equal(transient, false);
+    assert.equal(attempts, 3);
+    for (const call of recorded) assert.deepEqual(call, { result: SDK_DEFAULT, error: true });
   });
 });
 

@@ -6,6 +6,7 @@ import {
   Runner,
   type Agent,
   type AgentInputItem,
+  type FunctionTool,
   type MCPServer,
   type Model,
   type ModelProvider,
@@ -42,7 +43,8 @@ import { describeValue, is, validateOptions, type OptionRules } from '../errors/
  * throw itself never reaches a guardrail, nor anything else outside the tool
  * the SDK built. Read as a failure, so that a tool failing again and again is
  * judged as an error loop; what failed is known only for a tool built by
- * `governed.tool`, whose `execute` the door wraps. A tool with an
+ * `governed.tool`, whose `execute` the door wraps, and for an agent tool
+ * whose nested run failed where the door sees it. A tool with an
  * `errorFunction` of its own is judged by its text (one that opens with
  * "Error" reads as a failure).
  */
@@ -57,6 +59,16 @@ function isSdkFailureText(text: string, tool: string): boolean {
   if (text === SDK_TOOL_ERROR_TEXT) return true;
   const timeout = `Tool '${tool}' timed out after `;
   return text.startsWith(timeout) && /^\d+ms\.$/.test(text.slice(timeout.length));
+}
+
+/**
+ * What ended a nested run (an `agent.asTool()` call's) as far as the door saw
+ * it: the last throw of its model, or of a `governed.tool` tool, that nothing
+ * answered or outlived. The SDK answers a nested run that failed with its
+ * default text alone, as for any tool that threw.
+ */
+interface NestedRun {
+  failure?: { readonly text: string; readonly callId?: string | undefined } | undefined;
 }
 
 /** Options of {@link breakerForOpenAIAgents}. */
@@ -143,7 +155,11 @@ export interface OpenAIAgentsBreaker {
    * refused action does not run, and the model is told why with its next
    * turn (a screenshot has no room for the note). An
    * `agent.asTool()` tool is governed like a function tool; the tools of the
-   * agent it runs must be governed too (`governed.run` checks them). A
+   * agent it runs must be governed too (`governed.run` checks them). A call
+   * whose nested run fails is recorded with what failed in it: the nested
+   * model's error, or the throw of a {@link tool} tool that ended the run (a
+   * 503 is an outage); other failures (its turns running out) by the SDK's
+   * default text. A
    * function tool that throws is judged by what the SDK answers the model
    * with, which by default does not say what failed: build the tool with
    * {@link tool} for the breaker to read the error itself.
@@ -261,6 +277,13 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
   const outside = new RunSession(breaker, options.sessionId ?? randomUUID());
   const sessionNow = (): RunSession => current.getStore() ?? outside;
 
+  const nestedRuns = new AsyncLocalStorage<NestedRun>();
+  /** Notes, for the agent tool whose nested run this is (if it is one), what failed last, or that the run went on. */
+  const nestedFailure = (failure: NestedRun['failure']): void => {
+    const nested = nestedRuns.getStore();
+    if (nested !== undefined) nested.failure = failure;
+  };
+
   const governedModels = new WeakSet<Model>();
   const model = (inner: Model): Model => {
     if (typeof inner !== 'object' || inner === null || typeof inner.getResponse !== 'function' || typeof inner.getStreamedResponse !== 'function') {
@@ -270,11 +293,16 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     governedModels.add(wrapped);
     return wrapped;
   };
-  /** The gate of a model turn, after the user turn its input ends with (if it does). */
+  /**
+   * The gate of a model turn, after the user turn its input ends with (if it
+   * does). A nested run's input (an agent tool's) ends with the task the lead
+   * model wrote, which is no user turn: taken for one, every new task would
+   * start the breaker's evidence over.
+   */
   const gate = async (session: RunSession, request: ModelRequest): Promise<void> => {
     session.noteConversation(request.input);
     await session.settle();
-    const turn = userTurnOf(request.input);
+    const turn = nestedRuns.getStore() === undefined ? userTurnOf(request.input) : undefined;
     if (turn !== undefined) await session.noteUserTurn(turn.position, turn.text);
     await session.gateModelCall();
   };
@@ -283,7 +311,15 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     async getResponse(request) {
       const session = sessionNow();
       await gate(session, request);
-      const response = await inner.getResponse(withSteers(request, session.takeSteers()));
+      let response: ModelResponse;
+      try {
+        response = await inner.getResponse(withSteers(request, session.takeSteers()));
+      } catch (error) {
+        nestedFailure({ text: thrownText(error) });
+        throw error;
+      }
+      // Answered after all (the SDK's own retry of a model call): a failure before it did not end the run.
+      nestedFailure(undefined);
       session.noteConversation(request.input, response.output);
       session.noteResponse(response);
       await recordTurn(session, response.usage, response.output, name);
@@ -292,13 +328,19 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     async *getStreamedResponse(request) {
       const session = sessionNow();
       await gate(session, request);
-      for await (const event of inner.getStreamedResponse(withSteers(request, session.takeSteers()))) {
-        if (event.type === 'response_done') {
-          const output = event.response.output as ModelResponse['output'];
-          session.noteConversation(request.input, output);
-          await recordTurn(session, event.response.usage, output, name);
+      try {
+        for await (const event of inner.getStreamedResponse(withSteers(request, session.takeSteers()))) {
+          if (event.type === 'response_done') {
+            nestedFailure(undefined);
+            const output = event.response.output as ModelResponse['output'];
+            session.noteConversation(request.input, output);
+            await recordTurn(session, event.response.usage, output, name);
+          }
+          yield event;
         }
-        yield event;
+      } catch (error) {
+        nestedFailure({ text: thrownText(error) });
+        throw error;
       }
     },
   });
@@ -394,6 +436,8 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
       const text = resultText(output);
       // The SDK's answer to a throw stands in for the error; the error itself is recorded where the door saw it.
       const thrown = session.takeThrown(toolCall.callId);
+      // Answered, the throw did not end the nested run this call may be part of.
+      if (thrown !== undefined && nestedRuns.getStore()?.failure?.callId === toolCall.callId) nestedFailure(undefined);
       session.noteStop(
         await breaker.observe(session.sessionId, {
           kind: 'tool_call',
@@ -439,6 +483,23 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     return noted ?? result;
   };
 
+  /**
+   * An agent tool's `invoke`, its nested run watched: when the run fails, the
+   * SDK answers with its default text alone, and the call is recorded with
+   * what failed in it instead (a 503 of the nested model is an outage, as
+   * for {@link tool}). Other failures of the nested run (its turns running
+   * out, a guardrail tripping) are seen by no wrapper and keep that text.
+   */
+  const delegating =
+    (invoke: FunctionTool<any>['invoke']): FunctionTool<any>['invoke'] =>
+    async (runContext, input, details) => {
+      const nested: NestedRun = {};
+      const output = await nestedRuns.run(nested, () => invoke(runContext, input, details));
+      const callId = details?.toolCall?.callId;
+      if (nested.failure !== undefined && callId !== undefined && output === SDK_TOOL_ERROR_TEXT) sessionNow().noteThrown(callId, nested.failure.text);
+      return output;
+    };
+
   /** The shell, patch and computer tools wrapped here, which {@link checkGoverned} accepts. */
   const governedBuiltIns = new WeakSet<object>();
   const governTool = (tool: Tool<any>): Tool<any> => {
@@ -449,6 +510,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
         ...tool,
         inputGuardrails: [...(tool.inputGuardrails ?? []), inputGuardrail],
         outputGuardrails: [...(tool.outputGuardrails ?? []), outputGuardrail],
+        ...(agentOfTool(tool) === undefined ? {} : { invoke: delegating(tool.invoke) }),
       };
       copyAgentOfTool(tool, governed);
       return governed;
@@ -475,7 +537,11 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
       } catch (error) {
         // An aborted call (its timeout, the run cancelled) is answered by the SDK without a result of its own to record.
         const callId = details?.toolCall?.callId;
-        if (callId !== undefined && details?.signal?.aborted !== true) sessionNow().noteThrown(callId, thrownText(error));
+        if (callId !== undefined && details?.signal?.aborted !== true) {
+          const text = thrownText(error);
+          sessionNow().noteThrown(callId, text);
+          nestedFailure({ text, callId });
+        }
         throw error;
       }
     };
