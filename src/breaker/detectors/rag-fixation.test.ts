@@ -28,6 +28,36 @@ describe('RAG fixation', () => {
     assert.ok(out.every((x) => x.action === 'allow'));
   });
 
+  test('the same search for the same documents, with only failed searches in between, trips: the failures brought nothing new', async () => {
+    // A ReAct agent alternating between a search that works and a lookup that fails, round and round.
+    const protocols = ['The Rome Protocols were three agreements signed in Rome on 17 March 1934.'];
+    const notFound = ['Could not find that page, please try again.'];
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [
+      await d.retrieval('Rome Protocols', protocols),
+      await d.retrieval('Engelbert Dollfuss death', notFound),
+      await d.retrieval('Rome Protocols', protocols),
+      await d.retrieval('Engelbert Dollfuss biography', notFound),
+      await d.retrieval('Rome Protocols', protocols),
+    ];
+    assert.deepEqual(
+      out.map((x) => x.action),
+      ['allow', 'allow', 'allow', 'allow', 'steer'],
+    );
+    assert.equal(out[4]!.category, 'rag_fixation');
+  });
+
+  test('the same search again after a search that found something else is exploring, not fixated', async () => {
+    const protocols = ['The Rome Protocols were three agreements signed in Rome on 17 March 1934.'];
+    const d = new BreakerDriver(new AgentBreaker());
+    const out = [];
+    for (let i = 0; i < 3; i++) {
+      out.push(await d.retrieval('Rome Protocols', protocols));
+      out.push(await d.retrieval(`Prime Minister ${i} of Austria`, [`Page ${i}: a different chancellor.`]));
+    }
+    assert.ok(out.every((x) => x.action === 'allow'));
+  });
+
   test('different queries are not fixation', async () => {
     const d = new BreakerDriver(new AgentBreaker());
     const out = [await d.retrieval('refund policy', docs), await d.retrieval('shipping to canada', docs), await d.retrieval('warranty on laptops', docs)];

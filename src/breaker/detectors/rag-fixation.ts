@@ -88,7 +88,13 @@ interface Chain {
   readonly minSimilarity: number;
 }
 
-/** Retrievals in a row, back from `record`, that asked for the same thing and got the same (or unreported) results. */
+/**
+ * Retrievals in a row, back from `record`, that asked for the same thing and
+ * got the same (or unreported) results. A failed search in between is
+ * skipped, as {@link failedSearches} skips one for another target: it brought
+ * nothing that could change the outcome, so an agent alternating between a
+ * search that works and a lookup that fails goes round in circles.
+ */
 function sameSearches(state: BreakerSessionState, record: RetrievalRecord, consecutive: number, related: number, nearIdentical: number): Chain {
   const chain: RetrievalRecord[] = [record];
   let minSimilarity = 1;
@@ -97,8 +103,8 @@ function sameSearches(state: BreakerSessionState, record: RetrievalRecord, conse
   for (let i = state.retrievals.length - 1; i >= 0 && chain.length < consecutive; i--) {
     const previous = state.retrievals[i]!;
     if (previous.s <= state.userSeq) break;
+    if (previous.f === 1) continue;
     if ((previous.k ?? 0) !== record.k) break;
-    if (previous.f === 1) break;
     const reported = previous.r !== null && record.r !== null;
     if (reported && previous.r !== record.r) break;
     // Compared with every query of the chain: rewordings circle one question rather than drift in a line.
