@@ -108,7 +108,7 @@ export const anthropicWire: WireApi = {
       type: 'message',
       role: 'assistant',
       model: typeof upstream?.['model'] === 'string' ? upstream['model'] : String(request['model'] ?? 'unknown'),
-      content: [...ranBeforeStop(asArray(upstream?.['content'])), { type: 'text', text }],
+      content: [...asArray(upstream?.['content']).filter(ranBeforeStop), { type: 'text', text }],
       stop_reason: 'end_turn',
       stop_sequence: null,
       usage: isObject(upstream?.['usage']) ? upstream['usage'] : { input_tokens: 0, output_tokens: 0 },
@@ -182,18 +182,18 @@ class AnthropicStreamRewriter implements StreamRewriter {
   #promptTokens: number | null = null;
   #completionTokens: number | null = null;
   readonly #tools = new Map<number, { id: string; name: string; json: string; input: unknown }>();
-  /** Block index → a block of a search the upstream ran itself (passed on at once: it has run), its input streamed as for a tool. */
+  /** Block index → a block of a call the upstream ran itself (kept even by a stop: it has run), its input streamed as for a tool. */
   readonly #hosted = new Map<number, { block: JsonObject; json: string }>();
   readonly #held: HeldEvent[] = [];
   #holding = false;
-  #maxIndex = -1;
+  /** Blocks sent on before holding began: the next block sent is numbered this. */
+  #sent = 0;
   #model: { model?: string } = {};
 
   accept(sse: SseEvent): SseEvent[] {
     const value = parseJson(sse.data);
     if (!isObject(value)) return this.#pass(sse, undefined);
     const block = typeof value['index'] === 'number' ? value['index'] : undefined;
-    if (block !== undefined && block > this.#maxIndex) this.#maxIndex = block;
     switch (value['type']) {
       case 'message_start': {
         this.#model = modelOf(value['message']);
@@ -239,6 +239,7 @@ class AnthropicStreamRewriter implements StreamRewriter {
       this.#held.push({ event: sse, block });
       return [];
     }
+    if (block !== undefined && block >= this.#sent) this.#sent = block + 1;
     return [sse];
   }
 
@@ -257,55 +258,71 @@ class AnthropicStreamRewriter implements StreamRewriter {
 
   finish(verdict: RoundVerdict): SseEvent[] {
     if (verdict.stop === undefined && verdict.blocked.size === 0) return this.#held.map((h) => h.event);
+    const stop = verdict.stop !== undefined;
     const removed = new Set<number>();
     for (const [index, tool] of this.#tools) {
-      if (verdict.stop !== undefined || verdict.blocked.has(tool.id)) removed.add(index);
+      if (stop || verdict.blocked.has(tool.id)) removed.add(index);
     }
     const names = new Map([...this.#tools.values()].map((t) => [t.id, t.name]));
     const keptCalls = this.#tools.size - removed.size;
     const replacement = verdict.stop?.text ?? blockText(verdict.blocked, names);
+    // The blocks that stay are numbered on from those sent, in order: a client (Anthropic's SDK) finds a block by its index as its place in the message.
+    let next = this.#sent;
+    const renumbered = new Map<number, number>();
     const out: SseEvent[] = [];
     let explained = false;
+    const explain = (): void => {
+      if (explained) return;
+      out.push(...textBlock(next++, replacement));
+      explained = true;
+    };
     for (const held of this.#held) {
-      if (held.block !== undefined && removed.has(held.block)) {
-        if (!explained) {
-          out.push(...textBlock(held.block, replacement));
-          explained = true;
-        }
+      const { block } = held;
+      const value = parseJson(held.event.data);
+      if (!isObject(value)) {
+        out.push(held.event);
         continue;
       }
-      const value = parseJson(held.event.data);
-      if (isObject(value) && value['type'] === 'message_delta') {
-        if (!explained) {
-          out.push(...textBlock(this.#nextIndex(), replacement));
-          explained = true;
-        }
+      if (stop && block !== undefined && value['type'] === 'content_block_start' && !ranBeforeStop(value['content_block'])) removed.add(block);
+      if (block !== undefined && removed.has(block)) {
+        // The note on blocked calls stands where the first of them stood; a stop's message ends the answer, after what ran.
+        if (!stop) explain();
+        continue;
+      }
+      if (value['type'] === 'message_delta') {
+        explain();
         const delta = isObject(value['delta']) ? value['delta'] : {};
         out.push(
           event('message_delta', {
             ...value,
-            delta: { ...delta, stop_reason: keptCalls > 0 && verdict.stop === undefined ? delta['stop_reason'] : 'end_turn' },
+            delta: { ...delta, stop_reason: keptCalls > 0 && !stop ? delta['stop_reason'] : 'end_turn' },
           }),
         );
         continue;
       }
-      if (verdict.stop !== undefined && held.block !== undefined) continue;
-      out.push(held.event);
+      if (block === undefined || block < this.#sent) {
+        out.push(held.event);
+        continue;
+      }
+      let index = renumbered.get(block);
+      if (index === undefined) {
+        index = next++;
+        renumbered.set(block, index);
+      }
+      out.push(index === block ? held.event : { ...held.event, data: JSON.stringify({ ...value, index }) });
     }
+    // An answer that broke off its end still gets the message.
+    explain();
     return out;
-  }
-
-  #nextIndex(): number {
-    return this.#maxIndex + 1;
   }
 }
 
 /**
- * What of an answer a stop keeps, as a streamed stop does: the server tool
- * calls the API has run (searches, fetches, code, MCP) with their results and
- * the thinking among them. Not the model's text, which the stop message
- * stands in for, nor the client's tool calls.
+ * Whether a stop keeps a block of the answer it stops, streamed or not: the
+ * server tool calls the API has run (searches, fetches, code, MCP) with their
+ * results and the thinking among them do. Not the model's text, which the
+ * stop message stands in for, nor the client's tool calls.
  */
-function ranBeforeStop(content: readonly unknown[]): JsonObject[] {
-  return content.filter(isObject).filter((block) => block['type'] !== 'text' && block['type'] !== 'tool_use');
+function ranBeforeStop(block: unknown): block is JsonObject {
+  return isObject(block) && block['type'] !== 'text' && block['type'] !== 'tool_use';
 }

@@ -1,0 +1,278 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { generateText, streamText, tool } from 'ai';
+import { z } from 'zod';
+import { AgentBreaker } from '../breaker/agent-breaker.ts';
+import { startModelProxy, type ModelProxyServer } from './index.ts';
+
+/*
+ * A hand-written upstream: the stand-in model server puts an answer's server
+ * tool blocks before its client calls, and these tests need them after.
+ */
+
+type Block = Record<string, unknown>;
+
+const SOURCES = ['https://fares.example/oslo', 'https://air.example/osl'];
+
+/** A web search the API ran: its call, then what it found. */
+function webSearch(id: string, query: string): Block[] {
+  return [
+    { type: 'server_tool_use', id, name: 'web_search', input: { query } },
+    {
+      type: 'web_search_tool_result',
+      tool_use_id: id,
+      content: SOURCES.map((url) => ({ type: 'web_search_result', url, title: url, encrypted_content: 'enc', page_age: null })),
+    },
+  ];
+}
+
+function clientCall(id: string, name: string, input: Block): Block {
+  return { type: 'tool_use', id, name, input };
+}
+
+/** The body of a Messages answer with `content`. */
+function message(content: readonly Block[]): Block {
+  return {
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-test',
+    content,
+    stop_reason: content.some((b) => b['type'] === 'tool_use') ? 'tool_use' : 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 50, output_tokens: 20 },
+  };
+}
+
+function sse(name: string, data: unknown): string {
+  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** The same answer as the API streams it: each block started empty, filled by its deltas, stopped. */
+function streamOf(answer: Block): string {
+  const content = answer['content'] as Block[];
+  const events = [sse('message_start', { type: 'message_start', message: { ...answer, content: [], stop_reason: null } })];
+  for (const [index, block] of content.entries()) {
+    let start = block;
+    const deltas: Block[] = [];
+    if (block['type'] === 'text') {
+      start = { type: 'text', text: '' };
+      deltas.push({ type: 'text_delta', text: block['text'] });
+    } else if (block['type'] === 'thinking') {
+      start = { type: 'thinking', thinking: '' };
+      deltas.push({ type: 'thinking_delta', thinking: block['thinking'] }, { type: 'signature_delta', signature: block['signature'] });
+    } else if (block['type'] === 'tool_use' || block['type'] === 'server_tool_use') {
+      start = { ...block, input: {} };
+      const json = JSON.stringify(block['input']);
+      const half = Math.floor(json.length / 2);
+      for (const piece of [json.slice(0, half), json.slice(half)]) deltas.push({ type: 'input_json_delta', partial_json: piece });
+    }
+    events.push(sse('content_block_start', { type: 'content_block_start', index, content_block: start }));
+    for (const delta of deltas) events.push(sse('content_block_delta', { type: 'content_block_delta', index, delta }));
+    events.push(sse('content_block_stop', { type: 'content_block_stop', index }));
+  }
+  events.push(
+    sse('message_delta', { type: 'message_delta', delta: { stop_reason: answer['stop_reason'], stop_sequence: null }, usage: { output_tokens: 20 } }),
+  );
+  events.push(sse('message_stop', { type: 'message_stop' }));
+  return events.join('');
+}
+
+/** An upstream that gives the `answers` in turn (the last again after), streamed when asked to. */
+function upstreamOf(answers: readonly (readonly Block[])[]): typeof fetch {
+  let served = 0;
+  const upstream = async (_url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const request = JSON.parse(await new Response(init?.body).text()) as { stream?: boolean };
+    const answer = message(answers[Math.min(served, answers.length - 1)]!);
+    served += 1;
+    if (request.stream !== true) return Response.json(answer);
+    return new Response(streamOf(answer), { headers: { 'content-type': 'text/event-stream' } });
+  };
+  return upstream as typeof fetch;
+}
+
+interface StreamEvent {
+  readonly type: string;
+  readonly index?: number;
+  readonly content_block?: Block;
+  readonly delta?: Record<string, string>;
+}
+
+/**
+ * The message a client reads from a streamed answer, read as Anthropic's own
+ * SDK reads it (a block is pushed when it starts, a delta goes to the block
+ * at its index) and checked on the way: blocks are numbered 0, 1, 2… in
+ * order, one open at a time, each started, filled and stopped.
+ */
+function readStream(body: string): { content: Block[]; stopReason: unknown } {
+  const content: Block[] = [];
+  const json = new Map<number, string>();
+  let open: number | undefined;
+  let stopReason: unknown;
+  for (const chunk of body.split('\n\n')) {
+    const data = chunk.split('\n').find((line) => line.startsWith('data: '));
+    if (data === undefined) continue;
+    const event = JSON.parse(data.slice('data: '.length)) as StreamEvent;
+    if (event.type === 'content_block_start') {
+      assert.equal(open, undefined, 'a block starts after the one before stopped');
+      assert.equal(event.index, content.length, 'blocks are numbered in order, from 0, without a gap');
+      content.push(structuredClone(event.content_block!));
+      open = event.index;
+    } else if (event.type === 'content_block_delta') {
+      assert.equal(event.index, open, 'a delta belongs to the open block');
+      const block = content[event.index!]!;
+      const delta = event.delta!;
+      if (delta['type'] === 'text_delta') block['text'] = String(block['text']) + delta['text'];
+      if (delta['type'] === 'thinking_delta') block['thinking'] = String(block['thinking']) + delta['thinking'];
+      if (delta['type'] === 'signature_delta') block['signature'] = delta['signature'];
+      if (delta['type'] === 'input_json_delta') json.set(event.index!, (json.get(event.index!) ?? '') + delta['partial_json']);
+    } else if (event.type === 'content_block_stop') {
+      assert.equal(event.index, open, 'the open block stops');
+      const input = json.get(open!);
+      if (input !== undefined) content[open!]!['input'] = JSON.parse(input) as unknown;
+      open = undefined;
+    } else if (event.type === 'message_delta') {
+      stopReason = event.delta!['stop_reason'];
+    }
+  }
+  assert.equal(open, undefined, 'every block stopped');
+  return { content, stopReason };
+}
+
+function ask(proxy: ModelProxyServer, session: string, stream: boolean): Promise<Response> {
+  return fetch(`${proxy.url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-test-not-a-real-key', 'x-governor-session': session },
+    body: JSON.stringify({
+      model: 'claude-test',
+      max_tokens: 256,
+      stream,
+      messages: [{ role: 'user', content: 'Book me the cheapest flight to Oslo in March.' }],
+      tools: [
+        { type: 'web_search_20250305', name: 'web_search', max_uses: 5 },
+        { name: 'book', input_schema: { type: 'object', properties: { flight: { type: 'string' } } } },
+      ],
+    }),
+  });
+}
+
+const notText = (block: Block) => block['type'] !== 'text';
+
+describe('governor proxy with the Anthropic Messages API: a stop keeps what ran after a client call', () => {
+  /**
+   * The model asks for the client's `book`, then thinks and runs the same web
+   * search twice (a breaker that stops the second alike search), then says
+   * more: the searches ran and were judged, the booking never will.
+   */
+  const answer: Block[] = [
+    { type: 'text', text: 'Let me book it.' },
+    clientCall('toolu_book', 'book', { flight: 'OS 123' }),
+    { type: 'thinking', thinking: 'The fare may have changed since.', signature: 'sig_1' },
+    ...webSearch('srvtoolu_1', 'cheapest flight to Oslo in March'),
+    ...webSearch('srvtoolu_2', 'cheapest flights Oslo March'),
+    { type: 'text', text: 'The fares are unchanged.' },
+  ];
+  const ran = answer.filter((block) => block['type'] !== 'text' && block['type'] !== 'tool_use');
+  const stopsSecondSearch = () => new AgentBreaker({ ragFixation: { consecutive: 2, escalation: ['stop'] } });
+
+  test('raw SSE: the thinking and the searches after the client call stay, in order and numbered on; the call and the later text go; as in the answer not streamed', async () => {
+    await using proxy = await startModelProxy({ upstream: 'http://upstream.test/v1', breaker: stopsSecondSearch(), port: 0, fetch: upstreamOf([answer]) });
+    const streamed = await ask(proxy, 'stop-streamed', true);
+    assert.equal(streamed.status, 200);
+    const { content, stopReason } = readStream(await streamed.text());
+    assert.deepEqual(
+      content.map((b) => b['type']),
+      ['text', 'thinking', 'server_tool_use', 'web_search_tool_result', 'server_tool_use', 'web_search_tool_result', 'text'],
+    );
+    // The text before the call had gone out before the call was seen; the stop message ends the answer.
+    assert.equal(content[0]!['text'], 'Let me book it.');
+    assert.match(String(content.at(-1)!['text']), /^\[governor\] This run was stopped by the agent breaker \(rag_fixation\)/);
+    assert.equal(stopReason, 'end_turn');
+    assert.deepEqual(content.filter(notText), ran);
+
+    const whole = await ask(proxy, 'stop-whole', false);
+    assert.equal(whole.headers.get('x-governor-stop'), 'rag_fixation');
+    const body = (await whole.json()) as { content: Block[]; stop_reason: string };
+    assert.deepEqual(body.content.slice(0, -1), ran);
+    assert.deepEqual(body.content.filter(notText), content.filter(notText), 'the same blocks kept, streamed or not');
+    assert.equal(body.stop_reason, 'end_turn');
+  });
+
+  test('@ai-sdk/anthropic: streamText shows the searches, their results and the reasoning of the stopped answer, as generateText does; book is not run', async () => {
+    await using proxy = await startModelProxy({ upstream: 'http://upstream.test/v1', breaker: stopsSecondSearch(), port: 0, fetch: upstreamOf([answer]) });
+    const parts = async (mode: 'generate' | 'stream') => {
+      const anthropic = createAnthropic({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-ant-test-not-a-real-key', headers: { 'x-governor-session': `sdk-${mode}` } });
+      let booked = 0;
+      const options = {
+        model: anthropic('claude-test'),
+        maxOutputTokens: 256,
+        prompt: 'Book me the cheapest flight to Oslo in March.',
+        tools: {
+          web_search: anthropic.tools.webSearch_20250305({ maxUses: 5 }),
+          book: tool({
+            inputSchema: z.object({ flight: z.string() }),
+            execute: async () => {
+              booked += 1;
+              return 'booked';
+            },
+          }),
+        },
+      };
+      const result = mode === 'generate' ? await generateText(options) : streamText(options);
+      assert.match(await result.text, /stopped by the agent breaker \(rag_fixation\)/);
+      assert.equal(booked, 0);
+      const [assistant] = (await result.response).messages;
+      assert.equal(assistant?.role, 'assistant');
+      assert.ok(Array.isArray(assistant.content));
+      // A streamed answer also brings the provider's `custom` part of its message start.
+      return assistant.content
+        .filter((p) => p.type !== 'text' && p.type !== 'custom')
+        .map((p) => (p.type === 'tool-call' || p.type === 'tool-result' ? `${p.type} ${p.toolName} ${p.toolCallId}` : p.type));
+    };
+    const expected = [
+      'reasoning',
+      'tool-call web_search srvtoolu_1',
+      'tool-result web_search srvtoolu_1',
+      'tool-call web_search srvtoolu_2',
+      'tool-result web_search srvtoolu_2',
+    ];
+    assert.deepEqual(await parts('stream'), expected);
+    assert.deepEqual(await parts('generate'), expected);
+  });
+
+  test('raw SSE: calls blocked before a kept call and a search leave the blocks numbered in order, the explanation where the first stood', async () => {
+    // The second identical search is blocked, not stopped: the first answer asks it once, the second answer twice more.
+    const breaker = new AgentBreaker({ toolSpiral: { maxRepeats: 2, maxIdenticalRepeats: 2, escalation: ['block'] } });
+    const search = (id: string) => clientCall(id, 'lookup', { q: 'fares to Oslo' });
+    const second: Block[] = [
+      { type: 'text', text: 'Once more.' },
+      search('toolu_2'),
+      search('toolu_3'),
+      clientCall('toolu_book', 'book', { flight: 'OS 123' }),
+      ...webSearch('srvtoolu_1', 'Oslo airport transfer'),
+    ];
+    await using proxy = await startModelProxy({ upstream: 'http://upstream.test/v1', breaker, port: 0, fetch: upstreamOf([[search('toolu_1')], second]) });
+    const request = (messages: unknown[]) =>
+      fetch(`${proxy.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-test-not-a-real-key', 'x-governor-session': 'blocked' },
+        body: JSON.stringify({ model: 'claude-test', max_tokens: 256, stream: true, messages }),
+      });
+    const messages: unknown[] = [{ role: 'user', content: 'Find fares to Oslo and book the cheapest.' }];
+    const first = readStream(await (await request(messages)).text());
+    assert.deepEqual(first.content, [search('toolu_1')]);
+    messages.push(
+      { role: 'assistant', content: first.content },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'OS 123: 49 EUR' }] },
+    );
+    const { content, stopReason } = readStream(await (await request(messages)).text());
+    assert.deepEqual(
+      content.map((b) => (b['type'] === 'tool_use' ? `tool_use ${String(b['id'])}` : b['type'])),
+      ['text', 'text', 'tool_use toolu_book', 'server_tool_use', 'web_search_tool_result'],
+    );
+    assert.match(String(content[1]!['text']), /^\[governor\] The call to lookup was not run.*\n\n\[governor\] The call to lookup was not run/s);
+    assert.deepEqual(content.slice(2), second.slice(3));
+    assert.equal(stopReason, 'tool_use', 'the kept call is still asked for');
+  });
+});
