@@ -12,7 +12,8 @@ import { ChatMemoryTurnNotStoredError, ToolApprovalConflictError, ToolResultConf
 import { assertConversationId } from './conversation-id.ts';
 import { assertMessagesFit, fitMessages } from './message-size.ts';
 import { closeUnansweredToolCalls } from './message-window.ts';
-import { openRound, sameValue } from './open-round.ts';
+import { openRound } from './open-round.ts';
+import { repeatedSpan, sameValue } from './repeated-messages.ts';
 import { is, type OptionRules } from '../errors/validate-options.ts';
 
 /** How a memory advisor puts the history into a request. */
@@ -105,6 +106,10 @@ interface MemoryTurn {
  * spent: a turn the memory would refuse to store fails here, not after the
  * model and the tools have run.
  *
+ * A copy of the conversation the memory holds, sent before the caller's new
+ * turn by a client that keeps the conversation itself, is left out of the
+ * request (see {@link withoutRepeatedConversation}).
+ *
  * Tool parts the caller sends again for calls the history has answered
  * already (a retry after a call that stored its tools' results) are left out
  * of the request too: the model must not get a second result for one call.
@@ -120,7 +125,7 @@ async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientReq
   const conversationId = conversationIdFor(request.context, settings.defaultConversationId);
   const history = await memory.get(conversationId);
   const preamble = request.messages.slice(0, preambleLength(request));
-  const own = preamble.length === 0 ? request.messages : request.messages.slice(preamble.length);
+  const own = withoutRepeatedConversation(history, preamble.length === 0 ? request.messages : request.messages.slice(preamble.length));
   const { news, messages } = callerTurn(own, history, roundEndedLoop(history, request));
   const maxBytes = typeof memory.maxMessageBytes === 'number' ? memory.maxMessageBytes : undefined;
   if (maxBytes !== undefined) assertMessagesFit(news, maxBytes);
@@ -223,15 +228,59 @@ function conversationIdFor(context: AdvisorContext, fallback: string): string {
 }
 
 /**
+ * The request's messages without the conversation it repeats: a client that
+ * keeps the whole conversation and sends it all every turn (the AI SDK's
+ * `useChat`, a client that appends `response.messages` and the next user
+ * message) repeats what the memory holds before its new turn. When the
+ * request's messages before that turn (see {@link turnStart}) end with the
+ * history the memory gave (see `repeatedSpan` for what counts as the same),
+ * or are all a copy of its end, they are left out and the history stands for
+ * them: the model gets each earlier message once, and the turn is stored as
+ * if the client had sent only its new messages. The messages before the copy
+ * of the whole history go too: they are the conversation's start, which a
+ * windowed memory no longer gives, and the window decides what the model
+ * sees. The request's system messages stay. Anything else (nothing repeated,
+ * or a copy that says something else somewhere) is sent as it is.
+ *
+ * A request that carries the history's open round again is left to the
+ * advisors (see `openRound`), which put the round's copies in place; only
+ * what it has before a copy of the whole history goes here.
+ */
+function withoutRepeatedConversation(history: readonly ModelMessage[], messages: readonly ModelMessage[]): readonly ModelMessage[] {
+  let end: number;
+  const resent = openRound(history, messages)?.resent;
+  if (resent !== undefined) {
+    if (!resent.coversHistory) return messages;
+    end = resent.from;
+  } else {
+    end = turnStart(messages);
+    if (end === 0 || end === messages.length) return messages;
+    const span = repeatedSpan(history, history.length, messages, end);
+    if (span.repeated === 0 || !(span.coversHistory || span.coversRequest)) return messages;
+  }
+  const kept = messages.filter((message, index) => index >= end || message.role === 'system');
+  return kept.length === messages.length ? messages : kept;
+}
+
+/** Where the caller's turn starts: the user messages, and the tool messages among them, that end `messages`. */
+function turnStart(messages: readonly ModelMessage[]): number {
+  let start = messages.length;
+  while (start > 0 && (messages[start - 1]?.role === 'user' || messages[start - 1]?.role === 'tool')) start--;
+  return start;
+}
+
+/**
  * The messages of a request that are this turn's news: the user messages at
  * its end, and among them the tool messages that answer the history's tool
  * calls or approval requests (the result of a tool the caller ran itself, an
  * approval answer). Messages before them (few-shot examples the request
  * sends itself; the client's default messages are set apart before, see
- * `preambleLength`) are configuration that every request repeats, so storing
- * them would duplicate them in every turn. A tool part answering something the
- * history does not hold, or already answered there, is left out: stored, it
- * would be an orphan or a second answer that providers refuse.
+ * `preambleLength`, and a copy of the conversation the memory holds is left
+ * out before, see `withoutRepeatedConversation`) are configuration that every
+ * request repeats, so storing them would duplicate them in every turn. A tool
+ * part answering something the history does not hold, or already answered
+ * there, is left out: stored, it would be an orphan or a second answer that
+ * providers refuse.
  *
  * `messages` is the request's messages without the tool parts at its end
  * that answer what the history has answered already (sent again by a
@@ -247,8 +296,7 @@ function callerTurn(
   history: readonly ModelMessage[],
   endedLoop: boolean,
 ): { news: ModelMessage[]; messages: readonly ModelMessage[] } {
-  let start = messages.length;
-  while (start > 0 && (messages[start - 1]?.role === 'user' || messages[start - 1]?.role === 'tool')) start--;
+  const start = turnStart(messages);
   const { open, answered, inFlight, over } = answerStates(history, endedLoop);
   const news: ModelMessage[] = [];
   const kept: ModelMessage[] = [...messages.slice(0, start)];

@@ -64,6 +64,17 @@ const MESSAGE_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<MessageChatMemoryAdv
  * and the results of calls that ran before the pause): the copies the history
  * holds already go to the model once, and are not stored twice.
  *
+ * A client that keeps the whole conversation and sends all of it every turn
+ * (the AI SDK's `useChat`, a client that appends `response.messages` and its
+ * next message) works too: when the request's messages before its new turn
+ * end with the history the memory gives, they are left out, and the model
+ * gets each earlier message once, the memory's copy. With a windowed memory
+ * the client's older messages are left out with them: the window decides what
+ * the model sees. A copy may differ in form (string content or text parts,
+ * provider options or reasoning on one side only, a tool result's output);
+ * a copy that says something else (other text, calls, inputs or ids) makes
+ * the request go out as it is. The request's system messages stay.
+ *
  * A system message found in the history (the latest one) is added to the
  * request's system instructions, after the request's own, rather than sent
  * as a message: e.g. the summary a `BreakerRecoveryAdvisor` leaves in place
@@ -99,14 +110,18 @@ export class MessageChatMemoryAdvisor implements Advisor {
  * history's open round again (the paused round sent back with its answer, or
  * `AgentLoop.resume`'s whole transcript) leaves its copies out, from the
  * first message the history holds too to the round's assistant message (see
- * `openRound`): the history has them, the round's results included (the
- * request's copies of those are left out as already answered, see
- * `callerTurn`), so the model gets each once and every call with its results.
+ * `openRound`), its system messages aside: the history has them, the round's
+ * results included (the request's copies of those are left out as already
+ * answered, see `callerTurn`), so the model gets each once and every call
+ * with its results.
  */
 function withHistoryAsMessages(request: ChatClientRequest, history: readonly ModelMessage[]): ChatClientRequest {
   if (history.length === 0) return request;
   const messages = history.filter((message) => message.role !== 'system');
   const resent = openRound(history, request.messages)?.resent;
-  const own = resent === undefined ? request.messages : [...request.messages.slice(0, resent.from), ...request.messages.slice(resent.carried + 1)];
+  const own =
+    resent === undefined
+      ? request.messages
+      : request.messages.filter((message, index) => index < resent.from || index > resent.carried || message.role === 'system');
   return { ...request, system: withRememberedInstructions(request.system, history), messages: [...messages, ...own] };
 }

@@ -100,6 +100,11 @@ function lastApprovalAnswers(messages: readonly ModelMessage[]): Map<string, num
   return answeredAt;
 }
 
+/** Whether a tool result is one {@link closeUnansweredToolCalls} made up for a call left without one. */
+export function isClosingResult(part: ToolResultPart): boolean {
+  return part.output.type === 'execution-denied' && part.output.reason === NOT_ANSWERED;
+}
+
 /** The index after the assistant message at `index` and the tool messages that follow it. */
 function endOfToolMessages(messages: readonly ModelMessage[], index: number): number {
   let end = index + 1;

@@ -1,4 +1,5 @@
 import type { ModelMessage } from 'ai';
+import { repeatedSpan } from './repeated-messages.ts';
 
 /**
  * The round of tool calls a history ends with: an assistant message with
@@ -33,6 +34,12 @@ interface ResentRound {
   readonly from: number;
   /** Index in the history of the first message the request repeats (at most `at`). */
   readonly historyFrom: number;
+  /**
+   * Whether the request repeats every history message before the round: the
+   * request messages before `from` are then older than what the memory gives
+   * (a window of the conversation), not copies.
+   */
+  readonly coversHistory: boolean;
 }
 
 /**
@@ -44,9 +51,8 @@ interface ResentRound {
  * one of the round's approvals (approval ids are unique), or, in a round with
  * no approval request, holds one of its calls (call ids are unique only
  * within a turn). Walking back from that copy, each request message that says
- * what the history's message before it says (same role and content; tool
- * messages compared on their results, as the memory may keep a claimed
- * approval answer in a message of its own) is a copy as well.
+ * what the history's message before it says is a copy as well (see
+ * `repeatedSpan` for what counts as the same).
  */
 export function openRound(history: readonly ModelMessage[], request: readonly ModelMessage[]): OpenRound | undefined {
   let start = history.length;
@@ -67,68 +73,6 @@ export function openRound(history: readonly ModelMessage[], request: readonly Mo
       ),
   );
   if (carried === -1) return { at, toolMessages, resent: undefined };
-  let from = carried;
-  let historyFrom = at;
-  for (let h = at - 1, r = carried - 1; h >= 0 && r >= 0; ) {
-    const held = history[h]!;
-    const sent = request[r]!;
-    if (held.role === 'system' || onlyApprovalAnswers(held)) h--;
-    else if (onlyApprovalAnswers(sent)) r--;
-    else if (sameMessage(held, sent)) {
-      from = r--;
-      historyFrom = h--;
-    } else break;
-  }
-  return { at, toolMessages, resent: { carried, from, historyFrom } };
-}
-
-/**
- * A tool message of approval answers only: the memory's record of a claimed
- * answer, which the request has inside the message with the call's result
- * (as the tool loop puts them), or the request's copy of such a record.
- */
-function onlyApprovalAnswers(message: ModelMessage): boolean {
-  return message.role === 'tool' && message.content.every((part) => part.type === 'tool-approval-response');
-}
-
-/** Whether two messages say the same: role and content, a tool message's approval answers aside. */
-function sameMessage(a: ModelMessage, b: ModelMessage): boolean {
-  return a.role === b.role && sameValue(said(a), said(b));
-}
-
-function said(message: ModelMessage): unknown {
-  return message.role === 'tool' ? message.content.filter((part) => part.type !== 'tool-approval-response') : message.content;
-}
-
-/**
- * Deep equality as a store round trip keeps it: a property set to
- * `undefined` is the same as a missing one, binary data is compared by its
- * bytes, a URL or a date by its value.
- */
-export function sameValue(a: unknown, b: unknown): boolean {
-  if (Object.is(a, b)) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  const bytesA = bytesOf(a);
-  const bytesB = bytesOf(b);
-  if (bytesA !== undefined || bytesB !== undefined) return bytesA !== undefined && bytesB !== undefined && Buffer.from(bytesA).equals(bytesB);
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, index) => sameValue(item, b[index]));
-  }
-  const proto = Object.getPrototypeOf(a);
-  if (proto !== Object.getPrototypeOf(b)) return false;
-  if (proto !== Object.prototype && proto !== null) {
-    const value = a.valueOf();
-    return typeof value === 'object' ? String(a) === String(b) : Object.is(value, b.valueOf());
-  }
-  const keys = (o: object): string[] => Object.keys(o).filter((key) => (o as Record<string, unknown>)[key] !== undefined);
-  const keysA = keys(a);
-  return (
-    keysA.length === keys(b).length &&
-    keysA.every((key) => Object.hasOwn(b, key) && sameValue((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
-  );
-}
-
-function bytesOf(value: object): Uint8Array | undefined {
-  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  return value instanceof ArrayBuffer ? new Uint8Array(value) : undefined;
+  const { from, historyFrom, coversHistory } = repeatedSpan(history, at, request, carried);
+  return { at, toolMessages, resent: { carried, from, historyFrom, coversHistory } };
 }

@@ -86,6 +86,11 @@ const PROMPT_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<PromptChatMemoryAdvis
  * loop paused for an approval), and the turn's calls and results are not in
  * the text as well.
  *
+ * A client that sends the whole conversation every turn (the AI SDK's
+ * `useChat`) gets the same as with `MessageChatMemoryAdvisor`: the request's
+ * copy of the history before its new turn is left out, so the conversation
+ * reaches the model once, as the memory's text.
+ *
  * A system message found in the history (the latest one) is not history text
  * but instructions: it is added after the request's own, and goes into the
  * system prompt even when the history holds nothing else (e.g. the summary a

@@ -1,0 +1,178 @@
+import type { ModelMessage } from 'ai';
+import { isClosingResult } from './message-window.ts';
+
+/**
+ * Where a request repeats the end of a history: the copies run from request
+ * index `from` up to the end compared, and hold the history's messages from
+ * index `historyFrom` on.
+ */
+interface RepeatedSpan {
+  /** Index in the request of its first copy of a history message (the end compared when there is none). */
+  readonly from: number;
+  /** Index in the history of the first message the request repeats (the end compared when there is none). */
+  readonly historyFrom: number;
+  /** How many messages (a run of tool messages counting as one) the request repeats. */
+  readonly repeated: number;
+  /** Whether every history message before the end compared is repeated: the history starts within the copies. */
+  readonly coversHistory: boolean;
+  /** Whether every request message before the end compared is a copy (its system messages aside). */
+  readonly coversRequest: boolean;
+}
+
+/**
+ * How far `request`, up to index `requestEnd`, repeats `history` up to index
+ * `historyEnd`, walking back from both ends and comparing what the messages
+ * say (see {@link saidBy}). A run of tool messages is compared as one, by
+ * the calls its results answer: the memory keeps a claimed approval's answer
+ * in a message of its own, a client may hold a round's results in one message
+ * or in several, and a result's output in another form (a denial as
+ * `error-text`); the calls were compared, with their inputs, just before.
+ * Approval answers are not compared, nor the results the memory makes up on
+ * reading for calls the conversation moved on from (the client has none),
+ * nor system messages (the history's go into the instructions; the
+ * request's stay where they are).
+ */
+export function repeatedSpan(history: readonly ModelMessage[], historyEnd: number, request: readonly ModelMessage[], requestEnd: number): RepeatedSpan {
+  const held = saidIn(history, historyEnd);
+  const sent = saidIn(request, requestEnd);
+  let h = held.length;
+  let r = sent.length;
+  while (h > 0 && r > 0 && sameValue(held[h - 1]!.said, sent[r - 1]!.said)) {
+    h--;
+    r--;
+  }
+  return {
+    from: sent[r]?.at ?? requestEnd,
+    historyFrom: held[h]?.at ?? historyEnd,
+    repeated: sent.length - r,
+    coversHistory: h === 0,
+    coversRequest: r === 0,
+  };
+}
+
+/** A message, or a run of tool messages, by what it says; `at` is where it starts. */
+interface Said {
+  readonly at: number;
+  readonly said: unknown;
+}
+
+/** What `messages` up to `end` say, one entry per message and per run of tool messages; what is not compared is left out. */
+function saidIn(messages: readonly ModelMessage[], end: number): Said[] {
+  const said: Said[] = [];
+  for (let at = 0; at < end; ) {
+    const message = messages[at]!;
+    if (message.role !== 'tool') {
+      if (message.role !== 'system') said.push({ at, said: saidBy(message) });
+      at++;
+      continue;
+    }
+    // The memory may split a round's results and answers over several tool messages, the client put them in one.
+    const results: string[] = [];
+    let next = at;
+    for (; next < end && (messages[next]!.role === 'tool' || messages[next]!.role === 'system'); next++) {
+      const run = messages[next]!;
+      if (run.role !== 'tool') continue;
+      for (const part of run.content) if (part.type === 'tool-result' && !isClosingResult(part)) results.push(part.toolCallId);
+    }
+    if (results.length > 0) said.push({ at, said: { role: 'tool', results: results.sort() } });
+    at = next;
+  }
+  return said;
+}
+
+/**
+ * What a user or assistant message says, as two copies of one message are
+ * compared: its role; its text (the text parts joined, a string content
+ * being one text part); and in order, its tool calls (id, tool name and
+ * input), the results of the provider's own calls (by call id), its approval
+ * requests (by approval id), its files and images (by their data), and the
+ * type of any other part. Provider options and metadata, reasoning and
+ * provider-specific (`custom`) parts are left out: one side may carry them and
+ * the other not (a client that keeps UI messages, a store round trip), and
+ * they are not what was said; the memory's copy stands for both.
+ */
+function saidBy(message: ModelMessage & { role: 'user' | 'assistant' }): unknown {
+  if (typeof message.content === 'string') return { role: message.role, text: message.content, parts: [] };
+  let text = '';
+  const parts: unknown[] = [];
+  for (const part of message.content) {
+    switch (part.type) {
+      case 'text':
+        text += part.text;
+        break;
+      case 'reasoning':
+      case 'reasoning-file':
+      case 'custom':
+        break;
+      case 'tool-call':
+        parts.push({ call: part.toolCallId, name: part.toolName, input: part.input });
+        break;
+      case 'tool-result':
+        parts.push({ result: part.toolCallId });
+        break;
+      case 'tool-approval-request':
+        parts.push({ approval: part.approvalId });
+        break;
+      case 'image':
+        parts.push({ file: fileData(part.image) });
+        break;
+      case 'file':
+        parts.push({ file: fileData(part.data) });
+        break;
+      default:
+        parts.push({ type: (part as { type: string }).type });
+    }
+  }
+  return { role: message.role, text, parts };
+}
+
+/** A file's data without the AI SDK's tag (`{ type: 'data', data }`, `{ type: 'url', url }`, ...), which one side may use and the other not. */
+function fileData(data: unknown): unknown {
+  if (typeof data !== 'object' || data === null || ArrayBuffer.isView(data) || data instanceof ArrayBuffer || data instanceof URL) return data;
+  const tagged = data as { type?: unknown; data?: unknown; url?: unknown; reference?: unknown; text?: unknown };
+  switch (tagged.type) {
+    case 'data':
+      return tagged.data;
+    case 'url':
+      return tagged.url;
+    case 'reference':
+      return tagged.reference;
+    case 'text':
+      return tagged.text;
+    default:
+      return data;
+  }
+}
+
+/**
+ * Deep equality as a store round trip keeps it: a property set to
+ * `undefined` is the same as a missing one, binary data is compared by its
+ * bytes, a URL or a date by its value.
+ */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  const bytesA = bytesOf(a);
+  const bytesB = bytesOf(b);
+  if (bytesA !== undefined || bytesB !== undefined) return bytesA !== undefined && bytesB !== undefined && Buffer.from(bytesA).equals(bytesB);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, index) => sameValue(item, b[index]));
+  }
+  const proto = Object.getPrototypeOf(a);
+  if (proto !== Object.getPrototypeOf(b)) return false;
+  if (proto !== Object.prototype && proto !== null) {
+    const value = a.valueOf();
+    return typeof value === 'object' ? String(a) === String(b) : Object.is(value, b.valueOf());
+  }
+  const keys = (o: object): string[] => Object.keys(o).filter((key) => (o as Record<string, unknown>)[key] !== undefined);
+  const keysA = keys(a);
+  return (
+    keysA.length === keys(b).length &&
+    keysA.every((key) => Object.hasOwn(b, key) && sameValue((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
+  );
+}
+
+function bytesOf(value: object): Uint8Array | undefined {
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  return value instanceof ArrayBuffer ? new Uint8Array(value) : undefined;
+}
