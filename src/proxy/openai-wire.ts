@@ -181,19 +181,15 @@ function data(value: unknown): SseEvent {
   return { data: JSON.stringify(value) };
 }
 
-/** A held tool-call delta; `original` is the event as received, on the first delta it carried. */
-interface HeldCall {
-  call: number;
-  chunk: JsonObject;
-  original: SseEvent | undefined;
-}
-
 interface PendingCall {
   id: string;
   name: string;
   args: string;
-  /** The original deltas, replayed unchanged when the call is allowed. */
-  chunks: JsonObject[];
+}
+
+/** A tool-call delta's call: its `index`, 0 when a server leaves it out. */
+function callIndex(toolDelta: JsonObject): number {
+  return typeof toolDelta['index'] === 'number' ? toolDelta['index'] : 0;
 }
 
 /**
@@ -203,10 +199,12 @@ interface PendingCall {
  */
 class OpenAiStreamRewriter implements StreamRewriter {
   #text = '';
+  /** Whether text went out before the holding began: a stop's message is set apart from it. */
+  #textSent = false;
   #usage: { promptTokens: number | null; completionTokens: number | null } = { promptTokens: null, completionTokens: null };
+  /** Call index → the call streamed there. */
   readonly #calls = new Map<number, PendingCall>();
-  /** Held events, in order; a tool-call chunk is held as its call index. */
-  readonly #held: Array<SseEvent | HeldCall> = [];
+  readonly #held: SseEvent[] = [];
   #holding = false;
   #last: JsonObject | undefined;
   #model: { model?: string } = {};
@@ -241,29 +239,24 @@ class OpenAiStreamRewriter implements StreamRewriter {
       return this.#pass(event);
     }
     const delta = isObject(choice['delta']) ? choice['delta'] : {};
-    if (typeof delta['content'] === 'string') this.#text += delta['content'];
-    const toolDeltas = asArray(delta['tool_calls']).filter(isObject);
-    if (toolDeltas.length > 0) {
+    for (const toolDelta of asArray(delta['tool_calls']).filter(isObject)) {
       this.#holding = true;
-      let original: SseEvent | undefined = event;
-      for (const toolDelta of toolDeltas) {
-        const index = typeof toolDelta['index'] === 'number' ? toolDelta['index'] : 0;
-        const fn = isObject(toolDelta['function']) ? toolDelta['function'] : {};
-        let call = this.#calls.get(index);
-        if (call === undefined) {
-          call = { id: '', name: '', args: '', chunks: [] };
-          this.#calls.set(index, call);
-        }
-        if (typeof toolDelta['id'] === 'string') call.id = toolDelta['id'];
-        if (typeof fn['name'] === 'string') call.name += fn['name'];
-        if (typeof fn['arguments'] === 'string') call.args += fn['arguments'];
-        // One held chunk per delta, carrying only this call's part of it.
-        this.#held.push({ call: index, chunk: { ...chunk, choices: [{ ...choice, delta: { ...delta, tool_calls: [toolDelta] } }] }, original });
-        original = undefined;
+      const fn = isObject(toolDelta['function']) ? toolDelta['function'] : {};
+      const index = callIndex(toolDelta);
+      let call = this.#calls.get(index);
+      if (call === undefined) {
+        call = { id: '', name: '', args: '' };
+        this.#calls.set(index, call);
       }
-      return [];
+      if (typeof toolDelta['id'] === 'string') call.id = toolDelta['id'];
+      if (typeof fn['name'] === 'string') call.name += fn['name'];
+      if (typeof fn['arguments'] === 'string') call.args += fn['arguments'];
     }
     if (choice['finish_reason'] != null) this.#holding = true;
+    if (typeof delta['content'] === 'string') {
+      this.#text += delta['content'];
+      if (!this.#holding && delta['content'] !== '') this.#textSent = true;
+    }
     return this.#pass(event);
   }
 
@@ -282,34 +275,42 @@ class OpenAiStreamRewriter implements StreamRewriter {
 
   finish(verdict: RoundVerdict): SseEvent[] {
     if (verdict.stop !== undefined) return this.#stopped(verdict.stop.text);
-    if (verdict.blocked.size === 0) return this.#held.flatMap((h) => ('call' in h ? (h.original === undefined ? [] : [h.original]) : [h]));
+    if (verdict.blocked.size === 0) return [...this.#held];
     // Kept calls are renumbered from 0: clients collect tool calls in an array by index.
     const kept = [...this.#calls].filter(([, c]) => !verdict.blocked.has(c.id)).map(([index]) => index);
     const names = new Map([...this.#calls.values()].map((c) => [c.id, c.name]));
     const out: SseEvent[] = [];
     let explained = false;
     for (const held of this.#held) {
-      if ('call' in held) {
-        const position = kept.indexOf(held.call);
-        if (position >= 0) out.push(data(renumber(held.chunk, position)));
-        continue;
-      }
       const chunk = parseJson(held.data);
       const choice = isObject(chunk) ? asArray(chunk['choices'])[0] : undefined;
-      if (isObject(chunk) && isObject(choice) && choice['finish_reason'] != null) {
-        if (!explained) {
-          out.push(
-            data({
-              ...chunk,
-              choices: [{ ...choice, delta: { content: `${this.#text === '' ? '' : '\n\n'}${blockText(verdict.blocked, names)}` }, finish_reason: null }],
-            }),
-          );
-          explained = true;
-        }
-        out.push(data({ ...chunk, choices: [{ ...choice, finish_reason: kept.length > 0 ? choice['finish_reason'] : 'stop' }] }));
+      if (!isObject(chunk) || !isObject(choice)) {
+        out.push(held);
         continue;
       }
-      out.push(held);
+      const { tool_calls: calls, ...rest } = isObject(choice['delta']) ? choice['delta'] : {};
+      const keptCalls = asArray(calls)
+        .filter(isObject)
+        .flatMap((call) => {
+          const position = kept.indexOf(callIndex(call));
+          return position < 0 ? [] : [{ ...call, index: position }];
+        });
+      // A blocked call's delta goes; what came with it (the role, text) stays: a client needs the role of the message.
+      const delta = keptCalls.length > 0 ? { ...rest, tool_calls: keptCalls } : rest;
+      const finish = choice['finish_reason'];
+      if (finish == null) {
+        if (calls === undefined) out.push(held);
+        else if (Object.keys(delta).length > 0) out.push(data({ ...chunk, choices: [{ ...choice, delta }] }));
+        continue;
+      }
+      // Some servers finish on the chunk of the last call: what it brings, the explanation, then the finish.
+      if (Object.keys(delta).length > 0) out.push(data({ ...chunk, choices: [{ ...choice, delta, finish_reason: null }] }));
+      if (!explained) {
+        const content = `${this.#text === '' ? '' : '\n\n'}${blockText(verdict.blocked, names)}`;
+        out.push(data({ ...chunk, choices: [{ ...choice, delta: { content }, finish_reason: null }] }));
+        explained = true;
+      }
+      out.push(data({ ...chunk, choices: [{ ...choice, delta: {}, finish_reason: kept.length > 0 ? finish : 'stop' }] }));
     }
     return out;
   }
@@ -317,22 +318,28 @@ class OpenAiStreamRewriter implements StreamRewriter {
   #stopped(text: string): SseEvent[] {
     const base = this.#last ?? {};
     const shell = { id: base['id'], object: 'chat.completion.chunk', created: base['created'], model: base['model'] };
+    // The held chunks go, and with them the role when it came with the first call: the message names it then.
+    const role = this.#heldRole();
+    const delta = { ...(role === undefined ? {} : { role }), content: `${this.#textSent ? '\n\n' : ''}${text}` };
     const out: SseEvent[] = [
-      data({ ...shell, choices: [{ index: 0, delta: { content: `${this.#text === '' ? '' : '\n\n'}${text}` }, logprobs: null, finish_reason: null }] }),
+      data({ ...shell, choices: [{ index: 0, delta, logprobs: null, finish_reason: null }] }),
       data({ ...shell, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] }),
     ];
     for (const held of this.#held) {
-      if ('call' in held) continue;
       const chunk = parseJson(held.data);
       if (held.data === '[DONE]' || (isObject(chunk) && asArray(chunk['choices']).length === 0)) out.push(held);
     }
     return out;
   }
-}
 
-function renumber(chunk: JsonObject, index: number): JsonObject {
-  const choice = asArray(chunk['choices'])[0] as JsonObject;
-  const delta = choice['delta'] as JsonObject;
-  const toolDelta = asArray(delta['tool_calls'])[0] as JsonObject;
-  return { ...chunk, choices: [{ ...choice, delta: { ...delta, tool_calls: [{ ...toolDelta, index }] } }] };
+  /** The role a held chunk names, if one does. */
+  #heldRole(): string | undefined {
+    for (const held of this.#held) {
+      const chunk = parseJson(held.data);
+      const choice = isObject(chunk) ? asArray(chunk['choices'])[0] : undefined;
+      const delta = isObject(choice) && isObject(choice['delta']) ? choice['delta'] : {};
+      if (typeof delta['role'] === 'string') return delta['role'];
+    }
+    return undefined;
+  }
 }

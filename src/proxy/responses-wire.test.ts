@@ -852,13 +852,14 @@ describe("governor proxy with the API's hosted tools (web search, code interpret
     const kinds = (response: OpenAI.Responses.Response): string[] => response.output.map((item) => item.type);
     const ran = (response: OpenAI.Responses.Response): OpenAI.Responses.ResponseOutputItem[] => response.output.filter((item) => item.type !== 'message');
     const [whole, streamed] = [stops.get(false)!, stops.get(true)!];
-    // Streamed, the model's text had already gone to the client; not streamed, the stop message stands in for it.
-    assert.deepEqual(kinds(streamed), ['web_search_call', 'code_interpreter_call', 'mcp_call', 'shell_call', 'shell_call_output', 'message', 'message']);
-    assert.deepEqual(kinds(whole), ['web_search_call', 'code_interpreter_call', 'mcp_call', 'shell_call', 'shell_call_output', 'message']);
+    // The model's text came after the shell's call, held until its output showed it ran upstream: streamed or not, the stop message stands in for it.
+    assert.deepEqual(kinds(streamed), ['web_search_call', 'code_interpreter_call', 'mcp_call', 'shell_call', 'shell_call_output', 'message']);
+    assert.deepEqual(kinds(whole), kinds(streamed));
     assert.deepEqual(ran(whole), ran(streamed));
     const shell = ran(whole).find((item) => item.type === 'shell_call_output');
     assert.match(JSON.stringify(shell), /expected 3, got 2/);
-    assert.equal(text(whole), text(streamed).replace(SHELL_LOOP.answer, ''));
+    assert.equal(text(whole), text(streamed));
+    assert.ok(!text(streamed).includes(SHELL_LOOP.answer));
   });
 
   test("a hosted shell's call brought back without its environment (@ai-sdk/openai, store: false) is not counted again; a local shell's still is", async () => {
@@ -1124,6 +1125,173 @@ describe("governor proxy with the API's client-run built-in tools (shell, apply_
         ['shell', true, 'timed out'],
       ],
     );
+  });
+});
+
+describe('governor proxy with the Responses API: a streamed answer with reasoning, a search and text after the calls taken out', () => {
+  type Item = Record<string, unknown>;
+  const functionCall = (id: string, name: string, args: unknown): Item => ({
+    type: 'function_call',
+    id: `fc_${id}`,
+    call_id: id,
+    name,
+    arguments: JSON.stringify(args),
+    status: 'completed',
+  });
+  const message = (id: string, text: string): Item => ({
+    type: 'message',
+    id,
+    status: 'completed',
+    role: 'assistant',
+    content: [{ type: 'output_text', text, annotations: [] }],
+  });
+  const reasoning = (id: string): Item => ({ type: 'reasoning', id, summary: [] });
+  const webSearch = (id: string): Item => ({ type: 'web_search_call', id, status: 'completed', action: { type: 'search', query: 'Oslo weather' } });
+  const repeat = (id: string) => functionCall(id, 'search', { q: 'flights to Oslo' });
+  /**
+   * The second answer asks for the first one's search again, after some text
+   * (sent on at once), between its reasoning, a new call, a search the API ran,
+   * and more text (held with the calls).
+   */
+  const second = [
+    message('msg_1', 'Let me look again.'),
+    reasoning('rs_1'),
+    repeat('call_2'),
+    reasoning('rs_2'),
+    functionCall('call_3', 'weather', { city: 'Bergen' }),
+    webSearch('ws_1'),
+    message('msg_2', 'Bergen it is.'),
+  ];
+
+  /** An upstream that gives the first answer, then the second to a request bringing a call's output: streamed event by event when asked. */
+  const upstreamFetch = async (_url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const request = JSON.parse(await new Response(init?.body).text()) as { stream?: boolean; input: Item[] };
+    const turn = request.input.filter((item) => item['type'] === 'function_call_output').length;
+    const output = turn === 0 ? [repeat('call_1')] : second;
+    const response = {
+      id: `resp_${turn}`,
+      object: 'response',
+      created_at: 1_700_000_000,
+      status: 'completed',
+      error: null,
+      incomplete_details: null,
+      model: 'gpt-test',
+      output,
+      usage: { input_tokens: 50, output_tokens: 20, total_tokens: 70 },
+    };
+    if (request.stream !== true) return Response.json(response);
+    const events: Item[] = [];
+    const push = (type: string, fields: Item) => events.push({ type, sequence_number: events.length, ...fields });
+    push('response.created', { response: { ...response, status: 'in_progress', output: [], usage: null } });
+    output.forEach((item, output_index) => {
+      if (item['type'] === 'message') {
+        const text = String((item['content'] as Item[])[0]!['text']);
+        const at = { item_id: item['id'], output_index, content_index: 0 };
+        push('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } });
+        push('response.content_part.added', { ...at, part: { type: 'output_text', text: '', annotations: [] } });
+        push('response.output_text.delta', { ...at, delta: text, logprobs: [] });
+        push('response.output_text.done', { ...at, text, logprobs: [] });
+        push('response.content_part.done', { ...at, part: { type: 'output_text', text, annotations: [] } });
+      } else if (item['type'] === 'function_call') {
+        push('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } });
+        push('response.function_call_arguments.delta', { item_id: item['id'], output_index, delta: item['arguments'] });
+        push('response.function_call_arguments.done', { item_id: item['id'], output_index, arguments: item['arguments'] });
+      } else {
+        push('response.output_item.added', { output_index, item });
+      }
+      push('response.output_item.done', { output_index, item });
+    });
+    push('response.completed', { response });
+    return new Response(events.map((event) => `event: ${String(event['type'])}\ndata: ${JSON.stringify(event)}\n\n`).join(''), {
+      headers: { 'content-type': 'text/event-stream' },
+    });
+  };
+
+  /** The second answer, read by the official SDK: through its stream helper (checked event by event), or not streamed. */
+  async function secondAnswer(proxy: ModelProxyServer, session: string, stream: boolean): Promise<OpenAI.Responses.Response> {
+    const client = new OpenAI({
+      baseURL: `${proxy.url}/v1`,
+      apiKey: 'sk-test-not-a-real-key',
+      maxRetries: 0,
+      defaultHeaders: { 'x-governor-session': session },
+    });
+    const input: InputItem[] = [{ role: 'user', content: 'Find me a flight to Oslo, and the weather there.' }];
+    const first = await client.responses.create({ model: 'gpt-test', input });
+    for (const item of first.output) {
+      input.push(item as InputItem);
+      if (item.type === 'function_call') input.push({ type: 'function_call_output', call_id: item.call_id, output: 'No flights found.' });
+    }
+    if (!stream) return client.responses.create({ model: 'gpt-test', input });
+    const run = client.responses.stream({ model: 'gpt-test', input });
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of run) events.push(event);
+    const response = await run.finalResponse();
+    assert.deepEqual(
+      events.map((e) => e.sequence_number),
+      events.map((_, i) => i),
+    );
+    const added = events.filter((e) => e.type === 'response.output_item.added');
+    assert.deepEqual(
+      added.map((e) => e.output_index),
+      added.map((_, i) => i),
+    );
+    // What the events streamed, item for item, is what the final response says.
+    assert.deepEqual(comparable(events.filter((e) => e.type === 'response.output_item.done').map((e) => e.item)), comparable(response.output));
+    return response;
+  }
+
+  /** Output items as compared: a note's id is the proxy's own, and the stream helper adds what it parsed. */
+  const comparable = (output: OpenAI.Responses.ResponseOutputItem[]): unknown =>
+    JSON.parse(
+      JSON.stringify(output, (key, value: unknown) => {
+        if (key === 'parsed' || key === 'parsed_arguments') return undefined;
+        return key === 'id' && typeof value === 'string' && value.startsWith('msg_governor_') ? 'msg_governor' : value;
+      }),
+    );
+  const describeItem = (item: OpenAI.Responses.ResponseOutputItem) =>
+    item.type === 'function_call' ? `function_call ${item.call_id}` : `${item.type} ${item.id}`;
+
+  for (const verdict of ['block', 'stop'] as const) {
+    test(`${verdict}: the items that stay are numbered on in order, the note last; the final response is the answer not streamed, but for the text sent before the calls`, async () => {
+      const breaker = new AgentBreaker({ toolSpiral: { maxRepeats: 2, maxIdenticalRepeats: 2, escalation: [verdict] } });
+      await using proxy = await startModelProxy({ upstream: 'http://upstream.test/v1', breaker, port: 0, fetch: upstreamFetch as typeof fetch });
+      const streamed = await secondAnswer(proxy, `${verdict}-streamed`, true);
+      const stays = verdict === 'block' ? ['function_call call_3', 'web_search_call ws_1', 'message msg_2'] : ['web_search_call ws_1'];
+      assert.deepEqual(streamed.output.slice(0, -1).map(describeItem), ['message msg_1', 'reasoning rs_1', 'reasoning rs_2', ...stays]);
+      assert.match(
+        text({ ...streamed, output: streamed.output.slice(-1) }),
+        verdict === 'block' ? /^\[governor\] The call to search was not run/ : /^\[governor\] This run was stopped/,
+      );
+      // A stop not streamed drops the model's text, which the stop message stands in for; streamed, what had gone out stays.
+      const whole = (await secondAnswer(proxy, `${verdict}-whole`, false)).output;
+      assert.deepEqual(comparable(whole), comparable(verdict === 'block' ? streamed.output : streamed.output.slice(1)));
+    });
+  }
+
+  test('@ai-sdk/openai streamText, stopped: the text held after the calls goes, the stop message ends the answer; weather is not run', async () => {
+    const breaker = new AgentBreaker({ toolSpiral: { maxRepeats: 2, maxIdenticalRepeats: 2, escalation: ['stop'] } });
+    await using proxy = await startModelProxy({ upstream: 'http://upstream.test/v1', breaker, port: 0, fetch: upstreamFetch as typeof fetch });
+    const openai = createOpenAI({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-test-not-a-real-key', headers: { 'x-governor-session': 'ai-sdk' } });
+    const ran: string[] = [];
+    const run = (what: string, result: string): string => {
+      ran.push(what);
+      return result;
+    };
+    const result = streamText({
+      model: openai.responses('gpt-test'),
+      prompt: 'Find me a flight to Oslo, and the weather there.',
+      tools: {
+        search: tool({ inputSchema: z.object({ q: z.string() }), execute: async ({ q }) => run(`search ${q}`, 'No flights found.') }),
+        weather: tool({ inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => run(`weather ${city}`, 'Sunny.') }),
+        web_search: openai.tools.webSearch(),
+      },
+      stopWhen: isStepCount(3),
+    });
+    const steps = await result.steps;
+    assert.deepEqual(ran, ['search flights to Oslo']);
+    assert.equal(steps.length, 2);
+    assert.match(steps[1]!.text, /^Let me look again\.\[governor\] This run was stopped by the agent breaker \(tool_spiral\)/);
+    assert.doesNotMatch(steps[1]!.text, /Bergen it is/);
   });
 });
 

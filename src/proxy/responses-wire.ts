@@ -359,9 +359,10 @@ interface PendingCall {
  * Text passes through at once. From the first tool-call item on, events are
  * held (tool calls are judged as a whole), and so is the event that ends the
  * response (the round is judged on it, with its usage). A blocked call's
- * events are dropped and the items after it renumbered, since clients keep
- * output items in an array by `output_index`; the explanation is a message
- * item of its own, and the final response's output says the same.
+ * events are dropped (on a stop, every call's and the held text's) and the
+ * items after it renumbered, since clients keep output items in an array by
+ * `output_index`; the explanation is a message item of its own, and the
+ * final response's output says the same.
  */
 class ResponsesStreamRewriter implements StreamRewriter {
   #text = '';
@@ -370,6 +371,8 @@ class ResponsesStreamRewriter implements StreamRewriter {
   readonly #calls = new Map<number, PendingCall>();
   /** Output index → a call the upstream ran itself (a search passed on at once: it has run; a hosted shell, held with the calls it came among). */
   readonly #hosted = new Map<number, HostedEvent>();
+  /** Output index → the id of a message item held, not sent: a stop's message stands in for it. */
+  readonly #heldMessages = new Map<number, string>();
   readonly #held: Held[] = [];
   #holding = false;
   #shell: JsonObject = {};
@@ -386,6 +389,9 @@ class ResponsesStreamRewriter implements StreamRewriter {
     if (index !== undefined) this.#nextIndex = Math.max(this.#nextIndex, index + 1);
     if (isObject(value['response'])) this.#shell = value['response'];
     const item = isObject(value['item']) ? value['item'] : undefined;
+    if (this.#holding && type === 'response.output_item.added' && index !== undefined && item?.['type'] === 'message') {
+      this.#heldMessages.set(index, callIdOf(item));
+    }
 
     if (item !== undefined && index !== undefined && isCall(item)) {
       this.#holding = true;
@@ -454,15 +460,17 @@ class ResponsesStreamRewriter implements StreamRewriter {
 
   finish(verdict: RoundVerdict): SseEvent[] {
     if (verdict.stop === undefined && verdict.blocked.size === 0) return this.#held.map((h) => h.event);
-    // A stop drops every call; a block, the blocked ones.
-    const drops = (item: JsonObject): boolean => verdict.stop !== undefined || verdict.blocked.has(callIdOf(item));
-    const droppedCalls = [...this.#calls].filter(([, call]) => drops(call.item));
-    const dropped = new Set(droppedCalls.map(([index]) => index));
-    const droppedIds = new Set(droppedCalls.map(([, call]) => callIdOf(call.item)));
+    const stop = verdict.stop !== undefined;
+    // A stop drops every call, and the text not sent yet, as a stop not streamed does (see ranBeforeStop); a block, the blocked calls.
+    const dropped = new Map<number, string>(stop ? this.#heldMessages : []);
+    for (const [index, { item }] of this.#calls) {
+      if (stop || verdict.blocked.has(callIdOf(item))) dropped.set(index, callIdOf(item));
+    }
+    const droppedIds = new Set(dropped.values());
     const names = new Map([...this.#calls.values()].map((c) => [callIdOf(c.item), toolNameOf(c.item)]));
     // The note is a message item of its own: nothing to separate it from.
-    const text = verdict.stop !== undefined ? verdict.stop.text : blockText(verdict.blocked, names);
-    const renumber = (index: number): number => index - [...dropped].filter((d) => d < index).length;
+    const text = stop ? verdict.stop.text : blockText(verdict.blocked, names);
+    const renumber = (index: number): number => index - [...dropped.keys()].filter((d) => d < index).length;
     const noteIndex = renumber(this.#nextIndex);
     const note = messageItem(newId('msg'), text);
 
@@ -483,10 +491,11 @@ class ResponsesStreamRewriter implements StreamRewriter {
     }
     out.push(...messageEvents(note, noteIndex, text));
     const response = isObject(end?.['response']) ? end['response'] : { ...this.#shell, usage: ZERO_USAGE };
-    // A hosted shell's call has run: it stays, with its output.
-    const output = [...asArray(response['output']).filter((item) => !(isObject(item) && isCall(item) && droppedIds.has(callIdOf(item)))), note];
+    // A hosted shell's call has run: it stays, with its output (which has its call's id).
+    const kept = (item: unknown): boolean => !(isObject(item) && (isCall(item) || item['type'] === 'message') && droppedIds.has(callIdOf(item)));
+    const output = [...asArray(response['output']).filter(kept), note];
     // A stop ends the response as complete; a block keeps how the response ended.
-    const endType = verdict.stop === undefined && end !== undefined ? String(end['type']) : 'response.completed';
+    const endType = !stop && end !== undefined ? String(end['type']) : 'response.completed';
     out.push(named(endType, { response: { ...response, ...(endType === 'response.completed' ? { status: 'completed' } : {}), output } }));
     return sequenced(out, this.#sentSequence);
   }
