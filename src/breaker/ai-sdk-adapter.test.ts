@@ -1,15 +1,16 @@
 /**
  * `breakerForAiSdk` on a tool that throws: the AI SDK writes the error result
  * the model reads itself, and a steer decided for the call must reach the model
- * on it. The real AI SDK (`generateText`, `streamText`) with the
+ * on it; and a sub-agent run inside a tool, in the lead's session, whose task
+ * is no user turn. The real AI SDK (`generateText`, `streamText`, `ToolLoopAgent`) with the
  * `@ai-sdk/openai-compatible` provider over real HTTP against the scripted
  * stand-in model.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { generateText, isStepCount, streamText, tool } from 'ai';
+import { generateText, isStepCount, streamText, ToolLoopAgent, tool } from 'ai';
 import { z } from 'zod';
-import { AgentBreaker, breakerForAiSdk, ErrorLoopError, type BreakerEventRecord } from '../index.ts';
+import { AgentBreaker, BreakerOpenError, breakerForAiSdk, ErrorLoopError, type BreakerEventRecord } from '../index.ts';
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
 import { escalations, lastToolResult } from '../e2e/recorded-run.ts';
 
@@ -106,4 +107,125 @@ describe('breakerForAiSdk: a tool whose error names the outage only in its field
     assert.equal(attempts(), 5, 'an outage is retried longer than a rejection (3 attempts)');
     assert.equal(lastToolResult(server.requests[1]), 'Error: upstream failed', 'the model reads what the AI SDK writes, as without the breaker');
   });
+});
+
+describe('breakerForAiSdk: a sub-agent as a tool, in the same session', () => {
+  /** The lead's tasks for its researcher: one lookup, worded anew each time. */
+  const TASKS = [
+    'Find invoice inv-9.',
+    'What does the customer owe on inv-9? Check billing.',
+    'Billing may be back now: read inv-9 again and report its total.',
+    'Try once more to fetch the amount due of invoice inv-9 from the billing records.',
+    'Last try: get the inv-9 invoice and tell me every line item.',
+    'Please retrieve inv-9, I need the balance for the customer call.',
+  ];
+
+  /** How the researcher runs inside its tool. */
+  type Nesting = 'generateText' | 'streamText' | 'a streaming tool' | 'its own door';
+
+  /**
+   * A lead that delegates the same lookup to its researcher (a tool that
+   * runs its own agent loop on a model of the same breaker and session) with
+   * a task worded anew each time; the researcher's one tool fails with an
+   * outage every time. The researcher is read-only (a lookup), so its
+   * answers change nothing that would end the outage's evidence.
+   */
+  async function delegatedOutage(nesting: Nesting) {
+    const isLead = (request: { body: { tools?: unknown } }) =>
+      ((request.body.tools ?? []) as { function?: { name?: string } }[]).some((t) => t.function?.name === 'lookup_invoice');
+    await using server = await new ScriptedModelServer({
+      script: (request) => {
+        const { messages } = request.body;
+        if (isLead(request)) {
+          const asked = messages.filter((m) => m.role === 'tool').length;
+          return { toolCalls: [{ name: 'lookup_invoice', arguments: { task: TASKS[asked % TASKS.length] } }] };
+        }
+        return messages.at(-1)?.role === 'tool'
+          ? { text: 'The billing service is down.' }
+          : { toolCalls: [{ name: 'get_invoice', arguments: { id: 'inv-9' } }] };
+      },
+    }).start();
+    const sessionId = `ai-delegated-${nesting}`;
+    const breaker = new AgentBreaker({ telemetry: false });
+    const events: BreakerEventRecord[] = [];
+    breaker.on((event) => events.push(event));
+    const governed = breakerForAiSdk(breaker, { sessionId });
+    // The lead's governed model, reused by the researcher.
+    const model = governed.model(scriptedModel(server));
+    let lookups = 0;
+    const getInvoice = tool({
+      description: 'Reads an invoice',
+      inputSchema: z.object({ id: z.string() }),
+      execute: async (): Promise<string> => {
+        lookups += 1;
+        throw new Error('503 Service Unavailable: upstream billing-api is down');
+      },
+    });
+    const researcher = (task: string) => {
+      // A door of its own for the parent's session, as a sub-agent handed the session id builds.
+      const door = nesting === 'its own door' ? breakerForAiSdk(breaker, { sessionId }) : governed;
+      return new ToolLoopAgent({
+        model: nesting === 'its own door' ? door.model(scriptedModel(server)) : model,
+        tools: door.tools({ get_invoice: getInvoice }),
+        stopWhen: [isStepCount(5), door.stopWhen],
+      }).stream({ prompt: task });
+    };
+    const inputSchema = z.object({ task: z.string() });
+    const lookupInvoice =
+      nesting === 'a streaming tool'
+        ? tool({
+            description: 'Researches a task',
+            inputSchema,
+            // The researcher's text as it comes, as a sub-agent streams its progress to the UI.
+            async *execute({ task }) {
+              const result = await researcher(task);
+              let text = '';
+              for await (const delta of result.textStream) yield (text += delta);
+            },
+          })
+        : tool({
+            description: 'Researches a task',
+            inputSchema,
+            execute: async ({ task }): Promise<string> => {
+              if (nesting === 'generateText') {
+                return (await generateText({ model, tools: governed.tools({ get_invoice: getInvoice }), stopWhen: isStepCount(5), prompt: task })).text;
+              }
+              const result =
+                nesting === 'streamText'
+                  ? // The stop is read from the result: the SDK's default logging of stream errors is left out.
+                    streamText({ model, tools: governed.tools({ get_invoice: getInvoice }), stopWhen: isStepCount(5), prompt: task, onError: () => {} })
+                  : await researcher(task);
+              for await (const _part of result.fullStream) {
+                // drained only to drive the nested run
+              }
+              return await result.text;
+            },
+          });
+    const error = await generateText({
+      model,
+      tools: governed.tools({ lookup_invoice: lookupInvoice }),
+      stopWhen: [isStepCount(12), governed.stopWhen],
+      prompt: 'What does invoice inv-9 come to?',
+    }).then(
+      () => assert.fail('the breaker must end the run'),
+      (e: unknown) => e,
+    );
+    return { error, events, lookups, counters: (await breaker.snapshot(sessionId)).counters };
+  }
+
+  for (const nesting of ['generateText', 'streamText', 'a streaming tool', 'its own door'] as const) {
+    test(`the researcher on ${nesting}: the task the lead wrote is no user turn, and the outage across delegations is caught`, async () => {
+      const { error, events, lookups, counters } = await delegatedOutage(nesting);
+      // A stop the researcher's own door noticed reaches the lead's door as the open breaker it left.
+      const expected = nesting === 'its own door' ? BreakerOpenError : ErrorLoopError;
+      assert.ok(expected.isInstance(error), `expected ${expected.name}, got ${String(error)}`);
+      assert.equal(error.category, 'error_loop');
+      assert.equal(error.evidence?.['transient'], true);
+      assert.equal(counters.userEvents, 1, "only the user's question is a user turn, not the tasks the lead wrote");
+      assert.equal(lookups, 5, 'an outage gets its five attempts, across delegations');
+      assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
+      // The researcher's rounds are the session's: its spend counts against the session's budget.
+      assert.ok(counters.modelCalls > 2 * lookups, `the researcher's rounds are counted (${counters.modelCalls})`);
+    });
+  }
 });

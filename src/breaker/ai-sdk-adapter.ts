@@ -1,4 +1,5 @@
 import { readShellOutput } from './shell-output.ts';
+import { insideToolOf, runAsToolOf } from './tool-scope.ts';
 import type { LanguageModelV4, LanguageModelV4Middleware, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { wrapLanguageModel, type ToolSet } from 'ai';
 import { fromProviderUsage } from '../model/usage.ts';
@@ -188,9 +189,11 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
         remember(ran, call.id);
         door.stopIf(await breaker.observe(sessionId, { kind: 'tool_call', tool: call.tool, args: call.args, result: call.error, error: true }));
       }
-      // A prompt that ends with the user's message starts a turn (later steps end with tool results).
+      // A prompt that ends with the user's message starts a turn (later steps end with tool results). Inside
+      // a tool call of this session it is a sub-agent's task, which the lead model wrote: taken for a user
+      // turn, every new task would start the breaker's evidence over.
       const last = params.prompt.at(-1);
-      if (last?.role === 'user') await door.noteUserTurn(params.prompt.length - 1, textOfContent(last.content));
+      if (last?.role === 'user' && !insideToolOf(breaker, sessionId)) await door.noteUserTurn(params.prompt.length - 1, textOfContent(last.content));
       const { prompt, apart } = withFailureSteers(params.prompt, failureSteers);
       // A steer whose call's result is not error text is delivered once, with the other steers.
       const steers = apart.flatMap((id) => {
@@ -298,9 +301,20 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
               }
               let last: unknown;
               try {
-                for await (const output of execute(input as never, execOptions) as AsyncIterable<unknown>) {
-                  last = output;
-                  yield output;
+                // A generator's body runs in the context of each `next()`, not of its creation: each is scoped.
+                const outputs = (execute(input as never, execOptions) as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+                let ended = false;
+                try {
+                  for (;;) {
+                    const step = await runAsToolOf(breaker, sessionId, () => outputs.next());
+                    ended = step.done === true;
+                    if (ended) break;
+                    last = step.value;
+                    yield step.value;
+                  }
+                } finally {
+                  // Closed early (its consumer stopped reading): the tool's generator is closed too, as `for await` would.
+                  if (!ended) await runAsToolOf(breaker, sessionId, () => outputs.return?.());
                 }
               } catch (error) {
                 await failed(args, decision, execOptions, error);
@@ -313,7 +327,7 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
               if (blocked !== undefined) return blocked.value;
               let result: unknown;
               try {
-                result = await execute(input as never, execOptions);
+                result = await runAsToolOf(breaker, sessionId, () => execute(input as never, execOptions));
               } catch (error) {
                 return failed(args, decision, execOptions, error);
               }

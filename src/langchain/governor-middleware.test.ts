@@ -1,7 +1,8 @@
 /**
  * The LangChain door (`agent-governor/langchain`) on the tool results that do
  * not come back as a plain `ToolMessage`: a tool that throws, and a tool that
- * returns a LangGraph `Command`. LangChain's real `createAgent` and
+ * returns a LangGraph `Command`; and an agent invoked inside a tool, in the
+ * lead's session, whose task is no user turn. LangChain's real `createAgent` and
  * `ChatOpenAI`, over real HTTP against the scripted stand-in model.
  */
 import assert from 'node:assert/strict';
@@ -11,7 +12,7 @@ import { Command } from '@langchain/langgraph';
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent, tool } from 'langchain';
 import { z } from 'zod';
-import { AgentBreaker, ErrorLoopError, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
+import { AgentBreaker, BreakerOpenError, ErrorLoopError, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
 import { governorMiddleware } from './index.ts';
 import { ScriptedModelServer } from '../testing/index.ts';
 import { escalations, lastToolResult } from '../e2e/recorded-run.ts';
@@ -223,4 +224,91 @@ describe('governorMiddleware: a hosted shell (commands the Responses API runs in
     for (const request of server.requests) assert.doesNotMatch(JSON.stringify(request.body), /AgentBreaker/, 'the model never hears from the breaker');
     assert.equal((await breaker.snapshot('lc-hosted-shell-progress')).counters.toolCalls, commands.length);
   });
+});
+
+describe('governorMiddleware: a sub-agent as a tool, in the same session', () => {
+  /** The lead's tasks for its researcher: one lookup, worded anew each time. */
+  const TASKS = [
+    'Find invoice inv-9.',
+    'What does the customer owe on inv-9? Check billing.',
+    'Billing may be back now: read inv-9 again and report its total.',
+    'Try once more to fetch the amount due of invoice inv-9 from the billing records.',
+    'Last try: get the inv-9 invoice and tell me every line item.',
+    'Please retrieve inv-9, I need the balance for the customer call.',
+  ];
+
+  /** How the researcher shares the lead's session. */
+  type Sharing = 'the same middleware, with a sessionId' | 'the same middleware, on the thread it inherits' | 'a middleware of its own, handed the thread';
+
+  /**
+   * A lead that delegates the same lookup to its researcher (an agent run
+   * inside a tool) with a task worded anew each time; the researcher's one
+   * tool fails with an outage every time. The researcher is read-only (a
+   * lookup), so its answers change nothing that would end the outage's evidence.
+   */
+  async function delegatedOutage(sharing: Sharing) {
+    const isLead = (request: { body: { tools?: unknown } }) =>
+      ((request.body.tools ?? []) as { function?: { name?: string } }[]).some((t) => t.function?.name === 'lookup_invoice');
+    await using server = await new ScriptedModelServer({
+      script: (request) => {
+        const { messages } = request.body;
+        if (isLead(request)) {
+          const asked = messages.filter((m) => m.role === 'tool').length;
+          return { toolCalls: [{ name: 'lookup_invoice', arguments: { task: TASKS[asked % TASKS.length] } }] };
+        }
+        return messages.at(-1)?.role === 'tool'
+          ? { text: 'The billing service is down.' }
+          : { toolCalls: [{ name: 'get_invoice', arguments: { id: 'inv-9' } }] };
+      },
+    }).start();
+    const sessionId = `lc-delegated-${TASKS.length}-${sharing}`;
+    const { breaker, events } = recordingBreaker();
+    const middleware = governorMiddleware(breaker, sharing === 'the same middleware, with a sessionId' ? { sessionId } : {});
+    let lookups = 0;
+    const getInvoice = tool(
+      async () => {
+        lookups += 1;
+        throw new Error('503 Service Unavailable: upstream billing-api is down');
+      },
+      { name: 'get_invoice', description: 'Reads an invoice', schema: z.object({ id: z.string() }) },
+    );
+    const researcher = createAgent({
+      model: chatModel(server),
+      tools: [getInvoice],
+      middleware: [sharing === 'a middleware of its own, handed the thread' ? governorMiddleware(breaker) : middleware],
+    });
+    const lookupInvoice = tool(
+      async ({ task }, config: { configurable?: { thread_id?: unknown } }) => {
+        const handed = sharing === 'a middleware of its own, handed the thread' ? { configurable: { thread_id: config.configurable?.thread_id } } : {};
+        const { messages } = await researcher.invoke({ messages: [{ role: 'user', content: task }] }, { ...handed, recursionLimit: 20 });
+        return String(messages.at(-1)?.content ?? '');
+      },
+      { name: 'lookup_invoice', description: 'Researches a task', schema: z.object({ task: z.string() }) },
+    );
+    const lead = createAgent({ model: chatModel(server), tools: [lookupInvoice], middleware: [middleware] });
+    const config =
+      sharing === 'the same middleware, with a sessionId' ? { recursionLimit: 30 } : { configurable: { thread_id: sessionId }, recursionLimit: 30 };
+    const error = await rejection(lead.invoke({ messages: [{ role: 'user', content: 'What does invoice inv-9 come to?' }] }, config));
+    return { error, events, lookups, counters: (await breaker.snapshot(sessionId)).counters };
+  }
+
+  for (const sharing of [
+    'the same middleware, with a sessionId',
+    'the same middleware, on the thread it inherits',
+    'a middleware of its own, handed the thread',
+  ] as const) {
+    test(`${sharing}: the task the lead wrote is no user turn, and the outage across delegations is caught`, async () => {
+      const { error, events, lookups, counters } = await delegatedOutage(sharing);
+      // A stop the researcher's own middleware noticed reaches the lead's as the open breaker it left.
+      const expected = sharing === 'a middleware of its own, handed the thread' ? BreakerOpenError : ErrorLoopError;
+      assert.ok(expected.isInstance(error), `expected ${expected.name}, got ${String(error)}`);
+      assert.equal(error.category, 'error_loop');
+      assert.equal(error.evidence?.['transient'], true);
+      assert.equal(counters.userEvents, 1, "only the user's question is a user turn, not the tasks the lead wrote");
+      assert.equal(lookups, 5, 'an outage gets its five attempts, across delegations');
+      assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
+      // The researcher's rounds are the session's: its spend counts against the session's budget.
+      assert.ok(counters.modelCalls > 2 * lookups, `the researcher's rounds are counted (${counters.modelCalls})`);
+    });
+  }
 });

@@ -36,6 +36,7 @@ import { thrownText } from '../breaker/thrown-text.ts';
 import { ToolCallBlockedError } from '../breaker/breaker-errors.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue, is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
+import { insideToolOf, runAsToolOf } from '../breaker/tool-scope.ts';
 
 /**
  * What the SDK hands the model, and the output guardrail, in place of a tool
@@ -295,14 +296,13 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
   };
   /**
    * The gate of a model turn, after the user turn its input ends with (if it
-   * does). A nested run's input (an agent tool's) ends with the task the lead
-   * model wrote, which is no user turn: taken for one, every new task would
-   * start the breaker's evidence over.
+   * does). Inside a governed tool call of the session (an agent tool's nested
+   * run) it ends with a task the lead model wrote: no user turn (see `insideToolOf`).
    */
   const gate = async (session: RunSession, request: ModelRequest): Promise<void> => {
     session.noteConversation(request.input);
     await session.settle();
-    const turn = nestedRuns.getStore() === undefined ? userTurnOf(request.input) : undefined;
+    const turn = insideToolOf(breaker, session.sessionId) ? undefined : userTurnOf(request.input);
     if (turn !== undefined) await session.noteUserTurn(turn.position, turn.text);
     await session.gateModelCall();
   };
@@ -494,7 +494,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     (invoke: FunctionTool<any>['invoke']): FunctionTool<any>['invoke'] =>
     async (runContext, input, details) => {
       const nested: NestedRun = {};
-      const output = await nestedRuns.run(nested, () => invoke(runContext, input, details));
+      const output = await nestedRuns.run(nested, () => runAsToolOf(breaker, sessionNow().sessionId, () => invoke(runContext, input, details)));
       const callId = details?.toolCall?.callId;
       if (nested.failure !== undefined && callId !== undefined && output === SDK_TOOL_ERROR_TEXT) sessionNow().noteThrown(callId, nested.failure.text);
       return output;
@@ -533,7 +533,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     }
     const run = async (input: unknown, context: unknown, details?: ExecuteDetails): Promise<unknown> => {
       try {
-        return await execute.call(toolOptions, input, context, details);
+        return await runAsToolOf(breaker, sessionNow().sessionId, () => execute.call(toolOptions, input, context, details));
       } catch (error) {
         // An aborted call (its timeout, the run cancelled) is answered by the SDK without a result of its own to record.
         const callId = details?.toolCall?.callId;
