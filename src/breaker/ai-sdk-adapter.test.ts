@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { AgentBreaker, BreakerOpenError, breakerForAiSdk, ErrorLoopError, type BreakerEventRecord } from '../index.ts';
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
 import { escalations, lastToolResult } from '../e2e/recorded-run.ts';
+import { delegatedOutageServer } from '../test-support/delegated-outage.ts';
 
 function failingDeploy(sessionId: string, thrown: () => Error = () => new Error('permission denied: role deployer missing')) {
   const breaker = new AgentBreaker({ telemetry: false });
@@ -110,16 +111,6 @@ describe('breakerForAiSdk: a tool whose error names the outage only in its field
 });
 
 describe('breakerForAiSdk: a sub-agent as a tool, in the same session', () => {
-  /** The lead's tasks for its researcher: one lookup, worded anew each time. */
-  const TASKS = [
-    'Find invoice inv-9.',
-    'What does the customer owe on inv-9? Check billing.',
-    'Billing may be back now: read inv-9 again and report its total.',
-    'Try once more to fetch the amount due of invoice inv-9 from the billing records.',
-    'Last try: get the inv-9 invoice and tell me every line item.',
-    'Please retrieve inv-9, I need the balance for the customer call.',
-  ];
-
   /** How the researcher runs inside its tool. */
   type Nesting = 'generateText' | 'streamText' | 'a streaming tool' | 'its own door';
 
@@ -131,20 +122,7 @@ describe('breakerForAiSdk: a sub-agent as a tool, in the same session', () => {
    * answers change nothing that would end the outage's evidence.
    */
   async function delegatedOutage(nesting: Nesting) {
-    const isLead = (request: { body: { tools?: unknown } }) =>
-      ((request.body.tools ?? []) as { function?: { name?: string } }[]).some((t) => t.function?.name === 'lookup_invoice');
-    await using server = await new ScriptedModelServer({
-      script: (request) => {
-        const { messages } = request.body;
-        if (isLead(request)) {
-          const asked = messages.filter((m) => m.role === 'tool').length;
-          return { toolCalls: [{ name: 'lookup_invoice', arguments: { task: TASKS[asked % TASKS.length] } }] };
-        }
-        return messages.at(-1)?.role === 'tool'
-          ? { text: 'The billing service is down.' }
-          : { toolCalls: [{ name: 'get_invoice', arguments: { id: 'inv-9' } }] };
-      },
-    }).start();
+    await using server = await delegatedOutageServer();
     const sessionId = `ai-delegated-${nesting}`;
     const breaker = new AgentBreaker({ telemetry: false });
     const events: BreakerEventRecord[] = [];

@@ -16,6 +16,7 @@ import { AgentBreaker, BreakerOpenError, ErrorLoopError, ToolSpiralError, type B
 import { governorMiddleware } from './index.ts';
 import { ScriptedModelServer } from '../testing/index.ts';
 import { escalations, lastToolResult } from '../e2e/recorded-run.ts';
+import { DELEGATED_TASKS, delegatedOutageServer } from '../test-support/delegated-outage.ts';
 
 function chatModel(server: ScriptedModelServer): ChatOpenAI {
   return new ChatOpenAI({ model: server.modelId, apiKey: 'test-key', maxRetries: 0, configuration: { baseURL: server.baseURL } });
@@ -227,16 +228,6 @@ describe('governorMiddleware: a hosted shell (commands the Responses API runs in
 });
 
 describe('governorMiddleware: a sub-agent as a tool, in the same session', () => {
-  /** The lead's tasks for its researcher: one lookup, worded anew each time. */
-  const TASKS = [
-    'Find invoice inv-9.',
-    'What does the customer owe on inv-9? Check billing.',
-    'Billing may be back now: read inv-9 again and report its total.',
-    'Try once more to fetch the amount due of invoice inv-9 from the billing records.',
-    'Last try: get the inv-9 invoice and tell me every line item.',
-    'Please retrieve inv-9, I need the balance for the customer call.',
-  ];
-
   /** How the researcher shares the lead's session. */
   type Sharing = 'the same middleware, with a sessionId' | 'the same middleware, on the thread it inherits' | 'a middleware of its own, handed the thread';
 
@@ -247,21 +238,8 @@ describe('governorMiddleware: a sub-agent as a tool, in the same session', () =>
    * lookup), so its answers change nothing that would end the outage's evidence.
    */
   async function delegatedOutage(sharing: Sharing) {
-    const isLead = (request: { body: { tools?: unknown } }) =>
-      ((request.body.tools ?? []) as { function?: { name?: string } }[]).some((t) => t.function?.name === 'lookup_invoice');
-    await using server = await new ScriptedModelServer({
-      script: (request) => {
-        const { messages } = request.body;
-        if (isLead(request)) {
-          const asked = messages.filter((m) => m.role === 'tool').length;
-          return { toolCalls: [{ name: 'lookup_invoice', arguments: { task: TASKS[asked % TASKS.length] } }] };
-        }
-        return messages.at(-1)?.role === 'tool'
-          ? { text: 'The billing service is down.' }
-          : { toolCalls: [{ name: 'get_invoice', arguments: { id: 'inv-9' } }] };
-      },
-    }).start();
-    const sessionId = `lc-delegated-${TASKS.length}-${sharing}`;
+    await using server = await delegatedOutageServer();
+    const sessionId = `lc-delegated-${DELEGATED_TASKS.length}-${sharing}`;
     const { breaker, events } = recordingBreaker();
     const middleware = governorMiddleware(breaker, sharing === 'the same middleware, with a sessionId' ? { sessionId } : {});
     let lookups = 0;
