@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createAnthropic } from '@ai-sdk/anthropic';
-import { generateText, streamText, tool } from 'ai';
+import { generateText, isStepCount, streamText, tool } from 'ai';
 import { z } from 'zod';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { startModelProxy, type ModelProxyServer } from './index.ts';
@@ -79,13 +79,12 @@ function streamOf(answer: Block): string {
   return events.join('');
 }
 
-/** An upstream that gives the `answers` in turn (the last again after), streamed when asked to. */
+/** An upstream that answers a request with `answers[n]`, n the assistant messages it brings (the last again after), streamed when asked to. */
 function upstreamOf(answers: readonly (readonly Block[])[]): typeof fetch {
-  let served = 0;
   const upstream = async (_url: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const request = JSON.parse(await new Response(init?.body).text()) as { stream?: boolean };
-    const answer = message(answers[Math.min(served, answers.length - 1)]!);
-    served += 1;
+    const request = JSON.parse(await new Response(init?.body).text()) as { stream?: boolean; messages: { role: string }[] };
+    const turn = request.messages.filter((m) => m.role === 'assistant').length;
+    const answer = message(answers[Math.min(turn, answers.length - 1)]!);
     if (request.stream !== true) return Response.json(answer);
     return new Response(streamOf(answer), { headers: { 'content-type': 'text/event-stream' } });
   };
@@ -275,4 +274,134 @@ describe('governor proxy with the Anthropic Messages API: a stop keeps what ran 
     assert.deepEqual(content.slice(2), second.slice(3));
     assert.equal(stopReason, 'tool_use', 'the kept call is still asked for');
   });
+});
+
+describe('governor proxy with the Anthropic Messages API: a server tool call waiting on a client call goes with the last of them', () => {
+  /*
+   * In a turn that also calls one of the client's tools, the API sends a
+   * server tool's call without its result: it runs it once the client sends
+   * the tool_result back. A stop, or a block of every client call, leaves
+   * the client nothing to answer, so the server call never runs.
+   */
+  const lookup = (id: string) => clientCall(id, 'lookup', { q: 'fares to Oslo' });
+  const pending: Block = { type: 'server_tool_use', id: 'srvtoolu_2', name: 'web_search', input: { query: 'Oslo airport transfer' } };
+  /** A search that ran, the client's lookup asked for a second time alike, and a search that waits on the lookup's result. */
+  const second: Block[] = [...webSearch('srvtoolu_1', 'fares to Oslo'), lookup('toolu_2'), pending];
+  const breakerFor = (verdict: 'block' | 'stop') => new AgentBreaker({ toolSpiral: { maxRepeats: 2, maxIdenticalRepeats: 2, escalation: [verdict] } });
+
+  const request = (proxy: ModelProxyServer, session: string, stream: boolean, messages: unknown[]) =>
+    fetch(`${proxy.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-test-not-a-real-key', 'x-governor-session': session },
+      body: JSON.stringify({ model: 'claude-test', max_tokens: 256, stream, messages }),
+    });
+
+  /** The second answer of a conversation, read from the stream or the body. */
+  async function secondAnswer(proxy: ModelProxyServer, session: string, stream: boolean): Promise<{ content: Block[]; stopReason: unknown }> {
+    const messages: unknown[] = [{ role: 'user', content: 'Find fares to Oslo.' }];
+    const first = (await (await request(proxy, session, false, messages)).json()) as { content: Block[] };
+    messages.push(
+      { role: 'assistant', content: first.content },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'OS 123: 49 EUR' }] },
+    );
+    const response = await request(proxy, session, stream, messages);
+    if (stream) return readStream(await response.text());
+    const body = (await response.json()) as { content: Block[]; stop_reason: string };
+    return { content: body.content, stopReason: body.stop_reason };
+  }
+
+  for (const verdict of ['stop', 'block'] as const) {
+    test(`raw, streamed or not, ${verdict === 'stop' ? 'a stop' : 'a block of every client call'}: the search that ran stays, the one waiting on the client call goes`, async () => {
+      await using proxy = await startModelProxy({
+        upstream: 'http://upstream.test/v1',
+        breaker: breakerFor(verdict),
+        port: 0,
+        fetch: upstreamOf([[lookup('toolu_1')], second]),
+      });
+      for (const stream of [true, false]) {
+        const { content, stopReason } = await secondAnswer(proxy, `pending-${verdict}-${stream ? 'streamed' : 'whole'}`, stream);
+        assert.deepEqual(content.filter(notText), webSearch('srvtoolu_1', 'fares to Oslo'), stream ? 'streamed' : 'not streamed');
+        assert.match(
+          String(content.at(-1)!['text']),
+          verdict === 'stop' ? /^\[governor\] This run was stopped/ : /^\[governor\] The call to lookup was not run/,
+        );
+        assert.equal(stopReason, 'end_turn');
+      }
+    });
+  }
+
+  test('raw, streamed or not, a block that keeps a client call: the search waiting on it stays, for the API to run once it has the result', async () => {
+    const withBooking = [...webSearch('srvtoolu_1', 'fares to Oslo'), lookup('toolu_2'), clientCall('toolu_book', 'book', { flight: 'OS 123' }), pending];
+    await using proxy = await startModelProxy({
+      upstream: 'http://upstream.test/v1',
+      breaker: breakerFor('block'),
+      port: 0,
+      fetch: upstreamOf([[lookup('toolu_1')], withBooking]),
+    });
+    for (const stream of [true, false]) {
+      const { content, stopReason } = await secondAnswer(proxy, `pending-kept-${stream ? 'streamed' : 'whole'}`, stream);
+      assert.deepEqual(
+        content.map((b) => (b['type'] === 'text' ? 'text' : `${String(b['type'])} ${String(b['id'] ?? b['tool_use_id'])}`)),
+        stream
+          ? ['server_tool_use srvtoolu_1', 'web_search_tool_result srvtoolu_1', 'text', 'tool_use toolu_book', 'server_tool_use srvtoolu_2']
+          : ['server_tool_use srvtoolu_1', 'web_search_tool_result srvtoolu_1', 'tool_use toolu_book', 'server_tool_use srvtoolu_2', 'text'],
+      );
+      assert.equal(stopReason, 'tool_use');
+    }
+  });
+
+  for (const [mode, verdict] of [
+    ['generate', 'stop'],
+    ['stream', 'stop'],
+    ['generate', 'block'],
+    ['stream', 'block'],
+  ] as const) {
+    test(`@ai-sdk/anthropic ${mode}Text, ${verdict === 'stop' ? 'a stop' : 'a block of every client call'}: the run ends on the governor's message, with no server call left waiting for a result`, async () => {
+      const requests: unknown[] = [];
+      const answers = upstreamOf([[lookup('toolu_1')], second]);
+      const upstream = async (url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+        requests.push(init?.body);
+        return answers(url, init);
+      };
+      await using proxy = await startModelProxy({
+        upstream: 'http://upstream.test/v1',
+        breaker: breakerFor(verdict),
+        port: 0,
+        fetch: upstream as typeof fetch,
+      });
+      const anthropic = createAnthropic({
+        baseURL: `${proxy.url}/v1`,
+        apiKey: 'sk-ant-test-not-a-real-key',
+        headers: { 'x-governor-session': `pending-${verdict}-${mode}` },
+      });
+      let looked = 0;
+      const options = {
+        model: anthropic('claude-test'),
+        maxOutputTokens: 256,
+        prompt: 'Find fares to Oslo.',
+        tools: {
+          web_search: anthropic.tools.webSearch_20250305({ maxUses: 5 }),
+          lookup: tool({
+            inputSchema: z.object({ q: z.string() }),
+            execute: async () => {
+              looked += 1;
+              return 'OS 123: 49 EUR';
+            },
+          }),
+        },
+        // The SDK goes on while a server call of its answer waits for its result.
+        stopWhen: isStepCount(5),
+      };
+      const result = mode === 'generate' ? await generateText(options) : streamText(options);
+      const steps = await result.steps;
+      assert.equal(looked, 1);
+      assert.equal(steps.length, 2);
+      assert.equal(requests.length, 2, 'no request went upstream for the server call');
+      assert.match(steps[1]!.text, verdict === 'stop' ? /stopped by the agent breaker \(tool_spiral\)/ : /\[governor\] The call to lookup was not run/);
+      assert.deepEqual(
+        steps[1]!.content.filter((p) => p.type === 'tool-call').map((p) => p.toolCallId),
+        ['srvtoolu_1'],
+      );
+    });
+  }
 });

@@ -95,9 +95,11 @@ export const anthropicWire: WireApi = {
     const names = new Map(content.filter((b) => b['type'] === 'tool_use').map((b) => [String(b['id']), String(b['name'])]));
     const kept = content.filter((b) => !(b['type'] === 'tool_use' && blocked.has(String(b['id']))));
     const stillCalls = kept.some((b) => b['type'] === 'tool_use');
+    // With no client call left to answer, a server call waiting on one's result never runs: it goes too.
+    const answered = answeredIds(content);
     return {
       ...response,
-      content: [...kept, { type: 'text', text: blockText(blocked, names) }],
+      content: [...(stillCalls ? kept : kept.filter((b) => !waitsOnClient(b, answered))), { type: 'text', text: blockText(blocked, names) }],
       stop_reason: stillCalls ? response['stop_reason'] : 'end_turn',
     };
   },
@@ -108,7 +110,7 @@ export const anthropicWire: WireApi = {
       type: 'message',
       role: 'assistant',
       model: typeof upstream?.['model'] === 'string' ? upstream['model'] : String(request['model'] ?? 'unknown'),
-      content: [...asArray(upstream?.['content']).filter(ranBeforeStop), { type: 'text', text }],
+      content: [...ranBeforeStop(asArray(upstream?.['content']).filter(isObject)), { type: 'text', text }],
       stop_reason: 'end_turn',
       stop_sequence: null,
       usage: isObject(upstream?.['usage']) ? upstream['usage'] : { input_tokens: 0, output_tokens: 0 },
@@ -184,6 +186,8 @@ class AnthropicStreamRewriter implements StreamRewriter {
   readonly #tools = new Map<number, { id: string; name: string; json: string; input: unknown }>();
   /** Block index → a block of a call the upstream ran itself (kept even by a stop: it has run), its input streamed as for a tool. */
   readonly #hosted = new Map<number, { block: JsonObject; json: string }>();
+  /** The ids of the server tool calls whose result block came: those that ran (see {@link waitsOnClient}). */
+  readonly #answered = new Set<string>();
   readonly #held: HeldEvent[] = [];
   #holding = false;
   /** Blocks sent on before holding began: the next block sent is numbered this. */
@@ -204,6 +208,7 @@ class AnthropicStreamRewriter implements StreamRewriter {
       }
       case 'content_block_start': {
         const content = isObject(value['content_block']) ? value['content_block'] : {};
+        if (typeof content['tool_use_id'] === 'string') this.#answered.add(content['tool_use_id']);
         if (content['type'] === 'tool_use' && block !== undefined) {
           this.#holding = true;
           this.#tools.set(block, { id: String(content['id']), name: String(content['name']), json: '', input: content['input'] });
@@ -283,7 +288,11 @@ class AnthropicStreamRewriter implements StreamRewriter {
         out.push(held.event);
         continue;
       }
-      if (stop && block !== undefined && value['type'] === 'content_block_start' && !ranBeforeStop(value['content_block'])) removed.add(block);
+      if (block !== undefined && value['type'] === 'content_block_start') {
+        const content = value['content_block'];
+        // Without a client call left, as a block not streamed (see withBlocks).
+        if (stop ? !keptByStop(content, this.#answered) : keptCalls === 0 && waitsOnClient(content, this.#answered)) removed.add(block);
+      }
       if (block !== undefined && removed.has(block)) {
         // The note on blocked calls stands where the first of them stood; a stop's message ends the answer, after what ran.
         if (!stop) explain();
@@ -317,12 +326,39 @@ class AnthropicStreamRewriter implements StreamRewriter {
   }
 }
 
+/** The blocks of a server tool's call, which its result block names by `tool_use_id`. */
+const SERVER_CALL_TYPES: ReadonlySet<unknown> = new Set(['server_tool_use', 'mcp_tool_use']);
+
+/** The ids of the server tool calls whose result is among the blocks: those that ran. */
+function answeredIds(content: readonly JsonObject[]): Set<string> {
+  return new Set(content.flatMap((block) => (typeof block['tool_use_id'] === 'string' ? [block['tool_use_id']] : [])));
+}
+
+/**
+ * Whether a block is a server tool call without its result (`answered` names
+ * the calls whose result came). In a turn that also calls a client tool, the
+ * API runs such a call only once the client sends that tool's result back: an
+ * answer left without a client call (a stop, a block of every call) never
+ * gets it, and a client would send the call back as if it were still to run
+ * (the AI SDK asks the model again to get its result).
+ */
+function waitsOnClient(block: unknown, answered: ReadonlySet<string>): boolean {
+  return isObject(block) && SERVER_CALL_TYPES.has(block['type']) && !answered.has(String(block['id']));
+}
+
+/** What of an answer a stop keeps, as a streamed stop does (see {@link keptByStop}). */
+function ranBeforeStop(content: readonly JsonObject[]): JsonObject[] {
+  const answered = answeredIds(content);
+  return content.filter((block) => keptByStop(block, answered));
+}
+
 /**
  * Whether a stop keeps a block of the answer it stops, streamed or not: the
  * server tool calls the API has run (searches, fetches, code, MCP) with their
  * results and the thinking among them do. Not the model's text, which the
- * stop message stands in for, nor the client's tool calls.
+ * stop message stands in for, nor the client's tool calls, nor a server tool
+ * call still waiting on one of them (see {@link waitsOnClient}).
  */
-function ranBeforeStop(block: unknown): block is JsonObject {
-  return isObject(block) && block['type'] !== 'text' && block['type'] !== 'tool_use';
+function keptByStop(block: unknown, answered: ReadonlySet<string>): block is JsonObject {
+  return isObject(block) && block['type'] !== 'text' && block['type'] !== 'tool_use' && !waitsOnClient(block, answered);
 }

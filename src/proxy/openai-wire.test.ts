@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { isStepCount, streamText, tool } from 'ai';
+import { isStepCount, streamText } from 'ai';
 import OpenAI from 'openai';
-import { z } from 'zod';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { startModelProxy, type ModelProxyServer } from './index.ts';
+import { flightTools } from './test-support/flight-tools.ts';
 
 /*
  * A hand-written upstream: the stand-in model server streams the role in a
@@ -46,8 +47,20 @@ const ANSWERS: readonly (readonly Call[])[] = [
 /** A breaker that blocks (or stops on) a call the second time it is asked for alike. */
 const breakerFor = (verdict: 'block' | 'stop') => new AgentBreaker({ toolSpiral: { maxRepeats: 2, maxIdenticalRepeats: 2, escalation: [verdict] } });
 
-/** An upstream that answers a request with `ANSWERS[n]`, n the assistant messages it brings, streamed in `shape` when asked to. */
-function upstreamOf(shape: Shape): typeof fetch {
+/**
+ * How a streamed answer after the first ends: `finish` as OpenAI's API ends
+ * it (the finish reason, the usage chunk, `[DONE]`); `done` and `close`
+ * without any finish reason, as a server that cuts its answer short but
+ * closes the stream cleanly does, with `[DONE]` or without.
+ */
+type End = 'finish' | 'done' | 'close';
+
+/**
+ * An upstream that answers a request with `ANSWERS[n]`, n the assistant
+ * messages it brings, streamed in `shape` when asked to, the first answer
+ * finished and the later ones ended as `end` says.
+ */
+function upstreamOf(shape: Shape, end: End = 'finish'): typeof fetch {
   const upstream = async (_url: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = JSON.parse(await new Response(init?.body).text()) as { stream?: boolean; messages: Message[] };
     const turn = request.messages.filter((m) => m.role === 'assistant').length;
@@ -65,8 +78,10 @@ function upstreamOf(shape: Shape): typeof fetch {
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
     });
     const chunks: Chunk[] = [];
+    const finished = end === 'finish' || turn === 0;
+    const finish = finished ? 'tool_calls' : null;
     if (shape === 'whole') {
-      chunks.push(chunk({ role: 'assistant', content: textOf(shape), tool_calls: wire.map((c, index) => ({ index, ...c })) }, 'tool_calls'));
+      chunks.push(chunk({ role: 'assistant', content: textOf(shape), tool_calls: wire.map((c, index) => ({ index, ...c })) }, finish));
     } else {
       calls.forEach((c, index) => {
         const head = { index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } };
@@ -74,10 +89,9 @@ function upstreamOf(shape: Shape): typeof fetch {
         const half = Math.floor(c.args.length / 2);
         for (const piece of [c.args.slice(0, half), c.args.slice(half)]) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
       });
-      chunks.push(chunk({}, 'tool_calls'));
-      chunks.push({ ...base, object: 'chat.completion.chunk', choices: [], usage });
+      if (finished) chunks.push(chunk({}, 'tool_calls'), { ...base, object: 'chat.completion.chunk', choices: [], usage });
     }
-    const body = `${chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('')}data: [DONE]\n\n`;
+    const body = `${chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('')}${finished || end === 'done' ? 'data: [DONE]\n\n' : ''}`;
     return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
   };
   return upstream as typeof fetch;
@@ -109,9 +123,9 @@ async function secondAnswer(
   messages.push(first as Message);
   for (const call of first.tool_calls ?? []) messages.push({ role: 'tool', tool_call_id: call.id, content: 'No flights found.' });
   const second = await ask();
-  // The stream helper adds what it parsed of the message, and sets `refusal` to null where the answer not streamed may leave it out.
+  // The stream helper adds what it parsed of the message.
   const { parsed: _parsed, ...message } = second as typeof second & { parsed?: unknown };
-  return { ...message, refusal: message.refusal ?? null };
+  return message;
 }
 
 /** The calls of a message, a hole in the array read as one. */
@@ -140,7 +154,10 @@ for (const shape of ['calls', 'whole'] as const) {
       assert.equal(streamed.tool_calls, undefined);
       assert.match(streamed.content ?? '', /^\[governor\] This run was stopped by the agent breaker \(tool_spiral\)/);
       assert.equal(streamed.finish, 'stop');
-      assert.deepEqual(streamed, await secondAnswer(proxy, 'stop-whole', false));
+      const whole = await secondAnswer(proxy, 'stop-whole', false);
+      // A message without a refusal says `refusal: null`, as the API writes it and the SDK's type has it (`string | null`).
+      assert.equal(whole.refusal, null);
+      assert.deepEqual(streamed, whole);
     });
   });
 }
@@ -149,23 +166,100 @@ describe('governor proxy with the AI SDK OpenAI-compatible provider, an answer s
   test('streamText: the kept calls run, the blocked ones do not, and the explanation is in the text', async () => {
     await using proxy = await startModelProxy({ upstream: 'http://upstream.test/v1', breaker: breakerFor('block'), port: 0, fetch: upstreamOf('whole') });
     const provider = createOpenAICompatible({ name: 'proxied', baseURL: `${proxy.url}/v1`, apiKey: 'sk-test-not-a-real-key' });
-    const ran: string[] = [];
-    const run = (what: string, result: string): string => {
-      ran.push(what);
-      return result;
-    };
+    const { ran, tools } = flightTools();
     const result = streamText({
       model: provider('gpt-test'),
       prompt: 'Find me a flight to Oslo, and the weather there.',
-      tools: {
-        search: tool({ inputSchema: z.object({ q: z.string() }), execute: async ({ q }) => run(`search ${q}`, 'No flights found.') }),
-        weather: tool({ inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => run(`weather ${city}`, 'Sunny.') }),
-      },
+      tools,
       stopWhen: isStepCount(2),
     });
     const steps = await result.steps;
     assert.deepEqual(ran, ['search flights to Oslo', 'weather Bergen', 'weather Tromsø']);
     assert.match(steps[1]!.text, /^Checking\.\n\n\[governor\] The call to search was not run/);
     assert.equal(steps[1]!.finishReason, 'tool-calls');
+  });
+});
+
+/** The first answer of a conversation (not streamed) and its calls' results: what the second answer is asked for with. */
+async function afterFirst(openai: OpenAI): Promise<Message[]> {
+  const messages: Message[] = [{ role: 'user', content: 'Find me a flight to Oslo, and the weather there.' }];
+  const first = (await openai.chat.completions.create({ model: 'gpt-test', messages })).choices[0]!.message;
+  messages.push(first);
+  for (const call of first.tool_calls ?? []) messages.push({ role: 'tool', tool_call_id: call.id, content: 'No flights found.' });
+  return messages;
+}
+
+/** The second answer of a conversation as its chunks come: its text, its calls (`index id`) and the finish reasons sent. */
+async function secondChunks(proxy: ModelProxyServer, session: string): Promise<{ text: string; calls: string[]; finishes: string[] }> {
+  const openai = client(proxy, session);
+  const messages = await afterFirst(openai);
+  let text = '';
+  const calls: string[] = [];
+  const finishes: string[] = [];
+  for await (const chunk of await openai.chat.completions.create({ model: 'gpt-test', messages, stream: true })) {
+    const choice = chunk.choices[0];
+    if (choice === undefined) continue;
+    text += choice.delta.content ?? '';
+    for (const call of choice.delta.tool_calls ?? []) if (call.id !== undefined) calls.push(`${call.index} ${call.id}`);
+    if (choice.finish_reason != null) finishes.push(choice.finish_reason);
+  }
+  return { text, calls, finishes };
+}
+
+for (const shape of ['calls', 'whole'] as const) {
+  for (const end of ['done', 'close'] as const) {
+    describe(`governor proxy with a Chat Completions stream that ends without a finish reason (${shape === 'calls' ? 'call by call' : 'in one chunk'}, ${end === 'done' ? 'then [DONE]' : 'the connection closed'})`, () => {
+      test('a block: the explanation is still sent, after the kept calls, and no finish the upstream did not send', async () => {
+        await using proxy = await startModelProxy({
+          upstream: 'http://upstream.test/v1',
+          breaker: breakerFor('block'),
+          port: 0,
+          fetch: upstreamOf(shape, end),
+        });
+        const { text, calls: sent, finishes } = await secondChunks(proxy, 'block-unfinished');
+        assert.deepEqual(sent, ['0 call_3', '1 call_5']);
+        assert.ok(text.startsWith(`${textOf(shape) === null ? '' : 'Checking.\n\n'}[governor] The call to search was not run`), text);
+        assert.equal(text.match(/\[governor\] The call to search was not run/g)?.length, 2);
+        assert.deepEqual(finishes, []);
+      });
+
+      test("a stop: the stop message is a whole answer of the proxy's own, which the stream helper reads", async () => {
+        await using proxy = await startModelProxy({ upstream: 'http://upstream.test/v1', breaker: breakerFor('stop'), port: 0, fetch: upstreamOf(shape, end) });
+        const openai = client(proxy, 'stop-unfinished');
+        const messages = await afterFirst(openai);
+        const [choice] = (await openai.chat.completions.stream({ model: 'gpt-test', messages }).finalChatCompletion()).choices;
+        assert.equal(choice?.message.role, 'assistant');
+        assert.equal(choice?.message.tool_calls, undefined);
+        assert.match(choice?.message.content ?? '', /^\[governor\] This run was stopped by the agent breaker \(tool_spiral\)/);
+        assert.equal(choice?.finish_reason, 'stop');
+      });
+    });
+  }
+}
+
+describe('governor proxy with the AI SDK OpenAI provider, a stream that ends without a finish reason', () => {
+  test('streamText: the blocked calls do not run and the explanation is in the text of the interrupted step', async () => {
+    await using proxy = await startModelProxy({
+      upstream: 'http://upstream.test/v1',
+      breaker: breakerFor('block'),
+      port: 0,
+      fetch: upstreamOf('calls', 'done'),
+    });
+    const provider = createOpenAI({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-test-not-a-real-key' }).chat;
+    const { ran, tools } = flightTools();
+    const result = streamText({
+      model: provider('gpt-test'),
+      prompt: 'Find me a flight to Oslo, and the weather there.',
+      tools,
+      stopWhen: isStepCount(2),
+    });
+    const steps = await result.steps;
+    assert.deepEqual(
+      ran.filter((what) => what.startsWith('search')),
+      ['search flights to Oslo'],
+      'the blocked searches are not run',
+    );
+    assert.match(steps[1]!.text, /^\[governor\] The call to search was not run/);
+    assert.equal(steps[1]!.finishReason, 'interrupted', 'the answer still ends as the upstream ended it');
   });
 });

@@ -126,7 +126,8 @@ export const openaiWire: WireApi = {
       object: 'chat.completion',
       created: typeof upstream?.['created'] === 'number' ? upstream['created'] : Math.floor(Date.now() / 1000),
       model: typeof upstream?.['model'] === 'string' ? upstream['model'] : String(request['model'] ?? 'unknown'),
-      choices: [{ index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: 'stop' }],
+      // `refusal: null` as the API writes every assistant message: the SDK's type has it as `string | null`, never absent.
+      choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' }],
       usage: isObject(upstream?.['usage']) ? upstream['usage'] : { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
     };
   },
@@ -179,6 +180,13 @@ function usageOf(usage: unknown): { promptTokens: number | null; completionToken
 
 function data(value: unknown): SseEvent {
   return { data: JSON.stringify(value) };
+}
+
+/** Whether an event is one that follows the finish chunk: the usage chunk (no choices) or `[DONE]`. */
+function afterFinish(event: SseEvent): boolean {
+  if (event.data === '[DONE]') return true;
+  const chunk = parseJson(event.data);
+  return isObject(chunk) && asArray(chunk['choices']).length === 0;
 }
 
 interface PendingCall {
@@ -279,6 +287,7 @@ class OpenAiStreamRewriter implements StreamRewriter {
     // Kept calls are renumbered from 0: clients collect tool calls in an array by index.
     const kept = [...this.#calls].filter(([, c]) => !verdict.blocked.has(c.id)).map(([index]) => index);
     const names = new Map([...this.#calls.values()].map((c) => [c.id, c.name]));
+    const explanation = `${this.#text === '' ? '' : '\n\n'}${blockText(verdict.blocked, names)}`;
     const out: SseEvent[] = [];
     let explained = false;
     for (const held of this.#held) {
@@ -306,18 +315,31 @@ class OpenAiStreamRewriter implements StreamRewriter {
       // Some servers finish on the chunk of the last call: what it brings, the explanation, then the finish.
       if (Object.keys(delta).length > 0) out.push(data({ ...chunk, choices: [{ ...choice, delta, finish_reason: null }] }));
       if (!explained) {
-        const content = `${this.#text === '' ? '' : '\n\n'}${blockText(verdict.blocked, names)}`;
-        out.push(data({ ...chunk, choices: [{ ...choice, delta: { content }, finish_reason: null }] }));
+        out.push(data({ ...chunk, choices: [{ ...choice, delta: { content: explanation }, finish_reason: null }] }));
         explained = true;
       }
       out.push(data({ ...chunk, choices: [{ ...choice, delta: {}, finish_reason: kept.length > 0 ? finish : 'stop' }] }));
     }
+    if (!explained) {
+      // An answer that ended without a finish still gets the explanation, before its usage and `[DONE]`; no finish is made up for it.
+      const end = out.findIndex(afterFinish);
+      out.splice(
+        end < 0 ? out.length : end,
+        0,
+        data({ ...this.#shell(), choices: [{ index: 0, delta: { content: explanation }, logprobs: null, finish_reason: null }] }),
+      );
+    }
     return out;
   }
 
-  #stopped(text: string): SseEvent[] {
+  /** The fields every chunk of this answer repeats, for a chunk the proxy writes into it. */
+  #shell(): JsonObject {
     const base = this.#last ?? {};
-    const shell = { id: base['id'], object: 'chat.completion.chunk', created: base['created'], model: base['model'] };
+    return { id: base['id'], object: 'chat.completion.chunk', created: base['created'], model: base['model'] };
+  }
+
+  #stopped(text: string): SseEvent[] {
+    const shell = this.#shell();
     // The held chunks go, and with them the role when it came with the first call: the message names it then.
     const role = this.#heldRole();
     const delta = { ...(role === undefined ? {} : { role }), content: `${this.#textSent ? '\n\n' : ''}${text}` };
@@ -325,10 +347,7 @@ class OpenAiStreamRewriter implements StreamRewriter {
       data({ ...shell, choices: [{ index: 0, delta, logprobs: null, finish_reason: null }] }),
       data({ ...shell, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] }),
     ];
-    for (const held of this.#held) {
-      const chunk = parseJson(held.data);
-      if (held.data === '[DONE]' || (isObject(chunk) && asArray(chunk['choices']).length === 0)) out.push(held);
-    }
+    out.push(...this.#held.filter(afterFinish));
     return out;
   }
 

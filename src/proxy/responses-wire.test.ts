@@ -12,6 +12,7 @@ import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
 import { roundRobinFetch } from '../test-support/round-robin-fetch.ts';
 import { requireRedis } from '../test-support/services.ts';
 import { CART_FAILURE, CODE_LOOP, type HostedLoop, loopNote, MCP_LOOP, PAGE_LOOP, SHELL_LOOP, searchLoopServer } from '../test-support/hosted-loops.ts';
+import { flightTools } from './test-support/flight-tools.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
 import { createModelProxy, proxySessionId, startModelProxy, type ModelProxyServer } from './index.ts';
 import { responsesWire } from './responses-wire.ts';
@@ -1163,49 +1164,57 @@ describe('governor proxy with the Responses API: a streamed answer with reasonin
     message('msg_2', 'Bergen it is.'),
   ];
 
-  /** An upstream that gives the first answer, then the second to a request bringing a call's output: streamed event by event when asked. */
-  const upstreamFetch = async (_url: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const request = JSON.parse(await new Response(init?.body).text()) as { stream?: boolean; input: Item[] };
-    const turn = request.input.filter((item) => item['type'] === 'function_call_output').length;
-    const output = turn === 0 ? [repeat('call_1')] : second;
-    const response = {
-      id: `resp_${turn}`,
-      object: 'response',
-      created_at: 1_700_000_000,
-      status: 'completed',
-      error: null,
-      incomplete_details: null,
-      model: 'gpt-test',
-      output,
-      usage: { input_tokens: 50, output_tokens: 20, total_tokens: 70 },
+  /**
+   * An upstream that gives the first answer, then the second to a request
+   * bringing a call's output: streamed event by event when asked, the second
+   * cut short before its `response.completed` (the stream closed cleanly)
+   * unless `ended`.
+   */
+  const upstreamOf =
+    (ended: boolean) =>
+    async (_url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      const request = JSON.parse(await new Response(init?.body).text()) as { stream?: boolean; input: Item[] };
+      const turn = request.input.filter((item) => item['type'] === 'function_call_output').length;
+      const output = turn === 0 ? [repeat('call_1')] : second;
+      const response = {
+        id: `resp_${turn}`,
+        object: 'response',
+        created_at: 1_700_000_000,
+        status: 'completed',
+        error: null,
+        incomplete_details: null,
+        model: 'gpt-test',
+        output,
+        usage: { input_tokens: 50, output_tokens: 20, total_tokens: 70 },
+      };
+      if (request.stream !== true) return Response.json(response);
+      const events: Item[] = [];
+      const push = (type: string, fields: Item) => events.push({ type, sequence_number: events.length, ...fields });
+      push('response.created', { response: { ...response, status: 'in_progress', output: [], usage: null } });
+      output.forEach((item, output_index) => {
+        if (item['type'] === 'message') {
+          const text = String((item['content'] as Item[])[0]!['text']);
+          const at = { item_id: item['id'], output_index, content_index: 0 };
+          push('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } });
+          push('response.content_part.added', { ...at, part: { type: 'output_text', text: '', annotations: [] } });
+          push('response.output_text.delta', { ...at, delta: text, logprobs: [] });
+          push('response.output_text.done', { ...at, text, logprobs: [] });
+          push('response.content_part.done', { ...at, part: { type: 'output_text', text, annotations: [] } });
+        } else if (item['type'] === 'function_call') {
+          push('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } });
+          push('response.function_call_arguments.delta', { item_id: item['id'], output_index, delta: item['arguments'] });
+          push('response.function_call_arguments.done', { item_id: item['id'], output_index, arguments: item['arguments'] });
+        } else {
+          push('response.output_item.added', { output_index, item });
+        }
+        push('response.output_item.done', { output_index, item });
+      });
+      if (ended || turn === 0) push('response.completed', { response });
+      return new Response(events.map((event) => `event: ${String(event['type'])}\ndata: ${JSON.stringify(event)}\n\n`).join(''), {
+        headers: { 'content-type': 'text/event-stream' },
+      });
     };
-    if (request.stream !== true) return Response.json(response);
-    const events: Item[] = [];
-    const push = (type: string, fields: Item) => events.push({ type, sequence_number: events.length, ...fields });
-    push('response.created', { response: { ...response, status: 'in_progress', output: [], usage: null } });
-    output.forEach((item, output_index) => {
-      if (item['type'] === 'message') {
-        const text = String((item['content'] as Item[])[0]!['text']);
-        const at = { item_id: item['id'], output_index, content_index: 0 };
-        push('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } });
-        push('response.content_part.added', { ...at, part: { type: 'output_text', text: '', annotations: [] } });
-        push('response.output_text.delta', { ...at, delta: text, logprobs: [] });
-        push('response.output_text.done', { ...at, text, logprobs: [] });
-        push('response.content_part.done', { ...at, part: { type: 'output_text', text, annotations: [] } });
-      } else if (item['type'] === 'function_call') {
-        push('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } });
-        push('response.function_call_arguments.delta', { item_id: item['id'], output_index, delta: item['arguments'] });
-        push('response.function_call_arguments.done', { item_id: item['id'], output_index, arguments: item['arguments'] });
-      } else {
-        push('response.output_item.added', { output_index, item });
-      }
-      push('response.output_item.done', { output_index, item });
-    });
-    push('response.completed', { response });
-    return new Response(events.map((event) => `event: ${String(event['type'])}\ndata: ${JSON.stringify(event)}\n\n`).join(''), {
-      headers: { 'content-type': 'text/event-stream' },
-    });
-  };
+  const upstreamFetch = upstreamOf(true);
 
   /** The second answer, read by the official SDK: through its stream helper (checked event by event), or not streamed. */
   async function secondAnswer(proxy: ModelProxyServer, session: string, stream: boolean): Promise<OpenAI.Responses.Response> {
@@ -1268,25 +1277,52 @@ describe('governor proxy with the Responses API: a streamed answer with reasonin
     });
   }
 
+  test('block, the answer cut short before response.completed: the note is added, and no completion the upstream did not send', async () => {
+    const breaker = new AgentBreaker({ toolSpiral: { maxRepeats: 2, maxIdenticalRepeats: 2, escalation: ['block'] } });
+    await using proxy = await startModelProxy({ upstream: 'http://upstream.test/v1', breaker, port: 0, fetch: upstreamOf(false) as typeof fetch });
+    const streamed = await secondAnswer(proxy, 'block-cut', true);
+    // The stream helper's response is what was streamed, still in progress as the upstream left it.
+    assert.equal(streamed.status, 'in_progress');
+    assert.deepEqual(streamed.output.slice(0, -1).map(describeItem), [
+      'message msg_1',
+      'reasoning rs_1',
+      'reasoning rs_2',
+      'function_call call_3',
+      'web_search_call ws_1',
+      'message msg_2',
+    ]);
+    assert.match(text({ ...streamed, output: streamed.output.slice(-1) }), /^\[governor\] The call to search was not run/);
+  });
+
+  test("stop, the answer cut short before response.completed: the stop is a completed response of the proxy's own, listing what ran and was streamed", async () => {
+    const breaker = new AgentBreaker({ toolSpiral: { maxRepeats: 2, maxIdenticalRepeats: 2, escalation: ['stop'] } });
+    await using proxy = await startModelProxy({ upstream: 'http://upstream.test/v1', breaker, port: 0, fetch: upstreamOf(false) as typeof fetch });
+    const streamed = await secondAnswer(proxy, 'stop-cut', true);
+    assert.equal(streamed.status, 'completed');
+    assert.deepEqual(streamed.output.slice(0, -1).map(describeItem), ['message msg_1', 'reasoning rs_1', 'reasoning rs_2', 'web_search_call ws_1']);
+    assert.match(text({ ...streamed, output: streamed.output.slice(-1) }), /^\[governor\] This run was stopped/);
+  });
+
+  test('@ai-sdk/openai streamText, blocked, the answer cut short before response.completed: the step is interrupted, as without the proxy, and says why search was not run', async () => {
+    const breaker = new AgentBreaker({ toolSpiral: { maxRepeats: 2, maxIdenticalRepeats: 2, escalation: ['block'] } });
+    await using proxy = await startModelProxy({ upstream: 'http://upstream.test/v1', breaker, port: 0, fetch: upstreamOf(false) as typeof fetch });
+    const openai = createOpenAI({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-test-not-a-real-key', headers: { 'x-governor-session': 'ai-sdk-cut' } });
+    const { ran, result } = flightSearch(openai);
+    const steps = await result.steps;
+    assert.deepEqual(
+      ran.filter((what) => what.startsWith('search')),
+      ['search flights to Oslo'],
+    );
+    assert.equal(steps.length, 2);
+    assert.equal(steps[1]!.finishReason, 'interrupted');
+    assert.match(steps[1]!.text, /\[governor\] The call to search was not run/);
+  });
+
   test('@ai-sdk/openai streamText, stopped: the text held after the calls goes, the stop message ends the answer; weather is not run', async () => {
     const breaker = new AgentBreaker({ toolSpiral: { maxRepeats: 2, maxIdenticalRepeats: 2, escalation: ['stop'] } });
     await using proxy = await startModelProxy({ upstream: 'http://upstream.test/v1', breaker, port: 0, fetch: upstreamFetch as typeof fetch });
     const openai = createOpenAI({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-test-not-a-real-key', headers: { 'x-governor-session': 'ai-sdk' } });
-    const ran: string[] = [];
-    const run = (what: string, result: string): string => {
-      ran.push(what);
-      return result;
-    };
-    const result = streamText({
-      model: openai.responses('gpt-test'),
-      prompt: 'Find me a flight to Oslo, and the weather there.',
-      tools: {
-        search: tool({ inputSchema: z.object({ q: z.string() }), execute: async ({ q }) => run(`search ${q}`, 'No flights found.') }),
-        weather: tool({ inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => run(`weather ${city}`, 'Sunny.') }),
-        web_search: openai.tools.webSearch(),
-      },
-      stopWhen: isStepCount(3),
-    });
+    const { ran, result } = flightSearch(openai);
     const steps = await result.steps;
     assert.deepEqual(ran, ['search flights to Oslo']);
     assert.equal(steps.length, 2);
@@ -1384,3 +1420,15 @@ describe('responsesWire: what a request brings', () => {
     assert.equal(proxySessionId(new Headers({ session_id: '0199-ab', 'x-governor-session': 'h' }), body, responsesWire), 'h');
   });
 });
+
+/** The AI SDK asking for a flight and the weather through `openai`, its tools running here: what ran, and the run. */
+function flightSearch(openai: ReturnType<typeof createOpenAI>) {
+  const { ran, tools } = flightTools();
+  const result = streamText({
+    model: openai.responses('gpt-test'),
+    prompt: 'Find me a flight to Oslo, and the weather there.',
+    tools: { ...tools, web_search: openai.tools.webSearch() },
+    stopWhen: isStepCount(3),
+  });
+  return { ran, result };
+}

@@ -374,6 +374,8 @@ class ResponsesStreamRewriter implements StreamRewriter {
   /** Output index → the id of a message item held, not sent: a stop's message stands in for it. */
   readonly #heldMessages = new Map<number, string>();
   readonly #held: Held[] = [];
+  /** Output index → the item as it was done, sent or held: what a response cut short before its end was. */
+  readonly #done = new Map<number, JsonObject>();
   #holding = false;
   #shell: JsonObject = {};
   /** The next output index after everything seen. */
@@ -389,6 +391,7 @@ class ResponsesStreamRewriter implements StreamRewriter {
     if (index !== undefined) this.#nextIndex = Math.max(this.#nextIndex, index + 1);
     if (isObject(value['response'])) this.#shell = value['response'];
     const item = isObject(value['item']) ? value['item'] : undefined;
+    if (item !== undefined && index !== undefined && type === 'response.output_item.done') this.#done.set(index, item);
     if (this.#holding && type === 'response.output_item.added' && index !== undefined && item?.['type'] === 'message') {
       this.#heldMessages.set(index, callIdOf(item));
     }
@@ -490,12 +493,15 @@ class ResponsesStreamRewriter implements StreamRewriter {
       out.push(index === undefined ? event : { ...event, data: JSON.stringify({ ...value, output_index: renumber(index) }) });
     }
     out.push(...messageEvents(note, noteIndex, text));
-    const response = isObject(end?.['response']) ? end['response'] : { ...this.#shell, usage: ZERO_USAGE };
+    // A block keeps how the response ended, and that it did not when the upstream cut it short (the client's SDK
+    // then reads it as interrupted, as it would without the proxy); a stop is the proxy's own answer, and ends as complete.
+    if (!stop && end === undefined) return sequenced(out, this.#sentSequence);
+    const done = [...this.#done].sort(([a], [b]) => a - b).map(([, item]) => item);
+    const response = isObject(end?.['response']) ? end['response'] : { ...this.#shell, output: done, usage: ZERO_USAGE };
     // A hosted shell's call has run: it stays, with its output (which has its call's id).
     const kept = (item: unknown): boolean => !(isObject(item) && (isCall(item) || item['type'] === 'message') && droppedIds.has(callIdOf(item)));
     const output = [...asArray(response['output']).filter(kept), note];
-    // A stop ends the response as complete; a block keeps how the response ended.
-    const endType = !stop && end !== undefined ? String(end['type']) : 'response.completed';
+    const endType = stop || end === undefined ? 'response.completed' : String(end['type']);
     out.push(named(endType, { response: { ...response, ...(endType === 'response.completed' ? { status: 'completed' } : {}), output } }));
     return sequenced(out, this.#sentSequence);
   }
