@@ -121,7 +121,9 @@ export class ChatMemoryTurnNotStoredError extends ChatMemoryStoreError {
  * the model is not called. Nothing of this request is left in the conversation
  * the memory returns (a windowed memory's store keeps the claim it lost, but
  * its reads leave it out); an answer to a turn that is over leaves the memory
- * as it was.
+ * as it was. A request that answers several approvals and loses one of them
+ * runs none: its other answers are not recorded either, so those approvals
+ * stay open and can be answered again (without the ones in `approvalIds`).
  *
  * A retry of a call that failed after the approved tool ran (a model round
  * after it failed) is not a second answer: its turn is not over, and it goes
@@ -142,25 +144,36 @@ export class ToolApprovalConflictError extends GovernorError {
 }
 
 /**
- * Thrown by a chat memory advisor when a request holds nothing new but tool
- * results for calls whose turn is over: the caller's client-side results
- * (or a round's results, sent again with the round or the whole
- * conversation) that the memory holds already, with the model's answer after
- * them or the conversation moved on. Typically a request sent again after it
- * was answered (a retry after a lost response, a double submit). The model
- * is not called and the memory is left as it was: nothing would be new to
- * either. Results sent again alongside a new user message are left out of
- * the request instead, as the memory holds them.
+ * Thrown by a chat memory advisor when a request sends the results of
+ * client-side tool calls (tools the caller runs itself) that another request
+ * sent first, so that the model does not answer one round twice:
+ *
+ * - two requests with the same results for the open round at once (a double
+ *   click, a request retried while the first still runs, two replicas on one
+ *   store): the first to claim them (see `ChatMemory.claimToolResults`) gets
+ *   the model's answer, the other fails with this error before its model is
+ *   called, and nothing of it is left in the conversation the memory returns;
+ * - results sent again after their turn is over (the model answered them, or
+ *   the conversation moved on), in a request that holds nothing else, as the
+ *   results, the round again with them, or the whole conversation up to them
+ *   (a retry after a lost response, a late double submit): the memory is left
+ *   as it was. Results sent again alongside a new user message are left out
+ *   of the request instead, as the memory holds them.
+ *
+ * A retry after the request that sent the results failed (its model round
+ * failed, or it was aborted) is not refused: that request stored the results,
+ * and the retry goes on from them.
  */
 export class ToolResultConflictError extends GovernorError {
-  /** The calls whose results the conversation holds and has moved on from. */
+  /** The calls whose results another request sent first. */
   readonly toolCallIds: readonly string[];
 
   constructor(toolCallIds: readonly string[]) {
     super(
       'GOVERNOR_TOOL_RESULT_CONFLICT',
-      `Tool call ${toolCallIds.map((id) => `"${id}"`).join(', ')} already has its result in the conversation, and the conversation went on after it; ` +
-        'the request holds nothing else, so nothing was sent to the model or stored. Read the conversation again instead of sending the results twice.',
+      `Tool call ${toolCallIds.map((id) => `"${id}"`).join(', ')} already has its result in the conversation, sent by another request, ` +
+        "which gets the model's answer to it (or got it already); nothing of this request was sent to the model or left in the conversation. " +
+        'Read the conversation again instead of sending the results twice.',
     );
     this.toolCallIds = toolCallIds;
   }

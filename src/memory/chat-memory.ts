@@ -1,4 +1,4 @@
-import type { ModelMessage, ToolApprovalResponse } from 'ai';
+import type { ModelMessage, ToolApprovalResponse, ToolResultPart } from 'ai';
 
 /**
  * The conversation history an assistant sees, by conversation id. What `get`
@@ -31,9 +31,11 @@ export interface ChatMemory {
    * conversation in one atomic write, then reads the conversation back.
    * Returns the ids of the approvals that an earlier write had already
    * answered (their calls must not run here); `[]` when this caller claimed
-   * them all. The recorded answers are part of the conversation from then on
-   * (those of a claim that lost are not): the memory advisors do not store
-   * them again with the turn.
+   * them all. All or nothing: when it returns any id, this caller claimed
+   * none of `answers`, and the others stay open for a later answer (no
+   * request would run them otherwise). The recorded answers of a claim that
+   * won are part of the conversation from then on: the memory advisors do
+   * not store them again with the turn.
    *
    * Optional: a memory without it gets no such protection, and concurrent
    * answers to one approval each run the approved call.
@@ -41,4 +43,36 @@ export interface ChatMemory {
    * `TokenWindowChatMemory`) implements it on every repository.
    */
   claimApprovals?(conversationId: string, answers: readonly ToolApprovalResponse[]): Promise<string[]>;
+
+  /**
+   * Claims the caller's results of client-side tool calls (tools the caller
+   * runs itself) before the model is called with them, so that two requests
+   * sending the same results at once (a double click, a request retried
+   * while the first still runs, two replicas on one store) do not both get
+   * the model to answer them: records `results` in the conversation in one
+   * atomic write, then reads the conversation back. All or nothing, as
+   * {@link claimApprovals}: when `lost` names any call, this caller claimed
+   * none. The claimed results are in flight until the claim is ended: the
+   * conversation `get` returns leaves them out until then, so a request that
+   * sends them again claims them too, and loses. The memory advisors do not
+   * store them again with the turn.
+   *
+   * Optional, like {@link claimApprovals}; `WindowedChatMemory` implements it
+   * on every repository.
+   */
+  claimToolResults?(conversationId: string, results: readonly ToolResultPart[]): Promise<ToolResultClaim>;
+}
+
+/** A claim of client-side tool results (see `ChatMemory.claimToolResults`). */
+export interface ToolResultClaim {
+  /** The calls whose results an earlier write had recorded already; when there are any, nothing was claimed. */
+  readonly lost: readonly string[];
+  /**
+   * Ends the claim when its request is over: adds `messages` (the turn to
+   * store; none when a failed call has nothing else to store) to the
+   * conversation, and with them makes the claimed results part of it, in one
+   * atomic write. A request that claimed results must end the claim, whether
+   * its call succeeded or failed: until then, a retry of the results is refused.
+   */
+  end(messages: readonly ModelMessage[]): Promise<void>;
 }

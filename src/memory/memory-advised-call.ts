@@ -7,7 +7,8 @@ import { addToolLoopJournal } from '../advisors/tool-loop-journal.ts';
 import { loopEndingCalls, loopEndingNames, type RoundCall } from '../advisors/loop-ending.ts';
 import { resultOutput } from '../advisors/tool-execution.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
-import type { ChatMemory } from './chat-memory.ts';
+import { answerKey, type ToolPartKeys } from './answer-claims.ts';
+import type { ChatMemory, ToolResultClaim } from './chat-memory.ts';
 import { ChatMemoryTurnNotStoredError, ToolApprovalConflictError, ToolResultConflictError } from './chat-memory-errors.ts';
 import { assertConversationId } from './conversation-id.ts';
 import { assertMessagesFit, fitMessages } from './message-size.ts';
@@ -95,8 +96,10 @@ interface MemoryTurn {
    * caller sent back for the history's calls (a client-side tool that ran),
    * without the user messages after them, which got no answer. Nothing when
    * no tool ran. Approval answers whose calls did not run are left out, so a
-   * retry can send them again. Best effort: the call's own error is what the
-   * caller gets, also when this write fails.
+   * retry can send them again. Results the memory claimed are recorded
+   * already: this write ends the claim, so a retry goes on from them. Best
+   * effort: the call's own error is what the caller gets, also when this
+   * write fails.
    */
   storeProgress(): Promise<void>;
 }
@@ -118,7 +121,8 @@ interface MemoryTurn {
  * @throws {InvalidMessageError} when a message of the turn cannot be stored.
  * @throws {ToolApprovalConflictError} when the request answers an approval that another request answered and whose call has no result yet,
  * or whose turn is over (the model answered after it, or a tool ended the loop).
- * @throws {ToolResultConflictError} when the request holds nothing new but tool results for calls whose turn is over.
+ * @throws {ToolResultConflictError} when the request holds nothing new but tool results for calls whose turn is over, or when
+ * another request sent results for the same calls and claimed them first (see {@link claimResults}).
  */
 async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientRequest): Promise<MemoryTurn> {
   const { memory } = settings;
@@ -126,9 +130,9 @@ async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientReq
   const history = await memory.get(conversationId);
   const preamble = request.messages.slice(0, preambleLength(request));
   const own = withoutRepeatedConversation(history, preamble.length === 0 ? request.messages : request.messages.slice(preamble.length));
-  const { news, messages } = callerTurn(own, history, roundEndedLoop(history, request));
+  const { news: sent, messages } = callerTurn(own, history, roundEndedLoop(history, request));
   const maxBytes = typeof memory.maxMessageBytes === 'number' ? memory.maxMessageBytes : undefined;
-  if (maxBytes !== undefined) assertMessagesFit(news, maxBytes);
+  if (maxBytes !== undefined) assertMessagesFit(sent, maxBytes);
   const fit = (produced: readonly ModelMessage[]): ModelMessage[] => (maxBytes === undefined ? [...produced] : fitMessages(produced, maxBytes));
 
   // Approvals this call claimed: their answers are in the memory already.
@@ -138,8 +142,8 @@ async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientReq
     async claimApprovals(answers) {
       if (answers.length === 0 || typeof memory.claimApprovals !== 'function') return;
       const lost = await memory.claimApprovals(conversationId, answers);
-      for (const answer of answers) claimed.add(answer.approvalId);
       if (lost.length > 0) throw new ToolApprovalConflictError(lost);
+      for (const answer of answers) claimed.add(answer.approvalId);
     },
     toolsRan(added) {
       progress = added;
@@ -147,17 +151,21 @@ async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientReq
   });
   const unclaimed = (turn: readonly ModelMessage[]): ModelMessage[] =>
     withoutToolParts(turn, (part) => part.type === 'tool-approval-response' && claimed.has(part.approvalId ?? ''));
-  let written = false;
-  const write = async (turn: readonly ModelMessage[]): Promise<void> => {
-    written = true;
-    if (turn.length > 0) await memory.add(conversationId, turn);
-  };
 
   // A request that sends the open round again (with the conversation before it) goes on from its copy of
   // the round: the user messages in what it repeats are not the conversation moving on from the round's calls.
   const resent = openRound(history, messages)?.resent;
   const following = resent === undefined ? messages : messages.slice(resent.carried + 1);
   const placed = settings.place(messages === request.messages ? request : { ...request, messages }, closeUnansweredToolCalls(history, following));
+
+  // Last, right before the model is called: a request that fails before it leaves nothing claimed.
+  const { claim, news } = await claimResults(memory, conversationId, sent);
+  let written = false;
+  const write = async (turn: readonly ModelMessage[]): Promise<void> => {
+    written = true;
+    if (claim !== undefined) await claim.end(turn);
+    else if (turn.length > 0) await memory.add(conversationId, turn);
+  };
   return {
     request: preamble.length === 0 ? placed : { ...placed, messages: [...preamble, ...placed.messages] },
     async store(response) {
@@ -165,6 +173,8 @@ async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientReq
       try {
         await write(unclaimed([...withoutAnswersIn(news, produced), ...fit(produced)]));
       } catch (error) {
+        // Else the claimed results would stay in flight with no request left to end the claim, refused to every retry.
+        await claim?.end([]).catch(() => {});
         throw new ChatMemoryTurnNotStoredError(response, error, memoryName(memory));
       }
     },
@@ -186,6 +196,27 @@ async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientReq
       }
     },
   };
+}
+
+/**
+ * Claims the client-side tool results among the caller's `news` (see
+ * `ChatMemory.claimToolResults`), so that of two requests sending them at
+ * once only one gets the model to answer them.
+ *
+ * @returns the claim, which the turn must end (none when there are no results or the memory cannot claim), and
+ * `news` without the claimed results: the claim has recorded them.
+ * @throws {ToolResultConflictError} when another request recorded them first.
+ */
+async function claimResults(
+  memory: ChatMemory,
+  conversationId: string,
+  news: ModelMessage[],
+): Promise<{ claim: ToolResultClaim | undefined; news: ModelMessage[] }> {
+  const results = news.flatMap((message) => (message.role === 'tool' ? message.content.filter((part) => part.type === 'tool-result') : []));
+  if (results.length === 0 || typeof memory.claimToolResults !== 'function') return { claim: undefined, news };
+  const claim = await memory.claimToolResults(conversationId, results);
+  if (claim.lost.length > 0) throw new ToolResultConflictError(claim.lost);
+  return { claim, news: withoutToolParts(news, (part) => part.type === 'tool-result') };
 }
 
 /**
@@ -454,9 +485,6 @@ function withoutAnswersIn(turn: readonly ModelMessage[], produced: readonly Mode
   return kept;
 }
 
-/** What {@link answerKey} and {@link withoutToolParts} read of a tool part. */
-type ToolPartKeys = { readonly type: string; readonly toolCallId?: string; readonly approvalId?: string };
-
 /** `messages` without the tool parts `drop` picks; a tool message left empty goes too. */
 export function withoutToolParts(messages: readonly ModelMessage[], drop: (part: ToolPartKeys) => boolean): ModelMessage[] {
   const kept: ModelMessage[] = [];
@@ -469,13 +497,6 @@ export function withoutToolParts(messages: readonly ModelMessage[], drop: (part:
     if (content.length > 0) kept.push({ ...message, content });
   }
   return kept;
-}
-
-/** What a tool part answers: a call (by its result) or an approval request (by the answer). */
-export function answerKey(part: ToolPartKeys): string | undefined {
-  if (part.type === 'tool-result') return `call:${part.toolCallId}`;
-  if (part.type === 'tool-approval-response') return `approval:${part.approvalId}`;
-  return undefined;
 }
 
 /** The options every chat memory advisor shares. */

@@ -15,6 +15,7 @@ import {
   PromptChatMemoryAdvisor,
   TokenWindowChatMemory,
   ToolCallingAdvisor,
+  ToolResultConflictError,
   type ChatClientRequestSpec,
   type ChatMemoryRepository,
 } from '../index.ts';
@@ -113,13 +114,12 @@ describe('chat memory keeps every conversation usable', () => {
     ]);
   });
 
-  test('two requests that race to send back the same tool result leave one result in every later prompt', async () => {
+  test('two requests that race to send back the same tool result: one gets the answer, the other ToolResultConflictError; one result in every later prompt', async () => {
     const weather = tool({ description: 'weather', inputSchema: z.object({ city: z.string() }) });
     const memory = new MessageWindowChatMemory();
     const model = mockModel([
       { toolCalls: [{ name: 'weather', input: { city: 'Paris' }, id: 'call-1' }] },
       { text: 'It is 15C in Paris' },
-      { text: 'It is 15C in Paris (again)' },
       { text: 'Sunny tomorrow' },
     ]);
     const client = ChatClient.builder(model).defaultTools({ weather }).defaultAdvisors(new MessageChatMemoryAdvisor({ memory })).build();
@@ -130,7 +130,16 @@ describe('chat memory keeps every conversation usable', () => {
 
     await inConversation(client.prompt('Weather in Paris?')).call().content();
     // A double submit: both requests read the history before either stored its turn.
-    await Promise.all([inConversation(client.prompt().messages(result)).call().content(), inConversation(client.prompt().messages(result)).call().content()]);
+    const outcomes = await Promise.allSettled([
+      inConversation(client.prompt().messages(result)).call().content(),
+      inConversation(client.prompt().messages(result)).call().content(),
+    ]);
+    assert.deepEqual(
+      outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : [])),
+      ['It is 15C in Paris'],
+    );
+    assert.ok(outcomes.some((o) => o.status === 'rejected' && ToolResultConflictError.isInstance(o.reason)));
+    assert.equal(model.doGenerateCalls.length, 2, 'the model answered the result once');
     assert.equal(await inConversation(client.prompt('And tomorrow?')).call().content(), 'Sunny tomorrow');
     const sent = model.doGenerateCalls.at(-1)!.prompt;
     assert.equal(toolResults(sent as ModelMessage[]).length, 1, promptLines(sent).join('\n'));

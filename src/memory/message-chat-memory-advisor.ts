@@ -55,7 +55,10 @@ const MESSAGE_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<MessageChatMemoryAdv
  * the loop) fails the same way, with any memory, before the model is called
  * and with the memory left as it was; so does a request of nothing but
  * client-side tool results the model has answered already, with
- * `ToolResultConflictError`.
+ * `ToolResultConflictError`. Of two requests that send the same client-side
+ * results at once, one gets the model's answer and the other fails with
+ * `ToolResultConflictError` before its model is called (with a memory that
+ * implements `ChatMemory.claimToolResults`, as the windowed memories do).
  *
  * The client's default messages stay first: the history goes after them.
  *

@@ -7,8 +7,8 @@ import type { ChatMemory } from './chat-memory.ts';
 import { historyText } from './history-text.ts';
 import { openRound } from './open-round.ts';
 import { withRememberedInstructions } from './remembered-instructions.ts';
+import { answerKey } from './answer-claims.ts';
 import {
-  answerKey,
   callWithMemory,
   defaultConversationId,
   MEMORY_ADVISOR_OPTION_RULES,
@@ -70,7 +70,8 @@ const PROMPT_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<PromptChatMemoryAdvis
  * whole call; a failed call stores nothing unless a tool ran. An approval
  * answer sent again after its turn is over fails with
  * `ToolApprovalConflictError`, and a request of nothing but client-side
- * results the model has answered with `ToolResultConflictError`, as there.
+ * results the model has answered (or another request is sending at once)
+ * with `ToolResultConflictError`, as there.
  *
  * One part of the history stays messages: the last turn, when it ends with
  * an assistant message with tool calls (they wait for an approval or a

@@ -1,10 +1,10 @@
-import type { ModelMessage, ToolApprovalResponse } from 'ai';
+import type { ModelMessage, ToolApprovalResponse, ToolResultPart } from 'ai';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue, type OptionRule } from '../errors/validate-options.ts';
-import type { ChatMemory } from './chat-memory.ts';
+import type { ChatMemory, ToolResultClaim } from './chat-memory.ts';
 import type { ChatMemoryRepository } from './chat-memory-repository.ts';
 import { assertConversationId } from './conversation-id.ts';
-import { claimApprovalsIn, withClaimsSettled } from './approval-claims.ts';
+import { claimAnswersIn, claimEnd, withClaimsSettled } from './answer-claims.ts';
 import { InMemoryChatMemoryRepository } from './in-memory-chat-memory-repository.ts';
 import { closeUnansweredToolCalls } from './message-window.ts';
 import { assertMessagesFit, resolveMaxMessageBytes } from './message-size.ts';
@@ -54,8 +54,9 @@ export abstract class WindowedChatMemory implements ChatMemory {
   /**
    * The window of a conversation. A tool call the conversation moved on from
    * without a result gets a closing result first (see `closeUnansweredToolCalls`),
-   * so what this returns is always a history a model accepts. An approval
-   * claim that lost (see `claimApprovals`) is not part of it.
+   * so what this returns is always a history a model accepts. A claim that
+   * lost (see `claimApprovals`, `claimToolResults`) is not part of it, nor are
+   * the results of a claim not ended yet.
    */
   async get(conversationId: string): Promise<ModelMessage[]> {
     assertConversationId(conversationId);
@@ -66,12 +67,30 @@ export abstract class WindowedChatMemory implements ChatMemory {
    * Claims tool approvals (see `ChatMemory.claimApprovals`) through the
    * repository's atomic append: the answers are appended, marked with a
    * claim id, and the conversation read back in full (not windowed): the
-   * first recorded answer to an approval decides who runs its call. Works
-   * the same on every repository, with no schema of its own.
+   * claim wins when none of its approvals was answered before it in the
+   * stored order. Works the same on every repository, with no schema of its own.
    */
   async claimApprovals(conversationId: string, answers: readonly ToolApprovalResponse[]): Promise<string[]> {
     assertConversationId(conversationId);
-    return claimApprovalsIn(this.repository, conversationId, answers);
+    return (await claimAnswersIn(this.repository, conversationId, answers)).lost;
+  }
+
+  /**
+   * Claims client-side tool results (see `ChatMemory.claimToolResults`) the
+   * way {@link claimApprovals} claims approvals; ending the claim appends a
+   * mark of its end with the turn.
+   */
+  async claimToolResults(conversationId: string, results: readonly ToolResultPart[]): Promise<ToolResultClaim> {
+    assertConversationId(conversationId);
+    assertMessagesFit([{ role: 'tool', content: [...results] }], this.maxMessageBytes);
+    const { claim, lost } = await claimAnswersIn(this.repository, conversationId, results);
+    return {
+      lost,
+      end: async (messages) => {
+        assertMessagesFit(messages, this.maxMessageBytes);
+        await this.repository.append(conversationId, [claimEnd(claim), ...messages]);
+      },
+    };
   }
 
   async clear(conversationId: string): Promise<void> {

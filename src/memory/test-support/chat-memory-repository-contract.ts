@@ -8,7 +8,7 @@ import { toolApprovalResponse } from '../../advisors/tool-approval.ts';
 import { CONVERSATION_ID } from '../../chat/advisor-context.ts';
 import { ChatClient } from '../../chat/chat-client.ts';
 import { mockModel } from '../../test-support/mock-model.ts';
-import { InvalidConversationIdError, InvalidMessageError, ToolApprovalConflictError } from '../chat-memory-errors.ts';
+import { InvalidConversationIdError, InvalidMessageError, ToolApprovalConflictError, ToolResultConflictError } from '../chat-memory-errors.ts';
 import type { ChatMemoryRepository } from '../chat-memory-repository.ts';
 import { MessageChatMemoryAdvisor } from '../message-chat-memory-advisor.ts';
 import { MessageWindowChatMemory } from '../message-window-chat-memory.ts';
@@ -249,6 +249,50 @@ export function chatMemoryRepositoryContract(name: string, setup: () => Promise<
         ['user', 'assistant', 'tool', 'tool', 'assistant'],
       );
       assert.equal(await replicas[winners[0]!]!.prompt('Thanks').call().content(), 'Bye.', 'the conversation goes on');
+    });
+
+    test(`one client-side tool result sent by ${REPLICAS} clients at once is answered once; the others are refused`, async () => {
+      const id = conversation('tool-result');
+      // No execute: the caller runs the tool and sends its result back.
+      const weather = tool({ inputSchema: z.object({ city: z.string() }) });
+      const replica = (handle: ChatMemoryRepository, model: ReturnType<typeof mockModel>) =>
+        ChatClient.builder(model)
+          .defaultTools({ weather })
+          .defaultAdvisors(new MessageChatMemoryAdvisor({ memory: new MessageWindowChatMemory({ repository: handle }) }))
+          .defaultAdvisorParams({ [CONVERSATION_ID]: id })
+          .build();
+      await replica(repository, mockModel([{ toolCalls: [{ name: 'weather', input: { city: 'Paris' }, id: 'w1' }] }]))
+        .prompt('Weather in Paris?')
+        .call()
+        .content();
+      const result: ModelMessage = {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'w1', toolName: 'weather', output: { type: 'text', value: '15C' } }],
+      };
+      const models = [];
+      const replicas = [];
+      for (let i = 0; i < REPLICAS; i++) {
+        models.push(mockModel([{ text: 'It is 15C.' }]));
+        replicas.push(replica(await harness.open(), models[i]!));
+      }
+
+      const outcomes = await Promise.allSettled(replicas.map((client) => client.prompt().messages(result).call().content()));
+
+      assert.equal(outcomes.filter((outcome) => outcome.status === 'fulfilled').length, 1, JSON.stringify(outcomes.map((o) => o.status)));
+      for (const outcome of outcomes) {
+        if (outcome.status === 'rejected') assert.ok(ToolResultConflictError.isInstance(outcome.reason), String(outcome.reason));
+      }
+      assert.equal(
+        models.reduce((sum, model) => sum + model.doGenerateCalls.length, 0),
+        1,
+        'the model answered the result once',
+      );
+      const history = await new MessageWindowChatMemory({ repository }).get(id);
+      assert.deepEqual(
+        history.map((m) => m.role),
+        ['user', 'assistant', 'tool', 'assistant'],
+        'the result and its answer once',
+      );
     });
   });
 }

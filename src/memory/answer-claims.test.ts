@@ -1,0 +1,80 @@
+/**
+ * The claims of a windowed memory, through its own methods: a claim wins all
+ * of its answers or none, what it decides never changes with later writes,
+ * and claimed results join the conversation when their claim ends.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ModelMessage, ToolApprovalResponse, ToolResultPart } from 'ai';
+import { MessageWindowChatMemory } from '../index.ts';
+
+const answer = (approvalId: string): ToolApprovalResponse => ({ type: 'tool-approval-response', approvalId, approved: true });
+const result = (toolCallId: string, value: string): ToolResultPart => ({
+  type: 'tool-result',
+  toolCallId,
+  toolName: 'lookup',
+  output: { type: 'text', value },
+});
+
+/** A round of three calls waiting for approval, and one of two client-side calls under `call_0` and `call_1`. */
+const approvalRound: ModelMessage = {
+  role: 'assistant',
+  content: ['a1', 'a2', 'a3'].flatMap((id) => [
+    { type: 'tool-call' as const, toolCallId: `r-${id}`, toolName: 'refund', input: {} },
+    { type: 'tool-approval-request' as const, approvalId: id, toolCallId: `r-${id}` },
+  ]),
+};
+const clientRound: ModelMessage = {
+  role: 'assistant',
+  content: ['call_0', 'call_1'].map((id) => ({ type: 'tool-call' as const, toolCallId: id, toolName: 'lookup', input: {} })),
+};
+
+/** The tool parts of `messages`: results as `id=output`, approval answers by id. */
+const toolParts = (messages: readonly ModelMessage[]): string[] =>
+  messages
+    .flatMap((m) => (m.role === 'tool' ? m.content : []))
+    .map((p) => (p.type === 'tool-result' ? `${p.toolCallId}=${JSON.stringify(p.output)}` : p.approvalId));
+
+describe('claims of a windowed memory', () => {
+  test('a claim that loses one approval claims none; the others stay open, and what a claim decided never changes', async () => {
+    const memory = new MessageWindowChatMemory();
+    await memory.add('c', [{ role: 'user', content: 'Refund all' }, approvalRound]);
+
+    assert.deepEqual(await memory.claimApprovals('c', [answer('a1'), answer('a2')]), []);
+    assert.deepEqual(await memory.claimApprovals('c', [answer('a2'), answer('a3')]), ['a2'], 'only the one answered before is named');
+    assert.deepEqual(toolParts(await memory.get('c')), ['a1', 'a2'], 'nothing of the losing claim is in the conversation');
+    assert.deepEqual(await memory.claimApprovals('c', [answer('a3')]), [], 'a3 is still open');
+    assert.deepEqual(await memory.claimApprovals('c', [answer('a3')]), ['a3']);
+    assert.deepEqual(toolParts(await memory.get('c')), ['a1', 'a2', 'a3']);
+  });
+
+  test('claimed results are left out of the conversation until the claim ends; a second claim of them loses, before and after', async () => {
+    const memory = new MessageWindowChatMemory();
+    await memory.add('c', [{ role: 'user', content: 'Look them up' }, clientRound]);
+    const before = await memory.get('c');
+
+    const claim = await memory.claimToolResults('c', [result('call_0', 'A'), result('call_1', 'B')]);
+    assert.deepEqual(claim.lost, []);
+    assert.deepStrictEqual(await memory.get('c'), before, 'in flight: not part of the conversation yet');
+    assert.deepEqual((await memory.claimToolResults('c', [result('call_1', 'B again')])).lost, ['call_1']);
+
+    await claim.end([{ role: 'assistant', content: 'A and B.' }]);
+    const after = await memory.get('c');
+    assert.deepEqual(toolParts(after), ['call_0={"type":"text","value":"A"}', 'call_1={"type":"text","value":"B"}']);
+    assert.deepEqual(
+      after.map((m) => m.role),
+      ['user', 'assistant', 'tool', 'assistant'],
+      'the results where they were claimed, then the turn; no marks left',
+    );
+    assert.ok(after.every((m) => m.providerOptions === undefined));
+    assert.deepEqual((await memory.claimToolResults('c', [result('call_0', 'A')])).lost, ['call_0']);
+    assert.deepStrictEqual(await memory.get('c'), after);
+
+    // A later turn that numbers its calls afresh: the same ids are new calls, with no result yet.
+    await memory.add('c', [{ role: 'user', content: 'Again' }, clientRound]);
+    const again = await memory.claimToolResults('c', [result('call_0', 'C'), result('call_1', 'D')]);
+    assert.deepEqual(again.lost, []);
+    await again.end([]);
+    assert.deepEqual(toolParts(await memory.get('c')).slice(2), ['call_0={"type":"text","value":"C"}', 'call_1={"type":"text","value":"D"}']);
+  });
+});

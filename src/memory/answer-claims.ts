@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import type { ModelMessage, ToolApprovalResponse, ToolResultPart } from 'ai';
+import type { ChatMemoryRepository } from './chat-memory-repository.ts';
+
+/*
+ * Claims of the caller's answers to a conversation's tool calls: approval
+ * answers (claimed right before the approved calls run) and client-side
+ * tools' results (claimed right before the model is called with them). A
+ * claim is a tool message holding the answers, marked with a fresh claim id,
+ * appended in one atomic write and read back. Read in order, a claim wins
+ * when none of its answers was answered before it, and then wins them all;
+ * otherwise it wins none. Every reader sees the same order, so of two claims
+ * to one answer every reader sees the same one win, and what one claim
+ * decides never changes with what is appended later. A claim that lost holds
+ * nothing: what else it answered stays open for a later request.
+ *
+ * The results of a claim are in flight until their request ends the claim
+ * (with its turn, or alone when the call failed): until then they are not
+ * part of the conversation the memory reads, so a request that sends them
+ * again finds them unanswered, claims them too, and loses.
+ */
+
+/**
+ * Where the marks are: the message's provider options, under a namespace no
+ * provider reads. A claim must tell two identical answers apart, and every
+ * repository keeps provider options as they are. The claim mark keeps the
+ * name it had when only approvals were claimed: stored conversations carry it.
+ */
+const NAMESPACE = 'governor';
+const CLAIM = 'approvalClaim';
+const END = 'claimEnded';
+
+/** An answer a claim may hold. */
+export type ClaimedAnswer = ToolApprovalResponse | ToolResultPart;
+
+/** What {@link answerKey} reads of a tool part. */
+export type ToolPartKeys = { readonly type: string; readonly toolCallId?: string; readonly approvalId?: string };
+
+/** What a tool part answers: a call (by its result) or an approval request (by the answer). */
+export function answerKey(part: ToolPartKeys): string | undefined {
+  if (part.type === 'tool-result') return `call:${part.toolCallId}`;
+  if (part.type === 'tool-approval-response') return `approval:${part.approvalId}`;
+  return undefined;
+}
+
+/** The id an answer is reported by: its approval's, or its call's. */
+const answerId = (answer: ClaimedAnswer): string => (answer.type === 'tool-approval-response' ? answer.approvalId : answer.toolCallId);
+
+const markOf = (message: ModelMessage, mark: string): unknown => message.providerOptions?.[NAMESPACE]?.[mark];
+
+/**
+ * Claims `answers` in a conversation (see above).
+ *
+ * @returns the claim's id, and the ids (approval or call) of the answers another request answered first;
+ * when there are any, this claim holds none of `answers`.
+ */
+export async function claimAnswersIn(
+  repository: ChatMemoryRepository,
+  conversationId: string,
+  answers: readonly ClaimedAnswer[],
+): Promise<{ claim: string; lost: string[] }> {
+  const claim = randomUUID();
+  if (answers.length === 0) return { claim, lost: [] };
+  await repository.append(conversationId, [
+    { role: 'tool', content: answers.map((answer) => ({ ...answer })), providerOptions: { [NAMESPACE]: { [CLAIM]: claim } } },
+  ]);
+  const taken = readClaims(await repository.findByConversationId(conversationId)).taken.get(claim);
+  // A claim this caller cannot read back (not even its own) holds nothing: the calls run at most once.
+  return { claim, lost: answers.filter((answer) => taken === undefined || taken.has(answerKey(answer)!)).map(answerId) };
+}
+
+/** The message that ends claim `claim`: appended in the same write as what its request stores. */
+export function claimEnd(claim: string): ModelMessage {
+  return { role: 'tool', content: [], providerOptions: { [NAMESPACE]: { [END]: claim } } };
+}
+
+/**
+ * Every claim of `messages`, read in order: for each, the answers (by
+ * {@link answerKey}) answered before it, none when it won; and the claims
+ * that were ended.
+ */
+function readClaims(messages: readonly ModelMessage[]): { taken: Map<string, Set<string>>; ended: Set<string> } {
+  const answered = new Set<string>();
+  const taken = new Map<string, Set<string>>();
+  const ended = new Set<string>();
+  for (const message of messages) {
+    if (message.role === 'assistant' && typeof message.content !== 'string') {
+      // Some providers number calls per turn (call_0 in every turn): a call under an old id has no answer yet.
+      for (const part of message.content) if (part.type === 'tool-call') answered.delete(`call:${part.toolCallId}`);
+    }
+    if (message.role !== 'tool') continue;
+    const end = markOf(message, END);
+    if (typeof end === 'string') ended.add(end);
+    const keys = message.content.flatMap((part) => answerKey(part) ?? []);
+    const claim = markOf(message, CLAIM);
+    if (typeof claim === 'string') {
+      const before = new Set(keys.filter((key) => answered.has(key)));
+      taken.set(claim, before);
+      if (before.size > 0) continue;
+    }
+    for (const key of keys) answered.add(key);
+  }
+  return { taken, ended };
+}
+
+/**
+ * The stored `messages` as the conversation: a claim that lost is left out,
+ * and so are the results of a claim not ended yet (they are in flight) and
+ * the messages that end claims; the marks, which serve the claims only, are
+ * removed. A lost claim stays in the repository, which can only append: a
+ * rewrite of the conversation to drop it could lose a concurrent writer's
+ * messages (the winner's turn among them).
+ */
+export function withClaimsSettled(messages: readonly ModelMessage[]): ModelMessage[] {
+  const { taken, ended } = readClaims(messages);
+  const settled: ModelMessage[] = [];
+  for (const message of messages) {
+    const claim = markOf(message, CLAIM);
+    if (message.role !== 'tool' || (typeof claim !== 'string' && markOf(message, END) === undefined)) {
+      settled.push(message);
+      continue;
+    }
+    if (typeof claim !== 'string' || (taken.get(claim)?.size ?? 0) > 0) continue;
+    if (!ended.has(claim) && message.content.some((part) => part.type === 'tool-result')) continue;
+    const { [NAMESPACE]: ours, ...others } = message.providerOptions ?? {};
+    const { [CLAIM]: _claim, ...rest } = ours ?? {};
+    const options = Object.keys(rest).length === 0 ? others : { ...others, [NAMESPACE]: rest };
+    const { providerOptions: _options, ...plain } = message;
+    settled.push(Object.keys(options).length === 0 ? plain : { ...plain, providerOptions: options });
+  }
+  return settled;
+}
