@@ -48,7 +48,7 @@ export {
   type GovernorToolContext,
 } from './advisors/tool-call-advisor.ts';
 export { LOOP_ENDING_TOOLS } from './advisors/loop-ending.ts';
-export { toolApprovalResponse, InvalidToolApprovalError } from './advisors/tool-approval.ts';
+export { toolApprovalResponse, InvalidToolApprovalError, UnansweredToolApprovalError } from './advisors/tool-approval.ts';
 export { DEFAULT_TOOL_TIMEOUT_MS, ToolTimeoutError } from './advisors/tool-timeout.ts';
 export {
   StructuredOutputValidationAdvisor,

@@ -13,6 +13,7 @@ import {
   ToolCallAdvisor,
   ToolCallingAdvisor,
   toolApprovalResponse,
+  UnansweredToolApprovalError,
 } from '../index.ts';
 import { orderTools } from '../test-support/order-tools.ts';
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
@@ -142,6 +143,44 @@ describe('tool approval (needsApproval) under the ToolCallingAdvisor', () => {
     );
     assert.equal(server.requests.length, 0);
   });
+
+  for (const mode of MODES) {
+    test(`${mode}: an answer to some of a round's approvals is a typed error naming the others; nothing runs and the model is not called`, async () => {
+      await using server = await new ScriptedModelServer({
+        script: [
+          {
+            toolCalls: [
+              { name: 'refund', arguments: { id: 'A1', amount: 250 } },
+              { name: 'refund', arguments: { id: 'B2', amount: 300 } },
+            ],
+          },
+          { text: 'Both refunded.' },
+        ],
+      }).start();
+      const ran: string[] = [];
+      const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor()).defaultTools(orderTools(ran)).build();
+      const paused = (await runMode(client.prompt('Refund A1 and B2'), mode)).response;
+      const [first, second] = paused.pendingApprovals!;
+      const conversation: ModelMessage[] = [{ role: 'user', content: 'Refund A1 and B2' }, ...paused.messages];
+
+      const partly = toolApprovalResponse([{ approvalId: first!.approvalId, approved: true }]);
+      await assert.rejects(runMode(client.prompt().messages(...conversation, partly), mode), (error: unknown) => {
+        assert.ok(UnansweredToolApprovalError.isInstance(error));
+        assert.deepEqual(error.approvalIds, [second!.approvalId]);
+        return true;
+      });
+      assert.deepEqual(ran, []);
+      assert.equal(server.requests.length, 1);
+
+      // Answered whole (one approved, one denied), the round goes on.
+      const whole = toolApprovalResponse([
+        { approvalId: first!.approvalId, approved: true },
+        { approvalId: second!.approvalId, approved: false, reason: 'too much' },
+      ]);
+      assert.equal((await runMode(client.prompt().messages(...conversation, whole), mode)).text, 'Both refunded.');
+      assert.deepEqual(ran, ['refund A1 250']);
+    });
+  }
 
   test('ToolCallAdvisor is the deprecated alias of ToolCallingAdvisor', () => {
     assert.equal(ToolCallAdvisor, ToolCallingAdvisor);

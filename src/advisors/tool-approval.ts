@@ -21,6 +21,25 @@ export class InvalidToolApprovalError extends GovernorError {
   }
 }
 
+/**
+ * Thrown when a request answers some of the approvals a round of tool calls
+ * waits for, but not all: the round's answers go in one tool message, so the
+ * model never gets a round with a call that has no result. Nothing ran.
+ */
+export class UnansweredToolApprovalError extends GovernorError {
+  /** The approvals of the round that the request leaves unanswered. */
+  readonly approvalIds: readonly string[];
+
+  constructor(approvalIds: readonly string[]) {
+    super(
+      'GOVERNOR_UNANSWERED_TOOL_APPROVAL',
+      `The round of tool calls waits for approval ${approvalIds.map((id) => `"${id}"`).join(', ')} too, which the request does not answer; nothing ran. ` +
+        'Answer every approval of the round (approved or denied) in one tool message.',
+    );
+    this.approvalIds = approvalIds;
+  }
+}
+
 /** An approval the caller answered, with the call it is for. */
 export interface AnsweredApproval {
   readonly call: ToolCallRequest;
@@ -126,6 +145,27 @@ export function pausedRound(messages: readonly ModelMessage[], approvalId: strin
     for (const part of message.content) if (part.type === 'tool-result') results.set(part.toolCallId, part);
   }
   return assistant.content.flatMap((part) => (part.type === 'tool-call' ? [{ call: callRequestOf(part), result: results.get(part.toolCallId) }] : []));
+}
+
+/**
+ * The approvals of the round that asked for `answers` that neither they nor
+ * a result after the round answer: the calls a request answering only some of
+ * them would leave without a result.
+ */
+export function unansweredApprovals(messages: readonly ModelMessage[], answers: readonly AnsweredApproval[]): string[] {
+  if (answers.length === 0) return [];
+  const answered = new Set(answers.map((a) => a.response.approvalId));
+  const resultOf = new Map(pausedRound(messages, answers[0]!.response.approvalId).map(({ call, result }) => [call.toolCallId, result]));
+  const at = messages.findLastIndex(
+    (m) => m.role === 'assistant' && typeof m.content !== 'string' && m.content.some((p) => p.type === 'tool-approval-request' && answered.has(p.approvalId)),
+  );
+  const assistant = messages[at];
+  if (assistant?.role !== 'assistant' || typeof assistant.content === 'string') return [];
+  return assistant.content.flatMap((part) =>
+    part.type === 'tool-approval-request' && !answered.has(part.approvalId) && resultOf.has(part.toolCallId) && resultOf.get(part.toolCallId) === undefined
+      ? [part.approvalId]
+      : [],
+  );
 }
 
 function callRequestOf(part: ToolCallPart): ToolCallRequest {

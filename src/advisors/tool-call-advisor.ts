@@ -11,7 +11,15 @@ import { reportObservation } from '../chat/observation.ts';
 import type { ToolCallEvent } from '../breaker/breaker-event.ts';
 import { telemetrySettings, type TelemetrySettings } from '../telemetry/telemetry-options.ts';
 import { executeToolCall, outcomeOfResult, toolResultMessage, type ToolOutcome } from './tool-execution.ts';
-import { answeredApprovals, needsApproval, pausedRound, pendingApproval, withApprovalRequests } from './tool-approval.ts';
+import {
+  answeredApprovals,
+  needsApproval,
+  pausedRound,
+  pendingApproval,
+  UnansweredToolApprovalError,
+  unansweredApprovals,
+  withApprovalRequests,
+} from './tool-approval.ts';
 import { toolLoopJournals, type ToolLoopJournal } from './tool-loop-journal.ts';
 import { loopEndingCalls, loopEndingNames } from './loop-ending.ts';
 import { DEFAULT_TOOL_TIMEOUT_MS } from './tool-timeout.ts';
@@ -308,6 +316,8 @@ class ToolLoop {
   async resume(onOutcome?: (o: ToolOutcome) => void): Promise<ChatClientResponse | undefined> {
     const answers = answeredApprovals(this.#request.messages);
     if (answers.length === 0) return undefined;
+    const unanswered = unansweredApprovals(this.#request.messages, answers);
+    if (unanswered.length > 0) throw new UnansweredToolApprovalError(unanswered);
     const answerMessage = this.#request.messages.at(-1)!;
     this.#request = { ...this.#request, messages: this.#request.messages.slice(0, -1) };
     const approved = answers.filter((a) => a.response.approved).map((a) => a.call);
