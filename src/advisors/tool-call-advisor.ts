@@ -7,7 +7,7 @@ import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent, PendingToolApproval, ToolCallRequest } from '../chat/chat-response.ts';
 import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-listener.ts';
 import { observeUnrunToolCall } from '../chat/tool-call-observation.ts';
-import { reportObservation } from '../chat/observation.ts';
+import { observationSinks, reportObservation } from '../chat/observation.ts';
 import type { ToolCallEvent } from '../breaker/breaker-event.ts';
 import { telemetrySettings, type TelemetrySettings } from '../telemetry/telemetry-options.ts';
 import { executeToolCall, outcomeOfResult, toolResultMessage, type ToolOutcome } from './tool-execution.ts';
@@ -501,6 +501,7 @@ class ToolLoop {
       listeners: this.#listeners,
       telemetry: this.#telemetry,
       report: (event: ToolCallEvent) => reportObservation(this.#request.context, this.#toolContext.sessionId, event),
+      breakers: observationSinks(this.#request.context),
       toolTimeoutMs: (name: string) =>
         (this.#options.toolTimeouts && Object.hasOwn(this.#options.toolTimeouts, name) ? this.#options.toolTimeouts[name] : undefined) ??
         this.#options.toolTimeoutMs ??

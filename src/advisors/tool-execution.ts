@@ -3,6 +3,7 @@ import type { ModelMessage, ToolResultPart } from 'ai';
 import type { GovernedToolSet } from '../chat/chat-client-request.ts';
 import type { ToolCallRequest } from '../chat/chat-response.ts';
 import type { ToolCallListener } from '../chat/tool-call-listener.ts';
+import { runAsToolOf } from '../chat/tool-scope.ts';
 import { observeToolCall, observeUnrunToolCall, type ToolCallOutcome, type ToolCallReporter } from '../chat/tool-call-observation.ts';
 import type { TelemetrySettings } from '../telemetry/telemetry-options.ts';
 import { DEFAULT_TOOL_TIMEOUT_MS, runWithTimeout, ToolTimeoutError } from './tool-timeout.ts';
@@ -36,6 +37,12 @@ export interface ToolExecutionEnvironment {
   readonly telemetry: TelemetrySettings;
   /** Feeds the session's observation sinks (the AgentBreaker). */
   readonly report: ToolCallReporter;
+  /**
+   * The session's observation sinks (its breakers): the tool runs as a tool
+   * call they govern (see `runAsToolOf`), so a sub-agent it runs in the same
+   * session does not report its task as a user turn. @default none
+   */
+  readonly breakers?: readonly object[];
   /** Time limit of a call of the named tool. @default {@link DEFAULT_TOOL_TIMEOUT_MS} */
   readonly toolTimeoutMs?: (toolName: string) => number;
 }
@@ -92,24 +99,25 @@ export async function executeToolCall(call: ToolCallRequest, env: ToolExecutionE
     // Raced, not awaited: a tool that ignores its signal must not hold the loop past an abort or its time limit.
     let output = await observation.run(() =>
       runWithTimeout(
-        async (abortSignal) => {
-          const returned: unknown = execute(validated.value as never, {
-            toolCallId: call.toolCallId,
-            messages: [...env.messages],
-            abortSignal,
-            context: env.toolContext as never,
-          });
-          if (returned !== null && typeof returned === 'object' && Symbol.asyncIterator in returned) {
-            // A streaming tool: its last value is its result.
-            let last: unknown;
-            for await (const value of returned as AsyncIterable<unknown>) {
-              abortSignal.throwIfAborted();
-              last = value;
+        async (abortSignal) =>
+          runAsToolOf(env.breakers ?? [], env.sessionId, async () => {
+            const returned: unknown = execute(validated.value as never, {
+              toolCallId: call.toolCallId,
+              messages: [...env.messages],
+              abortSignal,
+              context: env.toolContext as never,
+            });
+            if (returned !== null && typeof returned === 'object' && Symbol.asyncIterator in returned) {
+              // A streaming tool: its last value is its result.
+              let last: unknown;
+              for await (const value of returned as AsyncIterable<unknown>) {
+                abortSignal.throwIfAborted();
+                last = value;
+              }
+              return last;
             }
-            return last;
-          }
-          return await returned;
-        },
+            return await returned;
+          }),
         { toolName: call.toolName, timeoutMs, abortSignal: env.abortSignal },
       ),
     );

@@ -1,5 +1,5 @@
 import { readShellOutput } from './shell-output.ts';
-import { insideToolOf, runAsToolOf } from './tool-scope.ts';
+import { insideToolOf, runAsToolOf } from '../chat/tool-scope.ts';
 import type { LanguageModelV4, LanguageModelV4Middleware, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { wrapLanguageModel, type ToolSet } from 'ai';
 import { fromProviderUsage } from '../model/usage.ts';

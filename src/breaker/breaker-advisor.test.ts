@@ -3,7 +3,20 @@ import { describe, test } from 'node:test';
 import { tool } from 'ai';
 import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
 import { z } from 'zod';
-import { AgentBreaker, ChatClient, CONVERSATION_ID, ErrorLoopError, RagFixationError, ToolCallAdvisor, type BreakerEventRecord } from '../index.ts';
+import {
+  AgentBreaker,
+  BreakerOpenError,
+  ChatClient,
+  CONVERSATION_ID,
+  ErrorLoopError,
+  RagFixationError,
+  ToolCallAdvisor,
+  ToolCallingAdvisor,
+  type BreakerEventRecord,
+  type GovernorToolContext,
+} from '../index.ts';
+import { delegatedOutageServer } from '../test-support/delegated-outage.ts';
+import { scriptedModel as standInModel } from '../testing/index.ts';
 
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
 
@@ -235,4 +248,52 @@ describe('AgentBreaker in a ChatClient: searches the provider ran itself', () =>
       );
     });
   }
+});
+
+describe('AgentBreaker in a ChatClient: a sub-agent as a tool, in the same session', () => {
+  test("the researcher's task is the lead's, not a user turn: a delegated outage is still caught", async () => {
+    await using server = await delegatedOutageServer();
+    const breaker = new AgentBreaker({ telemetry: false });
+    let attempts = 0;
+    const getInvoice = tool({
+      inputSchema: z.object({ id: z.string() }),
+      execute: async (): Promise<string> => {
+        attempts += 1;
+        throw new Error('503 Service Unavailable: upstream billing-api is down');
+      },
+    });
+    const researcher = ChatClient.builder(standInModel(server))
+      .defaultAdvisors(new ToolCallingAdvisor(), breaker)
+      .defaultTools({ get_invoice: getInvoice })
+      .build();
+    const lookupInvoice = tool({
+      inputSchema: z.object({ task: z.string() }),
+      // The researcher runs in the lead's session, as a tool that hands its session on does.
+      execute: async ({ task }, { context }) =>
+        researcher
+          .prompt(task)
+          .advisors((a) => a.param(CONVERSATION_ID, (context as unknown as GovernorToolContext).sessionId))
+          .call()
+          .content(),
+    });
+    const lead = ChatClient.builder(standInModel(server))
+      .defaultAdvisors(new ToolCallingAdvisor({ maxToolCalls: 12 }), breaker)
+      .defaultTools({ lookup_invoice: lookupInvoice })
+      .build();
+
+    const stopped = await lead
+      .prompt('Is invoice inv-9 paid?')
+      .advisors((a) => a.param(CONVERSATION_ID, 'chat-delegated'))
+      .call()
+      .content()
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+
+    const { counters } = await breaker.snapshot('chat-delegated');
+    assert.equal(counters.userEvents, 1, "only the user's question is a user turn, not the tasks the lead wrote");
+    assert.ok(ErrorLoopError.isInstance(stopped) || BreakerOpenError.isInstance(stopped), `the breaker ends the run: ${String(stopped)}`);
+    assert.ok(attempts <= 5, `an outage gets 5 attempts, not ${attempts}`);
+  });
 });

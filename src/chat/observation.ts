@@ -1,5 +1,6 @@
 import type { BreakerEvent } from '../breaker/breaker-event.ts';
 import type { AdvisorContext } from './advisor-context.ts';
+import { insideToolOf } from './tool-scope.ts';
 
 /**
  * Anything that wants to hear about what happens in a session (retrieval
@@ -19,10 +20,11 @@ export const OBSERVATION_SINKS = 'governor.observationSinks';
  * break the call it observes.
  */
 export async function reportObservation(context: AdvisorContext, sessionId: string, event: BreakerEvent): Promise<void> {
-  const sinks = context.get(OBSERVATION_SINKS);
-  if (!Array.isArray(sinks)) return;
+  const sinks = observationSinks(context);
   await Promise.all(
-    (sinks as ObservationSink[]).map(async (sink) => {
+    sinks.map(async (sink) => {
+      // Inside a tool call the sink governs in this session, a user message is a sub-agent's task, which the lead model wrote.
+      if (event.kind === 'user' && insideToolOf(sink, sessionId)) return;
       try {
         await sink.observe(sessionId, event);
       } catch {
@@ -37,3 +39,9 @@ export async function reportObservation(context: AdvisorContext, sessionId: stri
  * user: it is not new information, so it does not reset the breaker's evidence.
  */
 export const CONTINUATION_TURN = 'governor.continuationTurn';
+
+/** The sinks the ChatClient found in the request's advisor chain (see {@link OBSERVATION_SINKS}). */
+export function observationSinks(context: AdvisorContext): ObservationSink[] {
+  const sinks = context.get(OBSERVATION_SINKS);
+  return Array.isArray(sinks) ? (sinks as ObservationSink[]) : [];
+}

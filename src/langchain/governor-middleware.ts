@@ -7,7 +7,7 @@ import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 import { assertObservingBreaker, blockedResult, DoorSessions, resultText, steeredResult, steerNote, type DoorSession } from '../breaker/door-session.ts';
 import { anthropicBlockCalls, responsesItemCalls, type HostedEvent } from '../breaker/hosted-calls.ts';
 import { thrownText } from '../breaker/thrown-text.ts';
-import { insideToolOf, runAsToolOf } from '../breaker/tool-scope.ts';
+import { insideToolOf, runAsToolOf } from '../chat/tool-scope.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link governorMiddleware}. */

@@ -36,7 +36,7 @@ import { thrownText } from '../breaker/thrown-text.ts';
 import { ToolCallBlockedError } from '../breaker/breaker-errors.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue, is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
-import { insideToolOf, runAsToolOf } from '../breaker/tool-scope.ts';
+import { insideToolOf, runAsToolOf } from '../chat/tool-scope.ts';
 
 /**
  * What the SDK hands the model, and the output guardrail, in place of a tool
