@@ -2,6 +2,7 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { Advisor, AdvisorChain } from '../chat/advisor.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
+import { insideToolOf } from '../chat/tool-scope.ts';
 import { breakerAdviseCall, breakerAdviseStream, type BreakerEngine } from './breaker-advisor.ts';
 import { ALLOW, type BreakerCategory, type BreakerDecision, type BreakerStatus } from './breaker-decision.ts';
 import { breakerErrorFor } from './breaker-errors.ts';
@@ -489,6 +490,7 @@ export class AgentBreaker implements Advisor {
       checkModelCall: (id) => this.checkModelCall(id),
       checkToolCall: (id, call) => this.checkToolCall(id, call),
       observe: (id, event) => this.#observe(id, event, true),
+      insideTool: (id) => insideToolOf(this, id),
       takeSteers: (id) => this.#steers.take(id),
       queueSteer: (id, decision) => this.#queueSteer(id, decision),
       toError: (decision, id) => breakerErrorFor(decision, id),
@@ -665,6 +667,7 @@ function checkEvent(event: BreakerEvent): void {
         throw new InvalidOptionError('event.costUsd', 'must be a finite non-negative number');
       }
       if (event.model !== undefined && typeof event.model !== 'string') throw new InvalidOptionError('event.model', 'must be a model id string');
+      if (event.delegated !== undefined && typeof event.delegated !== 'boolean') throw new InvalidOptionError('event.delegated', 'must be a boolean');
       return;
     case 'tool_call':
       if (typeof event.tool !== 'string' || event.tool === '') throw new InvalidOptionError('event.tool', 'must be a non-empty tool name');

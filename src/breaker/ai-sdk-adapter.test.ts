@@ -2,7 +2,8 @@
  * `breakerForAiSdk` on a tool that throws: the AI SDK writes the error result
  * the model reads itself, and a steer decided for the call must reach the model
  * on it; and a sub-agent run inside a tool, in the lead's session, whose task
- * is no user turn. The real AI SDK (`generateText`, `streamText`, `ToolLoopAgent`) with the
+ * is no user turn and whose rounds leave the lead's token drift alone. The
+ * real AI SDK (`generateText`, `streamText`, `ToolLoopAgent`) with the
  * `@ai-sdk/openai-compatible` provider over real HTTP against the scripted
  * stand-in model.
  */
@@ -14,6 +15,7 @@ import { AgentBreaker, BreakerOpenError, breakerForAiSdk, ErrorLoopError, type B
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
 import { escalations, lastToolResult } from '../e2e/recorded-run.ts';
 import { delegatedOutageServer } from '../test-support/delegated-outage.ts';
+import { assertLeadDriftCaught, compoundingLeadServer } from './test-support/compounding-lead.ts';
 
 function failingDeploy(sessionId: string, thrown: () => Error = () => new Error('permission denied: role deployer missing')) {
   const breaker = new AgentBreaker({ telemetry: false });
@@ -204,6 +206,59 @@ describe('breakerForAiSdk: a sub-agent as a tool, in the same session', () => {
       assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
       // The researcher's rounds are the session's: its spend counts against the session's budget.
       assert.ok(counters.modelCalls > 2 * lookups, `the researcher's rounds are counted (${counters.modelCalls})`);
+    });
+  }
+});
+
+describe('breakerForAiSdk: a sub-agent between the rounds of a lead whose context compounds', () => {
+  for (const nesting of ['generateText', 'streamText', 'a streaming tool', 'its own door'] as const) {
+    test(`the researcher on ${nesting}: its small prompts do not restart the lead's growth, token drift trips at the lead's 4th round as without it`, async () => {
+      await using server = await compoundingLeadServer();
+      const sessionId = `ai-compounding-lead-${nesting}`;
+      const breaker = new AgentBreaker({ telemetry: false });
+      const events: BreakerEventRecord[] = [];
+      breaker.on((event) => events.push(event));
+      const governed = breakerForAiSdk(breaker, { sessionId });
+      const model = governed.model(scriptedModel(server));
+      let delegations = 0;
+      // A door of its own for the lead's session, as a sub-agent handed the session id builds.
+      const researcher = (task: string) =>
+        streamText({ model: nesting === 'its own door' ? breakerForAiSdk(breaker, { sessionId }).model(scriptedModel(server)) : model, prompt: task });
+      const inputSchema = z.object({ task: z.string() });
+      const research =
+        nesting === 'a streaming tool'
+          ? tool({
+              description: 'Researches a task',
+              inputSchema,
+              async *execute({ task }) {
+                delegations += 1;
+                let text = '';
+                for await (const delta of researcher(task).textStream) yield (text += delta);
+              },
+            })
+          : tool({
+              description: 'Researches a task',
+              inputSchema,
+              execute: async ({ task }): Promise<string> => {
+                delegations += 1;
+                if (nesting === 'generateText') return (await generateText({ model, prompt: task })).text;
+                const result = researcher(task);
+                for await (const _part of result.fullStream) {
+                  // drained only to drive the nested run
+                }
+                return await result.text;
+              },
+            });
+      const error = await generateText({
+        model,
+        tools: governed.tools({ research }),
+        stopWhen: [isStepCount(12), governed.stopWhen],
+        prompt: 'Prepare the weekly operations brief.',
+      }).then(
+        () => assert.fail('the breaker must end the run'),
+        (e: unknown) => e,
+      );
+      await assertLeadDriftCaught(error, events, breaker, sessionId, delegations);
     });
   }
 });

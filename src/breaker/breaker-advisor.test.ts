@@ -10,6 +10,7 @@ import {
   CONVERSATION_ID,
   ErrorLoopError,
   RagFixationError,
+  TokenDriftError,
   ToolCallAdvisor,
   ToolCallingAdvisor,
   type BreakerEventRecord,
@@ -17,6 +18,7 @@ import {
 } from '../index.ts';
 import { delegatedOutageServer } from '../test-support/delegated-outage.ts';
 import { scriptedModel as standInModel } from '../testing/index.ts';
+import { compoundingLeadServer, LEAD_PROMPTS } from './test-support/compounding-lead.ts';
 
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
 
@@ -296,4 +298,59 @@ describe('AgentBreaker in a ChatClient: a sub-agent as a tool, in the same sessi
     assert.ok(ErrorLoopError.isInstance(stopped) || BreakerOpenError.isInstance(stopped), `the breaker ends the run: ${String(stopped)}`);
     assert.ok(attempts <= 5, `an outage gets 5 attempts, not ${attempts}`);
   });
+});
+
+describe('AgentBreaker in a ChatClient: a sub-agent between the rounds of a lead whose context compounds', () => {
+  for (const mode of ['call', 'stream'] as const) {
+    test(`the researcher on ${mode}(): its small prompts do not restart the lead's growth, token drift trips at the lead's 4th round as without it`, async () => {
+      await using server = await compoundingLeadServer();
+      const sessionId = `chat-compounding-lead-${mode}`;
+      const breaker = new AgentBreaker({ telemetry: false });
+      const events: BreakerEventRecord[] = [];
+      breaker.on((event) => events.push(event));
+      const researcher = ChatClient.builder(standInModel(server)).defaultAdvisors(new ToolCallingAdvisor(), breaker).build();
+      let delegations = 0;
+      const research = tool({
+        inputSchema: z.object({ task: z.string() }),
+        // The researcher runs in the lead's session, as a tool that hands its session on does.
+        execute: async ({ task }, { context }) => {
+          delegations += 1;
+          const asked = researcher.prompt(task).advisors((a) => a.param(CONVERSATION_ID, (context as unknown as GovernorToolContext).sessionId));
+          if (mode === 'call') return asked.call().content();
+          let text = '';
+          for await (const delta of asked.stream().content()) text += delta;
+          return text;
+        },
+      });
+      const lead = ChatClient.builder(standInModel(server))
+        .defaultAdvisors(new ToolCallingAdvisor({ maxToolCalls: 12 }), breaker)
+        .defaultTools({ research })
+        .build();
+
+      const stopped = await lead
+        .prompt('Prepare the weekly operations brief.')
+        .advisors((a) => a.param(CONVERSATION_ID, sessionId))
+        .call()
+        .content()
+        .then(
+          () => assert.fail('the breaker must end the run'),
+          (error: unknown) => error,
+        );
+
+      assert.ok(TokenDriftError.isInstance(stopped), `expected TokenDriftError, got ${String(stopped)}`);
+      const escalated = events.filter((e) => e.type === 'escalation');
+      assert.deepEqual(
+        escalated.map((e) => `${e.category}:${e.action}`),
+        ['token_drift:steer', 'token_drift:stop'],
+      );
+      assert.deepEqual(
+        escalated.map((e) => e.evidence?.promptTokens),
+        [LEAD_PROMPTS.slice(0, 4), LEAD_PROMPTS.slice(1, 5)],
+        "the lead's own rounds, with none of the researcher's",
+      );
+      assert.equal(delegations, 4, 'the researcher ran between every two rounds of the lead');
+      // The researcher's rounds are still the session's.
+      assert.equal((await breaker.snapshot(sessionId)).counters.modelCalls, 9);
+    });
+  }
 });

@@ -20,6 +20,8 @@ export interface BreakerEngine {
   checkToolCall(sessionId: string, call: ProposedToolCall): Promise<BreakerDecision>;
   /** Observes an event whose stop the advisor throws at once. */
   observe(sessionId: string, event: BreakerEvent): Promise<BreakerDecision>;
+  /** Whether the current code runs inside a tool call the breaker governs in session `sessionId` (see `insideToolOf`). */
+  insideTool(sessionId: string): boolean;
   takeSteers(sessionId: string): string[];
   /** Queues what a steer or block decided on a finished round tells the model next round. */
   queueSteer(sessionId: string, decision: BreakerDecision): void;
@@ -75,6 +77,8 @@ async function judgeRound(engine: BreakerEngine, sessionId: string, request: Cha
     completionTokens: response.usage.outputTokens ?? null,
     text: response.text,
     ...(costUsd === undefined ? {} : { costUsd }),
+    // A ChatClient run by a tool of the session's own tool loop is a sub-agent.
+    ...(engine.insideTool(sessionId) ? { delegated: true } : {}),
   };
   const round = await observeRound(engine, sessionId, answer, providerCalls(response.content));
   for (const verdict of round.hosted) engine.queueSteer(sessionId, verdict);

@@ -22,6 +22,15 @@ export interface ModelEvent {
    * `not_enforceable` in `health()`, with a warning.
    */
   readonly model?: string;
+  /**
+   * The round is a sub-agent's: one run inside a governed tool call of the
+   * same session (the `ChatClient` and the AI SDK, LangChain and Agents SDK
+   * doors set it themselves there). It counts for the budget and the counters
+   * like any round, but its prompt is the sub-agent's own, small context:
+   * token drift follows it apart from the session's own rounds, whose growth
+   * a delegation between them then neither advances nor restarts.
+   */
+  readonly delegated?: boolean;
 }
 
 /** One executed tool call, with its result. */

@@ -159,6 +159,13 @@ export interface BreakerSessionState {
   readonly retrievals: readonly RetrievalRecord[];
   readonly delegations: readonly DelegationRecord[];
   readonly drift: DriftState;
+  /**
+   * The token-drift run of the sub-agents' rounds (`ModelEvent.delegated`)
+   * since the session's last own round, which ends it: a sub-agent's context
+   * grows apart from its lead's (absent until such a round, and in states
+   * stored by older versions).
+   */
+  readonly delegatedDrift?: DriftState;
   readonly budget: BudgetState;
   /** Detections per category so far (drives the escalation ladders). */
   readonly escalations: Readonly<Partial<Record<BreakerCategory, number>>>;
@@ -197,6 +204,9 @@ export const LIMITS = {
   reason: 400,
 } as const;
 
+/** A token-drift run before its first round. */
+export const NO_DRIFT: DriftState = Object.freeze({ last: null, steps: 0, tail: Object.freeze([]) });
+
 /** A fresh session. */
 export function initialState(now: number): BreakerSessionState {
   return {
@@ -212,7 +222,7 @@ export function initialState(now: number): BreakerSessionState {
     texts: [],
     retrievals: [],
     delegations: [],
-    drift: { last: null, steps: 0, tail: [] },
+    drift: NO_DRIFT,
     budget: { tokens: 0, costUsd: 0, phase: 0 },
     escalations: {},
     handled: [],

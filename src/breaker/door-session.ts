@@ -8,6 +8,7 @@ import { describeValue } from '../errors/validate-options.ts';
 import { observeRound } from './observe-round.ts';
 import { hash53 } from './similarity/hash.ts';
 import { BREAKER_TAG } from '../chat/breaker-note.ts';
+import { insideToolOf } from '../chat/tool-scope.ts';
 
 /**
  * One governed session as a framework door (LangChain middleware, Agents SDK
@@ -103,10 +104,13 @@ export class DoorSession {
   /**
    * Reports a finished model round: its answer, then the calls the
    * model's API ran itself in it (see {@link observeRound}). Throws the
-   * first stop; returns the verdict on the answer.
+   * first stop; returns the verdict on the answer. Inside a tool call this
+   * door's breaker governs in its session, the round is a sub-agent's
+   * (`ModelEvent.delegated`).
    */
   async noteRound(answer: ModelEvent, hosted: readonly HostedEvent[]): Promise<BreakerDecision> {
-    const round = await observeRound(this.#breaker, this.sessionId, answer, hosted);
+    const delegated = insideToolOf(this.#breaker, this.sessionId);
+    const round = await observeRound(this.#breaker, this.sessionId, delegated ? { ...answer, delegated } : answer, hosted);
     for (const verdict of round.hosted) this.queueSteer(verdict);
     if (round.stop !== undefined) this.stopIf(round.stop);
     return round.answer;

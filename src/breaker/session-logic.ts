@@ -2,7 +2,7 @@ import { ALLOW, type BreakerDecision, type BreakerStatus } from './breaker-decis
 import type { BreakerEvent, ModelEvent, ToolCallEvent } from './breaker-event.ts';
 import type { BreakerEventRecord } from './breaker-events.ts';
 import { breakerMessage } from './breaker-messages.ts';
-import { clip, initialState, LIMITS, pushBounded, type BreakerCounters, type BreakerSessionState } from './breaker-state.ts';
+import { clip, initialState, LIMITS, NO_DRIFT, pushBounded, type BreakerCounters, type BreakerSessionState } from './breaker-state.ts';
 import { advanceBudget, budgetEvidence, stopDetection } from './detectors/budget.ts';
 import { detectCycle } from './detectors/cycle.ts';
 import { detectReask, judgeDelegation, type AnswerPrint, type TaskPrint } from './detectors/delegation-loop.ts';
@@ -195,9 +195,14 @@ export class SessionLogic {
 
   #observeModel(step: Step, event: ModelEvent, seq: number): Detection | null {
     const budget = advanceBudget(step.state.budget, event, seq, this.ctx);
-    const drift = advanceTokenDrift(step.state.drift, event, seq, this.ctx);
-    const text = judgeText(step.state, typeof event.text === 'string' ? event.text : '', seq, this.ctx);
-    step.state = { ...step.state, budget: budget.budget, drift: drift.drift, texts: text.texts };
+    // A sub-agent's prompt is its own small context: among the lead's rounds, each delegation would restart the
+    // lead's growth, and the lead's next round would count as growth on the sub-agent's. Each keeps its own run.
+    const { delegatedDrift, ...state } = step.state;
+    const delegated = event.delegated === true;
+    const drift = advanceTokenDrift(delegated ? (delegatedDrift ?? NO_DRIFT) : state.drift, event, seq, this.ctx);
+    const text = judgeText(state, typeof event.text === 'string' ? event.text : '', seq, this.ctx);
+    // The session's own round comes after the tool calls it waited for: the sub-agents they ran have ended.
+    step.state = { ...state, budget: budget.budget, texts: text.texts, ...(delegated ? { delegatedDrift: drift.drift } : { drift: drift.drift }) };
     return budget.detection ?? drift.detection ?? text.detection;
   }
 

@@ -17,6 +17,7 @@ import { governorMiddleware } from './index.ts';
 import { ScriptedModelServer } from '../testing/index.ts';
 import { escalations, lastToolResult } from '../e2e/recorded-run.ts';
 import { DELEGATED_TASKS, delegatedOutageServer } from '../test-support/delegated-outage.ts';
+import { assertLeadDriftCaught, compoundingLeadServer } from '../breaker/test-support/compounding-lead.ts';
 
 function chatModel(server: ScriptedModelServer): ChatOpenAI {
   return new ChatOpenAI({ model: server.modelId, apiKey: 'test-key', maxRetries: 0, configuration: { baseURL: server.baseURL } });
@@ -287,6 +288,40 @@ describe('governorMiddleware: a sub-agent as a tool, in the same session', () =>
       assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
       // The researcher's rounds are the session's: its spend counts against the session's budget.
       assert.ok(counters.modelCalls > 2 * lookups, `the researcher's rounds are counted (${counters.modelCalls})`);
+    });
+  }
+});
+
+describe('governorMiddleware: a sub-agent between the rounds of a lead whose context compounds', () => {
+  for (const sharing of ['the same middleware, on the thread it inherits', 'a middleware of its own, handed the thread'] as const) {
+    test(`${sharing}: its small prompts do not restart the lead's growth, token drift trips at the lead's 4th round as without it`, async () => {
+      await using server = await compoundingLeadServer();
+      const sessionId = `lc-compounding-lead-${sharing}`;
+      const { breaker, events } = recordingBreaker();
+      const middleware = governorMiddleware(breaker);
+      const researcher = createAgent({
+        model: chatModel(server),
+        tools: [],
+        middleware: [sharing === 'a middleware of its own, handed the thread' ? governorMiddleware(breaker) : middleware],
+      });
+      let delegations = 0;
+      const research = tool(
+        async ({ task }, config: { configurable?: { thread_id?: unknown } }) => {
+          delegations += 1;
+          const handed = sharing === 'a middleware of its own, handed the thread' ? { configurable: { thread_id: config.configurable?.thread_id } } : {};
+          const { messages } = await researcher.invoke({ messages: [{ role: 'user', content: task }] }, handed);
+          return String(messages.at(-1)?.content ?? '');
+        },
+        { name: 'research', description: 'Researches a task', schema: z.object({ task: z.string() }) },
+      );
+      const lead = createAgent({ model: chatModel(server), tools: [research], middleware: [middleware] });
+      const error = await rejection(
+        lead.invoke(
+          { messages: [{ role: 'user', content: 'Prepare the weekly operations brief.' }] },
+          { configurable: { thread_id: sessionId }, recursionLimit: 30 },
+        ),
+      );
+      await assertLeadDriftCaught(error, events, breaker, sessionId, delegations);
     });
   }
 });

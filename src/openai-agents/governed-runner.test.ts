@@ -17,6 +17,7 @@ import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from '../e2e/recorded-run.ts';
 import { OPS_MCP_SERVER } from './test-support/ops-mcp-server.ts';
 import { restartServiceTool } from './test-support/restart-tool.ts';
+import { assertLeadDriftCaught, compoundingLeadServer } from '../breaker/test-support/compounding-lead.ts';
 
 function governed(server: ScriptedModelServer, options: AgentBreakerOptions = {}, sessionId?: string) {
   const breaker = new AgentBreaker({ telemetry: false, ...options });
@@ -761,4 +762,29 @@ describe('breakerForOpenAIAgents: bad arguments to governed.run', () => {
     await assert.rejects(door.run(agent, { role: 'user', content: 'hi' } as never), { name: 'InvalidOptionError', option: 'input' });
     assert.equal(server.requests.length, 0);
   });
+});
+
+describe('breakerForOpenAIAgents: an agent tool between the rounds of a lead whose context compounds', () => {
+  for (const stream of [false, true]) {
+    test(`${stream ? 'streamed' : 'run'}: its small prompts do not restart the lead's growth, token drift trips at the lead's 4th turn as without it`, async () => {
+      await using server = await compoundingLeadServer('input');
+      const sessionId = `oa-compounding-lead-${stream}`;
+      const { breaker, events, door } = governed(server, {}, sessionId);
+      const researcher = new Agent({ name: 'researcher', model: server.modelId });
+      const lead = new Agent({
+        name: 'lead',
+        model: server.modelId,
+        tools: door.tools([researcher.asTool({ toolName: 'research', toolDescription: 'Researches a task' })]),
+      });
+      const error = await rejection(
+        (async () => {
+          if (!stream) return door.run(lead, 'Prepare the weekly operations brief.', { maxTurns: 12 });
+          for await (const _event of await door.run(lead, 'Prepare the weekly operations brief.', { maxTurns: 12, stream: true })) {
+            // drained only to drive the run
+          }
+        })(),
+      );
+      await assertLeadDriftCaught(error, events, breaker, sessionId, (await breaker.snapshot(sessionId)).counters.toolCalls);
+    });
+  }
 });

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { createClient } from 'redis';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
+import type { ModelEvent } from '../breaker/breaker-event.ts';
 import type { BreakerEventRecord } from '../breaker/breaker-events.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { health } from '../telemetry/health.ts';
@@ -984,5 +985,50 @@ describe('AgentBreaker on RedisBreakerStore', () => {
       await s.close();
       await killProcess(server);
     }
+  });
+});
+
+/*
+ * The sub-agents' rounds (`ModelEvent.delegated`) on a shared store: a
+ * replica that did not see them judges the session's token drift as the one
+ * that did, from the store's snapshot and operation log.
+ */
+/** Two replicas of one breaker on one Redis store, each without a cache of its own. */
+function delegatedReplicas(): [AgentBreaker, AgentBreaker] {
+  const keyPrefix = `${prefix}${randomUUID()}:`;
+  const replica = () => new AgentBreaker({ telemetry: false, checkFreshnessMs: 0, store: new RedisBreakerStore({ client: raw, keyPrefix }) });
+  return [replica(), replica()];
+}
+
+const promptRound = (promptTokens: number, delegated = false): ModelEvent => ({
+  kind: 'model',
+  text: '',
+  promptTokens,
+  completionTokens: 100,
+  ...(delegated ? { delegated } : {}),
+});
+
+describe('delegated model rounds on a RedisBreakerStore', () => {
+  test("a replica that did not see the sub-agents' rounds keeps them out of the lead's run too", async () => {
+    const [a, b] = delegatedReplicas();
+    // Five of the researcher's rounds after each of the lead's: the log is folded into the snapshot on the way.
+    for (const lead of [10_000, 14_000, 19_000]) {
+      assert.equal((await a.observe('s', promptRound(lead))).action, 'allow');
+      for (let i = 0; i < 5; i++) assert.equal((await a.observe('s', promptRound(1_000 + 100 * i, true))).action, 'allow');
+    }
+    const fourth = await b.observe('s', promptRound(26_000));
+    assert.equal(fourth.category, 'token_drift');
+    assert.equal(fourth.action, 'steer');
+    assert.deepEqual(fourth.evidence?.promptTokens, [10_000, 14_000, 19_000, 26_000]);
+    assert.equal((await b.snapshot('s')).counters.modelCalls, 19);
+  });
+
+  test("a replica that did not see a sub-agent's first rounds judges its growth as the one that did", async () => {
+    const [a, b] = delegatedReplicas();
+    await a.observe('s', promptRound(30_000));
+    for (const p of [6_000, 8_200, 11_200]) assert.equal((await a.observe('s', promptRound(p, true))).action, 'allow');
+    const fourth = await b.observe('s', promptRound(15_300, true));
+    assert.equal(fourth.category, 'token_drift');
+    assert.deepEqual(fourth.evidence?.promptTokens, [6_000, 8_200, 11_200, 15_300]);
   });
 });

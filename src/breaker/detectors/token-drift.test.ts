@@ -74,3 +74,69 @@ describe('token drift', () => {
     assert.equal(out[2]!.action, 'steer');
   });
 });
+
+describe('token drift: the rounds of sub-agents run inside a tool call (delegated)', () => {
+  /** Lead rounds are numbers; a sub-agent's rounds between them a list of numbers. */
+  async function session(d: BreakerDriver, plan: ReadonlyArray<number | readonly number[]>) {
+    const lead = [];
+    const delegated = [];
+    for (const step of plan) {
+      if (typeof step === 'number') lead.push(await d.model('', step, 100));
+      else for (const p of step) delegated.push(await observeDelegated(d, p));
+    }
+    return { lead, delegated };
+  }
+
+  function observeDelegated(d: BreakerDriver, promptTokens: number) {
+    return d.breaker.observe(d.sessionId, { kind: 'model', text: '', promptTokens, completionTokens: 100, delegated: true });
+  }
+
+  test("neither advance nor restart the session's run: a lead compounding between delegations trips where it would alone", async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const { lead, delegated } = await session(d, [10_000, [1_200, 1_500], 14_000, [1_200], 19_000, [900, 1_100, 1_300], 26_000]);
+    assert.deepEqual(
+      lead.map((x) => x.action),
+      ['allow', 'allow', 'allow', 'steer'],
+    );
+    assert.ok(delegated.every((x) => x.action === 'allow'));
+    assert.equal(lead[3]!.category, 'token_drift');
+    assert.deepEqual(lead[3]!.evidence?.promptTokens, [10_000, 14_000, 19_000, 26_000]);
+    const { counters, budget } = await d.breaker.snapshot(d.sessionId);
+    assert.equal(counters.modelCalls, 10, 'they are rounds of the session all the same');
+    assert.equal(budget.tokens, 10_000 + 14_000 + 19_000 + 26_000 + 1_200 * 2 + 1_500 + 900 + 1_100 + 1_300 + 10 * 100);
+  });
+
+  test("a lead round is not growth on a sub-agent's prompt, nor a sub-agent's round on the lead's", async () => {
+    // A steady lead; its researcher's context grows twice in each delegation. Mixed into one run, the lead's
+    // next round would be the third growth step.
+    const d = new BreakerDriver(new AgentBreaker());
+    const { lead, delegated } = await session(d, [15_500, [6_000, 8_200, 11_200], 16_000, [6_000, 8_200, 11_200], 16_400]);
+    assert.ok([...lead, ...delegated].every((x) => x.action === 'allow'));
+  });
+
+  test('a sub-agent whose own context compounds is caught, as its own run', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const { lead, delegated } = await session(d, [30_000, [6_000, 8_200, 11_200, 15_300]]);
+    assert.ok(lead.every((x) => x.action === 'allow'));
+    assert.deepEqual(
+      delegated.map((x) => x.action),
+      ['allow', 'allow', 'allow', 'steer'],
+    );
+    assert.deepEqual(delegated[3]!.evidence?.promptTokens, [6_000, 8_200, 11_200, 15_300]);
+    assert.match(delegated[3]!.evidence?.detail ?? '', /^a sub-agent's prompt tokens grew 3 rounds in a row/);
+  });
+
+  test("the session's next own round ends its sub-agents' run: the next delegation starts one of its own", async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    const { lead, delegated } = await session(d, [30_000, [6_000, 8_200, 11_200], 31_000, [15_300, 21_000]]);
+    assert.ok([...lead, ...delegated].every((x) => x.action === 'allow'));
+  });
+
+  test('is validated: a flag that is not a boolean is refused', async () => {
+    const d = new BreakerDriver(new AgentBreaker());
+    await assert.rejects(
+      d.breaker.observe(d.sessionId, { kind: 'model', text: '', promptTokens: 1, completionTokens: 1, delegated: 'yes' as unknown as boolean }),
+      { name: 'InvalidOptionError', option: 'event.delegated' },
+    );
+  });
+});

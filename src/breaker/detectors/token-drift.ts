@@ -7,7 +7,9 @@ import { round2, type Detection, type DetectorContext } from './detection.ts';
  * reports drift when `consecutive` rounds in a row each grew by at least
  * `growthFactor` from a prompt already past `minPromptTokens`. A round that
  * does not grow enough — in particular a fall after compaction — restarts the
- * run from itself; a round without a token count changes nothing.
+ * run from itself; a round without a token count changes nothing. `drift` is
+ * the run of the round's own agent: the session's, or its sub-agents' for a
+ * delegated round (see `ModelEvent.delegated`).
  */
 export function advanceTokenDrift(drift: DriftState, event: ModelEvent, seq: number, ctx: DetectorContext): { drift: DriftState; detection: Detection | null } {
   const { enabled, growthFactor, consecutive, minPromptTokens } = ctx.options.tokenDrift;
@@ -29,7 +31,7 @@ export function advanceTokenDrift(drift: DriftState, event: ModelEvent, seq: num
       category: 'token_drift',
       key: `token_drift:${seq}`,
       evidence: {
-        detail: `prompt tokens grew ${next.steps} rounds in a row by at least ${growthFactor}× (${shown.join(' → ')})`,
+        detail: `${event.delegated === true ? "a sub-agent's " : ''}prompt tokens grew ${next.steps} rounds in a row by at least ${growthFactor}× (${shown.join(' → ')})`,
         pattern: 'growth',
         promptTokens: shown,
         growth,
