@@ -11,10 +11,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { generateText, isStepCount, streamText, ToolLoopAgent, tool } from 'ai';
 import { z } from 'zod';
-import { AgentBreaker, BreakerOpenError, breakerForAiSdk, ErrorLoopError, type BreakerEventRecord } from '../index.ts';
+import { AgentBreaker, breakerForAiSdk, ErrorLoopError, type BreakerEventRecord } from '../index.ts';
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
 import { escalations, lastToolResult } from '../e2e/recorded-run.ts';
-import { delegatedOutageServer } from '../test-support/delegated-outage.ts';
+import { assertDelegatedOutageCaught, delegatedOutageServer } from '../test-support/delegated-outage.ts';
 import { assertLeadDriftCaught, compoundingLeadServer } from './test-support/compounding-lead.ts';
 
 function failingDeploy(sessionId: string, thrown: () => Error = () => new Error('permission denied: role deployer missing')) {
@@ -195,17 +195,7 @@ describe('breakerForAiSdk: a sub-agent as a tool, in the same session', () => {
 
   for (const nesting of ['generateText', 'streamText', 'a streaming tool', 'its own door'] as const) {
     test(`the researcher on ${nesting}: the task the lead wrote is no user turn, and the outage across delegations is caught`, async () => {
-      const { error, events, lookups, counters } = await delegatedOutage(nesting);
-      // A stop the researcher's own door noticed reaches the lead's door as the open breaker it left.
-      const expected = nesting === 'its own door' ? BreakerOpenError : ErrorLoopError;
-      assert.ok(expected.isInstance(error), `expected ${expected.name}, got ${String(error)}`);
-      assert.equal(error.category, 'error_loop');
-      assert.equal(error.evidence?.['transient'], true);
-      assert.equal(counters.userEvents, 1, "only the user's question is a user turn, not the tasks the lead wrote");
-      assert.equal(lookups, 5, 'an outage gets its five attempts, across delegations');
-      assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
-      // The researcher's rounds are the session's: its spend counts against the session's budget.
-      assert.ok(counters.modelCalls > 2 * lookups, `the researcher's rounds are counted (${counters.modelCalls})`);
+      assertDelegatedOutageCaught(await delegatedOutage(nesting), nesting === 'its own door');
     });
   }
 });

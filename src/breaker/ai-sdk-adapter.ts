@@ -1,5 +1,5 @@
 import { readShellOutput } from './shell-output.ts';
-import { insideToolOf, runAsToolOf } from '../chat/tool-scope.ts';
+import { runAsToolOf } from '../chat/tool-scope.ts';
 import type { LanguageModelV4, LanguageModelV4Middleware, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { wrapLanguageModel, type ToolSet } from 'ai';
 import { fromProviderUsage } from '../model/usage.ts';
@@ -189,11 +189,9 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
         remember(ran, call.id);
         door.stopIf(await breaker.observe(sessionId, { kind: 'tool_call', tool: call.tool, args: call.args, result: call.error, error: true }));
       }
-      // A prompt that ends with the user's message starts a turn (later steps end with tool results). Inside
-      // a tool call of this session it is a sub-agent's task, which the lead model wrote: taken for a user
-      // turn, every new task would start the breaker's evidence over.
+      // A prompt that ends with the user's message starts a turn (later steps end with tool results).
       const last = params.prompt.at(-1);
-      if (last?.role === 'user' && !insideToolOf(breaker, sessionId)) await door.noteUserTurn(params.prompt.length - 1, textOfContent(last.content));
+      if (last?.role === 'user') await door.noteUserTurn(params.prompt.length - 1, textOfContent(last.content));
       const { prompt, apart } = withFailureSteers(params.prompt, failureSteers);
       // A steer whose call's result is not error text is delivered once, with the other steers.
       const steers = apart.flatMap((id) => {

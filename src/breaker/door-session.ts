@@ -92,9 +92,13 @@ export class DoorSession {
    * about to read, when that message is the user's. A user turn is new
    * information (the breaker's evidence starts over), so a conversation whose
    * every turn asks the same tool about something new is not a loop. A
-   * retried call (same place, same text) is not a new turn.
+   * retried call (same place, same text) is not a new turn, nor is a message
+   * inside a tool call this door's breaker governs in its session: there it
+   * is a sub-agent's task, which the lead model wrote (taken for a user turn,
+   * every new task would start the breaker's evidence over).
    */
   async noteUserTurn(position: number, text: string): Promise<void> {
+    if (insideToolOf(this.#breaker, this.sessionId)) return;
     const turn = `${position}\u0000${text.length}\u0000${hash53(text)}`;
     if (turn === this.#userTurn) return;
     this.#userTurn = turn;

@@ -12,11 +12,11 @@ import { Command } from '@langchain/langgraph';
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent, tool } from 'langchain';
 import { z } from 'zod';
-import { AgentBreaker, BreakerOpenError, ErrorLoopError, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
+import { AgentBreaker, ErrorLoopError, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
 import { governorMiddleware } from './index.ts';
 import { ScriptedModelServer } from '../testing/index.ts';
 import { escalations, lastToolResult } from '../e2e/recorded-run.ts';
-import { DELEGATED_TASKS, delegatedOutageServer } from '../test-support/delegated-outage.ts';
+import { assertDelegatedOutageCaught, DELEGATED_TASKS, delegatedOutageServer } from '../test-support/delegated-outage.ts';
 import { assertLeadDriftCaught, compoundingLeadServer } from '../breaker/test-support/compounding-lead.ts';
 
 function chatModel(server: ScriptedModelServer): ChatOpenAI {
@@ -277,17 +277,7 @@ describe('governorMiddleware: a sub-agent as a tool, in the same session', () =>
     'a middleware of its own, handed the thread',
   ] as const) {
     test(`${sharing}: the task the lead wrote is no user turn, and the outage across delegations is caught`, async () => {
-      const { error, events, lookups, counters } = await delegatedOutage(sharing);
-      // A stop the researcher's own middleware noticed reaches the lead's as the open breaker it left.
-      const expected = sharing === 'a middleware of its own, handed the thread' ? BreakerOpenError : ErrorLoopError;
-      assert.ok(expected.isInstance(error), `expected ${expected.name}, got ${String(error)}`);
-      assert.equal(error.category, 'error_loop');
-      assert.equal(error.evidence?.['transient'], true);
-      assert.equal(counters.userEvents, 1, "only the user's question is a user turn, not the tasks the lead wrote");
-      assert.equal(lookups, 5, 'an outage gets its five attempts, across delegations');
-      assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
-      // The researcher's rounds are the session's: its spend counts against the session's budget.
-      assert.ok(counters.modelCalls > 2 * lookups, `the researcher's rounds are counted (${counters.modelCalls})`);
+      assertDelegatedOutageCaught(await delegatedOutage(sharing), sharing === 'a middleware of its own, handed the thread');
     });
   }
 });

@@ -7,7 +7,7 @@ import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 import { assertObservingBreaker, blockedResult, DoorSessions, resultText, steeredResult, steerNote, type DoorSession } from '../breaker/door-session.ts';
 import { anthropicBlockCalls, responsesItemCalls, type HostedEvent } from '../breaker/hosted-calls.ts';
 import { thrownText } from '../breaker/thrown-text.ts';
-import { insideToolOf, runAsToolOf } from '../chat/tool-scope.ts';
+import { runAsToolOf } from '../chat/tool-scope.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link governorMiddleware}. */
@@ -195,13 +195,9 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
 
     beforeModel: async (state, runtime) => {
       const session = sessionOf(state, runtime as RunConfigLike);
-      // Messages that end with the user's start a turn (within one, they end with tool results). Inside a
-      // tool call of this session they end with a sub-agent's task, which the lead model wrote: taken for a
-      // user turn, every new task would start the breaker's evidence over.
+      // Messages that end with the user's start a turn (within one, they end with tool results).
       const last = state.messages.at(-1);
-      if (last !== undefined && HumanMessage.isInstance(last) && !insideToolOf(breaker, session.sessionId)) {
-        await session.noteUserTurn(state.messages.length - 1, textOf(last.content));
-      }
+      if (last !== undefined && HumanMessage.isInstance(last)) await session.noteUserTurn(state.messages.length - 1, textOf(last.content));
       await session.gateModelCall();
       return undefined;
     },

@@ -36,7 +36,7 @@ import { thrownText } from '../breaker/thrown-text.ts';
 import { ToolCallBlockedError } from '../breaker/breaker-errors.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue, is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
-import { insideToolOf, runAsToolOf } from '../chat/tool-scope.ts';
+import { runAsToolOf } from '../chat/tool-scope.ts';
 
 /**
  * What the SDK hands the model, and the output guardrail, in place of a tool
@@ -294,15 +294,11 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     governedModels.add(wrapped);
     return wrapped;
   };
-  /**
-   * The gate of a model turn, after the user turn its input ends with (if it
-   * does). Inside a governed tool call of the session (an agent tool's nested
-   * run) it ends with a task the lead model wrote: no user turn (see `insideToolOf`).
-   */
+  /** The gate of a model turn, after the user turn its input ends with (if it does; see `DoorSession.noteUserTurn`). */
   const gate = async (session: RunSession, request: ModelRequest): Promise<void> => {
     session.noteConversation(request.input);
     await session.settle();
-    const turn = insideToolOf(breaker, session.sessionId) ? undefined : userTurnOf(request.input);
+    const turn = userTurnOf(request.input);
     if (turn !== undefined) await session.noteUserTurn(turn.position, turn.text);
     await session.gateModelCall();
   };

@@ -1,3 +1,8 @@
+import assert from 'node:assert/strict';
+import { BreakerOpenError, ErrorLoopError } from '../breaker/breaker-errors.ts';
+import type { BreakerEventRecord } from '../breaker/breaker-events.ts';
+import type { BreakerCounters } from '../breaker/breaker-state.ts';
+import { escalations } from '../e2e/recorded-run.ts';
 import { ScriptedModelServer } from '../testing/index.ts';
 
 /** The lead's tasks for its researcher: the same lookup, worded anew each time. */
@@ -29,4 +34,27 @@ export function delegatedOutageServer(): Promise<ScriptedModelServer> {
       return messages.at(-1)?.role === 'tool' ? { text: 'The billing service is down.' } : { toolCalls: [{ name: 'get_invoice', arguments: { id: 'inv-9' } }] };
     },
   }).start();
+}
+
+/**
+ * Asserts how a door met the delegated outage: the task the lead wrote is no
+ * user turn, the outage gets its five attempts across delegations and is
+ * steered, blocked, then stopped, and the researcher's rounds count as the
+ * session's. `ownDoor`: the researcher had a door of its own for the session,
+ * whose stop reaches the lead's door as the open breaker it left.
+ */
+export function assertDelegatedOutageCaught(
+  run: { readonly error: unknown; readonly events: readonly BreakerEventRecord[]; readonly lookups: number; readonly counters: BreakerCounters },
+  ownDoor: boolean,
+): void {
+  const { error, events, lookups, counters } = run;
+  const expected = ownDoor ? BreakerOpenError : ErrorLoopError;
+  assert.ok(expected.isInstance(error), `expected ${expected.name}, got ${String(error)}`);
+  assert.equal(error.category, 'error_loop');
+  assert.equal(error.evidence?.['transient'], true);
+  assert.equal(counters.userEvents, 1, "only the user's question is a user turn, not the tasks the lead wrote");
+  assert.equal(lookups, 5, 'an outage gets its five attempts, across delegations');
+  assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
+  // The researcher's rounds are the session's: its spend counts against the session's budget.
+  assert.ok(counters.modelCalls > 2 * lookups, `the researcher's rounds are counted (${counters.modelCalls})`);
 }
