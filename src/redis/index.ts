@@ -6,4 +6,5 @@ export {
   type RedisChatMemoryClient,
   type RedisChatMemoryTransaction,
 } from './redis-chat-memory-repository.ts';
-export { RedisBreakerStore, BreakerStoreError, type RedisBreakerStoreOptions, type RedisCommandClient } from './redis-breaker-store.ts';
+export { RedisBreakerStore, type RedisBreakerStoreOptions, type RedisCommandClient } from './redis-breaker-store.ts';
+export { BreakerStoreError } from './breaker-store-error.ts';

@@ -14,7 +14,8 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import { health } from '../telemetry/health.ts';
 import { killProcess, requireRedis, startDedicatedRedis, testRedisUrl, unusedPort } from '../test-support/services.ts';
 import { decodeOp } from '../breaker/op-codec.ts';
-import { BreakerStoreError, RedisBreakerStore, type RedisCommandClient } from './redis-breaker-store.ts';
+import { BreakerStoreError } from './breaker-store-error.ts';
+import { RedisBreakerStore, type RedisCommandClient } from './redis-breaker-store.ts';
 
 const url = testRedisUrl();
 const prefix = `governor:test:${randomUUID()}:`;

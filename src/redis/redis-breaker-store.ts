@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createClient } from './redis-module.ts';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import type { Outcome } from '../breaker/session-logic.ts';
@@ -14,11 +14,33 @@ import {
 } from '../breaker/breaker-store.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { redact } from '../redaction/redact.ts';
-import { decodeOp, encodeOp } from '../breaker/op-codec.ts';
+import { encodeOp } from '../breaker/op-codec.ts';
 import { decodeState, encodeState } from '../breaker/state-codec.ts';
 import { hash53 } from '../breaker/similarity/hash.ts';
 import { assertRedisUrl, createClientForUrl } from './redis-url.ts';
 import { closeWithin } from './close-within.ts';
+import { BreakerStoreError } from './breaker-store-error.ts';
+import { LOG_FULL, MAX_LOGGED, SCRIPTS, type Script } from './session-scripts.ts';
+import {
+  COMPACT_EVERY,
+  Kin,
+  MAX_ANCESTRY,
+  ancestry,
+  continuesCache,
+  decodeFold,
+  diverges,
+  foldsLog,
+  includes,
+  knowledge,
+  lastBytes,
+  loggedAfter,
+  readOp,
+  text,
+  writtenBack,
+  type FoldReply,
+  type Folded,
+  type Owed,
+} from './session-fold.ts';
 
 /**
  * The part of a node-redis client the store uses. A `RedisClientType` from
@@ -112,21 +134,6 @@ export interface RedisBreakerStoreOptions {
   readonly cacheSessions?: number;
 }
 
-/**
- * A Redis operation failed (connection lost, timeout, server error). The
- * breaker decides whether that fails open or closed; the message never holds
- * credentials.
- */
-export class BreakerStoreError extends GovernorError {
-  /** Which store operation failed: `read`, `apply`, `delete`, `listOpen`, `ping`, `addSteers`, `takeSteers`, `claimFirst`, `addAlias`, `sessionOfAlias`, `putNote`, `readNote` or `restore` (writing back a session the server forgot). */
-  readonly operation: string;
-
-  constructor(operation: string, message: string, options?: { cause?: unknown }) {
-    super('GOVERNOR_BREAKER_STORE', `Breaker store ${operation} failed: ${message}`, options);
-    this.operation = operation;
-  }
-}
-
 const DEFAULT_KEY_PREFIX = 'governor:breaker:';
 const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_TIMEOUT_MS = 2000;
@@ -137,27 +144,6 @@ const DEFAULT_CACHE_SESSIONS = 256;
  * every append.
  */
 const MAX_EXPIRY_SLACK_MS = 1000;
-/** The writer of every this-many-th operation after the snapshot folds the log into a new one. */
-const COMPACT_EVERY = 16;
-/**
- * The writer of the operation that takes the log past a multiple of this
- * many bytes after the snapshot folds it too: a few logged replies,
- * retrievals or user turns (kept as text) would otherwise outweigh the
- * snapshot itself, which the detectors' windows bound.
- */
-const COMPACT_BYTES = 1024;
-/**
- * Most operations a session's log holds. Writers fold it long before this
- * (by {@link COMPACT_EVERY} × 4 at the latest); only a session no writer can
- * fold reaches it (a snapshot or operation of a newer version), and then
- * appends are refused instead of the log growing for as long as the session
- * is used.
- */
-const MAX_LOGGED = 1024;
-/** What APPEND answers when the log is full (a Redis error reply). */
-const LOG_FULL = 'GOVERNOR_LOG_FULL';
-/** What APPEND answers when it reaches the server after its writer stopped waiting for it (a Redis error reply). */
-const TOO_LATE = 'GOVERNOR_TOO_LATE';
 /**
  * How much sooner than its writer's timeout an append's deadline falls on
  * the server (at most; a quarter of a short timeout): room for the reply
@@ -168,441 +154,11 @@ const DEADLINE_MARGIN_MS = 100;
 /** How long a reading of the server's clock counts (see RedisBreakerStore's #noteServerClock): one taken before a jump of either clock is forgotten after two such windows. */
 const CLOCK_WINDOW_MS = 60_000;
 
-/**
- * Lua: how far incarnation `id` of a session (its log ending at `last`, `anc`
- * what it took over) holds incarnation `cid`: up to that position, -1 when
- * not at all (see the session layout below).
- */
-const REACH = `
-local function reach(anc, id, last, cid)
-  if cid == id then return last end
-  local best = -1
-  for i, p in string.gmatch(anc or '', '(%S+) (%d+)') do
-    if i == cid and tonumber(p) > best then best = tonumber(p) end
-  end
-  return best
-end
-`;
-
-/*
- * A session is a hash {base, id, snap, anc, at} and a list (its log). `snap` is the
- * state after operation `base` (absent while base is 0: the fresh state); the
- * list holds operations base+1 .. end, oldest first, so `end` is base plus
- * the list's length and appending takes the next position atomically: any
- * number of writers interleave without conflict, and every replica folds the
- * same operations in the same order through the same pure logic.
- *
- * `id` names the session's incarnation: the one a writer created, or the
- * one a process wrote back after the server forgot it (see RESTORE, MERGE).
- * A different one than a process knows tells it that the session it knew
- * was forgotten. Whether the new one holds all the process knew is told by
- * `anc`, which an incarnation gets when it begins (at position `at`) and
- * keeps: the incarnations it took over, each with how far ("<id> <position>
- * …"). A process that knew incarnation i up to position p knows less than
- * (or as much as) a session that is i up to p or later, or whose `anc` names
- * i at p or later: it then folds the session as the server holds it. Else it
- * knows something the session lacks, and writes back what it knows with the
- * session's operations since it began folded in. So a copy that is behind
- * never replaces one that knows more, whichever replica writes first after a
- * restart. A session created by a writer that knew none has no `anc` and
- * `at` 0, as do those of earlier versions.
- *
- * Replies of APPEND and READ: {end, base, from, ops, snap, id, time, kin,
- * anc, at}: `ops` are the operations after position `from` and before the
- * caller's own (APPEND) or up to `end` (READ); `from` is the caller's known
- * position when it is still in the log, else `base` (then `snap` is the
- * state to start from, nil = fresh). `kin` says how the session stands to
- * what the caller knows: 0 it is the caller's incarnation (or the caller
- * knew none), 1 another that holds all the caller knew, 2 one that lacks
- * some of it; for either of those the tail starts from the snapshot (except
- * for the caller's own incarnation that lost operations it knew: it holds
- * nothing new to the caller). APPEND answers just {end, base, time} when
- * there is nothing else to tell: the caller's position is the one before
- * its own and the id is the one it knows. `time` is the server's (epoch
- * ms; nil for READ).
- */
-const FOLD_REPLY = `
-local function tail(base, last, known)
-  if known >= base and known <= last then
-    if last > known then return {known, redis.call('LRANGE', KEYS[2], known - base, last - base - 1), false} end
-    return {known, {}, false}
-  end
-  local snap = false
-  if base > 0 then snap = redis.call('HGET', KEYS[1], 'snap') end
-  local ops = {}
-  if last > base then ops = redis.call('LRANGE', KEYS[2], 0, last - base - 1) end
-  return {base, ops, snap}
-end
-${REACH}
-local function kin(id, anc, last, cid, known)
-  if cid == '' then return 0, known end
-  if cid == id then
-    if known <= last then return 0, known end
-    return 2, last
-  end
-  if reach(anc, id, last, cid) >= known then return 1, -1 end
-  return 2, -1
-end
-`;
-
-/**
- * KEYS[1] session hash, KEYS[2] its log; ARGV: known position (-1 = none),
- * the operation (see encodeOp), ttl ms, '1' to refresh both keys' expiry, the id the caller
- * knows ('' = none), an id for the session should this create it, the
- * deadline (server time, epoch ms; '' = none) after which the caller no
- * longer waits for the reply, and optionally a snapshot to store first: its
- * position and encoded state (see COMPACT), so that folding costs no round
- * trip; it is stored only in the incarnation it was folded from. An append that runs after its deadline changes nothing: the reply is
- * the error TOO_LATE (its caller was told that it failed, and let the call
- * through or refused it unjudged). A log that holds MAX_LOGGED operations
- * takes no more: the reply is the error LOG_FULL. Every reply ends with the
- * server's time (epoch ms). Three server commands in the common case (TIME,
- * HMGET, RPUSH): the expiry is set when a key is created and refreshed only
- * when the caller asks (see RedisBreakerStore's ttlMs).
- */
-const APPEND = `${FOLD_REPLY}
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-local deadline = tonumber(ARGV[7])
-if deadline and now > deadline then
-  return redis.error_reply('${TOO_LATE} the append reached the server ' .. (now - deadline) .. ' ms past its deadline (its writer no longer waits for it)')
-end
-local meta = redis.call('HMGET', KEYS[1], 'base', 'id', 'anc', 'at')
-local base = tonumber(meta[1]) or 0
-local id = meta[2]
-local refresh = ARGV[4] == '1'
-if not id then
-  -- A new session (or one that expired): nothing of an older log may be folded into it.
-  id = ARGV[6]
-  base = 0
-  redis.call('DEL', KEYS[2])
-  redis.call('HSET', KEYS[1], 'id', id)
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-end
-local snapAt = tonumber(ARGV[8])
-if snapAt and snapAt > base and id == ARGV[5] then
-  local kept = redis.call('LLEN', KEYS[2])
-  if snapAt <= base + kept then
-    redis.call('LTRIM', KEYS[2], snapAt - base, -1)
-    redis.call('HSET', KEYS[1], 'base', snapAt, 'snap', ARGV[9])
-    base = snapAt
-  end
-end
-local n = redis.call('RPUSH', KEYS[2], ARGV[2])
-if n > ${MAX_LOGGED} then
-  redis.call('RPOP', KEYS[2])
-  return redis.error_reply('${LOG_FULL} ' .. (n - 1))
-end
-if refresh then
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-  redis.call('PEXPIRE', KEYS[2], ARGV[3])
-elseif n == 1 then
-  redis.call('PEXPIRE', KEYS[2], ARGV[3])
-end
-local pos = base + n
-local known = tonumber(ARGV[1])
-if known == pos - 1 and id == ARGV[5] then return {pos, base, now} end
-local anc, at = meta[3] or '', tonumber(meta[4]) or 0
-if id ~= meta[2] then anc, at = '', 0 end
-local k, start = kin(id, anc, pos - 1, ARGV[5], known)
-local t = tail(base, pos - 1, start)
-return {pos, base, t[1], t[2], t[3], id, now, k, anc, at}
-`;
-
-/** KEYS[1] session hash, KEYS[2] its log; ARGV: known position (-1 = none), the id the caller knows ('' = none). */
-const READ = `${FOLD_REPLY}
-local meta = redis.call('HMGET', KEYS[1], 'base', 'id', 'anc', 'at')
-if not meta[2] then return {0, 0, 0, {}, false, false, false, 0, '', 0} end
-local base = tonumber(meta[1]) or 0
-local last = base + redis.call('LLEN', KEYS[2])
-local anc = meta[3] or ''
-local k, start = kin(meta[2], anc, last, ARGV[2], tonumber(ARGV[1]))
-local t = tail(base, last, start)
-return {last, base, t[1], t[2], t[3], meta[2], false, k, anc, tonumber(meta[4]) or 0}
-`;
-
-/**
- * KEYS[1] session hash, KEYS[2] its log; ARGV: position, encoded state after
- * it, the incarnation it was folded from. Makes the state the snapshot and
- * drops the operations it includes, unless a later snapshot is there already
- * (or the position is not in the log, or the session is another incarnation by now).
- */
-const COMPACT = `
-local meta = redis.call('HMGET', KEYS[1], 'base', 'id')
-if meta[2] ~= ARGV[3] then return 0 end
-local base = tonumber(meta[1]) or 0
-local last = base + redis.call('LLEN', KEYS[2])
-local pos = tonumber(ARGV[1])
-if pos <= base or pos > last then return 0 end
-redis.call('LTRIM', KEYS[2], pos - base, -1)
-redis.call('HSET', KEYS[1], 'base', pos, 'snap', ARGV[2])
-return 1
-`;
-
-/**
- * KEYS[1] session hash, KEYS[2] open sessions (a sorted set scored by the end
- * of each one's cooldown); ARGV: position, the end of the cooldown if open
- * after it ('' if not), session id, ttl ms. The latest position's word wins,
- * whatever the order the writers' marks arrive in.
- */
-const MARK_OPEN = `
-local at = tonumber(redis.call('HGET', KEYS[1], 'openpos') or '0')
-local pos = tonumber(ARGV[1])
-if pos < at then return 0 end
-redis.call('HSET', KEYS[1], 'openpos', pos)
-if ARGV[2] ~= '' then
-  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
-  redis.call('PEXPIRE', KEYS[2], ARGV[4])
-else
-  redis.call('ZREM', KEYS[2], ARGV[3])
-end
-return 1
-`;
-
-/**
- * KEYS[1] open sessions; ARGV[1] session key prefix, ARGV[2] now (ms). Drops
- * the sessions whose cooldown has ended or that expired, returns the rest.
- */
-const LIST_OPEN = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
-local ids = redis.call('ZRANGE', KEYS[1], 0, -1)
-local open = {}
-for _, id in ipairs(ids) do
-  if redis.call('EXISTS', ARGV[1] .. id) == 1 then
-    table.insert(open, id)
-  else
-    redis.call('ZREM', KEYS[1], id)
-  end
-end
-return open
-`;
-
-/** KEYS[1] steer list; ARGV[1] ttl ms, ARGV[2] most kept, ARGV[3…] messages. */
-const ADD_STEERS = `
-for i = 3, #ARGV do
-  redis.call('RPUSH', KEYS[1], ARGV[i])
-end
-redis.call('LTRIM', KEYS[1], -tonumber(ARGV[2]), -1)
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return 1
-`;
-
-/** KEYS[1] steer list. Returns and removes every message at once, so two replicas never both deliver one. */
-const TAKE_STEERS = `
-local messages = redis.call('LRANGE', KEYS[1], 0, -1)
-redis.call('DEL', KEYS[1])
-return messages
-`;
-
-/**
- * KEYS[1] seen list; ARGV[1] ttl ms, ARGV[2] most kept, ARGV[3…] key hashes.
- * Returns 1 for each hash not in the list (then added), 0 for one already
- * there; the list keeps the newest, and every hash of this call.
- */
-const CLAIM_FIRST = `
-local seen = {}
-for _, h in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do seen[h] = true end
-local out = {}
-for i = 3, #ARGV do
-  if seen[ARGV[i]] then
-    out[i - 2] = 0
-  else
-    out[i - 2] = 1
-    seen[ARGV[i]] = true
-    redis.call('RPUSH', KEYS[1], ARGV[i])
-  end
-end
-redis.call('LTRIM', KEYS[1], -math.max(tonumber(ARGV[2]), #ARGV - 2), -1)
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return out
-`;
-
-/**
- * KEYS[1] alias key, KEYS[2] the session's alias list; ARGV: session id,
- * expiry ms, most kept. Points the alias at the session; the session keeps
- * its newest aliases, older ones are dropped.
- */
-const ADD_ALIAS = `
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-redis.call('LREM', KEYS[2], 0, KEYS[1])
-redis.call('RPUSH', KEYS[2], KEYS[1])
-while redis.call('LLEN', KEYS[2]) > tonumber(ARGV[3]) do
-  redis.call('DEL', redis.call('LPOP', KEYS[2]))
-end
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
-return 1
-`;
-
-/** KEYS[1] session hash, KEYS[2] its log, KEYS[3] open sessions, KEYS[4] its steer list, KEYS[5] its seen list, KEYS[6] its alias list, KEYS[7] its notes; ARGV[1] session id. */
-const DELETE = `
-for _, alias in ipairs(redis.call('LRANGE', KEYS[6], 0, -1)) do redis.call('DEL', alias) end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
-redis.call('ZREM', KEYS[3], ARGV[1])
-return 1
-`;
-
-/**
- * Lua for RESTORE and MERGE. KEYS[1] session hash, KEYS[2] its log, KEYS[3]
- * open sessions; ARGV: an id for the new incarnation, the position its
- * snapshot is after, the encoded state, expiry ms, the end of its cooldown
- * if open ('' if not), session id, ttl ms of the open set. Begins the
- * incarnation with that snapshot and ancestry, and lists the session as open
- * or not as the state is, unless (`ordered`) a mark of a later position of
- * the same incarnation is there already (see MARK_OPEN).
- */
-const REINCARNATE = `
-local function reincarnate(pos, anc, ordered)
-  redis.call('HSET', KEYS[1], 'id', ARGV[1], 'base', pos, 'snap', ARGV[3], 'anc', anc, 'at', pos)
-  redis.call('PEXPIRE', KEYS[1], ARGV[4])
-  redis.call('PEXPIRE', KEYS[2], ARGV[4])
-  if ordered and pos < tonumber(redis.call('HGET', KEYS[1], 'openpos') or '0') then return end
-  redis.call('HSET', KEYS[1], 'openpos', pos)
-  if ARGV[5] ~= '' then
-    redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
-    redis.call('PEXPIRE', KEYS[3], ARGV[7])
-  else
-    redis.call('ZREM', KEYS[3], ARGV[6])
-  end
-end
-`;
-
-/**
- * Writes back a session the server forgot, as a process holds it: a new
- * incarnation whose snapshot is that state, at the position the process
- * knows, with an empty log (see REINCARNATE for KEYS and ARGV[1..7]; ARGV[8]
- * all the process knew, in `anc` form, the incarnation it knew included).
- * A session that is there is replaced only when the process knows all it
- * holds (another copy written back by a process that knew less, and not
- * written to since): a write-back never replaces more knowledge with less,
- * whoever comes first. Replies 1 when written, else {end, id, kin}: kin 1
- * when the session holds all the process knew, 2 when each holds something
- * the other lacks (the process folds them together, see MERGE).
- */
-const RESTORE = `${REACH}${REINCARNATE}
-local meta = redis.call('HMGET', KEYS[1], 'base', 'id', 'anc', 'at')
-local pos = tonumber(ARGV[2])
-if meta[2] then
-  local last = (tonumber(meta[1]) or 0) + redis.call('LLEN', KEYS[2])
-  local covered = true
-  for i, p in string.gmatch(ARGV[8], '(%S+) (%d+)') do
-    if reach(meta[3], meta[2], last, i) < tonumber(p) then covered = false end
-  end
-  if covered then return {last, meta[2], 1} end
-  local held = {}
-  for i, p in string.gmatch(meta[3] or '', '(%S+) (%d+)') do table.insert(held, {i, tonumber(p)}) end
-  if last > (tonumber(meta[4]) or 0) then table.insert(held, {meta[2], last}) end
-  for _, e in ipairs(held) do
-    if reach(ARGV[8], '', -1, e[1]) < e[2] then return {last, meta[2], 2} end
-  end
-end
-redis.call('DEL', KEYS[2])
-reincarnate(pos, ARGV[8], false)
-return 1
-`;
-
-/**
- * Writes back what a process knows that the session lacks: the state it
- * folded from what it knew and the session's operations, up to the end of
- * incarnation ARGV[8] at that position, as a new incarnation whose snapshot
- * is that state and whose ancestry is all the process knew (ARGV[9]) and
- * ARGV[8] up to that position (see REINCARNATE for the rest). Replies 0 and
- * changes nothing when the session is another incarnation by now, or took
- * an operation more: the process then folds that in and tries again.
- */
-const MERGE = `${REINCARNATE}
-local meta = redis.call('HMGET', KEYS[1], 'base', 'id')
-if meta[2] ~= ARGV[8] then return 0 end
-local pos = tonumber(ARGV[2])
-if (tonumber(meta[1]) or 0) + redis.call('LLEN', KEYS[2]) ~= pos then return 0 end
-redis.call('DEL', KEYS[2])
-local anc = ARGV[9]
-if anc ~= '' then anc = anc .. ' ' end
-reincarnate(pos, anc .. ARGV[8] .. ' ' .. pos, true)
-return 1
-`;
-
-/**
- * KEYS[1] a key of the store's own. A write that keeps nothing, refused as
- * the store's writes would be: by a full server that may not evict (OOM), a
- * read-only replica (READONLY), a server that cannot persist (MISCONF).
- */
-const WRITE_PROBE = `
-redis.call('SET', KEYS[1], '1', 'PX', 1000)
-redis.call('DEL', KEYS[1])
-return 1
-`;
-
-/** KEYS[1] the session's notes; ARGV: name, value, expiry ms. */
-const PUT_NOTE = `
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return 1
-`;
-
-interface Script {
-  readonly source: string;
-  readonly sha1: string;
-}
-
-function script(source: string): Script {
-  return { source, sha1: createHash('sha1').update(source).digest('hex') };
-}
-
-const SCRIPTS = {
-  append: script(APPEND),
-  read: script(READ),
-  compact: script(COMPACT),
-  markOpen: script(MARK_OPEN),
-  listOpen: script(LIST_OPEN),
-  delete: script(DELETE),
-  addSteers: script(ADD_STEERS),
-  takeSteers: script(TAKE_STEERS),
-  claimFirst: script(CLAIM_FIRST),
-  addAlias: script(ADD_ALIAS),
-  putNote: script(PUT_NOTE),
-  restore: script(RESTORE),
-  merge: script(MERGE),
-  writeProbe: script(WRITE_PROBE),
-};
-
 /** Most aliases a session keeps (see {@link RedisBreakerStore.addAlias}). */
 const MAX_ALIASES = 8;
 
 /** Most steer messages kept waiting per session. */
 const MAX_WAITING_STEERS = 8;
-
-/** A session as this process last folded it. */
-interface Folded {
-  readonly position: number;
-  readonly state: BreakerSessionState;
-  /** Position of the stored snapshot when last seen. */
-  readonly base: number;
-  /** When it was read or written (epoch ms). */
-  readonly at: number;
-  /**
-   * This process knows something the server's copy lacks (the server forgot
-   * the session, and another writer created it anew, or wrote back a copy
-   * that knew less and wrote to it since), not written back yet: `state` is
-   * what it knows with the copy's operations folded in, and the next write
-   * of this process writes it back (a read does too, for a session that may
-   * not be forgotten).
-   */
-  readonly lost?: true;
-  /** The session's incarnation on the server (see the session layout above RESTORE). */
-  readonly id: string | undefined;
-  /** The incarnation's ancestry (its `anc`): what it began from. */
-  readonly ancestry: string;
-  /** While `lost`: what else `state` includes, that the server's copy may lack (in `anc` form). */
-  readonly beyond?: string;
-  /** A snapshot this process owes the store: serialised while a later append is in flight, sent with the append after. */
-  readonly owed?: Owed;
-  /** When this process last set the expiry of the session's keys (epoch ms; 0 = never). */
-  readonly refreshedAt: number;
-  /** The last round trip on the session found no other writer's operations: worth judging the next one before the reply. */
-  readonly quiet: boolean;
-  /** Byte lengths of the operations up to `position` that this process saw logged, newest last (see {@link loggedAfter}). */
-  readonly logged: readonly number[];
-}
 
 /** The server left an operation unanswered for the whole timeout (see RedisBreakerStoreOptions.timeoutMs). */
 interface Stall {
@@ -613,13 +169,6 @@ interface Stall {
   readonly reason: string;
   /** An operation sent to find out whether the server answers again has not settled yet. */
   probing: boolean;
-}
-
-/** A snapshot owed to the store. */
-interface Owed {
-  readonly position: number;
-  readonly state: BreakerSessionState;
-  json?: string;
 }
 
 function createOwnedClient(url: string, timeoutMs: number) {
@@ -1151,7 +700,7 @@ export class RedisBreakerStore implements BreakerStore {
 
   /**
    * Where folding what this process knows with a copy of the session that
-   * lacks some of it starts (see the session layout above RESTORE): this
+   * lacks some of it starts (see the session layout in session-scripts.ts): this
    * process's state and the copy's operations since it began, when the copy
    * began from what this process knew and its log still holds them all.
    * Else the two cannot be folded together exactly, and one is kept whole,
@@ -1618,197 +1167,6 @@ function evictionPolicy(info: string): string | undefined {
   return maxmemory > 0 && policy !== undefined && policy !== 'noeviction' ? policy : undefined;
 }
 
-function text(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (Buffer.isBuffer(value)) return value.toString('utf8');
-  if (typeof value === 'number') return String(value);
-  return undefined;
-}
-
-/** A session as this process holds it once written back as incarnation `id` (a snapshot at its position, an empty log). */
-function writtenBack(folded: Folded, id: string, known: string): Folded {
-  return {
-    position: folded.position,
-    state: folded.state,
-    base: folded.position,
-    at: folded.at,
-    id,
-    ancestry: known,
-    refreshedAt: Date.now(),
-    quiet: true,
-    logged: [],
-  };
-}
-
-/** How the server's copy of a session stands to what the caller knew of it (see the session layout above RESTORE). */
-const Kin = {
-  /** The incarnation the caller knew (or the caller knew none). */
-  Same: 0,
-  /** Another that holds all the caller knew: the caller folds it as it is. */
-  Covers: 1,
-  /** One that lacks something the caller knew: the caller writes back what it knows, with the copy's operations folded in. */
-  Diverged: 2,
-} as const;
-type Kin = (typeof Kin)[keyof typeof Kin];
-
-interface FoldReply {
-  /** Position of the last operation (APPEND: the caller's own). */
-  readonly end: number;
-  readonly base: number;
-  /** Position the operations follow. */
-  readonly from: number;
-  readonly ops: readonly unknown[];
-  /** Snapshot to start from (see encodeState); undefined = the caller's cached state (when `from` is its position) or a fresh state. */
-  readonly snap: string | undefined;
-  /** The session's incarnation. */
-  readonly id: string | undefined;
-  /** The server's time when it answered (epoch ms; APPEND only). */
-  readonly time?: number;
-  readonly kin: Kin;
-  /** The incarnation's ancestry (`anc`). */
-  readonly ancestry: string;
-  /** The position the incarnation began at (0 unless it was written back). */
-  readonly began: number;
-}
-
-/**
- * `known`: what the caller knew of the session, for APPEND's short reply
- * {end, base, time}, which says that the caller's position was the one before and
- * its id is the session's.
- */
-function decodeFold(operation: string, reply: unknown, known?: Folded): FoldReply {
-  if (known !== undefined && Array.isArray(reply) && reply.length === 3) {
-    const end = Number(reply[0]);
-    return {
-      end,
-      base: Number(reply[1]),
-      from: end - 1,
-      ops: [],
-      snap: undefined,
-      id: known.id,
-      time: Number(reply[2]),
-      kin: Kin.Same,
-      ancestry: known.ancestry,
-      began: 0,
-    };
-  }
-  if (!Array.isArray(reply) || reply.length < 10 || !Array.isArray(reply[3])) throw new BreakerStoreError(operation, 'unexpected reply from Redis');
-  const kin = Number(reply[7]);
-  const fold = {
-    end: Number(reply[0]),
-    base: Number(reply[1]),
-    from: Number(reply[2]),
-    ops: reply[3] as unknown[],
-    snap: text(reply[4]),
-    id: text(reply[5]),
-    kin: kin === Kin.Covers || kin === Kin.Diverged ? kin : Kin.Same,
-    ancestry: text(reply[8]) ?? '',
-    began: Number(reply[9]) || 0,
-  };
-  return reply[6] === null || reply[6] === undefined ? fold : { ...fold, time: Number(reply[6]) };
-}
-
-/** The reply shows a copy that lacks something this process knew (see {@link Folded.lost}). */
-function diverges(fold: FoldReply, cached: Folded): boolean {
-  if (fold.kin === Kin.Diverged) return true;
-  // The server judges by the incarnation the caller names; what a lost copy knows besides, only this process can tell.
-  return cached.lost === true && !includes(ancestry([fold.ancestry, [fold.id, fold.end]]), knowledge(cached));
-}
-
-/**
- * Most incarnations an ancestry names: beyond it the oldest are left out, and
- * a process that only they cover writes back what it knows instead of
- * folding the server's copy (a merge where none was needed).
- */
-const MAX_ANCESTRY = 8;
-
-/**
- * An ancestry (`anc` form: "<id> <position> …") naming every incarnation
- * of `sources` at the furthest position any names it, the most recently
- * named last, at most `max`.
- */
-function ancestry(sources: ReadonlyArray<string | readonly [string | undefined, number]>, max = MAX_ANCESTRY): string {
-  const reach = new Map<string, number>();
-  const note = (id: string, position: number) => {
-    const before = reach.get(id) ?? -1;
-    reach.delete(id);
-    reach.set(id, Math.max(before, position));
-  };
-  for (const source of sources) {
-    if (typeof source === 'string') {
-      for (const [id, position] of ancestors(source)) note(id, position);
-    } else if (source[0] !== undefined && source[0] !== '') {
-      note(source[0], source[1]);
-    }
-  }
-  return [...reach]
-    .slice(-max)
-    .map(([id, position]) => `${id} ${position}`)
-    .join(' ');
-}
-
-/** The incarnations an ancestry names, each with its position. */
-function ancestors(anc: string): Array<[string, number]> {
-  const words = anc.split(' ').filter((w) => w !== '');
-  const out: Array<[string, number]> = [];
-  for (let i = 0; i + 1 < words.length; i += 2) {
-    const position = Number(words[i + 1]);
-    if (Number.isInteger(position)) out.push([words[i]!, position]);
-  }
-  return out;
-}
-
-/** Whether ancestry `held` names every incarnation of `known` at its position or later. */
-function includes(held: string, known: string): boolean {
-  const reach = new Map<string, number>();
-  for (const [id, position] of ancestors(held)) reach.set(id, Math.max(reach.get(id) ?? -1, position));
-  return ancestors(known).every(([id, position]) => (reach.get(id) ?? -1) >= position);
-}
-
-/** All a process's copy of a session holds, in `anc` form: its ancestry, what else it knew while lost, and its incarnation up to its position. */
-function knowledge(folded: Folded): string {
-  return ancestry([folded.ancestry, folded.beyond ?? '', [folded.id, folded.position]]);
-}
-
-/** The reply continues from the state this process knows (rather than from the snapshot or a fresh state). */
-function continuesCache(fold: FoldReply, cached: Folded): boolean {
-  return fold.from === cached.position && fold.snap === undefined && cached.position >= fold.base;
-}
-
-/**
- * Byte lengths of the operations logged after the snapshot, up to the
- * caller's own (`own`, APPEND) or the end (READ), newest last: what the
- * process knew that the snapshot does not cover, then the operations of the
- * reply. At most the last {@link COMPACT_EVERY} × 4 (beyond that the log is
- * folded at once).
- */
-function loggedAfter(fold: FoldReply, cached: Folded | undefined, own?: number): number[] {
-  const known = cached !== undefined && continuesCache(fold, cached) ? cached.logged : [];
-  const keep = Math.max(0, Math.min(known.length, fold.from - fold.base));
-  const lengths = known.slice(known.length - keep);
-  for (const op of fold.ops) lengths.push(typeof op === 'string' ? Buffer.byteLength(op) : Buffer.isBuffer(op) ? op.length : 0);
-  if (own !== undefined) lengths.push(own);
-  return lengths.length > 4 * COMPACT_EVERY ? lengths.slice(-4 * COMPACT_EVERY) : lengths;
-}
-
-/**
- * Whether the writer of the operation `since` operations after the snapshot
- * folds the log, which then holds `bytes`, its own `own` last. Every writer
- * counts the same operations after the same snapshot, so one writer folds
- * at each step: every {@link COMPACT_EVERY} operations, and at each multiple of
- * {@link COMPACT_BYTES} the log grows past.
- */
-function foldsLog(since: number, bytes: number, own: number): boolean {
-  return since % COMPACT_EVERY === 0 || Math.floor((bytes - own) / COMPACT_BYTES) < Math.floor(bytes / COMPACT_BYTES);
-}
-
-/** Bytes of the newest `count` operations of `logged` (of all it holds, when fewer). */
-function lastBytes(logged: readonly number[], count: number): number {
-  let total = 0;
-  for (let i = Math.max(0, logged.length - count); i < logged.length; i++) total += logged[i]!;
-  return total;
-}
-
 /**
  * Whether a command failed with the server's error reply, which starts with
  * its code (ERR, NOSCRIPT, OOM, GOVERNOR_TOO_LATE …), rather than in the
@@ -1821,16 +1179,6 @@ function isErrorReply(error: unknown): boolean {
 /** APPEND found the session's log full (see MAX_LOGGED). */
 function isLogFull(error: unknown): boolean {
   return error instanceof BreakerStoreError && error.cause instanceof Error && error.cause.message.startsWith(LOG_FULL);
-}
-
-function readOp(operation: string, raw: unknown): SessionOp {
-  const logged = text(raw);
-  if (logged === undefined) throw new BreakerStoreError(operation, 'a logged operation is not text');
-  try {
-    return decodeOp(logged);
-  } catch (error) {
-    throw new BreakerStoreError(operation, `a logged operation is unreadable (${(error as Error).message})`, { cause: error });
-  }
 }
 
 /**
