@@ -55,7 +55,7 @@ describe('redact', () => {
     assert.equal(redact('next=%22https://user:hunter2pass@host.example.com/x'), 'next=%22https://user:[REDACTED]@host.example.com/x');
     assert.equal(redact('db%3Dpostgres://admin:s3cretpw@db:5432/app'), 'db%3Dpostgres://admin:[REDACTED]@db:5432/app');
     assert.equal(redact('u=%27https://9f86d081884c7d659a2feaa0c55ad015@github.com/o/r'), 'u=%27https://[REDACTED]@github.com/o/r');
-    // Not an escape: a word glued to the scheme is still not a scheme's start.
+    // A user name stays, whatever is glued to the scheme.
     assert.equal(redact('xhttps://user@host'), 'xhttps://user@host');
   });
 
@@ -311,6 +311,32 @@ describe('redact: base64-wrapped credentials and URL userinfo', () => {
       assert.equal(redact(text), text);
     }
   });
+
+  test('a URL glued to a word of any length, or to an underscore, still loses its password', () => {
+    const long = 'a'.repeat(40);
+    const cases: Array<[string, string]> = [
+      [`see ${long}https://user:hunter2pass@db.example.com/x`, `see ${long}https://user:${REDACTED}@db.example.com/x`],
+      [`path=/tmp/${long}postgres://admin:S3cretPw@h/db`, `path=/tmp/${long}postgres://admin:${REDACTED}@h/db`],
+      [`log:${'b'.repeat(33)}redis://:pw12345678@cache:6379`, `log:${'b'.repeat(33)}redis://:${REDACTED}@cache:6379`],
+      [`${long}mongodb+srv://app:Mg0Pass-x@cluster0.example.net/db`, `${long}mongodb+srv://app:${REDACTED}@cluster0.example.net/db`],
+      [`${'q'.repeat(200)}amqp://guest:guestpw@rabbit:5672`, `${'q'.repeat(200)}amqp://guest:${REDACTED}@rabbit:5672`],
+      // The password may hold `@` and `/` as anywhere else.
+      [`${long}mysql://root:sl4sh/in@Pw@db:3306/shop`, `${long}mysql://root:${REDACTED}@db:3306/shop`],
+      // Joined by `_`, a word character, as names join words.
+      ['DB_URL_postgres://app:s3cret@db:5432/x', `DB_URL_postgres://app:${REDACTED}@db:5432/x`],
+      // Percent escapes before the word, as URL-encoded text has them.
+      [`next=%22%2F${long}https://user:hunter2pass@host.example.com/x`, `next=%22%2F${long}https://user:${REDACTED}@host.example.com/x`],
+      [`q=${'%2F'.repeat(20)}${long}redis://:Rd1sPassw0rd@cache:6379/0`, `q=${'%2F'.repeat(20)}${long}redis://:${REDACTED}@cache:6379/0`],
+      // A user that looks generated is a token there too.
+      [`${long}https://9f86d081884c7d659a2feaa0c55ad015@github.com/o/r.git`, `${long}https://${REDACTED}@github.com/o/r.git`],
+    ];
+    for (const [text, expected] of cases) {
+      assert.equal(redact(text), expected, text);
+      assert.equal(redactSecrets(text), expected, text);
+    }
+    // A user name stays, whatever is glued before its scheme.
+    assert.equal(redact(`${long}ssh://git@github.com/o/r.git`), `${long}ssh://git@github.com/o/r.git`);
+  });
 });
 
 describe('redact: secret names in other languages and scripts', () => {
@@ -378,6 +404,18 @@ describe('redact: linear time on any input', () => {
     // Glued URLs still lose each password.
     assert.equal(redact('https://u:p1@h.com/https://v:p2@g.com/'), `https://u:${REDACTED}@h.com/https://v:${REDACTED}@g.com/`);
     assert.equal(redact('https://u:p@ss@h.com/x'), `https://u:${REDACTED}@h.com/x`);
+  });
+
+  test('schemes after long words, and colons and at signs between them, are read once', () => {
+    // Each `://` after a word longer than any scheme, or with the start of a user and password after it and no host.
+    for (const unit of [`${'a'.repeat(40)}x://`, 'a://:', 'a://:@', 'a://u:p@', `${'a'.repeat(40)}x://u:p@@`]) {
+      const text = repeated(unit, 64 * KB);
+      assert.ok(redact(`${text} password=hunter2`) === `${text} password=${REDACTED}`, unit);
+    }
+    // A password at its end is still found. Read from the `://` before, `//u:hunter2` is the password (one may start
+    // with `//`), so the user goes with it.
+    const text = repeated(`${'a'.repeat(40)}x://`, 64 * KB);
+    assert.ok(redact(`${text}u:hunter2@db.example.com/x`) === `${text.slice(0, -3)}:${REDACTED}@db.example.com/x`);
   });
 
   test('runs of backslashes are read once', () => {

@@ -15,10 +15,11 @@ const AUTHORIZATION = /\b(authorization\\*["']?[ \t]*[:=][ \t]*\\*["']?[A-Za-z][
 
 // scheme://user:password@host — the password may contain `@` and `/`: it runs to the last `@` that a host follows.
 // A user that looks generated is a token (`https://<token>@github.com/…`, `https://<token>:x-oauth-basic@…`).
-// A scheme is at most 32 characters and a password holds no `://`, so that no character is read again for each
-// scheme-like word before it (`a.b.c.d…`, `x://x://x://…` without an `@`): linear time on any input. A scheme
-// starts a word or follows a percent escape (`%22https://…` in URL-encoded text), which the replacement keeps.
-const URL_USERINFO = /(%[0-9a-f]{2}|\b)([a-z][a-z0-9+.-]{0,31}:\/\/)([^\s:/@?#]*)(:(?:[^\s?#:]|:(?!\/\/))*)?@(?=[\w.-]+(?::\d+)?(?:[/?#\s"'`,;)\]}>]|$))/gi;
+// The match starts at `://`, not at the scheme, which it does not need: whatever is glued before a scheme (a word
+// of any length, `_`, a percent escape) cannot hide the password behind it. A user and a password hold no `://`,
+// so that no character is read again for each `://` before it (`x://x://x://…` without an `@`): linear time on
+// any input.
+const URL_USERINFO = /:\/\/([^\s:/@?#]*)(:(?:[^\s?#:]|:(?!\/\/))*)?@(?=[\w.-]+(?::\d+)?(?:[/?#\s"'`,;)\]}>]|$))/g;
 
 // name = value, name: value, "name": "value", name='value' (env files, YAML, JSON, connection strings, headers),
 // also inside JSON text, where the quotes are escaped (`\"password\": \"…\"`, at any depth of escaping). A name is in
@@ -254,11 +255,11 @@ export function redactByRules(text: string): string {
   out = out.replace(AUTHORIZATION, (match, before: string, credentials: string) =>
     isSecretValue('authorization', credentials) ? `${before}${REDACTED}` : match,
   );
-  out = out.replace(URL_USERINFO, (match, percentEscape: string, scheme: string, user: string, password: string | undefined) => {
+  out = out.replace(URL_USERINFO, (match, user: string, password: string | undefined) => {
     // A user that looks generated is a token too, with a password or a placeholder for one (`<token>:x-oauth-basic@`).
     const shownUser = isSecretValue('token', user) ? REDACTED : user;
-    if (password === undefined) return shownUser === user ? match : `${percentEscape}${scheme}${REDACTED}@`;
-    return `${percentEscape}${scheme}${shownUser}:${REDACTED}@`;
+    if (password === undefined) return shownUser === user ? match : `://${REDACTED}@`;
+    return `://${shownUser}:${REDACTED}@`;
   });
   out = redactAssignments(out);
   out = out.replace(XML_ELEMENT, (match, name: string, attributes: string | undefined, value: string) =>
