@@ -438,6 +438,49 @@ describe('governor replay', () => {
     assert.doesNotMatch(missing.stderr.text, secret);
   });
 
+  test('--explain finds a run by its id as printed, redacted, and says so when several runs print alike', async () => {
+    // The real breaker, with its defaults: the same search six times with the same result.
+    const spiral = (id: string) => ({
+      id,
+      steps: [1, 2, 3, 4, 5, 6].flatMap((i) => [
+        { kind: 'model', prompt_tokens: 10 * i, completion_tokens: 5, text: '' },
+        { kind: 'tool_call', tool: 'search', args: { q: 'x' }, result: 'none' },
+      ]),
+    });
+    const twin = 'ghp_R4nd0mT0k3nABCDEFGHIJKLMNOPQRSTUVWXY';
+    const ids = ['run-sk-proj-Xq9vT3bLbkFJ2mN8pQ4rS6tU1wY7zA0c', 'deploy postgres://admin:S3cretPw@db.internal/app', `job ${twin}1`, `job ${twin}2`];
+    const runs = [spiral(ids[0]!), { ...productive, id: ids[1] }, spiral(ids[2]!), spiral(ids[3]!)];
+    const file = writeFile('printed-ids.jsonl', `${runs.map((run) => JSON.stringify(run)).join('\n')}\n`);
+    const secret = /Xq9vT3bL|S3cretPw|R4nd0mT0k3n/;
+    const table = io();
+    assert.equal(await runReplayCommand([file], table), 0, table.stderr.text);
+    const printed = table.stdout.text
+      .split('\n')
+      .slice(1, 5)
+      .map((row) => row.split(/ {2,}/).at(-1)!);
+    assert.deepEqual(printed, ['run-[REDACTED]', 'deploy postgres://admin:[REDACTED]@db.internal/app', 'job [REDACTED]', 'job [REDACTED]']);
+
+    const tripped = io();
+    assert.equal(await runReplayCommand([file, '--explain', printed[0]!], tripped), 0, tripped.stderr.text);
+    assert.match(tripped.stdout.text, /^line 1 {2}run-\[REDACTED\]: steer \(tool_spiral\) at step \d+ of 12$/m);
+    const fine = io();
+    assert.equal(await runReplayCommand([file, '--explain', printed[1]!], fine), 0, fine.stderr.text);
+    assert.equal(fine.stdout.text, 'deploy postgres://admin:[REDACTED]@db.internal/app (line 2): not tripped in 3 steps\n');
+    // Two ids that differ only in what is redacted: which one is meant cannot be told, and the lines say where to look.
+    const alike = io();
+    assert.equal(await runReplayCommand([file, '--explain', 'job [REDACTED]'], alike), 1);
+    assert.equal(alike.stdout.text, '');
+    assert.match(
+      alike.stderr.text,
+      /^governor replay: 2 trajectories show as "job \[REDACTED\]" \(lines 3, 4\) in printed-ids\.jsonl: give the id as in the file$/m,
+    );
+    // The id as in the file still finds its run, however it prints.
+    const raw = io();
+    assert.equal(await runReplayCommand([file, '--explain', ids[3]!], raw), 0, raw.stderr.text);
+    assert.match(raw.stdout.text, /^line 4 {2}job \[REDACTED\]: steer/m);
+    for (const out of [table, tripped, fine, alike, raw]) assert.doesNotMatch(out.stdout.text + out.stderr.text, secret);
+  });
+
   test('control characters in a recorded run are shown escaped, never sent to the terminal raw', async () => {
     const hostile = '\u001b]0;PWNED\u0007\u001b[2J\u009b31m';
     const run = {

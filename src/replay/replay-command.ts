@@ -7,13 +7,13 @@ import { parseArgs } from 'node:util';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { formatTripExplanation } from './explain-text.ts';
 import { renderHtmlReport } from './html-report.ts';
-import { DEFAULT_MAX_LINE_BYTES, isMalformedLine, readTrajectories, type ReadTrajectoriesOptions } from './read-trajectories.ts';
+import { DEFAULT_MAX_LINE_BYTES, isMalformedLine, readTrajectories, type ReadTrajectoriesOptions, type TrajectoryLine } from './read-trajectories.ts';
 import { replayTrajectory, type ReplayOutput } from './replay.ts';
 import { formatSummary, ReplaySummaryBuilder } from './replay-summary.ts';
 import { formatTableHeader, formatTableRow } from './replay-table.ts';
 import type { ReplayableBreaker } from './replayable-breaker.ts';
 import { explainTrip } from './trip-explanation.ts';
-import { redact } from '../redaction/redact.ts';
+import { REDACTED, redact } from '../redaction/redact.ts';
 import { terminalText } from '../redaction/terminal-text.ts';
 import { describeFsError, readOptionsFile } from '../runtime/read-options-file.ts';
 
@@ -69,7 +69,8 @@ FILE - reads the trajectories from standard input.
                   tripped run the steps around the trip, the repeated steps
                   side by side and the evidence, filterable by category
   --explain ID    print that drill-down for the one run with this id, as text
-                  (not with --json or --html)
+                  (not with --json or --html); the id as printed, redacted,
+                  does when no other run prints the same
   --max-line-bytes N
                   longest line read, in bytes; a longer one is reported as
                   malformed and skipped (default: ${DEFAULT_MAX_LINE_BYTES}, 64 MB)
@@ -80,8 +81,8 @@ skipped. An empty file replays nothing and exits 0.
 
 Exit codes: 0 file replayed, 1 no trajectory at all in a file with malformed
 lines (such as a gzip file: decompress it first), a breaker failure, an
-unexpected failure, or --explain ID not in the file, 2 usage error (including
-a FILE that cannot be read).`;
+unexpected failure, or --explain ID not in the file (or printed alike by
+several runs), 2 usage error (including a FILE that cannot be read).`;
 
 class UsageError extends Error {}
 
@@ -612,7 +613,14 @@ function redactedOutput(output: ReplayOutput): ReplayOutput {
   return { ...output, id: redact(output.id), ...(output.reason === undefined ? {} : { reason: redact(output.reason) }) };
 }
 
-/** `--explain ID`: replays only the run with that id and prints its drill-down. */
+/** Lines of the runs an ambiguous `--explain` id prints as, named at most. */
+const ALIKE_LINES_SHOWN = 10;
+
+/**
+ * `--explain ID`: replays only the run with that id and prints its drill-down.
+ * The id may also be given as the table printed it, redacted: it names the one
+ * run whose id redacts to it, and a run whose id is exactly that comes first.
+ */
 async function explainOne(
   input: NodeJS.ReadableStream,
   shown: string,
@@ -623,23 +631,48 @@ async function explainOne(
   stderr: Output,
   reading: ReadTrajectoriesOptions,
 ): Promise<number> {
+  // Only a redacted id can be the printed form of another: any other id is looked up as it is.
+  const asPrinted = id.includes(REDACTED);
+  let printedAlike: TrajectoryLine | undefined;
+  const alikeLines: number[] = [];
   try {
     for await (const record of readTrajectories(input, reading)) {
-      if (isMalformedLine(record) || record.trajectory.id !== id) continue;
-      const result = await replayTrajectory(createBreaker(options), record.trajectory, `replay-${record.lineNumber}`);
-      const explanation = explainTrip(record.trajectory, result);
-      await stdout.write(
-        explanation === undefined
-          ? `${redact(id)} (line ${record.lineNumber}): not tripped in ${result.output.steps_total} steps\n`
-          : `line ${record.lineNumber}  ${formatTripExplanation(explanation)}\n`,
-      );
-      return 0;
+      if (isMalformedLine(record)) continue;
+      if (record.trajectory.id === id) return await explainRecord(record, options, createBreaker, stdout);
+      if (asPrinted && redact(record.trajectory.id) === id) {
+        printedAlike ??= record;
+        alikeLines.push(record.lineNumber);
+      }
     }
+    if (printedAlike !== undefined && alikeLines.length === 1) return await explainRecord(printedAlike, options, createBreaker, stdout);
   } catch (error) {
     if (error instanceof OutputClosedError) throw error;
     await stderr.write(`governor replay: ${readingFailed(error, shown)}\n`);
     return 1;
   }
-  await stderr.write(`governor replay: no trajectory with id "${id}" in ${shown === STDIN ? inputName(shown) : path.basename(shown)}\n`);
+  const file = shown === STDIN ? inputName(shown) : path.basename(shown);
+  if (alikeLines.length > 1) {
+    const lines = alikeLines.slice(0, ALIKE_LINES_SHOWN).join(', ') + (alikeLines.length > ALIKE_LINES_SHOWN ? ', …' : '');
+    await stderr.write(`governor replay: ${alikeLines.length} trajectories show as "${id}" (lines ${lines}) in ${file}: give the id as in the file\n`);
+    return 1;
+  }
+  await stderr.write(`governor replay: no trajectory with id "${id}" in ${file}\n`);
   return 1;
+}
+
+/** Replays one run and prints its drill-down, with its id redacted. */
+async function explainRecord(
+  record: TrajectoryLine,
+  options: Record<string, unknown> | undefined,
+  createBreaker: (options: Record<string, unknown> | undefined) => ReplayableBreaker,
+  stdout: Output,
+): Promise<number> {
+  const result = await replayTrajectory(createBreaker(options), record.trajectory, `replay-${record.lineNumber}`);
+  const explanation = explainTrip(record.trajectory, result);
+  await stdout.write(
+    explanation === undefined
+      ? `${redact(record.trajectory.id)} (line ${record.lineNumber}): not tripped in ${result.output.steps_total} steps\n`
+      : `line ${record.lineNumber}  ${formatTripExplanation(explanation)}\n`,
+  );
+  return 0;
 }
