@@ -146,13 +146,15 @@ export function sketchHashes(hashes: readonly number[], k = DEFAULT_SKETCH_SIZE)
   for (let i = 0; i < hashes.length; i++) counts[hashes[i]! >>> BUCKET_SHIFT]!++;
   let bucket = -1;
   let total = 0;
-  for (;;) {
-    // The lowest buckets holding k tokens; when repeated tokens leave fewer than k distinct in them, one bucket more.
-    do total += counts[++bucket]!;
-    while (total < k && bucket < counts.length - 1);
-    const sketch = lowestDistinct(hashes, bucket, total, k);
-    if (sketch.length === k || bucket === counts.length - 1) return sketch;
-  }
+  // The lowest buckets holding k tokens.
+  do total += counts[++bucket]!;
+  while (total < k && bucket < counts.length - 1);
+  const sketch = lowestDistinct(hashes, bucket, total, k);
+  if (sketch.length === k || bucket === counts.length - 1) return sketch;
+  // Repeated tokens left fewer than k distinct there. Widening a bucket at a time would scan and sort them all
+  // again for each of up to 64 buckets (a long text of a few words: 10× the cost of an event); one pass keeping
+  // a sorted list of k rejects a repeat in a comparison or a few.
+  return sortedAsTheyCome(hashes, k);
 }
 
 /** Tokens per sketch slot up to which {@link sortedAsTheyCome} is the cheaper way. */
