@@ -177,7 +177,10 @@ interface HeldEvent {
 /**
  * Text blocks pass through at once. From the first `tool_use` block on,
  * events are held until the message ends, and so are `message_delta` and
- * `message_stop` (the round is judged on them).
+ * `message_stop` (the round is judged on them). A server tool call before
+ * that is held until its result starts: until then it may be one waiting on
+ * a client call to come, which a verdict on that call may remove (see
+ * {@link waitsOnClient}).
  */
 class AnthropicStreamRewriter implements StreamRewriter {
   #text = '';
@@ -188,6 +191,8 @@ class AnthropicStreamRewriter implements StreamRewriter {
   readonly #hosted = new Map<number, { block: JsonObject; json: string }>();
   /** The ids of the server tool calls whose result block came: those that ran (see {@link waitsOnClient}). */
   readonly #answered = new Set<string>();
+  /** The ids of the server tool calls without their result yet: while there is one, events are held. */
+  readonly #unanswered = new Set<string>();
   readonly #held: HeldEvent[] = [];
   #holding = false;
   /** Blocks sent on before holding began: the next block sent is numbered this. */
@@ -208,12 +213,16 @@ class AnthropicStreamRewriter implements StreamRewriter {
       }
       case 'content_block_start': {
         const content = isObject(value['content_block']) ? value['content_block'] : {};
-        if (typeof content['tool_use_id'] === 'string') this.#answered.add(content['tool_use_id']);
+        if (typeof content['tool_use_id'] === 'string') {
+          this.#answered.add(content['tool_use_id']);
+          this.#unanswered.delete(content['tool_use_id']);
+        }
         if (content['type'] === 'tool_use' && block !== undefined) {
           this.#holding = true;
           this.#tools.set(block, { id: String(content['id']), name: String(content['name']), json: '', input: content['input'] });
         } else if (isAnthropicServerToolBlock(content['type']) && block !== undefined) {
           this.#hosted.set(block, { block: content, json: '' });
+          if (waitsOnClient(content, this.#answered)) this.#unanswered.add(String(content['id']));
         }
         break;
       }
@@ -240,12 +249,14 @@ class AnthropicStreamRewriter implements StreamRewriter {
   }
 
   #pass(sse: SseEvent, block: number | undefined): SseEvent[] {
-    if (this.#holding) {
-      this.#held.push({ event: sse, block });
-      return [];
+    this.#held.push({ event: sse, block });
+    if (this.#holding || this.#unanswered.size > 0) return [];
+    // The server calls held have their results (they ran): they go on with what came after them.
+    const out = this.#held.splice(0);
+    for (const held of out) {
+      if (held.block !== undefined && held.block >= this.#sent) this.#sent = held.block + 1;
     }
-    if (block !== undefined && block >= this.#sent) this.#sent = block + 1;
-    return [sse];
+    return out.map((held) => held.event);
   }
 
   round(): WireRound {
@@ -281,6 +292,16 @@ class AnthropicStreamRewriter implements StreamRewriter {
       out.push(...textBlock(next++, replacement));
       explained = true;
     };
+    let delta = false;
+    let ended = false;
+    // The explanation is in the message; a stop, the proxy's own answer, ends as the API ends one, whatever the upstream left out.
+    const end = (): void => {
+      explain();
+      if (!stop || delta) return;
+      const usage = { output_tokens: this.#completionTokens ?? 0 };
+      out.push(event('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage }));
+      delta = true;
+    };
     for (const held of this.#held) {
       const { block } = held;
       const value = parseJson(held.event.data);
@@ -300,14 +321,19 @@ class AnthropicStreamRewriter implements StreamRewriter {
       }
       if (value['type'] === 'message_delta') {
         explain();
-        const delta = isObject(value['delta']) ? value['delta'] : {};
+        delta = true;
+        const fields = isObject(value['delta']) ? value['delta'] : {};
         out.push(
           event('message_delta', {
             ...value,
-            delta: { ...delta, stop_reason: keptCalls > 0 && !stop ? delta['stop_reason'] : 'end_turn' },
+            delta: { ...fields, stop_reason: keptCalls > 0 && !stop ? fields['stop_reason'] : 'end_turn' },
           }),
         );
         continue;
+      }
+      if (value['type'] === 'message_stop') {
+        end();
+        ended = true;
       }
       if (block === undefined || block < this.#sent) {
         out.push(held.event);
@@ -320,8 +346,9 @@ class AnthropicStreamRewriter implements StreamRewriter {
       }
       out.push(index === block ? held.event : { ...held.event, data: JSON.stringify({ ...value, index }) });
     }
-    // An answer that broke off its end still gets the message.
-    explain();
+    // An answer that broke off its end still gets the message; no end is added to a block's (its client reads it as cut short, as without the proxy).
+    end();
+    if (stop && !ended) out.push(event('message_stop', { type: 'message_stop' }));
     return out;
   }
 }
