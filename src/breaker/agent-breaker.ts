@@ -146,6 +146,8 @@ export interface BreakerHealth {
 
 /** Most sessions remembered as OPEN for a health report while the store is unreachable. */
 const OPEN_MEMORY_LIMIT = 10_000;
+/** Most sessions whose sub-agent's stop waits for the agent that called it (see AgentBreaker's #toolStops). */
+const TOOL_STOPS_KEPT = 10_000;
 
 /**
  * The agent circuit breaker. Watches each session (conversation) for loops —
@@ -194,6 +196,13 @@ export class AgentBreaker implements Advisor {
   #lastStoreError: string | undefined;
   #unjudged = 0;
   readonly #steers = new PendingSteers();
+  /**
+   * A stop the advisor threw inside a tool call of a session (a sub-agent's
+   * ChatClient), by session, until the advisor of the agent that called the
+   * tool meets the open breaker: the tool may have swallowed it, and the
+   * category's error says more than the open breaker's.
+   */
+  readonly #toolStops = new Map<string, Error>();
   readonly #warned = new Set<string>();
   readonly #unpriced = new Set<string>();
   #lastStoreFailed = false;
@@ -348,6 +357,7 @@ export class AgentBreaker implements Advisor {
     checkSessionId(sessionId);
     const evidence = options?.evidence === true;
     if (evidence) this.#steers.take(sessionId);
+    this.#toolStops.delete(sessionId);
     await this.#check(sessionId, (at) => (evidence ? { k: 'reset', at, evidence: true } : { k: 'reset', at }));
   }
 
@@ -483,6 +493,21 @@ export class AgentBreaker implements Advisor {
     return (this.#engineCache ??= this.#makeEngine());
   }
 
+  #stopError(decision: BreakerDecision, sessionId: string): Error {
+    if (insideToolOf(this, sessionId)) {
+      const error = breakerErrorFor(decision, sessionId);
+      // The first one: the stop itself, not a nested agent's refusals after it.
+      if (!this.#toolStops.has(sessionId)) {
+        this.#toolStops.set(sessionId, error);
+        if (this.#toolStops.size > TOOL_STOPS_KEPT) this.#toolStops.delete(this.#toolStops.keys().next().value!);
+      }
+      return error;
+    }
+    const inner = this.#toolStops.get(sessionId);
+    this.#toolStops.delete(sessionId);
+    return inner !== undefined && decision.reason === 'breaker_open' ? inner : breakerErrorFor(decision, sessionId);
+  }
+
   #makeEngine(): BreakerEngine {
     return {
       name: this.name,
@@ -493,7 +518,7 @@ export class AgentBreaker implements Advisor {
       insideTool: (id) => insideToolOf(this, id),
       takeSteers: (id) => this.#steers.take(id),
       queueSteer: (id, decision) => this.#queueSteer(id, decision),
-      toError: (decision, id) => breakerErrorFor(decision, id),
+      toError: (decision, id) => this.#stopError(decision, id),
       debug: (id, message) => this.#dispatch({ type: 'debug', sessionId: id, at: this.options.now(), message }),
       warnOnce: (id, key, message, unpricedModel) => this.#warnOnce(id, key, message, unpricedModel),
     };

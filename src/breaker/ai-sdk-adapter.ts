@@ -1,5 +1,4 @@
 import { readShellOutput } from './shell-output.ts';
-import { runAsToolOf } from '../chat/tool-scope.ts';
 import type { LanguageModelV4, LanguageModelV4Middleware, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { wrapLanguageModel, type ToolSet } from 'ai';
 import { fromProviderUsage } from '../model/usage.ts';
@@ -187,7 +186,7 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
       // A model that keeps calling a tool with input it rejects (or a tool it does not have) is an error loop too.
       for (const call of failedUnrun(params.prompt, ran)) {
         remember(ran, call.id);
-        door.stopIf(await breaker.observe(sessionId, { kind: 'tool_call', tool: call.tool, args: call.args, result: call.error, error: true }));
+        door.stopIf(await door.observe({ kind: 'tool_call', tool: call.tool, args: call.args, result: call.error, error: true }));
       }
       // A prompt that ends with the user's message starts a turn (later steps end with tool results).
       const last = params.prompt.at(-1);
@@ -268,7 +267,7 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
        * That answer is the SDK's to write, so a steer is added to it in the next step's prompt.
        */
       const failed = async (args: unknown, decision: BreakerDecision, execOptions: ExecOptions, error: unknown): Promise<never> => {
-        door.noteStop(await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args, result: thrownText(error), error: true }));
+        door.noteStop(await door.observe({ kind: 'tool_call', tool: name, args, result: thrownText(error), error: true }));
         if (decision.action === 'steer') {
           const id = execOptions?.toolCallId;
           if (typeof id === 'string') {
@@ -281,7 +280,7 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
       /** Records the result; what the model gets for it (a steer appended, where the output's type allows). */
       const after = async (args: unknown, decision: BreakerDecision, result: unknown): Promise<unknown> => {
         const { text, error } = reading.result(result);
-        door.stopIf(await breaker.observe(sessionId, { kind: 'tool_call', tool: name, args, result: text, error }));
+        door.stopIf(await door.observe({ kind: 'tool_call', tool: name, args, result: text, error }));
         if (decision.action !== 'steer') return result;
         if (!typedOutput) return steeredResult(text, decision);
         door.deferSteer(decision);
@@ -299,12 +298,13 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
               }
               let last: unknown;
               try {
-                // A generator's body runs in the context of each `next()`, not of its creation: each is scoped.
+                // A generator's body runs in the context of each `next()`, not of its creation: each runs in the one call.
+                const inCall = door.toolCall();
                 const outputs = (execute(input as never, execOptions) as AsyncIterable<unknown>)[Symbol.asyncIterator]();
                 let ended = false;
                 try {
                   for (;;) {
-                    const step = await runAsToolOf(breaker, sessionId, () => outputs.next());
+                    const step = await inCall(() => outputs.next());
                     ended = step.done === true;
                     if (ended) break;
                     last = step.value;
@@ -312,7 +312,7 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
                   }
                 } finally {
                   // Closed early (its consumer stopped reading): the tool's generator is closed too, as `for await` would.
-                  if (!ended) await runAsToolOf(breaker, sessionId, () => outputs.return?.());
+                  if (!ended) await inCall(() => outputs.return?.());
                 }
               } catch (error) {
                 await failed(args, decision, execOptions, error);
@@ -325,7 +325,7 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
               if (blocked !== undefined) return blocked.value;
               let result: unknown;
               try {
-                result = await runAsToolOf(breaker, sessionId, () => execute(input as never, execOptions));
+                result = await door.runTool(() => execute(input as never, execOptions));
               } catch (error) {
                 return failed(args, decision, execOptions, error);
               }

@@ -1,6 +1,6 @@
 import type { ObservingBreaker } from './ai-sdk-adapter.ts';
 import type { BreakerDecision } from './breaker-decision.ts';
-import type { ModelEvent } from './breaker-event.ts';
+import type { BreakerEvent, ModelEvent } from './breaker-event.ts';
 import type { HostedEvent } from './hosted-calls.ts';
 import { breakerErrorFor } from './breaker-errors.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
@@ -8,7 +8,7 @@ import { describeValue } from '../errors/validate-options.ts';
 import { observeRound } from './observe-round.ts';
 import { hash53 } from './similarity/hash.ts';
 import { BREAKER_TAG } from '../chat/breaker-note.ts';
-import { insideToolOf } from '../chat/tool-scope.ts';
+import { currentToolOf, insideToolOf, stopInsideToolOf, toolCallOf } from '../chat/tool-scope.ts';
 
 /**
  * One governed session as a framework door (LangChain middleware, Agents SDK
@@ -17,7 +17,10 @@ import { insideToolOf } from '../chat/tool-scope.ts';
  *
  * A framework may swallow an error thrown inside a tool step (or wrap it in
  * its own type), so a stop decided there is remembered and thrown again, as
- * the category's error, at the next model gate.
+ * the category's error, at the next model gate. That holds across a
+ * sub-agent run inside a governed tool call of the session (see
+ * {@link DoorSession.runTool}): its stop is the lead's too, and a steer
+ * reaches the agent whose round or call it was decided on.
  */
 export class DoorSession {
   readonly sessionId: string;
@@ -25,7 +28,10 @@ export class DoorSession {
   readonly verdicts = new Map<string, BreakerDecision>();
   readonly #breaker: ObservingBreaker;
   #stopped: Error | undefined;
-  #steers: string[] = [];
+  /** Steers for the model's next call outside any tool call of the session (the lead's). */
+  readonly #steers: string[] = [];
+  /** Steers for the next model call inside a tool call of the session (a sub-agent's), by call: they end with it. */
+  readonly #toolSteers = new WeakMap<object, string[]>();
   /** The user turn last reported: its place in the conversation and a hash of its text. */
   #userTurn: string | undefined;
 
@@ -50,10 +56,12 @@ export class DoorSession {
     if (decision.action === 'stop') this.#remember(decision);
   }
 
-  #remember(decision: BreakerDecision): Error {
+  /** `tell`: tell the doors running the tool calls this code runs inside (see {@link runTool}). */
+  #remember(decision: BreakerDecision, tell = true): Error {
     if (this.#stopped === undefined) {
       this.#stopped = breakerErrorFor(decision, this.sessionId);
       this.onStop(this.#stopped);
+      if (tell) stopInsideToolOf(this.#breaker, this.sessionId, decision);
     }
     return this.#stopped;
   }
@@ -83,7 +91,39 @@ export class DoorSession {
     if (decision.probe === true) this.#stopped = undefined;
     this.rethrowStop();
     this.stopIf(decision);
-    if (decision.action === 'steer' && decision.message && this.#breaker.takeSteers === undefined) this.#steers.push(decision.message);
+    if (decision.action === 'steer' && decision.message && this.#breaker.takeSteers === undefined) this.#steersHere().push(decision.message);
+  }
+
+  /**
+   * Runs `work` as a governed tool call of the session (see `toolCallOf`),
+   * which may run a sub-agent on a model of the same breaker and session.
+   * The steers waiting when it starts were decided before it, for this
+   * agent's next model call: they are kept for that call, not taken by a
+   * sub-agent's first one. A stop decided inside it (by a sub-agent's door)
+   * is this door's stop too, thrown at its next gate as the category's error:
+   * the sub-agent's framework may have turned it into a failed tool call, and
+   * the open breaker's error would say less.
+   */
+  runTool<T>(work: () => T): T {
+    return this.toolCall()(work);
+  }
+
+  /** {@link runTool} for a call that runs in steps (a streaming tool): each step runs in the same call. */
+  toolCall(): <T>(work: () => T) => T {
+    this.#steersHere().push(...(this.#breaker.takeSteers?.(this.sessionId) ?? []));
+    return toolCallOf(this.#breaker, this.sessionId, (decision) => this.#remember(decision, false));
+  }
+
+  /**
+   * Records an event the door saw. Inside a tool call of the session, a
+   * steer it decides is for the next model call inside that call (the
+   * sub-agent's): it waits there, and ends with the call rather than reach
+   * the lead, whose conversation it is not about.
+   */
+  async observe(event: BreakerEvent): Promise<BreakerDecision> {
+    const decision = await this.#breaker.observe(this.sessionId, event);
+    if (insideToolOf(this.#breaker, this.sessionId)) this.#steersHere().push(...(this.#breaker.takeSteers?.(this.sessionId) ?? []));
+    return decision;
   }
 
   /**
@@ -102,7 +142,7 @@ export class DoorSession {
     const turn = `${position}\u0000${text.length}\u0000${hash53(text)}`;
     if (turn === this.#userTurn) return;
     this.#userTurn = turn;
-    this.stopIf(await this.#breaker.observe(this.sessionId, { kind: 'user', text }));
+    this.stopIf(await this.observe({ kind: 'user', text }));
   }
 
   /**
@@ -114,7 +154,7 @@ export class DoorSession {
    */
   async noteRound(answer: ModelEvent, hosted: readonly HostedEvent[]): Promise<BreakerDecision> {
     const delegated = insideToolOf(this.#breaker, this.sessionId);
-    const round = await observeRound(this.#breaker, this.sessionId, delegated ? { ...answer, delegated } : answer, hosted);
+    const round = await observeRound({ observe: (_id, event) => this.observe(event) }, this.sessionId, delegated ? { ...answer, delegated } : answer, hosted);
     for (const verdict of round.hosted) this.queueSteer(verdict);
     if (round.stop !== undefined) this.stopIf(round.stop);
     return round.answer;
@@ -128,22 +168,30 @@ export class DoorSession {
    */
   queueSteer(decision: BreakerDecision): void {
     if (decision.action !== 'steer' && decision.action !== 'block') return;
-    if (decision.message && this.#breaker.takeSteers === undefined) this.#steers.push(decision.message);
+    if (decision.message && this.#breaker.takeSteers === undefined) this.#steersHere().push(decision.message);
   }
 
   /** Keeps a tool call's steer for the model's next call, where the call's result cannot carry it. */
   deferSteer(decision: BreakerDecision): void {
-    if (decision.message) this.#steers.push(decision.message);
+    if (decision.message) this.#steersHere().push(decision.message);
   }
 
   /**
    * The steer messages the model has not seen yet, emptied: the door's own
    * (budget wrap-up at the gate) and those the breaker queued on observed
    * events. Every door delivers model-level steers through this one function.
+   * Inside a tool call of the session, only those decided inside it.
    */
   takeSteers(): string[] {
-    const steers = [...this.#steers, ...(this.#breaker.takeSteers?.(this.sessionId) ?? [])];
-    this.#steers = [];
+    return [...this.#steersHere().splice(0), ...(this.#breaker.takeSteers?.(this.sessionId) ?? [])];
+  }
+
+  /** The steers waiting for the next model call where this code runs: outside any tool call of the session, or inside the innermost one. */
+  #steersHere(): string[] {
+    const call = currentToolOf(this.#breaker, this.sessionId);
+    if (call === undefined) return this.#steers;
+    let steers = this.#toolSteers.get(call);
+    if (steers === undefined) this.#toolSteers.set(call, (steers = []));
     return steers;
   }
 }

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 
 /** A governed tool call running, and the ones it runs inside. */
 interface ToolScope {
@@ -6,6 +7,8 @@ interface ToolScope {
   readonly breakers: readonly object[];
   readonly sessionId: string;
   readonly outer: ToolScope | undefined;
+  /** Told of a stop decided inside the call (see {@link stopInsideToolOf}). */
+  readonly onStop: ((decision: BreakerDecision) => void) | undefined;
 }
 
 /**
@@ -18,9 +21,34 @@ const toolScopes = new AsyncLocalStorage<ToolScope>();
 
 /** Runs `work` as a tool call of session `sessionId` governed by `breakers` (one or several). */
 export function runAsToolOf<T>(breakers: object | readonly object[], sessionId: string, work: () => T): T {
+  return toolCallOf(breakers, sessionId)(work);
+}
+
+/**
+ * One tool call of session `sessionId` governed by `breakers`: the function
+ * runs work inside it, as often as needed (a streaming tool runs each step
+ * in it), and every run is the same call. `onStop` is told of a stop decided
+ * inside the call by a door of one of its breakers in its session: a
+ * sub-agent's stop, which its own framework may turn into a plain tool
+ * failure, or answer the lead model with a text of its own.
+ */
+export function toolCallOf(breakers: object | readonly object[], sessionId: string, onStop?: (decision: BreakerDecision) => void): <T>(work: () => T) => T {
   const list = Array.isArray(breakers) ? (breakers as readonly object[]) : [breakers as object];
-  if (list.length === 0) return work();
-  return toolScopes.run({ breakers: list, sessionId, outer: toolScopes.getStore() }, work);
+  if (list.length === 0) return (work) => work();
+  const scope: ToolScope = { breakers: list, sessionId, outer: toolScopes.getStore(), onStop };
+  return (work) => toolScopes.run(scope, work);
+}
+
+/**
+ * The innermost governed tool call of `breaker`'s session `sessionId` the
+ * current code runs inside, as a key (the same object for every step of the
+ * call), or undefined outside any.
+ */
+export function currentToolOf(breaker: object, sessionId: string): object | undefined {
+  for (let scope = toolScopes.getStore(); scope !== undefined; scope = scope.outer) {
+    if (scope.sessionId === sessionId && scope.breakers.includes(breaker)) return scope;
+  }
+  return undefined;
 }
 
 /**
@@ -30,8 +58,16 @@ export function runAsToolOf<T>(breakers: object | readonly object[], sessionId: 
  * one, every new task would start the breaker's evidence over.
  */
 export function insideToolOf(breaker: object, sessionId: string): boolean {
+  return currentToolOf(breaker, sessionId) !== undefined;
+}
+
+/**
+ * Tells every governed tool call of `breaker`'s session the current code runs
+ * inside, innermost first, of a stop decided here: the session is stopped
+ * for the agents that run those calls too.
+ */
+export function stopInsideToolOf(breaker: object, sessionId: string, decision: BreakerDecision): void {
   for (let scope = toolScopes.getStore(); scope !== undefined; scope = scope.outer) {
-    if (scope.sessionId === sessionId && scope.breakers.includes(breaker)) return true;
+    if (scope.sessionId === sessionId && scope.breakers.includes(breaker)) scope.onStop?.(decision);
   }
-  return false;
 }

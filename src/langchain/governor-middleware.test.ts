@@ -277,7 +277,7 @@ describe('governorMiddleware: a sub-agent as a tool, in the same session', () =>
     'a middleware of its own, handed the thread',
   ] as const) {
     test(`${sharing}: the task the lead wrote is no user turn, and the outage across delegations is caught`, async () => {
-      assertDelegatedOutageCaught(await delegatedOutage(sharing), sharing === 'a middleware of its own, handed the thread');
+      assertDelegatedOutageCaught(await delegatedOutage(sharing));
     });
   }
 });

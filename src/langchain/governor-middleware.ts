@@ -7,7 +7,7 @@ import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 import { assertObservingBreaker, blockedResult, DoorSessions, resultText, steeredResult, steerNote, type DoorSession } from '../breaker/door-session.ts';
 import { anthropicBlockCalls, responsesItemCalls, type HostedEvent } from '../breaker/hosted-calls.ts';
 import { thrownText } from '../breaker/thrown-text.ts';
-import { runAsToolOf } from '../chat/tool-scope.ts';
+import { insideToolOf } from '../chat/tool-scope.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link governorMiddleware}. */
@@ -188,8 +188,9 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
       const thread = (runtime as RunConfigLike).configurable?.thread_id;
       const shared = options.sessionId ?? (typeof thread === 'string' && thread !== '' ? thread : undefined);
       if (shared === undefined) return { [SESSION_KEY]: randomUUID() };
-      // A new invocation asks the breaker afresh: after a reset the session may run again.
-      sessions.delete(shared);
+      // A new invocation asks the breaker afresh: after a reset the session may run again. An agent invoked inside a
+      // tool call of the session is a sub-agent of a run still going: its lead's stop and steers stay.
+      if (!insideToolOf(breaker, shared)) sessions.delete(shared);
       return undefined;
     },
 
@@ -255,14 +256,12 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
       }
       let result: Awaited<ReturnType<typeof handler>>;
       try {
-        result = await runAsToolOf(breaker, session.sessionId, () => handler(request));
+        result = await session.runTool(() => handler(request));
       } catch (error) {
         // Interrupts (human in the loop) are control flow, not failures.
         if ((error as { is_bubble_up?: unknown } | null)?.is_bubble_up === true) throw error;
         const message = error instanceof Error ? error.message : String(error);
-        session.noteStop(
-          await breaker.observe(session.sessionId, { kind: 'tool_call', tool: toolCall.name, args: toolCall.args, result: thrownText(error), error: true }),
-        );
+        session.noteStop(await session.observe({ kind: 'tool_call', tool: toolCall.name, args: toolCall.args, result: thrownText(error), error: true }));
         // LangChain re-raises any error coming out of a wrapToolCall middleware; answer the model
         // the way its tool node does without middleware, so adding the breaker does not end runs.
         const invalidInput = (error as { '~brand'?: unknown })['~brand'] === 'ToolInvocationError';
@@ -278,9 +277,7 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
       if (isCommand(result)) {
         // A tool that updates the graph's state (a handoff, a state write) answers the call inside its command.
         const answer = commandResult(result, toolCall.id);
-        session.noteStop(
-          await breaker.observe(session.sessionId, { kind: 'tool_call', tool: toolCall.name, args: toolCall.args, result: answer.text, error: answer.error }),
-        );
+        session.noteStop(await session.observe({ kind: 'tool_call', tool: toolCall.name, args: toolCall.args, result: answer.text, error: answer.error }));
         if (decision.action !== 'steer') return result;
         const steered = commandWithSteer(result, answer.message, decision);
         // No tool message to carry it: the steer goes with the next model call.
@@ -291,7 +288,7 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
       const text = typeof result.content === 'string' ? result.content : resultText(result.content);
       // A stop decided on a result is thrown at the next model gate: thrown here, LangChain would wrap it.
       session.noteStop(
-        await breaker.observe(session.sessionId, {
+        await session.observe({
           kind: 'tool_call',
           tool: toolCall.name,
           args: toolCall.args,
@@ -303,7 +300,8 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
     },
 
     afterAgent: (state, runtime) => {
-      sessions.delete(sessionIdOf(state, runtime as RunConfigLike));
+      const sessionId = sessionIdOf(state, runtime as RunConfigLike);
+      if (!insideToolOf(breaker, sessionId)) sessions.delete(sessionId);
       return undefined;
     },
   });

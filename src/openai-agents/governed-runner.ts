@@ -36,7 +36,6 @@ import { thrownText } from '../breaker/thrown-text.ts';
 import { ToolCallBlockedError } from '../breaker/breaker-errors.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue, is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
-import { runAsToolOf } from '../chat/tool-scope.ts';
 
 /**
  * What the SDK hands the model, and the output guardrail, in place of a tool
@@ -435,7 +434,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
       // Answered, the throw did not end the nested run this call may be part of.
       if (thrown !== undefined && nestedRuns.getStore()?.failure?.callId === toolCall.callId) nestedFailure(undefined);
       session.noteStop(
-        await breaker.observe(session.sessionId, {
+        await session.observe({
           kind: 'tool_call',
           tool: toolCall.name,
           args: parseArgs(toolCall.arguments),
@@ -460,7 +459,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
       throw new ToolCallBlockedError(blockedResult(decision));
     }
     const observe = async (result: string, error: boolean) =>
-      session.noteStop(await breaker.observe(session.sessionId, { kind: 'tool_call', tool: call.tool, args: call.args, result, error }));
+      session.noteStop(await session.observe({ kind: 'tool_call', tool: call.tool, args: call.args, result, error }));
     let result: Awaited<ReturnType<typeof call.run>>;
     try {
       result = await call.run();
@@ -490,7 +489,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     (invoke: FunctionTool<any>['invoke']): FunctionTool<any>['invoke'] =>
     async (runContext, input, details) => {
       const nested: NestedRun = {};
-      const output = await nestedRuns.run(nested, () => runAsToolOf(breaker, sessionNow().sessionId, () => invoke(runContext, input, details)));
+      const output = await nestedRuns.run(nested, () => sessionNow().runTool(() => invoke(runContext, input, details)));
       const callId = details?.toolCall?.callId;
       if (nested.failure !== undefined && callId !== undefined && output === SDK_TOOL_ERROR_TEXT) sessionNow().noteThrown(callId, nested.failure.text);
       return output;
@@ -529,7 +528,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     }
     const run = async (input: unknown, context: unknown, details?: ExecuteDetails): Promise<unknown> => {
       try {
-        return await runAsToolOf(breaker, sessionNow().sessionId, () => execute.call(toolOptions, input, context, details));
+        return await sessionNow().runTool(() => execute.call(toolOptions, input, context, details));
       } catch (error) {
         // An aborted call (its timeout, the run cancelled) is answered by the SDK without a result of its own to record.
         const callId = details?.toolCall?.callId;
@@ -590,7 +589,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
   runner.on('agent_handoff', (_context, from, to) => {
     const session = sessionNow();
     session.track(
-      breaker.observe(session.sessionId, { kind: 'delegation', agent: to.name, input: `handoff from ${from.name}`, output: '' }).then((decision) => {
+      session.observe({ kind: 'delegation', agent: to.name, input: `handoff from ${from.name}`, output: '' }).then((decision) => {
         session.noteStop(decision);
         session.queueSteer(decision);
       }),
