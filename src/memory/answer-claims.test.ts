@@ -1,7 +1,9 @@
 /**
  * The claims of a windowed memory, through its own methods: a claim wins all
  * of its answers or none, what it decides never changes with later writes,
- * and claimed results join the conversation when their claim ends.
+ * and claimed results join the conversation when their claim ends. A
+ * retry's claim of going on from the round the conversation ends with holds
+ * until it ends, or until the conversation goes on from that round.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -76,5 +78,32 @@ describe('claims of a windowed memory', () => {
     assert.deepEqual(again.lost, []);
     await again.end([]);
     assert.deepEqual(toolParts(await memory.get('c')).slice(2), ['call_0={"type":"text","value":"C"}', 'call_1={"type":"text","value":"D"}']);
+  });
+
+  test("a retry's claim: one of two wins; ended, it lets the next retry win; a stale one loses; never ended, it holds until the conversation goes on", async () => {
+    const memory = new MessageWindowChatMemory();
+    await memory.add('c', [{ role: 'user', content: 'Look them up' }, clientRound, { role: 'tool', content: [result('call_0', 'A'), result('call_1', 'B')] }]);
+    const history = await memory.get('c');
+
+    const first = await memory.claimRetry('c', history);
+    assert.equal(first.lost, false);
+    assert.equal((await memory.claimRetry('c', history)).lost, true, 'held by the first');
+    assert.deepStrictEqual(await memory.get('c'), history, 'a claim is not part of the conversation');
+    await first.end([]);
+    const second = await memory.claimRetry('c', history);
+    assert.equal(second.lost, false, 'the first failed and stored nothing: the next retry goes on');
+
+    // The second went on: the model asked for the same calls again, and their results came.
+    await second.end([clientRound, { role: 'tool', content: [result('call_0', 'C'), result('call_1', 'D')] }]);
+    assert.equal((await memory.claimRetry('c', history)).lost, true, 'read before the second went on');
+    const now = await memory.get('c');
+    const dead = await memory.claimRetry('c', now);
+    assert.equal(dead.lost, false);
+    assert.equal((await memory.claimRetry('c', now)).lost, true, 'held by a request that never ends its claim');
+
+    // The same round again, in a turn of its own.
+    await memory.add('c', [{ role: 'user', content: 'Again' }, clientRound, { role: 'tool', content: [result('call_0', 'C'), result('call_1', 'D')] }]);
+    assert.equal((await memory.claimRetry('c', await memory.get('c'))).lost, false, 'the conversation went on from the held round');
+    assert.equal((await memory.claimRetry('c', [{ role: 'user', content: 'Look them up' }, clientRound])).lost, true, 'no answers to go on from');
   });
 });

@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { ModelMessage, ToolApprovalResponse, ToolResultPart } from 'ai';
 import type { ChatMemoryRepository } from './chat-memory-repository.ts';
+import { closeUnansweredToolCalls } from './message-window.ts';
 
 /*
  * Claims of the caller's answers to a conversation's tool calls: approval
@@ -18,6 +19,11 @@ import type { ChatMemoryRepository } from './chat-memory-repository.ts';
  * (with its turn, or alone when the call failed): until then they are not
  * part of the conversation the memory reads, so a request that sends them
  * again finds them unanswered, claims them too, and loses.
+ *
+ * A retry after such a request failed finds the answers in the conversation
+ * with no answer of the model's after them, and sends nothing new: it claims
+ * the going on instead (see {@link claimRetryIn}), so that of two retries at
+ * once only one gets the model to answer them.
  */
 
 /**
@@ -29,6 +35,8 @@ import type { ChatMemoryRepository } from './chat-memory-repository.ts';
 const NAMESPACE = 'governor';
 const CLAIM = 'approvalClaim';
 const END = 'claimEnded';
+const RETRY = 'retryClaim';
+const AFTER = 'after';
 
 /** An answer a claim may hold. */
 export type ClaimedAnswer = ToolApprovalResponse | ToolResultPart;
@@ -47,6 +55,9 @@ export function answerKey(part: ToolPartKeys): string | undefined {
 const answerId = (answer: ClaimedAnswer): string => (answer.type === 'tool-approval-response' ? answer.approvalId : answer.toolCallId);
 
 const markOf = (message: ModelMessage, mark: string): unknown => message.providerOptions?.[NAMESPACE]?.[mark];
+
+/** Whether a message serves the claims (a claim, a retry's claim, a claim's end) rather than being the conversation's own. */
+const serving = (message: ModelMessage): boolean => [CLAIM, END, RETRY].some((mark) => markOf(message, mark) !== undefined);
 
 /**
  * Claims `answers` in a conversation (see above).
@@ -69,7 +80,81 @@ export async function claimAnswersIn(
   return { claim, lost: answers.filter((answer) => taken === undefined || taken.has(answerKey(answer)!)).map(answerId) };
 }
 
-/** The message that ends claim `claim`: appended in the same write as what its request stores. */
+/**
+ * Claims a retry's going on from the round `history` (the conversation the
+ * request read) ends with: the round's calls all have their answers in the
+ * conversation, and the model has not answered them yet. The claim is a mark
+ * naming the round (a digest of its messages), appended in one atomic write
+ * and read back. Read in order, it wins when the conversation before it still
+ * ends with that round (nothing went on from it since the request read it)
+ * and no claim that won before it holds that round. A claim that won holds the
+ * round until it is ended (see {@link claimEnd}), so a retry after it failed
+ * goes on, or until a message is added to the conversation: a claim never
+ * ended (its request died) holds only until the conversation goes on, as
+ * with a new user message.
+ *
+ * @returns the claim's id, and whether it lost (always, when `history` does not end with answers).
+ */
+export async function claimRetryIn(
+  repository: ChatMemoryRepository,
+  conversationId: string,
+  history: readonly ModelMessage[],
+): Promise<{ claim: string; lost: boolean }> {
+  const claim = randomUUID();
+  const after = lastRoundDigest(history);
+  if (after === undefined) return { claim, lost: true };
+  await repository.append(conversationId, [{ role: 'tool', content: [], providerOptions: { [NAMESPACE]: { [RETRY]: claim, [AFTER]: after } } }]);
+  return { claim, lost: !retryWon(await repository.findByConversationId(conversationId), claim) };
+}
+
+/** Whether retry claim `claim` of `messages` won, read in order (see {@link claimRetryIn}). */
+function retryWon(messages: readonly ModelMessage[], claim: string): boolean {
+  const at = messages.findIndex((message) => markOf(message, RETRY) === claim);
+  // A claim this caller cannot read back wins nothing: the model answers the round at most once.
+  if (at === -1) return false;
+  // The rounds held by claims that won and are not ended yet, by claim.
+  const holding = new Map<string, string>();
+  // A message of the conversation's own went on from the round: claims before it hold it no longer, ended or not.
+  for (let index = messages.findLastIndex((message, i) => i < at && !serving(message)) + 1; index <= at; index++) {
+    const message = messages[index]!;
+    const end = markOf(message, END);
+    if (typeof end === 'string') holding.delete(end);
+    const retry = markOf(message, RETRY);
+    const after = markOf(message, AFTER);
+    if (typeof retry !== 'string' || typeof after !== 'string') continue;
+    // The conversation as a reader saw it right before the claim, as `get` gives it.
+    if (lastRoundDigest(closeUnansweredToolCalls(withClaimsSettled(messages.slice(0, index)))) !== after) continue;
+    if (![...holding.values()].includes(after)) holding.set(retry, after);
+  }
+  return holding.has(claim);
+}
+
+/**
+ * A digest of the round `messages` end with, when it ends with answers: its
+ * assistant message and the tool messages after it. A window keeps the round
+ * whole, and the model may give two rounds the same call ids, so the whole
+ * round tells where the conversation stands. System messages are left out: a
+ * window moves the latest one first.
+ */
+function lastRoundDigest(messages: readonly ModelMessage[]): string | undefined {
+  const conversation = messages.filter((message) => message.role !== 'system');
+  if (conversation.at(-1)?.role !== 'tool') return undefined;
+  const round = conversation.slice(
+    Math.max(
+      0,
+      conversation.findLastIndex((message) => message.role !== 'tool'),
+    ),
+  );
+  // Keys sorted: a store may give an object's keys back in another order.
+  const text = JSON.stringify(round, (_key, value: unknown) =>
+    value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value,
+  );
+  return createHash('sha256').update(text).digest('base64url');
+}
+
+/** The message that ends claim `claim` (of answers, or a retry's): appended in the same write as what its request stores. */
 export function claimEnd(claim: string): ModelMessage {
   return { role: 'tool', content: [], providerOptions: { [NAMESPACE]: { [END]: claim } } };
 }
@@ -105,18 +190,18 @@ function readClaims(messages: readonly ModelMessage[]): { taken: Map<string, Set
 
 /**
  * The stored `messages` as the conversation: a claim that lost is left out,
- * and so are the results of a claim not ended yet (they are in flight) and
- * the messages that end claims; the marks, which serve the claims only, are
- * removed. A lost claim stays in the repository, which can only append: a
- * rewrite of the conversation to drop it could lose a concurrent writer's
- * messages (the winner's turn among them).
+ * and so are the results of a claim not ended yet (they are in flight), the
+ * retries' claims and the messages that end claims; the marks, which serve
+ * the claims only, are removed. A lost claim stays in the repository, which
+ * can only append: a rewrite of the conversation to drop it could lose a
+ * concurrent writer's messages (the winner's turn among them).
  */
 export function withClaimsSettled(messages: readonly ModelMessage[]): ModelMessage[] {
   const { taken, ended } = readClaims(messages);
   const settled: ModelMessage[] = [];
   for (const message of messages) {
     const claim = markOf(message, CLAIM);
-    if (message.role !== 'tool' || (typeof claim !== 'string' && markOf(message, END) === undefined)) {
+    if (message.role !== 'tool' || !serving(message)) {
       settled.push(message);
       continue;
     }

@@ -127,7 +127,8 @@ export class ChatMemoryTurnNotStoredError extends ChatMemoryStoreError {
  *
  * A retry of a call that failed after the approved tool ran (a model round
  * after it failed) is not a second answer: its turn is not over, and it goes
- * on from the stored results.
+ * on from the stored results. Of two such retries at once, one goes on and
+ * the other fails with this error (see `ChatMemory.claimRetry`).
  */
 export class ToolApprovalConflictError extends GovernorError {
   /** The approvals another request answered first. */
@@ -162,7 +163,8 @@ export class ToolApprovalConflictError extends GovernorError {
  *
  * A retry after the request that sent the results failed (its model round
  * failed, or it was aborted) is not refused: that request stored the results,
- * and the retry goes on from them.
+ * and the retry goes on from them. Of two such retries at once, one goes on
+ * and the other fails with this error (see `ChatMemory.claimRetry`).
  */
 export class ToolResultConflictError extends GovernorError {
   /** The calls whose results another request sent first. */

@@ -61,6 +61,37 @@ export interface ChatMemory {
    * on every repository.
    */
   claimToolResults?(conversationId: string, results: readonly ToolResultPart[]): Promise<ToolResultClaim>;
+
+  /**
+   * Claims a retry's going on, before the model is called: the retry of a
+   * request that failed after its answers (client-side results, an approved
+   * call's result) were stored, which sends them again and nothing new, so
+   * the model is to answer the round `history` ends with. `history` is what
+   * `get` gave the retry. Of two retries at once (a double click, two
+   * replicas on one store) one claims it and the other gets `lost`; so does a
+   * retry that read the conversation before another request went on from
+   * that round. The claim holds until it is ended, so that a retry after the
+   * claiming request failed goes on; one never ended (its request died)
+   * holds until the conversation goes on from the round (a new user message).
+   *
+   * Optional: a memory without it gets no such protection, and retries at
+   * once each get the model to answer the round. `WindowedChatMemory`
+   * implements it on every repository.
+   */
+  claimRetry?(conversationId: string, history: readonly ModelMessage[]): Promise<RetryClaim>;
+}
+
+/** A claim of a retry's going on (see `ChatMemory.claimRetry`). */
+export interface RetryClaim {
+  /** Whether another request claimed it first, or went on from the round since `history` was read: then this request must not call the model. */
+  readonly lost: boolean;
+  /**
+   * Ends the claim when its request is over, adding `messages` (the turn to
+   * store; none when a failed call has nothing to store) to the conversation
+   * in the same atomic write. A request that claimed a retry must end the
+   * claim, whether its call succeeded or failed.
+   */
+  end(messages: readonly ModelMessage[]): Promise<void>;
 }
 
 /** A claim of client-side tool results (see `ChatMemory.claimToolResults`). */

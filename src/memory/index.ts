@@ -1,5 +1,5 @@
 export { WindowedChatMemory } from './windowed-chat-memory.ts';
-export type { ChatMemory, ToolResultClaim } from './chat-memory.ts';
+export type { ChatMemory, RetryClaim, ToolResultClaim } from './chat-memory.ts';
 export type { ChatMemoryRepository } from './chat-memory-repository.ts';
 export { InMemoryChatMemoryRepository } from './in-memory-chat-memory-repository.ts';
 export { MessageWindowChatMemory, type MessageWindowChatMemoryOptions } from './message-window-chat-memory.ts';

@@ -8,7 +8,7 @@ import { loopEndingCalls, loopEndingNames, type RoundCall } from '../advisors/lo
 import { resultOutput } from '../advisors/tool-execution.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { answerKey, type ToolPartKeys } from './answer-claims.ts';
-import type { ChatMemory, ToolResultClaim } from './chat-memory.ts';
+import type { ChatMemory, RetryClaim, ToolResultClaim } from './chat-memory.ts';
 import { ChatMemoryTurnNotStoredError, ToolApprovalConflictError, ToolResultConflictError } from './chat-memory-errors.ts';
 import { assertConversationId } from './conversation-id.ts';
 import { assertMessagesFit, fitMessages } from './message-size.ts';
@@ -97,9 +97,9 @@ interface MemoryTurn {
    * without the user messages after them, which got no answer. Nothing when
    * no tool ran. Approval answers whose calls did not run are left out, so a
    * retry can send them again. Results the memory claimed are recorded
-   * already: this write ends the claim, so a retry goes on from them. Best
-   * effort: the call's own error is what the caller gets, also when this
-   * write fails.
+   * already: this write ends the claim, so a retry goes on from them; it
+   * ends a retry's claim too, so the next retry goes on. Best effort: the
+   * call's own error is what the caller gets, also when this write fails.
    */
   storeProgress(): Promise<void>;
 }
@@ -130,7 +130,7 @@ async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientReq
   const history = await memory.get(conversationId);
   const preamble = request.messages.slice(0, preambleLength(request));
   const own = withoutRepeatedConversation(history, preamble.length === 0 ? request.messages : request.messages.slice(preamble.length));
-  const { news: sent, messages } = callerTurn(own, history, roundEndedLoop(history, request));
+  const { news: sent, messages, retried } = callerTurn(own, history, roundEndedLoop(history, request));
   const maxBytes = typeof memory.maxMessageBytes === 'number' ? memory.maxMessageBytes : undefined;
   if (maxBytes !== undefined) assertMessagesFit(sent, maxBytes);
   const fit = (produced: readonly ModelMessage[]): ModelMessage[] => (maxBytes === undefined ? [...produced] : fitMessages(produced, maxBytes));
@@ -159,7 +159,7 @@ async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientReq
   const placed = settings.place(messages === request.messages ? request : { ...request, messages }, closeUnansweredToolCalls(history, following));
 
   // Last, right before the model is called: a request that fails before it leaves nothing claimed.
-  const { claim, news } = await claimResults(memory, conversationId, sent);
+  const { claim, news } = sent.length > 0 ? await claimResults(memory, conversationId, sent) : await claimRetry(memory, conversationId, history, retried);
   let written = false;
   const write = async (turn: readonly ModelMessage[]): Promise<void> => {
     written = true;
@@ -217,6 +217,29 @@ async function claimResults(
   const claim = await memory.claimToolResults(conversationId, results);
   if (claim.lost.length > 0) throw new ToolResultConflictError(claim.lost);
   return { claim, news: withoutToolParts(news, (part) => part.type === 'tool-result') };
+}
+
+/**
+ * Claims a retry's going on (see `ChatMemory.claimRetry`) when the request
+ * sends nothing new but answers the history holds, in a turn the model has
+ * not answered: the retry of a request that stored them and failed. Of two
+ * such retries at once only one gets the model to answer them.
+ *
+ * @returns the claim, which the turn must end (none when nothing was sent again or the memory cannot claim).
+ * @throws {ToolApprovalConflictError} when another request claimed it first and the request sends approval answers again.
+ * @throws {ToolResultConflictError} when another request claimed it first and the request sends only tool results again.
+ */
+async function claimRetry(
+  memory: ChatMemory,
+  conversationId: string,
+  history: readonly ModelMessage[],
+  retried: Retried,
+): Promise<{ claim: RetryClaim | undefined; news: ModelMessage[] }> {
+  if ((retried.approvalIds.length === 0 && retried.toolCallIds.length === 0) || typeof memory.claimRetry !== 'function') return { claim: undefined, news: [] };
+  const claim = await memory.claimRetry(conversationId, history);
+  // The error a first race for the same answers gives.
+  if (claim.lost) throw retried.approvalIds.length > 0 ? new ToolApprovalConflictError(retried.approvalIds) : new ToolResultConflictError(retried.toolCallIds);
+  return { claim, news: [] };
 }
 
 /**
@@ -300,6 +323,12 @@ function turnStart(messages: readonly ModelMessage[]): number {
   return start;
 }
 
+/** What a request sends again of the answers the history holds, in a turn the model has not answered: a retry's. */
+interface Retried {
+  readonly approvalIds: readonly string[];
+  readonly toolCallIds: readonly string[];
+}
+
 /**
  * The messages of a request that are this turn's news: the user messages at
  * its end, and among them the tool messages that answer the history's tool
@@ -321,18 +350,20 @@ function turnStart(messages: readonly ModelMessage[]): number {
  * (it runs elsewhere), or when the turn is over (the model answered after it): no retry, a second answer.
  * @throws {ToolResultConflictError} when the request's only tool parts are results for calls whose turn is over, and nothing
  * else is new: a request sent again after it was answered, which would get the model to answer its turn twice.
+ * @returns the news, the request's messages, and what it sent again of the answers of a turn still going (`retried`).
  */
 function callerTurn(
   messages: readonly ModelMessage[],
   history: readonly ModelMessage[],
   endedLoop: boolean,
-): { news: ModelMessage[]; messages: readonly ModelMessage[] } {
+): { news: ModelMessage[]; messages: readonly ModelMessage[]; retried: Retried } {
   const start = turnStart(messages);
   const { open, answered, inFlight, over } = answerStates(history, endedLoop);
   const news: ModelMessage[] = [];
   const kept: ModelMessage[] = [...messages.slice(0, start)];
   const taken: string[] = [];
   const repeated: string[] = [];
+  const retried = { approvalIds: [] as string[], toolCallIds: [] as string[] };
   let changed = false;
   for (const message of messages.slice(start)) {
     if (message.role !== 'tool') {
@@ -350,6 +381,10 @@ function callerTurn(
       if (key === undefined || !answered.has(key) || content.includes(part)) return true;
       if ((inFlight.has(key) || over.has(key)) && part.type === 'tool-approval-response') taken.push(part.approvalId);
       if (over.has(key) && part.type === 'tool-result') repeated.push(part.toolCallId);
+      if (!over.has(key) && !inFlight.has(key)) {
+        if (part.type === 'tool-approval-response') retried.approvalIds.push(part.approvalId);
+        else if (part.type === 'tool-result') retried.toolCallIds.push(part.toolCallId);
+      }
       return false;
     });
     changed ||= sent.length < message.content.length;
@@ -358,7 +393,7 @@ function callerTurn(
   if (taken.length > 0) throw new ToolApprovalConflictError(taken);
   // Alongside something new (a user message), a copy of what the history holds is only left out.
   if (repeated.length > 0 && news.length === 0) throw new ToolResultConflictError(repeated);
-  return { news, messages: changed ? kept : messages };
+  return { news, messages: changed ? kept : messages, retried };
 }
 
 /**

@@ -1,10 +1,10 @@
 import type { ModelMessage, ToolApprovalResponse, ToolResultPart } from 'ai';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue, type OptionRule } from '../errors/validate-options.ts';
-import type { ChatMemory, ToolResultClaim } from './chat-memory.ts';
+import type { ChatMemory, RetryClaim, ToolResultClaim } from './chat-memory.ts';
 import type { ChatMemoryRepository } from './chat-memory-repository.ts';
 import { assertConversationId } from './conversation-id.ts';
-import { claimAnswersIn, claimEnd, withClaimsSettled } from './answer-claims.ts';
+import { claimAnswersIn, claimEnd, claimRetryIn, withClaimsSettled } from './answer-claims.ts';
 import { InMemoryChatMemoryRepository } from './in-memory-chat-memory-repository.ts';
 import { closeUnansweredToolCalls } from './message-window.ts';
 import { assertMessagesFit, resolveMaxMessageBytes } from './message-size.ts';
@@ -84,6 +84,25 @@ export abstract class WindowedChatMemory implements ChatMemory {
     assertConversationId(conversationId);
     assertMessagesFit([{ role: 'tool', content: [...results] }], this.maxMessageBytes);
     const { claim, lost } = await claimAnswersIn(this.repository, conversationId, results);
+    return {
+      lost,
+      end: async (messages) => {
+        assertMessagesFit(messages, this.maxMessageBytes);
+        await this.repository.append(conversationId, [claimEnd(claim), ...messages]);
+      },
+    };
+  }
+
+  /**
+   * Claims a retry's going on (see `ChatMemory.claimRetry`) through the
+   * repository's atomic append, as {@link claimApprovals} claims approvals:
+   * the claim names the round `history` ends with, and wins when the whole
+   * conversation, read back, still ends with that round before it and no
+   * claim before it holds the round.
+   */
+  async claimRetry(conversationId: string, history: readonly ModelMessage[]): Promise<RetryClaim> {
+    assertConversationId(conversationId);
+    const { claim, lost } = await claimRetryIn(this.repository, conversationId, history);
     return {
       lost,
       end: async (messages) => {
