@@ -15,7 +15,23 @@ import { allDetectorsOn, prng, words } from './overhead.ts';
  * The repeated units: each defeated a rule before (see the README's redaction section and text-identity.ts), the last
  * a sketch (a text of a few words repeated left fewer distinct tokens than a sketch holds in its lowest buckets).
  */
-const ADVERSARIAL_UNITS = ['key=', 'token:', 'auth%3D', 'x://', 'a.', '-p', 'secret-', '\\', '1-', '0x', 'trace-', '2024-01-01T', '10ms', '日本', 'try again later '] as const;
+const ADVERSARIAL_UNITS = [
+  'key=',
+  'token:',
+  'auth%3D',
+  'x://',
+  'a.',
+  '-p',
+  'secret-',
+  '\\',
+  '1-',
+  '0x',
+  'trace-',
+  '2024-01-01T',
+  '10ms',
+  '日本',
+  'try again later ',
+] as const;
 
 /** Where a text goes. */
 const PLACES: Readonly<Record<string, (text: string) => BreakerEvent | 'redact'>> = {
