@@ -192,6 +192,21 @@ function ask(proxy: ModelProxyServer, session: string, stream: boolean): Promise
 
 const notText = (block: Block) => block['type'] !== 'text';
 
+/** A client-side booking tool that counts its runs: a stopped answer must leave it unrun. */
+function bookingTool() {
+  const booking = {
+    runs: 0,
+    book: tool({
+      inputSchema: z.object({ flight: z.string() }),
+      execute: async () => {
+        booking.runs += 1;
+        return 'booked';
+      },
+    }),
+  };
+  return booking;
+}
+
 describe('governor proxy with the Anthropic Messages API: a stop keeps what ran after a client call', () => {
   /**
    * The model asks for the client's `book`, then thinks and runs the same web
@@ -236,25 +251,16 @@ describe('governor proxy with the Anthropic Messages API: a stop keeps what ran 
     await using proxy = await startModelProxy({ upstream: 'http://upstream.test/v1', breaker: stopsSecondSearch(), port: 0, fetch: upstreamOf([answer]) });
     const parts = async (mode: 'generate' | 'stream') => {
       const anthropic = createAnthropic({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-ant-test-not-a-real-key', headers: { 'x-governor-session': `sdk-${mode}` } });
-      let booked = 0;
+      const booking = bookingTool();
       const options = {
         model: anthropic('claude-test'),
         maxOutputTokens: 256,
         prompt: 'Book me the cheapest flight to Oslo in March.',
-        tools: {
-          web_search: anthropic.tools.webSearch_20250305({ maxUses: 5 }),
-          book: tool({
-            inputSchema: z.object({ flight: z.string() }),
-            execute: async () => {
-              booked += 1;
-              return 'booked';
-            },
-          }),
-        },
+        tools: { web_search: anthropic.tools.webSearch_20250305({ maxUses: 5 }), book: booking.book },
       };
       const result = mode === 'generate' ? await generateText(options) : streamText(options);
       assert.match(await result.text, /stopped by the agent breaker \(rag_fixation\)/);
-      assert.equal(booked, 0);
+      assert.equal(booking.runs, 0);
       const [assistant] = (await result.response).messages;
       assert.equal(assistant?.role, 'assistant');
       assert.ok(Array.isArray(assistant.content));
@@ -352,27 +358,18 @@ describe('governor proxy with the Anthropic Messages API: a stream that ends wit
         fetch: upstreamOf([answer], ending),
       });
       const anthropic = createAnthropic({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-ant-test-not-a-real-key', headers: { 'x-governor-session': 'sdk' } });
-      let booked = 0;
+      const booking = bookingTool();
       const result = streamText({
         model: anthropic('claude-test'),
         maxOutputTokens: 256,
         prompt: 'Book me the cheapest flight to Oslo in March.',
-        tools: {
-          web_search: anthropic.tools.webSearch_20250305({ maxUses: 5 }),
-          book: tool({
-            inputSchema: z.object({ flight: z.string() }),
-            execute: async () => {
-              booked += 1;
-              return 'booked';
-            },
-          }),
-        },
+        tools: { web_search: anthropic.tools.webSearch_20250305({ maxUses: 5 }), book: booking.book },
       });
       assert.equal(await result.finishReason, 'stop');
       assert.match(await result.text, /\[governor\] This run was stopped by the agent breaker \(rag_fixation\)/);
       const usage = await result.usage;
       assert.deepEqual([usage.inputTokens, usage.outputTokens], [50, 20]);
-      assert.equal(booked, 0);
+      assert.equal(booking.runs, 0);
     });
   }
 
