@@ -40,7 +40,8 @@ export interface ToolExecutionEnvironment {
   /**
    * The session's observation sinks (its breakers): the tool runs as a tool
    * call they govern (see `runAsToolOf`), so a sub-agent it runs in the same
-   * session does not report its task as a user turn. @default none
+   * session does not report its task as a user turn, nor take the steers
+   * waiting for this agent's next round. @default none
    */
   readonly breakers?: readonly object[];
   /** Time limit of a call of the named tool. @default {@link DEFAULT_TOOL_TIMEOUT_MS} */

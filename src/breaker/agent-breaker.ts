@@ -2,7 +2,7 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { Advisor, AdvisorChain } from '../chat/advisor.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
-import { insideToolOf } from '../chat/tool-scope.ts';
+import { currentToolOf, insideToolOf, watchToolCalls } from '../chat/tool-scope.ts';
 import { breakerAdviseCall, breakerAdviseStream, type BreakerEngine } from './breaker-advisor.ts';
 import { ALLOW, type BreakerCategory, type BreakerDecision, type BreakerStatus } from './breaker-decision.ts';
 import { breakerErrorFor } from './breaker-errors.ts';
@@ -233,6 +233,8 @@ export class AgentBreaker implements Advisor {
       this.#openSource = { store: this.options.store, openSessions: () => this.openSessions() };
       registerOpenBreakerSource(this.#openSource);
     }
+    // Decided before the call, for the agent that makes it: a sub-agent the call runs must not take them.
+    watchToolCalls(this, (sessionId) => this.#steers.hold(sessionId, currentToolOf(this, sessionId)));
   }
 
   /**
@@ -262,10 +264,14 @@ export class AgentBreaker implements Advisor {
     return decision;
   }
 
-  /** The event has happened: a steer (or a block, with nothing left to block) can only be told to the model. */
-  #queueSteer(sessionId: string, decision: BreakerDecision): void {
+  /**
+   * The event has happened: a steer (or a block, with nothing left to block)
+   * can only be told to the model. `call`: the governed tool call whose agent
+   * it is for (see PendingSteers); none for the session's next round.
+   */
+  #queueSteer(sessionId: string, decision: BreakerDecision, call?: object): void {
     const note = steerNote(decision);
-    if (note !== undefined) this.#steers.add(sessionId, note);
+    if (note !== undefined) this.#steers.add(sessionId, note, call);
   }
 
   /**
@@ -276,10 +282,16 @@ export class AgentBreaker implements Advisor {
    * directly calls this before each model round and puts the messages in the
    * request. (Steers decided by `checkToolCall` are not queued: they travel
    * with the call's result.) Messages are kept in this process, a few per session.
+   *
+   * Inside a governed tool call of the session (a sub-agent's round), not
+   * those that were waiting when the call started: they are for the agent
+   * that made the call, whose next round outside it takes them. What the
+   * breaker's advisor decides on a round inside a tool call is for the next
+   * round inside it, and is dropped with the call.
    */
   takeSteers(sessionId: string): string[] {
     checkSessionId(sessionId);
-    return this.#steers.take(sessionId);
+    return this.#steers.take(sessionId, currentToolOf(this, sessionId));
   }
 
   /**
@@ -356,7 +368,7 @@ export class AgentBreaker implements Advisor {
   async reset(sessionId: string, options?: { readonly evidence?: boolean }): Promise<void> {
     checkSessionId(sessionId);
     const evidence = options?.evidence === true;
-    if (evidence) this.#steers.take(sessionId);
+    if (evidence) this.#steers.clear(sessionId, currentToolOf(this, sessionId));
     this.#toolStops.delete(sessionId);
     await this.#check(sessionId, (at) => (evidence ? { k: 'reset', at, evidence: true } : { k: 'reset', at }));
   }
@@ -516,8 +528,9 @@ export class AgentBreaker implements Advisor {
       checkToolCall: (id, call) => this.checkToolCall(id, call),
       observe: (id, event) => this.#observe(id, event, true),
       insideTool: (id) => insideToolOf(this, id),
-      takeSteers: (id) => this.#steers.take(id),
-      queueSteer: (id, decision) => this.#queueSteer(id, decision),
+      takeSteers: (id) => this.takeSteers(id),
+      // The verdict on a round is for the agent whose round it is: inside a tool call, a sub-agent's.
+      queueSteer: (id, decision) => this.#queueSteer(id, decision, currentToolOf(this, id)),
       toError: (decision, id) => this.#stopError(decision, id),
       debug: (id, message) => this.#dispatch({ type: 'debug', sessionId: id, at: this.options.now(), message }),
       warnOnce: (id, key, message, unpricedModel) => this.#warnOnce(id, key, message, unpricedModel),

@@ -22,8 +22,9 @@ export interface BreakerEngine {
   observe(sessionId: string, event: BreakerEvent): Promise<BreakerDecision>;
   /** Whether the current code runs inside a tool call the breaker governs in session `sessionId` (see `insideToolOf`). */
   insideTool(sessionId: string): boolean;
+  /** The steers for the next round where the code runs: inside a governed tool call of the session, only those decided inside it. */
   takeSteers(sessionId: string): string[];
-  /** Queues what a steer or block decided on a finished round tells the model next round. */
+  /** Queues what a steer or block decided on a finished round tells the model in the next round of the same agent (inside a tool call: a sub-agent's). */
   queueSteer(sessionId: string, decision: BreakerDecision): void;
   toError(decision: BreakerDecision, sessionId: string): Error;
   /** A `debug` event for listeners. */
@@ -146,12 +147,14 @@ function sessionOf(engine: BreakerEngine, request: ChatClientRequest, chain: Adv
 
 /**
  * Gate before a model round, and the one place where steering reaches the
- * model: every message waiting for the session (decided on an observed event
- * or on an earlier round without tool calls) and the budget's wrap-up notice
- * go into this round's request as one user message at its end. The previous
- * round's tool results need no reading here: the ToolCallAdvisor's
- * observation point reported each one as it finished, so a stop decided on a
- * result has already opened the breaker and this gate throws it.
+ * model: every message waiting for this agent in the session (decided on an
+ * observed event or on an earlier round without tool calls; for a sub-agent
+ * run by a tool of the session, only those decided while the call runs) and
+ * the budget's wrap-up notice go into this round's request as one user
+ * message at its end. The previous round's tool results need no reading
+ * here: the ToolCallAdvisor's observation point reported each one as it
+ * finished, so a stop decided on a result has already opened the breaker and
+ * this gate throws it.
  */
 async function beforeRound(engine: BreakerEngine, sessionId: string, request: ChatClientRequest): Promise<ChatClientRequest> {
   const gate = await engine.checkModelCall(sessionId);

@@ -19,22 +19,39 @@ interface ToolScope {
  */
 const toolScopes = new AsyncLocalStorage<ToolScope>();
 
+/** What each breaker that asked is told when one of its governed tool calls starts (see {@link watchToolCalls}). */
+const callWatchers = new WeakMap<object, (sessionId: string) => void>();
+
+/**
+ * Has `onStart` told, with its session, whenever a governed tool call of
+ * `breaker` starts (in the ChatClient's tool loop or any door), before it
+ * runs anything and in the context of the code that starts it: there
+ * `currentToolOf` names the call it starts in, if any. The AgentBreaker keeps
+ * the steers waiting then for the agent that calls the tool, not for a
+ * sub-agent the call runs.
+ */
+export function watchToolCalls(breaker: object, onStart: (sessionId: string) => void): void {
+  callWatchers.set(breaker, onStart);
+}
+
 /** Runs `work` as a tool call of session `sessionId` governed by `breakers` (one or several). */
 export function runAsToolOf<T>(breakers: object | readonly object[], sessionId: string, work: () => T): T {
   return toolCallOf(breakers, sessionId)(work);
 }
 
 /**
- * One tool call of session `sessionId` governed by `breakers`: the function
- * runs work inside it, as often as needed (a streaming tool runs each step
- * in it), and every run is the same call. `onStop` is told of a stop decided
- * inside the call by a door of one of its breakers in its session: a
- * sub-agent's stop, which its own framework may turn into a plain tool
- * failure, or answer the lead model with a text of its own.
+ * Starts one tool call of session `sessionId` governed by `breakers` (those
+ * that watch their calls are told now, see {@link watchToolCalls}): the
+ * function runs work inside it, as often as needed (a streaming tool runs
+ * each step in it), and every run is the same call. `onStop` is told of a
+ * stop decided inside the call by a door of one of its breakers in its
+ * session: a sub-agent's stop, which its own framework may turn into a plain
+ * tool failure, or answer the lead model with a text of its own.
  */
 export function toolCallOf(breakers: object | readonly object[], sessionId: string, onStop?: (decision: BreakerDecision) => void): <T>(work: () => T) => T {
   const list = Array.isArray(breakers) ? (breakers as readonly object[]) : [breakers as object];
   if (list.length === 0) return (work) => work();
+  for (const breaker of list) callWatchers.get(breaker)?.(sessionId);
   const scope: ToolScope = { breakers: list, sessionId, outer: toolScopes.getStore(), onStop };
   return (work) => toolScopes.run(scope, work);
 }

@@ -1,0 +1,189 @@
+/**
+ * A sub-agent run inside a ChatClient tool call of the lead's session (a
+ * ChatClient, or an AI SDK agent on a door of its own), or a ChatClient run
+ * inside an AI SDK door's tool call, with the same AgentBreaker: each steer
+ * the breaker queues reaches the agent it was decided for. Real ChatClients,
+ * the real AI SDK and the openai-compatible provider over real HTTP against
+ * the scripted stand-in model.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { generateText, isStepCount, tool } from 'ai';
+import { z } from 'zod';
+import { AgentBreaker, breakerForAiSdk, ChatClient, CONVERSATION_ID, ToolCallingAdvisor, type BreakerEventRecord, type GovernorToolContext } from '../index.ts';
+import { escalations } from '../e2e/recorded-run.ts';
+import { type RecordedRequest, ScriptedModelServer, type ScriptedTurn, scriptedModel } from '../testing/index.ts';
+import { runMode, type Mode } from '../test-support/run-modes.ts';
+
+/** The lead's tool that runs the researcher on the task the lead wrote. */
+const DELEGATE = 'research';
+
+const taskSchema = z.object({ task: z.string() });
+const invoiceSchema = z.object({ id: z.string() });
+
+function isLead(request: RecordedRequest): boolean {
+  return ((request.body.tools ?? []) as { function?: { name?: string } }[]).some((t) => t.function?.name === DELEGATE);
+}
+
+function hasSteer(request: RecordedRequest): boolean {
+  return JSON.stringify(request.body).includes('[AgentBreaker]');
+}
+
+function recordingBreaker() {
+  const breaker = new AgentBreaker({ telemetry: false });
+  const events: BreakerEventRecord[] = [];
+  breaker.on((event) => events.push(event));
+  return { breaker, events };
+}
+
+/** Runs the researcher on `task` in session `sessionId`; its one tool is `get_invoice`. */
+type Researcher = (task: string, sessionId: string) => Promise<string>;
+
+function chatResearcher(server: ScriptedModelServer, breaker: AgentBreaker, mode: Mode): Researcher {
+  const getInvoice = tool({ inputSchema: invoiceSchema, execute: async ({ id }) => `${id}: line items of invoice inv-9` });
+  const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor(), breaker).defaultTools({ get_invoice: getInvoice }).build();
+  return async (task, sessionId) => {
+    const { text } = await runMode(
+      client.prompt(task).advisors((a) => a.param(CONVERSATION_ID, sessionId)),
+      mode,
+    );
+    return text;
+  };
+}
+
+/** An AI SDK agent on a door of its own for the session, as a sub-agent handed the session id builds. */
+function aiSdkResearcher(server: ScriptedModelServer, breaker: AgentBreaker): Researcher {
+  return async (task, sessionId) => {
+    const door = breakerForAiSdk(breaker, { sessionId });
+    const tools = door.tools({ get_invoice: tool({ inputSchema: invoiceSchema, execute: async ({ id }) => `${id}: line items of invoice inv-9` }) });
+    return (await generateText({ model: door.model(scriptedModel(server)), tools, stopWhen: isStepCount(10), prompt: task })).text;
+  };
+}
+
+/** A ChatClient lead whose `research` tool hands its session on to the researcher; its calls of one round run in order. */
+async function runChatLead(server: ScriptedModelServer, breaker: AgentBreaker, sessionId: string, research: Researcher, mode: Mode, extraTools = {}) {
+  const delegate = tool({
+    inputSchema: taskSchema,
+    execute: async ({ task }, { context }) => research(task, (context as unknown as GovernorToolContext).sessionId),
+  });
+  const lead = ChatClient.builder(scriptedModel(server))
+    .defaultAdvisors(new ToolCallingAdvisor({ parallel: false, maxToolCalls: 12 }), breaker)
+    .defaultTools({ ...extraTools, [DELEGATE]: delegate })
+    .build();
+  return runMode(
+    lead.prompt('What does invoice inv-9 come to?').advisors((a) => a.param(CONVERSATION_ID, sessionId)),
+    mode,
+  );
+}
+
+/** An AI SDK lead on its door for the session, whose `research` tool runs the researcher in that session. */
+async function runAiSdkLead(server: ScriptedModelServer, breaker: AgentBreaker, sessionId: string, research: Researcher) {
+  const governed = breakerForAiSdk(breaker, { sessionId });
+  const tools = governed.tools({ [DELEGATE]: tool({ inputSchema: taskSchema, execute: async ({ task }) => research(task, sessionId) }) });
+  return generateText({
+    model: governed.model(scriptedModel(server)),
+    tools,
+    stopWhen: [isStepCount(12), governed.stopWhen],
+    prompt: 'What does invoice inv-9 come to?',
+  });
+}
+
+describe("a ChatClient lead's steer is the lead's, not its sub-agent's", () => {
+  const QUERIES = ['refund policy for damaged items', 'refund policy damaged item', 'damaged items refund policy'];
+  const VARIANTS = [
+    { researcher: 'a ChatClient', mode: 'call' },
+    { researcher: 'a ChatClient', mode: 'stream' },
+    { researcher: 'an AI SDK agent on a door of its own', mode: 'call' },
+  ] as const;
+
+  for (const variant of VARIANTS) {
+    test(`${variant.mode}, the researcher ${variant.researcher}: a RAG-fixation steer decided on a search in the round that delegates reaches the lead's next call`, async () => {
+      // The lead searches three times alike (the 3rd search is steered), delegating in the round of the 3rd, after it.
+      await using server = await new ScriptedModelServer({
+        script: (request): ScriptedTurn => {
+          if (!isLead(request)) return { text: 'Refunds for damaged items are in policy-7.' };
+          const round = request.body.messages.filter((m) => m.role === 'assistant').length;
+          if (round === 3) return { text: 'Damaged items are refunded in full.' };
+          const search = { name: 'search', arguments: { query: QUERIES[round]! } };
+          return { toolCalls: round === 2 ? [search, { name: DELEGATE, arguments: { task: 'Check the refund policy.' } }] : [search] };
+        },
+      }).start();
+      const sessionId = `chat-lead-rag-${variant.researcher}-${variant.mode}`;
+      const { breaker, events } = recordingBreaker();
+      const search = tool({
+        inputSchema: z.object({ query: z.string() }),
+        // A retriever that reports each search to the breaker.
+        execute: async ({ query }, { context }) => {
+          await breaker.observe((context as unknown as GovernorToolContext).sessionId, { kind: 'retrieval', query, results: ['policy-7', 'faq-2'] });
+          return `Found 2 documents for "${query}": policy-7, faq-2`;
+        },
+      });
+      const research = variant.researcher === 'a ChatClient' ? chatResearcher(server, breaker, variant.mode) : aiSdkResearcher(server, breaker);
+
+      const { text } = await runChatLead(server, breaker, sessionId, research, variant.mode, { search });
+
+      assert.equal(text, 'Damaged items are refunded in full.');
+      assert.deepEqual(escalations(events), ['rag_fixation:steer']);
+      const leads = server.requests.filter(isLead);
+      assert.deepEqual(leads.map(hasSteer), [false, false, false, true], "the lead's 4th call, and only it, carries the steer");
+      const researcher = server.requests.filter((r) => !isLead(r));
+      assert.equal(researcher.length, 1);
+      assert.ok(!hasSteer(researcher[0]!), "the researcher's call, the session's next after the search, does not carry it");
+    });
+  }
+});
+
+describe("a sub-agent's steer is its own, not the lead's", () => {
+  /** The researcher's prompt tokens, round by round: its own context compounds (it steers at its 4th round). */
+  const RESEARCHER_PROMPTS = [10_000, 14_000, 19_000, 26_000];
+  const VARIANTS = [
+    { lead: 'a ChatClient', researcher: 'a ChatClient', mode: 'call' },
+    { lead: 'a ChatClient', researcher: 'a ChatClient', mode: 'stream' },
+    { lead: 'a ChatClient', researcher: 'an AI SDK agent on a door of its own', mode: 'call' },
+    { lead: 'an AI SDK agent', researcher: 'a ChatClient', mode: 'call' },
+    { lead: 'an AI SDK agent', researcher: 'a ChatClient', mode: 'stream' },
+  ] as const;
+
+  for (const variant of VARIANTS) {
+    for (const rounds of [4, 5] as const) {
+      const what =
+        rounds === 5
+          ? "the steer on the researcher's 4th round reaches its 5th call, not the lead"
+          : "the steer on the researcher's last round ends with it, and does not reach the lead";
+      test(`${variant.lead} lead, the researcher ${variant.researcher} on ${variant.mode}(): ${what}`, async () => {
+        await using server = await new ScriptedModelServer({
+          script: (request): ScriptedTurn => {
+            const round = request.body.messages.filter((m) => m.role === 'tool').length;
+            if (isLead(request)) {
+              if (round > 0) return { text: 'Invoice inv-9 comes to 120 EUR.', usage: { promptTokens: 900, completionTokens: 20 } };
+              return { toolCalls: [{ name: DELEGATE, arguments: { task: 'Find invoice inv-9.' } }], usage: { promptTokens: 800, completionTokens: 20 } };
+            }
+            const usage = { promptTokens: RESEARCHER_PROMPTS[round] ?? 1_000, completionTokens: 20 };
+            // Its last round answers; before it, each reads another page of the invoice.
+            if (round === rounds - 1) return { text: 'inv-9 comes to 120 EUR.', usage };
+            return { toolCalls: [{ name: 'get_invoice', arguments: { id: `inv-9/page-${round + 1}` } }], usage };
+          },
+        }).start();
+        const sessionId = `chat-sub-steer-${variant.lead}-${variant.researcher}-${variant.mode}-${rounds}`;
+        const { breaker, events } = recordingBreaker();
+        const research = variant.researcher === 'a ChatClient' ? chatResearcher(server, breaker, variant.mode) : aiSdkResearcher(server, breaker);
+
+        const { text } =
+          variant.lead === 'a ChatClient'
+            ? await runChatLead(server, breaker, sessionId, research, variant.mode)
+            : await runAiSdkLead(server, breaker, sessionId, research);
+
+        assert.equal(text, 'Invoice inv-9 comes to 120 EUR.');
+        assert.deepEqual(escalations(events), ['token_drift:steer']);
+        const researcher = server.requests.filter((r) => !isLead(r));
+        assert.equal(researcher.length, rounds);
+        assert.deepEqual(
+          researcher.map(hasSteer),
+          RESEARCHER_PROMPTS.map(() => false).concat(rounds === 5 ? [true] : []),
+          "the researcher's 5th call, and only it, carries the steer",
+        );
+        assert.deepEqual(server.requests.filter(isLead).map(hasSteer), [false, false], 'no call of the lead carries it');
+      });
+    }
+  }
+});
