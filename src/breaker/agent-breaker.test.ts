@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AgentBreaker, InMemoryBreakerStore, type BreakerEventRecord, type BreakerStore } from '../index.ts';
+import { toolCallOf } from '../chat/tool-scope.ts';
 
 describe('AgentBreaker: a reused args object', () => {
   test('a loop that changes one args object between calls is judged by what each call asks for, not a spiral', async () => {
@@ -166,5 +167,32 @@ describe('AgentBreaker checks: freshSince', () => {
       );
       await assert.rejects(breaker.checkToolCall('s', { tool: 'search', args: {} }, { freshSince }), /options\.freshSince/);
     }
+  });
+});
+
+describe('AgentBreaker.observe: steerHere', () => {
+  const QUERIES = ['refund policy for damaged items', 'refund policy damaged item', 'damaged items refund policy'];
+
+  /** Observes three alike searches, the 3rd steered; `where` runs each observation (inside a tool call, say). */
+  async function searchThrice(breaker: AgentBreaker, sessionId: string, steerHere: boolean, where: (work: () => Promise<void>) => Promise<void>) {
+    for (const query of QUERIES) {
+      await where(async () => void (await breaker.observe(sessionId, { kind: 'retrieval', query, results: ['policy-7'] }, { steerHere })));
+    }
+  }
+
+  test('inside a governed tool call, a steer decided on an event observed with it is for the next round inside the call, and ends with the call', async () => {
+    const breaker = new AgentBreaker({ telemetry: false });
+    const call = toolCallOf(breaker, 'in');
+    await searchThrice(breaker, 'in', true, call);
+    assert.deepEqual(breaker.takeSteers('in'), [], 'not for the round of the agent that made the call');
+    assert.equal(call(() => breaker.takeSteers('in')).length, 1, 'for the next round inside it');
+  });
+
+  test("without it, or outside any tool call, the steer is for the session's next round, whoever makes it", async () => {
+    const breaker = new AgentBreaker({ telemetry: false });
+    await searchThrice(breaker, 'tool', false, toolCallOf(breaker, 'tool'));
+    assert.equal(breaker.takeSteers('tool').length, 1, "a tool's own report steers the agent that called it");
+    await searchThrice(breaker, 'outside', true, (work) => work());
+    assert.equal(breaker.takeSteers('outside').length, 1);
   });
 });

@@ -62,6 +62,19 @@ export interface ObserveOptions {
    * @default false
    */
   readonly surfaced?: boolean;
+  /**
+   * The event is the reporting agent's own, reported where its model rounds
+   * run (its tool loop's results, what its advisors retrieve), not by a tool
+   * it runs: a steer decided on it is for that agent's next round. Inside a
+   * governed tool call of the session (the agent is a sub-agent the call
+   * runs), that is its next round inside the call, and the steer is dropped
+   * with the call when it makes none; outside any, the session's next round.
+   * Without it, a steer decided on an event reported inside a tool call is
+   * for the session's next round, whoever makes it. The `ChatClient`'s chain
+   * reports so (`reportObservation`).
+   * @default false
+   */
+  readonly steerHere?: boolean;
 }
 
 /** How much older than a check's `freshSince` a state may be and still be trusted (see AgentBreaker's #check). */
@@ -260,7 +273,7 @@ export class AgentBreaker implements Advisor {
    */
   async observe(sessionId: string, event: BreakerEvent, options?: ObserveOptions): Promise<BreakerDecision> {
     const decision = await this.#observe(sessionId, event, options?.surfaced === true);
-    this.#queueSteer(sessionId, decision);
+    this.#queueSteer(sessionId, decision, options?.steerHere === true ? currentToolOf(this, sessionId) : undefined);
     return decision;
   }
 
@@ -286,8 +299,10 @@ export class AgentBreaker implements Advisor {
    * Inside a governed tool call of the session (a sub-agent's round), not
    * those that were waiting when the call started: they are for the agent
    * that made the call, whose next round outside it takes them. What the
-   * breaker's advisor decides on a round inside a tool call is for the next
-   * round inside it, and is dropped with the call.
+   * breaker's advisor decides on a round inside a tool call, and what is
+   * decided there on an event observed with `steerHere` (the results of a
+   * `ChatClient` sub-agent's own tools), is for the next round inside it,
+   * and is dropped with the call.
    */
   takeSteers(sessionId: string): string[] {
     checkSessionId(sessionId);

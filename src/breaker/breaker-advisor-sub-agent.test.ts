@@ -29,8 +29,8 @@ function hasSteer(request: RecordedRequest): boolean {
   return JSON.stringify(request.body).includes('[AgentBreaker]');
 }
 
-function recordingBreaker() {
-  const breaker = new AgentBreaker({ telemetry: false });
+function recordingBreaker(subAgentTools: readonly string[] = []) {
+  const breaker = new AgentBreaker({ telemetry: false, delegation: { subAgentTools } });
   const events: BreakerEventRecord[] = [];
   breaker.on((event) => events.push(event));
   return { breaker, events };
@@ -183,6 +183,83 @@ describe("a sub-agent's steer is its own, not the lead's", () => {
           "the researcher's 5th call, and only it, carries the steer",
         );
         assert.deepEqual(server.requests.filter(isLead).map(hasSteer), [false, false], 'no call of the lead carries it');
+      });
+    }
+  }
+});
+
+describe("a steer decided on a sub-agent's tool results is its own, also when its loop ends on that round", () => {
+  /** The researcher's own sub-agent tool: it asks an expert, who answers alike however the task is worded. */
+  const EXPERT = 'ask_expert';
+  const TASKS = ['Summarise invoice inv-9', 'Give me a short summary of invoice inv-9'];
+  const ANSWER = 'Invoice inv-9 lists three items and comes to 120 EUR, due at the end of the month.';
+  /**
+   * How the researcher's loop ends after its 2nd ask, whose answer (the same again) is steered as a delegation loop:
+   * - `goes on`: it answers in another round, which carries the steer;
+   * - `return-direct`: the 2nd ask is its round's only call, of a return-direct tool (the 1st came with another call);
+   * - `loop-ending`: a loop-ending `submit` is called with it, in parallel, so both start before the answer is judged.
+   */
+  const ENDINGS = ['goes on', 'return-direct', 'loop-ending'] as const;
+  const VARIANTS = [
+    { lead: 'a ChatClient', mode: 'call' },
+    { lead: 'a ChatClient', mode: 'stream' },
+    { lead: 'an AI SDK agent', mode: 'call' },
+    { lead: 'an AI SDK agent', mode: 'stream' },
+  ] as const;
+
+  function researcherOf(server: ScriptedModelServer, breaker: AgentBreaker, mode: Mode, ending: (typeof ENDINGS)[number]): Researcher {
+    const ask = tool({ inputSchema: taskSchema, execute: async () => ANSWER });
+    const tools = {
+      [EXPERT]: ending === 'return-direct' ? { ...ask, returnDirect: true } : ask,
+      get_invoice: tool({ inputSchema: invoiceSchema, execute: async ({ id }) => `${id}: line items of invoice inv-9` }),
+      submit: { ...tool({ inputSchema: z.object({}), execute: async () => 'Invoice inv-9 comes to 120 EUR.' }), endsLoop: true },
+    };
+    const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor(), breaker).defaultTools(tools).build();
+    return async (task, sessionId) => {
+      const { text } = await runMode(
+        client.prompt(task).advisors((a) => a.param(CONVERSATION_ID, sessionId)),
+        mode,
+      );
+      return text;
+    };
+  }
+
+  for (const variant of VARIANTS) {
+    for (const ending of ENDINGS) {
+      const what = ending === 'goes on' ? "reaches the researcher's next call, not the lead" : 'ends with its loop, and does not reach the lead';
+      test(`${variant.lead} lead, a ChatClient researcher on ${variant.mode}(), its loop ${ending}: the steer on its 2nd ask's answer ${what}`, async () => {
+        await using server = await new ScriptedModelServer({
+          script: (request): ScriptedTurn => {
+            const round = request.body.messages.filter((m) => m.role === 'assistant').length;
+            if (isLead(request)) {
+              if (round > 0) return { text: 'Invoice inv-9 comes to 120 EUR.' };
+              return { toolCalls: [{ name: DELEGATE, arguments: { task: 'Find invoice inv-9.' } }] };
+            }
+            if (round === 2) return { text: 'inv-9 comes to 120 EUR.' };
+            const ask = { name: EXPERT, arguments: { task: TASKS[round]! } };
+            if (round === 0) return { toolCalls: ending === 'return-direct' ? [ask, { name: 'get_invoice', arguments: { id: 'inv-9' } }] : [ask] };
+            return { toolCalls: ending === 'loop-ending' ? [ask, { name: 'submit', arguments: {} }] : [ask] };
+          },
+        }).start();
+        const sessionId = `chat-sub-result-steer-${variant.lead}-${variant.mode}-${ending}`;
+        const { breaker, events } = recordingBreaker([EXPERT]);
+        const research = researcherOf(server, breaker, variant.mode, ending);
+
+        const { text } =
+          variant.lead === 'a ChatClient'
+            ? await runChatLead(server, breaker, sessionId, research, variant.mode)
+            : await runAiSdkLead(server, breaker, sessionId, research);
+
+        assert.equal(text, 'Invoice inv-9 comes to 120 EUR.');
+        assert.deepEqual(escalations(events), ['delegation_loop:steer'], 'the 2nd ask is steered once it has run');
+        const researcher = server.requests.filter((r) => !isLead(r));
+        assert.deepEqual(
+          researcher.map(hasSteer),
+          ending === 'goes on' ? [false, false, true] : [false, false],
+          "the researcher's call after the 2nd ask, and only it, carries the steer",
+        );
+        assert.deepEqual(server.requests.filter(isLead).map(hasSteer), [false, false], 'no call of the lead carries it');
+        assert.deepEqual(breaker.takeSteers(sessionId), [], 'nothing is left waiting for the session');
       });
     }
   }

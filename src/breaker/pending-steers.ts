@@ -19,9 +19,10 @@ interface SessionSteers {
  *
  * By governed tool call (see tool-scope's `currentToolOf`), as a door keeps
  * them: the messages waiting when a tool call starts are for the next round
- * of the agent that calls it, not for a sub-agent the call runs; those an
- * agent's own round decided inside a tool call are for that agent's next
- * round, and end with the call.
+ * of the agent that calls it, not for a sub-agent the call runs; those
+ * decided inside a tool call on an agent's own round or on what it reports
+ * itself (its tools' results) are for that agent's next round, and end with
+ * the call.
  */
 export class PendingSteers {
   readonly #bySession = new Map<string, SessionSteers>();

@@ -7,17 +7,32 @@ import { insideToolOf } from './tool-scope.ts';
  * queries, sub-agent calls, outside events). The AgentBreaker is one.
  */
 export interface ObservationSink {
-  observe(sessionId: string, event: BreakerEvent): unknown;
+  /**
+   * `options.steerHere`: the event is the reporting agent's own (see the
+   * AgentBreaker's `ObserveOptions`); {@link reportObservation} always says so.
+   */
+  observe(sessionId: string, event: BreakerEvent, options?: { readonly steerHere?: boolean }): unknown;
 }
 
 /** Context key under which the ChatClient publishes the sinks of its chain. */
 export const OBSERVATION_SINKS = 'governor.observationSinks';
+
+/** How the chain reports: what it sees is its own agent's (see {@link reportObservation}). */
+const OWN_EVENT = Object.freeze({ steerHere: true });
 
 /**
  * Reports an event to every sink the ChatClient found in the request's advisor
  * chain, so advisors such as `QuestionAnswerAdvisor` feed the breaker without
  * user wiring. Sinks that throw or reject are isolated: observation must never
  * break the call it observes.
+ *
+ * For the request's own chain (its advisors, its tool loop: the results of
+ * the tools it ran), not for a tool's code, which reports with the breaker's
+ * `observe`: the event is the agent's own, so a steer decided on it is for
+ * this agent's next round. In a sub-agent run inside a governed tool call of
+ * the session, that is the sub-agent's next round inside the call, and none
+ * when its loop has ended (a return-direct or loop-ending tool): the lead's
+ * next round does not get a steer about the sub-agent's tools.
  */
 export async function reportObservation(context: AdvisorContext, sessionId: string, event: BreakerEvent): Promise<void> {
   const sinks = observationSinks(context);
@@ -26,7 +41,7 @@ export async function reportObservation(context: AdvisorContext, sessionId: stri
       // Inside a tool call the sink governs in this session, a user message is a sub-agent's task, which the lead model wrote.
       if (event.kind === 'user' && insideToolOf(sink, sessionId)) return;
       try {
-        await sink.observe(sessionId, event);
+        await sink.observe(sessionId, event, OWN_EVENT);
       } catch {
         // A failing observer is its own problem, never the caller's.
       }
