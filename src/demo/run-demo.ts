@@ -116,7 +116,7 @@ export async function runDemo(io: CliIO): Promise<number> {
     model = scriptedModel(server);
     label = 'scripted stand-in (local, no key)';
     note('No model key found: running on the SCRIPTED STAND-IN model, a local fake that replays a realistic agent over HTTP.');
-    note('Set OPENAI_API_KEY (or GOVERNOR_BASE_URL and GOVERNOR_MODEL) to run a real model on the same task.');
+    note('Set OPENAI_API_KEY or ANTHROPIC_API_KEY (or GOVERNOR_BASE_URL and GOVERNOR_MODEL) to run a real model on the same task.');
   }
   const interrupt = new AbortController();
   // Without it the default action kills the process mid-run, and the finally blocks that remove the directories never run.
