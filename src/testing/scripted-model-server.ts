@@ -228,12 +228,13 @@ export class ScriptedModelServer implements AsyncDisposable {
     if (typeof script !== 'function') {
       const turn = script[index] ?? (onExhausted === 'repeat-last' ? script.at(-1) : undefined);
       if (turn !== undefined) return { turn };
+      // A 4xx the SDKs do not retry: a script that ran out is the test's to fix, and a retry would only wait for the same answer.
       return {
-        status: 500,
+        status: 400,
         body: errorBody(
           `Scripted stand-in model: the script ran out after ${script.length} turns ` +
-            `(request #${index + 1} has no scripted turn). Add turns or set onExhausted: 'repeat-last'.`,
-          'server_error',
+            `(request #${index + 1}, retries included, has no scripted turn). Add turns or set onExhausted: 'repeat-last'.`,
+          'invalid_request_error',
           'script_exhausted',
         ),
       };
