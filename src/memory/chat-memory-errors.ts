@@ -1,5 +1,6 @@
 import type { ChatResponse } from '../chat/chat-response.ts';
 import { GovernorError } from '../errors/governor-error.ts';
+import { describeError } from '../errors/describe-error.ts';
 
 /**
  * Thrown when a conversation id is missing, not a string, blank, not
@@ -184,14 +185,5 @@ export class ToolResultConflictError extends GovernorError {
 function describeCause(cause: unknown): string {
   // A store error wrapped again names its store already; its own cause says what went wrong.
   if (ChatMemoryStoreError.isInstance(cause) && cause.cause !== undefined) return describeCause(cause.cause);
-  if (cause instanceof AggregateError && cause.errors.length > 0) {
-    // Node reports a refused dual-stack connect as an AggregateError with an empty message.
-    return cause.errors.map(describeCause).join('; ');
-  }
-  if (cause instanceof Error) {
-    const code = (cause as { code?: unknown }).code;
-    const text = cause.message !== '' ? cause.message : cause.name;
-    return typeof code === 'string' && !text.includes(code) ? `${code} ${text}` : text;
-  }
-  return String(cause);
+  return describeError(cause);
 }

@@ -1,4 +1,6 @@
+import type { Pool } from 'pg';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import { redactedAddress } from '../memory/store-address.ts';
 import { redact } from '../redaction/redact.ts';
 import pg from './pg-module.ts';
 
@@ -47,4 +49,11 @@ function formProblem(value: string): string | undefined {
     return `looks like a libpq keyword/value string (host=… dbname=…), which pg does not read; give ${URL_FORM}`;
   }
   return `is not a postgres:// URL (pg would resolve it against postgres://base and try a host named "base"); give ${URL_FORM}, or a socket directory such as /var/run/postgresql`;
+}
+
+/** Where a pool connects, as `host:port/database`: safe for messages, as it never holds credentials. */
+export function poolAddress(pool: Pool): string {
+  const options = pool.options as { connectionString?: string; host?: string; port?: number; database?: string };
+  if (typeof options.connectionString === 'string') return redactedAddress(options.connectionString);
+  return `${options.host ?? 'localhost'}:${options.port ?? 5432}/${options.database ?? ''}`;
 }

@@ -1,17 +1,20 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
+import { inspect } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import pg from 'pg';
-import { InvalidOptionError } from '../errors/governor-error.ts';
+import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import { LexicalHashEmbedding } from '../rag/lexical-hash-embedding.ts';
-import { EmbeddingDimensionMismatchError, InvalidMetadataFilterError } from '../rag/retrieval-errors.ts';
+import { EmbeddingDimensionMismatchError, InvalidMetadataFilterError, VectorStoreError } from '../rag/retrieval-errors.ts';
 import { COMPASS, TableEmbedder } from '../rag/test-support/table-embedder.ts';
 import { describeVectorStoreContract } from '../rag/test-support/vector-store-contract.ts';
 import { PgVectorStore } from './pg-vector-store.ts';
 import { stallingServer, type StallingServer } from '../test-support/stalling-server.ts';
+import { requirePostgres, testDatabaseUrl, unusedPort } from '../test-support/services.ts';
 
 // Debian ships no pgvector, so the tests run PostgreSQL compiled to WebAssembly
 // (PGlite) with pgvector, served on a real socket and reached through `pg`,
@@ -68,6 +71,15 @@ async function answeringAgain(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
+}
+
+/** Checks that a call failed with a VectorStoreError whose message matches every pattern. */
+function storeError(...patterns: RegExp[]): (error: unknown) => true {
+  return (error) => {
+    assert.ok(VectorStoreError.isInstance(error), String(error));
+    for (const pattern of patterns) assert.match(error.message, pattern);
+    return true;
+  };
 }
 
 function freshTable(): string {
@@ -140,7 +152,7 @@ describe('PgVectorStore', () => {
     const tableName = freshTable();
     await pool.query('CREATE EXTENSION IF NOT EXISTS vector');
     const store = new PgVectorStore({ pool, tableName, dimensions: 3, embedder: new TableEmbedder(COMPASS), initializeSchema: false });
-    await assert.rejects(store.similaritySearch({ query: 'north' }), /does not exist/);
+    await assert.rejects(store.similaritySearch({ query: 'north' }), storeError(/failed to search: .*does not exist/, /initializeSchema/));
     await answeringAgain();
     await pool.query(`CREATE TABLE ${tableName} (id text PRIMARY KEY, content text NOT NULL, metadata jsonb NOT NULL, embedding vector(4) NOT NULL)`);
     await assert.rejects(store.similaritySearch({ query: 'north' }), EmbeddingDimensionMismatchError);
@@ -208,7 +220,7 @@ describe('PgVectorStore', () => {
         "BEGIN IF NEW.id = 'doc-1200' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$",
     );
     await pool.query(`CREATE TRIGGER refuse BEFORE INSERT ON ${tableName} FOR EACH ROW EXECUTE FUNCTION ${tableName}_refuse()`);
-    await assert.rejects(store.add(documents), /refused/);
+    await assert.rejects(store.add(documents), storeError(/failed to add documents: .*refused/));
     const countAfterFailure = await pool.query<{ count: string }>(`SELECT count(*) AS count FROM ${tableName}`);
     assert.equal(countAfterFailure.rows[0]?.count, '1');
 
@@ -257,7 +269,7 @@ describe('PgVectorStore', () => {
     const lossy = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${(cable.address() as net.AddressInfo).port}/postgres`, max: 1 });
     try {
       const store = new PgVectorStore({ pool: lossy, tableName: freshTable(), dimensions: 3, embedder: new TableEmbedder(COMPASS) });
-      await assert.rejects(store.add([{ id: 'north', text: 'north', metadata: {} }]), /Connection terminated unexpectedly/);
+      await assert.rejects(store.add([{ id: 'north', text: 'north', metadata: {} }]), storeError(/Connection terminated unexpectedly/));
       assert.ok(cut);
       // Let a late 'error' event, which would crash the process, have its chance.
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -425,6 +437,97 @@ describe('PgVectorStore', () => {
   });
 });
 
+describe('PgVectorStore failures on a real PostgreSQL', () => {
+  const databaseUrl = testDatabaseUrl();
+  // The test server trusts local connections: it accepts any password, and never asks for this one.
+  const secret = `pw-${randomBytes(6).toString('hex')}`;
+  let stores: PgVectorStore[] = [];
+  after(async () => {
+    await Promise.all(stores.map((store) => store.close()));
+    stores = [];
+  });
+
+  function storeAt(url: URL, options: { initializeSchema?: boolean } = {}): PgVectorStore {
+    url.password = secret;
+    const store = new PgVectorStore({ connectionString: url.toString(), tableName: freshTable(), dimensions: 8, connectTimeoutMs: 2000, ...options });
+    stores.push(store);
+    return store;
+  }
+
+  /** Every call of the store fails with a VectorStoreError naming the server, with the driver's error (of `code`) as cause and no password. */
+  async function failsEveryCall(store: PgVectorStore, address: string, code: string, ...advice: RegExp[]): Promise<void> {
+    const calls: [string, () => Promise<unknown>][] = [
+      ['add', () => store.add([{ id: 'a', text: 'hello', metadata: {} }])],
+      ['search', () => store.similaritySearch({ query: 'hello' })],
+      ['delete', () => store.delete(['a'])],
+    ];
+    for (const [name, call] of calls) {
+      await assert.rejects(call(), (error: unknown) => {
+        assert.ok(VectorStoreError.isInstance(error), `${name}: ${inspect(error)}`);
+        assert.ok(GovernorError.isInstance(error));
+        assert.equal(error.name, 'VectorStoreError');
+        assert.equal(error.code, 'GOVERNOR_VECTOR_STORE');
+        assert.ok(error.store.includes(address), error.store);
+        assert.ok(error.message.includes(`PostgreSQL at ${address}`), error.message);
+        for (const pattern of advice) assert.match(error.message, pattern, name);
+        assert.equal((error.cause as { code?: unknown } | undefined)?.code, code, name);
+        assert.ok(!inspect(error, { depth: 10, showHidden: true }).includes(secret), `${name}: the error holds the password`);
+        return true;
+      });
+    }
+  }
+
+  test('without the pgvector extension, every call says to install it and run CREATE EXTENSION vector', async (t) => {
+    await requirePostgres(databaseUrl);
+    const probe = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2000 });
+    await probe.connect();
+    let available: boolean;
+    try {
+      available = (await probe.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")).rowCount === 1;
+    } finally {
+      await probe.end();
+    }
+    if (available) {
+      t.skip('the test PostgreSQL has pgvector installed');
+      return;
+    }
+    const url = new URL(databaseUrl);
+    const address = `${url.host}${url.pathname}`;
+    await failsEveryCall(
+      storeAt(new URL(databaseUrl)),
+      address,
+      '0A000',
+      /failed to create its schema: .*extension "vector" is not available/,
+      /pgvector/,
+      /CREATE EXTENSION vector/,
+    );
+    // With the schema left to migrations, the missing table is what fails, and the advice covers the extension too.
+    const managed = storeAt(new URL(databaseUrl), { initializeSchema: false });
+    await failsEveryCall(managed, address, '42P01', /does not exist/, /CREATE EXTENSION vector/, /initializeSchema/);
+  });
+
+  test('an unreachable server fails every call with a VectorStoreError naming it, without the password', async () => {
+    const port = await unusedPort();
+    const url = new URL(databaseUrl);
+    url.port = String(port);
+    await failsEveryCall(storeAt(url), `${url.hostname}:${port}${url.pathname}`, 'ECONNREFUSED', /ECONNREFUSED/, /check that the server is running/i);
+    // A pool of the caller's is named from its settings, without the password either.
+    const pool = new pg.Pool({ host: '127.0.0.1', port, user: 'governor', password: secret, database: 'vectors', connectionTimeoutMillis: 2000 });
+    try {
+      await failsEveryCall(new PgVectorStore({ pool, dimensions: 8 }), `127.0.0.1:${port}/vectors`, 'ECONNREFUSED', /check that the server is running/i);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  test('credentials the server refuses fail every call with a VectorStoreError saying to check them, without the password', async () => {
+    await requirePostgres(databaseUrl);
+    const url = new URL(databaseUrl);
+    url.username = `no_such_role_${randomBytes(4).toString('hex')}`;
+    await failsEveryCall(storeAt(url), `${url.host}${url.pathname}`, '28000', /does not exist/, /user name and password/);
+  });
+});
+
 describe('PgVectorStore against a server that stalls', () => {
   const cleanups: (() => Promise<unknown>)[] = [];
   after(async () => {
@@ -446,7 +549,10 @@ describe('PgVectorStore against a server that stalls', () => {
       connectTimeoutMs: 300,
     });
     const started = performance.now();
-    await assert.rejects(settlesWithin(store.similaritySearch({ query: 'north' }), 2000, 'the search'), /connection timeout/);
+    await assert.rejects(
+      settlesWithin(store.similaritySearch({ query: 'north' }), 2000, 'the search'),
+      storeError(/connection timeout/, /300 ms \(connectTimeoutMs\)/),
+    );
     assert.ok(performance.now() - started < 1000, 'bounded by connectTimeoutMs');
     await settlesWithin(store.close(), 2000, 'close()');
   });
@@ -477,7 +583,7 @@ describe('PgVectorStore against a server that stalls', () => {
     // Sent, waiting for its reply.
     await new Promise((resolve) => setTimeout(resolve, 50));
     await settlesWithin(store.close(), 2000, 'close()');
-    await assert.rejects(settlesWithin(inFlight, 1000, 'the search in flight'), /Query read timeout/);
+    await assert.rejects(settlesWithin(inFlight, 1000, 'the search in flight'), storeError(/Query read timeout/, /500 ms \(timeoutMs\)/));
     const took = performance.now() - started;
     assert.ok(took < 1000, `took ${Math.round(took)} ms: bounded by timeoutMs (500 ms)`);
   });

@@ -1,17 +1,25 @@
 import pg from './pg-module.ts';
-import { checkConnectionString } from './connection-string.ts';
+import { checkConnectionString, poolAddress } from './connection-string.ts';
 import type { Pool, PoolClient } from 'pg';
-import { InvalidOptionError } from '../errors/governor-error.ts';
-import type { Document, DocumentMetadata } from '../rag/document.ts';
+import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
+import type { Document, DocumentInput, DocumentMetadata } from '../rag/document.ts';
 import { embedChecked, type Embedder } from '../rag/embedder.ts';
 import { LexicalHashEmbedding } from '../rag/lexical-hash-embedding.ts';
 import { compareCodePoints } from '../rag/metadata-filter.ts';
 import { filterToSql } from '../rag/metadata-filter-sql.ts';
-import { EmbeddingDimensionMismatchError } from '../rag/retrieval-errors.ts';
-import { checkIds, prepareDocuments, resolveSearchRequest, type AddDocumentsOptions, type SearchRequest, type VectorStore } from '../rag/vector-store.ts';
+import { EmbeddingDimensionMismatchError, VectorStoreError } from '../rag/retrieval-errors.ts';
+import {
+  checkIds,
+  prepareDocuments,
+  resolveSearchRequest,
+  type AddDocumentsOptions,
+  type ResolvedSearchRequest,
+  type SearchRequest,
+  type VectorStore,
+} from '../rag/vector-store.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { inTransaction } from './pg-transaction.ts';
-import { BoundedPool } from './bounded-pool.ts';
+import { BoundedPool, isQueryTimeout } from './bounded-pool.ts';
 
 /** Table used when {@link PgVectorStoreOptions.tableName} is not given. */
 export const DEFAULT_PG_VECTOR_TABLE = 'governor_vector_store';
@@ -122,12 +130,13 @@ export interface PgVectorStoreOptions {
   readonly connectTimeoutMs?: number;
   /**
    * Longest wait for the reply to each statement (own pool only): past it
-   * the call fails with pg's "Query read timeout" error instead of waiting
-   * for a server that has stalled for as long as it stalls, and the
-   * connection is dropped, which rolls back its transaction. An `add` or
-   * `delete` that timed out may still have been applied, should its last
-   * statement (the COMMIT, or the single INSERT of a small batch) have
-   * reached the server: the caller must not assume that it was not.
+   * the call fails with a `VectorStoreError` (its cause pg's "Query read
+   * timeout" error) instead of waiting for a server that has stalled for as
+   * long as it stalls, and the connection is dropped, which rolls back its
+   * transaction. An `add` or `delete` that timed out may still have been
+   * applied, should its last statement (the COMMIT, or the single INSERT of
+   * a small batch) have reached the server: the caller must not assume that
+   * it was not.
    * A search that scans a large table exactly, or a first use that builds
    * the HNSW index over many rows already there, may need longer: raise it,
    * or create the schema beforehand (`initializeSchema: false`).
@@ -162,6 +171,12 @@ const PG_VECTOR_STORE_OPTION_RULES: OptionRules<PgVectorStoreOptions> = {
  * `dimensions` before any SQL runs, and an existing table whose column has
  * another size is reported at first use instead of failing row by row.
  *
+ * What fails in the database (pgvector not installed, refused credentials, a
+ * server down or not answering in time) fails the call with a
+ * `VectorStoreError` that names the server (never the credentials) and says
+ * what to do; pg's error is its `cause`. What the embedder throws is left as
+ * it is.
+ *
  * @example
  * const store = new PgVectorStore({
  *   connectionString: process.env.DATABASE_URL,
@@ -184,6 +199,10 @@ export class PgVectorStore implements VectorStore {
   /** The index as `to_regclass` finds it: in the table's schema. */
   readonly #indexRef: string;
   readonly #tableName: string;
+  /** Where the pool connects (`host:port/database`), for error messages: never credentials. */
+  readonly #address: string;
+  /** The waits this store set on the pool it created; undefined for a pool it was given. */
+  readonly #waits: { readonly connectTimeoutMs: number; readonly timeoutMs: number } | undefined;
   #schemaReady: Promise<void> | undefined;
   /** Whether the installed pgvector has `hnsw.iterative_scan` (0.8+); learnt at the first search. */
   #iterativeScan: Promise<boolean> | undefined;
@@ -225,12 +244,14 @@ export class PgVectorStore implements VectorStore {
     if (options.pool !== undefined) {
       this.#pool = options.pool;
       this.#ownPool = undefined;
+      this.#waits = undefined;
     } else if (typeof options.connectionString === 'string' && options.connectionString.length > 0) {
       checkConnectionString(options.connectionString);
-      this.#ownPool = new BoundedPool(options.connectionString, {
+      this.#waits = {
         connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
         timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      });
+      };
+      this.#ownPool = new BoundedPool(options.connectionString, this.#waits);
       this.#pool = this.#ownPool.pool;
     } else {
       throw new InvalidOptionError('pool', 'give a pg Pool (pool) or a connectionString');
@@ -241,12 +262,13 @@ export class PgVectorStore implements VectorStore {
     this.#createIndex = createIndex;
     this.#initializeSchema = options.initializeSchema ?? true;
     this.#tableName = tableName;
+    this.#address = poolAddress(this.#pool);
     this.#table = parts.map((part) => pg.escapeIdentifier(part)).join('.');
     this.#index = pg.escapeIdentifier(indexName(baseName));
     this.#indexRef = parts.length === 2 ? `${pg.escapeIdentifier(parts[0] ?? '')}.${this.#index}` : this.#index;
   }
 
-  async add(documents: readonly Document[], options: AddDocumentsOptions = {}): Promise<void> {
+  async add(documents: readonly DocumentInput[], options: AddDocumentsOptions = {}): Promise<void> {
     const prepared = prepareDocuments(documents);
     if (prepared.length === 0) return;
     const vectors = await embedChecked(
@@ -256,8 +278,11 @@ export class PgVectorStore implements VectorStore {
       'document embeddings',
       options.signal,
     );
-    await this.#ensureSchema();
+    await this.#database('add documents', () => this.#write(prepared, vectors));
+  }
 
+  async #write(prepared: readonly Document[], vectors: readonly number[][]): Promise<void> {
+    await this.#ensureSchema();
     // Rows are locked in the order they are written: writing every batch in
     // one order (by id, as COLLATE "C" orders them) keeps two adds of
     // overlapping ids from deadlocking. Ids are unique by now, so the order
@@ -292,12 +317,14 @@ export class PgVectorStore implements VectorStore {
   async delete(ids: readonly string[]): Promise<void> {
     const checked = checkIds(ids);
     if (checked.length === 0) return;
-    await this.#ensureSchema();
-    // Rows are locked in id order first, the order add() writes them in: a delete and an add of
-    // overlapping ids would otherwise lock them in two orders and deadlock.
-    await inTransaction(this.#pool, async (client) => {
-      await client.query(`SELECT id FROM ${this.#table} WHERE id = ANY($1::text[]) ORDER BY id COLLATE "C" FOR UPDATE`, [[...checked]]);
-      await client.query(`DELETE FROM ${this.#table} WHERE id = ANY($1::text[])`, [[...checked]]);
+    await this.#database('delete documents', async () => {
+      await this.#ensureSchema();
+      // Rows are locked in id order first, the order add() writes them in: a delete and an add of
+      // overlapping ids would otherwise lock them in two orders and deadlock.
+      await inTransaction(this.#pool, async (client) => {
+        await client.query(`SELECT id FROM ${this.#table} WHERE id = ANY($1::text[]) ORDER BY id COLLATE "C" FOR UPDATE`, [[...checked]]);
+        await client.query(`DELETE FROM ${this.#table} WHERE id = ANY($1::text[])`, [[...checked]]);
+      });
     });
   }
 
@@ -307,6 +334,10 @@ export class PgVectorStore implements VectorStore {
     const [query] = await embedChecked(this.#embedder, [search.query], this.#dimensions, 'query embedding', search.signal);
     // A zero query vector has no direction: pgvector's cosine distance would be NaN for every row.
     if (query === undefined || query.every((component) => component === 0)) return [];
+    return this.#database('search', () => this.#search(search, query));
+  }
+
+  async #search(search: ResolvedSearchRequest, query: readonly number[]): Promise<Document[]> {
     await this.#ensureSchema();
 
     const values: unknown[] = [vectorLiteral(query)];
@@ -397,9 +428,66 @@ export class PgVectorStore implements VectorStore {
     this.#schemaReady ??= (this.#initializeSchema ? this.#createSchema() : this.#checkSchema()).catch((error: unknown) => {
       // Let the next call try again (the database may come back).
       this.#schemaReady = undefined;
-      throw error;
+      throw this.#failure(this.#initializeSchema ? 'create its schema' : 'check its schema', error);
     });
     return this.#schemaReady;
+  }
+
+  /** Runs what a call does in the database, reporting its failure as a {@link VectorStoreError}. */
+  async #database<T>(operation: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw this.#failure(operation, error);
+    }
+  }
+
+  #failure(operation: string, error: unknown): unknown {
+    // The store's own errors (a column of another size, a filter too large) already say what is wrong.
+    if (GovernorError.isInstance(error)) return error;
+    return new VectorStoreError(`PostgreSQL at ${this.#address} (table ${this.#tableName})`, operation, error, this.#advice(operation, error));
+  }
+
+  /** What to do about a failure, when its cause says. */
+  #advice(operation: string, error: unknown): string | undefined {
+    const code = errorCode(error);
+    const message = error instanceof Error ? error.message : '';
+    const aboutVector = message.includes('"vector"');
+    if (code === '0A000' && aboutVector) {
+      return (
+        'The pgvector extension is not installed on this PostgreSQL server. Install it on the server (the pgvector package ' +
+        'for its PostgreSQL version, or a build from source), then run CREATE EXTENSION vector in this database ' +
+        '(the store runs it itself if its role may), or use a server that has pgvector.'
+      );
+    }
+    if (code === '42704' && aboutVector) {
+      return 'The vector extension is not created in this database, or not in the search_path: run CREATE EXTENSION vector (pgvector must be installed on the server).';
+    }
+    if (code === '42501' && aboutVector) {
+      return 'This role may not create extensions: have one that may run CREATE EXTENSION vector in this database once.';
+    }
+    if (code === '42501') {
+      return 'Grant this role the privilege, or have the owner create the vector extension, the table and its index beforehand and set initializeSchema: false.';
+    }
+    if (code === '42P01' && !this.#initializeSchema) {
+      return (
+        `Create the table (id text PRIMARY KEY, content text NOT NULL, metadata jsonb NOT NULL, embedding vector(${this.#dimensions}) NOT NULL) ` +
+        'after CREATE EXTENSION vector (pgvector installed on the server), or let the store create both with initializeSchema: true.'
+      );
+    }
+    if (code === '28000' || code === '28P01') return 'Check the user name and password the store connects with.';
+    if (code === '3D000') return 'Create the database, or fix its name in the connection string.';
+    if (isQueryTimeout(error)) {
+      const wait = this.#waits === undefined ? "the pool's query_timeout" : `${this.#waits.timeoutMs} ms (timeoutMs)`;
+      const write = operation === 'add documents' || operation === 'delete documents';
+      return `No reply within ${wait}${write ? ': the change may still have been applied, do not assume that it was not' : ''}.`;
+    }
+    if (/connection timeout|timeout expired/i.test(message)) {
+      const wait = this.#waits === undefined ? "the pool's connectionTimeoutMillis" : `${this.#waits.connectTimeoutMs} ms (connectTimeoutMs)`;
+      return `No connection within ${wait}: check that the server is running and answers.`;
+    }
+    if (code !== undefined && UNREACHABLE.has(code)) return 'Check that the server is running and accepts connections from here.';
+    return undefined;
   }
 
   /** Whether the table (with an embedding column of this size) and its index exist; reads only. */
@@ -464,6 +552,16 @@ export class PgVectorStore implements VectorStore {
       }
     });
   }
+}
+
+/** Codes of a server that could not be reached at all. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ENOENT']);
+
+/** The SQLSTATE or system error code of a failure (of the first attempt, for a dual-stack connect). */
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return code;
+  return error instanceof AggregateError ? errorCode(error.errors[0]) : undefined;
 }
 
 /** The declared size of a table's embedding column (null when it has none). */

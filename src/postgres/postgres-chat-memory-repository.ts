@@ -7,7 +7,7 @@ import { assertConversationId } from '../memory/conversation-id.ts';
 import { decodeMessage, encodeMessages } from '../memory/message-codec.ts';
 import { redactedAddress } from '../memory/store-address.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
-import { checkConnectionString } from './connection-string.ts';
+import { checkConnectionString, poolAddress } from './connection-string.ts';
 import { inTransaction } from './pg-transaction.ts';
 import { BoundedPool, isQueryTimeout } from './bounded-pool.ts';
 
@@ -350,10 +350,4 @@ async function qualifiedTableName(queryable: Pool | PoolClient, table: string): 
 async function advisoryLocks(client: PoolClient, keys: ReadonlyArray<readonly [string, string]>): Promise<void> {
   const calls = keys.map((_, i) => `pg_advisory_xact_lock(hashtext($${2 * i + 1}), hashtext($${2 * i + 2}))`);
   await client.query(`SELECT ${calls.join(', ')}`, keys.flat());
-}
-
-function poolAddress(pool: Pool): string {
-  const options = pool.options as { connectionString?: string; host?: string; port?: number; database?: string };
-  if (typeof options.connectionString === 'string') return redactedAddress(options.connectionString);
-  return `${options.host ?? 'localhost'}:${options.port ?? 5432}/${options.database ?? ''}`;
 }

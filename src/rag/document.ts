@@ -15,11 +15,24 @@ export interface Document {
   readonly id: string;
   /** The text that is embedded and returned to the model. */
   readonly text: string;
-  /** JSON metadata; filters match against it. */
+  /** JSON metadata; filters match against it. `{}` when the document was added without any. */
   readonly metadata: DocumentMetadata;
   /**
    * Cosine similarity to the query (higher = closer, at most 1). Set on
    * documents returned by a search, absent on documents you add.
    */
   readonly score?: number;
+}
+
+/**
+ * A document to add to a vector store: a {@link Document} whose `metadata`
+ * may be left out, for a document with none (stored, and returned, as `{}`).
+ * A `score` given here is ignored.
+ */
+export interface DocumentInput extends Omit<Document, 'metadata'> {
+  /**
+   * JSON metadata; filters match against it.
+   * @default {}
+   */
+  readonly metadata?: DocumentMetadata;
 }

@@ -1,4 +1,4 @@
-import type { Document } from './document.ts';
+import type { Document, DocumentInput } from './document.ts';
 import { embedChecked, type Embedder } from './embedder.ts';
 import { LexicalHashEmbedding } from './lexical-hash-embedding.ts';
 import { compareCodePoints, evaluateFilter } from './metadata-filter.ts';
@@ -50,7 +50,7 @@ export class InMemoryVectorStore implements VectorStore {
     return this.#entries.size;
   }
 
-  async add(documents: readonly Document[], options: AddDocumentsOptions = {}): Promise<void> {
+  async add(documents: readonly DocumentInput[], options: AddDocumentsOptions = {}): Promise<void> {
     const prepared = prepareDocuments(documents);
     if (prepared.length === 0) return;
     const vectors = await embedChecked(

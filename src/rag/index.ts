@@ -1,8 +1,9 @@
-export type { Document, DocumentMetadata, MetadataValue } from './document.ts';
+export type { Document, DocumentInput, DocumentMetadata, MetadataValue } from './document.ts';
 export {
   EmbeddingDimensionMismatchError,
   InvalidEmbeddingError,
   InvalidMetadataFilterError,
+  VectorStoreError,
 } from './retrieval-errors.ts';
 export {
   matchesMetadataFilter,

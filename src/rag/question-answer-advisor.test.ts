@@ -10,6 +10,7 @@ import { ChatClient } from '../chat/chat-client.ts';
 import type { ObservationSink } from '../chat/observation.ts';
 import { ToolCallAdvisor } from '../advisors/tool-call-advisor.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
+import * as governor from '../index.ts';
 import { MessageChatMemoryAdvisor } from '../memory/message-chat-memory-advisor.ts';
 import { MessageWindowChatMemory } from '../memory/message-window-chat-memory.ts';
 import { mockModel } from '../test-support/mock-model.ts';
@@ -293,5 +294,36 @@ describe('QuestionAnswerAdvisor', () => {
       assert.throws(construct, (error: unknown) => error instanceof InvalidOptionError && error.option === option, option);
     }
     assert.ok(new QuestionAnswerAdvisor({ vectorStore: store }).order < new ToolCallAdvisor().order, 'outside the tool loop by default');
+  });
+});
+
+describe('QuestionAnswerAdvisor as the README shows it, through the package entry', () => {
+  test("the retrieved documents are read from the call's context: chatClientResponse(), or the finish event when streaming", async () => {
+    const store = new governor.InMemoryVectorStore();
+    await store.add([
+      { id: 'refunds', text: 'Refunds are accepted within 30 days of purchase.' },
+      { id: 'shipping', text: 'Orders ship within two business days.' },
+    ]);
+    const client = governor.ChatClient.builder(mockModel([{ text: 'Within 30 days.' }, { text: 'Still 30 days.' }]))
+      .defaultAdvisors(new governor.QuestionAnswerAdvisor({ vectorStore: store, searchRequest: { topK: 1 } }))
+      .build();
+
+    const { response, context } = await client.prompt('When are refunds accepted?').call().chatClientResponse();
+    const documents = context.get(governor.RETRIEVED_DOCUMENTS) as governor.Document[];
+    assert.equal(response.text, 'Within 30 days.');
+    assert.deepEqual(
+      documents.map((document) => [document.id, document.metadata]),
+      [['refunds', {}]],
+    );
+    assert.ok(typeof documents[0]?.score === 'number' && documents[0].score > 0);
+
+    let streamed: governor.Document[] | undefined;
+    for await (const event of client.prompt('When are refunds accepted?').stream().chatResponse()) {
+      if (event.type === 'finish') streamed = event.response.context.get(governor.RETRIEVED_DOCUMENTS) as governor.Document[];
+    }
+    assert.deepEqual(
+      streamed?.map((document) => document.id),
+      ['refunds'],
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
+import { describeError } from '../errors/describe-error.ts';
 
 /**
  * An embedding vector does not have the length a store or embedder expects —
@@ -36,3 +37,26 @@ export class InvalidEmbeddingError extends GovernorError {
  * to the culprit inside the filter, e.g. `filter.$or[1].year.$gt`.
  */
 export class InvalidMetadataFilterError extends InvalidOptionError {}
+
+/**
+ * Thrown when the database behind a vector store fails or cannot be reached:
+ * a missing extension, refused credentials, a server that is down or does not
+ * answer in time, a statement it rejects. The message names the store and its
+ * address (never credentials), the operation, what went wrong and, when it is
+ * known, what to do; the driver's error is the `cause`.
+ */
+export class VectorStoreError extends GovernorError {
+  /** The store, e.g. `PostgreSQL at 127.0.0.1:5432/app (table governor_vector_store)`. */
+  readonly store: string;
+
+  /**
+   * @param operation what the store was doing, completing "failed to …"
+   * @param advice what to do about it, when the cause says
+   */
+  constructor(store: string, operation: string, cause: unknown, advice?: string) {
+    super('GOVERNOR_VECTOR_STORE', `Vector store ${store} failed to ${operation}: ${describeError(cause)}${advice === undefined ? '' : `. ${advice}`}`, {
+      cause,
+    });
+    this.store = store;
+  }
+}

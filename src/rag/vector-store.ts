@@ -1,5 +1,5 @@
 import { InvalidOptionError } from '../errors/governor-error.ts';
-import type { Document } from './document.ts';
+import type { Document, DocumentInput } from './document.ts';
 import { parseMetadataFilter, storableStringProblem, type FilterNode, type MetadataFilter } from './metadata-filter.ts';
 
 /** Number of documents a search returns unless it says otherwise. */
@@ -52,8 +52,9 @@ export interface VectorStore {
    * replaces it (within one batch, the last one with an id wins). A document
    * whose embedding is the zero vector (for `LexicalHashEmbedding`, a text
    * without a single word) is stored but never found: it has no direction.
+   * A document without `metadata` is stored with none (`{}`).
    */
-  add(documents: readonly Document[], options?: AddDocumentsOptions): Promise<void>;
+  add(documents: readonly DocumentInput[], options?: AddDocumentsOptions): Promise<void>;
   /** Removes documents by id; unknown ids are ignored. */
   delete(ids: readonly string[]): Promise<void>;
   /**
@@ -104,10 +105,11 @@ export function resolveSearchRequest(request: SearchRequest): ResolvedSearchRequ
 }
 
 /**
- * Validates documents before they are embedded and keeps the last document
- * of each id, so that a batch behaves like one upsert after another.
+ * Validates documents before they are embedded, gives those without metadata
+ * `{}`, and keeps the last document of each id, so that a batch behaves like
+ * one upsert after another.
  */
-export function prepareDocuments(documents: readonly Document[]): Document[] {
+export function prepareDocuments(documents: readonly DocumentInput[]): Document[] {
   if (!Array.isArray(documents)) {
     throw new InvalidOptionError('documents', 'expected an array of documents');
   }
@@ -115,9 +117,9 @@ export function prepareDocuments(documents: readonly Document[]): Document[] {
   for (const [index, document] of (documents as readonly unknown[]).entries()) {
     const where = `documents[${index}]`;
     if (typeof document !== 'object' || document === null) {
-      throw new InvalidOptionError(where, 'expected a document { id, text, metadata }');
+      throw new InvalidOptionError(where, 'expected a document { id, text, metadata? }');
     }
-    const { id, text, metadata } = document as Partial<Document>;
+    const { id, text, metadata = {} } = document as Partial<DocumentInput>;
     if (typeof id !== 'string' || id.length === 0) {
       throw new InvalidOptionError(`${where}.id`, 'expected a non-empty string');
     }
@@ -129,7 +131,7 @@ export function prepareDocuments(documents: readonly Document[]): Document[] {
     const textProblem = storableStringProblem(text);
     if (textProblem !== undefined) throw new InvalidOptionError(`${where}.text`, textProblem);
     if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
-      throw new InvalidOptionError(`${where}.metadata`, 'expected an object (use {} for none)');
+      throw new InvalidOptionError(`${where}.metadata`, 'expected an object, or none (leave it out)');
     }
     byId.delete(id);
     byId.set(id, { id, text, metadata: copyMetadata(metadata, `${where}.metadata`) });

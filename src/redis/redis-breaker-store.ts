@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from './redis-module.ts';
-import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
+import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { Outcome } from '../breaker/session-logic.ts';
 import {
   SEEN_KEYS_KEPT,
@@ -19,6 +19,7 @@ import { decodeState, encodeState } from '../breaker/state-codec.ts';
 import { hash53 } from '../breaker/similarity/hash.ts';
 import { assertRedisUrl, createClientForUrl } from './redis-url.ts';
 import { closeWithin } from './close-within.ts';
+import { describeError } from '../errors/describe-error.ts';
 import { BreakerStoreError } from './breaker-store-error.ts';
 import { LOG_FULL, MAX_LOGGED, SCRIPTS, type Script } from './session-scripts.ts';
 import {
@@ -1206,16 +1207,4 @@ function applyOp(reducer: SessionReducer, state: BreakerSessionState, op: Sessio
 /** A Redis error's message, with its code when the message does not hold it, and any URL credentials masked. */
 function describeRedisError(error: unknown): string {
   return describeError(error).replace(/\/\/[^@/\s]*@/g, '//***@');
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof AggregateError && error.errors.length > 0) {
-    // Node reports a refused dual-stack connect as an AggregateError with an empty message.
-    return error.errors.map(describeError).join('; ');
-  }
-  if (!(error instanceof Error)) return String(error);
-  const message = error.message || error.name;
-  // A system error's code (ECONNREFUSED); a Redis error reply starts with its own (WRONGPASS, ERR).
-  const code = GovernorError.isInstance(error) ? undefined : (error as { code?: unknown }).code;
-  return typeof code === 'string' && code !== '' && !message.includes(code) ? `${code} ${message}` : message;
 }

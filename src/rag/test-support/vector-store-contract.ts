@@ -297,6 +297,31 @@ export function describeVectorStoreContract(name: string, createStore: VectorSto
       assert.deepEqual(found?.metadata, { kind: 'note' });
     });
 
+    test('metadata may be left out: the document is stored with none, as {}', async () => {
+      const { store } = await compassStore();
+      await store.add([
+        { id: 'bare', text: 'north' },
+        { id: 'unset', text: 'northeast', metadata: undefined },
+      ]);
+      const found = await store.similaritySearch({ query: 'north', topK: 10, filter: { kind: { $nin: ['city', 'town', 'village'] } } });
+      assert.deepEqual(
+        found.map((document) => [document.id, document.metadata]),
+        [
+          ['bare', {}],
+          ['unset', {}],
+          ['south', {}],
+        ],
+      );
+      assert.deepEqual(await idsFor(store, { kind: 'city' }), ['north', 'northeast', 'southeast'], 'matched by no key');
+      for (const metadata of [null, [], 'kind=city']) {
+        await assert.rejects(
+          store.add([{ id: 'odd', text: 'north', metadata: metadata as unknown as Document['metadata'] }]),
+          (error: unknown) => error instanceof InvalidOptionError && error.option === 'documents[0].metadata',
+          JSON.stringify(metadata),
+        );
+      }
+    });
+
     test('equal scores are ordered by id, by Unicode code point', async () => {
       const { store } = await compassStore();
       // One add per document, so that the storage order is the reverse of the expected one.
