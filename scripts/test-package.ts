@@ -188,7 +188,7 @@ async function checkRuntime(node: string, project: string, corpus: string, baseU
   const proxyHelp = await exec(governor, ['proxy', '--help'], { cwd: project, env });
   check(proxyHelp.code === 0 && /--upstream URL/.test(proxyHelp.stdout), `${label}: governor proxy --help`, proxyHelp);
   const mcp = await exec(governor, ['mcp', '--', 'node', '-e', '0'], { cwd: project, env });
-  check(mcp.code === 1 && mcp.stderr.includes('npm install @modelcontextprotocol/sdk'), `${label}: governor mcp without the MCP SDK names it`, mcp);
+  check(mcp.code === 2 && mcp.stderr.includes('npm install @modelcontextprotocol/sdk'), `${label}: governor mcp without the MCP SDK names it`, mcp);
   ok(`${label}: governor --version, --help, demo, replay (${rows.length} trajectories), run --base-url, proxy --help; a missing provider or MCP SDK is named`);
 }
 

@@ -22,7 +22,7 @@ export const EXIT_CODES = {
   ok: 0,
   /** It ran but did not succeed (the agent stopped short, a failure while working). */
   failure: 1,
-  /** The command line or its input is wrong; nothing was done. */
+  /** The command line or its input is wrong, or an optional package it needs is not installed; nothing was done. */
   usage: 2,
   /** Interrupted with Ctrl-C (128 + SIGINT). */
   interrupted: 130,

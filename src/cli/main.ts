@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { getSystemErrorMessage, styleText } from 'node:util';
 import { EXIT_CODES } from './cli-command.ts';
 import { COMMANDS } from './commands.ts';
-import { didYouMean } from './did-you-mean.ts';
+import { didYouMean } from '../runtime/did-you-mean.ts';
 import { printable } from '../redaction/terminal-text.ts';
 import type { CliIO } from './progress.ts';
 
@@ -25,7 +25,8 @@ ${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
   governor --version         print the version
 
 Results go to stdout; progress and errors to stderr.
-Exit codes: ${EXIT_CODES.ok} success, ${EXIT_CODES.failure} the run or command did not succeed, ${EXIT_CODES.usage} usage error,
+Exit codes: ${EXIT_CODES.ok} success, ${EXIT_CODES.failure} the run or command did not succeed, ${EXIT_CODES.usage} usage error
+            (also an optional package the command needs that is not installed),
             ${EXIT_CODES.interrupted} interrupted (Ctrl-C), ${EXIT_CODES.terminated} terminated (SIGTERM).
 Colour only on a terminal, never with NO_COLOR set.`;
 }

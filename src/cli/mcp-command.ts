@@ -1,10 +1,9 @@
-import { parseArgs } from 'node:util';
-import { InvalidOptionError } from '../errors/governor-error.ts';
 import { startMcpProxy } from '../mcp-proxy/mcp-proxy.ts';
-import { breakerFromFlags, CliUsageError, type FlagBreaker, untilSignal } from './breaker-flags.ts';
-import { writeCommandError } from './command-error.ts';
+import { breakerFromFlags, type FlagBreaker, untilSignal } from './breaker-flags.ts';
+import { parseCommandArgs } from './command-args.ts';
+import { startExitCode, writeCommandError } from './command-error.ts';
 import { checkBreakerStore, logBreaker } from './log-breaker.ts';
-import type { CliIO } from './progress.ts';
+import { type CliIO, clip } from './progress.ts';
 import { MCP_USAGE } from './commands/mcp.ts';
 import { serverLog } from './server-log.ts';
 
@@ -14,10 +13,10 @@ import { serverLog } from './server-log.ts';
  * Resolves to the exit code.
  */
 export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = process.cwd()): Promise<number> {
-  let values: ReturnType<typeof parseCommandArgs>['values'];
+  let values: ReturnType<typeof parseMcpArgs>['values'];
   let positionals: string[];
   try {
-    ({ values, positionals } = parseCommandArgs(argv));
+    ({ values, positionals } = parseMcpArgs(argv));
   } catch (error) {
     writeCommandError(io, 'mcp', error, MCP_USAGE);
     return 2;
@@ -41,14 +40,14 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
     );
   } catch (error) {
     writeCommandError(io, 'mcp', error);
-    return error instanceof CliUsageError ? 2 : 1;
+    return startExitCode(error);
   }
   // stdout carries the MCP protocol: the operator's log is stderr.
   const log = serverLog(io, 'mcp');
   logBreaker(flagBreaker.breaker, log);
   const checked = checkBreakerStore(flagBreaker.breaker, log);
   // A server that never answers is only given up on after the MCP SDK's 60 s: say what is going on before then.
-  const waiting = setTimeout(() => log(`waiting for the MCP server to answer (it is given up to 60 s to start)…`), WAITING_NOTE_MS);
+  const waiting = setTimeout(() => log(`waiting for the MCP server to answer (${GIVEN})…`), WAITING_NOTE_MS);
   try {
     const proxy = await startMcpProxy({
       breaker: flagBreaker.breaker,
@@ -56,6 +55,13 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
       ...(values.session === undefined ? {} : { sessionId: values.session }),
       // A request it could not serve (the server did not answer, dropped it, or lost the session), a message over the size limit: one line each, redacted.
       onError: (error) => log(error.message),
+      // The likely reason it does not answer (it is not an MCP server, or not in stdio mode), said at once, in place of the note.
+      onNotMcpOutput: (line) => {
+        clearTimeout(waiting);
+        log(
+          `the MCP server wrote what is not an MCP message to its standard output: "${clip(line, 100)}" (a stdio MCP server writes only MCP messages there, and logs to stderr); waiting for it to answer (${GIVEN})…`,
+        );
+      },
     }).finally(() => clearTimeout(waiting));
     const ended = await Promise.race([proxy.closed, untilSignal()]);
     await proxy.close();
@@ -67,8 +73,8 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
     return 0;
   } catch (error) {
     writeCommandError(io, 'mcp', error);
-    // A malformed --url or --session is a usage error; a server that cannot be reached is not.
-    return InvalidOptionError.isInstance(error) ? 2 : 1;
+    // A malformed --url or --session, or the MCP SDK not installed, is a usage error; a server that cannot be reached is not.
+    return startExitCode(error);
   } finally {
     await checked;
     await flagBreaker.close();
@@ -76,12 +82,14 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
 }
 
 const WAITING_NOTE_MS = 3_000;
+/** How long the MCP SDK waits for the server's first answer, as the log says it. */
+const GIVEN = 'it is given up to 60 s to start';
 
 /** The arguments of `governor mcp`; throws on an unknown or malformed option. */
-function parseCommandArgs(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    options: {
+function parseMcpArgs(argv: readonly string[]) {
+  return parseCommandArgs(
+    argv,
+    {
       config: { type: 'string' },
       store: { type: 'string' },
       'store-prefix': { type: 'string' },
@@ -90,7 +98,6 @@ function parseCommandArgs(argv: readonly string[]) {
       url: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
-    strict: true,
-    allowPositionals: true,
-  });
+    true,
+  );
 }

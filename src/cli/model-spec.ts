@@ -68,8 +68,8 @@ export function hasModelConfiguration(input: ModelSpecInput): boolean {
  * An empty variable counts as unset; a flag counts as given, even empty.
  *
  * @throws ModelSpecError for an unknown provider, a missing key, or a base URL
- *   that is not a URL or holds credentials (`user:password@`, refused: fetch
- *   cannot send a request to it; the key goes in `GOVERNOR_API_KEY`)
+ *   that is not an http(s) URL or holds credentials (`user:password@`, refused:
+ *   fetch cannot send a request to it; the key goes in `GOVERNOR_API_KEY`)
  */
 export async function resolveModelSpec(input: ModelSpecInput): Promise<ResolvedModelSpec> {
   const { env } = input;
@@ -82,6 +82,12 @@ export async function resolveModelSpec(input: ModelSpecInput): Promise<ResolvedM
     } catch {
       // Whatever stands before an `@` may be a password: never echoed.
       throw new ModelSpecError(`The base URL "${redactUnparsedUrl(baseURL)}" is not a valid URL (expected e.g. http://127.0.0.1:11434/v1).`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      // Refused now, as governor proxy refuses its --upstream: every model call would fail, each after its retries. Only the scheme is echoed.
+      throw new ModelSpecError(
+        `The base URL (--base-url or GOVERNOR_BASE_URL) must be an http: or https: URL, not ${url.protocol} (expected e.g. http://127.0.0.1:11434/v1).`,
+      );
     }
     if (url.username !== '' || url.password !== '') {
       // Never echoed: the URL holds a password. fetch refuses such a URL, so every model call would fail.

@@ -179,3 +179,45 @@ test('governor proxy refuses a bad command line with exit code 2 and says what t
     assert.match(stderr, problem);
   }
 });
+
+test('governor proxy says how many requests it cut off when they are still in flight after the shutdown grace', async () => {
+  await using upstream = await new ScriptedModelServer({ script: [{ text: 'hello' }, { stall: true }, { stall: true }] }).start();
+  const cli = await startCli(['--upstream', upstream.baseURL, '--port', '0']);
+  const client = new OpenAI({ baseURL: `${cli.url}/v1`, apiKey: 'sk-test-not-a-real-key', maxRetries: 0 });
+  // Answered before the shutdown: not counted.
+  const done = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+  assert.equal(done.choices[0]!.message.content, 'hello');
+  // Streamed: the headers come, then nothing until the connection is dropped.
+  const stalled = [1, 2].map(async (i) => {
+    try {
+      const response = await fetch(`${cli.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test-not-a-real-key' },
+        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: `stall ${i}` }], stream: true }),
+      });
+      await response.text();
+      return 'finished';
+    } catch {
+      return 'cut off';
+    }
+  });
+  for (const deadline = Date.now() + 10_000; upstream.requests.length < 3 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(upstream.requests.length, 3);
+  cli.child.kill('SIGTERM');
+  const [code] = await once(cli.child, 'exit');
+  assert.equal(code, 0, cli.stderr());
+  assert.deepEqual(await Promise.all(stalled), ['cut off', 'cut off']);
+  const closing = cli.stderr().slice(cli.stderr().indexOf('governor proxy: SIGTERM, closing'));
+  assert.deepEqual(closing.trimEnd().split('\n'), ['governor proxy: SIGTERM, closing', 'governor proxy: 2 requests still in flight after 10 s were cut off']);
+});
+
+test('governor proxy closes without a word of cut-off requests when none was in flight', async () => {
+  await using upstream = await new ScriptedModelServer({ script: [{ text: 'hello' }] }).start();
+  const cli = await startCli(['--upstream', upstream.baseURL, '--port', '0']);
+  const client = new OpenAI({ baseURL: `${cli.url}/v1`, apiKey: 'sk-test-not-a-real-key', maxRetries: 0 });
+  await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+  cli.child.kill('SIGTERM');
+  const [code] = await once(cli.child, 'exit');
+  assert.equal(code, 0, cli.stderr());
+  assert.match(cli.stderr(), /governor proxy: SIGTERM, closing\n$/);
+});

@@ -1,9 +1,8 @@
-import { parseArgs } from 'node:util';
-import { InvalidOptionError } from '../errors/governor-error.ts';
 import { startModelProxy } from '../proxy/model-proxy-server.ts';
 import { prometheusMetrics, type PrometheusMetrics } from '../proxy/prometheus-metrics.ts';
-import { breakerFromFlags, CliUsageError, type FlagBreaker, untilSignal } from './breaker-flags.ts';
-import { writeCommandError } from './command-error.ts';
+import { breakerFromFlags, type FlagBreaker, untilSignal } from './breaker-flags.ts';
+import { parseCommandArgs } from './command-args.ts';
+import { startExitCode, writeCommandError } from './command-error.ts';
 import { checkBreakerStore, logBreaker } from './log-breaker.ts';
 import type { CliIO } from './progress.ts';
 import { PROXY_USAGE } from './commands/proxy.ts';
@@ -14,9 +13,9 @@ import { serverLog } from './server-log.ts';
  * Resolves to the exit code.
  */
 export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = process.cwd()): Promise<number> {
-  let values: ReturnType<typeof parseCommandArgs>['values'];
+  let values: ReturnType<typeof parseProxyArgs>['values'];
   try {
-    ({ values } = parseCommandArgs(argv));
+    ({ values } = parseProxyArgs(argv));
   } catch (error) {
     writeCommandError(io, 'proxy', error, PROXY_USAGE);
     return 2;
@@ -54,7 +53,7 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
   } catch (error) {
     await metrics?.shutdown();
     writeCommandError(io, 'proxy', error);
-    return error instanceof CliUsageError ? 2 : 1;
+    return startExitCode(error);
   }
   const log = serverLog(io, 'proxy');
   try {
@@ -63,6 +62,7 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
       breaker: flagBreaker.breaker,
       port,
       host: values.host,
+      closeGraceMs: CLOSE_GRACE_MS,
       ...(maxRequestBytes === undefined ? {} : { maxRequestBytes }),
       ...(metrics === undefined ? {} : { metrics: metrics.handler }),
       // The proxy's own errors start with its name already.
@@ -75,23 +75,28 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
     const signal = await untilSignal();
     await checked;
     io.stderr.write(`governor proxy: ${signal}, closing\n`);
-    await server.close();
+    const { cutOff } = await server.close();
+    if (cutOff > 0)
+      log(`${cutOff} request${cutOff === 1 ? '' : 's'} still in flight after ${CLOSE_GRACE_MS / 1000} s ${cutOff === 1 ? 'was' : 'were'} cut off`);
     return 0;
   } catch (error) {
     writeCommandError(io, 'proxy', error);
     // A malformed --upstream is a usage error; a port in use is not.
-    return InvalidOptionError.isInstance(error) ? 2 : 1;
+    return startExitCode(error);
   } finally {
     await flagBreaker.close();
     await metrics?.shutdown();
   }
 }
 
+/** How long answers in flight are let finish when the proxy closes, in ms. */
+const CLOSE_GRACE_MS = 10_000;
+
 /** The arguments of `governor proxy`; throws on an unknown or malformed option. */
-function parseCommandArgs(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    options: {
+function parseProxyArgs(argv: readonly string[]) {
+  return parseCommandArgs(
+    argv,
+    {
       upstream: { type: 'string' },
       port: { type: 'string', default: '8787' },
       host: { type: 'string', default: '127.0.0.1' },
@@ -103,9 +108,8 @@ function parseCommandArgs(argv: readonly string[]) {
       'max-request-bytes': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
-    strict: true,
-    allowPositionals: false,
-  });
+    false,
+  );
 }
 
 /** A flag's whole number, or undefined for anything else ('' and '1e3' included). */

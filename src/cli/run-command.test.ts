@@ -112,6 +112,19 @@ describe('governor run', () => {
     assert.doesNotMatch(stderr, /GOVERNOR_NO_SANDBOX|\(node:\d+\)|--trace-warnings/);
   });
 
+  test('without bwrap, --sandbox bubblewrap is a usage error whose advice is the flag to pass, not the API option', async () => {
+    await using server = await new ScriptedModelServer({ script: [{ toolCalls: [{ name: 'submit', arguments: { summary: 'done' } }] }] }).start();
+    const { code, stdout, stderr } = await governor(
+      ['run', 'task', '--dir', tempDir(), '--base-url', server.baseURL, '--model', 'scripted-stand-in', '--sandbox', 'bubblewrap'],
+      { env: cleanEnv({ PATH: tempDir() }) },
+    );
+    assert.equal(code, 2, stderr);
+    assert.equal(stdout, '');
+    assert.match(stderr, /^governor run: The bubblewrap sandbox cannot run on this host: bwrap is not installed .*, or pass --sandbox none\.\n$/);
+    assert.doesNotMatch(stderr, /sandbox: 'none'/);
+    assert.equal(server.requests.length, 0);
+  });
+
   test('--cost-limit bounds the output of each model call to what the limit leaves', async () => {
     const script: ScriptedTurn[] = [{ toolCalls: [{ name: 'submit', arguments: { summary: 'done' } }] }];
     await using server = await new ScriptedModelServer({ script }).start();

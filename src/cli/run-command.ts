@@ -1,12 +1,11 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { MAX_TIMER_MS } from '../errors/validate-options.ts';
 import type { AgentLoopResult } from '../harness/agent-loop.ts';
-import { CliUsageError } from './breaker-flags.ts';
 import { EXIT_CODES } from './cli-command.ts';
-import { writeCommandError } from './command-error.ts';
+import { parseCommandArgs } from './command-args.ts';
+import { CliUsageError, writeCommandError } from './command-error.ts';
 import { MiniAgent } from '../harness/mini-agent.ts';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { findPrice } from '../model/pricing.ts';
@@ -16,7 +15,7 @@ import { progressLine, summaryLines, type CliIO } from './progress.ts';
 import { watchBreaker } from './watch-breaker.ts';
 import { printable, terminalText } from '../redaction/terminal-text.ts';
 import { redactValue } from '../redaction/redact.ts';
-import { resolveSandbox, type SandboxMode } from '../harness/sandbox.ts';
+import { resolveSandbox, SandboxUnavailableError, type SandboxMode } from '../harness/sandbox.ts';
 
 /** The longest `--timeout`, in whole seconds: a run's timer cannot run longer than {@link MAX_TIMER_MS}. */
 const MAX_TIMEOUT_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
@@ -42,7 +41,8 @@ Ctrl-C (SIGINT) or SIGTERM stops the agent and the command it is running (its
 whole process group), prints the summary so far and exits 130 (SIGINT) or 143
 (SIGTERM); a second signal quits at once.
 Exit codes: 0 completed, 1 the run ended otherwise (a limit, the breaker, an
-error), 2 usage error, 130 interrupted, 143 terminated.`;
+error), 2 usage error (also a provider package that is not installed), 130
+interrupted, 143 terminated.`;
 
 function positiveNumber(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -63,10 +63,9 @@ function timeoutMs(value: string): number {
 
 /** Parses the arguments of `governor run`; throws on an unknown or malformed option. */
 function parseRunArgs(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: {
+  return parseCommandArgs(
+    argv,
+    {
       dir: { type: 'string', default: '.' },
       sandbox: { type: 'string', default: 'auto' },
       network: { type: 'boolean', default: false },
@@ -79,7 +78,8 @@ function parseRunArgs(argv: readonly string[]) {
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
-  });
+    true,
+  );
 }
 
 /** `--dir`, checked here so that the error names the flag, not the option of MiniAgent it becomes. */
@@ -113,11 +113,17 @@ const SANDBOX_MODES: readonly string[] = ['auto', 'bubblewrap', 'none'] satisfie
  * `--sandbox`, resolved here: the header says which sandbox commands run in,
  * and the shell tool, handed the resolved kind, has no fallback of its own to
  * warn about again (on stderr, through Node's warning channel).
- * @throws SandboxUnavailableError for `bubblewrap` where bwrap cannot run
+ * @throws CliUsageError for `bubblewrap` where bwrap cannot run, with the API's advice in the flag's words
  */
 function sandbox(value: string): ReturnType<typeof resolveSandbox> {
   if (!SANDBOX_MODES.includes(value)) throw new CliUsageError(`--sandbox must be auto, bubblewrap or none, got "${value}"`);
-  return resolveSandbox(value as SandboxMode);
+  try {
+    return resolveSandbox(value as SandboxMode);
+  } catch (error) {
+    // Its advice names the option of the API; here the flag is what to pass.
+    if (SandboxUnavailableError.isInstance(error)) throw new CliUsageError(error.message.replace(/\bsandbox: 'none'/, '--sandbox none'));
+    throw error;
+  }
 }
 
 /**
@@ -191,6 +197,7 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
     });
   } catch (error) {
     writeCommandError(io, 'run', error);
+    // Whatever stops the run before it starts is for the user to fix first (a flag, a key, a package to install).
     return EXIT_CODES.usage;
   }
   print(`Running on ${label} in ${dir}${agent.sandbox === 'bubblewrap' ? ' (commands sandboxed with bubblewrap)' : ''}`);

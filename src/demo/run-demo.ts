@@ -79,7 +79,7 @@ async function realModel(io: CliIO): Promise<ResolvedModelSpec | undefined> {
   try {
     return await resolveModelSpec({ env: io.env });
   } catch (error) {
-    // A missing provider package keeps its own message and exit code (1, from the dispatcher).
+    // A missing provider package keeps its own message; the demo command says it as a usage error (exit 2).
     if (!(GovernorError.isInstance(error) && error.code === MODEL_SPEC_ERROR)) throw error;
     writeCommandError(
       io,

@@ -45,4 +45,15 @@ export interface McpProxyOptions {
    * which reach the client unchanged.
    */
   readonly onError?: (error: Error) => void;
+  /**
+   * Told once, while the proxy waits for an MCP server started as a command
+   * to answer its first request, of the first line the server wrote to its
+   * standard output that is not an MCP message (a banner, a log line, a usage
+   * text), redacted. The line is skipped, as the MCP SDK skips it, so a server
+   * that prints a banner before it speaks MCP still works; one that never
+   * speaks MCP is given up on after the SDK's 60 s, with an
+   * `McpUpstreamError` saying that it wrote what is not an MCP message.
+   * @default nothing
+   */
+  readonly onNotMcpOutput?: (line: string) => void;
 }

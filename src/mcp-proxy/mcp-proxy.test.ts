@@ -18,7 +18,7 @@ import { stallingServer } from '../test-support/stalling-server.ts';
 const MAIN = fileURLToPath(new URL('../cli/bin.ts', import.meta.url));
 const LOOPING = fileURLToPath(new URL('./test-support/looping-server.ts', import.meta.url));
 const REFUSING = fileURLToPath(new URL('./test-support/refusing-server.ts', import.meta.url));
-const WITHOUT_SDK = fileURLToPath(new URL('./test-support/without-mcp-sdk.ts', import.meta.url));
+const WITHOUT_PACKAGES = fileURLToPath(new URL('../cli/test-support/without-packages.ts', import.meta.url));
 const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 const execFileAsync = promisify(execFile);
 
@@ -491,18 +491,68 @@ test('a wrapped server that exits ends governor mcp with exit code 1 and a log l
 });
 
 describe('governor mcp: usage', () => {
-  test('without @modelcontextprotocol/sdk installed it exits 1 and names the package to install', async () => {
+  test('without @modelcontextprotocol/sdk installed it is a usage error (exit 2) naming the package to install', async () => {
     await assert.rejects(
-      execFileAsync(process.execPath, ['--import', WITHOUT_SDK, MAIN, 'mcp', '--', process.execPath, LOOPING]),
+      execFileAsync(process.execPath, ['--import', WITHOUT_PACKAGES, MAIN, 'mcp', '--', process.execPath, LOOPING], {
+        env: { ...process.env, GOVERNOR_TEST_WITHOUT: '@modelcontextprotocol/sdk' },
+      }),
       (error: { code?: number; stderr?: string }) => {
-        assert.equal(error.code, 1);
+        assert.equal(error.code, 2);
         assert.match(
           error.stderr ?? '',
-          /needs the package "@modelcontextprotocol\/sdk", which is not installed\. Run: npm install @modelcontextprotocol\/sdk/,
+          /^governor mcp: .* needs the package "@modelcontextprotocol\/sdk", which is not installed\. Run: npm install @modelcontextprotocol\/sdk$/m,
         );
         return true;
       },
     );
+  });
+
+  test('a command that prints what is not MCP and stays: the log says so at once, what it printed shortened and redacted', async () => {
+    const noisy = `console.log("hello I am not MCP, key sk-proj-${'a'.repeat(40)} " + "x".repeat(300)); setTimeout(() => {}, 10_000)`;
+    const child = spawn(process.execPath, [MAIN, 'mcp', '--', process.execPath, '-e', noisy], { stdio: ['pipe', 'ignore', 'pipe'] });
+    let log = '';
+    child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    try {
+      const started = Date.now();
+      for (const deadline = started + 20_000; !/standard output/.test(log) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+      // Before the note that would say only that it waits (after 3 s): the process start is most of this.
+      assert.ok(!/waiting for the MCP server to answer/.test(log), log);
+      const [line, ...rest] = log.split('\n');
+      assert.match(
+        line!,
+        /^governor mcp: the MCP server wrote what is not an MCP message to its standard output: "hello I am not MCP, key \[REDACTED\] x+…" \(a stdio MCP server writes only MCP messages there, and logs to stderr\); waiting for it to answer \(it is given up to 60 s to start\)…$/,
+      );
+      assert.ok(/"(.*)"/.exec(line!)![1]!.length <= 100, line);
+      assert.deepEqual(rest, ['']);
+      // It stands in for the note: no second line about the wait once 3 s have passed.
+      await new Promise((r) => setTimeout(r, Math.max(0, started + 3_500 - Date.now())));
+      assert.doesNotMatch(log, /waiting for the MCP server to answer/);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  test('a command that prints a banner line and then speaks MCP is served: the banner is skipped, as the MCP SDK skips it', async () => {
+    const server = `console.log('My server v1.0, starting');
+      const { loopingServer } = await import(${JSON.stringify(new URL('./test-support/looping-server.ts', import.meta.url).href)});
+      const { StdioServerTransport } = await import(${JSON.stringify(import.meta.resolve('@modelcontextprotocol/sdk/server/stdio.js'))});
+      await loopingServer().connect(new StdioServerTransport());`;
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [MAIN, 'mcp', '--', process.execPath, '--input-type=module', '-e', server],
+      stderr: 'pipe',
+    });
+    let log = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    const client = new Client({ name: 'test-client', version: '1' });
+    await client.connect(transport);
+    try {
+      const result = (await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })) as ToolResult;
+      assert.equal(text(result), '5');
+      assert.match(log, /^governor mcp: the MCP server wrote what is not an MCP message to its standard output: "My server v1\.0, starting"/m);
+    } finally {
+      await client.close();
+    }
   });
 
   test('a command that prints what is not MCP fails at once and says so; one that stays silent is reported as awaited', async () => {

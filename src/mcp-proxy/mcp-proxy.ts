@@ -10,6 +10,7 @@ import { McpUpstreamError } from './mcp-upstream-error.ts';
 import { ServedAnswers } from './served-answers.ts';
 import { StandInAnswers } from './stand-in-answers.ts';
 import { importOptional } from '../errors/missing-dependency-error.ts';
+import { redact } from '../redaction/redact.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import type { McpCommandUpstream, McpProxyOptions, McpUrlUpstream } from './mcp-proxy-options.ts';
 import { judgeToolCall } from './tool-call-judge.ts';
@@ -61,6 +62,7 @@ const MCP_PROXY_RULES: OptionRules<McpProxyOptions> = {
   sessionId: is.string({ nonEmpty: true }),
   downstream: is.having('{ stdin, stdout } streams', 'stdin', 'stdout'),
   onError: is.function(),
+  onNotMcpOutput: is.function(),
 };
 
 /** The longest wait a timer allows: the client downstream decides how long to wait, and its cancellation aborts the request. */
@@ -220,9 +222,25 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       // A failing logger must not take the answer down with it.
     }
   };
-  /** The MCP SDK's limit for one message over stdio, kept, but for each message rather than for the connection. */
-  const readBuffer = (source: string, standIn?: (tooLarge: McpMessageTooLargeError) => ReturnType<typeof deserializeMessage> | undefined) =>
-    new LimitedReadBuffer({ limit: STDIO_DEFAULT_MAX_BUFFER_SIZE, source, deserialize: deserializeMessage, ...(standIn === undefined ? {} : { standIn }) });
+  /**
+   * The MCP SDK's limit for one message over stdio, kept, but for each message rather than for the connection.
+   * `notMcp` is shown each line that is not an MCP message, which the SDK's transports then skip.
+   */
+  const readBuffer = (
+    source: string,
+    standIn?: (tooLarge: McpMessageTooLargeError) => ReturnType<typeof deserializeMessage> | undefined,
+    notMcp?: (line: string) => void,
+  ) => {
+    const deserialize = (line: string): ReturnType<typeof deserializeMessage> => {
+      try {
+        return deserializeMessage(line);
+      } catch (error) {
+        notMcp?.(line);
+        throw error;
+      }
+    };
+    return new LimitedReadBuffer({ limit: STDIO_DEFAULT_MAX_BUFFER_SIZE, source, deserialize, ...(standIn === undefined ? {} : { standIn }) });
+  };
   /** A message over the limit that the SDK read itself, another version whose read buffer could not be replaced: it ends the connection. */
   const sdkOverflow = (error: Error, source: string): McpMessageTooLargeError | undefined =>
     /^ReadBuffer exceeded maximum size/.test(error.message) ? new McpMessageTooLargeError(source, undefined, STDIO_DEFAULT_MAX_BUFFER_SIZE) : undefined;
@@ -236,7 +254,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   const upstreamSource = `the MCP server ${upstreamName}`;
   const http = 'url' in upstream ? await import('@modelcontextprotocol/sdk/client/streamableHttp.js') : undefined;
   const stdio = 'url' in upstream ? undefined : await import('@modelcontextprotocol/sdk/client/stdio.js');
-  const openTransport = () => {
+  const openTransport = (notMcp: (line: string) => void) => {
     if ('url' in upstream) {
       const [url, init] = withoutCredentials(upstream.url);
       const { StreamableHTTPClientTransport } = http!;
@@ -259,8 +277,10 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     // An answer too large fails its own request; any other message too large is only told of (the proxy asked nothing of it).
     replaceReadBuffer(
       transport,
-      readBuffer(upstreamSource, (tooLarge) =>
-        tooLarge.id !== undefined && tooLarge.method === undefined ? standIns.answer(tooLarge.id, tooLarge.message) : undefined,
+      readBuffer(
+        upstreamSource,
+        (tooLarge) => (tooLarge.id !== undefined && tooLarge.method === undefined ? standIns.answer(tooLarge.id, tooLarge.message) : undefined),
+        notMcp,
       ),
     );
     // What is sent to it keeps within its limit too: a client's request written anew (its id, its progress token, text that
@@ -293,8 +313,20 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       if (error instanceof SyntaxError || error.name === 'ZodError') notMcp ??= error;
       upstreamError(error);
     };
+    // Said at once, not only when the wait for an answer runs out: the first line that is not blank (a banner, a log line, a usage text).
+    let connecting = true;
+    let shown = false;
+    const showNotMcp = (line: string): void => {
+      if (!connecting || shown || line.trim() === '') return;
+      shown = true;
+      try {
+        options.onNotMcpOutput?.(redact(line));
+      } catch {
+        // A failing logger must not take the connection down with it.
+      }
+    };
     try {
-      await client.connect(openTransport());
+      await client.connect(openTransport(showNotMcp));
     } catch (error) {
       throw new McpUpstreamError(
         upstreamName,
@@ -303,6 +335,8 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
           ? undefined
           : `it wrote what is not an MCP message to its standard output (${firstLine(notMcp.message)}); a stdio MCP server writes only MCP messages there, and logs to stderr`,
       );
+    } finally {
+      connecting = false;
     }
     client.onerror = upstreamError;
     return client;

@@ -25,12 +25,22 @@ const MODEL_PROXY_SERVER_RULES: OptionRules<ModelProxyServerOptions> = {
   closeGraceMs: is.integer(0, 2_147_483_647),
 };
 
+/** How a model proxy closed (see {@link ModelProxyServer.close}). */
+export interface ModelProxyClosed {
+  /** Requests still in flight when `closeGraceMs` ran out, whose connections were dropped. */
+  readonly cutOff: number;
+}
+
 /** A listening model proxy. */
 export interface ModelProxyServer extends AsyncDisposable {
   /** Root URL, e.g. `http://127.0.0.1:8787`; clients use `${url}/v1` as their base URL. */
   readonly url: string;
-  /** Stops listening, closes idle connections, and lets requests in flight finish for up to `closeGraceMs` before dropping them. */
-  close(): Promise<void>;
+  /**
+   * Stops listening, closes idle connections, and lets requests in flight
+   * finish for up to `closeGraceMs` before dropping them; resolves to how
+   * many it dropped.
+   */
+  close(): Promise<ModelProxyClosed>;
 }
 
 /** Serves {@link createModelProxy} over HTTP on Node. */
@@ -44,22 +54,33 @@ export async function startModelProxy(options: ModelProxyServerOptions): Promise
   });
   const address = server.address() as AddressInfo;
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  let closing: Promise<void> | undefined;
-  const close = (): Promise<void> =>
-    (closing ??= new Promise<void>((resolve) => {
+  /** Answers being written. */
+  const open = new Set<ServerResponse>();
+  let closing: Promise<ModelProxyClosed> | undefined;
+  const close = (): Promise<ModelProxyClosed> =>
+    (closing ??= new Promise<ModelProxyClosed>((resolve) => {
+      let cutOff = 0;
       // A client's answer in flight is billed already: it is let finish rather than cut off.
-      const drop = setTimeout(() => server.closeAllConnections(), closeGraceMs);
+      const drop = setTimeout(() => {
+        cutOff = open.size;
+        server.closeAllConnections();
+      }, closeGraceMs);
       server.close(() => {
         clearTimeout(drop);
-        resolve();
+        resolve({ cutOff });
       });
       server.closeIdleConnections();
     }));
-  // A connection whose answer ends during the grace is closed then, not kept alive for a next request.
-  server.on('request', (_request, response: ServerResponse) =>
+  server.on('request', (_request, response: ServerResponse) => {
+    open.add(response);
     response.once('close', () => {
+      open.delete(response);
+      // A connection whose answer ends during the grace is closed then, not kept alive for a next request.
       if (closing !== undefined) setImmediate(() => server.closeIdleConnections());
-    }),
-  );
-  return { url: `http://${shown}:${address.port}`, close, [Symbol.asyncDispose]: close };
+    });
+  });
+  const dispose = async (): Promise<void> => {
+    await close();
+  };
+  return { url: `http://${shown}:${address.port}`, close, [Symbol.asyncDispose]: dispose };
 }

@@ -347,7 +347,7 @@ describe('governor proxy with Codex-style input: each call followed by its outpu
       assert.equal((await breaker.snapshot('codex-1')).counters.toolCalls, 4);
       // The last request retried on another replica: only the output after the last call is new to it.
       input.splice(input.length - 1);
-      assert.equal((await send(replicaB)).status, 500, 'the stand-in has no turn left');
+      assert.equal((await send(replicaB)).status, 400, 'the stand-in has no turn left');
       assert.equal((await breaker.snapshot('codex-1')).counters.toolCalls, 5);
     } finally {
       await replicaA.close();

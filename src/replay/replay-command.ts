@@ -16,6 +16,7 @@ import { explainTrip } from './trip-explanation.ts';
 import { REDACTED, redact } from '../redaction/redact.ts';
 import { terminalText } from '../redaction/terminal-text.ts';
 import { describeFsError, readOptionsFile } from '../runtime/read-options-file.ts';
+import { unknownOption } from '../runtime/unknown-option.ts';
 
 /** A text sink such as `process.stdout`. */
 export interface ReplayOutputStream {
@@ -102,25 +103,23 @@ interface ParsedArgs {
   help: boolean;
 }
 
+const REPLAY_OPTIONS = {
+  json: { type: 'boolean' },
+  config: { type: 'string' },
+  html: { type: 'string' },
+  explain: { type: 'string' },
+  'max-line-bytes': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 function parse(argv: readonly string[]): ParsedArgs {
   let values: { json?: boolean; config?: string; html?: string; explain?: string; 'max-line-bytes'?: string; help?: boolean };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        json: { type: 'boolean' },
-        config: { type: 'string' },
-        html: { type: 'string' },
-        explain: { type: 'string' },
-        'max-line-bytes': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
+    ({ values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: REPLAY_OPTIONS }));
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    const unknown = (error as { code?: unknown } | null)?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? unknownOption(argv, REPLAY_OPTIONS) : undefined;
+    throw new UsageError(unknown ?? (error instanceof Error ? error.message : String(error)));
   }
   if (values.help) return { file: '', json: false, help: true };
   if (positionals.length === 0) throw new UsageError('missing the trajectory file (FILE.jsonl)');

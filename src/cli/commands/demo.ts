@@ -1,4 +1,5 @@
 import { runDemo } from '../../demo/run-demo.ts';
+import { MissingDependencyError } from '../../errors/missing-dependency-error.ts';
 import { EXIT_CODES, type CliCommand } from '../cli-command.ts';
 import { writeCommandError } from '../command-error.ts';
 
@@ -20,6 +21,13 @@ Progress goes to stderr, the summaries to stdout.`,
       writeCommandError(io, 'demo', `takes no arguments, got: ${argv.join(' ')}`);
       return EXIT_CODES.usage;
     }
-    return runDemo(io);
+    try {
+      return await runDemo(io);
+    } catch (error) {
+      // The provider package of the model the environment names: installed, the same command runs, as with governor run.
+      if (!MissingDependencyError.isInstance(error)) throw error;
+      writeCommandError(io, 'demo', error);
+      return EXIT_CODES.usage;
+    }
   },
 };

@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { ScriptedModelServer } from '../testing/index.ts';
+
+const run = promisify(execFile);
+const BIN = fileURLToPath(new URL('./bin.ts', import.meta.url));
+const WITHOUT_PACKAGES = fileURLToPath(new URL('./test-support/without-packages.ts', import.meta.url));
+
+/** The environment without any model configuration, as on a fresh machine. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^(OPENAI|ANTHROPIC|GOVERNOR)_/.test(k)) env[k] = v;
+  return { ...env, ...extra };
+}
+
+/** `governor …` as a user runs it; `without` names packages to run as if they were not installed. */
+async function governor(args: readonly string[], options: { env?: NodeJS.ProcessEnv; without?: string } = {}) {
+  const env = options.without === undefined ? (options.env ?? cleanEnv()) : { ...(options.env ?? cleanEnv()), GOVERNOR_TEST_WITHOUT: options.without };
+  const preload = options.without === undefined ? [] : ['--import', WITHOUT_PACKAGES];
+  try {
+    const { stdout, stderr } = await run(process.execPath, [...preload, BIN, ...args], { env, timeout: 30_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: unknown; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+describe('governor: what a user fixes before running the command again', () => {
+  const dirs: string[] = [];
+  const tempDir = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'governor-usage-'));
+    dirs.push(dir);
+    return dir;
+  };
+  after(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  test('an optional package that is not installed: exit 2 from every command, named with its install command', async () => {
+    const key = { OPENAI_API_KEY: 'sk-test-not-a-real-key' };
+    const cases: { command: string; args: string[]; env: Record<string, string>; without: string }[] = [
+      { command: 'demo', args: ['demo'], env: key, without: '@ai-sdk/openai' },
+      { command: 'demo', args: ['demo'], env: { ANTHROPIC_API_KEY: 'sk-ant-test-not-a-real-key' }, without: '@ai-sdk/anthropic' },
+      { command: 'run', args: ['run', 'task', '--dir', tempDir(), '--model', 'openai:gpt-4o'], env: key, without: '@ai-sdk/openai' },
+      { command: 'mcp', args: ['mcp', '--', process.execPath, '-e', 'setTimeout(() => {}, 5_000)'], env: {}, without: '@modelcontextprotocol/sdk' },
+      { command: 'mcp', args: ['mcp', '--store', 'redis://127.0.0.1:1', '--', 'true'], env: {}, without: 'redis' },
+      {
+        command: 'proxy',
+        args: ['proxy', '--upstream', 'http://127.0.0.1:1/v1', '--port', '0', '--metrics'],
+        env: {},
+        without: '@opentelemetry/exporter-prometheus',
+      },
+      { command: 'proxy', args: ['proxy', '--upstream', 'http://127.0.0.1:1/v1', '--port', '0', '--store', 'redis://127.0.0.1:1'], env: {}, without: 'redis' },
+    ];
+    for (const { command, args, env, without } of cases) {
+      const { code, stdout, stderr } = await governor(args, { env: cleanEnv(env), without });
+      const what = `governor ${args.join(' ')} without ${without}: ${stderr}`;
+      assert.equal(code, 2, what);
+      assert.equal(stdout, '', what);
+      const name = without.replaceAll('/', '\\/');
+      assert.match(stderr, new RegExp(`^governor ${command}: .+ needs the package "${name}", which is not installed\\. Run: npm install ${name}\\n$`), what);
+    }
+  });
+
+  test('a base URL that is not http(s) is refused at once with exit 2, by governor run and the demo, never echoing its password', async () => {
+    await using server = await new ScriptedModelServer({ script: [{ toolCalls: [{ name: 'submit', arguments: { summary: 'done' } }] }] }).start();
+    const dir = tempDir();
+    const ftp = server.baseURL.replace(/^http:\/\/[^/]+/, 'ftp://me:hunter2@127.0.0.1');
+    for (const [args, env] of [
+      [['run', 'task', '--dir', dir, '--base-url', ftp, '--model', 'm'], {}],
+      [['run', 'task', '--dir', dir, '--base-url', 'file:///tmp/v1', '--model', 'm'], {}],
+      [['run', 'task', '--dir', dir], { GOVERNOR_BASE_URL: ftp, GOVERNOR_MODEL: 'm' }],
+      [['demo'], { GOVERNOR_BASE_URL: ftp, GOVERNOR_MODEL: 'm' }],
+    ] as const) {
+      const started = performance.now();
+      const { code, stdout, stderr } = await governor(args, { env: cleanEnv(env) });
+      assert.equal(code, 2, stderr);
+      assert.equal(stdout, '');
+      assert.match(stderr, /^governor (run|demo): The base URL \((--base-url or )?GOVERNOR_BASE_URL\) must be an http: or https: URL, not (ftp|file):/);
+      assert.doesNotMatch(stderr, /hunter2|Running on|retry/);
+      // Refused before a model call: not after retries.
+      assert.ok(performance.now() - started < 4_000, `took ${performance.now() - started} ms`);
+    }
+    assert.equal(server.requests.length, 0);
+  });
+
+  test('a mistyped option is said the same way by every command, with the option it is closest to (exit 2)', async () => {
+    for (const [args, line] of [
+      [['run', 'task', '--max-invocation', '3'], "governor run: Unknown option '--max-invocation'. Did you mean '--max-invocations'?"],
+      [['run', 'task', '-model', 'm'], "governor run: Unknown option '-model'. Did you mean '--model'?"],
+      [['run', 'task', '--zzzzzz'], "governor run: Unknown option '--zzzzzz'."],
+      [['replay', 'runs.jsonl', '--jsn'], "governor replay: Unknown option '--jsn'. Did you mean '--json'?"],
+      [['replay', 'runs.jsonl', '--max-line-byte=10'], "governor replay: Unknown option '--max-line-byte'. Did you mean '--max-line-bytes'?"],
+      [['mcp', '--sesion', 's', '--', 'true'], "governor mcp: Unknown option '--sesion'. Did you mean '--session'?"],
+      [['proxy', '--upstrem', 'http://127.0.0.1:1/v1'], "governor proxy: Unknown option '--upstrem'. Did you mean '--upstream'?"],
+    ] as const) {
+      const { code, stdout, stderr } = await governor(args);
+      assert.equal(code, 2, stderr);
+      assert.equal(stdout, '');
+      const [first, blank, usage] = stderr.split('\n');
+      assert.equal(first, line);
+      // Then the command's usage, as for every other usage error.
+      assert.equal(blank, '');
+      assert.match(usage ?? '', new RegExp(`^Usage: governor ${args[0]} `));
+      assert.doesNotMatch(stderr, /positional/);
+    }
+  });
+
+  test('--config: the unknown-option list names only what a JSON file can set, and a store key points to --store', async () => {
+    const dir = tempDir();
+    const write = (name: string, options: object): string => {
+      const file = join(dir, name);
+      writeFileSync(file, JSON.stringify(options));
+      return file;
+    };
+    const typo = write('typo.json', { cooldownMss: 1000 });
+    const store = write('store.json', { store: 'redis://:hunter2@127.0.0.1:6390' });
+    const now = write('now.json', { now: 1 });
+    for (const command of [
+      (file: string) => ['proxy', '--upstream', 'http://127.0.0.1:1/v1', '--port', '0', '--config', file],
+      (file: string) => ['mcp', '--config', file, '--', 'true'],
+    ]) {
+      const unknown = await governor(command(typo));
+      assert.equal(unknown.code, 2, unknown.stderr);
+      assert.match(unknown.stderr, /Invalid option "cooldownMss": unknown option \(known: cooldownMs, [^)]*\)\n$/);
+      const known = /\(known: ([^)]*)\)/.exec(unknown.stderr)![1]!.split(', ');
+      assert.ok(known.includes('toolSpiral') && known.includes('telemetry'), known.join(', '));
+      assert.ok(!known.includes('store') && !known.includes('now'), known.join(', '));
+      const stored = await governor(command(store));
+      assert.equal(stored.code, 2, stored.stderr);
+      assert.match(stored.stderr, /: "store" cannot be set in a JSON file: .*pass --store redis:\/\/… .*instead\n$/);
+      assert.doesNotMatch(stored.stderr, /BreakerStore|hunter2/);
+      const clock = await governor(command(now));
+      assert.equal(clock.code, 2, clock.stderr);
+      assert.match(clock.stderr, /: "now" cannot be set in a JSON file/);
+    }
+  });
+});
