@@ -1,17 +1,18 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { promisify } from 'node:util';
 import { ScriptedModelServer } from '../testing/index.ts';
+import { cleanEnv, runGovernor } from './test-support/run-governor.ts';
 
-const run = promisify(execFile);
 const NODE = process.execPath;
 const BIN = new URL('./bin.ts', import.meta.url).pathname;
+
+const governor = (args: string[], env: NodeJS.ProcessEnv) => runGovernor(args, { env });
 
 /** Whether a process exists and is not a zombie. */
 function isRunning(pid: number): boolean {
@@ -19,25 +20,6 @@ function isRunning(pid: number): boolean {
     return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
   } catch {
     return false;
-  }
-}
-
-/** The environment without any model configuration, as on a fresh machine. */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (!/^(OPENAI|ANTHROPIC|GOVERNOR)_/.test(k)) env[k] = v;
-  }
-  return { ...env, ...extra };
-}
-
-async function governor(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(NODE, [BIN, ...args], { env, timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
   }
 }
 

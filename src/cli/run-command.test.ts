@@ -1,31 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { promisify } from 'node:util';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
-
-const run = promisify(execFile);
-const BIN = new URL('./bin.ts', import.meta.url).pathname;
-
-/** The environment without any model configuration, as on a fresh machine. */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(OPENAI|ANTHROPIC|GOVERNOR)_/.test(k)) env[k] = v;
-  return { ...env, ...extra };
-}
-
-async function governor(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: options.env ?? cleanEnv(), cwd: options.cwd, timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
+import { cleanEnv, runGovernor as governor } from './test-support/run-governor.ts';
 
 describe('governor run', () => {
   const dirs: string[] = [];

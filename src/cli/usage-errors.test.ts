@@ -1,36 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
-import { promisify } from 'node:util';
 import { ScriptedModelServer } from '../testing/index.ts';
-
-const run = promisify(execFile);
-const BIN = fileURLToPath(new URL('./bin.ts', import.meta.url));
-const WITHOUT_PACKAGES = fileURLToPath(new URL('./test-support/without-packages.ts', import.meta.url));
-
-/** The environment without any model configuration, as on a fresh machine. */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(OPENAI|ANTHROPIC|GOVERNOR)_/.test(k)) env[k] = v;
-  return { ...env, ...extra };
-}
-
-/** `governor …` as a user runs it; `without` names packages to run as if they were not installed. */
-async function governor(args: readonly string[], options: { env?: NodeJS.ProcessEnv; without?: string } = {}) {
-  const env = options.without === undefined ? (options.env ?? cleanEnv()) : { ...(options.env ?? cleanEnv()), GOVERNOR_TEST_WITHOUT: options.without };
-  const preload = options.without === undefined ? [] : ['--import', WITHOUT_PACKAGES];
-  try {
-    const { stdout, stderr } = await run(process.execPath, [...preload, BIN, ...args], { env, timeout: 30_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: unknown; stdout?: string; stderr?: string };
-    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
+import { cleanEnv, runGovernor as governor } from './test-support/run-governor.ts';
 
 describe('governor: what a user fixes before running the command again', () => {
   const dirs: string[] = [];
