@@ -21,9 +21,9 @@ import { breakerForOpenAIAgents, type GovernedRunStop } from '../openai-agents/i
 import { escalations } from '../e2e/recorded-run.ts';
 import { type RecordedRequest, ScriptedModelServer, type ScriptedTurn, scriptedModel } from '../testing/index.ts';
 import { compoundingLeadServer } from './test-support/compounding-lead.ts';
+import { assertResearcherSteerStayed, DELEGATE, hasSteer, isLead, RESEARCHER_PROMPTS } from '../test-support/sub-agent-steers.ts';
 
 /** The lead's one tool, which runs the researcher on the task the lead wrote. */
-const DELEGATE = 'research';
 
 /** How a door's lead reaches its researcher. */
 const VARIANTS = [
@@ -38,20 +38,12 @@ const VARIANTS = [
 ] as const;
 type Variant = (typeof VARIANTS)[number];
 
-function isLead(request: RecordedRequest): boolean {
-  return ((request.body.tools ?? []) as { function?: { name?: string } }[]).some((t) => t.function?.name === DELEGATE);
-}
-
 /** The name of the lead tool's one argument (`input` for an Agents SDK agent tool, `task` elsewhere). */
 function taskArgument(request: RecordedRequest): string {
   const tool = ((request.body.tools ?? []) as { function?: { name?: string; parameters?: { properties?: object } } }[]).find(
     (t) => t.function?.name === DELEGATE,
   );
   return Object.keys(tool?.function?.parameters?.properties ?? { task: true })[0]!;
-}
-
-function hasSteer(request: RecordedRequest): boolean {
-  return JSON.stringify(request.body).includes('[AgentBreaker]');
 }
 
 /**
@@ -200,9 +192,6 @@ describe('a steer reaches the agent whose round it was decided on', () => {
     });
   }
 
-  /** The researcher's prompt tokens, round by round: its own context compounds (it steers at its 4th round). */
-  const RESEARCHER_PROMPTS = [10_000, 14_000, 19_000, 26_000];
-
   for (const variant of VARIANTS) {
     for (const rounds of [4, 5] as const) {
       const what =
@@ -232,14 +221,7 @@ describe('a steer reaches the agent whose round it was decided on', () => {
 
         assert.equal(error, undefined, `the run ends with an answer, not ${String(error)}`);
         assert.deepEqual(escalations(events), ['token_drift:steer']);
-        const researcher = server.requests.filter((r) => !isLead(r));
-        assert.equal(researcher.length, rounds);
-        assert.deepEqual(
-          researcher.map(hasSteer),
-          RESEARCHER_PROMPTS.map(() => false).concat(rounds === 5 ? [true] : []),
-          "the researcher's 5th call, and only it, carries the steer",
-        );
-        assert.ok(!server.requests.filter(isLead).some(hasSteer), 'no call of the lead carries it');
+        assertResearcherSteerStayed(server.requests, rounds);
       });
     }
   }
