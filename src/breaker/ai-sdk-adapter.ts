@@ -16,8 +16,9 @@ import { thrownText } from './thrown-text.ts';
 export interface ObservingBreaker {
   checkModelCall(sessionId: string): Promise<BreakerDecision>;
   checkToolCall(sessionId: string, call: ProposedToolCall): Promise<BreakerDecision>;
-  observe(sessionId: string, event: BreakerEvent): Promise<BreakerDecision>;
-  /** Steering messages waiting for the next model round (see `AgentBreaker.takeSteers`). */
+  /** `options.steerHere`: the event is the reporting agent's own (see `ObserveOptions`); the doors always say so. */
+  observe(sessionId: string, event: BreakerEvent, options?: { readonly steerHere?: boolean }): Promise<BreakerDecision>;
+  /** Steering messages waiting for the next model round where the code runs (see `AgentBreaker.takeSteers`). */
   takeSteers?(sessionId: string): string[];
 }
 

@@ -14,7 +14,7 @@ import { AgentBreaker, breakerForAiSdk, ChatClient, CONVERSATION_ID, ToolCalling
 import { escalations } from '../e2e/recorded-run.ts';
 import { ScriptedModelServer, type ScriptedTurn, scriptedModel } from '../testing/index.ts';
 import { runMode, type Mode } from '../test-support/run-modes.ts';
-import { assertResearcherSteerStayed, DELEGATE, hasSteer, isLead, RESEARCHER_PROMPTS } from '../test-support/sub-agent-steers.ts';
+import { assertResearcherSteerStayed, DELEGATE, hasSteer, isLead, RESEARCHER_PROMPTS, researcherSteerCase } from '../test-support/sub-agent-steers.ts';
 
 /** The lead's tool that runs the researcher on the task the lead wrote. */
 
@@ -136,10 +136,7 @@ describe("a sub-agent's steer is its own, not the lead's", () => {
 
   for (const variant of VARIANTS) {
     for (const rounds of [4, 5] as const) {
-      const what =
-        rounds === 5
-          ? "the steer on the researcher's 4th round reaches its 5th call, not the lead"
-          : "the steer on the researcher's last round ends with it, and does not reach the lead";
+      const what = researcherSteerCase(rounds);
       test(`${variant.lead} lead, the researcher ${variant.researcher} on ${variant.mode}(): ${what}`, async () => {
         await using server = await new ScriptedModelServer({
           script: (request): ScriptedTurn => {

@@ -21,7 +21,7 @@ import { breakerForOpenAIAgents, type GovernedRunStop } from '../openai-agents/i
 import { escalations } from '../e2e/recorded-run.ts';
 import { type RecordedRequest, ScriptedModelServer, type ScriptedTurn, scriptedModel } from '../testing/index.ts';
 import { compoundingLeadServer } from './test-support/compounding-lead.ts';
-import { assertResearcherSteerStayed, DELEGATE, hasSteer, isLead, RESEARCHER_PROMPTS } from '../test-support/sub-agent-steers.ts';
+import { assertResearcherSteerStayed, DELEGATE, hasSteer, isLead, RESEARCHER_PROMPTS, researcherSteerCase } from '../test-support/sub-agent-steers.ts';
 
 /** The lead's one tool, which runs the researcher on the task the lead wrote. */
 
@@ -194,10 +194,7 @@ describe('a steer reaches the agent whose round it was decided on', () => {
 
   for (const variant of VARIANTS) {
     for (const rounds of [4, 5] as const) {
-      const what =
-        rounds === 5
-          ? "the steer on the researcher's 4th round reaches its 5th call, not the lead"
-          : "the steer on the researcher's last round ends with it, and does not reach the lead";
+      const what = researcherSteerCase(rounds);
       test(`${variant.door}, the researcher ${variant.sharing}: ${what}`, async () => {
         await using server = await new ScriptedModelServer({
           script: (request): ScriptedTurn => {

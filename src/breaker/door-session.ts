@@ -8,6 +8,7 @@ import { describeValue } from '../errors/validate-options.ts';
 import { observeRound } from './observe-round.ts';
 import { hash53 } from './similarity/hash.ts';
 import { BREAKER_TAG } from '../chat/breaker-note.ts';
+import { OWN_EVENT } from '../chat/observation.ts';
 import { currentToolOf, insideToolOf, stopInsideToolOf, toolCallOf } from '../chat/tool-scope.ts';
 
 /**
@@ -110,7 +111,7 @@ export class DoorSession {
 
   /** {@link runTool} for a call that runs in steps (a streaming tool): each step runs in the same call. */
   toolCall(): <T>(work: () => T) => T {
-    this.#steersHere().push(...(this.#breaker.takeSteers?.(this.sessionId) ?? []));
+    // An AgentBreaker sets aside what waits for this agent when the call starts (see tool-scope's watchToolCalls).
     return toolCallOf(this.#breaker, this.sessionId, (decision) => this.#remember(decision, false));
   }
 
@@ -120,10 +121,8 @@ export class DoorSession {
    * sub-agent's): it waits there, and ends with the call rather than reach
    * the lead, whose conversation it is not about.
    */
-  async observe(event: BreakerEvent): Promise<BreakerDecision> {
-    const decision = await this.#breaker.observe(this.sessionId, event);
-    if (insideToolOf(this.#breaker, this.sessionId)) this.#steersHere().push(...(this.#breaker.takeSteers?.(this.sessionId) ?? []));
-    return decision;
+  observe(event: BreakerEvent): Promise<BreakerDecision> {
+    return this.#breaker.observe(this.sessionId, event, OWN_EVENT);
   }
 
   /**

@@ -17,8 +17,8 @@ export interface ObservationSink {
 /** Context key under which the ChatClient publishes the sinks of its chain. */
 export const OBSERVATION_SINKS = 'governor.observationSinks';
 
-/** How the chain reports: what it sees is its own agent's (see {@link reportObservation}). */
-const OWN_EVENT = Object.freeze({ steerHere: true });
+/** How an agent's own chain or door reports: what it sees is that agent's (see {@link reportObservation}). */
+export const OWN_EVENT = Object.freeze({ steerHere: true });
 
 /**
  * Reports an event to every sink the ChatClient found in the request's advisor

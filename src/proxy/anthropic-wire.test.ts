@@ -192,19 +192,19 @@ function ask(proxy: ModelProxyServer, session: string, stream: boolean): Promise
 
 const notText = (block: Block) => block['type'] !== 'text';
 
-/** A client-side booking tool that counts its runs: a stopped answer must leave it unrun. */
-function bookingTool() {
-  const booking = {
+/** A client-side tool that counts its runs (a stopped or blocked answer must leave it unrun), answering `answer`. */
+function countedTool(argument: 'flight' | 'q', answer: string) {
+  const counted = {
     runs: 0,
-    book: tool({
-      inputSchema: z.object({ flight: z.string() }),
+    tool: tool({
+      inputSchema: z.object({ [argument]: z.string() }),
       execute: async () => {
-        booking.runs += 1;
-        return 'booked';
+        counted.runs += 1;
+        return answer;
       },
     }),
   };
-  return booking;
+  return counted;
 }
 
 describe('governor proxy with the Anthropic Messages API: a stop keeps what ran after a client call', () => {
@@ -251,12 +251,12 @@ describe('governor proxy with the Anthropic Messages API: a stop keeps what ran 
     await using proxy = await startModelProxy({ upstream: 'http://upstream.test/v1', breaker: stopsSecondSearch(), port: 0, fetch: upstreamOf([answer]) });
     const parts = async (mode: 'generate' | 'stream') => {
       const anthropic = createAnthropic({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-ant-test-not-a-real-key', headers: { 'x-governor-session': `sdk-${mode}` } });
-      const booking = bookingTool();
+      const booking = countedTool('flight', 'booked');
       const options = {
         model: anthropic('claude-test'),
         maxOutputTokens: 256,
         prompt: 'Book me the cheapest flight to Oslo in March.',
-        tools: { web_search: anthropic.tools.webSearch_20250305({ maxUses: 5 }), book: booking.book },
+        tools: { web_search: anthropic.tools.webSearch_20250305({ maxUses: 5 }), book: booking.tool },
       };
       const result = mode === 'generate' ? await generateText(options) : streamText(options);
       assert.match(await result.text, /stopped by the agent breaker \(rag_fixation\)/);
@@ -358,12 +358,12 @@ describe('governor proxy with the Anthropic Messages API: a stream that ends wit
         fetch: upstreamOf([answer], ending),
       });
       const anthropic = createAnthropic({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-ant-test-not-a-real-key', headers: { 'x-governor-session': 'sdk' } });
-      const booking = bookingTool();
+      const booking = countedTool('flight', 'booked');
       const result = streamText({
         model: anthropic('claude-test'),
         maxOutputTokens: 256,
         prompt: 'Book me the cheapest flight to Oslo in March.',
-        tools: { web_search: anthropic.tools.webSearch_20250305({ maxUses: 5 }), book: booking.book },
+        tools: { web_search: anthropic.tools.webSearch_20250305({ maxUses: 5 }), book: booking.tool },
       });
       assert.equal(await result.finishReason, 'stop');
       assert.match(await result.text, /\[governor\] This run was stopped by the agent breaker \(rag_fixation\)/);
@@ -404,24 +404,18 @@ describe('governor proxy with the Anthropic Messages API: a stream that ends wit
       assert.equal(read.ended, ending === 'no message_delta');
 
       const anthropic = createAnthropic({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-ant-test-not-a-real-key', headers: { 'x-governor-session': 'sdk' } });
-      let looked = 0;
+      const fares = countedTool('q', 'OS 123: 49 EUR');
       const result = streamText({
         model: anthropic('claude-test'),
         maxOutputTokens: 256,
         prompt: 'Find fares to Oslo.',
         tools: {
-          lookup: tool({
-            inputSchema: z.object({ q: z.string() }),
-            execute: async () => {
-              looked += 1;
-              return 'OS 123: 49 EUR';
-            },
-          }),
+          lookup: fares.tool,
         },
         stopWhen: isStepCount(5),
       });
       const steps = await result.steps;
-      assert.equal(looked, 1);
+      assert.equal(fares.runs, 1);
       assert.equal(steps.length, 2);
       assert.equal(steps[1]!.finishReason, finishReason);
       assert.match(steps[1]!.text, /^\[governor\] The call to lookup was not run/);
@@ -594,27 +588,21 @@ describe('governor proxy with the Anthropic Messages API: a server tool call wai
         apiKey: 'sk-ant-test-not-a-real-key',
         headers: { 'x-governor-session': `pending-${verdict}-${mode}-${order}` },
       });
-      let looked = 0;
+      const fares = countedTool('q', 'OS 123: 49 EUR');
       const options = {
         model: anthropic('claude-test'),
         maxOutputTokens: 256,
         prompt: 'Find fares to Oslo.',
         tools: {
           web_search: anthropic.tools.webSearch_20250305({ maxUses: 5 }),
-          lookup: tool({
-            inputSchema: z.object({ q: z.string() }),
-            execute: async () => {
-              looked += 1;
-              return 'OS 123: 49 EUR';
-            },
-          }),
+          lookup: fares.tool,
         },
         // The SDK goes on while a server call of its answer waits for its result.
         stopWhen: isStepCount(5),
       };
       const result = mode === 'generate' ? await generateText(options) : streamText(options);
       const steps = await result.steps;
-      assert.equal(looked, 1);
+      assert.equal(fares.runs, 1);
       assert.equal(steps.length, 2);
       assert.equal(requests.length, 2, 'no request went upstream for the server call');
       assert.match(steps[1]!.text, verdict === 'stop' ? /stopped by the agent breaker \(tool_spiral\)/ : /\[governor\] The call to lookup was not run/);

@@ -17,6 +17,13 @@ export function hasSteer(request: RecordedRequest): boolean {
   return JSON.stringify(request.body).includes('[AgentBreaker]');
 }
 
+/** What a test of the researcher's steer with `rounds` rounds shows (see {@link assertResearcherSteerStayed}). */
+export function researcherSteerCase(rounds: 4 | 5): string {
+  return rounds === 5
+    ? "the steer on the researcher's 4th round reaches its 5th call, not the lead"
+    : "the steer on the researcher's last round ends with it, and does not reach the lead";
+}
+
 /**
  * Asserts that the steer decided on the researcher's 4th round stayed with it:
  * its 5th call carries it (when it made one, `rounds` 5), no other call of
