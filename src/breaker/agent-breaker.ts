@@ -2,7 +2,7 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { Advisor, AdvisorChain } from '../chat/advisor.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
-import { currentToolOf, insideToolOf, watchToolCalls } from '../chat/tool-scope.ts';
+import { currentToolOf, insideToolOf, stopInsideToolOf, watchToolCalls } from '../chat/tool-scope.ts';
 import { breakerAdviseCall, breakerAdviseStream, type BreakerEngine } from './breaker-advisor.ts';
 import { ALLOW, type BreakerCategory, type BreakerDecision, type BreakerStatus } from './breaker-decision.ts';
 import { breakerErrorFor } from './breaker-errors.ts';
@@ -210,10 +210,10 @@ export class AgentBreaker implements Advisor {
   #unjudged = 0;
   readonly #steers = new PendingSteers();
   /**
-   * A stop the advisor threw inside a tool call of a session (a sub-agent's
-   * ChatClient), by session, until the advisor of the agent that called the
-   * tool meets the open breaker: the tool may have swallowed it, and the
-   * category's error says more than the open breaker's.
+   * A stop decided inside a governed tool call of a session (a sub-agent's
+   * ChatClient or door), by session, until the advisor of the agent that
+   * called the tool meets the open breaker: the tool may have swallowed it,
+   * and the category's error says more than the open breaker's.
    */
   readonly #toolStops = new Map<string, Error>();
   readonly #warned = new Set<string>();
@@ -247,7 +247,10 @@ export class AgentBreaker implements Advisor {
       registerOpenBreakerSource(this.#openSource);
     }
     // Decided before the call, for the agent that makes it: a sub-agent the call runs must not take them.
-    watchToolCalls(this, (sessionId) => this.#steers.hold(sessionId, currentToolOf(this, sessionId)));
+    watchToolCalls(this, {
+      start: (sessionId) => this.#steers.hold(sessionId, currentToolOf(this, sessionId)),
+      stop: (sessionId, decision) => this.#noteToolStop(sessionId, decision),
+    });
   }
 
   /**
@@ -522,17 +525,20 @@ export class AgentBreaker implements Advisor {
 
   #stopError(decision: BreakerDecision, sessionId: string): Error {
     if (insideToolOf(this, sessionId)) {
-      const error = breakerErrorFor(decision, sessionId);
-      // The first one: the stop itself, not a nested agent's refusals after it.
-      if (!this.#toolStops.has(sessionId)) {
-        this.#toolStops.set(sessionId, error);
-        if (this.#toolStops.size > TOOL_STOPS_KEPT) this.#toolStops.delete(this.#toolStops.keys().next().value!);
-      }
-      return error;
+      // The doors running the enclosing calls, and this breaker's own advisor outside them, throw it as theirs.
+      stopInsideToolOf(this, sessionId, decision);
+      return breakerErrorFor(decision, sessionId);
     }
     const inner = this.#toolStops.get(sessionId);
     this.#toolStops.delete(sessionId);
     return inner !== undefined && decision.reason === 'breaker_open' ? inner : breakerErrorFor(decision, sessionId);
+  }
+
+  /** A stop decided inside a governed tool call of the session (see #toolStops); the first one, not a nested agent's refusals after it. */
+  #noteToolStop(sessionId: string, decision: BreakerDecision): void {
+    if (this.#toolStops.has(sessionId)) return;
+    this.#toolStops.set(sessionId, breakerErrorFor(decision, sessionId));
+    if (this.#toolStops.size > TOOL_STOPS_KEPT) this.#toolStops.delete(this.#toolStops.keys().next().value!);
   }
 
   #makeEngine(): BreakerEngine {

@@ -14,6 +14,7 @@ import { AgentBreaker, breakerForAiSdk, ChatClient, CONVERSATION_ID, ToolCalling
 import { escalations } from '../e2e/recorded-run.ts';
 import { ScriptedModelServer, type ScriptedTurn, scriptedModel } from '../testing/index.ts';
 import { runMode, type Mode } from '../test-support/run-modes.ts';
+import { assertDelegatedOutageCaught, delegatedOutageServer } from '../test-support/delegated-outage.ts';
 import { assertResearcherSteerStayed, DELEGATE, hasSteer, isLead, RESEARCHER_PROMPTS, researcherSteerCase } from '../test-support/sub-agent-steers.ts';
 
 /** The lead's tool that runs the researcher on the task the lead wrote. */
@@ -244,4 +245,77 @@ describe("a steer decided on a sub-agent's tool results is its own, also when it
       });
     }
   }
+});
+
+describe("a sub-agent's stop reaches a lead of another kind as the category's error", () => {
+  const failing = (attempts: { count: number }) =>
+    tool({
+      inputSchema: invoiceSchema,
+      execute: async (): Promise<string> => {
+        attempts.count += 1;
+        throw new Error('503 Service Unavailable: upstream billing-api is down');
+      },
+    });
+
+  test('a ChatClient lead, the researcher an AI SDK agent on a door of its own', async () => {
+    await using server = await delegatedOutageServer();
+    const { breaker, events } = recordingBreaker();
+    const attempts = { count: 0 };
+    const lookupInvoice = tool({
+      inputSchema: taskSchema,
+      execute: async ({ task }, { context }) => {
+        const door = breakerForAiSdk(breaker, { sessionId: (context as unknown as GovernorToolContext).sessionId });
+        const tools = door.tools({ get_invoice: failing(attempts) });
+        return (await generateText({ model: door.model(scriptedModel(server)), tools, stopWhen: isStepCount(10), prompt: task })).text;
+      },
+    });
+    const lead = ChatClient.builder(scriptedModel(server))
+      .defaultAdvisors(new ToolCallingAdvisor({ maxToolCalls: 12 }), breaker)
+      .defaultTools({ lookup_invoice: lookupInvoice })
+      .build();
+    const error = await lead
+      .prompt('Is invoice inv-9 paid?')
+      .advisors((a) => a.param(CONVERSATION_ID, 'mixed-chat-lead'))
+      .call()
+      .content()
+      .then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+    const { counters } = await breaker.snapshot('mixed-chat-lead');
+    assertDelegatedOutageCaught({ error, events, lookups: attempts.count, counters });
+  });
+
+  test('an AI SDK lead, the researcher a ChatClient', async () => {
+    await using server = await delegatedOutageServer();
+    const { breaker, events } = recordingBreaker();
+    const attempts = { count: 0 };
+    const researcher = ChatClient.builder(scriptedModel(server))
+      .defaultAdvisors(new ToolCallingAdvisor(), breaker)
+      .defaultTools({ get_invoice: failing(attempts) })
+      .build();
+    const governed = breakerForAiSdk(breaker, { sessionId: 'mixed-ai-sdk-lead' });
+    const tools = governed.tools({
+      lookup_invoice: tool({
+        inputSchema: taskSchema,
+        execute: async ({ task }) =>
+          researcher
+            .prompt(task)
+            .advisors((a) => a.param(CONVERSATION_ID, 'mixed-ai-sdk-lead'))
+            .call()
+            .content(),
+      }),
+    });
+    const error = await generateText({
+      model: governed.model(scriptedModel(server)),
+      tools,
+      stopWhen: [isStepCount(12), governed.stopWhen],
+      prompt: 'Is invoice inv-9 paid?',
+    }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    const { counters } = await breaker.snapshot('mixed-ai-sdk-lead');
+    assertDelegatedOutageCaught({ error, events, lookups: attempts.count, counters });
+  });
 });

@@ -19,19 +19,29 @@ interface ToolScope {
  */
 const toolScopes = new AsyncLocalStorage<ToolScope>();
 
-/** What each breaker that asked is told when one of its governed tool calls starts (see {@link watchToolCalls}). */
-const callWatchers = new WeakMap<object, (sessionId: string) => void>();
+/** What a breaker is told of its governed tool calls (see {@link watchToolCalls}). */
+export interface ToolCallWatcher {
+  /**
+   * A call of session `sessionId` starts, before it runs anything and in
+   * the context of the code that starts it: there `currentToolOf` names the
+   * call it starts in, if any.
+   */
+  start(sessionId: string): void;
+  /** A stop was decided inside a call of session `sessionId` (see {@link stopInsideToolOf}). */
+  stop(sessionId: string, decision: BreakerDecision): void;
+}
+
+const callWatchers = new WeakMap<object, ToolCallWatcher>();
 
 /**
- * Has `onStart` told, with its session, whenever a governed tool call of
- * `breaker` starts (in the ChatClient's tool loop or any door), before it
- * runs anything and in the context of the code that starts it: there
- * `currentToolOf` names the call it starts in, if any. The AgentBreaker keeps
- * the steers waiting then for the agent that calls the tool, not for a
- * sub-agent the call runs.
+ * Has `watcher` told of the governed tool calls of `breaker` (in the
+ * ChatClient's tool loop or any door) as they start, and of a stop decided
+ * inside one. The AgentBreaker keeps the steers waiting when a call starts
+ * for the agent that calls the tool, not for a sub-agent the call runs, and
+ * a sub-agent's stop for the calling agent's next gate.
  */
-export function watchToolCalls(breaker: object, onStart: (sessionId: string) => void): void {
-  callWatchers.set(breaker, onStart);
+export function watchToolCalls(breaker: object, watcher: ToolCallWatcher): void {
+  callWatchers.set(breaker, watcher);
 }
 
 /** Runs `work` as a tool call of session `sessionId` governed by `breakers` (one or several). */
@@ -51,7 +61,7 @@ export function runAsToolOf<T>(breakers: object | readonly object[], sessionId: 
 export function toolCallOf(breakers: object | readonly object[], sessionId: string, onStop?: (decision: BreakerDecision) => void): <T>(work: () => T) => T {
   const list = Array.isArray(breakers) ? (breakers as readonly object[]) : [breakers as object];
   if (list.length === 0) return (work) => work();
-  for (const breaker of list) callWatchers.get(breaker)?.(sessionId);
+  for (const breaker of list) callWatchers.get(breaker)?.start(sessionId);
   const scope: ToolScope = { breakers: list, sessionId, outer: toolScopes.getStore(), onStop };
   return (work) => toolScopes.run(scope, work);
 }
@@ -80,11 +90,16 @@ export function insideToolOf(breaker: object, sessionId: string): boolean {
 
 /**
  * Tells every governed tool call of `breaker`'s session the current code runs
- * inside, innermost first, of a stop decided here: the session is stopped
- * for the agents that run those calls too.
+ * inside, innermost first, and `breaker`'s watcher, of a stop decided here
+ * (by a door or the ChatClient's advisor): the session is stopped for the
+ * agents that run those calls too, whichever door or client they run in.
  */
 export function stopInsideToolOf(breaker: object, sessionId: string, decision: BreakerDecision): void {
+  let inside = false;
   for (let scope = toolScopes.getStore(); scope !== undefined; scope = scope.outer) {
-    if (scope.sessionId === sessionId && scope.breakers.includes(breaker)) scope.onStop?.(decision);
+    if (scope.sessionId !== sessionId || !scope.breakers.includes(breaker)) continue;
+    inside = true;
+    scope.onStop?.(decision);
   }
+  if (inside) callWatchers.get(breaker)?.stop(sessionId, decision);
 }
