@@ -106,4 +106,19 @@ describe('claims of a windowed memory', () => {
     assert.equal((await memory.claimRetry('c', await memory.get('c'))).lost, false, 'the conversation went on from the held round');
     assert.equal((await memory.claimRetry('c', [{ role: 'user', content: 'Look them up' }, clientRound])).lost, true, 'no answers to go on from');
   });
+
+  test('what a claim writes is marked as ending a claim, which a version without retry claims leaves out of the conversation', async () => {
+    const memory = new MessageWindowChatMemory();
+    await memory.add('c', [{ role: 'user', content: 'Look them up' }, clientRound, { role: 'tool', content: [result('call_0', 'A'), result('call_1', 'B')] }]);
+    const conversation = (await memory.repository.findByConversationId('c')).length;
+    const claim = await memory.claimRetry('c', await memory.get('c'));
+    assert.equal(claim.lost, false);
+    await claim.end([]);
+    const written = (await memory.repository.findByConversationId('c')).slice(conversation);
+    assert.equal(written.length, 2, 'the claim and its end');
+    for (const message of written) {
+      assert.deepEqual(message.content, []);
+      assert.equal(typeof message.providerOptions?.governor?.claimEnded, 'string', JSON.stringify(message.providerOptions));
+    }
+  });
 });

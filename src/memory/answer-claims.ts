@@ -103,7 +103,10 @@ export async function claimRetryIn(
   const claim = randomUUID();
   const after = lastRoundDigest(history);
   if (after === undefined) return { claim, lost: true };
-  await repository.append(conversationId, [{ role: 'tool', content: [], providerOptions: { [NAMESPACE]: { [RETRY]: claim, [AFTER]: after } } }]);
+  // Marked as ending itself too: a reader of a version without retry claims leaves out what ends a claim, and
+  // would otherwise send this empty tool message to the model (replicas are upgraded one at a time).
+  const mark = { [RETRY]: claim, [AFTER]: after, [END]: claim };
+  await repository.append(conversationId, [{ role: 'tool', content: [], providerOptions: { [NAMESPACE]: mark } }]);
   return { claim, lost: !retryWon(await repository.findByConversationId(conversationId), claim) };
 }
 
