@@ -16,16 +16,29 @@ export class MissingDependencyError extends GovernorError {
 
 /**
  * Imports an optional package, or throws `MissingDependencyError` naming it.
- * Errors other than "not found" (a broken install, a syntax error) pass through.
+ * Errors other than the package itself not found (a broken install, a
+ * dependency of the package missing, a syntax error) pass through.
  */
 export async function importOptional<T>(packageName: string, feature: string, load: () => Promise<T>): Promise<T> {
   try {
     return await load();
   } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code;
-    if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String((error as Error).message).includes(packageName)) {
-      throw new MissingDependencyError(packageName, feature, { cause: error });
-    }
+    if (missingSpecifier(error) === packageName) throw new MissingDependencyError(packageName, feature, { cause: error });
     throw error;
   }
+}
+
+/**
+ * The package a "not found" error of Node's resolver names, as a package name
+ * (`zod` of `zod/v4`, `@scope/pkg` of `@scope/pkg/sub`). The message also names
+ * the file that imported it, which for a package missing a dependency of its
+ * own lies inside the package: only the specifier tells which one is missing.
+ */
+function missingSpecifier(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return undefined;
+  const specifier = /Cannot find (?:package|module) '([^']+)'/.exec(String((error as Error).message))?.[1];
+  if (specifier === undefined) return undefined;
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }
