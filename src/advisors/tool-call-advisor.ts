@@ -174,14 +174,14 @@ const TOOL_CALL_ADVISOR_RULES: OptionRules<ToolCallAdvisorOptions> = {
  * its `execution-denied` result), with no model round after it.
  */
 export class ToolCallingAdvisor implements Advisor {
-  readonly name = 'ToolCallAdvisor';
+  readonly name = 'ToolCallingAdvisor';
   readonly [ADVISOR_PLACEMENT] = 'tool-loop';
   readonly order: number;
   readonly #options: ToolCallingAdvisorOptions;
   readonly #maxToolCalls: number;
 
   constructor(options: ToolCallingAdvisorOptions = {}) {
-    validateOptions('ToolCallAdvisor', options, TOOL_CALL_ADVISOR_RULES);
+    validateOptions('ToolCallingAdvisor', options, TOOL_CALL_ADVISOR_RULES);
     this.#options = options;
     this.order = options.order ?? AdvisorOrder.TOOL_LOOP;
     this.#maxToolCalls = options.maxToolCalls ?? 100;

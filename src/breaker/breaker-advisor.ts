@@ -1,5 +1,6 @@
 import type { ModelMessage } from 'ai';
 import type { AdvisorChain } from '../chat/advisor.ts';
+import { placementOf } from '../chat/advisor-placement.ts';
 import { CALL_SESSION_ID, sessionIdOf } from '../chat/advisor-context.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent, ToolCallRequest } from '../chat/chat-response.ts';
@@ -128,7 +129,7 @@ export async function* breakerAdviseStream(engine: BreakerEngine, request: ChatC
 
 function sessionOf(engine: BreakerEngine, request: ChatClientRequest, chain: AdvisorChain): string {
   const sessionId = sessionIdOf(request.context);
-  if (chain.advisors.some((a) => a.name === 'ToolCallAdvisor')) {
+  if (chain.advisors.some((a) => placementOf(a) === 'tool-loop')) {
     engine.warnOnce(
       sessionId,
       'order',

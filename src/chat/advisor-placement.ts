@@ -16,7 +16,8 @@ export interface PlacedAdvisor extends Advisor {
   readonly [ADVISOR_PLACEMENT]: AdvisorPlacement;
 }
 
-function placementOf(advisor: Advisor): AdvisorPlacement | undefined {
+/** The placement `advisor` declares, if any. */
+export function placementOf(advisor: Advisor): AdvisorPlacement | undefined {
   return (advisor as Partial<PlacedAdvisor>)[ADVISOR_PLACEMENT];
 }
 

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { InvalidOptionError } from '../errors/governor-error.ts';
-import { ToolCallAdvisor } from '../advisors/tool-call-advisor.ts';
+import { ToolCallingAdvisor } from '../advisors/tool-call-advisor.ts';
 import type { Advisor } from '../chat/advisor.ts';
 import { ChatClient } from '../chat/chat-client.ts';
 import { AgentLoop, type AgentLoopEvent, type AgentLoopResult } from './agent-loop.ts';
@@ -115,7 +115,7 @@ export class MiniAgent {
     this.breaker = options.breaker === false ? undefined : (options.breaker ?? new AgentBreaker());
     // The shell's own timeout (and its kill) must get to act before the backstop does.
     const toolTimeoutMs = options.toolTimeoutMs ?? Math.min(MAX_TIMER_MS, Math.max(DEFAULT_TOOL_TIMEOUT_MS, (options.commandTimeoutMs ?? 30_000) + 10_000));
-    const advisors: Advisor[] = [new ToolCallAdvisor({ toolTimeoutMs })];
+    const advisors: Advisor[] = [new ToolCallingAdvisor({ toolTimeoutMs })];
     if (this.breaker) advisors.push(this.breaker);
     this.client = ChatClient.builder(options.model)
       .defaultSystem(SYSTEM)

@@ -31,7 +31,7 @@ describe('memory advisor placement', () => {
         (e: unknown) =>
           AdvisorPlacementError.isInstance(e) &&
           e.code === 'GOVERNOR_ADVISOR_PLACEMENT' &&
-          e.message.includes(`${name} (order ${AdvisorOrder.TOOL_LOOP + 300}) runs inside ToolCallAdvisor`) &&
+          e.message.includes(`${name} (order ${AdvisorOrder.TOOL_LOOP + 300}) runs inside ToolCallingAdvisor`) &&
           e.message.includes('AdvisorOrder.MEMORY'),
       );
     });

@@ -14,7 +14,7 @@ import {
   CONVERSATION_ID,
   TELEMETRY,
   TextRepetitionError,
-  ToolCallAdvisor,
+  ToolCallingAdvisor,
   ToolSpiralError,
   type ChatStreamEvent,
   type ToolCallListener,
@@ -52,14 +52,14 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
   });
 
   test('an AgentLoop run is a span tree: invoke_agent > chat_client > advisors > one chat span per round and one execute_tool span', async () => {
-    const client = ChatClient.builder(mockModel(twoRounds())).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ weather }).build();
+    const client = ChatClient.builder(mockModel(twoRounds())).defaultAdvisors(new ToolCallingAdvisor()).defaultTools({ weather }).build();
     const result = await new AgentLoop({ client, finishTool: null, conversationId: 'c-7' }).run('Weather in Paris?');
     assert.equal(result.status, 'completed');
 
     assert.deepEqual(otel.tree(), [
       'invoke_agent AgentLoop',
       '  chat_client mock-model-id',
-      '    advisor ToolCallAdvisor',
+      '    advisor ToolCallingAdvisor',
       '      advisor AgentLoopTranscript',
       '        advisor AgentLoopGuard',
       '          chat mock-model-id',
@@ -116,13 +116,13 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
   });
 
   test('stream() keeps the same parents across yields: every round and tool span sits under the client call', async () => {
-    const client = ChatClient.builder(mockModel(twoRounds())).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ weather }).build();
+    const client = ChatClient.builder(mockModel(twoRounds())).defaultAdvisors(new ToolCallingAdvisor()).defaultTools({ weather }).build();
     const events: ChatStreamEvent[] = [];
     for await (const event of client.prompt('Weather?').stream().chatResponse()) events.push(event);
     assert.equal(events.at(-1)!.type, 'finish');
     assert.deepEqual(otel.tree(), [
       'chat_client mock-model-id',
-      '  advisor ToolCallAdvisor',
+      '  advisor ToolCallingAdvisor',
       '    chat mock-model-id',
       '    execute_tool weather',
       '    chat mock-model-id',
@@ -136,7 +136,7 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
   test('a breaker stop is a span event on the breaker advisor span, an error on the call, and counted by category and action', async () => {
     const breaker = new AgentBreaker();
     const client = ChatClient.builder(mockModel(stuckOnStatus()))
-      .defaultAdvisors(new ToolCallAdvisor(), breaker)
+      .defaultAdvisors(new ToolCallingAdvisor(), breaker)
       .defaultTools({ get_status: getStatus })
       .build();
     await assert.rejects(
@@ -184,7 +184,7 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
         await otel.uninstall();
         otel.install();
         const client = ChatClient.builder(mockModel(stuckOnStatus()))
-          .defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker())
+          .defaultAdvisors(new ToolCallingAdvisor(), new AgentBreaker())
           .defaultTools({ get_status: getStatus })
           .telemetry({ recordContent })
           .build();
@@ -215,7 +215,7 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
 
   test("in stream() too, the breaker's escalations land on its own advisor span", async () => {
     const client = ChatClient.builder(mockModel(stuckOnStatus()))
-      .defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker())
+      .defaultAdvisors(new ToolCallingAdvisor(), new AgentBreaker())
       .defaultTools({ get_status: getStatus })
       .build();
     await assert.rejects(async () => {
@@ -234,7 +234,7 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
     const breaker = new AgentBreaker();
     const turns = [...stuckOnStatus().slice(0, 5), { text: 'Still queued; I will stop polling.' }];
     const client = ChatClient.builder(mockModel(turns))
-      .defaultAdvisors(new ToolCallAdvisor(), breaker, new BreakerRecoveryAdvisor({ breaker }))
+      .defaultAdvisors(new ToolCallingAdvisor(), breaker, new BreakerRecoveryAdvisor({ breaker }))
       .defaultTools({ get_status: getStatus })
       .build();
     const text = await client
@@ -259,7 +259,7 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
       await otel.uninstall();
       otel.install();
       const model = mockModel(Array.from({ length: 6 }, () => ({ text: reply })));
-      const client = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker()).telemetry({ recordContent }).build();
+      const client = ChatClient.builder(model).defaultAdvisors(new ToolCallingAdvisor(), new AgentBreaker()).telemetry({ recordContent }).build();
       const errors: unknown[] = [];
       for (let i = 0; i < 4; i++) {
         await client
@@ -270,7 +270,7 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
           .catch((error: unknown) => errors.push(error));
       }
       const looping = ChatClient.builder(mockModel(Array.from({ length: 6 }, () => ({ text: reply }))))
-        .defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker())
+        .defaultAdvisors(new ToolCallingAdvisor(), new AgentBreaker())
         .telemetry({ recordContent })
         .build();
       const loop = await new AgentLoop({ client: looping, maxInvocations: 6 }).run('Summarise the chart.');
@@ -307,7 +307,7 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
   test('a secret in the conversation id is masked on spans and breaker events, as in health()', async () => {
     const id = 'session-password=hunter2 ghp_abcdefghijklmnopqrstuvwxyz0123456789';
     const client = ChatClient.builder(mockModel(stuckOnStatus()))
-      .defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker())
+      .defaultAdvisors(new ToolCallingAdvisor(), new AgentBreaker())
       .defaultTools({ get_status: getStatus })
       .build();
     const result = await new AgentLoop({ client, conversationId: id, maxInvocations: 12 }).run('Is the build done?');
@@ -336,7 +336,7 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
   test('prompts, answers and tool arguments are not recorded by default', async () => {
     const client = ChatClient.builder(mockModel(twoRounds()))
       .defaultSystem('Secret system rules')
-      .defaultAdvisors(new ToolCallAdvisor())
+      .defaultAdvisors(new ToolCallingAdvisor())
       .defaultTools({ weather })
       .build();
     await client.prompt('my confidential question about Paris').call().content();
@@ -351,7 +351,7 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
   test('recordContent records prompts, answers and tool calls in the GenAI shapes, with secrets redacted', async () => {
     const client = ChatClient.builder(mockModel(twoRounds()))
       .defaultSystem('Be brief.')
-      .defaultAdvisors(new ToolCallAdvisor())
+      .defaultAdvisors(new ToolCallingAdvisor())
       .defaultTools({ weather })
       .telemetry({ recordContent: true })
       .build();
@@ -376,7 +376,7 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
     const heard: string[] = [];
     const listener: ToolCallListener = { onToolCallEnd: (e) => heard.push(`${e.toolName} ${String(e.result)}`) };
     const client = ChatClient.builder(mockModel(twoRounds()))
-      .defaultAdvisors(new ToolCallAdvisor({ listeners: [listener] }))
+      .defaultAdvisors(new ToolCallingAdvisor({ listeners: [listener] }))
       .defaultTools({ weather })
       .build();
     await client
@@ -391,7 +391,7 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
   });
 
   test('cost is counted in USD per model and rounds without a price are not', async () => {
-    const client = ChatClient.builder(mockModel(twoRounds())).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ weather }).build();
+    const client = ChatClient.builder(mockModel(twoRounds())).defaultAdvisors(new ToolCallingAdvisor()).defaultTools({ weather }).build();
     const prices = { 'mock-model-id': { inputPerMillion: 1_000_000, outputPerMillion: 2_000_000 } };
     const result = await new AgentLoop({ client, finishTool: null, prices }).run('Weather?');
     // (10 + 30) input tokens at $1 and (2 + 7) output tokens at $2.
@@ -402,7 +402,7 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
     );
     assert.equal(otel.span('invoke_agent AgentLoop').attributes['governor.cost.usd'], 58);
 
-    await ChatClient.builder(mockModel(twoRounds())).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ weather }).build().prompt('x').call().content();
+    await ChatClient.builder(mockModel(twoRounds())).defaultAdvisors(new ToolCallingAdvisor()).defaultTools({ weather }).build().prompt('x').call().content();
     assert.deepEqual(
       (await otel.points('governor.cost')).map((p) => p.value),
       [58],
@@ -411,7 +411,7 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
 
   test('a stuck AgentLoop ends with an error span and is counted by status', async () => {
     const client = ChatClient.builder(mockModel(stuckOnStatus()))
-      .defaultAdvisors(new ToolCallAdvisor(), new AgentBreaker())
+      .defaultAdvisors(new ToolCallingAdvisor(), new AgentBreaker())
       .defaultTools({ get_status: getStatus })
       .build();
     const result = await new AgentLoop({ client, name: 'poller', maxInvocations: 12 }).run('Wait for the build');
@@ -432,7 +432,7 @@ describe('without an OpenTelemetry SDK', () => {
     await otel.uninstall();
     const breaker = new AgentBreaker();
     const client = ChatClient.builder(mockModel([...twoRounds(), ...twoRounds()]))
-      .defaultAdvisors(new ToolCallAdvisor(), breaker)
+      .defaultAdvisors(new ToolCallingAdvisor(), breaker)
       .defaultTools({ weather })
       .build();
     assert.equal(await client.prompt('Weather?').call().content(), 'It is 15°C in Paris.');

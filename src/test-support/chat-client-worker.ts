@@ -1,5 +1,5 @@
 /**
- * One replica for the two-process test: a ChatClient with the ToolCallAdvisor
+ * One replica for the two-process test: a ChatClient with the ToolCallingAdvisor
  * and an AgentBreaker on a RedisBreakerStore. The model asks for the same
  * status check `CALLS` times, then answers. Its turn continues the session's
  * run (a harness continuation, not a new user turn). Prints one JSON line with
@@ -7,7 +7,7 @@
  */
 import { tool } from 'ai';
 import { z } from 'zod';
-import { AgentBreaker, AgentBreakerError, ChatClient, CONTINUATION_TURN, CONVERSATION_ID, ToolCallAdvisor, type BreakerEventRecord } from '../index.ts';
+import { AgentBreaker, AgentBreakerError, ChatClient, CONTINUATION_TURN, CONVERSATION_ID, ToolCallingAdvisor, type BreakerEventRecord } from '../index.ts';
 import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
 import { mockModel } from './mock-model.ts';
 
@@ -32,7 +32,7 @@ const model = mockModel([
   ...Array.from({ length: Number(calls) }, () => ({ toolCalls: [{ name: 'status', input: { job: '7' } }] })),
   { text: 'Still failing.' },
 ]);
-const client = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor(), breaker).defaultTools({ status }).build();
+const client = ChatClient.builder(model).defaultAdvisors(new ToolCallingAdvisor(), breaker).defaultTools({ status }).build();
 
 let error: { name: string; category: string } | undefined;
 try {

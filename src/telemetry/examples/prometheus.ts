@@ -16,7 +16,7 @@ import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { tool } from 'ai';
 import { z } from 'zod';
-import { ToolCallAdvisor } from '../../advisors/tool-call-advisor.ts';
+import { ToolCallingAdvisor } from '../../advisors/tool-call-advisor.ts';
 import { AgentBreaker } from '../../breaker/agent-breaker.ts';
 import { CONVERSATION_ID } from '../../chat/advisor-context.ts';
 import { ChatClient } from '../../chat/chat-client.ts';
@@ -60,7 +60,7 @@ export async function startPrometheusExample(options: PrometheusExampleOptions =
   });
   const breaker = new AgentBreaker();
   const client = ChatClient.builder(scriptedModel(model))
-    .defaultAdvisors(new ToolCallAdvisor(), breaker)
+    .defaultAdvisors(new ToolCallingAdvisor(), breaker)
     .defaultTools({ weather })
     // A price for the stand-in, so that the cost counter has something to count.
     .telemetry({ prices: { [model.modelId]: { inputPerMillion: 2.5, outputPerMillion: 10 } } })
