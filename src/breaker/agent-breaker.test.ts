@@ -188,10 +188,21 @@ describe('AgentBreaker.observe: steerHere', () => {
     assert.equal(call(() => breaker.takeSteers('in')).length, 1, 'for the next round inside it');
   });
 
-  test("without it, or outside any tool call, the steer is for the session's next round, whoever makes it", async () => {
+  test("without it, the steer is for the agent that called the tool, not a sub-agent another call runs; outside any call, for the session's next round", async () => {
     const breaker = new AgentBreaker({ telemetry: false });
+    const other = toolCallOf(breaker, 'tool');
     await searchThrice(breaker, 'tool', false, toolCallOf(breaker, 'tool'));
+    assert.deepEqual(
+      other(() => breaker.takeSteers('tool')),
+      [],
+      'not for the first round of a sub-agent that a call started before the report runs',
+    );
     assert.equal(breaker.takeSteers('tool').length, 1, "a tool's own report steers the agent that called it");
+    // A sub-agent's own tool, inside the lead's call: for the sub-agent's next round there.
+    const lead = toolCallOf(breaker, 'nested');
+    await searchThrice(breaker, 'nested', false, (work) => lead(() => toolCallOf(breaker, 'nested')(work)));
+    assert.deepEqual(breaker.takeSteers('nested'), [], "not for the lead's");
+    assert.equal(lead(() => breaker.takeSteers('nested')).length, 1);
     await searchThrice(breaker, 'outside', true, (work) => work());
     assert.equal(breaker.takeSteers('outside').length, 1);
   });

@@ -2,7 +2,7 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { Advisor, AdvisorChain } from '../chat/advisor.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
-import { currentToolOf, insideToolOf, stopInsideToolOf, watchToolCalls } from '../chat/tool-scope.ts';
+import { callerToolOf, currentToolOf, insideToolOf, stopInsideToolOf, watchToolCalls } from '../chat/tool-scope.ts';
 import { breakerAdviseCall, breakerAdviseStream, type BreakerEngine } from './breaker-advisor.ts';
 import { ALLOW, type BreakerCategory, type BreakerDecision, type BreakerStatus } from './breaker-decision.ts';
 import { breakerErrorFor } from './breaker-errors.ts';
@@ -69,9 +69,11 @@ export interface ObserveOptions {
    * governed tool call of the session (the agent is a sub-agent the call
    * runs), that is its next round inside the call, and the steer is dropped
    * with the call when it makes none; outside any, the session's next round.
-   * Without it, a steer decided on an event reported inside a tool call is
-   * for the session's next round, whoever makes it. The `ChatClient`'s chain
-   * reports so (`reportObservation`).
+   * Without it, an event reported inside a governed tool call is the tool's
+   * (a retriever's search): a steer decided on it is for the next round of
+   * the agent that called the tool, not of a sub-agent another call of the
+   * same round runs meanwhile. The `ChatClient`'s chain reports with it
+   * (`reportObservation`).
    * @default false
    */
   readonly steerHere?: boolean;
@@ -276,7 +278,17 @@ export class AgentBreaker implements Advisor {
    */
   async observe(sessionId: string, event: BreakerEvent, options?: ObserveOptions): Promise<BreakerDecision> {
     const decision = await this.#observe(sessionId, event, options?.surfaced === true);
-    this.#queueSteer(sessionId, decision, options?.steerHere === true ? currentToolOf(this, sessionId) : undefined);
+    const note = steerNote(decision);
+    if (note === undefined) return decision;
+    const call = currentToolOf(this, sessionId);
+    if (call === undefined || options?.steerHere === true) this.#steers.add(sessionId, note, call);
+    else {
+      // A tool's own report (a retriever's search) is for the agent that called the tool: not for a sub-agent
+      // that a call of the same round, run in parallel, starts meanwhile.
+      const caller = callerToolOf(this, sessionId);
+      if (caller === undefined) this.#steers.addOutside(sessionId, note);
+      else this.#steers.add(sessionId, note, caller);
+    }
     return decision;
   }
 

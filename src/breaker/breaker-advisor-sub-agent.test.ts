@@ -124,6 +124,59 @@ describe("a ChatClient lead's steer is the lead's, not its sub-agent's", () => {
       assert.ok(!hasSteer(researcher[0]!), "the researcher's call, the session's next after the search, does not carry it");
     });
   }
+  test("a ChatClient researcher, tools run in parallel: a steer on a search reported once the researcher's call has started reaches the lead, not the researcher", async () => {
+    await using server = await new ScriptedModelServer({
+      script: (request): ScriptedTurn => {
+        if (!isLead(request)) return { text: 'Refunds for damaged items are in policy-7.' };
+        const round = request.body.messages.filter((m) => m.role === 'assistant').length;
+        if (round === 3) return { text: 'Damaged items are refunded in full.' };
+        const search = { name: 'search', arguments: { query: QUERIES[round]! } };
+        return { toolCalls: round === 2 ? [search, { name: DELEGATE, arguments: { task: 'Check the refund policy.' } }] : [search] };
+      },
+    }).start();
+    const sessionId = 'chat-lead-rag-parallel';
+    const { breaker, events } = recordingBreaker();
+    let delegated = () => {};
+    const researcherStarted = new Promise<void>((resolve) => (delegated = resolve));
+    let searched = () => {};
+    const searchReported = new Promise<void>((resolve) => (searched = resolve));
+    const search = tool({
+      inputSchema: z.object({ query: z.string() }),
+      execute: async ({ query }, { context }) => {
+        // The 3rd search (the steered one) is reported once the call running the researcher has started.
+        if (query === QUERIES[2]) await researcherStarted;
+        await breaker.observe((context as unknown as GovernorToolContext).sessionId, { kind: 'retrieval', query, results: ['policy-7', 'faq-2'] });
+        searched();
+        return `Found 2 documents for "${query}": policy-7, faq-2`;
+      },
+    });
+    const research = chatResearcher(server, breaker, 'call');
+    const delegate = tool({
+      inputSchema: taskSchema,
+      execute: async ({ task }, { context }) => {
+        delegated();
+        await searchReported;
+        return research(task, (context as unknown as GovernorToolContext).sessionId);
+      },
+    });
+    const lead = ChatClient.builder(scriptedModel(server))
+      .defaultAdvisors(new ToolCallingAdvisor({ parallel: true }), breaker)
+      .defaultTools({ search, [DELEGATE]: delegate })
+      .build();
+
+    const text = await lead
+      .prompt('What does invoice inv-9 come to?')
+      .advisors((a) => a.param(CONVERSATION_ID, sessionId))
+      .call()
+      .content();
+
+    assert.equal(text, 'Damaged items are refunded in full.');
+    assert.deepEqual(escalations(events), ['rag_fixation:steer']);
+    assert.deepEqual(server.requests.filter(isLead).map(hasSteer), [false, false, false, true], "the lead's 4th call, and only it, carries the steer");
+    const researcher = server.requests.filter((r) => !isLead(r));
+    assert.equal(researcher.length, 1);
+    assert.ok(!hasSteer(researcher[0]!), "the researcher's call, made after the search was reported, does not carry it");
+  });
 });
 
 describe("a sub-agent's steer is its own, not the lead's", () => {

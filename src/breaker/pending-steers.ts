@@ -22,7 +22,8 @@ interface SessionSteers {
  * of the agent that calls it, not for a sub-agent the call runs; those
  * decided inside a tool call on an agent's own round or on what it reports
  * itself (its tools' results) are for that agent's next round, and end with
- * the call.
+ * the call; those decided on what a tool's code reports are for the next
+ * round of the agent that called the tool.
  */
 export class PendingSteers {
   readonly #bySession = new Map<string, SessionSteers>();
@@ -35,6 +36,11 @@ export class PendingSteers {
    */
   add(sessionId: string, message: string, call?: object): void {
     push(call === undefined ? this.#session(sessionId).waiting : this.#callQueue(call), message);
+  }
+
+  /** Queues `message` for the session's next round outside any governed tool call (the lead's). */
+  addOutside(sessionId: string, message: string): void {
+    push(this.#session(sessionId).held, message);
   }
 
   /**

@@ -79,6 +79,22 @@ export function currentToolOf(breaker: object, sessionId: string): object | unde
 }
 
 /**
+ * The governed tool call of `breaker`'s session `sessionId` that the agent
+ * making the innermost one (see {@link currentToolOf}) runs inside: the
+ * call's caller, undefined when that agent runs outside any (the lead) or
+ * when the current code runs inside none.
+ */
+export function callerToolOf(breaker: object, sessionId: string): object | undefined {
+  let inner = false;
+  for (let scope = toolScopes.getStore(); scope !== undefined; scope = scope.outer) {
+    if (scope.sessionId !== sessionId || !scope.breakers.includes(breaker)) continue;
+    if (inner) return scope;
+    inner = true;
+  }
+  return undefined;
+}
+
+/**
  * Whether the current code runs inside a governed tool call of `breaker`'s
  * session `sessionId`. A prompt that ends with a user message there is a
  * sub-agent's task, which the lead model wrote, not a user turn: taken for
