@@ -675,6 +675,55 @@ describe('governor proxy: sessions, pass-through and options', () => {
     assert.equal(proxySessionId(none, openaiBody(reminded), openaiWire), hashed);
     assert.notEqual(proxySessionId(none, openaiBody([first[0], { role: 'user', content: 'Paris?' }]), openaiWire), hashed);
     assert.notEqual(proxySessionId(none, openaiBody([{ role: 'system', content: 'You sell trains.' }, first[1]]), openaiWire), hashed);
+    // The user id and the hash are the client's: another key is another client, whatever the header it sends the key in.
+    const keyed = (name: string, key: string) => new Headers({ [name]: key });
+    const mine = proxySessionId(keyed('authorization', 'Bearer sk-a'), openaiBody(first), openaiWire);
+    assert.match(mine, /^prompt:[0-9a-f]{32}$/);
+    assert.notEqual(mine, hashed);
+    assert.equal(proxySessionId(keyed('authorization', 'Bearer sk-a'), openaiBody(later), openaiWire), mine);
+    assert.notEqual(proxySessionId(keyed('authorization', 'Bearer sk-b'), openaiBody(first), openaiWire), mine);
+    assert.notEqual(
+      proxySessionId(keyed('x-api-key', 'sk-ant-b'), openaiBody(first), anthropicWire),
+      proxySessionId(keyed('x-api-key', 'sk-ant-a'), openaiBody(first), anthropicWire),
+    );
+    const userOf = (key: string) => proxySessionId(keyed('api-key', key), openaiBody(first, { user: 'u1' }), openaiWire);
+    assert.match(userOf('azure-a'), /^user:u1@[0-9a-f]{12}$/);
+    assert.notEqual(userOf('azure-a'), userOf('azure-b'));
+    assert.ok(!userOf('azure-a').includes('azure-a'), 'the key itself is not in the session id');
+  });
+
+  test("two clients with their own keys, the same prompt and no session header: a steer quoting one's answers never goes into the other's request", async () => {
+    const secret = 'Your recovery phrase is lunar-otter-93-quartz, keep it safe.';
+    const upstream = await new ScriptedModelServer({
+      script: (request): ScriptedTurn => ({
+        text: request.headers['x-tenant'] === 'a' ? `${secret} ${secret} ${secret}` : 'Booked.',
+      }),
+    }).start();
+    const proxy = await startModelProxy({ upstream: upstream.baseURL, breaker: new AgentBreaker({ telemetry: false }), port: 0 });
+    try {
+      // The stand-in server records keys redacted: the tenant also names itself in a header the proxy passes on.
+      const tenant = (name: string) =>
+        new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: `sk-tenant-${name}`, maxRetries: 0, defaultHeaders: { 'x-tenant': name } });
+      const opening: Message[] = [
+        { role: 'system', content: 'You are the assistant of a booking app.' },
+        { role: 'user', content: 'Hello' },
+      ];
+      const a = tenant('a');
+      const reply = (await a.chat.completions.create({ model: 'm', messages: opening })).choices[0]!.message as Message;
+      await a.chat.completions.create({ model: 'm', messages: [...opening, reply, { role: 'user', content: 'Again?' }] });
+      const steered = upstream.requests.filter((r) => JSON.stringify(r.body).includes('[governor]'));
+      assert.equal(steered.length, 1, "tenant A's own next request carries the steer");
+      await tenant('b').chat.completions.create({
+        model: 'm',
+        messages: [...opening, { role: 'assistant', content: 'Hi.' }, { role: 'user', content: 'Book Oslo' }],
+      });
+      const last = upstream.requests.at(-1)!;
+      assert.equal(last.headers['x-tenant'], 'b');
+      assert.ok(!JSON.stringify(last.body).includes('lunar-otter'), "tenant B's request holds nothing of tenant A's answers");
+    } finally {
+      await proxy.close();
+      await upstream.close();
+    }
   });
 
   test('a store outage with fail-closed refuses the call with a retryable 503 that does not say where the store is; the retry goes through', async () => {
@@ -1175,11 +1224,13 @@ describe('two proxies sharing one Redis store', () => {
         messages.push({ role: 'user', content: `Step ${i}: and the next file?` });
         messages.push((await ask(b!, messages)).choices[0]!.message as Message);
       }
-      const before = (await breakers[0]!.snapshot(`user:${user}`)).counters.userEvents;
+      const session = proxySessionId(new Headers({ authorization: 'Bearer sk-test-not-a-real-key' }), { model: 'm', messages: [question], user }, openaiWire);
+      assert.match(session, new RegExp(`^user:${user}@[0-9a-f]{12}$`));
+      const before = (await breakers[0]!.snapshot(session)).counters.userEvents;
       assert.equal(before, 41);
       // The first question again, in a fresh conversation, on the replica that saw it first.
       await ask(a!, [question]);
-      assert.equal((await breakers[0]!.snapshot(`user:${user}`)).counters.userEvents, 42);
+      assert.equal((await breakers[0]!.snapshot(session)).counters.userEvents, 42);
     } finally {
       await a!.close();
       await b!.close();

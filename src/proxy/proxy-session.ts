@@ -27,7 +27,8 @@ export function namedSession(headers: Headers, body: JsonObject, api: WireApi): 
  * user id (`user` in OpenAI, `metadata.user_id` in Anthropic); else, for a
  * request continuing a response not known here, that response's id; else a
  * stable hash of the system prompt and the first user message, which every
- * request of one conversation repeats.
+ * request of one conversation repeats. The user id and the hash are the
+ * client's own: scoped by its credential (see {@link clientTag}).
  */
 export function proxySessionId(headers: Headers, body: JsonObject, api: WireApi, sessionOfResponse?: (responseId: string) => string | undefined): string {
   const named = namedSession(headers, body, api);
@@ -35,10 +36,31 @@ export function proxySessionId(headers: Headers, body: JsonObject, api: WireApi,
   const continued = api.continues(body);
   const session = continued === undefined ? undefined : sessionOfResponse?.(continued);
   if (session !== undefined) return session;
+  const client = clientTag(headers);
   const user = api.userHint(body);
-  if (user !== undefined) return `user:${user}`;
+  if (user !== undefined) return client === undefined ? `user:${user}` : `user:${user}@${client}`;
   // What it continues is unknown here (another replica served it): its prompt is not in the request, and
   // a session of its own judges it without mixing it up with other conversations.
   if (continued !== undefined) return `response:${continued}`;
-  return `prompt:${createHash('sha256').update(api.promptSeed(body)).digest('hex').slice(0, 32)}`;
+  const seed = createHash('sha256');
+  if (client !== undefined) seed.update(`${client}\n`);
+  return `prompt:${seed.update(api.promptSeed(body)).digest('hex').slice(0, 32)}`;
+}
+
+/** Headers a client authenticates with to the upstream: OpenAI's, Anthropic's, Azure OpenAI's, Gemini's. */
+const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'api-key', 'x-goog-api-key'] as const;
+
+/**
+ * A short digest of the credential the request carries, if any. Two clients
+ * of one proxy (two tenants of a templated app) may send the same user id or
+ * open with the same prompt: without it they would share a session, and a
+ * steer decided on one's answers (quoting them) would go into the other's
+ * request. Clients that share a key share sessions as before.
+ */
+function clientTag(headers: Headers): string | undefined {
+  for (const name of CREDENTIAL_HEADERS) {
+    const value = headers.get(name)?.trim();
+    if (value) return createHash('sha256').update(value).digest('hex').slice(0, 12);
+  }
+  return undefined;
 }

@@ -491,7 +491,11 @@ describe('two proxies sharing one Redis store, with requests that continue a sto
       });
       const conversation = async (first: string, store: boolean): Promise<{ session: string; answers: OpenAI.Responses.Response[]; refused: boolean }> => {
         const opening = { model: 'm', instructions: 'You book travel.', tools: [SEARCH], store };
-        const session = proxySessionId(new Headers(), { ...opening, input: [{ role: 'user', content: first }] }, responsesWire);
+        const session = proxySessionId(
+          new Headers({ authorization: 'Bearer sk-test-not-a-real-key' }),
+          { ...opening, input: [{ role: 'user', content: first }] },
+          responsesWire,
+        );
         const answers: OpenAI.Responses.Response[] = [];
         let input: InputItem[] = [{ role: 'user', content: first }];
         for (let i = 0; i < 8; i += 1) {
