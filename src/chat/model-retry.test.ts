@@ -98,6 +98,20 @@ for (const mode of ['call', 'stream'] as const) {
       assert.equal(server.requests.length, 2);
     });
 
+    test("the RetryError's message, which quotes the last error, holds no secret; the errors keep theirs", async () => {
+      const key = 'sk-proj-Zq8vT3kLmN4pR7sW2xY5bC9dF1gH6jK0aE3iO8uQ';
+      const overloaded: ScriptedTurn = { error: { status: 503, message: `Overloaded while checking key ${key}` } };
+      const { server, client } = await setup([overloaded, overloaded], { maxRetries: 1 });
+      await using _ = server;
+      await assert.rejects(answer(client.prompt('hi'), mode), (e: unknown) => {
+        assert.ok(RetryError.isInstance(e));
+        assert.ok(!e.message.includes(key), e.message);
+        assert.match(e.message, /Overloaded while checking key \[REDACTED\]/);
+        assert.ok(String((e.lastError as Error).message).includes(key), 'the provider error is kept whole');
+        return true;
+      });
+    });
+
     test('a stalled connection (headers, no body) is cancelled and retried', async () => {
       const { server, client, retries } = await setup([{ stall: true }, { text: 'fresh connection' }], { stallTimeoutMs: 300 });
       await using _ = server;

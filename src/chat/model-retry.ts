@@ -2,6 +2,7 @@ import { APICallError } from '@ai-sdk/provider';
 import { retryWithExponentialBackoff } from '@ai-sdk/provider-utils';
 import { RetryError } from 'ai';
 import { GovernorError } from '../errors/governor-error.ts';
+import { redact } from '../redaction/redact.ts';
 
 /** Retries of a model call when `ModelOptions.maxRetries` is not set (the AI SDK's default). */
 export const DEFAULT_MAX_RETRIES = 2;
@@ -85,7 +86,9 @@ export async function withRetries<T>(attempt: () => Promise<T>, policy: RetryPol
       policy.onRetry({ attempt: attempts, delayMs, fromRetryAfter: asked !== undefined, statusCode: statusCodeOf(error), error });
       return delayMs;
     },
-    createRetryError: ({ message, reason, errors }) => new RetryError({ message, reason, errors }),
+    // The message quotes the last error's, which a provider may fill with what it was sent (a key it refused): it is
+    // what gets logged. The errors themselves are kept as they are, for the caller to inspect.
+    createRetryError: ({ message, reason, errors }) => new RetryError({ message: redact(message), reason, errors }),
   });
   try {
     return await retry(async () => {
