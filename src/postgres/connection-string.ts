@@ -7,6 +7,9 @@ import pg from './pg-module.ts';
 /** What pg reads as a connection string, for the messages. */
 const URL_FORM = 'a URL such as postgres://user:password@host:5432/database';
 
+/** How to write a user name or password that holds a character URLs give a meaning to. */
+const ENCODE = 'percent-encode special characters (# / ? @ : %) in the user name and password (encodeURIComponent)';
+
 /**
  * Refuses a connection string pg cannot parse, when the store is built: a
  * pool parses it only when it first connects, and then fails with a bare
@@ -19,6 +22,10 @@ const URL_FORM = 'a URL such as postgres://user:password@host:5432/database';
  * string (`host=db dbname=app`, which pg does not parse), a `host:port` or
  * a bare database name would each try the host `base` at first use: those
  * are refused here.
+ *
+ * An unencoded `/`, `?` or `#` in the user info ends it early, so pg would
+ * take part of the password for the host and database, connect there, and
+ * every error would show it: such a string is refused too.
  *
  * @throws InvalidOptionError naming `connectionString`
  */
@@ -33,12 +40,37 @@ export function checkConnectionString(value: string): void {
     if ((error as { code?: unknown } | null)?.code !== 'ERR_INVALID_URL') {
       throw new InvalidOptionError('connectionString', `could not be used: ${redact(error instanceof Error ? error.message : String(error))}`);
     }
+    throw new InvalidOptionError('connectionString', `is not a valid URL such as postgres://user:password@host:5432/database; ${ENCODE}`);
+  }
+  if (userInfoMisread(value)) {
     throw new InvalidOptionError(
       'connectionString',
-      'is not a valid URL such as postgres://user:password@host:5432/database; ' +
-        'percent-encode special characters (# / ? @ : %) in the user name and password',
+      `has an "@" after its host, so pg would read part of the user name or password as the host and database; ${ENCODE}`,
     );
   }
+}
+
+/**
+ * Whether pg reads the `@` that ends the user info after the host, in the
+ * path, the fragment or a query parameter's name (a parameter's value may
+ * hold one: `?user=app@server`). The URL is parsed as pg-connection-string
+ * parses it: spaces and stray `%` encoded first, an empty host allowed.
+ */
+function userInfoMisread(value: string): boolean {
+  // pg splits a socket directory on its space; it reads no URL there.
+  if (value.startsWith('/')) return false;
+  const url = / |%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(value) ? encodeURI(value).replace(/%25(\d\d)/g, '%$1') : value;
+  let parsed: URL;
+  try {
+    parsed = new URL(url, 'postgres://base');
+  } catch {
+    try {
+      parsed = new URL(url.replace('@/', '@___DUMMY___/'), 'postgres://base');
+    } catch {
+      return false;
+    }
+  }
+  return parsed.pathname.includes('@') || parsed.hash.includes('@') || [...parsed.searchParams.keys()].some((key) => key.includes('@'));
 }
 
 /** Why pg would misread the string, or `undefined` when it reads it as what it is. */
