@@ -26,3 +26,21 @@ test('a url node-redis cannot use is an InvalidOptionError saying what to pass, 
     }
   }
 });
+
+test('a password with an unencoded / ? or # is refused, saying to percent-encode it, without any part of it', () => {
+  for (const bad of ['redis://app:7331?Jm2@127.0.0.1:6390', 'redis://:Kq7#Hb5@127.0.0.1:6390', 'redis://:Kq7/Zx9@127.0.0.1:6390/0']) {
+    for (const construct of [(url: string) => new RedisBreakerStore({ url }), (url: string) => new RedisChatMemoryRepository({ url })]) {
+      assert.throws(
+        () => construct(bad),
+        (error: unknown) => {
+          assert.ok(InvalidOptionError.isInstance(error), `${bad}: ${String(error)}`);
+          assert.match(error.message, /percent-encode/);
+          for (const piece of ['7331', 'Jm2', 'Kq7', 'Hb5', 'Zx9']) assert.ok(!error.message.includes(piece), `${bad}: ${error.message}`);
+          return true;
+        },
+      );
+    }
+  }
+  // Encoded, the same password is a URL like any other.
+  assert.doesNotThrow(() => new RedisBreakerStore({ url: `redis://:${encodeURIComponent('Kq7/Zx9?#@')}@127.0.0.1:6390/0` }).close());
+});

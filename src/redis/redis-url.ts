@@ -1,5 +1,8 @@
 import { InvalidOptionError } from '../errors/governor-error.ts';
 
+/** How to write a user name or password that holds a character URLs give a meaning to. */
+const ENCODE = 'percent-encode special characters (# / ? @ : %) in the user name and password (encodeURIComponent)';
+
 /** What a store's `url` option takes, for the messages of {@link assertRedisUrl}. */
 const URL_FORM = 'a redis:// URL (rediss:// for TLS): redis://[[user]:password@]host[:port][/db], e.g. redis://127.0.0.1:6379';
 
@@ -15,10 +18,17 @@ export function assertRedisUrl(url: string): void {
   try {
     parsed = new URL(url);
   } catch {
-    throw new InvalidOptionError('url', `is not a valid URL; pass ${URL_FORM}`);
+    throw new InvalidOptionError('url', `is not a valid URL; ${ENCODE}, and pass ${URL_FORM}`);
   }
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
     throw new InvalidOptionError('url', `uses the scheme "${parsed.protocol}", which is not Redis; pass ${URL_FORM}`);
+  }
+  if (`${parsed.pathname}${parsed.search}${parsed.hash}`.includes('@')) {
+    // An unencoded / ? or # in the user info ended it early: part of the password would be taken for the host.
+    throw new InvalidOptionError(
+      'url',
+      `has an "@" after its host, so part of the user name or password would be read as the host; ${ENCODE}, and pass ${URL_FORM}`,
+    );
   }
   if (!/^(\/\d*)?$/.test(parsed.pathname)) {
     throw new InvalidOptionError('url', `has a path that is not a database number; pass ${URL_FORM}`);
