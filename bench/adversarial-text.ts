@@ -31,6 +31,9 @@ const ADVERSARIAL_UNITS = [
   '10ms',
   '日本',
   'try again later ',
+  'mysql ',
+  'redis-cli ',
+  'password is ',
 ] as const;
 
 /** Where a text goes. */

@@ -4,24 +4,41 @@ import { isSecretValue } from './secret-names.ts';
  * Credentials typed on command lines in the forms whose flag does not name a
  * secret (`--password …` and `--api-key …` do, see redact.ts). Each pattern
  * starts at a word it needs and reads at most to the end of the command
- * (a line break, `|`, `;` or `&`): linear in the text.
+ * (a line break, `|`, `;` or `&`) or to where the same word starts another
+ * match: linear in the text.
  */
 
 /** A flag's value: quoted, or a run without white space or quotes. */
 const VALUE = `("[^"\\n]*"|'[^'\\n]*'|[^\\s"']+)`;
-/** The rest of one command, lazily. */
-const SAME_COMMAND = `[^\\n|;&]*?`;
+/**
+ * The rest of one command after a program's name, lazily, up to the next
+ * place `start` matches at most: the match that starts there reads on from
+ * it, and no part of a text is read again for each name before it
+ * (`mysql mysql mysql …`).
+ */
+function sameCommandAfter(start: string): string {
+  return `(?:(?!${start})[^\\n|;&])*?`;
+}
 
+const MYSQL_START = '\\b(?:mysql|mariadb)';
 /**
  * `mysql -pSECRET` (and the other MySQL and MariaDB clients): the password
  * is joined to `-p`; `-p NAME` asks for the password and NAME is a database.
  */
-const MYSQL = new RegExp(`(\\b(?:mysql|mariadb)[\\w-]*\\b${SAME_COMMAND}\\s-p)("[^"\\n]*"|'[^'\\n]*'|[^\\s"'-][^\\s"']*)`, 'g');
-/** `sshpass -p SECRET`, and `-p SECRET` of a registry login (`docker login -u me -p …`). */
+const MYSQL = new RegExp(`(${MYSQL_START}${sameCommandAfter(MYSQL_START)}\\s-p)("[^"\\n]*"|'[^'\\n]*'|[^\\s"'-][^\\s"']*)`, 'g');
+const SSHPASS_START = '\\bsshpass\\b';
+const REGISTRY_START = '\\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane)\\b';
+/**
+ * `sshpass -p SECRET`, and `-p SECRET` of a registry login (`docker login -u me -p …`). The words up to `login` stop
+ * at the first `login`: a later one would only have the same rest of the command read again.
+ */
 const PASSWORD_P = new RegExp(
-  `(\\b(?:sshpass|(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane)\\b${SAME_COMMAND}\\blogin)\\b${SAME_COMMAND}\\s-p\\s*)${VALUE}`,
+  `((?:${SSHPASS_START}${sameCommandAfter(SSHPASS_START)}|${REGISTRY_START}(?:(?!${REGISTRY_START}|\\blogin\\b)[^\\n|;&])*\\blogin\\b${sameCommandAfter(REGISTRY_START)})\\s-p\\s*)${VALUE}`,
   'g',
 );
+const REDIS_CLI_START = '\\b(?:redis|valkey|keydb)-cli\\b';
+/** `redis-cli -a SECRET` (and its forks): `-a` is the password there, and in other commands anything but. */
+const REDIS_CLI = new RegExp(`(${REDIS_CLI_START}${sameCommandAfter(REDIS_CLI_START)}\\s-a\\s+)${VALUE}`, 'g');
 /**
  * `curl -u user:SECRET`, `--user user:SECRET`, `--proxy-user`, and short
  * flags run together (`-sfu`). A value after the colon that starts with `/`
@@ -38,7 +55,7 @@ const CONFIG_SET = new RegExp(`(\\bconfig(?:ure)?(?:\\s+set)?(?:\\s+--?[\\w-]+)*
 
 /** What each form needs somewhere in a text. */
 const MAY_HOLD =
-  /mysql|mariadb|(?:sshpass|login)\b[^\n]*?\s-p|\s-[A-Za-z]*u[\s=]|--(?:proxy-)?user|\bconfig(?:ure)?\s[^\n]{0,200}?(?:pass|pw|secret|credential|key|token|auth|jwt|sig|cookie|dsn|sas)/i;
+  /mysql|mariadb|(?:redis|valkey|keydb)-cli|(?:sshpass|login)\b(?:(?!sshpass|login)[^\n])*?\s-p|\s-[A-Za-z]*u[\s=]|--(?:proxy-)?user|\bconfig(?:ure)?\s[^\n]{0,200}?(?:pass|pw|secret|credential|key|token|auth|jwt|sig|cookie|dsn|sas)/i;
 
 /** The quotes around a value stay, so the command still reads as it was typed. */
 function redactedValue(value: string, replacement: string): string {
@@ -57,6 +74,7 @@ export function redactCommandLineCredentials(text: string, replacement: string):
   return text
     .replace(MYSQL, (_match, before: string, value: string) => `${before}${redactedValue(value, replacement)}`)
     .replace(PASSWORD_P, (_match, before: string, value: string) => `${before}${redactedValue(value, replacement)}`)
+    .replace(REDIS_CLI, (_match, before: string, value: string) => `${before}${redactedValue(value, replacement)}`)
     .replace(USER_COLON_PASSWORD, (match, before: string, value: string) => (/^\d+$/.test(value) ? match : `${before}${replacement}`))
     .replace(CONFIG_SET, (match, before: string, name: string, value: string) => {
       const bare = value.length >= 2 && (value.startsWith('"') || value.startsWith("'")) ? value.slice(1, -1) : value;

@@ -53,6 +53,11 @@ describe('mayHoldSecret (redact() skips its rules where they cannot change a tex
           `q=${form}%3D${value}`,
           `%7B%22${form}%22%3A%22${value}%22%7D`,
           `${form}%253D${value}`,
+          `the ${form} is ${value}`,
+          `${form} [None]: ${value}`,
+          `- name: ${form}\n  value: ${value}`,
+          `{"name": "${form}", "value": "${value}"}`,
+          JSON.stringify(`- name: ${form}\n  value: "${value}"`),
         ]) {
           if (redact(text) !== text) assert.ok(mayHoldSecret(text), text);
         }
@@ -75,6 +80,13 @@ describe('mayHoldSecret (redact() skips its rules where they cannot change a tex
       'q=%22ghp_0123456789abcdefABCDEF0123456789abcd%22',
       'git clone https://9f86d081884c7d659a2feaa0c55ad015@github.com/o/r',
       '-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----',
+      'AKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8vT3kLmN',
+      'machine h login app password hunter2',
+      "CREATE USER 'app'@'%' IDENTIFIED BY 'hunter2'",
+      "ALTER ROLE app PASSWORD 'hunter2'",
+      "SET PASSWORD FOR app = 'hunter2'",
+      'redis-cli -a hunter2 ping',
+      'the password is hunter2',
     ];
     for (const text of texts) {
       assert.notEqual(redact(text), text, `redact() changes ${text}`);
@@ -133,6 +145,24 @@ describe('mayHoldSecret (redact() skips its rules where they cannot change a tex
           'contraseña',
           'Basic dXNlcjpwYXNz',
           'Basic%20',
+          // Sentences, .netrc entries, SQL, list entries, prompts, redis-cli and AWS key pairs.
+          ' is ',
+          ' was ',
+          ' for app is ',
+          ' set to ',
+          'machine',
+          ' login ',
+          'default',
+          'IDENTIFIED BY',
+          'PASSWORD FOR',
+          "PASSWORD '",
+          'name: ',
+          '\nvalue: ',
+          '","value":"',
+          ' [None]: ',
+          'redis-cli',
+          ' -a ',
+          'AKIAIOSFODNN7EXAMPLE,',
         ]),
       () => blob(1 + Math.floor(rand() * 40)),
       () => String(Math.floor(rand() * 1e6)),

@@ -418,6 +418,32 @@ describe('redact: linear time on any input', () => {
     assert.ok(redact(`${text}u:hunter2@db.example.com/x`) === `${text.slice(0, -3)}:${REDACTED}@db.example.com/x`);
   });
 
+  test('the words the command-line, keyword and list forms start at are read once', () => {
+    // `mysql mysql …` read the rest of the command again from each name: 370 ms for 64 KB, the square of it for more.
+    const cases: Array<[string, string, string]> = [
+      ['mysql ', '\nmysql -pHunter2x', `\nmysql -p${REDACTED}`],
+      ['sshpass ', '\nsshpass -p hunter2 ssh h', `\nsshpass -p ${REDACTED} ssh h`],
+      ['docker login ', '\ndocker login -p hunter2 r', `\ndocker login -p ${REDACTED} r`],
+      ['redis-cli ', '\nredis-cli -a hunter2 ping', `\nredis-cli -a ${REDACTED} ping`],
+      ['password is ', '\nthe password is hunter2', `\nthe password is ${REDACTED}`],
+      ["PASSWORD 'a''", "\nALTER ROLE a PASSWORD 'hunter2';", `\nALTER ROLE a PASSWORD '${REDACTED}';`],
+      ['IDENTIFIED BY ', "\nIDENTIFIED BY 'hunter2'", `\nIDENTIFIED BY '${REDACTED}'`],
+      ['machine a login b ', '\nmachine h login b password hunter2', `\nmachine h login b password ${REDACTED}`],
+      ['name: password\n', '\n- name: DB_PASSWORD\n  value: hunter2', `\n- name: DB_PASSWORD\n  value: ${REDACTED}`],
+      ['key [x]: ', '\nkey [x]: Xk9mQ2vL7pZr4wT8', `\nkey [x]: ${REDACTED}`],
+      ['AKIAIOSFODNN7EXAMPLE,', '\nAKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8vT3kLmN', `\n${REDACTED},${REDACTED}`],
+      ['x-pw ', '\nrun -pw hunter2', `\nrun -pw ${REDACTED}`],
+    ];
+    for (const [unit, tail, expectedTail] of cases) {
+      const text = repeated(unit, 256 * KB);
+      const started = performance.now();
+      const out = redact(`${text}${tail}`);
+      const ms = performance.now() - started;
+      assert.ok(ms < 1000, `${JSON.stringify(unit)}: ${ms.toFixed(0)} ms`);
+      assert.ok(out.endsWith(expectedTail), `${JSON.stringify(unit)}: …${out.slice(-80)}`);
+    }
+  });
+
   test('runs of backslashes are read once', () => {
     const backslashes = repeated('\\');
     assert.equal(redact(`password=${backslashes}`), `password=${REDACTED}`);
@@ -435,5 +461,146 @@ describe('redact: linear time on any input', () => {
     // A long value that reads as words stays, however long.
     const path = `${'projects/alpha/locations/global/'.repeat(8)}keys`;
     assert.equal(redact(`key=${path}`), `key=${path}`);
+  });
+});
+
+describe('redact: credentials written without a name and a separator', () => {
+  const AWS_SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8vT3kLmN';
+
+  test('an AWS secret access key right after its key id, as the console credentials CSV has it', () => {
+    assert.equal(redact(`AKIAIOSFODNN7EXAMPLE,${AWS_SECRET}`), `${REDACTED},${REDACTED}`);
+    const csv = `User name,Password,Access key ID,Secret access key,Console login link\nci,,AKIAIOSFODNN7EXAMPLE,${AWS_SECRET},https://acct.signin.aws.amazon.com/console`;
+    assert.equal(
+      redact(csv),
+      `User name,Password,Access key ID,Secret access key,Console login link\nci,,${REDACTED},${REDACTED},https://acct.signin.aws.amazon.com/console`,
+    );
+    assert.equal(redact(`AKIAIOSFODNN7EXAMPLE\t${AWS_SECRET}`), `${REDACTED}\t${REDACTED}`);
+    // A git SHA after a key id is no secret key: it has no capital letter.
+    assert.equal(redact('AKIAIOSFODNN7EXAMPLE 9fceb02d0ae598e95dc970b74767f19372d61af8'), `${REDACTED} 9fceb02d0ae598e95dc970b74767f19372d61af8`);
+  });
+
+  test('the prompts of aws configure, with the default in brackets', () => {
+    const session = [
+      'AWS Access Key ID [None]: AKIAIOSFODNN7EXAMPLE',
+      `AWS Secret Access Key [None]: ${AWS_SECRET}`,
+      'Default region name [None]: us-east-1',
+      'Default output format [None]: json',
+    ].join('\n');
+    assert.equal(
+      redact(session),
+      `AWS Access Key ID [None]: ${REDACTED}\nAWS Secret Access Key [None]: ${REDACTED}\nDefault region name [None]: us-east-1\nDefault output format [None]: json`,
+    );
+    assert.equal(redact(`AWS Secret Access Key [****************kLmN]: ${AWS_SECRET}`), `AWS Secret Access Key [****************kLmN]: ${REDACTED}`);
+    assert.equal(redact('Enter password [none]: hunter2'), `Enter password [none]: ${REDACTED}`);
+  });
+
+  test('a .netrc entry, on one line or several', () => {
+    assert.equal(redact('machine db.example.com login app password S3cr3t-pw'), `machine db.example.com login app password ${REDACTED}`);
+    assert.equal(
+      redact('machine api.example.com\n  login me@example.com\n  password hunter2\nmachine other.example.com login bob password pw2'),
+      `machine api.example.com\n  login me@example.com\n  password ${REDACTED}\nmachine other.example.com login bob password ${REDACTED}`,
+    );
+    assert.equal(redact('machine h.example.com password hunter2 login app'), `machine h.example.com password ${REDACTED} login app`);
+    assert.equal(redact('default login anonymous password me@example.com'), `default login anonymous password ${REDACTED}`);
+    // Prose that names a machine, a login and a password.
+    for (const text of ['the machine learning login page has a password field', 'a default password is set at login']) {
+      assert.equal(redact(text), text);
+    }
+  });
+
+  test('a password in an SQL statement', () => {
+    const cases: Array<[string, string]> = [
+      ["ALTER USER app WITH PASSWORD 'S3cr3t-pw';", `ALTER USER app WITH PASSWORD '${REDACTED}';`],
+      [
+        "CREATE USER app WITH ENCRYPTED PASSWORD 'S3cr3t-pw' VALID UNTIL 'infinity';",
+        `CREATE USER app WITH ENCRYPTED PASSWORD '${REDACTED}' VALID UNTIL 'infinity';`,
+      ],
+      ["create role reader login password 'it''s-a-pw';", `create role reader login password '${REDACTED}';`],
+      ["CREATE USER 'app'@'%' IDENTIFIED BY 'S3cr3t-pw';", `CREATE USER 'app'@'%' IDENTIFIED BY '${REDACTED}';`],
+      [
+        "ALTER USER 'app'@'localhost' IDENTIFIED WITH mysql_native_password BY 'S3cr3t-pw';",
+        `ALTER USER 'app'@'localhost' IDENTIFIED WITH mysql_native_password BY '${REDACTED}';`,
+      ],
+      ['CREATE USER scott IDENTIFIED BY "Tiger-pw1";', `CREATE USER scott IDENTIFIED BY "${REDACTED}";`],
+      ["SET PASSWORD FOR 'app'@'%' = 'S3cr3t-pw';", `SET PASSWORD FOR 'app'@'%' = '${REDACTED}';`],
+      // In JSON text, as a tool call's arguments hold it.
+      [JSON.stringify({ sql: "ALTER ROLE app PASSWORD 'S3cr3t-pw'" }), `{"sql":"ALTER ROLE app PASSWORD '${REDACTED}'"}`],
+    ];
+    for (const [text, expected] of cases) assert.equal(redact(text), expected, text);
+    for (const text of ['ALTER ROLE app PASSWORD NULL;', 'the issue identified by the reviewer', 'SELECT password FROM users WHERE id = 1']) {
+      assert.equal(redact(text), text);
+    }
+  });
+
+  test('redis-cli -a, and the flags of other clients', () => {
+    assert.equal(redact('redis-cli -h cache -a R3dPw-q9Zk ping'), `redis-cli -h cache -a ${REDACTED} ping`);
+    assert.equal(redact("valkey-cli -a 'R3dPw q9Zk' --no-auth-warning info"), `valkey-cli -a '${REDACTED}' --no-auth-warning info`);
+    assert.equal(redact('redis-cli -h cache --user app --pass R3dPw-q9Zk ping'), `redis-cli -h cache --user app --pass ${REDACTED} ping`);
+    assert.equal(redact('mysql -uroot -pSecret shop'), `mysql -uroot -p${REDACTED} shop`);
+    assert.equal(redact('mysql --password=Secret shop'), `mysql --password=${REDACTED} shop`);
+    // -a of other commands is no password.
+    for (const text of ['cp -a src dst && git commit -a -m wip', 'redis-cli -h cache ping; ls -a /tmp']) assert.equal(redact(text), text);
+  });
+
+  test('a Kubernetes env list: the value after a name that names a secret', () => {
+    assert.equal(
+      redact('env:\n  - name: DB_PASSWORD\n    value: "S3cr3t-pw"\n  - name: LOG_LEVEL\n    value: debug'),
+      `env:\n  - name: DB_PASSWORD\n    value: "${REDACTED}"\n  - name: LOG_LEVEL\n    value: debug`,
+    );
+    assert.equal(redact('- name: DB_PASSWORD\n  value: S3cr3t-pw'), `- name: DB_PASSWORD\n  value: ${REDACTED}`);
+    assert.equal(
+      redact('"env": [{"name": "API_TOKEN", "value": "Xk9mQ2vL7pZr4wT8"}, {"name": "MAX_TOKENS", "value": "1000"}]'),
+      `"env": [{"name": "API_TOKEN", "value": "${REDACTED}"}, {"name": "MAX_TOKENS", "value": "1000"}]`,
+    );
+    assert.equal(redact('[{"key":"DB_PASS","value":"hunter2"}]'), `[{"key":"DB_PASS","value":"${REDACTED}"}]`);
+    assert.equal(
+      redact(JSON.stringify({ manifest: '- name: DB_PASSWORD\n  value: "S3cr3t-pw"' })),
+      `{"manifest":"- name: DB_PASSWORD\\n  value: \\"${REDACTED}\\""}`,
+    );
+    // A value taken from a secret names no value.
+    const fromSecret = '- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: db, key: password}';
+    assert.equal(redact(fromSecret), fromSecret);
+  });
+
+  test('a password in a sentence, when the value looks like one', () => {
+    const cases: Array<[string, string]> = [
+      ['the db password is S3cr3t-pw', `the db password is ${REDACTED}`],
+      ['The password was hunter2.', `The password was ${REDACTED}.`],
+      ['the password is: S3cr3t-pw, keep it safe', `the password is: ${REDACTED}, keep it safe`],
+      ['The default password is "admin".', `The default password is "${REDACTED}".`],
+      ['the root password is now P@ssw0rd!', `the root password is now ${REDACTED}`],
+      ['the password for app is S3cr3t-pw', `the password for app is ${REDACTED}`],
+      ['the password was changed to S3cure!pass', `the password was changed to ${REDACTED}`],
+      ['the API token is Xk9mQ2vL7pZr4wT8', `the API token is ${REDACTED}`],
+      // In JSON text: an escaped quote stays escaped, and an escaped line break ends the value.
+      [JSON.stringify({ m: 'the password is "admin" now' }), `{"m":"the password is \\"${REDACTED}\\" now"}`],
+      [JSON.stringify({ m: 'the password is hunter2\nnext' }), `{"m":"the password is ${REDACTED}\\nnext"}`],
+    ];
+    for (const [text, expected] of cases) assert.equal(redact(text), expected, text);
+    for (const text of [
+      'the password is incorrect',
+      'password is required',
+      'Password is too short (at least 8 characters).',
+      'The password was reset; the token is expired.',
+      'the password is stored as a bcrypt hash',
+      'the password is sha256-hashed and salted',
+      'the password is OAuth2-based, the token is 2FA-protected and the secret is k8s-managed',
+      'the password is DB_PASSWORD from the environment',
+      'the password is ${DB_PASSWORD} and the secret is 42',
+      'The key is that the cache key is user:1234:profile.',
+      'the password is [REDACTED]',
+    ]) {
+      assert.equal(redact(text), text);
+    }
+  });
+
+  test('a secret word at the end of a longer word is no flag', () => {
+    // Read as the flag `-pw`, the word after a password was taken for it, and the password stayed.
+    assert.equal(redact('S3cr3t-pw to'), 'S3cr3t-pw to');
+    assert.equal(redact('--dir: /nonexistent/S3cr3t-pw does not exist'), '--dir: /nonexistent/S3cr3t-pw does not exist');
+    assert.equal(redact('build my-secret now, then db.password-file stays'), 'build my-secret now, then db.password-file stays');
+    // A flag is still a flag, at the start of a word, a line or an escaped line.
+    assert.equal(redact('run -pw hunter2'), `run -pw ${REDACTED}`);
+    assert.equal(redact('"cmd": "deploy\\n--password hunter2"'), `"cmd": "deploy\\n--password ${REDACTED}"`);
   });
 });

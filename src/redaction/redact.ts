@@ -1,8 +1,9 @@
 import { redactCommandLineCredentials } from './command-line-credentials.ts';
+import { redactKeywordCredentials } from './keyword-credentials.ts';
 import { mayHoldSecret } from './may-hold-secret.ts';
 import { redactCutPrivateKeys } from './private-keys.ts';
 import { isSecretValue, nameSays, secretUnderKey } from './secret-names.ts';
-import { TOKEN_RULES } from './secret-rules.ts';
+import { AWS_KEY_PAIR, TOKEN_RULES } from './secret-rules.ts';
 
 /** What a redacted secret is replaced with. */
 export const REDACTED = '[REDACTED]';
@@ -27,14 +28,16 @@ const URL_USERINFO = /:\/\/([^\s:/@?#]*)(:(?:[^\s?#:]|:(?!\/\/))*)?@(?=[\w.-]+(?
 // The name is bounded and must start a word, and a value is only read after a secret name: linear time on any input.
 const NAME = String.raw`[\p{L}_][\p{L}\p{M}\p{N}_.-]{0,63}`;
 const SEPARATOR = String.raw`\*{0,2}[ \t]*(?::=|=>|[:=：＝])\*{0,2}`;
+// A prompt may show a default in brackets between its name and its colon (`AWS Secret Access Key [None]: …`).
+const PROMPT_DEFAULT = String.raw`(?:[ \t]+\[[^\[\]\n]{0,64}\])?`;
 // Escaping backslashes are taken from the start of their run only: starting inside it would read the rest again.
 const ESCAPES = String.raw`(?:(?<!\\)\\+)?`;
-const ASSIGNMENT = new RegExp(String.raw`(?<![\p{L}\p{M}\p{N}_.-])(${ESCAPES}["']?)(${NAME})\1(${SEPARATOR}[ \t]*)`, 'gu');
+const ASSIGNMENT = new RegExp(String.raw`(?<![\p{L}\p{M}\p{N}_.-])(${ESCAPES}["']?)(${NAME})\1(${PROMPT_DEFAULT}${SEPARATOR}[ \t]*)`, 'gu');
 // The same in URL-encoded text (`password%3Dhunter2`, `%22api_key%22%3A%22…`): a name also starts right after a
 // percent escape, and the separator and quotes may be encoded, once or more (`%253D`). Group 4 holds a `25` for
 // each encoding beyond the first, at most 7.
 const ENCODED_ASSIGNMENT = new RegExp(
-  String.raw`(?:(?<![\p{L}\p{M}\p{N}_.-])|(?<=%(?:25){0,7}[0-9A-Fa-f]{2}))(${ESCAPES}["']?|%(?:25){0,7}2[27])(${NAME})\1(${SEPARATOR}[ \t]*|(?:%(?:25){0,7}2[27])?%((?:25){0,7})3[ADad])`,
+  String.raw`(?:(?<![\p{L}\p{M}\p{N}_.-])|(?<=%(?:25){0,7}[0-9A-Fa-f]{2}))(${ESCAPES}["']?|%(?:25){0,7}2[27])(${NAME})\1(${PROMPT_DEFAULT}${SEPARATOR}[ \t]*|(?:%(?:25){0,7}2[27])?%((?:25){0,7})3[ADad])`,
   'gu',
 );
 // Whether a text holds an encoded `:` or `=`, and needs ENCODED_ASSIGNMENT.
@@ -86,8 +89,17 @@ const SPACED_SEPARATOR = /[ \t：＝]$/;
 // <password>value</password>, <apiKey>value</apiKey> (XML configuration, SOAP bodies).
 const XML_ELEMENT = /<([A-Za-z_][\w.:-]{0,63})(\s[^<>]{0,256})?>([^<\n]{1,4096})<\/\1>/g;
 
-// --password VALUE, --api-key=VALUE on command lines.
-const FLAG = /(--?[A-Za-z][\w-]{0,63})(\s+|=)([^\s"'-][^\s"']{0,4095})/g;
+// --password VALUE, --api-key=VALUE on command lines. A flag starts a word (or follows a `\n` escape, in JSON text):
+// inside one (`S3cr3t-pw to`) a secret-like ending is no flag, and the word after it no value.
+const FLAG = /(?:(?<![\p{L}\p{N}_./\\-])|(?<=\\[nrt]))(--?[A-Za-z][\w-]{0,63})(\s+|=)([^\s"'-][^\s"']{0,4095})/gu;
+const JOINED_SHORT_OPTION = /^-[a-z][A-Z]/;
+
+// A name and its value given as two entries (`- name: DB_PASSWORD⏎  value: "…"` of a Kubernetes env list,
+// `{"name": "API_TOKEN", "value": "…"}`, `{"key": …, "value": …}`): the value is judged by the name it is given.
+const NAMED_VALUE = new RegExp(
+  String.raw`(?<![\p{L}\p{M}\p{N}_.-])(${ESCAPES}["']?)(?:name|key)\1${SEPARATOR}[ \t]*(${ESCAPES}["']?)(${NAME})\2[ \t]*(?:,|\r?\n|(?:\\+r)?\\+n)[ \t]*(${ESCAPES}["']?)value\4(${SEPARATOR}[ \t]*)`,
+  'giu',
+);
 
 /** A secret value found after a name and its separator: how long it is in the text, and what replaces it. */
 interface FoundValue {
@@ -97,17 +109,33 @@ interface FoundValue {
 
 function redactAssignments(text: string): string {
   const pattern = new RegExp((ENCODED_SEPARATOR.test(text) ? ENCODED_ASSIGNMENT : ASSIGNMENT).source, 'gu');
+  return redactValuesAfter(text, pattern, (match, at) => {
+    const [, , name = '', separator = '', encodedDepth] = match;
+    const says = nameSays(name);
+    if (says === 'no') return undefined;
+    return encodedDepth === undefined ? plainValue(text, at, name, separator, says === 'always') : encodedValue(text, at, name, encodedDepth);
+  });
+}
+
+function redactNamedValues(text: string): string {
+  const pattern = new RegExp(NAMED_VALUE.source, NAMED_VALUE.flags);
+  return redactValuesAfter(text, pattern, (match, at) => {
+    const [, , , name = '', , separator = ''] = match;
+    const says = nameSays(name);
+    return says === 'no' ? undefined : plainValue(text, at, name, separator, says === 'always');
+  });
+}
+
+/**
+ * `text` with the value after each match of `pattern` (global) replaced as `valueAt` finds it, given the match and
+ * where the value starts; a value found is not read again for names.
+ */
+function redactValuesAfter(text: string, pattern: RegExp, valueAt: (match: RegExpExecArray, at: number) => FoundValue | undefined): string {
   let out = '';
   let copied = 0;
   let match: RegExpExecArray | null;
   while ((match = pattern.exec(text)) !== null) {
-    const [, , name = '', separator = '', encodedDepth] = match;
-    const says = nameSays(name);
-    if (says === 'no') continue;
-    const found =
-      encodedDepth === undefined
-        ? plainValue(text, pattern.lastIndex, name, separator, says === 'always')
-        : encodedValue(text, pattern.lastIndex, name, encodedDepth);
+    const found = valueAt(match, pattern.lastIndex);
     if (found === undefined) continue;
     out += `${text.slice(copied, pattern.lastIndex)}${found.shown}`;
     copied = pattern.lastIndex + found.length;
@@ -242,7 +270,10 @@ export function redactUnparsedUrl(text: string): string {
  * the pre-check must agree with, and what its tests compare it to.
  */
 export function redactByRules(text: string): string {
-  let out = text;
+  // Before the token rules, which would leave the secret without the key id that shows what it is.
+  let out = text.replace(AWS_KEY_PAIR, (match, _id: string, separator: string, secret: string) =>
+    /[a-z]/.test(secret) && /[A-Z]/.test(secret) ? `${REDACTED}${separator}${REDACTED}` : match,
+  );
   for (const rule of TOKEN_RULES) {
     out = out.replace(rule.pattern, (_match, prefix?: unknown) => (typeof prefix === 'string' ? `${prefix}=${REDACTED}` : REDACTED));
   }
@@ -262,11 +293,16 @@ export function redactByRules(text: string): string {
     return `://${shownUser}:${REDACTED}@`;
   });
   out = redactAssignments(out);
+  out = redactNamedValues(out);
   out = out.replace(XML_ELEMENT, (match, name: string, attributes: string | undefined, value: string) =>
     isSecretValue(name, value.trim()) ? `<${name}${attributes ?? ''}>${REDACTED}</${name}>` : match,
   );
-  out = out.replace(FLAG, (match, flag: string, separator: string, value: string) => (isSecretValue(flag, value) ? `${flag}${separator}${REDACTED}` : match));
+  out = out.replace(FLAG, (match, flag: string, separator: string, value: string) =>
+    // `-pSecret`: a one-letter option with its value joined (`mysql -pSecret shop`), not a name that ends in a word.
+    !JOINED_SHORT_OPTION.test(flag) && isSecretValue(flag, value) ? `${flag}${separator}${REDACTED}` : match,
+  );
   out = redactCommandLineCredentials(out, REDACTED);
+  out = redactKeywordCredentials(out, REDACTED);
   return out;
 }
 

@@ -82,6 +82,24 @@ function looksRandom(value: string): boolean {
   return shannonEntropy(value) >= 3;
 }
 
+/**
+ * `OAuth2-based`, `k8s-managed`: a word, then lower-case words of three letters or more, is a compound adjective (a
+ * password with a short word after a hyphen, `S3cr3t-pw`, is none).
+ */
+const COMPOUND_WORD = /^[\p{L}\p{N}]+(?:-\p{Ll}{3,})+$/u;
+
+/**
+ * A word written as a password, as a sentence gives one (`the password is hunter2`): letters with digits or symbols
+ * among them. Not a plain word (`the password is incorrect`), a number (`is 8 characters long`), an identifier or a
+ * path (`is DB_PASSWORD`, `is sha256-hashed`, `is OAuth2-based`), a URL or a placeholder, which a sentence about a password holds as
+ * often as a password.
+ */
+export function looksLikePassword(value: string): boolean {
+  if (value.length < 6 || NOT_A_VALUE.test(value) || value.includes('://')) return false;
+  if (!/\p{L}/u.test(value) || !/[^\p{L}]/u.test(value) || PATH_START.test(value)) return false;
+  return !(/[_.:/-]/.test(value) && (WORDS_JOINED.test(value) || COMPOUND_WORD.test(value)));
+}
+
 /** Whether `value`, assigned to `name`, is a secret to redact. */
 export function isSecretValue(name: string, value: string): boolean {
   const says = nameSays(name);

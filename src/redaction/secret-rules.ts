@@ -1,3 +1,15 @@
+/** An AWS access key id: the prefix of its kind, then 16 characters of base32. */
+const AWS_ACCESS_KEY_ID = '(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}';
+
+/**
+ * An AWS access key id and, right after it, its secret access key, as the
+ * console's credentials CSV (`AKIA…,wJal…`) and tables of keys hold them:
+ * the secret has no shape of its own but 40 characters of base64. Group 2 is
+ * what separates them, group 3 the secret; one without both cases of letter
+ * (a git SHA after a key id) is none.
+ */
+export const AWS_KEY_PAIR = new RegExp(String.raw`(?<![A-Za-z0-9])(${AWS_ACCESS_KEY_ID})([ \t]*[,;|:][ \t]*|[ \t]+)([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`, 'g');
+
 /**
  * Credential formats recognised by their shape alone, whatever surrounds them.
  *
@@ -16,7 +28,7 @@
  */
 export const TOKEN_RULES: ReadonlyArray<{ readonly id: string; readonly pattern: RegExp }> = afterPercentEscapes([
   { id: 'private-key', pattern: /-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----/g },
-  { id: 'aws-access-token', pattern: /(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])/g },
+  { id: 'aws-access-token', pattern: new RegExp(`(?<![A-Za-z0-9])${AWS_ACCESS_KEY_ID}(?![A-Za-z0-9])`, 'g') },
   { id: 'github-pat', pattern: /(?<![A-Za-z0-9])gh[pousr]_[0-9a-zA-Z]{36,}(?![A-Za-z0-9])/g },
   { id: 'github-fine-grained-pat', pattern: /(?<![A-Za-z0-9])github_pat_\w{22,}/g },
   { id: 'gitlab-pat', pattern: /(?<![A-Za-z0-9])gl(?:pat|ptt|rt|dt|cbt|soat|ffct)-[\w-]{20,}/g },

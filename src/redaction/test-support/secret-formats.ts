@@ -103,6 +103,22 @@ export const SECRET_FORMATS: ReadonlyArray<{ readonly name: string; readonly tex
   { name: 'Basic credentials of letters only', text: 'proxy: Basic dXNlcjpwYXNz', secret: 'dXNlcjpwYXNz' },
   { name: 'password named in Russian', text: 'пароль: RuPassw0rd', secret: 'RuPassw0rd' },
   { name: 'password named in Chinese, full-width colon', text: '密码：ZhPassw0rd', secret: 'ZhPassw0rd' },
+  {
+    name: 'AWS credentials CSV',
+    text: 'Access key ID,Secret access key\nAKIAIOSFODNN7EXAMPLE,Qm7tR2vX9kL4pZ8wN3cF6hJ1sD5gA0bYeU2iO7qT',
+    secret: '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',
+  },
+  {
+    name: 'aws configure prompt',
+    text: 'AWS Secret Access Key [None]: Zp4Kw8Rt2Yq6Ux0Bn3Mc7Vd1Lf5Hg9Js2Ae6Ti0Q',
+    secret: 'Zp4Kw8Rt2Yq6Ux0Bn3Mc7Vd1Lf5Hg9Js2Ae6Ti0Q',
+  },
+  { name: '.netrc entry', text: 'machine db.example.com login app password N3trc-pw9', secret: 'N3trc-pw9' },
+  { name: 'SQL ALTER USER ... PASSWORD', text: "ALTER USER app WITH PASSWORD 'SqlAlt3r-pw';", secret: 'SqlAlt3r-pw' },
+  { name: 'SQL IDENTIFIED BY', text: "CREATE USER 'app'@'%' IDENTIFIED BY 'SqlId3nt-pw';", secret: 'SqlId3nt-pw' },
+  { name: 'redis-cli -a', text: 'redis-cli -h cache -a R3dPw-q9Zk ping', secret: 'R3dPw-q9Zk' },
+  { name: 'Kubernetes env list', text: '- name: DB_PASSWORD\n  value: "K8sEnv-pw4"', secret: 'K8sEnv-pw4' },
+  { name: 'password in a sentence', text: 'the db password is Pr0se-pw7', secret: 'Pr0se-pw7' },
 ];
 
 /** Texts that look a little like secrets but are real data redaction must keep. */
@@ -137,6 +153,9 @@ export const NOT_SECRETS: ReadonlyArray<{ readonly name: string; readonly text: 
   { name: 'URL-encoded query', text: 'GET /cb?redirect=https%3A%2F%2Fexample.com%2Fdocs%3Fpage%3D2%26sort_key%3Dcreated_at&state=ok' },
   { name: 'Basic before words that are no base64 of a user and password', text: 'Basic authentication is on; Basic Auth is the default.' },
   { name: 'user names in URLs', text: 'ssh://git@github.com/o/r.git and https://deploy-bot@ci.example.com/x' },
+  { name: 'sentences about a password that give none', text: 'the password is incorrect; password is required. The key is that the token is expired.' },
+  { name: 'a password word at the end of a longer word', text: '--dir: /nonexistent/S3cr3t-pw does not exist' },
+  { name: 'aws configure prompts without a secret', text: 'Default region name [None]: us-east-1\nDefault output format [None]: json' },
   {
     name: 'prose naming a password in other languages',
     text: 'La contraseña debe tener 8 caracteres. Пароль должен содержать 8 символов. 密码必须至少包含8个字符。',
