@@ -953,6 +953,17 @@ describe('governor proxy: sessions, pass-through and options', () => {
     assert.equal(((await anthropic.json()) as { error: { type: string } }).error.type, 'api_error');
   });
 
+  test("an upstream on a port fetch refuses (one of the fetch standard's bad ports) is named so, not as an error class", async () => {
+    // fetch refuses the port before connecting: nothing needs to listen there.
+    await using proxy = await startModelProxy({ upstream: 'http://127.0.0.1:6666/v1', breaker: new AgentBreaker(), port: 0, onError: () => {} });
+    await assert.rejects(openaiClient(proxy).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }), (error: unknown) => {
+      assert.ok(error instanceof OpenAI.APIError);
+      assert.equal(error.status, 502);
+      assert.match(error.message, /did not answer \(fetch refuses this port: serve the upstream on another one\)/);
+      return true;
+    });
+  });
+
   test("an upstream that breaks off its answer: a 502, or in a stream the API's error event, and onError is told", async () => {
     // Answers 200, sends part of the body, then drops the connection.
     const upstream = http.createServer((request, response) => {

@@ -1,4 +1,5 @@
 import { GovernorError } from '../errors/governor-error.ts';
+import { redact } from '../redaction/redact.ts';
 
 /**
  * The model API behind the proxy did not answer (refused, reset, timed
@@ -7,8 +8,21 @@ import { GovernorError } from '../errors/governor-error.ts';
  */
 export class UpstreamUnreachableError extends GovernorError {
   constructor(origin: string, error: unknown, what: 'did not answer' | 'broke off its answer' = 'did not answer') {
-    const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
-    const code = typeof cause?.code === 'string' ? cause.code : error instanceof Error ? error.name : 'error';
-    super('GOVERNOR_UPSTREAM_UNREACHABLE', `governor proxy: the upstream ${origin} ${what} (${code}).`, { cause: error });
+    super('GOVERNOR_UPSTREAM_UNREACHABLE', `governor proxy: the upstream ${origin} ${what} (${reason(error)}).`, { cause: error });
   }
+}
+
+/**
+ * What went wrong, in a word or a line: the network error's code, else what
+ * fetch said (it refuses a port on the fetch standard's list of bad ports
+ * with a bare `bad port`, no code), else the error's name.
+ */
+function reason(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  if (typeof cause?.message === 'string' && cause.message !== '') {
+    const said = redact(cause.message.split('\n')[0]!.slice(0, 160));
+    return said === 'bad port' ? 'fetch refuses this port: serve the upstream on another one' : said;
+  }
+  return error instanceof Error ? error.name : 'error';
 }
