@@ -12,7 +12,7 @@ import { generateText, isStepCount, tool } from 'ai';
 import { z } from 'zod';
 import { AgentBreaker, breakerForAiSdk, ChatClient, CONVERSATION_ID, ToolCallingAdvisor, type BreakerEventRecord, type GovernorToolContext } from '../index.ts';
 import { escalations } from '../e2e/recorded-run.ts';
-import { ScriptedModelServer, type ScriptedTurn, scriptedModel } from '../testing/index.ts';
+import { type RecordedRequest, ScriptedModelServer, type ScriptedTurn, scriptedModel } from '../testing/index.ts';
 import { runMode, type Mode } from '../test-support/run-modes.ts';
 import { assertDelegatedOutageCaught, delegatedOutageServer } from '../test-support/delegated-outage.ts';
 import { assertResearcherSteerStayed, DELEGATE, hasSteer, isLead, RESEARCHER_PROMPTS, researcherSteerCase } from '../test-support/sub-agent-steers.ts';
@@ -89,17 +89,19 @@ describe("a ChatClient lead's steer is the lead's, not its sub-agent's", () => {
     { researcher: 'an AI SDK agent on a door of its own', mode: 'call' },
   ] as const;
 
+  /** The lead searches three times alike (the 3rd search is steered), delegating in the round of the 3rd, after it. */
+  const searchThenDelegate = (request: RecordedRequest): ScriptedTurn => {
+    if (!isLead(request)) return { text: 'Refunds for damaged items are in policy-7.' };
+    const round = request.body.messages.filter((m) => m.role === 'assistant').length;
+    if (round === 3) return { text: 'Damaged items are refunded in full.' };
+    const search = { name: 'search', arguments: { query: QUERIES[round]! } };
+    return { toolCalls: round === 2 ? [search, { name: DELEGATE, arguments: { task: 'Check the refund policy.' } }] : [search] };
+  };
+
   for (const variant of VARIANTS) {
     test(`${variant.mode}, the researcher ${variant.researcher}: a RAG-fixation steer decided on a search in the round that delegates reaches the lead's next call`, async () => {
-      // The lead searches three times alike (the 3rd search is steered), delegating in the round of the 3rd, after it.
       await using server = await new ScriptedModelServer({
-        script: (request): ScriptedTurn => {
-          if (!isLead(request)) return { text: 'Refunds for damaged items are in policy-7.' };
-          const round = request.body.messages.filter((m) => m.role === 'assistant').length;
-          if (round === 3) return { text: 'Damaged items are refunded in full.' };
-          const search = { name: 'search', arguments: { query: QUERIES[round]! } };
-          return { toolCalls: round === 2 ? [search, { name: DELEGATE, arguments: { task: 'Check the refund policy.' } }] : [search] };
-        },
+        script: searchThenDelegate,
       }).start();
       const sessionId = `chat-lead-rag-${variant.researcher}-${variant.mode}`;
       const { breaker, events } = recordingBreaker();
@@ -126,13 +128,7 @@ describe("a ChatClient lead's steer is the lead's, not its sub-agent's", () => {
   }
   test("a ChatClient researcher, tools run in parallel: a steer on a search reported once the researcher's call has started reaches the lead, not the researcher", async () => {
     await using server = await new ScriptedModelServer({
-      script: (request): ScriptedTurn => {
-        if (!isLead(request)) return { text: 'Refunds for damaged items are in policy-7.' };
-        const round = request.body.messages.filter((m) => m.role === 'assistant').length;
-        if (round === 3) return { text: 'Damaged items are refunded in full.' };
-        const search = { name: 'search', arguments: { query: QUERIES[round]! } };
-        return { toolCalls: round === 2 ? [search, { name: DELEGATE, arguments: { task: 'Check the refund policy.' } }] : [search] };
-      },
+      script: searchThenDelegate,
     }).start();
     const sessionId = 'chat-lead-rag-parallel';
     const { breaker, events } = recordingBreaker();
