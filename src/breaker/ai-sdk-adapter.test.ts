@@ -8,10 +8,11 @@
  * stand-in model.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { describe, test } from 'node:test';
 import { generateText, isStepCount, streamText, ToolLoopAgent, tool } from 'ai';
 import { z } from 'zod';
-import { AgentBreaker, breakerForAiSdk, ErrorLoopError, type BreakerEventRecord } from '../index.ts';
+import { AgentBreaker, AgentBreakerError, breakerForAiSdk, ErrorLoopError, type BreakerEventRecord } from '../index.ts';
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
 import { escalations, lastToolResult } from '../e2e/recorded-run.ts';
 import { assertDelegatedOutageCaught, delegatedOutageServer } from '../test-support/delegated-outage.ts';
@@ -86,18 +87,85 @@ describe('breakerForAiSdk: a tool that throws', () => {
       tools,
       stopWhen: [isStepCount(20), governed.stopWhen],
       prompt: 'Deploy to prod.',
+      onError: () => {},
     });
-    // The stop decided on the last tool call is thrown by the stop condition, out of the stream.
-    const error = await (async () => {
-      for await (const _part of result.fullStream) {
-        // drained only to drive the run
-      }
-    })().then(
-      () => assert.fail('the breaker must end the run'),
-      (e: unknown) => e,
-    );
-    assertSteeredOnTheError(server, events, attempts(), error);
+    // The stop decided on the last tool call is the stream's error part, from the next step's gate: no model call.
+    const errors: unknown[] = [];
+    for await (const part of result.fullStream) if (part.type === 'error') errors.push(part.error);
+    assert.equal(errors.length, 1);
+    assertSteeredOnTheError(server, events, attempts(), errors[0]);
+    assert.equal(server.requests.length, 5);
   });
+});
+
+describe('breakerForAiSdk: streamText served to a browser as a UI message stream', () => {
+  /** A chat route as an app serves it: one door per request, the session from the request, the loop stopped by the breaker. */
+  async function chatRoute(serve: 'pipe to the Node response' | 'a fetch Response') {
+    const upstream = await loopingModel();
+    const breaker = new AgentBreaker({ telemetry: false });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    const server = http.createServer(async (_request, response) => {
+      const governed = breakerForAiSdk(breaker, { sessionId: 'ui-chat' });
+      const tools = governed.tools({
+        deploy: tool({ description: 'Deploys', inputSchema: z.object({ env: z.string() }), execute: async () => 'queued' }),
+      });
+      const result = streamText({
+        model: governed.model(scriptedModel(upstream)),
+        tools,
+        stopWhen: [isStepCount(20), governed.stopWhen],
+        prompt: 'Deploy.',
+        onError: () => {},
+      });
+      // What the browser may read of a failure: the breaker's own explanation, nothing else.
+      const onError = (error: unknown) => (AgentBreakerError.isInstance(error) ? error.message : 'An error occurred.');
+      if (serve === 'pipe to the Node response') {
+        result.pipeUIMessageStreamToResponse(response, { onError });
+        return;
+      }
+      const answer = result.toUIMessageStreamResponse({ onError });
+      response.writeHead(answer.status, Object.fromEntries(answer.headers));
+      for await (const chunk of answer.body!) response.write(chunk);
+      response.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const chat = async () => {
+      const body = await (await fetch(`http://127.0.0.1:${port}/api/chat`, { method: 'POST' })).text();
+      const chunks = body
+        .split('\n\n')
+        .filter((event) => event.startsWith('data: '))
+        .map((event) => event.slice('data: '.length));
+      return {
+        done: chunks.at(-1) === '[DONE]',
+        parts: chunks.filter((c) => c !== '[DONE]').map((c) => JSON.parse(c) as { type: string; errorText?: string }),
+      };
+    };
+    try {
+      const first = await chat();
+      const second = await chat();
+      return { first, second, unhandled };
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      server.close();
+      await upstream.close();
+    }
+  }
+
+  for (const serve of ['pipe to the Node response', 'a fetch Response'] as const) {
+    test(`${serve}: the stop is an error part with the breaker's explanation, the response ends whole, and the server serves the next request`, async () => {
+      const { first, second, unhandled } = await chatRoute(serve);
+      assert.deepEqual(unhandled, [], 'no rejection is left unhandled');
+      assert.equal(first.done, true, 'the response ends with [DONE]');
+      const errors = first.parts.filter((p) => p.type === 'error');
+      assert.equal(errors.length, 1);
+      assert.match(errors[0]!.errorText ?? '', /^Agent stopped: tool-call spiral/);
+      assert.equal(first.parts.at(-1), errors[0], 'the last part: streamText ends a stream that failed there');
+      assert.equal(second.done, true);
+      assert.match(second.parts.find((p) => p.type === 'error')?.errorText ?? '', /breaker is OPEN/);
+    });
+  }
 });
 
 describe('breakerForAiSdk: a tool whose error names the outage only in its fields', () => {

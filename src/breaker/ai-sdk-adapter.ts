@@ -42,6 +42,10 @@ export interface AiSdkBreaker {
    * A stop condition for `stopWhen` that rethrows the breaker's stop. The AI SDK
    * turns an error thrown by a tool into a tool-error result, so a stop decided
    * on a tool call in the last allowed step would otherwise go unnoticed.
+   * In `streamText` (and `ToolLoopAgent.stream`) it throws nothing: the AI SDK
+   * runs stop conditions outside its error handling there, so a throw would
+   * break the stream off. The next step's gate reports the stop instead, as an
+   * `error` part.
    */
   readonly stopWhen: () => boolean;
   /** The stop that ended the session, if any. */
@@ -176,6 +180,8 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
     );
   };
 
+  /** Whether the latest step's model call was streamed (see `stopWhen`). */
+  let streaming = false;
   /** Calls the wrapped tools ran, and failed calls that never ran that were judged from a prompt, by id. */
   const ran = new Set<string>();
   /** Steers decided for calls that threw, by call id: each rides on its call's error result in every later prompt. */
@@ -204,12 +210,14 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
       return { ...params, prompt: [...prompt, { role: 'user', content: [{ type: 'text', text: steerNote(steers) }] }] };
     },
     wrapGenerate: async ({ doGenerate, model }) => {
+      streaming = false;
       await door.gateModelCall();
       const result = await doGenerate();
       await record(model.modelId, textOfContent(result.content), fromProviderUsage(result.usage), result.content);
       return result;
     },
     wrapStream: async ({ doStream, model }) => {
+      streaming = true;
       await door.gateModelCall();
       const result = await doStream();
       let text = '';
@@ -342,7 +350,10 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
     model: (model: unknown) => wrapLanguageModel({ model: resolveModel(model), middleware }),
     tools,
     stopWhen: () => {
-      door.rethrowStop();
+      // streamText evaluates stop conditions outside its error handling: a throw there breaks the stream off mid-body
+      // (and rejects, unhandled, in the helpers that pipe it to an HTTP response, which ends a Node server). A stream
+      // goes on to its next step instead, whose gate throws the stop where streamText turns it into an error part.
+      if (!streaming) door.rethrowStop();
       return false;
     },
     get stopped() {
