@@ -69,41 +69,69 @@ export class MessageDecodingError extends GovernorError {
 /**
  * Thrown when the store behind a repository fails or cannot be reached.
  * The message names the store and its address (never credentials); the
- * driver's error is the `cause`.
+ * driver's error is the `cause`. A write that failed is not applied, unless
+ * `mayBeApplied` says that it may have been.
  */
 export class ChatMemoryStoreError extends GovernorError {
   /** The store, e.g. `PostgreSQL at 127.0.0.1:5432/app`. */
   readonly store: string;
+  /**
+   * Whether the write that failed may still have been applied: it may have
+   * reached the store, whose reply did not come in time (a server that
+   * stalled applies it should it resume). Read the conversation to find out
+   * before writing it again. False for reads, and for a write the store knows
+   * it did not apply.
+   */
+  readonly mayBeApplied: boolean;
 
-  constructor(store: string, operation: string, cause: unknown) {
-    super('GOVERNOR_CHAT_MEMORY_STORE', `Chat memory store ${store} failed to ${operation}: ${describeCause(cause)}`, { cause });
+  /**
+   * What the message adds when the write may have been applied; a subclass
+   * names what it wrote.
+   */
+  protected static readonly mayBeAppliedAdvice: string =
+    'It may still have been applied (it may have reached the store, whose reply did not come): read the conversation before writing it again.';
+
+  /**
+   * @param operation what failed, completing "failed to …"
+   * @param cause the driver's error
+   * @param options `mayBeApplied`: the write may have been applied (see {@link ChatMemoryStoreError.mayBeApplied})
+   */
+  constructor(store: string, operation: string, cause: unknown, options: { mayBeApplied?: boolean } = {}) {
+    const mayBeApplied = options.mayBeApplied === true;
+    const advice = mayBeApplied ? `. ${new.target.mayBeAppliedAdvice}` : '';
+    super('GOVERNOR_CHAT_MEMORY_STORE', `Chat memory store ${store} failed to ${operation}: ${describeCause(cause)}${advice}`, { cause });
     this.store = store;
+    this.mayBeApplied = mayBeApplied;
   }
 }
 
 /**
  * Thrown by a chat memory advisor when the call itself succeeded (the model
  * answered, tools ran) but storing its turn failed. The call's `response` is
- * attached, so its answer, usage and tool results are not lost with it; the
- * memory holds none of the turn (an `add` is all or nothing). It is a
- * `ChatMemoryStoreError`, so code that handles those handles it too; the
- * error the memory threw is the `cause`.
+ * attached, so its answer, usage and tool results are not lost with it. The
+ * memory holds none of the turn (an `add` is all or nothing), unless
+ * `mayBeApplied` is true: the store did not answer in time, and may still
+ * have stored it all, so read the conversation before storing the turn again
+ * or sending its message again. It is a `ChatMemoryStoreError`, so code that
+ * handles those handles it too; the error the memory threw is the `cause`.
  */
 export class ChatMemoryTurnNotStoredError extends ChatMemoryStoreError {
   /** The call's response, as `chatResponse()` would have returned it. */
   readonly response: ChatResponse;
 
+  protected static override readonly mayBeAppliedAdvice: string =
+    'The turn may still have been stored (the write may have reached the store, whose reply did not come): read the conversation before storing it again.';
+
   /**
    * @param response the finished call's response
-   * @param cause what the memory's `add` threw
+   * @param cause what the memory's `add` threw; the turn may have been stored when it is a `ChatMemoryStoreError` that says its write may have been applied
    * @param memory names the memory when `cause` does not name a store
    */
   constructor(response: ChatResponse, cause: unknown, memory: string) {
-    super(
-      ChatMemoryStoreError.isInstance(cause) ? cause.store : memory,
-      "store the turn of a call that succeeded (the call's response is on this error's `response`)",
-      cause,
-    );
+    const store = ChatMemoryStoreError.isInstance(cause);
+    super(store ? cause.store : memory, "store the turn of a call that succeeded (the call's response is on this error's `response`)", cause, {
+      mayBeApplied: store && cause.mayBeApplied === true,
+    });
     this.response = response;
   }
 }

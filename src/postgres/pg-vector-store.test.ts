@@ -454,12 +454,15 @@ describe('PgVectorStore failures on a real PostgreSQL', () => {
     return store;
   }
 
-  /** Every call of the store fails with a VectorStoreError naming the server, with the driver's error (of `code`) as cause and no password. */
+  /**
+   * Every call of the store fails with a VectorStoreError naming the server and the call, with the driver's error
+   * (of `code`) as cause and no password.
+   */
   async function failsEveryCall(store: PgVectorStore, address: string, code: string, ...advice: RegExp[]): Promise<void> {
     const calls: [string, () => Promise<unknown>][] = [
-      ['add', () => store.add([{ id: 'a', text: 'hello', metadata: {} }])],
+      ['add documents', () => store.add([{ id: 'a', text: 'hello', metadata: {} }])],
       ['search', () => store.similaritySearch({ query: 'hello' })],
-      ['delete', () => store.delete(['a'])],
+      ['delete documents', () => store.delete(['a'])],
     ];
     for (const [name, call] of calls) {
       await assert.rejects(call(), (error: unknown) => {
@@ -469,6 +472,7 @@ describe('PgVectorStore failures on a real PostgreSQL', () => {
         assert.equal(error.code, 'GOVERNOR_VECTOR_STORE');
         assert.ok(error.store.includes(address), error.store);
         assert.ok(error.message.includes(`PostgreSQL at ${address}`), error.message);
+        assert.ok(error.message.includes(`failed to ${name}`), `the call is named: ${error.message}`);
         for (const pattern of advice) assert.match(error.message, pattern, name);
         assert.equal((error.cause as { code?: unknown } | undefined)?.code, code, name);
         assert.ok(!inspect(error, { depth: 10, showHidden: true }).includes(secret), `${name}: the error holds the password`);
@@ -497,7 +501,7 @@ describe('PgVectorStore failures on a real PostgreSQL', () => {
       storeAt(new URL(databaseUrl)),
       address,
       '0A000',
-      /failed to create its schema: .*extension "vector" is not available/,
+      /\(in the schema setup that runs first\): .*extension "vector" is not available/,
       /pgvector/,
       /CREATE EXTENSION vector/,
     );
@@ -510,7 +514,21 @@ describe('PgVectorStore failures on a real PostgreSQL', () => {
     const port = await unusedPort();
     const url = new URL(databaseUrl);
     url.port = String(port);
-    await failsEveryCall(storeAt(url), `${url.hostname}:${port}${url.pathname}`, 'ECONNREFUSED', /ECONNREFUSED/, /check that the server is running/i);
+    await failsEveryCall(
+      storeAt(url),
+      `${url.hostname}:${port}${url.pathname}`,
+      'ECONNREFUSED',
+      /in the schema setup that runs first/,
+      /ECONNREFUSED/,
+      /check that the server is running/i,
+    );
+    await failsEveryCall(
+      storeAt(url, { initializeSchema: false }),
+      `${url.hostname}:${port}${url.pathname}`,
+      'ECONNREFUSED',
+      /in the schema check that runs first/,
+      /check that the server is running/i,
+    );
     // A pool of the caller's is named from its settings, without the password either.
     const pool = new pg.Pool({ host: '127.0.0.1', port, user: 'governor', password: secret, database: 'vectors', connectionTimeoutMillis: 2000 });
     try {
@@ -524,7 +542,86 @@ describe('PgVectorStore failures on a real PostgreSQL', () => {
     await requirePostgres(databaseUrl);
     const url = new URL(databaseUrl);
     url.username = `no_such_role_${randomBytes(4).toString('hex')}`;
-    await failsEveryCall(storeAt(url), `${url.host}${url.pathname}`, '28000', /does not exist/, /user name and password/);
+    await failsEveryCall(
+      storeAt(url),
+      `${url.host}${url.pathname}`,
+      '28000',
+      /in the schema setup that runs first/,
+      /does not exist/,
+      /user name and password/,
+    );
+  });
+
+  test('a connection the server ends while a call waits on it fails the call saying to check that the server is running', async () => {
+    await requirePostgres(databaseUrl);
+    const url = new URL(databaseUrl);
+    const applicationName = `vs_terminated_${randomBytes(4).toString('hex')}`;
+    url.searchParams.set('application_name', applicationName);
+    const tableName = freshTable();
+    const store = new PgVectorStore({ connectionString: url.toString(), tableName, dimensions: 8, connectTimeoutMs: 2000 });
+    stores.push(store);
+    // Holds the lock the store's schema setup takes, so that its statement waits on the server, where it is ended.
+    const locker = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2000 });
+    // Not in a transaction: there, pg_stat_activity would show the snapshot of its first read.
+    const admin = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2000 });
+    await locker.connect();
+    await admin.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`agent-governor:vector-store:${tableName}`]);
+      const search = store.similaritySearch({ query: 'hello' });
+      search.catch(() => {});
+      let ended = false;
+      for (let attempt = 0; attempt < 100 && !ended; attempt++) {
+        const result = await admin.query(
+          "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
+          [applicationName],
+        );
+        ended = result.rows.some((row: { ended: boolean }) => row.ended);
+        if (!ended) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.ok(ended, 'the store waited on the lock');
+      await assert.rejects(search, (error: unknown) => {
+        assert.ok(VectorStoreError.isInstance(error), inspect(error));
+        assert.equal((error.cause as { code?: unknown } | undefined)?.code, '57P01');
+        assert.match(error.message, /failed to search \(in the schema setup that runs first\): .*terminating connection/);
+        assert.match(error.message, /check that the server is running/i);
+        return true;
+      });
+    } finally {
+      await locker.end();
+      await admin.end();
+    }
+  });
+
+  test('a connection that drops without a word (a server process gone, a network cut) fails the call saying to check that the server is running', async () => {
+    await requirePostgres(databaseUrl);
+    const target = new URL(databaseUrl);
+    // Reached through a cable the test cuts when the store's schema setup takes its lock.
+    const cable = net.createServer((socket) => {
+      const origin = net.connect(Number(target.port), target.hostname);
+      for (const end of [socket, origin]) end.on('error', () => {});
+      socket.on('close', () => origin.destroy());
+      origin.on('close', () => socket.destroy());
+      origin.on('data', (chunk) => socket.write(chunk));
+      socket.on('data', (chunk) => {
+        if (chunk.includes('pg_advisory_xact_lock')) socket.destroy();
+        else origin.write(chunk);
+      });
+    });
+    await new Promise<void>((resolve) => cable.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = new URL(databaseUrl);
+      url.host = `127.0.0.1:${(cable.address() as net.AddressInfo).port}`;
+      await assert.rejects(storeAt(url).add([{ id: 'a', text: 'hello', metadata: {} }]), (error: unknown) => {
+        assert.ok(VectorStoreError.isInstance(error), inspect(error));
+        assert.match(error.message, /failed to add documents \(in the schema setup that runs first\): Connection terminated unexpectedly/);
+        assert.match(error.message, /check that the server is running/i);
+        return true;
+      });
+    } finally {
+      await new Promise((resolve) => cable.close(resolve));
+    }
   });
 });
 

@@ -173,9 +173,10 @@ const PG_VECTOR_STORE_OPTION_RULES: OptionRules<PgVectorStoreOptions> = {
  *
  * What fails in the database (pgvector not installed, refused credentials, a
  * server down or not answering in time) fails the call with a
- * `VectorStoreError` that names the server (never the credentials) and says
- * what to do; pg's error is its `cause`. What the embedder throws is left as
- * it is.
+ * `VectorStoreError` that names the server (never the credentials) and the
+ * call (and the schema step each call runs first, when that is what failed),
+ * and says what to do; pg's error is its `cause`. What the embedder throws is
+ * left as it is.
  *
  * @example
  * const store = new PgVectorStore({
@@ -282,7 +283,6 @@ export class PgVectorStore implements VectorStore {
   }
 
   async #write(prepared: readonly Document[], vectors: readonly number[][]): Promise<void> {
-    await this.#ensureSchema();
     // Rows are locked in the order they are written: writing every batch in
     // one order (by id, as COLLATE "C" orders them) keeps two adds of
     // overlapping ids from deadlocking. Ids are unique by now, so the order
@@ -318,7 +318,6 @@ export class PgVectorStore implements VectorStore {
     const checked = checkIds(ids);
     if (checked.length === 0) return;
     await this.#database('delete documents', async () => {
-      await this.#ensureSchema();
       // Rows are locked in id order first, the order add() writes them in: a delete and an add of
       // overlapping ids would otherwise lock them in two orders and deadlock.
       await inTransaction(this.#pool, async (client) => {
@@ -338,8 +337,6 @@ export class PgVectorStore implements VectorStore {
   }
 
   async #search(search: ResolvedSearchRequest, query: readonly number[]): Promise<Document[]> {
-    await this.#ensureSchema();
-
     const values: unknown[] = [vectorLiteral(query)];
     const conditions: string[] = [];
     if (search.filter !== undefined) {
@@ -428,28 +425,39 @@ export class PgVectorStore implements VectorStore {
     this.#schemaReady ??= (this.#initializeSchema ? this.#createSchema() : this.#checkSchema()).catch((error: unknown) => {
       // Let the next call try again (the database may come back).
       this.#schemaReady = undefined;
-      throw this.#failure(this.#initializeSchema ? 'create its schema' : 'check its schema', error);
+      throw error;
     });
     return this.#schemaReady;
   }
 
-  /** Runs what a call does in the database, reporting its failure as a {@link VectorStoreError}. */
+  /**
+   * Runs what a call does in the database, after the schema step every call
+   * runs first, reporting a failure as a {@link VectorStoreError} that names
+   * the call (and the schema step, when that is what failed: the call's own
+   * work did not start).
+   */
   async #database<T>(operation: string, work: () => Promise<T>): Promise<T> {
+    try {
+      await this.#ensureSchema();
+    } catch (error) {
+      throw this.#failure(`${operation} (in the schema ${this.#initializeSchema ? 'setup' : 'check'} that runs first)`, error, false);
+    }
     try {
       return await work();
     } catch (error) {
-      throw this.#failure(operation, error);
+      throw this.#failure(operation, error, operation === 'add documents' || operation === 'delete documents');
     }
   }
 
-  #failure(operation: string, error: unknown): unknown {
+  /** @param write whether the work that failed writes: one that timed out may have been applied. */
+  #failure(operation: string, error: unknown, write: boolean): unknown {
     // The store's own errors (a column of another size, a filter too large) already say what is wrong.
     if (GovernorError.isInstance(error)) return error;
-    return new VectorStoreError(`PostgreSQL at ${this.#address} (table ${this.#tableName})`, operation, error, this.#advice(operation, error));
+    return new VectorStoreError(`PostgreSQL at ${this.#address} (table ${this.#tableName})`, operation, error, this.#advice(error, write));
   }
 
   /** What to do about a failure, when its cause says. */
-  #advice(operation: string, error: unknown): string | undefined {
+  #advice(error: unknown, write: boolean): string | undefined {
     const code = errorCode(error);
     const message = error instanceof Error ? error.message : '';
     const aboutVector = message.includes('"vector"');
@@ -479,7 +487,6 @@ export class PgVectorStore implements VectorStore {
     if (code === '3D000') return 'Create the database, or fix its name in the connection string.';
     if (isQueryTimeout(error)) {
       const wait = this.#waits === undefined ? "the pool's query_timeout" : `${this.#waits.timeoutMs} ms (timeoutMs)`;
-      const write = operation === 'add documents' || operation === 'delete documents';
       return `No reply within ${wait}${write ? ': the change may still have been applied, do not assume that it was not' : ''}.`;
     }
     if (/connection timeout|timeout expired/i.test(message)) {
@@ -487,6 +494,9 @@ export class PgVectorStore implements VectorStore {
       return `No connection within ${wait}: check that the server is running and answers.`;
     }
     if (code !== undefined && UNREACHABLE.has(code)) return 'Check that the server is running and accepts connections from here.';
+    if ((code !== undefined && LOST.has(code)) || message === 'Connection terminated unexpectedly') {
+      return 'The server ended the connection (it stopped, restarted or closed it, or the network dropped it): check that the server is running and accepts connections from here.';
+    }
     return undefined;
   }
 
@@ -556,6 +566,14 @@ export class PgVectorStore implements VectorStore {
 
 /** Codes of a server that could not be reached at all. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ENOENT']);
+
+/**
+ * Codes of a connection the server or the network ended: the server shutting
+ * down or ending the session (57P01), after a crash (57P02), starting up or
+ * shutting down (57P03), a broken connection (08006, ECONNRESET, EPIPE). pg
+ * gives one that closed without a word no code, only its message.
+ */
+const LOST = new Set(['57P01', '57P02', '57P03', '08006', 'ECONNRESET', 'EPIPE']);
 
 /** The SQLSTATE or system error code of a failure (of the first attempt, for a dual-stack connect). */
 function errorCode(error: unknown): string | undefined {

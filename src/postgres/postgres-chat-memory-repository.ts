@@ -8,7 +8,7 @@ import { decodeMessage, encodeMessages } from '../memory/message-codec.ts';
 import { redactedAddress } from '../memory/store-address.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { checkConnectionString, poolAddress } from './connection-string.ts';
-import { inTransaction } from './pg-transaction.ts';
+import { inTransaction, type TransactionOutcome } from './pg-transaction.ts';
 import { BoundedPool, isQueryTimeout } from './bounded-pool.ts';
 
 /** Options of {@link PostgresChatMemoryRepository}. Give `pool` or `connectionString`, not both. */
@@ -196,7 +196,7 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
   async deleteByConversationId(conversationId: string): Promise<void> {
     assertConversationId(conversationId);
     await this.#ensureSchema();
-    await this.#query('delete a conversation', `DELETE FROM ${this.#table} WHERE conversation_id = $1`, [conversationId]);
+    await this.#query('delete a conversation', `DELETE FROM ${this.#table} WHERE conversation_id = $1`, [conversationId], true);
   }
 
   async append(conversationId: string, messages: readonly ModelMessage[]): Promise<void> {
@@ -317,19 +317,21 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
     return version;
   }
 
-  async #query(operation: string, text: string, values?: unknown[]): Promise<QueryResult> {
+  /** `write`: a statement that changes the conversation, which may have been applied when its answer did not come. */
+  async #query(operation: string, text: string, values?: unknown[], write = false): Promise<QueryResult> {
     try {
       return await this.#pool.query(text, values);
     } catch (error) {
-      throw new ChatMemoryStoreError(this.#store, operation, this.#explained(error));
+      throw new ChatMemoryStoreError(this.#store, operation, this.#explained(error), { mayBeApplied: write && isQueryTimeout(error) });
     }
   }
 
   async #transaction(operation: string, work: (client: PoolClient) => Promise<void>): Promise<void> {
+    const outcome: TransactionOutcome = { unknown: false };
     try {
-      await inTransaction(this.#pool, work);
+      await inTransaction(this.#pool, work, outcome);
     } catch (error) {
-      throw new ChatMemoryStoreError(this.#store, operation, this.#explained(error));
+      throw new ChatMemoryStoreError(this.#store, operation, this.#explained(error), { mayBeApplied: outcome.unknown });
     }
   }
 

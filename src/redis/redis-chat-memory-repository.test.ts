@@ -141,12 +141,17 @@ describe('RedisChatMemoryRepository against a server that stalls', () => {
     return server;
   }
 
-  const noReply = (ms: number) => (error: unknown) => {
-    assert.ok(error instanceof ChatMemoryStoreError, String(error));
-    assert.equal(error.code, 'GOVERNOR_CHAT_MEMORY_STORE');
-    assert.match(error.message, new RegExp(`no reply within ${ms} ms`));
-    return true;
-  };
+  /** The call failed for want of a reply; `mayBeApplied`: whether its error says the write may have been applied. */
+  const noReply =
+    (ms: number, mayBeApplied = false) =>
+    (error: unknown) => {
+      assert.ok(error instanceof ChatMemoryStoreError, String(error));
+      assert.equal(error.code, 'GOVERNOR_CHAT_MEMORY_STORE');
+      assert.match(error.message, new RegExp(`no reply within ${ms} ms`));
+      assert.equal(error.mayBeApplied, mayBeApplied, error.message);
+      assert.equal(/may still have been applied/.test(error.message), mayBeApplied, error.message);
+      return true;
+    };
 
   test('a server that never answers fails each call after connectTimeoutMs, and close() returns', async () => {
     const silent = (await stalling()).address('redis://127.0.0.1');
@@ -160,22 +165,30 @@ describe('RedisChatMemoryRepository against a server that stalls', () => {
     await settlesWithin(repository.close(), 2000, 'close()');
   });
 
+  test('a write that timed out while connecting sent nothing: its error does not say it may have been applied', async () => {
+    const silent = (await stalling()).address('redis://127.0.0.1');
+    const repository = new RedisChatMemoryRepository({ url: silent, connectTimeoutMs: 2000, timeoutMs: 300 });
+    await assert.rejects(settlesWithin(repository.append('c', [userText('lost')]), 2000, 'the append'), noReply(300, false));
+    await settlesWithin(repository.close(), 2000, 'close()');
+  });
+
   test('a server that stops answering fails reads and writes after timeoutMs, and close() returns within about timeoutMs', async () => {
     const target = new URL(url);
     const proxy = await stalling({ host: target.hostname, port: Number(target.port) });
     const repository = new RedisChatMemoryRepository({ url: proxy.address(url), keyPrefix: prefix(), timeoutMs: 300 });
     await repository.append('c', [userText('kept')]);
     proxy.stall();
-    const calls: (() => Promise<unknown>)[] = [
-      () => repository.findByConversationId('c'),
-      () => repository.findConversationIds(),
-      () => repository.append('c', [userText('maybe')]),
-      () => repository.saveAll('c', [userText('maybe')]),
-      () => repository.deleteByConversationId('c'),
+    // The writes went to the server, which would apply them should it resume: their errors say so.
+    const calls: [() => Promise<unknown>, boolean][] = [
+      [() => repository.findByConversationId('c'), false],
+      [() => repository.findConversationIds(), false],
+      [() => repository.append('c', [userText('maybe')]), true],
+      [() => repository.saveAll('c', [userText('maybe')]), true],
+      [() => repository.deleteByConversationId('c'), true],
     ];
-    for (const call of calls) {
+    for (const [call, mayBeApplied] of calls) {
       const started = performance.now();
-      await assert.rejects(settlesWithin(call(), 2000, 'the call'), noReply(300));
+      await assert.rejects(settlesWithin(call(), 2000, 'the call'), noReply(300, mayBeApplied));
       assert.ok(performance.now() - started < 1000, 'bounded by timeoutMs');
     }
     const started = performance.now();

@@ -77,8 +77,10 @@ export interface RedisChatMemoryRepositoryOptions {
    * dropped when its call times out. A write that timed out (`append`,
    * `saveAll`, `deleteByConversationId`) may still be applied, though: it
    * may have reached the server, which applies it should it resume, and
-   * node-redis cannot withdraw a transaction it holds. The caller must not
-   * assume that it was not applied; read the conversation to find out.
+   * node-redis cannot withdraw a transaction it holds. Its error says so
+   * (`mayBeApplied`), unless the call timed out while connecting, before it
+   * sent anything. The caller must not assume that it was not applied; read
+   * the conversation to find out.
    * @default 5000
    */
   timeoutMs?: number;
@@ -168,20 +170,20 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
   }
 
   async findConversationIds(): Promise<string[]> {
-    const members = await this.#command('list conversations', (client) => client.sMembers(this.#conversationsKey()));
+    const members = await this.#command('list conversations', { write: false }, (client) => client.sMembers(this.#conversationsKey()));
     return this.#strings(members).sort();
   }
 
   async findByConversationId(conversationId: string): Promise<ModelMessage[]> {
     assertConversationId(conversationId);
-    const stored = await this.#command('read a conversation', (client) => client.lRange(this.#messagesKey(conversationId), 0, -1));
+    const stored = await this.#command('read a conversation', { write: false }, (client) => client.lRange(this.#messagesKey(conversationId), 0, -1));
     return this.#strings(stored).map(decodeMessage);
   }
 
   async saveAll(conversationId: string, messages: readonly ModelMessage[]): Promise<void> {
     assertConversationId(conversationId);
     const encoded = encodeMessages(messages);
-    await this.#command('replace a conversation', (client) => {
+    await this.#command('replace a conversation', { write: true }, (client) => {
       const key = this.#messagesKey(conversationId);
       const transaction = client.multi().del(key);
       if (encoded.length === 0) return transaction.sRem(this.#conversationsKey(), conversationId).exec();
@@ -191,7 +193,7 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
 
   async deleteByConversationId(conversationId: string): Promise<void> {
     assertConversationId(conversationId);
-    await this.#command('delete a conversation', (client) =>
+    await this.#command('delete a conversation', { write: true }, (client) =>
       client.multi().del(this.#messagesKey(conversationId)).sRem(this.#conversationsKey(), conversationId).exec(),
     );
   }
@@ -200,7 +202,7 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
     assertConversationId(conversationId);
     const encoded = encodeMessages(messages);
     if (encoded.length === 0) return;
-    await this.#command('append to a conversation', (client) =>
+    await this.#command('append to a conversation', { write: true }, (client) =>
       client.multi().rPush(this.#messagesKey(conversationId), encoded).sAdd(this.#conversationsKey(), conversationId).exec(),
     );
   }
@@ -233,16 +235,25 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
     return `${this.#prefix}messages:${conversationId}`;
   }
 
-  async #command<T>(operation: string, run: (client: RedisChatMemoryClient) => Promise<T>): Promise<T> {
+  /**
+   * Runs one call within `timeoutMs`.
+   *
+   * @param write whether the call writes: one that timed out after its
+   * commands went to the client may have been applied, and its error says so.
+   */
+  async #command<T>(operation: string, { write }: { write: boolean }, run: (client: RedisChatMemoryClient) => Promise<T>): Promise<T> {
     // node-redis waits for a reply without end once a command is written (its
     // own timeout only covers commands not written yet), and a server that
     // accepts connections but never answers stalls the handshake of connect()
     // too: one timer bounds the whole call instead. The abort makes the
     // client drop a command it still holds once the caller was told it failed.
     const abort = new AbortController();
+    let sent = false;
+    let timedOut = false;
     const work = this.#connected().then(() => {
       // Connected after the call timed out: what it would send now must not run after its caller was told it failed.
       if (abort.signal.aborted) throw new Error('connected after the call timed out');
+      sent = true;
       return run(this.#client.withCommandOptions?.({ abortSignal: abort.signal, timeout: 0 }) ?? this.#client);
     });
     const timeoutMs = this.#timeoutMs;
@@ -254,6 +265,7 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
           setImmediate(() => {
             if (settled) return;
             settled = true;
+            timedOut = true;
             abort.abort();
             reject(new Error(`no reply within ${timeoutMs} ms`));
           });
@@ -275,7 +287,9 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
         );
       });
     } catch (error) {
-      throw new ChatMemoryStoreError(this.#store, operation, error);
+      // The abort does not withdraw a transaction (node-redis writes MULTI at once, without the signal): a
+      // server that stalled has it, and applies it should it resume. A call still connecting sent nothing.
+      throw new ChatMemoryStoreError(this.#store, operation, error, { mayBeApplied: write && timedOut && sent });
     }
   }
 

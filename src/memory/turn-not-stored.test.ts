@@ -1,0 +1,226 @@
+/**
+ * What a ChatMemoryTurnNotStoredError says about the turn when the store
+ * stopped answering while the model answered: over real HTTP, against a Redis
+ * process that is stopped and resumed, and a PostgreSQL whose connection pauses
+ * as a stopped server's does.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import { after, describe, test } from 'node:test';
+import type { ModelMessage } from 'ai';
+import pg from 'pg';
+import {
+  ChatClient,
+  ChatMemoryStoreError,
+  ChatMemoryTurnNotStoredError,
+  CONVERSATION_ID,
+  MessageChatMemoryAdvisor,
+  MessageWindowChatMemory,
+} from '../index.ts';
+import type { ChatMemoryRepository } from './chat-memory-repository.ts';
+import { PostgresChatMemoryRepository } from '../postgres/index.ts';
+import { RedisChatMemoryRepository } from '../redis/index.ts';
+import { killProcess, requirePostgres, startDedicatedRedis, testDatabaseUrl, unusedPort } from '../test-support/services.ts';
+import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+after(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+});
+
+/** The store stops answering while the model answers the second call, and answers again `resumeAfterMs` later. */
+interface Stall {
+  stop(): void;
+  resume(): void;
+}
+
+/**
+ * Runs two calls in conversation `c`, the store stalling during the model's
+ * answer to the second, and returns the error of the second call and the
+ * conversation once the store has answered again for a while.
+ */
+async function secondTurnOverAStall(repository: ChatMemoryRepository, stall: Stall, resumeAfterMs: number): Promise<{ error: unknown; stored: string[] }> {
+  let calls = 0;
+  let resumed: Promise<void> | undefined;
+  await using server = await new ScriptedModelServer({
+    script: async () => {
+      calls++;
+      if (calls === 2) {
+        stall.stop();
+        resumed = new Promise((resolve) =>
+          setTimeout(() => {
+            stall.resume();
+            resolve();
+          }, resumeAfterMs),
+        );
+      }
+      return { text: calls === 1 ? 'Hello Ada.' : 'Noted, you live in Paris.' };
+    },
+  }).start();
+  const client = ChatClient.builder(scriptedModel(server))
+    .defaultAdvisors(new MessageChatMemoryAdvisor({ memory: new MessageWindowChatMemory({ repository }) }))
+    .defaultAdvisorParams({ [CONVERSATION_ID]: 'c' })
+    .build();
+  await client.prompt('My name is Ada').call().content();
+  const error = await client
+    .prompt('I live in Paris')
+    .call()
+    .content()
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  await resumed;
+  // What the store received before it stopped, it applies once it resumes.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const stored = (await repository.findByConversationId('c')).map(textOf);
+  return { error, stored };
+}
+
+function textOf(message: ModelMessage): string {
+  const { content } = message;
+  const text = typeof content === 'string' ? content : content.map((part) => ('text' in part ? part.text : '')).join('');
+  return `${message.role}: ${text}`;
+}
+
+function turnNotStored(error: unknown): ChatMemoryTurnNotStoredError {
+  assert.ok(ChatMemoryTurnNotStoredError.isInstance(error), String(error));
+  assert.equal(error.response.text, 'Noted, you live in Paris.');
+  return error;
+}
+
+describe('a turn whose store stopped answering while the model answered', () => {
+  test('Redis: the write may have reached the server, which applies it when it resumes: the error says the turn may be stored', async () => {
+    const port = await unusedPort();
+    const redis = await startDedicatedRedis(port);
+    cleanups.push(() => killProcess(redis));
+    const repository = new RedisChatMemoryRepository({ url: `redis://127.0.0.1:${port}`, timeoutMs: 500 });
+    cleanups.push(() => repository.close());
+    const pid = redis.pid ?? 0;
+    const { error, stored } = await secondTurnOverAStall(
+      repository,
+      { stop: () => process.kill(pid, 'SIGSTOP'), resume: () => process.kill(pid, 'SIGCONT') },
+      1000,
+    );
+
+    const failure = turnNotStored(error);
+    assert.match(failure.message, /no reply within 500 ms/);
+    assert.equal(failure.mayBeApplied, true);
+    assert.match(failure.message, /the turn may still have been stored/i);
+    assert.match(failure.message, /read the conversation before storing it again/i);
+    assert.ok(ChatMemoryStoreError.isInstance(failure.cause) && failure.cause.mayBeApplied, 'the repository said so');
+    // Which it was: storing e.response again would have stored the turn twice.
+    assert.deepEqual(stored, ['user: My name is Ada', 'assistant: Hello Ada.', 'user: I live in Paris', 'assistant: Noted, you live in Paris.']);
+  });
+
+  test('PostgreSQL: a transaction whose first statement got no reply is rolled back with its connection: the error does not say the turn may be stored', async () => {
+    const databaseUrl = await requirePostgres(testDatabaseUrl());
+    const target = new URL(databaseUrl);
+    const relay = await pausingRelay({ host: target.hostname, port: Number(target.port) });
+    cleanups.push(() => relay.close());
+    const tableName = `turn_not_stored_${randomBytes(6).toString('hex')}`;
+    cleanups.push(() => dropTables(databaseUrl, tableName));
+    const repository = new PostgresChatMemoryRepository({ connectionString: relay.address(databaseUrl), tableName, timeoutMs: 500 });
+    cleanups.push(() => repository.close());
+    const { error, stored } = await secondTurnOverAStall(repository, relay, 1000);
+
+    const failure = turnNotStored(error);
+    assert.match(failure.message, /no reply within 500 ms/);
+    assert.equal(failure.mayBeApplied, false);
+    assert.doesNotMatch(failure.message, /may still have been/);
+    assert.deepEqual(stored, ['user: My name is Ada', 'assistant: Hello Ada.'], 'the turn was not stored, as the error said');
+  });
+
+  test('PostgreSQL: a COMMIT sent that got no reply may have been applied: the error says the turn may be stored, as it was', async () => {
+    const databaseUrl = await requirePostgres(testDatabaseUrl());
+    const target = new URL(databaseUrl);
+    const relay = await pausingRelay({ host: target.hostname, port: Number(target.port) });
+    cleanups.push(() => relay.close());
+    const tableName = `turn_not_stored_${randomBytes(6).toString('hex')}`;
+    cleanups.push(() => dropTables(databaseUrl, tableName));
+    const repository = new PostgresChatMemoryRepository({ connectionString: relay.address(databaseUrl), tableName, timeoutMs: 500 });
+    cleanups.push(() => repository.close());
+    // The stall begins as the turn's COMMIT is sent: the server has it all, and commits it once it reads it.
+    const { error, stored } = await secondTurnOverAStall(repository, { stop: () => relay.pauseAtNext('COMMIT'), resume: () => relay.resume() }, 1000);
+
+    const failure = turnNotStored(error);
+    assert.match(failure.message, /no reply within 500 ms/);
+    assert.equal(failure.mayBeApplied, true);
+    assert.match(failure.message, /the turn may still have been stored/i);
+    assert.deepEqual(stored, ['user: My name is Ada', 'assistant: Hello Ada.', 'user: I live in Paris', 'assistant: Noted, you live in Paris.']);
+  });
+});
+
+/**
+ * A relay to `upstream` that pauses as a stopped server process does: while
+ * paused, what either side sends waits in the relay, and a client that hangs
+ * up meanwhile is not seen to until it resumes; then the server gets all of
+ * it, in order, as a resumed process reads what its socket buffered.
+ */
+async function pausingRelay(upstream: {
+  host: string;
+  port: number;
+}): Promise<Stall & { address(url: string): string; pauseAtNext(text: string): void; close(): Promise<void> }> {
+  let paused = false;
+  /** Pause from the next chunk the client sends that holds this text, that chunk included. */
+  let armed: string | undefined;
+  let held: (() => void)[] = [];
+  const later = (deliver: () => void): void => {
+    if (paused) held.push(deliver);
+    else deliver();
+  };
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer({ allowHalfOpen: true }, (client) => {
+    const origin = net.connect(upstream.port, upstream.host);
+    for (const socket of [client, origin]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+    }
+    client.on('data', (chunk: Buffer) => {
+      if (armed !== undefined && chunk.includes(armed)) {
+        armed = undefined;
+        paused = true;
+      }
+      later(() => origin.write(chunk));
+    });
+    client.on('close', () => later(() => origin.end()));
+    origin.on('data', (chunk) => later(() => client.write(chunk)));
+    origin.on('close', () => later(() => client.destroy()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    address(url) {
+      const through = new URL(url);
+      through.host = `127.0.0.1:${port}`;
+      return through.toString();
+    },
+    stop() {
+      paused = true;
+    },
+    pauseAtNext(text) {
+      armed = text;
+    },
+    resume() {
+      paused = false;
+      const due = held;
+      held = [];
+      for (const deliver of due) deliver();
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+async function dropTables(databaseUrl: string, tableName: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2000 });
+  await client.connect();
+  try {
+    await client.query(`DROP TABLE IF EXISTS ${tableName}, ${tableName}_schema_migrations`);
+  } finally {
+    await client.end();
+  }
+}
