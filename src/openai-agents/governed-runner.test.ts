@@ -8,7 +8,19 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Agent, MCPServerStdio, MemorySession, OpenAIProvider, RunState, shellTool, tool, type CallToolResultContent, type MCPServer } from '@openai/agents';
+import {
+  Agent,
+  MCPServerStdio,
+  MemorySession,
+  OpenAIProvider,
+  Runner,
+  RunState,
+  shellTool,
+  ToolCallError,
+  tool,
+  type CallToolResultContent,
+  type MCPServer,
+} from '@openai/agents';
 import { z } from 'zod';
 import { AgentBreaker, ErrorLoopError, ToolSpiralError, type AgentBreakerOptions, type BreakerEventRecord } from '../index.ts';
 import type { BreakerEvent, ObserveOptions } from '../breaker/index.ts';
@@ -785,6 +797,40 @@ describe('breakerForOpenAIAgents: an agent tool between the rounds of a lead who
         })(),
       );
       await assertLeadDriftCaught(error, events, breaker, sessionId, (await breaker.snapshot(sessionId)).counters.toolCalls);
+    });
+  }
+});
+
+describe("breakerForOpenAIAgents: governed tools in the SDK's own run", () => {
+  for (const stream of [false, true]) {
+    test(`${stream ? 'streamed' : 'not streamed'}: a stop ends the run with the SDK's ToolCallError holding the category's error, not at its turn limit`, async () => {
+      await using server = await loopingModel('check_build', { buildId: 'b-17' });
+      const { door, events } = governed(server);
+      const { check, executions } = checkBuild();
+      // The SDK's own Runner and model: only the tools are governed, so no model turn is gated.
+      const runner = new Runner({
+        modelProvider: new OpenAIProvider({ apiKey: 'test-key', baseURL: server.baseURL, useResponses: false }),
+        tracingDisabled: true,
+      });
+      const agent = new Agent({ name: 'ci', model: 'm', tools: door.tools([check]) });
+      const error = await rejection(
+        (async () => {
+          if (!stream) return runner.run(agent, 'Is build b-17 done?', { maxTurns: 20 });
+          const result = await runner.run(agent, 'Is build b-17 done?', { maxTurns: 20, stream: true });
+          for await (const _event of result) {
+            // drained only to drive the run
+          }
+          await result.completed;
+          if (result.error !== null && result.error !== undefined) throw result.error;
+          return result;
+        })(),
+      );
+      // The SDK wraps what a tool step throws; governed.run throws the category's error itself.
+      assert.ok(error instanceof ToolCallError, `expected the SDK's ToolCallError, got ${String(error)}`);
+      assert.ok(ToolSpiralError.isInstance(error.error), String(error.error));
+      assert.deepEqual(escalations(events), ['tool_spiral:steer', 'tool_spiral:block', 'tool_spiral:stop']);
+      assert.equal(executions.length, 3, 'the blocked and the stopped calls did not run');
+      assert.equal(server.requests.length, 5, 'no model turn after the stop');
     });
   }
 });

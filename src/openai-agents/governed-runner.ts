@@ -23,6 +23,7 @@ import {
   type ToolGuardrailFunctionOutput,
   tool as sdkTool,
 } from '@openai/agents';
+import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
 import { assertObservingBreaker, blockedResult, resultText, steeredResult, steerNote } from '../breaker/door-session.ts';
 import { agentOfTool, copyAgentOfTool } from './agent-tools.ts';
@@ -403,6 +404,18 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     session.queueSteer(decision);
   };
 
+  /**
+   * Notes a stop decided in a tool guardrail. In `governed.run` the next model
+   * turn throws it, with the run's state. In the SDK's own run no model turn
+   * may be gated (its model is not governed): there it is thrown now, which
+   * the SDK lets out of a guardrail, so the run ends with it rather than at
+   * its turn limit, every call answered that the breaker is open.
+   */
+  const stopHere = (session: RunSession, decision: BreakerDecision): void => {
+    if (current.getStore() === undefined) session.stopIf(decision);
+    else session.noteStop(decision);
+  };
+
   const inputGuardrail = {
     type: 'tool_input' as const,
     name: 'AgentBreaker',
@@ -410,7 +423,7 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
       const session = sessionNow();
       const decision = await breaker.checkToolCall(session.sessionId, { tool: toolCall.name, args: parseArgs(toolCall.arguments) });
       // The SDK turns errors in a tool step into tool results: a stop is thrown at the next model turn.
-      session.noteStop(decision);
+      stopHere(session, decision);
       if (decision.action === 'block' || decision.action === 'stop') return { behavior: { type: 'rejectContent', message: blockedResult(decision) } };
       if (decision.action === 'steer') session.verdicts.set(toolCall.callId, decision);
       return { behavior: { type: 'allow' } };
@@ -433,7 +446,8 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
       const thrown = session.takeThrown(toolCall.callId);
       // Answered, the throw did not end the nested run this call may be part of.
       if (thrown !== undefined && nestedRuns.getStore()?.failure?.callId === toolCall.callId) nestedFailure(undefined);
-      session.noteStop(
+      stopHere(
+        session,
         await session.observe({
           kind: 'tool_call',
           tool: toolCall.name,
