@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import { after, describe, test } from 'node:test';
 import type { ModelMessage } from 'ai';
 import pg from 'pg';
@@ -22,6 +21,7 @@ import type { ChatMemoryRepository } from './chat-memory-repository.ts';
 import { PostgresChatMemoryRepository } from '../postgres/index.ts';
 import { RedisChatMemoryRepository } from '../redis/index.ts';
 import { killProcess, requirePostgres, startDedicatedRedis, testDatabaseUrl, unusedPort } from '../test-support/services.ts';
+import { stallingServer } from '../test-support/stalling-server.ts';
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -117,13 +117,13 @@ describe('a turn whose store stopped answering while the model answered', () => 
   test('PostgreSQL: a transaction whose first statement got no reply is rolled back with its connection: the error does not say the turn may be stored', async () => {
     const databaseUrl = await requirePostgres(testDatabaseUrl());
     const target = new URL(databaseUrl);
-    const relay = await pausingRelay({ host: target.hostname, port: Number(target.port) });
+    const relay = await stallingServer({ host: target.hostname, port: Number(target.port) });
     cleanups.push(() => relay.close());
     const tableName = `turn_not_stored_${randomBytes(6).toString('hex')}`;
     cleanups.push(() => dropTables(databaseUrl, tableName));
     const repository = new PostgresChatMemoryRepository({ connectionString: relay.address(databaseUrl), tableName, timeoutMs: 500 });
     cleanups.push(() => repository.close());
-    const { error, stored } = await secondTurnOverAStall(repository, relay, 1000);
+    const { error, stored } = await secondTurnOverAStall(repository, { stop: () => relay.stall(), resume: () => relay.resume() }, 1000);
 
     const failure = turnNotStored(error);
     assert.match(failure.message, /no reply within 500 ms/);
@@ -135,14 +135,14 @@ describe('a turn whose store stopped answering while the model answered', () => 
   test('PostgreSQL: a COMMIT sent that got no reply may have been applied: the error says the turn may be stored, as it was', async () => {
     const databaseUrl = await requirePostgres(testDatabaseUrl());
     const target = new URL(databaseUrl);
-    const relay = await pausingRelay({ host: target.hostname, port: Number(target.port) });
+    const relay = await stallingServer({ host: target.hostname, port: Number(target.port) });
     cleanups.push(() => relay.close());
     const tableName = `turn_not_stored_${randomBytes(6).toString('hex')}`;
     cleanups.push(() => dropTables(databaseUrl, tableName));
     const repository = new PostgresChatMemoryRepository({ connectionString: relay.address(databaseUrl), tableName, timeoutMs: 500 });
     cleanups.push(() => repository.close());
     // The stall begins as the turn's COMMIT is sent: the server has it all, and commits it once it reads it.
-    const { error, stored } = await secondTurnOverAStall(repository, { stop: () => relay.pauseAtNext('COMMIT'), resume: () => relay.resume() }, 1000);
+    const { error, stored } = await secondTurnOverAStall(repository, { stop: () => relay.stallAtNext('COMMIT'), resume: () => relay.resume() }, 1000);
 
     const failure = turnNotStored(error);
     assert.match(failure.message, /no reply within 500 ms/);
@@ -151,69 +151,6 @@ describe('a turn whose store stopped answering while the model answered', () => 
     assert.deepEqual(stored, ['user: My name is Ada', 'assistant: Hello Ada.', 'user: I live in Paris', 'assistant: Noted, you live in Paris.']);
   });
 });
-
-/**
- * A relay to `upstream` that pauses as a stopped server process does: while
- * paused, what either side sends waits in the relay, and a client that hangs
- * up meanwhile is not seen to until it resumes; then the server gets all of
- * it, in order, as a resumed process reads what its socket buffered.
- */
-async function pausingRelay(upstream: {
-  host: string;
-  port: number;
-}): Promise<Stall & { address(url: string): string; pauseAtNext(text: string): void; close(): Promise<void> }> {
-  let paused = false;
-  /** Pause from the next chunk the client sends that holds this text, that chunk included. */
-  let armed: string | undefined;
-  let held: (() => void)[] = [];
-  const later = (deliver: () => void): void => {
-    if (paused) held.push(deliver);
-    else deliver();
-  };
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer({ allowHalfOpen: true }, (client) => {
-    const origin = net.connect(upstream.port, upstream.host);
-    for (const socket of [client, origin]) {
-      sockets.add(socket);
-      socket.on('error', () => {});
-    }
-    client.on('data', (chunk: Buffer) => {
-      if (armed !== undefined && chunk.includes(armed)) {
-        armed = undefined;
-        paused = true;
-      }
-      later(() => origin.write(chunk));
-    });
-    client.on('close', () => later(() => origin.end()));
-    origin.on('data', (chunk) => later(() => client.write(chunk)));
-    origin.on('close', () => later(() => client.destroy()));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  return {
-    address(url) {
-      const through = new URL(url);
-      through.host = `127.0.0.1:${port}`;
-      return through.toString();
-    },
-    stop() {
-      paused = true;
-    },
-    pauseAtNext(text) {
-      armed = text;
-    },
-    resume() {
-      paused = false;
-      const due = held;
-      held = [];
-      for (const deliver of due) deliver();
-    },
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
 
 async function dropTables(databaseUrl: string, tableName: string): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2000 });
