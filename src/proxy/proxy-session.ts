@@ -4,24 +4,29 @@ import type { JsonObject, WireApi } from './wire-api.ts';
 /** Request header naming the session explicitly. */
 export const SESSION_HEADER = 'x-governor-session';
 
-/** Header with which a client names its own conversation (Codex sends its conversation id in it). */
-const CLIENT_SESSION_HEADER = 'session_id';
+/**
+ * Headers with which a client names its own conversation: Codex sends its
+ * conversation id in `session-id` (earlier versions in `session_id`).
+ */
+const CLIENT_SESSION_HEADERS = ['session-id', 'session_id'] as const;
 
 /** The session a request names outright (the header, else the client's conversation id, else a stored conversation), if it names one. */
 export function namedSession(headers: Headers, body: JsonObject, api: WireApi): string | undefined {
   const header = headers.get(SESSION_HEADER)?.trim();
   if (header) return header;
   // Agents that open every conversation with the same preamble would otherwise share one session by their prompt.
-  const client = headers.get(CLIENT_SESSION_HEADER)?.trim();
-  if (client) return `session:${client}`;
+  for (const name of CLIENT_SESSION_HEADERS) {
+    const client = headers.get(name)?.trim();
+    if (client) return `session:${client}`;
+  }
   const conversation = api.conversation(body);
   return conversation === undefined ? undefined : `conversation:${conversation}`;
 }
 
 /**
  * The breaker session of a proxied request: the `x-governor-session` header;
- * else the client's own conversation id (a `session_id` header, as Codex
- * sends it); else the conversation it belongs to (the Responses API's `conversation`);
+ * else the client's own conversation id (a `session-id` or `session_id`
+ * header, as Codex sends it); else the conversation it belongs to (the Responses API's `conversation`);
  * else the session of the response it continues (`previous_response_id` in
  * the Responses API), when `sessionOfResponse` knows it; else the request's
  * user id (`user` in OpenAI, `metadata.user_id` in Anthropic); else, for a

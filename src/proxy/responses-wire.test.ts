@@ -355,7 +355,7 @@ describe('governor proxy with Codex-style input: each call followed by its outpu
       await upstream.close();
     }
   });
-  test('two Codex conversations that open alike are sessions of their own, told apart by their session_id header', async () => {
+  test('two Codex conversations that open alike are sessions of their own, told apart by their session-id (or older session_id) header', async () => {
     const script: ScriptedTurn[] = [{ toolCalls: [{ name: 'shell', arguments: { cmd: 'npm test' } }] }];
     const upstream = await new ScriptedModelServer({ script, onExhausted: 'repeat-last' }).start();
     const breaker = new AgentBreaker();
@@ -367,7 +367,8 @@ describe('governor proxy with Codex-style input: each call followed by its outpu
         for (const [i, input] of inputs.entries()) {
           const response = await fetch(`${proxy.url}/v1/responses`, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', session_id: `conversation-${i}` },
+            // Codex sends session-id; its earlier versions sent session_id.
+            headers: { 'content-type': 'application/json', [i === 0 ? 'session-id' : 'session_id']: `conversation-${i}` },
             body: JSON.stringify({ model: 'm', instructions: 'You are a coding agent.', input, store: false }),
           });
           for (const item of ((await response.json()) as OpenAI.Responses.Response).output) {
@@ -1422,6 +1423,7 @@ describe('responsesWire: what a request brings', () => {
       'session:0199-ab',
     );
     assert.equal(proxySessionId(new Headers({ session_id: '0199-ab', 'x-governor-session': 'h' }), body, responsesWire), 'h');
+    assert.equal(proxySessionId(new Headers({ 'session-id': '01a2-cd' }), body, responsesWire), 'session:01a2-cd');
   });
 });
 

@@ -69,6 +69,19 @@ describe('result hashes', () => {
     assert.equal(normalizeResult('if req_processing_time > req_timeout:'), 'if req_processing_time > req_timeout:');
   });
 
+  test("a generated hex id under a label of its own, as Codex's exec_command output header gives one per run, is masked; a number is not", () => {
+    const codex = (id: string, output: string) =>
+      `Chunk ID: ${id}\nWall time: 0.0915 seconds\nProcess exited with code 0\nOriginal token count: 2\nOutput:\n${output}\n`;
+    assert.equal(resultHash(codex('c0eadb', 'hello')), resultHash(codex('dbf2c3', 'hello')));
+    assert.notEqual(resultHash(codex('c0eadb', 'hello')), resultHash(codex('dbf2c3', 'goodbye')));
+    assert.equal(resultHash('Job ID: 3fa9b1e2 queued'), resultHash('Job ID: 77c0d4a9 queued'));
+    // An id of digits only (an order, a customer) names what the result is about.
+    assert.notEqual(resultHash('Order ID: 104233 shipped'), resultHash('Order ID: 104234 shipped'));
+    // Not a label and its value: a word that is all hex letters, lower-case labels.
+    assert.equal(normalizeResult('Build ID: deadbeef'), 'Build ID: deadbeef');
+    assert.equal(normalizeResult('chunk id: c0eadb'), 'chunk id: c0eadb');
+  });
+
   test('a job polled for progress hashes differently at every step', () => {
     const distinct = (results: string[]) => assert.equal(new Set(results.map(resultHash)).size, results.length, results.join(' | '));
     // byte counts and other large counters that happen to look like epoch seconds
