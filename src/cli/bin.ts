@@ -8,5 +8,12 @@ if (!isSupportedNode()) {
   process.stderr.write(`governor: ${unsupportedNodeMessage()}\n`);
   process.exit(1);
 }
+// Also before the CLI is linked: a peer of another major fails to link with a bare SyntaxError.
+const { peerVersionProblem } = await import('../runtime/peer-versions.ts');
+const peers = peerVersionProblem();
+if (peers !== undefined) {
+  process.stderr.write(`governor: ${peers}\n`);
+  process.exit(2);
+}
 const { runCli } = await import('./main.ts');
 await runCli();
