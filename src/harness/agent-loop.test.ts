@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describe, test } from 'node:test';
 import { tool } from 'ai';
 import { z } from 'zod';
@@ -64,11 +65,12 @@ describe('AgentLoop', () => {
     assert.match(result.reason ?? '', /cost limit of \$200/);
   });
 
-  test('a cost limit on a model without a price is an error, not an unlimited run', async () => {
+  test('a cost limit on a model without a price is refused when the loop is built, never an unlimited run', async () => {
     const { model, client: c } = client([{ text: 'never' }]);
-    const result = await new AgentLoop({ client: c, costLimitUsd: 1 }).run('x');
-    assert.equal(result.status, 'error');
-    assert.match(result.reason ?? '', /no price for model "mock-model-id"/);
+    assert.throws(
+      () => new AgentLoop({ client: c, costLimitUsd: 1 }),
+      (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'costLimitUsd' && /price for model "mock-model-id"/.test(e.message),
+    );
     assert.equal(model.doGenerateCalls.length, 0);
   });
 

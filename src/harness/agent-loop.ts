@@ -238,6 +238,14 @@ export class AgentLoop {
     if (!options?.client) throw new InvalidOptionError('client', 'a ChatClient is required');
     validateOptions('AgentLoop', options, AGENT_LOOP_RULES, { required: ['client'] });
     if (options.prices) mergePrices(options.prices); // validates overrides now, not mid-run
+    const modelId = options.modelId ?? options.client.model.modelId;
+    if (options.costLimitUsd !== undefined && findPrice(modelId, mergePrices(options.prices)) === undefined) {
+      // Without a price the limit could not be kept: refused before any run, never an unlimited one.
+      throw new InvalidOptionError(
+        'costLimitUsd',
+        `needs a price for model "${modelId}", which has none: pass one in prices, or a modelId the price table knows`,
+      );
+    }
     if (options.telemetry !== undefined) validateTelemetryOptions(options.telemetry);
     this.#options = options;
     this.maxInvocations = options.maxInvocations ?? 20;
@@ -517,10 +525,6 @@ export class AgentLoop {
       ended = true;
       return result;
     };
-
-    if (o.costLimitUsd !== undefined && price === undefined) {
-      return finish('error', `a cost limit is set but there is no price for model "${modelId}": pass prices for it`);
-    }
 
     try {
       // Settles the run the moment the signal fires, even if a tool or the model ignores it.

@@ -215,6 +215,32 @@ describe('Jury reporting', () => {
     };
     await assert.rejects(new Jury({ strategy: 'majority', judges: [judge] }).judge(input, controller.signal), (e) => e === reason);
   });
+
+  test('a judge that ignores the abort cannot hold the jury: it rejects with the reason when the signal aborts', async () => {
+    const ignoring: Judge = { name: 'stuck', judge: () => new Promise<Verdict>(() => {}) };
+    const started = Date.now();
+    await assert.rejects(
+      new Jury({ strategy: 'majority', judges: [ignoring, pass('b')] }).judge(input, AbortSignal.timeout(100)),
+      (e: unknown) => e instanceof DOMException && e.name === 'TimeoutError',
+    );
+    assert.ok(Date.now() - started < 2000, `settled after ${Date.now() - started} ms`);
+  });
+});
+
+describe('Jury reasoning', () => {
+  test("what a judge threw, and a judge's own reasoning, are redacted: reports get logged", async () => {
+    const key = 'sk-proj-LEAKabcdefghijklmnopqrstuvwxyz0123456789';
+    const leaking: Judge = {
+      name: 'leaks',
+      judge: async () => {
+        throw new Error(`Incorrect API key provided: ${key}`);
+      },
+    };
+    const quoting: Judge = { name: 'quotes', judge: async () => ({ judge: 'quotes', status: 'pass', reasoning: `The agent printed password=${key}` }) };
+    const verdict = await verdictOf({ strategy: 'majority', judges: [leaking, quoting] });
+    assert.ok(!JSON.stringify(verdict).includes(key), JSON.stringify(verdict));
+    assert.match(verdict.details?.[0]?.reasoning ?? '', /^The judge threw: Incorrect API key provided: \[REDACTED\]/);
+  });
 });
 
 describe('Jury configuration', () => {

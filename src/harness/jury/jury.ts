@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../../errors/governor-error.ts';
 import { is, validateOptions, type OptionRules } from '../../errors/validate-options.ts';
+import { redact } from '../../redaction/redact.ts';
 import type { Judge, JudgeInput, Verdict } from './judge.ts';
 
 /** How a {@link Jury} combines the votes (`pass`/`fail` verdicts) of its judges. */
@@ -107,8 +108,7 @@ export class Jury implements Judge {
 
   async judge(input: JudgeInput, signal?: AbortSignal): Promise<Verdict> {
     signal?.throwIfAborted();
-    const settled = await Promise.allSettled(this.#judges.map(async (judge) => judge.judge(input, signal)));
-    signal?.throwIfAborted();
+    const settled = await untilAborted(Promise.allSettled(this.#judges.map(async (judge) => judge.judge(input, signal))), signal);
     const details = settled.map((outcome, i) => normalise(this.#judges[i]?.name ?? '', outcome));
     const votes: Vote[] = details
       .filter((v) => v.status === 'pass' || v.status === 'fail')
@@ -184,11 +184,34 @@ export class Jury implements Judge {
 
 const STATUSES = new Set(['pass', 'fail', 'abstain', 'error']);
 
+/**
+ * `work`, or the signal's reason as soon as it aborts: a judge that ignores
+ * the signal (a model call of its own without it) cannot hold the jury.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) reject(signal.reason);
+        else resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
 /** A judge's settled outcome as a well-formed verdict under the judge's own name. */
 function normalise(name: string, outcome: PromiseSettledResult<Verdict>): Verdict {
   if (outcome.status === 'rejected') {
     const reason: unknown = outcome.reason;
-    return { judge: name, status: 'error', reasoning: `The judge threw: ${reason instanceof Error ? reason.message : String(reason)}` };
+    return { judge: name, status: 'error', reasoning: redact(`The judge threw: ${reason instanceof Error ? reason.message : String(reason)}`) };
   }
   const verdict = outcome.value as Partial<Verdict> | undefined;
   if (typeof verdict !== 'object' || verdict === null || !STATUSES.has(verdict.status ?? '')) {
@@ -197,7 +220,8 @@ function normalise(name: string, outcome: PromiseSettledResult<Verdict>): Verdic
   if (verdict.score !== undefined && !(typeof verdict.score === 'number' && verdict.score >= 0 && verdict.score <= 1)) {
     return { judge: name, status: 'error', reasoning: `The judge returned score ${String(verdict.score)}, outside 0..1.` };
   }
-  return { ...(verdict as Verdict), judge: name, reasoning: typeof verdict.reasoning === 'string' ? verdict.reasoning : '' };
+  // Reasoning is read by people and logged: a judge quoting the agent's output may quote a secret.
+  return { ...(verdict as Verdict), judge: name, reasoning: typeof verdict.reasoning === 'string' ? redact(verdict.reasoning) : '' };
 }
 
 function round(score: number): string {

@@ -57,6 +57,15 @@ test('an answer that does not match the schema is an error verdict', async () =>
   assert.equal(verdict.status, 'error');
 });
 
+test("a judging model call that fails is an error verdict, the provider's message redacted", async () => {
+  const key = 'sk-proj-LEAKabcdefghijklmnopqrstuvwxyz0123456789';
+  await using server = await new ScriptedModelServer({ script: [{ error: { status: 401, message: `Incorrect API key provided: ${key}` } }] }).start();
+  const verdict = await llmJudge({ model: scriptedModel(server), criteria: 'c' }).judge(input);
+  assert.equal(verdict.status, 'error');
+  assert.match(verdict.reasoning, /^The judging model call failed: Incorrect API key provided: \[REDACTED\]/);
+  assert.ok(!verdict.reasoning.includes(key));
+});
+
 test('abstains when there is no output to judge', async () => {
   const verdict = await llmJudge({ model: modelAnswering('{}'), criteria: 'c' }).judge({ goal: 'x', result: { status: 'timeout' } });
   assert.equal(verdict.status, 'abstain');

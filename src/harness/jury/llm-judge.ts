@@ -3,6 +3,7 @@ import { InvalidOptionError } from '../../errors/governor-error.ts';
 import { is, validateOptions, type OptionRules } from '../../errors/validate-options.ts';
 import { StructuredOutputValidationAdvisor } from '../../advisors/structured-output-validation-advisor.ts';
 import { ChatClient } from '../../chat/chat-client.ts';
+import { redact } from '../../redaction/redact.ts';
 import type { Judge, JudgeInput, Verdict } from './judge.ts';
 
 /** The structured answer an LLM judge must give. */
@@ -109,7 +110,9 @@ export function llmJudge(options: LlmJudgeOptions): Judge {
         answer = await generate(llmJudgePrompt(input, criteria, maxOutputChars), LLM_JUDGE_ANSWER, signal);
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
-        return { judge: name, status: 'error', reasoning: `The judging model call failed: ${error instanceof Error ? error.message : String(error)}` };
+        // A provider's message may repeat what it was sent (a key it refused).
+        const problem = redact(error instanceof Error ? error.message : String(error));
+        return { judge: name, status: 'error', reasoning: `The judging model call failed: ${problem}` };
       }
       const parsed = LLM_JUDGE_ANSWER.safeParse(answer);
       if (!parsed.success) {
