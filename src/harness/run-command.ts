@@ -18,7 +18,10 @@ export interface RunCommandOptions {
   cwd: string;
   /** The command's complete environment. */
   env: Record<string, string>;
-  /** Wall-clock limit; when it passes, the command's whole process group is killed. */
+  /**
+   * Wall-clock limit on the shell; when it passes before the shell exits, the
+   * command's whole process group is killed. It stops when the shell exits.
+   */
   timeoutMs: number;
   /** Most output bytes kept (head and tail); the rest is counted and cut. */
   maxOutputBytes: number;
@@ -49,7 +52,10 @@ const RUN_COMMAND_RULES: OptionRules<RunCommandOptions> = {
 
 /** What happened to a command. */
 export interface CommandOutcome {
-  /** `exited` with a code, `signaled` by someone else, or ended by us (`timed_out`, `aborted`). */
+  /**
+   * `exited` with a code, `signaled` by someone else, or ended by us
+   * (`timed_out`: the shell was still running at `timeoutMs`; `aborted`).
+   */
   end: 'exited' | 'signaled' | 'timed_out' | 'aborted';
   /** Exit code of the shell, when it exited. */
   exitCode: number | null;
@@ -59,7 +65,7 @@ export interface CommandOutcome {
   output: string;
   /** Output bytes dropped by the cap. */
   cutBytes: number;
-  /** Processes the command left running in its group were terminated when it ended. */
+  /** Processes the command left running in its process group were terminated when it ended. */
   terminatedLeftovers: boolean;
   /**
    * A process outside the command's group (started with `setsid`, say) still held
@@ -99,13 +105,15 @@ function trackGroup(pgid: number): void {
 
 /**
  * Runs `command` with `/bin/sh -c` as the leader of a new process group, so that a
- * timeout or an abort can end everything it started (SIGTERM to the group, then
- * SIGKILL after a grace period). When the shell exits, whatever it left behind in
- * its group is terminated too: nothing a command starts outlives it. A process
- * that moves itself to another group or session (`setsid`, daemons) escapes
- * this; if it keeps the output open, reading stops `killGraceMs` + 250 ms after
- * the shell ends (`abandonedOutput`), so it cannot hang the caller. If this
- * process exits while the group may be alive, the group is SIGKILLed first.
+ * timeout or an abort can end the shell and what it started in its group
+ * (SIGTERM to the group, then SIGKILL after a grace period). When the shell exits, whatever it left behind in
+ * its group is terminated too. A process that moves itself to another group or
+ * session (`setsid`, daemons) escapes all of this and may outlive the command;
+ * only a launcher such as a sandbox with its own PID namespace can end it. If
+ * it keeps the output open, reading stops `killGraceMs` + 250 ms after the
+ * shell exits (`abandonedOutput`), so it cannot hang the caller; the outcome
+ * is still the shell's exit, whatever `timeoutMs`. If this process exits while
+ * the group may be alive, the group is SIGKILLed first.
  *
  * stdin is empty, so a command waiting for input ends instead of hanging.
  *
@@ -169,6 +177,8 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
     };
 
     child.on('exit', () => {
+      // The shell's end is the command's: waiting on a held pipe is not running out of time.
+      clearTimeout(timer);
       if (endedBy === undefined && child.pid !== undefined && signalGroup(child.pid, 0)) {
         terminatedLeftovers = true;
         killGroup();

@@ -141,7 +141,8 @@ export type LaunchLimits = Pick<RunCommandOptions, 'timeoutMs' | 'maxOutputBytes
 
 /**
  * Runs `command` as `plan` says, with `runCommand`'s guarantees (its own
- * process group, everything it started ended with it). Under the sandbox, a
+ * process group, ended with it; under the sandbox, whose PID namespace ends
+ * with the command, everything it started, detached daemons included). Under the sandbox, a
  * start that failed only because a host socket vanished is tried again (twice
  * at most).
  * @throws CommandStartError when the command cannot be started at all

@@ -32,6 +32,36 @@ function liveMembers(pgid: number): string[] {
     .map((fields) => fields.join(' '));
 }
 
+/** Whether `pid` is running; a zombie counts as ended. */
+function isRunning(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+function kill(pid: number): void {
+  try {
+    if (pid > 0) process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * Starts `sleep seconds` in a session of its own (`redirect` applied) and waits
+ * until it has left the shell's group, so the shell's end cannot take it
+ * along; then prints its pid as `escapee=`.
+ */
+function detached(seconds: string, redirect = ''): string {
+  return `setsid sleep ${seconds}${redirect} & pid=$!; while [ "$(ps -o pgid= -p $pid | tr -d " ")" = "$$" ]; do sleep 0.01; done; echo "escapee=$pid"`;
+}
+
+function escapeeOf(output: string): number {
+  return Number(/escapee=(\d+)/.exec(output)?.[1] ?? 0);
+}
+
 function groupOf(output: string): number {
   const match = /pgid=(\d+)/.exec(output);
   assert.ok(match, output);
@@ -50,10 +80,27 @@ describe('shellTool', () => {
     assert.match(result, new RegExp(`^exit code: 0\\n${workingDirectory}\\n$`));
   });
 
-  test('a timeout kills the command and every process it started', async () => {
+  test('a timeout kills the command and every process of its group', async () => {
     const result = await run(`echo "pgid=$$"; sh -c 'sleep 100 & sleep 100; wait'`, { commandTimeoutMs: 300, killGraceMs: 200 });
     assert.match(result, /timed out after 300 ms/);
     assert.deepEqual(liveMembers(groupOf(result)), []);
+  });
+
+  test('a timeout tells the model what was killed, and that a process that detached itself may live on', async () => {
+    const result = await run(`${detached('30', ' > /dev/null 2>&1')}; sleep 30`, { commandTimeoutMs: 1000, killGraceMs: 100 });
+    const escapee = escapeeOf(result);
+    try {
+      assert.ok(escapee > 0, result);
+      assert.match(
+        result,
+        /^timed out after 1000 ms: the command's process group was killed; without a sandbox, a process that detached itself \(setsid\) may still be running\n/,
+      );
+      assert.doesNotMatch(result, /every process/);
+      // The caveat is real: the escapee outlived the kill.
+      assert.equal(isRunning(escapee), true);
+    } finally {
+      kill(escapee);
+    }
   });
 
   test('a timeout also kills processes that ignore SIGTERM', async () => {
@@ -80,7 +127,7 @@ describe('shellTool', () => {
 
   test('background processes left behind are terminated when the command ends', async () => {
     const result = await run('echo "pgid=$$"; sleep 100 > /dev/null 2>&1 &');
-    assert.match(result, /^exit code: 0\n\(background processes the command left running were terminated\)/);
+    assert.match(result, /^exit code: 0\n\(background processes the command left running in its process group were terminated\)/);
     const pgid = groupOf(result);
     // They get SIGTERM at once; give the kernel a moment to reap them.
     for (let i = 0; i < 100 && liveMembers(pgid).length > 0; i += 1) await new Promise((r) => setTimeout(r, 20));
@@ -88,19 +135,27 @@ describe('shellTool', () => {
   });
 
   test('a process that leaves the group and keeps the output open cannot hang the tool', async () => {
-    // Wait until the escapee has its own group, so the shell's exit cannot take it along.
-    const command = 'setsid sleep 30 & pid=$!; while [ "$(ps -o pgid= -p $pid | tr -d " ")" = "$$" ]; do sleep 0.01; done; echo "escapee=$pid"';
-    const result = await run(command, { killGraceMs: 50 });
-    const escapee = Number(/escapee=(\d+)/.exec(result)?.[1]);
+    const result = await run(detached('30'), { killGraceMs: 50 });
+    const escapee = escapeeOf(result);
     try {
       assert.match(result, /^exit code: 0\n/);
       assert.match(result, /a detached process still holds the output open/);
     } finally {
-      try {
-        if (escapee > 0) process.kill(escapee, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
+      kill(escapee);
+    }
+  });
+
+  test('a command that exited is reported with its exit code, even when a detached process holds the output past the timeout', async () => {
+    // The shell exits at once; reading goes on for killGraceMs + 250 ms after that, past commandTimeoutMs.
+    const result = await run(`${detached('30')}; exit 4`, { commandTimeoutMs: 1000, killGraceMs: 1000 });
+    const escapee = escapeeOf(result);
+    try {
+      assert.ok(escapee > 0, result);
+      assert.match(result, /^exit code: 4\n\(a detached process still holds the output open; the rest of its output is not shown\)\n/);
+      // As the note says: it is still running.
+      assert.equal(isRunning(escapee), true);
+    } finally {
+      kill(escapee);
     }
   });
 

@@ -23,7 +23,10 @@ export interface ShellToolOptions {
   /** Directory every command starts in; must exist. Writes are confined to it (see {@link shellTool}). */
   workingDirectory: string;
   /**
-   * Wall-clock limit per command; the command's whole process group is killed when it passes.
+   * Wall-clock limit per command; the command's whole process group is killed
+   * when it passes (under the sandbox, everything the command started). A
+   * command that exited is reported with its exit code, even when a detached
+   * process still holds its output after the limit.
    * @default 30_000
    */
   commandTimeoutMs?: number;
@@ -43,8 +46,10 @@ export interface ShellToolOptions {
    * host Unix socket unless `network` (see `bubblewrapArgs`), and everything
    * inside killed when the command ends or times out. `'none'`: plain child
    * processes, with `passEnv` filtering and the write guard (which stops
-   * accidents, not intent). `'auto'`: bubblewrap when `bwrap` works on this
-   * host, else `'none'` with a warning (once per process).
+   * accidents, not intent); only the command's process group is killed, so a
+   * process that detaches itself (`setsid`, daemons) can outlive the command.
+   * `'auto'`: bubblewrap when `bwrap` works on this host, else `'none'` with a
+   * warning (once per process).
    * @default 'auto'
    * @throws SandboxUnavailableError at construction for `'bubblewrap'` when bwrap cannot run here
    */
@@ -140,16 +145,27 @@ const PREPARE_TEMP_DIRECTORY = [
   'exec "$@"',
 ].join('\n');
 
-function describeEnd(outcome: CommandOutcome, timeoutMs: number): string {
+/**
+ * What was killed when we ended a command. Only the sandbox's PID namespace
+ * takes everything along; without it, the kill reaches the command's process
+ * group, which a process that called `setsid` has left.
+ */
+function whatWasKilled(sandbox: 'bubblewrap' | 'none'): string {
+  return sandbox === 'bubblewrap'
+    ? 'the command and every process it started were killed'
+    : "the command's process group was killed; without a sandbox, a process that detached itself (setsid) may still be running";
+}
+
+function describeEnd(outcome: CommandOutcome, timeoutMs: number, sandbox: 'bubblewrap' | 'none'): string {
   switch (outcome.end) {
     case 'exited':
       return `exit code: ${outcome.exitCode ?? 'unknown'}`;
     case 'signaled':
       return `killed by signal ${outcome.signal ?? 'unknown'}`;
     case 'timed_out':
-      return `timed out after ${timeoutMs} ms: the command and every process it started were killed`;
+      return `timed out after ${timeoutMs} ms: ${whatWasKilled(sandbox)}`;
     case 'aborted':
-      return 'aborted: the command and every process it started were killed';
+      return `aborted: ${whatWasKilled(sandbox)}`;
   }
 }
 
@@ -158,8 +174,11 @@ function describeEnd(outcome: CommandOutcome, timeoutMs: number): string {
  * process in `workingDirectory`, with empty stdin, and returns what the model
  * should see: the exit code (or the signal, or the timeout), then stdout and
  * stderr interleaved and capped. Each command leads its own process group; a
- * timeout, an abort of the tool call, or the shell's exit ends everything the
- * command started (SIGTERM, then SIGKILL after `killGraceMs`).
+ * timeout, an abort of the tool call, or the shell's exit ends that group
+ * (SIGTERM, then SIGKILL after `killGraceMs`). Under the sandbox that is
+ * everything the command started; without one, a process that detached itself
+ * (`setsid`, daemons) can outlive the command, and when it holds the output
+ * open the result says so after the command's exit code.
  *
  * Confinement: with the bubblewrap sandbox (the default where `bwrap` works,
  * see {@link ShellToolOptions.sandbox}) the kernel enforces it. Without one,
@@ -234,9 +253,9 @@ export function shellTool(options: ShellToolOptions): Tool<{ command: string }, 
       }
       const outcome = await runLaunched(command, plan, { timeoutMs, maxOutputBytes, killGraceMs, ...(abortSignal ? { signal: abortSignal } : {}) });
       if (outcome.end === 'aborted') throw abortSignal?.reason ?? new Error('The command was aborted.');
-      let notes = outcome.terminatedLeftovers ? '\n(background processes the command left running were terminated)' : '';
+      let notes = outcome.terminatedLeftovers ? '\n(background processes the command left running in its process group were terminated)' : '';
       if (outcome.abandonedOutput) notes += '\n(a detached process still holds the output open; the rest of its output is not shown)';
-      return `${describeEnd(outcome, timeoutMs)}${notes}\n${outcome.output === '' ? '(no output)' : outcome.output}`;
+      return `${describeEnd(outcome, timeoutMs, sandbox)}${notes}\n${outcome.output === '' ? '(no output)' : outcome.output}`;
     },
   });
 }

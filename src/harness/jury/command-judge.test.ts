@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InvalidOptionError } from '../../errors/governor-error.ts';
@@ -38,6 +38,29 @@ test('a command that runs out of time fails', async () => {
   const verdict = await commandJudge('sleep 30', { timeoutMs: 100 }).judge({ goal, workingDirectory });
   assert.equal(verdict.status, 'fail');
   assert.match(verdict.reasoning, /did not finish within 100 ms/);
+});
+
+test("sandbox: 'none': a command that exits 0 passes, though a setsid daemon it started outlives it and holds the output past timeoutMs", async () => {
+  // The daemon leaves the shell's group before the shell exits, so the group's kill cannot take it along.
+  const command = 'setsid sleep 30 & pid=$!; while [ "$(ps -o pgid= -p $pid | tr -d " ")" = "$$" ]; do sleep 0.01; done; echo "daemon=$pid"';
+  const started = Date.now();
+  const verdict = await commandJudge(command, { sandbox: 'none', timeoutMs: 1000 }).judge({ goal, workingDirectory });
+  const daemon = Number(/daemon=(\d+)/.exec(verdict.reasoning)?.[1] ?? 0);
+  try {
+    assert.ok(daemon > 0, verdict.reasoning);
+    assert.equal(verdict.status, 'pass', verdict.reasoning);
+    assert.match(verdict.reasoning, /exited with code 0/);
+    // The judge stopped reading the held output instead of waiting for the daemon.
+    assert.ok(Date.now() - started < 10_000);
+    // Without a sandbox nothing can follow a process into a session of its own: the daemon is still running.
+    assert.doesNotMatch(readFileSync(`/proc/${daemon}/stat`, 'utf8'), /^\d+ \(.*\) Z/s);
+  } finally {
+    try {
+      if (daemon > 0) process.kill(daemon, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  }
 });
 
 test('a command that cannot start is an error, not a fail', async () => {

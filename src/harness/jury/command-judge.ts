@@ -17,7 +17,9 @@ export interface CommandJudgeOptions {
    */
   cwd?: string;
   /**
-   * Time limit; a command that runs out of time fails.
+   * Time limit; a command still running when it passes fails. A command that
+   * exited is judged by its exit code, even when a process it detached still
+   * holds its output after the limit.
    * @default 120_000
    */
   timeoutMs?: number;
@@ -39,7 +41,8 @@ export interface CommandJudgeOptions {
    * private `/tmp`, no network and no host Unix socket unless `network`, and
    * everything inside killed when the command ends or times out, daemons
    * included. `'none'`: a plain child process on the host, with `passEnv`
-   * filtering; a process it moves to another session (`setsid`) survives it.
+   * filtering; only its process group is killed when it ends or times out, so
+   * a process it moves to another session (`setsid`, a daemon) survives it.
    * `'auto'`: bubblewrap when `bwrap` works on this host, else `'none'` with a
    * warning (once per process, as `shellTool` warns).
    * @default 'auto'
@@ -112,7 +115,9 @@ function realDirectory(directory: string): string | undefined {
  * The command runs what the agent wrote, so it runs in the bubblewrap sandbox
  * where `bwrap` works (see {@link CommandJudgeOptions.sandbox}): it can write
  * only in the working directory, cannot reach the network or read this
- * process's environment, and leaves nothing running.
+ * process's environment, and leaves nothing running. Without the sandbox only
+ * the command's process group is killed when it ends: a daemon it started
+ * with `setsid` keeps running.
  *
  * @throws InvalidOptionError at construction for an empty command or a bad option
  * @throws SandboxUnavailableError at construction for `sandbox: 'bubblewrap'` on a host where bwrap cannot run
