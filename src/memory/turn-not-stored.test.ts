@@ -21,7 +21,7 @@ import type { ChatMemoryRepository } from './chat-memory-repository.ts';
 import { PostgresChatMemoryRepository } from '../postgres/index.ts';
 import { RedisChatMemoryRepository } from '../redis/index.ts';
 import { killProcess, requirePostgres, startDedicatedRedis, testDatabaseUrl, unusedPort } from '../test-support/services.ts';
-import { stallingServer } from '../test-support/stalling-server.ts';
+import { type StallingServer, stallingServer } from '../test-support/stalling-server.ts';
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -115,14 +115,7 @@ describe('a turn whose store stopped answering while the model answered', () => 
   });
 
   test('PostgreSQL: a transaction whose first statement got no reply is rolled back with its connection: the error does not say the turn may be stored', async () => {
-    const databaseUrl = await requirePostgres(testDatabaseUrl());
-    const target = new URL(databaseUrl);
-    const relay = await stallingServer({ host: target.hostname, port: Number(target.port) });
-    cleanups.push(() => relay.close());
-    const tableName = `turn_not_stored_${randomBytes(6).toString('hex')}`;
-    cleanups.push(() => dropTables(databaseUrl, tableName));
-    const repository = new PostgresChatMemoryRepository({ connectionString: relay.address(databaseUrl), tableName, timeoutMs: 500 });
-    cleanups.push(() => repository.close());
+    const { repository, relay } = await postgresThroughRelay();
     const { error, stored } = await secondTurnOverAStall(repository, { stop: () => relay.stall(), resume: () => relay.resume() }, 1000);
 
     const failure = turnNotStored(error);
@@ -133,14 +126,7 @@ describe('a turn whose store stopped answering while the model answered', () => 
   });
 
   test('PostgreSQL: a COMMIT sent that got no reply may have been applied: the error says the turn may be stored, as it was', async () => {
-    const databaseUrl = await requirePostgres(testDatabaseUrl());
-    const target = new URL(databaseUrl);
-    const relay = await stallingServer({ host: target.hostname, port: Number(target.port) });
-    cleanups.push(() => relay.close());
-    const tableName = `turn_not_stored_${randomBytes(6).toString('hex')}`;
-    cleanups.push(() => dropTables(databaseUrl, tableName));
-    const repository = new PostgresChatMemoryRepository({ connectionString: relay.address(databaseUrl), tableName, timeoutMs: 500 });
-    cleanups.push(() => repository.close());
+    const { repository, relay } = await postgresThroughRelay();
     // The stall begins as the turn's COMMIT is sent: the server has it all, and commits it once it reads it.
     const { error, stored } = await secondTurnOverAStall(repository, { stop: () => relay.stallAtNext('COMMIT'), resume: () => relay.resume() }, 1000);
 
@@ -151,6 +137,19 @@ describe('a turn whose store stopped answering while the model answered', () => 
     assert.deepEqual(stored, ['user: My name is Ada', 'assistant: Hello Ada.', 'user: I live in Paris', 'assistant: Noted, you live in Paris.']);
   });
 });
+
+/** A PostgreSQL repository (`timeoutMs` 500, a table of its own) reaching the test server through a stalling relay. */
+async function postgresThroughRelay(): Promise<{ repository: PostgresChatMemoryRepository; relay: StallingServer }> {
+  const databaseUrl = await requirePostgres(testDatabaseUrl());
+  const target = new URL(databaseUrl);
+  const relay = await stallingServer({ host: target.hostname, port: Number(target.port) });
+  cleanups.push(() => relay.close());
+  const tableName = `turn_not_stored_${randomBytes(6).toString('hex')}`;
+  cleanups.push(() => dropTables(databaseUrl, tableName));
+  const repository = new PostgresChatMemoryRepository({ connectionString: relay.address(databaseUrl), tableName, timeoutMs: 500 });
+  cleanups.push(() => repository.close());
+  return { repository, relay };
+}
 
 async function dropTables(databaseUrl: string, tableName: string): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2000 });
