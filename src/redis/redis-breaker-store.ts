@@ -20,6 +20,7 @@ import { hash53 } from '../breaker/similarity/hash.ts';
 import { assertRedisUrl, createClientForUrl } from './redis-url.ts';
 import { closeWithin } from './close-within.ts';
 import { describeError } from '../errors/describe-error.ts';
+import { isErrorReply } from './error-reply.ts';
 import { BreakerStoreError } from './breaker-store-error.ts';
 import { LOG_FULL, MAX_LOGGED, SCRIPTS, type Script } from './session-scripts.ts';
 import {
@@ -1166,15 +1167,6 @@ function evictionPolicy(info: string): string | undefined {
   const maxmemory = Number(/^maxmemory:(\d+)/m.exec(info)?.[1] ?? 0);
   const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
   return maxmemory > 0 && policy !== undefined && policy !== 'noeviction' ? policy : undefined;
-}
-
-/**
- * Whether a command failed with the server's error reply, which starts with
- * its code (ERR, NOSCRIPT, OOM, GOVERNOR_TOO_LATE …), rather than in the
- * client (aborted, offline, connection lost): whatever the client.
- */
-function isErrorReply(error: unknown): boolean {
-  return error instanceof Error && /^[A-Z][A-Z0-9_]+(?: |$)/.test(error.message);
 }
 
 /** APPEND found the session's log full (see MAX_LOGGED). */

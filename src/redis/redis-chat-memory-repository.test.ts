@@ -196,6 +196,32 @@ describe('RedisChatMemoryRepository against a server that stalls', () => {
     assert.ok(performance.now() - started < 1000, 'bounded by timeoutMs');
   });
 
+  test('a write whose connection dropped after it was sent may have been applied: its error says so; a read does not', async () => {
+    const target = new URL(url);
+    const proxy = await stallingServer({ host: target.hostname, port: Number(target.port) });
+    const repository = new RedisChatMemoryRepository({ url: proxy.address(url), keyPrefix: prefix(), timeoutMs: 5000 });
+    cleanups.push(() => repository.close());
+    await repository.append('c', [userText('kept')]);
+    proxy.stall();
+    const write = repository.append('c', [userText('maybe')]).then(
+      () => assert.fail('the write must fail'),
+      (e: unknown) => e,
+    );
+    const read = repository.findByConversationId('c').then(
+      () => assert.fail('the read must fail'),
+      (e: unknown) => e,
+    );
+    // Both are with the server (held in the relay) when the connection drops.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await proxy.close();
+    const [written, readError] = await Promise.all([settlesWithin(write, 3000, 'the write'), settlesWithin(read, 3000, 'the read')]);
+    assert.ok(ChatMemoryStoreError.isInstance(written), String(written));
+    assert.doesNotMatch(written.message, /no reply within/);
+    assert.equal(written.mayBeApplied, true, written.message);
+    assert.ok(ChatMemoryStoreError.isInstance(readError), String(readError));
+    assert.equal(readError.mayBeApplied, false);
+  });
+
   test('a client passed in is bounded by timeoutMs too, and left open on close', async () => {
     const silent = (await stalling()).address('redis://127.0.0.1');
     const client = createClient({ url: silent, socket: { reconnectStrategy: false } });

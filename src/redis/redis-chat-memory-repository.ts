@@ -9,6 +9,7 @@ import { redactedAddress } from '../memory/store-address.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { assertRedisUrl, createClientForUrl } from './redis-url.ts';
 import { closeWithin } from './close-within.ts';
+import { isErrorReply } from './error-reply.ts';
 
 /** The commands of a transaction the repository queues. */
 export interface RedisChatMemoryTransaction {
@@ -238,8 +239,9 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
   /**
    * Runs one call within `timeoutMs`.
    *
-   * @param write whether the call writes: one that timed out after its
-   * commands went to the client may have been applied, and its error says so.
+   * @param write whether the call writes: one whose commands went to the
+   * client and got no answer (a timeout, a connection that dropped) may have
+   * been applied, and its error says so.
    */
   async #command<T>(operation: string, { write }: { write: boolean }, run: (client: RedisChatMemoryClient) => Promise<T>): Promise<T> {
     // node-redis waits for a reply without end once a command is written (its
@@ -288,8 +290,10 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
       });
     } catch (error) {
       // The abort does not withdraw a transaction (node-redis writes MULTI at once, without the signal): a
-      // server that stalled has it, and applies it should it resume. A call still connecting sent nothing.
-      throw new ChatMemoryStoreError(this.#store, operation, error, { mayBeApplied: write && timedOut && sent });
+      // server that stalled has it, and applies it should it resume; so may one whose connection dropped after
+      // it was sent. A call still connecting sent nothing, and an error reply is the server saying what it did.
+      const unanswered = timedOut || !isErrorReply(error);
+      throw new ChatMemoryStoreError(this.#store, operation, error, { mayBeApplied: write && sent && unanswered });
     }
   }
 
