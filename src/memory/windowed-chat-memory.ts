@@ -84,13 +84,7 @@ export abstract class WindowedChatMemory implements ChatMemory {
     assertConversationId(conversationId);
     assertMessagesFit([{ role: 'tool', content: [...results] }], this.maxMessageBytes);
     const { claim, lost } = await claimAnswersIn(this.repository, conversationId, results);
-    return {
-      lost,
-      end: async (messages) => {
-        assertMessagesFit(messages, this.maxMessageBytes);
-        await this.repository.append(conversationId, [claimEnd(claim), ...messages]);
-      },
-    };
+    return { lost, end: this.#ender(conversationId, claim) };
   }
 
   /**
@@ -103,12 +97,14 @@ export abstract class WindowedChatMemory implements ChatMemory {
   async claimRetry(conversationId: string, history: readonly ModelMessage[]): Promise<RetryClaim> {
     assertConversationId(conversationId);
     const { claim, lost } = await claimRetryIn(this.repository, conversationId, history);
-    return {
-      lost,
-      end: async (messages) => {
-        assertMessagesFit(messages, this.maxMessageBytes);
-        await this.repository.append(conversationId, [claimEnd(claim), ...messages]);
-      },
+    return { lost, end: this.#ender(conversationId, claim) };
+  }
+
+  /** Ends claim `claim`: appends the mark of its end with the turn to store, in one atomic write. */
+  #ender(conversationId: string, claim: string): (messages: readonly ModelMessage[]) => Promise<void> {
+    return async (messages) => {
+      assertMessagesFit(messages, this.maxMessageBytes);
+      await this.repository.append(conversationId, [claimEnd(claim), ...messages]);
     };
   }
 

@@ -1,14 +1,11 @@
 import type { Pool } from 'pg';
 import { InvalidOptionError } from '../errors/governor-error.ts';
-import { redactedAddress } from '../memory/store-address.ts';
+import { PERCENT_ENCODE_USER_INFO as ENCODE, redactedAddress } from '../memory/store-address.ts';
 import { redact } from '../redaction/redact.ts';
 import pg from './pg-module.ts';
 
 /** What pg reads as a connection string, for the messages. */
 const URL_FORM = 'a URL such as postgres://user:password@host:5432/database';
-
-/** How to write a user name or password that holds a character URLs give a meaning to. */
-const ENCODE = 'percent-encode special characters (# / ? @ : %) in the user name and password (encodeURIComponent)';
 
 /**
  * Refuses a connection string pg cannot parse, when the store is built: a

@@ -1,7 +1,5 @@
 import { InvalidOptionError } from '../errors/governor-error.ts';
-
-/** How to write a user name or password that holds a character URLs give a meaning to. */
-const ENCODE = 'percent-encode special characters (# / ? @ : %) in the user name and password (encodeURIComponent)';
+import { atAfterHost, PERCENT_ENCODE_USER_INFO as ENCODE } from '../memory/store-address.ts';
 
 /** What a store's `url` option takes, for the messages of {@link assertRedisUrl}. */
 const URL_FORM = 'a redis:// URL (rediss:// for TLS): redis://[[user]:password@]host[:port][/db], e.g. redis://127.0.0.1:6379';
@@ -23,8 +21,7 @@ export function assertRedisUrl(url: string): void {
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
     throw new InvalidOptionError('url', `uses the scheme "${parsed.protocol}", which is not Redis; pass ${URL_FORM}`);
   }
-  if (`${parsed.pathname}${parsed.search}${parsed.hash}`.includes('@')) {
-    // An unencoded / ? or # in the user info ended it early: part of the password would be taken for the host.
+  if (atAfterHost(parsed)) {
     throw new InvalidOptionError(
       'url',
       `has an "@" after its host, so part of the user name or password would be read as the host; ${ENCODE}, and pass ${URL_FORM}`,
