@@ -19,7 +19,7 @@ import { storeFailureReason } from './store-failure-reason.ts';
 import type { DetectorContext } from './detectors/detection.ts';
 import { readOnlyMatcher } from './detectors/read-only-tools.ts';
 import { proposalOf, type ToolProposal } from './detectors/tool-record.ts';
-import { SessionLogic, type Outcome } from './session-logic.ts';
+import { refusedWhileOpen, SessionLogic, type Outcome } from './session-logic.ts';
 import { SessionQueue } from './session-queue.ts';
 import { BreakerReducer, isJudgingError } from './session-reducer.ts';
 import { breakerMessage } from './breaker-messages.ts';
@@ -199,8 +199,12 @@ export class AgentBreaker implements Advisor {
   readonly #logic: SessionLogic;
   readonly #ctx: DetectorContext;
   readonly #reducer: BreakerReducer;
-  /** Sessions this process last saw OPEN, with the end of their cooldown, for health while the store is unreachable. */
-  readonly #open = new Map<string, number>();
+  /**
+   * Sessions this process last saw OPEN, with the end of their cooldown and
+   * the answer while open: what health lists, and what a call on them gets,
+   * while the store is unreachable.
+   */
+  readonly #open = new Map<string, { readonly until: number; readonly refusal: BreakerDecision }>();
   readonly #queue = new SessionQueue();
   readonly #listeners = new Set<BreakerListener>();
   readonly #telemetry: BreakerTelemetry | undefined;
@@ -514,7 +518,7 @@ export class AgentBreaker implements Advisor {
   #cachedOpen(): string[] {
     const now = this.options.now();
     return [...this.#open]
-      .filter(([, until]) => now < until)
+      .filter(([, { until }]) => now < until)
       .map(([id]) => id)
       .sort();
   }
@@ -610,6 +614,7 @@ export class AgentBreaker implements Advisor {
         if (isJudgingError(error)) throw error;
         return this.#storeFailure(sessionId, 'read', error);
       }
+      if (read !== undefined) this.#noteOpen(sessionId, read.state);
       const outcome = this.#reducer.apply(read?.state ?? initialState(op.at), op);
       if (outcome.next !== null) return this.#write(sessionId, op);
       this.#lastStoreFailed = false;
@@ -641,7 +646,8 @@ export class AgentBreaker implements Advisor {
     if (state.status !== 'OPEN' || state.openedAt === null) {
       this.#open.delete(sessionId);
     } else if (this.#open.size < OPEN_MEMORY_LIMIT || this.#open.has(sessionId)) {
-      this.#open.set(sessionId, state.openedAt + this.options.cooldownMs);
+      const cooldownMs = this.options.cooldownMs;
+      this.#open.set(sessionId, { until: state.openedAt + cooldownMs, refusal: refusedWhileOpen(state, cooldownMs) });
     }
   }
 
@@ -679,6 +685,13 @@ export class AgentBreaker implements Advisor {
 
   #storeFailure(sessionId: string, operation: string, error: unknown): BreakerDecision {
     this.#storeFailed(error);
+    // A stop is not undone by an outage: what this process saw of the session judges it, under either policy.
+    const open = this.#open.get(sessionId);
+    if (open !== undefined && this.options.now() < open.until) {
+      const message = `Agent breaker store ${operation} failed (${this.#lastStoreError}); the session's breaker is OPEN as this process last saw it: the call is refused.`;
+      this.#dispatch({ type: 'warning', sessionId, at: this.options.now(), message });
+      return open.refusal;
+    }
     this.#unjudged++;
     const closed = this.options.onStoreError === 'fail-closed';
     try {

@@ -344,19 +344,25 @@ export class SessionLogic {
         evidence: state.openEvidence ?? { detail: state.openReason ?? `breaker opened on ${category}` },
       };
     }
-    const until = (state.openedAt ?? 0) + this.ctx.options.cooldownMs;
-    return {
-      action: 'stop',
-      category,
-      reason: 'breaker_open',
-      message: `Agent breaker is OPEN for this session (${state.openReason ?? category}); calls are refused until ${new Date(until).toISOString()} or an explicit reset.`,
-      evidence: state.openEvidence ?? { detail: state.openReason ?? `breaker opened on ${category}` },
-    };
+    return refusedWhileOpen(state, this.ctx.options.cooldownMs);
   }
 
   #done(step: Step, decision?: BreakerDecision): Outcome {
     return { next: step.changed ? step.state : null, decision: decision ?? step.decision, events: step.events };
   }
+}
+
+/** The answer to a call on an OPEN session (not the first gate after its stop: see SessionLogic). */
+export function refusedWhileOpen(state: BreakerSessionState, cooldownMs: number): BreakerDecision {
+  const category = state.openCategory ?? 'tool_spiral';
+  const until = (state.openedAt ?? 0) + cooldownMs;
+  return {
+    action: 'stop',
+    category,
+    reason: 'breaker_open',
+    message: `Agent breaker is OPEN for this session (${state.openReason ?? category}); calls are refused until ${new Date(until).toISOString()} or an explicit reset.`,
+    evidence: state.openEvidence ?? { detail: state.openReason ?? `breaker opened on ${category}` },
+  };
 }
 
 function bump(counters: BreakerCounters, kind: BreakerEvent['kind']): BreakerCounters {

@@ -141,6 +141,33 @@ describe('shared store', () => {
     assert.equal((await b.observe('s', { kind: 'user', text: 'x' })).action, 'stop');
   });
 
+  test('an outage does not undo a stop: a session this process saw OPEN stays refused until its cooldown ends, under either policy', async () => {
+    for (const onStoreError of ['fail-open', 'fail-closed'] as const) {
+      const store = new FlakyStore();
+      const clock = new ManualClock();
+      const tripper = new AgentBreaker({ store, now: clock.now, onStoreError, cooldownMs: 60_000 });
+      // Another replica that only read the trip (a check on the open session).
+      const reader = new AgentBreaker({ store, now: clock.now, onStoreError, cooldownMs: 60_000, checkFreshnessMs: 0 });
+      for (let i = 0; i < 6; i++) await run(tripper, 's');
+      assert.equal((await reader.checkModelCall('s')).reason, 'breaker_open', onStoreError);
+
+      store.failing = true;
+      for (const breaker of [tripper, reader]) {
+        const warnings: BreakerEventRecord[] = [];
+        breaker.on((e) => e.type === 'warning' && warnings.push(e));
+        const gate = await breaker.checkModelCall('s');
+        assert.deepEqual([gate.action, gate.reason, gate.category], ['stop', 'breaker_open', 'tool_spiral'], onStoreError);
+        assert.equal((await breaker.observe('s', { kind: 'tool_call', ...statusCall, result: 'queued' })).reason, 'breaker_open');
+        assert.match(warnings[0]?.message ?? '', /store read failed .*; the session's breaker is OPEN as this process last saw it: the call is refused/);
+        // Judged from what this process saw: not counted as unjudged. Another session still follows the policy.
+        assert.equal((await breaker.health()).unjudged, 0);
+        assert.equal((await breaker.checkModelCall('other')).action, onStoreError === 'fail-open' ? 'allow' : 'stop');
+      }
+      clock.advance(60_000);
+      assert.equal((await tripper.checkModelCall('s')).reason, onStoreError === 'fail-open' ? undefined : 'store_unavailable', 'the cooldown is over');
+    }
+  });
+
   test('a store that throws during snapshot or listing does not throw either', async () => {
     const store = new FlakyStore();
     const b = new AgentBreaker({ store });
