@@ -52,12 +52,8 @@ export async function breakerFromFlags(flags: BreakerFlags, cwd: string): Promis
   if (flags.telemetry === true && options['telemetry'] === undefined) options = { ...options, telemetry: true };
   let store: RedisBreakerStore | undefined;
   if (flags.store !== undefined) {
-    let scheme: string;
-    try {
-      scheme = new URL(flags.store).protocol;
-    } catch {
-      throw new CliUsageError(`--store must be a redis:// or rediss:// URL`);
-    }
+    // A URL that does not parse is left to the store, which says what to percent-encode (a password's "/" or "@").
+    const scheme = URL.canParse(flags.store) ? new URL(flags.store).protocol : 'redis:';
     if (scheme !== 'redis:' && scheme !== 'rediss:') throw new CliUsageError(`--store: unsupported store "${scheme}"; use a redis:// or rediss:// URL`);
     // Loaded only for --store: redis is an optional peer (a missing one is a MissingDependencyError naming it).
     const { RedisBreakerStore } = await import('../redis/index.ts');

@@ -159,6 +159,8 @@ test('governor proxy refuses a bad command line with exit code 2 and says what t
       /upstream.*"https:\/\/\[REDACTED\]@llm-gateway\.internal\/v1" is not a URL/,
     ],
     [['--upstream', 'http://127.0.0.1:1/v1', '--store', 'mongodb://x'], /unsupported store "mongodb:"/],
+    // A password's "/" and "@" left unencoded: the store's advice, and no part of the password.
+    [['--upstream', 'http://127.0.0.1:1/v1', '--store', 'redis://:S3cr/t@Pw9@127.0.0.1:1'], /^(?![\s\S]*(S3cr|Pw9))[\s\S]*--store: .*percent-encode/],
     [['--upstream', 'http://127.0.0.1:1/v1', '--store-prefix', 'foo:'], /--store-prefix needs --store/],
     [['--upstream', 'http://127.0.0.1:1/v1', '--store-timeout', '500'], /--store-timeout needs --store/],
     [
