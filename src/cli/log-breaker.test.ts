@@ -28,7 +28,7 @@ test('warnings are printed at most one per 10 s, saying how many were not; the s
     assert.match(lines[1]!, /\(3 more warnings since the last printed\)$/);
 
     await checkBreakerStore(breaker, (line) => lines.push(line));
-    assert.match(lines.at(-1)!, /^breaker store does not answer \(GOVERNOR_BREAKER_STORE: .+\): requests are refused until it does$/);
+    assert.match(lines.at(-1)!, /^breaker store is unavailable \(GOVERNOR_BREAKER_STORE: .+\): requests are refused until it is back$/);
     assert.ok(lines.every((line) => !line.includes('hunter2') && !line.includes('\n')));
   } finally {
     await store.close();

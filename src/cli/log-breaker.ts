@@ -40,7 +40,7 @@ export async function checkBreakerStore(breaker: AgentBreaker, print: (line: str
   const health = await breaker.health();
   if (!health.storeReachable) {
     const then = breaker.options.onStoreError === 'fail-closed' ? 'requests are refused' : 'requests pass unjudged';
-    print(`breaker store does not answer (${health.storeError ?? 'no reason given'}): ${then} until it does`);
+    print(`breaker store is unavailable (${health.storeError ?? 'no reason given'}): ${then} until it is back`);
   }
   if (health.storeEvictionPolicy !== undefined) {
     print(

@@ -97,7 +97,7 @@ test('governor proxy with a store that does not answer says so at start, serves 
       await new Promise((r) => setTimeout(r, 50));
     }
     const lines = cli.stderr().split('\n');
-    assert.equal(lines.filter((l) => /^governor proxy: breaker store does not answer \(.+\): requests pass unjudged until it does$/.test(l)).length, 1);
+    assert.equal(lines.filter((l) => /^governor proxy: breaker store is unavailable \(.+\): requests pass unjudged until it is back$/.test(l)).length, 1);
     // Three requests, each judged twice or more, each failing: one line printed.
     const warnings = lines.filter((l) => l.startsWith('governor proxy: breaker warning in session '));
     assert.equal(warnings.length, 1, cli.stderr());
@@ -122,7 +122,7 @@ test('governor proxy waits --store-timeout for a store that stalls, then serves 
     for (const deadline = Date.now() + 10_000; !/does not answer/.test(cli.stderr()) && Date.now() < deadline; ) {
       await new Promise((r) => setTimeout(r, 50));
     }
-    assert.match(cli.stderr(), /^governor proxy: breaker store does not answer \(.*no reply within 150 ms\)/m);
+    assert.match(cli.stderr(), /^governor proxy: breaker store is unavailable \(.*no reply within 150 ms\)/m);
   } finally {
     cli.child.kill('SIGTERM');
     await once(cli.child, 'exit');

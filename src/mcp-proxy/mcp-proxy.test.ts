@@ -432,7 +432,7 @@ describe('governor mcp: its log on stderr', () => {
       for (const deadline = Date.now() + 10_000; !/does not answer/.test(log()) && Date.now() < deadline; ) {
         await new Promise((r) => setTimeout(r, 50));
       }
-      assert.match(log(), /^governor mcp: breaker store does not answer \(.+\): requests pass unjudged until it does$/m);
+      assert.match(log(), /^governor mcp: breaker store is unavailable \(.+\): requests pass unjudged until it is back$/m);
       assert.match(log(), /^governor mcp: breaker warning in session "agent-7": .*failing open/m);
       assert.doesNotMatch(log(), /hunter2/);
     } finally {
@@ -449,7 +449,7 @@ describe('governor mcp: its log on stderr', () => {
       for (const deadline = Date.now() + 10_000; !/does not answer/.test(log()) && Date.now() < deadline; ) {
         await new Promise((r) => setTimeout(r, 50));
       }
-      assert.match(log(), /^governor mcp: breaker store does not answer \(.*no reply within 150 ms\)/m);
+      assert.match(log(), /^governor mcp: breaker store is unavailable \(.*no reply within 150 ms\)/m);
     } finally {
       await client.close();
       await stalled.close();

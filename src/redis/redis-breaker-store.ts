@@ -19,6 +19,7 @@ import { decodeState, encodeState } from '../breaker/state-codec.ts';
 import { hash53 } from '../breaker/similarity/hash.ts';
 import { assertRedisUrl, createClientForUrl } from './redis-url.ts';
 import { closeWithin } from './close-within.ts';
+import { unlessRefused } from './reconnect-strategy.ts';
 import { describeError } from '../errors/describe-error.ts';
 import { isErrorReply } from './error-reply.ts';
 import { BreakerStoreError } from './breaker-store-error.ts';
@@ -109,9 +110,14 @@ export interface RedisBreakerStoreOptions {
    * it settles); any reply from the server, to it or to one sent before,
    * ends this at once, and so does the client of a `url` reconnecting.
    * Failures that cost no wait (a refused connection, an error reply) do
-   * not start it. `health()` reports the store down meanwhile, and up
-   * again with its first ping after that. {@link RedisBreakerStore.close}
-   * waits this long at most too. @default 2000
+   * not start it: neither does a handshake the server refuses (a wrong or
+   * missing password, a database index it lacks, a user not allowed the
+   * handshake's commands), which fails each operation at once with the
+   * server's reason; the next one connects anew, so the store works again
+   * as soon as the server takes the credentials. `health()` reports the
+   * store down meanwhile, and up again with its first ping after that.
+   * {@link RedisBreakerStore.close} waits this long at most too.
+   * @default 2000
    */
   readonly timeoutMs?: number;
   /**
@@ -180,7 +186,8 @@ function createOwnedClient(url: string, timeoutMs: number) {
     disableOfflineQueue: true,
     socket: {
       connectTimeout: timeoutMs,
-      reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000),
+      // A handshake the server refused is reported at once, not retried until the caller's timeout.
+      reconnectStrategy: unlessRefused((retries) => Math.min(50 * 2 ** retries, 2000)),
     },
   });
 }
@@ -285,7 +292,7 @@ export class RedisBreakerStore implements BreakerStore {
   readonly #probeKey: string;
   /** Set when the store created the client: it connects and closes it. */
   readonly #owned: OwnedClient | undefined;
-  /** Why the owned client's connection fails, until it is ready again: a timeout alone would not say (a wrong password looks like an outage). */
+  /** Why the owned client's connection fails, until it is ready again: while it reconnects, a command only hears that it is offline. */
   #connectionError: unknown;
   /** Set while the server is known not to answer in time: operations then fail at once (see {@link RedisBreakerStoreOptions.timeoutMs}). */
   #stall: Stall | undefined;

@@ -6,7 +6,7 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import { ChatMemoryStoreError } from '../memory/chat-memory-errors.ts';
 import { chatMemoryRepositoryContract } from '../memory/test-support/chat-memory-repository-contract.ts';
 import { userText } from '../memory/test-support/sample-messages.ts';
-import { requireRedis, testRedisUrl } from '../test-support/services.ts';
+import { killProcess, requireRedis, startDedicatedRedis, testRedisUrl, unusedPort } from '../test-support/services.ts';
 import { RedisChatMemoryRepository } from './redis-chat-memory-repository.ts';
 import { stallingServer, type StallingServer } from '../test-support/stalling-server.ts';
 
@@ -231,6 +231,77 @@ describe('RedisChatMemoryRepository against a server that stalls', () => {
     await assert.rejects(settlesWithin(repository.findByConversationId('c'), 2000, 'the call'), noReply(300));
     await settlesWithin(repository.close(), 2000, 'close()');
     assert.equal(client.isOpen, true);
+  });
+});
+
+describe('RedisChatMemoryRepository against a server that refuses the handshake', () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  after(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+  });
+
+  /** A server of the test's own that requires a password, and its admin client (in already). */
+  async function guarded() {
+    const port = await unusedPort();
+    const server = await startDedicatedRedis(port);
+    cleanups.push(() => killProcess(server));
+    const admin = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } });
+    admin.on('error', () => {});
+    await admin.connect();
+    cleanups.push(async () => admin.destroy());
+    await admin.sendCommand(['CONFIG', 'SET', 'requirepass', 'the-real-one']);
+    return { port, server, admin };
+  }
+
+  /** Fails the test unless the call fails within a second, and says what it failed with. */
+  async function failsAtOnce(call: () => Promise<unknown>): Promise<string> {
+    const started = performance.now();
+    const error = await settlesWithin(call(), 10_000, 'the call').then(
+      () => assert.fail('the call should fail'),
+      (e: unknown) => e,
+    );
+    const took = performance.now() - started;
+    assert.ok(ChatMemoryStoreError.isInstance(error), String(error));
+    assert.ok(took < 1000, `took ${Math.round(took)} ms: ${error.message}`);
+    assert.doesNotMatch(error.message, /no reply within|the-real-one|another-one|Wr0ngPassw0rd/);
+    return error.message;
+  }
+
+  test('a wrong password fails each call at once, naming the reason', async () => {
+    const { port } = await guarded();
+    const repository = new RedisChatMemoryRepository({ url: `redis://:Wr0ngPassw0rd@127.0.0.1:${port}` });
+    cleanups.push(() => repository.close());
+    for (let i = 0; i < 2; i++) assert.match(await failsAtOnce(() => repository.findConversationIds()), /WRONGPASS/);
+  });
+
+  test('a password changed while connected is named in the calls that follow, not only "offline"; the calls work again once it is right', async () => {
+    const { port, server, admin } = await guarded();
+    const repository = new RedisChatMemoryRepository({ url: `redis://:the-real-one@127.0.0.1:${port}`, keyPrefix: uniquePrefix() });
+    cleanups.push(() => repository.close());
+    const changePassword = async () => {
+      await admin.sendCommand(['CONFIG', 'SET', 'requirepass', 'another-one']);
+      await admin.sendCommand(['CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes']);
+    };
+    assert.deepEqual(await repository.findConversationIds(), []);
+    await changePassword();
+    const said: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      said.push(await failsAtOnce(() => repository.findConversationIds()));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // The first may only see the connection drop; the reconnect's refusal is named from then on.
+    assert.match(said.at(-1) ?? '', /WRONGPASS/, said.join('\n'));
+    await admin.sendCommand(['CONFIG', 'SET', 'requirepass', 'the-real-one']);
+    assert.deepEqual(await repository.findConversationIds(), []);
+
+    // Refused again, then the server goes away: connecting anew is a first connection, which reports a refused one at once.
+    await changePassword();
+    for (let i = 0; i < 4; i++) {
+      await failsAtOnce(() => repository.findConversationIds());
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await killProcess(server);
+    assert.match(await failsAtOnce(() => repository.findConversationIds()), /ECONNREFUSED/);
   });
 });
 

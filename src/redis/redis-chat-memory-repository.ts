@@ -9,6 +9,7 @@ import { redactedAddress } from '../memory/store-address.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { assertRedisUrl, createClientForUrl } from './redis-url.ts';
 import { closeWithin } from './close-within.ts';
+import { unlessRefused } from './reconnect-strategy.ts';
 import { isErrorReply } from './error-reply.ts';
 
 /** The commands of a transaction the repository queues. */
@@ -154,13 +155,19 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
           socket: {
             connectTimeout: connectTimeoutMs,
             // A first connection that fails is reported to the caller, not retried forever;
-            // a connection that was up and dropped is re-established with backoff.
-            reconnectStrategy: (retries) => (connectedOnce ? Math.min(2 ** retries * 50, 2000) : false),
+            // a connection that was up and dropped is re-established with backoff, unless the
+            // server refuses the handshake (a password changed meanwhile): the next call then
+            // connects anew and reports the server's reason, not only that the client is offline.
+            reconnectStrategy: unlessRefused((retries) => (connectedOnce ? Math.min(2 ** retries * 50, 2000) : false)),
           },
         }),
       );
       own.on('ready', () => {
         connectedOnce = true;
+      });
+      // Given up: the next call's connect() is a first connection again, whose failure its caller hears.
+      own.on('terminated', () => {
+        connectedOnce = false;
       });
       // Errors surface through the commands that fail; an unheard 'error' event would crash the process.
       own.on('error', () => {});

@@ -1,7 +1,8 @@
 /**
  * RedisBreakerStore against Redis servers of the tests' own that misbehave:
  * one that is full and refuses writes, one that restarts without
- * persistence, one that stalls and resumes, one that never answers.
+ * persistence, one that stalls and resumes, one that refuses the
+ * handshake, one that never answers.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
@@ -425,6 +426,80 @@ describe('a Redis that stalls and resumes', () => {
     const h = await breaker.health();
     assert.equal(h.unjudged, 6);
     assert.equal(h.status, 'ok');
+  });
+});
+
+describe('a Redis that refuses the handshake', () => {
+  /** A server that requires a password, with a user that may not SELECT; its admin client is in already. */
+  async function guarded() {
+    const server = await dedicated();
+    await server.admin.sendCommand(['ACL', 'SETUSER', 'limited', 'on', '>limited-pw', '~*', '&*', '+@all', '-select']);
+    await server.admin.sendCommand(['CONFIG', 'SET', 'requirepass', 'the-real-one']);
+    return server;
+  }
+  const secrets = /Wr0ngPassw0rd|the-real-one|limited-pw/;
+  /** What a timeout says: the server answered, so none of it may appear. */
+  const silence = /no reply within|not answering|not sent/;
+
+  test('a wrong or missing password, a database the server lacks, a user who may not SELECT: each call fails at once with the reason, and starts no stall window', async () => {
+    const { port, admin } = await guarded();
+    const refusals = [
+      { url: `redis://default:Wr0ngPassw0rd@127.0.0.1:${port}`, reason: /WRONGPASS/ },
+      { url: `redis://127.0.0.1:${port}`, reason: /NOAUTH/ },
+      { url: `redis://:the-real-one@127.0.0.1:${port}/999`, reason: /DB index is out of range/ },
+      { url: `redis://limited:limited-pw@127.0.0.1:${port}/1`, reason: /NOPERM.*select/ },
+    ];
+    const breakers: AgentBreaker[] = [];
+    for (const { url, reason } of refusals) {
+      const store = new RedisBreakerStore({ url, timeoutMs: 5000 });
+      closers.push(() => store.close());
+      const breaker = new AgentBreaker({ telemetry: false, checkFreshnessMs: 0, store, onStoreError: 'fail-closed' });
+      breakers.push(breaker);
+      const said: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        const gate = await breaker.checkModelCall('s');
+        const took = performance.now() - started;
+        assert.ok(took < 1000, `${reason.source}, gate ${i + 1}: took ${Math.round(took)} ms, as if the server had not answered`);
+        assert.equal(gate.action, 'stop', 'fail-closed');
+        assert.match(gate.message ?? '', reason);
+        assert.doesNotMatch(gate.message ?? '', silence);
+        said.push(gate.message ?? '');
+      }
+      const h = await breaker.health();
+      assert.equal(h.storeReachable, false);
+      assert.match(h.storeError ?? '', reason);
+      assert.doesNotMatch(h.storeError ?? '', silence);
+      assert.doesNotMatch(`${said.join(' ')} ${JSON.stringify(h)}`, secrets);
+    }
+    // Refused, not given up on: the next call connects anew, and works once the server takes the password.
+    await admin.sendCommand(['CONFIG', 'SET', 'requirepass', 'Wr0ngPassw0rd']);
+    assert.equal((await breakers[0]!.checkModelCall('s')).action, 'allow');
+  });
+
+  test('a password changed while connected: calls fail at once naming the reason, and work again once it is right', async () => {
+    const { port, admin } = await guarded();
+    const store = new RedisBreakerStore({ url: `redis://:the-real-one@127.0.0.1:${port}`, timeoutMs: 5000 });
+    closers.push(() => store.close());
+    const breaker = new AgentBreaker({ telemetry: false, checkFreshnessMs: 0, store, onStoreError: 'fail-closed' });
+    assert.equal((await breaker.checkModelCall('s')).action, 'allow');
+    await admin.sendCommand(['CONFIG', 'SET', 'requirepass', 'another-one']);
+    await admin.sendCommand(['CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes']);
+    const said: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      const gate = await breaker.checkModelCall('s');
+      assert.ok(performance.now() - started < 1000, `gate ${i + 1} waited`);
+      assert.equal(gate.action, 'stop');
+      assert.doesNotMatch(gate.message ?? '', silence);
+      said.push(gate.message ?? '');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // The first may only see the connection drop; the reconnect's refusal is named from then on.
+    assert.match(said.at(-1) ?? '', /WRONGPASS/);
+    assert.doesNotMatch(said.join(' '), /the-real-one|another-one/);
+    await admin.sendCommand(['CONFIG', 'SET', 'requirepass', 'the-real-one']);
+    assert.equal((await breaker.checkModelCall('s')).action, 'allow');
   });
 });
 
