@@ -615,6 +615,7 @@ export class AgentBreaker implements Advisor {
         return this.#storeFailure(sessionId, 'read', error);
       }
       if (read !== undefined) this.#noteOpen(sessionId, read.state);
+      if (this.options.store.status !== undefined) this.#noteStoreStatus(sessionId, op.at);
       const outcome = this.#reducer.apply(read?.state ?? initialState(op.at), op);
       if (outcome.next !== null) return this.#write(sessionId, op);
       this.#lastStoreFailed = false;
@@ -666,14 +667,27 @@ export class AgentBreaker implements Advisor {
     this.#warnedOverCap = overCap;
     const lost = status.sessionsLost ?? 0;
     if (lost > this.#sessionsLost) {
+      const count = lost - this.#sessionsLost;
       this.#sessionsLost = lost;
-      this.#dispatch({
-        type: 'warning',
-        sessionId,
-        at,
-        message:
-          'Agent breaker store had forgotten a session this process knew (restarted without persistence, expired or evicted); its state was restored from this process.',
-      });
+      // Each under the session it concerns (the write back may have come with a reconnect, before any of its calls).
+      const named = (status.restoredSessions ?? []).slice(-count);
+      for (const restored of named) {
+        this.#dispatch({
+          type: 'warning',
+          sessionId: restored,
+          at,
+          message: `Agent breaker store had forgotten this session (restarted without persistence, expired or evicted); its state was restored from this process.`,
+        });
+      }
+      if (named.length < count) {
+        const others = count - named.length;
+        this.#dispatch({
+          type: 'warning',
+          sessionId,
+          at,
+          message: `Agent breaker store had forgotten ${others} ${others === 1 ? 'session' : 'sessions'} this process knew (restarted without persistence, expired or evicted); their state was restored from this process.`,
+        });
+      }
     }
   }
 

@@ -86,6 +86,8 @@ export interface BreakerStoreStatus {
   readonly restarted?: boolean;
   /** Sessions this process had state for that the store no longer had (restart without persistence, expiry, eviction). */
   readonly sessionsLost?: number;
+  /** The newest of those sessions (at most {@link RESTORED_SESSIONS_KEPT}), oldest first: whose state the store wrote back. */
+  readonly restoredSessions?: readonly string[];
   /** Sessions held beyond the session cap because they may not be forgotten (open breakers, spent budgets). */
   readonly heldOverCap?: number;
   /**
@@ -174,6 +176,9 @@ export interface BreakerStore {
   /** Counts and conditions worth a health report (no round trip). */
   status?(): BreakerStoreStatus;
 }
+
+/** How many of the sessions it wrote back a store lists in {@link BreakerStoreStatus.restoredSessions}. */
+export const RESTORED_SESSIONS_KEPT = 16;
 
 /** How many of a session's newest seen keys a store keeps (see {@link BreakerStore.claimFirst}): enough for a retried request's. */
 export const SEEN_KEYS_KEPT = 32;

@@ -11,6 +11,7 @@ import {
   type SessionOp,
   type SessionRead,
   type SessionReducer,
+  RESTORED_SESSIONS_KEPT,
 } from '../breaker/breaker-store.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { redact } from '../redaction/redact.ts';
@@ -268,6 +269,8 @@ export class RedisBreakerStore implements BreakerStore {
   // Map iteration order is insertion order: re-inserting on use makes it an LRU.
   readonly #cache = new Map<string, Folded>();
   #sessionsLost = 0;
+  /** The newest sessions counted in #sessionsLost (see BreakerStoreStatus.restoredSessions). */
+  #restored: readonly string[] = [];
   #runId: string | undefined;
   #restarted = false;
   #evictionPolicy: string | undefined;
@@ -762,7 +765,7 @@ export class RedisBreakerStore implements BreakerStore {
     const known = ancestry([joined.ancestry, joined.beyond ?? ''], MAX_ANCESTRY - 1);
     const done = await this.#evalScript('apply', SCRIPTS.merge, keys, [...args, joined.id ?? '', known]);
     if (Number(done) !== 1) return false;
-    this.#sessionsLost++;
+    this.#countLost(sessionId);
     if (this.#cache.get(sessionId) === joined) this.#cache.set(sessionId, writtenBack(joined, id, ancestry([known, [joined.id, joined.position]])));
     return true;
   }
@@ -881,9 +884,15 @@ export class RedisBreakerStore implements BreakerStore {
       // Held by the server already: the next read folds the server's copy.
       return diverged;
     }
-    this.#sessionsLost++;
+    this.#countLost(sessionId);
     if (current) this.#cache.set(sessionId, writtenBack(cached, id, known));
     return false;
+  }
+
+  #countLost(sessionId: string): void {
+    this.#sessionsLost++;
+    // Replaced, not changed: status() hands it out as it is.
+    this.#restored = [...this.#restored.slice(1 - RESTORED_SESSIONS_KEPT), sessionId];
   }
 
   /** After a restart of the server: writes back every session this process holds that may not be forgotten (an open breaker, a spent budget). */
@@ -1067,6 +1076,7 @@ export class RedisBreakerStore implements BreakerStore {
     return {
       restarted: this.#restarted,
       sessionsLost: this.#sessionsLost,
+      ...(this.#restored.length === 0 ? {} : { restoredSessions: this.#restored }),
       ...(this.#evictionPolicy === undefined ? {} : { evictionPolicy: this.#evictionPolicy }),
     };
   }
