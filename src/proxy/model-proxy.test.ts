@@ -85,6 +85,35 @@ function lastUpstreamText(upstream: ScriptedModelServer): string {
   return JSON.stringify(upstream.requests.at(-1)!.body.messages.at(-1));
 }
 
+/** What an answer to an agent round was: its call passed, was blocked, the run stopped, or the request was refused (403). */
+async function verdictOf(round: ReturnType<typeof agentRound>): Promise<string> {
+  try {
+    const { message } = await round;
+    if ((message.tool_calls?.length ?? 0) > 0) return 'call';
+    if (/stopped by the agent breaker/.test(message.content ?? '')) return 'stop';
+    return /was not run/.test(message.content ?? '') ? 'block' : 'text';
+  } catch (error) {
+    if (error instanceof OpenAI.PermissionDeniedError) return 'refused';
+    throw error;
+  }
+}
+
+/**
+ * Agent rounds in which every request is sent twice, as a retrying load
+ * balancer would (the second time through `retry`); the retry's answer is the
+ * one the agent goes on with. Each round's verdicts, original and retry,
+ * until the run stops.
+ */
+async function retriedRounds(original: OpenAI, retry: OpenAI, messages: Message[], stream: boolean): Promise<string[]> {
+  const seen: string[] = [];
+  for (let i = 0; i < 8 && !seen.at(-1)?.startsWith('stop'); i += 1) {
+    // The original's answer never reaches the agent: its conversation goes on from the retry's.
+    const first = await verdictOf(agentRound(original, [...messages], stream));
+    seen.push(`${first}/${await verdictOf(agentRound(retry, messages, stream))}`);
+  }
+  return seen;
+}
+
 for (const stream of [false, true]) {
   describe(`governor proxy with the openai client (${stream ? 'streamed' : 'not streamed'})`, () => {
     test('a spiral is steered (on the next upstream request), blocked, stopped, then refused', async () => {
@@ -129,6 +158,22 @@ for (const stream of [false, true]) {
         assert.equal(r.upstream.requests.length, upstreamCalls);
         // The key went upstream (the stand-in redacts it in its records) and nowhere else.
         assert.equal(r.upstream.requests[0]!.headers['authorization'], '[REDACTED]');
+      } finally {
+        await r.close();
+      }
+    });
+
+    test("a load balancer's retry of each request: the retry's answer gets the original's verdict, and the spiral climbs as without retries", async () => {
+      const r = await rig(SPIRAL);
+      try {
+        const client = openaiClient(r.proxy, { 'x-governor-session': `retried-${randomUUID()}` });
+        const messages: Message[] = [{ role: 'user', content: 'Find me a flight to Oslo.' }];
+        // As without retries: the third search steered (it passes), the fourth blocked, the fifth stopped; a retry
+        // of the stopped request is refused, the session being open.
+        assert.deepEqual(await retriedRounds(client, client, messages, stream), ['call/call', 'call/call', 'call/call', 'block/block', 'stop/refused']);
+        // The steer decided on the third search reaches the model with the request that brings its result (each
+        // original request is followed by its retry upstream).
+        assert.match(JSON.stringify(r.upstream.requests[6]!.body.messages), /No flights found\.\\n\\n\[governor\] .*search/);
       } finally {
         await r.close();
       }
@@ -1242,6 +1287,31 @@ describe('two proxies sharing one Redis store', () => {
       // The first question again, in a fresh conversation, on the replica that saw it first.
       await ask(a!, [question]);
       assert.equal((await breakers[0]!.snapshot(session)).counters.userEvents, 42);
+    } finally {
+      await a!.close();
+      await b!.close();
+      await upstream.close();
+    }
+  });
+
+  test("a load balancer's retry sent to the other replica gets the original's verdict, not the next rung", async () => {
+    const keyPrefix = `governor:test:proxy:${randomUUID()}:`;
+    const stores = [new RedisBreakerStore({ url, keyPrefix }), new RedisBreakerStore({ url, keyPrefix })];
+    clients.push(...stores);
+    const breakers = stores.map((store) => new AgentBreaker({ store, checkFreshnessMs: 0 }));
+    const upstream = await new ScriptedModelServer({ script: SPIRAL, onExhausted: 'repeat-last' }).start();
+    const [a, b] = await Promise.all(breakers.map((breaker) => startModelProxy({ upstream: upstream.baseURL, breaker, port: 0 })));
+    try {
+      const session = { 'x-governor-session': `retried-${randomUUID()}` };
+      const messages: Message[] = [{ role: 'user', content: 'Find me a flight to Oslo.' }];
+      assert.deepEqual(await retriedRounds(openaiClient(a!, session), openaiClient(b!, session), messages, false), [
+        'call/call',
+        'call/call',
+        'call/call',
+        'block/block',
+        'stop/refused',
+      ]);
+      assert.match(JSON.stringify(upstream.requests[6]!.body.messages), /No flights found\.\\n\\n\[governor\] .*search/);
     } finally {
       await a!.close();
       await b!.close();

@@ -232,8 +232,8 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   const sessionId = proxySessionId(request.headers, body, api, () => continuedIn);
   const gate = await judge.gate(sessionId);
   if (gate.stop !== undefined) return notSent(api, body, gate.stop, judge, sessionId);
-  const stopped = await judge.observeRequest(sessionId, await judge.requestTail(api, body, sessionId, continued));
-  if (stopped !== undefined) return notSent(api, body, stopped, judge, sessionId);
+  const observed = await judge.observeRequest(sessionId, await judge.requestTail(api, body, sessionId, continued));
+  if (observed.stop !== undefined) return notSent(api, body, observed.stop, judge, sessionId);
   const note = judge.steerNote(sessionId, gate);
   const steered: JsonObject = note === undefined ? body : api.withSteers(body, note);
   const sent = api.withUsageRequested?.(steered) ?? steered;
@@ -252,7 +252,7 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
       api.streamRewriter(body),
       api,
       upstreamResponse,
-      (round) => judgeOrPass(route, () => judge.judgeRound(sessionId, answeredBy(round, body))),
+      (round) => judgeOrPass(route, () => judge.judgeRound(sessionId, answeredBy(round, body), observed)),
       (error) => {
         if (!request.signal.aborted) route.onError(new UpstreamUnreachableError(new URL(url).origin, error, 'broke off its answer'));
       },
@@ -268,7 +268,7 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   const unchanged = (): Response => new Response(text, { status: upstreamResponse.status, headers: responseHeaders(upstreamResponse.headers) });
   const answer = parseJson(text);
   if (!isObject(answer)) return unchanged();
-  const verdict = await judgeOrPass(route, () => judge.judgeRound(sessionId, answeredBy(api.roundOf(answer), body)));
+  const verdict = await judgeOrPass(route, () => judge.judgeRound(sessionId, answeredBy(api.roundOf(answer), body), observed));
   if (verdict.stop !== undefined) {
     return json(api.stopResponse(sent, verdict.stop.text, answer), 200, responseHeaders(upstreamResponse.headers, { [STOP_HEADER]: verdict.stop.category }));
   }

@@ -4,6 +4,7 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import { type SeenSet, seenSetFor } from './seen-set.ts';
 import { observeRound } from '../breaker/observe-round.ts';
 import { hash53 } from '../breaker/similarity/hash.ts';
+import { type CallVerdict, type JudgedRequests, judgedRequestsFor } from './judged-requests.ts';
 import { type SteerInbox, steerInboxFor } from './steer-inbox.ts';
 import { RecentMap } from './recent-map.ts';
 import { type ResponseSessions, responseSessionsFor } from './response-sessions.ts';
@@ -32,6 +33,16 @@ export interface ProxyStop {
   readonly refused: boolean;
   /** True when the call was refused unjudged: the store is down and the breaker fails closed (nothing was stopped). */
   readonly unavailable?: boolean;
+}
+
+/** What observing a request found (see {@link ProxyJudge.observeRequest}). */
+export interface ObservedRequest {
+  /** Set when what the request brought stopped the session. */
+  readonly stop?: ProxyStop;
+  /** What the request is known by among the session's (what it brought: its tool results and user turn, by place and content), when it brought any. */
+  readonly key?: string;
+  /** True when everything it brought was seen before: a retry of a request already handled, on any replica sharing the store. */
+  readonly retry: boolean;
 }
 
 /** What a request's gate decided (see {@link ProxyJudge.gate}). */
@@ -78,6 +89,8 @@ export class ProxyJudge {
   readonly #lastCalls = new RecentMap<string, LastCalls>(RECENT_SESSIONS);
   /** Response id → its session, for requests that continue a stored response. */
   readonly #responses: ResponseSessions;
+  /** The verdicts on the session's latest escalated answer, for a retry of its request. */
+  readonly #judged: JudgedRequests;
 
   /** The breaker's observe: every stop it returns is answered to the agent at once (see ObserveOptions.surfaced). */
   readonly #observer: Pick<AgentBreaker, 'observe'>;
@@ -88,6 +101,7 @@ export class ProxyJudge {
     this.#inbox = steerInboxFor(breaker.options.store);
     this.#seen = seenSetFor(breaker.options.store);
     this.#responses = responseSessionsFor(breaker.options.store);
+    this.#judged = judgedRequestsFor(breaker.options.store);
   }
 
   /**
@@ -117,19 +131,22 @@ export class ProxyJudge {
    * shares what was seen) on another. A retry repeats the request, so what was
    * observed is known by its position and its content together: an agent that
    * starts each task afresh puts a new user turn where the last one was, and
-   * some servers give every tool call the same id.
+   * some servers give every tool call the same id. The same keys tell a
+   * retry (see {@link judgeRound}).
    */
-  async observeRequest(sessionId: string, tail: RequestTail): Promise<ProxyStop | undefined> {
+  async observeRequest(sessionId: string, tail: RequestTail): Promise<ObservedRequest> {
     const at = `${tail.lastIndex}\u0000`;
     // A call is known by its print, so that the replica that judged it and one that only has its print agree on the key.
     const prints = tail.toolResults.map((r) => r.print ?? this.breaker.printToolCall({ tool: nameOf(r.name), args: r.args }));
     const keys = tail.toolResults.map((r, i) => `${at}tool\u0000${r.id}\u0000${hash53(JSON.stringify([prints[i], r.result, r.error]))}`);
     if (tail.userText !== null) keys.unshift(`${at}user\u0000${hash53(tail.userText)}`);
     const first = await this.#seen.claim(sessionId, keys);
+    const request: ObservedRequest =
+      keys.length === 0 ? { retry: false } : { key: hash53(keys.join('\n')).toString(36), retry: first.every((claimed) => claimed !== true) };
     if (tail.userText !== null && first.shift() === true) {
       // A steer decided on an observed event waits in the breaker (see steerNote).
       const decision = await this.#observer.observe(sessionId, { kind: 'user', text: tail.userText });
-      if (decision.action === 'stop') return toStop(decision, false);
+      if (decision.action === 'stop') return { ...request, stop: toStop(decision, false) };
     }
     for (const [i, result] of tail.toolResults.entries()) {
       if (first[i] !== true) continue;
@@ -139,9 +156,9 @@ export class ProxyJudge {
         if (result.print !== undefined && InvalidOptionError.isInstance(error)) return undefined;
         throw error;
       });
-      if (decision?.action === 'stop') return toStop(decision, false);
+      if (decision?.action === 'stop') return { ...request, stop: toStop(decision, false) };
     }
-    return undefined;
+    return request;
   }
 
   /**
@@ -184,8 +201,15 @@ export class ProxyJudge {
     if (round.responseId !== undefined) await this.#responses.add(sessionId, round.responseId, request['store'] !== false);
   }
 
-  /** Judges a response's round: records it, then judges each tool call before the agent sees it. */
-  async judgeRound(sessionId: string, round: WireRound): Promise<RoundVerdict> {
+  /**
+   * Judges a response's round: records it, then judges each tool call before
+   * the agent sees it. The answer to a retry (`request`, as
+   * {@link observeRequest} found it) gets the verdicts the first answer to
+   * its request got on the same calls, whichever replica judged that one: the
+   * agent never saw that answer, so its escalation is told again rather
+   * than taken a rung further.
+   */
+  async judgeRound(sessionId: string, round: WireRound, request?: ObservedRequest): Promise<RoundVerdict> {
     const answer = {
       kind: 'model' as const,
       ...(round.model === undefined ? {} : { model: round.model }),
@@ -198,10 +222,12 @@ export class ProxyJudge {
       this.#lastCalls.set(sessionId, { responseId: round.responseId, calls: new Map(round.toolCalls.map((call) => [call.id, call])) });
     }
     const recording = Date.now();
+    const retried = request?.retry === true && round.toolCalls.length > 0 ? request.key : undefined;
     // The breaker queues the hosted calls' steers itself (AgentBreaker.takeSteers), for the next request.
-    const [verdicts] = await Promise.all([
+    const [verdicts, , earlier] = await Promise.all([
       observeRound(this.#observer, sessionId, answer, round.hosted ?? []),
       round.responseId === undefined ? undefined : this.#responses.add(sessionId, round.responseId, round.stored !== false),
+      retried === undefined ? undefined : this.#judged.of(sessionId, retried),
     ]);
     if (verdicts.stop !== undefined) return { stop: toStop(verdicts.stop, false), blocked: new Map() };
     const model = verdicts.answer;
@@ -211,23 +237,38 @@ export class ProxyJudge {
     const { store } = this.breaker.options;
     const noted: [id: string, name: string, print: string][] | undefined =
       round.responseId !== undefined && store.putNote !== undefined && store.readNote !== undefined ? [] : undefined;
+    // Each call's own verdict, kept for a retry of the request when one escalated: printed only then, or for a retry.
+    const judged: { tool: string; args: unknown; print: string | undefined; action: CallVerdict['action']; message: string | undefined }[] = [];
+    let escalated = false;
     for (const call of round.toolCalls) {
       const tool = nameOf(call.name);
+      const print = earlier === undefined ? undefined : this.breaker.printToolCall({ tool, args: call.args });
+      const kept = earlier === undefined || print === undefined ? undefined : takeVerdict(earlier, print);
       // Judged on the session as recording the round left it, without reading it again: that holds every event ordered before the round.
-      let decision = await this.breaker.checkToolCall(sessionId, { tool, args: call.args }, { freshSince: recording });
-      if (decision.action === 'stop') return { stop: toStop(decision, false), blocked: new Map() };
+      const checked = kept ?? (await this.breaker.checkToolCall(sessionId, { tool, args: call.args }, { freshSince: recording }));
+      if (checked.action === 'stop') return { stop: toStop(checked, false), blocked: new Map() };
+      if (kept === undefined && checked.action !== 'allow') escalated = true;
+      judged.push({ tool, args: call.args, print, action: checked.action, message: checked.message });
       // A verdict on the round (budget wrap-up, token drift) applies to each of its calls.
-      if (decision.action === 'allow' && (model.action === 'block' || model.action === 'steer')) decision = model;
+      const decision = checked.action === 'allow' && (model.action === 'block' || model.action === 'steer') ? model : checked;
       if (decision.action === 'block') blocked.set(call.id, decision.message ?? 'repeated call refused.');
       else {
         if (decision.action === 'steer' && decision.message !== undefined) steers.push(decision.message);
         // Printed right after its check, which fingerprinted the same arguments.
-        noted?.push([call.id, tool, this.breaker.printToolCall({ tool, args: call.args })]);
+        noted?.push([call.id, tool, print ?? this.breaker.printToolCall({ tool, args: call.args })]);
       }
     }
-    // The steers wait in the inbox, where the session's next request finds them on any replica; sent with the note, in one round trip.
+    const keptFor = escalated ? request?.key : undefined;
+    // The steers wait in the inbox, where the session's next request finds them on any replica; sent with the notes, in one round trip.
     await Promise.all([
       noted === undefined ? undefined : this.#noteCalls(sessionId, round.responseId!, noted),
+      keptFor === undefined
+        ? undefined
+        : this.#judged.put(
+            sessionId,
+            keptFor,
+            judged.map(({ tool, args, print, action, message }) => ({ print: print ?? this.breaker.printToolCall({ tool, args }), action, message })),
+          ),
       this.#inbox.add(sessionId, [...steers, ...this.breaker.takeSteers(sessionId)]),
     ]);
     return { blocked };
@@ -253,6 +294,12 @@ export class ProxyJudge {
     const text = await store.readNote(sessionId, CALLS_NOTE).catch(() => undefined);
     return text === undefined ? undefined : parseNotedCalls(text);
   }
+}
+
+/** Takes the first of the verdicts kept for a call of that print, if any: each serves one call of the retry's answer. */
+function takeVerdict(kept: CallVerdict[], print: string): CallVerdict | undefined {
+  const at = kept.findIndex((verdict) => verdict.print === print);
+  return at < 0 ? undefined : kept.splice(at, 1)[0];
 }
 
 /** The calls, unless the request continues another response than the one they belong to (another replica answered one since). */

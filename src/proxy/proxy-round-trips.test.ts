@@ -94,6 +94,58 @@ describe('governor proxy on a shared Redis store: round trips per request', () =
       await store.close();
     }
   });
+
+  test("a steered or blocked call waits twice more; a load balancer's retry of its request, on another replica, waits no more than it did", async () => {
+    const keyPrefix = `governor:test:rt:${randomUUID()}:`;
+    const upstream = await new ScriptedModelServer({ script: () => ({ toolCalls: [{ name: 'search', arguments: { q: 'flights to Oslo' } }] }) }).start();
+    const sessionId = randomUUID();
+    const replica = async () => {
+      const counting = countingClient(client);
+      const store = new RedisBreakerStore({ client: counting, keyPrefix });
+      const proxy = await startModelProxy({ upstream: upstream.baseURL, breaker: new AgentBreaker({ store, checkFreshnessMs: 0 }), port: 0 });
+      const agent = new OpenAI({
+        baseURL: `${proxy.url}/v1`,
+        apiKey: 'sk-test-not-a-real-key',
+        maxRetries: 0,
+        defaultHeaders: { 'x-governor-session': sessionId },
+      });
+      return { counting, store, proxy, agent };
+    };
+    const a = await replica();
+    const b = await replica();
+    try {
+      const messages: Message[] = [{ role: 'user', content: 'Find me a flight to Oslo.' }];
+      const waits: string[] = [];
+      const sent: string[] = [];
+      for (let i = 0; i < 4; i += 1) {
+        for (const replica of [a, b]) {
+          replica.counting.waits = 0;
+          replica.counting.sent.length = 0;
+        }
+        // The original on replica a, its answer lost; the retry on replica b, whose answer the agent goes on with.
+        const original = (await a.agent.chat.completions.create({ model: 'm', messages, tools: [SEARCH] })).choices[0]!.message;
+        const retried = await round(b.agent, messages, 'No flights found.');
+        if ((retried.tool_calls ?? []).length === 0) messages.push({ role: 'user', content: 'Keep trying.' });
+        const what = (message: OpenAI.Chat.Completions.ChatCompletionMessage): string => ((message.tool_calls ?? []).length > 0 ? 'call' : 'block');
+        waits.push(`${what(original)} ${a.counting.waits}/${what(retried)} ${b.counting.waits}`);
+        sent.push(`${a.counting.sent.join(' ')} / ${b.counting.sent.join(' ')}`);
+      }
+      // The third search is steered: recording the escalation, then its steer with the verdicts kept for a retry. The
+      // retry observes nothing again and reads the verdicts with its answer; a steer is queued again, for the next request.
+      // The fourth is blocked the same way, its retry too.
+      assert.deepEqual(
+        waits,
+        ['call 4/call 3', 'call 4/call 3', 'call 6/call 4', 'block 6/block 3'],
+        `commands sent (| waits, + goes with the one before):\n${sent.join('\n')}`,
+      );
+    } finally {
+      for (const { proxy, store } of [a, b]) {
+        await proxy.close();
+        await store.close();
+      }
+      await upstream.close();
+    }
+  });
 });
 
 describe('governor proxy: steer messages and a refused gate', () => {

@@ -142,6 +142,33 @@ for (const stream of [false, true]) {
       }
     });
 
+    test("a load balancer's retry of each request: the retry's answer gets the original's verdict, and the spiral climbs as without retries", async () => {
+      const r = await rig(SPIRAL);
+      try {
+        const client = new OpenAI({ baseURL: `${r.proxy.url}/v1`, apiKey: 'sk-test-not-a-real-key', maxRetries: 0 });
+        const input: InputItem[] = [{ role: 'user', content: 'Find me a flight to Oslo.' }];
+        const verdict = async (round: ReturnType<typeof agentRound>): Promise<string> => {
+          try {
+            const { response } = await round;
+            if (calls(response).length > 0) return 'call';
+            return /stopped by the agent breaker/.test(text(response)) ? 'stop' : /was not run/.test(text(response)) ? 'block' : 'text';
+          } catch (error) {
+            if (error instanceof OpenAI.PermissionDeniedError) return 'refused';
+            throw error;
+          }
+        };
+        const seen: string[] = [];
+        for (let i = 0; i < 8 && !seen.at(-1)?.startsWith('stop'); i += 1) {
+          // The original's answer never reaches the agent: its input goes on from the retry's.
+          const original = await verdict(agentRound(client, [...input], stream));
+          seen.push(`${original}/${await verdict(agentRound(client, input, stream))}`);
+        }
+        assert.deepEqual(seen, ['call/call', 'call/call', 'call/call', 'block/block', 'stop/refused']);
+      } finally {
+        await r.close();
+      }
+    });
+
     test('a round with a repeated call and a new one: only the repeat is taken out, the rest keeps its order', async () => {
       // Each round: the same search again, and the weather in a new city.
       const cities = ['Bergen', 'Tromsø', 'Stavanger', 'Ålesund', 'Bodø'];
