@@ -4,6 +4,7 @@ import type { AgentBreakerOptions } from '../breaker/breaker-options.ts';
 import { MAX_TIMER_MS } from '../errors/validate-options.ts';
 import type { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
 import { readOptionsFile } from '../runtime/read-options-file.ts';
+import { codeOnlyOptionProblem, withoutCodeOnly } from '../runtime/code-only-options.ts';
 import { CliUsageError } from './command-error.ts';
 
 /** The breaker a server command runs with, and how to release its store. */
@@ -45,9 +46,8 @@ export async function breakerFromFlags(flags: BreakerFlags, cwd: string): Promis
   let options: Record<string, unknown> = {};
   if (flags.config !== undefined) {
     options = await readConfig(path.resolve(cwd, flags.config), flags.config);
-    for (const [key, instead] of Object.entries(CODE_ONLY_OPTIONS)) {
-      if (Object.hasOwn(options, key)) throw new CliUsageError(`--config ${flags.config}: "${key}" cannot be set in a JSON file: ${instead}`);
-    }
+    const problem = codeOnlyOptionProblem(options, flags.config, 'pass --store redis://… (with --store-prefix and --store-timeout) instead');
+    if (problem !== undefined) throw new CliUsageError(problem);
   }
   if (flags.telemetry === true && options['telemetry'] === undefined) options = { ...options, telemetry: true };
   let store: RedisBreakerStore | undefined;
@@ -78,24 +78,6 @@ export async function breakerFromFlags(flags: BreakerFlags, cwd: string): Promis
     );
   }
   return { breaker, close: async () => store?.close() };
-}
-
-/** Breaker options that take code (an object, a function), which a `--config` file cannot hold, and what to do instead. */
-const CODE_ONLY_OPTIONS: Readonly<Record<string, string>> = {
-  store: 'it takes a store object; pass --store redis://… (with --store-prefix and --store-timeout) instead',
-  now: 'it takes a clock function; leave it out',
-};
-
-/** An unknown option's message, its list of known options without those a JSON file cannot set. */
-function withoutCodeOnly(message: string): string {
-  return message.replace(
-    /\(known: ([^)]*)\)$/,
-    (_, known: string) =>
-      `(known: ${known
-        .split(', ')
-        .filter((key) => !Object.hasOwn(CODE_ONLY_OPTIONS, key))
-        .join(', ')})`,
-  );
 }
 
 /** `--store-timeout`'s milliseconds: a whole number from 1 to the longest timer Node allows. */

@@ -122,6 +122,59 @@ describe('replay report in a real browser', { skip }, () => {
     assert.deepEqual(requests, [url]);
     await page.close();
   });
+
+  test("bidirectional-text controls in a run's id, tool and arguments do not reorder the report's own text", async () => {
+    const reversing = {
+      id: 'run-\u202elmth.exe',
+      steps: [1, 2, 3, 4, 5, 6].map(() => ({ kind: 'tool_call', tool: 'rm\u202e', args: { path: 'a\u202e' }, result: 'ok\u202e' })),
+    };
+    fs.writeFileSync(path.join(dir, 'bidi.jsonl'), `${JSON.stringify(reversing)}\n`);
+    const code = await runReplayCommand(['bidi.jsonl', '--json', '--html', 'bidi.html'], {
+      stdout: { write: () => true },
+      stderr: { write: () => true },
+      cwd: dir,
+    });
+    assert.equal(code, 0);
+    const page = await browser.newPage();
+    await page.goto(pathToFileURL(path.join(dir, 'bidi.html')).href);
+    const run = page.locator('details.run');
+    assert.equal(await run.count(), 1);
+    // The summary reads left to right as written: line, id, category, action, step, what was saved.
+    const parts = run.locator('summary > span');
+    assert.ok((await parts.count()) >= 5);
+    const lefts = await parts.evaluateAll((spans) => spans.map((span) => span.getBoundingClientRect().left));
+    for (let i = 1; i < lefts.length; i++) assert.ok(lefts[i]! > lefts[i - 1]!, `summary part ${i} left of part ${i - 1}: ${lefts.join(', ')}`);
+    // Right-to-left text in an id is laid out apart from the line around it (isolated), whatever its direction.
+    const isolation = await run
+      .locator('summary .id *')
+      .evaluateAll((held) =>
+        held.map((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { unicodeBidi: string } }).getComputedStyle(element).unicodeBidi),
+      );
+    assert.deepEqual(isolation, ['isolate']);
+    // The reason quotes the tool name and goes on in the breaker's words, which keep their order after it.
+    const [called, times] = await run.locator('summary .reason').evaluate((reason) => {
+      // The reason's text node, inside whatever element holds it.
+      let text: typeof reason.firstChild = reason;
+      while (text?.firstChild) text = text.firstChild;
+      const content = text?.textContent ?? '';
+      type TextRange = {
+        setStart(node: unknown, offset: number): void;
+        setEnd(node: unknown, offset: number): void;
+        getBoundingClientRect(): { left: number };
+      };
+      const page = globalThis as unknown as { document: { createRange(): TextRange } };
+      const left = (word: string): number => {
+        const range = page.document.createRange();
+        const at = content.indexOf(word);
+        range.setStart(text, at);
+        range.setEnd(text, at + word.length);
+        return range.getBoundingClientRect().left;
+      };
+      return [left('called'), left('times')];
+    });
+    assert.ok(called! < times!, `"called" at ${called}, "times" at ${times}: the reason reads reversed`);
+    await page.close();
+  });
 });
 
 async function visibleIds(page: import('playwright-core').Page): Promise<string[]> {

@@ -1,8 +1,9 @@
 import { redact } from '../redaction/redact.ts';
+import { visibleBidiControls } from '../redaction/terminal-text.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { formatCount, type ReplaySummary, type TrippedTrajectory } from './replay-summary.ts';
-import type { ComparedField, ExplainedStep, SideBySide } from './trip-explanation.ts';
+import { describePlace, type ComparedField, type ExplainedIntervention, type ExplainedStep, type SideBySide } from './trip-explanation.ts';
 
 /** Options of {@link renderHtmlReport}. */
 export interface HtmlReportOptions {
@@ -21,8 +22,21 @@ const HTML_REPORT_RULES: OptionRules<HtmlReportOptions> = {
 
 const PALETTE = ['#3867d6', '#eb3b5a', '#20bf6b', '#f7b731', '#8854d0', '#0fb9b1', '#fa8231', '#4b6584'];
 
+/**
+ * `text` as HTML text or attribute value. Bidirectional-text controls are shown
+ * as `\u202e`-style escapes: a text that quotes one (a reason naming a tool)
+ * cannot be isolated piece by piece, and one left raw would reorder the rest of it.
+ */
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return visibleBidiControls(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * Text from a trajectory, escaped and isolated (`<bdi>`): whatever its direction,
+ * it cannot reorder the report's own text around it.
+ */
+function data(text: string): string {
+  return `<bdi>${escapeHtml(text)}</bdi>`;
 }
 
 interface Bar {
@@ -127,6 +141,7 @@ const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; 
 
 const ROLE_LABEL: Record<ExplainedStep['role'], string> = {
   trip: 'first intervention',
+  intervention: 'intervention',
   stop: 'stop',
   repeat: 'like the trip',
   before: '',
@@ -140,19 +155,20 @@ function words(text: string): Set<string> {
 /** A compared value with the words its predecessor lacked marked: what changed from one repeat to the next. */
 function markChanges(value: string | undefined, previous: string | undefined): string {
   if (value === undefined) return '<span class="absent">(absent)</span>';
-  if (previous === undefined || previous === value) return escapeHtml(value);
+  if (previous === undefined || previous === value) return data(value);
   const before = words(previous);
-  return value
+  const marked = value
     .split(/(\s+)/)
     .map((part) => (part.trim() === '' || before.has(part.toLowerCase()) ? escapeHtml(part) : `<mark>${escapeHtml(part)}</mark>`))
     .join('');
+  return `<bdi>${marked}</bdi>`;
 }
 
 function sideBySideTable(sideBySide: SideBySide): string {
   const head = sideBySide.steps.map((s) => `<th>step ${s}</th>`).join('');
   const row = (field: ComparedField): string => {
     const cells = field.values.map((v, i) => `<td>${markChanges(v, i === 0 ? undefined : field.values[i - 1])}</td>`).join('');
-    return `<tr class="${field.same ? 'same' : 'differs'}"><th>${escapeHtml(field.name)}<small>${field.same ? 'same' : 'differs'}</small></th>${cells}</tr>`;
+    return `<tr class="${field.same ? 'same' : 'differs'}"><th>${data(field.name)}<small>${field.same ? 'same' : 'differs'}</small></th>${cells}</tr>`;
   };
   return (
     '<h4>The repeated steps side by side</h4>' +
@@ -160,35 +176,66 @@ function sideBySideTable(sideBySide: SideBySide): string {
   );
 }
 
-function stepsTable(steps: readonly ExplainedStep[]): string {
+/** A row saying how many steps are left out before step `upTo`, if any. */
+function gapRow(from: number, upTo: number): string {
+  const left = upTo - from;
+  return left > 0 ? `<tr class="gap"><td colspan="5">… ${formatCount(left)} step${left === 1 ? '' : 's'} …</td></tr>` : '';
+}
+
+function stepsTable(steps: readonly ExplainedStep[], stepsTotal: number): string {
+  let next = 0;
   const rows = steps
-    .map(
-      (s) =>
-        `<tr class="role-${s.role}"><td>${s.index}</td><td>${escapeHtml(s.kind)}</td><td>${ROLE_LABEL[s.role]}</td>` +
-        `<td class="text">${escapeHtml(s.summary)}</td><td class="text${s.error ? ' error' : ''}">${escapeHtml(s.outcome ?? '')}</td></tr>`,
-    )
+    .map((s) => {
+      const gap = gapRow(next, s.index);
+      next = s.index + 1;
+      return (
+        `${gap}<tr class="role-${s.role}"><td>${s.index}</td><td>${escapeHtml(s.kind)}</td><td>${ROLE_LABEL[s.role]}</td>` +
+        `<td class="text">${data(s.summary)}</td><td class="text${s.error ? ' error' : ''}">${data(s.outcome ?? '')}</td></tr>`
+      );
+    })
     .join('');
-  return `<h4>Steps around the trip</h4><table class="steps"><thead><tr><th>#</th><th>kind</th><th></th><th>step</th><th>outcome</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<h4>Steps around the interventions</h4><table class="steps"><thead><tr><th>#</th><th>kind</th><th></th><th>step</th><th>outcome</th></tr></thead><tbody>${rows}${gapRow(next, stepsTotal)}</tbody></table>`;
+}
+
+/** Each intervention shown, in order, with a line where some are left out. */
+function interventionList(interventions: readonly ExplainedIntervention[], count: number): string {
+  let previous = 0;
+  return interventions
+    .map((x) => {
+      const skipped = x.ordinal - previous - 1;
+      previous = x.ordinal;
+      return (
+        (skipped > 0 ? `<p class="gap">… ${formatCount(skipped)} more intervention${skipped === 1 ? '' : 's'}, not shown …</p>` : '') +
+        `<section class="intervention"><h4>Intervention ${x.ordinal} of ${count}: ${escapeHtml(x.action)} (${escapeHtml(x.category)}) ${describePlace(x.place)}</h4>` +
+        `<div class="reason">${data(x.reason)}</div>` +
+        (x.message ? `<p><b>Message to the model:</b> ${data(x.message)}</p>` : '') +
+        (x.evidence ? `<pre>${data(x.evidence)}</pre>` : '') +
+        '</section>'
+      );
+    })
+    .join('\n');
 }
 
 function runDetails(t: TrippedTrajectory, categoryIndex: number): string {
   const e = t.explanation;
+  // Without an explanation, the steps as --json numbers them.
+  const first = e === undefined ? `step ${t.step}` : describePlace(e.place);
+  const stopped = e?.stop === undefined ? `step ${t.stopStep}` : describePlace(e.stop.place);
   const saved =
     t.stopStep === undefined
       ? 'not stopped: nothing saved'
-      : `stopped at step ${t.stopStep}, saves ${formatCount(t.stepsSaved)} step${t.stepsSaved === 1 ? '' : 's'}, ${
+      : `stopped ${e?.stop === undefined ? 'at ' : ''}${stopped}, saves ${formatCount(t.stepsSaved)} step${t.stepsSaved === 1 ? '' : 's'}, ${
           t.tokensSaved === undefined ? 'tokens unknown' : `${formatCount(t.tokensSaved)} tokens`
         }`;
   const summary =
-    `<summary><span class="line">line ${t.lineNumber}</span> <span class="id">${escapeHtml(redact(t.id))}</span> ` +
+    `<summary><span class="line">line ${t.lineNumber}</span> <span class="id">${data(redact(t.id))}</span> ` +
     `<span class="tag">${escapeHtml(t.category)}</span> <span class="tag action">${escapeHtml(t.action)}</span> ` +
-    `<span>step ${t.step} / ${t.stepsTotal}</span> <span class="saved">${saved}</span>` +
-    `<div class="reason">${escapeHtml(redact(t.reason))}</div></summary>`;
+    `<span class="at">${first} / ${t.stepsTotal}</span> <span class="saved">${saved}</span>` +
+    `<div class="reason">${data(redact(t.reason))}</div></summary>`;
   const parts: string[] = [];
-  if (e?.message) parts.push(`<p><b>Message to the model:</b> ${escapeHtml(e.message)}</p>`);
-  if (e?.evidence) parts.push(`<h4>Evidence</h4><pre>${escapeHtml(e.evidence)}</pre>`);
+  if (e) parts.push(interventionList(e.interventions, e.interventionCount));
   if (e?.sideBySide) parts.push(sideBySideTable(e.sideBySide));
-  if (e) parts.push(stepsTable(e.steps));
+  if (e) parts.push(stepsTable(e.steps, e.stepsTotal));
   if (!e) parts.push('<p class="empty">No step detail kept for this run.</p>');
   return `<details class="run c${categoryIndex}">${summary}<div class="body">${parts.join('\n')}</div></details>`;
 }
@@ -208,12 +255,13 @@ function categoryFilter(categories: readonly (readonly [string, number])[]): { c
 /**
  * A self-contained HTML page (inline CSS and SVG, no scripts, no external
  * assets, a content security policy that allows neither) summarising a replay:
- * headline figures, trips by category, steps saved by category, where in the
- * runs they would have stopped and where the breaker first intervened, and
- * every listed tripped run as a drill-down — the steps
- * around the trip, the repeated steps side by side with what changed marked,
- * the breaker's evidence and what stopping there saved — with a filter by
- * category. Everything taken from the trajectories is escaped and redacted.
+ * headline figures, trips by category (of the first intervention), steps saved
+ * by category (of the stop), where in the runs they would have stopped and
+ * where the breaker first intervened, and every listed tripped run as a
+ * drill-down — each intervention with the breaker's evidence, the steps around
+ * them, the steps like the first one side by side with what changed marked,
+ * and what stopping saved — with a filter by category. Everything taken from
+ * the trajectories is escaped, redacted and isolated from the page's own text.
  */
 export function renderHtmlReport(summary: ReplaySummary, options: HtmlReportOptions): string {
   validateOptions('renderHtmlReport', options, HTML_REPORT_RULES, { required: ['source'] });
@@ -272,7 +320,10 @@ table.steps { table-layout: fixed; }
 table.steps th:nth-child(1) { width: 3rem; } table.steps th:nth-child(2) { width: 5.5rem; } table.steps th:nth-child(3) { width: 5rem; }
 table.compare th:first-child { width: 10rem; }
 td.error { color: #b71540; }
-tr.role-trip { background: #ffeaa7; }
+tr.role-trip, tr.role-intervention { background: #ffeaa7; }
+tr.gap td, p.gap { color: #57606f; font-style: italic; }
+section.intervention { border-left: 3px solid #f7b731; padding-left: .6rem; margin: .6rem 0; }
+section.intervention h4 { margin-top: .2rem; }
 tr.role-stop { background: #fab1a0; }
 tr.role-repeat { background: #fff8e1; }
 tr.role-after { color: #8395a7; }
@@ -286,7 +337,7 @@ ${filter.css}
 </head>
 <body>
 <h1>Governor replay report</h1>
-<p class="sub">${escapeHtml(redact(options.source))}</p>
+<p class="sub">${data(redact(options.source))}</p>
 <div class="cards">
 <div class="card"><b>${formatCount(summary.trajectories)}</b>trajectories replayed</div>
 <div class="card"><b>${formatCount(summary.tripped)}</b>with an intervention</div>
@@ -298,12 +349,12 @@ ${summary.trajectoriesWithTokens === 0 ? '' : `<div class="card"><b>${formatCoun
 <div class="card"><b>${formatCount(summary.malformedLines)}</b>malformed lines skipped</div>
 </div>
 ${barChart(
-  'Trips by category',
+  'Trips by category (of the first intervention)',
   categories.map(([label, t]) => ({ label, value: t.trips })),
   ['trip', 'trips'],
 )}
 ${barChart(
-  'Steps saved by category',
+  'Steps saved by category (of the stop)',
   categories.map(([label, t]) => ({ label, value: t.stepsSaved })),
   ['step', 'steps'],
 )}
@@ -312,7 +363,7 @@ ${positionCharts(summary)}
 ${
   shown === 0
     ? '<p class="empty">None.</p>'
-    : `<p class="sub">Open a run to see the steps around the trip, the repeated steps side by side (words new since the previous repeat are marked) and the breaker's evidence.</p>
+    : `<p class="sub">Open a run to see each intervention with the breaker's evidence, the steps around them and the steps like the first one side by side (words new since the previous one are marked).</p>
 <div class="filter">
 <span>Category:</span>
 ${filter.controls}

@@ -11,11 +11,12 @@ export type {
 } from './trajectory.ts';
 export { STEP_KINDS } from './trajectory.ts';
 export { parseTrajectory, parseTrajectoryLine, TrajectoryFormatError } from './parse-trajectory.ts';
+export type { ParseTrajectoryOptions } from './parse-trajectory.ts';
 export { isMalformedLine, readTrajectories } from './read-trajectories.ts';
 export type { MalformedLine, ReadTrajectoriesOptions, TrajectoryLine, TrajectoryRecord } from './read-trajectories.ts';
 export { DEFAULT_MAX_LINE_BYTES } from './read-trajectories.ts';
 export { replayTrajectory, toBreakerEvent } from './replay.ts';
-export type { ReplayOutput, ReplayResult } from './replay.ts';
+export type { ReplayIntervention, ReplayOutput, ReplayResult } from './replay.ts';
 export type { ReplayableBreaker, ReplayDecision } from './replayable-breaker.ts';
 export { REPLAY_USAGE, runReplayCommand } from './replay-command.ts';
 export type { ReplayCommandDependencies, ReplayIo, ReplayOutputStream } from './replay-command.ts';

@@ -30,23 +30,33 @@ function withoutExcerpt(message: string): string {
   return message.replace(/,\s*(?:\.\.\.)?".*"(?:\.\.\.)?\s+is not valid JSON$/s, ' (not valid JSON)');
 }
 
+/** Options of {@link parseTrajectory} and {@link parseTrajectoryLine}. */
+export interface ParseTrajectoryOptions {
+  /**
+   * Called, instead of throwing, when `label` is there but is not a label:
+   * the trajectory is then returned without it. For readers that use no label
+   * (replay); a labelled corpus leaves it out, so that such a line is refused.
+   */
+  readonly onUnreadableLabel?: (problem: string) => void;
+}
+
 /**
  * Parses one line of a trajectory file. Unknown fields are ignored; fields the
  * format marks optional may be absent. Throws {@link TrajectoryFormatError}
  * naming the problem when the line is not a usable trajectory.
  */
-export function parseTrajectoryLine(line: string): Trajectory {
+export function parseTrajectoryLine(line: string, options: ParseTrajectoryOptions = {}): Trajectory {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch (error) {
     fail(`invalid JSON: ${withoutExcerpt(error instanceof Error ? error.message : String(error))}`);
   }
-  return parseTrajectory(value);
+  return parseTrajectory(value, options);
 }
 
 /** Validates an already parsed value as a trajectory (see {@link parseTrajectoryLine}). */
-export function parseTrajectory(value: unknown): Trajectory {
+export function parseTrajectory(value: unknown, options: ParseTrajectoryOptions = {}): Trajectory {
   if (!isObject(value)) fail('a trajectory must be a JSON object');
   const id = value['id'];
   if (id === undefined) fail('missing "id"');
@@ -77,7 +87,12 @@ export function parseTrajectory(value: unknown): Trajectory {
   if ('outcome' in value) trajectory.outcome = value['outcome'];
   const label = value['label'];
   if (label !== undefined && label !== null) {
-    trajectory.label = parseLabel(label, id);
+    try {
+      trajectory.label = parseLabel(label, id);
+    } catch (error) {
+      if (!(error instanceof TrajectoryFormatError) || options.onUnreadableLabel === undefined) throw error;
+      options.onUnreadableLabel(error.message);
+    }
   }
   return trajectory;
 }
@@ -168,7 +183,10 @@ function parseStep(raw: unknown): TrajectoryStep {
 
 function parseLabel(raw: unknown, id: string): TrajectoryLabel {
   const where = `trajectory ${JSON.stringify(id)}: label`;
-  if (!isObject(raw)) fail(`${where}: must be an object`);
+  if (!isObject(raw)) {
+    const got = Array.isArray(raw) ? 'an array' : `a ${typeof raw}`;
+    fail(`${where}: must be an object like {"stuck": true, "category": "tool_spiral", "first_stuck_step": 4}, got ${got}`);
+  }
   const stuck = raw['stuck'];
   if (typeof stuck !== 'boolean') fail(`${where}.stuck: must be a boolean`);
   const label: { -readonly [K in keyof TrajectoryLabel]: TrajectoryLabel[K] } = { stuck };

@@ -222,6 +222,37 @@ describe('readTrajectories', () => {
     );
   });
 
+  test('a label that is not a label makes its line malformed, as a labelled corpus needs; with unreadableLabel "warn" the run is kept without it', async () => {
+    const target = file('labels.jsonl', [
+      JSON.stringify({ id: 'word', label: 'looping', steps: [{ kind: 'user', text: 'hi' }] }),
+      JSON.stringify({ id: 'half', label: { stuck: 'yes' }, steps: [] }),
+      JSON.stringify({ id: 'good', label: { stuck: false }, steps: [] }),
+    ]);
+    const strict = await collect(target);
+    assert.deepEqual(
+      strict.map((r) => (isMalformedLine(r) ? r.error : r.trajectory.id)),
+      [
+        'trajectory "word": label: must be an object like {"stuck": true, "category": "tool_spiral", "first_stuck_step": 4}, got a string',
+        'trajectory "half": label.stuck: must be a boolean',
+        'good',
+      ],
+    );
+    const lenient: TrajectoryRecord[] = [];
+    for await (const record of readTrajectories(target, { unreadableLabel: 'warn' })) lenient.push(record);
+    assert.deepEqual(lenient, [
+      {
+        lineNumber: 1,
+        trajectory: { id: 'word', steps: [{ kind: 'user', text: 'hi' }] },
+        warnings: [
+          'trajectory "word": label: must be an object like {"stuck": true, "category": "tool_spiral", "first_stuck_step": 4}, got a string; the label is ignored',
+        ],
+      },
+      { lineNumber: 2, trajectory: { id: 'half', steps: [] }, warnings: ['trajectory "half": label.stuck: must be a boolean; the label is ignored'] },
+      { lineNumber: 3, trajectory: { id: 'good', steps: [], label: { stuck: false } } },
+    ]);
+    await assert.rejects(readTrajectories(target, { unreadableLabel: 'skip' as 'warn' }).next(), { code: 'GOVERNOR_INVALID_OPTION' });
+  });
+
   test('a missing file rejects with the file system error', async () => {
     await assert.rejects(collect(path.join(dir, 'absent.jsonl')), { code: 'ENOENT' });
   });

@@ -33,6 +33,14 @@ export interface ReadTrajectoriesOptions {
   readonly maxLineBytes?: number;
   /** Deepest nesting of arrays and objects in a line. @default 256 */
   readonly maxDepth?: number;
+  /**
+   * What a `label` that is not a label (`"label": "looping"`) makes of its
+   * line: `malformed` skips the line, as a labelled corpus needs; `warn`
+   * keeps the trajectory without the label and says so in the line's
+   * warnings, for a reader that uses no label (replay).
+   * @default 'malformed'
+   */
+  readonly unreadableLabel?: 'malformed' | 'warn';
 }
 
 /** Default {@link ReadTrajectoriesOptions.maxLineBytes}. */
@@ -56,9 +64,10 @@ export async function* readTrajectories(
   source: string | NodeJS.ReadableStream,
   options: ReadTrajectoriesOptions = {},
 ): AsyncGenerator<TrajectoryRecord, void, undefined> {
-  validateOptions('readTrajectories', options, { maxLineBytes: is.integer(1), maxDepth: is.integer(1) });
+  validateOptions('readTrajectories', options, { maxLineBytes: is.integer(1), maxDepth: is.integer(1), unreadableLabel: is.oneOf('malformed', 'warn') });
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_NESTING_DEPTH;
+  const warnOnLabel = options.unreadableLabel === 'warn';
   const input = typeof source === 'string' ? fs.createReadStream(source) : source;
   const decoder = new TextDecoder('utf-8', { ignoreBOM: true }); // BOMs are handled per line below
   const firstLineOfId = new Map<string, number>();
@@ -93,7 +102,7 @@ export async function* readTrajectories(
     }
     let trajectory: Trajectory;
     try {
-      trajectory = parseTrajectoryLine(line);
+      trajectory = parseTrajectoryLine(line, warnOnLabel ? { onUnreadableLabel: (problem) => warnings.push(`${problem}; the label is ignored`) } : {});
     } catch (error) {
       if (!(error instanceof TrajectoryFormatError)) throw error;
       yield { lineNumber: n, error: error.message };

@@ -296,7 +296,7 @@ describe('governor replay', () => {
     assert.equal((html.match(/<details class="run /g) ?? []).length, 1);
     assert.match(html, /The repeated steps side by side/);
     assert.match(html, /<th>step 2<\/th><th>step 4<\/th><th>step 6<\/th>/);
-    assert.match(html, /<tr class="same"><th>args\.q<small>same<\/small><\/th>/);
+    assert.match(html, /<tr class="same"><th><bdi>args\.q<\/bdi><small>same<\/small><\/th>/);
     assert.match(html, /&#34;detail&#34;: &#34;search called 3 times&#34;/);
     assert.match(html, /stopped at step 6, saves 2 steps, 45 tokens/);
     assert.match(html, /<input type="radio" name="category" id="c0"><label for="c0">tool_spiral \(1\)<\/label>/);
@@ -420,7 +420,7 @@ describe('governor replay', () => {
       outputs.push(out.stdout.text, out.stderr.text);
     }
     const html = fs.readFileSync(path.join(dir, 'secret-id.html'), 'utf8');
-    assert.match(html, /<span class="id">push https:\/\/x:\[REDACTED\]@github\.com\/o\/r<\/span>/);
+    assert.match(html, /<span class="id"><bdi>push https:\/\/x:\[REDACTED\]@github\.com\/o\/r<\/bdi><\/span>/);
     assert.doesNotMatch(html, secret);
     const json = JSON.parse(outputs[0]!.split('\n')[0]!) as { id: string; reason: string };
     assert.equal(json.id, 'push https://x:[REDACTED]@github.com/o/r');
@@ -515,7 +515,7 @@ describe('governor replay', () => {
 
   test('an --html that cannot be written, or combined with --explain, is refused before the replay', async () => {
     for (const [argv, problem] of [
-      [[corpus, '--html', 'no-such-folder/report.html'], /cannot write --html no-such-folder\/report\.html: no such file/],
+      [[corpus, '--html', 'no-such-folder/report.html'], /cannot write --html no-such-folder\/report\.html: the folder no-such-folder does not exist/],
       [[corpus, '--html', '.'], /cannot write --html \.: it is a directory/],
       [[corpus, '--html', '-'], /--html needs a file name/],
       [[corpus, '--explain', 'loop', '--json'], /--explain prints one run as text: leave out --json and --html/],
@@ -863,4 +863,299 @@ test('on a terminal, a slow replay shows progress by time too (after 2 s, then a
   const pipe = io();
   assert.equal(await runReplayCommand([file, '--json'], pipe, { ...stub, progressEvery: 1000, now: clock() }), 0);
   assert.equal(pipe.stderr.text, '');
+});
+
+/** `governor replay ARGS` as a user runs it, in the test folder. */
+function cli(args: readonly string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [BIN, 'replay', ...args], { encoding: 'utf8', cwd: dir });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** The same grep three times (a tool spiral the breaker steers), then a deploy failing seven times (an error loop it steers, blocks, then stops). */
+const mixed = {
+  id: 'mixed',
+  steps: [
+    { kind: 'user', text: 'deploy the app' },
+    ...[1, 2, 3].flatMap(() => [
+      { kind: 'model', prompt_tokens: 500, completion_tokens: 10, text: 'checking' },
+      { kind: 'tool_call', tool: 'grep', args: { pattern: 'PORT' }, result: 'PORT=8080' },
+    ]),
+    ...[1, 2, 3, 4, 5, 6, 7].flatMap(() => [
+      { kind: 'model', prompt_tokens: 600, completion_tokens: 10, text: 'deploying' },
+      { kind: 'tool_call', tool: 'deploy', args: { env: 'prod' }, result: 'Error: permission denied for role deployer', error: true },
+    ]),
+  ],
+};
+
+/** One run's drill-down in a report. */
+function runOf(html: string, id: string): string {
+  const start = html.indexOf(`<span class="id"><bdi>${id}</bdi></span>`);
+  assert.notEqual(start, -1, `no run "${id}" in the report`);
+  return html.slice(start, html.indexOf('</details>', start));
+}
+
+describe('governor replay: every intervention of a run, where it happened, and what its stop saved', () => {
+  test('--explain and the report show each intervention in order with its evidence and message, mark its step, and mark left-out steps', async () => {
+    writeFile('mixed.jsonl', `${JSON.stringify(mixed)}\n`);
+    const explained = cli(['mixed.jsonl', '--explain', 'mixed']);
+    assert.equal(explained.status, 0, explained.stderr);
+    const text = explained.stdout;
+    assert.match(text, /^line 1 {2}mixed: steer \(tool_spiral\) at step 6 of 21$/m);
+    assert.match(text, /^Stopped at step 16 \(error_loop\); saved: 5 steps, 1,220 tokens$/m);
+    assert.deepEqual(
+      [...text.matchAll(/^Intervention (\d) of 4: (\w+) \((\w+)\) at step (\d+)$/gm)].map((m) => m.slice(1).join(' ')),
+      ['1 steer tool_spiral 6', '2 steer error_loop 12', '3 block error_loop 14', '4 stop error_loop 16'],
+    );
+    // Each with its own reason, message and evidence: the error loop's are about deploy, not grep.
+    const sections = text.split(/^Intervention \d of 4: /m).slice(1);
+    for (const [i, section] of sections.entries()) {
+      const tool = i === 0 ? 'grep' : 'deploy';
+      assert.match(section, new RegExp(`^ {2}${tool} (called|failed) \\d times`, 'm'), `intervention ${i + 1}`);
+      assert.match(section, new RegExp(`^ {2}Message to the model: .*\\b${tool}\\b`, 'm'), `intervention ${i + 1}`);
+      assert.match(section, new RegExp(`^ {4}\\s*"tool": "${tool}",$`, 'm'), `intervention ${i + 1}`);
+    }
+    assert.match(text, /^>> {2}6 tool_call {2}grep/m);
+    assert.match(text, /^>> 12 tool_call {2}deploy/m);
+    assert.match(text, /^>> 14 tool_call {2}deploy/m);
+    assert.match(text, /^XX 16 tool_call {2}deploy/m);
+    // Steps 8 and 9 between the spiral and the error loop, and 18 to 20 after the stop, are left out, and it says so.
+    assert.match(text, /^ {4}7 model .*\n {6}… 2 steps …\n {3}10 tool_call/m);
+    assert.match(text, /^ x 17 model .*\n {6}… 3 steps …$/m);
+
+    const out = io();
+    assert.equal(await runReplayCommand(['mixed.jsonl', '--html', 'mixed.html'], out), 0, out.stderr.text);
+    const run = runOf(fs.readFileSync(path.join(dir, 'mixed.html'), 'utf8'), 'mixed');
+    assert.deepEqual(
+      [...run.matchAll(/<h4>Intervention (\d) of 4: (\w+) \((\w+)\) at step (\d+)<\/h4>/g)].map((m) => m.slice(1).join(' ')),
+      ['1 steer tool_spiral 6', '2 steer error_loop 12', '3 block error_loop 14', '4 stop error_loop 16'],
+    );
+    assert.equal((run.match(/<b>Message to the model:<\/b>/g) ?? []).length, 4);
+    assert.deepEqual(
+      [...run.matchAll(/<tr class="role-(trip|intervention|stop)"><td>(\d+)<\/td>/g)].map((m) => `${m[1]} ${m[2]}`),
+      ['trip 6', 'intervention 12', 'intervention 14', 'stop 16'],
+    );
+    assert.match(run, /<td>7<\/td>.*?<\/tr><tr class="gap"><td colspan="5">… 2 steps …<\/td><\/tr><tr class="role-before"><td>10<\/td>/);
+    assert.match(run, /<tr class="gap"><td colspan="5">… 3 steps …<\/td><\/tr><\/tbody>/);
+  });
+
+  test('steps saved are credited to the category of the stop, runs to the category of the first intervention, and the summary says which is which', async () => {
+    writeFile('mixed-summary.jsonl', `${JSON.stringify(mixed)}\n`);
+    const table = cli(['mixed-summary.jsonl', '--html', 'mixed-summary.html']);
+    assert.equal(table.status, 0, table.stderr);
+    assert.match(table.stdout, /^Trips by category \(runs counted by their first intervention, steps saved by their stop\):$/m);
+    assert.match(table.stdout, /^ {2}tool_spiral\s+1\s+0 steps saved$/m);
+    assert.match(table.stdout, /^ {2}error_loop\s+0\s+5 steps saved$/m);
+    const html = fs.readFileSync(path.join(dir, 'mixed-summary.html'), 'utf8');
+    assert.match(figure(html, 'Steps saved by category (of the stop)'), /<title>error_loop: 5 steps<\/title>/);
+    assert.match(figure(html, 'Steps saved by category'), /<title>tool_spiral: 0 steps<\/title>/);
+    assert.match(figure(html, 'Trips by category (of the first intervention)'), /<title>tool_spiral: 1 trip<\/title>/);
+  });
+
+  test('a run with many interventions shows the first ones and the last, and how many are left out', async () => {
+    const run = {
+      id: 'steered-often',
+      steps: Array.from({ length: 30 }, (_, i) => ({ kind: 'tool_call', tool: 'poll', args: { n: i }, result: 'pending' })),
+    };
+    writeFile('often.jsonl', `${JSON.stringify(run)}\n`);
+    const out = io();
+    assert.equal(await runReplayCommand(['often.jsonl', '--explain', 'steered-often'], out, steerEveryCall), 0, out.stderr.text);
+    const text = out.stdout.text;
+    assert.deepEqual(
+      [...text.matchAll(/^Intervention (\d+) of 30: steer \(tool_spiral\) at step (\d+)$/gm)].map((m) => `${m[1]}@${m[2]}`),
+      ['1@0', '2@1', '3@2', '4@3', '30@29'],
+    );
+    assert.match(text, /^… 25 more interventions, not shown …$/m);
+    // Every intervention's step is marked, shown or not in detail.
+    for (const row of text.match(/^.. +\d+ tool_call .*$/gm) ?? []) assert.match(row, /^>>/, row);
+    // 30 interventions in full would be over 200 lines.
+    assert.ok(text.split('\n').length < 100, `${text.split('\n').length} lines`);
+  });
+
+  test('a decision taken on seeing a step is said to come after that step, which is the step marked, in every human output; --json keeps its numbering', async () => {
+    const rag = {
+      id: 'rag',
+      steps: [1, 2, 3, 4].flatMap((n) => [
+        { kind: 'model', prompt_tokens: null, completion_tokens: null, text: `look ${n}` },
+        { kind: 'retrieval', query: 'capital of Atlantis', results: [] },
+      ]),
+    };
+    writeFile('rag.jsonl', `${JSON.stringify(rag)}\n`);
+    const explained = io();
+    assert.equal(await runReplayCommand(['rag.jsonl', '--explain', 'rag'], explained, steerThirdRetrieval), 0, explained.stderr.text);
+    assert.match(explained.stdout.text, /^line 1 {2}rag: steer \(rag_fixation\) after step 5 of 8$/m);
+    assert.match(explained.stdout.text, /^>> 5 retrieval {2}capital of Atlantis$/m);
+    assert.doesNotMatch(explained.stdout.text, /^>> 6/m);
+    const table = io();
+    assert.equal(await runReplayCommand(['rag.jsonl', '--html', 'rag.html'], table, steerThirdRetrieval), 0, table.stderr.text);
+    assert.match(table.stdout.text, /^8\s+yes\s+rag_fixation\s+after 5\s+none \(steered only\)\s+rag$/m);
+    const run = runOf(fs.readFileSync(path.join(dir, 'rag.html'), 'utf8'), 'rag');
+    assert.match(run, /<span class="at">after step 5 \/ 8<\/span>/);
+    assert.match(run, /<h4>Intervention 1 of 1: steer \(rag_fixation\) after step 5<\/h4>/);
+    assert.match(run, /<tr class="role-trip"><td>5<\/td><td>retrieval<\/td>/);
+    const json = io();
+    assert.equal(await runReplayCommand(['rag.jsonl', '--json'], json, steerThirdRetrieval), 0);
+    assert.equal(JSON.parse(json.stdout.text).step, 6);
+  });
+});
+
+/** Steers every tool call. */
+const steerEveryCall = {
+  createBreaker: (): ReplayableBreaker => ({
+    checkModelCall: async () => ({ action: 'allow' }),
+    checkToolCall: async () => ({ action: 'steer', category: 'tool_spiral', message: 'poll less', evidence: { detail: 'polled again' } }),
+    observe: async () => ({ action: 'allow' }),
+  }),
+};
+
+/** Steers on seeing the third retrieval, as a RAG fixation detector does. */
+const steerThirdRetrieval = {
+  createBreaker: (): ReplayableBreaker => {
+    let retrievals = 0;
+    return {
+      checkModelCall: async () => ({ action: 'allow' }),
+      checkToolCall: async () => ({ action: 'allow' }),
+      observe: async (_s, event) =>
+        event.kind === 'retrieval' && ++retrievals === 3 ? { action: 'steer', category: 'rag_fixation', message: 'search less' } : { action: 'allow' },
+    };
+  },
+};
+
+describe('governor replay: what a run holds cannot disguise itself or cost the replay', () => {
+  test('bidirectional-text controls in a recorded run are shown escaped in the table and in --explain, never raw', () => {
+    const run = {
+      id: 'run-\u202elmth.exe',
+      steps: [1, 2, 3, 4].flatMap(() => [
+        { kind: 'model', prompt_tokens: 10, completion_tokens: 1, text: 'again \u2067' },
+        { kind: 'tool_call', tool: 'rm\u202e', args: { path: 'a\u202d' }, result: 'ok\u200f' },
+      ]),
+    };
+    writeFile('bidi.jsonl', `${JSON.stringify(run)}\n`);
+    const bidi = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+    const table = cli(['bidi.jsonl']);
+    assert.equal(table.status, 0, table.stderr);
+    assert.match(table.stdout, /\s+run-\\u202elmth\.exe$/m);
+    const explained = cli(['bidi.jsonl', '--explain', run.id]);
+    assert.equal(explained.status, 0, explained.stderr);
+    assert.match(explained.stdout, /^line 1 {2}run-\\u202elmth\.exe: /m);
+    assert.match(explained.stdout, /rm\\u202e\(\{"path":"a\\u202d"\}\)/);
+    for (const text of [table.stdout, table.stderr, explained.stdout, explained.stderr]) assert.doesNotMatch(text, bidi);
+  });
+
+  test('a label replay cannot read (a word, as teams write) is ignored with one warning naming the line; the run is replayed', () => {
+    writeFile(
+      'team-labels.jsonl',
+      [
+        '{"id":"team-run-1","label":"looping","outcome":"failed","steps":[{"kind":"user","text":"hi"}]}',
+        '{"id":"team-run-2","label":{"stuck":true,"category":"tool_spiral"},"steps":[]}',
+      ].join('\n') + '\n',
+    );
+    const replayed = cli(['team-labels.jsonl', '--json']);
+    assert.equal(replayed.status, 0, replayed.stderr);
+    assert.deepEqual(
+      replayed.stdout
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { id: string }).id),
+      ['team-run-1', 'team-run-2'],
+    );
+    assert.equal(
+      replayed.stderr,
+      'line 1: trajectory "team-run-1": label: must be an object like {"stuck": true, "category": "tool_spiral", "first_stuck_step": 4}, got a string; the label is ignored\n',
+    );
+  });
+
+  test('--explain ID not found says why: the malformed lines, one of which may have been the run, or that no line is a trajectory', () => {
+    writeFile(
+      'explain-bad.jsonl',
+      [JSON.stringify(productive), '{"id": "wrongtype", "steps": [{"kind": "model", "prompt_tokens": "1200"}]}', '{"id":"broken", "steps": ['].join('\n') +
+        '\n',
+    );
+    const missing = cli(['explain-bad.jsonl', '--explain', 'wrongtype']);
+    assert.equal(missing.status, 1);
+    assert.equal(missing.stdout, '');
+    assert.deepEqual(missing.stderr.trimEnd().split('\n'), [
+      'line 2: trajectory "wrongtype": steps[0].prompt_tokens: must be a non-negative whole number (at most 9007199254740991) or null, got string',
+      'line 3: invalid JSON: Unexpected end of JSON input',
+      'governor replay: no trajectory with id "wrongtype" in explain-bad.jsonl (2 malformed lines skipped, see above)',
+    ]);
+    // Found, the run is explained and the file's other lines are none of its business.
+    const found = cli(['explain-bad.jsonl', '--explain', 'fine']);
+    assert.equal(found.status, 0, found.stderr);
+    assert.equal(found.stderr, '');
+
+    // 30 lines of 99 bytes of no text.
+    const bytes = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i % 100 === 99 ? 0x0a : ((i * 131 + 7) % 251) | 0x80)));
+    fs.writeFileSync(path.join(dir, 'binary.bin'), bytes);
+    const binary = cli(['binary.bin', '--explain', 'x']);
+    assert.equal(binary.status, 1);
+    assert.match(binary.stderr, /^… and 10 more malformed lines, not shown$/m);
+    assert.match(
+      binary.stderr,
+      /^governor replay: no trajectory in binary\.bin: all 30 lines are malformed \(expected JSON Lines: one trajectory object per line\)$/m,
+    );
+    assert.doesNotMatch(binary.stderr, /no trajectory with id/);
+  });
+});
+
+describe('governor replay: --html and --config are refused before the replay when they cannot work', () => {
+  test('an --html in a folder that takes no new file (/proc, even for root) is refused with exit 2 before anything is replayed', {
+    skip: process.platform !== 'linux' || !fs.existsSync('/proc/self'),
+  }, () => {
+    const result = cli([corpus, '--html', '/proc/governor-replay-report.html']);
+    assert.equal(result.status, 2, result.stderr);
+    assert.equal(result.stdout, '');
+    assert.match(
+      result.stderr,
+      /^governor replay: cannot write --html \/proc\/governor-replay-report\.html: (no file can be created in \/proc|permission denied)$/m,
+    );
+  });
+
+  test('the temporary file of the report exists from before the replay and is removed when the replay is interrupted', {
+    skip: process.platform === 'win32',
+  }, async () => {
+    const folder = fs.mkdtempSync(path.join(dir, 'interrupted-'));
+    fs.writeFileSync(path.join(folder, 'report.html'), 'OLD REPORT\n');
+    // Reads standard input, which stays open: the replay is under way until the signal.
+    const child = spawn(process.execPath, [BIN, 'replay', '-', '--html', path.join(folder, 'report.html')], { stdio: ['pipe', 'ignore', 'pipe'] });
+    const closed = once(child, 'close');
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdin.write(`${JSON.stringify(looping)}\n`);
+    const temporary = (): string[] => fs.readdirSync(folder).filter((name) => name.endsWith('.tmp'));
+    try {
+      for (let waited = 0; temporary().length === 0 && child.exitCode === null && waited < 10_000; waited += 20) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.equal(temporary().length, 1, `no temporary file beside the report while the replay runs: ${stderr}`);
+    } finally {
+      // Interrupted either way: a child left waiting on its input would hold the test run open.
+      child.kill('SIGINT');
+    }
+    const [, killedBy] = (await closed) as [number | null, NodeJS.Signals | null];
+    assert.equal(killedBy, 'SIGINT', stderr);
+    assert.deepEqual(fs.readdirSync(folder), ['report.html']);
+    assert.equal(fs.readFileSync(path.join(folder, 'report.html'), 'utf8'), 'OLD REPORT\n');
+  });
+
+  test('a replay that ends without a report (no line is a trajectory) leaves no temporary file', async () => {
+    const folder = fs.mkdtempSync(path.join(dir, 'no-report-'));
+    fs.writeFileSync(path.join(folder, 'runs.jsonl'), '{not json\n[1, 2]\n');
+    const out = io();
+    assert.equal(await runReplayCommand([path.join(folder, 'runs.jsonl'), '--html', path.join(folder, 'report.html')], out, stub), 1);
+    assert.deepEqual(fs.readdirSync(folder), ['runs.jsonl']);
+  });
+
+  test('--config: "store" and "now" cannot be set in a JSON file, and the known options do not list them', async () => {
+    for (const key of ['store', 'now']) {
+      const out = io();
+      assert.equal(await runReplayCommand([corpus, '--config', writeFile(`code-only-${key}.json`, `{"${key}": "x"}`)], out), 2);
+      assert.match(out.stderr.text, new RegExp(`^governor replay: --config \\S+code-only-${key}\\.json: "${key}" cannot be set in a JSON file: `, 'm'));
+      assert.equal(out.stdout.text, '');
+    }
+    const unknown = io();
+    assert.equal(await runReplayCommand([corpus, '--config', writeFile('unknown-option.json', '{"toolSpirals": {}}')], unknown), 2);
+    const known = /\(known: ([^)]*)\)/.exec(unknown.stderr.text)?.[1]?.split(', ') ?? [];
+    assert.ok(known.includes('toolSpiral'), unknown.stderr.text);
+    assert.ok(!known.includes('store') && !known.includes('now'), unknown.stderr.text);
+  });
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, fstatSync, rmSync, type Stats } from 'node:fs';
-import fs from 'node:fs/promises';
+import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
@@ -16,6 +16,7 @@ import { explainTrip } from './trip-explanation.ts';
 import { REDACTED, redact } from '../redaction/redact.ts';
 import { terminalText } from '../redaction/terminal-text.ts';
 import { describeFsError, readOptionsFile } from '../runtime/read-options-file.ts';
+import { codeOnlyOptionProblem, withoutCodeOnly } from '../runtime/code-only-options.ts';
 import { unknownOption } from '../runtime/unknown-option.ts';
 
 /** A text sink such as `process.stdout`. */
@@ -67,8 +68,9 @@ FILE - reads the trajectories from standard input.
   --json          one JSON object per trajectory, one per line, in input order
   --config FILE   JSON file with the breaker options (default: built-in defaults)
   --html FILE     also write a self-contained HTML report: charts, and for each
-                  tripped run the steps around the trip, the repeated steps
-                  side by side and the evidence, filterable by category
+                  tripped run each intervention with its evidence, the steps
+                  around them and the repeated steps side by side, filterable
+                  by category
   --explain ID    print that drill-down for the one run with this id, as text
                   (not with --json or --html); the id as printed, redacted,
                   does when no other run prints the same
@@ -148,11 +150,15 @@ function parseMaxLineBytes(text: string): number {
 }
 
 async function loadConfig(file: string, shown: string): Promise<Record<string, unknown>> {
+  let options: Record<string, unknown>;
   try {
-    return await readOptionsFile(file, shown);
+    options = await readOptionsFile(file, shown);
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
+  const problem = codeOnlyOptionProblem(options, shown, 'replay gives every run a fresh breaker in memory, leave it out');
+  if (problem !== undefined) throw new UsageError(problem);
+  return options;
 }
 
 /** Whether two stats are one regular file, whatever the names: a symlink, a hard link, `/dev/stdin` redirected from it. */
@@ -204,21 +210,6 @@ async function reportDestination(target: string): Promise<ReportDestination> {
 }
 
 /**
- * Refuses an --html target that cannot be written: a directory, or a folder
- * that is missing or not writable (a file is replaced through a temporary file
- * beside it, see {@link writeReport}).
- */
-async function checkWritable(target: string, shown: string): Promise<void> {
-  if ((await fs.stat(target).catch(() => undefined))?.isDirectory()) throw new UsageError(`cannot write --html ${shown}: it is a directory`);
-  const { file, inPlace } = await reportDestination(target);
-  try {
-    await fs.access(inPlace ? file : path.dirname(file), fs.constants.W_OK);
-  } catch (error) {
-    throw new UsageError(`cannot write --html ${shown}: ${describeFsError(error)}`);
-  }
-}
-
-/**
  * Until the returned function is called, SIGINT and SIGTERM remove `file`
  * first. replay has no signal handling of its own (the default action ends it
  * at once), so once the file is gone the signal is raised again and the
@@ -240,30 +231,82 @@ function removedOnSignal(file: string): () => void {
   return stop;
 }
 
+/** The --html report, from before the replay (proven writable) until it is written into place or discarded. */
+interface PendingReport {
+  /** Writes `content` into place; on failure the previous report is left as it was. */
+  write(content: string): Promise<void>;
+  /** Removes the temporary file, if it is still there; safe to call at any time, and again. */
+  discard(): Promise<void>;
+}
+
 /**
- * Writes the report so that it is never seen half-written: into a temporary
- * file beside the target, then renamed over it. A full disk or an interrupt
- * leaves the previous report as it was and no temporary file behind. The
+ * Opens the --html report before the replay, so that a target that cannot be
+ * written is refused before any work: a directory, a folder that is missing,
+ * not writable or takes no new files (/proc, even for root). The temporary
+ * file the report is written to is created now, beside the target, and
+ * removed on any failure and on SIGINT or SIGTERM; the report is written into
+ * it and renamed over the target, so that it is never seen half-written and a
+ * full disk or an interrupt leaves the previous report as it was. The
  * permissions of a report replaced are kept.
  */
-async function writeReport(target: string, content: string): Promise<void> {
-  const { file, previous, inPlace } = await reportDestination(target);
+async function openReport(target: string, shown: string): Promise<PendingReport> {
+  if ((await fs.stat(target).catch(() => undefined))?.isDirectory()) throw new UsageError(`cannot write --html ${shown}: it is a directory`);
+  const { file, inPlace } = await reportDestination(target);
   if (inPlace) {
-    await fs.writeFile(file, content, 'utf8');
-    return;
+    try {
+      await fs.access(file, fs.constants.W_OK);
+    } catch (error) {
+      throw new UsageError(`cannot write --html ${shown}: ${describeFsError(error)}`);
+    }
+    return { write: (content) => fs.writeFile(file, content, 'utf8'), discard: async () => {} };
   }
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
-  const stopWatchingSignals = removedOnSignal(temp);
+  const folder = path.dirname(file);
+  const temp = path.join(folder, `.${path.basename(file)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  let handle: FileHandle;
   try {
-    await fs.writeFile(temp, content, { encoding: 'utf8', flag: 'wx' });
-    if (previous !== undefined) await fs.chmod(temp, previous.mode & 0o7777);
-    await fs.rename(temp, file);
+    handle = await fs.open(temp, 'wx');
   } catch (error) {
-    await fs.rm(temp, { force: true });
-    throw error;
-  } finally {
-    stopWatchingSignals();
+    throw new UsageError(`cannot write --html ${shown}: ${await whyNoFileIn(folder, path.dirname(shown), error)}`);
   }
+  const stopWatchingSignals = removedOnSignal(temp);
+  let settled = false;
+  const discard = async (): Promise<void> => {
+    if (settled) return;
+    settled = true;
+    stopWatchingSignals();
+    await handle.close().catch(() => {});
+    await fs.rm(temp, { force: true });
+  };
+  return {
+    async write(content) {
+      try {
+        await fs.writeFile(handle, content, 'utf8');
+        await handle.close();
+        // Read now, not before the replay: the report replaced is the one there now.
+        const previous = await fs.stat(file).catch(() => undefined);
+        if (previous !== undefined) await fs.chmod(temp, previous.mode & 0o7777);
+        await fs.rename(temp, file);
+        settled = true;
+        stopWatchingSignals();
+      } finally {
+        await discard();
+      }
+    },
+    discard,
+  };
+}
+
+/** Why no file can be created in `folder` (named `folderShown` to the user), in a few words. */
+async function whyNoFileIn(folder: string, folderShown: string, error: unknown): Promise<string> {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') {
+    const stat = await fs.stat(folder).catch(() => undefined);
+    if (stat === undefined) return `the folder ${folderShown} does not exist`;
+    if (!stat.isDirectory()) return `${folderShown} is not a folder`;
+    // The folder is there and takes no new file (/proc).
+    return `no file can be created in ${folderShown}`;
+  }
+  return describeFsError(error);
 }
 
 const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
@@ -301,6 +344,11 @@ function readingFailed(error: unknown, shown: string): string {
     return `no trajectory in ${inputName(shown)}: it is gzip-compressed; decompress it first (zcat ${shown === STDIN ? 'FILE' : shown} | governor replay -)`;
   }
   return `reading ${inputName(shown)} failed: ${describeFsError(error)}`;
+}
+
+/** What a file of which no line is a trajectory is told. */
+function allMalformed(shown: string, lines: number): string {
+  return `no trajectory in ${inputName(shown)}: all ${lines.toLocaleString('en-US')} lines are malformed (expected JSON Lines: one trajectory object per line)`;
 }
 
 /** Progress first after 2 s, then at most once a second: a file of few, huge trajectories is slow between counts. */
@@ -433,6 +481,7 @@ async function replayCommand(
   // The file as read (resolved), and as the user named it, for messages.
   let input = STDIN;
   let shown = STDIN;
+  let report: PendingReport | undefined;
   try {
     args = parse(argv);
     if (args.help) {
@@ -447,20 +496,18 @@ async function replayCommand(
       inputStat = await readableInput(input, args.file);
     }
     // Found out now, not after a replay of the whole file.
-    if (args.html !== undefined) {
-      const target = path.resolve(cwd, args.html);
-      await refuseReportOverInput(target, args.html, inputStat, inputName(args.file));
-      await checkWritable(target, args.html);
-    }
+    if (args.html !== undefined) await refuseReportOverInput(path.resolve(cwd, args.html), args.html, inputStat, inputName(args.file));
     if (args.config !== undefined) {
       options = await loadConfig(path.resolve(cwd, args.config), args.config);
       // Fail on bad options now, not once per trajectory.
       try {
         createBreaker(options);
       } catch (error) {
-        throw new UsageError(`--config ${args.config}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new UsageError(`--config ${args.config}: ${error instanceof Error ? withoutCodeOnly(error.message) : String(error)}`);
       }
     }
+    // Last, so that nothing but the replay, which removes it whatever happens, runs while its temporary file exists.
+    if (args.html !== undefined) report = await openReport(path.resolve(cwd, args.html), args.html);
   } catch (error) {
     if (error instanceof UsageError) {
       await stderr.write(`governor replay: ${error.message}\n\n${REPLAY_USAGE}\n`);
@@ -470,80 +517,86 @@ async function replayCommand(
     return 1;
   }
 
-  const reading: ReadTrajectoriesOptions = args.maxLineBytes === undefined ? {} : { maxLineBytes: args.maxLineBytes };
-  // `governor replay` with nothing piped in would otherwise wait in silence.
-  if (input === STDIN && (stdin as { isTTY?: boolean }).isTTY === true) {
-    await stderr.write('governor replay: reading trajectories (JSON Lines) from standard input; end with Ctrl-D\n');
-  }
-  if (args.explain !== undefined) return explainOne(openInput(input, stdin), shown, args.explain, options, createBreaker, stdout, stderr, reading);
-
-  // A reader that stops early (`| head`) must not cost the report: the replay goes on without printing.
-  if (args.html !== undefined) stdout.continueWhenPipeCloses();
-  const summary = new ReplaySummaryBuilder();
-  const table = new LazyTableHeader(stdout, !args.json);
-  const lineErrors = new CappedLineMessages(stderr, 'malformed lines');
-  // A file concatenated with itself would otherwise warn once per line.
-  const lineWarnings = new CappedLineMessages(stderr, 'warnings');
-  const pace = stderr.isTTY ? new ProgressPace(progress.every, progress.now) : undefined;
-  let breakerFailures = 0;
   try {
-    for await (const record of readTrajectories(openInput(input, stdin), reading)) {
-      if (isMalformedLine(record)) {
-        summary.addMalformed();
-        await lineErrors.add(`line ${record.lineNumber}: ${record.error}\n`);
-        continue;
-      }
-      for (const warning of record.warnings ?? []) await lineWarnings.add(`line ${record.lineNumber}: ${warning}\n`);
-      let result: Awaited<ReturnType<typeof replayTrajectory>>;
-      try {
-        result = await replayTrajectory(createBreaker(options), record.trajectory, `replay-${record.lineNumber}`);
-      } catch (error) {
-        // A breaker failure is a bug, not bad data: report it, keep going, exit non-zero.
-        breakerFailures++;
-        await stderr.write(`line ${record.lineNumber} (${record.trajectory.id}): breaker failed: ${error instanceof Error ? error.message : String(error)}\n`);
-        continue;
-      }
-      summary.add(record.lineNumber, result, record.trajectory);
-      await table.ensureShown();
-      await stdout.write(args.json ? `${JSON.stringify(redactedOutput(result.output))}\n` : `${formatTableRow(result)}\n`);
-      if (pace?.due(summary.trajectories)) {
-        await stderr.write(`replay: ${summary.trajectories.toLocaleString('en-US')} trajectories replayed…\n`);
-      }
+    // A label is for benchmarks: replay reports nothing from it, so one it cannot read costs no run.
+    const reading: ReadTrajectoriesOptions = { unreadableLabel: 'warn', ...(args.maxLineBytes === undefined ? {} : { maxLineBytes: args.maxLineBytes }) };
+    // `governor replay` with nothing piped in would otherwise wait in silence.
+    if (input === STDIN && (stdin as { isTTY?: boolean }).isTTY === true) {
+      await stderr.write('governor replay: reading trajectories (JSON Lines) from standard input; end with Ctrl-D\n');
     }
-  } catch (error) {
-    if (error instanceof OutputClosedError) throw error;
-    await stderr.write(`governor replay: ${readingFailed(error, shown)}\n`);
-    return 1;
-  }
-  await lineErrors.finish();
-  await lineWarnings.finish();
+    if (args.explain !== undefined) return await explainOne(openInput(input, stdin), shown, args.explain, options, createBreaker, stdout, stderr, reading);
 
-  const built = summary.build();
-  // Nothing in the file could be used: the wrong file, not a file of bad runs. No report replaces a previous one.
-  if (summary.trajectories + breakerFailures === 0 && built.malformedLines > 0) {
-    await stderr.write(
-      `governor replay: no trajectory in ${inputName(shown)}: all ${built.malformedLines.toLocaleString('en-US')} lines are malformed (expected JSON Lines: one trajectory object per line)\n`,
-    );
-    return 1;
-  }
-  if (!args.json) {
-    await table.ensureShown();
-    await stdout.write(`\n${formatSummary(built)}\n`);
-  }
-  if (args.html !== undefined) {
+    // A reader that stops early (`| head`) must not cost the report: the replay goes on without printing.
+    if (args.html !== undefined) stdout.continueWhenPipeCloses();
+    const summary = new ReplaySummaryBuilder();
+    const table = new LazyTableHeader(stdout, !args.json);
+    const lineErrors = new CappedLineMessages(stderr, 'malformed lines');
+    // A file concatenated with itself would otherwise warn once per line.
+    const lineWarnings = new CappedLineMessages(stderr, 'warnings');
+    const pace = stderr.isTTY ? new ProgressPace(progress.every, progress.now) : undefined;
+    let breakerFailures = 0;
     try {
-      await writeReport(path.resolve(cwd, args.html), renderHtmlReport(built, { source: input === STDIN ? 'standard input' : path.basename(input) }));
+      for await (const record of readTrajectories(openInput(input, stdin), reading)) {
+        if (isMalformedLine(record)) {
+          summary.addMalformed();
+          await lineErrors.add(`line ${record.lineNumber}: ${record.error}\n`);
+          continue;
+        }
+        for (const warning of record.warnings ?? []) await lineWarnings.add(`line ${record.lineNumber}: ${warning}\n`);
+        let result: Awaited<ReturnType<typeof replayTrajectory>>;
+        try {
+          result = await replayTrajectory(createBreaker(options), record.trajectory, `replay-${record.lineNumber}`);
+        } catch (error) {
+          // A breaker failure is a bug, not bad data: report it, keep going, exit non-zero.
+          breakerFailures++;
+          await stderr.write(
+            `line ${record.lineNumber} (${record.trajectory.id}): breaker failed: ${error instanceof Error ? error.message : String(error)}\n`,
+          );
+          continue;
+        }
+        summary.add(record.lineNumber, result, record.trajectory);
+        await table.ensureShown();
+        await stdout.write(args.json ? `${JSON.stringify(redactedOutput(result.output))}\n` : `${formatTableRow(result)}\n`);
+        if (pace?.due(summary.trajectories)) {
+          await stderr.write(`replay: ${summary.trajectories.toLocaleString('en-US')} trajectories replayed…\n`);
+        }
+      }
     } catch (error) {
-      await stderr.write(`governor replay: cannot write --html ${args.html}: ${describeFsError(error)}\n`);
+      if (error instanceof OutputClosedError) throw error;
+      await stderr.write(`governor replay: ${readingFailed(error, shown)}\n`);
       return 1;
     }
-    await stderr.write(`HTML report written to ${args.html}\n`);
+    await lineErrors.finish();
+    await lineWarnings.finish();
+
+    const built = summary.build();
+    // Nothing in the file could be used: the wrong file, not a file of bad runs. No report replaces a previous one.
+    if (summary.trajectories + breakerFailures === 0 && built.malformedLines > 0) {
+      await stderr.write(`governor replay: ${allMalformed(shown, built.malformedLines)}\n`);
+      return 1;
+    }
+    if (!args.json) {
+      await table.ensureShown();
+      await stdout.write(`\n${formatSummary(built)}\n`);
+    }
+    if (report !== undefined) {
+      try {
+        await report.write(renderHtmlReport(built, { source: input === STDIN ? 'standard input' : path.basename(input) }));
+      } catch (error) {
+        await stderr.write(`governor replay: cannot write --html ${args.html}: ${describeFsError(error)}\n`);
+        return 1;
+      }
+      await stderr.write(`HTML report written to ${args.html}\n`);
+    }
+    if (breakerFailures > 0) {
+      await stderr.write(`governor replay: the breaker failed on ${breakerFailures} trajectories (see above)\n`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    // Whatever ended the replay (no trajectory in the file, a closed output, a failure), no temporary file stays behind.
+    await report?.discard();
   }
-  if (breakerFailures > 0) {
-    await stderr.write(`governor replay: the breaker failed on ${breakerFailures} trajectories (see above)\n`);
-    return 1;
-  }
-  return 0;
 }
 
 /**
@@ -586,19 +639,29 @@ class CappedLineMessages {
   readonly #stderr: Output;
   /** What the messages are, for the closing line ("malformed lines"). */
   readonly #what: string;
+  /** Messages kept until {@link finish}, when they are only wanted if something goes wrong. */
+  readonly #held: string[] | undefined;
   #seen = 0;
 
-  constructor(stderr: Output, what: string) {
+  constructor(stderr: Output, what: string, options: { readonly held?: boolean } = {}) {
     this.#stderr = stderr;
     this.#what = what;
+    this.#held = options.held === true ? [] : undefined;
   }
 
   async add(message: string): Promise<void> {
     this.#seen++;
-    if (this.#seen <= MAX_LINE_ERRORS_SHOWN) await this.#stderr.write(message);
+    if (this.#seen > MAX_LINE_ERRORS_SHOWN) return;
+    if (this.#held === undefined) await this.#stderr.write(message);
+    else this.#held.push(message);
+  }
+
+  get count(): number {
+    return this.#seen;
   }
 
   async finish(): Promise<void> {
+    for (const message of this.#held ?? []) await this.#stderr.write(message);
     const hidden = this.#seen - MAX_LINE_ERRORS_SHOWN;
     if (hidden > 0) await this.#stderr.write(`… and ${hidden.toLocaleString('en-US')} more ${this.#what}, not shown\n`);
   }
@@ -634,9 +697,16 @@ async function explainOne(
   const asPrinted = id.includes(REDACTED);
   let printedAlike: TrajectoryLine | undefined;
   const alikeLines: number[] = [];
+  // Said only when the run is not found: the line that would have been it may be among them.
+  const lineErrors = new CappedLineMessages(stderr, 'malformed lines', { held: true });
+  let trajectories = 0;
   try {
     for await (const record of readTrajectories(input, reading)) {
-      if (isMalformedLine(record)) continue;
+      if (isMalformedLine(record)) {
+        await lineErrors.add(`line ${record.lineNumber}: ${record.error}\n`);
+        continue;
+      }
+      trajectories++;
       if (record.trajectory.id === id) return await explainRecord(record, options, createBreaker, stdout);
       if (asPrinted && redact(record.trajectory.id) === id) {
         printedAlike ??= record;
@@ -655,7 +725,14 @@ async function explainOne(
     await stderr.write(`governor replay: ${alikeLines.length} trajectories show as "${id}" (lines ${lines}) in ${file}: give the id as in the file\n`);
     return 1;
   }
-  await stderr.write(`governor replay: no trajectory with id "${id}" in ${file}\n`);
+  await lineErrors.finish();
+  const malformed = lineErrors.count;
+  if (trajectories === 0 && malformed > 0) {
+    await stderr.write(`governor replay: ${allMalformed(shown, malformed)}\n`);
+    return 1;
+  }
+  const skipped = malformed === 0 ? '' : ` (${malformed.toLocaleString('en-US')} malformed line${malformed === 1 ? '' : 's'} skipped, see above)`;
+  await stderr.write(`governor replay: no trajectory with id "${id}" in ${file}${skipped}\n`);
   return 1;
 }
 

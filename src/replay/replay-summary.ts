@@ -20,14 +20,22 @@ export interface TrippedTrajectory {
   /** `undefined` when the trajectory carries no token counts. */
   readonly tokensSaved: number | undefined;
   readonly reason: string;
-  /** The steps around the trip and the evidence, when the trajectory was given to {@link ReplaySummaryBuilder.add}. */
+  /** Each intervention with its evidence and the steps around them, when the trajectory was given to {@link ReplaySummaryBuilder.add}. */
   readonly explanation?: TripExplanation;
 }
 
-/** Per-category totals over the tripped trajectories. */
+/**
+ * Per-category totals over the tripped trajectories. A run counts once in
+ * `trips`, under the category of its first intervention; what its stop saved
+ * counts under the stop's category, which may be another (a run steered for
+ * one loop, then stopped for another).
+ */
 export interface CategoryTotals {
+  /** Runs whose first intervention was in this category. */
   trips: number;
+  /** Steps saved by the stops in this category. */
   stepsSaved: number;
+  /** Tokens saved by the stops in this category. */
   tokensSaved: number;
 }
 
@@ -112,11 +120,12 @@ export class ReplaySummaryBuilder {
     this.#stepsSaved += stepsSaved;
     this.#tokensSaved += out.tokens_after_trip;
     const category = out.category ?? 'other';
-    const totals = this.#byCategory.get(category) ?? { trips: 0, stepsSaved: 0, tokensSaved: 0 };
-    totals.trips++;
-    totals.stepsSaved += stepsSaved;
-    totals.tokensSaved += out.tokens_after_trip;
-    this.#byCategory.set(category, totals);
+    this.#totalsOf(category).trips++;
+    if (out.stop_step !== undefined) {
+      const stopTotals = this.#totalsOf(out.stop_category ?? category);
+      stopTotals.stepsSaved += stepsSaved;
+      stopTotals.tokensSaved += out.tokens_after_trip;
+    }
     const action = result.decision?.action ?? 'stop';
     this.#byAction.set(action, (this.#byAction.get(action) ?? 0) + 1);
 
@@ -138,6 +147,15 @@ export class ReplaySummaryBuilder {
     };
     if (keep) this.#trippedList.push(entry);
     return entry;
+  }
+
+  #totalsOf(category: string): CategoryTotals {
+    let totals = this.#byCategory.get(category);
+    if (totals === undefined) {
+      totals = { trips: 0, stepsSaved: 0, tokensSaved: 0 };
+      this.#byCategory.set(category, totals);
+    }
+    return totals;
   }
 
   build(): ReplaySummary {
@@ -178,7 +196,7 @@ export function formatSummary(summary: ReplaySummary): string {
       `${summary.malformedLines === 1 ? '' : 's'} skipped`,
   );
   if (summary.byCategory.size > 0) {
-    lines.push('Trips by category:');
+    lines.push('Trips by category (runs counted by their first intervention, steps saved by their stop):');
     const width = Math.max(...[...summary.byCategory.keys()].map((k) => k.length));
     for (const [category, totals] of summary.byCategory) {
       lines.push(`  ${category.padEnd(width)}  ${String(totals.trips).padStart(6)}   ${formatCount(totals.stepsSaved)} steps saved`);

@@ -6,7 +6,7 @@ const COLUMNS: ReadonlyArray<readonly [string, number]> = [
   ['STEPS', 6],
   ['TRIPPED', 7],
   ['CATEGORY', 15],
-  ['STEP', 5],
+  ['STEP', 8],
   ['SAVED', 30],
   ['ID', 0],
 ];
@@ -22,7 +22,12 @@ export function formatTableHeader(): string {
     .trimEnd();
 }
 
-/** One table row for one replayed trajectory. */
+/**
+ * One table row for one replayed trajectory. The step is where the first
+ * intervention happened as `--explain` says it: a number for a step judged
+ * before it ran, `after N` when the breaker decided on seeing step N (`--json`
+ * names the next step then).
+ */
 export function formatTableRow(result: ReplayResult): string {
   const out = result.output;
   const tripped = out.tripped && out.step !== undefined;
@@ -37,7 +42,7 @@ export function formatTableRow(result: ReplayResult): string {
     String(out.steps_total),
     tripped ? 'yes' : 'no',
     tripped ? (out.category ?? 'other') : '-',
-    tripped ? String(out.step) : '-',
+    tripped ? firstStep(result) : '-',
     saved,
     redact(out.id),
   ];
@@ -45,4 +50,9 @@ export function formatTableRow(result: ReplayResult): string {
     .map((cell, i) => cell.padEnd(COLUMNS[i]?.[1] ?? 0))
     .join('  ')
     .trimEnd();
+}
+
+function firstStep(result: ReplayResult): string {
+  const first = result.interventions[0];
+  return first?.observed === true ? `after ${first.step - 1}` : String(result.output.step);
 }

@@ -180,6 +180,43 @@ describe('replayTrajectory', () => {
     assert.equal(result.output.tokens_after_trip, 0);
   });
 
+  test('keeps every intervention in order, each with its step and whether an observed step decided it; the verdict stays the first', async () => {
+    let toolChecks = 0;
+    const breaker = new ScriptedBreaker({
+      onTool: () => (++toolChecks === 1 ? { action: 'steer', category: 'tool_spiral' } : { action: 'block', category: 'error_loop' }),
+      onObserve: (event) => (event.kind === 'retrieval' ? { action: 'steer', category: 'rag_fixation' } : ALLOW),
+      onModel: (nth) => (nth === 2 ? { action: 'stop', category: 'error_loop' } : ALLOW),
+    });
+    const result = await replayTrajectory(breaker, trajectory, 's');
+    assert.deepEqual(
+      result.interventions.map((x) => [x.step, x.observed, x.decision.action, x.decision.category]),
+      [
+        [2, false, 'steer', 'tool_spiral'],
+        [4, false, 'block', 'error_loop'],
+        [6, true, 'steer', 'rag_fixation'],
+        [7, false, 'stop', 'error_loop'],
+      ],
+    );
+    assert.equal(result.decision?.category, 'tool_spiral');
+    assert.equal(result.stop?.category, 'error_loop');
+    assert.deepEqual(result.output, {
+      id: 't1',
+      tripped: true,
+      category: 'tool_spiral',
+      step: 2,
+      action: 'steer',
+      reason: 'steer (tool_spiral)',
+      steer_step: 2,
+      stop_step: 7,
+      stop_category: 'error_loop',
+      steps_total: 8,
+      tokens_total: 770,
+      tokens_after_steer: 660,
+      tokens_after_trip: 440,
+    });
+    assert.deepEqual((await replayTrajectory(new ScriptedBreaker({}), trajectory, 's')).interventions, []);
+  });
+
   test('unknown token counts total 0 and are flagged as unknown', async () => {
     const result = await replayTrajectory(new ScriptedBreaker({}), { id: 'n', steps: [model(null, null), model(null, null)] }, 's');
     assert.equal(result.output.tokens_total, 0);

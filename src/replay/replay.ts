@@ -43,6 +43,18 @@ export interface ReplayOutput {
   readonly tokens_after_trip: number;
 }
 
+/** One decision that was not `allow`, where replay met it. */
+export interface ReplayIntervention {
+  /** The step, numbered as {@link ReplayOutput} numbers steps. */
+  readonly step: number;
+  /**
+   * True when the breaker decided on observing a step (the one before
+   * `step`); false when it judged `step` before it ran (model gate, tool-call check).
+   */
+  readonly observed: boolean;
+  readonly decision: ReplayDecision;
+}
+
 /** {@link ReplayOutput} plus what a human report needs besides. */
 export interface ReplayResult {
   readonly output: ReplayOutput;
@@ -52,11 +64,8 @@ export interface ReplayResult {
   readonly decision?: ReplayDecision;
   /** The stop, if the breaker would have stopped the run. */
   readonly stop?: ReplayDecision;
-}
-
-interface Intervention {
-  readonly step: number;
-  readonly decision: ReplayDecision;
+  /** Every decision that was not `allow`, in order: steers, blocks and the stop (the last, if any). */
+  readonly interventions: readonly ReplayIntervention[];
 }
 
 /**
@@ -69,28 +78,29 @@ interface Intervention {
  */
 export async function replayTrajectory(breaker: ReplayableBreaker, trajectory: Trajectory, sessionId: string): Promise<ReplayResult> {
   const steps = trajectory.steps;
-  let first: Intervention | undefined;
-  let steer: Intervention | undefined;
-  let stop: Intervention | undefined;
-  const note = (step: number, decision: ReplayDecision): void => {
+  const interventions: ReplayIntervention[] = [];
+  let steer: ReplayIntervention | undefined;
+  let stop: ReplayIntervention | undefined;
+  const note = (step: number, observed: boolean, decision: ReplayDecision): void => {
     if (decision.action === 'allow') return;
-    first ??= { step, decision };
-    if (decision.action === 'steer') steer ??= { step, decision };
-    if (decision.action === 'stop') stop ??= { step, decision };
+    const intervention = { step, observed, decision };
+    interventions.push(intervention);
+    if (decision.action === 'steer') steer ??= intervention;
+    if (decision.action === 'stop') stop ??= intervention;
   };
 
   for (let i = 0; i < steps.length && stop === undefined; i++) {
     const step = steps[i] as TrajectoryStep;
     if (step.kind === 'model') {
-      note(i, await breaker.checkModelCall(sessionId));
+      note(i, false, await breaker.checkModelCall(sessionId));
       if (stop !== undefined) break;
     } else if (step.kind === 'tool_call') {
       const check = await breaker.checkToolCall(sessionId, { tool: step.tool, args: step.args });
-      note(i, check);
+      note(i, false, check);
       // A stopped run ends here; a blocked call never ran, so there is nothing to observe.
       if (check.action === 'stop' || check.action === 'block') continue;
     }
-    note(i + 1, await breaker.observe(sessionId, toBreakerEvent(step)));
+    note(i + 1, true, await breaker.observe(sessionId, toBreakerEvent(step)));
   }
 
   let tokensTotal = 0;
@@ -108,7 +118,8 @@ export async function replayTrajectory(breaker: ReplayableBreaker, trajectory: T
   }
 
   const base = { steps_total: steps.length, tokens_total: tokensTotal, tokens_after_steer: tokensAfterSteer, tokens_after_trip: tokensAfterStop };
-  if (first === undefined) return { output: { id: trajectory.id, tripped: false, ...base }, tokensKnown };
+  const first = interventions[0];
+  if (first === undefined) return { output: { id: trajectory.id, tripped: false, ...base }, tokensKnown, interventions };
   const output: ReplayOutput = {
     id: trajectory.id,
     tripped: true,
@@ -120,7 +131,7 @@ export async function replayTrajectory(breaker: ReplayableBreaker, trajectory: T
     ...(stop === undefined ? {} : { stop_step: stop.step, stop_category: stop.decision.category ?? 'other' }),
     ...base,
   };
-  return { output, tokensKnown, decision: first.decision, ...(stop === undefined ? {} : { stop: stop.decision }) };
+  return { output, tokensKnown, decision: first.decision, ...(stop === undefined ? {} : { stop: stop.decision }), interventions };
 }
 
 /** The breaker event a recorded step stands for. */
@@ -146,7 +157,7 @@ export function toBreakerEvent(step: TrajectoryStep): BreakerEvent {
 }
 
 /** The evidence's one-line detail when there is one (the message is often advice to the model). */
-function describeDecision(decision: ReplayDecision): string {
+export function describeDecision(decision: ReplayDecision): string {
   const detail = (decision.evidence as { detail?: unknown } | undefined)?.detail;
   if (typeof detail === 'string' && detail !== '') return detail;
   if (decision.message !== undefined && decision.message !== '') return decision.message;

@@ -1,17 +1,37 @@
 import { redact, redactValue } from '../redaction/redact.ts';
-import type { ReplayResult } from './replay.ts';
+import { describeDecision, type ReplayIntervention, type ReplayResult } from './replay.ts';
 import type { Trajectory, TrajectoryStep } from './trajectory.ts';
 
 /** How many steps before the first intervention the explanation shows. */
 const STEPS_BEFORE = 8;
 /** How many steps after the first intervention, and after the stop, it shows. */
 const STEPS_AFTER = 2;
+/** How many steps before each later intervention it shows. */
+const STEPS_BEFORE_LATER = 2;
 /** How far back to look for earlier steps like the tripping one. */
 const REPEAT_LOOKBACK = 40;
 /** At most this many calls side by side (the trip included). */
 const MAX_SIDE_BY_SIDE = 5;
+/** At most this many interventions detailed: the first ones and the last (the stop, when there is one). */
+const MAX_INTERVENTIONS = 5;
 /** Longest text kept per shown value: reports stay small whatever the trajectory holds. */
 const MAX_TEXT = 400;
+
+/**
+ * Where an intervention happened, as a reader of the steps sees it: `at` a step
+ * the breaker judged before it ran (a tool call, a model round), or `after` a
+ * step whose observation decided (then `--json` names the next step).
+ */
+export interface StepPlace {
+  readonly when: 'at' | 'after';
+  /** 0-based index of the step in the trajectory. */
+  readonly step: number;
+}
+
+/** `at step 6`, `after step 5`. */
+export function describePlace(place: StepPlace): string {
+  return `${place.when} step ${place.step}`;
+}
 
 /** One step as an explanation shows it. */
 export interface ExplainedStep {
@@ -24,11 +44,12 @@ export interface ExplainedStep {
   readonly outcome?: string;
   readonly error?: boolean;
   /**
-   * `trip`: where the breaker first intervened; `repeat`: an earlier step like
-   * it; `stop`: where the configured ladder would have stopped the run;
-   * `after`: would not have run; `before`: context.
+   * `trip`: where the breaker first intervened; `intervention`: a later steer
+   * or block; `stop`: where the configured ladder would have stopped the run;
+   * `repeat`: an earlier step like the trip's; `after`: would not have run;
+   * `before`: context.
    */
-  readonly role: 'trip' | 'repeat' | 'stop' | 'before' | 'after';
+  readonly role: 'trip' | 'intervention' | 'repeat' | 'stop' | 'before' | 'after';
 }
 
 /** One field of the repeated steps, compared across them. */
@@ -47,32 +68,50 @@ export interface SideBySide {
   readonly fields: readonly ComparedField[];
 }
 
-/**
- * Why and where the breaker intervened in one recorded run: the steps around
- * the trip, the repeated steps side by side, the breaker's evidence and what
- * stopping there would have saved. Every text is redacted and shortened.
- */
-export interface TripExplanation {
-  /** The trajectory's id, redacted. */
-  readonly id: string;
-  readonly category: string;
-  /** The first intervention: `steer`, `block` or `stop`. */
+/** One intervention (steer, block or stop) as an explanation shows it. */
+export interface ExplainedIntervention {
+  /** 1-based: the how-manyth intervention of the run it is. */
+  readonly ordinal: number;
   readonly action: string;
-  /** 0-based index of the step of the first intervention. */
-  readonly step: number;
-  /** Where the configured ladder would have stopped the run, and in which category; absent when it only steered or blocked. */
-  readonly stop?: { readonly step: number; readonly category: string };
-  readonly stepsTotal: number;
-  /** Steps from the stop on: what the stop would have saved (0 without a stop). */
-  readonly stepsSaved: number;
-  /** Tokens from the stop on; `undefined` when the trajectory carries no token counts. */
-  readonly tokensSaved: number | undefined;
+  readonly category: string;
+  readonly place: StepPlace;
   readonly reason: string;
   /** The breaker's message to the model, if any. */
   readonly message?: string;
   /** The decision's evidence as indented JSON, redacted. */
   readonly evidence?: string;
-  /** The steps around the trip, in order. */
+}
+
+/**
+ * Why and where the breaker intervened in one recorded run: each intervention
+ * with its evidence, the steps around them, the steps like the first one side
+ * by side and what stopping would have saved. Every text is redacted and shortened.
+ */
+export interface TripExplanation {
+  /** The trajectory's id, redacted. */
+  readonly id: string;
+  /** Category of the first intervention. */
+  readonly category: string;
+  /** The first intervention: `steer`, `block` or `stop`. */
+  readonly action: string;
+  /** Where the first intervention happened. */
+  readonly place: StepPlace;
+  /** Where the configured ladder would have stopped the run, and in which category; absent when it only steered or blocked. */
+  readonly stop?: { readonly place: StepPlace; readonly category: string };
+  readonly stepsTotal: number;
+  /** Steps from the stop on: what the stop would have saved (0 without a stop). */
+  readonly stepsSaved: number;
+  /** Tokens from the stop on; `undefined` when the trajectory carries no token counts. */
+  readonly tokensSaved: number | undefined;
+  /**
+   * The interventions shown, in order: all of them, or, past
+   * {@link MAX_INTERVENTIONS}, the first ones and the last (`ordinal` says
+   * where the others were left out).
+   */
+  readonly interventions: readonly ExplainedIntervention[];
+  /** How many interventions the run had in all. */
+  readonly interventionCount: number;
+  /** The steps around the interventions, in order (`index` says where steps were left out). */
   readonly steps: readonly ExplainedStep[];
   readonly sideBySide?: SideBySide;
 }
@@ -80,63 +119,94 @@ export interface TripExplanation {
 /** Explains a tripped replay result; `undefined` when the run did not trip. */
 export function explainTrip(trajectory: Trajectory, result: ReplayResult): TripExplanation | undefined {
   const out = result.output;
-  if (!out.tripped || out.step === undefined) return undefined;
+  const all = result.interventions;
+  const first = all[0];
+  if (!out.tripped || first === undefined) return undefined;
   const steps = trajectory.steps;
-  const anchor = anchorStep(steps, out.step);
-  const repeats = anchor === undefined ? [] : findRepeats(steps, anchor);
-  const repeatSet = new Set(repeats);
-  const stopStep = out.stop_step;
+  const last = all.length - 1;
+  const shownInterventions = all.length <= MAX_INTERVENTIONS ? [...all.keys()] : [...[...all.keys()].slice(0, MAX_INTERVENTIONS - 1), last];
+  const stopIntervention = all.find((x) => x.decision.action === 'stop');
+  const stopPlace = stopIntervention === undefined ? undefined : placeOf(stopIntervention);
 
-  // The steps around the first intervention and, when it came later, around the stop.
+  // Every intervention's step is marked, the first one's above all, then the stop's.
+  const marks = new Map<number, ExplainedStep['role']>();
+  for (const [n, x] of all.entries()) {
+    const role = n === 0 ? 'trip' : x.decision.action === 'stop' ? 'stop' : 'intervention';
+    const at = placeOf(x).step;
+    const marked = marks.get(at);
+    if (marked === undefined || RANK[role] > RANK[marked]) marks.set(at, role);
+  }
+  const anchor = anchorStep(steps, first);
+  const repeats = findRepeats(steps, anchor);
+  const repeatSet = new Set(repeats);
+
+  // The steps around the first intervention and around each later one shown (the stop among them).
   const shownIndexes = new Set<number>(repeats);
   const around = (center: number, before: number): void => {
     for (let i = Math.max(0, center - before); i < Math.min(steps.length, center + STEPS_AFTER); i++) shownIndexes.add(i);
   };
-  around(Math.min(out.step, anchor ?? out.step), STEPS_BEFORE);
-  around(out.step, 0);
-  if (stopStep !== undefined) around(stopStep, 2);
+  const firstPlace = placeOf(first);
+  around(Math.min(firstPlace.step, anchor), STEPS_BEFORE);
+  around(firstPlace.step, 0);
+  for (const n of shownInterventions.slice(1)) around(placeOf(all[n] as ReplayIntervention).step, STEPS_BEFORE_LATER);
   const shown = [...shownIndexes]
     .sort((a, b) => a - b)
     .map((i) => {
-      const role = i === anchor ? 'trip' : i === stopStep ? 'stop' : stopStep !== undefined && i > stopStep ? 'after' : repeatSet.has(i) ? 'repeat' : 'before';
+      const role = marks.get(i) ?? (stopPlace !== undefined && i > stopPlace.step ? 'after' : repeatSet.has(i) || i === anchor ? 'repeat' : 'before');
       return explainStep(steps[i] as TrajectoryStep, i, role);
     });
 
-  const decision = result.decision;
-  const evidence = decision?.evidence === undefined ? undefined : stringifyEvidence(decision.evidence);
-  const compared = anchor === undefined ? [] : [...repeats.slice(-(MAX_SIDE_BY_SIDE - 1)), anchor];
+  const compared = [...repeats.slice(-(MAX_SIDE_BY_SIDE - 1)), anchor];
   return {
     id: redact(trajectory.id),
     category: out.category ?? 'other',
-    action: decision?.action ?? 'stop',
-    step: out.step,
-    ...(stopStep === undefined ? {} : { stop: { step: stopStep, category: out.stop_category ?? out.category ?? 'other' } }),
+    action: first.decision.action,
+    place: firstPlace,
+    ...(stopIntervention === undefined || stopPlace === undefined
+      ? {}
+      : { stop: { place: stopPlace, category: stopIntervention.decision.category ?? 'other' } }),
     stepsTotal: out.steps_total,
-    stepsSaved: stopStep === undefined ? 0 : Math.max(0, out.steps_total - stopStep),
+    stepsSaved: out.stop_step === undefined ? 0 : Math.max(0, out.steps_total - out.stop_step),
     tokensSaved: result.tokensKnown ? out.tokens_after_trip : undefined,
-    reason: clip(out.reason ?? ''),
-    ...(decision?.message ? { message: clip(decision.message) } : {}),
-    ...(evidence !== undefined ? { evidence } : {}),
+    interventions: shownInterventions.map((n) => explainIntervention(all[n] as ReplayIntervention, n + 1)),
+    interventionCount: all.length,
     steps: shown,
     ...(compared.length >= 2 ? { sideBySide: compare(steps, compared) } : {}),
   };
 }
 
+/** Which mark a step keeps when several interventions fall on it. */
+const RANK: Record<ExplainedStep['role'], number> = { trip: 3, stop: 2, intervention: 1, repeat: 0, before: 0, after: 0 };
+
+/** Where a reader of the steps finds the intervention (see {@link StepPlace}). */
+function placeOf(intervention: ReplayIntervention): StepPlace {
+  return intervention.observed ? { when: 'after', step: intervention.step - 1 } : { when: 'at', step: intervention.step };
+}
+
+function explainIntervention(intervention: ReplayIntervention, ordinal: number): ExplainedIntervention {
+  const decision = intervention.decision;
+  const evidence = decision.evidence === undefined ? undefined : stringifyEvidence(decision.evidence);
+  return {
+    ordinal,
+    action: decision.action,
+    category: decision.category ?? 'other',
+    place: placeOf(intervention),
+    reason: clip(describeDecision(decision)),
+    ...(decision.message ? { message: clip(decision.message) } : {}),
+    ...(evidence !== undefined ? { evidence } : {}),
+  };
+}
+
 /**
- * The step the decision was about: the step that would not have run when it
- * is a model round or a tool call (judged before running), otherwise the step
- * whose observation decided (the one before).
+ * The step the first decision was about, whose like steps are compared: the
+ * observed step, or the step judged before it ran — save a model gate right
+ * after a tool call or the like, which explains better through that step.
  */
-function anchorStep(steps: readonly TrajectoryStep[], tripStep: number): number | undefined {
-  const at = steps[tripStep];
-  if (at !== undefined && (at.kind === 'tool_call' || at.kind === 'model')) {
-    // A model gate tripped by what the previous step showed explains better through that step.
-    if (at.kind === 'model' && tripStep > 0 && steps[tripStep - 1]?.kind !== 'model' && steps[tripStep - 1]?.kind !== 'user') {
-      return tripStep - 1;
-    }
-    return tripStep;
-  }
-  return tripStep > 0 ? Math.min(tripStep, steps.length) - 1 : undefined;
+function anchorStep(steps: readonly TrajectoryStep[], first: ReplayIntervention): number {
+  if (first.observed) return first.step - 1;
+  const previous = steps[first.step - 1];
+  if (steps[first.step]?.kind === 'model' && previous !== undefined && previous.kind !== 'model' && previous.kind !== 'user') return first.step - 1;
+  return first.step;
 }
 
 /** Earlier steps of the same kind and target (tool, sub-agent), oldest first. */
