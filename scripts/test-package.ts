@@ -147,7 +147,12 @@ async function checkRuntime(node: string, project: string, corpus: string, baseU
     `const m = require('agent-governor'); if (typeof m.ChatClient !== 'function' || typeof m.AgentBreaker !== 'function') process.exit(3);`,
   ]);
   check(required.code === 0, `${label}: require('agent-governor') from CommonJS`, required);
-  ok(`${label}: import of every subpath (ESM), require() of the main entry, typed errors for missing optional peers`);
+  // The subpaths that load no optional peer at import (no top-level await) can be required too, without a warning.
+  for (const subpath of SUBPATHS) {
+    const loaded = await run(['--input-type=commonjs', '-e', `console.log(Object.keys(require('${subpath}')).length);`]);
+    check(loaded.code === 0 && Number(loaded.stdout) > 0 && loaded.stderr === '', `${label}: require('${subpath}') from CommonJS`, loaded);
+  }
+  ok(`${label}: import of every subpath (ESM), require() of the subpaths without optional peers, typed errors for missing optional peers`);
 
   const governor = join(project, 'node_modules', '.bin', 'governor');
   const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };

@@ -4,9 +4,10 @@ import type * as NodeSqlite from 'node:sqlite';
  * `node:sqlite`, loaded without the one-time ExperimentalWarning Node 22
  * prints for it: the part used here (DatabaseSync, prepared statements) is the
  * same on 22 and 24, and a library should not write to its host's stderr.
- * Every other warning passes through untouched.
+ * Every other warning passes through untouched. Loaded synchronously (not a
+ * top-level await), so that CommonJS code can `require('agent-governor/sqlite')`.
  */
-async function loadSqlite(): Promise<typeof NodeSqlite> {
+function loadSqlite(): typeof NodeSqlite {
   const emitWarning = process.emitWarning;
   process.emitWarning = function filtered(this: NodeJS.Process, warning: string | Error, ...rest: unknown[]): void {
     const text = typeof warning === 'string' ? warning : warning.message;
@@ -15,13 +16,13 @@ async function loadSqlite(): Promise<typeof NodeSqlite> {
     (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
   } as typeof process.emitWarning;
   try {
-    return await import('node:sqlite');
+    return process.getBuiltinModule('node:sqlite');
   } finally {
     process.emitWarning = emitWarning;
   }
 }
 
-const sqlite = await loadSqlite();
+const sqlite = loadSqlite();
 
 export const { DatabaseSync } = sqlite;
 export type DatabaseSync = NodeSqlite.DatabaseSync;
