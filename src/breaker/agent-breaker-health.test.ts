@@ -4,6 +4,7 @@ import { health } from '../telemetry/health.ts';
 import { AgentBreaker } from './agent-breaker.ts';
 import type { BreakerStore } from './breaker-store.ts';
 import { InMemoryBreakerStore } from './in-memory-breaker-store.ts';
+import { BreakerDriver } from './test-support/breaker-driver.ts';
 
 describe('AgentBreaker.health', () => {
   test('a store without a ping that refuses writes but still lists open sessions is degraded until a write succeeds', async () => {
@@ -31,5 +32,17 @@ describe('AgentBreaker.health', () => {
     assert.deepEqual([h.status, h.storeReachable, h.storeError, h.unjudged], ['ok', true, undefined, 3]);
     assert.match(h.lastStoreError ?? '', /^OOM/);
     assert.equal((await health({ breakers: { main: breaker } })).components['main']?.status, 'UP');
+  });
+
+  test('health() lists open sessions redacted, as logs show them; openSessions() as they are, to reset one', async () => {
+    const breaker = new AgentBreaker({ telemetry: false });
+    const id = 'loop-postgres://appuser:Hunter2Pa55@db.internal:5432/prod';
+    await new BreakerDriver(breaker, id).repeat(6, 'get_status', { job: 'build' }, () => 'queued');
+    const h = await breaker.health();
+    assert.equal(h.open.length, 1);
+    assert.doesNotMatch(h.open[0]!, /Hunter2Pa55/);
+    assert.deepEqual(await breaker.openSessions(), [id]);
+    await breaker.reset(id);
+    assert.deepEqual((await breaker.health()).open, []);
   });
 });

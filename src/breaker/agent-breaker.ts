@@ -19,6 +19,7 @@ import { storeFailureReason } from './store-failure-reason.ts';
 import type { DetectorContext } from './detectors/detection.ts';
 import { readOnlyMatcher } from './detectors/read-only-tools.ts';
 import { proposalOf, type ToolProposal } from './detectors/tool-record.ts';
+import { redact } from '../redaction/redact.ts';
 import { refusedWhileOpen, SessionLogic, type Outcome } from './session-logic.ts';
 import { SessionQueue } from './session-queue.ts';
 import { BreakerReducer, isJudgingError } from './session-reducer.ts';
@@ -110,7 +111,11 @@ function freshSince(options: CheckOptions | undefined): number | undefined {
 export interface BreakerHealth {
   /** `degraded` when the store does not answer (or its last operation failed). */
   readonly status: 'ok' | 'degraded';
-  /** Sessions whose breaker is OPEN. */
+  /**
+   * Sessions whose breaker is OPEN, their ids redacted as in logs and spans
+   * (an id may hold a token): a health report may be served as it is.
+   * `openSessions()` gives them as they are, to act on.
+   */
   readonly open: string[];
   /** Store failures since the breaker was created. */
   readonly storeErrors: number;
@@ -500,7 +505,7 @@ export class AgentBreaker implements Advisor {
     const sessionsLost = Math.max(this.#sessionsLost, status.sessionsLost ?? 0);
     return {
       status: reachable ? 'ok' : 'degraded',
-      open,
+      open: open.map((id) => redact(id)),
       storeErrors: this.#storeErrors,
       storeReachable: reachable,
       ...(storeError === undefined ? {} : { storeError }),

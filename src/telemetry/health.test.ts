@@ -51,6 +51,27 @@ describe('health', () => {
     assert.doesNotMatch(body, /hunter2|ghp_abcdefghij/);
   });
 
+  test("no address leaves the report: a URL in a session id, a socket error's host or IP", async () => {
+    const breaker = new AgentBreaker({ telemetry: false });
+    await new BreakerDriver(breaker, 'loop-postgres://appuser:Hunter2Pa55@db.internal:5432/prod').repeat(6, 'get_status', { job: 'build' }, () => 'queued');
+    const failing = (message: string) => () => Promise.reject(new Error(message));
+    const report = await health({
+      breakers: { local: breaker },
+      checks: {
+        cache: failing('connect ECONNREFUSED 10.20.30.40:6379'),
+        search: failing('getaddrinfo ENOTFOUND es-prod-1.corp.internal'),
+        queue: failing('connection to 10.1.2.3 timed out'),
+      },
+    });
+    const body = JSON.stringify(report);
+    assert.doesNotMatch(body, /Hunter2|db\.internal|10\.20\.30\.40|es-prod-1|10\.1\.2\.3/);
+    assert.deepEqual(report.components['local']?.details?.['open'], ['loop-postgres://***']);
+    assert.deepEqual(
+      ['cache', 'search', 'queue'].map((name) => report.components[name]?.details?.['error']),
+      ['connect ECONNREFUSED ***', 'getaddrinfo ENOTFOUND ***', 'connection to *** timed out'],
+    );
+  });
+
   test("answers 503 when a store is unreachable, without the URL's password", async () => {
     const url = `redis://admin:s3cret-pw@127.0.0.1:${await unusedPort()}`;
     const down = new AgentBreaker({ telemetry: false, store: redisStore(url) });
@@ -58,7 +79,7 @@ describe('health', () => {
     const response = await healthHandler({ breakers: { down, up } })(new Request('http://localhost/health'));
     assert.equal(response.status, 503);
     const body = await response.text();
-    assert.doesNotMatch(body, /s3cret-pw/);
+    assert.doesNotMatch(body, /s3cret-pw|127\.0\.0\.1/);
     const report = JSON.parse(body) as HealthReport;
     assert.equal(report.status, 'DOWN');
     assert.equal(report.components['up']?.status, 'UP');

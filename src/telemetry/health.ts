@@ -70,12 +70,22 @@ export function validateHealthOptions(options: HealthOptions): void {
 
 function describe(error: unknown): string {
   const message = error instanceof Error ? error.message || error.name : String(error);
-  // A driver's message may carry the URL it failed to reach: its password, and
-  // its host and path, which a public health endpoint should not show either.
-  // The scheme stays, to tell which kind of service failed.
-  return redact(message)
+  return withoutAddresses(redact(message)).slice(0, 500);
+}
+
+/**
+ * `text` without the addresses it names. A driver's message may carry the
+ * URL it failed to reach (its password, and its host and path, which a
+ * public health endpoint should not show either) or, as Node's socket errors
+ * do, the bare host or IP address after the error's code (`connect
+ * ECONNREFUSED 10.0.0.5:6379`, `getaddrinfo ENOTFOUND db.internal`). The
+ * scheme and the code stay, to tell which kind of service failed and how.
+ */
+function withoutAddresses(text: string): string {
+  return text
     .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s"'`<>]+/gi, '$1***')
-    .slice(0, 500);
+    .replace(/\b(E[A-Z]{4,}) (?![a-zA-Z][a-zA-Z0-9+.-]*:\/\/)[^\s"'`<>()]+/g, '$1 ***')
+    .replace(/\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b/g, '***');
 }
 
 function withTimeout<T>(work: () => T | Promise<T>, timeoutMs: number): Promise<T> {
@@ -96,7 +106,7 @@ async function breakerComponent(source: BreakerHealthSource, timeoutMs: number, 
       details: {
         openSessions: h.open.length,
         // Session ids are the caller's (a header, a user name): a secret in one is masked, as in logs.
-        open: h.open.slice(0, maxListed).map((id) => redact(id)),
+        open: h.open.slice(0, maxListed).map((id) => withoutAddresses(redact(id))),
         storeReachable: h.storeReachable !== false,
         storeErrors: h.storeErrors,
         ...(h.storeError === undefined ? {} : { error: describe(h.storeError) }),
