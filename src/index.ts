@@ -14,7 +14,7 @@ export {
 export { AdvisorOrder, type Advisor, type AdvisorChain } from './chat/advisor.ts';
 export { DefaultAdvisorChain, AdvisorNotInChainError, DuplicateAdvisorError, sortAdvisors, type ModelTerminal } from './chat/advisor-chain.ts';
 export { CONVERSATION_ID, DEFAULT_CONVERSATION_ID, conversationIdOf, sessionIdOf, type AdvisorContext } from './chat/advisor-context.ts';
-export { beforeAfterAdvisor, type BeforeAfterHooks } from './chat/before-after-advisor.ts';
+export { AdvisorHookResultError, beforeAfterAdvisor, type BeforeAfterHooks } from './chat/before-after-advisor.ts';
 export type { ChatClientRequest, GovernedTool, GovernedToolSet, ModelOptions, ResponseFormat } from './chat/chat-client-request.ts';
 export type {
   ChatClientResponse,

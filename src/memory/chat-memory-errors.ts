@@ -3,7 +3,8 @@ import { GovernorError } from '../errors/governor-error.ts';
 import { describeError } from '../errors/describe-error.ts';
 
 /**
- * Thrown when a conversation id is missing, not a string, blank, not
+ * Thrown when a conversation id is missing (a `CONVERSATION_ID` advisor param
+ * set to `undefined` or `null` included), not a string, blank, not
  * well-formed UTF-16, holds U+0000, or is over 1024 UTF-8 bytes. Nothing is
  * read or written.
  */

@@ -9,7 +9,7 @@ import { resultOutput } from '../advisors/tool-execution.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { answerKey, type ToolPartKeys } from './answer-claims.ts';
 import type { ChatMemory, RetryClaim, ToolResultClaim } from './chat-memory.ts';
-import { ChatMemoryTurnNotStoredError, ToolApprovalConflictError, ToolResultConflictError } from './chat-memory-errors.ts';
+import { ChatMemoryTurnNotStoredError, InvalidConversationIdError, ToolApprovalConflictError, ToolResultConflictError } from './chat-memory-errors.ts';
 import { assertConversationId } from './conversation-id.ts';
 import { assertMessagesFit, fitMessages } from './message-size.ts';
 import { closeUnansweredToolCalls } from './message-window.ts';
@@ -40,18 +40,27 @@ export interface MemoryAdvisorSettings {
  * is kept (see {@link MemoryTurn.storeProgress}). A call that succeeds but
  * whose turn cannot be stored fails with a `ChatMemoryTurnNotStoredError`
  * carrying the call's response.
+ *
+ * Inside a memory advisor on the same memory that runs the call's turn, it
+ * passes the request on untouched (see {@link holdTurn}).
  */
 export async function callWithMemory(settings: MemoryAdvisorSettings, request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
-  const turn = await startTurn(settings, request);
-  let result: ChatClientResponse;
+  const held = holdTurn(settings, request.context);
+  if (held === undefined) return chain.nextCall(request);
   try {
-    result = await chain.nextCall(turn.request);
-  } catch (error) {
-    await turn.storeProgress();
-    throw error;
+    const turn = await startTurn(settings, request, held.conversationId);
+    let result: ChatClientResponse;
+    try {
+      result = await chain.nextCall(turn.request);
+    } catch (error) {
+      await turn.storeProgress();
+      throw error;
+    }
+    await turn.store(result.response);
+    return result;
+  } finally {
+    held.release();
   }
-  await turn.store(result.response);
-  return result;
 }
 
 /**
@@ -61,20 +70,54 @@ export async function callWithMemory(settings: MemoryAdvisorSettings, request: C
  * in {@link callWithMemory}).
  */
 export async function* streamWithMemory(settings: MemoryAdvisorSettings, request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
-  const turn = await startTurn(settings, request);
-  let finished = false;
+  const held = holdTurn(settings, request.context);
+  if (held === undefined) {
+    yield* chain.nextStream(request);
+    return;
+  }
   try {
-    for await (const event of chain.nextStream(turn.request)) {
-      if (event.type === 'finish') {
-        finished = true;
-        await turn.store(event.response.response);
+    const turn = await startTurn(settings, request, held.conversationId);
+    let finished = false;
+    try {
+      for await (const event of chain.nextStream(turn.request)) {
+        if (event.type === 'finish') {
+          finished = true;
+          await turn.store(event.response.response);
+        }
+        yield event;
       }
-      yield event;
+    } finally {
+      // Also when the consumer stops reading: the tools that ran before it did are not undone.
+      if (!finished) await turn.storeProgress();
     }
   } finally {
-    // Also when the consumer stops reading: the tools that ran before it did are not undone.
-    if (!finished) await turn.storeProgress();
+    held.release();
   }
+}
+
+/** The turns memory advisors are running, by call (its context): which memory, which conversation. */
+const turnsUnderWay = new WeakMap<AdvisorContext, Set<{ readonly memory: ChatMemory; readonly conversationId: string }>>();
+
+/**
+ * Takes the request's turn of its conversation in the advisor's memory for
+ * the advisor, until `release`; `undefined` when an advisor further out has
+ * it already: a second memory advisor on the same memory in one call (a
+ * client default and the same kind added on the request, as in Spring AI).
+ * That one passes the request on as it is, so the history is sent once (the
+ * outer advisor's placement) and the turn stored once, not twice in a row.
+ * A turn is held only while it runs: a recursive advisor outside that runs
+ * the memory advisor again (a retry) gets a turn of its own.
+ *
+ * @throws {InvalidConversationIdError} when the request's conversation id is invalid (see {@link conversationIdFor}).
+ */
+function holdTurn(settings: MemoryAdvisorSettings, context: AdvisorContext): { conversationId: string; release(): void } | undefined {
+  const conversationId = conversationIdFor(context, settings.defaultConversationId);
+  const held = turnsUnderWay.get(context) ?? new Set();
+  for (const turn of held) if (turn.memory === settings.memory && turn.conversationId === conversationId) return undefined;
+  const turn = { memory: settings.memory, conversationId };
+  held.add(turn);
+  turnsUnderWay.set(context, held);
+  return { conversationId, release: () => held.delete(turn) };
 }
 
 /** A turn under way: the request to send and how to store the turn once the call is done. */
@@ -124,9 +167,8 @@ interface MemoryTurn {
  * @throws {ToolResultConflictError} when the request holds nothing new but tool results for calls whose turn is over, or when
  * another request sent results for the same calls and claimed them first (see {@link claimResults}).
  */
-async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientRequest): Promise<MemoryTurn> {
+async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientRequest, conversationId: string): Promise<MemoryTurn> {
   const { memory } = settings;
-  const conversationId = conversationIdFor(request.context, settings.defaultConversationId);
   const history = await memory.get(conversationId);
   const preamble = request.messages.slice(0, preambleLength(request));
   const own = withoutRepeatedConversation(history, preamble.length === 0 ? request.messages : request.messages.slice(preamble.length));
@@ -266,16 +308,24 @@ function memoryName(memory: ChatMemory): string {
 
 /**
  * The request's conversation id: the `CONVERSATION_ID` advisor param, or
- * `fallback` when there is none. The resolved id is written back to the
+ * `fallback` when the param is not set. The resolved id is written back to the
  * context so that tools and advisors further in see the same conversation.
  *
- * @throws {InvalidConversationIdError} when the param is set but is not a valid conversation id.
+ * @throws {InvalidConversationIdError} when the param is set but is not a valid conversation id (`undefined` and `null` included).
  */
 function conversationIdFor(context: AdvisorContext, fallback: string): string {
-  const value = context.get(CONVERSATION_ID);
-  if (value === undefined || value === null) {
+  if (!context.has(CONVERSATION_ID)) {
     context.set(CONVERSATION_ID, fallback);
     return fallback;
+  }
+  const value = context.get(CONVERSATION_ID);
+  // Set to nothing is usually an id that is missing (`req.user?.id` of an anonymous user): in the default
+  // conversation, every such request would read and write the history of all the others.
+  if (value === undefined || value === null) {
+    throw new InvalidConversationIdError(
+      `the CONVERSATION_ID advisor param is set to ${value}`,
+      `Pass the conversation's id, or leave the param out for the default conversation ("${fallback}").`,
+    );
   }
   assertConversationId(value);
   return value;
