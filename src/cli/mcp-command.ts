@@ -10,7 +10,9 @@ import { serverLog } from './server-log.ts';
 /**
  * `governor mcp … -- COMMAND [ARGS…]`: serves the MCP proxy on stdio until
  * the client or the upstream server goes away (or SIGINT/SIGTERM).
- * Resolves to the exit code.
+ * Resolves to the exit code. Once the proxy has closed and its cleanup has
+ * run, the process exits shortly after, even if a handle is left open: a
+ * command of the CLI's own process, not one to run inside another.
  */
 export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = process.cwd()): Promise<number> {
   let values: ReturnType<typeof parseMcpArgs>['values'];
@@ -78,9 +80,14 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
   } finally {
     await checked;
     await flagBreaker.close();
+    // The process ends with the proxy, whatever is left open (a process that left the server's group holding its
+    // output, a connection): once cleanup has run and the caller has set the exit code, which is what process.exit uses.
+    setTimeout(() => process.exit(), EXIT_AFTER_CLOSE_MS).unref();
   }
 }
 
+/** How long after the proxy closed a handle left open may keep the process running. */
+const EXIT_AFTER_CLOSE_MS = 1_000;
 const WAITING_NOTE_MS = 3_000;
 /** How long the MCP SDK waits for the server's first answer, as the log says it. */
 const GIVEN = 'it is given up to 60 s to start';

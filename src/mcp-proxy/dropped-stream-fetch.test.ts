@@ -21,7 +21,7 @@ describe('governor mcp --url: the server drops the response of a call it is runn
         // The first progress notification: the call runs upstream, its response stream is open.
         await running.promise;
         assert.ok((await upstream.dropResponses(how)) >= 1);
-        const lost = /tools\/call "wait" could not be served: the MCP server http:\/\/127\.0\.0\.1:\d+\/mcp closed the connection before it answered$/;
+        const lost = /tools\/call "wait" could not be served: the MCP server http:\/\/127\.0\.0\.1:\d+ closed the connection before it answered$/;
         await assert.rejects(call, (error: { code?: unknown; message?: string }) => {
           assert.equal(error.code, -32603, error.message);
           assert.match(error.message ?? '', lost);
@@ -87,7 +87,7 @@ describe('governor mcp --url: a server whose response streams can be resumed', {
       const call = client.callTool({ name: 'wait', arguments: { ms: 30_000 } }, undefined, { onprogress: () => running.resolve(), timeout: ANSWER_WITHIN_MS });
       await running.promise;
       await upstream.close();
-      const lost = /tools\/call "wait" could not be served: the MCP server http:\/\/127\.0\.0\.1:\d+\/mcp closed the connection before it answered$/;
+      const lost = /tools\/call "wait" could not be served: the MCP server http:\/\/127\.0\.0\.1:\d+ closed the connection before it answered$/;
       await assert.rejects(call, (error: { code?: unknown; message?: string }) => {
         assert.equal(error.code, -32603, error.message);
         assert.match(error.message ?? '', lost);

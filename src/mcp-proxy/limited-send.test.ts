@@ -24,7 +24,7 @@ describe('governor mcp --url: what the stdio client is sent keeps within 10 MiB,
     try {
       const large = (bytes: number) => client.callTool({ name: 'large', arguments: { bytes } }, undefined, { timeout: ANSWER_WITHIN_MS });
       const refused =
-        /tools\/call "large" could not be served: the MCP server http:\/\/127\.0\.0\.1:\d+\/mcp sent a message of \d+ bytes, over the limit of 10 MiB for one MCP message$/;
+        /tools\/call "large" could not be served: the MCP server http:\/\/127\.0\.0\.1:\d+ sent a message of \d+ bytes, over the limit of 10 MiB for one MCP message$/;
       await assert.rejects(large(11 * MiB), (error: { code?: unknown; message?: string }) => {
         assert.equal(error.code, -32603, error.message);
         assert.match(error.message ?? '', refused);
@@ -51,7 +51,7 @@ describe('governor mcp --url: what the stdio client is sent keeps within 10 MiB,
     try {
       const refused = (bytes: number) => client.readResource({ uri: `memo://refused/${bytes}` }, { timeout: ANSWER_WITHIN_MS });
       const unserved =
-        /^MCP error -32603: resources\/read could not be served: the MCP server http:\/\/127\.0\.0\.1:\d+\/mcp sent a message of \d+ bytes, over the limit of 10 MiB for one MCP message$/;
+        /^MCP error -32603: resources\/read could not be served: the MCP server http:\/\/127\.0\.0\.1:\d+ sent a message of \d+ bytes, over the limit of 10 MiB for one MCP message$/;
       await assert.rejects(refused(11 * MiB), (error: { code?: unknown; message?: string; data?: unknown }) => {
         assert.equal(error.code, -32603, error.message);
         assert.match(error.message ?? '', unserved);
@@ -98,7 +98,7 @@ describe('governor mcp --url: what the stdio client is sent keeps within 10 MiB,
       assert.deepEqual(loud.progress, []);
       assert.equal(textOf(await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }, undefined, { timeout: ANSWER_WITHIN_MS })), '3');
       assert.deepEqual(logged, [10]);
-      const dropped = /^governor mcp: the MCP server http:\/\/127\.0\.0\.1:\d+\/mcp sent a message of \d+ bytes, over the limit of 10 MiB for one MCP message$/;
+      const dropped = /^governor mcp: the MCP server http:\/\/127\.0\.0\.1:\d+ sent a message of \d+ bytes, over the limit of 10 MiB for one MCP message$/;
       await logShows(() => String(linesOf(log(), dropped).length), /^2$/);
       assert.equal(linesOf(log(), dropped).length, 2, log());
       assert.doesNotMatch(log(), /could not be served/);

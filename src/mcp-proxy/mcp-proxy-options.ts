@@ -1,7 +1,10 @@
 import type { Readable, Writable } from 'node:stream';
 import type { AgentBreaker } from '../breaker/agent-breaker.ts';
 
-/** An MCP server started as a child process, spoken to over stdio. */
+/**
+ * An MCP server started as a child process, spoken to over stdio. On POSIX it
+ * leads a process group of its own, which the proxy ends as a whole.
+ */
 export interface McpCommandUpstream {
   readonly command: string;
   readonly args?: readonly string[];

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
@@ -9,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { logShows, proxiedWithLog } from './test-support/governor-mcp.ts';
+import { killAll, pidIn, pidsIn, stillRunning } from './test-support/processes.ts';
 import { startHttpLoopingServer, startStatefulHttpLoopingServer } from './test-support/http-looping-server.ts';
 import { startMcpProxy } from './mcp-proxy.ts';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
@@ -18,6 +24,7 @@ import { stallingServer } from '../test-support/stalling-server.ts';
 const MAIN = fileURLToPath(new URL('../cli/bin.ts', import.meta.url));
 const LOOPING = fileURLToPath(new URL('./test-support/looping-server.ts', import.meta.url));
 const REFUSING = fileURLToPath(new URL('./test-support/refusing-server.ts', import.meta.url));
+const LINGERING = fileURLToPath(new URL('./test-support/lingering-server.ts', import.meta.url));
 const WITHOUT_PACKAGES = fileURLToPath(new URL('../cli/test-support/without-packages.ts', import.meta.url));
 const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 const execFileAsync = promisify(execFile);
@@ -304,7 +311,7 @@ describe('governor mcp --url <a stateful Streamable HTTP server> that restarts',
       assert.equal(await host.exited, 1, host.stderr());
       assert.match(
         host.stderr(),
-        /^governor mcp: tools\/call "add" could not be served: the MCP server no longer knows the session \(HTTP 404\), and could not connect to the MCP server http:\/\/127\.0\.0\.1:\d+\/mcp: .*\(HTTP 503\)$/m,
+        /^governor mcp: tools\/call "add" could not be served: the MCP server no longer knows the session \(HTTP 404\), and could not connect to the MCP server http:\/\/127\.0\.0\.1:\d+: .*\(HTTP 503\)$/m,
       );
       assert.match(host.stderr(), /^governor mcp: the MCP server closed the connection \(it exited or dropped it\); closing$/m);
     } finally {
@@ -322,8 +329,7 @@ describe('governor mcp: requests it could not serve', { timeout: 60_000 }, () =>
     try {
       assert.equal(text((await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })) as ToolResult), '3');
       await upstream.close();
-      const unserved =
-        /MCP error -32603: tools\/call "add" could not be served: the MCP server http:\/\/127\.0\.0\.1:\d+\/mcp did not answer \(ECONNREFUSED\)$/;
+      const unserved = /MCP error -32603: tools\/call "add" could not be served: the MCP server http:\/\/127\.0\.0\.1:\d+ did not answer \(ECONNREFUSED\)$/;
       await assert.rejects(client.callTool({ name: 'add', arguments: { a: 2, b: 2 } }), unserved);
       await assert.rejects(client.listTools(), /MCP error -32603: tools\/list could not be served: the MCP server .* did not answer \(ECONNREFUSED\)$/);
       await logShows(log, /tools\/list could not be served/);
@@ -333,9 +339,9 @@ describe('governor mcp: requests it could not serve', { timeout: 60_000 }, () =>
       assert.equal(lines.length, 2, log());
       assert.match(
         lines[0]!,
-        /^governor mcp: tools\/call "add" could not be served: the MCP server http:\/\/127\.0\.0\.1:\d+\/mcp did not answer \(ECONNREFUSED\)$/,
+        /^governor mcp: tools\/call "add" could not be served: the MCP server http:\/\/127\.0\.0\.1:\d+ did not answer \(ECONNREFUSED\)$/,
       );
-      assert.match(lines[1]!, /^governor mcp: tools\/list could not be served: the MCP server http:\/\/127\.0\.0\.1:\d+\/mcp did not answer \(ECONNREFUSED\)$/);
+      assert.match(lines[1]!, /^governor mcp: tools\/list could not be served: the MCP server http:\/\/127\.0\.0\.1:\d+ did not answer \(ECONNREFUSED\)$/);
       assert.doesNotMatch(log(), /s3cret|ada:/);
     } finally {
       await client.close();
@@ -371,6 +377,58 @@ describe('governor mcp: requests it could not serve', { timeout: 60_000 }, () =>
   });
 });
 
+describe('governor mcp: a steer on a call that fails', { timeout: 60_000 }, () => {
+  /** How `call` failed: its message, code and data. */
+  const failure = async (call: Promise<unknown>): Promise<{ message: string; code: unknown; data: unknown }> => {
+    try {
+      await call;
+    } catch (error) {
+      return { message: (error as Error).message, code: (error as { code?: unknown }).code, data: (error as { data?: unknown }).data };
+    }
+    return assert.fail('the call succeeded');
+  };
+
+  test("a tools/call the server answers with a JSON-RPC error: the steer is added to the error's message, which stays an error", async () => {
+    const { client, log } = await proxiedWithLog(['--', process.execPath, REFUSING]);
+    try {
+      const failures = [];
+      for (let i = 0; i < 3; i += 1) failures.push(await failure(client.callTool({ name: 'strict', arguments: {} })));
+      for (const failed of failures) {
+        assert.equal(failed.code, -32602);
+        assert.deepEqual(failed.data, { hint: 'none will do' });
+        assert.match(failed.message, /^MCP error -32602: .*strict refuses these arguments/);
+      }
+      assert.doesNotMatch(failures[0]!.message + failures[1]!.message, /\[governor\]/);
+      await logShows(log, /breaker steer/);
+      const steer = /^governor mcp: breaker steer \(\w+\) in session "[^"]+": (.*)$/m.exec(log())?.[1];
+      assert.ok(steer !== undefined, log());
+      assert.equal(failures[2]!.message, `${failures[0]!.message}\n\n[governor] ${steer}`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a tools/call whose answer is over the size limit: the steer is added to the error the proxy answers', async () => {
+    const { client, log } = await proxiedWithLog(['--', process.execPath, LOOPING]);
+    try {
+      const failures = [];
+      const large = () => client.callTool({ name: 'large', arguments: { bytes: 11 * 1024 * 1024 } });
+      for (let i = 0; i < 3; i += 1) failures.push(await failure(large()));
+      for (const failed of failures) {
+        assert.equal(failed.code, -32603);
+        assert.match(failed.message, /^MCP error -32603: tools\/call "large" could not be served: .* over the limit of 10 MiB for one MCP message/);
+      }
+      assert.doesNotMatch(failures[0]!.message + failures[1]!.message, /\[governor\]/);
+      await logShows(log, /breaker steer/);
+      const steer = /^governor mcp: breaker steer \(\w+\) in session "[^"]+": (.*)$/m.exec(log())?.[1];
+      assert.ok(steer !== undefined, log());
+      assert.ok(failures[2]!.message.endsWith(`MCP message\n\n[governor] ${steer}`), failures[2]!.message);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('governor mcp --url with user:password@', { timeout: 60_000 }, () => {
   test('the credentials go as a Basic Authorization header, and a refusal never shows the password', async () => {
     const upstream = await startHttpLoopingServer({ authorization: `Basic ${Buffer.from('ada:p@ss w0rd').toString('base64')}` });
@@ -393,6 +451,63 @@ describe('governor mcp --url with user:password@', { timeout: 60_000 }, () => {
       );
     } finally {
       await upstream.close();
+    }
+  });
+});
+
+describe('governor mcp --url with a secret in its path', { timeout: 60_000 }, () => {
+  const TOKEN = 'Zk8pQ2vN7xR4mT9wL3bH6jF1cY5dS0gA';
+
+  test('the server is named by its origin: the path is in no error answer and no log line', async () => {
+    const upstream = await startHttpLoopingServer({ sized: true });
+    const url = `${upstream.url}/s/${TOKEN}/mcp`;
+    const origin = new URL(url).origin;
+    const { client, log } = await proxiedWithLog(['--url', url]);
+    try {
+      assert.equal(text((await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })) as ToolResult), '3');
+      const tooLarge = client.callTool({ name: 'large', arguments: { bytes: 11 * 1024 * 1024 } });
+      await assert.rejects(tooLarge, (error: Error) => {
+        assert.ok(error.message.includes(`the MCP server ${origin} sent a message of`), error.message);
+        assert.doesNotMatch(error.message, new RegExp(TOKEN));
+        return true;
+      });
+      await upstream.close();
+      await assert.rejects(client.callTool({ name: 'add', arguments: { a: 2, b: 2 } }), (error: Error) => {
+        assert.ok(error.message.endsWith(`could not be served: the MCP server ${origin} did not answer (ECONNREFUSED)`), error.message);
+        return true;
+      });
+      await logShows(log, /tools\/call "add" could not be served/);
+      assert.match(log(), /over the limit of 10 MiB/);
+      assert.doesNotMatch(log(), new RegExp(TOKEN));
+    } finally {
+      await client.close();
+      await upstream.close();
+    }
+  });
+
+  test('it cannot connect: the log names the server by its origin, and leaves out the path and query where the answer echoes them', async () => {
+    const echoing = createServer((req, res) => {
+      // As a web framework answers a path it does not serve, and as a server that sends plain http to https does.
+      if (/^\/redirect\//.test(String(req.url))) {
+        res.writeHead(301, { location: `https://127.0.0.1:1${req.url}` }).end();
+      } else res.writeHead(404, { 'content-type': 'text/plain' }).end(`Cannot ${req.method} ${req.url}`);
+    });
+    await new Promise<void>((resolve) => echoing.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(echoing.address() as AddressInfo).port}`;
+    const closedPort = `http://127.0.0.1:${await unusedPort()}`;
+    try {
+      for (const base of [origin, `${origin}/redirect`, closedPort]) {
+        const url = `${base}/s/${TOKEN}/mcp?room=blue-heron-42`;
+        await assert.rejects(execFileAsync(process.execPath, [MAIN, 'mcp', '--url', url], { timeout: 30_000 }), (error: { code?: number; stderr?: string }) => {
+          assert.equal(error.code, 1, error.stderr);
+          assert.ok((error.stderr ?? '').startsWith(`governor mcp: could not connect to the MCP server ${new URL(base).origin}: `), error.stderr);
+          assert.doesNotMatch(error.stderr ?? '', new RegExp(`${TOKEN}|blue-heron`));
+          return true;
+        });
+      }
+    } finally {
+      echoing.closeAllConnections();
+      await new Promise((resolve) => echoing.close(resolve));
     }
   });
 });
@@ -473,6 +588,45 @@ test('startMcpProxy: closed names the side that ended, client, upstream or close
     ends.push(await proxy.closed);
   }
   assert.deepEqual(ends, ['client', 'upstream', 'close']);
+});
+
+describe('startMcpProxy: close() with a server started through a wrapper', { skip: process.platform === 'win32' }, () => {
+  for (const stubborn of [false, true]) {
+    test(`ends the wrapper and the server that outlives its input${stubborn ? ', one that ignores SIGTERM too' : ''}`, { timeout: 30_000 }, async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'governor-mcp-'));
+      const pidFiles = [join(dir, 'wrapper.pid'), join(dir, 'server.pid')];
+      try {
+        const proxy = await startMcpProxy({
+          // Not an exec: sh stays between the proxy and the server, as npx does.
+          upstream: {
+            command: 'sh',
+            args: [
+              '-c',
+              'echo $$ > "$1"; "$2" "$3" "$4" "$5"; echo "server ended" >&2',
+              'sh',
+              pidFiles[0]!,
+              process.execPath,
+              LINGERING,
+              pidFiles[1]!,
+              stubborn ? 'stubborn' : 'plain',
+            ],
+          },
+          breaker: new AgentBreaker(),
+          downstream: { stdin: new PassThrough(), stdout: new PassThrough() },
+        });
+        const pids = [await pidIn(pidFiles[0]!), await pidIn(pidFiles[1]!)];
+        const started = Date.now();
+        await proxy.close();
+        // 2 s for the server to end once its input ended, 2 s more after SIGTERM, then SIGKILL.
+        assert.ok(Date.now() - started < 6_000, `closed after ${Date.now() - started} ms`);
+        assert.equal(await proxy.closed, 'close');
+        assert.deepEqual(await stillRunning(pids), [], `still running of [wrapper, server] ${pids}`);
+      } finally {
+        killAll(pidsIn(pidFiles));
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  }
 });
 
 test('a wrapped server that exits ends governor mcp with exit code 1 and a log line saying so', { timeout: 60_000 }, async () => {

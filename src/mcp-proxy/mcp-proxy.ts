@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Writable } from 'node:stream';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { fetchAnsweringDroppedStreams } from './dropped-stream-fetch.ts';
 import { LimitedReadBuffer, replaceReadBuffer } from './limited-read-buffer.ts';
+import { commandTransport } from './process-group-transport.ts';
 import { limitSends } from './limited-send.ts';
 import { McpMessageTooLargeError } from './mcp-message-too-large-error.ts';
 import { McpRequestError } from './mcp-request-error.ts';
@@ -29,7 +29,11 @@ export interface McpProxy {
    * ({@link close} was called).
    */
   readonly closed: Promise<McpProxyEnd>;
-  /** Closes both sides (a child server process is ended). */
+  /**
+   * Closes both sides. A server run as a command is ended with its process
+   * group (see {@link startMcpProxy}); resolves once it has ended, or has
+   * been sent SIGKILL.
+   */
   close(): Promise<void>;
 }
 
@@ -189,6 +193,19 @@ function withoutCredentials(text: string): [URL, { requestInit?: RequestInit }] 
  * is told of any other, such as a log message or progress notification
  * ({@link McpMessageTooLargeError}).
  *
+ * A server run as a command is started as the leader of a process group of
+ * its own (on POSIX), and the proxy's end, whichever side ended it, ends the
+ * whole group: the server's input is ended; once the group has closed the
+ * server's output, or after 2 s, the group gets SIGTERM, and SIGKILL 2 s
+ * later if it still holds the output. So a server started through a wrapper
+ * (`npx`, `uvx`, `sh -c`) is not left running when it outlives the end of
+ * its input. On Windows only the process started is ended, as the MCP SDK
+ * does.
+ *
+ * A server reached by URL is named in messages by the origin of its URL: its
+ * path and query, which may hold a secret, are left out, also where the
+ * server's own words (an error page, a redirect) repeat them.
+ *
  * Needs the optional package `@modelcontextprotocol/sdk`.
  *
  * @throws InvalidOptionError for malformed options
@@ -250,7 +267,14 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   const answers = new ServedAnswers();
 
   const upstream = options.upstream;
-  const upstreamName = 'url' in upstream ? withoutCredentials(upstream.url)[0].href : JSON.stringify([upstream.command, ...(upstream.args ?? [])].join(' '));
+  // A URL is named by its origin alone: its path may be the secret (a hosted server's `/s/<token>/mcp`).
+  const upstreamName = 'url' in upstream ? new URL(upstream.url).origin : JSON.stringify([upstream.command, ...(upstream.args ?? [])].join(' '));
+  const { pathname, search } = 'url' in upstream ? new URL(upstream.url) : { pathname: '/', search: '' };
+  /** `text` in the server's own words (an error page, a redirect) without the path and query of its URL, which they may echo. */
+  const concealUrl = (text: string): string => {
+    const withoutQuery = search === '' ? text : text.replaceAll(search, '?…');
+    return pathname === '/' ? withoutQuery : withoutQuery.replaceAll(pathname, '/…');
+  };
   const upstreamSource = `the MCP server ${upstreamName}`;
   const http = 'url' in upstream ? await import('@modelcontextprotocol/sdk/client/streamableHttp.js') : undefined;
   const stdio = 'url' in upstream ? undefined : await import('@modelcontextprotocol/sdk/client/stdio.js');
@@ -266,30 +290,25 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       const transport: InstanceType<typeof StreamableHTTPClientTransport> = new StreamableHTTPClientTransport(url, { ...init, fetch });
       return transport;
     }
-    const transport = new stdio!.StdioClientTransport({
+    const { transport, stdin } = commandTransport(stdio!, {
       command: upstream.command,
-      args: [...(upstream.args ?? [])],
+      args: upstream.args ?? [],
       // The wrapped server is the user's own: it gets the environment the user gave the proxy.
-      env: upstream.env === undefined ? definedEnv(process.env) : { ...upstream.env },
+      env: upstream.env ?? definedEnv(process.env),
       ...(upstream.cwd === undefined ? {} : { cwd: upstream.cwd }),
-      stderr: 'inherit',
-    });
-    // An answer too large fails its own request; any other message too large is only told of (the proxy asked nothing of it).
-    replaceReadBuffer(
-      transport,
-      readBuffer(
+      // An answer too large fails its own request; any other message too large is only told of (the proxy asked nothing of it).
+      readBuffer: readBuffer(
         upstreamSource,
         (tooLarge) => (tooLarge.id !== undefined && tooLarge.method === undefined ? standIns.answer(tooLarge.id, tooLarge.message) : undefined),
         notMcp,
       ),
-    );
+    });
     // What is sent to it keeps within its limit too: a client's request written anew (its id, its progress token, text that
     // was not UTF-8) can come out larger than it came in. One over it fails its call (the client's SDK request rejects).
     limitSends(transport, {
       limit: STDIO_DEFAULT_MAX_BUFFER_SIZE,
       source: 'the MCP client',
-      // The child's stdin, a private field of the SDK's transport; without it (another version), its own send writes the message.
-      stream: () => (transport as unknown as { _process?: { stdin?: Writable | null } })._process?.stdin,
+      stream: stdin,
       answerInstead: (tooLarge) => {
         tell(tooLarge);
         return { jsonrpc: '2.0' as const, id: tooLarge.id, error: { code: types.ErrorCode.InternalError, message: tooLarge.message } };
@@ -334,6 +353,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
         notMcp === undefined
           ? undefined
           : `it wrote what is not an MCP message to its standard output (${firstLine(notMcp.message)}); a stdio MCP server writes only MCP messages there, and logs to stderr`,
+        concealUrl,
       );
     } finally {
       connecting = false;
@@ -454,8 +474,8 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     }
   };
 
-  /** Why a request could not be served, in words. */
-  const reasonOf = (error: unknown): string => {
+  /** Why a request could not be served, in words (the server's own may echo the path of its URL: see {@link reasonOf}). */
+  const reasonInWords = (error: unknown): string => {
     const standIn = standIns.reasonOf(error);
     if (standIn !== undefined) return standIn;
     if (McpMessageTooLargeError.isInstance(error)) return error.message;
@@ -472,6 +492,8 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     if (typeof network === 'string') return `${upstreamSource} did not answer (${network})`;
     return firstLine(error instanceof Error ? error.message : String(error));
   };
+  /** Why a request could not be served, in words, without the path of the server's URL. */
+  const reasonOf = (error: unknown): string => concealUrl(reasonInWords(error));
   /** An error answer of the upstream server, as opposed to one of the connection or of the SDK's own. */
   const isAnswer = (error: unknown): boolean =>
     error instanceof types.McpError &&

@@ -9,7 +9,7 @@ import { redact } from '../redaction/redact.ts';
  * (the client's, whatever the server's transport); or the request was over
  * it, as read or as passed on to a server run as a command
  * ({@link McpMessageTooLargeError} is then its cause). The message names the request (its method, and
- * the tool of a `tools/call`), the server (its URL without credentials, or its
+ * the tool of a `tools/call`), the server (the origin of its URL, or its
  * command) and what went wrong; it is redacted. The client gets it as the
  * error answer (JSON-RPC code -32603), and `onError` of `startMcpProxy` is
  * told of it.

@@ -33,11 +33,24 @@ function refusalText(tool: string, decision: BreakerDecision): string {
   return `${NOTE_PREFIX} The call to ${tool} was not run: ${decision.message ?? 'repeated call refused.'}`;
 }
 
+/** The breaker's notes for the model on a call that ran: the steer it was let through with, and what recording it decided. */
+function notesOf(check: BreakerDecision, seen: BreakerDecision): string {
+  const notes: string[] = [];
+  if (check.action === 'steer' && check.message !== undefined) notes.push(`${NOTE_PREFIX} ${check.message}`);
+  if ((seen.action === 'steer' || seen.action === 'block') && seen.message !== undefined && seen.message !== check.message)
+    notes.push(`${NOTE_PREFIX} ${seen.message}`);
+  if (seen.action === 'stop') notes.push(stopText(seen));
+  return notes.join('\n\n');
+}
+
 /**
  * Judges one `tools/call` of an MCP session: refuses a blocked or stopped
  * call (a result with `isError: true` saying why), otherwise runs it, records
  * its result, and adds the breaker's note to the result on a steer. A result
  * with structured content and no text is judged by its structured content.
+ * A call that fails (`run` throws, as for a JSON-RPC error answer) is
+ * recorded as failed and its error rethrown, the note added to the error's
+ * message: the failure stays an error answer, and the model still reads the note.
  *
  * @param signal the client's cancellation of the call: a call that fails
  *   once it is aborted is not recorded (it did not fail; nothing was learned).
@@ -58,9 +71,12 @@ export async function judgeToolCall<R extends ToolResultLike>(
   } catch (error) {
     // A call the client cancelled did not fail: nothing was learned of it, and recording it would make
     // cancelling the same call a few times look like an error loop.
-    if (signal?.aborted !== true) {
-      await breaker.observe(sessionId, { kind: 'tool_call', tool, args, result: thrownText(error), error: true });
-    }
+    if (signal?.aborted === true) throw error;
+    const seen = await breaker.observe(sessionId, { kind: 'tool_call', tool, args, result: thrownText(error), error: true });
+    const notes = notesOf(check, seen);
+    // The same error, not a new one: whoever passes it on knows it by identity, and its code and data stay.
+    // Reflect.set: one whose message cannot be set (a DOMException's) is passed on as it is.
+    if (notes !== '' && error instanceof Error) Reflect.set(error, 'message', `${error.message}\n\n${notes}`);
     throw error;
   }
   const seen = await breaker.observe(sessionId, {
@@ -70,11 +86,7 @@ export async function judgeToolCall<R extends ToolResultLike>(
     result: resultText(result),
     error: result.isError === true,
   });
-  const notes: string[] = [];
-  if (check.action === 'steer' && check.message !== undefined) notes.push(`${NOTE_PREFIX} ${check.message}`);
-  if ((seen.action === 'steer' || seen.action === 'block') && seen.message !== undefined && seen.message !== check.message)
-    notes.push(`${NOTE_PREFIX} ${seen.message}`);
-  if (seen.action === 'stop') notes.push(stopText(seen));
-  if (notes.length === 0) return result;
-  return { ...result, content: [...asArray(result.content), { type: 'text', text: notes.join('\n\n') }] };
+  const notes = notesOf(check, seen);
+  if (notes === '') return result;
+  return { ...result, content: [...asArray(result.content), { type: 'text', text: notes }] };
 }
