@@ -6,7 +6,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { replaceReadBuffer } from './limited-read-buffer.ts';
 
 /** What the transport needs of its read buffer: the MCP SDK's `ReadBuffer`, or a `LimitedReadBuffer`. */
-export interface MessageReader {
+interface MessageReader {
   append(chunk: Buffer): void;
   readMessage(): JSONRPCMessage | null;
   clear(): void;
@@ -55,7 +55,7 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
  * The output is let go of either way: a process that left the group (a
  * daemon of the server's) cannot keep this one running. POSIX only.
  */
-export class ProcessGroupTransport implements Transport {
+class ProcessGroupTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
