@@ -68,3 +68,18 @@ test('a long session id is redacted before it is cut, so no part of a token in i
   assert.match(lines[0]!, /in session "org-acme-production-eu-west-1\/agent-deploy-bot\/run-2024-06-01T12:00:00Z\/\[REDACTED\]"/);
   assert.ok(!lines[0]!.includes(token.slice(0, 8)), lines[0]);
 });
+
+test('a long session id is cut in its middle: two that differ only at the end stay apart in the log', async () => {
+  // Claude Code's metadata.user_id: the device first, the session last.
+  const idOf = (session: string) => `user:{"device_id":"${'2b'.repeat(32)}","account_uuid":"","session_id":"${session}"}`;
+  const breaker = new AgentBreaker({ telemetry: false, textRepetition: { repeats: 2 } });
+  const lines: string[] = [];
+  logBreaker(breaker, (line) => lines.push(line));
+  const reply = 'I am still looking into the deployment and will report back shortly with the results.';
+  for (const session of ['5f0c7a1e-0000-4000-8000-000000000001', '5f0c7a1e-0000-4000-8000-000000000002']) {
+    for (let i = 0; i < 2; i++) await breaker.observe(idOf(session), { kind: 'model', text: reply, promptTokens: null, completionTokens: null });
+  }
+  assert.equal(lines.length, 2, lines.join('\n'));
+  assert.notEqual(lines[0], lines[1]);
+  assert.match(lines[1]!, /000000000002/);
+});

@@ -49,11 +49,15 @@ export async function checkBreakerStore(breaker: AgentBreaker, print: (line: str
   }
 }
 
-/** A session id as it came (a header, a client's choice), quoted so that it cannot break or forge a log line. */
-/** A session id for the log: redacted before it is cut, since a token cut short no longer matches its rule. */
+/**
+ * A session id for the log, quoted so that it cannot break or forge a log
+ * line: redacted before it is cut, since a token cut short no longer matches
+ * its rule. A long one keeps its start and its end, where ids that differ
+ * tend to (Claude Code's user id ends with its session's).
+ */
 function quoted(sessionId: string): string {
   const shown = redact(sessionId);
-  return JSON.stringify(shown.length > 100 ? `${shown.slice(0, 99)}…` : shown);
+  return JSON.stringify(shown.length > 100 ? `${shown.slice(0, 49)}…${shown.slice(-50)}` : shown);
 }
 
 function oneLine(message: string | undefined): string {

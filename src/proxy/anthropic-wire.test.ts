@@ -4,6 +4,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { generateText, isStepCount, streamText, tool } from 'ai';
 import { z } from 'zod';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
+import { anthropicWire } from './anthropic-wire.ts';
 import { startModelProxy, type ModelProxyServer } from './index.ts';
 
 /*
@@ -612,4 +613,30 @@ describe('governor proxy with the Anthropic Messages API: a server tool call wai
       );
     });
   }
+});
+
+describe('the Anthropic Messages wire: a request that ends with system messages after its tool results', () => {
+  // As Claude Code sends one after a few silent tool rounds.
+  const body = {
+    model: 'claude-test',
+    messages: [
+      { role: 'user', content: 'Run the tests.' },
+      { role: 'assistant', content: [clientCall('toolu_1', 'Bash', { command: 'npm test' })] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '1 failing', is_error: true }] },
+      { role: 'system', content: "The user hasn't heard from you in a while." },
+    ],
+  };
+
+  test('its tool results are the tail the breaker observes', () => {
+    const tail = anthropicWire.requestTail(body);
+    assert.deepEqual(tail.toolResults, [{ id: 'toolu_1', name: 'Bash', args: { command: 'npm test' }, result: '1 failing', error: true }]);
+    assert.equal(tail.lastIndex, 2);
+  });
+
+  test('a steer goes with the tool results, before the system message', () => {
+    const messages = anthropicWire.withSteers(body, '[governor] steer').messages as Block[];
+    assert.equal(messages.length, 4);
+    assert.deepEqual((messages[2]!['content'] as Block[]).at(-1), { type: 'text', text: '[governor] steer' });
+    assert.equal(messages[3]!['role'], 'system');
+  });
 });

@@ -43,7 +43,7 @@ export const anthropicWire: WireApi = {
 
   requestTail(body): RequestTail {
     const messages = asArray(body['messages']);
-    const lastIndex = messages.length - 1;
+    const lastIndex = lastTurnIndex(messages);
     const last = messages[lastIndex];
     if (!isObject(last) || last['role'] !== 'user') return { toolResults: [], userText: null, lastIndex };
     const blocks = asArray(last['content']).filter(isObject);
@@ -68,10 +68,11 @@ export const anthropicWire: WireApi = {
 
   withSteers(body, text) {
     const messages = asArray(body['messages']).slice();
-    const last = messages.at(-1);
+    const at = lastTurnIndex(messages);
+    const last = messages[at];
     if (isObject(last) && last['role'] === 'user') {
       const content = typeof last['content'] === 'string' ? [{ type: 'text', text: last['content'] }] : asArray(last['content']);
-      messages[messages.length - 1] = { ...last, content: [...content, { type: 'text', text }] };
+      messages[at] = { ...last, content: [...content, { type: 'text', text }] };
     } else {
       messages.push({ role: 'user', content: [{ type: 'text', text }] });
     }
@@ -388,4 +389,16 @@ function ranBeforeStop(content: readonly JsonObject[]): JsonObject[] {
  */
 function keptByStop(block: unknown, answered: ReadonlySet<string>): block is JsonObject {
   return isObject(block) && block['type'] !== 'text' && block['type'] !== 'tool_use' && !waitsOnClient(block, answered);
+}
+
+/**
+ * The index of the request's last turn: its last message that is not a
+ * `system` one. Claude Code may end a request with system messages after the
+ * tool results ("The user hasn't heard from you in a while…"), which would
+ * hide those results from the breaker, and put a steer after them.
+ */
+function lastTurnIndex(messages: readonly unknown[]): number {
+  let at = messages.length - 1;
+  while (at > 0 && isObject(messages[at]) && (messages[at] as JsonObject)['role'] === 'system') at--;
+  return at;
 }

@@ -6,9 +6,10 @@ export const SESSION_HEADER = 'x-governor-session';
 
 /**
  * Headers with which a client names its own conversation: Codex sends its
- * conversation id in `session-id` (earlier versions in `session_id`).
+ * conversation id in `session-id` (earlier versions in `session_id`),
+ * opencode in `x-session-id`.
  */
-const CLIENT_SESSION_HEADERS = ['session-id', 'session_id'] as const;
+const CLIENT_SESSION_HEADERS = ['session-id', 'session_id', 'x-session-id'] as const;
 
 /** The session a request names outright (the header, else the client's conversation id, else a stored conversation), if it names one. */
 export function namedSession(headers: Headers, body: JsonObject, api: WireApi): string | undefined {
@@ -26,7 +27,7 @@ export function namedSession(headers: Headers, body: JsonObject, api: WireApi): 
 /**
  * The breaker session of a proxied request: the `x-governor-session` header;
  * else the client's own conversation id (a `session-id` or `session_id`
- * header, as Codex sends it); else the conversation it belongs to (the Responses API's `conversation`);
+ * header, as Codex sends it, or `x-session-id`, as opencode does); else the conversation it belongs to (the Responses API's `conversation`);
  * else the session of the response it continues (`previous_response_id` in
  * the Responses API), when `sessionOfResponse` knows it; else the request's
  * user id (`user` in OpenAI, `metadata.user_id` in Anthropic); else, for a

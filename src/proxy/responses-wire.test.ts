@@ -1451,6 +1451,12 @@ describe('responsesWire: what a request brings', () => {
     );
     assert.equal(proxySessionId(new Headers({ session_id: '0199-ab', 'x-governor-session': 'h' }), body, responsesWire), 'h');
     assert.equal(proxySessionId(new Headers({ 'session-id': '01a2-cd' }), body, responsesWire), 'session:01a2-cd');
+    // opencode names its run in x-session-id: two runs with the same prompt are sessions of their own.
+    assert.equal(proxySessionId(new Headers({ 'x-session-id': 'ses_1' }), body, responsesWire), 'session:ses_1');
+    assert.notEqual(
+      proxySessionId(new Headers({ 'x-session-id': 'ses_2' }), body, responsesWire),
+      proxySessionId(new Headers({ 'x-session-id': 'ses_1' }), body, responsesWire),
+    );
   });
 });
 
