@@ -1,5 +1,6 @@
 import type { BreakerStore } from '../breaker/breaker-store.ts';
 import { redact } from '../redaction/redact.ts';
+import { parseCallsNote } from './calls-note.ts';
 import { RecentMap } from './recent-map.ts';
 
 /** The verdict a tool call of an answer got, known by the call's print (`AgentBreaker.printToolCall`). */
@@ -69,21 +70,12 @@ export function judgedRequestsFor(store: BreakerStore): JudgedRequests {
 
 /** A verdicts note as {@link judgedRequestsFor} writes it; anything else (another version's) counts as none. */
 function parseKept(text: string): Kept | undefined {
-  let note: unknown;
-  try {
-    note = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (note === null || typeof note !== 'object') return undefined;
-  const { request, calls } = note as { request?: unknown; calls?: unknown };
-  if (typeof request !== 'string' || !Array.isArray(calls)) return undefined;
+  const note = parseCallsNote(text, 'request', 2, 3);
+  if (note === undefined) return undefined;
   const verdicts: CallVerdict[] = [];
-  for (const call of calls) {
-    if (!Array.isArray(call) || call.length < 2 || call.length > 3 || !call.every((part) => typeof part === 'string')) return undefined;
-    const [print, action, message] = call as string[];
+  for (const [print, action, message] of note.calls) {
     if (action !== 'allow' && action !== 'steer' && action !== 'block') return undefined;
     verdicts.push(message === undefined ? { print: print!, action } : { print: print!, action, message });
   }
-  return { request, verdicts };
+  return { request: note.head, verdicts };
 }

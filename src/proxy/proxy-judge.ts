@@ -6,6 +6,7 @@ import { observeRound } from '../breaker/observe-round.ts';
 import { hash53 } from '../breaker/similarity/hash.ts';
 import { type CallVerdict, type JudgedRequests, judgedRequestsFor } from './judged-requests.ts';
 import { type SteerInbox, steerInboxFor } from './steer-inbox.ts';
+import { parseCallsNote } from './calls-note.ts';
 import { RecentMap } from './recent-map.ts';
 import { type ResponseSessions, responseSessionsFor } from './response-sessions.ts';
 import type { JsonObject, RequestTail, RoundVerdict, WireApi, WireRound, WireToolCall } from './wire-api.ts';
@@ -309,20 +310,9 @@ function callsOf(latest: LastCalls | undefined, continued: string | undefined): 
 
 /** A calls note as {@link ProxyJudge} writes it; anything else (another version's) counts as none. */
 function parseNotedCalls(text: string): LastCalls | undefined {
-  let note: unknown;
-  try {
-    note = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (note === null || typeof note !== 'object') return undefined;
-  const { response, calls } = note as { response?: unknown; calls?: unknown };
-  if (typeof response !== 'string' || !Array.isArray(calls)) return undefined;
+  const note = parseCallsNote(text, 'response', 3, 3);
+  if (note === undefined) return undefined;
   const byId = new Map<string, WireToolCall>();
-  for (const call of calls) {
-    if (!Array.isArray(call) || call.length !== 3 || !call.every((part) => typeof part === 'string')) return undefined;
-    const [id, name, print] = call as [string, string, string];
-    byId.set(id, { id, name, args: undefined, print });
-  }
-  return { responseId: response, calls: byId };
+  for (const [id, name, print] of note.calls as [string, string, string][]) byId.set(id, { id, name, args: undefined, print });
+  return { responseId: note.head, calls: byId };
 }
