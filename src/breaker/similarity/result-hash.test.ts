@@ -80,6 +80,10 @@ describe('result hashes', () => {
     // Not a label and its value: a word that is all hex letters, lower-case labels.
     assert.equal(normalizeResult('Build ID: deadbeef'), 'Build ID: deadbeef');
     assert.equal(normalizeResult('chunk id: c0eadb'), 'chunk id: c0eadb');
+    // A labelled UUID is an id as a whole: not its first part alone, which would leave the rest to differ.
+    const denied = (id: string) => `Error: permission denied. Request ID: ${id}`;
+    assert.equal(resultHash(denied('1b2c3d4e-4d5e-4f90-8a1b-a1b2c3d4e5f1')), resultHash(denied('9f8e7d6c-1a2b-4c3d-9e8f-0a1b2c3d4e5f')));
+    assert.equal(resultHash('Trace ID: 1b2c3d4e-4d5e-4f90-8a1b-a1b2c3d4e5f1 failed'), resultHash('Trace ID: 0a0b0c0d-4d5e-4f90-8a1b-a1b2c3d4e5f1 failed'));
   });
 
   test('a job polled for progress hashes differently at every step', () => {

@@ -38,8 +38,9 @@ const VOLATILE_PARTS = [
   // IPython's cell counter, one more on every run: in a traceback ("Cell In[12], line 3", "<ipython-input-12-…>"), a prompt ("Out[12]:")
   /(?:Cell|Input) In ?\[\d+\]|(?:In|Out) ?\[\d+\]:|ipython-input-\d+-[0-9a-f]+/,
   // a generated hex id under a label of its own, as a tool's output header gives one for every run ("Chunk ID: c0eadb"
-  // of Codex's exec_command): letters and digits both, so a number ("Order ID: 104233") stays news
-  /[A-Z][a-z]{1,20} ID: (?=[0-9a-f]{0,31}[a-f])(?=[0-9a-f]{0,31}\d)[0-9a-f]{6,32}\b/,
+  // of Codex's exec_command): letters and digits both, so a number ("Order ID: 104233") stays news; the whole value, so
+  // the start of a longer one ("Request ID: 1b2c3d4e-…", a UUID) is left to the id rules below
+  /[A-Z][a-z]{1,20} ID: (?=[0-9a-f]{0,31}[a-f])(?=[0-9a-f]{0,31}\d)[0-9a-f]{6,32}(?![\w-])/,
 ];
 
 /** A bare request id as OpenAI, Anthropic and Stripe print it ("Request req_1A2b3C4d5E6f7G: No such customer"). */
