@@ -31,7 +31,9 @@ function steerText(category: BreakerCategory, e: BreakerEvidence): string {
     case 'token_drift':
       return `The conversation is growing fast (prompt tokens ${(e.promptTokens ?? []).join(' → ')}). Stop pulling in large outputs: summarise what you have learned so far, keep only what the task needs, and finish the task.`;
     case 'rag_fixation':
-      return `Your last ${e.repeats ?? 3} searches were nearly the same and returned the same documents. The knowledge base does not seem to hold more on this. Answer from what you found, say what is missing, search for something materially different, or ask the user.`;
+      return e.pattern === 'failed_searches'
+        ? `Your last ${e.repeats ?? 3} searches looked for the same thing and each found nothing. The knowledge base does not seem to hold it. Say what is missing, search for something materially different, or ask the user.`
+        : `Your last ${e.repeats ?? 3} searches were nearly the same and ${e.pattern === 'same_documents' ? 'returned the same documents' : 'brought nothing new'}. The knowledge base does not seem to hold more on this. Answer from what you found, say what is missing, search for something materially different, or ask the user.`;
     case 'delegation_loop':
       return e.pattern === 'same_answer'
         ? `Sub-agent "${e.agent ?? tool}" gave the same answer to the same task again. Asking it once more will not help: use its answer, give it a materially different task, or do the step yourself.`

@@ -134,12 +134,25 @@ describe('evidence windows follow the detector options', () => {
     }
     assert.equal(cycleAt, 35, 'caught as it starts its 8th round');
 
-    // The same search 40 times.
-    const spiral = new BreakerDriver(new AgentBreaker({ toolSpiral: { maxRepeats: 40, maxIdenticalRepeats: 40, window: 40 }, errorLoop: { enabled: false } }));
+    // The same search 40 times: the chain's window is lengthened to match when it is left out.
+    const spiral = new BreakerDriver(new AgentBreaker({ toolSpiral: { maxRepeats: 40, maxIdenticalRepeats: 40 }, errorLoop: { enabled: false } }));
     const calls = await spiral.repeat(45, 'search', { q: 'refund policy' }, () => 'No results.');
     assert.equal(
       calls.findIndex((c) => c.decision.category === 'tool_spiral'),
       39,
+    );
+    // So it is for a count of one tool's own.
+    const own = new AgentBreaker({ toolSpiral: { perTool: { poll: { maxRepeats: 8, maxIdenticalRepeats: 8 } } }, errorLoop: { enabled: false } });
+    assert.equal(own.options.toolSpiral.window, 7);
+    const polls = await new BreakerDriver(own).repeat(12, 'poll', { job: 'build' }, () => 'queued');
+    assert.equal(
+      polls.findIndex((c) => c.decision.category === 'tool_spiral'),
+      7,
+    );
+    // A window given that no chain of a tool's count fits in is refused, naming what it must be.
+    assert.throws(
+      () => new AgentBreaker({ toolSpiral: { window: 5, perTool: { poll: { maxRepeats: 8 } } } }),
+      (error: unknown) => InvalidOptionError.isInstance(error) && error.option === 'toolSpiral.window' && /perTool maxRepeats - 1 \(7\)/.test(error.message),
     );
 
     // The same reply, 10 times in a row.

@@ -53,7 +53,12 @@ export interface ToolSpiralOptions {
    * @default 3
    */
   readonly maxIdenticalRepeats?: number;
-  /** How many of the tool's latest calls one repeat chain may reach back over. @default 5 */
+  /**
+   * How many of the tool's latest calls one repeat chain may reach back over.
+   * At least `maxRepeats - 1` (of every `perTool` entry too), to which it is
+   * lengthened when left out.
+   * @default 5, or the largest `maxRepeats` - 1 when that is more
+   */
   readonly window?: number;
   /** Lowest argument similarity (0–1) for two calls to count as near-identical. @default 0.8 */
   readonly similarity?: number;
@@ -224,7 +229,8 @@ export interface DelegationOptions {
    * nothing new: the very same request repeated word for word counts
    * whatever came back; a reworded one counts only when it got the answer
    * the ask before it got (a different answer means a different question, or
-   * progress).
+   * progress). Apart from that count, a re-ask answered as the ask before it
+   * was (see `answerSimilarity`) is a loop at once.
    * @default 3
    */
   readonly maxCalls?: number;
@@ -279,9 +285,9 @@ export interface TextRepetitionOptions {
 }
 
 /**
- * Session budget. Counts prompt + completion tokens (and cost, when events
- * carry `costUsd`) over the whole session; never reset by `reset()`, by
- * approvals or by retries. On the first crossing the model is told to wrap up
+ * Session budget. Counts prompt + completion tokens, and cost (an event's
+ * `costUsd`, or its tokens priced by its `model` id), over the whole session;
+ * never reset by `reset()`, by approvals or by retries. On reaching a cap the model is told to wrap up
  * and further tool calls are blocked; one more model round is allowed for the
  * answer, and any round after that is stopped.
  */
@@ -298,7 +304,13 @@ export interface BudgetOptions {
    * @default 10_000_000
    */
   readonly maxTokens?: number;
-  /** Cost cap per session in USD (only events with `costUsd` count). @default undefined (no cost cap) */
+  /**
+   * Cost cap per session in USD: each model event's `costUsd`, or its tokens
+   * priced by its `model` id from the price table (`DEFAULT_PRICES`, or the
+   * client's telemetry `prices`); a model without a price makes the
+   * cap not enforceable (`health().costBudget`).
+   * @default undefined (no cost cap)
+   */
   readonly maxCostUsd?: number;
   /** Leave the model one wrap-up round after the crossing; `false` stops at once. @default true */
   readonly wrapUpTurn?: boolean;
@@ -343,7 +355,8 @@ export interface AgentBreakerOptions {
    * Tools that only read: their results are information but cannot change
    * the outcome of another call, so they do not clear error-loop evidence. A
    * tool is read-only when its snake_cased name equals an entry or starts with
-   * an entry followed by `_`; entries with `*` are globs.
+   * an entry followed by `_`; entries with `*` are globs. The list replaces
+   * the default one: to add to it, pass `[...DEFAULT_READ_ONLY_TOOLS, 'audit_*']`.
    * @default DEFAULT_READ_ONLY_TOOLS
    */
   readonly readOnlyTools?: readonly string[];
@@ -535,9 +548,23 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
     'perTool',
   ]);
   const spiralRepeats = spiral.number('maxRepeats', 4, COUNT);
-  const spiralWindow = spiral.number('window', 5, { min: 1, max: 100, integer: true });
-  if (spiralWindow < spiralRepeats - 1) {
-    throw new InvalidOptionError('toolSpiral.window', `must be at least maxRepeats - 1 (${spiralRepeats - 1}) so a chain can reach the threshold`);
+  const spiralPerTool = overrides(spiral, 'perTool', ['enabled', 'maxRepeats', 'maxIdenticalRepeats', 'similarity'], (r) =>
+    withoutUndefined({
+      enabled: r.bool('enabled', true),
+      maxRepeats: r.optionalNumber('maxRepeats', COUNT),
+      maxIdenticalRepeats: r.optionalNumber('maxIdenticalRepeats', COUNT),
+      similarity: r.optionalNumber('similarity', SIMILARITY),
+    }),
+  );
+  // A chain of n repeats reaches back over n - 1 calls: the window left out is lengthened to the longest one asked for.
+  const longestRepeats = Math.max(spiralRepeats, ...Object.values(spiralPerTool).map((o) => o.maxRepeats ?? 0));
+  const spiralWindow = spiral.number('window', Math.max(5, longestRepeats - 1), { min: 1, max: 100, integer: true });
+  if (spiralWindow < longestRepeats - 1) {
+    const which = longestRepeats === spiralRepeats ? 'maxRepeats' : 'the largest perTool maxRepeats';
+    throw new InvalidOptionError(
+      'toolSpiral.window',
+      `must be at least ${which} - 1 (${longestRepeats - 1}) so a chain can reach the threshold; leave it out to have it lengthened to match`,
+    );
   }
 
   const errors = new OptionReader(top.raw('errorLoop'), 'errorLoop', [
@@ -591,14 +618,7 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
       similarity: spiral.number('similarity', 0.8, SIMILARITY),
       sameResultSimilarity: spiral.number('sameResultSimilarity', 0.5, SIMILARITY),
       escalation: ladder(spiral, 'escalation', TOOL_LADDER),
-      perTool: overrides(spiral, 'perTool', ['enabled', 'maxRepeats', 'maxIdenticalRepeats', 'similarity'], (r) =>
-        withoutUndefined({
-          enabled: r.bool('enabled', true),
-          maxRepeats: r.optionalNumber('maxRepeats', COUNT),
-          maxIdenticalRepeats: r.optionalNumber('maxIdenticalRepeats', COUNT),
-          similarity: r.optionalNumber('similarity', SIMILARITY),
-        }),
-      ),
+      perTool: spiralPerTool,
     },
     errorLoop: {
       enabled: errors.bool('enabled', true),

@@ -192,6 +192,9 @@ describe('RAG fixation', () => {
       ['allow', 'allow', 'steer'],
     );
     assert.equal(out[2]!.evidence?.pattern, 'failed_searches');
+    // The model is told what happened: nothing was found, not that the same documents came back.
+    assert.match(out[2]!.message ?? '', /each found nothing/);
+    assert.doesNotMatch(out[2]!.message ?? '', /same documents/);
   });
 
   test('searching for the alternatives a failed search suggested is following it, not fixation', async () => {
