@@ -18,7 +18,9 @@ import { closeUnansweredToolCalls } from './message-window.ts';
  * The results of a claim are in flight until their request ends the claim
  * (with its turn, or alone when the call failed): until then they are not
  * part of the conversation the memory reads, so a request that sends them
- * again finds them unanswered, claims them too, and loses.
+ * again finds them unanswered, claims them too, and loses. Once ended, they
+ * are read right after their call, and the turn that ended the claim right
+ * after them, whatever other turns were stored meanwhile.
  *
  * A retry after such a request failed finds the answers in the conversation
  * with no answer of the model's after them, and sends nothing new: it claims
@@ -37,6 +39,8 @@ const CLAIM = 'approvalClaim';
 const END = 'claimEnded';
 const RETRY = 'retryClaim';
 const AFTER = 'after';
+/** On a claim's end: how many messages of the same write follow it (the claim's turn). */
+const TURN = 'turnLength';
 
 /** An answer a claim may hold. */
 export type ClaimedAnswer = ToolApprovalResponse | ToolResultPart;
@@ -157,9 +161,14 @@ function lastRoundDigest(messages: readonly ModelMessage[]): string | undefined 
   return createHash('sha256').update(text).digest('base64url');
 }
 
-/** The message that ends claim `claim` (of answers, or a retry's): appended in the same write as what its request stores. */
-export function claimEnd(claim: string): ModelMessage {
-  return { role: 'tool', content: [], providerOptions: { [NAMESPACE]: { [END]: claim } } };
+/**
+ * The message that ends claim `claim` (of answers, or a retry's): appended in
+ * the same write as what its request stores, the `turnLength` messages right
+ * after it. The length tells a reader which messages are the claim's turn,
+ * so that it reads them right after the claim (see {@link withClaimsSettled}).
+ */
+export function claimEnd(claim: string, turnLength: number): ModelMessage {
+  return { role: 'tool', content: [], providerOptions: { [NAMESPACE]: { [END]: claim, [TURN]: turnLength } } };
 }
 
 /**
@@ -198,23 +207,97 @@ function readClaims(messages: readonly ModelMessage[]): { taken: Map<string, Set
  * the claims only, are removed. A lost claim stays in the repository, which
  * can only append: a rewrite of the conversation to drop it could lose a
  * concurrent writer's messages (the winner's turn among them).
+ *
+ * Other requests' turns may land between a call and its result, or between
+ * a claim and its turn (the claim's request waits for the model meanwhile).
+ * Read in stored order, that would put a call's result after unrelated
+ * messages, which providers refuse for good. So every tool message is read
+ * right after its call's message (with the call's other tool messages), and
+ * an ended claim's turn right after its results; what came between follows
+ * them. A tool message whose call the conversation does not hold (it was
+ * cleared meanwhile) is left out: no provider takes it.
  */
 export function withClaimsSettled(messages: readonly ModelMessage[]): ModelMessage[] {
   const { taken, ended } = readClaims(messages);
-  const settled: ModelMessage[] = [];
-  for (const message of messages) {
+  const won = (claim: unknown): claim is string => typeof claim === 'string' && (taken.get(claim)?.size ?? 0) === 0;
+  const claimed = new Set(messages.flatMap((message) => markOf(message, CLAIM) ?? []));
+  // The stored turn of each ended claim that won, by claim; an end written before turns were marked leaves its turn in place.
+  const turns = new Map<string, number[]>();
+  const inTurn = new Set<number>();
+  messages.forEach((message, index) => {
+    const end = markOf(message, END);
+    const length = markOf(message, TURN);
+    if (!won(end) || !claimed.has(end) || typeof length !== 'number' || turns.has(end)) return;
+    const turn = Array.from({ length: Math.min(length, messages.length - index - 1) }, (_, i) => index + 1 + i);
+    turns.set(end, turn);
+    for (const at of turn) inTurn.add(at);
+  });
+
+  const conversation = new ConversationOrder();
+  messages.forEach((message, index) => {
+    if (inTurn.has(index)) return;
     const claim = markOf(message, CLAIM);
     if (message.role !== 'tool' || !serving(message)) {
-      settled.push(message);
-      continue;
+      conversation.add([message]);
+      return;
     }
-    if (typeof claim !== 'string' || (taken.get(claim)?.size ?? 0) > 0) continue;
-    if (!ended.has(claim) && message.content.some((part) => part.type === 'tool-result')) continue;
+    if (!won(claim)) return;
+    if (!ended.has(claim) && message.content.some((part) => part.type === 'tool-result')) return;
     const { [NAMESPACE]: ours, ...others } = message.providerOptions ?? {};
     const { [CLAIM]: _claim, ...rest } = ours ?? {};
     const options = Object.keys(rest).length === 0 ? others : { ...others, [NAMESPACE]: rest };
     const { providerOptions: _options, ...plain } = message;
-    settled.push(Object.keys(options).length === 0 ? plain : { ...plain, providerOptions: options });
+    const settled = Object.keys(options).length === 0 ? plain : { ...plain, providerOptions: options };
+    conversation.add([settled, ...(turns.get(claim) ?? []).map((at) => messages[at]!)]);
+  });
+  return conversation.messages();
+}
+
+/** A message of {@link ConversationOrder}: its tool messages, then what is read after them. */
+interface Placed {
+  readonly message: ModelMessage;
+  readonly toolMessages: ModelMessage[];
+  readonly following: Placed[];
+}
+
+/** Messages put in conversation order: each tool message after its call's message (see {@link withClaimsSettled}). */
+class ConversationOrder {
+  readonly #top: Placed[] = [];
+  /** The message that asked, by {@link answerKey} of its answer: the latest, as a call id may come back in a later turn. */
+  readonly #asked = new Map<string, Placed>();
+
+  /** Adds messages written together (a claim and its turn): what follows a tool message is read right after it. */
+  add(batch: readonly ModelMessage[]): void {
+    let into = this.#top;
+    for (const message of batch) {
+      if (message.role !== 'tool') {
+        const placed: Placed = { message, toolMessages: [], following: [] };
+        into.push(placed);
+        if (message.role === 'assistant' && typeof message.content !== 'string') {
+          for (const part of message.content) {
+            if (part.type === 'tool-call') this.#asked.set(`call:${part.toolCallId}`, placed);
+            else if (part.type === 'tool-approval-request') this.#asked.set(`approval:${part.approvalId}`, placed);
+          }
+        }
+        continue;
+      }
+      const asking = message.content.flatMap((part) => this.#asked.get(answerKey(part) ?? '') ?? []);
+      const asker = asking[0];
+      // Answers to nothing the conversation holds (it was cleared after the call): no provider takes them.
+      if (asker === undefined) continue;
+      const content = message.content.filter((part) => this.#asked.has(answerKey(part) ?? ''));
+      asker.toolMessages.push(content.length === message.content.length ? message : { ...message, content });
+      into = asker.following;
+    }
   }
-  return settled;
+
+  messages(): ModelMessage[] {
+    const out: ModelMessage[] = [];
+    const put = (placed: Placed): void => {
+      out.push(placed.message, ...placed.toolMessages);
+      for (const next of placed.following) put(next);
+    };
+    for (const placed of this.#top) put(placed);
+    return out;
+  }
 }

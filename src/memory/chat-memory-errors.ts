@@ -174,22 +174,35 @@ export class ToolApprovalConflictError extends GovernorError {
   }
 }
 
+/** Why a request's tool results are refused (see {@link ToolResultConflictError}). */
+export type ToolResultConflictReason =
+  /** Another request sent them first and claimed them: it gets the model's answer, got it, or did not finish. */
+  | 'claimed'
+  /** The conversation went on (a user message) before they came: the calls were closed as not answered. */
+  | 'moved-on';
+
 /**
  * Thrown by a chat memory advisor when a request sends the results of
- * client-side tool calls (tools the caller runs itself) that another request
- * sent first, so that the model does not answer one round twice:
+ * client-side tool calls (tools the caller runs itself) that the
+ * conversation cannot take any more, so that the model does not answer one
+ * round twice:
  *
  * - two requests with the same results for the open round at once (a double
  *   click, a request retried while the first still runs, two replicas on one
  *   store): the first to claim them (see `ChatMemory.claimToolResults`) gets
  *   the model's answer, the other fails with this error before its model is
- *   called, and nothing of it is left in the conversation the memory returns;
- * - results sent again after their turn is over (the model answered them, or
- *   the conversation moved on), in a request that holds nothing else, as the
- *   results, the round again with them, or the whole conversation up to them
- *   (a retry after a lost response, a late double submit): the memory is left
- *   as it was. Results sent again alongside a new user message are left out
- *   of the request instead, as the memory holds them.
+ *   called, and nothing of it is left in the conversation the memory returns
+ *   (`reason` `'claimed'`; also when the request that claimed them was cut
+ *   off before it finished);
+ * - results sent again after their turn is over (the model answered them),
+ *   in a request that holds nothing else, as the results, the round again
+ *   with them, or the whole conversation up to them (a retry after a lost
+ *   response, a late double submit): the memory is left as it was
+ *   (`reason` `'claimed'`). Results sent again alongside a new user message
+ *   are left out of the request instead, as the memory holds them;
+ * - results that come after the conversation went on without them (a user
+ *   message was stored first, so the calls were closed as not answered):
+ *   `reason` `'moved-on'`, the memory is left as it was.
  *
  * A retry after the request that sent the results failed (its model round
  * failed, or it was aborted) is not refused: that request stored the results,
@@ -197,15 +210,44 @@ export class ToolApprovalConflictError extends GovernorError {
  * and the other fails with this error (see `ChatMemory.claimRetry`).
  */
 export class ToolResultConflictError extends GovernorError {
-  /** The calls whose results another request sent first. */
+  /** The calls whose results are refused. */
+  readonly toolCallIds: readonly string[];
+  /** Why they are refused. */
+  readonly reason: ToolResultConflictReason;
+
+  constructor(toolCallIds: readonly string[], reason: ToolResultConflictReason = 'claimed') {
+    const calls = `Tool call ${toolCallIds.map((id) => `"${id}"`).join(', ')}`;
+    const outcome = 'nothing of this request was sent to the model or left in the conversation.';
+    super(
+      'GOVERNOR_TOOL_RESULT_CONFLICT',
+      reason === 'moved-on'
+        ? `${calls} got no result before the conversation went on (a later user message was stored first), so the model was told ` +
+            `it was not answered; its result now comes too late, and ${outcome} Read the conversation again, and ask again if the result still matters.`
+        : `${calls} already has its result in the conversation, sent first by another request (or by this one earlier), which gets the ` +
+            `model's answer to it, got it already, or did not finish; ${outcome} Read the conversation again instead of sending the results twice.`,
+    );
+    this.toolCallIds = toolCallIds;
+    this.reason = reason;
+  }
+}
+
+/**
+ * Thrown by a chat memory advisor, before the model is called, when a
+ * request sends client-side tool results, and nothing else new, for calls
+ * the conversation does not hold (it was cleared, or the call id is wrong)
+ * and that the request does not carry itself: a provider refuses a result
+ * without its call. Nothing of the request is stored. Sent alongside a user
+ * message, such results are left out of the request instead.
+ */
+export class ToolResultWithoutCallError extends GovernorError {
+  /** The calls the conversation does not hold. */
   readonly toolCallIds: readonly string[];
 
   constructor(toolCallIds: readonly string[]) {
     super(
-      'GOVERNOR_TOOL_RESULT_CONFLICT',
-      `Tool call ${toolCallIds.map((id) => `"${id}"`).join(', ')} already has its result in the conversation, sent by another request, ` +
-        "which gets the model's answer to it (or got it already); nothing of this request was sent to the model or left in the conversation. " +
-        'Read the conversation again instead of sending the results twice.',
+      'GOVERNOR_TOOL_RESULT_WITHOUT_CALL',
+      `Tool call ${toolCallIds.map((id) => `"${id}"`).join(', ')} is not in the conversation (it was cleared, or never made there), ` +
+        'so its result cannot be sent to the model; nothing of this request was sent or stored. Start the turn again with a user message.',
     );
     this.toolCallIds = toolCallIds;
   }

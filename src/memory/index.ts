@@ -19,6 +19,8 @@ export {
   MessageTooLargeError,
   ToolApprovalConflictError,
   ToolResultConflictError,
+  type ToolResultConflictReason,
+  ToolResultWithoutCallError,
 } from './chat-memory-errors.ts';
 export { MessageChatMemoryAdvisor, type MessageChatMemoryAdvisorOptions } from './message-chat-memory-advisor.ts';
 export {

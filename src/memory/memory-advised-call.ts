@@ -9,10 +9,16 @@ import { resultOutput } from '../advisors/tool-execution.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { answerKey, type ToolPartKeys } from './answer-claims.ts';
 import type { ChatMemory, RetryClaim, ToolResultClaim } from './chat-memory.ts';
-import { ChatMemoryTurnNotStoredError, InvalidConversationIdError, ToolApprovalConflictError, ToolResultConflictError } from './chat-memory-errors.ts';
+import {
+  ChatMemoryTurnNotStoredError,
+  InvalidConversationIdError,
+  ToolApprovalConflictError,
+  ToolResultConflictError,
+  ToolResultWithoutCallError,
+} from './chat-memory-errors.ts';
 import { assertConversationId } from './conversation-id.ts';
 import { assertMessagesFit, fitMessages } from './message-size.ts';
-import { closeUnansweredToolCalls } from './message-window.ts';
+import { closeUnansweredToolCalls, isClosingResult } from './message-window.ts';
 import { openRound } from './open-round.ts';
 import { repeatedSpan, sameValue } from './repeated-messages.ts';
 import { is, type OptionRules } from '../errors/validate-options.ts';
@@ -394,12 +400,16 @@ interface Retried {
  *
  * `messages` is the request's messages without the tool parts at its end
  * that answer what the history has answered already (sent again by a
- * retry): the model must not get a second result for one call either.
+ * retry): the model must not get a second result for one call either; nor
+ * a result whose call neither the history nor the request holds.
  *
  * @throws {ToolApprovalConflictError} for an answer to an approval the history holds an answer to, when the call has no result
  * (it runs elsewhere), or when the turn is over (the model answered after it): no retry, a second answer.
  * @throws {ToolResultConflictError} when the request's only tool parts are results for calls whose turn is over, and nothing
- * else is new: a request sent again after it was answered, which would get the model to answer its turn twice.
+ * else is new: a request sent again after it was answered, which would get the model to answer its turn twice, or results
+ * that come after the conversation went on without them (the history closed their calls as not answered).
+ * @throws {ToolResultWithoutCallError} when the request's only news would be results whose calls neither the history nor the
+ * request holds (the conversation was cleared): a provider refuses them. Alongside a user message they are left out.
  * @returns the news, the request's messages, and what it sent again of the answers of a turn still going (`retried`).
  */
 function callerTurn(
@@ -409,6 +419,10 @@ function callerTurn(
 ): { news: ModelMessage[]; messages: readonly ModelMessage[]; retried: Retried } {
   const start = turnStart(messages);
   const { open, answered, inFlight, over } = answerStates(history, endedLoop);
+  const known = new Set([...open, ...answered, ...messages.slice(0, start).flatMap(callKeys)]);
+  const closed = closedAsNotAnswered(history);
+  const withoutCall: string[] = [];
+  const movedOn: string[] = [];
   const news: ModelMessage[] = [];
   const kept: ModelMessage[] = [...messages.slice(0, start)];
   const taken: string[] = [];
@@ -428,9 +442,14 @@ function callerTurn(
     if (content.length > 0) news.push({ ...message, content });
     const sent = message.content.filter((part) => {
       const key = answerKey(part);
+      // A result for a call the model cannot see: providers refuse it.
+      if (part.type === 'tool-result' && !known.has(key!)) {
+        withoutCall.push(part.toolCallId);
+        return false;
+      }
       if (key === undefined || !answered.has(key) || content.includes(part)) return true;
       if ((inFlight.has(key) || over.has(key)) && part.type === 'tool-approval-response') taken.push(part.approvalId);
-      if (over.has(key) && part.type === 'tool-result') repeated.push(part.toolCallId);
+      if (over.has(key) && part.type === 'tool-result') (closed.has(part.toolCallId) ? movedOn : repeated).push(part.toolCallId);
       if (!over.has(key) && !inFlight.has(key)) {
         if (part.type === 'tool-approval-response') retried.approvalIds.push(part.approvalId);
         else if (part.type === 'tool-result') retried.toolCallIds.push(part.toolCallId);
@@ -441,9 +460,32 @@ function callerTurn(
     if (sent.length > 0) kept.push(sent.length === message.content.length ? message : { ...message, content: sent });
   }
   if (taken.length > 0) throw new ToolApprovalConflictError(taken);
-  // Alongside something new (a user message), a copy of what the history holds is only left out.
+  // Alongside something new (a user message), a copy of what the history holds, or a result whose call it does not hold,
+  // is only left out.
+  if (withoutCall.length > 0 && news.length === 0) throw new ToolResultWithoutCallError(withoutCall);
   if (repeated.length > 0 && news.length === 0) throw new ToolResultConflictError(repeated);
+  if (movedOn.length > 0 && news.length === 0) throw new ToolResultConflictError(movedOn, 'moved-on');
   return { news, messages: changed ? kept : messages, retried };
+}
+
+/** The {@link answerKey} of each call (not provider-executed) `message` makes. */
+function callKeys(message: ModelMessage): string[] {
+  if (message.role !== 'assistant' || typeof message.content === 'string') return [];
+  return message.content.flatMap((part) => (part.type === 'tool-call' && part.providerExecuted !== true ? [`call:${part.toolCallId}`] : []));
+}
+
+/** The calls of `history` whose (latest) result is the one `closeUnansweredToolCalls` gives a call the conversation went on from. */
+function closedAsNotAnswered(history: readonly ModelMessage[]): Set<string> {
+  const closed = new Set<string>();
+  for (const message of history) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) {
+      if (part.type !== 'tool-result') continue;
+      if (isClosingResult(part)) closed.add(part.toolCallId);
+      else closed.delete(part.toolCallId);
+    }
+  }
+  return closed;
 }
 
 /**

@@ -56,7 +56,9 @@ export abstract class WindowedChatMemory implements ChatMemory {
    * without a result gets a closing result first (see `closeUnansweredToolCalls`),
    * so what this returns is always a history a model accepts. A claim that
    * lost (see `claimApprovals`, `claimToolResults`) is not part of it, nor are
-   * the results of a claim not ended yet.
+   * the results of a claim not ended yet. However other requests' turns land
+   * among them, a call's results are read right after it, and a claim's turn
+   * right after its results (see `withClaimsSettled`).
    */
   async get(conversationId: string): Promise<ModelMessage[]> {
     assertConversationId(conversationId);
@@ -104,7 +106,7 @@ export abstract class WindowedChatMemory implements ChatMemory {
   #ender(conversationId: string, claim: string): (messages: readonly ModelMessage[]) => Promise<void> {
     return async (messages) => {
       assertMessagesFit(messages, this.maxMessageBytes);
-      await this.repository.append(conversationId, [claimEnd(claim), ...messages]);
+      await this.repository.append(conversationId, [claimEnd(claim, messages.length), ...messages]);
     };
   }
 
