@@ -365,11 +365,25 @@ function withoutRepeatedConversation(history: readonly ModelMessage[], messages:
   } else {
     end = turnStart(messages);
     if (end === 0 || end === messages.length) return messages;
-    const span = repeatedSpan(history, history.length, messages, end);
-    if (span.repeated === 0 || !(span.coversHistory || span.coversRequest)) return messages;
+    if (!repeatsHistory(history, messages, end)) return messages;
   }
   const kept = messages.filter((message, index) => index >= end || message.role === 'system');
   return kept.length === messages.length ? messages : kept;
+}
+
+/**
+ * Whether the request's messages before `end` are a copy of the history up to
+ * its end, or up to a later user turn: a client one turn behind (a second tab
+ * while the first went on, a replica's stale copy) repeats the conversation
+ * as it was before that turn, which the history also holds.
+ */
+function repeatsHistory(history: readonly ModelMessage[], messages: readonly ModelMessage[], end: number): boolean {
+  for (let upTo = history.length; upTo > 0; upTo--) {
+    if (upTo < history.length && history[upTo]?.role !== 'user') continue;
+    const span = repeatedSpan(history, upTo, messages, end);
+    if (span.repeated > 0 && (span.coversHistory || span.coversRequest)) return true;
+  }
+  return false;
 }
 
 /** Where the caller's turn starts: the user messages, and the tool messages among them, that end `messages`. */

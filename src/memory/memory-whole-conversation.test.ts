@@ -163,6 +163,25 @@ describe('a client that sends the whole conversation every turn (it appends resp
         }
       });
 
+      test(`${mode}, ${advisor}: a tab one turn behind (another tab went on meanwhile) is still a copy: each earlier message reaches the model once`, async () => {
+        const memory = new MessageWindowChatMemory();
+        const model = mockModel([{ text: 'Hello.' }, { text: 'Fine, thanks.' }, { text: 'Nothing much.' }]);
+        const client = ChatClient.builder(model).defaultAdvisors(MEMORY_ADVISORS[advisor](memory)).build();
+        const tab: ModelMessage[] = [user('hi')];
+        tab.push(...(await runMode(inConversation(client.prompt().messages(...tab)), mode)).response.messages);
+        // The other tab asks next; this one does not see it.
+        await runMode(inConversation(client.prompt().messages(...tab, user('how are you'))), mode);
+        const history = await memory.get('c1');
+        await runMode(inConversation(client.prompt().messages(...tab, user("what's new"))), mode);
+
+        assert.deepEqual(sentPrompts(model, mode)[2], expectedPrompt(advisor, history, ["user: what's new"]));
+        assert.deepEqual(
+          (await memory.get('c1')).map((m) => m.role),
+          ['user', 'assistant', 'user', 'assistant', 'user', 'assistant'],
+          'each turn stored once',
+        );
+      });
+
       test(`${mode}, ${advisor}: an earlier message the client changed is not a copy: the request is sent as it is (nothing dropped)`, async () => {
         const memory = new MessageWindowChatMemory();
         const model = mockModel([{ text: 'Hello.' }, { text: 'Fine, thanks.' }]);
