@@ -103,6 +103,11 @@ export function untilSignal(): Promise<NodeJS.Signals> {
     const on = (signal: NodeJS.Signals): void => {
       process.off('SIGINT', on);
       process.off('SIGTERM', on);
+      // A second signal while the server closes means now. process.exit, not the signal's default, so that the
+      // 'exit' handlers still run (the MCP proxy's ends the server's process group there).
+      const now = (again: NodeJS.Signals): never => process.exit(again === 'SIGINT' ? 130 : 143);
+      process.once('SIGINT', now);
+      process.once('SIGTERM', now);
       resolve(signal);
     };
     process.on('SIGINT', on);

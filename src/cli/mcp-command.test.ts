@@ -84,6 +84,37 @@ describe('governor mcp -- <a wrapper> <a server that outlives the end of its inp
     }
   }
 
+  test('a second SIGTERM while it closes: governor mcp exits at once (143), and the group it started goes with it', { timeout: 40_000 }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'governor-mcp-'));
+    const pidFiles = [join(dir, 'wrapper.pid'), join(dir, 'server.pid')] as const;
+    // A server that ignores SIGTERM too: closing would wait for its SIGKILL, 4 s on.
+    const command = [
+      'sh',
+      '-c',
+      'echo $$ > "$1"; "$2" "$3" "$4" stubborn; echo "server ended" >&2',
+      'sh',
+      pidFiles[0],
+      process.execPath,
+      LINGERING,
+      pidFiles[1],
+    ];
+    let started: ChildProcessWithoutNullStreams | undefined;
+    try {
+      const { child, log, serving } = governorMcp(command);
+      started = child;
+      await serving();
+      const pids = [await pidIn(pidFiles[0]), await pidIn(pidFiles[1])];
+      child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      child.kill('SIGTERM');
+      assert.deepEqual(await exitOf(child, 1_500), { code: 143, signal: null }, log());
+      assert.deepEqual(await stillRunning(pids), [], `still running of [wrapper, server] ${pids}`);
+    } finally {
+      killAll([started?.pid, ...pidsIn(pidFiles)]);
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a server that left the process group and holds the output: governor mcp exits 0 once the client has gone; the wrapper is ended', {
     timeout: 40_000,
   }, async () => {

@@ -63,6 +63,7 @@ class ProcessGroupTransport implements Transport {
   #child: ChildProcess | undefined;
   /** Settles once the leader has exited and the output is closed. */
   #ended: Promise<void> | undefined;
+  #stopWatchingExit = (): void => {};
 
   constructor(options: CommandTransportOptions) {
     this.#options = options;
@@ -79,11 +80,15 @@ class ProcessGroupTransport implements Transport {
     // Detached: the leader of a new process group (and session), so that the group can be signalled without this process.
     const child = spawn(command, args, { env, cwd, stdio: ['pipe', 'pipe', 'inherit'], detached: true });
     this.#child = child;
+    // Should this process exit before closing ends the group (a second Ctrl-C, process.exit), the group goes with it.
+    const endGroupOnExit = (): void => this.#signal(child, 'SIGKILL');
+    process.on('exit', endGroupOnExit);
     this.#ended = new Promise((resolve) => child.once('close', () => resolve()));
     child.once('close', () => {
       this.#child = undefined;
       this.onclose?.();
     });
+    this.#stopWatchingExit = () => process.off('exit', endGroupOnExit);
     child.stdin.on('error', (error) => this.onerror?.(error));
     child.stdout.on('error', (error) => this.onerror?.(error));
     child.stdout.on('data', (chunk: Buffer) => {
@@ -132,6 +137,7 @@ class ProcessGroupTransport implements Transport {
       if (!(await within(ended, GRACE_MS))) this.#signal(child, 'SIGKILL');
     }
     child.stdout?.destroy();
+    this.#stopWatchingExit();
     this.#options.readBuffer.clear();
   }
 
