@@ -20,7 +20,7 @@ import { assertConversationId } from './conversation-id.ts';
 import { assertMessagesFit, fitMessages } from './message-size.ts';
 import { closeUnansweredToolCalls, isClosingResult } from './message-window.ts';
 import { openRound } from './open-round.ts';
-import { repeatedSpan, sameValue } from './repeated-messages.ts';
+import { repeatsHistoryUpToATurn, sameValue } from './repeated-messages.ts';
 import { is, type OptionRules } from '../errors/validate-options.ts';
 
 /** How a memory advisor puts the history into a request. */
@@ -343,8 +343,9 @@ function conversationIdFor(context: AdvisorContext, fallback: string): string {
  * `useChat`, a client that appends `response.messages` and the next user
  * message) repeats what the memory holds before its new turn. When the
  * request's messages before that turn (see {@link turnStart}) end with the
- * history the memory gave (see `repeatedSpan` for what counts as the same),
- * or are all a copy of its end, they are left out and the history stands for
+ * history the memory gave, or with the history up to a later user turn (a
+ * client one turn behind; see `repeatsHistoryUpToATurn` for what counts as
+ * the same), or are all a copy of its end, they are left out and the history stands for
  * them: the model gets each earlier message once, and the turn is stored as
  * if the client had sent only its new messages. The messages before the copy
  * of the whole history go too: they are the conversation's start, which a
@@ -365,25 +366,10 @@ function withoutRepeatedConversation(history: readonly ModelMessage[], messages:
   } else {
     end = turnStart(messages);
     if (end === 0 || end === messages.length) return messages;
-    if (!repeatsHistory(history, messages, end)) return messages;
+    if (!repeatsHistoryUpToATurn(history, messages, end)) return messages;
   }
   const kept = messages.filter((message, index) => index >= end || message.role === 'system');
   return kept.length === messages.length ? messages : kept;
-}
-
-/**
- * Whether the request's messages before `end` are a copy of the history up to
- * its end, or up to a later user turn: a client one turn behind (a second tab
- * while the first went on, a replica's stale copy) repeats the conversation
- * as it was before that turn, which the history also holds.
- */
-function repeatsHistory(history: readonly ModelMessage[], messages: readonly ModelMessage[], end: number): boolean {
-  for (let upTo = history.length; upTo > 0; upTo--) {
-    if (upTo < history.length && history[upTo]?.role !== 'user') continue;
-    const span = repeatedSpan(history, upTo, messages, end);
-    if (span.repeated > 0 && (span.coversHistory || span.coversRequest)) return true;
-  }
-  return false;
 }
 
 /** Where the caller's turn starts: the user messages, and the tool messages among them, that end `messages`. */

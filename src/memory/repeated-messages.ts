@@ -50,6 +50,31 @@ export function repeatedSpan(history: readonly ModelMessage[], historyEnd: numbe
   };
 }
 
+/**
+ * Whether `request`, up to `requestEnd`, is a copy of `history` up to its
+ * end or up to one of its user messages (latest first), as
+ * {@link repeatedSpan} judges a copy (something repeated, covering either
+ * side): a client one turn behind repeats the conversation as it was before
+ * a later turn. Each side is read once; each end tried costs its walk back,
+ * which stops at the first message that differs.
+ */
+export function repeatsHistoryUpToATurn(history: readonly ModelMessage[], request: readonly ModelMessage[], requestEnd: number): boolean {
+  const held = saidIn(history, history.length);
+  const sent = saidIn(request, requestEnd);
+  for (let end = held.length; end > 0; end--) {
+    // A user message starts an entry of its own, so the history up to one is a prefix of what it says.
+    if (end < held.length && history[held[end]!.at]?.role !== 'user') continue;
+    let h = end;
+    let r = sent.length;
+    while (h > 0 && r > 0 && sameValue(held[h - 1]!.said, sent[r - 1]!.said)) {
+      h--;
+      r--;
+    }
+    if (r < sent.length && (h === 0 || r === 0)) return true;
+  }
+  return false;
+}
+
 /** A message, or a run of tool messages, by what it says; `at` is where it starts. */
 interface Said {
   readonly at: number;
