@@ -509,6 +509,27 @@ describe('RedisBreakerStore', () => {
     await assert.rejects(s.delete(id), BreakerStoreError);
   });
 
+  test("a new store's first operations at once all wait for its connection: none is refused as offline", async () => {
+    // A server's first requests after it starts: the client is open before its handshake ends.
+    const s = new RedisBreakerStore({ url, keyPrefix: prefix });
+    const warnings: string[] = [];
+    const b = new AgentBreaker({ telemetry: false, checkFreshnessMs: 0, store: s, onStoreError: 'fail-closed' });
+    b.on((event) => {
+      if (event.type === 'warning') warnings.push(event.message ?? '');
+    });
+    try {
+      const ids = Array.from({ length: 6 }, () => randomUUID());
+      const decisions = await Promise.all(ids.map((id, i) => (i % 2 === 0 ? b.checkModelCall(id) : b.observe(id, modelRound(i)))));
+      assert.deepEqual(
+        decisions.map((d) => d.action),
+        ids.map(() => 'allow'),
+      );
+      assert.deepEqual(warnings, []);
+      assert.equal((await b.health()).unjudged, 0);
+    } finally {
+      await s.close();
+    }
+  });
   test('an event that timed out while the client was reconnecting is not written once it is back', async () => {
     const keyPrefix = `${prefix}${randomUUID()}:`;
     const target = new URL(url);

@@ -390,10 +390,18 @@ export class RedisBreakerStore implements BreakerStore {
   async #ready(): Promise<void> {
     const owned = this.#owned;
     if (this.#closed) throw new Error('the store is closed');
-    // Open but not ready means reconnecting: the command then fails at once
-    // (no offline queue), which is what an outage should look like.
-    if (owned === undefined || owned.isOpen) return;
-    this.#connecting ??= owned.connect().finally(() => {
+    if (owned === undefined) return;
+    // The client reports itself open as soon as connect() starts, before its
+    // handshake: callers arriving meanwhile wait for that first connection,
+    // or the client (no offline queue) would refuse their commands.
+    if (this.#connecting !== undefined) {
+      await this.#connecting;
+      return;
+    }
+    // Open but not ready otherwise means reconnecting: the command then fails
+    // at once, which is what an outage should look like.
+    if (owned.isOpen) return;
+    this.#connecting = owned.connect().finally(() => {
       this.#connecting = undefined;
     });
     await this.#connecting;
@@ -422,7 +430,7 @@ export class RedisBreakerStore implements BreakerStore {
     const abort = new AbortController();
     const options = { abortSignal: abort.signal, timeout: 0 };
     let sent: Promise<unknown>;
-    if (this.#closed || (owned !== undefined && !owned.isOpen)) {
+    if (this.#closed || (owned !== undefined && (!owned.isOpen || this.#connecting !== undefined))) {
       sent = this.#ready().then(() => this.#client.sendCommand(args, options));
     } else {
       try {
