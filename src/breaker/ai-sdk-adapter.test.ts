@@ -12,7 +12,8 @@ import http from 'node:http';
 import { describe, test } from 'node:test';
 import { generateText, isStepCount, streamText, ToolLoopAgent, tool } from 'ai';
 import { z } from 'zod';
-import { AgentBreaker, AgentBreakerError, breakerForAiSdk, ErrorLoopError, type BreakerEventRecord } from '../index.ts';
+import { createOpenAI } from '@ai-sdk/openai';
+import { AgentBreaker, AgentBreakerError, breakerForAiSdk, ErrorLoopError, InMemoryBreakerStore, type BreakerEventRecord } from '../index.ts';
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
 import { escalations, lastToolResult } from '../e2e/recorded-run.ts';
 import { assertDelegatedOutageCaught, delegatedOutageServer } from '../test-support/delegated-outage.ts';
@@ -319,4 +320,185 @@ describe('breakerForAiSdk: a sub-agent between the rounds of a lead whose contex
       await assertLeadDriftCaught(error, events, breaker, sessionId, delegations);
     });
   }
+});
+
+describe('breakerForAiSdk: how a streamed run ends', () => {
+  /** Every part of a streamText run, and any rejection left unhandled while it ran. */
+  async function streamedParts(
+    run: () => { readonly fullStream: AsyncIterable<{ type: string; error?: unknown }> },
+  ): Promise<{ parts: { type: string; error?: unknown }[]; unhandled: unknown[] }> {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const parts: { type: string; error?: unknown }[] = [];
+      for await (const part of run().fullStream) parts.push(part);
+      // A rejection from the run would be reported on a later turn of the event loop.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return { parts, unhandled };
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  }
+
+  test('a sub-agent run with generateText on the same door, inside a streamed lead: its stop ends the lead with one error part, nothing unhandled', async () => {
+    // The lead asks its researcher once; the researcher greps the same thing until the breaker stops it.
+    await using server = await new ScriptedModelServer({
+      script: (request) =>
+        JSON.stringify(request.body.messages[0]?.content).includes('Find where retries are configured')
+          ? { toolCalls: [{ name: 'grep', arguments: { pattern: 'retries' } }] }
+          : { toolCalls: [{ name: 'research', arguments: { task: 'Find where retries are configured.' } }] },
+    }).start();
+    const breaker = new AgentBreaker({ telemetry: false });
+    const governed = breakerForAiSdk(breaker, { sessionId: 'shared-door' });
+    const model = governed.model(scriptedModel(server));
+    const grep = tool({ description: 'Searches the code', inputSchema: z.object({ pattern: z.string() }), execute: async () => 'no match' });
+    const research = tool({
+      description: 'Runs the researcher',
+      inputSchema: z.object({ task: z.string() }),
+      execute: async ({ task }) =>
+        (await generateText({ model, tools: governed.tools({ grep }), stopWhen: [isStepCount(10), governed.stopWhen], prompt: task })).text,
+    });
+    const { parts, unhandled } = await streamedParts(() =>
+      streamText({
+        model,
+        tools: governed.tools({ research }),
+        stopWhen: [isStepCount(10), governed.stopWhen],
+        prompt: 'Where are retries set?',
+        onError: () => {},
+      }),
+    );
+    assert.deepEqual(unhandled, [], 'no rejection is left unhandled (piped to a Node response, one would end the server)');
+    const errors = parts.filter((p) => p.type === 'error');
+    assert.equal(errors.length, 1, `one error part, got: ${parts.map((p) => p.type).join(',')}`);
+    assert.equal((errors[0]!.error as AgentBreakerError).category, 'tool_spiral');
+    assert.equal(parts.at(-1)?.type, 'error', 'the stream ends at the stop');
+  });
+
+  test('a stop decided on recording a round that also asked for a tool: one error part, and no model request after it', async () => {
+    // Each answer runs the same hosted search (its third is a RAG fixation, its fourth a stop) and asks for a local tool.
+    await using server = await new ScriptedModelServer({
+      script: () => ({
+        webSearches: [{ query: 'cheapest flight to Oslo in March', sources: ['https://fares.example/oslo'] }],
+        toolCalls: [{ name: 'note', arguments: { text: 'still looking' } }],
+      }),
+    }).start();
+    const breaker = new AgentBreaker({ telemetry: false });
+    const governed = breakerForAiSdk(breaker, { sessionId: 'round-stop' });
+    const openai = createOpenAI({ baseURL: server.baseURL, apiKey: 'sk-test-not-a-real-key' });
+    let notes = 0;
+    const note = tool({
+      description: 'Takes a note',
+      inputSchema: z.object({ text: z.string() }),
+      execute: async () => {
+        notes += 1;
+        return 'noted';
+      },
+    });
+    let onErrorCalls = 0;
+    const { parts, unhandled } = await streamedParts(() =>
+      streamText({
+        model: governed.model(openai.responses('m')),
+        tools: { web_search: openai.tools.webSearch({}), ...governed.tools({ note }) },
+        stopWhen: [isStepCount(10), governed.stopWhen],
+        prompt: 'Find me the cheapest flight to Oslo in March.',
+        onError: () => {
+          onErrorCalls += 1;
+        },
+      }),
+    );
+    assert.deepEqual(unhandled, []);
+    const errors = parts.filter((p) => p.type === 'error');
+    assert.equal(errors.length, 1, `one error part, got: ${parts.map((p) => p.type).join(',')}`);
+    assert.equal((errors[0]!.error as AgentBreakerError).category, 'rag_fixation');
+    assert.equal(onErrorCalls, 1, 'onError (logging, alerts) hears of the stop once');
+    assert.equal(server.requests.length, 4, 'the stopped answer is the last one the model is asked for');
+    assert.equal(notes, 3, "the stopped answer's call is refused, not run");
+  });
+
+  test('a call that ran keeps its result when the store fails closed while recording it: the next gate refuses', async () => {
+    await using server = await new ScriptedModelServer({
+      script: [{ toolCalls: [{ name: 'refund', arguments: { order: '42' } }] }, { text: 'Refunded.' }],
+    }).start();
+    const store = new InMemoryBreakerStore();
+    let storeDown = false;
+    // The store goes down while the refund runs: its check was judged, its result cannot be recorded.
+    const failing = new Proxy(store, {
+      get(target, key) {
+        if (storeDown && (key === 'apply' || key === 'read')) return () => Promise.reject(new Error('connection lost'));
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const breaker = new AgentBreaker({ telemetry: false, store: failing, onStoreError: 'fail-closed' });
+    breaker.on(() => {});
+    const governed = breakerForAiSdk(breaker, { sessionId: 'refund-ran' });
+    const refunds: string[] = [];
+    const refund = tool({
+      description: 'Refunds an order',
+      inputSchema: z.object({ order: z.string() }),
+      execute: async ({ order }) => {
+        refunds.push(order);
+        storeDown = true;
+        return `refund for order ${order} made`;
+      },
+    });
+    const { parts, unhandled } = await streamedParts(() =>
+      streamText({
+        model: governed.model(scriptedModel(server)),
+        tools: governed.tools({ refund }),
+        stopWhen: [isStepCount(5), governed.stopWhen],
+        prompt: 'Refund order 42.',
+        onError: () => {},
+      }),
+    );
+    assert.deepEqual(unhandled, []);
+    assert.deepEqual(refunds, ['42']);
+    const result = parts.find((p) => p.type === 'tool-result') as { output?: unknown } | undefined;
+    assert.equal(result?.output, 'refund for order 42 made', 'what the history keeps for the call is what it did');
+    assert.equal(
+      parts.some((p) => p.type === 'tool-error'),
+      false,
+    );
+    const errors = parts.filter((p) => p.type === 'error');
+    assert.equal(errors.length, 1);
+    assert.equal((errors[0]!.error as Error).name, 'BreakerUnavailableError');
+    assert.equal(server.requests.length, 1, 'the model is not called again while the store cannot judge');
+  });
+
+  test('a call the caller cancels is no failure: cancelling a slow tool again and again is no error loop', async () => {
+    await using server = await new ScriptedModelServer({
+      script: [{ toolCalls: [{ name: 'report', arguments: { quarter: 'Q3' } }] }],
+      onExhausted: 'repeat-last',
+    }).start();
+    const breaker = new AgentBreaker({ telemetry: false });
+    const events: BreakerEventRecord[] = [];
+    breaker.on((event) => events.push(event));
+    let started = 0;
+    const report = tool({
+      description: 'Builds a quarterly report (slow)',
+      inputSchema: z.object({ quarter: z.string() }),
+      execute: (_input, { abortSignal }) =>
+        new Promise<string>((_resolve, reject) => {
+          started += 1;
+          abortSignal?.addEventListener('abort', () => reject(abortSignal.reason), { once: true });
+        }),
+    });
+    for (const attempt of [1, 2, 3, 4]) {
+      const governed = breakerForAiSdk(breaker, { sessionId: 'cancelled' });
+      const controller = new AbortController();
+      const run = generateText({
+        model: governed.model(scriptedModel(server)),
+        tools: governed.tools({ report }),
+        stopWhen: [isStepCount(5), governed.stopWhen],
+        prompt: `Build the Q3 report (try ${attempt}).`,
+        abortSignal: controller.signal,
+      });
+      while (started < attempt) await new Promise((resolve) => setTimeout(resolve, 5));
+      controller.abort();
+      await assert.rejects(run, (error: unknown) => (error as Error).name === 'AbortError');
+    }
+    assert.deepEqual(escalations(events), [], 'no escalation: the tool never failed');
+    assert.equal((await breaker.snapshot('cancelled')).counters.toolCalls, 0, 'a cancelled call is not recorded');
+  });
 });

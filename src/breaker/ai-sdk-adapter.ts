@@ -11,6 +11,7 @@ import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
 import { assertObservingBreaker, blockedResult, DoorSession, resultText, steeredResult, steerNote } from './door-session.ts';
 import { providerCalls, type ProviderPart } from './hosted-calls.ts';
 import { thrownText } from './thrown-text.ts';
+import { currentToolOf } from '../chat/tool-scope.ts';
 
 /** What the adapter needs of a breaker (an {@link AgentBreaker} has it). */
 export interface ObservingBreaker {
@@ -45,7 +46,9 @@ export interface AiSdkBreaker {
    * In `streamText` (and `ToolLoopAgent.stream`) it throws nothing: the AI SDK
    * runs stop conditions outside its error handling there, so a throw would
    * break the stream off. The next step's gate reports the stop instead, as an
-   * `error` part.
+   * `error` part; it ends the loop (returns true) when the stream has that
+   * part already. A stop in the last step the caller's own conditions allow
+   * is then only in {@link AiSdkBreaker.stopped}.
    */
   readonly stopWhen: () => boolean;
   /** The stop that ended the session, if any. */
@@ -54,6 +57,14 @@ export interface AiSdkBreaker {
 
 function textOfContent(content: ReadonlyArray<{ type: string; text?: string }>): string {
   return content.map((p) => (p.type === 'text' ? (p.text ?? '') : '')).join('');
+}
+
+/** How the latest model step ran where the door's code runs (see `stopWhen`). */
+interface StepMode {
+  /** The step's model call was streamed. */
+  streaming: boolean;
+  /** Its stream carries the stop as an error part already. */
+  reported: boolean;
 }
 
 /** How the breaker reads one tool's calls: what it fingerprints, and the result it records. */
@@ -180,8 +191,20 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
     );
   };
 
-  /** Whether the latest step's model call was streamed (see `stopWhen`). */
-  let streaming = false;
+  /**
+   * How the latest step ran, where its code runs: the lead's steps, and each
+   * governed tool call's (a sub-agent may run `generateText` on this door
+   * inside a step of the lead's `streamText`), apart.
+   */
+  const leadSteps: StepMode = { streaming: false, reported: false };
+  const toolSteps = new WeakMap<object, StepMode>();
+  const stepsHere = (): StepMode => {
+    const call = currentToolOf(breaker, sessionId);
+    if (call === undefined) return leadSteps;
+    let mode = toolSteps.get(call);
+    if (mode === undefined) toolSteps.set(call, (mode = { streaming: false, reported: false }));
+    return mode;
+  };
   /** Calls the wrapped tools ran, and failed calls that never ran that were judged from a prompt, by id. */
   const ran = new Set<string>();
   /** Steers decided for calls that threw, by call id: each rides on its call's error result in every later prompt. */
@@ -210,14 +233,18 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
       return { ...params, prompt: [...prompt, { role: 'user', content: [{ type: 'text', text: steerNote(steers) }] }] };
     },
     wrapGenerate: async ({ doGenerate, model }) => {
-      streaming = false;
+      const mode = stepsHere();
+      mode.streaming = false;
+      mode.reported = false;
       await door.gateModelCall();
       const result = await doGenerate();
       await record(model.modelId, textOfContent(result.content), fromProviderUsage(result.usage), result.content);
       return result;
     },
     wrapStream: async ({ doStream, model }) => {
-      streaming = true;
+      const mode = stepsHere();
+      mode.streaming = true;
+      mode.reported = false;
       await door.gateModelCall();
       const result = await doStream();
       let text = '';
@@ -231,6 +258,9 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
               await record(model.modelId, text, fromProviderUsage(part.usage), hosted);
             } catch (error) {
               controller.enqueue({ type: 'error', error });
+              // The stream has its error part: the AI SDK still answers this round's calls (each refused), and
+              // `stopWhen` then ends the loop rather than let a next step's gate report the stop again.
+              mode.reported = true;
             }
           }
           controller.enqueue(part);
@@ -276,6 +306,9 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
        * That answer is the SDK's to write, so a steer is added to it in the next step's prompt.
        */
       const failed = async (args: unknown, decision: BreakerDecision, execOptions: ExecOptions, error: unknown): Promise<never> => {
+        // A call the caller cancelled has no outcome of its own: taken for a failure, a user who cancels a slow
+        // tool a few times would have the session stopped as an error loop.
+        if (execOptions?.abortSignal?.aborted === true) throw error;
         door.noteStop(await door.observe({ kind: 'tool_call', tool: name, args, result: thrownText(error), error: true }));
         if (decision.action === 'steer') {
           const id = execOptions?.toolCallId;
@@ -286,10 +319,15 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
         }
         throw error;
       };
-      /** Records the result; what the model gets for it (a steer appended, where the output's type allows). */
+      /**
+       * Records the result; what the model gets for it (a steer appended, where the output's type allows). The
+       * call has run: a stop decided on its result (or a store that failed closed while recording it) is thrown
+       * at the next gate, and the result stays what the call returned, so a conversation saved from the run does
+       * not tell the model that a call which happened (a refund made) failed.
+       */
       const after = async (args: unknown, decision: BreakerDecision, result: unknown): Promise<unknown> => {
         const { text, error } = reading.result(result);
-        door.stopIf(await door.observe({ kind: 'tool_call', tool: name, args, result: text, error }));
+        door.noteStop(await door.observe({ kind: 'tool_call', tool: name, args, result: text, error }));
         if (decision.action !== 'steer') return result;
         if (!typedOutput) return steeredResult(text, decision);
         door.deferSteer(decision);
@@ -352,9 +390,11 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
     stopWhen: () => {
       // streamText evaluates stop conditions outside its error handling: a throw there breaks the stream off mid-body
       // (and rejects, unhandled, in the helpers that pipe it to an HTTP response, which ends a Node server). A stream
-      // goes on to its next step instead, whose gate throws the stop where streamText turns it into an error part.
-      if (!streaming) door.rethrowStop();
-      return false;
+      // goes on to its next step instead, whose gate throws the stop where streamText turns it into an error part,
+      // unless the stream has that part already.
+      const mode = stepsHere();
+      if (!mode.streaming) door.rethrowStop();
+      return mode.reported;
     },
     get stopped() {
       return door.stopped;
