@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { tool } from 'ai';
 import { z } from 'zod';
-import { ChatClient, StructuredOutputValidationAdvisor, StructuredOutputValidationError, ToolCallAdvisor } from '../index.ts';
+import { MockLanguageModelV4 } from 'ai/test';
+import { ChatClient, InvalidOptionError, StructuredOutputValidationAdvisor, StructuredOutputValidationError, ToolCallAdvisor } from '../index.ts';
 import { mockModel } from '../test-support/mock-model.ts';
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
 
@@ -108,5 +109,119 @@ describe('StructuredOutputValidationAdvisor in stream(), over the scripted model
       }
     }, StructuredOutputValidationError);
     assert.equal(server.requests.length, 2);
+  });
+});
+
+describe('StructuredOutputValidationAdvisor and the schema of .entity(schema)', () => {
+  const Title = z.object({ title: z.string() });
+
+  test("the request's .entity(schema) wins over the advisor's schema: it is what the model is told and what is checked", async () => {
+    const model = mockModel([{ text: '{"title": "Big"}' }]);
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new StructuredOutputValidationAdvisor({ schema: Films }))
+      .build();
+    assert.deepEqual(await client.prompt('A film').call().entity(Title), { title: 'Big' });
+    assert.equal(model.doGenerateCalls.length, 1, "no re-ask against the advisor's schema");
+    const told = model.doGenerateCalls[0]!;
+    assert.deepEqual(Object.keys((told.responseFormat as { schema: { properties: object } }).schema.properties), ['title']);
+  });
+
+  test("without .entity(), the advisor's schema is told and checked", async () => {
+    const model = mockModel([{ text: '{"title": "Big"}' }, { text: '{"actor": "Tom Hanks", "movies": ["Big"]}' }]);
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new StructuredOutputValidationAdvisor({ schema: Films }))
+      .build();
+    assert.deepEqual(JSON.parse(await client.prompt('films').call().content()), { actor: 'Tom Hanks', movies: ['Big'] });
+    assert.equal(model.doGenerateCalls.length, 2);
+    const told = model.doGenerateCalls[0]!;
+    assert.deepEqual(Object.keys((told.responseFormat as { schema: { properties: object } }).schema.properties), ['actor', 'movies']);
+  });
+
+  test('a schema JSON Schema cannot express is refused when the advisor is made', () => {
+    assert.throws(
+      () => new StructuredOutputValidationAdvisor({ schema: z.object({ at: z.date() }) }),
+      (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'schema' && /z\.iso\.datetime\(\)/.test(e.message),
+    );
+  });
+});
+
+describe('StructuredOutputValidationAdvisor: re-asks across tool rounds', () => {
+  test('maxRepeatAttempts counts the invalid answers of the whole call, whatever tool rounds come between them', async () => {
+    const lookup = tool({ inputSchema: z.object({ name: z.string() }), execute: async () => 'Big (1988)' });
+    // A model that answers wrongly, then asks for a tool, then answers wrongly again, for ever.
+    let calls = 0;
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => {
+        calls += 1;
+        const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+        if (calls % 2 === 0) {
+          const input = JSON.stringify({ name: 'Tom Hanks' });
+          return {
+            content: [{ type: 'tool-call', toolCallId: `c${calls}`, toolName: 'lookup', input }],
+            finishReason: { unified: 'tool-calls', raw: undefined },
+            usage,
+            warnings: [],
+          };
+        }
+        return { content: [{ type: 'text', text: '{"actor": 1}' }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] };
+      },
+    });
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new ToolCallAdvisor(), new StructuredOutputValidationAdvisor({ schema: Films, maxRepeatAttempts: 1 }))
+      .defaultTools({ lookup })
+      .build();
+    await assert.rejects(client.prompt('films').call().content(), (e: unknown) => {
+      assert.ok(StructuredOutputValidationError.isInstance(e), String(e));
+      assert.equal(e.attempts, 2);
+      assert.equal(e.rounds, 3);
+      return true;
+    });
+    assert.equal(calls, 3, 'invalid, tool call, invalid: the second invalid answer is the last');
+  });
+});
+
+describe('StructuredOutputValidationAdvisor: what the error and the re-ask say', () => {
+  test("the error does not quote the answer; the re-ask to the model keeps the parser's detail", async () => {
+    const model = mockModel([{ text: '{"actor": "Ann", "password": hunter2!}' }, { text: '{"actor": "Ann", "password": hunter2!}' }]);
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new StructuredOutputValidationAdvisor({ schema: Films, maxRepeatAttempts: 1 }))
+      .build();
+    await assert.rejects(client.prompt('x').call().content(), (e: unknown) => {
+      assert.ok(StructuredOutputValidationError.isInstance(e));
+      assert.doesNotMatch(e.message, /hunter2|assword/);
+      assert.doesNotMatch(e.errors.join('\n'), /hunter2|assword/);
+      assert.match(e.message, /line 1, column 30/);
+      return true;
+    });
+    const feedback = textOf(model.doGenerateCalls[1]!.prompt.at(-1)!.content);
+    assert.match(feedback, /line 1, column 30/);
+    assert.match(feedback, /Unexpected token/);
+  });
+
+  test('a 20,000-item invalid array: the error and the re-ask list 20 issues and how many more', async () => {
+    const answer = JSON.stringify(Array.from({ length: 20_000 }, (_, i) => ({ id: String(i) })));
+    const model = mockModel([{ text: answer }, { text: answer }]);
+    const schema = z.array(z.object({ id: z.number(), name: z.string() }));
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new StructuredOutputValidationAdvisor({ maxRepeatAttempts: 1 }))
+      .build();
+    await assert.rejects(client.prompt('x').call().entity(schema), (e: unknown) => {
+      assert.ok(StructuredOutputValidationError.isInstance(e));
+      assert.equal(e.errors.length, 21);
+      assert.equal(e.errors.at(-1), 'and 39980 more issues');
+      assert.ok(e.message.length < 4_000, `message of ${e.message.length} characters`);
+      return true;
+    });
+    const feedback = textOf(model.doGenerateCalls[1]!.prompt.at(-1)!.content);
+    assert.ok(feedback.length < 4_000, `re-ask of ${feedback.length} characters`);
+    assert.match(feedback, /and 39980 more issues/);
+  });
+
+  test('an answer whose JSON string holds a code fence passes at once', async () => {
+    const answer = { actor: 'Tom Hanks', movies: ['```\nBig\n```'] };
+    await using server = await new ScriptedModelServer({ script: [{ text: JSON.stringify(answer) }] }).start();
+    const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new StructuredOutputValidationAdvisor()).build();
+    assert.deepEqual(await client.prompt('Tom Hanks films').call().entity(Films), answer);
+    assert.equal(server.requests.length, 1);
   });
 });

@@ -3,6 +3,7 @@ import type { ModelMessage } from 'ai';
 import { GovernorError } from '../errors/governor-error.ts';
 import { addUsage, ZERO_USAGE, type Usage } from '../model/usage.ts';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
+import type { AdvisorContext } from '../chat/advisor-context.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
 import { jsonInstruction, OUTPUT_SCHEMA, toOutputSchema, validateAnswer, type OutputSchema } from '../chat/entity.ts';
@@ -10,9 +11,14 @@ import { is, validateOptions, type OptionRules } from '../errors/validate-option
 
 /** Thrown when the model's answer still fails validation after the last attempt. */
 export class StructuredOutputValidationError extends GovernorError {
-  /** The validation errors of the last attempt. */
+  /**
+   * The validation errors of the last attempt, for people: where the JSON
+   * breaks (line and column) or which fields do not match, never the
+   * answer's own text (it may hold what the model read, secrets included).
+   * At most 20, then how many more there are.
+   */
   readonly errors: readonly string[];
-  /** Attempts made in total. */
+  /** Answers of the call that failed validation, the last one included. */
   readonly attempts: number;
   /** The last answer's text. */
   readonly text: string;
@@ -42,9 +48,20 @@ export class StructuredOutputValidationError extends GovernorError {
 
 /** Options of {@link StructuredOutputValidationAdvisor}. */
 export interface StructuredOutputValidationAdvisorOptions {
-  /** The schema answers must match. @default the schema given to `.entity(schema)` */
+  /**
+   * The schema answers must match when the request names none. A request's
+   * `.entity(schema)` wins over it, as the more specific: its schema is the
+   * one the model is told and the one answers are checked against. It must
+   * have a JSON Schema form (no `z.date()`: use `z.iso.datetime()`), as the
+   * model is told it: one without is refused when the advisor is made.
+   * @default the schema given to `.entity(schema)`; without one, answers are not checked
+   */
   readonly schema?: FlexibleSchema<unknown>;
-  /** Retries after the first attempt. @default 3 */
+  /**
+   * Re-asks after an invalid answer, counted over the whole call: the tool
+   * rounds between two invalid answers do not start the count again.
+   * @default 3
+   */
   readonly maxRepeatAttempts?: number;
   /** @default AdvisorOrder.VALIDATION (close to the model) */
   readonly order?: number;
@@ -60,27 +77,34 @@ const STRUCTURED_OUTPUT_VALIDATION_ADVISOR_OPTION_RULES: OptionRules<StructuredO
 /**
  * Validates the model's answer against a JSON schema and, when it fails,
  * calls the rest of the chain again with the errors appended, up to
- * `maxRepeatAttempts` times. A round in which the model asks for tools is
- * passed through untouched, so it works inside a tool loop.
+ * `maxRepeatAttempts` times in the call. A round in which the model asks for
+ * tools is passed through untouched, so it works inside a tool loop. The
+ * schema is the request's `.entity(schema)`, or else the advisor's `schema`.
  */
 export class StructuredOutputValidationAdvisor implements Advisor {
   readonly name = 'StructuredOutputValidationAdvisor';
   readonly order: number;
   readonly maxRepeatAttempts: number;
-  readonly #schema: FlexibleSchema<unknown> | undefined;
-  #output: Promise<OutputSchema> | undefined;
+  readonly #output: Promise<OutputSchema> | undefined;
+  /** Invalid answers so far, by call (its context, which every round of the call shares). */
+  readonly #invalid = new WeakMap<AdvisorContext, number>();
 
+  /** @throws InvalidOptionError when an option is invalid, `schema` one without a JSON Schema form among them */
   constructor(options: StructuredOutputValidationAdvisorOptions = {}) {
     validateOptions('StructuredOutputValidationAdvisor', options, STRUCTURED_OUTPUT_VALIDATION_ADVISOR_OPTION_RULES);
     this.maxRepeatAttempts = options.maxRepeatAttempts ?? 3;
     this.order = options.order ?? AdvisorOrder.VALIDATION;
-    this.#schema = options.schema;
+    if (options.schema !== undefined) {
+      this.#output = toOutputSchema(options.schema, 'schema');
+      // A schema whose JSON Schema comes later fails at the first call that uses it, not as an unhandled rejection.
+      this.#output.catch(() => undefined);
+    }
   }
 
   async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
     const output = await this.#outputSchema(request);
     if (output === undefined) return chain.nextCall(request);
-    const attempts = new Attempts(output, this.maxRepeatAttempts, this.#withFormat(request, output));
+    const attempts = new Attempts(output, this.maxRepeatAttempts, this.#withFormat(request, output), this.#invalid);
     for (;;) {
       const done = await attempts.judge(await chain.copy(this).nextCall(attempts.request));
       if (done !== undefined) return done;
@@ -98,7 +122,7 @@ export class StructuredOutputValidationAdvisor implements Advisor {
       yield* chain.nextStream(request);
       return;
     }
-    const attempts = new Attempts(output, this.maxRepeatAttempts, this.#withFormat(request, output));
+    const attempts = new Attempts(output, this.maxRepeatAttempts, this.#withFormat(request, output), this.#invalid);
     for (;;) {
       const held: ChatStreamEvent[] = [];
       let result: ChatClientResponse | undefined;
@@ -117,6 +141,7 @@ export class StructuredOutputValidationAdvisor implements Advisor {
     }
   }
 
+  /** The request asking for `output`; one that asks for a format already (`.entity(schema)` does) is left as it is. */
   #withFormat(request: ChatClientRequest, output: OutputSchema): ChatClientRequest {
     if (request.responseFormat !== undefined) return request;
     const instruction = jsonInstruction(output.jsonSchema);
@@ -127,12 +152,9 @@ export class StructuredOutputValidationAdvisor implements Advisor {
     };
   }
 
+  /** The request's `.entity(schema)` first: the caller parses the answer with it, and the model was told it. */
   async #outputSchema(request: ChatClientRequest): Promise<OutputSchema | undefined> {
-    if (this.#schema !== undefined) {
-      this.#output ??= toOutputSchema(this.#schema);
-      return this.#output;
-    }
-    return request.context.get(OUTPUT_SCHEMA) as OutputSchema | undefined;
+    return (request.context.get(OUTPUT_SCHEMA) as OutputSchema | undefined) ?? this.#output;
   }
 }
 
@@ -140,15 +162,16 @@ export class StructuredOutputValidationAdvisor implements Advisor {
 class Attempts {
   readonly #output: OutputSchema;
   readonly #maxRepeatAttempts: number;
+  readonly #invalid: WeakMap<AdvisorContext, number>;
   #request: ChatClientRequest;
-  #attempt = 0;
   #usage: Usage | undefined;
   #rounds = 0;
 
-  constructor(output: OutputSchema, maxRepeatAttempts: number, request: ChatClientRequest) {
+  constructor(output: OutputSchema, maxRepeatAttempts: number, request: ChatClientRequest, invalid: WeakMap<AdvisorContext, number>) {
     this.#output = output;
     this.#maxRepeatAttempts = maxRepeatAttempts;
     this.#request = request;
+    this.#invalid = invalid;
   }
 
   /** The request of the next attempt. */
@@ -164,15 +187,20 @@ class Attempts {
    * @throws StructuredOutputValidationError when the last attempt failed
    */
   async judge(result: ChatClientResponse): Promise<ChatClientResponse | undefined> {
-    this.#attempt++;
     const response = result.response;
     this.#usage = this.#usage === undefined ? response.totalUsage : addUsage(this.#usage, response.totalUsage);
     this.#rounds += response.rounds;
     const check = response.toolCalls.length > 0 ? { success: true as const } : await validateAnswer(this.#output.schema, response.text);
     if (check.success) return { ...result, response: { ...response, totalUsage: this.#usage, rounds: this.#rounds } };
-    if (this.#attempt > this.#maxRepeatAttempts)
-      throw new StructuredOutputValidationError(check.errors, this.#attempt, response.text, { usage: this.#usage, rounds: this.#rounds });
-    this.#request = withFeedback(this.#request, response.text, check.errors);
+    // Counted for the call, not for this round: a model that answers wrongly between tool calls would
+    // otherwise get its re-asks afresh every round, and only the tool-call limit would end it.
+    const context = this.#request.context;
+    const invalid = (this.#invalid.get(context) ?? 0) + 1;
+    this.#invalid.set(context, invalid);
+    if (invalid > this.#maxRepeatAttempts) {
+      throw new StructuredOutputValidationError(check.errors, invalid, response.text, { usage: this.#usage, rounds: this.#rounds });
+    }
+    this.#request = withFeedback(this.#request, response.text, check.feedback);
     return undefined;
   }
 }

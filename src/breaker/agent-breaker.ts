@@ -764,6 +764,9 @@ function checkEvent(event: BreakerEvent): void {
     case 'model':
       if (!isTokenCount(event.promptTokens)) throw new InvalidOptionError('event.promptTokens', 'must be a non-negative number or null');
       if (!isTokenCount(event.completionTokens)) throw new InvalidOptionError('event.completionTokens', 'must be a non-negative number or null');
+      if (event.spentTokens !== undefined && !(isTokenCount(event.spentTokens) && event.spentTokens !== null)) {
+        throw new InvalidOptionError('event.spentTokens', 'must be a non-negative number');
+      }
       if (event.text !== undefined && typeof event.text !== 'string') throw new InvalidOptionError('event.text', 'must be a string');
       // Infinity and NaN too: the budget could not count them, and would silently count $0.
       if (event.costUsd !== undefined && !(typeof event.costUsd === 'number' && Number.isFinite(event.costUsd) && event.costUsd >= 0)) {

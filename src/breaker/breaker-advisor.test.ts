@@ -4,11 +4,14 @@ import { tool } from 'ai';
 import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
 import { z } from 'zod';
 import {
+  AdvisorOrder,
   AgentBreaker,
+  BudgetExceededError,
   ChatClient,
   CONVERSATION_ID,
   ErrorLoopError,
   RagFixationError,
+  StructuredOutputValidationAdvisor,
   TokenDriftError,
   ToolCallAdvisor,
   ToolCallingAdvisor,
@@ -16,7 +19,8 @@ import {
   type GovernorToolContext,
 } from '../index.ts';
 import { delegatedOutageServer } from '../test-support/delegated-outage.ts';
-import { scriptedModel as standInModel } from '../testing/index.ts';
+import { MODES, runMode } from '../test-support/run-modes.ts';
+import { ScriptedModelServer, scriptedModel as standInModel } from '../testing/index.ts';
 import { compoundingLeadServer, LEAD_PROMPTS } from './test-support/compounding-lead.ts';
 
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
@@ -355,4 +359,114 @@ describe('AgentBreaker in a ChatClient: a sub-agent between the rounds of a lead
       assert.equal((await breaker.snapshot(sessionId)).counters.modelCalls, 9);
     });
   }
+});
+
+describe('AgentBreaker in a ChatClient: the budget counts the re-asks of a validation advisor beneath it', () => {
+  const Order = z.object({ id: z.string(), status: z.string() });
+  const lookup = tool({ inputSchema: z.object({ id: z.string() }), execute: async ({ id }) => `order ${id}: shipped` });
+
+  for (const mode of MODES) {
+    test(`${mode}: two re-asks push the session over budget.maxTokens, and the budget fires`, async () => {
+      // Each attempt costs 620 tokens, under the budget; the three of the round cost 1,860.
+      const usage = { promptTokens: 600, completionTokens: 20 };
+      await using server = await new ScriptedModelServer({
+        script: [
+          { text: 'It has shipped.', usage },
+          { text: '{"id": "A1"}', usage },
+          { text: '{"id": "A1", "status": "shipped"}', usage },
+        ],
+      }).start();
+      const breaker = new AgentBreaker({ budget: { maxTokens: 1_000, wrapUpTurn: false }, telemetry: false });
+      const client = ChatClient.builder(standInModel(server))
+        .defaultAdvisors(new ToolCallingAdvisor(), breaker, new StructuredOutputValidationAdvisor({ schema: Order }))
+        .build();
+      const session = `budget-reasks-${mode}`;
+      await assert.rejects(
+        runMode(
+          client.prompt('Where is A1?').advisors((a) => a.param(CONVERSATION_ID, session)),
+          mode,
+        ),
+        BudgetExceededError,
+      );
+      assert.equal(server.requests.length, 3);
+      const snapshot = await breaker.snapshot(session);
+      assert.equal(snapshot.budget.tokens, 1_860);
+      assert.equal(snapshot.counters.modelCalls, 1, 'the re-asks are part of the round, not rounds of their own');
+    });
+  }
+
+  test('the cost budget prices every attempt of the round', async () => {
+    // gpt-4o input is $2.50 per million tokens: 10,000 prompt tokens cost $0.025 an attempt.
+    const usage = { promptTokens: 10_000, completionTokens: 0 };
+    await using server = await new ScriptedModelServer({
+      modelId: 'gpt-4o',
+      script: [
+        { text: 'nope', usage },
+        { text: '{"id": "A1", "status": "shipped"}', usage },
+      ],
+    }).start();
+    const breaker = new AgentBreaker({ budget: { maxCostUsd: 0.04, wrapUpTurn: false }, telemetry: false });
+    const client = ChatClient.builder(standInModel(server))
+      .defaultAdvisors(new ToolCallingAdvisor(), breaker, new StructuredOutputValidationAdvisor({ schema: Order }))
+      .build();
+    await assert.rejects(
+      client
+        .prompt('Where is A1?')
+        .advisors((a) => a.param(CONVERSATION_ID, 'cost-reasks'))
+        .call()
+        .content(),
+      BudgetExceededError,
+    );
+    assert.equal((await breaker.snapshot('cost-reasks')).budget.costUsd, 0.05);
+  });
+
+  test('token drift reads the prompt of the round, not the sum of its attempts', async () => {
+    // Flat prompts of 6,000 tokens: the last round's three attempts sum to 18,000, which is no growth of the prompt.
+    const usage = { promptTokens: 6_000, completionTokens: 10 };
+    await using server = await new ScriptedModelServer({
+      script: [
+        { toolCalls: [{ name: 'lookup', arguments: { id: 'A1' } }], usage },
+        { text: 'nope', usage },
+        { text: 'still nope', usage },
+        { text: '{"id": "A1", "status": "shipped"}', usage },
+      ],
+    }).start();
+    const breaker = new AgentBreaker({ tokenDrift: { consecutive: 1 }, telemetry: false });
+    const escalations: BreakerEventRecord[] = [];
+    breaker.on((e) => void (e.type === 'escalation' && escalations.push(e)));
+    const client = ChatClient.builder(standInModel(server))
+      .defaultAdvisors(new ToolCallingAdvisor(), breaker, new StructuredOutputValidationAdvisor({ schema: Order }))
+      .defaultTools({ lookup })
+      .build();
+    const order = await client
+      .prompt('Where is A1?')
+      .advisors((a) => a.param(CONVERSATION_ID, 'drift-reasks'))
+      .call()
+      .entity(Order);
+    assert.deepEqual(order, { id: 'A1', status: 'shipped' });
+    assert.deepEqual(escalations, []);
+    assert.equal((await breaker.snapshot('drift-reasks')).budget.tokens, 4 * 6_010);
+  });
+
+  test('a breaker outside the tool loop counts every round of the call once', async () => {
+    await using server = await new ScriptedModelServer({
+      script: [
+        { toolCalls: [{ name: 'lookup', arguments: { id: 'A1' } }], usage: { promptTokens: 1_000, completionTokens: 10 } },
+        { text: 'nope', usage: { promptTokens: 1_100, completionTokens: 10 } },
+        { text: '{"id": "A1", "status": "shipped"}', usage: { promptTokens: 1_200, completionTokens: 10 } },
+      ],
+    }).start();
+    const breaker = new AgentBreaker({ order: AdvisorOrder.TOOL_LOOP - 1, telemetry: false });
+    const client = ChatClient.builder(standInModel(server))
+      .defaultAdvisors(new ToolCallingAdvisor(), breaker, new StructuredOutputValidationAdvisor({ schema: Order }))
+      .defaultTools({ lookup })
+      .build();
+    await client
+      .prompt('Where is A1?')
+      .advisors((a) => a.param(CONVERSATION_ID, 'outside-loop'))
+      .call()
+      .entity(Order);
+    assert.equal(server.requests.length, 3);
+    assert.equal((await breaker.snapshot('outside-loop')).budget.tokens, 3_330);
+  });
 });

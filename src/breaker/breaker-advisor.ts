@@ -5,6 +5,7 @@ import { CALL_SESSION_ID, sessionIdOf } from '../chat/advisor-context.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent, ToolCallRequest } from '../chat/chat-response.ts';
 import { cachedPrice, priceUsage } from '../model/pricing.ts';
+import type { Usage } from '../model/usage.ts';
 import { telemetrySettings } from '../telemetry/telemetry-options.ts';
 import type { BreakerDecision } from './breaker-decision.ts';
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
@@ -43,15 +44,32 @@ export interface BreakerEngine {
 const ANNOUNCED = 'governor.breaker.callSessionAnnounced';
 
 /**
- * USD of one round, priced with the request's price table (the telemetry
- * `prices`, which `AgentLoop` passes on) and the model id the response names.
- * A cost budget on a model without a price is reported, not silently off.
+ * What the model calls made beneath the breaker for this round spent: the
+ * response's `totalUsage`, which sums every call of the round (the re-asks of
+ * a validation advisor inside the breaker; outside the tool loop, every round
+ * of the call, each once), with the last call's own count where the sum is
+ * unknown.
+ */
+function spentIn(response: ChatResponse): Usage {
+  const { usage, totalUsage } = response;
+  return {
+    inputTokens: totalUsage.inputTokens ?? usage.inputTokens,
+    outputTokens: totalUsage.outputTokens ?? usage.outputTokens,
+    cachedInputTokens: totalUsage.cachedInputTokens ?? usage.cachedInputTokens,
+  };
+}
+
+/**
+ * USD of one round, all its model calls, priced with the request's price
+ * table (the telemetry `prices`, which `AgentLoop` passes on) and the model
+ * id the response names. A cost budget on a model without a price is
+ * reported, not silently off.
  */
 function roundCost(engine: BreakerEngine, sessionId: string, request: ChatClientRequest, response: ChatResponse): number | undefined {
   const settings = telemetrySettings(request.context);
   const modelId = settings.priceModelId ?? response.modelId;
   const price = cachedPrice(modelId, settings.prices);
-  const usd = price === undefined ? undefined : priceUsage(response.usage, price).usd;
+  const usd = price === undefined ? undefined : priceUsage(spentIn(response), price).usd;
   if (typeof usd === 'number') return usd;
   if (engine.options.budget.maxCostUsd !== undefined) {
     const why = price === undefined ? `model "${modelId}" has no price` : `model "${modelId}" reported no token counts`;
@@ -73,10 +91,14 @@ function roundCost(engine: BreakerEngine, sessionId: string, request: ChatClient
  */
 async function judgeRound(engine: BreakerEngine, sessionId: string, request: ChatClientRequest, response: ChatResponse): Promise<ChatResponse> {
   const costUsd = roundCost(engine, sessionId, request, response);
+  const spent = spentIn(response);
+  const spentTokens = spent.inputTokens === undefined && spent.outputTokens === undefined ? undefined : (spent.inputTokens ?? 0) + (spent.outputTokens ?? 0);
   const answer = {
     kind: 'model' as const,
+    // Token drift reads the prompt of the round as the model last saw it; the budget counts every call of the round.
     promptTokens: response.usage.inputTokens ?? null,
     completionTokens: response.usage.outputTokens ?? null,
+    ...(spentTokens === undefined ? {} : { spentTokens }),
     text: response.text,
     ...(costUsd === undefined ? {} : { costUsd }),
     // A ChatClient run by a tool of the session's own tool loop is a sub-agent.

@@ -15,6 +15,13 @@ export interface ModelEvent {
   /** Cost of this round in USD, when prices are known. */
   readonly costUsd?: number;
   /**
+   * Tokens the round spent in all, when it took more model calls than the
+   * one `promptTokens` and `completionTokens` count (the re-asks of a
+   * validation advisor beneath the breaker): the budget counts this instead of
+   * their sum, while token drift keeps reading `promptTokens`.
+   */
+  readonly spentTokens?: number;
+  /**
    * The id of the model that answered (`gpt-4o`, `claude-sonnet-4-5`): a round
    * without `costUsd` is priced from it and its token counts with the default
    * price table, so `budget.maxCostUsd` holds at doors that do not price rounds

@@ -1,6 +1,7 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import { asSchema, safeValidateTypes, type FlexibleSchema } from '@ai-sdk/provider-utils';
-import { GovernorError } from '../errors/governor-error.ts';
+import { asSchema, getErrorMessage, safeValidateTypes, type FlexibleSchema } from '@ai-sdk/provider-utils';
+import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
+import { bracketed, fencedBlocks, syntaxProblem, trim } from './answer-json.ts';
 
 /** Context key under which `.entity(schema)` publishes the expected output schema to the chain. */
 export const OUTPUT_SCHEMA = 'governor.outputSchema';
@@ -15,7 +16,11 @@ export interface OutputSchema {
 export class EntityParseError extends GovernorError {
   /** The answer text that failed. */
   readonly text: string;
-  /** Human-readable validation errors. */
+  /**
+   * What is wrong, for people: where the JSON breaks (line and column) or
+   * which fields do not match, never the answer's own text. At most 20
+   * issues, then how many more there are.
+   */
   readonly errors: readonly string[];
 
   constructor(text: string, errors: readonly string[]) {
@@ -25,9 +30,28 @@ export class EntityParseError extends GovernorError {
   }
 }
 
-/** Builds the {@link OutputSchema} of a zod (or any AI SDK flexible) schema. */
-export async function toOutputSchema(schema: FlexibleSchema<unknown>): Promise<OutputSchema> {
-  return { schema, jsonSchema: await asSchema(schema).jsonSchema };
+/**
+ * Builds the {@link OutputSchema} of a zod (or any AI SDK flexible) schema.
+ * A zod schema is converted at once, so a bad one throws here, before any
+ * model call.
+ *
+ * @param option what the schema was given as, for the error
+ * @throws InvalidOptionError naming `option` when the schema has no JSON Schema form (z.date(), z.bigint(), …)
+ */
+export function toOutputSchema(schema: FlexibleSchema<unknown>, option = 'entity(schema)'): Promise<OutputSchema> {
+  const refuse = (error: unknown): never => {
+    throw new InvalidOptionError(
+      option,
+      `cannot be written as the JSON Schema the model is asked to follow (${getErrorMessage(error)}); use types JSON can carry: z.iso.datetime() for a date, a string or number for a bigint, an object or array for a map or set, and no z.custom() or z.symbol()`,
+    );
+  };
+  let jsonSchema: JSONSchema7 | PromiseLike<JSONSchema7>;
+  try {
+    jsonSchema = asSchema(schema).jsonSchema;
+  } catch (error) {
+    return refuse(error);
+  }
+  return Promise.resolve(jsonSchema).then((resolved) => ({ schema, jsonSchema: resolved }), refuse);
 }
 
 /** The instruction added to the system prompt when JSON output is requested. */
@@ -35,40 +59,79 @@ export function jsonInstruction(jsonSchema: JSONSchema7): string {
   return `Answer with a single JSON value that matches this JSON Schema, and nothing else (no prose, no code fences):\n${JSON.stringify(jsonSchema)}`;
 }
 
-/** Strips the code fences or prose models like to wrap JSON in. */
-function extractJson(text: string): string {
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(text);
-  if (fenced?.[1] !== undefined) return fenced[1].trim();
-  const trimmed = text.trim();
-  const start = trimmed.search(/[[{]/);
-  if (start <= 0) return trimmed;
-  const end = Math.max(trimmed.lastIndexOf('}'), trimmed.lastIndexOf(']'));
-  return end > start ? trimmed.slice(start, end + 1) : trimmed;
+/** Most issues an error or a re-ask lists; a huge invalid answer would otherwise make a message of megabytes. */
+const MAX_LISTED_ISSUES = 20;
+
+/** Why an answer failed: `errors` for people (no text of the answer), `feedback` for the model (its own text may be quoted). */
+export interface AnswerProblems {
+  readonly success: false;
+  readonly errors: string[];
+  readonly feedback: string[];
 }
 
-/** Validates an answer; returns the value or the list of problems. */
-export async function validateAnswer<T>(schema: FlexibleSchema<T>, text: string): Promise<{ success: true; value: T } | { success: false; errors: string[] }> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(extractJson(text));
-  } catch (error) {
-    return { success: false, errors: [`not valid JSON (${(error as Error).message})`] };
+/** Most fenced blocks, and most bracketed stretches, tried (the last ones): an answer of thousands of `[1]` must not take seconds. */
+const MAX_TRIED = 16;
+
+/**
+ * Validates an answer; returns the value or the list of problems. The JSON
+ * is looked for, in this order: the whole answer; the content of each fenced
+ * block (any language tag), last first, as models show an example before
+ * their answer; each outermost bracketed stretch of prose, last first (of
+ * both, the last {@link MAX_TRIED}). The first that parses and matches the
+ * schema is the value.
+ */
+export async function validateAnswer<T>(schema: FlexibleSchema<T>, text: string): Promise<{ success: true; value: T } | AnswerProblems> {
+  const whole = trim(text, { start: 0, end: text.length });
+  const fences = fencedBlocks(text);
+  const tried = new Set<string>();
+  let mismatch: string[] | undefined;
+  for (const span of [whole, ...fences.slice(-MAX_TRIED).toReversed(), ...bracketed(text).slice(-MAX_TRIED).toReversed()]) {
+    const key = `${span.start}:${span.end}`;
+    if (tried.has(key)) continue;
+    tried.add(key);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text.slice(span.start, span.end));
+    } catch {
+      continue;
+    }
+    const result = await safeValidateTypes({ value: parsed, schema });
+    if (result.success) return { success: true, value: result.value };
+    mismatch ??= describeValidationError(result.error);
   }
-  const result = await safeValidateTypes({ value: parsed, schema });
-  if (result.success) return { success: true, value: result.value };
-  return { success: false, errors: describeValidationError(result.error) };
+  if (mismatch !== undefined) return { success: false, errors: mismatch, feedback: mismatch };
+  // What the model meant as its answer: its (last) fenced block, or else the whole text.
+  const meant = fences.at(-1) ?? whole;
+  const where = syntaxProblem(text, meant);
+  let detail = '';
+  try {
+    JSON.parse(text.slice(meant.start, meant.end));
+  } catch (error) {
+    // The engine's message quotes the text around the spot: fine for the model, which wrote it, not for a log.
+    detail = ` (${getErrorMessage(error)})`;
+  }
+  const error = where === undefined ? 'not valid JSON' : `not valid JSON: ${where}`;
+  return { success: false, errors: [error], feedback: [error + detail] };
 }
 
+/** The schema's issues, at most {@link MAX_LISTED_ISSUES} of them, then how many more there are. */
 function describeValidationError(error: Error): string[] {
   const cause = (error as { cause?: unknown }).cause;
-  const issues = (cause as { issues?: Array<{ path?: PropertyKey[]; message?: string }> } | undefined)?.issues;
+  // A zod error carries `issues`; a Standard Schema's failure is its issues themselves.
+  const issues = Array.isArray(cause) ? cause : (cause as { issues?: unknown } | undefined)?.issues;
   if (Array.isArray(issues) && issues.length > 0) {
-    return issues.map((issue) => {
-      const path = issue.path && issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
+    const listed = (issues.slice(0, MAX_LISTED_ISSUES) as Array<{ path?: unknown[]; message?: string }>).map((issue) => {
+      const path = Array.isArray(issue.path) && issue.path.length > 0 ? issue.path.map(pathSegment).join('.') : '(root)';
       return `${path}: ${issue.message ?? 'invalid'}`;
     });
+    return issues.length > MAX_LISTED_ISSUES ? [...listed, `and ${issues.length - MAX_LISTED_ISSUES} more issues`] : listed;
   }
-  return [error.message];
+  // Not the error's own message: the AI SDK's quotes the whole value.
+  return [cause instanceof Error ? cause.message : 'the value does not match the schema'];
+}
+
+function pathSegment(segment: unknown): string {
+  return String(typeof segment === 'object' && segment !== null && 'key' in segment ? segment.key : segment);
 }
 
 /** Parses and validates an answer, or throws {@link EntityParseError}. */

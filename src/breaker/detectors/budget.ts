@@ -27,7 +27,7 @@ export function budgetEvidence(budget: BudgetState, ctx: DetectorContext, patter
  * whatever the breaker's state.
  */
 export function advanceBudget(budget: BudgetState, event: ModelEvent, seq: number, ctx: DetectorContext): { budget: BudgetState; detection: Detection | null } {
-  const tokens = budget.tokens + finite(event.promptTokens) + finite(event.completionTokens);
+  const tokens = budget.tokens + (event.spentTokens ?? finite(event.promptTokens) + finite(event.completionTokens));
   const costUsd = budget.costUsd + finite(event.costUsd);
   const counted: BudgetState = { tokens, costUsd, phase: budget.phase };
   if (!ctx.options.budget.enabled) return { budget: counted, detection: null };
