@@ -8,11 +8,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
-import { Command } from '@langchain/langgraph';
+import { Command, interrupt, MemorySaver } from '@langchain/langgraph';
 import { ChatOpenAI } from '@langchain/openai';
-import { createAgent, tool } from 'langchain';
+import { createAgent, humanInTheLoopMiddleware, tool } from 'langchain';
 import { z } from 'zod';
-import { AgentBreaker, ErrorLoopError, ToolSpiralError, type BreakerEventRecord } from '../index.ts';
+import { AgentBreaker, DelegationLoopError, ErrorLoopError, ToolSpiralError, type AgentBreakerOptions, type BreakerEventRecord } from '../index.ts';
 import { governorMiddleware } from './index.ts';
 import { ScriptedModelServer } from '../testing/index.ts';
 import { escalations, lastToolResult } from '../e2e/recorded-run.ts';
@@ -23,8 +23,8 @@ function chatModel(server: ScriptedModelServer): ChatOpenAI {
   return new ChatOpenAI({ model: server.modelId, apiKey: 'test-key', maxRetries: 0, configuration: { baseURL: server.baseURL } });
 }
 
-function recordingBreaker() {
-  const breaker = new AgentBreaker({ telemetry: false });
+function recordingBreaker(options: AgentBreakerOptions = {}) {
+  const breaker = new AgentBreaker({ telemetry: false, ...options });
   const events: BreakerEventRecord[] = [];
   breaker.on((event) => events.push(event));
   return { breaker, events };
@@ -312,6 +312,180 @@ describe('governorMiddleware: a sub-agent between the rounds of a lead whose con
         ),
       );
       await assertLeadDriftCaught(error, events, breaker, sessionId, delegations);
+    });
+  }
+});
+
+describe('governorMiddleware: a call paused for human approval', () => {
+  /**
+   * How the call is paused, and whether the run resumes on the same agent or,
+   * as a server that builds its agent per request does, on a new one (with
+   * its own middleware) over the same breaker and checkpointer.
+   */
+  const cases = [
+    { paused: 'by interrupt() inside the tool', resumedOn: 'the same agent' },
+    { paused: 'by interrupt() inside the tool', resumedOn: 'a new agent per request' },
+    { paused: 'by humanInTheLoopMiddleware before the governor', resumedOn: 'a new agent per request' },
+  ] as const;
+  for (const { paused, resumedOn } of cases) {
+    test(`paused ${paused}, resumed on ${resumedOn}: the call is judged once, so the 3rd repeat runs steered, then the block, then the stop`, async () => {
+      await using server = await loopingModel('restart_service', { service: 'api' });
+      const { breaker, events } = recordingBreaker();
+      const checkpointer = new MemorySaver();
+      const inTool = paused === 'by interrupt() inside the tool';
+      let runs = 0;
+      const restart = tool(
+        async ({ service }) => {
+          if (inTool) interrupt({ question: `Restart ${service}?` });
+          runs += 1;
+          return `${service} restarted; still unhealthy`;
+        },
+        { name: 'restart_service', description: 'Restarts a service', schema: z.object({ service: z.string() }) },
+      );
+      const build = () =>
+        createAgent({
+          model: chatModel(server),
+          tools: [restart],
+          checkpointer,
+          middleware: inTool
+            ? [governorMiddleware(breaker)]
+            : [humanInTheLoopMiddleware({ interruptOn: { restart_service: true } }), governorMiddleware(breaker)],
+        });
+      const first = build();
+      const agent = () => (resumedOn === 'the same agent' ? first : build());
+      const config = { configurable: { thread_id: `lc-approval-${paused}-${resumedOn}` }, recursionLimit: 100 };
+      const approve = new Command({ resume: inTool ? 'approved' : { decisions: [{ type: 'approve' }] } });
+
+      const error = await rejection(
+        (async () => {
+          let result = await first.invoke({ messages: [{ role: 'user', content: 'The api is unhealthy: restart it.' }] }, config);
+          for (let approvals = 0; approvals < 8; approvals += 1) {
+            assert.equal(result.__interrupt__?.length, 1, 'paused for approval');
+            result = await agent().invoke(approve, config);
+          }
+        })(),
+      );
+
+      assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+      assert.deepEqual(escalations(events), ['tool_spiral:steer', 'tool_spiral:block', 'tool_spiral:stop']);
+      assert.equal(runs, 3, 'the approved 3rd call ran');
+      assert.match(
+        lastToolResult(server.requests[3]),
+        /^api restarted; still unhealthy\n\n\[AgentBreaker\] .*"restart_service" 3 times/s,
+        'the 3rd result carries the steer',
+      );
+      assert.match(lastToolResult(server.requests[4]), /^\[AgentBreaker\] This call was NOT executed\./);
+      assert.equal((await breaker.snapshot(config.configurable.thread_id)).counters.toolCalls, 3);
+    });
+  }
+});
+
+describe('governorMiddleware: a run cancelled while a tool runs', () => {
+  test('the call is no failure: three cancellations are no error loop, and the next run calls the tool as if none had been', async () => {
+    await using server = await new ScriptedModelServer({
+      script: (request) =>
+        request.body.messages.at(-1)?.role === 'tool' ? { text: 'Exported.' } : { toolCalls: [{ name: 'export_report', arguments: { id: 'r-1' } }] },
+    }).start();
+    const { breaker, events } = recordingBreaker();
+    const sessionId = 'lc-cancelled';
+    let cancel: (() => void) | undefined;
+    let exported = 0;
+    const exportReport = tool(
+      async ({ id }, config: { signal?: AbortSignal }) => {
+        if (cancel === undefined) {
+          exported += 1;
+          return `report ${id} exported`;
+        }
+        // A slow export, which honours the run's signal; the caller cancels the run once it is under way.
+        const { signal } = config;
+        const aborted = new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason), { once: true }));
+        cancel();
+        return aborted;
+      },
+      { name: 'export_report', description: 'Exports a report', schema: z.object({ id: z.string() }) },
+    );
+    const agent = createAgent({ model: chatModel(server), tools: [exportReport], middleware: [governorMiddleware(breaker)] });
+    const ask = (signal?: AbortSignal) =>
+      agent.invoke({ messages: [{ role: 'user', content: 'Export report r-1.' }] }, { configurable: { thread_id: sessionId }, ...(signal ? { signal } : {}) });
+
+    for (let i = 0; i < 3; i += 1) {
+      const controller = new AbortController();
+      cancel = () => controller.abort(new Error('cancelled by the user'));
+      await assert.rejects(ask(controller.signal), /cancelled by the user/);
+    }
+    cancel = undefined;
+    const { messages } = await ask();
+
+    assert.equal(messages.at(-1)?.content, 'Exported.');
+    assert.equal(exported, 1);
+    assert.equal(lastToolResult(server.requests.at(-1)), 'report r-1 exported', 'the call ran, unsteered');
+    assert.deepEqual(escalations(events), []);
+    assert.equal((await breaker.snapshot(sessionId)).counters.toolCalls, 1, 'only the call that finished is recorded');
+  });
+});
+
+describe('governorMiddleware: a sub-agent run inside a tool named in delegation.subAgentTools', () => {
+  const TASKS = [
+    'Find the 2024 revenue of ACME Corp.',
+    "Look up ACME Corp's revenue for 2024.",
+    "What was ACME Corp's 2024 revenue? Check the filings.",
+    'Search the filings again for the ACME Corp 2024 revenue.',
+    'ACME Corp 2024 revenue: try once more.',
+    'Revenue of ACME Corp in 2024, please.',
+  ];
+  const ANSWER = 'I could not find the 2024 revenue of ACME Corp in the available filings.';
+
+  for (const named of [true, false]) {
+    test(`${named ? 'named' : 'not named'}: a reworded re-ask with the same answer ${named ? 'is a delegation loop' : 'is a plain tool call, never a loop'}`, async () => {
+      // The lead re-asks its researcher the same task worded anew each round; the researcher (no tools) answers the same every time.
+      await using server = await new ScriptedModelServer({
+        script: (request) => {
+          if (request.body.tools === undefined) return { text: ANSWER };
+          const asked = request.body.messages.filter((m: { role: string }) => m.role === 'tool').length;
+          return asked < TASKS.length ? { toolCalls: [{ name: 'researcher', arguments: { task: TASKS[asked] } }] } : { text: 'No revenue found.' };
+        },
+      }).start();
+      const { breaker, events } = recordingBreaker(named ? { delegation: { subAgentTools: ['researcher'] } } : {});
+      const researcherAgent = createAgent({ model: chatModel(server), tools: [], middleware: [governorMiddleware(breaker)] });
+      let researched = 0;
+      const researcher = tool(
+        async ({ task }, config: { configurable?: { thread_id?: unknown } }) => {
+          researched += 1;
+          const { messages } = await researcherAgent.invoke(
+            { messages: [{ role: 'user', content: task }] },
+            { configurable: { thread_id: config.configurable?.thread_id } },
+          );
+          return String(messages.at(-1)?.content ?? '');
+        },
+        { name: 'researcher', description: 'Researches a task', schema: z.object({ task: z.string() }) },
+      );
+      const lead = createAgent({ model: chatModel(server), tools: [researcher], middleware: [governorMiddleware(breaker)] });
+
+      const ended = await lead
+        .invoke(
+          { messages: [{ role: 'user', content: 'What was ACME Corp revenue in 2024?' }] },
+          { configurable: { thread_id: `lc-sub-agent-tools-${named}` }, recursionLimit: 100 },
+        )
+        .then(
+          ({ messages }) => messages.at(-1)?.content,
+          (error: unknown) => error,
+        );
+
+      if (!named) {
+        assert.equal(ended, 'No revenue found.', 'every reworded ask ran');
+        assert.equal(researched, TASKS.length);
+        assert.deepEqual(escalations(events), []);
+        return;
+      }
+      assert.ok(DelegationLoopError.isInstance(ended), `expected DelegationLoopError, got ${String(ended)}`);
+      assert.deepEqual(escalations(events), ['delegation_loop:steer', 'delegation_loop:block', 'delegation_loop:stop']);
+      assert.equal(researched, 2, 'the 3rd ask was blocked and the 4th stopped before the researcher ran');
+      const leadRequests = server.requests.filter((r) => r.body.tools !== undefined);
+      assert.match(JSON.stringify(leadRequests[2]!.body.messages[0]), /Sub-agent \\"researcher\\" gave the same answer/, 'the lead was steered');
+      assert.match(
+        lastToolResult(leadRequests[3]),
+        /^\[AgentBreaker\] This call was NOT executed\. You have given sub-agent "researcher" a similar task 3 times/,
+      );
     });
   }
 });

@@ -146,6 +146,26 @@ function withEveryCallAnswered(messages: BaseMessage[]): BaseMessage[] {
 }
 
 /**
+ * The door sessions of each breaker, shared by every middleware made for it:
+ * a server that builds its agent per request resumes a run paused for human
+ * approval with another middleware than the one that judged the paused
+ * round's calls, and those verdicts must reach the calls it runs.
+ */
+const doorSessions = new WeakMap<ObservingBreaker, DoorSessions>();
+
+function doorSessionsOf(breaker: ObservingBreaker): DoorSessions {
+  let sessions = doorSessions.get(breaker);
+  if (sessions === undefined) doorSessions.set(breaker, (sessions = new DoorSessions(breaker)));
+  return sessions;
+}
+
+/** Whether a tool call was paused by LangGraph's `interrupt()` (to be run again, from the start, when the thread resumes). */
+function isInterrupt(error: unknown): boolean {
+  const name = (error as { name?: unknown } | null)?.name;
+  return (error as { is_bubble_up?: unknown } | null)?.is_bubble_up === true && (name === 'GraphInterrupt' || name === 'NodeInterrupt');
+}
+
+/**
  * The AgentBreaker as LangChain v1 agent middleware, for `createAgent({ middleware })`:
  *
  * ```ts
@@ -161,6 +181,11 @@ function withEveryCallAnswered(messages: BaseMessage[]): BaseMessage[] {
  *   breaker's explanation (the tool does not run), appends the steer to a steered
  *   call's result, and records every result.
  *
+ * A call paused for human approval (`interrupt()` in the tool, or
+ * `humanInTheLoopMiddleware`) is judged once: the verdict waits for the resumed
+ * call, also in an agent built anew for the resume over the same breaker, in
+ * this process. A call of a run cancelled through its `signal` is not recorded.
+ *
  * A stop throws the category's error (`ToolSpiralError`, `BudgetExceededError`, …)
  * out of `invoke`/`stream`: it is thrown from `beforeModel`/`afterModel`, which
  * LangChain does not wrap, never from inside a tool call.
@@ -168,7 +193,7 @@ function withEveryCallAnswered(messages: BaseMessage[]): BaseMessage[] {
 export function governorMiddleware(breaker: ObservingBreaker, options: GovernorMiddlewareOptions = {}) {
   assertObservingBreaker(breaker);
   validateOptions('governorMiddleware', options, GOVERNOR_MIDDLEWARE_RULES);
-  const sessions = new DoorSessions(breaker);
+  const sessions = doorSessionsOf(breaker);
 
   const sessionIdOf = (state: Record<string, unknown>, runtime: RunConfigLike): string => {
     if (options.sessionId !== undefined) return options.sessionId;
@@ -247,9 +272,14 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
       const session = sessionOf(request.state, request.runtime as RunConfigLike);
       const { toolCall } = request;
       let decision = toolCall.id === undefined ? undefined : session.verdicts.get(toolCall.id);
-      if (toolCall.id !== undefined) session.verdicts.delete(toolCall.id);
       // A call another middleware added after the round was judged is judged here.
       decision ??= await breaker.checkToolCall(session.sessionId, { tool: toolCall.name, args: toolCall.args });
+      // Kept until the call is over: a call paused by interrupt() runs again when its thread resumes, as the same call.
+      const over = (): void => {
+        if (toolCall.id !== undefined) session.verdicts.delete(toolCall.id);
+      };
+      if (decision.action === 'block' || decision.action === 'stop') over();
+      else if (toolCall.id !== undefined) session.verdicts.set(toolCall.id, decision);
       session.stopIf(decision);
       if (decision.action === 'block') {
         return new ToolMessage({ content: blockedResult(decision), tool_call_id: toolCall.id ?? '', name: toolCall.name, status: 'error' });
@@ -258,8 +288,10 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
       try {
         result = await session.runTool(() => handler(request));
       } catch (error) {
-        // Interrupts (human in the loop) are control flow, not failures.
-        if ((error as { is_bubble_up?: unknown } | null)?.is_bubble_up === true) throw error;
+        if (!isInterrupt(error)) over();
+        // Interrupts (human in the loop) are control flow, not failures; a cancelled run's call has no result of its
+        // own (LangChain lets the abort out of the run, as here).
+        if ((error as { is_bubble_up?: unknown } | null)?.is_bubble_up === true || request.runtime.signal?.aborted === true) throw error;
         const message = error instanceof Error ? error.message : String(error);
         session.noteStop(await session.observe({ kind: 'tool_call', tool: toolCall.name, args: toolCall.args, result: thrownText(error), error: true }));
         // LangChain re-raises any error coming out of a wrapToolCall middleware; answer the model
@@ -274,6 +306,7 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
           status: 'error',
         });
       }
+      over();
       if (isCommand(result)) {
         // A tool that updates the graph's state (a handoff, a state write) answers the call inside its command.
         const answer = commandResult(result, toolCall.id);

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   Agent,
+  MaxTurnsExceededError,
   MCPServerStdio,
   MemorySession,
   OpenAIProvider,
@@ -22,7 +23,17 @@ import {
   type MCPServer,
 } from '@openai/agents';
 import { z } from 'zod';
-import { AgentBreaker, ErrorLoopError, ToolSpiralError, type AgentBreakerOptions, type BreakerEventRecord } from '../index.ts';
+import {
+  AgentBreaker,
+  BreakerOpenError,
+  BreakerUnavailableError,
+  DelegationLoopError,
+  ErrorLoopError,
+  InMemoryBreakerStore,
+  ToolSpiralError,
+  type AgentBreakerOptions,
+  type BreakerEventRecord,
+} from '../index.ts';
 import type { BreakerEvent, ObserveOptions } from '../breaker/index.ts';
 import { breakerForOpenAIAgents, type GovernedRunStop } from './index.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
@@ -831,6 +842,155 @@ describe("breakerForOpenAIAgents: governed tools in the SDK's own run", () => {
       assert.deepEqual(escalations(events), ['tool_spiral:steer', 'tool_spiral:block', 'tool_spiral:stop']);
       assert.equal(executions.length, 3, 'the blocked and the stopped calls did not run');
       assert.equal(server.requests.length, 5, 'no model turn after the stop');
+    });
+  }
+});
+
+describe('breakerForOpenAIAgents: how a streamed run that fails ends', () => {
+  /** A store that cannot be read, for a breaker that fails closed. */
+  class DownStore extends InMemoryBreakerStore {
+    override async read(): Promise<never> {
+      throw new Error('connection refused');
+    }
+  }
+
+  const endings = [
+    { ended: 'the breaker stops it', expected: ToolSpiralError, options: {}, maxTurns: 30 },
+    { ended: 'the store is down', expected: BreakerUnavailableError, options: { store: new DownStore(), onStoreError: 'fail-closed' }, maxTurns: 30 },
+    { ended: 'its turns run out', expected: MaxTurnsExceededError, options: {}, maxTurns: 2 },
+  ] as const;
+  for (const { ended, expected, options, maxTurns } of endings) {
+    test(`${ended}: completed, read but not awaited, is no unhandled rejection; awaited, it rejects as the stream did`, async () => {
+      await using server = await spiralServer();
+      const { door } = governed(server, options);
+      const { check } = checkBuild();
+      const agent = new Agent({ name: 'ops', model: server.modelId, tools: door.tools([check]) });
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      try {
+        const result = await door.run(agent, 'Is build b-17 done?', { stream: true, maxTurns });
+        // Read, as a caller that passes the result on does, and left to the stream to report.
+        const { completed } = result;
+        const failed = await rejection(
+          (async () => {
+            for await (const _event of result) {
+              // drained only to drive the run
+            }
+          })(),
+        );
+        assert.ok(failed instanceof expected, `expected ${expected.name}, got ${String(failed)}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.deepEqual(unhandled, [], 'nothing rejected unhandled');
+        assert.equal(await rejection(completed), failed, 'completed, awaited, rejects as the stream did');
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+      }
+    });
+  }
+});
+
+describe('breakerForOpenAIAgents: a stop decided on the last turn the run may take', () => {
+  // The spiral is stopped at the 5th call: the 5th turn is the last of 5, so no model turn is left to throw the stop from.
+  for (const stream of [false, true]) {
+    test(`rejects with the stop, not the SDK's MaxTurnsExceededError, carrying the run's own state (${stream ? 'streamed' : 'not streamed'})`, async () => {
+      await using server = await new ScriptedModelServer({
+        script: (_request, index) =>
+          index < 5 ? { toolCalls: [{ name: 'check_build', arguments: { buildId: 'b-17' } }] } : { text: 'b-17 is still running.' },
+      }).start();
+      const sessionId = `oa-last-turn-stop-${stream}`;
+      const { breaker, door } = governed(server, {}, sessionId);
+      const { check, executions } = checkBuild();
+      const agent = new Agent({ name: 'ops', model: server.modelId, tools: door.tools([check]) });
+
+      let streamed: { readonly completed: Promise<void>; readonly error: unknown } | undefined;
+      const error = await rejection(
+        (async () => {
+          if (!stream) return door.run(agent, 'Is build b-17 done?', { maxTurns: 5 });
+          const result = await door.run(agent, 'Is build b-17 done?', { maxTurns: 5, stream: true });
+          streamed = result;
+          for await (const _event of result) {
+            // drained only to drive the run
+          }
+        })(),
+      );
+
+      assert.ok(ToolSpiralError.isInstance(error), `expected ToolSpiralError, got ${String(error)}`);
+      assert.equal(server.requests.length, 5);
+      assert.equal(executions.length, 3);
+      if (streamed !== undefined) {
+        assert.equal(await rejection(streamed.completed), error, 'completed rejects with the stop too');
+        assert.equal(streamed.error, error, 'result.error is the stop');
+      }
+      // The SDK's own state, which holds the stopped call with its refusal (a rebuilt one ends with the model's answer).
+      const { state } = error as GovernedRunStop;
+      assert.ok(state !== undefined, 'the stop carries a state');
+      const outputs = state.history.filter((item) => item.type === 'function_call_result');
+      assert.equal(outputs.length, 5);
+      assert.match(JSON.stringify(outputs[4]), /\[AgentBreaker\]/, 'the stopped call with the refusal');
+      // The session stays open, as for any stop: the caller now knows why.
+      await assert.rejects(door.run(agent, 'Is build b-17 done?'), (e: unknown) => BreakerOpenError.isInstance(e));
+      // After a reset the state resumes in the stopped run's session, given turns to go on with.
+      await breaker.reset(sessionId);
+      const resumed = await door.run(agent, state, { maxTurns: 10 });
+      assert.equal(resumed.finalOutput, 'b-17 is still running.');
+    });
+  }
+});
+
+describe('breakerForOpenAIAgents: an agent tool named in delegation.subAgentTools', () => {
+  const TASKS = [
+    'Find the 2024 revenue of ACME Corp.',
+    "Look up ACME Corp's revenue for 2024.",
+    "What was ACME Corp's 2024 revenue? Check the filings.",
+    'Search the filings again for the ACME Corp 2024 revenue.',
+    'ACME Corp 2024 revenue: try once more.',
+    'Revenue of ACME Corp in 2024, please.',
+  ];
+  const ANSWER = 'I could not find the 2024 revenue of ACME Corp in the available filings.';
+
+  /** A lead that re-asks its researcher the same task worded anew each turn; the researcher answers the same every time. */
+  function reaskingServer(): Promise<ScriptedModelServer> {
+    return new ScriptedModelServer({
+      script: (request) => {
+        const tools = ((request.body.tools ?? []) as { function?: { name?: string } }[]).map((t) => t.function?.name);
+        if (!tools.includes('researcher')) return { text: ANSWER };
+        const asked = request.body.messages.filter((m: { role: string }) => m.role === 'tool').length;
+        return asked < TASKS.length ? { toolCalls: [{ name: 'researcher', arguments: { input: TASKS[asked] } }] } : { text: 'No revenue found.' };
+      },
+    }).start();
+  }
+
+  for (const named of [true, false]) {
+    test(`${named ? 'named' : 'not named'}: a reworded re-ask with the same answer ${named ? 'is a delegation loop' : 'is a plain tool call, never a loop'}`, async () => {
+      await using server = await reaskingServer();
+      const { events, door } = governed(server, named ? { delegation: { subAgentTools: ['researcher'] } } : {});
+      const researcher = new Agent({ name: 'researcher', model: server.modelId });
+      const lead = new Agent({
+        name: 'lead',
+        model: server.modelId,
+        tools: door.tools([researcher.asTool({ toolName: 'researcher', toolDescription: 'Researches a task' })]),
+      });
+
+      const ended = await door.run(lead, 'What was ACME Corp revenue in 2024?', { maxTurns: 20 }).then(
+        (result) => result.finalOutput,
+        (error: unknown) => error,
+      );
+
+      if (!named) {
+        assert.equal(ended, 'No revenue found.', 'every reworded ask ran');
+        assert.deepEqual(escalations(events), []);
+        return;
+      }
+      assert.ok(DelegationLoopError.isInstance(ended), `expected DelegationLoopError, got ${String(ended)}`);
+      assert.deepEqual(escalations(events), ['delegation_loop:steer', 'delegation_loop:block', 'delegation_loop:stop']);
+      const researcherRuns = server.requests.filter((r) => !JSON.stringify(r.body.tools ?? []).includes('"researcher"')).length;
+      assert.equal(researcherRuns, 2, 'the 3rd ask was blocked and the 4th stopped before the researcher ran');
+      assert.match(JSON.stringify(server.requests[4]!.body.messages[0]), /Sub-agent \\"researcher\\" gave the same answer/, 'the lead was steered');
+      assert.match(
+        lastToolResult(server.requests[5]),
+        /^\[AgentBreaker\] This call was NOT executed\. You have given sub-agent "researcher" a similar task 3 times/,
+      );
     });
   }
 });

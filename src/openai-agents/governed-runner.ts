@@ -104,10 +104,13 @@ interface RunOptionsRead {
  * (`state.history`), saved or, after `breaker.reset`, resumed
  * (`governed.run(agent, error.state)`, also once saved and restored: it stays
  * in the stopped run's session). A streamed run's, or a resumed one's, is the
- * run's own state; for a run the SDK keeps its state to itself
- * until it returns, a state rebuilt from the conversation its model was last
- * sent and what it answered. Not enumerable, so logging the error's fields
- * does not print the conversation.
+ * run's own state, as is that of a run the SDK ended with an error of its own
+ * after the stop (its turns running out on the turn the stop was decided on,
+ * which the stop is rejected with instead: resume it with a larger
+ * `maxTurns`); for a run the SDK keeps its state to itself until it returns,
+ * a state rebuilt from the conversation its model was last sent and what it
+ * answered. Not enumerable, so logging the error's fields does not print the
+ * conversation.
  */
 export type GovernedRunStop = Error & { readonly state?: RunState<any, Agent<any, any>> };
 
@@ -639,20 +642,42 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
       adopt,
     });
     session.runState = resumed;
+    const stopAfter = async (): Promise<void> => {
+      await session.settle();
+      session.rethrowStop();
+    };
+    /**
+     * What a run that failed rejects with: a stop decided on the turn its
+     * turns ran out on (or before anything else ended it) was only noted, for
+     * a next model turn that never came, and it is why the session is open.
+     */
+    const stopOr = async (error: unknown): Promise<unknown> => {
+      await session.settle();
+      const stop = session.stopped;
+      if (stop === undefined || stop === error) return error;
+      // The SDK hands its state out with its own errors: the run's own state, which the stop carries then.
+      const state = (error as { state?: unknown } | null)?.state;
+      if (session.runState === undefined && state instanceof RunState) {
+        session.runState = state as RunState<any, Agent<any, any>>;
+        adopt(session.runState);
+      }
+      return stop;
+    };
     return current.run(session, async () => {
-      const result = (await runner.run(
-        agent,
-        input as string | AgentInputItem[] | RunState<unknown, Agent<any, any>>,
-        runOptions as NonStreamRunOptions<unknown>,
-      )) as RunResult<unknown, Agent<any, any>> | StreamedRunResult<unknown, Agent<any, any>>;
+      let result: RunResult<unknown, Agent<any, any>> | StreamedRunResult<unknown, Agent<any, any>>;
+      try {
+        result = (await runner.run(
+          agent,
+          input as string | AgentInputItem[] | RunState<unknown, Agent<any, any>>,
+          runOptions as NonStreamRunOptions<unknown>,
+        )) as RunResult<unknown, Agent<any, any>> | StreamedRunResult<unknown, Agent<any, any>>;
+      } catch (error) {
+        throw await stopOr(error);
+      }
       session.runState = result.state;
       adopt(result.state);
-      const stopAfter = async (): Promise<void> => {
-        await session.settle();
-        session.rethrowStop();
-      };
       // A stop decided on the last tool step (toolUseBehavior 'stop_on_first_tool') has no next model turn to surface on.
-      if ('completed' in result) return governedStream(result, stopAfter, () => session.stopped);
+      if ('completed' in result) return governedStream(result, stopAfter, stopOr, () => session.stopped);
       await stopAfter();
       return result;
     });
