@@ -3,7 +3,12 @@ import type { JSONValue } from '@ai-sdk/provider';
 /** A JSON value, as stored in a document's metadata. */
 export type MetadataValue = JSONValue;
 
-/** Free-form, JSON-serialisable facts about a document (source, author, date…). */
+/**
+ * Free-form facts about a document (source, author, date…), as plain JSON
+ * data: plain objects, arrays, strings, finite numbers, booleans and null. A
+ * date goes in as an ISO-8601 string (`date.toISOString()`), which range
+ * filters order correctly; a Date, Map, Set or other object is refused.
+ */
 export type DocumentMetadata = Record<string, MetadataValue>;
 
 /**

@@ -44,7 +44,11 @@ export interface AddDocumentsOptions {
 /**
  * Stores documents with their embeddings and finds the ones closest to a
  * query. Every implementation gives filters, scores, `topK` and thresholds the
- * same meaning, so stores can be swapped without changing results.
+ * same meaning, so an exact store (`InMemoryVectorStore`, a `PgVectorStore`
+ * with `createIndex: 'none'`) can replace another without changing results.
+ * An approximate index (a `PgVectorStore`'s default HNSW index) trades that
+ * for speed: it may miss some of the best documents and return lower-scoring
+ * ones in their place, so its results can differ from an exact search.
  */
 export interface VectorStore {
   /**
@@ -52,7 +56,10 @@ export interface VectorStore {
    * replaces it (within one batch, the last one with an id wins). A document
    * whose embedding is the zero vector (for `LexicalHashEmbedding`, a text
    * without a single word) is stored but never found: it has no direction.
-   * A document without `metadata` is stored with none (`{}`).
+   * A document without `metadata` is stored with none (`{}`). Metadata is
+   * plain JSON data: a value JSON would change (`NaN`, a function, a Map, a
+   * Date, a typed array, a class instance, a cycle…) fails the whole call
+   * with an `InvalidOptionError` naming the field, before anything is embedded.
    */
   add(documents: readonly DocumentInput[], options?: AddDocumentsOptions): Promise<void>;
   /** Removes documents by id; unknown ids are ignored. */
@@ -130,9 +137,6 @@ export function prepareDocuments(documents: readonly DocumentInput[]): Document[
     if (idProblem !== undefined) throw new InvalidOptionError(`${where}.id`, idProblem);
     const textProblem = storableStringProblem(text);
     if (textProblem !== undefined) throw new InvalidOptionError(`${where}.text`, textProblem);
-    if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
-      throw new InvalidOptionError(`${where}.metadata`, 'expected an object, or none (leave it out)');
-    }
     byId.delete(id);
     byId.set(id, { id, text, metadata: copyMetadata(metadata, `${where}.metadata`) });
   }
@@ -142,55 +146,104 @@ export function prepareDocuments(documents: readonly DocumentInput[]): Document[
 /**
  * A JSON copy of the metadata: it gives every store the same view of it
  * (what PostgreSQL's jsonb keeps) and detaches it from the caller. Values
- * JSON would silently change (`NaN` and `Infinity` become null, functions
- * vanish, `undefined` in an array becomes null) are rejected instead, as
- * filters reject them; a key set to `undefined` is an optional field not set,
- * and is left out.
+ * JSON would silently change are rejected instead, as filters reject them:
+ * `NaN` and `Infinity` (null in JSON), functions (left out), `undefined` in
+ * an array (null), and every object but a plain array or a plain object
+ * (a Map or Set becomes `{}`, a Date a string, a typed array an object of
+ * indices). A key set to `undefined` is an optional field not set, and is
+ * left out.
  *
  * @param where - the option path of the metadata, for error messages.
  */
-function copyMetadata(metadata: object, where: string): Document['metadata'] {
-  // The replacer sees every key and value after toJSON; paths of the objects
-  // it has entered let an error name the exact field.
-  const paths = new Map<unknown, string>();
-  const replacer = function (this: unknown, key: string, value: unknown): unknown {
-    const holder = paths.get(this);
-    if (holder === undefined) {
-      paths.set(value, where);
-      return value;
-    }
-    if (!Array.isArray(this)) {
-      const keyProblem = storableStringProblem(key);
-      if (keyProblem !== undefined) throw new InvalidOptionError(holder, `a key ${keyProblem}`);
-    }
-    const path = Array.isArray(this) ? `${holder}[${key}]` : `${holder}.${key}`;
-    // An object's key set to undefined is an optional field not set: left out, as JSON leaves it out.
-    // In an array JSON would turn it into null, a value it never was.
-    if (value === undefined) {
-      if (!Array.isArray(this)) return undefined;
-      throw new InvalidOptionError(path, 'is undefined, which JSON metadata cannot hold in an array; remove it or give it a value');
-    }
-    if (typeof value === 'function' || typeof value === 'symbol') {
-      throw new InvalidOptionError(path, `is a ${typeof value}, which JSON metadata cannot hold`);
-    }
-    if (typeof value === 'number' && !Number.isFinite(value)) {
-      throw new InvalidOptionError(path, `${value} cannot be stored in JSON metadata; use a finite number`);
-    }
-    if (typeof value === 'string') {
-      const problem = storableStringProblem(value);
-      if (problem !== undefined) throw new InvalidOptionError(path, problem);
-    }
-    if (typeof value === 'object' && value !== null) paths.set(value, path);
-    return value;
-  };
-  let json: string;
+function copyMetadata(metadata: unknown, where: string): Document['metadata'] {
+  if (!isPlainObject(metadata)) {
+    const kind = notJsonKind(metadata);
+    throw new InvalidOptionError(where, kind === undefined ? 'expected an object, or none (leave it out)' : `expected a plain object, got ${kind}`);
+  }
   try {
-    json = JSON.stringify(metadata, replacer);
+    return copyValue(metadata, where, new Set()) as Document['metadata'];
   } catch (error) {
     if (error instanceof InvalidOptionError) throw error;
+    // A getter that throws, or nesting deeper than the stack.
     throw new InvalidOptionError(where, `must be JSON-serialisable (${(error as Error).message})`);
   }
-  return JSON.parse(json) as Document['metadata'];
+}
+
+/** Copies one metadata value, checking it; `enclosing` holds the objects it lies within, to tell a cycle. */
+function copyValue(value: unknown, path: string, enclosing: Set<object>): unknown {
+  switch (typeof value) {
+    case 'string': {
+      const problem = storableStringProblem(value);
+      if (problem !== undefined) throw new InvalidOptionError(path, problem);
+      return value;
+    }
+    case 'number':
+      if (!Number.isFinite(value)) throw new InvalidOptionError(path, `${value} cannot be stored in JSON metadata; use a finite number`);
+      return value;
+    case 'boolean':
+      return value;
+    case 'bigint':
+      throw new InvalidOptionError(path, 'is a bigint, which JSON metadata cannot hold; store it as a string (String(n)), or a number if it is safe');
+    case 'function':
+    case 'symbol':
+      throw new InvalidOptionError(path, `is a ${typeof value}, which JSON metadata cannot hold`);
+    case 'undefined':
+      // Only reached in an array: an object's key set to undefined is left out before.
+      throw new InvalidOptionError(path, 'is undefined, which JSON metadata cannot hold in an array; remove it or give it a value');
+  }
+  if (value === null) return null;
+  const object = value as object;
+  if (enclosing.has(object)) {
+    throw new InvalidOptionError(path, 'refers back to an object it is inside of (a cycle), which JSON metadata cannot hold; store a copy or an id');
+  }
+  const kind = notJsonKind(object);
+  if (kind !== undefined) throw new InvalidOptionError(path, `is ${kind}`);
+  enclosing.add(object);
+  let copy: unknown;
+  if (Array.isArray(object)) {
+    // Indices, not for...of or map: a hole must be seen, as JSON would make it null.
+    const items: unknown[] = [];
+    for (let index = 0; index < object.length; index++) items.push(copyValue(object[index], `${path}[${index}]`, enclosing));
+    copy = items;
+  } else {
+    const entries: [string, unknown][] = [];
+    for (const [key, item] of Object.entries(object)) {
+      const keyProblem = storableStringProblem(key);
+      if (keyProblem !== undefined) throw new InvalidOptionError(path, `a key ${keyProblem}`);
+      // An optional field not set: left out, as JSON leaves it out.
+      if (item !== undefined) entries.push([key, copyValue(item, `${path}.${key}`, enclosing)]);
+    }
+    // fromEntries defines keys, so an own "__proto__" key stays a key, as JSON.parse keeps it.
+    copy = Object.fromEntries(entries);
+  }
+  enclosing.delete(object);
+  return copy;
+}
+
+function isPlainObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * What `value` is, with what to pass instead, when it is an object JSON would
+ * not store as it is; `undefined` for a plain object or array, or no object.
+ */
+function notJsonKind(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || isPlainObject(value)) return undefined;
+  const cannot = 'which JSON metadata cannot hold';
+  if (value instanceof Map) return `a Map, ${cannot} (it would be stored as {}); pass a plain object, Object.fromEntries(map)`;
+  if (value instanceof Set) return `a Set, ${cannot} (it would be stored as {}); pass an array, [...set]`;
+  if (value instanceof Date) {
+    return `a Date, ${cannot} as a date (it would come back as a string); pass date.toISOString(), which range filters order correctly`;
+  }
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer || value instanceof SharedArrayBuffer) {
+    return `binary data, ${cannot} (it would be stored as an object of indices, or {}); pass an array of numbers, Array.from(bytes), or a base64 string`;
+  }
+  const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  const what = typeof name === 'string' && name !== '' ? `a ${name}` : 'an object that is not a plain object';
+  return `${what}, ${cannot} as it is (JSON would keep only its own fields, or what its toJSON returns); pass a plain object or an array`;
 }
 
 /** Validates the ids given to {@link VectorStore.delete}. */

@@ -290,6 +290,48 @@ export function describeVectorStoreContract(name: string, createStore: VectorSto
       assert.deepEqual(await idsFor(store, { score: null }), [], 'no NaN became null');
     });
 
+    test('objects JSON would store as something else (Map, Set, Date, bytes, class instances, cycles) are rejected, saying what to pass', async () => {
+      const { store } = await compassStore();
+      class Tenant {
+        readonly name = 'acme';
+      }
+      const cyclic: Record<string, unknown> = { name: 'loop' };
+      cyclic['self'] = cyclic;
+      const bad: [unknown, string, RegExp][] = [
+        [new Map([['tenant', 'acme']]), 'documents[0].metadata', /Object\.fromEntries/],
+        [{ tenant: new Map([['name', 'acme']]) }, 'documents[0].metadata.tenant', /Object\.fromEntries/],
+        [{ tags: new Set(['a', 'b']) }, 'documents[0].metadata.tags', /\[\.\.\.set\]/],
+        [{ published: new Date('2020-01-15T00:00:00Z') }, 'documents[0].metadata.published', /toISOString/],
+        [{ bytes: new Uint8Array([1, 2]) }, 'documents[0].metadata.bytes', /Array\.from/],
+        [{ raw: [new ArrayBuffer(2)] }, 'documents[0].metadata.raw[0]', /Array\.from/],
+        [{ tenant: new Tenant() }, 'documents[0].metadata.tenant', /plain object/],
+        [{ size: 10n }, 'documents[0].metadata.size', /bigint/],
+        [{ loop: cyclic }, 'documents[0].metadata.loop.self', /refers back/],
+        [{ date: { toJSON: () => '2020' } }, 'documents[0].metadata.date.toJSON', /function/],
+      ];
+      for (const [metadata, option, hint] of bad) {
+        await assert.rejects(
+          store.add([{ id: 'odd', text: 'north', metadata: metadata as Document['metadata'] }]),
+          (error: unknown) => error instanceof InvalidOptionError && error.option === option && hint.test(error.message),
+          option,
+        );
+      }
+      assert.equal((await store.similaritySearch({ query: 'north', topK: 10 })).length, ALL_BY_SCORE.length, 'nothing was written');
+      // What to pass instead is stored and found as given; an object without a prototype is plain data too.
+      const tenant: Record<string, string> = Object.create(null);
+      tenant['name'] = 'acme';
+      const shared = ['a'];
+      await store.add([
+        {
+          id: 'acme',
+          text: 'north',
+          metadata: { ...Object.fromEntries(new Map([['tenant', 'acme']])), owner: tenant, tags: shared, labels: shared },
+        },
+      ]);
+      const [found] = await store.similaritySearch({ query: 'north', topK: 1, filter: { tenant: 'acme', 'owner.name': 'acme' } });
+      assert.deepEqual(found?.metadata, { tenant: 'acme', owner: { name: 'acme' }, tags: ['a'], labels: ['a'] });
+    });
+
     test('a key whose value is undefined is left out, as JSON leaves it out: an optional field not set', async () => {
       const { store } = await compassStore();
       await store.add([{ id: 'optional', text: 'north', metadata: { kind: 'note', page: undefined } as unknown as Document['metadata'] }]);
