@@ -1,8 +1,9 @@
 /**
  * The package as a user installs it. Packs the tarball, installs it into a
  * fresh temporary project with only `ai` and `zod` (an `ai` 7 release other
- * than the one this repository locks), and on Node 22 (the `node@22` npm
- * package, installed into a temporary directory) and on this Node 24:
+ * than the one this repository locks), and on Node 22 (the `node` npm
+ * package at 22.13.0, the oldest release supported, and at its newest 22,
+ * installed into temporary directories) and on this Node 24:
  * checks the tarball with publint and @arethetypeswrong/cli, imports every
  * export subpath (ESM, and the main entry from CommonJS), and
  * runs `governor --version`, `--help`, `demo`, `replay` on a corpus and
@@ -96,15 +97,18 @@ async function packTarball(into: string): Promise<string> {
   return tarball;
 }
 
-async function installNode22(into: string): Promise<string> {
+/** The Node 22 releases tested: the oldest the README supports, and the newest. */
+const NODE_22 = ['22.13.0', '22'] as const;
+
+async function installNode22(into: string, release: string): Promise<string> {
   mkdirSync(into, { recursive: true });
   // The node package puts the binary in place from its install script.
   writeFileSync(join(into, 'package.json'), JSON.stringify({ name: 'node22', private: true, allowScripts: { node: true } }));
-  await npm(['install', '--no-package-lock', 'node@22'], into);
+  await npm(['install', '--no-package-lock', `node@${release}`], into);
   const binary = join(into, 'node_modules', 'node', 'bin', 'node');
   const version = await exec(binary, ['--version']);
-  check(version.code === 0 && version.stdout.startsWith('v22.'), 'node@22 did not install a working Node 22', version);
-  ok(`node@22 from npm: ${version.stdout.trim()}`);
+  check(version.code === 0 && version.stdout.startsWith(`v${release}`), `node@${release} did not install a working Node ${release}`, version);
+  ok(`node@${release} from npm: ${version.stdout.trim()}`);
   return binary;
 }
 
@@ -269,17 +273,17 @@ async function main(): Promise<void> {
       corpus = join(ROOT, 'bench', 'corpus', 'coding.jsonl');
       process.stdout.write(`(no ${flags.corpus}: replaying ${corpus} instead)\n`);
     }
-    const [tarball, node22] = await Promise.all([packTarball(work), installNode22(join(work, 'node22'))]);
+    const [tarball, ...node22] = await Promise.all([packTarball(work), ...NODE_22.map((release) => installNode22(join(work, `node${release}`), release))]);
     const project = join(work, 'project');
     mkdirSync(project);
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'governor-user', private: true, type: 'module' }));
     await npm(['install', tarball, `ai@${flags.ai}`, 'zod@4'], project);
     ok(`npm install agent-governor ai@${flags.ai} zod@4`);
 
-    for (const node of [node22, process.execPath]) await checkRuntime(node, project, corpus, server.baseURL);
+    for (const node of [...node22, process.execPath]) await checkRuntime(node, project, corpus, server.baseURL);
 
     await npm(['install', 'pg', 'redis', '@types/pg', '@ai-sdk/openai@4', 'langchain@1', '@langchain/core@1', '@openai/agents@0.20'], project);
-    for (const node of [node22, process.execPath]) {
+    for (const node of [...node22, process.execPath]) {
       for (const subpath of Object.keys(OPTIONAL)) {
         const imported = await exec(node, ['--input-type=module', '-e', `await import('${subpath}');`], { cwd: project });
         check(imported.code === 0 && imported.stderr === '', `import '${subpath}' with its peer installed`, imported);
