@@ -164,7 +164,7 @@ export interface BreakerHealth {
   readonly storeEvictionPolicy?: string;
 }
 
-/** Most sessions remembered as OPEN for a health report while the store is unreachable. */
+/** Most sessions remembered as OPEN, to refuse them and report them while the store is unreachable: the newest trips. */
 const OPEN_MEMORY_LIMIT = 10_000;
 /** Most sessions whose sub-agent's stop waits for the agent that called it (see AgentBreaker's #toolStops). */
 const TOOL_STOPS_KEPT = 10_000;
@@ -651,10 +651,20 @@ export class AgentBreaker implements Advisor {
   #noteOpen(sessionId: string, state: BreakerSessionState): void {
     if (state.status !== 'OPEN' || state.openedAt === null) {
       this.#open.delete(sessionId);
-    } else if (this.#open.size < OPEN_MEMORY_LIMIT || this.#open.has(sessionId)) {
-      const cooldownMs = this.options.cooldownMs;
-      this.#open.set(sessionId, { until: state.openedAt + cooldownMs, refusal: refusedWhileOpen(state, cooldownMs) });
+      return;
     }
+    const cooldownMs = this.options.cooldownMs;
+    const until = state.openedAt + cooldownMs;
+    if (this.#open.get(sessionId)?.until === until) return;
+    // Kept in the order their cooldowns end (a trip again goes to the back), so the first ones are those to forget:
+    // sessions that trip and are never seen again would otherwise fill the memory, and a later trip go unremembered.
+    this.#open.delete(sessionId);
+    const now = this.options.now();
+    for (const [id, open] of this.#open) {
+      if (open.until > now && this.#open.size < OPEN_MEMORY_LIMIT) break;
+      this.#open.delete(id);
+    }
+    this.#open.set(sessionId, { until, refusal: refusedWhileOpen(state, cooldownMs) });
   }
 
   /** Warns once when the store starts keeping sessions over its cap, and whenever it finds that it forgot sessions. */

@@ -318,7 +318,7 @@ export interface BudgetOptions {
 
 /** Options of the AgentBreaker. Every field is optional; defaults are documented per field. */
 export interface AgentBreakerOptions {
-  /** Where session state lives. Share one store between replicas to share breakers. @default new InMemoryBreakerStore() */
+  /** Where session state lives. Share one store between replicas to share breakers. @default new InMemoryBreakerStore({ now }), on the breaker's clock */
   readonly store?: BreakerStore;
   /** Clock in epoch milliseconds (inject one in tests). @default Date.now */
   readonly now?: () => number;
@@ -599,9 +599,11 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
   ]);
   const budget = new OptionReader(top.raw('budget'), 'budget', ['enabled', 'maxTokens', 'maxCostUsd', 'wrapUpTurn']);
 
+  const now = top.fn<() => number>('now') ?? Date.now;
   const resolved = {
-    store: (store as BreakerStore | undefined) ?? new InMemoryBreakerStore(),
-    now: top.fn<() => number>('now') ?? Date.now,
+    // The default store keeps time with the breaker: a clock given for tests expires its idle sessions too.
+    store: (store as BreakerStore | undefined) ?? new InMemoryBreakerStore({ now }),
+    now,
     cooldownMs: timeMs(top, 'cooldownMs', 60_000),
     onStoreError: top.oneOf('onStoreError', 'fail-open', ['fail-open', 'fail-closed'] as const),
     maxStoreRetries: top.number('maxStoreRetries', 8, { min: 0, max: 100, integer: true }),

@@ -124,6 +124,16 @@ describe('InMemoryBreakerStore', () => {
     assert.equal((await breaker.snapshot('tripped')).version, undefined);
   });
 
+  test("the breaker's default store keeps the breaker's clock: a session idle past the TTL on it is forgotten", async () => {
+    const clock = new ManualClock();
+    const breaker = new AgentBreaker({ now: clock.now, telemetry: false });
+    await touch(breaker, 'idle');
+    clock.advance(3_600_001);
+    await touch(breaker, 'other');
+    assert.equal((breaker.options.store as InMemoryBreakerStore).size, 1);
+    assert.equal((await breaker.snapshot('idle')).version, undefined);
+  });
+
   test('idle eviction keeps up with the write rate', async () => {
     const clock = new ManualClock();
     const store = new InMemoryBreakerStore({ idleTtlMs: 1_000, now: clock.now });

@@ -168,6 +168,20 @@ describe('shared store', () => {
     }
   });
 
+  test('a service that has seen ten thousand trips still remembers its newest one through an outage', async () => {
+    const store = new FlakyStore();
+    const clock = new ManualClock();
+    const b = new AgentBreaker({ store, now: clock.now, telemetry: false, cooldownMs: 60_000, toolSpiral: { escalation: ['stop'] } });
+    // Sessions that trip and are never seen again, their cooldowns long over.
+    for (let i = 0; i < 10_000; i++) while ((await run(b, `old-${i}`)) !== 'stop');
+    clock.advance(120_000);
+    while ((await run(b, 'fresh')) !== 'stop');
+    store.failing = true;
+    const gate = await b.checkToolCall('fresh', statusCall);
+    assert.deepEqual([gate.action, gate.reason], ['stop', 'breaker_open']);
+    assert.deepEqual((await b.health()).open, ['fresh']);
+  });
+
   test('a store that throws during snapshot or listing does not throw either', async () => {
     const store = new FlakyStore();
     const b = new AgentBreaker({ store });
