@@ -590,6 +590,76 @@ test('startMcpProxy: closed names the side that ended, client, upstream or close
   assert.deepEqual(ends, ['client', 'upstream', 'close']);
 });
 
+test('startMcpProxy: close() answers every call in flight with an error saying the proxy is closing, then ends the downstream', {
+  timeout: 30_000,
+}, async () => {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const breaker = new AgentBreaker();
+  const proxy = await startMcpProxy({ upstream: { command: process.execPath, args: [LOOPING] }, breaker, downstream: { stdin, stdout } });
+  const ended = once(stdout, 'end');
+  const received: { id?: unknown; method?: string; error?: { code: number; message: string } }[] = [];
+  const arrived: (() => void)[] = [];
+  createInterface({ input: stdout }).on('line', (line) => {
+    received.push(JSON.parse(line));
+    for (const wake of arrived.splice(0)) wake();
+  });
+  const until = async (seen: () => boolean): Promise<void> => {
+    while (!seen()) await new Promise<void>((resolve) => arrived.push(resolve));
+  };
+  const send = (message: object) => stdin.write(`${JSON.stringify(message)}\n`);
+  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  await until(() => received.some((m) => m.id === 1));
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  // Two slow calls, each running on the server once it reports progress 0.
+  for (const id of [2, 3]) {
+    send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'wait', arguments: { ms: 30_000 }, _meta: { progressToken: `p${id}` } } });
+  }
+  await until(() => received.filter((m) => m.method === 'notifications/progress').length === 2);
+
+  const started = Date.now();
+  await proxy.close();
+  assert.ok(Date.now() - started < 2_000, `closed after ${Date.now() - started} ms`);
+  let timer: NodeJS.Timeout | undefined;
+  const endedInTime = await Promise.race([ended.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(resolve, 1_000, false)))]);
+  clearTimeout(timer);
+  const answers = received.filter((m) => m.id === 2 || m.id === 3);
+  assert.deepEqual(
+    answers.map((m) => [m.id, m.error?.code]),
+    [
+      [2, -32603],
+      [3, -32603],
+    ],
+  );
+  for (const answer of answers) assert.match(answer.error?.message ?? '', /^tools\/call "wait" could not be served: the proxy is closing$/);
+  assert.ok(endedInTime, 'the downstream was ended');
+  assert.equal(await proxy.closed, 'close');
+  // Cut off by the proxy, not failed: the breaker learned nothing of them.
+  assert.equal((await breaker.snapshot(proxy.sessionId)).version, undefined, 'no call was recorded');
+});
+
+test('startMcpProxy: await using closes the proxy, and ends the server it started', { timeout: 30_000, skip: process.platform === 'win32' }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'governor-mcp-'));
+  const pidFile = join(dir, 'server.pid');
+  try {
+    let closed: Promise<unknown> | undefined;
+    {
+      await using proxy = await startMcpProxy({
+        upstream: { command: process.execPath, args: [LINGERING, pidFile] },
+        breaker: new AgentBreaker(),
+        downstream: { stdin: new PassThrough(), stdout: new PassThrough() },
+      });
+      closed = proxy.closed;
+      await pidIn(pidFile);
+    }
+    assert.equal(await closed, 'close');
+    assert.deepEqual(await stillRunning(pidsIn([pidFile])), [], 'the server still runs');
+  } finally {
+    killAll(pidsIn([pidFile]));
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 describe('startMcpProxy: close() with a server started through a wrapper', { skip: process.platform === 'win32' }, () => {
   for (const stubborn of [false, true]) {
     test(`ends the wrapper and the server that outlives its input${stubborn ? ', one that ignores SIGTERM too' : ''}`, { timeout: 30_000 }, async () => {

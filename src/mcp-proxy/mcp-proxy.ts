@@ -18,21 +18,25 @@ import { judgeToolCall } from './tool-call-judge.ts';
 const SDK = '@modelcontextprotocol/sdk';
 const FEATURE = 'The MCP proxy (governor mcp)';
 
-/** A running MCP proxy. */
-export interface McpProxy {
+/** A running MCP proxy; `await using proxy = await startMcpProxy(…)` closes it at the end of the scope. */
+export interface McpProxy extends AsyncDisposable {
   /** The breaker session of this connection. */
   readonly sessionId: string;
   /**
    * Resolves when either side has closed (and the other has been closed
    * too), to which ended it: `client` (its input ended or it disconnected),
    * `upstream` (the server exited or dropped the connection) or `close`
-   * ({@link close} was called).
+   * ({@link close} was called). A `downstream` given in the options has its
+   * `stdout` ended then; the process's own stdout is left open.
    */
   readonly closed: Promise<McpProxyEnd>;
   /**
-   * Closes both sides. A server run as a command is ended with its process
-   * group (see {@link startMcpProxy}); resolves once it has ended, or has
-   * been sent SIGKILL.
+   * Closes both sides. Every request of the client still being served gets
+   * an error answer at once (JSON-RPC code -32603, `… could not be served:
+   * the proxy is closing`), before the client side is closed; the server's
+   * answers to them, should they come, are not passed on. A server run as a
+   * command is ended with its process group (see {@link startMcpProxy});
+   * resolves once it has ended, or has been sent SIGKILL.
    */
   close(): Promise<void>;
 }
@@ -393,8 +397,27 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
         await closeUpstream();
         await settledWithin(answering, ANSWER_GRACE_MS);
         await new Promise((resolve) => setImmediate(resolve));
+      } else if (endedBy === 'close') {
+        // The client is not left waiting for answers that cannot come. Closing the server half first aborts the
+        // handlers (the SDK sends nothing for a request whose handler it aborted), so no request is answered twice,
+        // and a tools/call cut off so is not recorded as failed: nothing was learned of it.
+        const unanswered = answers.unanswered();
+        await server.close();
+        await Promise.allSettled(
+          unanswered.map(({ id, name }) =>
+            downstreamTransport.send({
+              jsonrpc: '2.0',
+              id,
+              error: { code: types.ErrorCode.InternalError, message: new McpRequestError(name, 'the proxy is closing', undefined).message },
+            }),
+          ),
+        );
       }
-      await Promise.allSettled([server.close(), closeUpstream()]);
+      // The client's end of a stream of its own is told that nothing more comes; the process's stdout is the process's.
+      const endDownstream = (): void => {
+        if (stdout !== process.stdout && !stdout.writableEnded) stdout.end();
+      };
+      await Promise.allSettled([server.close().finally(endDownstream), closeUpstream()]);
       resolveClosed(endedBy!);
     }));
   };
@@ -625,7 +648,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   // The stdio transport does not notice its client leaving: end of input is the end of the session.
   stdin.once('end', () => void end('client'));
   stdin.once('close', () => void end('client'));
-  return { sessionId, closed, close };
+  return { sessionId, closed, close, [Symbol.asyncDispose]: close };
 }
 
 function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {

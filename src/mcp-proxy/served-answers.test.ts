@@ -69,3 +69,18 @@ test('ServedAnswers: a result is measured once; a cancelled request is let go; w
   assert.equal(answers.take(notification), undefined);
   assert.equal(answers.take(answerOf(1, result)), stringify(answerOf(1, result)));
 });
+
+test('ServedAnswers: unanswered lists the requests neither answered nor cancelled, in the order they arrived', () => {
+  const answers = new ServedAnswers();
+  answers.asked(1, 'tools/list');
+  answers.asked('b', 'tools/call "wait"');
+  answers.asked(3, 'tools/call "search"');
+  answers.asked(4, 'resources/read');
+  const refusal = { jsonrpc: '2.0', id: 1, error: { code: 1, message: 'no' } };
+  answers.take(refusal);
+  answers.forget(4);
+  assert.deepEqual(answers.unanswered(), [
+    { id: 'b', name: 'tools/call "wait"' },
+    { id: 3, name: 'tools/call "search"' },
+  ]);
+});

@@ -91,6 +91,11 @@ export class ServedAnswers {
     return shaped && sameJson((message as { result?: unknown }).result, measured.result) ? measured.json : undefined;
   }
 
+  /** The requests that are not answered yet (nor cancelled), by id and name, in the order they arrived. */
+  unanswered(): { readonly id: RequestId; readonly name: string }[] {
+    return [...this.#requests].map(([id, { name }]) => ({ id, name }));
+  }
+
   /** The name of the request that `answer` answers, once {@link take} has let it go. */
   nameOf(answer: object): string | undefined {
     return this.#names.get(answer);

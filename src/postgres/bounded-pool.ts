@@ -26,13 +26,13 @@ export class BoundedPool {
   }
 
   /**
-   * Ends the pool within about `timeoutMs`. pg's `end()` waits for the
-   * connections in use (whose statements `query_timeout` bounds) and asks
-   * each idle one to close, without waiting for it: against a stalled server
-   * that never closes its side, those sockets would stay open and keep the
-   * process alive. They get `timeoutMs` to close, then are destroyed.
+   * Ends the pool within about `ms` (default `timeoutMs`). pg's `end()` waits
+   * for the connections in use (whose statements `query_timeout` bounds) and
+   * asks each idle one to close, without waiting for it: against a stalled
+   * server that never closes its side, those sockets would stay open and
+   * keep the process alive. They get `ms` to close, then are destroyed.
    */
-  async end(): Promise<void> {
+  async end(ms: number = this.#timeoutMs): Promise<void> {
     const pool = this.pool;
     const ended = pool.ending ? Promise.resolve() : pool.end();
     let onRemove: (() => void) | undefined;
@@ -49,7 +49,7 @@ export class BoundedPool {
     );
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<'expired'>((resolve) => {
-      timer = setTimeout(resolve, this.#timeoutMs, 'expired');
+      timer = setTimeout(resolve, ms, 'expired');
     });
     try {
       if ((await Promise.race([closed, expired])) !== 'expired') return;

@@ -552,6 +552,29 @@ describe('PgVectorStore failures on a real PostgreSQL', () => {
     );
   });
 
+  test('await using ends the pool the store created at the end of its scope', async () => {
+    await requirePostgres(databaseUrl);
+    const url = new URL(databaseUrl);
+    const applicationName = `vs_disposed_${randomBytes(4).toString('hex')}`;
+    url.searchParams.set('application_name', applicationName);
+    const probe = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2000 });
+    await probe.connect();
+    const connections = async () =>
+      Number((await probe.query('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [applicationName])).rows[0].n);
+    try {
+      {
+        await using store = new PgVectorStore({ connectionString: url.toString(), tableName: freshTable(), dimensions: 8, initializeSchema: false });
+        // The table is not there: the call fails, rolls its transaction back and leaves its connection idle in the pool.
+        await assert.rejects(store.delete(['a']), VectorStoreError);
+        assert.equal(await connections(), 1);
+      }
+      for (const deadline = Date.now() + 2000; (await connections()) > 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(await connections(), 0, 'the connection is closed');
+    } finally {
+      await probe.end();
+    }
+  });
+
   test('a connection the server ends while a call waits on it fails the call saying to check that the server is running', async () => {
     await requirePostgres(databaseUrl);
     const url = new URL(databaseUrl);

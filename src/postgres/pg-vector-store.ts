@@ -185,7 +185,7 @@ const PG_VECTOR_STORE_OPTION_RULES: OptionRules<PgVectorStoreOptions> = {
  *   embedder: aiSdkEmbedder(openai.embedding('text-embedding-3-small')),
  * });
  */
-export class PgVectorStore implements VectorStore {
+export class PgVectorStore implements VectorStore, AsyncDisposable {
   readonly #pool: Pool;
   /** The pool this store created and ends; undefined for a pool it was given. */
   readonly #ownPool: BoundedPool | undefined;
@@ -390,6 +390,10 @@ export class PgVectorStore implements VectorStore {
    */
   async close(): Promise<void> {
     await this.#ownPool?.end();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 
   /**

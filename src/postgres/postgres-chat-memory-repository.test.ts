@@ -104,14 +104,41 @@ describe('PostgresChatMemoryRepository', () => {
   test('works on a pool it is given and leaves that pool open on close', async () => {
     const pool = new pg.Pool({ connectionString, connectionTimeoutMillis: 2000 });
     try {
-      const repository = new PostgresChatMemoryRepository({ pool, tableName: table() });
+      const tableName = table();
+      const repository = new PostgresChatMemoryRepository({ pool, tableName });
       await repository.saveAll('c', [userText('hello')]);
       await repository.close();
-      assert.deepStrictEqual(await repository.findByConversationId('c'), [userText('hello')]);
       assert.equal(pool.ended, false);
+      // Closed is closed, whoever owns the pool: another repository on it reads what this one wrote.
+      await assert.rejects(repository.findByConversationId('c'), closedRefusal);
+      assert.deepStrictEqual(await new PostgresChatMemoryRepository({ pool, tableName }).findByConversationId('c'), [userText('hello')]);
     } finally {
       await pool.end();
     }
+  });
+
+  test('calls made before close() finish first, more at once than the pool has connections; calls after it fail saying so', async () => {
+    const tableName = table();
+    const repository = new PostgresChatMemoryRepository({ connectionString, tableName, connectTimeoutMs: 2000 });
+    // The first use: each call creates or checks the schema first, then waits its turn for one of the pool's 10 connections.
+    const calls = Array.from({ length: 20 }, (_, i) => repository.append('c', [userText(`m${i}`)]));
+    await settlesWithin(repository.close(), 6000, 'close()');
+    const settled = await settlesWithin(Promise.allSettled(calls), 1000, 'the calls');
+    assert.deepEqual(
+      settled.filter((outcome) => outcome.status === 'rejected'),
+      [],
+    );
+    const after: (() => Promise<unknown>)[] = [
+      () => repository.findConversationIds(),
+      () => repository.findByConversationId('c'),
+      () => repository.append('c', [userText('refused')]),
+      () => repository.saveAll('c', [userText('refused')]),
+      () => repository.deleteByConversationId('c'),
+      () => repository[Symbol.asyncDispose]().then(() => repository.findConversationIds()),
+    ];
+    for (const call of after) await assert.rejects(settlesWithin(call(), 2000, 'the call'), closedRefusal);
+    await using reader = new PostgresChatMemoryRepository({ connectionString, tableName, connectTimeoutMs: 2000 });
+    assert.equal((await reader.findByConversationId('c')).length, 20);
   });
 
   test('a table with a newer schema than this library knows is refused', async () => {
@@ -332,6 +359,29 @@ describe('PostgresChatMemoryRepository against a server that stalls', () => {
     await assert.rejects(settlesWithin(inFlight, 1000, 'the read in flight'), noReply);
   });
 
+  test('a call close() gave up on before the pool gave it a connection fails saying the repository has been closed; nothing was sent', async () => {
+    const target = new URL(connectionString);
+    const relay = await stalling({ host: target.hostname, port: Number(target.port) });
+    const repository = new PostgresChatMemoryRepository({
+      connectionString: relay.address(connectionString),
+      tableName: table(),
+      connectTimeoutMs: 1500,
+      timeoutMs: 300,
+    });
+    cleanups.push(() => repository.close());
+    await repository.append('c', [userText('kept')]);
+    relay.stall();
+    // The pool's 10 connections: the idle one (its read times out), 9 being made (never, while stalled). The appends
+    // wait in the pool's queue: the first gets the connection the timed-out read gave up, the last none before close().
+    const reads = Array.from({ length: 10 }, () => repository.findByConversationId('c'));
+    const appends = [repository.append('c', [userText('maybe')]), repository.append('c', [userText('never sent')])];
+    const calls = [...reads, ...appends];
+    for (const call of calls) call.catch(() => {});
+    await settlesWithin(repository.close(), 1000, 'close()');
+    await assert.rejects(settlesWithin(appends[1]!, 3000, 'the queued append'), closedRefusal);
+    await settlesWithin(Promise.allSettled(calls), 3000, 'the other calls');
+  });
+
   test('close() lets go of connections the stalled server never closes: the process exits by itself', async () => {
     const worker = spawn(process.execPath, [path.join(import.meta.dirname, 'test-support', 'stalled-close-worker.ts')], {
       env: { ...process.env, WORKER_DATABASE_URL: connectionString, WORKER_TABLE: table() },
@@ -351,6 +401,14 @@ describe('PostgresChatMemoryRepository against a server that stalls', () => {
     }
   });
 });
+
+/** The call was refused because the repository had been closed: nothing was sent. */
+function closedRefusal(error: unknown): true {
+  assert.ok(ChatMemoryStoreError.isInstance(error), String(error));
+  assert.match(error.message, /the repository has been closed/);
+  assert.equal(error.mayBeApplied, false);
+  return true;
+}
 
 /** `promise`, or a rejection once `limitMs` have passed without it settling: a hang fails the test instead of stalling it. */
 function settlesWithin<T>(promise: Promise<T>, limitMs: number, what: string): Promise<T> {

@@ -128,6 +128,10 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
   readonly #store: string;
   /** Resolves to the table's qualified name once its schema is current. */
   #schemaReady: Promise<string> | undefined;
+  /** Set by close(): calls made after it are refused. */
+  #closed = false;
+  /** Calls made and not settled yet, which close() lets finish. */
+  readonly #calls = new Set<Promise<unknown>>();
 
   constructor(options: PostgresChatMemoryRepositoryOptions) {
     validateOptions('PostgresChatMemoryRepository', options, POSTGRES_CHAT_MEMORY_REPOSITORY_OPTION_RULES);
@@ -169,58 +173,88 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
   }
 
   async findConversationIds(): Promise<string[]> {
-    await this.#ensureSchema();
-    const result = await this.#query('list conversations', `SELECT DISTINCT conversation_id FROM ${this.#table}`);
-    // Sorted here, not in SQL: the database collation would order ids differently per server.
-    return result.rows.map((row: { conversation_id: string }) => row.conversation_id).sort();
+    return this.#admitted('list conversations', async () => {
+      await this.#ensureSchema();
+      const result = await this.#query('list conversations', `SELECT DISTINCT conversation_id FROM ${this.#table}`);
+      // Sorted here, not in SQL: the database collation would order ids differently per server.
+      return result.rows.map((row: { conversation_id: string }) => row.conversation_id).sort();
+    });
   }
 
   async findByConversationId(conversationId: string): Promise<ModelMessage[]> {
     assertConversationId(conversationId);
-    await this.#ensureSchema();
-    const result = await this.#query('read a conversation', `SELECT message FROM ${this.#table} WHERE conversation_id = $1 ORDER BY seq`, [conversationId]);
-    return result.rows.map((row: { message: string }) => decodeMessage(row.message));
+    return this.#admitted('read a conversation', async () => {
+      await this.#ensureSchema();
+      const result = await this.#query('read a conversation', `SELECT message FROM ${this.#table} WHERE conversation_id = $1 ORDER BY seq`, [conversationId]);
+      return result.rows.map((row: { message: string }) => decodeMessage(row.message));
+    });
   }
 
   async saveAll(conversationId: string, messages: readonly ModelMessage[]): Promise<void> {
     assertConversationId(conversationId);
     const encoded = encodeMessages(messages);
-    const qualified = await this.#ensureSchema();
-    await this.#transaction('replace a conversation', async (client) => {
-      await this.#lockConversation(client, qualified, conversationId);
-      await client.query(`DELETE FROM ${this.#table} WHERE conversation_id = $1`, [conversationId]);
-      await this.#insertAfterLast(client, conversationId, messages, encoded);
+    await this.#admitted('replace a conversation', async () => {
+      const qualified = await this.#ensureSchema();
+      await this.#transaction('replace a conversation', async (client) => {
+        await this.#lockConversation(client, qualified, conversationId);
+        await client.query(`DELETE FROM ${this.#table} WHERE conversation_id = $1`, [conversationId]);
+        await this.#insertAfterLast(client, conversationId, messages, encoded);
+      });
     });
   }
 
   async deleteByConversationId(conversationId: string): Promise<void> {
     assertConversationId(conversationId);
-    await this.#ensureSchema();
-    await this.#query('delete a conversation', `DELETE FROM ${this.#table} WHERE conversation_id = $1`, [conversationId], true);
+    await this.#admitted('delete a conversation', async () => {
+      await this.#ensureSchema();
+      await this.#query('delete a conversation', `DELETE FROM ${this.#table} WHERE conversation_id = $1`, [conversationId], true);
+    });
   }
 
   async append(conversationId: string, messages: readonly ModelMessage[]): Promise<void> {
     assertConversationId(conversationId);
     const encoded = encodeMessages(messages);
     if (encoded.length === 0) return;
-    const qualified = await this.#ensureSchema();
-    await this.#transaction('append to a conversation', async (client) => {
-      await this.#lockConversation(client, qualified, conversationId);
-      await this.#insertAfterLast(client, conversationId, messages, encoded);
+    await this.#admitted('append to a conversation', async () => {
+      const qualified = await this.#ensureSchema();
+      await this.#transaction('append to a conversation', async (client) => {
+        await this.#lockConversation(client, qualified, conversationId);
+        await this.#insertAfterLast(client, conversationId, messages, encoded);
+      });
     });
   }
 
   /**
-   * Ends the pool if the repository created it, within about `timeoutMs`:
-   * past it the connections still open are dropped. A pool passed in is
-   * left open.
+   * Closes the repository. Calls made after it fail with a
+   * `ChatMemoryStoreError` saying that the repository has been closed
+   * (`mayBeApplied` false: nothing was sent). Calls made before it finish
+   * first: it waits for them, then ends the pool if the repository created
+   * it, all within about `timeoutMs`, past which the connections still open
+   * are dropped (a call still running then fails, saying that the repository
+   * has been closed when it had not been given a connection yet). A pool
+   * passed in is left open.
    */
   async close(): Promise<void> {
-    await this.#ownPool?.end();
+    this.#closed = true;
+    const own = this.#ownPool;
+    if (own === undefined) return;
+    const deadline = performance.now() + this.#timeoutMs;
+    await settledWithin(this.#calls, this.#timeoutMs);
+    await own.end(Math.max(0, deadline - performance.now()));
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  /** Runs `call` unless the repository has been closed, and lets close() wait for it. */
+  #admitted<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(new ChatMemoryStoreError(this.#store, operation, new Error('the repository has been closed')));
+    const running = call();
+    this.#calls.add(running);
+    const settled = (): void => void this.#calls.delete(running);
+    running.then(settled, settled);
+    return running;
   }
 
   /** Serialises writers of one conversation until the transaction ends, whatever name they know the table by. */
@@ -335,11 +369,35 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
     }
   }
 
-  /** pg's "Query read timeout" names neither the wait nor the option that set it. */
+  /**
+   * pg's "Query read timeout" names neither the wait nor the option that set
+   * it; a call that close() ended the pool under before it got a connection
+   * is refused by the pool in words of the pool's own.
+   */
   #explained(error: unknown): unknown {
+    if (this.#closed && this.#pool.ending && isRefusedByEndedPool(error)) return new Error('the repository has been closed', { cause: error });
     if (this.#ownPool === undefined || !isQueryTimeout(error)) return error;
     return new Error(`no reply within ${this.#timeoutMs} ms (timeoutMs)`, { cause: error });
   }
+}
+
+/**
+ * Whether pg-pool gave no connection because the pool was ended: asked for
+ * one after, or waiting in its queue when it was (never served, that waiter
+ * times out). Nothing was sent. pg-pool marks both by their message only.
+ */
+function isRefusedByEndedPool(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    (error.message === 'Cannot use a pool after calling end on the pool' || error.message === 'timeout exceeded when trying to connect')
+  );
+}
+
+/** Resolves once every promise of `pending` has settled, or after `ms`. */
+async function settledWithin(pending: Iterable<Promise<unknown>>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled(pending), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 async function qualifiedTableName(queryable: Pool | PoolClient, table: string): Promise<string> {

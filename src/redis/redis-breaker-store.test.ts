@@ -509,6 +509,17 @@ describe('RedisBreakerStore', () => {
     await assert.rejects(s.delete(id), BreakerStoreError);
   });
 
+  test('await using closes the store at the end of its scope', async () => {
+    const id = randomUUID();
+    let used: RedisBreakerStore | undefined;
+    {
+      await using s = new RedisBreakerStore({ url, keyPrefix: prefix });
+      used = s;
+      await breakerOn(s).observe(id, modelRound(0));
+    }
+    await assert.rejects(used.delete(id), (error: unknown) => error instanceof BreakerStoreError && /the store is closed/.test(error.message));
+  });
+
   test("a new store's first operations at once all wait for its connection: none is refused as offline", async () => {
     // A server's first requests after it starts: the client is open before its handshake ends.
     const s = new RedisBreakerStore({ url, keyPrefix: prefix });

@@ -251,7 +251,7 @@ const REDIS_BREAKER_STORE_OPTION_RULES: OptionRules<RedisBreakerStoreOptions> = 
  * `listOpen` keeps one set per key prefix: it needs a non-cluster Redis (or
  * every key on one slot).
  */
-export class RedisBreakerStore implements BreakerStore {
+export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
   readonly #sessionPrefix: string;
   readonly #openKey: string;
   readonly #ttlMs: number;
@@ -1171,7 +1171,8 @@ export class RedisBreakerStore implements BreakerStore {
    * Closes the client the store created from `url`, within about `timeoutMs`:
    * it waits that long for the replies still due, then drops the connection
    * (a stalled server would otherwise keep the close waiting forever). A
-   * passed-in client is left alone.
+   * passed-in client is left alone. Operations after it fail with a
+   * {@link BreakerStoreError} saying that the store is closed.
    */
   async close(): Promise<void> {
     this.#closed = true;
@@ -1180,6 +1181,10 @@ export class RedisBreakerStore implements BreakerStore {
     if (owned.isOpen) {
       await closeWithin(owned.close(), this.#timeoutMs, () => owned.destroy());
     }
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 }
 

@@ -81,14 +81,84 @@ describe('RedisChatMemoryRepository', () => {
     const client = createClient({ url, RESP: 2 });
     client.on('error', () => {});
     try {
-      const repository = new RedisChatMemoryRepository({ client, keyPrefix: prefix() });
+      const keyPrefix = prefix();
+      const repository = new RedisChatMemoryRepository({ client, keyPrefix });
       await Promise.all([repository.saveAll('c', [userText('hello')]), repository.findConversationIds()]);
       await repository.close();
       assert.equal(client.isOpen, true);
-      assert.deepStrictEqual(await repository.findByConversationId('c'), [userText('hello')]);
+      assert.equal(await client.lLen(`${keyPrefix}messages:c`), 1);
+      // Closed is closed, whoever owns the client: another repository on it reads what this one wrote.
+      await assert.rejects(repository.findByConversationId('c'), closedRefusal);
+      assert.deepStrictEqual(await new RedisChatMemoryRepository({ client, keyPrefix }).findByConversationId('c'), [userText('hello')]);
     } finally {
       await client.close();
     }
+  });
+
+  test('once closed, every call fails saying so, and no connection is made again', async () => {
+    const port = await unusedPort();
+    const server = await startDedicatedRedis(port);
+    const admin = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: false } });
+    admin.on('error', () => {});
+    try {
+      await admin.connect();
+      const repository = new RedisChatMemoryRepository({ url: `redis://127.0.0.1:${port}` });
+      await repository.append('c', [userText('kept')]);
+      await repository.close();
+      const calls: (() => Promise<unknown>)[] = [
+        () => repository.findConversationIds(),
+        () => repository.findByConversationId('c'),
+        () => repository.append('c', [userText('refused')]),
+        () => repository.saveAll('c', [userText('refused')]),
+        () => repository.deleteByConversationId('c'),
+        () => repository[Symbol.asyncDispose]().then(() => repository.findConversationIds()),
+      ];
+      for (const call of calls) await assert.rejects(settlesWithin(call(), 2000, 'the call'), closedRefusal);
+      // The admin's connection alone: an open socket of the repository's would keep the process from exiting.
+      assert.match(await admin.info('clients'), /^connected_clients:1\r?$/m);
+      // Nothing refused was written: the append before close() is all there is.
+      assert.equal(await admin.lLen('governor:chat-memory:messages:c'), 1);
+    } finally {
+      admin.destroy();
+      await killProcess(server);
+    }
+  });
+
+  test('calls made before close() finish first, also one still waiting for the connection; close() then closes the client', async () => {
+    const keyPrefix = prefix();
+    const connected = new RedisChatMemoryRepository({ url, keyPrefix });
+    await connected.findConversationIds();
+    const calls = [connected.append('c', [userText('one')]), connected.findConversationIds(), connected.append('c', [userText('two')])];
+    await settlesWithin(connected.close(), 2000, 'close()');
+    await settlesWithin(Promise.all(calls), 1000, 'the calls');
+    await assert.rejects(connected.findByConversationId('c'), closedRefusal);
+
+    // A repository that has not connected yet: its first call is making the connection when close() is called.
+    const fresh = new RedisChatMemoryRepository({ url, keyPrefix });
+    const first = fresh.append('c', [userText('three')]);
+    await settlesWithin(fresh.close(), 2000, 'close()');
+    await settlesWithin(first, 1000, 'the first call');
+
+    await using reader = new RedisChatMemoryRepository({ url, keyPrefix });
+    assert.deepStrictEqual(await reader.findByConversationId('c'), [userText('one'), userText('two'), userText('three')]);
+  });
+
+  test('a call its client refused as closed was never sent: its error does not say it may have been applied', async () => {
+    const client = createClient({ url });
+    client.on('error', () => {});
+    await client.connect();
+    const repository = new RedisChatMemoryRepository({ client, keyPrefix: prefix() });
+    await repository.findConversationIds();
+    const write = repository.append('c', [userText('never sent')]);
+    // The owner closes its client while the call is on its way to it.
+    await client.close();
+    await assert.rejects(settlesWithin(write, 2000, 'the write'), (error: unknown) => {
+      assert.ok(ChatMemoryStoreError.isInstance(error), String(error));
+      assert.match(error.message, /The client is closed/);
+      assert.equal(error.mayBeApplied, false, error.message);
+      assert.doesNotMatch(error.message, /may still have been applied/);
+      return true;
+    });
   });
 
   test('an unreachable server fails the call with a store error naming the server, without the password', async () => {
@@ -304,6 +374,14 @@ describe('RedisChatMemoryRepository against a server that refuses the handshake'
     assert.match(await failsAtOnce(() => repository.findConversationIds()), /ECONNREFUSED/);
   });
 });
+
+/** The call was refused because the repository had been closed: nothing was sent. */
+function closedRefusal(error: unknown): true {
+  assert.ok(ChatMemoryStoreError.isInstance(error), String(error));
+  assert.match(error.message, /the repository has been closed/);
+  assert.equal(error.mayBeApplied, false);
+  return true;
+}
 
 /** `promise`, or a rejection once `limitMs` have passed without it settling: a hang fails the test instead of stalling it. */
 function settlesWithin<T>(promise: Promise<T>, limitMs: number, what: string): Promise<T> {

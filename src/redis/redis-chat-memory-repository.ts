@@ -118,6 +118,10 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
   /** How long connecting the own client may take, handshake included. */
   readonly #connectTimeoutMs: number;
   #connecting: Promise<void> | undefined;
+  /** Set by close(): calls made after it are refused. */
+  #closed = false;
+  /** Calls made and not settled yet, which close() lets finish. */
+  readonly #calls = new Set<Promise<unknown>>();
 
   constructor(options: RedisChatMemoryRepositoryOptions) {
     validateOptions('RedisChatMemoryRepository', options, REDIS_CHAT_MEMORY_REPOSITORY_OPTION_RULES);
@@ -216,15 +220,21 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
   }
 
   /**
-   * Closes the client if the repository created it, within about
-   * `timeoutMs`: it waits that long for a connection being made and the
-   * replies still due, then drops the connection. A client passed in is
-   * left open.
+   * Closes the repository. Calls made after it fail with a
+   * `ChatMemoryStoreError` saying that the repository has been closed
+   * (`mayBeApplied` false: nothing was sent), and no connection is made
+   * again. Calls made before it finish first, one still waiting for the
+   * connection included: it waits for them, then closes the client if the
+   * repository created it, all within about `timeoutMs`, past which the
+   * connection is dropped (a call still waiting then fails). A client passed
+   * in is left open.
    */
   async close(): Promise<void> {
+    this.#closed = true;
     const own = this.#ownClient;
     if (own === undefined) return;
     const graceful = (async () => {
+      await Promise.allSettled(this.#calls);
       await this.#connecting?.catch(() => {});
       if (own.isOpen) await own.close();
     })();
@@ -251,6 +261,8 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
    * been applied, and its error says so.
    */
   async #command<T>(operation: string, { write }: { write: boolean }, run: (client: RedisChatMemoryClient) => Promise<T>): Promise<T> {
+    // Refused before anything else: connecting again would leave a socket open that keeps the process alive.
+    if (this.#closed) throw new ChatMemoryStoreError(this.#store, operation, new Error('the repository has been closed'));
     // node-redis waits for a reply without end once a command is written (its
     // own timeout only covers commands not written yet), and a server that
     // accepts connections but never answers stalls the handshake of connect()
@@ -265,6 +277,10 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
       sent = true;
       return run(this.#client.withCommandOptions?.({ abortSignal: abort.signal, timeout: 0 }) ?? this.#client);
     });
+    // close() waits for what calls made before it have sent, or are about to send.
+    this.#calls.add(work);
+    const done = (): void => void this.#calls.delete(work);
+    work.then(done, done);
     const timeoutMs = this.#timeoutMs;
     try {
       return await new Promise<T>((resolve, reject) => {
@@ -298,8 +314,9 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
     } catch (error) {
       // The abort does not withdraw a transaction (node-redis writes MULTI at once, without the signal): a
       // server that stalled has it, and applies it should it resume; so may one whose connection dropped after
-      // it was sent. A call still connecting sent nothing, and an error reply is the server saying what it did.
-      const unanswered = timedOut || !isErrorReply(error);
+      // it was sent. A call still connecting sent nothing, nor did one the client refused as closed (it checks
+      // before queueing anything), and an error reply is the server saying what it did.
+      const unanswered = timedOut || !(isErrorReply(error) || isClientClosed(error));
       throw new ChatMemoryStoreError(this.#store, operation, error, { mayBeApplied: write && sent && unanswered });
     }
   }
@@ -354,4 +371,12 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
       throw new MessageDecodingError(`${this.#store} answered with a non-string element`);
     });
   }
+}
+
+/**
+ * Whether node-redis refused a command because the client is closed: it
+ * checks that before it queues anything, so the command was never sent.
+ */
+function isClientClosed(error: unknown): boolean {
+  return error instanceof Error && error.message === 'The client is closed';
 }

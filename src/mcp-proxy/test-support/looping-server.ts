@@ -38,8 +38,11 @@ export function loopingServer(options: { sized?: boolean } = {}): McpServer {
     { description: 'A long job that reports progress', inputSchema: { steps: z.number().int().min(1).max(10) } },
     async ({ steps }, extra) => {
       const token = extra._meta?.progressToken;
+      // Spaced out, and the answer after a pause: notifications read in one chunk with the answer may be dropped
+      // by a client, and a loaded machine would otherwise deliver several at once.
+      const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
       for (let step = 1; step <= steps; step += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        await pause();
         if (token !== undefined) {
           await extra.sendNotification({
             method: 'notifications/progress',
@@ -47,6 +50,7 @@ export function loopingServer(options: { sized?: boolean } = {}): McpServer {
           });
         }
       }
+      await pause();
       return { content: [{ type: 'text', text: `built in ${steps} steps` }] };
     },
   );
