@@ -1,4 +1,5 @@
 import type { AgentLoopEvent, AgentLoopResult } from '../harness/agent-loop.ts';
+import { formatUsd } from '../harness/format-usd.ts';
 import { totalTokens, type Usage } from '../model/usage.ts';
 import { REDACTED, redact } from '../redaction/redact.ts';
 
@@ -12,7 +13,7 @@ export interface CliIO {
 }
 
 const n = (value: number | undefined): string => (value === undefined ? '?' : value.toLocaleString('en-US'));
-const usd = (value: number | 'unknown'): string => (value === 'unknown' ? 'cost unknown' : `$${value.toFixed(4)}`);
+const usd = (value: number | 'unknown'): string => (value === 'unknown' ? 'cost unknown' : formatUsd(value));
 /**
  * `text` redacted, on one line and at most `max` characters. Redacted whole
  * first: a secret cut short no longer matches its rule (a private key without

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { probeBubblewrap } from '../harness/sandbox.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
 import { cleanEnv, runGovernor as governor } from './test-support/run-governor.ts';
 
@@ -101,6 +102,35 @@ describe('governor run', () => {
     assert.equal(stdout, '');
     assert.match(stderr, /^governor run: The bubblewrap sandbox cannot run on this host: bwrap is not installed .*, or pass --sandbox none\.\n$/);
     assert.doesNotMatch(stderr, /sandbox: 'none'/);
+    assert.equal(server.requests.length, 0);
+  });
+
+  test('--dir holding the bwrap executable, under --sandbox bubblewrap, is a usage error naming --dir', async (t) => {
+    const bwrap = probeBubblewrap();
+    if (!bwrap.usable) return t.skip('bwrap cannot run on this host');
+    await using server = await new ScriptedModelServer({ script: [{ toolCalls: [{ name: 'submit', arguments: { summary: 'done' } }] }] }).start();
+    const dir = dirname(bwrap.path);
+    const { code, stdout, stderr } = await governor([
+      'run',
+      'task',
+      '--dir',
+      dir,
+      '--base-url',
+      server.baseURL,
+      '--model',
+      'scripted-stand-in',
+      '--sandbox',
+      'bubblewrap',
+    ]);
+    assert.equal(code, 2, stderr);
+    assert.equal(stdout, '');
+    assert.equal(stderr, `governor run: --dir: ${dir} must not contain the bwrap executable (${bwrap.path}), which commands could replace\n`);
+    // A link to it is the directory it links to.
+    const link = join(tempDir(), 'link');
+    symlinkSync(dir, link);
+    const linked = await governor(['run', 'task', '--dir', link, '--base-url', server.baseURL, '--model', 'scripted-stand-in', '--sandbox', 'bubblewrap']);
+    assert.equal(linked.code, 2, linked.stderr);
+    assert.match(linked.stderr, /^governor run: --dir: .*link must not contain the bwrap executable/);
     assert.equal(server.requests.length, 0);
   });
 

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { MAX_TIMER_MS } from '../errors/validate-options.ts';
@@ -16,6 +16,8 @@ import { watchBreaker } from './watch-breaker.ts';
 import { printable, terminalText } from '../redaction/terminal-text.ts';
 import { redactValue } from '../redaction/redact.ts';
 import { resolveSandbox, SandboxUnavailableError, type SandboxMode } from '../harness/sandbox.ts';
+import { assertBubblewrapOutside } from '../harness/sandboxed-launch.ts';
+import { InvalidOptionError } from '../errors/governor-error.ts';
 
 /** The longest `--timeout`, in whole seconds: a run's timer cannot run longer than {@link MAX_TIMER_MS}. */
 const MAX_TIMEOUT_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
@@ -94,6 +96,23 @@ function workingDirectory(dir: string): string {
   // The flag and the value first: the error is redacted, and a `name: value` shape (`./secrets: does …`) would be taken for a secret.
   if (!isDirectory) throw new CliUsageError(`--dir: ${dir} does not exist or is not a directory`);
   return path;
+}
+
+/**
+ * `--dir` under the bubblewrap sandbox, checked here so that the error names
+ * the flag, not the option of MiniAgent it becomes: commands may write in it,
+ * so it must not hold the bwrap executable.
+ */
+function bubblewrapOutside(dir: string, path: string): void {
+  try {
+    // The real path, as the shell tool checks it: a link to /usr is /usr.
+    assertBubblewrapOutside([realpathSync(path)], '--dir');
+  } catch (error) {
+    if (InvalidOptionError.isInstance(error) && error.option === '--dir') {
+      throw new CliUsageError(`--dir: ${dir} ${error.message.replace(/^Invalid option "--dir": /, '')}`);
+    }
+    throw error;
+  }
 }
 
 /** `--max-invocations`, checked here so that the error names the flag, not the option of MiniAgent it becomes. */
@@ -178,6 +197,7 @@ export async function runRunCommand(argv: readonly string[], io: CliIO): Promise
     const invocations = maxInvocations(values['max-invocations']);
     const costLimitUsd = costLimit(values['cost-limit'], spec.model);
     resolved = sandbox(values.sandbox);
+    if (resolved.kind === 'bubblewrap') bubblewrapOutside(values.dir, dir);
     const breaker = values['no-breaker'] ? false : new AgentBreaker();
     const state = breaker ? watchBreaker(breaker, (line) => print(`   ${line}`)) : () => undefined;
     agent = new MiniAgent({

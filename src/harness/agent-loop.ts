@@ -22,6 +22,7 @@ import { TELEMETRY, validateTelemetryOptions, type TelemetryOptions } from '../t
 import { observeAgentRun } from './agent-run-observation.ts';
 import { estimateCost, findPrice, mergePrices, type PriceTable } from '../model/pricing.ts';
 import { callBudget } from './call-budget.ts';
+import { formatUsd } from './format-usd.ts';
 
 /**
  * Why an {@link AgentLoop} run ended. `awaiting_approval`: a tool declared
@@ -104,9 +105,10 @@ export type AgentLoopEvent =
 /** Options of {@link AgentLoop}. */
 export interface AgentLoopOptions {
   /**
-   * The client to run; it needs a ToolCallAdvisor (and the finish tool among
-   * its tools). With a chat memory advisor in it, which puts the stored turns
-   * back before each call, a continuation turn sends only its new message.
+   * The client to run; it needs a ToolCallAdvisor (and the tool `finishTool`
+   * names among its tools). With a chat memory advisor in it, which puts the
+   * stored turns back before each call, a continuation turn sends only its new
+   * message.
    */
   readonly client: ChatClient;
   /** Most model calls in a run. @default 20 */
@@ -142,8 +144,11 @@ export interface AgentLoopOptions {
    * Name of the tool whose call completes the task: once it has run, the run
    * ends after the other calls of its round, without another model call (the
    * loop's `LOOP_ENDING_TOOLS` param), with its result as the `output`.
-   * `null` completes on the first answer without tool calls.
-   * @default 'submit'
+   * `null` completes on the first answer without tool calls. A name the
+   * model is not offered (no tool of the client has it) ends the run with
+   * status `error` and an `InvalidOptionError` naming `finishTool`, before any
+   * model call.
+   * @default 'submit' when the client has a `submit` tool (see `submitTool()`), else `null`
    */
   readonly finishTool?: string | null;
   /** Price overrides merged over the defaults. */
@@ -229,6 +234,11 @@ export class AgentLoop {
    * memory and outside the tool loop.
    */
   readonly #memoryOrder: number | undefined;
+  /**
+   * The finish tool, once a model call has shown the tools the model is
+   * offered (the client's, and any an advisor adds); undefined until then.
+   */
+  #finishTool: string | null | undefined;
   readonly maxInvocations: number;
   readonly timeoutMs: number;
   /** The agent's name in telemetry. */
@@ -332,7 +342,12 @@ export class AgentLoop {
     const o = this.#options;
     const { conversationId, before } = start;
     const started = performance.now();
-    const finishTool = o.finishTool === undefined ? 'submit' : o.finishTool;
+    let finishTool = this.#finishTool !== undefined ? this.#finishTool : o.finishTool === undefined ? 'submit' : o.finishTool;
+    // The client does not tell which tools it has: the first request that reaches the model does.
+    const settleFinishTool = (tools: ChatClientRequest['tools']): void => {
+      if (this.#finishTool === undefined) this.#finishTool = finishToolAmong(o.finishTool, tools);
+      finishTool = this.#finishTool;
+    };
     const modelId = o.modelId ?? o.client.model.modelId;
     let ended = false;
     const emit = (event: AgentLoopEvent): void => {
@@ -400,7 +415,7 @@ export class AgentLoop {
       if (!budget.affordable) {
         throw new LimitReached(
           'cost_limit',
-          `the next model call (about $${budget.minimumUsd.toFixed(4)} with its input and ${budget.minimumOutputTokens} output tokens) would take the run past its cost limit of $${o.costLimitUsd} ($${spent.toFixed(4)} spent)`,
+          `the next model call (about ${formatUsd(budget.minimumUsd)} with its input and ${budget.minimumOutputTokens} output tokens) would take the run past its cost limit of $${o.costLimitUsd} (${formatUsd(spent)} spent)`,
         );
       }
       if (budget.maxOutputTokens === request.options.maxOutputTokens) return request;
@@ -435,6 +450,7 @@ export class AgentLoop {
       name: 'AgentLoopGuard',
       order: AdvisorOrder.LOWEST_PRECEDENCE,
       async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
+        settleFinishTool(request.tools);
         const bounded = checkLimits(request);
         invocations += 1;
         emit({ type: 'invocation-start', invocation: invocations });
@@ -607,6 +623,23 @@ export class AgentLoop {
       return finish('error', reason, error);
     }
   }
+}
+
+/**
+ * The finish tool among the `tools` the model is offered: a name given must be
+ * one of them; left out, `submit` when there is one, else none (the run
+ * completes on an answer without tool calls).
+ * @throws InvalidOptionError naming `finishTool` for a name no tool has
+ */
+function finishToolAmong(given: string | null | undefined, tools: ChatClientRequest['tools']): string | null {
+  if (given === undefined) return Object.hasOwn(tools, 'submit') ? 'submit' : null;
+  if (given === null || Object.hasOwn(tools, given)) return given;
+  const names = Object.keys(tools);
+  throw new InvalidOptionError(
+    'finishTool',
+    `names "${given}", but the model is offered no tool of that name (its tools: ${names.length === 0 ? 'none' : names.join(', ')}), so the run could never finish: ` +
+      "add the tool to the client's defaultTools (submitTool() for a `submit` tool), or pass finishTool: null to end the run on an answer without tool calls",
+  );
 }
 
 /** The listeners (or other list) the client sets on `param` for every request. */

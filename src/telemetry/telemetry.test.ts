@@ -16,6 +16,7 @@ import {
   TextRepetitionError,
   ToolCallingAdvisor,
   ToolSpiralError,
+  submitTool,
   type ChatStreamEvent,
   type ToolCallListener,
 } from '../index.ts';
@@ -269,7 +270,9 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
           .content()
           .catch((error: unknown) => errors.push(error));
       }
+      // A finish tool the model never calls: the loop asks it to go on, and it answers the same again.
       const looping = ChatClient.builder(mockModel(Array.from({ length: 6 }, () => ({ text: reply }))))
+        .defaultTools({ submit: submitTool() })
         .defaultAdvisors(new ToolCallingAdvisor(), new AgentBreaker())
         .telemetry({ recordContent })
         .build();

@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidOptionError } from '../../errors/governor-error.ts';
 import { is, validateOptions, type OptionRules } from '../../errors/validate-options.ts';
+import { redact } from '../../redaction/redact.ts';
 import type { CommandOutcome } from '../run-command.ts';
 import { withoutSecrets } from '../safe-env.ts';
 import type { SandboxMode } from '../sandbox.ts';
@@ -110,7 +111,8 @@ function realDirectory(directory: string): string | undefined {
  * Passes when `command` (run with `/bin/sh -c`) exits with code 0, fails on any
  * other exit code, signal or timeout, and reports `error` when the command could
  * not be run at all (no shell, missing directory, exit code 126 or 127 —
- * "not executable" / "not found"). The output excerpt goes into the reasoning.
+ * "not executable" / "not found"). The output excerpt goes into the reasoning,
+ * which is redacted, as is the default name (`command: …`): reports get logged.
  *
  * The command runs what the agent wrote, so it runs in the bubblewrap sandbox
  * where `bwrap` works (see {@link CommandJudgeOptions.sandbox}): it can write
@@ -130,7 +132,9 @@ export function commandJudge(command: string, options: CommandJudgeOptions = {})
   const passEnv = options.passEnv ?? 'safe';
   const sandbox = chooseSandbox(options.sandbox);
   const network = options.network === true;
-  const name = options.name ?? `command: ${command.length > 60 ? `${command.slice(0, 57)}...` : command}`;
+  // Redacted whole before it is cut: reports print the name, and a secret cut short no longer matches its rule.
+  const shown = redact(command);
+  const name = options.name ?? `command: ${shown.length > 60 ? `${shown.slice(0, 57)}...` : shown}`;
 
   return {
     name,
@@ -162,15 +166,15 @@ export function commandJudge(command: string, options: CommandJudgeOptions = {})
           { timeoutMs, maxOutputBytes, ...(signal ? { signal } : {}) },
         );
       } catch (error) {
-        return { judge: name, status: 'error', reasoning: `\`${command}\` could not be started: ${(error as Error).message}` };
+        return { judge: name, status: 'error', reasoning: redact(`\`${command}\` could not be started: ${(error as Error).message}`) };
       }
       if (outcome.end === 'aborted') throw signal?.reason ?? new Error('aborted');
       const excerpt = outcome.output.trim() === '' ? '(no output)' : `Output:\n${outcome.output}`;
       if (outcome.end === 'exited' && outcome.exitCode === 0) {
-        return { judge: name, status: 'pass', score: 1, reasoning: `\`${command}\` exited with code 0. ${excerpt}` };
+        return { judge: name, status: 'pass', score: 1, reasoning: redact(`\`${command}\` exited with code 0. ${excerpt}`) };
       }
       if (outcome.end === 'exited' && (outcome.exitCode === NOT_FOUND || outcome.exitCode === NOT_EXECUTABLE)) {
-        return { judge: name, status: 'error', reasoning: `\`${command}\` could not be run (exit code ${outcome.exitCode}). ${excerpt}` };
+        return { judge: name, status: 'error', reasoning: redact(`\`${command}\` could not be run (exit code ${outcome.exitCode}). ${excerpt}`) };
       }
       const how =
         outcome.end === 'timed_out'
@@ -178,7 +182,7 @@ export function commandJudge(command: string, options: CommandJudgeOptions = {})
           : outcome.end === 'signaled'
             ? `was killed by ${outcome.signal ?? 'a signal'}`
             : `exited with code ${outcome.exitCode ?? 'unknown'}`;
-      return { judge: name, status: 'fail', score: 0, reasoning: `\`${command}\` ${how}. ${excerpt}` };
+      return { judge: name, status: 'fail', score: 0, reasoning: redact(`\`${command}\` ${how}. ${excerpt}`) };
     },
   };
 }

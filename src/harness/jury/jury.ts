@@ -109,10 +109,13 @@ export class Jury implements Judge {
   async judge(input: JudgeInput, signal?: AbortSignal): Promise<Verdict> {
     signal?.throwIfAborted();
     const settled = await untilAborted(Promise.allSettled(this.#judges.map(async (judge) => judge.judge(input, signal))), signal);
-    const details = settled.map((outcome, i) => normalise(this.#judges[i]?.name ?? '', outcome));
-    const votes: Vote[] = details
-      .filter((v) => v.status === 'pass' || v.status === 'fail')
-      .map((v) => ({ name: v.judge, pass: v.status === 'pass', score: v.score ?? (v.status === 'pass' ? 1 : 0) }));
+    // A name is shown as the reasoning is (a command judge's holds its command); weights refer to it as given.
+    const details = settled.map((outcome, i) => normalise(redact(this.#judges[i]?.name ?? ''), outcome));
+    const votes: Vote[] = details.flatMap((v, i) =>
+      v.status === 'pass' || v.status === 'fail'
+        ? [{ name: this.#judges[i]?.name ?? '', pass: v.status === 'pass', score: v.score ?? (v.status === 'pass' ? 1 : 0) }]
+        : [],
+    );
     const abstained = details.filter((v) => v.status === 'abstain').length;
     const errored = details.filter((v) => v.status === 'error').length;
     const tally = `${votes.length} of ${details.length} judges voted (${abstained} abstained, ${errored} errored)`;

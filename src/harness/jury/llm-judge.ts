@@ -76,7 +76,7 @@ export function llmJudgePrompt(input: JudgeInput, criteria: string, maxOutputCha
  * A judge that asks a language model whether the agent's output meets
  * `criteria`, with structured output ({@link LLM_JUDGE_ANSWER}). It abstains
  * when there is no output to judge and reports `error` when the model call fails
- * or its answer does not match the schema.
+ * or its answer does not match the schema. The reasoning is redacted.
  */
 export function llmJudge(options: LlmJudgeOptions): Judge {
   validateOptions('llmJudge', options, LLM_JUDGE_RULES, { required: ['criteria'] });
@@ -119,7 +119,8 @@ export function llmJudge(options: LlmJudgeOptions): Judge {
         return { judge: name, status: 'error', reasoning: `The judging model's answer does not match the schema: ${parsed.error.message}` };
       }
       const { pass, score, reasoning } = parsed.data;
-      return { judge: name, status: pass ? 'pass' : 'fail', score, reasoning };
+      // The model quotes the agent's output, which may hold a secret.
+      return { judge: name, status: pass ? 'pass' : 'fail', score, reasoning: redact(reasoning) };
     },
   };
 }
