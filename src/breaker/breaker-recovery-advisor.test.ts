@@ -17,6 +17,8 @@ import {
 } from '../index.ts';
 import { ScriptedModelServer, scriptedModel, type RecordedRequest } from '../testing/index.ts';
 import { MODES, runMode } from '../test-support/run-modes.ts';
+import type { AdvisorChain } from '../chat/advisor.ts';
+import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
 
@@ -89,6 +91,33 @@ describe('BreakerRecoveryAdvisor', () => {
         .content(),
       ToolSpiralError,
     );
+  });
+});
+
+describe('BreakerRecoveryAdvisor and a stop from another copy of the package', () => {
+  test('a stop whose class comes from a second installed copy (another prototype) is recovered from too', async () => {
+    // A second evaluation of the errors module stands for a second copy of the package, or a bundle of it.
+    const copy = (await import(`./breaker-errors.ts?copy=${Date.now()}`)) as typeof import('./breaker-errors.ts');
+    const stop = new copy.ToolSpiralError('Agent stopped: tool-call spiral — status called 4 times', undefined, 'r-3');
+    assert.equal(stop instanceof ToolSpiralError, false);
+    let thrown = false;
+    const stopsOnce = {
+      name: 'StopsOnce',
+      order: 0,
+      adviseCall: (request: ChatClientRequest, chain: AdvisorChain) => {
+        if (thrown) return chain.nextCall(request);
+        thrown = true;
+        throw stop;
+      },
+    };
+    const breaker = new AgentBreaker();
+    const client = ChatClient.builder(loopingModel(true)).defaultAdvisors(new BreakerRecoveryAdvisor({ breaker }), stopsOnce).build();
+    const text = await client
+      .prompt('Is job 7 done?')
+      .advisors((a) => a.param(CONVERSATION_ID, 'r-3'))
+      .call()
+      .content();
+    assert.equal(text, 'Job 7 keeps failing; I stopped polling and reported it.');
   });
 });
 

@@ -31,7 +31,10 @@ export interface BreakerRecoveryAdvisorOptions {
 
 /** The stop to recover from; anything else is thrown on. */
 function recoverable(error: unknown): AgentBreakerError {
-  if (!(error instanceof AgentBreakerError) || error instanceof BreakerOpenError) throw error;
+  // isInstance, not instanceof: a stop from a second installed copy of the package (or a bundle) is a stop too.
+  if (!AgentBreakerError.isInstance(error)) throw error;
+  // An open breaker is no new stop: there is nothing to recover from in this call.
+  if (BreakerOpenError.isInstance(error as unknown)) throw error;
   if (error.category === 'budget') throw error; // a budget is not a loop: retrying would spend it again
   return error;
 }

@@ -10,19 +10,26 @@ import type { ModelMessage } from 'ai';
  *   assistant: It is 15°C in Paris.
  *
  * System messages are left out (they are instructions, not conversation);
- * images and files appear as `[image]` / `[file name]` placeholders.
+ * images and files appear as `[image]` / `[file name]` placeholders. A line
+ * break inside an entry is followed by two spaces, so only the entries' own
+ * first lines start at the margin.
  */
 export function historyText(messages: readonly ModelMessage[]): string {
+  // Each entry's own line breaks are indented: a message cannot start a line
+  // of its own that reads as another speaker's, or as the end of the memory.
   const lines: string[] = [];
+  const push = (entry: string): void => {
+    lines.push(entry.replace(/\r\n?|\n|\u2028|\u2029/g, '\n  '));
+  };
   for (const message of messages) {
     if (message.role === 'system') continue;
     if (typeof message.content === 'string') {
-      lines.push(`${message.role}: ${message.content}`);
+      push(`${message.role}: ${message.content}`);
       continue;
     }
     const text: string[] = [];
     const flush = (): void => {
-      if (text.length > 0) lines.push(`${message.role}: ${text.join(' ')}`);
+      if (text.length > 0) push(`${message.role}: ${text.join(' ')}`);
       text.length = 0;
     };
     for (const part of message.content as readonly Record<string, unknown>[]) {
@@ -38,11 +45,11 @@ export function historyText(messages: readonly ModelMessage[]): string {
           break;
         case 'tool-call':
           flush();
-          lines.push(`${message.role} called ${String(part.toolName)}(${json(part.input)})`);
+          push(`${message.role} called ${String(part.toolName)}(${json(part.input)})`);
           break;
         case 'tool-result':
           flush();
-          lines.push(`${String(part.toolName)} returned: ${outputText(part.output)}`);
+          push(`${String(part.toolName)} returned: ${outputText(part.output)}`);
           break;
         default:
           // Reasoning, approvals and provider-specific parts are not part of what was said.
