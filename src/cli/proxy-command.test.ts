@@ -146,6 +146,42 @@ test('governor proxy logs a request it could not serve: the upstream did not ans
   }
 });
 
+test('governor proxy --upstream-timeout: an upstream that does not answer in time is logged as timed out, and the client gets a 502', async () => {
+  // Takes the connection and answers nothing.
+  const upstream = await stallingServer();
+  const cli = await startCli(['--upstream', upstream.address('http://127.0.0.1:1/v1'), '--port', '0', '--upstream-timeout', '1']).catch(
+    async (error: unknown) => {
+      await upstream.close();
+      throw error;
+    },
+  );
+  try {
+    const client = new OpenAI({ baseURL: `${cli.url}/v1`, apiKey: 'sk-test-not-a-real-key', maxRetries: 0 });
+    await assert.rejects(
+      client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+      (error: unknown) => error instanceof OpenAI.APIError && error.status === 502,
+    );
+    for (const deadline = Date.now() + 10_000; !/timed out/.test(cli.stderr()) && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.match(cli.stderr(), /^governor proxy: the upstream http:\/\/127\.0\.0\.1:\d+ did not answer: timed out after 1 s \(UND_ERR_HEADERS_TIMEOUT\)\.$/m);
+  } finally {
+    cli.child.kill('SIGTERM');
+    await once(cli.child, 'exit');
+    await upstream.close();
+  }
+});
+
+test('governor proxy --help names every header a session is read from', async () => {
+  const child = spawn(process.execPath, [MAIN, 'proxy', '--help'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  let stdout = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const [code] = await once(child, 'exit');
+  assert.equal(code, 0);
+  for (const header of ['x-governor-session', 'session-id', 'session_id', 'x-session-id']) assert.match(stdout, new RegExp(`(^|[\\s(])${header}\\b`));
+  assert.match(stdout, /--upstream-timeout SECONDS/);
+});
+
 test('governor proxy refuses a bad command line with exit code 2 and says what to fix', async () => {
   for (const [args, problem] of [
     [[], /--upstream URL is required/],
@@ -153,6 +189,12 @@ test('governor proxy refuses a bad command line with exit code 2 and says what t
     [['--upstream', 'http://127.0.0.1:1/v1', '--port', ''], /--port must be a port number \(0-65535\), not ""/],
     [['--upstream', 'http://127.0.0.1:1/v1', '--max-request-bytes', '0'], /--max-request-bytes must be a positive whole number of bytes/],
     [['--upstream', 'http://127.0.0.1:1/v1', '--max-request-bytes', '32MB'], /not "32MB"/],
+    [
+      ['--upstream', 'http://127.0.0.1:1/v1', '--upstream-timeout', '10m'],
+      /--upstream-timeout must be a whole number of seconds from 0 \(no limit\).*not "10m"/,
+    ],
+    [['--upstream', 'http://127.0.0.1:1/v1', '--upstream-timeout=-1'], /--upstream-timeout must be a whole number of seconds/],
+    [['--upstream', 'http://127.0.0.1:1/v1', '--upstream-timeout', '2147484'], /--upstream-timeout must be .* to 2147483 /],
     [['--upstream', 'notaurl', '--port', '0'], /upstream.*"notaurl" is not a URL/],
     [
       ['--upstream', 'https://svc:Hash#Pw1@llm-gateway.internal/v1', '--port', '0'],

@@ -1,3 +1,4 @@
+import { MAX_TIMER_MS } from '../errors/validate-options.ts';
 import { startModelProxy } from '../proxy/model-proxy-server.ts';
 import { prometheusMetrics, type PrometheusMetrics } from '../proxy/prometheus-metrics.ts';
 import { breakerFromFlags, type FlagBreaker, untilSignal } from './breaker-flags.ts';
@@ -36,6 +37,13 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
   if (maxBytesFlag !== undefined && !maxRequestBytes) {
     return usageError(`--max-request-bytes must be a positive whole number of bytes (e.g. 33554432 for 32 MiB), not "${maxBytesFlag}"`);
   }
+  const timeoutFlag = values['upstream-timeout'];
+  const upstreamTimeout = timeoutFlag === undefined ? undefined : wholeNumber(timeoutFlag);
+  if (timeoutFlag !== undefined && (upstreamTimeout === undefined || upstreamTimeout > MAX_UPSTREAM_TIMEOUT_SECONDS)) {
+    return usageError(
+      `--upstream-timeout must be a whole number of seconds from 0 (no limit) to ${MAX_UPSTREAM_TIMEOUT_SECONDS} (about 24.8 days), not "${timeoutFlag}"`,
+    );
+  }
   let metrics: PrometheusMetrics | undefined;
   let flagBreaker: FlagBreaker;
   try {
@@ -64,6 +72,7 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
       host: values.host,
       closeGraceMs: CLOSE_GRACE_MS,
       ...(maxRequestBytes === undefined ? {} : { maxRequestBytes }),
+      ...(upstreamTimeout === undefined ? {} : { upstreamTimeoutMs: upstreamTimeout * 1000 }),
       ...(metrics === undefined ? {} : { metrics: metrics.handler }),
       // The proxy's own errors start with its name already.
       onError: (error) => log(error.message.replace(/^governor proxy: /, '')),
@@ -89,6 +98,9 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
   }
 }
 
+/** The longest `--upstream-timeout`, in whole seconds: the proxy's limit is a timer's, at most {@link MAX_TIMER_MS}. */
+const MAX_UPSTREAM_TIMEOUT_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
+
 /** How long answers in flight are let finish when the proxy closes, in ms. */
 const CLOSE_GRACE_MS = 10_000;
 
@@ -106,6 +118,7 @@ function parseProxyArgs(argv: readonly string[]) {
       'store-timeout': { type: 'string' },
       metrics: { type: 'boolean', default: false },
       'max-request-bytes': { type: 'string' },
+      'upstream-timeout': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     false,

@@ -1,5 +1,5 @@
 import type { AgentBreaker } from '../breaker/agent-breaker.ts';
-import { is, type OptionRules } from '../errors/validate-options.ts';
+import { is, MAX_TIMER_MS, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link createModelProxy}. */
 export interface ModelProxyOptions {
@@ -16,8 +16,29 @@ export interface ModelProxyOptions {
    * handler). @default no `/metrics` endpoint
    */
   readonly metrics?: (request: Request) => Promise<Response>;
-  /** The `fetch` used upstream. @default globalThis.fetch */
+  /**
+   * The `fetch` used upstream, with its own timeouts (Node's global `fetch`
+   * gives up after 300 s without headers or without a further part of the
+   * body). @default the proxy's own, limited by `upstreamTimeoutMs`
+   */
   readonly fetch?: typeof fetch;
+  /**
+   * Longest wait for the upstream, in ms: for the headers of its answer, and
+   * then between the parts of the answer (a long answer that keeps coming is
+   * never cut); `0` waits as long as the client does. When it runs out, the
+   * client gets a 502 in the API's format (or, in a stream, the API's error
+   * event) and `onError` an `UpstreamUnreachableError` saying it timed out.
+   * Checked about once a second. Not with a `fetch` of your own, which has its
+   * own timeouts.
+   *
+   * The client's own timeout (10 minutes by default in the OpenAI and
+   * Anthropic SDKs, none between the events of a stream) always bounds a
+   * request, since the proxy gives up on the upstream when the client gives
+   * up; a lower limit here would answer 502 to a request the client still
+   * waits for, and SDKs retry a 502: the upstream would be asked, and billed,
+   * twice. @default 0 (no limit)
+   */
+  readonly upstreamTimeoutMs?: number;
   /**
    * Told of every request the proxy could not serve: an upstream that did not
    * answer or broke off its answer (`UpstreamUnreachableError`, a 502 or an
@@ -44,6 +65,7 @@ export const MODEL_PROXY_RULES: OptionRules<ModelProxyOptions> = {
   breaker: is.having('an AgentBreaker', 'checkModelCall'),
   metrics: is.function(),
   fetch: is.function(),
+  upstreamTimeoutMs: is.integer(0, MAX_TIMER_MS),
   onError: is.function(),
   maxRequestBytes: is.integer(1),
 };

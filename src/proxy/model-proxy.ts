@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { Agent, EnvHttpProxyAgent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { redactUnparsedUrl } from '../redaction/redact.ts';
 import { healthHandler } from '../telemetry/health-handler.ts';
@@ -10,7 +11,7 @@ import { openaiWire } from './openai-wire.ts';
 import { responsesWire } from './responses-wire.ts';
 import { ProxyJudge, type ProxyStop } from './proxy-judge.ts';
 import { namedSession, proxySessionId, SESSION_HEADER } from './proxy-session.ts';
-import { formatSse, parseSse } from './sse.ts';
+import { formatSse, isSseEvent, parseSse, type SseItem } from './sse.ts';
 import { UpstreamUnreachableError } from './upstream-unreachable-error.ts';
 import {
   isObject,
@@ -18,7 +19,6 @@ import {
   modelOf,
   parseJson,
   type RoundVerdict,
-  type SseEvent,
   type StreamRewriter,
   type WireApi,
   type WireRound,
@@ -75,7 +75,9 @@ export function createModelProxy(options: ModelProxyOptions): Hono {
   if (options.metrics !== undefined && typeof options.metrics !== 'function') {
     throw new InvalidOptionError('metrics', 'must be a function from Request to Response');
   }
-  const upstreamFetch = options.fetch ?? globalThis.fetch;
+  if (options.fetch !== undefined && options.upstreamTimeoutMs !== undefined) {
+    throw new InvalidOptionError('upstreamTimeoutMs', "limits the proxy's own fetch: a fetch of your own keeps its own timeouts, set them there");
+  }
   const onError = (error: unknown): void => {
     try {
       options.onError?.(error instanceof Error ? error : new Error(String(error)));
@@ -84,6 +86,8 @@ export function createModelProxy(options: ModelProxyOptions): Hono {
     }
   };
   const judge = new ProxyJudge(options.breaker);
+  const timeoutMs = options.fetch === undefined ? (options.upstreamTimeoutMs ?? 0) : undefined;
+  const route: Route = { upstream, upstreamFetch: options.fetch ?? ownFetch(timeoutMs ?? 0), timeoutMs, judge, onError };
   const health = healthHandler({ breakers: { proxy: options.breaker } });
   // Routed by a canonical path, so that `/v1/chat/completions/` or `/v1//chat/%63ompletions` is judged like the
   // path it stands for rather than passed upstream unjudged; what is sent upstream keeps the client's own path.
@@ -106,11 +110,11 @@ export function createModelProxy(options: ModelProxyOptions): Hono {
       onError: () =>
         json(api.tooLarge(`governor proxy: the request body is larger than ${maxRequestBytes} bytes, the most this proxy reads.`), 413, new Headers()),
     });
-    const handler = (c: Context): Promise<Response> => governed(c, api, { upstream, upstreamFetch, judge, onError });
+    const handler = (c: Context): Promise<Response> => governed(c, api, route);
     app.post(`/v1/${path}`, limit, handler);
     app.post(`/${path}`, limit, handler);
   }
-  app.all('*', (c) => forward(c.req.raw, target(upstream, new URL(c.req.url)), upstreamFetch, undefined));
+  app.all('*', (c) => forward(c, target(upstream, new URL(c.req.url)), route, undefined));
   app.onError((error, c) => {
     // A client that went away (its timeout, an abort) is no failure of the proxy's or the upstream's.
     if (c.req.raw.signal.aborted) return new Response(null, { status: 499 });
@@ -149,6 +153,8 @@ function failure(error: unknown, pathname: string): Response {
 interface Route {
   readonly upstream: Upstream;
   readonly upstreamFetch: typeof fetch;
+  /** The limit of the proxy's own fetch on each wait, named when it runs out; unknown for a caller's fetch. */
+  readonly timeoutMs: number | undefined;
   readonly judge: ProxyJudge;
   readonly onError: (error: unknown) => void;
 }
@@ -202,10 +208,31 @@ function responseHeaders(headers: Headers, extra?: Record<string, string>): Head
   return out;
 }
 
-async function forward(request: Request, url: string, upstreamFetch: typeof fetch, body: ArrayBuffer | undefined): Promise<Response> {
+/**
+ * The proxy's own fetch. Node's global fetch gives up after 300 s without
+ * headers or without a further part of the body, and only a dispatcher of
+ * one's own lifts that; a dispatcher is sure to work only with the fetch of
+ * the same undici, hence undici's fetch rather than the global one.
+ */
+function ownFetch(timeoutMs: number): typeof fetch {
+  const limits = { headersTimeout: timeoutMs, bodyTimeout: timeoutMs };
+  const dispatcher = usesEnvProxy() ? new EnvHttpProxyAgent(limits) : new Agent(limits);
+  // undici declares its own copies of the fetch types; what the proxy passes (a URL string, Headers, bytes or a stream,
+  // an AbortSignal) and reads back (status, headers, body) is the same at run time.
+  return ((url: string, init: RequestInit) => undiciFetch(url, { ...(init as UndiciRequestInit), dispatcher })) as unknown as typeof fetch;
+}
+
+/** Node's fetch goes through the proxy named by HTTP_PROXY or HTTPS_PROXY only when told to; so does the proxy's own. */
+function usesEnvProxy(): boolean {
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  return process.env.NODE_USE_ENV_PROXY === '1' || flags.includes('--use-env-proxy');
+}
+
+async function forward(c: Context, url: string, route: Route, body: ArrayBuffer | undefined): Promise<Response> {
+  const request = c.req.raw;
   // A body the proxy does not judge streams through unread, so an upload of any size costs no memory here.
   const streamed = body === undefined ? request.body : null;
-  const response = await callUpstream(upstreamFetch, url, {
+  const response = await callUpstream(route, url, {
     method: request.method,
     headers: forwardHeaders(request.headers),
     body: body ?? streamed,
@@ -213,7 +240,7 @@ async function forward(request: Request, url: string, upstreamFetch: typeof fetc
     signal: request.signal,
     redirect: 'manual',
   });
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: responseHeaders(response.headers) });
+  return passThrough(c, response, url, route);
 }
 
 async function governed(c: Context, api: WireApi, route: Route): Promise<Response> {
@@ -222,7 +249,7 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   const url = target(route.upstream, new URL(c.req.url));
   const body = parseJson(new TextDecoder().decode(raw));
   // Not a chat request: the upstream API answers it in its own words.
-  if (!isObject(body) || !api.isRequest(body)) return forward(request, url, route.upstreamFetch, raw);
+  if (!isObject(body) || !api.isRequest(body)) return forward(c, url, route, raw);
 
   const { judge } = route;
   const continued = api.continues(body);
@@ -237,7 +264,7 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   const note = judge.steerNote(sessionId, gate);
   const steered: JsonObject = note === undefined ? body : api.withSteers(body, note);
   const sent = api.withUsageRequested?.(steered) ?? steered;
-  const upstreamResponse = await callUpstream(route.upstreamFetch, url, {
+  const upstreamResponse = await callUpstream(route, url, {
     method: 'POST',
     headers: forwardHeaders(request.headers),
     // Unchanged bytes unless a steer message was added or the usage asked for.
@@ -246,7 +273,7 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
     redirect: 'manual',
   });
   const contentType = upstreamResponse.headers.get('content-type') ?? '';
-  if (!upstreamResponse.ok || upstreamResponse.body === null) return passThrough(upstreamResponse);
+  if (!upstreamResponse.ok || upstreamResponse.body === null) return passThrough(c, upstreamResponse, url, route);
   if (contentType.includes('text/event-stream')) {
     return streamed(
       api.streamRewriter(body),
@@ -254,16 +281,16 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
       upstreamResponse,
       (round) => judgeOrPass(route, () => judge.judgeRound(sessionId, answeredBy(round, body), observed)),
       (error) => {
-        if (!request.signal.aborted) route.onError(new UpstreamUnreachableError(new URL(url).origin, error, 'broke off its answer'));
+        if (!request.signal.aborted) route.onError(new UpstreamUnreachableError(new URL(url).origin, error, 'broke off its answer', route.timeoutMs));
       },
     );
   }
-  if (!contentType.includes('json')) return passThrough(upstreamResponse);
+  if (!contentType.includes('json')) return passThrough(c, upstreamResponse, url, route);
   let text: string;
   try {
     text = await upstreamResponse.text();
   } catch (error) {
-    throw new UpstreamUnreachableError(new URL(url).origin, error, 'broke off its answer');
+    throw new UpstreamUnreachableError(new URL(url).origin, error, 'broke off its answer', route.timeoutMs);
   }
   const unchanged = (): Response => new Response(text, { status: upstreamResponse.status, headers: responseHeaders(upstreamResponse.headers) });
   const answer = parseJson(text);
@@ -295,16 +322,52 @@ async function judgeOrPass(route: Route, judge: () => Promise<RoundVerdict>): Pr
   }
 }
 
-async function callUpstream(upstreamFetch: typeof fetch, url: string, init: RequestInit): Promise<Response> {
+async function callUpstream(route: Route, url: string, init: RequestInit): Promise<Response> {
   try {
-    return await upstreamFetch(url, init);
+    return await route.upstreamFetch(url, init);
   } catch (error) {
-    throw new UpstreamUnreachableError(new URL(url).origin, error);
+    throw new UpstreamUnreachableError(new URL(url).origin, error, 'did not answer', route.timeoutMs);
   }
 }
 
-function passThrough(response: Response): Response {
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: responseHeaders(response.headers) });
+/**
+ * The upstream's answer as it comes. An upstream that breaks it off is
+ * reported (unless the client went away first), and the client's answer is
+ * broken off as a direct connection's would be.
+ */
+function passThrough(c: Context, response: Response, url: string, route: Route): Response {
+  const init = { status: response.status, statusText: response.statusText, headers: responseHeaders(response.headers) };
+  if (response.body === null) return new Response(null, init);
+  const reader = response.body.getReader();
+  const outgoing = nodeResponse(c);
+  let brokenOff = false;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      // A cut connection is left to the server to cancel; until it does, a read asked for meanwhile finds nothing new.
+      if (brokenOff) return;
+      let read: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        read = await reader.read();
+      } catch (error) {
+        brokenOff = true;
+        if (!c.req.raw.signal.aborted) route.onError(new UpstreamUnreachableError(new URL(url).origin, error, 'broke off its answer', route.timeoutMs));
+        // The Node server would log an errored body with its stack as its own failure: its connection is cut instead.
+        if (outgoing === undefined) controller.error(error);
+        else outgoing.destroy();
+        return;
+      }
+      if (read.done) controller.close();
+      else controller.enqueue(read.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return new Response(body, init);
+}
+
+/** The Node response the answer is written to, when served by `@hono/node-server` (its bindings are the context's env). */
+function nodeResponse(c: Context): { destroy(): void } | undefined {
+  const outgoing: unknown = (c.env as { outgoing?: unknown } | undefined)?.outgoing;
+  return typeof (outgoing as { destroy?: unknown } | undefined)?.destroy === 'function' ? (outgoing as { destroy(): void }) : undefined;
 }
 
 function json(value: unknown, status: number, headers: Headers): Response {
@@ -363,7 +426,7 @@ function streamed(
   brokeOff: (error: unknown) => void,
 ): Response {
   const encoder = new TextEncoder();
-  const send = (controller: TransformStreamDefaultController<Uint8Array>, events: SseEvent[]): void => {
+  const send = (controller: TransformStreamDefaultController<Uint8Array>, events: SseItem[]): void => {
     if (events.length > 0) controller.enqueue(encoder.encode(events.map(formatSse).join('')));
   };
   const upstream = (response.body as ReadableStream<Uint8Array>).getReader();
@@ -382,9 +445,10 @@ function streamed(
     cancel: (reason) => upstream.cancel(reason),
   });
   const body = parseSse(source).pipeThrough(
-    new TransformStream<SseEvent, Uint8Array>({
-      transform(event, controller) {
-        send(controller, rewriter.accept(event));
+    new TransformStream<SseItem, Uint8Array>({
+      transform(item, controller) {
+        // Comments (an upstream's keep-alive during a long silence) and retry fields pass as they come.
+        send(controller, isSseEvent(item) ? rewriter.accept(item) : [item]);
       },
       async flush(controller) {
         if (failed !== undefined) {

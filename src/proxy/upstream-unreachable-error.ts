@@ -7,9 +7,24 @@ import { redact } from '../redaction/redact.ts';
  * network error's code, never a header or a body.
  */
 export class UpstreamUnreachableError extends GovernorError {
-  constructor(origin: string, error: unknown, what: 'did not answer' | 'broke off its answer' = 'did not answer') {
-    super('GOVERNOR_UPSTREAM_UNREACHABLE', `governor proxy: the upstream ${origin} ${what} (${reason(error)}).`, { cause: error });
+  /**
+   * @param timeoutMs the limit the proxy's fetch put on each wait, named in
+   *   the message when that is what ran out
+   */
+  constructor(origin: string, error: unknown, what: 'did not answer' | 'broke off its answer' = 'did not answer', timeoutMs?: number) {
+    super('GOVERNOR_UPSTREAM_UNREACHABLE', `governor proxy: the upstream ${origin} ${what}${timedOut(error, timeoutMs)} (${reason(error)}).`, {
+      cause: error,
+    });
   }
+}
+
+/** How undici names a wait that ran out: for the headers, or for the next part of the body. */
+const TIMEOUTS: Readonly<Record<string, string>> = { UND_ERR_HEADERS_TIMEOUT: '', UND_ERR_BODY_TIMEOUT: ' of silence' };
+
+function timedOut(error: unknown, timeoutMs: number | undefined): string {
+  const code = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  if (timeoutMs === undefined || timeoutMs === 0 || typeof code !== 'string' || !Object.hasOwn(TIMEOUTS, code)) return '';
+  return `: timed out after ${timeoutMs / 1000} s${TIMEOUTS[code]}`;
 }
 
 /**

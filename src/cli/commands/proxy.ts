@@ -2,7 +2,7 @@ import type { CliCommand } from '../cli-command.ts';
 import { STORE_FLAGS_USAGE } from '../store-flags-usage.ts';
 
 export const PROXY_USAGE = `Usage: governor proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--config FILE] [--store redis://…] [--metrics]
-                     [--max-request-bytes N]
+                     [--max-request-bytes N] [--upstream-timeout SECONDS]
 
 A model proxy speaking the OpenAI Chat Completions API (/v1/chat/completions),
 the OpenAI Responses API (/v1/responses) and the Anthropic Messages API
@@ -21,9 +21,13 @@ ${STORE_FLAGS_USAGE}
   --max-request-bytes N
                    largest chat request body read, in bytes; a larger one gets 413
                    (default 33554432, 32 MiB); other routes stream bodies unread
+  --upstream-timeout SECONDS
+                   longest wait for the upstream's answer to begin, and then between
+                   its parts; 0 waits as long as the client does (default 0)
 
-Session: the x-governor-session header, else a session_id header (Codex's
-conversation id), else the stored conversation (conversation) or the session of the response a request continues
+Session: the x-governor-session header, else a session-id or session_id header
+(Codex's conversation id) or x-session-id (opencode's), else the stored
+conversation (conversation) or the session of the response a request continues
 (previous_response_id), else the request's user (metadata.user_id,
 safety_identifier), else a hash of the system prompt and first user message.`;
 
