@@ -13,16 +13,7 @@ import { ProxyJudge, type ProxyStop } from './proxy-judge.ts';
 import { namedSession, proxySessionId, SESSION_HEADER } from './proxy-session.ts';
 import { formatSse, isSseEvent, parseSse, type SseItem } from './sse.ts';
 import { UpstreamUnreachableError } from './upstream-unreachable-error.ts';
-import {
-  isObject,
-  type JsonObject,
-  modelOf,
-  parseJson,
-  type RoundVerdict,
-  type StreamRewriter,
-  type WireApi,
-  type WireRound,
-} from './wire-api.ts';
+import { isObject, type JsonObject, modelOf, parseJson, type RoundVerdict, type StreamRewriter, type WireApi, type WireRound } from './wire-api.ts';
 
 /** Response header naming the category of a stop. */
 export const STOP_HEADER = 'x-governor-stop';

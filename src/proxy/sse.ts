@@ -5,12 +5,12 @@ import type { SseEvent } from './wire-api.ts';
  * A comment line (`: keep-alive`): servers send them to keep a quiet stream's
  * connection from being closed as idle, by the client or a proxy between.
  */
-export interface SseComment {
+interface SseComment {
   readonly comment: string;
 }
 
 /** The reconnection delay a server asks for (`retry: 3000`). */
-export interface SseRetry {
+interface SseRetry {
   readonly retry: number;
 }
 
