@@ -512,6 +512,32 @@ describe('governor mcp --url with a secret in its path', { timeout: 60_000 }, ()
   });
 });
 
+describe('governor mcp --url with a password in it', { timeout: 60_000 }, () => {
+  test('a server refusing the credentials and repeating them in its answer: the password is in no log line, as written or as sent', async () => {
+    const PASSWORD = 'Zq8GGJHJDyU5XPTs!x';
+    const refusing = createServer((req, res) => {
+      const [user, password] = Buffer.from(String(req.headers.authorization).replace(/^Basic /, ''), 'base64')
+        .toString()
+        .split(':');
+      res.writeHead(401, { 'content-type': 'text/plain' }).end(`rejected credential ${password} for ${user}`);
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+    try {
+      const url = `http://appuser:${encodeURIComponent(PASSWORD)}@${origin.slice('http://'.length)}/mcp`;
+      await assert.rejects(execFileAsync(process.execPath, [MAIN, 'mcp', '--url', url], { timeout: 30_000 }), (error: { code?: number; stderr?: string }) => {
+        assert.equal(error.code, 1, error.stderr);
+        assert.match(error.stderr ?? '', /rejected credential \[REDACTED\] for appuser/);
+        assert.ok(!(error.stderr ?? '').includes(PASSWORD) && !(error.stderr ?? '').includes(encodeURIComponent(PASSWORD)), error.stderr);
+        return true;
+      });
+    } finally {
+      refusing.closeAllConnections();
+      await new Promise((resolve) => refusing.close(resolve));
+    }
+  });
+});
+
 describe('governor mcp: its log on stderr', () => {
   /** Runs `governor mcp ARGS -- node <the looping server>`, collecting its stderr. */
   async function logged(args: string[]): Promise<{ client: Client; log: () => string }> {

@@ -149,6 +149,15 @@ function firstLine(text: string): string {
   return line.length > 160 ? `${line.slice(0, 160)}…` : line;
 }
 
+/** A percent-encoded part of a URL as it reads; a lone `%` is taken as written. */
+function safelyDecoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 /**
  * The URL and the request options to reach it: `user:password@` in the URL
  * becomes a Basic Authorization header, as curl does, since fetch refuses a
@@ -157,14 +166,7 @@ function firstLine(text: string): string {
 function withoutCredentials(text: string): [URL, { requestInit?: RequestInit }] {
   const url = new URL(text);
   if (url.username === '' && url.password === '') return [url, {}];
-  const decoded = (part: string): string => {
-    try {
-      return decodeURIComponent(part);
-    } catch {
-      return part; // a lone % is taken as written
-    }
-  };
-  const basic = Buffer.from(`${decoded(url.username)}:${decoded(url.password)}`).toString('base64');
+  const basic = Buffer.from(`${safelyDecoded(url.username)}:${safelyDecoded(url.password)}`).toString('base64');
   url.username = '';
   url.password = '';
   return [url, { requestInit: { headers: { authorization: `Basic ${basic}` } } }];
@@ -273,11 +275,14 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   const upstream = options.upstream;
   // A URL is named by its origin alone: its path may be the secret (a hosted server's `/s/<token>/mcp`).
   const upstreamName = 'url' in upstream ? new URL(upstream.url).origin : JSON.stringify([upstream.command, ...(upstream.args ?? [])].join(' '));
-  const { pathname, search } = 'url' in upstream ? new URL(upstream.url) : { pathname: '/', search: '' };
-  /** `text` in the server's own words (an error page, a redirect) without the path and query of its URL, which they may echo. */
+  const { pathname, search, password } = 'url' in upstream ? new URL(upstream.url) : { pathname: '/', search: '', password: '' };
+  // The password as written in the URL and as the server received it (decoded), either of which its words may echo.
+  const passwords = password === '' ? [] : [...new Set([password, safelyDecoded(password)])].sort((a, b) => b.length - a.length);
+  /** `text` in the server's own words (an error page, a redirect) without the password, path and query of its URL, which they may echo. */
   const concealUrl = (text: string): string => {
-    const withoutQuery = search === '' ? text : text.replaceAll(search, '?…');
-    return pathname === '/' ? withoutQuery : withoutQuery.replaceAll(pathname, '/…');
+    let concealed = passwords.reduce((out, secret) => out.replaceAll(secret, '[REDACTED]'), text);
+    if (search !== '') concealed = concealed.replaceAll(search, '?…');
+    return pathname === '/' ? concealed : concealed.replaceAll(pathname, '/…');
   };
   const upstreamSource = `the MCP server ${upstreamName}`;
   const http = 'url' in upstream ? await import('@modelcontextprotocol/sdk/client/streamableHttp.js') : undefined;
