@@ -196,9 +196,28 @@ async function checkRuntime(node: string, project: string, corpus: string, baseU
   }
   const proxyHelp = await exec(governor, ['proxy', '--help'], { cwd: project, env });
   check(proxyHelp.code === 0 && /--upstream URL/.test(proxyHelp.stdout), `${label}: governor proxy --help`, proxyHelp);
+  // The model proxy forwards with a fetch of its own (undici's): one answer through it, whole and streamed.
+  const proxied = await run([
+    '--input-type=module',
+    '-e',
+    `import { ScriptedModelServer } from 'agent-governor/testing';
+     import { startModelProxy } from 'agent-governor/proxy';
+     import { AgentBreaker } from 'agent-governor';
+     const server = await new ScriptedModelServer({ script: [{ text: 'Hello there.' }], onExhausted: 'repeat-last' }).start();
+     const proxy = await startModelProxy({ upstream: server.baseURL, breaker: new AgentBreaker(), port: 0 });
+     const ask = (stream) => fetch(proxy.url + '/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' },
+       body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream }) });
+     const whole = await (await ask(false)).json();
+     const streamed = await (await ask(true)).text();
+     console.log(whole.choices[0].message.content + '|' + streamed.includes('Hello'));
+     await proxy.close(); await server.close();`,
+  ]);
+  check(proxied.code === 0 && proxied.stdout.trim() === 'Hello there.|true', `${label}: startModelProxy forwards a chat request, whole and streamed`, proxied);
   const mcp = await exec(governor, ['mcp', '--', 'node', '-e', '0'], { cwd: project, env });
   check(mcp.code === 2 && mcp.stderr.includes('npm install @modelcontextprotocol/sdk'), `${label}: governor mcp without the MCP SDK names it`, mcp);
-  ok(`${label}: governor --version, --help, demo, replay (${rows.length} trajectories), run --base-url, proxy --help; a missing provider or MCP SDK is named`);
+  ok(
+    `${label}: governor --version, --help, demo, replay (${rows.length} trajectories), run --base-url, proxy --help, a request through the model proxy; a missing provider or MCP SDK is named`,
+  );
 }
 
 /** The README's "Example" section, as the first TypeScript block after that heading. */
