@@ -4,6 +4,8 @@ import { tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import {
+  AdvisorOrder,
+  AdvisorPlacementError,
   AgentBreaker,
   BreakerRecoveryAdvisor,
   ChatClient,
@@ -91,6 +93,37 @@ describe('BreakerRecoveryAdvisor', () => {
         .content(),
       ToolSpiralError,
     );
+  });
+});
+
+describe('BreakerRecoveryAdvisor placed inside what its retry must go through again', () => {
+  test('inside the memory advisor, or inside the tool loop, the chain is refused when it is built, naming both', () => {
+    const breaker = new AgentBreaker();
+    const memory = new MessageWindowChatMemory();
+    const inside = (order: number, withMemory: boolean) =>
+      ChatClient.builder(loopingModel(true))
+        .defaultAdvisors(
+          new BreakerRecoveryAdvisor({ breaker, memory, order }),
+          ...(withMemory ? [new MessageChatMemoryAdvisor({ memory })] : []),
+          new ToolCallingAdvisor(),
+          breaker,
+        )
+        .defaultTools({ status })
+        .build();
+    assert.throws(
+      () => inside(AdvisorOrder.TOOL_LOOP - 1, true),
+      (error: unknown) =>
+        AdvisorPlacementError.isInstance(error) &&
+        error.advisor === 'BreakerRecoveryAdvisor' &&
+        error.toolLoop === 'MessageChatMemoryAdvisor' &&
+        /the call it retries would not go through MessageChatMemoryAdvisor again/.test(error.message),
+    );
+    assert.throws(
+      () => inside(0, false),
+      (error: unknown) => AdvisorPlacementError.isInstance(error) && error.toolLoop === 'ToolCallingAdvisor',
+    );
+    // Its default order is outside both.
+    assert.doesNotThrow(() => inside(AdvisorOrder.MEMORY - 1, true));
   });
 });
 

@@ -1,5 +1,6 @@
 import type { ModelMessage } from 'ai';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
+import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
 import { conversationIdOf, sessionIdOf } from '../chat/advisor-context.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
@@ -63,6 +64,8 @@ const BREAKER_RECOVERY_ADVISOR_OPTION_RULES: OptionRules<BreakerRecoveryAdvisorO
  */
 export class BreakerRecoveryAdvisor implements Advisor {
   readonly name = 'BreakerRecoveryAdvisor';
+  /** Outside the memory advisors and the tool loop: the call it retries goes through them anew (see checkAdvisorPlacement). */
+  readonly [ADVISOR_PLACEMENT] = 'outermost';
   readonly order: number;
   readonly #options: BreakerRecoveryAdvisorOptions;
 

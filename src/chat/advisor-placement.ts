@@ -5,8 +5,10 @@ import type { Advisor } from './advisor.ts';
  * What an advisor says about where it must sit. `'once-per-call'` advisors
  * (chat memory) must run outside every `'tool-loop'` advisor: inside it they
  * would read the history into every round and store half-finished turns.
+ * `'outermost'` advisors (`BreakerRecoveryAdvisor`) must run outside both: a
+ * call they retry goes through the memory and the tool loop anew.
  */
-export type AdvisorPlacement = 'once-per-call' | 'tool-loop';
+export type AdvisorPlacement = 'once-per-call' | 'tool-loop' | 'outermost';
 
 /** Property an advisor sets to declare its {@link AdvisorPlacement}. */
 export const ADVISOR_PLACEMENT = Symbol.for('agent-governor.advisorPlacement');
@@ -21,18 +23,27 @@ export function placementOf(advisor: Advisor): AdvisorPlacement | undefined {
   return (advisor as Partial<PlacedAdvisor>)[ADVISOR_PLACEMENT];
 }
 
-/** A once-per-call advisor (chat memory) is ordered inside the tool loop. */
+/**
+ * An advisor is ordered inside one it must run outside of: a once-per-call
+ * advisor (chat memory) inside the tool loop, or an outermost one
+ * (`BreakerRecoveryAdvisor`) inside a memory advisor or the tool loop.
+ */
 export class AdvisorPlacementError extends GovernorError {
   readonly advisor: string;
+  /** The advisor it runs inside of: the tool loop, or for an outermost advisor a memory advisor or the tool loop. */
   readonly toolLoop: string;
 
   constructor(advisor: Advisor, toolLoop: Advisor) {
     super(
       'GOVERNOR_ADVISOR_PLACEMENT',
-      `${advisor.name} (order ${advisor.order}) runs inside ${toolLoop.name} (order ${toolLoop.order}), so it would read and write the ` +
-        `conversation on every tool round and store half-finished turns. Give it an order below ${toolLoop.order}: ` +
-        `leave its default (AdvisorOrder.MEMORY), or set e.g. order: AdvisorOrder.MEMORY. Spring AI's ` +
-        `HIGHEST_PRECEDENCE + n orders for memory map to AdvisorOrder.MEMORY + n here.`,
+      placementOf(advisor) === 'outermost'
+        ? `${advisor.name} (order ${advisor.order}) runs inside ${toolLoop.name} (order ${toolLoop.order}), so the call it retries ` +
+            `would not go through ${toolLoop.name} again: the retry would miss the summary it leaves in memory, or never see the stop. ` +
+            `Give it an order below ${toolLoop.order}: leave its default (AdvisorOrder.MEMORY - 1).`
+        : `${advisor.name} (order ${advisor.order}) runs inside ${toolLoop.name} (order ${toolLoop.order}), so it would read and write the ` +
+            `conversation on every tool round and store half-finished turns. Give it an order below ${toolLoop.order}: ` +
+            `leave its default (AdvisorOrder.MEMORY), or set e.g. order: AdvisorOrder.MEMORY. Spring AI's ` +
+            `HIGHEST_PRECEDENCE + n orders for memory map to AdvisorOrder.MEMORY + n here.`,
     );
     this.advisor = advisor.name;
     this.toolLoop = toolLoop.name;
@@ -41,13 +52,19 @@ export class AdvisorPlacementError extends GovernorError {
 
 /**
  * Refuses a chain (sorted outermost first) in which a once-per-call advisor
- * comes after a tool-loop advisor.
+ * comes after a tool-loop advisor, or an outermost one after either.
  * @throws AdvisorPlacementError naming both advisors and where to put the first
  */
 export function checkAdvisorPlacement(sorted: readonly Advisor[]): void {
   let loop: Advisor | undefined;
+  let placed: Advisor | undefined;
   for (const advisor of sorted) {
     const placement = placementOf(advisor);
+    if (placement === 'outermost') {
+      if (placed !== undefined) throw new AdvisorPlacementError(advisor, placed);
+      continue;
+    }
+    if (placement !== undefined) placed ??= advisor;
     if (placement === 'tool-loop') loop ??= advisor;
     else if (placement === 'once-per-call' && loop !== undefined) throw new AdvisorPlacementError(advisor, loop);
   }
