@@ -15,6 +15,7 @@ import { describeVectorStoreContract } from '../rag/test-support/vector-store-co
 import { PgVectorStore } from './pg-vector-store.ts';
 import { stallingServer, type StallingServer } from '../test-support/stalling-server.ts';
 import { requirePostgres, testDatabaseUrl, unusedPort } from '../test-support/services.ts';
+import { settlesWithin } from '../test-support/settles-within.ts';
 
 // Debian ships no pgvector, so the tests run PostgreSQL compiled to WebAssembly
 // (PGlite) with pgvector, served on a real socket and reached through `pg`,
@@ -708,12 +709,3 @@ describe('PgVectorStore against a server that stalls', () => {
     assert.ok(took < 1000, `took ${Math.round(took)} ms: bounded by timeoutMs (500 ms)`);
   });
 });
-
-/** `promise`, or a rejection once `limitMs` have passed without it settling: a hang fails the test instead of stalling it. */
-function settlesWithin<T>(promise: Promise<T>, limitMs: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${limitMs} ms`)), limitMs);
-  });
-  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
-}

@@ -11,6 +11,8 @@ import { userText } from '../memory/test-support/sample-messages.ts';
 import { requirePostgres, testDatabaseUrl } from '../test-support/services.ts';
 import { PostgresChatMemoryRepository } from './postgres-chat-memory-repository.ts';
 import { stallingServer, type StallingServer } from '../test-support/stalling-server.ts';
+import { settlesWithin } from '../test-support/settles-within.ts';
+import { assertRefusedWhenClosed, closedRefusal } from '../memory/test-support/closed-repository.ts';
 
 const connectionString = testDatabaseUrl();
 
@@ -128,15 +130,7 @@ describe('PostgresChatMemoryRepository', () => {
       settled.filter((outcome) => outcome.status === 'rejected'),
       [],
     );
-    const after: (() => Promise<unknown>)[] = [
-      () => repository.findConversationIds(),
-      () => repository.findByConversationId('c'),
-      () => repository.append('c', [userText('refused')]),
-      () => repository.saveAll('c', [userText('refused')]),
-      () => repository.deleteByConversationId('c'),
-      () => repository[Symbol.asyncDispose]().then(() => repository.findConversationIds()),
-    ];
-    for (const call of after) await assert.rejects(settlesWithin(call(), 2000, 'the call'), closedRefusal);
+    await assertRefusedWhenClosed(repository);
     await using reader = new PostgresChatMemoryRepository({ connectionString, tableName, connectTimeoutMs: 2000 });
     assert.equal((await reader.findByConversationId('c')).length, 20);
   });
@@ -401,20 +395,3 @@ describe('PostgresChatMemoryRepository against a server that stalls', () => {
     }
   });
 });
-
-/** The call was refused because the repository had been closed: nothing was sent. */
-function closedRefusal(error: unknown): true {
-  assert.ok(ChatMemoryStoreError.isInstance(error), String(error));
-  assert.match(error.message, /the repository has been closed/);
-  assert.equal(error.mayBeApplied, false);
-  return true;
-}
-
-/** `promise`, or a rejection once `limitMs` have passed without it settling: a hang fails the test instead of stalling it. */
-function settlesWithin<T>(promise: Promise<T>, limitMs: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${limitMs} ms`)), limitMs);
-  });
-  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
-}

@@ -9,6 +9,8 @@ import { userText } from '../memory/test-support/sample-messages.ts';
 import { killProcess, requireRedis, startDedicatedRedis, testRedisUrl, unusedPort } from '../test-support/services.ts';
 import { RedisChatMemoryRepository } from './redis-chat-memory-repository.ts';
 import { stallingServer, type StallingServer } from '../test-support/stalling-server.ts';
+import { settlesWithin } from '../test-support/settles-within.ts';
+import { assertRefusedWhenClosed, closedRefusal } from '../memory/test-support/closed-repository.ts';
 
 const url = testRedisUrl();
 
@@ -105,15 +107,7 @@ describe('RedisChatMemoryRepository', () => {
       const repository = new RedisChatMemoryRepository({ url: `redis://127.0.0.1:${port}` });
       await repository.append('c', [userText('kept')]);
       await repository.close();
-      const calls: (() => Promise<unknown>)[] = [
-        () => repository.findConversationIds(),
-        () => repository.findByConversationId('c'),
-        () => repository.append('c', [userText('refused')]),
-        () => repository.saveAll('c', [userText('refused')]),
-        () => repository.deleteByConversationId('c'),
-        () => repository[Symbol.asyncDispose]().then(() => repository.findConversationIds()),
-      ];
-      for (const call of calls) await assert.rejects(settlesWithin(call(), 2000, 'the call'), closedRefusal);
+      await assertRefusedWhenClosed(repository);
       // The admin's connection alone: an open socket of the repository's would keep the process from exiting.
       assert.match(await admin.info('clients'), /^connected_clients:1\r?$/m);
       // Nothing refused was written: the append before close() is all there is.
@@ -374,20 +368,3 @@ describe('RedisChatMemoryRepository against a server that refuses the handshake'
     assert.match(await failsAtOnce(() => repository.findConversationIds()), /ECONNREFUSED/);
   });
 });
-
-/** The call was refused because the repository had been closed: nothing was sent. */
-function closedRefusal(error: unknown): true {
-  assert.ok(ChatMemoryStoreError.isInstance(error), String(error));
-  assert.match(error.message, /the repository has been closed/);
-  assert.equal(error.mayBeApplied, false);
-  return true;
-}
-
-/** `promise`, or a rejection once `limitMs` have passed without it settling: a hang fails the test instead of stalling it. */
-function settlesWithin<T>(promise: Promise<T>, limitMs: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${limitMs} ms`)), limitMs);
-  });
-  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
-}

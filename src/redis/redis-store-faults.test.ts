@@ -19,6 +19,7 @@ import { BreakerDriver } from '../breaker/test-support/breaker-driver.ts';
 import { health, healthHandler } from '../telemetry/index.ts';
 import { killProcess, requireRedis, startDedicatedRedis, testRedisUrl, unusedPort } from '../test-support/services.ts';
 import { RedisBreakerStore } from './redis-breaker-store.ts';
+import { settlesWithin } from '../test-support/settles-within.ts';
 
 const servers = new Set<ChildProcess>();
 const closers: (() => Promise<unknown>)[] = [];
@@ -530,12 +531,3 @@ describe('a server that accepts connections but never answers', () => {
     await assert.rejects(store.takeSteers('s'), /closed/);
   });
 });
-
-/** `promise`, or a rejection once `limitMs` have passed without it settling: a hang fails the test instead of stalling it. */
-function settlesWithin<T>(promise: Promise<T>, limitMs: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${limitMs} ms`)), limitMs);
-  });
-  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
-}
