@@ -55,6 +55,45 @@ describe('SimpleLoggerAdvisor', () => {
     assert.ok(!all.includes('Xq9vT3bLbkFJ2mN8pQ4rS6tU1wY7zA0c'), all);
   });
 
+  test('images and files are logged by their size, not their bytes, in messages and tool results', async () => {
+    const photo = Buffer.alloc(30_000, 7);
+    const screenshot = tool({
+      inputSchema: z.object({}),
+      execute: async () => 'taken',
+      toModelOutput: () => ({ type: 'content', value: [{ type: 'file', mediaType: 'image/png', data: { type: 'data', data: photo.toString('base64') } }] }),
+    });
+    const records: ChatLogRecord[] = [];
+    const client = ChatClient.builder(mockModel([{ toolCalls: [{ name: 'screenshot', input: {} }] }, { text: 'a grey square' }]))
+      .defaultAdvisors(new ToolCallingAdvisor(), new SimpleLoggerAdvisor({ log: (r) => records.push(r) }))
+      .defaultTools({ screenshot })
+      .build();
+    const answer = await client
+      .prompt()
+      .messages({
+        role: 'user',
+        content: [
+          { type: 'text', text: 'compare these' },
+          { type: 'file', mediaType: 'image/png', data: photo.toString('base64') },
+          { type: 'image', image: `data:image/png;base64,${photo.toString('base64')}` },
+          { type: 'file', mediaType: 'application/pdf', data: new Uint8Array(photo) },
+        ],
+      })
+      .call()
+      .content();
+    assert.equal(answer, 'a grey square');
+    const requests = records.filter((r) => r.event === 'request');
+    assert.equal(requests.length, 2);
+    const all = JSON.stringify(records);
+    assert.ok(!all.includes(photo.toString('base64').slice(0, 64)), 'no base64 in the log');
+    assert.ok(all.length < 4_000, `the log holds ${all.length} characters`);
+    const [user] = requests[1]!.data['messages'] as { content: Record<string, unknown>[] }[];
+    assert.deepEqual(
+      user!.content.map((part) => part['data'] ?? part['image'] ?? part['text']),
+      ['compare these', '[30000 bytes]', '[data URL image/png;base64, 30000 bytes]', '[30000 bytes]'],
+    );
+    assert.ok(JSON.stringify(requests[1]!.data['messages']).includes('"data":{"type":"data","data":"[30000 bytes]"}'), 'the tool result image too');
+  });
+
   test('redactSecrets keeps ordinary text and hides credentials in URLs', () => {
     assert.equal(redactSecrets('postgres://app:s3cret@db:5432/x'), 'postgres://app:[REDACTED]@db:5432/x');
     assert.equal(redactSecrets('the page is 42'), 'the page is 42');

@@ -2,6 +2,7 @@ import { AdvisorOrder } from '../chat/advisor.ts';
 import type { Advisor } from '../chat/advisor.ts';
 import { beforeAfterAdvisor } from '../chat/before-after-advisor.ts';
 import { conversationIdOf } from '../chat/advisor-context.ts';
+import { loggedMessages } from './logged-messages.ts';
 import { totalTokens } from '../model/usage.ts';
 import { redact, redactValue } from '../redaction/redact.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
@@ -20,7 +21,7 @@ export interface SimpleLoggerAdvisorOptions {
   readonly log?: (record: ChatLogRecord) => void;
   /** @default AdvisorOrder.DEFAULT */
   readonly order?: number;
-  /** Include message contents (redacted); otherwise only counts. @default true */
+  /** Include message contents (redacted; images and files as their size); otherwise only counts. @default true */
   readonly includeContent?: boolean;
 }
 
@@ -34,7 +35,8 @@ const SIMPLE_LOGGER_ADVISOR_OPTION_RULES: OptionRules<SimpleLoggerAdvisorOptions
 /**
  * Logs each request and response as structured records. Secrets (API keys,
  * bearer tokens, passwords, keys in URLs) are redacted before the record
- * leaves the advisor. Placed inside the tool loop it logs every round.
+ * leaves the advisor. Images and files in messages are logged by their size,
+ * not their bytes. Placed inside the tool loop it logs every round.
  */
 export class SimpleLoggerAdvisor implements Advisor {
   readonly name = 'SimpleLoggerAdvisor';
@@ -65,7 +67,7 @@ export class SimpleLoggerAdvisor implements Advisor {
           conversationId: conversationIdOf(request.context),
           data: {
             system: includeContent ? request.system : undefined,
-            messages: includeContent ? request.messages : request.messages.length,
+            messages: includeContent ? loggedMessages(request.messages) : request.messages.length,
             tools: Object.keys(request.tools),
             options: request.options,
           },
