@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { tool, type ModelMessage } from 'ai';
 import { z } from 'zod';
 import {
+  AgentBreaker,
   ChatClient,
   CONVERSATION_ID,
   InvalidOptionError,
@@ -386,6 +387,88 @@ describe('ToolCallAdvisor', () => {
     assert.deepEqual(events, ['start probe c-9', 'end probe ok']);
   });
 
+  test("a tool's toModelOutput shapes what the model is sent, as in the AI SDK; listeners hear the tool's own result", async () => {
+    const png = Buffer.from('not really a png').toString('base64');
+    const screenshot = tool({
+      inputSchema: z.object({ page: z.string() }),
+      execute: async ({ page }) => ({ page, png }),
+      toModelOutput: ({ output, input, toolCallId }) => ({
+        type: 'content',
+        value: [
+          { type: 'text', text: `${toolCallId}: ${input.page}` },
+          { type: 'file', mediaType: 'image/png', data: { type: 'data', data: output.png } },
+        ],
+      }),
+    });
+    const throwing = tool({
+      inputSchema: z.object({}),
+      execute: async () => 'fine',
+      toModelOutput: () => {
+        throw new Error('cannot shape');
+      },
+    });
+    const heard: unknown[] = [];
+    for (const mode of MODES) {
+      const model = mockModel([
+        {
+          toolCalls: [
+            { name: 'screenshot', input: { page: 'home' } },
+            { name: 'throwing', input: {} },
+          ],
+        },
+        { text: 'a home page' },
+      ]);
+      const client = ChatClient.builder(model)
+        .defaultAdvisors(new ToolCallingAdvisor({ listeners: [{ onToolCallEnd: (e) => void heard.push(e.result) }] }))
+        .defaultTools({ screenshot, throwing })
+        .build();
+      assert.equal((await runMode(client.prompt('look'), mode)).text, 'a home page', mode);
+      const calls = mode === 'call' ? model.doGenerateCalls : model.doStreamCalls;
+      const [shaped, failed] = lastToolResults(calls[1]!.prompt as never) as Array<{ type: string; value: unknown }>;
+      assert.equal(shaped!.type, 'content', mode);
+      const [caption, image] = shaped!.value as Array<Record<string, unknown>>;
+      assert.deepEqual(caption, { type: 'text', text: 'call-1-0: home' });
+      assert.deepEqual([image!['type'], image!['mediaType'], image!['data']], ['file', 'image/png', { type: 'data', data: png }]);
+      assert.equal(failed!.type, 'error-text', mode);
+      assert.match(String(failed!.value), /cannot shape/);
+    }
+    assert.deepEqual(heard, [
+      { page: 'home', png },
+      { page: 'home', png },
+    ]);
+  });
+
+  test("a steer on a call whose tool shapes its output is told after the tool's content", async () => {
+    const screenshot = tool({
+      inputSchema: z.object({ page: z.string() }),
+      execute: async () => 'the same picture',
+      toModelOutput: ({ output }) => ({
+        type: 'content',
+        value: [{ type: 'file', mediaType: 'image/png', data: { type: 'data', data: Buffer.from(output).toString('base64') } }],
+      }),
+    });
+    const rounds = Array.from({ length: 6 }, () => ({ toolCalls: [{ name: 'screenshot', input: { page: 'home' } }] }));
+    const model = mockModel([...rounds, { text: 'done' }]);
+    const client = ChatClient.builder(model).defaultAdvisors(new ToolCallingAdvisor(), new AgentBreaker()).defaultTools({ screenshot }).build();
+    await client
+      .prompt('look')
+      .call()
+      .content()
+      .catch(() => undefined);
+    const steered = model.doGenerateCalls
+      .slice(1)
+      .map((c) => lastToolResults(c.prompt as never)[0] as { type: string; value: Array<{ type: string; text?: string }> })
+      .filter((output) => output.type === 'content' && output.value.length > 1);
+    assert.ok(steered.length > 0, 'a call was steered');
+    for (const output of steered) {
+      assert.deepEqual(
+        output.value.map((part) => part.type),
+        ['file', 'text'],
+      );
+      assert.match(output.value[1]!.text!, /^\[AgentBreaker\] /);
+    }
+  });
+
   test('an abort during a tool stops the loop with the abort reason', async () => {
     const controller = new AbortController();
     const hang = tool({
@@ -548,9 +631,17 @@ describe('ToolCallAdvisor: a loop-ending tool called with a call that needs appr
         { returnDirect: true },
       );
       const note = Object.assign(tool({ inputSchema: z.object({ text: z.string() }), execute: async ({ text }) => `noted ${text}` }), { returnDirect: true });
+      const shaped = Object.assign(
+        tool({
+          inputSchema: z.object({ text: z.string() }),
+          execute: async ({ text }) => ({ text }),
+          toModelOutput: ({ output }) => ({ type: 'content', value: [{ type: 'text', text: `shaped ${output.text}` }] }),
+        }),
+        { returnDirect: true },
+      );
       const resumeAfter = async (alongside: { name: string; input: unknown }) => {
         const model = mockModel([{ toolCalls: [{ name: 'refund', input: { amount: 250 } }, alongside] }, { text: 'the model answered' }]);
-        const client = ChatClient.builder(model).defaultAdvisors(new ToolCallingAdvisor()).defaultTools({ refund, note, echo }).build();
+        const client = ChatClient.builder(model).defaultAdvisors(new ToolCallingAdvisor()).defaultTools({ refund, note, shaped, echo }).build();
         const history: ModelMessage[] = [{ role: 'user', content: 'go' }];
         const first = await runMode(client.prompt().messages(...history), mode);
         const second = await runMode(client.prompt().messages(...history, ...first.response.messages, answerAll(first.response, true)), mode);
@@ -558,6 +649,8 @@ describe('ToolCallAdvisor: a loop-ending tool called with a call that needs appr
       };
       // Every call of the round return-direct: the loop ends with their outputs, in the model's order.
       assert.deepEqual(await resumeAfter({ name: 'note', input: { text: 'x' } }), { text: 'refunded 250\nnoted x', modelCalls: 1 });
+      // A call whose tool shapes its output ran too: its text is its part of the answer.
+      assert.deepEqual(await resumeAfter({ name: 'shaped', input: { text: 'x' } }), { text: 'refunded 250\nshaped x', modelCalls: 1 });
       // Alongside a call that is not, return-direct does nothing (Spring AI's meaning): the model answers.
       assert.deepEqual(await resumeAfter({ name: 'echo', input: { q: 'x' } }), { text: 'the model answered', modelCalls: 2 });
     });

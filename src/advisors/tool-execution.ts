@@ -1,5 +1,6 @@
 import { asSchema, safeValidateTypes } from '@ai-sdk/provider-utils';
 import type { ModelMessage, ToolResultPart } from 'ai';
+import type { ToolResultOutput } from '@ai-sdk/provider-utils';
 import type { GovernedToolSet } from '../chat/chat-client-request.ts';
 import type { ToolCallRequest } from '../chat/chat-response.ts';
 import type { ToolCallListener } from '../chat/tool-call-listener.ts';
@@ -14,6 +15,8 @@ export interface ToolOutcome {
   readonly call: ToolCallRequest;
   readonly output: unknown;
   readonly isError: boolean;
+  /** What the model is sent instead of `output`, when the tool shapes it with `toModelOutput` (an image, say). */
+  readonly modelOutput?: ToolResultOutput;
   /** True when the tool is return-direct and actually ran. */
   readonly returnDirect: boolean;
   /**
@@ -122,13 +125,25 @@ export async function executeToolCall(call: ToolCallRequest, env: ToolExecutionE
         { toolName: call.toolName, timeoutMs, abortSignal: env.abortSignal },
       ),
     );
+    // Shaped as the AI SDK shapes it, and before the call is observed: a
+    // `toModelOutput` that throws fails the call as a throwing tool would.
+    let modelOutput = tool.toModelOutput === undefined ? undefined : await tool.toModelOutput({ toolCallId: call.toolCallId, input: validated.value, output });
     // Observed before the steering note is added: the note is not what the tool
     // returned, and counted as a new result it would hide the very repetition it points out.
     await observation.end(output);
     if (call.intervention?.action === 'steer') {
-      output = `${typeof output === 'string' ? output : JSON.stringify(output)}\n\n[${call.intervention.source}] ${call.intervention.message}`;
+      const note = `[${call.intervention.source}] ${call.intervention.message}`;
+      output = `${typeof output === 'string' ? output : JSON.stringify(output)}\n\n${note}`;
+      if (modelOutput !== undefined) modelOutput = withNote(modelOutput, note);
     }
-    return { call, output: output ?? null, isError: false, returnDirect: tool.returnDirect === true, ran: true };
+    return {
+      call,
+      output: output ?? null,
+      ...(modelOutput === undefined ? {} : { modelOutput }),
+      isError: false,
+      returnDirect: tool.returnDirect === true,
+      ran: true,
+    };
   } catch (error) {
     const shown = ToolTimeoutError.isInstance(error) ? error.message : `Tool "${call.toolName}" failed: ${errorText(error)}`;
     await observation.fail(error, shown);
@@ -145,20 +160,40 @@ export function toolResultMessage(outcomes: readonly ToolOutcome[]): ModelMessag
     toolName: o.call.toolName,
     output: o.isError
       ? { type: 'error-text', value: String(o.output) }
-      : typeof o.output === 'string'
-        ? { type: 'text', value: o.output }
-        : { type: 'json', value: (o.output ?? null) as never },
+      : o.modelOutput !== undefined
+        ? o.modelOutput
+        : typeof o.output === 'string'
+          ? { type: 'text', value: o.output }
+          : { type: 'json', value: (o.output ?? null) as never },
   }));
   return { role: 'tool', content };
 }
 
+/** A shaped output with a steering note after what the tool said. */
+function withNote(output: ToolResultOutput, note: string): ToolResultOutput {
+  switch (output.type) {
+    case 'text':
+    case 'error-text':
+      return { ...output, value: `${output.value}\n\n${note}` };
+    case 'json':
+    case 'error-json':
+      return { type: output.type === 'json' ? 'text' : 'error-text', value: `${JSON.stringify(output.value)}\n\n${note}` };
+    case 'content':
+      return { ...output, value: [...output.value, { type: 'text', text: note }] };
+    default:
+      return output;
+  }
+}
+
 /**
  * What a result of {@link toolResultMessage} holds: a text or JSON output is
- * the tool's own, any other (an error, a denial) is an error result.
+ * the tool's own, content (a shaped output) the text it holds; any other (an
+ * error, a denial) is an error result.
  */
 export function resultOutput(part: ToolResultPart): { readonly output: unknown; readonly isError: boolean } {
   const { output } = part;
   if (output.type === 'text' || output.type === 'json') return { output: output.value, isError: false };
+  if (output.type === 'content') return { output: output.value.flatMap((item) => (item.type === 'text' ? [item.text] : [])).join('\n'), isError: false };
   return { output: 'value' in output ? output.value : output, isError: true };
 }
 
