@@ -24,7 +24,12 @@ export interface ModelOptions {
   readonly frequencyPenalty?: number;
   readonly stopSequences?: readonly string[];
   readonly seed?: number;
-  readonly toolChoice?: LanguageModelV4ToolChoice;
+  /**
+   * Whether and which tools the model may call: the AI SDK's `'auto' | 'none' | 'required'`,
+   * or the provider's object form (`{ type: 'required' }`, `{ type: 'tool', toolName }`).
+   * The model is always sent the object form.
+   */
+  readonly toolChoice?: 'auto' | 'none' | 'required' | LanguageModelV4ToolChoice;
   readonly providerOptions?: SharedV4ProviderOptions;
   readonly headers?: Readonly<Record<string, string | undefined>>;
   /**

@@ -82,13 +82,25 @@ export interface ChatClientResponse {
 export type ChatStreamEvent =
   | { readonly type: 'text-delta'; readonly text: string }
   | { readonly type: 'reasoning-delta'; readonly text: string }
-  | { readonly type: 'tool-call'; readonly toolCall: ToolCallRequest }
+  | {
+      readonly type: 'tool-call';
+      readonly toolCall: ToolCallRequest;
+      /**
+       * `true` for a call of a tool the provider runs itself (a hosted web
+       * search): its result comes from the model, as a `tool-result` event
+       * also marked, and the tool loop never runs it.
+       */
+      readonly providerExecuted?: boolean;
+    }
   | {
       readonly type: 'tool-result';
       readonly toolCallId: string;
       readonly toolName: string;
+      /** The tool's own result (a hosted tool's as the provider reported it), not what the model is sent. */
       readonly output: unknown;
       readonly isError: boolean;
+      /** `true` for the result of a tool the provider ran itself. */
+      readonly providerExecuted?: boolean;
     }
   | { readonly type: 'tool-approval-request'; readonly approvalId: string; readonly toolCall: ToolCallRequest }
   | { readonly type: 'finish'; readonly response: ChatClientResponse };

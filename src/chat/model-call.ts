@@ -6,9 +6,11 @@ import type { ChatClientRequest } from './chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent, FinishReason } from './chat-response.ts';
 import { buildResponse, toToolCallRequest } from './round-response.ts';
 import { StreamedContent } from './streamed-content.ts';
+import { ToolInputCallbacks } from './tool-input-callbacks.ts';
 import { observeModelRound, type ModelRoundObservation } from './model-round-observation.ts';
 import { sessionIdOf } from './advisor-context.ts';
 import { MODEL_CALL_LISTENERS, notifyRetry } from './model-call-listener.ts';
+import { toProviderToolChoice } from './model-options.ts';
 import { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_DELAY_MS, DEFAULT_STALL_TIMEOUT_MS, StallWatch, withRetries } from './model-retry.ts';
 
 /**
@@ -87,6 +89,7 @@ export class ModelCallTerminal implements ModelTerminal {
 
   async *#streamRound(request: ChatClientRequest, round: ModelRoundObservation): AsyncIterable<ChatStreamEvent> {
     const options = await this.#callOptions(request);
+    const toolInputs = new ToolInputCallbacks(request);
     const stallMs = request.options.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
     // Retried up to the first part the consumer would see: after that a retry would repeat output.
     const opened = await round.run(() =>
@@ -102,7 +105,7 @@ export class ModelCallTerminal implements ModelTerminal {
             if (next.done) return { reader, watch, early, done: true };
             if (next.value.type === 'error') throw next.value.error;
             early.push(next.value);
-            if (VISIBLE_PARTS.has(next.value.type)) return { reader, watch, early, done: false };
+            if (VISIBLE_PARTS.has(next.value.type) || toolInputs.listensTo(next.value)) return { reader, watch, early, done: false };
           }
         } catch (error) {
           watch.dispose();
@@ -134,6 +137,7 @@ export class ModelCallTerminal implements ModelTerminal {
         // Kept as doGenerate reports the round: blocks in the order they streamed, with their provider
         // metadata, and whole parts such as a hosted tool's result (which the breaker judges).
         content.add(part);
+        await toolInputs.hear(part);
         switch (part.type) {
           case 'text-delta':
             yield { type: 'text-delta', text: part.delta };
@@ -142,7 +146,19 @@ export class ModelCallTerminal implements ModelTerminal {
             yield { type: 'reasoning-delta', text: part.delta };
             break;
           case 'tool-call':
-            if (!part.providerExecuted) yield { type: 'tool-call', toolCall: toToolCallRequest(part) };
+            // A hosted call is shown as `streamText` shows it; its response leaves it out of `toolCalls`, so no loop runs it.
+            yield { type: 'tool-call', toolCall: toToolCallRequest(part), ...(part.providerExecuted === true ? { providerExecuted: true } : {}) };
+            break;
+          case 'tool-result':
+            // Only a hosted tool's result comes from the model; the tool loop reports the others.
+            yield {
+              type: 'tool-result',
+              toolCallId: part.toolCallId,
+              toolName: part.toolName,
+              output: part.result,
+              isError: part.isError === true,
+              providerExecuted: true,
+            };
             break;
           case 'stream-start':
             warnings = part.warnings;
@@ -185,9 +201,10 @@ export class ModelCallTerminal implements ModelTerminal {
       provider: this.#model.provider,
     });
     const tools = Object.keys(request.tools).length > 0 ? await prepareTools({ tools: request.tools }) : undefined;
-    const { stopSequences, headers, maxRetries: _retries, retryDelayMs: _delay, stallTimeoutMs: _stall, ...settings } = request.options;
+    const { stopSequences, headers, toolChoice, maxRetries: _retries, retryDelayMs: _delay, stallTimeoutMs: _stall, ...settings } = request.options;
     return {
       ...settings,
+      ...(toolChoice ? { toolChoice: toProviderToolChoice(toolChoice) } : {}),
       ...(stopSequences ? { stopSequences: [...stopSequences] } : {}),
       ...(headers ? { headers: { ...headers } } : {}),
       prompt,
@@ -198,5 +215,9 @@ export class ModelCallTerminal implements ModelTerminal {
   }
 }
 
-/** Stream parts that reach the consumer; once one has, the stream is not retried. */
-const VISIBLE_PARTS: ReadonlySet<string> = new Set(['text-delta', 'reasoning-delta', 'tool-call', 'finish']);
+/**
+ * Stream parts that reach the consumer; once one has, the stream is not
+ * retried. The start of the arguments of a tool that listens to them counts
+ * too (see {@link ToolInputCallbacks.listensTo}).
+ */
+const VISIBLE_PARTS: ReadonlySet<string> = new Set(['text-delta', 'reasoning-delta', 'tool-call', 'tool-result', 'finish']);

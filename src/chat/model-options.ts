@@ -1,7 +1,29 @@
 import { InvalidOptionError } from '../errors/governor-error.ts';
-import { describeValue, is, MAX_TIMER_MS, validateOptions, type OptionRules } from '../errors/validate-options.ts';
+import { describeValue, is, MAX_TIMER_MS, validateOptions, type OptionRule, type OptionRules } from '../errors/validate-options.ts';
+import type { LanguageModelV4ToolChoice } from '@ai-sdk/provider';
 import type { Advisor } from './advisor.ts';
 import type { ModelOptions } from './chat-client-request.ts';
+
+const TOOL_CHOICES: ReadonlySet<unknown> = new Set(['auto', 'none', 'required']);
+
+/** Either form of a tool choice; a `tool` choice must name its tool, or the provider fails mid-run. */
+const isToolChoice: OptionRule = (value, path) => {
+  if (TOOL_CHOICES.has(value)) return;
+  const choice = value as { type?: unknown; toolName?: unknown } | null;
+  if (typeof choice === 'object' && choice !== null) {
+    if (TOOL_CHOICES.has(choice.type)) return;
+    if (choice.type === 'tool' && typeof choice.toolName === 'string' && choice.toolName !== '') return;
+  }
+  throw new InvalidOptionError(
+    path,
+    `must be a tool choice ('auto' | 'none' | 'required', { type: 'auto' | 'none' | 'required' } or { type: 'tool', toolName }), got ${describeValue(value)}`,
+  );
+};
+
+/** A tool choice as providers take it: the AI SDK's strings become their object form, as `generateText` does. */
+export function toProviderToolChoice(choice: ModelOptions['toolChoice']): LanguageModelV4ToolChoice | undefined {
+  return typeof choice === 'string' ? { type: choice } : choice;
+}
 
 /** What each model setting accepts; provider-specific ranges are left to the provider. */
 const MODEL_OPTION_RULES: OptionRules<ModelOptions> = {
@@ -13,7 +35,7 @@ const MODEL_OPTION_RULES: OptionRules<ModelOptions> = {
   frequencyPenalty: is.number(-Number.MAX_VALUE),
   stopSequences: is.arrayOf(is.string()),
   seed: is.integer(Number.MIN_SAFE_INTEGER),
-  toolChoice: is.having("a tool choice ({ type: 'auto' | 'none' | 'required' } or { type: 'tool', toolName })", 'type'),
+  toolChoice: isToolChoice,
   providerOptions: is.recordOf(is.object()),
   headers: is.recordOf((value, path) => {
     if (value !== undefined) is.string()(value, path);

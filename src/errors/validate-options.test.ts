@@ -517,7 +517,8 @@ describe('ChatClient builder and request settings', () => {
     ['retryDelayMs', -5],
     ['stallTimeoutMs', 0],
     ['stallTimeoutMs', MAX_TIMER_MS + 1],
-    ['toolChoice', 'auto'],
+    ['toolChoice', 'sometimes'],
+    ['toolChoice', { type: 'tool' }],
     ['maxTokens', 100],
   ];
   test('defaultOptions() and options() refuse each bad setting, naming it', () => {
