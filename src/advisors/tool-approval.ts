@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ModelMessage, ToolApprovalRequest, ToolApprovalResponse, ToolCallPart, ToolResultPart } from 'ai';
 import { GovernorError } from '../errors/governor-error.ts';
-import type { GovernedToolSet } from '../chat/chat-client-request.ts';
 import type { PendingToolApproval, ToolCallRequest } from '../chat/chat-response.ts';
+import type { ValidToolCall } from './tool-execution.ts';
 
 /**
  * Thrown when a request answers an approval that no earlier assistant message
@@ -49,14 +49,13 @@ export interface AnsweredApproval {
 /**
  * Whether a tool call must wait for the caller's approval: the tool's
  * `needsApproval`, a boolean or a function of the input, as in the AI SDK.
+ * Asked of a checked call only, with its parsed input (schema defaults
+ * applied): a call with invalid arguments gets its error result, not a human.
  */
-export async function needsApproval(tools: GovernedToolSet, call: ToolCallRequest, messages: readonly ModelMessage[], context: unknown): Promise<boolean> {
-  const tool = Object.hasOwn(tools, call.toolName) ? tools[call.toolName] : undefined;
-  const flag = (tool as { needsApproval?: unknown } | undefined)?.needsApproval;
+export async function needsApproval({ call, tool, input }: ValidToolCall, messages: readonly ModelMessage[], context: unknown): Promise<boolean> {
+  const flag = (tool as { needsApproval?: unknown }).needsApproval;
   if (typeof flag === 'function') {
-    return (
-      (await (flag as (input: unknown, options: unknown) => unknown)(call.input, { toolCallId: call.toolCallId, messages: [...messages], context })) === true
-    );
+    return (await (flag as (input: unknown, options: unknown) => unknown)(input, { toolCallId: call.toolCallId, messages: [...messages], context })) === true;
   }
   return flag === true;
 }

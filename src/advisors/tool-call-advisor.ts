@@ -1,4 +1,4 @@
-import type { ModelMessage, ToolContent } from 'ai';
+import type { ModelMessage, ToolCallPart, ToolContent } from 'ai';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import { addUsage, ZERO_USAGE, type Usage } from '../model/usage.ts';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
@@ -10,7 +10,21 @@ import { observeUnrunToolCall } from '../chat/tool-call-observation.ts';
 import { observationSinks, reportObservation } from '../chat/observation.ts';
 import type { ToolCallEvent } from '../breaker/breaker-event.ts';
 import { telemetrySettings, type TelemetrySettings } from '../telemetry/telemetry-options.ts';
-import { executeToolCall, outcomeOfResult, toolResultMessage, type ToolOutcome } from './tool-execution.ts';
+import {
+  announceInput,
+  checkToolCall,
+  isExecutable,
+  jsonText,
+  outcomeOfResult,
+  refuseToolCall,
+  resultOutput,
+  runToolCall,
+  toolResultMessage,
+  type ExecutableToolCall,
+  type InvalidToolCall,
+  type ToolExecutionEnvironment,
+  type ToolOutcome,
+} from './tool-execution.ts';
 import {
   answeredApprovals,
   needsApproval,
@@ -91,10 +105,12 @@ export interface ToolCallingAdvisorOptions {
   readonly onLimitExceeded?: 'throw' | 'error-result';
   /**
    * An automatic policy, asked before each call runs; a denial becomes an error
-   * result the model sees. Calls of tools declared with `needsApproval` (the AI
-   * SDK's flag, a boolean or a function of the input) wait for the caller
-   * instead: the call ends with `pendingApprovals`, and the caller's answer
-   * decides them.
+   * result the model sees. It gets the call with its `input` as the tool's
+   * schema parsed it (defaults applied); a call of an unknown tool or with
+   * invalid arguments gets its error result without being asked about. Calls
+   * of tools declared with `needsApproval` (the AI SDK's flag, a boolean or a
+   * function of the parsed input) wait for the caller instead: the call ends
+   * with `pendingApprovals`, and the caller's answer decides them.
    * @default every call approved
    */
   readonly approve?: (call: ToolCallRequest, context: GovernorToolContext) => ToolApproval | Promise<ToolApproval>;
@@ -166,6 +182,13 @@ const TOOL_CALL_ADVISOR_RULES: OptionRules<ToolCallAdvisorOptions> = {
  *   return-direct, the return-direct rule above decides the text). The
  *   `LOOP_ENDING_TOOLS` param (loop-ending.ts) marks tools by name for one request.
  *
+ * A tool without `execute` is client-side, as in the AI SDK: the caller runs
+ * it. A round with such calls ends the loop once its other calls have run
+ * (their results are in `messages`), with finish reason `'tool-calls'` and
+ * the calls to run in the response's `toolCalls`; the caller sends a tool
+ * message with their results after `messages`, and the model goes on from
+ * there. They count towards the limits as calls the loop runs do.
+ *
  * A round with calls that wait for the caller's approval pauses, and the
  * request answering them resumes it: both rules then judge the whole round,
  * the calls that ran before the pause included. So a loop-ending tool called
@@ -189,6 +212,7 @@ export class ToolCallingAdvisor implements Advisor {
 
   async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
     const loop = new ToolLoop(this.#options, this.#maxToolCalls, request);
+    await loop.observeClientResults();
     const resumed = await loop.resume();
     if (resumed) return resumed;
     try {
@@ -204,6 +228,7 @@ export class ToolCallingAdvisor implements Advisor {
 
   async *adviseStream(request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
     const loop = new ToolLoop(this.#options, this.#maxToolCalls, request);
+    await loop.observeClientResults();
     const resumed = await loop.resume((outcome) => loop.pending.push(outcome));
     yield* loop.drainPending();
     if (resumed) {
@@ -306,6 +331,43 @@ class ToolLoop {
   }
 
   /**
+   * Reports the results the caller sends back for client-side calls (of
+   * tools without `execute`, which the loop handed to it) to the session's
+   * sinks, as the loop reports the results of the tools it runs: an
+   * AgentBreaker judges a client-side tool's results too. Those are the
+   * results in the tool messages that end the request, for the latest call
+   * with their id before them; the loop's own results there were reported
+   * when their tools ran.
+   */
+  async observeClientResults(): Promise<void> {
+    const { messages, tools } = this.#request;
+    let tail = messages.length;
+    while (tail > 0 && messages[tail - 1]!.role === 'tool') tail -= 1;
+    if (tail === messages.length) return;
+    const calls = new Map<string, ToolCallPart>();
+    for (const message of messages.slice(0, tail)) {
+      if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+      for (const part of message.content) if (part.type === 'tool-call') calls.set(part.toolCallId, part);
+    }
+    for (const message of messages.slice(tail)) {
+      if (message.role !== 'tool') continue;
+      for (const part of message.content) {
+        const call = part.type === 'tool-result' ? calls.get(part.toolCallId) : undefined;
+        if (part.type !== 'tool-result' || call === undefined || call.providerExecuted === true || !this.#isTool(call.toolName)) continue;
+        if (typeof tools[call.toolName]!.execute === 'function') continue;
+        const { output, isError } = resultOutput(part);
+        await reportObservation(this.#request.context, this.#toolContext.sessionId, {
+          kind: 'tool_call',
+          tool: call.toolName,
+          args: call.input,
+          result: output === undefined || output === null ? null : typeof output === 'string' ? output : jsonText(output),
+          error: isError,
+        });
+      }
+    }
+  }
+
+  /**
    * Continues a loop that ended waiting for approvals: when the request's last
    * message answers them, runs the approved calls (a denied one gets an
    * `execution-denied` result with the reason), and puts the approval answers
@@ -329,7 +391,11 @@ class ToolLoop {
       claimed = approving.length > 0;
       for (const journal of this.#journals) await journal.claimApprovals(approving);
     };
-    const outcomes = approved.length === 0 ? [] : await this.#execute(approved, this.#request.messages, { approved: true, beforeRun: claim });
+    // The tools get the messages with the answer that approved them, as the AI SDK's do.
+    const { outcomes, clientCalls } =
+      approved.length === 0
+        ? { outcomes: [], clientCalls: [] }
+        : await this.#execute(approved, this.#request.messages.concat(answerMessage), { approved: true, beforeRun: claim });
     for (const o of outcomes) onOutcome?.(o);
     const results = toolResultMessage(outcomes).content as ToolContent;
     const content: ToolContent = [...(answerMessage.content as ToolContent)];
@@ -350,6 +416,8 @@ class ToolLoop {
     // A claimed call counts as run even if it could not start (bad arguments): the claim is
     // stored, so its result must be too, or a retry would find the approval taken and no result.
     this.#reportRan(outcomes, claimed);
+    // Approved client-side calls are the caller's to run now: the loop waits for their results.
+    if (clientCalls.length > 0) return this.#final({ ...emptyResponse(), finishReason: 'tool-calls' }, '', clientCalls);
     // The round goes on where it paused, so it ends as it would have without the pause: its calls
     // that ran before it (a loop-ending tool among them) count with the ones that ran now.
     const resumed = new Map(outcomes.map((o) => [o.call.toolCallId, o]));
@@ -390,15 +458,18 @@ class ToolLoop {
     }
 
     const waiting: PendingToolApproval[] = [];
-    const outcomes = await this.#execute(response.toolCalls, this.#messagesBefore(roundMessages), { waiting });
+    const { outcomes, clientCalls } = await this.#execute(response.toolCalls, this.#messagesBefore(roundMessages), { waiting });
     for (const o of outcomes) onOutcome?.(o);
-    if (waiting.length > 0) {
-      // The round ends here: the caller answers the approvals and calls again.
-      this.#added.splice(roundMessages, this.#added.length - roundMessages, ...withApprovalRequests(response.messages[0], waiting));
+    if (waiting.length > 0 || clientCalls.length > 0) {
+      // The round ends here, as the AI SDK's does: the caller answers the approvals, runs the
+      // client-side calls (the response's `toolCalls`), and calls again with what it got.
+      if (waiting.length > 0) {
+        this.#added.splice(roundMessages, this.#added.length - roundMessages, ...withApprovalRequests(response.messages[0], waiting));
+      }
       if (outcomes.length > 0) this.#added.push(toolResultMessage(outcomes));
       this.#reportRan(outcomes);
-      const final = this.#final({ ...response, finishReason: 'tool-calls' }, response.text);
-      return { ...final, response: { ...final.response, pendingApprovals: waiting } };
+      const final = this.#final({ ...response, finishReason: 'tool-calls' }, response.text, clientCalls);
+      return waiting.length === 0 ? final : { ...final, response: { ...final.response, pendingApprovals: waiting } };
     }
     this.#added.push(toolResultMessage(outcomes));
     this.#reportRan(outcomes);
@@ -450,7 +521,7 @@ class ToolLoop {
   }
 
   #returnDirect(outcomes: readonly ToolOutcome[], last?: ChatResponse): ChatClientResponse {
-    const text = outcomes.map((o) => (typeof o.output === 'string' ? o.output : JSON.stringify(o.output))).join('\n');
+    const text = outcomes.map((o) => (typeof o.output === 'string' ? o.output : jsonText(o.output))).join('\n');
     const done = this.#final({ ...(last ?? emptyResponse()), finishReason: 'stop' }, text);
     this.#request.context.set(RETURN_DIRECT_TEXT, done.response);
     return done;
@@ -461,11 +532,12 @@ class ToolLoop {
     return [...this.#request.messages, ...this.#added.slice(0, count)];
   }
 
-  #final(last: ChatResponse, text: string): ChatClientResponse {
+  /** The response that ends the loop; `toolCalls`: the client-side calls it hands to the caller. */
+  #final(last: ChatResponse, text: string, toolCalls: readonly ToolCallRequest[] = []): ChatClientResponse {
     const response: ChatResponse = {
       ...last,
       text,
-      toolCalls: [],
+      toolCalls,
       rounds: this.#rounds,
       totalUsage: this.#usage ?? last.totalUsage,
       messages: [...this.#added],
@@ -474,10 +546,15 @@ class ToolLoop {
   }
 
   /**
-   * Runs a round's calls. Calls whose tool needs approval go to `waiting`
-   * instead of running (unless `approved`: the caller already answered).
-   * `beforeRun` gets the calls that passed the limits and the approver,
-   * before any of them runs; if it throws, none runs.
+   * Runs a round's calls. Each is checked first (its tool, its arguments):
+   * a call that fails the check gets its error result without approval. A
+   * valid call's tool hears of its input (`onInputAvailable`), and a call
+   * whose tool needs approval goes to `waiting` instead of running (unless
+   * `approved`: the caller already answered, in an earlier request that did
+   * both). Calls of client-side tools (no `execute`) that pass the limits
+   * and the approver are returned for the caller to run. `beforeRun` gets
+   * the other calls that passed the limits and the approver, before any of
+   * them runs; if it throws, none runs.
    */
   async #execute(
     calls: readonly ToolCallRequest[],
@@ -491,8 +568,47 @@ class ToolLoop {
       readonly waiting?: PendingToolApproval[];
       readonly beforeRun?: (running: readonly ToolCallRequest[]) => Promise<void>;
     } = {},
-  ): Promise<ToolOutcome[]> {
-    const env = {
+  ): Promise<{ readonly outcomes: ToolOutcome[]; readonly clientCalls: ToolCallRequest[] }> {
+    const env = this.#environment(messages);
+    // Limits and approval are decided in the model's order, before anything runs,
+    // so parallel execution cannot race past a limit.
+    const planned: Array<ToolOutcome | ExecutableToolCall | InvalidToolCall> = [];
+    const clientCalls: ToolCallRequest[] = [];
+    for (const call of calls) {
+      const checked = await checkToolCall(call, this.#request.tools);
+      if (checked.ok && !approved) {
+        await announceInput(checked, env);
+        if (waiting !== undefined && (await needsApproval(checked, messages, this.#toolContext))) {
+          waiting.push(pendingApproval(call));
+          continue;
+        }
+      }
+      // Counted whatever the check found: a model repeating an invalid call must reach the limit too.
+      const refusal = this.#checkLimits(call) ?? (checked.ok && !approved ? await this.#checkApproval({ ...call, input: checked.input }) : undefined);
+      if (refusal !== undefined) {
+        const known = this.#isTool(call.toolName);
+        await observeUnrunToolCall({ toolName: call.toolName, args: call.input, known, outcome: 'refused', shown: String(refusal.output) }, env);
+        planned.push(refusal);
+      } else if (!checked.ok || isExecutable(checked)) {
+        planned.push(checked);
+      } else {
+        clientCalls.push(call);
+      }
+    }
+    await beforeRun?.(planned.flatMap((p) => ('ok' in p ? [p.call] : [])));
+    const run = (p: ToolOutcome | ExecutableToolCall | InvalidToolCall): Promise<ToolOutcome> =>
+      !('ok' in p) ? Promise.resolve(p) : p.ok ? runToolCall(p, env) : refuseToolCall(p, env);
+    if (this.#options.parallel === false) {
+      const outcomes: ToolOutcome[] = [];
+      for (const p of planned) outcomes.push(await run(p));
+      return { outcomes, clientCalls };
+    }
+    return { outcomes: await Promise.all(planned.map(run)), clientCalls };
+  }
+
+  /** What the tools of a round get, `messages` being those the model was sent for it. */
+  #environment(messages: readonly ModelMessage[]): ToolExecutionEnvironment {
+    return {
       tools: this.#request.tools,
       messages,
       abortSignal: this.#request.abortSignal,
@@ -507,31 +623,6 @@ class ToolLoop {
         this.#options.toolTimeoutMs ??
         DEFAULT_TOOL_TIMEOUT_MS,
     };
-    // Limits and approval are decided in the model's order, before anything runs,
-    // so parallel execution cannot race past a limit.
-    const planned: Array<ToolOutcome | ToolCallRequest> = [];
-    for (const call of calls) {
-      if (waiting !== undefined && call.intervention?.action !== 'block' && this.#isTool(call.toolName)) {
-        if (await needsApproval(this.#request.tools, call, messages, this.#toolContext)) {
-          waiting.push(pendingApproval(call));
-          continue;
-        }
-      }
-      const refusal = this.#checkLimits(call) ?? (approved ? undefined : await this.#checkApproval(call));
-      if (refusal !== undefined) {
-        const known = this.#isTool(call.toolName);
-        await observeUnrunToolCall({ toolName: call.toolName, args: call.input, known, outcome: 'refused', shown: String(refusal.output) }, env);
-      }
-      planned.push(refusal ?? call);
-    }
-    await beforeRun?.(planned.filter((p): p is ToolCallRequest => 'toolCallId' in p));
-    const run = (p: ToolOutcome | ToolCallRequest): Promise<ToolOutcome> => ('toolCallId' in p ? executeToolCall(p, env) : Promise.resolve(p));
-    if (this.#options.parallel === false) {
-      const outcomes: ToolOutcome[] = [];
-      for (const p of planned) outcomes.push(await run(p));
-      return outcomes;
-    }
-    return Promise.all(planned.map(run));
   }
 
   #checkLimits(call: ToolCallRequest): ToolOutcome | undefined {

@@ -1,11 +1,12 @@
 import { asSchema, safeValidateTypes } from '@ai-sdk/provider-utils';
+import type { JSONValue } from '@ai-sdk/provider';
 import type { ModelMessage, ToolResultPart } from 'ai';
 import type { ToolResultOutput } from '@ai-sdk/provider-utils';
-import type { GovernedToolSet } from '../chat/chat-client-request.ts';
+import type { GovernedTool, GovernedToolSet } from '../chat/chat-client-request.ts';
 import type { ToolCallRequest } from '../chat/chat-response.ts';
 import type { ToolCallListener } from '../chat/tool-call-listener.ts';
 import { runAsToolOf } from '../chat/tool-scope.ts';
-import { observeToolCall, observeUnrunToolCall, type ToolCallOutcome, type ToolCallReporter } from '../chat/tool-call-observation.ts';
+import { observeToolCall, observeUnrunToolCall, type ToolCallReporter } from '../chat/tool-call-observation.ts';
 import type { TelemetrySettings } from '../telemetry/telemetry-options.ts';
 import { DEFAULT_TOOL_TIMEOUT_MS, runWithTimeout, ToolTimeoutError } from './tool-timeout.ts';
 import { DEFAULT_MAX_NESTING_DEPTH, jsonNestsDeeperThan, NestingTooDeepError } from '../errors/nesting-depth.ts';
@@ -51,44 +52,119 @@ export interface ToolExecutionEnvironment {
   readonly toolTimeoutMs?: (toolName: string) => number;
 }
 
+/** Longest JSON text of a thrown non-Error value the model is shown. */
+const MAX_THROWN_JSON = 1000;
+
+/**
+ * What the model is told a tool threw: an error's message, a string as it
+ * is, any other value as (bounded) JSON text, as the AI SDK shows it, since
+ * `[object Object]` tells the model nothing.
+ */
 function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'string') return error;
+  const text = jsonText(error);
+  return text.length > MAX_THROWN_JSON ? `${text.slice(0, MAX_THROWN_JSON)}…` : text;
+}
+
+/** A value as JSON text, or as `String` would write it when it has no JSON form (a BigInt, a cycle, a function). */
+export function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** A call whose tool exists and whose arguments its schema accepts: ready to be approved and run. */
+export interface ValidToolCall {
+  readonly ok: true;
+  readonly call: ToolCallRequest;
+  readonly tool: GovernedTool;
+  /** The arguments as the schema parsed them (defaults applied): what the tool's callbacks get. */
+  readonly input: unknown;
+}
+
+/** A call that cannot run: what the model is told, and how the call is counted. */
+export interface InvalidToolCall {
+  readonly ok: false;
+  readonly call: ToolCallRequest;
+  readonly message: string;
+  readonly outcome: 'invalid' | 'blocked';
 }
 
 /**
- * Runs one tool call. Every failure the model can cause (unknown tool, bad
- * arguments, a throwing tool) becomes an error result the model can read and
- * act on, never an exception: the conversation must stay well-formed.
- * An abort is the one exception that propagates.
+ * Checks a call before anything is decided about it, as the AI SDK parses a
+ * call before it asks for approval: the tool must exist, the call must not be
+ * blocked, and its arguments must pass the tool's schema (once: the parsed
+ * input is what approval, `onInputAvailable` and `execute` get).
  */
-export async function executeToolCall(call: ToolCallRequest, env: ToolExecutionEnvironment): Promise<ToolOutcome> {
+export async function checkToolCall(call: ToolCallRequest, tools: GovernedToolSet): Promise<ValidToolCall | InvalidToolCall> {
   // Own keys only: a model calling `constructor` or `toString` must hear the tool is unknown.
-  const tool = Object.hasOwn(env.tools, call.toolName) ? env.tools[call.toolName] : undefined;
-  const notRun = async (message: string, outcome: Exclude<ToolCallOutcome, 'success' | 'error'>): Promise<ToolOutcome> => {
-    await observeUnrunToolCall({ toolName: call.toolName, args: call.input, known: tool !== undefined, outcome, shown: message }, env);
-    return { call, output: message, isError: true, returnDirect: false };
-  };
+  const tool = Object.hasOwn(tools, call.toolName) ? tools[call.toolName] : undefined;
+  const invalid = (message: string, outcome: InvalidToolCall['outcome'] = 'invalid'): InvalidToolCall => ({ ok: false, call, message, outcome });
   if (tool === undefined) {
-    const names = Object.keys(env.tools);
-    return notRun(`Unknown tool "${call.toolName}". Available tools: ${names.length > 0 ? names.join(', ') : '(none)'}.`, 'invalid');
+    const names = Object.keys(tools);
+    return invalid(`Unknown tool "${call.toolName}". Available tools: ${names.length > 0 ? names.join(', ') : '(none)'}.`);
   }
-  if (call.intervention?.action === 'block') return notRun(`[${call.intervention.source}] ${call.intervention.message}`, 'blocked');
+  if (call.intervention?.action === 'block') return invalid(`[${call.intervention.source}] ${call.intervention.message}`, 'blocked');
   if (typeof call.input === 'string' && jsonNestsDeeperThan(call.rawInput, DEFAULT_MAX_NESTING_DEPTH)) {
-    return notRun(new NestingTooDeepError(`The arguments for tool "${call.toolName}"`, DEFAULT_MAX_NESTING_DEPTH).message, 'invalid');
+    return invalid(new NestingTooDeepError(`The arguments for tool "${call.toolName}"`, DEFAULT_MAX_NESTING_DEPTH).message);
   }
   if (typeof call.input === 'string' && call.rawInput.trim() !== '') {
-    return notRun(`Invalid arguments for tool "${call.toolName}": not valid JSON: ${call.rawInput.slice(0, 200)}`, 'invalid');
+    return invalid(`Invalid arguments for tool "${call.toolName}": not valid JSON: ${call.rawInput.slice(0, 200)}`);
   }
   const validated = await safeValidateTypes({ value: call.input, schema: asSchema(tool.inputSchema) });
-  if (!validated.success) {
-    return notRun(`Invalid arguments for tool "${call.toolName}": ${errorText(validated.error)}`, 'invalid');
-  }
-  if (typeof tool.execute !== 'function') {
-    return notRun(`Tool "${call.toolName}" has no execute function and cannot be run here.`, 'invalid');
-  }
-  const execute = tool.execute;
+  if (!validated.success) return invalid(`Invalid arguments for tool "${call.toolName}": ${errorText(validated.error)}`);
+  return { ok: true, call, tool, input: validated.value };
+}
+
+/** A checked call of a tool with `execute`, which the loop runs. */
+export type ExecutableToolCall = ValidToolCall & { readonly tool: GovernedTool & { readonly execute: NonNullable<GovernedTool['execute']> } };
+
+/**
+ * Whether the loop runs the call: a tool without `execute` is client-side,
+ * the caller runs it and sends its result back.
+ */
+export function isExecutable(checked: ValidToolCall): checked is ExecutableToolCall {
+  return typeof checked.tool.execute === 'function';
+}
+
+/**
+ * The error result of a call that cannot run. It is observed as not run: a
+ * failed call for the breaker, since the model may keep repeating it.
+ */
+export async function refuseToolCall(refused: InvalidToolCall, env: ToolExecutionEnvironment): Promise<ToolOutcome> {
+  const { call, message, outcome } = refused;
+  await observeUnrunToolCall({ toolName: call.toolName, args: call.input, known: Object.hasOwn(env.tools, call.toolName), outcome, shown: message }, env);
+  return { call, output: message, isError: true, returnDirect: false };
+}
+
+/**
+ * Tells a tool that a call's input is complete and valid (its
+ * `onInputAvailable`), as the AI SDK does before approval or execution, also
+ * for a tool without `execute`. What it throws ends the request, as there.
+ */
+export async function announceInput({ call, tool, input }: ValidToolCall, env: ToolExecutionEnvironment): Promise<void> {
+  await tool.onInputAvailable?.({
+    input: input as never,
+    toolCallId: call.toolCallId,
+    messages: [...env.messages],
+    abortSignal: env.abortSignal,
+    context: env.toolContext as never,
+  });
+}
+
+/**
+ * Runs a checked call of a tool with `execute`. A throwing tool becomes an
+ * error result the model can read and act on, never an exception: the
+ * conversation must stay well-formed. An abort is the one exception that
+ * propagates.
+ */
+export async function runToolCall({ call, tool, input }: ExecutableToolCall, env: ToolExecutionEnvironment): Promise<ToolOutcome> {
+  const { execute } = tool;
   const observation = observeToolCall(
-    { toolCallId: call.toolCallId, toolName: call.toolName, args: validated.value, sessionId: env.sessionId },
+    { toolCallId: call.toolCallId, toolName: call.toolName, args: input, sessionId: env.sessionId },
     {
       listeners: env.listeners,
       telemetry: env.telemetry,
@@ -105,7 +181,7 @@ export async function executeToolCall(call: ToolCallRequest, env: ToolExecutionE
       runWithTimeout(
         async (abortSignal) =>
           runAsToolOf(env.breakers ?? [], env.sessionId, async () => {
-            const returned: unknown = execute(validated.value as never, {
+            const returned: unknown = execute(input as never, {
               toolCallId: call.toolCallId,
               messages: [...env.messages],
               abortSignal,
@@ -127,13 +203,13 @@ export async function executeToolCall(call: ToolCallRequest, env: ToolExecutionE
     );
     // Shaped as the AI SDK shapes it, and before the call is observed: a
     // `toModelOutput` that throws fails the call as a throwing tool would.
-    let modelOutput = tool.toModelOutput === undefined ? undefined : await tool.toModelOutput({ toolCallId: call.toolCallId, input: validated.value, output });
+    let modelOutput = tool.toModelOutput === undefined ? undefined : await tool.toModelOutput({ toolCallId: call.toolCallId, input, output });
     // Observed before the steering note is added: the note is not what the tool
     // returned, and counted as a new result it would hide the very repetition it points out.
     await observation.end(output);
     if (call.intervention?.action === 'steer') {
       const note = `[${call.intervention.source}] ${call.intervention.message}`;
-      output = `${typeof output === 'string' ? output : JSON.stringify(output)}\n\n${note}`;
+      output = `${typeof output === 'string' ? output : jsonText(output)}\n\n${note}`;
       if (modelOutput !== undefined) modelOutput = withNote(modelOutput, note);
     }
     return {
@@ -152,6 +228,22 @@ export async function executeToolCall(call: ToolCallRequest, env: ToolExecutionE
   }
 }
 
+/**
+ * A tool's output as plain JSON, as the AI SDK sends it (`toJSON` applied, a
+ * `Date` as its text, `undefined` and functions left out, `NaN` as `null`),
+ * so the messages hold what the model reads and a store keeps. A value with
+ * no JSON form (a BigInt, a cycle) stays as it is.
+ */
+function jsonValue(output: unknown): JSONValue {
+  if (output === undefined) return null;
+  try {
+    const text = JSON.stringify(output);
+    return text === undefined ? null : (JSON.parse(text) as JSONValue);
+  } catch {
+    return output as JSONValue;
+  }
+}
+
 /** The tool message that answers a round's calls, in the order they were asked. */
 export function toolResultMessage(outcomes: readonly ToolOutcome[]): ModelMessage {
   const content: ToolResultPart[] = outcomes.map((o) => ({
@@ -164,7 +256,7 @@ export function toolResultMessage(outcomes: readonly ToolOutcome[]): ModelMessag
         ? o.modelOutput
         : typeof o.output === 'string'
           ? { type: 'text', value: o.output }
-          : { type: 'json', value: (o.output ?? null) as never },
+          : { type: 'json', value: jsonValue(o.output) },
   }));
   return { role: 'tool', content };
 }
@@ -177,7 +269,7 @@ function withNote(output: ToolResultOutput, note: string): ToolResultOutput {
       return { ...output, value: `${output.value}\n\n${note}` };
     case 'json':
     case 'error-json':
-      return { type: output.type === 'json' ? 'text' : 'error-text', value: `${JSON.stringify(output.value)}\n\n${note}` };
+      return { type: output.type === 'json' ? 'text' : 'error-text', value: `${jsonText(output.value)}\n\n${note}` };
     case 'content':
       return { ...output, value: [...output.value, { type: 'text', text: note }] };
     default:

@@ -18,7 +18,8 @@ export interface ToolLoopJournal {
   /**
    * Called each time tools have run, with every message the call has added
    * so far. Each tool call in them has its result (or, for a call waiting
-   * for approval, its approval request), so they can be stored as they are.
+   * for approval, its approval request; a client-side call waits for the
+   * caller's result), so they can be stored as they are.
    */
   toolsRan(messages: readonly ModelMessage[]): void;
 }

@@ -58,4 +58,18 @@ describe('AgentLoop finishTool and the client tools', () => {
     assert.match(result.reason ?? '', /finishTool/);
     assert.equal(model.doGenerateCalls.length, 0);
   });
+
+  test('a tool without execute (client-side) is refused naming it, before any model call: a run has no caller to hand its calls to', async () => {
+    const askUser = tool({ description: 'Ask the user.', inputSchema: z.object({ question: z.string() }) });
+    for (const finishTool of [undefined, 'submit'] as const) {
+      const model = mockModel([{ toolCalls: [{ name: 'askUser', input: { question: 'Paris?' } }] }, ...Array.from({ length: 6 }, () => ({ text: 'done' }))]);
+      const client = ChatClient.builder(model).defaultAdvisors(new ToolCallingAdvisor()).defaultTools({ weather, askUser, submit: submitTool() }).build();
+      const result = await new AgentLoop({ client, maxInvocations: 8, ...(finishTool === undefined ? {} : { finishTool }) }).run('task');
+      assert.equal(result.status, 'error');
+      assert.ok(InvalidOptionError.isInstance(result.error), String(result.error));
+      assert.equal(result.error.option, 'tools');
+      assert.match(result.reason ?? '', /"askUser" has no execute function/);
+      assert.equal(model.doGenerateCalls.length, 0);
+    }
+  });
 });

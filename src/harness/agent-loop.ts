@@ -345,7 +345,10 @@ export class AgentLoop {
     let finishTool = this.#finishTool !== undefined ? this.#finishTool : o.finishTool === undefined ? 'submit' : o.finishTool;
     // The client does not tell which tools it has: the first request that reaches the model does.
     const settleFinishTool = (tools: ChatClientRequest['tools']): void => {
-      if (this.#finishTool === undefined) this.#finishTool = finishToolAmong(o.finishTool, tools);
+      if (this.#finishTool === undefined) {
+        refuseClientSideTools(tools);
+        this.#finishTool = finishToolAmong(o.finishTool, tools);
+      }
       finishTool = this.#finishTool;
     };
     const modelId = o.modelId ?? o.client.model.modelId;
@@ -639,6 +642,23 @@ function finishToolAmong(given: string | null | undefined, tools: ChatClientRequ
     'finishTool',
     `names "${given}", but the model is offered no tool of that name (its tools: ${names.length === 0 ? 'none' : names.join(', ')}), so the run could never finish: ` +
       "add the tool to the client's defaultTools (submitTool() for a `submit` tool), or pass finishTool: null to end the run on an answer without tool calls",
+  );
+}
+
+/**
+ * A run has no caller to hand a call to: the tool loop hands the calls of a
+ * tool without `execute` (a client-side tool) to whoever called it, and the
+ * run would go on with calls that have no result.
+ * @throws InvalidOptionError naming the tools, before any model call
+ */
+function refuseClientSideTools(tools: ChatClientRequest['tools']): void {
+  // A provider's tool (a hosted search) has no `execute`: the provider runs it.
+  const names = Object.entries(tools).flatMap(([name, tool]) => (tool.type !== 'provider' && typeof tool.execute !== 'function' ? [name] : []));
+  if (names.length === 0) return;
+  throw new InvalidOptionError(
+    'tools',
+    `${names.map((name) => `"${name}"`).join(', ')} ${names.length === 1 ? 'has' : 'have'} no execute function: an AgentLoop runs every tool itself, ` +
+      'so give each an execute, or leave it out of the client the loop runs',
   );
 }
 
