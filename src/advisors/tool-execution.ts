@@ -222,8 +222,9 @@ export async function runToolCall({ call, tool, input }: ExecutableToolCall, env
     };
   } catch (error) {
     const shown = ToolTimeoutError.isInstance(error) ? error.message : `Tool "${call.toolName}" failed: ${errorText(error)}`;
-    await observation.fail(error, shown);
-    if (env.abortSignal?.aborted) throw env.abortSignal.reason;
+    const cancelled = env.abortSignal?.aborted === true;
+    await observation.fail(error, shown, cancelled);
+    if (cancelled) throw env.abortSignal?.reason;
     return { call, output: shown, isError: true, returnDirect: false, ran: true };
   }
 }

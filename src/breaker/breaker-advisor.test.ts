@@ -121,6 +121,37 @@ describe('AgentBreaker in a ChatClient: one observation point per tool call', ()
       ErrorLoopError,
     );
   });
+
+  test('a tool call the caller cancels is no failure: cancelling five times leaves the conversation going', async () => {
+    const breaker = new AgentBreaker();
+    const escalations: BreakerEventRecord[] = [];
+    breaker.on((e) => void (e.type === 'escalation' && escalations.push(e)));
+    const ended: string[] = [];
+    const slow = tool({
+      inputSchema: z.object({ order: z.number() }),
+      execute: (_input, { abortSignal }) => new Promise<string>((_, reject) => abortSignal?.addEventListener('abort', () => reject(abortSignal.reason))),
+    });
+    const client = ChatClient.builder(scriptedModel(() => [{ tool: 'slow', input: { order: 7 } }]))
+      .defaultAdvisors(new ToolCallingAdvisor({ listeners: [{ onToolCallError: (e) => void ended.push(e.toolName) }] }), breaker)
+      .defaultTools({ slow })
+      .build();
+    for (const text of ['look up order 7', 'please check order 7 again', 'order 7 status?', 'once more', 'and now?']) {
+      const controller = new AbortController();
+      const pending = client
+        .prompt(text)
+        .advisors((a) => a.param(CONVERSATION_ID, 'cancelled-1'))
+        .abortSignal(controller.signal)
+        .call()
+        .content();
+      setTimeout(() => controller.abort(new Error('user pressed stop')), 20);
+      await assert.rejects(pending, /user pressed stop/);
+    }
+    assert.deepEqual(escalations, []);
+    assert.deepEqual(ended, ['slow', 'slow', 'slow', 'slow', 'slow'], 'listeners still hear each cancelled call');
+    const snapshot = await breaker.snapshot('cancelled-1');
+    assert.equal(snapshot.state, 'CLOSED');
+    assert.equal(snapshot.counters.toolCalls, 0);
+  });
 });
 
 describe('AgentBreaker in a ChatClient: searches the provider ran itself', () => {

@@ -26,8 +26,13 @@ export interface ToolCallObservation {
   run<T>(fn: () => Promise<T>): Promise<T>;
   /** The tool returned `result` (what it returned, before any note a governing advisor adds for the model). */
   end(result: unknown): Promise<void>;
-  /** The tool threw `error`; the model is told `shown`. */
-  fail(error: unknown, shown: string): Promise<void>;
+  /**
+   * The tool threw `error`; the model is told `shown`. A call the caller
+   * cancelled (`cancelled`) is no failure of the agent's: listeners, spans and
+   * metrics hear of it, the session's sinks do not, or a user pressing stop
+   * three times would end the conversation as an error loop.
+   */
+  fail(error: unknown, shown: string, cancelled?: boolean): Promise<void>;
 }
 
 /**
@@ -109,13 +114,13 @@ export function observeToolCall(info: ToolCallInfo, details: ToolCallDetails): T
       finish('success', durationMs);
       await details.report?.({ kind: 'tool_call', tool: info.toolName, args: info.args, result: resultText(result), error: false });
     },
-    async fail(error, shown) {
+    async fail(error, shown, cancelled = false) {
       if (done) return;
       done = true;
       const durationMs = performance.now() - started;
       notifyToolCallListeners(details.listeners, 'onToolCallError', { ...info, error, durationMs });
       finish('error', durationMs, error);
-      await details.report?.({ kind: 'tool_call', tool: info.toolName, args: info.args, result: shown, error: true });
+      if (!cancelled) await details.report?.({ kind: 'tool_call', tool: info.toolName, args: info.args, result: shown, error: true });
     },
   };
 }

@@ -520,8 +520,12 @@ export class AgentLoop {
       onRetry: (e) => emit({ type: 'retry', invocation: invocations, attempt: e.attempt, delayMs: e.delayMs, statusCode: e.statusCode, error: e.error }),
     };
 
+    let onAbort: (() => void) | undefined;
     const finish = (status: AgentLoopStatus, reason?: string, error?: unknown): AgentLoopResult => {
       clearTimeout(timer);
+      // A signal combined with the caller's lives as long as the caller's does while it has a
+      // listener: left on, it would keep every finished run's transcript in memory.
+      if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
       if (status !== 'completed' && status !== 'awaiting_approval') messages.push(...unfinishedTurn(messages, inflight, toolResults, reason ?? status));
       inflight = [];
       const result: AgentLoopResult = {
@@ -548,8 +552,9 @@ export class AgentLoop {
     try {
       // Settles the run the moment the signal fires, even if a tool or the model ignores it.
       const aborted = new Promise<never>((_, reject) => {
-        if (signal.aborted) reject(signal.reason);
-        else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        onAbort = () => reject(signal.reason);
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
       });
       aborted.catch(() => undefined);
       for (;;) {
