@@ -45,8 +45,8 @@ export {
   type ToolCallingAdvisorOptions,
   type ToolCallAdvisorOptions,
   type ToolApproval,
-  type GovernorToolContext,
 } from './advisors/tool-call-advisor.ts';
+export type { GovernorToolContext } from './chat/tool-context.ts';
 export { LOOP_ENDING_TOOLS } from './advisors/loop-ending.ts';
 export { toolApprovalResponse, InvalidToolApprovalError, UnansweredToolApprovalError } from './advisors/tool-approval.ts';
 export { DEFAULT_TOOL_TIMEOUT_MS, ToolTimeoutError } from './advisors/tool-timeout.ts';

@@ -360,7 +360,7 @@ describe('ToolCallAdvisor', () => {
     const probe = tool({
       inputSchema: z.object({}),
       execute: async (_input, options) => {
-        seen = options.context as unknown as GovernorToolContext;
+        seen = options.context as GovernorToolContext;
         return 'ok';
       },
     });

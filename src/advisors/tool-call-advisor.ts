@@ -2,7 +2,7 @@ import type { ModelMessage, ToolCallPart, ToolContent } from 'ai';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import { addUsage, ZERO_USAGE, type Usage } from '../model/usage.ts';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
-import { conversationIdOf, sessionIdOf, type AdvisorContext } from '../chat/advisor-context.ts';
+import { toolContextOf, type GovernorToolContext } from '../chat/tool-context.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent, PendingToolApproval, ToolCallRequest } from '../chat/chat-response.ts';
 import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-listener.ts';
@@ -69,19 +69,6 @@ export class ToolCallLimitExceededError extends GovernorError {
 
 /** The approval callback's answer: `true`/`false`, or an object with a reason the model will see. */
 export type ToolApproval = boolean | { readonly approved: boolean; readonly reason?: string };
-
-/** What a tool receives as its `context` when run by the ToolCallAdvisor. */
-export interface GovernorToolContext {
-  readonly conversationId: string;
-  /**
-   * The breaker session of this call: the conversation id, or the call's own
-   * session when the request names none. Report to the breaker under this id.
-   */
-  readonly sessionId: string;
-  readonly abortSignal: AbortSignal | undefined;
-  /** The request's advisor context (shared by every round). */
-  readonly requestContext: AdvisorContext;
-}
 
 /** Options of {@link ToolCallingAdvisor}. */
 export interface ToolCallingAdvisorOptions {
@@ -310,12 +297,7 @@ class ToolLoop {
     this.#options = options;
     this.#maxToolCalls = maxToolCalls;
     this.#request = request;
-    this.#toolContext = {
-      conversationId: conversationIdOf(request.context),
-      sessionId: sessionIdOf(request.context),
-      abortSignal: request.abortSignal,
-      requestContext: request.context,
-    };
+    this.#toolContext = toolContextOf(request);
     const fromContext = request.context.get(TOOL_CALL_LISTENERS);
     this.#listeners = [...(options.listeners ?? []), ...(Array.isArray(fromContext) ? (fromContext as ToolCallListener[]) : [])];
     this.#telemetry = telemetrySettings(request.context);

@@ -57,7 +57,7 @@ function aiSdkResearcher(server: ScriptedModelServer, breaker: AgentBreaker): Re
 async function runChatLead(server: ScriptedModelServer, breaker: AgentBreaker, sessionId: string, research: Researcher, mode: Mode, extraTools = {}) {
   const delegate = tool({
     inputSchema: taskSchema,
-    execute: async ({ task }, { context }) => research(task, (context as unknown as GovernorToolContext).sessionId),
+    execute: async ({ task }, { context }) => research(task, (context as GovernorToolContext).sessionId),
   });
   const lead = ChatClient.builder(scriptedModel(server))
     .defaultAdvisors(new ToolCallingAdvisor({ parallel: false, maxToolCalls: 12 }), breaker)
@@ -109,7 +109,7 @@ describe("a ChatClient lead's steer is the lead's, not its sub-agent's", () => {
         inputSchema: z.object({ query: z.string() }),
         // A retriever that reports each search to the breaker.
         execute: async ({ query }, { context }) => {
-          await breaker.observe((context as unknown as GovernorToolContext).sessionId, { kind: 'retrieval', query, results: ['policy-7', 'faq-2'] });
+          await breaker.observe((context as GovernorToolContext).sessionId, { kind: 'retrieval', query, results: ['policy-7', 'faq-2'] });
           return `Found 2 documents for "${query}": policy-7, faq-2`;
         },
       });
@@ -141,7 +141,7 @@ describe("a ChatClient lead's steer is the lead's, not its sub-agent's", () => {
       execute: async ({ query }, { context }) => {
         // The 3rd search (the steered one) is reported once the call running the researcher has started.
         if (query === QUERIES[2]) await researcherStarted;
-        await breaker.observe((context as unknown as GovernorToolContext).sessionId, { kind: 'retrieval', query, results: ['policy-7', 'faq-2'] });
+        await breaker.observe((context as GovernorToolContext).sessionId, { kind: 'retrieval', query, results: ['policy-7', 'faq-2'] });
         searched();
         return `Found 2 documents for "${query}": policy-7, faq-2`;
       },
@@ -152,7 +152,7 @@ describe("a ChatClient lead's steer is the lead's, not its sub-agent's", () => {
       execute: async ({ task }, { context }) => {
         delegated();
         await searchReported;
-        return research(task, (context as unknown as GovernorToolContext).sessionId);
+        return research(task, (context as GovernorToolContext).sessionId);
       },
     });
     const lead = ChatClient.builder(scriptedModel(server))
@@ -313,7 +313,7 @@ describe("a sub-agent's stop reaches a lead of another kind as the category's er
     const lookupInvoice = tool({
       inputSchema: taskSchema,
       execute: async ({ task }, { context }) => {
-        const door = breakerForAiSdk(breaker, { sessionId: (context as unknown as GovernorToolContext).sessionId });
+        const door = breakerForAiSdk(breaker, { sessionId: (context as GovernorToolContext).sessionId });
         const tools = door.tools({ get_invoice: failing(attempts) });
         return (await generateText({ model: door.model(scriptedModel(server)), tools, stopWhen: isStepCount(10), prompt: task })).text;
       },

@@ -308,7 +308,7 @@ describe('AgentBreaker in a ChatClient: a sub-agent as a tool, in the same sessi
       execute: async ({ task }, { context }) =>
         researcher
           .prompt(task)
-          .advisors((a) => a.param(CONVERSATION_ID, (context as unknown as GovernorToolContext).sessionId))
+          .advisors((a) => a.param(CONVERSATION_ID, (context as GovernorToolContext).sessionId))
           .call()
           .content(),
     });
@@ -352,7 +352,7 @@ describe('AgentBreaker in a ChatClient: a sub-agent between the rounds of a lead
         // The researcher runs in the lead's session, as a tool that hands its session on does.
         execute: async ({ task }, { context }) => {
           delegations += 1;
-          const asked = researcher.prompt(task).advisors((a) => a.param(CONVERSATION_ID, (context as unknown as GovernorToolContext).sessionId));
+          const asked = researcher.prompt(task).advisors((a) => a.param(CONVERSATION_ID, (context as GovernorToolContext).sessionId));
           if (mode === 'call') return asked.call().content();
           let text = '';
           for await (const delta of asked.stream().content()) text += delta;

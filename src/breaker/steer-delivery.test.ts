@@ -28,7 +28,7 @@ function searchTool(breaker: AgentBreaker) {
     inputSchema: z.object({ query: z.string() }),
     execute: async ({ query }, { context }) => {
       // The tool context names the breaker session of the call (with or without a conversation id).
-      const { sessionId } = context as unknown as GovernorToolContext;
+      const { sessionId } = context as GovernorToolContext;
       await breaker.observe(sessionId, { kind: 'retrieval', query, results: ['policy-7', 'faq-2'] });
       return `Found 2 documents for "${query}": policy-7, faq-2`;
     },

@@ -1,26 +1,8 @@
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import type { ModelMessage } from 'ai';
-import { conversationIdOf, sessionIdOf, type AdvisorContext } from './advisor-context.ts';
 import type { ChatClientRequest, GovernedTool } from './chat-client-request.ts';
 import { toProviderToolChoice } from './model-options.ts';
-
-/** What a tool is given as its `context` in a ChatClient request: the tool loop gives `execute` the same. */
-export interface RequestToolContext {
-  readonly conversationId: string;
-  readonly sessionId: string;
-  readonly abortSignal: AbortSignal | undefined;
-  readonly requestContext: AdvisorContext;
-}
-
-/** The `context` a request's tools receive. */
-export function toolContextOf(request: ChatClientRequest): RequestToolContext {
-  return {
-    conversationId: conversationIdOf(request.context),
-    sessionId: sessionIdOf(request.context),
-    abortSignal: request.abortSignal,
-    requestContext: request.context,
-  };
-}
+import { toolContextOf, type GovernorToolContext } from './tool-context.ts';
 
 /**
  * Calls a tool's `onInputStart` and `onInputDelta` as its arguments stream
@@ -35,7 +17,7 @@ export class ToolInputCallbacks {
   /** Tool names of the calls whose arguments are streaming, by call id (deltas carry only the id). */
   readonly #streaming = new Map<string, string>();
   #messages: ModelMessage[] | undefined;
-  #context: RequestToolContext | undefined;
+  #context: GovernorToolContext | undefined;
 
   constructor(request: ChatClientRequest) {
     this.#request = request;
@@ -77,7 +59,7 @@ export class ToolInputCallbacks {
     return this.#request.tools[name];
   }
 
-  #options(): { messages: ModelMessage[]; abortSignal: AbortSignal | undefined; context: RequestToolContext } {
+  #options(): { messages: ModelMessage[]; abortSignal: AbortSignal | undefined; context: GovernorToolContext } {
     this.#messages ??= [...this.#request.messages];
     this.#context ??= toolContextOf(this.#request);
     return { messages: this.#messages, abortSignal: this.#request.abortSignal, context: this.#context };

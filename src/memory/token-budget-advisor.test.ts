@@ -2,7 +2,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tool, type ModelMessage } from 'ai';
 import { z } from 'zod';
-import { ToolCallAdvisor, ToolCallingAdvisor, type GovernorToolContext } from '../advisors/tool-call-advisor.ts';
+import { ToolCallAdvisor, ToolCallingAdvisor } from '../advisors/tool-call-advisor.ts';
+import type { GovernorToolContext } from '../chat/tool-context.ts';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { CONVERSATION_ID } from '../chat/advisor-context.ts';
 import { ChatClient } from '../chat/chat-client.ts';
@@ -113,7 +114,7 @@ describe('TokenBudgetAdvisor', () => {
       const search = tool({
         inputSchema: z.object({ query: z.string() }),
         execute: async ({ query }, { context }) => {
-          const { sessionId } = context as unknown as GovernorToolContext;
+          const { sessionId } = context as GovernorToolContext;
           await breaker.observe(sessionId, { kind: 'retrieval', query, results: ['policy-7', 'faq-2'] });
           return `Found 2 documents for "${query}": policy-7 (refunds for damaged goods), faq-2 (returns and exchanges)`;
         },
