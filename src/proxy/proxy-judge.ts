@@ -11,7 +11,7 @@ import { RecentMap } from './recent-map.ts';
 import { type ResponseSessions, responseSessionsFor } from './response-sessions.ts';
 import type { JsonObject, RequestTail, RoundVerdict, WireApi, WireRound, WireToolCall } from './wire-api.ts';
 
-/** Sessions whose latest response is remembered (its id and tool calls). */
+/** Sessions whose latest response is remembered (its id and its tool calls' ids, names and prints). */
 const RECENT_SESSIONS = 10_000;
 
 /** The store note that tells every replica the tool calls of a session's latest response (see ProxyJudge.judgeRound). */
@@ -20,7 +20,7 @@ const CALLS_NOTE = 'response-calls';
 /** Most calls of one response noted for other replicas; a response with more is not noted. */
 const MAX_NOTED_CALLS = 128;
 
-/** A session's latest response and its tool calls by id. */
+/** A session's latest response and its tool calls by id, each known by its print (never its arguments). */
 interface LastCalls {
   readonly responseId: string;
   readonly calls: ReadonlyMap<string, WireToolCall>;
@@ -86,7 +86,11 @@ export class ProxyJudge {
   readonly breaker: AgentBreaker;
   readonly #inbox: SteerInbox;
   readonly #seen: SeenSet;
-  /** Session → its latest response this proxy judged, and that response's tool calls by id. */
+  /**
+   * Session → its latest response this proxy judged, and that response's tool
+   * calls by id as prints: the outputs they bring are observed by print, and
+   * kept arguments (any size) would hold memory for thousands of sessions.
+   */
   readonly #lastCalls = new RecentMap<string, LastCalls>(RECENT_SESSIONS);
   /** Response id → its session, for requests that continue a stored response. */
   readonly #responses: ResponseSessions;
@@ -219,8 +223,12 @@ export class ProxyJudge {
       text: round.text,
     };
     // Only a response a later request can name (Responses) is remembered: those requests do not mark where a round begins.
+    let prints: readonly string[] | undefined;
     if (round.responseId !== undefined) {
-      this.#lastCalls.set(sessionId, { responseId: round.responseId, calls: new Map(round.toolCalls.map((call) => [call.id, call])) });
+      const printed = round.toolCalls.map((call) => this.breaker.printToolCall({ tool: nameOf(call.name), args: call.args }));
+      const calls = new Map(round.toolCalls.map(({ id, name }, i) => [id, { id, name, args: undefined, print: printed[i] }]));
+      this.#lastCalls.set(sessionId, { responseId: round.responseId, calls });
+      prints = printed;
     }
     const recording = Date.now();
     const retried = request?.retry === true && round.toolCalls.length > 0 ? request.key : undefined;
@@ -238,12 +246,12 @@ export class ProxyJudge {
     const { store } = this.breaker.options;
     const noted: [id: string, name: string, print: string][] | undefined =
       round.responseId !== undefined && store.putNote !== undefined && store.readNote !== undefined ? [] : undefined;
-    // Each call's own verdict, kept for a retry of the request when one escalated: printed only then, or for a retry.
+    // Each call's own verdict, kept for a retry of the request when one escalated: printed only then, for a retry, or to be remembered.
     const judged: { tool: string; args: unknown; print: string | undefined; action: CallVerdict['action']; message: string | undefined }[] = [];
     let escalated = false;
-    for (const call of round.toolCalls) {
+    for (const [i, call] of round.toolCalls.entries()) {
       const tool = nameOf(call.name);
-      const print = earlier === undefined ? undefined : this.breaker.printToolCall({ tool, args: call.args });
+      const print = prints?.[i] ?? (earlier === undefined ? undefined : this.breaker.printToolCall({ tool, args: call.args }));
       const kept = earlier === undefined || print === undefined ? undefined : takeVerdict(earlier, print);
       // Judged on the session as recording the round left it, without reading it again: that holds every event ordered before the round.
       const checked = kept ?? (await this.breaker.checkToolCall(sessionId, { tool, args: call.args }, { freshSince: recording }));
@@ -255,7 +263,7 @@ export class ProxyJudge {
       if (decision.action === 'block') blocked.set(call.id, decision.message ?? 'repeated call refused.');
       else {
         if (decision.action === 'steer' && decision.message !== undefined) steers.push(decision.message);
-        // Printed right after its check, which fingerprinted the same arguments.
+        // The print remembered for the session: a replica with the note and this one observe the output alike.
         noted?.push([call.id, tool, print ?? this.breaker.printToolCall({ tool, args: call.args })]);
       }
     }
