@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { logShows, proxiedWithLog } from './test-support/governor-mcp.ts';
 import { killAll, pidIn, pidsIn, stillRunning } from './test-support/processes.ts';
 import { startHttpLoopingServer, startStatefulHttpLoopingServer } from './test-support/http-looping-server.ts';
@@ -32,6 +34,29 @@ const execFileAsync = promisify(execFile);
 async function connect(command: string, args: string[]): Promise<Client> {
   const client = new Client({ name: 'test-client', version: '1' });
   await client.connect(new StdioClientTransport({ command, args, stderr: 'pipe' }));
+  return client;
+}
+
+/** A client of an in-process proxy, speaking over the streams given to it as its `downstream`. */
+async function clientOf(downstream: { stdin: PassThrough; stdout: PassThrough }): Promise<Client> {
+  const buffer = new ReadBuffer();
+  const transport: Transport = {
+    async start() {
+      downstream.stdout.on('data', (chunk: Buffer) => {
+        buffer.append(chunk);
+        for (let message = buffer.readMessage(); message !== null; message = buffer.readMessage()) transport.onmessage?.(message);
+      });
+    },
+    async send(message) {
+      downstream.stdin.write(serializeMessage(message));
+    },
+    async close() {
+      downstream.stdin.end();
+      transport.onclose?.();
+    },
+  };
+  const client = new Client({ name: 'test-client', version: '1' });
+  await client.connect(transport);
   return client;
 }
 
@@ -316,6 +341,75 @@ describe('governor mcp --url <a stateful Streamable HTTP server> that restarts',
       assert.match(host.stderr(), /^governor mcp: the MCP server closed the connection \(it exited or dropped it\); closing$/m);
     } finally {
       host.kill();
+      await upstream.close();
+    }
+  });
+});
+
+/**
+ * Waits up to `ms` for `heard` to hold every one of `expected`; resolves to
+ * what it holds then, for the assertion to show.
+ */
+async function hears(heard: readonly string[], expected: string[], ms: number): Promise<readonly string[]> {
+  for (const deadline = Date.now() + ms; !expected.every((what) => heard.includes(what)) && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return heard;
+}
+
+/** The `wait` call, running on the server once its progress 0 has come back, and what became of it. */
+async function waitRunning(client: Client): Promise<{ call: Promise<string> }> {
+  const { promise: running, resolve } = Promise.withResolvers<void>();
+  const call = client.callTool({ name: 'wait', arguments: { ms: 30_000 } }, undefined, { onprogress: () => resolve() }).then(
+    (result) => `answered: ${text(result as ToolResult)}`,
+    (error: Error) => `failed: ${error.message}`,
+  );
+  await Promise.race([running, call]);
+  return { call };
+}
+
+describe('a call in flight on a Streamable HTTP server when its session ends', { timeout: 60_000 }, () => {
+  test('governor mcp --url, its client gone mid-call: the call is cancelled on the server, then the session is ended', async () => {
+    const upstream = await startStatefulHttpLoopingServer();
+    const { client } = await proxiedWithLog(['--url', upstream.url]);
+    try {
+      assert.equal(text((await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })) as ToolResult), '3');
+      await waitRunning(client);
+      await client.close();
+      // Well within the 30 s the call would otherwise run on.
+      const heard = await hears(upstream.heard, ['notifications/cancelled', 'wait aborted', 'DELETE'], 3_000);
+      assert.deepEqual(
+        heard.filter((what) => what !== 'notifications/initialized'),
+        ['initialize', 'tools/call', 'tools/call', 'notifications/cancelled', 'wait aborted', 'DELETE'],
+      );
+    } finally {
+      await client.close();
+      await upstream.close();
+    }
+  });
+
+  test('startMcpProxy, close() mid-call: the client is answered at once, the call is cancelled on the server, then the session is ended', async () => {
+    const upstream = await startStatefulHttpLoopingServer();
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const proxy = await startMcpProxy({ upstream: { url: upstream.url }, breaker: new AgentBreaker(), downstream: { stdin, stdout } });
+    const client = await clientOf({ stdin, stdout });
+    try {
+      assert.equal(text((await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })) as ToolResult), '3');
+      const { call } = await waitRunning(client);
+      const started = Date.now();
+      await proxy.close();
+      assert.ok(Date.now() - started < 2_000, `closed after ${Date.now() - started} ms`);
+      assert.equal(await call, 'failed: MCP error -32603: tools/call "wait" could not be served: the proxy is closing');
+      const heard = await hears(upstream.heard, ['notifications/cancelled', 'wait aborted', 'DELETE'], 1_000);
+      assert.deepEqual(
+        heard.filter((what) => what !== 'notifications/initialized'),
+        ['initialize', 'tools/call', 'tools/call', 'notifications/cancelled', 'wait aborted', 'DELETE'],
+      );
+      assert.equal(await proxy.closed, 'close');
+    } finally {
+      await client.close();
+      await proxy.close();
       await upstream.close();
     }
   });

@@ -36,7 +36,9 @@ export interface McpProxy extends AsyncDisposable {
    * the proxy is closing`), before the client side is closed; the server's
    * answers to them, should they come, are not passed on. A server run as a
    * command is ended with its process group (see {@link startMcpProxy});
-   * resolves once it has ended, or has been sent SIGKILL.
+   * resolves once it has ended, or has been sent SIGKILL. A server reached
+   * by URL is told first that those requests are cancelled, and that the
+   * session ends (see {@link startMcpProxy}).
    */
   close(): Promise<void>;
 }
@@ -78,6 +80,9 @@ const NO_TIMEOUT_MS = 2_147_483_647;
 
 /** How long requests still being handled when the upstream ends are given to be answered (the breaker may record a failed call first). */
 const ANSWER_GRACE_MS = 2_000;
+
+/** How long a Streamable HTTP server is given, when the proxy ends, to take the cancellations of its calls still running and the end of its session. */
+const END_SESSION_MS = 1_000;
 
 /** Resolves once every promise of `pending` has settled, or after `ms`. */
 async function settledWithin(pending: Iterable<Promise<unknown>>, ms: number): Promise<void> {
@@ -208,6 +213,14 @@ function withoutCredentials(text: string): [URL, { requestInit?: RequestInit }] 
  * its input. On Windows only the process started is ended, as the MCP SDK
  * does.
  *
+ * When the client goes away or the proxy is closed, the requests still
+ * waiting on a Streamable HTTP server are cancelled there (with
+ * `notifications/cancelled`, as a cancellation of the client's own is passed
+ * on), and then the session is ended (HTTP DELETE), as the MCP spec asks of a
+ * client that leaves; the server is given up to 1 s for both before the
+ * connection is closed. A server run as a command sees its calls end with
+ * its process group instead.
+ *
  * A server reached by URL is named in messages by the origin of its URL: its
  * path and query, which may hold a secret, are left out, also where the
  * server's own words (an error page, a redirect) repeat them.
@@ -285,6 +298,8 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     return pathname === '/' ? concealed : concealed.replaceAll(pathname, '/…');
   };
   const upstreamSource = `the MCP server ${upstreamName}`;
+  /** Cancellations being sent to the HTTP server: closing its connection would cut them off, so it waits for them (see `closeClient`). */
+  const cancelling = new Set<Promise<void>>();
   const http = 'url' in upstream ? await import('@modelcontextprotocol/sdk/client/streamableHttp.js') : undefined;
   const stdio = 'url' in upstream ? undefined : await import('@modelcontextprotocol/sdk/client/stdio.js');
   const openTransport = (notMcp: (line: string) => void) => {
@@ -297,6 +312,16 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
         (answer) => transport.onmessage?.(answer),
       );
       const transport: InstanceType<typeof StreamableHTTPClientTransport> = new StreamableHTTPClientTransport(url, { ...init, fetch });
+      const send = transport.send.bind(transport);
+      transport.send = (message, sendOptions) => {
+        const sent = send(message, sendOptions);
+        if ('method' in message && message.method === 'notifications/cancelled') {
+          cancelling.add(sent);
+          const done = () => void cancelling.delete(sent);
+          sent.then(done, done);
+        }
+        return sent;
+      };
       return transport;
     }
     const { transport, stdin } = commandTransport(stdio!, {
@@ -392,7 +417,20 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   const retired = new Set<UpstreamClient>();
   /** The client's requests being handled: when the upstream ends, they are answered before the client is let go. */
   const answering = new Set<Promise<unknown>>();
-  const closeUpstream = () => Promise.allSettled([current.close(), ...[...retired].map((client) => client.close())]);
+  /**
+   * Closes `client`. A session the proxy leaves while its server may still be running calls of it (the client went
+   * away, or the proxy is closing) is ended as the MCP spec asks: the SDK has sent the cancellations of those calls
+   * as the server half aborted them, and they are let reach the server, then the session is ended (HTTP DELETE);
+   * the connection is closed after {@link END_SESSION_MS} in any case. Closing alone would leave the calls running.
+   */
+  const closeClient = async (client: UpstreamClient): Promise<void> => {
+    const transport = client.transport;
+    if (endedBy !== 'upstream' && http !== undefined && transport instanceof http.StreamableHTTPClientTransport) {
+      await settledWithin([Promise.allSettled(cancelling).then(() => transport.terminateSession())], END_SESSION_MS);
+    }
+    await client.close();
+  };
+  const closeUpstream = () => Promise.allSettled([current, ...retired].map(closeClient));
   // The first side to end names the end. The closes start a tick later, once `closing` is set: closing one side calls back here for the other.
   const end = (by: McpProxyEnd): Promise<void> => {
     endedBy ??= by;
@@ -422,6 +460,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       const endDownstream = (): void => {
         if (stdout !== process.stdout && !stdout.writableEnded) stdout.end();
       };
+      // The server half first: closing it aborts the requests it still handles, which sends their cancellations upstream.
       await Promise.allSettled([server.close().finally(endDownstream), closeUpstream()]);
       resolveClosed(endedBy!);
     }));
@@ -466,7 +505,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       const fresh = connectUpstream().then(
         async (client) => {
           if (endedBy !== undefined) {
-            await client.close();
+            await closeClient(client);
             throw error;
           }
           lost.onclose = undefined;

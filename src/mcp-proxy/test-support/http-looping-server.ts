@@ -69,6 +69,12 @@ export interface StatefulHttpLoopingServer {
   /** How many sessions were started (initialize requests answered) since the first start. */
   readonly sessionsStarted: number;
   /**
+   * What it was told, in order: the method of each JSON-RPC message of a
+   * known session, `DELETE` for each request ending a session, and `wait
+   * aborted` when a `wait` call saw its signal fire.
+   */
+  readonly heard: readonly string[];
+  /**
    * Stops the server and starts it again on the same port, knowing no
    * session, as a restarted process does; with `refuseNewSessions`, an
    * initialize request then gets 503.
@@ -93,7 +99,9 @@ export async function startStatefulHttpLoopingServer(options: { resumable?: bool
   let sessions = new Map<string, StreamableHTTPServerTransport>();
   let sessionsStarted = 0;
   let refuseNewSessions = false;
+  const heard: string[] = [];
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (req.method === 'DELETE') heard.push('DELETE');
     const id = req.headers['mcp-session-id'];
     if (typeof id === 'string') {
       const known = sessions.get(id);
@@ -119,7 +127,12 @@ export async function startStatefulHttpLoopingServer(options: { resumable?: bool
         sessionsStarted += 1;
       },
     });
-    await loopingServer().connect(transport);
+    await loopingServer({ onWaitAborted: () => heard.push('wait aborted') }).connect(transport);
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      if ('method' in message) heard.push(message.method);
+      deliver?.(message, extra);
+    };
     await transport.handleRequest(req, res);
   };
   const listen = async (port: number): Promise<Server> => {
@@ -146,6 +159,7 @@ export async function startStatefulHttpLoopingServer(options: { resumable?: bool
     get sessionsStarted() {
       return sessionsStarted;
     },
+    heard,
     async restart(options = {}) {
       await stop(http);
       sessions = new Map();

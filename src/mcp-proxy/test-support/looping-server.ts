@@ -3,9 +3,9 @@
  * query (an agent asking again loops), `add` does arithmetic, `build`
  * reports its progress in `steps` steps before it answers, `wait` waits
  * until it is cancelled (reporting progress 0 first, so a caller knows it
- * runs), `status` answers with structured content alone (a count that grows
- * on every poll), and one resource and one prompt are served so mirroring
- * can be checked.
+ * runs; `onWaitAborted` is told when its signal fires), `status` answers
+ * with structured content alone (a count that grows on every poll), and one
+ * resource and one prompt are served so mirroring can be checked.
  *
  * With `sized`, more for the size limit of messages over stdio: the tool
  * `large` answers a text of `bytes` bytes, the tool `noisy` sends a log
@@ -22,7 +22,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
-export function loopingServer(options: { sized?: boolean } = {}): McpServer {
+export function loopingServer(options: { sized?: boolean; onWaitAborted?: () => void } = {}): McpServer {
   const server = new McpServer(
     { name: 'looping-test-server', version: '1.2.3' },
     { instructions: 'Search before you book.', ...(options.sized === true ? { capabilities: { logging: {} } } : {}) },
@@ -64,6 +64,7 @@ export function loopingServer(options: { sized?: boolean } = {}): McpServer {
         const timer = setTimeout(resolve, ms);
         extra.signal.addEventListener('abort', () => {
           clearTimeout(timer);
+          options.onWaitAborted?.();
           resolve();
         });
       });
