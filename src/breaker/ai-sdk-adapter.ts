@@ -2,7 +2,7 @@ import { readShellOutput } from './shell-output.ts';
 import type { LanguageModelV4, LanguageModelV4Middleware, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { wrapLanguageModel, type ToolSet } from 'ai';
 import { fromProviderUsage } from '../model/usage.ts';
-import { resolveModel } from '../model/resolve-model.ts';
+import { resolveModel, type SupportedLanguageModel } from '../model/resolve-model.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue, is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import type { BreakerDecision } from './breaker-decision.ts';
@@ -36,7 +36,7 @@ export interface AiSdkBreaker {
   /** A model middleware: gates every model call and records every round. */
   readonly middleware: LanguageModelV4Middleware;
   /** The model wrapped with {@link AiSdkBreaker.middleware}. */
-  model(model: unknown): LanguageModelV4;
+  model(model: SupportedLanguageModel): LanguageModelV4;
   /** The tools wrapped so that each call is judged before it runs and its result recorded after. */
   tools<T extends ToolSet>(tools: T): T;
   /**
@@ -385,7 +385,7 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
 
   return {
     middleware,
-    model: (model: unknown) => wrapLanguageModel({ model: resolveModel(model), middleware }),
+    model: (model: SupportedLanguageModel) => wrapLanguageModel({ model: resolveModel(model), middleware }),
     tools,
     stopWhen: () => {
       // streamText evaluates stop conditions outside its error handling: a throw there breaks the stream off mid-body

@@ -82,8 +82,8 @@ export interface BreakerEvidence {
   readonly detection?: number;
 }
 
-/** What the breaker answers to a check or an observation. */
-export interface BreakerDecision {
+/** The fields any {@link BreakerDecision} may carry; each action says which of them it always has. */
+interface BreakerDecisionFields {
   /**
    * - `allow`: go on;
    * - `steer`: go on, but give the model `message` (it says what repeats and what to do instead);
@@ -102,6 +102,29 @@ export interface BreakerDecision {
   /** True on the first model call let through after the breaker half-opened. */
   readonly probe?: boolean;
 }
+
+/** Go on. */
+export interface BreakerAllowDecision extends BreakerDecisionFields {
+  readonly action: 'allow';
+}
+
+/** Go on with `message` for the model (`steer`), or answer the judged tool call with it instead of running it (`block`). */
+export interface BreakerSteerDecision extends BreakerDecisionFields {
+  readonly action: 'steer' | 'block';
+  readonly category: BreakerCategory;
+  readonly message: string;
+}
+
+/** End the agent's run: throw {@link breakerErrorFor}(decision). `category` is absent when the store failed. */
+export interface BreakerStopDecision extends BreakerDecisionFields {
+  readonly action: 'stop';
+}
+
+/**
+ * What the breaker answers to a check or an observation. Testing `action`
+ * narrows it: a steer's or a block's `category` and `message` are always there.
+ */
+export type BreakerDecision = BreakerAllowDecision | BreakerSteerDecision | BreakerStopDecision;
 
 /** The decision that lets everything through. */
 export const ALLOW: BreakerDecision = Object.freeze({ action: 'allow' });

@@ -47,15 +47,15 @@ export class BreakerTelemetry {
     // A client with telemetry off adds nothing, not even to the application's span its call runs in.
     if (call?.enabled === false) return;
     const span = trace.getActiveSpan();
-    if (event.type === 'escalation') countEscalation(event.category ?? 'none', event.action ?? 'none');
+    if (event.type === 'escalation') countEscalation(event.category, event.action);
     if (span === undefined) return;
     // Session ids are the caller's (a header, a user name): a secret in one is masked, as in health() and logs.
     const sessionId = redact(event.sessionId);
     if (event.type === 'escalation') {
       const attributes: Attributes = {
         'governor.breaker.session_id': sessionId,
-        'governor.breaker.category': event.category ?? 'none',
-        'governor.breaker.action': event.action ?? 'none',
+        'governor.breaker.category': event.category,
+        'governor.breaker.action': event.action,
       };
       // The detail may quote what the model or a tool said: it is content, recorded only when content is.
       // Its span's mark (an advisor span of the call) decides first, then the call the context belongs to, else the process default.
@@ -68,7 +68,7 @@ export class BreakerTelemetry {
       if (event.to !== undefined) attributes['governor.breaker.to'] = event.to;
       if (event.category !== undefined) attributes['governor.breaker.category'] = event.category;
       // Stop messages, warnings and notes hold no content (see breakerMessage): recorded whatever the content setting.
-      if (event.message !== undefined) attributes['governor.breaker.message'] = redact(event.message);
+      attributes['governor.breaker.message'] = redact(event.message);
       span.addEvent(`governor.breaker.${event.type}`, attributes);
     }
   }

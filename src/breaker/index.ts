@@ -9,11 +9,14 @@ export {
   ALLOW,
   BREAKER_CATEGORIES,
   type BreakerAction,
+  type BreakerAllowDecision,
   type BreakerCategory,
   type BreakerDecision,
   type BreakerDecisionReason,
   type BreakerEvidence,
   type BreakerStatus,
+  type BreakerSteerDecision,
+  type BreakerStopDecision,
 } from './breaker-decision.ts';
 export {
   AgentBreakerError,
@@ -39,7 +42,13 @@ export type {
   ToolCallEvent,
   UserEvent,
 } from './breaker-event.ts';
-export type { BreakerEventRecord, BreakerListener } from './breaker-events.ts';
+export type {
+  BreakerEscalationRecord,
+  BreakerEventRecord,
+  BreakerListener,
+  BreakerNoticeRecord,
+  BreakerStateChangeRecord,
+} from './breaker-events.ts';
 export { breakerMessage } from './breaker-messages.ts';
 export {
   DEFAULT_READ_ONLY_TOOLS,
@@ -71,8 +80,12 @@ export {
   type RetrievalRecord,
   type TextRecord,
   type ToolRecord,
+  type UserTurnsState,
 } from './breaker-state.ts';
 export type { AppliedOp, BreakerStore, BreakerStoreStatus, SessionOp, SessionRead, SessionReducer, SessionRetention } from './breaker-store.ts';
+export type { AnswerPrint, TaskPrint } from './detectors/delegation-loop.ts';
+export type { ResultDigest, ToolProposal } from './detectors/tool-record.ts';
+export type { Outcome as SessionOutcome } from './session-logic.ts';
 export { InMemoryBreakerStore, type InMemoryBreakerStoreOptions } from './in-memory-breaker-store.ts';
 export { decodeOp, encodeOp, InvalidOpError } from './op-codec.ts';
 export { decodeState, encodeState, InvalidStateError } from './state-codec.ts';

@@ -135,9 +135,11 @@ describe('ChatClient', () => {
     });
     assert.equal(await ChatClient.create(v3).prompt('x').call().content(), 'from v3');
     assert.throws(
+      // @ts-expect-error a model id is not a model: the type refuses it, and the check does for JavaScript callers.
       () => ChatClient.builder('openai/gpt-4o'),
       (e: unknown) => e instanceof UnsupportedModelError && /"v2", "v3", "v4"/.test(e.message),
     );
+    // @ts-expect-error a spec Governor does not drive
     assert.throws(() => ChatClient.builder({ specificationVersion: 'v1', doGenerate() {}, doStream() {} }), UnsupportedModelError);
   });
 

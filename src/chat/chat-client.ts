@@ -3,7 +3,7 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { ModelMessage, UserContent } from 'ai';
 import type { z } from 'zod';
 import { GovernorError } from '../errors/governor-error.ts';
-import { resolveModel } from '../model/resolve-model.ts';
+import { resolveModel, type SupportedLanguageModel } from '../model/resolve-model.ts';
 import type { Advisor } from './advisor.ts';
 import { checkAdvisorPlacement } from './advisor-placement.ts';
 import { validateAdvisors, validateModelOptions } from './model-options.ts';
@@ -179,12 +179,12 @@ export class ChatClient {
   readonly #defaults: ClientDefaults;
 
   /** Starts a builder. The model may be any AI SDK language model of spec V2, V3 or V4. */
-  static builder(model: unknown): ChatClientBuilder {
+  static builder(model: SupportedLanguageModel): ChatClientBuilder {
     return new ChatClientBuilder(resolveModel(model));
   }
 
   /** A client with no defaults. */
-  static create(model: unknown): ChatClient {
+  static create(model: SupportedLanguageModel): ChatClient {
     return ChatClient.builder(model).build();
   }
 

@@ -11,6 +11,7 @@ import { watchBreaker } from '../cli/watch-breaker.ts';
 import { GovernorError } from '../errors/governor-error.ts';
 import type { AgentLoopResult } from '../harness/agent-loop.ts';
 import { MiniAgent } from '../harness/mini-agent.ts';
+import type { SupportedLanguageModel } from '../model/resolve-model.ts';
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
 import { DEMO_FILES, DEMO_TASK } from './demo-task.ts';
 import { scriptedDemoAgent } from './scripted-agent.ts';
@@ -32,7 +33,7 @@ function removeLiveDirectories(): void {
   for (const dir of liveDirectories) rmSync(dir, { recursive: true, force: true });
 }
 
-async function runOnce(model: unknown, breaker: AgentBreaker | false, print: (line: string) => void, abortSignal: AbortSignal): Promise<AgentLoopResult> {
+async function runOnce(model: SupportedLanguageModel, breaker: AgentBreaker | false, print: (line: string) => void, abortSignal: AbortSignal): Promise<AgentLoopResult> {
   const dir = freshWorkingDirectory();
   liveDirectories.add(dir);
   try {
@@ -103,7 +104,7 @@ export async function runDemo(io: CliIO): Promise<number> {
   const note = (line = ''): void => void io.stderr.write(`${printable(line)}\n`);
   const real = hasModelConfiguration({ env: io.env });
   let server: ScriptedModelServer | undefined;
-  let model: unknown;
+  let model: SupportedLanguageModel;
   let label: string;
   if (real) {
     const spec = await realModel(io);

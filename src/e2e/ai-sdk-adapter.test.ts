@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, isStepCount, type LanguageModel, type ModelMessage, streamText, tool, type ToolSet, ToolLoopAgent } from 'ai';
+import { generateText, isStepCount, type ModelMessage, streamText, tool, type ToolSet, ToolLoopAgent } from 'ai';
 import { z } from 'zod';
-import { AgentBreaker, AgentBreakerError, breakerForAiSdk, type BreakerEventRecord } from '../index.ts';
+import { AgentBreaker, AgentBreakerError, breakerForAiSdk, type BreakerEventRecord, type SupportedLanguageModel } from '../index.ts';
 import { CODE_LOOP, type HostedLoop, loopNote, MCP_LOOP, PAGE_LOOP, SEARCH_LOOP_ANSWER, SHELL_LOOP, searchLoopServer } from '../test-support/hosted-loops.ts';
 import { ScriptedModelServer, scriptedModel, type ScriptFunction } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from './recorded-run.ts';
@@ -548,7 +548,7 @@ describe('breakerForAiSdk with searches the provider runs itself (hosted web sea
 interface LoopCase {
   readonly what: string;
   readonly loop: HostedLoop;
-  readonly providers: Readonly<Record<string, (baseURL: string) => { model: LanguageModel; tools: ToolSet; tool: string }>>;
+  readonly providers: Readonly<Record<string, (baseURL: string) => { model: SupportedLanguageModel; tools: ToolSet; tool: string }>>;
 }
 
 const HOSTED_LOOPS: readonly LoopCase[] = [

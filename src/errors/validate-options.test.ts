@@ -564,7 +564,7 @@ test('a secret passed where an option or a model was expected never comes back i
     () => breakerForOpenAIAgents(breaker, { runConfig: { modelProvider: key as never } }),
     () => governorMiddleware(breaker, key as never),
     () => breakerForAiSdk(breaker, key as never),
-    () => breakerForAiSdk(breaker, { sessionId: 's' }).model(key),
+    () => breakerForAiSdk(breaker, { sessionId: 's' }).model(key as never),
     () => breakerForAiSdk(breaker, { sessionId: 's' }).tools({ search: key } as never),
     () => breakerForOpenAIAgents(breaker).tools([key] as never),
     () => client.prompt('x').options({ toolChoice: `${key}-and-more-than-forty-characters-after-it` } as never),
@@ -602,7 +602,7 @@ test("the doors' tools() and model() refuse what is not a tool set or a model, n
   }
   // A model that is none at all is the AI SDK door's typed model error.
   assert.throws(
-    () => aiSdk.model(undefined),
+    () => aiSdk.model(undefined as never),
     (e: unknown) => e instanceof Error && e.name === 'UnsupportedModelError',
   );
 });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { tool, type ModelMessage } from 'ai';
+import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { z } from 'zod';
 import { AgentBreaker, AgentLoop, ChatClient, InvalidOptionError, MiniAgent, ToolCallAdvisor, type AgentLoopEvent } from '../index.ts';
 import { ScriptedModelServer, scriptedModel, type ScriptedTurn } from '../testing/index.ts';
@@ -192,7 +193,7 @@ describe('MiniAgent: every run returns', () => {
   });
 });
 
-function scriptedModelStub() {
+function scriptedModelStub(): LanguageModelV4 {
   // Construction-time checks never call the model; any V4-shaped model will do.
   return {
     specificationVersion: 'v4',

@@ -85,7 +85,7 @@ describe('MiniAgent options', () => {
     const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'mini-agent-')));
     try {
       assert.throws(
-        () => new MiniAgent({ model: 'x', workingDirectory: dir, sandbox: 'jail' as 'none' }),
+        () => new MiniAgent({ model: scriptedModel(server), workingDirectory: dir, sandbox: 'jail' as 'none' }),
         (error) => error instanceof InvalidOptionError && error.option === 'sandbox',
       );
       assert.equal(new MiniAgent({ model: scriptedModel(server), workingDirectory: dir, sandbox: 'none' }).sandbox, 'none');

@@ -5,6 +5,7 @@ import type { Advisor } from '../chat/advisor.ts';
 import { ChatClient } from '../chat/chat-client.ts';
 import { AgentLoop, type AgentLoopEvent, type AgentLoopResult } from './agent-loop.ts';
 import type { PriceTable } from '../model/pricing.ts';
+import type { SupportedLanguageModel } from '../model/resolve-model.ts';
 import { resolveSandbox, type SandboxMode } from './sandbox.ts';
 import { shellTool } from './shell-tool.ts';
 import { submitTool } from './submit-tool.ts';
@@ -15,8 +16,8 @@ import { DEFAULT_TOOL_TIMEOUT_MS } from '../advisors/tool-timeout.ts';
 
 /** Options of {@link MiniAgent}. */
 export interface MiniAgentOptions {
-  /** Any AI SDK language model. */
-  readonly model: unknown;
+  /** Any AI SDK language model of spec V2, V3 or V4. */
+  readonly model: SupportedLanguageModel;
   /** Where commands run; must exist. */
   readonly workingDirectory: string;
   /** Time limit of one shell command. @default 30_000 */

@@ -34,7 +34,7 @@ import { RunSession } from './run-session.ts';
 import { keepSession, sessionOfState } from './state-session.ts';
 import { responsesItemCalls, type HostedEvent } from '../breaker/hosted-calls.ts';
 import { thrownText } from '../breaker/thrown-text.ts';
-import { ToolCallBlockedError } from '../breaker/breaker-errors.ts';
+import { AgentBreakerError, BreakerUnavailableError, ToolCallBlockedError } from '../breaker/breaker-errors.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue, is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
@@ -112,7 +112,19 @@ interface RunOptionsRead {
  * answered. Not enumerable, so logging the error's fields does not print the
  * conversation.
  */
-export type GovernedRunStop = Error & { readonly state?: RunState<any, Agent<any, any>> };
+export type GovernedRunStop = (AgentBreakerError | BreakerUnavailableError) & { readonly state?: RunState<any, Agent<any, any>> };
+
+/**
+ * Tells a {@link GovernedRunStop} from any other error, across copies of the
+ * package as every Governor error's `isInstance` does:
+ * `if (GovernedRunStop.isInstance(error) && error.state) await governed.run(agent, error.state)`.
+ */
+export const GovernedRunStop = Object.freeze({
+  /** True when `error` is a breaker stop (`AgentBreakerError` or, failing closed, `BreakerUnavailableError`); `state` is there when a governed run stopped. */
+  isInstance(error: unknown): error is GovernedRunStop {
+    return AgentBreakerError.isInstance(error) || BreakerUnavailableError.isInstance(error);
+  },
+});
 
 /** The Agents SDK side of a governed session. */
 export interface OpenAIAgentsBreaker {

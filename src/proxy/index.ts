@@ -9,5 +9,5 @@ import '../runtime/assert-supported-node.ts';
 export { createModelProxy, STOP_HEADER } from './model-proxy.ts';
 export type { ModelProxyOptions } from './model-proxy-options.ts';
 export { startModelProxy, type ModelProxyClosed, type ModelProxyServer, type ModelProxyServerOptions } from './model-proxy-server.ts';
-export { SESSION_HEADER, proxySessionId } from './proxy-session.ts';
+export { SESSION_HEADER } from './proxy-session.ts';
 export { UpstreamUnreachableError } from './upstream-unreachable-error.ts';

@@ -17,8 +17,9 @@ import { requireRedis } from '../test-support/services.ts';
 import { CODE_LOOP, loopNote, MCP_LOOP, PAGE_LOOP, SEARCH_LOOP_ANSWER, searchLoopServer } from '../test-support/hosted-loops.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
 import { anthropicWire } from './anthropic-wire.ts';
-import { createModelProxy, proxySessionId, startModelProxy, UpstreamUnreachableError, type ModelProxyServer } from './index.ts';
+import { createModelProxy, startModelProxy, UpstreamUnreachableError, type ModelProxyServer } from './index.ts';
 import { openaiWire } from './openai-wire.ts';
+import { proxySessionId } from './proxy-session.ts';
 
 type Message = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 

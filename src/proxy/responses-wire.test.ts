@@ -14,7 +14,8 @@ import { requireRedis } from '../test-support/services.ts';
 import { CART_FAILURE, CODE_LOOP, type HostedLoop, loopNote, MCP_LOOP, PAGE_LOOP, SHELL_LOOP, searchLoopServer } from '../test-support/hosted-loops.ts';
 import { flightTools } from './test-support/flight-tools.ts';
 import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
-import { createModelProxy, proxySessionId, startModelProxy, type ModelProxyServer } from './index.ts';
+import { createModelProxy, startModelProxy, type ModelProxyServer } from './index.ts';
+import { proxySessionId } from './proxy-session.ts';
 import { responsesWire } from './responses-wire.ts';
 
 type InputItem = OpenAI.Responses.ResponseInputItem;

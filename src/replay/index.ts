@@ -21,6 +21,7 @@ export type { ReplayableBreaker, ReplayDecision } from './replayable-breaker.ts'
 export { REPLAY_USAGE, runReplayCommand } from './replay-command.ts';
 export type { ReplayCommandDependencies, ReplayIo, ReplayOutputStream } from './replay-command.ts';
 export { formatSummary, ReplaySummaryBuilder } from './replay-summary.ts';
-export type { ReplaySummary, TrippedTrajectory } from './replay-summary.ts';
+export type { CategoryTotals, ReplaySummary, TrippedTrajectory } from './replay-summary.ts';
+export type { ComparedField, ExplainedIntervention, ExplainedStep, SideBySide, StepPlace, TripExplanation } from './trip-explanation.ts';
 export { renderHtmlReport } from './html-report.ts';
 export type { HtmlReportOptions } from './html-report.ts';

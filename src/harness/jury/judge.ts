@@ -1,16 +1,22 @@
-/** What a judge looks at: the goal an agent was given and what it produced. */
+/**
+ * What a judge looks at: the goal an agent was given and what it produced.
+ * An `AgentLoopResult` is a `result` as it is: the optional fields take
+ * `undefined` too, also under `exactOptionalPropertyTypes`.
+ */
 export interface JudgeInput {
   /** The task the agent was given. */
   goal: string;
   /** The agent's result, when there is one. */
-  result?: {
-    /** How the run ended, e.g. `completed` or `timeout`. */
-    status?: string;
-    /** The agent's final answer or summary. */
-    output?: string;
-  };
+  result?:
+    | {
+        /** How the run ended, e.g. `completed` or `timeout`. */
+        status?: string | undefined;
+        /** The agent's final answer or summary. */
+        output?: string | undefined;
+      }
+    | undefined;
   /** Directory the agent worked in; relative paths of file and command judges resolve against it. */
-  workingDirectory?: string;
+  workingDirectory?: string | undefined;
 }
 
 /**

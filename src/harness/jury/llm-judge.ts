@@ -3,6 +3,7 @@ import { InvalidOptionError } from '../../errors/governor-error.ts';
 import { is, validateOptions, type OptionRules } from '../../errors/validate-options.ts';
 import { StructuredOutputValidationAdvisor } from '../../advisors/structured-output-validation-advisor.ts';
 import { ChatClient } from '../../chat/chat-client.ts';
+import type { SupportedLanguageModel } from '../../model/resolve-model.ts';
 import { redact } from '../../redaction/redact.ts';
 import type { Judge, JudgeInput, Verdict } from './judge.ts';
 
@@ -25,7 +26,7 @@ export interface LlmJudgeOptions {
    * The model that judges (any AI SDK language model), called through a
    * ChatClient whose StructuredOutputValidationAdvisor re-asks on an invalid verdict.
    */
-  model?: unknown;
+  model?: SupportedLanguageModel;
   /**
    * Your own structured-output call instead of `model` (for example a
    * ChatClient with output validation and retries).
@@ -89,7 +90,8 @@ export function llmJudge(options: LlmJudgeOptions): Judge {
   const generate: LlmJudgeGenerate =
     options.generate ??
     (async (prompt, schema, signal) => {
-      const client = ChatClient.builder(model)
+      // Without `generate`, `model` was given: the check above wants exactly one.
+      const client = ChatClient.builder(model!)
         .defaultSystem(INSTRUCTIONS)
         .defaultAdvisors(new StructuredOutputValidationAdvisor({ maxRepeatAttempts: 2 }))
         .build();
