@@ -33,7 +33,12 @@ function removeLiveDirectories(): void {
   for (const dir of liveDirectories) rmSync(dir, { recursive: true, force: true });
 }
 
-async function runOnce(model: SupportedLanguageModel, breaker: AgentBreaker | false, print: (line: string) => void, abortSignal: AbortSignal): Promise<AgentLoopResult> {
+async function runOnce(
+  model: SupportedLanguageModel,
+  breaker: AgentBreaker | false,
+  print: (line: string) => void,
+  abortSignal: AbortSignal,
+): Promise<AgentLoopResult> {
   const dir = freshWorkingDirectory();
   liveDirectories.add(dir);
   try {
