@@ -97,6 +97,23 @@ describe('InMemoryBreakerStore', () => {
     assert.equal((await breaker.checkModelCall('tripped')).reason, 'breaker_open');
   });
 
+  test('OPEN breakers past their cooldown leave the cap to the sessions in use, as CLOSED ones do', async () => {
+    const clock = new ManualClock();
+    const store = new InMemoryBreakerStore({ maxSessions: 3, now: clock.now });
+    const breaker = new AgentBreaker({ store, now: clock.now, cooldownMs: 1_000, telemetry: false });
+    for (const id of ['a', 'b', 'c', 'd']) await trip(breaker, id);
+    assert.equal(store.size, 4, 'within their cooldown, every trip is kept over the cap');
+    clock.advance(2_000);
+    // A conversation in use makes its way to a spiral: with its evidence forgotten between events it never would.
+    const driver = new BreakerDriver(breaker, 'in-use');
+    for (let i = 0; i < 3; i++) {
+      await touch(breaker, `other-${i}`);
+      await driver.repeat(1, 'get_status', { job: 'deploy' }, () => 'queued');
+    }
+    assert.equal((await breaker.snapshot('in-use')).counters.toolCalls, 3);
+    assert.equal(store.size, 3);
+  });
+
   test('a spent budget survives the cap', async () => {
     const store = new InMemoryBreakerStore({ maxSessions: 2 });
     const breaker = new AgentBreaker({ store, telemetry: false, budget: { maxTokens: 400_000 } });

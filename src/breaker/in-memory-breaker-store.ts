@@ -6,8 +6,9 @@ import { decodeState, encodeState } from './state-codec.ts';
 export interface InMemoryBreakerStoreOptions {
   /**
    * Most sessions kept; beyond it the least recently used CLOSED session is
-   * evicted. Sessions that must not be forgotten (open breakers, spent
-   * budgets) are kept even over the cap, which `status().heldOverCap` reports.
+   * evicted. Sessions that must not be forgotten (an open breaker until its
+   * cooldown ends, a half-open one, a spent budget) are kept even over the
+   * cap, which `status().heldOverCap` reports.
    * @default 10_000
    */
   readonly maxSessions?: number;
@@ -35,8 +36,12 @@ interface Entry {
   status: BreakerSessionState['status'];
   position: number;
   touchedAt: number;
-  /** Never evicted for the cap. */
-  pinned: boolean;
+  /**
+   * Not evicted for the cap before this (epoch ms): an OPEN breaker until its
+   * cooldown ends, a HALF_OPEN one or a spent budget for good (`Infinity`);
+   * 0 for the rest.
+   */
+  keptUntil: number;
   /** Not expired for idleness before this (epoch ms). */
   until: number;
 }
@@ -56,8 +61,9 @@ const SCAN_LIMIT = 16;
  * Session state in this process's memory: the default store. Operations are
  * applied synchronously, so breakers sharing it in one process never
  * conflict. Bounded by session count (LRU over CLOSED sessions) and idle
- * time; an OPEN or HALF_OPEN breaker and a spent budget are never evicted for
- * the cap, and an OPEN breaker does not expire before its cooldown ends.
+ * time; an OPEN breaker before its cooldown ends, a HALF_OPEN one and a spent
+ * budget are never evicted for the cap, and an OPEN breaker does not expire
+ * before its cooldown ends.
  * The most recently used sessions (`decodedSessions`) keep their state by
  * reference (the breaker never mutates a written state), so a write to one
  * costs no serialisation; the rest are kept encoded, and a session leaving
@@ -106,8 +112,10 @@ export class InMemoryBreakerStore implements BreakerStore {
     const state = outcome.next ?? before;
     const position = (entry?.position ?? 0) + 1;
     const { pinned, until } = reducer.retention(state);
+    // Past its cooldown an OPEN breaker would only be probed again: a cap full of those must not push out the sessions in use.
+    const keptUntil = !pinned ? 0 : state.status === 'OPEN' && state.budget.phase === 0 && until > 0 ? until : Number.POSITIVE_INFINITY;
     if (entry === undefined) {
-      const created: Entry = { state, encoded: undefined, status: state.status, position, touchedAt: now, pinned, until };
+      const created: Entry = { state, encoded: undefined, status: state.status, position, touchedAt: now, keptUntil, until };
       this.#sessions.set(sessionId, created);
       this.#decoded.set(sessionId, created);
       this.#newest = sessionId;
@@ -116,7 +124,7 @@ export class InMemoryBreakerStore implements BreakerStore {
       entry.state = state;
       entry.status = state.status;
       entry.position = position;
-      entry.pinned = pinned;
+      entry.keptUntil = keptUntil;
       entry.until = until;
     }
     this.#evict(now, sessionId);
@@ -182,7 +190,7 @@ export class InMemoryBreakerStore implements BreakerStore {
     while (this.#sessions.size > this.maxSessions && skipped < SCAN_LIMIT) {
       let victim: string | undefined;
       for (const [id, entry] of this.#sessions) {
-        if (!entry.pinned && id !== current) {
+        if (now >= entry.keptUntil && id !== current) {
           victim = id;
           break;
         }
