@@ -469,6 +469,29 @@ describe('ToolCallAdvisor', () => {
     }
   });
 
+  test("a steer reaches the model only: tool-result events and listeners keep the tool's own object", async () => {
+    const status = tool({ inputSchema: z.object({ job: z.string() }), execute: async ({ job }) => ({ job, status: 'queued' }) });
+    const rounds = Array.from({ length: 4 }, () => ({ toolCalls: [{ name: 'status', input: { job: 'j-1' } }] }));
+    const model = mockModel([...rounds, { text: 'done' }]);
+    const heard: unknown[] = [];
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new ToolCallingAdvisor({ listeners: [{ onToolCallEnd: (e) => void heard.push(e.result) }] }), new AgentBreaker())
+      .defaultTools({ status })
+      .build();
+    const events: unknown[] = [];
+    try {
+      for await (const event of client.prompt('status?').stream().chatResponse()) if (event.type === 'tool-result' && !event.isError) events.push(event.output);
+    } catch {
+      // The breaker may stop the spiral after steering it.
+    }
+    const sent = model.doStreamCalls.slice(1).map((c) => lastToolResults(c.prompt as never)[0] as { type: string; value: unknown });
+    const steered = sent.filter((output) => output.type === 'text' && String(output.value).includes('[AgentBreaker]'));
+    assert.ok(steered.length > 0, 'the model was sent a steer');
+    assert.match(String(steered[0]!.value), /^\{"job":"j-1","status":"queued"\}\n\n\[AgentBreaker\] /);
+    assert.ok(events.length >= 3);
+    for (const output of [...events, ...heard]) assert.deepEqual(output, { job: 'j-1', status: 'queued' });
+  });
+
   test('an abort during a tool stops the loop with the abort reason', async () => {
     const controller = new AbortController();
     const hang = tool({

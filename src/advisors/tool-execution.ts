@@ -177,7 +177,7 @@ export async function runToolCall({ call, tool, input }: ExecutableToolCall, env
     env.abortSignal?.throwIfAborted();
     const timeoutMs = env.toolTimeoutMs?.(call.toolName) ?? DEFAULT_TOOL_TIMEOUT_MS;
     // Raced, not awaited: a tool that ignores its signal must not hold the loop past an abort or its time limit.
-    let output = await observation.run(() =>
+    const output = await observation.run(() =>
       runWithTimeout(
         async (abortSignal) =>
           runAsToolOf(env.breakers ?? [], env.sessionId, async () => {
@@ -208,9 +208,9 @@ export async function runToolCall({ call, tool, input }: ExecutableToolCall, env
     // returned, and counted as a new result it would hide the very repetition it points out.
     await observation.end(output);
     if (call.intervention?.action === 'steer') {
+      // For the model only: listeners, `tool-result` events and a return-direct answer keep what the tool returned.
       const note = `[${call.intervention.source}] ${call.intervention.message}`;
-      output = `${typeof output === 'string' ? output : jsonText(output)}\n\n${note}`;
-      if (modelOutput !== undefined) modelOutput = withNote(modelOutput, note);
+      modelOutput = withNote(modelOutput ?? { type: 'text', value: typeof output === 'string' ? output : jsonText(output) }, note);
     }
     return {
       call,
