@@ -640,6 +640,13 @@ describe('ToolCallAdvisor: a loop-ending tool called with a call that needs appr
       assert.equal(modelCalls(), 1);
       assert.equal(second.text, 'refund requested');
       assert.deepEqual(refunds, []);
+      if (mode === 'stream') {
+        // As the AI SDK's stream says `tool-output-denied`: a UI can close the call's card.
+        assert.deepEqual(
+          second.events.filter((e) => e.type === 'tool-result'),
+          [{ type: 'tool-result', toolCallId: 'call-1-0', toolName: 'refund', output: 'over the limit', isError: true, denied: true }],
+        );
+      }
       const results = second.response.messages.flatMap((m) => (m.role === 'tool' ? m.content.filter((p) => p.type === 'tool-result') : []));
       assert.deepEqual(
         results.map((r) => [r.toolName, r.output]),

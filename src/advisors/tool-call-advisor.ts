@@ -308,7 +308,8 @@ class ToolLoop {
   /** Tool results to stream, once. */
   *drainPending(): Iterable<ChatStreamEvent> {
     for (const outcome of this.pending.splice(0)) {
-      yield { type: 'tool-result', toolCallId: outcome.call.toolCallId, toolName: outcome.call.toolName, output: outcome.output, isError: outcome.isError };
+      const { call, output, isError, denied } = outcome;
+      yield { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output, isError, ...(denied ? { denied } : {}) };
     }
   }
 
@@ -392,6 +393,8 @@ class ToolLoop {
           toolName: call.toolName,
           output: { type: 'execution-denied', ...(response.reason ? { reason: response.reason } : {}) },
         });
+        // Told as the AI SDK's stream tells it (`tool-output-denied`), so a UI can close the call.
+        onOutcome?.({ call, output: response.reason, isError: true, returnDirect: false, denied: true });
       }
     }
     this.#added.push({ role: 'tool', content });

@@ -18,6 +18,8 @@ export interface ToolOutcome {
   readonly isError: boolean;
   /** What the model is sent instead of `output`, when the tool shapes it with `toModelOutput` (an image, say). */
   readonly modelOutput?: ToolResultOutput;
+  /** True for a call the caller denied when asked to approve it: it did not run. */
+  readonly denied?: boolean;
   /** True when the tool is return-direct and actually ran. */
   readonly returnDirect: boolean;
   /**

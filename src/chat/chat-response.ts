@@ -101,6 +101,8 @@ export type ChatStreamEvent =
       readonly isError: boolean;
       /** `true` for the result of a tool the provider ran itself. */
       readonly providerExecuted?: boolean;
+      /** `true` for a call the caller denied when asked to approve it (it did not run): `output` is the reason given, if any. */
+      readonly denied?: boolean;
     }
   | { readonly type: 'tool-approval-request'; readonly approvalId: string; readonly toolCall: ToolCallRequest }
   | { readonly type: 'finish'; readonly response: ChatClientResponse };
