@@ -19,6 +19,7 @@ import {
   type GovernorToolContext,
 } from '../index.ts';
 import { delegatedOutageServer } from '../test-support/delegated-outage.ts';
+import { mockModel } from '../test-support/mock-model.ts';
 import { MODES, runMode } from '../test-support/run-modes.ts';
 import { ScriptedModelServer, scriptedModel as standInModel } from '../testing/index.ts';
 import { compoundingLeadServer, LEAD_PROMPTS } from './test-support/compounding-lead.ts';
@@ -120,6 +121,25 @@ describe('AgentBreaker in a ChatClient: one observation point per tool call', ()
         .content(),
       ErrorLoopError,
     );
+  });
+
+  test('a stop in stream(): every tool call the stream showed gets a result event, the stopped ones failed', async () => {
+    const status = tool({ inputSchema: z.object({ job: z.string() }), execute: async () => 'queued' });
+    const rounds = Array.from({ length: 8 }, () => ({ toolCalls: [{ name: 'status', input: { job: 'build' } }] }));
+    const client = ChatClient.builder(mockModel(rounds)).defaultAdvisors(new ToolCallingAdvisor(), new AgentBreaker()).defaultTools({ status }).build();
+    const calls: string[] = [];
+    const results = new Map<string, { isError: boolean; output: unknown }>();
+    await assert.rejects(async () => {
+      for await (const event of client.prompt('status?').stream().chatResponse()) {
+        if (event.type === 'tool-call') calls.push(event.toolCall.toolCallId);
+        if (event.type === 'tool-result') results.set(event.toolCallId, { isError: event.isError, output: event.output });
+      }
+    }, /Agent stopped: tool-call spiral/);
+    assert.ok(calls.length >= 3);
+    assert.deepEqual([...results.keys()].sort(), [...calls].sort(), 'no call is left without a result');
+    const stopped = results.get(calls.at(-1)!)!;
+    assert.equal(stopped.isError, true);
+    assert.match(String(stopped.output), /Agent stopped: tool-call spiral/);
   });
 
   test('a tool call the caller cancels is no failure: cancelling five times leaves the conversation going', async () => {

@@ -139,12 +139,25 @@ export async function breakerAdviseCall(engine: BreakerEngine, request: ChatClie
 export async function* breakerAdviseStream(engine: BreakerEngine, request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
   const sessionId = sessionOf(engine, request, chain);
   const advised = await beforeRound(engine, sessionId, request);
+  /** The round's calls the stream has shown, which no tool loop will answer once the round is stopped. */
+  const shown: ToolCallRequest[] = [];
   for await (const event of chain.nextStream(advised)) {
     if (event.type !== 'finish') {
+      if (event.type === 'tool-call' && event.providerExecuted !== true) shown.push(event.toolCall);
       yield event;
       continue;
     }
-    const response = await judgeRound(engine, sessionId, advised, event.response.response);
+    let response: ChatResponse;
+    try {
+      response = await judgeRound(engine, sessionId, advised, event.response.response);
+    } catch (error) {
+      // Each shown call is closed as failed, as the AI SDK's stream closes a call that errs: a UI
+      // that keeps the history would otherwise send a call without a result with every later message.
+      const told = error instanceof Error ? error.message : String(error);
+      for (const { toolCallId, toolName } of shown) yield { type: 'tool-result', toolCallId, toolName, output: told, isError: true };
+      throw error;
+    }
+    shown.length = 0;
     yield { type: 'finish', response: { ...event.response, response } };
   }
 }
