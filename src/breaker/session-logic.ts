@@ -15,8 +15,8 @@ import { detectToolSpiral } from './detectors/tool-spiral.ts';
 import { digestResult, recordToolCall, type ResultDigest, type ToolProposal } from './detectors/tool-record.ts';
 import { isInformativeUserTurn } from './detectors/user-turn.ts';
 
-/** An event for listeners, before the engine adds session id and time (each kind keeps its own fields). */
-type PendingEvent = BreakerEventRecord extends infer E ? (E extends BreakerEventRecord ? Omit<E, 'sessionId' | 'at'> : never) : never;
+/** An event for listeners, before the engine adds session id and time: `Omit` taken of each kind, so each keeps its own fields. */
+type PendingEvent<E = BreakerEventRecord> = E extends BreakerEventRecord ? Omit<E, 'sessionId' | 'at'> : never;
 
 /**
  * What a digested operation carries in place of raw payloads (see
