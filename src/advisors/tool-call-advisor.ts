@@ -1,4 +1,4 @@
-import type { ModelMessage, ToolCallPart, ToolContent } from 'ai';
+import type { ModelMessage, ToolContent } from 'ai';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import { addUsage, ZERO_USAGE, type Usage } from '../model/usage.ts';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
@@ -6,7 +6,7 @@ import { toolContextOf, type GovernorToolContext } from '../chat/tool-context.ts
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent, PendingToolApproval, ToolCallRequest } from '../chat/chat-response.ts';
 import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-listener.ts';
-import { observeUnrunToolCall } from '../chat/tool-call-observation.ts';
+import { observeUnrunToolCall, resultText } from '../chat/tool-call-observation.ts';
 import { observationSinks, reportObservation } from '../chat/observation.ts';
 import type { ToolCallEvent } from '../breaker/breaker-event.ts';
 import { telemetrySettings, type TelemetrySettings } from '../telemetry/telemetry-options.ts';
@@ -318,32 +318,30 @@ class ToolLoop {
    * tools without `execute`, which the loop handed to it) to the session's
    * sinks, as the loop reports the results of the tools it runs: an
    * AgentBreaker judges a client-side tool's results too. Those are the
-   * results in the tool messages that end the request, for the latest call
-   * with their id before them; the loop's own results there were reported
-   * when their tools ran.
+   * results in the tool messages that end the request, for the calls of the
+   * answer before them; the loop's own results there were reported when their
+   * tools ran.
    */
   async observeClientResults(): Promise<void> {
     const { messages, tools } = this.#request;
     let tail = messages.length;
     while (tail > 0 && messages[tail - 1]!.role === 'tool') tail -= 1;
-    if (tail === messages.length) return;
-    const calls = new Map<string, ToolCallPart>();
-    for (const message of messages.slice(0, tail)) {
-      if (message.role !== 'assistant' || typeof message.content === 'string') continue;
-      for (const part of message.content) if (part.type === 'tool-call') calls.set(part.toolCallId, part);
-    }
+    const round = messages[tail - 1];
+    if (tail === messages.length || round?.role !== 'assistant' || typeof round.content === 'string') return;
+    const calls = new Map(
+      round.content.flatMap((part) => (part.type === 'tool-call' && part.providerExecuted !== true ? [[part.toolCallId, part] as const] : [])),
+    );
     for (const message of messages.slice(tail)) {
       if (message.role !== 'tool') continue;
       for (const part of message.content) {
         const call = part.type === 'tool-result' ? calls.get(part.toolCallId) : undefined;
-        if (part.type !== 'tool-result' || call === undefined || call.providerExecuted === true || !this.#isTool(call.toolName)) continue;
-        if (typeof tools[call.toolName]!.execute === 'function') continue;
+        if (part.type !== 'tool-result' || call === undefined || !this.#isTool(call.toolName) || typeof tools[call.toolName]!.execute === 'function') continue;
         const { output, isError } = resultOutput(part);
         await reportObservation(this.#request.context, this.#toolContext.sessionId, {
           kind: 'tool_call',
           tool: call.toolName,
           args: call.input,
-          result: output === undefined || output === null ? null : typeof output === 'string' ? output : jsonText(output),
+          result: resultText(output),
           error: isError,
         });
       }

@@ -212,7 +212,7 @@ export async function runToolCall({ call, tool, input }: ExecutableToolCall, env
     if (call.intervention?.action === 'steer') {
       // For the model only: listeners, `tool-result` events and a return-direct answer keep what the tool returned.
       const note = `[${call.intervention.source}] ${call.intervention.message}`;
-      modelOutput = withNote(modelOutput ?? { type: 'text', value: typeof output === 'string' ? output : jsonText(output) }, note);
+      modelOutput = withNote(modelOutput ?? plainModelOutput(output), note);
     }
     return {
       call,
@@ -253,15 +253,14 @@ export function toolResultMessage(outcomes: readonly ToolOutcome[]): ModelMessag
     type: 'tool-result',
     toolCallId: o.call.toolCallId,
     toolName: o.call.toolName,
-    output: o.isError
-      ? { type: 'error-text', value: String(o.output) }
-      : o.modelOutput !== undefined
-        ? o.modelOutput
-        : typeof o.output === 'string'
-          ? { type: 'text', value: o.output }
-          : { type: 'json', value: jsonValue(o.output) },
+    output: o.isError ? { type: 'error-text', value: String(o.output) } : (o.modelOutput ?? plainModelOutput(o.output)),
   }));
   return { role: 'tool', content };
+}
+
+/** What the model is sent for a tool's own output, as the AI SDK sends it: a string as text, anything else as JSON. */
+function plainModelOutput(output: unknown): ToolResultOutput {
+  return typeof output === 'string' ? { type: 'text', value: output } : { type: 'json', value: jsonValue(output) };
 }
 
 /** A shaped output with a steering note after what the tool said. */

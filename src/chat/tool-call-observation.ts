@@ -53,7 +53,7 @@ export interface ToolCallDetails {
 }
 
 /** A tool result as the text the breaker compares; `null` for no result. */
-function resultText(result: unknown): string | null {
+export function resultText(result: unknown): string | null {
   if (result === undefined || result === null) return null;
   if (typeof result === 'string') return result;
   try {
