@@ -213,10 +213,27 @@ async function checkRuntime(node: string, project: string, corpus: string, baseU
      await proxy.close(); await server.close();`,
   ]);
   check(proxied.code === 0 && proxied.stdout.trim() === 'Hello there.|true', `${label}: startModelProxy forwards a chat request, whole and streamed`, proxied);
+  // A chat route's answer as useChat reads it, built with the installed `ai`'s own UI stream helpers.
+  const ui = await run([
+    '--input-type=module',
+    '-e',
+    `import { ScriptedModelServer, scriptedModel } from 'agent-governor/testing';
+     import { ChatClient } from 'agent-governor';
+     const server = await new ScriptedModelServer({ script: [{ text: 'Hello there.' }] }).start();
+     const response = ChatClient.builder(scriptedModel(server)).build().prompt('hi').stream().toUIMessageStreamResponse();
+     const types = (await response.text()).split('\\n\\n').filter((e) => e.startsWith('data: {')).map((e) => JSON.parse(e.slice(6)).type);
+     console.log(response.headers.get('x-vercel-ai-ui-message-stream') + '|' + types.join(','));
+     await server.close();`,
+  ]);
+  check(
+    ui.code === 0 && /^v1\|start,start-step,text-start,(text-delta,)+text-end,finish-step,finish$/.test(ui.stdout.trim()),
+    `${label}: stream().toUIMessageStreamResponse() over a real provider`,
+    ui,
+  );
   const mcp = await exec(governor, ['mcp', '--', 'node', '-e', '0'], { cwd: project, env });
   check(mcp.code === 2 && mcp.stderr.includes('npm install @modelcontextprotocol/sdk'), `${label}: governor mcp without the MCP SDK names it`, mcp);
   ok(
-    `${label}: governor --version, --help, demo, replay (${rows.length} trajectories), run --base-url, proxy --help, a request through the model proxy; a missing provider or MCP SDK is named`,
+    `${label}: governor --version, --help, demo, replay (${rows.length} trajectories), run --base-url, proxy --help, a request through the model proxy, a UI message stream; a missing provider or MCP SDK is named`,
   );
 }
 

@@ -26,6 +26,7 @@ export type {
   ToolCallIntervention,
 } from './chat/chat-response.ts';
 export { EntityParseError, OUTPUT_SCHEMA, type OutputSchema } from './chat/entity.ts';
+export type { ChatUIMessageResponseInit, ChatUIMessageStreamOptions } from './chat/ui-message-stream.ts';
 export { ModelCallTerminal } from './chat/model-call.ts';
 export { ADVISOR_PLACEMENT, AdvisorPlacementError, type AdvisorPlacement, type PlacedAdvisor } from './chat/advisor-placement.ts';
 export { MODEL_CALL_LISTENERS, type ModelCallListener, type ModelRetryEvent } from './chat/model-call-listener.ts';
@@ -60,7 +61,7 @@ export { SafeGuardAdvisor, type SafeGuardAdvisorOptions } from './advisors/safe-
 export { redact, redactSecrets, redactValue, REDACTED } from './redaction/redact.ts';
 
 // Errors
-export { GovernorError, InvalidOptionError } from './errors/governor-error.ts';
+export { GovernorError, InvalidOptionError, type GovernorErrorCode } from './errors/governor-error.ts';
 export { MissingDependencyError } from './errors/missing-dependency-error.ts';
 export { UnsupportedRuntimeError } from './errors/unsupported-runtime-error.ts';
 export { DEFAULT_MAX_NESTING_DEPTH, NestingTooDeepError } from './errors/nesting-depth.ts';

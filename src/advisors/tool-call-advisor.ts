@@ -258,7 +258,9 @@ export type ToolCallAdvisorOptions = ToolCallingAdvisorOptions;
 function* finalEvents(done: ChatClientResponse): Iterable<ChatStreamEvent> {
   for (const p of done.response.pendingApprovals ?? []) yield { type: 'tool-approval-request', approvalId: p.approvalId, toolCall: p.toolCall };
   // A return-direct answer never came from the model as text deltas: it is the text of the stream.
-  if (done.context.get(RETURN_DIRECT_TEXT) === done.response && done.response.text !== '') yield { type: 'text-delta', text: done.response.text };
+  if (done.context.get(RETURN_DIRECT_TEXT) === done.response && done.response.text !== '') {
+    yield { type: 'text-delta', text: done.response.text, returnDirect: true };
+  }
   yield { type: 'finish', response: done };
 }
 

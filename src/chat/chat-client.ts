@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
-import type { ModelMessage, UserContent } from 'ai';
+import type { ServerResponse } from 'node:http';
+import type { InferUIMessageChunk, ModelMessage, UIMessage, UserContent } from 'ai';
 import type { z } from 'zod';
 import { GovernorError } from '../errors/governor-error.ts';
 import { resolveModel, type SupportedLanguageModel } from '../model/resolve-model.ts';
@@ -17,6 +18,13 @@ import { ModelCallTerminal } from './model-call.ts';
 import { CALL_SESSION_ID, CONVERSATION_ID, DEFAULT_MESSAGES, sessionIdOf } from './advisor-context.ts';
 import { CONTINUATION_TURN, OBSERVATION_SINKS, reportObservation, type ObservationSink } from './observation.ts';
 import { traceClientCall, traceClientStream } from './client-span.ts';
+import {
+  chatUIMessageStream,
+  chatUIMessageStreamResponse,
+  pipeChatUIMessageStream,
+  type ChatUIMessageResponseInit,
+  type ChatUIMessageStreamOptions,
+} from './ui-message-stream.ts';
 import { TELEMETRY, validateTelemetryOptions, type TelemetryOptions } from '../telemetry/telemetry-options.ts';
 
 /** Collects advisors and advisor params for one request: `.advisors(a => a.param(KEY, value))`. */
@@ -349,10 +357,10 @@ export class ChatClientRequestSpec {
 
   /** Runs the request streaming when the returned spec is iterated. */
   stream(): StreamResponseSpec {
-    return new StreamResponseSpec(() => {
+    return new StreamResponseSpec((signal) => {
       // Each view iterated is a request of its own, prepared when iteration starts.
       let prepared: Prepared | undefined;
-      const prepare = (): Prepared => (prepared ??= this.#prepare(new Map()));
+      const prepare = (): Prepared => (prepared ??= this.#prepare(new Map(), signal));
       return traceClientStream(this.#model, prepare, async function* (request) {
         await reportUserTurn(request);
         yield* prepare().chain.nextStream(request);
@@ -360,7 +368,8 @@ export class ChatClientRequestSpec {
     });
   }
 
-  #prepare(extraParams: ReadonlyMap<string, unknown>): Prepared {
+  /** `signal`: one more abort signal of the view being read (a UI stream the client went away from). */
+  #prepare(extraParams: ReadonlyMap<string, unknown>, signal?: AbortSignal): Prepared {
     const messages: ModelMessage[] = [...this.#defaults.messages, ...this.#messages];
     if (this.#user !== undefined) messages.push({ role: 'user', content: this.#user });
     if (messages.length === 0) {
@@ -384,7 +393,7 @@ export class ChatClientRequestSpec {
       options: { ...this.#defaults.options, ...this.#options },
       responseFormat: output ? { type: 'json', schema: output.jsonSchema } : undefined,
       context,
-      abortSignal: this.#abortSignal,
+      abortSignal: signal === undefined || this.#abortSignal === undefined ? (signal ?? this.#abortSignal) : AbortSignal.any([this.#abortSignal, signal]),
     };
     return { request, advisors, chain: new DefaultAdvisorChain(advisors, new ModelCallTerminal(this.#model)) };
   }
@@ -461,10 +470,10 @@ export class CallResponseSpec {
 
 /** The result of `stream()`. Iterate one of its views once. */
 export class StreamResponseSpec {
-  readonly #run: () => AsyncIterable<ChatStreamEvent>;
+  readonly #run: (signal?: AbortSignal) => AsyncIterable<ChatStreamEvent>;
 
   /** @internal */
-  constructor(run: () => AsyncIterable<ChatStreamEvent>) {
+  constructor(run: (signal?: AbortSignal) => AsyncIterable<ChatStreamEvent>) {
     this.#run = run;
   }
 
@@ -478,6 +487,40 @@ export class StreamResponseSpec {
     for await (const event of this.#run()) {
       if (event.type === 'text-delta') yield event.text;
     }
+  }
+
+  /**
+   * The stream as the UI message chunks the AI SDK's `useChat` reads, as
+   * `streamText`'s `toUIMessageStream` sends them: a step per model round,
+   * tool calls, results, approval requests, and an error chunk (`onError`'s
+   * text) when the call fails. Cancelling the stream ends the call.
+   * @throws InvalidOptionError for an unknown option or a value of the wrong type
+   */
+  toUIMessageStream<UI_MESSAGE extends UIMessage = UIMessage>(
+    options?: ChatUIMessageStreamOptions<UI_MESSAGE>,
+  ): ReadableStream<InferUIMessageChunk<UI_MESSAGE>> {
+    return chatUIMessageStream(this.#run, options);
+  }
+
+  /**
+   * A `Response` streaming {@link toUIMessageStream} as server-sent events,
+   * for a route handler (`return client.prompt()…stream().toUIMessageStreamResponse()`).
+   * @throws InvalidOptionError for an unknown option or a value of the wrong type
+   */
+  toUIMessageStreamResponse<UI_MESSAGE extends UIMessage = UIMessage>(options?: ChatUIMessageStreamOptions<UI_MESSAGE> & ChatUIMessageResponseInit): Response {
+    return chatUIMessageStreamResponse(this.#run, options);
+  }
+
+  /**
+   * Writes {@link toUIMessageStream} to a Node.js response as server-sent
+   * events; resolves once it is written. A client that goes away ends the call.
+   * @throws InvalidOptionError for an unknown option or a value of the wrong type
+   */
+  pipeUIMessageStreamToResponse<UI_MESSAGE extends UIMessage = UIMessage>(
+    response: ServerResponse,
+    options?: ChatUIMessageStreamOptions<UI_MESSAGE> & ChatUIMessageResponseInit,
+  ): Promise<void> {
+    return pipeChatUIMessageStream(response, this.#run, options);
   }
 }
 

@@ -80,7 +80,16 @@ export interface ChatClientResponse {
  * responses do so on that event.
  */
 export type ChatStreamEvent =
-  | { readonly type: 'text-delta'; readonly text: string }
+  | {
+      readonly type: 'text-delta';
+      readonly text: string;
+      /**
+       * `true` for the text of a `returnDirect` answer: its tool's output, sent
+       * once the call ran, not the model's words. The conversation keeps it as
+       * that call's result (`response.messages` has no assistant text for it).
+       */
+      readonly returnDirect?: true;
+    }
   | { readonly type: 'reasoning-delta'; readonly text: string }
   | {
       readonly type: 'tool-call';
