@@ -216,8 +216,7 @@ export class ToolCallingAdvisor implements Advisor {
   async *adviseStream(request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
     const loop = new ToolLoop(this.#options, this.#maxToolCalls, request);
     await loop.observeClientResults();
-    const resumed = await loop.resume((outcome) => loop.pending.push(outcome));
-    yield* loop.drainPending();
+    const resumed = yield* loop.live(() => loop.resume((outcome) => loop.emitOutcome(outcome)));
     if (resumed) {
       yield* finalEvents(resumed);
       return;
@@ -234,8 +233,8 @@ export class ToolCallingAdvisor implements Advisor {
         throw loop.withEarlierSpend(error);
       }
       if (finished === undefined) throw new GovernorError('GOVERNOR_STREAM_INCOMPLETE', 'The downstream stream ended without a finish event.');
-      const done = await loop.afterRound(finished, (outcome) => loop.pending.push(outcome));
-      yield* loop.drainPending();
+      const round = finished;
+      const done = yield* loop.live(() => loop.afterRound(round, (outcome) => loop.emitOutcome(outcome)));
       if (done) {
         yield* finalEvents(done);
         return;
@@ -272,7 +271,8 @@ const RETURN_DIRECT_TEXT = 'governor.toolLoop.returnDirect';
 
 /** The state of one request's loop: the messages added so far, usage, counts. */
 class ToolLoop {
-  readonly pending: ToolOutcome[] = [];
+  /** Where the events of the work `live` runs go; unset outside it (a call, not a stream). */
+  #emit: ((event: ChatStreamEvent) => void) | undefined;
   readonly #options: ToolCallingAdvisorOptions;
   readonly #maxToolCalls: number;
   #request: ChatClientRequest;
@@ -307,12 +307,41 @@ class ToolLoop {
     this.#journals = toolLoopJournals(request.context);
   }
 
-  /** Tool results to stream, once. */
-  *drainPending(): Iterable<ChatStreamEvent> {
-    for (const outcome of this.pending.splice(0)) {
-      const { call, output, isError, denied } = outcome;
-      yield { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output, isError, ...(denied ? { denied } : {}) };
+  /**
+   * Runs `work`, yielding the events it emits as they come (the values a
+   * streaming tool yields while it runs, then each call's result), and
+   * returns what it resolved to, after the events emitted before it settled.
+   */
+  async *live<T>(work: () => Promise<T>): AsyncGenerator<ChatStreamEvent, T> {
+    const queue: ChatStreamEvent[] = [];
+    let wake: (() => void) | undefined;
+    let settled = false;
+    this.#emit = (event) => {
+      queue.push(event);
+      wake?.();
+    };
+    const running = work().finally(() => {
+      settled = true;
+      wake?.();
+    });
+    // Awaited below; a consumer that stops reading must not leave its failure unhandled.
+    running.catch(() => undefined);
+    try {
+      for (;;) {
+        while (queue.length > 0) yield queue.shift()!;
+        if (settled) return await running;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+    } finally {
+      this.#emit = undefined;
     }
+  }
+
+  /** Streams a call's result (inside {@link live}). */
+  emitOutcome({ call, output, isError, denied }: ToolOutcome): void {
+    this.#emit?.({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output, isError, ...(denied ? { denied } : {}) });
   }
 
   /**
@@ -603,6 +632,9 @@ class ToolLoop {
       telemetry: this.#telemetry,
       report: (event: ToolCallEvent) => reportObservation(this.#request.context, this.#toolContext.sessionId, event),
       breakers: observationSinks(this.#request.context),
+      // As the AI SDK streams them: each value a streaming tool yields, marked preliminary; the last is the result too.
+      onPreliminary: (call, output) =>
+        this.#emit?.({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output, isError: false, preliminary: true }),
       toolTimeoutMs: (name: string) =>
         (this.#options.toolTimeouts && Object.hasOwn(this.#options.toolTimeouts, name) ? this.#options.toolTimeouts[name] : undefined) ??
         this.#options.toolTimeoutMs ??

@@ -52,6 +52,8 @@ export interface ToolExecutionEnvironment {
   readonly breakers?: readonly object[];
   /** Time limit of a call of the named tool. @default {@link DEFAULT_TOOL_TIMEOUT_MS} */
   readonly toolTimeoutMs?: (toolName: string) => number;
+  /** Hears each value a streaming tool (`async *execute`) yields, as it comes (a stream shows them). @default none */
+  readonly onPreliminary?: (call: ToolCallRequest, output: unknown) => void;
 }
 
 /** Longest JSON text of a thrown non-Error value the model is shown. */
@@ -194,6 +196,7 @@ export async function runToolCall({ call, tool, input }: ExecutableToolCall, env
               let last: unknown;
               for await (const value of returned as AsyncIterable<unknown>) {
                 abortSignal.throwIfAborted();
+                env.onPreliminary?.(call, value);
                 last = value;
               }
               return last;

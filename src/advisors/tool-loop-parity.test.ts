@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider';
 import type { MockLanguageModelV4 } from 'ai/test';
-import { tool, type ModelMessage, type ToolResultPart } from 'ai';
+import { stepCountIs, streamText, tool, type ModelMessage, type ToolResultPart } from 'ai';
 import { z } from 'zod';
 import {
   AgentBreaker,
@@ -586,4 +586,58 @@ describe('an approved tool runs', () => {
       assert.deepEqual(parts, ['tool-approval-response']);
     });
   }
+});
+
+describe('a streaming tool (async *execute)', () => {
+  /** A tool that yields three progress values; the second waits for `release`. */
+  function progressTool(release: Promise<void>) {
+    return tool({
+      inputSchema: z.object({ q: z.string() }),
+      async *execute({ q }) {
+        yield { status: 'searching', q };
+        await release;
+        yield { status: 'found', count: 2 };
+        yield { status: 'done', hits: ['a', 'b'] };
+      },
+    });
+  }
+  const turns = [{ toolCalls: [{ name: 'search', input: { q: 'x' }, id: 's1' }] }, { text: 'Two hits.' }];
+
+  test("stream(): each value is a preliminary tool-result event as it comes, then the result, as streamText's fullStream has them", async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // Without a value streamed while the tool runs, the tool goes on after a while, and the comparison fails.
+    setTimeout(() => release(), 2000).unref();
+    const client = ChatClient.builder(mockModel(turns))
+      .defaultAdvisors(new ToolCallingAdvisor())
+      .defaultTools({ search: progressTool(released) })
+      .build();
+    const ours: unknown[] = [];
+    for await (const event of client.prompt('find x').stream().chatResponse()) {
+      if (event.type !== 'tool-result') continue;
+      ours.push({ output: event.output, preliminary: event.preliminary === true });
+      // Seen while the tool still waits: the value streamed as it came, not once the tool ended.
+      if (ours.length === 1) release();
+    }
+    const sdk = streamText({ model: mockModel(turns), prompt: 'find x', tools: { search: progressTool(Promise.resolve()) }, stopWhen: stepCountIs(5) });
+    const theirs: unknown[] = [];
+    for await (const part of sdk.fullStream) {
+      if (part.type === 'tool-result') theirs.push({ output: part.output, preliminary: part.preliminary === true });
+    }
+    assert.deepEqual(ours, theirs);
+    assert.deepEqual(ours.at(-1), { output: { status: 'done', hits: ['a', 'b'] }, preliminary: false });
+  });
+
+  test('call(): the last value is the result, and the model gets it once', async () => {
+    const model = mockModel(turns);
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new ToolCallingAdvisor())
+      .defaultTools({ search: progressTool(Promise.resolve()) })
+      .build();
+    const response = await client.prompt('find x').call().chatResponse();
+    assert.equal(response.text, 'Two hits.');
+    assert.deepEqual(resultsOf(response.messages), [{ id: 's1', output: { type: 'json', value: { status: 'done', hits: ['a', 'b'] } } }]);
+  });
 });

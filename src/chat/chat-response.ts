@@ -112,6 +112,12 @@ export type ChatStreamEvent =
       readonly providerExecuted?: boolean;
       /** `true` for a call the caller denied when asked to approve it (it did not run): `output` is the reason given, if any. */
       readonly denied?: boolean;
+      /**
+       * `true` for a value a streaming tool (`async *execute`) yielded while it
+       * ran, as the AI SDK streams them; its result follows as an event without
+       * the mark (the last value).
+       */
+      readonly preliminary?: true;
     }
   | { readonly type: 'tool-approval-request'; readonly approvalId: string; readonly toolCall: ToolCallRequest }
   | { readonly type: 'finish'; readonly response: ChatClientResponse };

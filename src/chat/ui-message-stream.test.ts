@@ -179,6 +179,19 @@ describe('stream().toUIMessageStream(): the UI message streamText sends for the 
       tools: () => ({ refund: tool({ inputSchema: z.object({ amount: z.number() }), needsApproval: true, execute: async () => 'refunded' }) }),
     },
     {
+      name: 'a streaming tool: its values as preliminary outputs, then its result',
+      turns: [{ toolCalls: [{ name: 'search', input: { q: 'x' }, id: 's1' }] }, { text: 'Two hits.' }],
+      tools: () => ({
+        search: tool({
+          inputSchema: z.object({ q: z.string() }),
+          async *execute() {
+            yield { status: 'searching' };
+            yield { status: 'done', hits: 2 };
+          },
+        }),
+      }),
+    },
+    {
       name: 'a client-side tool (no execute)',
       turns: [{ toolCalls: [{ name: 'askLocation', input: {}, id: 'l1' }] }],
       tools: () => ({ askLocation: tool({ inputSchema: z.object({}) }) }),

@@ -222,7 +222,14 @@ async function* uiMessageChunks<UI_MESSAGE extends UIMessage>(
           if (event.denied === true) yield { type: 'tool-output-denied', toolCallId: event.toolCallId };
           else if (event.isError)
             yield { type: 'tool-output-error', toolCallId: event.toolCallId, errorText: errorText(event.output), ...hosted(event.providerExecuted) };
-          else yield { type: 'tool-output-available', toolCallId: event.toolCallId, output: event.output ?? null, ...hosted(event.providerExecuted) };
+          else
+            yield {
+              type: 'tool-output-available',
+              toolCallId: event.toolCallId,
+              output: event.output ?? null,
+              ...hosted(event.providerExecuted),
+              ...(event.preliminary === true ? { preliminary: true } : {}),
+            };
           break;
         case 'tool-approval-request':
           yield* endBlocks();
