@@ -485,7 +485,7 @@ export class StreamResponseSpec {
   /** Only the text, as it arrives. */
   async *content(): AsyncIterable<string> {
     for await (const event of this.#run()) {
-      if (event.type === 'text-delta') yield event.text;
+      if (event.type === 'text-delta' && event.text !== '') yield event.text;
     }
   }
 

@@ -1,4 +1,4 @@
-import type { LanguageModelV4Content, SharedV4Warning } from '@ai-sdk/provider';
+import type { LanguageModelV4Content, SharedV4ProviderMetadata, SharedV4Warning } from '@ai-sdk/provider';
 import type { ModelMessage } from 'ai';
 import type { Usage } from '../model/usage.ts';
 import type { AdvisorContext } from './advisor-context.ts';
@@ -83,6 +83,8 @@ export type ChatStreamEvent =
   | {
       readonly type: 'text-delta';
       readonly text: string;
+      /** Provider metadata the model sent with this text (latest wins); an empty delta may carry only that, from a block's start or end. */
+      readonly providerMetadata?: SharedV4ProviderMetadata;
       /**
        * `true` for the text of a `returnDirect` answer: its tool's output, sent
        * once the call ran, not the model's words. The conversation keeps it as
@@ -90,7 +92,12 @@ export type ChatStreamEvent =
        */
       readonly returnDirect?: true;
     }
-  | { readonly type: 'reasoning-delta'; readonly text: string }
+  | {
+      readonly type: 'reasoning-delta';
+      readonly text: string;
+      /** Provider metadata the model sent with this reasoning (a thinking block's signature; latest wins); an empty delta may carry only that. */
+      readonly providerMetadata?: SharedV4ProviderMetadata;
+    }
   | {
       readonly type: 'tool-call';
       readonly toolCall: ToolCallRequest;

@@ -1,4 +1,4 @@
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart, SharedV4Warning } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart, SharedV4ProviderMetadata, SharedV4Warning } from '@ai-sdk/provider';
 import { convertToLanguageModelPrompt, prepareTools, standardizePrompt } from 'ai/internal';
 import { fromProviderUsage, type Usage } from '../model/usage.ts';
 import type { ModelTerminal } from './advisor-chain.ts';
@@ -140,10 +140,18 @@ export class ModelCallTerminal implements ModelTerminal {
         await toolInputs.hear(part);
         switch (part.type) {
           case 'text-delta':
-            yield { type: 'text-delta', text: part.delta };
-            break;
           case 'reasoning-delta':
-            yield { type: 'reasoning-delta', text: part.delta };
+            yield { type: part.type, text: part.delta, ...metadataOf(part) };
+            break;
+          case 'text-start':
+          case 'text-end':
+          case 'reasoning-start':
+          case 'reasoning-end':
+            // A block's metadata may come on its start or end (OpenAI's item id and encrypted reasoning, say):
+            // an empty delta carries it, so that a client keeping the conversation can send it back.
+            if (part.providerMetadata !== undefined) {
+              yield { type: part.type.startsWith('text') ? 'text-delta' : 'reasoning-delta', text: '', providerMetadata: part.providerMetadata };
+            }
             break;
           case 'tool-call':
             // A hosted call is shown as `streamText` shows it; its response leaves it out of `toolCalls`, so no loop runs it.
@@ -221,3 +229,7 @@ export class ModelCallTerminal implements ModelTerminal {
  * too (see {@link ToolInputCallbacks.listensTo}).
  */
 const VISIBLE_PARTS: ReadonlySet<string> = new Set(['text-delta', 'reasoning-delta', 'tool-call', 'tool-result', 'finish']);
+
+function metadataOf(part: { readonly providerMetadata?: SharedV4ProviderMetadata }): { providerMetadata?: SharedV4ProviderMetadata } {
+  return part.providerMetadata === undefined ? {} : { providerMetadata: part.providerMetadata };
+}

@@ -97,13 +97,14 @@ async function serve(route: Route): Promise<{ url: string } & AsyncDisposable> {
 
 /**
  * The parts of a UI message, without what differs by design between two runs
- * of the same turns: generated approval ids, and a failed call's text (each
+ * of the same turns: generated approval and block ids, and a failed call's text (each
  * shows the text its model read: the tool loop's says which tool failed).
  */
 function partsOf(message: UIMessage | undefined): unknown[] {
   assert.ok(message !== undefined, 'an assistant message');
   return message.parts.map((part) => {
-    const plain: Record<string, unknown> = { ...part, providerMetadata: undefined };
+    const plain: Record<string, unknown> = { ...part };
+    if ('id' in part) plain['id'] = 'block';
     if ('approval' in part && part.approval !== undefined) plain['approval'] = { ...part.approval, id: 'approval' };
     if ('errorText' in part && typeof part.errorText === 'string') plain['errorText'] = part.errorText.includes('backend down');
     return plain;
@@ -206,6 +207,55 @@ describe('stream().toUIMessageStream(): the UI message streamText sends for the 
       assert.deepEqual(partsOf(mine), partsOf(theirs));
     });
   }
+});
+
+/**
+ * A model that thinks (a signature on the thinking block's last delta, as
+ * Anthropic sends it; an item id on the reasoning's start and encrypted
+ * content on its end, as OpenAI's Responses API does), then answers or asks
+ * for `refund`: the metadata a client must send back.
+ */
+function thinkingModel(): MockLanguageModelV4 {
+  const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } };
+  let round = 0;
+  return new MockLanguageModelV4({
+    doStream: async () => {
+      round += 1;
+      const parts: LanguageModelV4StreamPart[] = [
+        { type: 'stream-start', warnings: [] },
+        { type: 'reasoning-start', id: 'r', providerMetadata: { mock: { itemId: `rs-${round}` } } },
+        { type: 'reasoning-delta', id: 'r', delta: 'Let me think.' },
+        { type: 'reasoning-delta', id: 'r', delta: '', providerMetadata: { mock: { signature: `sig-${round}` } } },
+        { type: 'reasoning-end', id: 'r', providerMetadata: { mock: { itemId: `rs-${round}`, encrypted: `enc-${round}` } } },
+        { type: 'text-start', id: 't', providerMetadata: { mock: { itemId: `msg-${round}` } } },
+        { type: 'text-delta', id: 't', delta: round === 1 ? 'I will refund it.' : 'Refunded.' },
+        { type: 'text-end', id: 't' },
+      ];
+      if (round === 1) parts.push({ type: 'tool-call', toolCallId: 'r1', toolName: 'refund', input: '{"amount":10}' });
+      parts.push({ type: 'finish', usage, finishReason: { unified: round === 1 ? 'tool-calls' : 'stop', raw: undefined } });
+      return { stream: ReadableStream.from(parts) };
+    },
+  });
+}
+
+const refundTool = (runs: string[] = []) =>
+  tool({
+    inputSchema: z.object({ amount: z.number() }),
+    needsApproval: true,
+    execute: async ({ amount }) => {
+      runs.push(`refund ${amount}`);
+      return `refunded ${amount}`;
+    },
+  });
+
+test("reasoning and text carry the provider metadata streamText's UI message has (a thinking block's signature, item ids)", async () => {
+  const ours = ChatClient.builder(thinkingModel()).defaultAdvisors(new ToolCallingAdvisor()).defaultTools({ refund: refundTool() }).build();
+  const mine = await lastMessage(ours.prompt('refund order 7').stream().toUIMessageStream());
+  const sdk = streamText({ model: thinkingModel(), prompt: 'refund order 7', tools: { refund: refundTool() }, stopWhen: stepCountIs(5) });
+  const theirs = await lastMessage(sdk.toUIMessageStream());
+  assert.deepEqual(partsOf(mine), partsOf(theirs));
+  const reasoning = mine?.parts.find((p) => p.type === 'reasoning');
+  assert.deepEqual(reasoning?.providerMetadata, { mock: { itemId: 'rs-1', encrypted: 'enc-1' } }, 'the latest metadata of the block, as streamText keeps it');
 });
 
 describe('useChat over HTTP against a ChatClient route (pipeUIMessageStreamToResponse)', () => {
@@ -374,6 +424,34 @@ describe('useChat over HTTP against a ChatClient route (pipeUIMessageStreamToRes
     const stored = await memory.get('chat-3');
     await chat.sendMessage({ text: 'No' });
     assert.deepEqual(prompts(model).at(-1), [...promptLines(stored.map(toPromptMessage)), 'user: No']);
+  });
+
+  test('without a memory, an approval sends the paused round back with its reasoning metadata, so a thinking model can go on', async () => {
+    const runs: string[] = [];
+    const model = thinkingModel();
+    const client = ChatClient.builder(model)
+      .defaultTools({ refund: refundTool(runs) })
+      .defaultAdvisors(new ToolCallingAdvisor())
+      .build();
+    await using app = await serve(async (messages, response) => {
+      await client
+        .prompt()
+        .messages(...(await convertToModelMessages(messages)))
+        .stream()
+        .pipeUIMessageStreamToResponse(response, { originalMessages: messages });
+    });
+    const chat = new Chat(app.url, { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
+
+    await chat.sendMessage({ text: 'Refund order 7' });
+    const asked = chat.messages.at(-1)?.parts.find((p) => p.type === 'tool-refund');
+    assert.ok(asked !== undefined && 'approval' in asked && asked.approval !== undefined);
+    await chat.addToolApprovalResponse({ id: asked.approval.id, approved: true });
+    await waitFor(() => chat.status === 'ready' && lastText(chat.messages.at(-1)) === 'Refunded.');
+
+    assert.deepEqual(runs, ['refund 10']);
+    const paused = model.doStreamCalls[1]?.prompt.find((m) => m.role === 'assistant');
+    const thought = paused?.content.find((p) => p.type === 'reasoning');
+    assert.deepEqual(thought?.providerOptions, { mock: { itemId: 'rs-1', encrypted: 'enc-1' } }, 'the model gets its reasoning back with its metadata');
   });
 
   test('a client that goes away ends the model call', async () => {

@@ -5,6 +5,7 @@ import {
   pipeUIMessageStreamToResponse,
   type IdGenerator,
   type InferUIMessageChunk,
+  type ProviderMetadata,
   type UIMessage,
   type UIMessageStreamOnEndCallback,
 } from 'ai';
@@ -197,7 +198,7 @@ async function* uiMessageChunks<UI_MESSAGE extends UIMessage>(
             text = `t${blocks++}`;
             yield { type: 'text-start', id: text };
           }
-          yield { type: 'text-delta', id: text, delta: event.text };
+          yield { type: 'text-delta', id: text, delta: event.text, ...metadata(event.providerMetadata) };
           break;
         case 'reasoning-delta':
           yield* modelOutput();
@@ -207,7 +208,7 @@ async function* uiMessageChunks<UI_MESSAGE extends UIMessage>(
             reasoning = `r${blocks++}`;
             yield { type: 'reasoning-start', id: reasoning };
           }
-          yield { type: 'reasoning-delta', id: reasoning, delta: event.text };
+          yield { type: 'reasoning-delta', id: reasoning, delta: event.text, ...metadata(event.providerMetadata) };
           break;
         case 'tool-call': {
           yield* modelOutput();
@@ -246,6 +247,11 @@ async function* uiMessageChunks<UI_MESSAGE extends UIMessage>(
     yield* endStep();
     throw error;
   }
+}
+
+/** The metadata a client sends back with the block (a thinking block's signature), as `streamText` streams it. */
+function metadata(providerMetadata: ProviderMetadata | undefined): { providerMetadata?: ProviderMetadata } {
+  return providerMetadata === undefined ? {} : { providerMetadata };
 }
 
 function hosted(providerExecuted: boolean | undefined): { providerExecuted?: true } {
