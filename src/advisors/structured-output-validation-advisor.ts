@@ -11,6 +11,7 @@ import { is, validateOptions, type OptionRules } from '../errors/validate-option
 
 /** Thrown when the model's answer still fails validation after the last attempt. */
 export class StructuredOutputValidationError extends GovernorError {
+  declare readonly code: 'GOVERNOR_OUTPUT_VALIDATION';
   /**
    * The validation errors of the last attempt, for people: where the JSON
    * breaks (line and column) or which fields do not match, never the

@@ -9,6 +9,7 @@ import type { ValidToolCall } from './tool-execution.ts';
  * asked for (a wrong or stale `approvalId`).
  */
 export class InvalidToolApprovalError extends GovernorError {
+  declare readonly code: 'GOVERNOR_INVALID_TOOL_APPROVAL';
   readonly approvalId: string;
 
   constructor(approvalId: string) {
@@ -27,6 +28,7 @@ export class InvalidToolApprovalError extends GovernorError {
  * model never gets a round with a call that has no result. Nothing ran.
  */
 export class UnansweredToolApprovalError extends GovernorError {
+  declare readonly code: 'GOVERNOR_UNANSWERED_TOOL_APPROVAL';
   /** The approvals of the round that the request leaves unanswered. */
   readonly approvalIds: readonly string[];
 

@@ -46,6 +46,7 @@ import { is, validateOptions, type OptionRule, type OptionRules } from '../error
  * or when the model keeps asking for tools after `'error-result'` told it to answer.
  */
 export class ToolCallLimitExceededError extends GovernorError {
+  declare readonly code: 'GOVERNOR_TOOL_CALL_LIMIT';
   readonly toolName: string | undefined;
   readonly limit: number;
   /** Token usage of the request's model rounds until the limit ended it, summed: the spend to account for. */

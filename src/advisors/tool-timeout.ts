@@ -5,6 +5,7 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 300_000;
 
 /** A tool call ran past its time limit; the model sees it as the call's error result. */
 export class ToolTimeoutError extends GovernorError {
+  declare readonly code: 'GOVERNOR_TOOL_TIMEOUT';
   readonly toolName: string;
   readonly timeoutMs: number;
 

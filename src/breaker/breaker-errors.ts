@@ -7,6 +7,17 @@ import type { BreakerCategory, BreakerDecision, BreakerEvidence } from './breake
  * of loop rather than parse a message.
  */
 export class AgentBreakerError extends GovernorError {
+  /** One code per loop category, or `GOVERNOR_BREAKER_OPEN` for a call refused while the breaker is open. */
+  declare readonly code:
+    | 'GOVERNOR_BREAKER_TOOL_SPIRAL'
+    | 'GOVERNOR_BREAKER_CYCLE'
+    | 'GOVERNOR_BREAKER_ERROR_LOOP'
+    | 'GOVERNOR_BREAKER_TOKEN_DRIFT'
+    | 'GOVERNOR_BREAKER_RAG_FIXATION'
+    | 'GOVERNOR_BREAKER_DELEGATION_LOOP'
+    | 'GOVERNOR_BREAKER_TEXT_REPETITION'
+    | 'GOVERNOR_BREAKER_BUDGET'
+    | 'GOVERNOR_BREAKER_OPEN';
   /** The loop type (for an open breaker: the type that opened it). */
   readonly category: BreakerCategory;
   /** The numbers behind the stop. */
@@ -14,7 +25,7 @@ export class AgentBreakerError extends GovernorError {
   /** The session the breaker stopped, when known. */
   readonly sessionId: string | undefined;
 
-  constructor(code: string, category: BreakerCategory, message: string, evidence?: BreakerEvidence, sessionId?: string) {
+  constructor(code: AgentBreakerError['code'], category: BreakerCategory, message: string, evidence?: BreakerEvidence, sessionId?: string) {
     super(code, message);
     this.category = category;
     this.evidence = evidence;
@@ -24,6 +35,7 @@ export class AgentBreakerError extends GovernorError {
 
 /** The same tool called again and again with near-identical arguments and nothing new coming back. */
 export class ToolSpiralError extends AgentBreakerError {
+  declare readonly code: 'GOVERNOR_BREAKER_TOOL_SPIRAL';
   constructor(message: string, evidence?: BreakerEvidence, sessionId?: string) {
     super('GOVERNOR_BREAKER_TOOL_SPIRAL', 'tool_spiral', message, evidence, sessionId);
   }
@@ -31,6 +43,7 @@ export class ToolSpiralError extends AgentBreakerError {
 
 /** A short sequence of calls (A, B, A, B …) repeating with unchanged results. */
 export class CycleError extends AgentBreakerError {
+  declare readonly code: 'GOVERNOR_BREAKER_CYCLE';
   constructor(message: string, evidence?: BreakerEvidence, sessionId?: string) {
     super('GOVERNOR_BREAKER_CYCLE', 'cycle', message, evidence, sessionId);
   }
@@ -38,6 +51,7 @@ export class CycleError extends AgentBreakerError {
 
 /** The same call failing with the same error again and again. */
 export class ErrorLoopError extends AgentBreakerError {
+  declare readonly code: 'GOVERNOR_BREAKER_ERROR_LOOP';
   constructor(message: string, evidence?: BreakerEvidence, sessionId?: string) {
     super('GOVERNOR_BREAKER_ERROR_LOOP', 'error_loop', message, evidence, sessionId);
   }
@@ -45,6 +59,7 @@ export class ErrorLoopError extends AgentBreakerError {
 
 /** Prompt tokens growing geometrically round after round. */
 export class TokenDriftError extends AgentBreakerError {
+  declare readonly code: 'GOVERNOR_BREAKER_TOKEN_DRIFT';
   constructor(message: string, evidence?: BreakerEvidence, sessionId?: string) {
     super('GOVERNOR_BREAKER_TOKEN_DRIFT', 'token_drift', message, evidence, sessionId);
   }
@@ -52,6 +67,7 @@ export class TokenDriftError extends AgentBreakerError {
 
 /** Near-identical retrieval queries that keep returning the same documents. */
 export class RagFixationError extends AgentBreakerError {
+  declare readonly code: 'GOVERNOR_BREAKER_RAG_FIXATION';
   constructor(message: string, evidence?: BreakerEvidence, sessionId?: string) {
     super('GOVERNOR_BREAKER_RAG_FIXATION', 'rag_fixation', message, evidence, sessionId);
   }
@@ -59,6 +75,7 @@ export class RagFixationError extends AgentBreakerError {
 
 /** A sub-agent asked the same thing again and again, or answering the same. */
 export class DelegationLoopError extends AgentBreakerError {
+  declare readonly code: 'GOVERNOR_BREAKER_DELEGATION_LOOP';
   constructor(message: string, evidence?: BreakerEvidence, sessionId?: string) {
     super('GOVERNOR_BREAKER_DELEGATION_LOOP', 'delegation_loop', message, evidence, sessionId);
   }
@@ -66,6 +83,7 @@ export class DelegationLoopError extends AgentBreakerError {
 
 /** The model repeating its own text. */
 export class TextRepetitionError extends AgentBreakerError {
+  declare readonly code: 'GOVERNOR_BREAKER_TEXT_REPETITION';
   constructor(message: string, evidence?: BreakerEvidence, sessionId?: string) {
     super('GOVERNOR_BREAKER_TEXT_REPETITION', 'text_repetition', message, evidence, sessionId);
   }
@@ -73,6 +91,7 @@ export class TextRepetitionError extends AgentBreakerError {
 
 /** The session's token or cost budget is spent. */
 export class BudgetExceededError extends AgentBreakerError {
+  declare readonly code: 'GOVERNOR_BREAKER_BUDGET';
   constructor(message: string, evidence?: BreakerEvidence, sessionId?: string) {
     super('GOVERNOR_BREAKER_BUDGET', 'budget', message, evidence, sessionId);
   }
@@ -80,6 +99,7 @@ export class BudgetExceededError extends AgentBreakerError {
 
 /** A call rejected because the session's breaker is OPEN; `category` is what opened it. */
 export class BreakerOpenError extends AgentBreakerError {
+  declare readonly code: 'GOVERNOR_BREAKER_OPEN';
   constructor(category: BreakerCategory, message: string, evidence?: BreakerEvidence, sessionId?: string) {
     super('GOVERNOR_BREAKER_OPEN', category, message, evidence, sessionId);
   }
@@ -90,6 +110,7 @@ export class BreakerOpenError extends AgentBreakerError {
  * closed. Not a loop, so it has no category.
  */
 export class BreakerUnavailableError extends GovernorError {
+  declare readonly code: 'GOVERNOR_BREAKER_UNAVAILABLE';
   /** The session whose call was refused, when known. */
   readonly sessionId: string | undefined;
 
@@ -106,6 +127,7 @@ export class BreakerUnavailableError extends GovernorError {
  * model this error's message (the breaker's explanation) as the tool's error.
  */
 export class ToolCallBlockedError extends GovernorError {
+  declare readonly code: 'GOVERNOR_TOOL_CALL_BLOCKED';
   constructor(message: string) {
     super('GOVERNOR_TOOL_CALL_BLOCKED', message);
   }

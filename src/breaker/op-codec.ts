@@ -15,6 +15,7 @@ const VERSION = '1';
 
 /** Thrown by {@link decodeOp} for text that is neither form of a logged session operation. */
 export class InvalidOpError extends GovernorError {
+  declare readonly code: 'GOVERNOR_INVALID_OP';
   constructor(problem: string, options?: { cause?: unknown }) {
     super('GOVERNOR_INVALID_OP', `Not a logged breaker session operation: ${problem}`, options);
   }

@@ -14,6 +14,7 @@ const VERSION = '1';
 
 /** Thrown by {@link decodeState} for text that is neither form of a stored session state. */
 export class InvalidStateError extends GovernorError {
+  declare readonly code: 'GOVERNOR_INVALID_STATE';
   constructor(problem: string, options?: { cause?: unknown }) {
     super('GOVERNOR_INVALID_STATE', `Not a stored breaker session state: ${problem}`, options);
   }

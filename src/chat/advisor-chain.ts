@@ -6,6 +6,7 @@ import type { ChatClientResponse, ChatStreamEvent } from './chat-response.ts';
 
 /** Thrown by `chain.copy(after)` when `after` is not part of the chain. */
 export class AdvisorNotInChainError extends GovernorError {
+  declare readonly code: 'GOVERNOR_ADVISOR_NOT_IN_CHAIN';
   constructor(name: string, available: readonly string[]) {
     super(
       'GOVERNOR_ADVISOR_NOT_IN_CHAIN',
@@ -23,6 +24,7 @@ export class AdvisorNotInChainError extends GovernorError {
  * stateful one would count or log every round twice: almost always a mistake.
  */
 export class DuplicateAdvisorError extends GovernorError {
+  declare readonly code: 'GOVERNOR_DUPLICATE_ADVISOR';
   /** The advisor's name. */
   readonly advisor: string;
 

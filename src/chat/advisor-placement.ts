@@ -29,6 +29,7 @@ export function placementOf(advisor: Advisor): AdvisorPlacement | undefined {
  * (`BreakerRecoveryAdvisor`) inside a memory advisor or the tool loop.
  */
 export class AdvisorPlacementError extends GovernorError {
+  declare readonly code: 'GOVERNOR_ADVISOR_PLACEMENT';
   readonly advisor: string;
   /** The advisor it runs inside of: the tool loop, or for an outermost advisor a memory advisor or the tool loop. */
   readonly toolLoop: string;

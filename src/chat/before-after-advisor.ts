@@ -32,6 +32,7 @@ const BEFORE_AFTER_HOOKS_RULES: OptionRules<BeforeAfterHooks> = {
  * that only looks, and forgot to return what it was given.
  */
 export class AdvisorHookResultError extends GovernorError {
+  declare readonly code: 'GOVERNOR_ADVISOR_HOOK_RESULT';
   /** The advisor's name. */
   readonly advisor: string;
   /** The hook that returned the wrong thing. */

@@ -75,6 +75,7 @@ interface ClientDefaults {
 
 /** Thrown when a request is built wrongly (e.g. no user message and no messages). */
 export class InvalidRequestError extends GovernorError {
+  declare readonly code: 'GOVERNOR_INVALID_REQUEST';
   constructor(message: string) {
     super('GOVERNOR_INVALID_REQUEST', message);
   }

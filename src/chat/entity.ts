@@ -14,6 +14,7 @@ export interface OutputSchema {
 
 /** Thrown when an answer is not JSON matching the requested schema. */
 export class EntityParseError extends GovernorError {
+  declare readonly code: 'GOVERNOR_ENTITY_PARSE';
   /** The answer text that failed. */
   readonly text: string;
   /**

@@ -15,6 +15,7 @@ export const DEFAULT_STALL_TIMEOUT_MS = 300_000;
 
 /** A model connection sent nothing for `stallTimeoutMs`; retried like a network error. */
 export class ModelStallError extends GovernorError {
+  declare readonly code: 'GOVERNOR_MODEL_STALLED';
   readonly stallTimeoutMs: number;
 
   constructor(stallTimeoutMs: number) {

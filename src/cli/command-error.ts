@@ -6,6 +6,7 @@ import type { CliIO } from './progress.ts';
 
 /** A command line the user must fix; the message says how. */
 export class CliUsageError extends GovernorError {
+  declare readonly code: 'GOVERNOR_CLI_USAGE';
   constructor(message: string) {
     super('GOVERNOR_CLI_USAGE', message);
   }

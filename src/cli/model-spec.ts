@@ -6,6 +6,7 @@ import { redactUnparsedUrl } from '../redaction/redact.ts';
 
 /** Thrown when a model spec cannot be turned into a model (unknown provider, missing key, bad URL). */
 class ModelSpecError extends GovernorError {
+  declare readonly code: 'GOVERNOR_MODEL_SPEC';
   constructor(message: string) {
     super('GOVERNOR_MODEL_SPEC', message);
   }

@@ -8,6 +8,77 @@ const MARKER = Symbol.for('agent-governor.error');
 type ErrorClass = abstract new (...args: never[]) => GovernorError;
 
 /**
+ * Every `code` a {@link GovernorError} can carry. Codes are stable across
+ * releases; a new one is added to this union, none is renamed. Compare
+ * `error.code` with these (a misspelt code does not compile), or narrow first
+ * with a class's `isInstance`, whose `code` is then the class's own.
+ */
+export type GovernorErrorCode =
+  // Options, runtime and models
+  | 'GOVERNOR_INVALID_OPTION'
+  | 'GOVERNOR_UNSUPPORTED_RUNTIME'
+  | 'GOVERNOR_MISSING_DEPENDENCY'
+  | 'GOVERNOR_NESTING_TOO_DEEP'
+  | 'GOVERNOR_UNSUPPORTED_MODEL'
+  // Chat client and advisors
+  | 'GOVERNOR_INVALID_REQUEST'
+  | 'GOVERNOR_MODEL_STALLED'
+  | 'GOVERNOR_ADVISOR_PLACEMENT'
+  | 'GOVERNOR_ADVISOR_NOT_IN_CHAIN'
+  | 'GOVERNOR_DUPLICATE_ADVISOR'
+  | 'GOVERNOR_ADVISOR_HOOK_RESULT'
+  | 'GOVERNOR_ENTITY_PARSE'
+  | 'GOVERNOR_TOOL_CALL_LIMIT'
+  | 'GOVERNOR_STREAM_INCOMPLETE'
+  | 'GOVERNOR_OUTPUT_VALIDATION'
+  | 'GOVERNOR_INVALID_TOOL_APPROVAL'
+  | 'GOVERNOR_UNANSWERED_TOOL_APPROVAL'
+  | 'GOVERNOR_TOOL_TIMEOUT'
+  // Agent breaker
+  | 'GOVERNOR_BREAKER_TOOL_SPIRAL'
+  | 'GOVERNOR_BREAKER_CYCLE'
+  | 'GOVERNOR_BREAKER_ERROR_LOOP'
+  | 'GOVERNOR_BREAKER_TOKEN_DRIFT'
+  | 'GOVERNOR_BREAKER_RAG_FIXATION'
+  | 'GOVERNOR_BREAKER_DELEGATION_LOOP'
+  | 'GOVERNOR_BREAKER_TEXT_REPETITION'
+  | 'GOVERNOR_BREAKER_BUDGET'
+  | 'GOVERNOR_BREAKER_OPEN'
+  | 'GOVERNOR_BREAKER_UNAVAILABLE'
+  | 'GOVERNOR_BREAKER_STORE'
+  | 'GOVERNOR_TOOL_CALL_BLOCKED'
+  | 'GOVERNOR_INVALID_STATE'
+  | 'GOVERNOR_INVALID_OP'
+  // Chat memory
+  | 'GOVERNOR_INVALID_CONVERSATION_ID'
+  | 'GOVERNOR_INVALID_MESSAGE'
+  | 'GOVERNOR_MESSAGE_TOO_LARGE'
+  | 'GOVERNOR_MESSAGE_DECODING'
+  | 'GOVERNOR_CHAT_MEMORY_STORE'
+  | 'GOVERNOR_TOOL_APPROVAL_CONFLICT'
+  | 'GOVERNOR_TOOL_RESULT_CONFLICT'
+  | 'GOVERNOR_TOOL_RESULT_WITHOUT_CALL'
+  // Retrieval
+  | 'GOVERNOR_EMBEDDING_DIMENSION_MISMATCH'
+  | 'GOVERNOR_INVALID_EMBEDDING'
+  | 'GOVERNOR_VECTOR_STORE'
+  // Harness, replay and command line
+  | 'GOVERNOR_COMMAND_START_FAILED'
+  | 'GOVERNOR_SANDBOX_UNAVAILABLE'
+  | 'GOVERNOR_LOOP_LIMIT'
+  | 'GOVERNOR_TRAJECTORY_FORMAT'
+  | 'GOVERNOR_CLI_USAGE'
+  | 'GOVERNOR_MODEL_SPEC'
+  // MCP proxy and model proxy
+  | 'GOVERNOR_MCP_UPSTREAM'
+  | 'GOVERNOR_MCP_MESSAGE_TOO_LARGE'
+  | 'GOVERNOR_MCP_REQUEST'
+  | 'GOVERNOR_UPSTREAM_UNREACHABLE'
+  // Testing helpers
+  | 'GOVERNOR_SCRIPTED_SERVER_NOT_STARTED'
+  | 'GOVERNOR_SCRIPTED_SERVER_LISTEN_FAILED';
+
+/**
  * Base class of every error Governor throws on purpose.
  *
  * `code` is stable across releases and safe to branch on; `message` is for
@@ -16,9 +87,9 @@ type ErrorClass = abstract new (...args: never[]) => GovernorError;
  */
 export class GovernorError extends Error {
   /** Stable, machine-readable error code, e.g. `GOVERNOR_UNSUPPORTED_MODEL`. */
-  readonly code: string;
+  readonly code: GovernorErrorCode;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: GovernorErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
@@ -43,6 +114,7 @@ export class GovernorError extends Error {
 
 /** Thrown when an options object or argument is invalid; `option` names the culprit. */
 export class InvalidOptionError extends GovernorError {
+  declare readonly code: 'GOVERNOR_INVALID_OPTION';
   /** Dotted path of the offending option, e.g. `toolSpiral.window`. */
   readonly option: string;
 

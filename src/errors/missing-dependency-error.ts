@@ -5,6 +5,7 @@ import { GovernorError } from './governor-error.ts';
  * `packageName` is what to add: `npm install <packageName>`.
  */
 export class MissingDependencyError extends GovernorError {
+  declare readonly code: 'GOVERNOR_MISSING_DEPENDENCY';
   /** The npm package to install. */
   readonly packageName: string;
 

@@ -5,6 +5,7 @@ export const DEFAULT_MAX_NESTING_DEPTH = 256;
 
 /** A JSON text nests arrays/objects deeper than allowed; parsing it would risk a stack overflow downstream. */
 export class NestingTooDeepError extends GovernorError {
+  declare readonly code: 'GOVERNOR_NESTING_TOO_DEEP';
   readonly maxDepth: number;
 
   constructor(what: string, maxDepth: number) {

@@ -185,6 +185,7 @@ interface RunStart {
 
 /** Thrown inside the chain to end a run at a limit; never escapes {@link AgentLoop.run}. */
 class LimitReached extends GovernorError {
+  declare readonly code: 'GOVERNOR_LOOP_LIMIT';
   readonly status: AgentLoopStatus;
   constructor(status: AgentLoopStatus, message: string) {
     super('GOVERNOR_LOOP_LIMIT', message);

@@ -5,6 +5,7 @@ import { CappedOutput } from './capped-output.ts';
 
 /** Thrown when a command's shell could not be started at all (not when the command fails). */
 export class CommandStartError extends GovernorError {
+  declare readonly code: 'GOVERNOR_COMMAND_START_FAILED';
   constructor(cwd: string, cause: unknown) {
     const detail = cause instanceof Error ? cause.message : String(cause);
     // Node reports a missing cwd as the shell being missing (ENOENT), hence the hint.

@@ -15,6 +15,7 @@ export type BubblewrapProbe = { readonly usable: true; readonly path: string } |
 
 /** Thrown at construction when `sandbox: 'bubblewrap'` is asked for on a host where it cannot run. */
 export class SandboxUnavailableError extends GovernorError {
+  declare readonly code: 'GOVERNOR_SANDBOX_UNAVAILABLE';
   constructor(reason: string) {
     super(
       'GOVERNOR_SANDBOX_UNAVAILABLE',

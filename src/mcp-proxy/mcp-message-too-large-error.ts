@@ -20,6 +20,7 @@ function sizeText(bytes: number): string {
  * request's answer (a notification, or no JSON).
  */
 export class McpMessageTooLargeError extends GovernorError {
+  declare readonly code: 'GOVERNOR_MCP_MESSAGE_TOO_LARGE';
   /**
    * The message's size, without its line end (as serialized, for one to be
    * sent); undefined when another version of the MCP SDK read it, whose own

@@ -15,6 +15,7 @@ import { redact } from '../redaction/redact.ts';
  * told of it.
  */
 export class McpRequestError extends GovernorError {
+  declare readonly code: 'GOVERNOR_MCP_REQUEST';
   /** `request`: what was asked, e.g. `tools/call "search"`; `reason`: what went wrong, in words. */
   constructor(request: string, reason: string, cause: unknown) {
     super('GOVERNOR_MCP_REQUEST', redact(`${request} could not be served: ${reason}`), { cause });

@@ -7,6 +7,7 @@ import { redact } from '../redaction/redact.ts';
  * command) and what went wrong, with an HTTP status when there was one.
  */
 export class McpUpstreamError extends GovernorError {
+  declare readonly code: 'GOVERNOR_MCP_UPSTREAM';
   /**
    * `hint`: what the proxy saw that explains the failure; `conceal`: takes out
    * of the failure's own words what they must not show (the path of the

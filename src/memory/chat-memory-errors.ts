@@ -9,6 +9,7 @@ import { describeError } from '../errors/describe-error.ts';
  * read or written.
  */
 export class InvalidConversationIdError extends GovernorError {
+  declare readonly code: 'GOVERNOR_INVALID_CONVERSATION_ID';
   /** @param fix what to pass instead; the default fits a missing or blank id. */
   constructor(problem: string, fix = 'Pass a non-blank string that names the conversation.') {
     super('GOVERNOR_INVALID_CONVERSATION_ID', `Invalid conversation id: ${problem}. ${fix}`);
@@ -22,6 +23,7 @@ export class InvalidConversationIdError extends GovernorError {
  * `URL` or `Date`). Nothing of the batch is written.
  */
 export class InvalidMessageError extends GovernorError {
+  declare readonly code: 'GOVERNOR_INVALID_MESSAGE';
   /** Position of the offending message in the batch that was passed in. */
   readonly index: number;
   /** Where inside the message the problem is, e.g. `content[1].input.when`. */
@@ -41,6 +43,7 @@ export class InvalidMessageError extends GovernorError {
  * stored with its oversized parts left out instead.
  */
 export class MessageTooLargeError extends GovernorError {
+  declare readonly code: 'GOVERNOR_MESSAGE_TOO_LARGE';
   /** Position of the offending message in the batch that was passed in. */
   readonly index: number;
   /** Size of the message in its stored form (UTF-8 bytes). */
@@ -62,6 +65,7 @@ export class MessageTooLargeError extends GovernorError {
 
 /** Thrown when stored data cannot be read back as a message (written by something else, or damaged). */
 export class MessageDecodingError extends GovernorError {
+  declare readonly code: 'GOVERNOR_MESSAGE_DECODING';
   constructor(problem: string, options?: { cause?: unknown }) {
     super('GOVERNOR_MESSAGE_DECODING', `Stored chat message cannot be decoded: ${problem}`, options);
   }
@@ -74,6 +78,7 @@ export class MessageDecodingError extends GovernorError {
  * `mayBeApplied` says that it may have been.
  */
 export class ChatMemoryStoreError extends GovernorError {
+  declare readonly code: 'GOVERNOR_CHAT_MEMORY_STORE';
   /** The store, e.g. `PostgreSQL at 127.0.0.1:5432/app`. */
   readonly store: string;
   /**
@@ -161,6 +166,7 @@ export class ChatMemoryTurnNotStoredError extends ChatMemoryStoreError {
  * the other fails with this error (see `ChatMemory.claimRetry`).
  */
 export class ToolApprovalConflictError extends GovernorError {
+  declare readonly code: 'GOVERNOR_TOOL_APPROVAL_CONFLICT';
   /** The approvals another request answered first. */
   readonly approvalIds: readonly string[];
 
@@ -210,6 +216,7 @@ export type ToolResultConflictReason =
  * and the other fails with this error (see `ChatMemory.claimRetry`).
  */
 export class ToolResultConflictError extends GovernorError {
+  declare readonly code: 'GOVERNOR_TOOL_RESULT_CONFLICT';
   /** The calls whose results are refused. */
   readonly toolCallIds: readonly string[];
   /** Why they are refused. */
@@ -240,6 +247,7 @@ export class ToolResultConflictError extends GovernorError {
  * message, such results are left out of the request instead.
  */
 export class ToolResultWithoutCallError extends GovernorError {
+  declare readonly code: 'GOVERNOR_TOOL_RESULT_WITHOUT_CALL';
   /** The calls the conversation does not hold. */
   readonly toolCallIds: readonly string[];
 

@@ -11,6 +11,7 @@ export type SupportedLanguageModel = LanguageModelV2 | LanguageModelV3 | Languag
 
 /** Thrown when something that is not an AI SDK language model of a supported spec is passed as a model. */
 export class UnsupportedModelError extends GovernorError {
+  declare readonly code: 'GOVERNOR_UNSUPPORTED_MODEL';
   /** The `specificationVersion` found, if any. */
   readonly specificationVersion: string | undefined;
 

@@ -112,7 +112,13 @@ interface RunOptionsRead {
  * answered. Not enumerable, so logging the error's fields does not print the
  * conversation.
  */
-export type GovernedRunStop = (AgentBreakerError | BreakerUnavailableError) & { readonly state?: RunState<any, Agent<any, any>> };
+export type GovernedRunStop = (BreakerStop | BreakerUnavailableError) & { readonly state?: RunState<any, Agent<any, any>> };
+
+/**
+ * An `AgentBreakerError`, one member per code: narrowing a stop further with a
+ * category's `isInstance` (`ToolSpiralError.isInstance(error)`) then keeps `state`.
+ */
+type BreakerStop = { [C in AgentBreakerError['code']]: AgentBreakerError & { readonly code: C } }[AgentBreakerError['code']];
 
 /**
  * Tells a {@link GovernedRunStop} from any other error, across copies of the

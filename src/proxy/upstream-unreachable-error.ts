@@ -7,6 +7,7 @@ import { redact } from '../redaction/redact.ts';
  * network error's code, never a header or a body.
  */
 export class UpstreamUnreachableError extends GovernorError {
+  declare readonly code: 'GOVERNOR_UPSTREAM_UNREACHABLE';
   /**
    * @param timeoutMs the limit the proxy's fetch put on each wait, named in
    *   the message when that is what ran out

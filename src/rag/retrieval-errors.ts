@@ -7,6 +7,7 @@ import { describeError } from '../errors/describe-error.ts';
  * before anything is written or queried.
  */
 export class EmbeddingDimensionMismatchError extends GovernorError {
+  declare readonly code: 'GOVERNOR_EMBEDDING_DIMENSION_MISMATCH';
   /** The vector length the store (or embedder) is configured for. */
   readonly expected: number;
   /** The vector length that was produced. */
@@ -26,6 +27,7 @@ export class EmbeddingDimensionMismatchError extends GovernorError {
 
 /** An embedder returned something that is not one finite vector per text. */
 export class InvalidEmbeddingError extends GovernorError {
+  declare readonly code: 'GOVERNOR_INVALID_EMBEDDING';
   constructor(problem: string) {
     super('GOVERNOR_INVALID_EMBEDDING', `Invalid embedding: ${problem}`);
   }
@@ -46,6 +48,7 @@ export class InvalidMetadataFilterError extends InvalidOptionError {}
  * known, what to do; the driver's error is the `cause`.
  */
 export class VectorStoreError extends GovernorError {
+  declare readonly code: 'GOVERNOR_VECTOR_STORE';
   /** The store, e.g. `PostgreSQL at 127.0.0.1:5432/app (table governor_vector_store)`. */
   readonly store: string;
 

@@ -6,6 +6,7 @@ import { GovernorError } from '../errors/governor-error.ts';
  * credentials.
  */
 export class BreakerStoreError extends GovernorError {
+  declare readonly code: 'GOVERNOR_BREAKER_STORE';
   /** Which store operation failed: `read`, `apply`, `delete`, `listOpen`, `ping`, `addSteers`, `takeSteers`, `claimFirst`, `addAlias`, `sessionOfAlias`, `putNote`, `readNote` or `restore` (writing back a session the server forgot). */
   readonly operation: string;
 

@@ -6,6 +6,7 @@ import type { Trajectory, TrajectoryLabel, TrajectoryStep } from './trajectory.t
  * offending field (e.g. `steps[3].tool`) so the line can be fixed.
  */
 export class TrajectoryFormatError extends GovernorError {
+  declare readonly code: 'GOVERNOR_TRAJECTORY_FORMAT';
   constructor(message: string) {
     super('GOVERNOR_TRAJECTORY_FORMAT', message);
   }

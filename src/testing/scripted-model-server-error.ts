@@ -5,7 +5,9 @@ import { GovernorError } from '../errors/governor-error.ts';
  * (e.g. reading `url` before `start()`) or cannot listen.
  */
 export class ScriptedModelServerError extends GovernorError {
-  constructor(code: 'GOVERNOR_SCRIPTED_SERVER_NOT_STARTED' | 'GOVERNOR_SCRIPTED_SERVER_LISTEN_FAILED', message: string, options?: { cause?: unknown }) {
+  declare readonly code: 'GOVERNOR_SCRIPTED_SERVER_NOT_STARTED' | 'GOVERNOR_SCRIPTED_SERVER_LISTEN_FAILED';
+
+  constructor(code: ScriptedModelServerError['code'], message: string, options?: { cause?: unknown }) {
     super(code, message, options);
   }
 }
