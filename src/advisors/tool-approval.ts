@@ -169,6 +169,27 @@ export function unansweredApprovals(messages: readonly ModelMessage[], answers: 
   );
 }
 
+/**
+ * The calls that the request's last message denies with a result of its own
+ * (`execution-denied`), as the AI SDK's `convertToModelMessages` sends a
+ * denial made in `useChat`: the conversation needs nothing more, but a stream
+ * still tells each as denied, so that the client closes the call.
+ */
+export function deniedWithResult(messages: readonly ModelMessage[]): Array<{ readonly call: ToolCallRequest; readonly reason: string | undefined }> {
+  const last = messages.at(-1);
+  if (last?.role !== 'tool') return [];
+  const calls = new Map<string, ToolCallPart>();
+  for (const message of messages) {
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+    for (const part of message.content) if (part.type === 'tool-call') calls.set(part.toolCallId, part);
+  }
+  return last.content.flatMap((part) => {
+    if (part.type !== 'tool-result' || part.output.type !== 'execution-denied') return [];
+    const call = calls.get(part.toolCallId);
+    return call === undefined ? [] : [{ call: callRequestOf(call), reason: part.output.reason }];
+  });
+}
+
 function callRequestOf(part: ToolCallPart): ToolCallRequest {
   const rawInput = typeof part.input === 'string' ? part.input : JSON.stringify(part.input ?? {});
   return { toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, rawInput };

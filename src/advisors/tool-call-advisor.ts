@@ -29,6 +29,7 @@ import {
   answeredApprovals,
   needsApproval,
   pausedRound,
+  deniedWithResult,
   pendingApproval,
   UnansweredToolApprovalError,
   unansweredApprovals,
@@ -389,6 +390,9 @@ class ToolLoop {
    * on all of its calls, those that ran before the pause included.
    */
   async resume(onOutcome?: (o: ToolOutcome) => void): Promise<ChatClientResponse | undefined> {
+    for (const { call, reason } of deniedWithResult(this.#request.messages)) {
+      onOutcome?.({ call, output: reason, isError: true, returnDirect: false, denied: true });
+    }
     const answers = answeredApprovals(this.#request.messages);
     if (answers.length === 0) return undefined;
     const unanswered = unansweredApprovals(this.#request.messages, answers);

@@ -107,6 +107,8 @@ export type ChatStreamEvent =
        * also marked, and the tool loop never runs it.
        */
       readonly providerExecuted?: boolean;
+      /** `true` for a call of a tool declared with the AI SDK's `dynamicTool()` (its types are known only at run time, an MCP tool's say). */
+      readonly dynamic?: true;
     }
   | {
       readonly type: 'tool-result';

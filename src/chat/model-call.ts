@@ -155,7 +155,12 @@ export class ModelCallTerminal implements ModelTerminal {
             break;
           case 'tool-call':
             // A hosted call is shown as `streamText` shows it; its response leaves it out of `toolCalls`, so no loop runs it.
-            yield { type: 'tool-call', toolCall: toToolCallRequest(part), ...(part.providerExecuted === true ? { providerExecuted: true } : {}) };
+            yield {
+              type: 'tool-call',
+              toolCall: toToolCallRequest(part),
+              ...(part.providerExecuted === true ? { providerExecuted: true } : {}),
+              ...(request.tools[part.toolName]?.type === 'dynamic' ? { dynamic: true } : {}),
+            };
             break;
           case 'tool-result':
             // Only a hosted tool's result comes from the model; the tool loop reports the others.

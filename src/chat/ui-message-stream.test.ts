@@ -14,6 +14,7 @@ import {
   AbstractChat,
   convertToModelMessages,
   DefaultChatTransport,
+  dynamicTool,
   lastAssistantMessageIsCompleteWithApprovalResponses,
   lastAssistantMessageIsCompleteWithToolCalls,
   readUIMessageStream,
@@ -193,6 +194,11 @@ describe('stream().toUIMessageStream(): the UI message streamText sends for the 
       }),
     },
     {
+      name: 'a dynamic tool (dynamicTool(), an MCP tool say)',
+      turns: [{ toolCalls: [{ name: 'lookup', input: { id: 7 }, id: 'c1' }] }, { text: 'Found it.' }],
+      tools: () => ({ lookup: dynamicTool({ inputSchema: z.object({ id: z.number() }), execute: async () => 'found' }) }),
+    },
+    {
       name: 'a client-side tool (no execute)',
       turns: [{ toolCalls: [{ name: 'askLocation', input: {}, id: 'l1' }] }],
       tools: () => ({ askLocation: tool({ inputSchema: z.object({}) }) }),
@@ -342,6 +348,56 @@ describe('useChat over HTTP against a ChatClient route (pipeUIMessageStreamToRes
     assert.deepEqual(runs, ['refund 10']);
     assert.equal(chat.messages.length, 2, 'the answer goes on in the same assistant message');
     assert.deepEqual(shapeOf(chat.messages[1]), ['step-start', 'tool-refund(output-available)', 'step-start', 'text(done)']);
+  });
+
+  test('an approval denied in the chat closes the call as denied, as with streamText; the model gets the denial once', async () => {
+    const runs: string[] = [];
+    const model = mockModel([{ toolCalls: [{ name: 'refund', input: { amount: 10 }, id: 'r1' }] }, { text: 'Not refunded.' }]);
+    const client = ChatClient.builder(model)
+      .defaultTools({ refund: refundTool(runs) })
+      .defaultAdvisors(new ToolCallingAdvisor())
+      .build();
+    await using app = await serve(async (messages, response) => {
+      await client
+        .prompt()
+        .messages(...(await convertToModelMessages(messages)))
+        .stream()
+        .pipeUIMessageStreamToResponse(response, { originalMessages: messages });
+    });
+    const chat = new Chat(app.url, { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
+
+    await chat.sendMessage({ text: 'Refund order 7' });
+    const asked = chat.messages.at(-1)?.parts.find((p) => p.type === 'tool-refund');
+    assert.ok(asked !== undefined && 'approval' in asked && asked.approval !== undefined);
+    await chat.addToolApprovalResponse({ id: asked.approval.id, approved: false, reason: 'too much' });
+    await waitFor(() => chat.status === 'ready' && lastText(chat.messages.at(-1)) === 'Not refunded.');
+
+    assert.deepEqual(runs, []);
+    assert.deepEqual(shapeOf(chat.messages[1]), ['step-start', 'tool-refund(output-denied)', 'step-start', 'text(done)']);
+    assert.equal(prompts(model)[1]?.filter((line) => line.startsWith('tool refund')).length, 1, 'one result for the call');
+  });
+
+  test('a call that fails before any output leaves no empty message in the chat, as with streamText', async () => {
+    const model = new MockLanguageModelV4({
+      doStream: async () => {
+        throw new Error('model down');
+      },
+    });
+    const client = ChatClient.builder(model).defaultOptions({ maxRetries: 0 }).build();
+    await using app = await serve(async (messages, response) => {
+      await client
+        .prompt()
+        .messages(...(await convertToModelMessages(messages)))
+        .stream()
+        .pipeUIMessageStreamToResponse(response, { originalMessages: messages });
+    });
+    const chat = new Chat(app.url);
+    await chat.sendMessage({ text: 'hi' });
+    assert.equal(chat.status, 'error');
+    assert.deepEqual(
+      chat.messages.map((m) => m.role),
+      ['user'],
+    );
   });
 
   test('a client-side tool: the chat runs it (onToolCall, addToolOutput) and the answer follows in the same message', async () => {
@@ -513,20 +569,23 @@ describe('toUIMessageStreamResponse and the options', () => {
     );
   });
 
-  test('onEnd gets the answer as a UI message, to persist it', async () => {
+  test('onEnd gets the answer as a UI message, to persist it, and the outcome completed', async () => {
     const client = ChatClient.builder(mockModel([{ text: 'Hello.' }])).build();
     const original: UIMessage[] = [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hi' }] }];
     let ended: UIMessage[] | undefined;
+    let outcome: string | undefined;
     const stream = client
       .prompt('hi')
       .stream()
       .toUIMessageStream({
         originalMessages: original,
-        onEnd: ({ messages }) => {
-          ended = messages;
+        onEnd: (event) => {
+          ended = event.messages;
+          outcome = event.outcome.status;
         },
       });
     await lastMessage(stream);
+    assert.equal(outcome, 'completed');
     assert.deepEqual(
       ended?.map((m) => [m.role, m.parts.filter((p) => p.type === 'text').map((p) => p.text)]),
       [
@@ -562,6 +621,25 @@ describe('toUIMessageStreamResponse and the options', () => {
     assert.deepEqual(chunks, ['start-step', 'text-start', 'text-delta', 'text-end', 'finish-step']);
   });
 
+  test("a failed tool's text reaches the client as the model read it, or as onError makes it once onError is given (redactToolErrors), as in the AI SDK", async () => {
+    const db = tool({
+      inputSchema: z.object({}),
+      execute: async (): Promise<string> => {
+        throw new Error('connect ECONNREFUSED postgres://app:hunter2@db:5432');
+      },
+    });
+    const errorTextOf = async (options: Parameters<StreamResponseSpec['toUIMessageStream']>[0]): Promise<unknown> => {
+      const model = mockModel([{ toolCalls: [{ name: 'db', input: {}, id: 'd1' }] }, { text: 'The database is down.' }]);
+      const client = ChatClient.builder(model).defaultAdvisors(new ToolCallingAdvisor()).defaultTools({ db }).build();
+      const message = await lastMessage(client.prompt('count users').stream().toUIMessageStream(options));
+      const part = message?.parts.find((p) => p.type === 'tool-db');
+      return part !== undefined && 'errorText' in part ? part.errorText : undefined;
+    };
+    assert.match(String(await errorTextOf({})), /hunter2/, 'without onError: the text the model read');
+    assert.equal(await errorTextOf({ onError: () => 'Something went wrong.' }), 'Something went wrong.');
+    assert.match(String(await errorTextOf({ onError: () => 'Something went wrong.', redactToolErrors: false })), /hunter2/);
+  });
+
   test('an unknown option or a value of the wrong type is an InvalidOptionError naming it, before any model call', () => {
     const model = mockModel([{ text: 'Hello.' }]);
     const spec = (): StreamResponseSpec => ChatClient.builder(model).build().prompt('hi').stream();
@@ -581,7 +659,27 @@ describe('toUIMessageStreamResponse and the options', () => {
       () => spec().pipeUIMessageStreamToResponse({} as ServerResponse),
       (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'response',
     );
+    assert.throws(
+      () => spec().toUIMessageStreamResponse({ status: 204 }),
+      (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'status' && /has a body/.test(e.message),
+    );
+    assert.throws(
+      () => spec().toUIMessageStreamResponse({ headers: 5 as never }),
+      (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'headers',
+    );
     assert.equal(model.doStreamCalls.length, 0);
+  });
+
+  test('headers as an object, an array of pairs or a Headers', async () => {
+    for (const headers of [{ 'x-a': '1' }, [['x-a', '1']] as [string, string][], new Headers({ 'x-a': '1' })]) {
+      const response = ChatClient.builder(mockModel([{ text: 'Hello.' }]))
+        .build()
+        .prompt('hi')
+        .stream()
+        .toUIMessageStreamResponse({ headers });
+      assert.equal(response.headers.get('x-a'), '1');
+      await response.text();
+    }
   });
 });
 

@@ -9,7 +9,8 @@ import {
   type UIMessage,
   type UIMessageStreamOnEndCallback,
 } from 'ai';
-import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
+import { InvalidOptionError } from '../errors/governor-error.ts';
+import { describeValue, is, validateOptions, type OptionRule, type OptionRules } from '../errors/validate-options.ts';
 import type { ChatStreamEvent } from './chat-response.ts';
 
 /**
@@ -30,11 +31,18 @@ export interface ChatUIMessageStreamOptions<UI_MESSAGE extends UIMessage = UIMes
   readonly onEnd?: UIMessageStreamOnEndCallback<UI_MESSAGE>;
   /**
    * The text the client is shown for an error that ends the stream (a
-   * breaker stop, a failed model call). A tool's failed result is shown as
-   * the model read it, not through this. @default `() => 'An error occurred.'`
-   * (as the AI SDK: nothing of the error reaches the client)
+   * breaker stop, a failed model call), and for a tool's failed result (given
+   * the text the model read) unless `redactToolErrors` is `false`.
+   * @default `() => 'An error occurred.'` for the stream's error (as the AI
+   * SDK: nothing of it reaches the client); a failed result as the model read it
    */
   readonly onError?: (error: unknown) => string;
+  /**
+   * Show a tool's failed result as `onError` makes of its text, instead of
+   * the text the model read (which may quote a connection string or a path).
+   * @default true when `onError` is given, as in the AI SDK
+   */
+  readonly redactToolErrors?: boolean;
   /** Send reasoning to the client. @default true */
   readonly sendReasoning?: boolean;
   /** Send the `start` chunk; `false` when the chunks are merged into a stream that has sent one. @default true */
@@ -51,15 +59,32 @@ const STREAM_RULES: OptionRules<ChatUIMessageStreamOptions> = {
   generateMessageId: is.function(),
   onEnd: is.function(),
   onError: is.function(),
+  redactToolErrors: is.boolean(),
   sendReasoning: is.boolean(),
   sendStart: is.boolean(),
   sendFinish: is.boolean(),
 };
 
+/** Statuses a `Response` with a body may have: 204, 205 and 304 have none. */
+const bodyStatus: OptionRule = (value, path) => {
+  is.integer(200, 599)(value, path);
+  if (value === 204 || value === 205 || value === 304)
+    throw new InvalidOptionError(path, `must be a status that has a body (not 204, 205 or 304), got ${value}`);
+};
+
+/** What `Headers` takes: a plain object of strings, an array of pairs, or a `Headers`. */
+const headersInit: OptionRule = (value, path) => {
+  if (value instanceof Headers) return;
+  const entries = Array.isArray(value) ? value : typeof value === 'object' && value !== null ? Object.entries(value) : undefined;
+  const pairs = entries?.every((entry) => Array.isArray(entry) && entry.length === 2 && typeof entry[0] === 'string' && typeof entry[1] === 'string');
+  if (pairs !== true)
+    throw new InvalidOptionError(path, `must be an object of header strings, an array of [name, value] pairs or a Headers, got ${describeValue(value)}`);
+};
+
 const RESPONSE_RULES: OptionRules<ChatUIMessageResponseInit> = {
-  status: is.integer(200, 599),
+  status: bodyStatus,
   statusText: is.string(),
-  headers: is.any(),
+  headers: headersInit,
   keepAliveMs: is.timeMs(),
   consumeSseStream: is.function(),
 };
@@ -75,15 +100,26 @@ export function chatUIMessageStream<UI_MESSAGE extends UIMessage>(
   owner = 'toUIMessageStream',
 ): ReadableStream<InferUIMessageChunk<UI_MESSAGE>> {
   validateOptions(owner, options, STREAM_RULES as OptionRules<ChatUIMessageStreamOptions<UI_MESSAGE>>);
-  const { originalMessages, generateMessageId, onEnd, onError, ...send } = options;
+  const { originalMessages, generateMessageId, onEnd, onError, redactToolErrors = onError !== undefined, ...send } = options;
+  const toolErrorText = redactToolErrors && onError !== undefined ? onError : (text: string) => text;
   return createUIMessageStream<UI_MESSAGE>({
-    execute: ({ writer }) => writer.merge(cancellable(events, (read) => uiMessageChunks<UI_MESSAGE>(read, send))),
+    execute: ({ writer }) =>
+      writer.merge(
+        cancellable(events, (read) =>
+          uiMessageChunks<UI_MESSAGE>(read, { ...send, toolErrorText, completed: () => writer.setOutcome({ status: 'completed' }) }),
+        ),
+      ),
     ...(originalMessages === undefined ? {} : { originalMessages }),
-    ...(generateMessageId === undefined ? {} : { generateId: generateMessageId }),
+    // As streamText's: the answer has an id only when asked for (or when it goes on with the last message).
+    // A generated one would make the chat show an empty message for a call that fails before any output.
+    generateId: generateMessageId ?? (NO_MESSAGE_ID as IdGenerator),
     ...(onEnd === undefined ? {} : { onEnd }),
     ...(onError === undefined ? {} : { onError }),
   });
 }
+
+/** `createUIMessageStream` sets the id it generates on the `start` chunk, unless there is none. */
+const NO_MESSAGE_ID: () => string | undefined = () => undefined;
 
 /**
  * The chunks as a stream whose cancelling (the client went away) aborts the
@@ -157,7 +193,18 @@ export function pipeChatUIMessageStream<UI_MESSAGE extends UIMessage>(
  */
 async function* uiMessageChunks<UI_MESSAGE extends UIMessage>(
   events: AsyncIterable<ChatStreamEvent>,
-  { sendReasoning = true, sendStart = true, sendFinish = true }: Pick<ChatUIMessageStreamOptions, 'sendReasoning' | 'sendStart' | 'sendFinish'> = {},
+  {
+    sendReasoning = true,
+    sendStart = true,
+    sendFinish = true,
+    toolErrorText,
+    completed,
+  }: Pick<ChatUIMessageStreamOptions, 'sendReasoning' | 'sendStart' | 'sendFinish'> & {
+    /** A failed result's text for the client, from the text the model read. */
+    readonly toolErrorText: (text: string) => string;
+    /** Called once the call has finished. */
+    readonly completed: () => void;
+  },
 ): AsyncGenerator<InferUIMessageChunk<UI_MESSAGE>> {
   let blocks = 0;
   let text: string | undefined;
@@ -214,7 +261,14 @@ async function* uiMessageChunks<UI_MESSAGE extends UIMessage>(
           yield* modelOutput();
           yield* endBlocks();
           const { toolCallId, toolName, input } = event.toolCall;
-          yield { type: 'tool-input-available', toolCallId, toolName, input, ...hosted(event.providerExecuted) };
+          yield {
+            type: 'tool-input-available',
+            toolCallId,
+            toolName,
+            input,
+            ...hosted(event.providerExecuted),
+            ...(event.dynamic === true ? { dynamic: true } : {}),
+          };
           break;
         }
         case 'tool-result':
@@ -222,7 +276,12 @@ async function* uiMessageChunks<UI_MESSAGE extends UIMessage>(
           if (event.providerExecuted !== true) roundOver = true;
           if (event.denied === true) yield { type: 'tool-output-denied', toolCallId: event.toolCallId };
           else if (event.isError)
-            yield { type: 'tool-output-error', toolCallId: event.toolCallId, errorText: errorText(event.output), ...hosted(event.providerExecuted) };
+            yield {
+              type: 'tool-output-error',
+              toolCallId: event.toolCallId,
+              errorText: event.providerExecuted === true ? errorText(event.output) : toolErrorText(errorText(event.output)),
+              ...hosted(event.providerExecuted),
+            };
           else
             yield {
               type: 'tool-output-available',
@@ -237,6 +296,7 @@ async function* uiMessageChunks<UI_MESSAGE extends UIMessage>(
           yield { type: 'tool-approval-request', approvalId: event.approvalId, toolCallId: event.toolCall.toolCallId };
           break;
         case 'finish':
+          completed();
           yield* endStep();
           if (sendFinish) yield { type: 'finish', finishReason: event.response.response.finishReason };
           break;
