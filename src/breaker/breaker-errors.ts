@@ -1,4 +1,4 @@
-import { GovernorError } from '../errors/governor-error.ts';
+import { GovernorError, type GovernorErrorCode } from '../errors/governor-error.ts';
 import type { BreakerCategory, BreakerDecision, BreakerEvidence } from './breaker-decision.ts';
 
 /**
@@ -8,16 +8,7 @@ import type { BreakerCategory, BreakerDecision, BreakerEvidence } from './breake
  */
 export class AgentBreakerError extends GovernorError {
   /** One code per loop category, or `GOVERNOR_BREAKER_OPEN` for a call refused while the breaker is open. */
-  declare readonly code:
-    | 'GOVERNOR_BREAKER_TOOL_SPIRAL'
-    | 'GOVERNOR_BREAKER_CYCLE'
-    | 'GOVERNOR_BREAKER_ERROR_LOOP'
-    | 'GOVERNOR_BREAKER_TOKEN_DRIFT'
-    | 'GOVERNOR_BREAKER_RAG_FIXATION'
-    | 'GOVERNOR_BREAKER_DELEGATION_LOOP'
-    | 'GOVERNOR_BREAKER_TEXT_REPETITION'
-    | 'GOVERNOR_BREAKER_BUDGET'
-    | 'GOVERNOR_BREAKER_OPEN';
+  declare readonly code: Exclude<Extract<GovernorErrorCode, `GOVERNOR_BREAKER_${string}`>, 'GOVERNOR_BREAKER_UNAVAILABLE' | 'GOVERNOR_BREAKER_STORE'>;
   /** The loop type (for an open breaker: the type that opened it). */
   readonly category: BreakerCategory;
   /** The numbers behind the stop. */

@@ -96,6 +96,15 @@ async function serve(route: Route): Promise<{ url: string } & AsyncDisposable> {
   };
 }
 
+/** The README's chat route: the chat's messages converted for `client` (in conversation `id`, if given), the answer piped as the UI message stream. */
+function route(client: ChatClient, id?: string): Route {
+  return async (messages, response) => {
+    const request = client.prompt().messages(...(await convertToModelMessages(messages)));
+    if (id !== undefined) request.advisors((a) => a.param(CONVERSATION_ID, id));
+    await request.stream().pipeUIMessageStreamToResponse(response, { originalMessages: messages });
+  };
+}
+
 /**
  * The parts of a UI message, without what differs by design between two runs
  * of the same turns: generated approval and block ids, and a failed call's text (each
@@ -278,13 +287,7 @@ describe('useChat over HTTP against a ChatClient route (pipeUIMessageStreamToRes
       .defaultTools({ lookup: lookup(runs) })
       .defaultAdvisors(new ToolCallingAdvisor(), new MessageChatMemoryAdvisor({ memory }))
       .build();
-    await using app = await serve(async (messages, response) => {
-      const request = client
-        .prompt()
-        .messages(...(await convertToModelMessages(messages)))
-        .advisors((a) => a.param(CONVERSATION_ID, 'chat-1'));
-      await request.stream().pipeUIMessageStreamToResponse(response, { originalMessages: messages });
-    });
+    await using app = await serve(route(client, 'chat-1'));
     const chat = new Chat(app.url);
 
     await chat.sendMessage({ text: 'hi' });
@@ -329,13 +332,7 @@ describe('useChat over HTTP against a ChatClient route (pipeUIMessageStreamToRes
       .defaultTools({ refund })
       .defaultAdvisors(new ToolCallingAdvisor(), new MessageChatMemoryAdvisor({ memory }))
       .build();
-    await using app = await serve(async (messages, response) => {
-      const request = client
-        .prompt()
-        .messages(...(await convertToModelMessages(messages)))
-        .advisors((a) => a.param(CONVERSATION_ID, 'chat-2'));
-      await request.stream().pipeUIMessageStreamToResponse(response, { originalMessages: messages });
-    });
+    await using app = await serve(route(client, 'chat-2'));
     const chat = new Chat(app.url, { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
 
     await chat.sendMessage({ text: 'Refund order 7' });
@@ -357,13 +354,7 @@ describe('useChat over HTTP against a ChatClient route (pipeUIMessageStreamToRes
       .defaultTools({ refund: refundTool(runs) })
       .defaultAdvisors(new ToolCallingAdvisor())
       .build();
-    await using app = await serve(async (messages, response) => {
-      await client
-        .prompt()
-        .messages(...(await convertToModelMessages(messages)))
-        .stream()
-        .pipeUIMessageStreamToResponse(response, { originalMessages: messages });
-    });
+    await using app = await serve(route(client));
     const chat = new Chat(app.url, { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
 
     await chat.sendMessage({ text: 'Refund order 7' });
@@ -384,13 +375,7 @@ describe('useChat over HTTP against a ChatClient route (pipeUIMessageStreamToRes
       },
     });
     const client = ChatClient.builder(model).defaultOptions({ maxRetries: 0 }).build();
-    await using app = await serve(async (messages, response) => {
-      await client
-        .prompt()
-        .messages(...(await convertToModelMessages(messages)))
-        .stream()
-        .pipeUIMessageStreamToResponse(response, { originalMessages: messages });
-    });
+    await using app = await serve(route(client));
     const chat = new Chat(app.url);
     await chat.sendMessage({ text: 'hi' });
     assert.equal(chat.status, 'error');
@@ -406,13 +391,7 @@ describe('useChat over HTTP against a ChatClient route (pipeUIMessageStreamToRes
       .defaultTools({ askLocation: tool({ inputSchema: z.object({}) }) })
       .defaultAdvisors(new ToolCallingAdvisor())
       .build();
-    await using app = await serve(async (messages, response) => {
-      await client
-        .prompt()
-        .messages(...(await convertToModelMessages(messages)))
-        .stream()
-        .pipeUIMessageStreamToResponse(response, { originalMessages: messages });
-    });
+    await using app = await serve(route(client));
     const chat: Chat = new Chat(app.url, {
       sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls,
       onToolCall: ({ toolCall }) => {
@@ -466,13 +445,7 @@ describe('useChat over HTTP against a ChatClient route (pipeUIMessageStreamToRes
       .defaultTools({ quote })
       .defaultAdvisors(new ToolCallingAdvisor(), new MessageChatMemoryAdvisor({ memory }))
       .build();
-    await using app = await serve(async (messages, response) => {
-      const request = client
-        .prompt()
-        .messages(...(await convertToModelMessages(messages)))
-        .advisors((a) => a.param(CONVERSATION_ID, 'chat-3'));
-      await request.stream().pipeUIMessageStreamToResponse(response, { originalMessages: messages });
-    });
+    await using app = await serve(route(client, 'chat-3'));
     const chat = new Chat(app.url);
 
     await chat.sendMessage({ text: 'Quote order 7' });
@@ -489,13 +462,7 @@ describe('useChat over HTTP against a ChatClient route (pipeUIMessageStreamToRes
       .defaultTools({ refund: refundTool(runs) })
       .defaultAdvisors(new ToolCallingAdvisor())
       .build();
-    await using app = await serve(async (messages, response) => {
-      await client
-        .prompt()
-        .messages(...(await convertToModelMessages(messages)))
-        .stream()
-        .pipeUIMessageStreamToResponse(response, { originalMessages: messages });
-    });
+    await using app = await serve(route(client));
     const chat = new Chat(app.url, { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
 
     await chat.sendMessage({ text: 'Refund order 7' });
