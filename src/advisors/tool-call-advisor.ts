@@ -14,7 +14,6 @@ import {
   announceInput,
   checkToolCall,
   isExecutable,
-  jsonText,
   outcomeOfResult,
   refuseToolCall,
   resultOutput,
@@ -25,6 +24,7 @@ import {
   type ToolExecutionEnvironment,
   type ToolOutcome,
 } from './tool-execution.ts';
+import { outputText } from '../chat/json-text.ts';
 import {
   answeredApprovals,
   needsApproval,
@@ -218,7 +218,7 @@ export class ToolCallingAdvisor implements Advisor {
   async *adviseStream(request: ChatClientRequest, chain: AdvisorChain): AsyncIterable<ChatStreamEvent> {
     const loop = new ToolLoop(this.#options, this.#maxToolCalls, request);
     await loop.observeClientResults();
-    const resumed = yield* loop.live(() => loop.resume((outcome) => loop.emitOutcome(outcome)));
+    const resumed = yield* loop.live(() => loop.resume());
     if (resumed) {
       yield* finalEvents(resumed);
       return;
@@ -236,7 +236,7 @@ export class ToolCallingAdvisor implements Advisor {
       }
       if (finished === undefined) throw new GovernorError('GOVERNOR_STREAM_INCOMPLETE', 'The downstream stream ended without a finish event.');
       const round = finished;
-      const done = yield* loop.live(() => loop.afterRound(round, (outcome) => loop.emitOutcome(outcome)));
+      const done = yield* loop.live(() => loop.afterRound(round));
       if (done) {
         yield* finalEvents(done);
         return;
@@ -341,8 +341,8 @@ class ToolLoop {
     }
   }
 
-  /** Streams a call's result (inside {@link live}). */
-  emitOutcome({ call, output, isError, denied }: ToolOutcome): void {
+  /** Streams a call's result (inside {@link live}; nothing in a call). */
+  #emitOutcome({ call, output, isError, denied }: ToolOutcome): void {
     this.#emit?.({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output, isError, ...(denied ? { denied } : {}) });
   }
 
@@ -389,9 +389,9 @@ class ToolLoop {
    * final response when the round the answers resume ends the loop, judged
    * on all of its calls, those that ran before the pause included.
    */
-  async resume(onOutcome?: (o: ToolOutcome) => void): Promise<ChatClientResponse | undefined> {
+  async resume(): Promise<ChatClientResponse | undefined> {
     for (const { call, reason } of deniedWithResult(this.#request.messages)) {
-      onOutcome?.({ call, output: reason, isError: true, returnDirect: false, denied: true });
+      this.#emitOutcome({ call, output: reason, isError: true, returnDirect: false, denied: true });
     }
     const answers = answeredApprovals(this.#request.messages);
     if (answers.length === 0) return undefined;
@@ -413,7 +413,7 @@ class ToolLoop {
       approved.length === 0
         ? { outcomes: [], clientCalls: [] }
         : await this.#execute(approved, this.#request.messages.concat(answerMessage), { approved: true, beforeRun: claim });
-    for (const o of outcomes) onOutcome?.(o);
+    for (const o of outcomes) this.#emitOutcome(o);
     const results = toolResultMessage(outcomes).content as ToolContent;
     const content: ToolContent = [...(answerMessage.content as ToolContent)];
     for (const { call, response } of answers) {
@@ -428,7 +428,7 @@ class ToolLoop {
           output: { type: 'execution-denied', ...(response.reason ? { reason: response.reason } : {}) },
         });
         // Told as the AI SDK's stream tells it (`tool-output-denied`), so a UI can close the call.
-        onOutcome?.({ call, output: response.reason, isError: true, returnDirect: false, denied: true });
+        this.#emitOutcome({ call, output: response.reason, isError: true, returnDirect: false, denied: true });
       }
     }
     this.#added.push({ role: 'tool', content });
@@ -457,7 +457,7 @@ class ToolLoop {
   }
 
   /** Runs the round's tools; returns the final response when the loop is over. */
-  async afterRound(response: ChatResponse, onOutcome?: (o: ToolOutcome) => void): Promise<ChatClientResponse | undefined> {
+  async afterRound(response: ChatResponse): Promise<ChatClientResponse | undefined> {
     this.#rounds += response.rounds;
     this.#usage = this.#usage === undefined ? response.totalUsage : addUsage(this.#usage, response.totalUsage);
     const roundMessages = this.#added.length;
@@ -478,7 +478,7 @@ class ToolLoop {
 
     const waiting: PendingToolApproval[] = [];
     const { outcomes, clientCalls } = await this.#execute(response.toolCalls, this.#messagesBefore(roundMessages), { waiting });
-    for (const o of outcomes) onOutcome?.(o);
+    for (const o of outcomes) this.#emitOutcome(o);
     if (waiting.length > 0 || clientCalls.length > 0) {
       // The round ends here, as the AI SDK's does: the caller answers the approvals, runs the
       // client-side calls (the response's `toolCalls`), and calls again with what it got.
@@ -540,7 +540,7 @@ class ToolLoop {
   }
 
   #returnDirect(outcomes: readonly ToolOutcome[], last?: ChatResponse): ChatClientResponse {
-    const text = outcomes.map((o) => (typeof o.output === 'string' ? o.output : jsonText(o.output))).join('\n');
+    const text = outcomes.map((o) => outputText(o.output)).join('\n');
     const done = this.#final({ ...(last ?? emptyResponse()), finishReason: 'stop' }, text);
     this.#request.context.set(RETURN_DIRECT_TEXT, done.response);
     return done;

@@ -4,6 +4,7 @@ import type { ModelMessage, ToolResultPart } from 'ai';
 import type { ToolResultOutput } from '@ai-sdk/provider-utils';
 import type { GovernedTool, GovernedToolSet } from '../chat/chat-client-request.ts';
 import type { ToolCallRequest } from '../chat/chat-response.ts';
+import { jsonText } from '../chat/json-text.ts';
 import type { ToolCallListener } from '../chat/tool-call-listener.ts';
 import { runAsToolOf } from '../chat/tool-scope.ts';
 import { observeToolCall, observeUnrunToolCall, type ToolCallReporter } from '../chat/tool-call-observation.ts';
@@ -69,15 +70,6 @@ function errorText(error: unknown): string {
   if (typeof error === 'string') return error;
   const text = jsonText(error);
   return text.length > MAX_THROWN_JSON ? `${text.slice(0, MAX_THROWN_JSON)}…` : text;
-}
-
-/** A value as JSON text, or as `String` would write it when it has no JSON form (a BigInt, a cycle, a function). */
-export function jsonText(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }
 
 /** A call whose tool exists and whose arguments its schema accepts: ready to be approved and run. */

@@ -318,28 +318,18 @@ describe('useChat over HTTP against a ChatClient route (pipeUIMessageStreamToRes
 
   test('an approval answered in the chat goes on in the same message: the tool runs once, the answer is a step of its own', async () => {
     const runs: string[] = [];
-    const refund = tool({
-      inputSchema: z.object({ amount: z.number() }),
-      needsApproval: true,
-      execute: async ({ amount }) => {
-        runs.push(`refund ${amount}`);
-        return `refunded ${amount}`;
-      },
-    });
     const model = mockModel([{ toolCalls: [{ name: 'refund', input: { amount: 10 }, id: 'r1' }] }, { text: 'Refunded.' }]);
     const memory = new MessageWindowChatMemory({ repository: new InMemoryChatMemoryRepository() });
     const client = ChatClient.builder(model)
-      .defaultTools({ refund })
+      .defaultTools({ refund: refundTool(runs) })
       .defaultAdvisors(new ToolCallingAdvisor(), new MessageChatMemoryAdvisor({ memory }))
       .build();
     await using app = await serve(route(client, 'chat-2'));
     const chat = new Chat(app.url, { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
 
     await chat.sendMessage({ text: 'Refund order 7' });
-    const asked = chat.messages.at(-1)?.parts.find((p) => p.type === 'tool-refund');
-    assert.ok(asked !== undefined && 'approval' in asked && asked.state === 'approval-requested', 'the call waits for approval');
     assert.deepEqual(runs, []);
-    await chat.addToolApprovalResponse({ id: asked.approval!.id, approved: true });
+    await answerRefund(chat, { approved: true });
     await waitFor(() => chat.status === 'ready' && lastText(chat.messages.at(-1)) !== undefined);
 
     assert.deepEqual(runs, ['refund 10']);
@@ -358,9 +348,7 @@ describe('useChat over HTTP against a ChatClient route (pipeUIMessageStreamToRes
     const chat = new Chat(app.url, { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
 
     await chat.sendMessage({ text: 'Refund order 7' });
-    const asked = chat.messages.at(-1)?.parts.find((p) => p.type === 'tool-refund');
-    assert.ok(asked !== undefined && 'approval' in asked && asked.approval !== undefined);
-    await chat.addToolApprovalResponse({ id: asked.approval.id, approved: false, reason: 'too much' });
+    await answerRefund(chat, { approved: false, reason: 'too much' });
     await waitFor(() => chat.status === 'ready' && lastText(chat.messages.at(-1)) === 'Not refunded.');
 
     assert.deepEqual(runs, []);
@@ -466,9 +454,7 @@ describe('useChat over HTTP against a ChatClient route (pipeUIMessageStreamToRes
     const chat = new Chat(app.url, { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
 
     await chat.sendMessage({ text: 'Refund order 7' });
-    const asked = chat.messages.at(-1)?.parts.find((p) => p.type === 'tool-refund');
-    assert.ok(asked !== undefined && 'approval' in asked && asked.approval !== undefined);
-    await chat.addToolApprovalResponse({ id: asked.approval.id, approved: true });
+    await answerRefund(chat, { approved: true });
     await waitFor(() => chat.status === 'ready' && lastText(chat.messages.at(-1)) === 'Refunded.');
 
     assert.deepEqual(runs, ['refund 10']);
@@ -649,6 +635,13 @@ describe('toUIMessageStreamResponse and the options', () => {
     }
   });
 });
+
+/** Answers the refund call the chat's last message waits on, as a user does with the chat's approval buttons. */
+async function answerRefund(chat: Chat, answer: { approved: boolean; reason?: string }): Promise<void> {
+  const asked = chat.messages.at(-1)?.parts.find((p) => p.type === 'tool-refund');
+  assert.ok(asked !== undefined && 'approval' in asked && asked.state === 'approval-requested' && asked.approval !== undefined, 'the call waits for approval');
+  await chat.addToolApprovalResponse({ id: asked.approval.id, ...answer });
+}
 
 /** A stored message as the model gets it (string content as a text part). */
 function toPromptMessage(message: ModelMessage): Parameters<typeof promptLines>[0][number] {

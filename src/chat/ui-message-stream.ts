@@ -12,6 +12,7 @@ import {
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { describeValue, is, validateOptions, type OptionRule, type OptionRules } from '../errors/validate-options.ts';
 import type { ChatStreamEvent } from './chat-response.ts';
+import { outputText } from './json-text.ts';
 
 /**
  * Options of `stream().toUIMessageStream()`: the AI SDK's UI message stream
@@ -25,7 +26,11 @@ export interface ChatUIMessageStreamOptions<UI_MESSAGE extends UIMessage = UIMes
    * gets the whole conversation. @default none
    */
   readonly originalMessages?: UI_MESSAGE[];
-  /** Makes the id of the answer's message. @default the AI SDK's `generateId` */
+  /**
+   * Makes the id of the answer's message. @default none: the answer gets the
+   * last message's id when it goes on with it, else the client makes one, as
+   * with `streamText`
+   */
   readonly generateMessageId?: IdGenerator;
   /** Called once when the stream ends (finished, failed or cancelled), with the answer as a UI message: where to persist UI messages. */
   readonly onEnd?: UIMessageStreamOnEndCallback<UI_MESSAGE>;
@@ -279,7 +284,7 @@ async function* uiMessageChunks<UI_MESSAGE extends UIMessage>(
             yield {
               type: 'tool-output-error',
               toolCallId: event.toolCallId,
-              errorText: event.providerExecuted === true ? errorText(event.output) : toolErrorText(errorText(event.output)),
+              errorText: event.providerExecuted === true ? outputText(event.output) : toolErrorText(outputText(event.output)),
               ...hosted(event.providerExecuted),
             };
           else
@@ -316,14 +321,4 @@ function metadata(providerMetadata: ProviderMetadata | undefined): { providerMet
 
 function hosted(providerExecuted: boolean | undefined): { providerExecuted?: true } {
   return providerExecuted === true ? { providerExecuted: true } : {};
-}
-
-/** A failed result's text as the model read it (a hosted tool's error may be data). */
-function errorText(output: unknown): string {
-  if (typeof output === 'string') return output;
-  try {
-    return JSON.stringify(output) ?? String(output);
-  } catch {
-    return String(output);
-  }
 }
