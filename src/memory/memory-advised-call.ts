@@ -20,7 +20,7 @@ import { assertConversationId } from './conversation-id.ts';
 import { assertMessagesFit, fitMessages } from './message-size.ts';
 import { closeUnansweredToolCalls, isClosingResult } from './message-window.ts';
 import { openRound } from './open-round.ts';
-import { repeatsHistoryUpToATurn, sameValue } from './repeated-messages.ts';
+import { continuedAfter, repeatsHistoryUpToATurn, sameValue } from './repeated-messages.ts';
 import { is, type OptionRules } from '../errors/validate-options.ts';
 
 /** How a memory advisor puts the history into a request. */
@@ -177,11 +177,17 @@ async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientReq
   const { memory } = settings;
   const history = await memory.get(conversationId);
   const preamble = request.messages.slice(0, preambleLength(request));
-  const own = withoutRepeatedConversation(history, preamble.length === 0 ? request.messages : request.messages.slice(preamble.length));
-  const { news: sent, messages, retried } = callerTurn(own, history, roundEndedLoop(history, request));
+  const sentMessages = preamble.length === 0 ? request.messages : request.messages.slice(preamble.length);
+  const continuation = continuedConversation(history, sentMessages);
+  // The conversation as the model is to get it before the caller's turn: what the client kept goes on from the history.
+  const before = continuation === undefined ? history : [...history, ...continuation.kept];
+  const own = continuation?.request ?? withoutRepeatedConversation(history, sentMessages);
+  const { news: sent, messages, retried } = callerTurn(own, before, roundEndedLoop(before, request));
   const maxBytes = typeof memory.maxMessageBytes === 'number' ? memory.maxMessageBytes : undefined;
   if (maxBytes !== undefined) assertMessagesFit(sent, maxBytes);
   const fit = (produced: readonly ModelMessage[]): ModelMessage[] => (maxBytes === undefined ? [...produced] : fitMessages(produced, maxBytes));
+  // Stored like the call's own messages: a client's message the memory cannot hold whole must not refuse the turn.
+  const kept = continuation === undefined ? [] : fit(continuation.kept);
 
   // Approvals this call claimed: their answers are in the memory already.
   const claimed = new Set<string>();
@@ -202,9 +208,9 @@ async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientReq
 
   // A request that sends the open round again (with the conversation before it) goes on from its copy of
   // the round: the user messages in what it repeats are not the conversation moving on from the round's calls.
-  const resent = openRound(history, messages)?.resent;
+  const resent = openRound(before, messages)?.resent;
   const following = resent === undefined ? messages : messages.slice(resent.carried + 1);
-  const placed = settings.place(messages === request.messages ? request : { ...request, messages }, closeUnansweredToolCalls(history, following));
+  const placed = settings.place(messages === request.messages ? request : { ...request, messages }, closeUnansweredToolCalls(before, following));
 
   // Last, right before the model is called: a request that fails before it leaves nothing claimed.
   const { claim, news } = sent.length > 0 ? await claimResults(memory, conversationId, sent) : await claimRetry(memory, conversationId, history, retried);
@@ -219,7 +225,7 @@ async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientReq
     async store(response) {
       const produced = response.messages;
       try {
-        await write(unclaimed([...withoutAnswersIn(news, produced), ...fit(produced)]));
+        await write(unclaimed([...kept, ...withoutAnswersIn(news, produced), ...fit(produced)]));
       } catch (error) {
         // Else the claimed results would stay in flight with no request left to end the claim, refused to every retry.
         await claim?.end([]).catch(() => {});
@@ -230,7 +236,7 @@ async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientReq
       if (written) return;
       let turn: ModelMessage[];
       if (progress.length > 0) {
-        turn = [...withoutAnswersIn(news, progress), ...fit(progress)];
+        turn = [...kept, ...withoutAnswersIn(news, progress), ...fit(progress)];
       } else {
         // Only what ran: the results the caller sent, not its approval answers (nothing ran for them).
         const results = withoutToolParts(news, (part) => part.type === 'tool-approval-response');
@@ -370,6 +376,36 @@ function withoutRepeatedConversation(history: readonly ModelMessage[], messages:
   }
   const kept = messages.filter((message, index) => index >= end || message.role === 'system');
   return kept.length === messages.length ? messages : kept;
+}
+
+/**
+ * A request that repeats the whole history and goes on past it, with a reply
+ * of the model's the memory does not hold, before the user messages that end
+ * it: a client that kept what the memory did not store. The memory stores
+ * nothing of a call that failed before a tool ran, and of one that failed
+ * later only the rounds up to the last one whose tools ran; the client keeps
+ * what it was shown (an answer cut off mid-way, the round after the tools).
+ * What it kept (`kept`, system messages aside) goes to the model after the
+ * history and is stored with the turn, so that the memory holds the
+ * conversation the client holds and its next copy is recognised: sent as it
+ * is instead, the model would get the history twice (and a stored round's
+ * results twice, which providers refuse) in every turn from then on.
+ * `request` is the rest: the request's system messages and its user messages.
+ * `undefined` for any other request (see {@link withoutRepeatedConversation}).
+ */
+function continuedConversation(
+  history: readonly ModelMessage[],
+  messages: readonly ModelMessage[],
+): { kept: ModelMessage[]; request: ModelMessage[] } | undefined {
+  let turn = messages.length;
+  while (turn > 0 && messages[turn - 1]?.role === 'user') turn--;
+  if (turn === messages.length || turn === 0) return undefined;
+  const from = continuedAfter(history, messages, turn);
+  if (from === undefined) return undefined;
+  return {
+    kept: messages.slice(from, turn).filter((message) => message.role !== 'system'),
+    request: [...messages.slice(0, turn).filter((message) => message.role === 'system'), ...messages.slice(turn)],
+  };
 }
 
 /** Where the caller's turn starts: the user messages, and the tool messages among them, that end `messages`. */

@@ -507,3 +507,144 @@ describe('a useChat client that answers an approval: the paused round and the tu
     }
   }
 });
+
+/** `model`, except that the stream of its `request`-th request (from 1) breaks after its first text delta, as a connection lost mid-answer. */
+function breakingMidAnswer(model: MockLanguageModelV4, request: number): MockLanguageModelV4 {
+  let requests = 0;
+  return new MockLanguageModelV4({
+    doStream: async (options: LanguageModelV4CallOptions) => {
+      const result = await model.doStream(options);
+      if (++requests !== request) return result;
+      let cut = false;
+      const broken = result.stream.pipeThrough(
+        new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
+          transform(part, controller) {
+            if (cut) return;
+            controller.enqueue(part);
+            if (part.type === 'text-delta') {
+              cut = true;
+              controller.enqueue({ type: 'error', error: new Error('connection reset') });
+            }
+          },
+        }),
+      );
+      return { ...result, stream: broken };
+    },
+  });
+}
+
+describe('a useChat client that kept more than the memory stored: an answer cut off mid-way stays in the conversation once', () => {
+  const CASES = [
+    {
+      name: 'cut off in the round after a tool ran (the memory stored the round)',
+      script: [
+        { text: 'Hello.' },
+        { toolCalls: [{ name: 'lookup', input: { id: 7 }, id: 'l1' }] },
+        { text: 'Order 7 is 10 EUR.' },
+        { text: 'Order 8 is 12 EUR.' },
+        { text: 'You are welcome.' },
+      ],
+      breaks: 3,
+      kept: ['user: What does order 7 cost?', 'assistant: -> lookup', 'tool lookup: order 7: 10 EUR', 'assistant: Order 7 i'],
+    },
+    {
+      name: 'cut off after a round whose call ran no tool (the memory stored the round before it)',
+      script: [
+        { text: 'Hello.' },
+        { toolCalls: [{ name: 'lookup', input: { id: 7 }, id: 'l1' }] },
+        { toolCalls: [{ name: 'convert', input: { amount: 10 }, id: 'c1' }] },
+        { text: 'Order 7 is 10 EUR.' },
+        { text: 'Order 8 is 12 EUR.' },
+        { text: 'You are welcome.' },
+      ],
+      breaks: 4,
+      kept: [
+        'user: What does order 7 cost?',
+        'assistant: -> lookup',
+        'tool lookup: order 7: 10 EUR',
+        'assistant: -> convert',
+        'tool convert: Unknown tool "convert". Available tools: lookup.',
+        'assistant: Order 7 i',
+      ],
+    },
+    {
+      name: 'cut off before any tool ran (the memory stored nothing of the turn)',
+      script: [{ text: 'Hello.' }, { text: 'Order 7 is 10 EUR.' }, { text: 'Order 8 is 12 EUR.' }, { text: 'You are welcome.' }],
+      breaks: 2,
+      kept: ['user: What does order 7 cost?', 'assistant: Order 7 i'],
+    },
+  ] as const;
+  for (const advisor of ADVISORS) {
+    for (const [store, open] of REPOSITORIES) {
+      for (const { name, script, breaks, kept } of CASES) {
+        test(`${advisor}, ${store}: ${name}`, async () => {
+          using opened = open();
+          const runs: string[] = [];
+          const memory = new MessageWindowChatMemory({ repository: opened.repository, maxMessages: 100 });
+          const model = breakingMidAnswer(mockModel(script), breaks);
+          const client = ChatClient.builder(model)
+            .defaultOptions({ maxRetries: 0 })
+            .defaultTools({ lookup: lookupTool(runs) })
+            .defaultAdvisors(new ToolCallingAdvisor(), MEMORY_ADVISORS[advisor](memory))
+            .build();
+          const ui: UIMessage[] = [];
+          const errors: string[] = [];
+          // As useChat does: the UI message stream read into the assistant message, whatever it holds when the stream ends.
+          const turn = async (text: string): Promise<void> => {
+            ui.push({ id: `u${ui.length}`, role: 'user', parts: [{ type: 'text', text }] });
+            const stream = inConversation(client.prompt().messages(...(await convertToModelMessages(ui))))
+              .stream()
+              .toUIMessageStream({ generateMessageId: () => `a${ui.length}` });
+            let answer: UIMessage | undefined;
+            for await (const message of readUIMessageStream<UIMessage>({ stream, onError: (error) => errors.push(String(error)) })) answer = message;
+            assert.ok(answer !== undefined);
+            ui.push(answer);
+          };
+
+          await turn('hi');
+          await turn('What does order 7 cost?');
+          assert.equal(errors.length, 1, 'the second turn broke off');
+          await turn('And order 8?');
+          const afterThree = await memory.get('c1');
+          await turn('Thanks');
+
+          const before = ['user: hi', 'assistant: Hello.', ...kept];
+          const prompts = model.doStreamCalls.map((c) => c.prompt);
+          const third = prompts.at(-2)!;
+          assert.deepEqual(
+            promptLines(asPrompt(afterThree)),
+            [...before, 'user: And order 8?', 'assistant: Order 8 is 12 EUR.'],
+            'what the client kept is stored once',
+          );
+          if (advisor === 'MessageChatMemoryAdvisor') {
+            assert.deepEqual(promptLines(third), [...before, 'user: And order 8?']);
+            assertOneResultPerCall(third as ModelMessage[]);
+          } else {
+            assert.deepEqual(promptLines(third), [memoryPrompt(afterThree.slice(0, -2)), 'user: And order 8?']);
+          }
+          assert.deepEqual(promptLines(prompts.at(-1)!), expectedPrompt(advisor, afterThree, ['user: Thanks']), 'and each message once from then on');
+        });
+      }
+    }
+  }
+});
+
+describe('a client that sends the whole conversation of a chat that repeats itself: its latest copy of the history is the one that counts', () => {
+  for (const mode of MODES) {
+    for (const advisor of ADVISORS) {
+      test(`${mode}, ${advisor}: nothing of the copy is taken for messages the client kept beyond the memory`, async () => {
+        const memory = new MessageWindowChatMemory({ maxMessages: 2 });
+        const model = mockModel([{ text: 'Hello.' }, { text: 'Hello.' }, { text: 'Bye.' }]);
+        const client = ChatClient.builder(model).defaultAdvisors(MEMORY_ADVISORS[advisor](memory)).build();
+        const conversation: ModelMessage[] = [];
+        for (const text of ['hi', 'hi', 'bye']) {
+          conversation.push(user(text));
+          conversation.push(...(await runMode(inConversation(client.prompt().messages(...conversation)), mode)).response.messages);
+        }
+
+        assert.deepEqual(sentPrompts(model, mode).at(-1), expectedPrompt(advisor, conversation.slice(2, 4), ['user: bye']));
+        assert.deepEqual(promptLines(asPrompt(await memory.get('c1'))), ['user: bye', 'assistant: Bye.']);
+      });
+    }
+  }
+});

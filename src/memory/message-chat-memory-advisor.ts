@@ -76,7 +76,10 @@ const MESSAGE_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<MessageChatMemoryAdv
  * the model sees. A copy may differ in form (string content or text parts,
  * provider options or reasoning on one side only, a tool result's output);
  * a copy that says something else (other text, calls, inputs or ids) makes
- * the request go out as it is. The request's system messages stay.
+ * the request go out as it is. A client that kept more than the memory
+ * stored (an answer cut off mid-way, which the memory does not store) sends
+ * the whole history and then what it kept: that goes after the history and
+ * is stored with the turn. The request's system messages stay.
  *
  * A system message found in the history (the latest one) is added to the
  * request's system instructions, after the request's own, rather than sent

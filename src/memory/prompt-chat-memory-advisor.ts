@@ -90,7 +90,9 @@ const PROMPT_CHAT_MEMORY_ADVISOR_OPTION_RULES: OptionRules<PromptChatMemoryAdvis
  * A client that sends the whole conversation every turn (the AI SDK's
  * `useChat`) gets the same as with `MessageChatMemoryAdvisor`: the request's
  * copy of the history before its new turn is left out, so the conversation
- * reaches the model once, as the memory's text.
+ * reaches the model once, as the memory's text (and what the client kept
+ * past the history, an answer cut off mid-way, is stored with the turn and
+ * is in that text from then on).
  *
  * A system message found in the history (the latest one) is not history text
  * but instructions: it is added after the request's own, and goes into the

@@ -75,6 +75,34 @@ export function repeatsHistoryUpToATurn(history: readonly ModelMessage[], reques
   return false;
 }
 
+/**
+ * Where `request`, up to `requestEnd`, goes on past a copy of the whole
+ * `history`: the index of its first message after the latest such copy, when
+ * a model reply is among the messages after it. That is a client that kept
+ * what the memory did not store (an answer cut off mid-way; the rounds after
+ * the last one whose tools ran), not one that only answers the history's open
+ * calls. A copy is judged as by {@link repeatedSpan}, and must hold every
+ * history message (the request may hold older ones before it: a window);
+ * `undefined` when there is no such copy, or nothing the model said after it.
+ */
+export function continuedAfter(history: readonly ModelMessage[], request: readonly ModelMessage[], requestEnd: number): number | undefined {
+  const held = saidIn(history, history.length);
+  if (held.length === 0) return undefined;
+  const sent = saidIn(request, requestEnd);
+  for (let end = sent.length; end >= held.length; end--) {
+    let h = held.length;
+    let r = end;
+    while (h > 0 && sameValue(held[h - 1]!.said, sent[r - 1]!.said)) {
+      h--;
+      r--;
+    }
+    if (h > 0) continue;
+    const rest = sent.slice(end);
+    return rest.some((entry) => request[entry.at]?.role === 'assistant') ? rest[0]!.at : undefined;
+  }
+  return undefined;
+}
+
 /** A message, or a run of tool messages, by what it says; `at` is where it starts. */
 interface Said {
   readonly at: number;
