@@ -18,9 +18,9 @@ import {
 } from './chat-memory-errors.ts';
 import { assertConversationId } from './conversation-id.ts';
 import { assertMessagesFit, fitMessages } from './message-size.ts';
-import { closeUnansweredToolCalls, isClosingResult } from './message-window.ts';
+import { closeUnansweredToolCalls } from './message-window.ts';
 import { openRound } from './open-round.ts';
-import { continuedAfter, repeatsHistoryUpToATurn, sameValue } from './repeated-messages.ts';
+import { closedAsNotAnswered, continuedAfter, repeatedSpan, repeatsHistoryUpToATurn, sameValue } from './repeated-messages.ts';
 import { is, type OptionRules } from '../errors/validate-options.ts';
 
 /** How a memory advisor puts the history into a request. */
@@ -169,7 +169,7 @@ interface MemoryTurn {
  * @throws {MessageTooLargeError} when a message of the turn is over the memory's `maxMessageBytes`.
  * @throws {InvalidMessageError} when a message of the turn cannot be stored.
  * @throws {ToolApprovalConflictError} when the request answers an approval that another request answered and whose call has no result yet,
- * or whose turn is over (the model answered after it, or a tool ended the loop).
+ * or whose turn is over (the model answered after it, or a tool ended the loop), and sends nothing new besides.
  * @throws {ToolResultConflictError} when the request holds nothing new but tool results for calls whose turn is over, or when
  * another request sent results for the same calls and claimed them first (see {@link claimResults}).
  */
@@ -365,17 +365,41 @@ function conversationIdFor(context: AdvisorContext, fallback: string): string {
  */
 function withoutRepeatedConversation(history: readonly ModelMessage[], messages: readonly ModelMessage[]): readonly ModelMessage[] {
   let end: number;
-  const resent = openRound(history, messages)?.resent;
+  const round = openRound(history, messages);
+  const resent = round?.resent;
   if (resent !== undefined) {
     if (!resent.coversHistory) return messages;
     end = resent.from;
   } else {
     end = turnStart(messages);
-    if (end === 0 || end === messages.length) return messages;
-    if (!repeatsHistoryUpToATurn(history, messages, end)) return messages;
+    const movedOn = round === undefined ? undefined : movedOnFromOpenRound(history, round.at, messages, end);
+    if (movedOn !== undefined) {
+      end = movedOn;
+    } else {
+      if (end === 0 || end === messages.length) return messages;
+      if (!repeatsHistoryUpToATurn(history, messages, end)) return messages;
+    }
   }
   const kept = messages.filter((message, index) => index >= end || message.role === 'system');
   return kept.length === messages.length ? messages : kept;
+}
+
+/**
+ * Where the new user messages of a request start that repeats the history up
+ * to its open round (at `roundAt`) and goes on without it: `useChat` leaves
+ * out a call still waiting for an approval when the user writes instead of
+ * answering. The request's user messages from `start` (where its turn starts,
+ * see {@link turnStart}) may then begin with the history's last one, so the
+ * latest user message after which the request has repeated all of it is
+ * where the new ones start. `undefined` when the request does not.
+ */
+function movedOnFromOpenRound(history: readonly ModelMessage[], roundAt: number, messages: readonly ModelMessage[], start: number): number | undefined {
+  for (let at = messages.length - 1; at >= Math.max(start, 1); at--) {
+    if (messages[at]?.role !== 'user') continue;
+    const span = repeatedSpan(history, roundAt, messages, at);
+    if (span.repeated > 0 && span.coversHistory) return at;
+  }
+  return undefined;
 }
 
 /**
@@ -440,7 +464,8 @@ interface Retried {
  * a result whose call neither the history nor the request holds.
  *
  * @throws {ToolApprovalConflictError} for an answer to an approval the history holds an answer to, when the call has no result
- * (it runs elsewhere), or when the turn is over (the model answered after it): no retry, a second answer.
+ * (it runs elsewhere), or when the turn is over (the model answered after it), and nothing else is new: no retry, a second
+ * answer. Alongside a user message it is left out.
  * @throws {ToolResultConflictError} when the request's only tool parts are results for calls whose turn is over, and nothing
  * else is new: a request sent again after it was answered, which would get the model to answer its turn twice, or results
  * that come after the conversation went on without them (the history closed their calls as not answered).
@@ -495,9 +520,10 @@ function callerTurn(
     changed ||= sent.length < message.content.length;
     if (sent.length > 0) kept.push(sent.length === message.content.length ? message : { ...message, content: sent });
   }
-  if (taken.length > 0) throw new ToolApprovalConflictError(taken);
-  // Alongside something new (a user message), a copy of what the history holds, or a result whose call it does not hold,
-  // is only left out.
+  // Alongside something new (a user message), a copy of what the history holds, an answer to an approval another request
+  // took, or a result whose call it does not hold, is only left out: `useChat` sends the answers it holds with every
+  // message, so a request that took an approval and died must not refuse the conversation every later message.
+  if (taken.length > 0 && news.length === 0) throw new ToolApprovalConflictError(taken);
   if (withoutCall.length > 0 && news.length === 0) throw new ToolResultWithoutCallError(withoutCall);
   if (repeated.length > 0 && news.length === 0) throw new ToolResultConflictError(repeated);
   if (movedOn.length > 0 && news.length === 0) throw new ToolResultConflictError(movedOn, 'moved-on');
@@ -508,20 +534,6 @@ function callerTurn(
 function callKeys(message: ModelMessage): string[] {
   if (message.role !== 'assistant' || typeof message.content === 'string') return [];
   return message.content.flatMap((part) => (part.type === 'tool-call' && part.providerExecuted !== true ? [`call:${part.toolCallId}`] : []));
-}
-
-/** The calls of `history` whose (latest) result is the one `closeUnansweredToolCalls` gives a call the conversation went on from. */
-function closedAsNotAnswered(history: readonly ModelMessage[]): Set<string> {
-  const closed = new Set<string>();
-  for (const message of history) {
-    if (message.role !== 'tool') continue;
-    for (const part of message.content) {
-      if (part.type !== 'tool-result') continue;
-      if (isClosingResult(part)) closed.add(part.toolCallId);
-      else closed.delete(part.toolCallId);
-    }
-  }
-  return closed;
 }
 
 /**

@@ -12,7 +12,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { convertToModelMessages, readUIMessageStream, type ModelMessage, type UIMessage, type UIMessageChunk } from 'ai';
+import { convertToModelMessages, readUIMessageStream, tool, type ModelMessage, type UIMessage, type UIMessageChunk } from 'ai';
+import { z } from 'zod';
 import { MockLanguageModelV4 } from 'ai/test';
 import {
   ChatClient,
@@ -568,6 +569,13 @@ describe('a useChat client that kept more than the memory stored: an answer cut 
       ],
     },
     {
+      name: "cut off in the conversation's first answer (the memory holds nothing)",
+      greet: false,
+      script: [{ text: 'Order 7 is 10 EUR.' }, { text: 'Order 8 is 12 EUR.' }, { text: 'You are welcome.' }],
+      breaks: 1,
+      kept: ['user: What does order 7 cost?', 'assistant: Order 7 i'],
+    },
+    {
       name: 'cut off before any tool ran (the memory stored nothing of the turn)',
       script: [{ text: 'Hello.' }, { text: 'Order 7 is 10 EUR.' }, { text: 'Order 8 is 12 EUR.' }, { text: 'You are welcome.' }],
       breaks: 2,
@@ -576,7 +584,8 @@ describe('a useChat client that kept more than the memory stored: an answer cut 
   ] as const;
   for (const advisor of ADVISORS) {
     for (const [store, open] of REPOSITORIES) {
-      for (const { name, script, breaks, kept } of CASES) {
+      for (const { name, script, breaks, kept, ...options } of CASES) {
+        const greet = !('greet' in options) || options.greet;
         test(`${advisor}, ${store}: ${name}`, async () => {
           using opened = open();
           const runs: string[] = [];
@@ -601,14 +610,14 @@ describe('a useChat client that kept more than the memory stored: an answer cut 
             ui.push(answer);
           };
 
-          await turn('hi');
+          if (greet) await turn('hi');
           await turn('What does order 7 cost?');
-          assert.equal(errors.length, 1, 'the second turn broke off');
+          assert.equal(errors.length, 1, 'the turn broke off');
           await turn('And order 8?');
           const afterThree = await memory.get('c1');
           await turn('Thanks');
 
-          const before = ['user: hi', 'assistant: Hello.', ...kept];
+          const before = [...(greet ? ['user: hi', 'assistant: Hello.'] : []), ...kept];
           const prompts = model.doStreamCalls.map((c) => c.prompt);
           const third = prompts.at(-2)!;
           assert.deepEqual(
@@ -644,6 +653,134 @@ describe('a client that sends the whole conversation of a chat that repeats itse
 
         assert.deepEqual(sentPrompts(model, mode).at(-1), expectedPrompt(advisor, conversation.slice(2, 4), ['user: bye']));
         assert.deepEqual(promptLines(asPrompt(await memory.get('c1'))), ['user: bye', 'assistant: Bye.']);
+      });
+    }
+  }
+});
+
+describe('a useChat client and a round that waits for approvals: whatever the user does next, each message reaches the model once', () => {
+  /** A refund tool that needs approval, counting its runs; its run waits until the call is aborted when `hang` is set. */
+  function refund(runs: string[], hang?: () => void) {
+    return tool({
+      description: 'refund',
+      inputSchema: z.object({ amount: z.number() }),
+      needsApproval: true,
+      execute: async ({ amount }, { abortSignal }) => {
+        runs.push(`refund ${amount}`);
+        if (hang === undefined) return `refunded ${amount}`;
+        hang();
+        return new Promise<string>((_, reject) => abortSignal?.addEventListener('abort', () => reject(new Error('stopped')), { once: true }));
+      },
+    });
+  }
+
+  /** A client with a memory advisor whose model plays `script`, and a useChat-like conversation of UI messages. */
+  function chat(advisor: MemoryAdvisorName, script: readonly MockTurn[], tools: Record<string, ReturnType<typeof refund>>) {
+    const memory = new MessageWindowChatMemory();
+    const model = mockModel(script);
+    const client = ChatClient.builder(model).defaultTools(tools).defaultAdvisors(new ToolCallingAdvisor(), MEMORY_ADVISORS[advisor](memory)).build();
+    const ui: UIMessage[] = [];
+    const send = async (mode: Mode, abortSignal?: AbortSignal): Promise<ChatResponse> => {
+      const spec = inConversation(client.prompt().messages(...(await convertToModelMessages(ui))));
+      return (await runMode(abortSignal === undefined ? spec : spec.abortSignal(abortSignal), mode)).response;
+    };
+    const ask = async (mode: Mode, text: string): Promise<ChatResponse> => {
+      ui.push({ id: `u${ui.length}`, role: 'user', parts: [{ type: 'text', text }] });
+      const response = await send(mode);
+      ui.push(await uiAssistantMessage(`a${ui.length}`, response));
+      return response;
+    };
+    return { memory, model, ui, send, ask };
+  }
+
+  /** Each message of the model's last request, by its prompt line, at most once; each call with exactly one result. */
+  function assertEachOnce(model: MockLanguageModelV4, mode: Mode): void {
+    const prompt = received(model, mode).at(-1)!.prompt;
+    const lines = promptLines(prompt);
+    assert.deepEqual(lines, [...new Set(lines)], 'no message twice');
+    assertOneResultPerCall(prompt as ModelMessage[]);
+  }
+
+  for (const mode of MODES) {
+    for (const advisor of ADVISORS) {
+      test(`${mode}, ${advisor}: two calls that wait for approval in one round, both approved`, async () => {
+        const runs: string[] = [];
+        const { memory, model, ui, send, ask } = chat(
+          advisor,
+          [
+            {
+              toolCalls: [
+                { name: 'refund', input: { amount: 7 }, id: 'r1' },
+                { name: 'refund', input: { amount: 8 }, id: 'r2' },
+              ],
+            },
+            { text: 'Both refunded.' },
+            { text: 'You are welcome.' },
+          ],
+          { refund: refund(runs) },
+        );
+
+        assert.equal((await ask(mode, 'Refund orders 7 and 8')).pendingApprovals?.length, 2);
+        ui[ui.length - 1] = answered(ui.at(-1)!, true);
+        const resumed = await send(mode);
+        ui[ui.length - 1] = await uiAssistantMessage(ui.at(-1)!.id, resumed, ui.at(-1));
+        const afterRefund = await memory.get('c1');
+        assert.equal((await ask(mode, 'Thanks')).text, 'You are welcome.');
+
+        assert.deepEqual(runs, ['refund 7', 'refund 8']);
+        assert.deepEqual(promptLines(received(model, mode).at(-1)!.prompt), expectedPrompt(advisor, afterRefund, ['user: Thanks']));
+        assert.deepEqual(
+          (await memory.get('c1')).slice(afterRefund.length).map((m) => m.role),
+          ['user', 'assistant'],
+          'the turn after the round is stored once',
+        );
+      });
+
+      test(`${mode}, ${advisor}: the user writes instead of answering the approval (useChat leaves the waiting call out)`, async () => {
+        const runs: string[] = [];
+        const { memory, model, ask } = chat(
+          advisor,
+          [{ text: 'Hello.' }, { toolCalls: [{ name: 'refund', input: { amount: 7 }, id: 'r1' }] }, { text: 'OK, no refund.' }, { text: 'You are welcome.' }],
+          { refund: refund(runs) },
+        );
+
+        await ask(mode, 'hi');
+        await ask(mode, 'Refund order 7');
+        await ask(mode, 'No wait, do not refund');
+        const afterIgnored = await memory.get('c1');
+        assert.equal((await ask(mode, 'Thanks')).text, 'You are welcome.');
+
+        assert.deepEqual(runs, []);
+        const users = afterIgnored.filter((m) => m.role === 'user');
+        assert.equal(users.length, 3, 'each user message stored once');
+        assertEachOnce(model, mode);
+        assert.deepEqual(promptLines(received(model, mode).at(-1)!.prompt), expectedPrompt(advisor, afterIgnored, ['user: Thanks']));
+      });
+
+      test(`${mode}, ${advisor}: stopped while the approved call runs, the next message goes on (useChat sends the answer again)`, async () => {
+        const runs: string[] = [];
+        let running!: () => void;
+        const started = new Promise<void>((resolve) => {
+          running = resolve;
+        });
+        const { ui, model, send, ask } = chat(
+          advisor,
+          [{ toolCalls: [{ name: 'refund', input: { amount: 7 }, id: 'r1' }] }, { text: 'Something else, then.' }, { text: 'You are welcome.' }],
+          { refund: refund(runs, () => running()) },
+        );
+
+        await ask(mode, 'Refund order 7');
+        ui[ui.length - 1] = answered(ui.at(-1)!, true);
+        const stop = new AbortController();
+        const stopped = send(mode, stop.signal);
+        await started;
+        stop.abort();
+        await assert.rejects(stopped);
+        assert.equal((await ask(mode, 'Never mind, something else')).text, 'Something else, then.');
+        assert.equal((await ask(mode, 'Thanks')).text, 'You are welcome.');
+
+        assert.deepEqual(runs, ['refund 7'], 'the approved call ran once');
+        assertEachOnce(model, mode);
       });
     }
   }

@@ -33,8 +33,9 @@ interface RepeatedSpan {
  * request's stay where they are).
  */
 export function repeatedSpan(history: readonly ModelMessage[], historyEnd: number, request: readonly ModelMessage[], requestEnd: number): RepeatedSpan {
-  const held = saidIn(history, historyEnd);
-  const sent = saidIn(request, requestEnd);
+  const closed = closedAsNotAnswered(history);
+  const held = saidIn(history, historyEnd, closed);
+  const sent = saidIn(request, requestEnd, closed);
   let h = held.length;
   let r = sent.length;
   while (h > 0 && r > 0 && sameValue(held[h - 1]!.said, sent[r - 1]!.said)) {
@@ -59,8 +60,9 @@ export function repeatedSpan(history: readonly ModelMessage[], historyEnd: numbe
  * which stops at the first message that differs.
  */
 export function repeatsHistoryUpToATurn(history: readonly ModelMessage[], request: readonly ModelMessage[], requestEnd: number): boolean {
-  const held = saidIn(history, history.length);
-  const sent = saidIn(request, requestEnd);
+  const closed = closedAsNotAnswered(history);
+  const held = saidIn(history, history.length, closed);
+  const sent = saidIn(request, requestEnd, closed);
   for (let end = held.length; end > 0; end--) {
     // A user message starts an entry of its own, so the history up to one is a prefix of what it says.
     if (end < held.length && history[held[end]!.at]?.role !== 'user') continue;
@@ -84,11 +86,16 @@ export function repeatsHistoryUpToATurn(history: readonly ModelMessage[], reques
  * calls. A copy is judged as by {@link repeatedSpan}, and must hold every
  * history message (the request may hold older ones before it: a window);
  * `undefined` when there is no such copy, or nothing the model said after it.
+ * A history with no message at all (the conversation's first answer was cut
+ * off) is copied by nothing: all the request holds is what the client kept.
  */
 export function continuedAfter(history: readonly ModelMessage[], request: readonly ModelMessage[], requestEnd: number): number | undefined {
-  const held = saidIn(history, history.length);
-  if (held.length === 0) return undefined;
-  const sent = saidIn(request, requestEnd);
+  const closed = closedAsNotAnswered(history);
+  const held = saidIn(history, history.length, closed);
+  const sent = saidIn(request, requestEnd, closed);
+  const replied = (entries: readonly Said[]): boolean => entries.some((entry) => request[entry.at]?.role === 'assistant');
+  // A conversation the memory holds nothing of (its first answer was cut off): all of it is what the client kept.
+  if (history.length === 0) return replied(sent) ? sent[0]!.at : undefined;
   for (let end = sent.length; end >= held.length; end--) {
     let h = held.length;
     let r = end;
@@ -98,7 +105,7 @@ export function continuedAfter(history: readonly ModelMessage[], request: readon
     }
     if (h > 0) continue;
     const rest = sent.slice(end);
-    return rest.some((entry) => request[entry.at]?.role === 'assistant') ? rest[0]!.at : undefined;
+    return replied(rest) ? rest[0]!.at : undefined;
   }
   return undefined;
 }
@@ -109,13 +116,38 @@ interface Said {
   readonly said: unknown;
 }
 
-/** What `messages` up to `end` say, one entry per message and per run of tool messages; what is not compared is left out. */
-function saidIn(messages: readonly ModelMessage[], end: number): Said[] {
+/**
+ * The calls of `history` whose (latest) result is the one the memory makes
+ * up on reading for a call the conversation went on from (see
+ * `closeUnansweredToolCalls`): a client has no result for them, and may not
+ * have the call either (`convertToModelMessages` leaves out a call that
+ * still waits for an approval).
+ */
+export function closedAsNotAnswered(history: readonly ModelMessage[]): Set<string> {
+  const closed = new Set<string>();
+  for (const message of history) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) {
+      if (part.type !== 'tool-result') continue;
+      if (isClosingResult(part)) closed.add(part.toolCallId);
+      else closed.delete(part.toolCallId);
+    }
+  }
+  return closed;
+}
+
+/**
+ * What `messages` up to `end` say, one entry per message and per run of tool
+ * messages; what is not compared is left out, and so are the `closed` calls
+ * (see {@link closedAsNotAnswered}), and a message that said only those.
+ */
+function saidIn(messages: readonly ModelMessage[], end: number, closed: ReadonlySet<string>): Said[] {
   const said: Said[] = [];
   for (let at = 0; at < end; ) {
     const message = messages[at]!;
     if (message.role !== 'tool') {
-      if (message.role !== 'system') said.push({ at, said: saidBy(message) });
+      const what = message.role === 'system' ? undefined : saidBy(message, closed);
+      if (what !== undefined) said.push({ at, said: what });
       at++;
       continue;
     }
@@ -136,19 +168,28 @@ function saidIn(messages: readonly ModelMessage[], end: number): Said[] {
 /**
  * What a user or assistant message says, as two copies of one message are
  * compared: its role; its text (the text parts joined, a string content
- * being one text part); and in order, its tool calls (id, tool name and
- * input), the results of the provider's own calls (by call id), its approval
- * requests (by approval id), its files and images (by their data), and the
- * type of any other part. Provider options and metadata, reasoning and
+ * being one text part); in order, its tool calls (id, tool name and input),
+ * the results of the provider's own calls (by call id), its files and images
+ * (by their data), and the type of any other part; and its approval requests
+ * (by approval id, in any order: the memory holds a round's calls then its
+ * approval requests, `convertToModelMessages` each call with its request).
+ * The `closed` calls and their approval requests are left out, and a message
+ * that said nothing else is `undefined`. Provider options and metadata, reasoning and
  * provider-specific (`custom`) parts are left out: one side may carry them and
  * the other not (a client that keeps UI messages, a store round trip), and
  * they are not what was said; the memory's copy stands for both.
  */
-function saidBy(message: ModelMessage & { role: 'user' | 'assistant' }): unknown {
-  if (typeof message.content === 'string') return { role: message.role, text: message.content, parts: [] };
+function saidBy(message: ModelMessage & { role: 'user' | 'assistant' }, closed: ReadonlySet<string>): unknown {
+  if (typeof message.content === 'string') return { role: message.role, text: message.content, parts: [], approvals: [] };
   let text = '';
   const parts: unknown[] = [];
+  const approvals: string[] = [];
+  let left = false;
   for (const part of message.content) {
+    if ((part.type === 'tool-call' || part.type === 'tool-approval-request') && closed.has(part.toolCallId)) {
+      left = true;
+      continue;
+    }
     switch (part.type) {
       case 'text':
         text += part.text;
@@ -164,7 +205,7 @@ function saidBy(message: ModelMessage & { role: 'user' | 'assistant' }): unknown
         parts.push({ result: part.toolCallId });
         break;
       case 'tool-approval-request':
-        parts.push({ approval: part.approvalId });
+        approvals.push(part.approvalId);
         break;
       case 'image':
         parts.push({ file: fileData(part.image) });
@@ -176,7 +217,8 @@ function saidBy(message: ModelMessage & { role: 'user' | 'assistant' }): unknown
         parts.push({ type: (part as { type: string }).type });
     }
   }
-  return { role: message.role, text, parts };
+  if (left && text === '' && parts.length === 0 && approvals.length === 0) return undefined;
+  return { role: message.role, text, parts, approvals: approvals.sort() };
 }
 
 /** A file's data without the AI SDK's tag (`{ type: 'data', data }`, `{ type: 'url', url }`, ...), which one side may use and the other not. */
