@@ -361,7 +361,9 @@ function conversationIdFor(context: AdvisorContext, fallback: string): string {
  *
  * A request that carries the history's open round again is left to the
  * advisors (see `openRound`), which put the round's copies in place; only
- * what it has before a copy of the whole history goes here.
+ * what it has before a copy of the whole history goes here. One that repeats
+ * the history up to that round and goes on without it has moved on from the
+ * round (see {@link movedOnFromOpenRound}).
  */
 function withoutRepeatedConversation(history: readonly ModelMessage[], messages: readonly ModelMessage[]): readonly ModelMessage[] {
   let end: number;
