@@ -18,7 +18,7 @@
  */
 import { fork } from 'node:child_process';
 import path from 'node:path';
-import { createClient } from 'redis';
+import { createClient, RESP_TYPES } from 'redis';
 import { AgentBreaker } from '../src/breaker/agent-breaker.ts';
 import type { BreakerDecision } from '../src/breaker/breaker-decision.ts';
 import type { BreakerEvent } from '../src/breaker/breaker-event.ts';
@@ -300,14 +300,15 @@ class StoredReadings {
     const length = Number(await this.#client.sendCommand(['LLEN', log]));
     this.#readings.push({ bytes: bytes.reduce<number>((a, b) => a + Number(b ?? 0), 0), log: length });
     if (n !== window[1]) return;
-    const snap = await this.#client.sendCommand(['HGET', hash, 'snap']);
+    // The snapshot is binary (see compressState): read as bytes, not as text.
+    const snap = await this.#client.sendCommand(['HGET', hash, 'snap'], { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } });
     const sizes = this.#readings.map((r) => r.bytes);
     this.sizes.push({
       session: this.#session,
       from: window[0],
       to: n,
       redisBytes: { min: Math.min(...sizes), mean: sizes.reduce((a, b) => a + b, 0) / sizes.length, max: Math.max(...sizes) },
-      snapshotBytes: typeof snap === 'string' ? Buffer.byteLength(snap) : 0,
+      snapshotBytes: Buffer.isBuffer(snap) ? snap.length : 0,
       maxLogLength: Math.max(...this.#readings.map((r) => r.log)),
     });
     this.#readings = [];

@@ -1,6 +1,6 @@
 import type { AppliedOp, BreakerSessionState, BreakerStore, BreakerStoreStatus, SessionOp, SessionRead, SessionReducer } from './breaker-store.ts';
 import { is, MAX_TIMER_MS, validateOptions, type OptionRules } from '../errors/validate-options.ts';
-import { decodeState, encodeState } from './state-codec.ts';
+import { compressState, decompressState } from './state-compression.ts';
 
 /** Options of {@link InMemoryBreakerStore}. */
 export interface InMemoryBreakerStoreOptions {
@@ -16,10 +16,10 @@ export interface InMemoryBreakerStoreOptions {
   readonly idleTtlMs?: number;
   /**
    * Most sessions kept as objects, ready to judge: the most recently used
-   * ones. The others are kept as one compact string each (see encodeState),
-   * less than half the heap of a decoded session, and decoded when next
-   * used; the event that uses one pays its decode and the encode of the
-   * session it pushes out. 0 keeps every session encoded between operations.
+   * ones. The others are kept compressed (see compressState), about a
+   * third of the heap of a decoded session, and decoded when next used; the
+   * event that uses one pays its decode and the compression of the session
+   * it pushes out. 0 keeps every session compressed between operations.
    * @default 256
    */
   readonly decodedSessions?: number;
@@ -28,10 +28,14 @@ export interface InMemoryBreakerStoreOptions {
 }
 
 interface Entry {
-  /** The state while the session is in the decoded set; undefined while it is kept encoded. */
+  /** The state while the session is in the decoded set; undefined while it is kept compressed. */
   state: BreakerSessionState | undefined;
-  /** The encoded state while the session is out of the decoded set. */
-  encoded: string | undefined;
+  /**
+   * The compressed state while the session is out of the decoded set, one
+   * character per byte: a one-byte string is the smallest form of bytes on
+   * the heap (a Buffer adds two objects and memory outside it).
+   */
+  compressed: string | undefined;
   /** The state's status, readable without decoding it. */
   status: BreakerSessionState['status'];
   position: number;
@@ -66,8 +70,8 @@ const SCAN_LIMIT = 16;
  * before its cooldown ends.
  * The most recently used sessions (`decodedSessions`) keep their state by
  * reference (the breaker never mutates a written state), so a write to one
- * costs no serialisation; the rest are kept encoded, and a session leaving
- * the decoded set is encoded once.
+ * costs no serialisation; the rest are kept compressed, and a session
+ * leaving the decoded set is compressed once.
  */
 export class InMemoryBreakerStore implements BreakerStore {
   readonly maxSessions: number;
@@ -115,7 +119,7 @@ export class InMemoryBreakerStore implements BreakerStore {
     // Past its cooldown an OPEN breaker would only be probed again: a cap full of those must not push out the sessions in use.
     const keptUntil = !pinned ? 0 : state.status === 'OPEN' && state.budget.phase === 0 && until > 0 ? until : Number.POSITIVE_INFINITY;
     if (entry === undefined) {
-      const created: Entry = { state, encoded: undefined, status: state.status, position, touchedAt: now, keptUntil, until };
+      const created: Entry = { state, compressed: undefined, status: state.status, position, touchedAt: now, keptUntil, until };
       this.#sessions.set(sessionId, created);
       this.#decoded.set(sessionId, created);
       this.#newest = sessionId;
@@ -217,8 +221,8 @@ export class InMemoryBreakerStore implements BreakerStore {
   /** The entry's state, decoding it if need be; either way the session becomes the most recently used decoded one. */
   #decode(sessionId: string, entry: Entry): BreakerSessionState {
     if (entry.state === undefined) {
-      entry.state = decodeState(entry.encoded!);
-      entry.encoded = undefined;
+      entry.state = decompressState(Buffer.from(entry.compressed!, 'latin1'));
+      entry.compressed = undefined;
     }
     if (this.#newestDecoded !== sessionId) {
       this.#decoded.delete(sessionId);
@@ -228,13 +232,14 @@ export class InMemoryBreakerStore implements BreakerStore {
     return entry.state;
   }
 
-  /** Encodes the least recently used decoded sessions beyond `decodedSessions`. */
+  /** Compresses the least recently used decoded sessions beyond `decodedSessions`. */
   #settle(): void {
     while (this.#decoded.size > this.decodedSessions) {
       const [id, entry] = this.#decoded.entries().next().value!;
       this.#decoded.delete(id);
       if (this.#newestDecoded === id) this.#newestDecoded = undefined;
-      entry.encoded = encodeState(entry.state!);
+      const bytes = compressState(entry.state!);
+      entry.compressed = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
       entry.state = undefined;
     }
   }

@@ -89,5 +89,6 @@ export type { Outcome as SessionOutcome } from './session-logic.ts';
 export { InMemoryBreakerStore, type InMemoryBreakerStoreOptions } from './in-memory-breaker-store.ts';
 export { decodeOp, encodeOp, InvalidOpError } from './op-codec.ts';
 export { decodeState, encodeState, InvalidStateError } from './state-codec.ts';
+export { compressState, decompressState } from './state-compression.ts';
 export type { BreakerEngine } from './breaker-advisor.ts';
 export * from './similarity/index.ts';

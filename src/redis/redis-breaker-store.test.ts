@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createClient } from 'redis';
+import { createClient, RESP_TYPES } from 'redis';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 import type { ModelEvent } from '../breaker/breaker-event.ts';
@@ -14,6 +14,8 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import { health } from '../telemetry/health.ts';
 import { killProcess, requireRedis, startDedicatedRedis, testRedisUrl, unusedPort } from '../test-support/services.ts';
 import { decodeOp } from '../breaker/op-codec.ts';
+import { encodeState } from '../breaker/state-codec.ts';
+import { decompressState } from '../breaker/state-compression.ts';
 import { BreakerStoreError } from './breaker-store-error.ts';
 import { RedisBreakerStore, type RedisCommandClient } from './redis-breaker-store.ts';
 
@@ -53,6 +55,11 @@ function store(options: { ttlMs?: number; keyPrefix?: string; client?: RedisComm
 
 function breakerOn(s: RedisBreakerStore, checkFreshnessMs = 0): AgentBreaker {
   return new AgentBreaker({ telemetry: false, checkFreshnessMs, store: s });
+}
+
+/** A session's stored snapshot as the bytes Redis holds. */
+async function storedSnapshot(sessionKey: string): Promise<Buffer | undefined> {
+  return (await raw.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }).hGet(sessionKey, 'snap')) ?? undefined;
 }
 
 const modelRound = (i: number) => ({ kind: 'model' as const, promptTokens: 1000 + i, completionTokens: 10, text: `step ${i}` });
@@ -125,12 +132,32 @@ describe('RedisBreakerStore', () => {
     assert.match(health.lastStoreError ?? '', /a logged operation is unreadable/, 'health says why');
   });
 
+  test('snapshots are stored compressed; the text forms older versions stored are read the same', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const writer = breakerOn(store({ keyPrefix }));
+    for (let i = 0; i < 20; i++) {
+      await writer.observe('s', { kind: 'tool_call', tool: 'läs_fil', args: { path: `src/${i}.ts` }, result: `innehåll ${i}` });
+      await writer.observe('s', modelRound(i));
+    }
+    const sessionKey = `${keyPrefix}session:s`;
+    const stored = await storedSnapshot(sessionKey);
+    assert.ok(stored !== undefined, 'the log was folded into a snapshot');
+    const state = decompressState(stored);
+    assert.ok(stored.length < encodeState(state).length, `${stored.length} bytes against ${encodeState(state).length} as text`);
+    const expected = await breakerOn(store({ keyPrefix })).snapshot('s');
+    assert.equal(expected.counters.toolCalls, 20);
+    for (const older of [encodeState(state), JSON.stringify(state)]) {
+      await raw.hSet(sessionKey, 'snap', older);
+      assert.deepEqual(await breakerOn(store({ keyPrefix })).snapshot('s'), expected);
+    }
+  });
+
   test('a session this version cannot read (a newer schema) is not judged, and every report says why', async () => {
     const keyPrefix = `${prefix}${randomUUID()}:`;
     const writer = breakerOn(store({ keyPrefix }));
     for (let i = 0; i < 20; i++) await writer.observe('s', { kind: 'tool_call', tool: 'read_file', args: { path: `src/${i}.ts` }, result: `contents ${i}` });
     const sessionKey = `${keyPrefix}session:s`;
-    assert.ok((await raw.hGet(sessionKey, 'snap'))?.startsWith('G1'), 'the log was folded into a snapshot');
+    assert.ok((await storedSnapshot(sessionKey))?.subarray(0, 2).equals(Buffer.from('Z1')), 'the log was folded into a snapshot');
     const newer = JSON.stringify({ ...(await writer.snapshot('s')), v: 2 });
     await raw.hSet(sessionKey, 'snap', newer);
 

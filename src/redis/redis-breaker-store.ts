@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createClient } from './redis-module.ts';
+import { createClient, RESP_TYPES } from './redis-module.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import type { Outcome } from '../breaker/session-logic.ts';
 import {
@@ -16,7 +16,7 @@ import {
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { redact } from '../redaction/redact.ts';
 import { encodeOp } from '../breaker/op-codec.ts';
-import { decodeState, encodeState } from '../breaker/state-codec.ts';
+import { compressState, decompressState } from '../breaker/state-compression.ts';
 import { hash53 } from '../breaker/similarity/hash.ts';
 import { assertRedisUrl, createClientForUrl } from './redis-url.ts';
 import { closeWithin } from './close-within.ts';
@@ -55,9 +55,15 @@ export interface RedisCommandClient {
    * The store bounds the wait for each reply itself (`timeoutMs`), so it
    * passes `timeout: 0` (no timer of the client's own) and an `abortSignal`
    * that is aborted when it stops waiting: a client that has not written
-   * the command yet should then drop it.
+   * the command yet should then drop it. Snapshots are binary (see
+   * compressState): they go out as Buffers, and the commands that read them
+   * pass a `typeMapping` asking for bulk strings as Buffers, which a client
+   * must honour (node-redis does).
    */
-  sendCommand(args: ReadonlyArray<string>, options?: { abortSignal?: AbortSignal; timeout?: number }): Promise<unknown>;
+  sendCommand(
+    args: ReadonlyArray<string | Buffer>,
+    options?: { abortSignal?: AbortSignal; timeout?: number; typeMapping?: { readonly [respType: number]: unknown } },
+  ): Promise<unknown>;
 }
 
 /** Options of {@link RedisBreakerStore}. Pass `client` or `url`, not both. */
@@ -165,6 +171,9 @@ const CLOCK_WINDOW_MS = 60_000;
 
 /** Most aliases a session keeps (see {@link RedisBreakerStore.addAlias}). */
 const MAX_ALIASES = 8;
+
+/** Command options of the operations that read a snapshot: bulk strings as Buffers, as a snapshot is binary. */
+const BYTES = { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } } as const;
 
 /** Most steer messages kept waiting per session. */
 const MAX_WAITING_STEERS = 8;
@@ -411,7 +420,7 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
    * Sends a command. When the client is connected the command is handed to
    * it before this returns, so that the caller can work while it is in flight.
    */
-  #send(operation: string, args: string[]): Promise<unknown> {
+  #send(operation: string, args: ReadonlyArray<string | Buffer>, binary = false): Promise<unknown> {
     const owned = this.#owned;
     const stall = this.#stall;
     let probe = false;
@@ -428,7 +437,7 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
     // (5 s unless configured) is turned off: it leaves a timer per command
     // running for its whole length, reply or not.
     const abort = new AbortController();
-    const options = { abortSignal: abort.signal, timeout: 0 };
+    const options = { abortSignal: abort.signal, timeout: 0, ...(binary ? BYTES : {}) };
     let sent: Promise<unknown>;
     if (this.#closed || (owned !== undefined && (!owned.isOpen || this.#connecting !== undefined))) {
       sent = this.#ready().then(() => this.#client.sendCommand(args, options));
@@ -503,11 +512,11 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
   }
 
   /** EVALSHA, and EVAL only when the server has not cached the script yet (NOSCRIPT). Sent before this returns, as {@link #send}. */
-  #evalScript(operation: string, s: Script, keys: string[], args: string[]): Promise<unknown> {
+  #evalScript(operation: string, s: Script, keys: string[], args: ReadonlyArray<string | Buffer>, binary = false): Promise<unknown> {
     const tail = [String(keys.length), ...keys, ...args];
-    return this.#send(operation, ['EVALSHA', s.sha1, ...tail]).catch((error: unknown) => {
+    return this.#send(operation, ['EVALSHA', s.sha1, ...tail], binary).catch((error: unknown) => {
       if (error instanceof BreakerStoreError && /NOSCRIPT/.test(String((error.cause as Error | undefined)?.message))) {
-        return this.#send(operation, ['EVAL', s.source, ...tail]);
+        return this.#send(operation, ['EVAL', s.source, ...tail], binary);
       }
       throw error;
     });
@@ -529,7 +538,7 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
     const cached = this.#known(sessionId, now);
     if (cached !== undefined && now - cached.at < maxAgeMs) return { state: cached.state, position: cached.position };
     const keys = this.#sessionKeys(sessionId);
-    const reply = await this.#evalScript('read', SCRIPTS.read, keys, [String(cached?.position ?? -1), cached?.id ?? '']);
+    const reply = await this.#evalScript('read', SCRIPTS.read, keys, [String(cached?.position ?? -1), cached?.id ?? ''], true);
     const fold = decodeFold('read', reply);
     if (cached !== undefined && fold.end === 0) {
       // The server forgot the session: keep what we know, and write it back.
@@ -626,10 +635,18 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
     const keys = this.#sessionKeys(sessionId);
     const refresh = cached === undefined || now - cached.refreshedAt >= this.#refreshEveryMs;
     const owed = cached?.owed;
-    const args = [String(cached?.position ?? -1), logged, this.#expiryMs, refresh ? '1' : '0', cached?.id ?? '', this.#newId(), this.#deadline()];
-    const sendsOwed = owed?.json !== undefined;
-    if (sendsOwed) args.push(String(owed.position), owed.json!);
-    const replied = this.#evalScript('apply', SCRIPTS.append, keys, args);
+    const args: Array<string | Buffer> = [
+      String(cached?.position ?? -1),
+      logged,
+      this.#expiryMs,
+      refresh ? '1' : '0',
+      cached?.id ?? '',
+      this.#newId(),
+      this.#deadline(),
+    ];
+    const sendsOwed = owed?.bytes !== undefined;
+    if (sendsOwed) args.push(String(owed.position), owed.bytes!);
+    const replied = this.#evalScript('apply', SCRIPTS.append, keys, args, true);
     const start = cached?.state ?? reducer.initial(now);
     const ownBytes = Buffer.byteLength(logged);
     let guess: Outcome | undefined;
@@ -682,7 +699,7 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
       await this.#merge(sessionId, joined, reducer).catch(() => false);
       return { outcome, state, position };
     }
-    const kept = mine !== undefined && owed !== undefined && !sendsOwed && owed.json !== undefined ? owed : undefined;
+    const kept = mine !== undefined && owed !== undefined && !sendsOwed && owed.bytes !== undefined ? owed : undefined;
     const loggedNow = loggedAfter(fold, mine, ownBytes);
     this.#remember(
       sessionId,
@@ -789,29 +806,29 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
     state: BreakerSessionState,
     position: number,
     reducer: SessionReducer,
-  ): { id: string; keys: string[]; args: string[] } {
-    const json = this.#encode(operation, state);
+  ): { id: string; keys: string[]; args: Array<string | Buffer> } {
+    const snapshot = this.#encode(operation, state);
     const until = this.#isOpen(state) ? reducer.retention(state).until || '+inf' : '';
     const id = this.#newId();
     return {
       id,
       keys: [this.#key(sessionId), this.#logPrefix + sessionId, this.#openKey],
-      args: [id, String(position), json, this.#expiryMs, String(until), sessionId, String(this.#ttlMs)],
+      args: [id, String(position), snapshot, this.#expiryMs, String(until), sessionId, String(this.#ttlMs)],
     };
   }
 
   /** `state` as the store writes it; a state that cannot be written is the caller's error, typed. */
-  #encode(operation: string, state: BreakerSessionState): string {
+  #encode(operation: string, state: BreakerSessionState): Buffer {
     try {
-      return encodeState(state);
+      return asBuffer(compressState(state));
     } catch (error) {
       throw new BreakerStoreError(operation, `state is not serialisable: ${describeRedisError(error)}`, { cause: error });
     }
   }
 
   async #compact(sessionId: string, keys: string[], id: string | undefined, position: number, state: BreakerSessionState): Promise<void> {
-    const json = this.#encode('apply', state);
-    const done = await this.#evalScript('apply', SCRIPTS.compact, keys, [String(position), json, id ?? '']);
+    const snapshot = this.#encode('apply', state);
+    const done = await this.#evalScript('apply', SCRIPTS.compact, keys, [String(position), snapshot, id ?? '']);
     if (Number(done) === 1) {
       const cached = this.#cache.get(sessionId);
       if (cached !== undefined && cached.position === position) this.#cache.set(sessionId, { ...cached, base: position });
@@ -829,7 +846,7 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
     if (cached !== undefined && continuesCache(fold, cached)) return cached.state;
     if (fold.snap === undefined) return fresh();
     try {
-      return decodeState(fold.snap);
+      return decompressState(typeof fold.snap === 'string' ? Buffer.from(fold.snap) : fold.snap);
     } catch (error) {
       throw new BreakerStoreError('read', 'stored snapshot is not a session state', { cause: error });
     }
@@ -1215,10 +1232,15 @@ function afterPendingWrites(): Promise<void> {
 /** Serialises an owed snapshot, or leaves it unsent when it cannot be (the next operation that must write it reports that). */
 function serialise(owed: Owed): void {
   try {
-    owed.json = encodeState(owed.state);
+    owed.bytes = asBuffer(compressState(owed.state));
   } catch {
     // see above
   }
+}
+
+/** Bytes as a Buffer over the same memory: what the client writes as they are. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** Replays another writer's operation: only its effect on the state matters here. */

@@ -5,4 +5,4 @@ import { importOptional } from '../errors/missing-dependency-error.ts';
  * `agent-governor/redis` is imported, so an install without it fails there with
  * a `MissingDependencyError` naming the package.
  */
-export const { createClient } = await importOptional('redis', 'agent-governor/redis', () => import('redis'));
+export const { createClient, RESP_TYPES } = await importOptional('redis', 'agent-governor/redis', () => import('redis'));

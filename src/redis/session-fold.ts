@@ -54,7 +54,7 @@ export interface Folded {
 export interface Owed {
   readonly position: number;
   readonly state: BreakerSessionState;
-  json?: string;
+  bytes?: Buffer;
 }
 
 export function text(value: unknown): string | undefined {
@@ -97,8 +97,8 @@ export interface FoldReply {
   /** Position the operations follow. */
   readonly from: number;
   readonly ops: readonly unknown[];
-  /** Snapshot to start from (see encodeState); undefined = the caller's cached state (when `from` is its position) or a fresh state. */
-  readonly snap: string | undefined;
+  /** Snapshot to start from (see compressState); undefined = the caller's cached state (when `from` is its position) or a fresh state. */
+  readonly snap: Buffer | string | undefined;
   /** The session's incarnation. */
   readonly id: string | undefined;
   /** The server's time when it answered (epoch ms; APPEND only). */
@@ -132,13 +132,14 @@ export function decodeFold(operation: string, reply: unknown, known?: Folded): F
     };
   }
   if (!Array.isArray(reply) || reply.length < 10 || !Array.isArray(reply[3])) throw new BreakerStoreError(operation, 'unexpected reply from Redis');
+  // Numbers may come as bulk strings, Buffers when the reply is read as bytes: Number() reads a Buffer's digits too (through its toString).
   const kin = Number(reply[7]);
   const fold = {
     end: Number(reply[0]),
     base: Number(reply[1]),
     from: Number(reply[2]),
     ops: reply[3] as unknown[],
-    snap: text(reply[4]),
+    snap: Buffer.isBuffer(reply[4]) ? reply[4] : text(reply[4]),
     id: text(reply[5]),
     kin: kin === Kin.Covers || kin === Kin.Diverged ? kin : Kin.Same,
     ancestry: text(reply[8]) ?? '',
