@@ -17,9 +17,10 @@ export interface InMemoryBreakerStoreOptions {
   /**
    * Most sessions kept as objects, ready to judge: the most recently used
    * ones. The others are kept compressed (see compressState), about a
-   * third of the heap of a decoded session, and decoded when next used; the
-   * event that uses one pays its decode and the compression of the session
-   * it pushes out. 0 keeps every session compressed between operations.
+   * third of the heap of a decoded session, and decompressed when next
+   * used; the event that uses one pays that and the compression of the
+   * session it pushes out. 0 keeps every session compressed between
+   * operations.
    * @default 256
    */
   readonly decodedSessions?: number;
