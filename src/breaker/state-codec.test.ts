@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { InMemoryBreakerStore, initialState, type BreakerSessionState, type BreakerStore, type SessionOp, type SessionReducer } from './index.ts';
+import { initialState, type BreakerSessionState } from './index.ts';
 import { decodeState, encodeState, InvalidStateError } from './state-codec.ts';
-import { replayCorpusFile } from './test-support/replay-corpus.ts';
+import { replayCorpusFile, StateCheckingStore } from './test-support/replay-corpus.ts';
 
 function roundTrip(state: BreakerSessionState): string {
   const encoded = encodeState(state);
@@ -12,38 +12,20 @@ function roundTrip(state: BreakerSessionState): string {
   return encoded;
 }
 
-/** A store that checks, after every operation, that the state survives encoding unchanged. */
-class RoundTripStore implements BreakerStore {
-  readonly inner = new InMemoryBreakerStore({ maxSessions: 100_000, decodedSessions: 100_000 });
-  checked = 0;
-  /** Records kept as they were because the encoder did not know their shape. */
-  verbatim = 0;
-
-  read(sessionId: string) {
-    return this.inner.read(sessionId);
-  }
-
-  async apply(sessionId: string, op: SessionOp, reducer: SessionReducer) {
-    const applied = await this.inner.apply(sessionId, op, reducer);
-    const encoded = roundTrip(applied.state);
-    const verbatim = encoded.split('{"s":').length - 1;
-    if (verbatim > 0 && process.env.SHOW) console.log(encoded);
-    this.verbatim += verbatim;
-    this.checked++;
-    return applied;
-  }
-
-  delete(sessionId: string) {
-    return this.inner.delete(sessionId);
-  }
-}
-
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 
-async function replayFile(file: string): Promise<RoundTripStore> {
-  const store = new RoundTripStore();
+/** Replays a corpus file, checking after every operation that the state survives encoding unchanged. */
+async function replayFile(file: string): Promise<{ checked: number; failures: readonly unknown[]; verbatim: number }> {
+  /** Records kept as they were because the encoder did not know their shape. */
+  let verbatim = 0;
+  const store = new StateCheckingStore((state) => {
+    const encoded = roundTrip(state);
+    const kept = encoded.split('{"s":').length - 1;
+    if (kept > 0 && process.env.SHOW) console.log(encoded);
+    verbatim += kept;
+  });
   await replayCorpusFile(file, store);
-  return store;
+  return { checked: store.checked, failures: store.failures, verbatim };
 }
 
 describe('state codec', () => {
@@ -160,6 +142,7 @@ describe('state codec', () => {
     let checked = 0;
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.jsonl'))) {
       const store = await replayFile(path.join(dir, file));
+      assert.deepEqual(store.failures, [], `${file}: states that did not round-trip`);
       assert.equal(store.verbatim, 0, `${file}: records kept verbatim`);
       checked += store.checked;
     }
@@ -171,6 +154,7 @@ describe('state codec', () => {
     skip: !existsSync(realRuns) && 'no real-run corpus beside the repository',
   }, async () => {
     const store = await replayFile(realRuns);
+    assert.deepEqual(store.failures, []);
     assert.equal(store.verbatim, 0);
     assert.ok(store.checked > 5_000, `${store.checked} states checked`);
   });
