@@ -608,8 +608,12 @@ describe('a streaming tool (async *execute)', () => {
     const released = new Promise<void>((resolve) => {
       release = resolve;
     });
-    // Without a value streamed while the tool runs, the tool goes on after a while, and the comparison fails.
-    setTimeout(() => release(), 2000).unref();
+    // Without a value streamed while the tool runs, the tool goes on after a while, and the test fails below.
+    let timedOut = false;
+    setTimeout(() => {
+      timedOut = true;
+      release();
+    }, 2000).unref();
     const client = ChatClient.builder(mockModel(turns))
       .defaultAdvisors(new ToolCallingAdvisor())
       .defaultTools({ search: progressTool(released) })
@@ -621,6 +625,7 @@ describe('a streaming tool (async *execute)', () => {
       // Seen while the tool still waits: the value streamed as it came, not once the tool ended.
       if (ours.length === 1) release();
     }
+    assert.equal(timedOut, false, 'the first value arrived while the tool still waited');
     const sdk = streamText({ model: mockModel(turns), prompt: 'find x', tools: { search: progressTool(Promise.resolve()) }, stopWhen: stepCountIs(5) });
     const theirs: unknown[] = [];
     for await (const part of sdk.fullStream) {

@@ -242,7 +242,7 @@ export class ProxyJudge {
     const model = verdicts.answer;
     const blocked = new Map<string, string>();
     const steers: string[] = [];
-    // Prints are made only where another replica can read them: a store that keeps notes, a response a request can continue.
+    // Notes go where another replica can read them: a store that keeps notes, for a response a request can continue (its calls were printed above).
     const { store } = this.breaker.options;
     const noted: [id: string, name: string, print: string][] | undefined =
       round.responseId !== undefined && store.putNote !== undefined && store.readNote !== undefined ? [] : undefined;
@@ -264,7 +264,7 @@ export class ProxyJudge {
       else {
         if (decision.action === 'steer' && decision.message !== undefined) steers.push(decision.message);
         // The print remembered for the session: a replica with the note and this one observe the output alike.
-        noted?.push([call.id, tool, print ?? this.breaker.printToolCall({ tool, args: call.args })]);
+        if (noted !== undefined && print !== undefined) noted.push([call.id, tool, print]);
       }
     }
     const keptFor = escalated ? request?.key : undefined;
