@@ -18,6 +18,7 @@ import { encodeState } from '../breaker/state-codec.ts';
 import { decompressState } from '../breaker/state-compression.ts';
 import { BreakerStoreError } from './breaker-store-error.ts';
 import { RedisBreakerStore, type RedisCommandClient } from './redis-breaker-store.ts';
+import { SCRIPTS } from './session-scripts.ts';
 
 const url = testRedisUrl();
 const prefix = `governor:test:${randomUUID()}:`;
@@ -79,33 +80,61 @@ describe('RedisBreakerStore', () => {
     assert.ok((await raw.lLen(`${keyPrefix}log:s`)) < 16);
   });
 
-  test('long operations are folded into the snapshot by size, not only every 16: the log never piles up replies', async () => {
+  test('operations are folded into the snapshot by size, not only every 16: the log never piles up replies', async () => {
     const keyPrefix = `${prefix}${randomUUID()}:`;
     const logKey = `${keyPrefix}log:s`;
-    // ~2.4 KB of new words per reply: each one alone is more than the log is let hold.
-    const longRound = (i: number) => ({ ...modelRound(i), text: Array.from({ length: 300 }, (_, j) => `w${i}x${j}`).join(' ') });
+    const round = (i: number, words: number) => ({ ...modelRound(i), text: Array.from({ length: words }, (_, j) => `w${i}x${j}`).join(' ') });
     const alone = breakerOn(store({ keyPrefix }));
+    // ~2.4 KB of new words per reply: more than the log is let hold, so its writer folds it before the event returns.
+    for (let i = 0; i < 20; i++) {
+      await alone.observe('s', round(i, 300));
+      assert.equal(await raw.lLen(logKey), 0, `the log kept reply ${i}`);
+    }
+    // ~0.4 KB replies: the writer that takes the log past 1 KB folds it, and its snapshot goes with its next append.
     let longest = 0;
-    for (let i = 0; i < 40; i++) {
-      await alone.observe('s', longRound(i));
+    for (let i = 20; i < 60; i++) {
+      await alone.observe('s', round(i, 50));
       longest = Math.max(longest, await raw.lLen(logKey));
     }
-    // The writer that takes the log past its size folds it: a lone writer's snapshot goes with its next append.
-    assert.ok(longest <= 2, `a lone writer's log held ${longest} long operations`);
+    assert.ok(longest >= 2 && longest <= 4, `a lone writer's log held ${longest} replies`);
     assert.deepEqual(await breakerOn(store({ keyPrefix })).snapshot('s'), await alone.snapshot('s'));
 
     // Two writers taking turns: each folds at its own operations (met by the other's, it sends the snapshot with its
     // append after next), and a replica that never wrote reads what they know.
     const other = breakerOn(store({ keyPrefix }));
     longest = 0;
-    for (let i = 40; i < 80; i++) {
-      await (i % 2 === 0 ? alone : other).observe('s', longRound(i));
+    for (let i = 60; i < 100; i++) {
+      await (i % 2 === 0 ? alone : other).observe('s', round(i, i % 4 < 2 ? 50 : 300));
       longest = Math.max(longest, await raw.lLen(logKey));
     }
-    assert.ok(longest <= 6, `two writers' log held ${longest} long operations`);
+    assert.ok(longest <= 6, `two writers' log held ${longest} replies`);
     const replica = await breakerOn(store({ keyPrefix })).snapshot('s');
-    assert.equal(replica.version, 80);
+    assert.equal(replica.version, 100);
     assert.deepEqual(replica, await other.snapshot('s'));
+  });
+
+  test('a long operation whose fold fails is still applied once, and its snapshot goes with the next append', async () => {
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const logKey = `${keyPrefix}log:s`;
+    let refuse = true;
+    const client: RedisCommandClient = {
+      sendCommand(args, options) {
+        if (refuse && args[0] === 'EVALSHA' && args[1] === SCRIPTS.compact.sha1)
+          return Promise.reject(new Error('READONLY You can not write against a read only replica.'));
+        return raw.sendCommand(args, options);
+      },
+    };
+    const writer = breakerOn(store({ keyPrefix, client }));
+    const long = { ...modelRound(0), text: Array.from({ length: 300 }, (_, j) => `w${j}`).join(' ') };
+    const decision = await writer.observe('s', long);
+    assert.equal(decision.action, 'allow');
+    assert.equal(await raw.lLen(logKey), 1, 'the operation is logged though its fold failed');
+    refuse = false;
+    await writer.observe('s', modelRound(1));
+    assert.equal(await raw.lLen(logKey), 1, 'the next append carried the snapshot: only its own operation is left');
+    const replica = await breakerOn(store({ keyPrefix })).snapshot('s');
+    assert.equal(replica.counters.modelCalls, 2);
+    assert.deepEqual(replica, await writer.snapshot('s'));
   });
 
   test('tool calls are logged in the compact form; a log of plain JSON operations, as older versions wrote, is read the same', async () => {

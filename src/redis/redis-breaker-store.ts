@@ -33,6 +33,7 @@ import {
   continuesCache,
   decodeFold,
   diverges,
+  foldsAtOnce,
   foldsLog,
   includes,
   knowledge,
@@ -234,7 +235,9 @@ const REDIS_BREAKER_STORE_OPTION_RULES: OptionRules<RedisBreakerStoreOptions> = 
  * the append is sent). The writer of the operation that takes the log past
  * 1 KB, or past 16 operations, folds it into the snapshot, so the log stays
  * short however long the logged replies or passages are, and a new replica
- * reads one snapshot plus a few operations. Every failure surfaces as a
+ * reads one snapshot plus a few operations; an operation of 1 KB or more
+ * is folded before its event returns (one more round trip), where others
+ * send the snapshot with their writer's next append. Every failure surfaces as a
  * {@link BreakerStoreError}.
  *
  * The log holds each operation in its digested form (see
@@ -718,12 +721,24 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
       cached !== undefined && mine === undefined,
     );
     const since = position - fold.base;
+    const serialised = early?.position === position && early.state === state ? early : undefined;
     if (since >= 4 * COMPACT_EVERY) {
       // Nobody folded the log for long: store a snapshot now.
-      await this.#compact(sessionId, keys, fold.id, position, state);
+      await this.#compact(sessionId, keys, fold.id, position, state, serialised?.bytes);
+    } else if (foldsAtOnce(ownBytes)) {
+      // The operation is applied whether or not the snapshot lands: one that does not goes with the next append.
+      const folded = await this.#compact(sessionId, keys, fold.id, position, state, serialised?.bytes).then(
+        () => true,
+        () => false,
+      );
+      if (!folded) {
+        const owed = serialised ?? { position, state };
+        if (owed.bytes === undefined) serialise(owed);
+        this.#owe(sessionId, owed);
+      }
     } else if (foldsLog(since, lastBytes(loggedNow, since), ownBytes)) {
       // Serialised already when no other writer came in between, else during the next append and sent with the one after.
-      this.#owe(sessionId, early?.position === position && early.state === state && fold.base === expectedBase ? early : { position, state });
+      this.#owe(sessionId, serialised !== undefined && fold.base === expectedBase ? serialised : { position, state });
     }
     const wasOpen = this.#isOpen(before);
     const open = this.#isOpen(state);
@@ -826,8 +841,9 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
     }
   }
 
-  async #compact(sessionId: string, keys: string[], id: string | undefined, position: number, state: BreakerSessionState): Promise<void> {
-    const snapshot = this.#encode('apply', state);
+  /** Makes `state` at `position` the snapshot (`bytes`: the state compressed already, if it was). */
+  async #compact(sessionId: string, keys: string[], id: string | undefined, position: number, state: BreakerSessionState, bytes?: Buffer): Promise<void> {
+    const snapshot = bytes ?? this.#encode('apply', state);
     const done = await this.#evalScript('apply', SCRIPTS.compact, keys, [String(position), snapshot, id ?? '']);
     if (Number(done) === 1) {
       const cached = this.#cache.get(sessionId);

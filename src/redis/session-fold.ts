@@ -242,6 +242,16 @@ export function foldsLog(since: number, bytes: number, own: number): boolean {
   return since % COMPACT_EVERY === 0 || Math.floor((bytes - own) / COMPACT_BYTES) < Math.floor(bytes / COMPACT_BYTES);
 }
 
+/**
+ * Whether the writer of an operation of `own` bytes folds the log at once
+ * rather than with its next append: a logged reply or passage that size
+ * would otherwise sit in the log beside the snapshot until the session's
+ * next event, which may be a long model call away.
+ */
+export function foldsAtOnce(own: number): boolean {
+  return own >= COMPACT_BYTES;
+}
+
 /** Bytes of the newest `count` operations of `logged` (of all it holds, when fewer). */
 export function lastBytes(logged: readonly number[], count: number): number {
   let total = 0;
