@@ -262,13 +262,15 @@ async function openReport(target: string, shown: string): Promise<PendingReport>
   }
   const folder = path.dirname(file);
   const temp = path.join(folder, `.${path.basename(file)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  // Watched before it exists: a signal between its creation and the open's callback would otherwise leave it behind.
+  const stopWatchingSignals = removedOnSignal(temp);
   let handle: FileHandle;
   try {
     handle = await fs.open(temp, 'wx');
   } catch (error) {
+    stopWatchingSignals();
     throw new UsageError(`cannot write --html ${shown}: ${await whyNoFileIn(folder, path.dirname(shown), error)}`);
   }
-  const stopWatchingSignals = removedOnSignal(temp);
   let settled = false;
   const discard = async (): Promise<void> => {
     if (settled) return;
