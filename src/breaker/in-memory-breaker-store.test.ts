@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { describe, test } from 'node:test';
 import { AgentBreaker, InMemoryBreakerStore, type BreakerEventRecord } from './index.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { MAX_TIMER_MS } from '../errors/validate-options.ts';
+import { settlesWithin } from '../test-support/settles-within.ts';
 import { BreakerDriver, ManualClock } from './test-support/breaker-driver.ts';
 
 /** Trips a session with a tool spiral (steer, block, stop). */
@@ -217,6 +220,90 @@ describe('InMemoryBreakerStore', () => {
     assert.deepEqual(await breaker.openSessions(), ['tripped']);
     assert.equal((await breaker.checkModelCall('tripped')).reason, 'breaker_open');
     assert.equal((await breaker.snapshot('tripped')).openCategory, 'tool_spiral');
+  });
+
+  test('sessions left idle for decodedIdleMs are compressed in the background, and judged as if they never were', async () => {
+    /** Interleaves a looping session and a productive one, pausing every third step until the store has compressed both. */
+    async function run(store: InMemoryBreakerStore, pause: () => Promise<void>) {
+      // The breaker's clock is the test's, so that both runs stamp the same times; the store keeps real time for idleness.
+      const clock = new ManualClock();
+      const breaker = new AgentBreaker({ store, now: clock.now, telemetry: false, textRepetition: { enabled: true } });
+      const looping = new BreakerDriver(breaker, 'looping');
+      const working = new BreakerDriver(breaker, 'working');
+      const decisions: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        if (i % 3 === 2) await pause();
+        const a = await looping.tool('get_status', { job: 'build' }, 'queued');
+        const b = await working.tool('read_file', { path: `src/file-${i}.ts` }, `contents ${i}`);
+        decisions.push(`${a.decision.action}:${a.decision.category ?? ''}`, `${b.decision.action}`);
+      }
+      return { decisions, states: [(await store.read('looping'))?.state, (await store.read('working'))?.state] };
+    }
+    const kept = await run(new InMemoryBreakerStore({ decodedIdleMs: MAX_TIMER_MS }), async () => {});
+    assert.ok(kept.decisions.includes('stop:tool_spiral'), 'the looping session trips');
+
+    const store = new InMemoryBreakerStore({ decodedIdleMs: 20 });
+    let pauses = 0;
+    const paused = await run(store, async () => {
+      assert.equal(store.decoded, 2, 'both sessions were just used');
+      await settlesWithin(
+        (async () => {
+          while (store.decoded > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+        })(),
+        5_000,
+        'compressing the idle sessions',
+      );
+      pauses++;
+    });
+    assert.equal(pauses, 2);
+    assert.deepEqual(paused, kept);
+    assert.equal(store.size, 2);
+  });
+
+  test('a sweep of many idle sessions compresses every one, a bounded batch per turn of the event loop', async () => {
+    // The store's clock is the test's, so that every session goes idle at once, when the test says.
+    const clock = new ManualClock();
+    const store = new InMemoryBreakerStore({ decodedIdleMs: 10, now: clock.now });
+    const breaker = new AgentBreaker({ store, now: clock.now, telemetry: false });
+    for (let i = 0; i < 100; i++) await touch(breaker, `s-${i}`);
+    assert.equal(store.decoded, 100);
+    clock.advance(10);
+    const seen = new Set<number>();
+    await settlesWithin(
+      (async () => {
+        while (store.decoded > 0) {
+          seen.add(store.decoded);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      })(),
+      5_000,
+      'compressing 100 idle sessions',
+    );
+    assert.ok(
+      [...seen].some((n) => n > 0 && n < 100),
+      `one turn compressed every session at once (decoded counts seen: ${[...seen].join(', ')})`,
+    );
+    for (let i = 0; i < 100; i++) assert.equal((await breaker.snapshot(`s-${i}`)).counters.modelCalls, 1);
+  });
+
+  test("the idle sweep's timer does not keep the process alive", async () => {
+    // A script that uses the default store (idle sweep after 10 s) and then has nothing left to do.
+    const script = `
+      import { AgentBreaker, InMemoryBreakerStore } from ${JSON.stringify(new URL('./index.ts', import.meta.url).href)};
+      const store = new InMemoryBreakerStore();
+      const breaker = new AgentBreaker({ store, telemetry: false });
+      await breaker.observe('s', { kind: 'model', promptTokens: 10, completionTokens: 1, text: '' });
+      if (store.decoded !== 1) throw new Error('the session should be decoded');
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    const code = await settlesWithin(
+      once(child, 'exit').then(([exitCode]) => exitCode),
+      8_000,
+      'the script',
+    ).finally(() => child.kill());
+    assert.equal(code, 0, stderr);
   });
 
   test('rejects bad options', () => {

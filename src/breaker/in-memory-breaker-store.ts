@@ -24,6 +24,14 @@ export interface InMemoryBreakerStoreOptions {
    * @default 256
    */
   readonly decodedSessions?: number;
+  /**
+   * A decoded session unused this long (ms) is compressed as well, in the
+   * background: sessions at rest (between a user's turns, during a long
+   * model call) keep the smaller form however few they are, and the first
+   * operation after the pause decompresses the session again.
+   * @default 10_000
+   */
+  readonly decodedIdleMs?: number;
   /** Clock in epoch ms (for tests). @default Date.now */
   readonly now?: () => number;
 }
@@ -56,11 +64,15 @@ const IN_MEMORY_BREAKER_STORE_OPTION_RULES: OptionRules<InMemoryBreakerStoreOpti
   maxSessions: is.integer(1),
   idleTtlMs: is.number(0, MAX_TIMER_MS, { exclusiveMin: true }),
   decodedSessions: is.integer(0),
+  decodedIdleMs: is.timeMs(),
   now: is.function(),
 };
 
 /** Most entries one write looks at past the ones it removes, so a cap full of pinned sessions costs a bounded amount per write. */
 const SCAN_LIMIT = 16;
+
+/** Most idle sessions compressed in one turn of the event loop (about 2 ms of work), so a sweep never stalls the process. */
+const SWEEP_LIMIT = 32;
 
 /**
  * Session state in this process's memory: the default store. Operations are
@@ -72,12 +84,15 @@ const SCAN_LIMIT = 16;
  * The most recently used sessions (`decodedSessions`) keep their state by
  * reference (the breaker never mutates a written state), so a write to one
  * costs no serialisation; the rest are kept compressed, and a session
- * leaving the decoded set is compressed once.
+ * leaving the decoded set is compressed once. A decoded session left idle
+ * for `decodedIdleMs` leaves the set too, by a timer that does not keep the
+ * process alive.
  */
 export class InMemoryBreakerStore implements BreakerStore {
   readonly maxSessions: number;
   readonly idleTtlMs: number;
   readonly decodedSessions: number;
+  readonly decodedIdleMs: number;
   readonly #now: () => number;
   // Map iteration order is insertion order: re-inserting on access makes it an LRU.
   readonly #sessions = new Map<string, Entry>();
@@ -87,18 +102,26 @@ export class InMemoryBreakerStore implements BreakerStore {
   #newest: string | undefined;
   #newestDecoded: string | undefined;
   #heldOverCap = 0;
+  /** The pending sweep of idle decoded sessions, while there are decoded sessions. */
+  #sweep: NodeJS.Timeout | undefined;
 
   constructor(options: InMemoryBreakerStoreOptions = {}) {
     validateOptions('InMemoryBreakerStore', options, IN_MEMORY_BREAKER_STORE_OPTION_RULES);
     this.maxSessions = options.maxSessions ?? 10_000;
     this.idleTtlMs = options.idleTtlMs ?? 3_600_000;
     this.decodedSessions = options.decodedSessions ?? 256;
+    this.decodedIdleMs = options.decodedIdleMs ?? 10_000;
     this.#now = options.now ?? Date.now;
   }
 
   /** Number of sessions currently held. */
   get size(): number {
     return this.#sessions.size;
+  }
+
+  /** Number of sessions currently kept decoded (at most `decodedSessions`); the others are held compressed. */
+  get decoded(): number {
+    return this.#decoded.size;
   }
 
   async read(sessionId: string): Promise<SessionRead | undefined> {
@@ -233,15 +256,51 @@ export class InMemoryBreakerStore implements BreakerStore {
     return entry.state;
   }
 
-  /** Compresses the least recently used decoded sessions beyond `decodedSessions`. */
+  /** Compresses the least recently used decoded sessions beyond `decodedSessions`, and makes sure idle ones will be. */
   #settle(): void {
     while (this.#decoded.size > this.decodedSessions) {
       const [id, entry] = this.#decoded.entries().next().value!;
-      this.#decoded.delete(id);
-      if (this.#newestDecoded === id) this.#newestDecoded = undefined;
-      const bytes = compressState(entry.state!);
-      entry.compressed = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-      entry.state = undefined;
+      this.#compress(id, entry);
     }
+    this.#scheduleSweep();
+  }
+
+  #compress(sessionId: string, entry: Entry): void {
+    this.#decoded.delete(sessionId);
+    if (this.#newestDecoded === sessionId) this.#newestDecoded = undefined;
+    const bytes = compressState(entry.state!);
+    entry.compressed = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+    entry.state = undefined;
+  }
+
+  /**
+   * Arms the sweep for when the least recently used decoded session goes
+   * idle. One timer at most, and none once every session is compressed, so
+   * a store nobody uses any more holds no timer and can be collected.
+   */
+  #scheduleSweep(delayMs?: number): void {
+    if (this.#sweep !== undefined) return;
+    const oldest = this.#decoded.values().next().value;
+    if (oldest === undefined) return;
+    const delay = delayMs ?? Math.max(0, oldest.touchedAt + this.decodedIdleMs - this.#now());
+    this.#sweep = setTimeout(() => this.#sweepIdle(), Math.min(delay, MAX_TIMER_MS));
+    this.#sweep.unref();
+  }
+
+  /** Compresses the decoded sessions unused for `decodedIdleMs`, least recently used first. */
+  #sweepIdle(): void {
+    this.#sweep = undefined;
+    const now = this.#now();
+    let compressed = 0;
+    for (const [id, entry] of this.#decoded) {
+      if (now - entry.touchedAt < this.decodedIdleMs) break;
+      // The rest in a later turn, so that a sweep never stalls the process.
+      if (compressed++ === SWEEP_LIMIT) {
+        this.#scheduleSweep(0);
+        return;
+      }
+      this.#compress(id, entry);
+    }
+    this.#scheduleSweep();
   }
 }

@@ -361,6 +361,7 @@ const TABLE: readonly Row[] = [
       ['decodedSessions', -1],
       ['decodedSessions', 1.5],
       ['decodedSessions', '8'],
+      ...TIME('decodedIdleMs'),
       ['now', 1],
       UNKNOWN,
     ],
