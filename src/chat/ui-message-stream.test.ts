@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
-import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import {
   AbstractChat,
   convertToModelMessages,
@@ -32,6 +32,7 @@ import {
 import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import {
+  type Advisor,
   AgentBreaker,
   AgentBreakerError,
   ChatClient,
@@ -320,12 +321,8 @@ describe('useChat over HTTP against a ChatClient route (pipeUIMessageStreamToRes
     const runs: string[] = [];
     const model = mockModel([{ toolCalls: [{ name: 'refund', input: { amount: 10 }, id: 'r1' }] }, { text: 'Refunded.' }]);
     const memory = new MessageWindowChatMemory({ repository: new InMemoryChatMemoryRepository() });
-    const client = ChatClient.builder(model)
-      .defaultTools({ refund: refundTool(runs) })
-      .defaultAdvisors(new ToolCallingAdvisor(), new MessageChatMemoryAdvisor({ memory }))
-      .build();
-    await using app = await serve(route(client, 'chat-2'));
-    const chat = new Chat(app.url, { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
+    await using served = await refundChat(model, runs, { advisors: [new MessageChatMemoryAdvisor({ memory })], conversationId: 'chat-2' });
+    const { chat } = served;
 
     await chat.sendMessage({ text: 'Refund order 7' });
     assert.deepEqual(runs, []);
@@ -340,12 +337,8 @@ describe('useChat over HTTP against a ChatClient route (pipeUIMessageStreamToRes
   test('an approval denied in the chat closes the call as denied, as with streamText; the model gets the denial once', async () => {
     const runs: string[] = [];
     const model = mockModel([{ toolCalls: [{ name: 'refund', input: { amount: 10 }, id: 'r1' }] }, { text: 'Not refunded.' }]);
-    const client = ChatClient.builder(model)
-      .defaultTools({ refund: refundTool(runs) })
-      .defaultAdvisors(new ToolCallingAdvisor())
-      .build();
-    await using app = await serve(route(client));
-    const chat = new Chat(app.url, { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
+    await using served = await refundChat(model, runs);
+    const { chat } = served;
 
     await chat.sendMessage({ text: 'Refund order 7' });
     await answerRefund(chat, { approved: false, reason: 'too much' });
@@ -446,12 +439,8 @@ describe('useChat over HTTP against a ChatClient route (pipeUIMessageStreamToRes
   test('without a memory, an approval sends the paused round back with its reasoning metadata, so a thinking model can go on', async () => {
     const runs: string[] = [];
     const model = thinkingModel();
-    const client = ChatClient.builder(model)
-      .defaultTools({ refund: refundTool(runs) })
-      .defaultAdvisors(new ToolCallingAdvisor())
-      .build();
-    await using app = await serve(route(client));
-    const chat = new Chat(app.url, { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
+    await using served = await refundChat(model, runs);
+    const { chat } = served;
 
     await chat.sendMessage({ text: 'Refund order 7' });
     await answerRefund(chat, { approved: true });
@@ -635,6 +624,27 @@ describe('toUIMessageStreamResponse and the options', () => {
     }
   });
 });
+
+/**
+ * A chat served by a client with the refund tool (which records its runs in
+ * `runs`), the tool loop and `advisors`, which sends the turn on by itself
+ * once every approval is answered, as the AI SDK's approval example does.
+ */
+async function refundChat(
+  model: LanguageModelV4,
+  runs: string[],
+  options: { advisors?: Advisor[]; conversationId?: string } = {},
+): Promise<{ chat: Chat } & AsyncDisposable> {
+  const client = ChatClient.builder(model)
+    .defaultTools({ refund: refundTool(runs) })
+    .defaultAdvisors(new ToolCallingAdvisor(), ...(options.advisors ?? []))
+    .build();
+  const app = await serve(route(client, options.conversationId));
+  return {
+    chat: new Chat(app.url, { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses }),
+    [Symbol.asyncDispose]: () => app[Symbol.asyncDispose](),
+  };
+}
 
 /** Answers the refund call the chat's last message waits on, as a user does with the chat's approval buttons. */
 async function answerRefund(chat: Chat, answer: { approved: boolean; reason?: string }): Promise<void> {
