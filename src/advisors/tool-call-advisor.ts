@@ -342,8 +342,17 @@ class ToolLoop {
   }
 
   /** Streams a call's result (inside {@link live}; nothing in a call). */
-  #emitOutcome({ call, output, isError, denied }: ToolOutcome): void {
-    this.#emit?.({ type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output, isError, ...(denied ? { denied } : {}) });
+  #emitOutcome(outcome: ToolOutcome): void {
+    const { call, output, isError, denied } = outcome;
+    this.#emit?.({
+      type: 'tool-result',
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      output,
+      isError,
+      ...(denied ? { denied } : {}),
+      ...('error' in outcome ? { error: outcome.error } : {}),
+    });
   }
 
   /**

@@ -1,6 +1,6 @@
 import { asSchema, safeValidateTypes } from '@ai-sdk/provider-utils';
 import type { JSONValue } from '@ai-sdk/provider';
-import type { ModelMessage, ToolResultPart } from 'ai';
+import { InvalidToolInputError, NoSuchToolError, type ModelMessage, type ToolResultPart } from 'ai';
 import type { ToolResultOutput } from '@ai-sdk/provider-utils';
 import type { GovernedTool, GovernedToolSet } from '../chat/chat-client-request.ts';
 import type { ToolCallRequest } from '../chat/chat-response.ts';
@@ -28,6 +28,8 @@ export interface ToolOutcome {
    * happened), whatever its outcome; absent for a call that was not run.
    */
   readonly ran?: boolean;
+  /** For a failed call, what failed it, where there is such a value (see {@link InvalidToolCall.error}, and what a tool threw). */
+  readonly error?: unknown;
 }
 
 /** What the tool loop hands to each execution. */
@@ -87,6 +89,12 @@ export interface InvalidToolCall {
   readonly call: ToolCallRequest;
   readonly message: string;
   readonly outcome: 'invalid' | 'blocked';
+  /**
+   * The AI SDK's error for the call, as `streamText` has it: `NoSuchToolError`
+   * for an unknown tool, `InvalidToolInputError` for arguments that do not
+   * parse or pass the schema; each with `message` as its message. None for a blocked call.
+   */
+  readonly error?: NoSuchToolError | InvalidToolInputError;
 }
 
 /**
@@ -98,20 +106,30 @@ export interface InvalidToolCall {
 export async function checkToolCall(call: ToolCallRequest, tools: GovernedToolSet): Promise<ValidToolCall | InvalidToolCall> {
   // Own keys only: a model calling `constructor` or `toString` must hear the tool is unknown.
   const tool = Object.hasOwn(tools, call.toolName) ? tools[call.toolName] : undefined;
-  const invalid = (message: string, outcome: InvalidToolCall['outcome'] = 'invalid'): InvalidToolCall => ({ ok: false, call, message, outcome });
+  const { toolName, rawInput } = call;
   if (tool === undefined) {
     const names = Object.keys(tools);
-    return invalid(`Unknown tool "${call.toolName}". Available tools: ${names.length > 0 ? names.join(', ') : '(none)'}.`);
+    const message = `Unknown tool "${toolName}". Available tools: ${names.length > 0 ? names.join(', ') : '(none)'}.`;
+    return { ok: false, call, message, outcome: 'invalid', error: new NoSuchToolError({ toolName, availableTools: names, message }) };
   }
-  if (call.intervention?.action === 'block') return invalid(`[${call.intervention.source}] ${call.intervention.message}`, 'blocked');
-  if (typeof call.input === 'string' && jsonNestsDeeperThan(call.rawInput, DEFAULT_MAX_NESTING_DEPTH)) {
-    return invalid(new NestingTooDeepError(`The arguments for tool "${call.toolName}"`, DEFAULT_MAX_NESTING_DEPTH).message);
+  if (call.intervention?.action === 'block')
+    return { ok: false, call, message: `[${call.intervention.source}] ${call.intervention.message}`, outcome: 'blocked' };
+  const invalidInput = (message: string, cause: unknown): InvalidToolCall => ({
+    ok: false,
+    call,
+    message,
+    outcome: 'invalid',
+    error: new InvalidToolInputError({ toolName, toolInput: rawInput, cause, message }),
+  });
+  if (typeof call.input === 'string' && jsonNestsDeeperThan(rawInput, DEFAULT_MAX_NESTING_DEPTH)) {
+    const tooDeep = new NestingTooDeepError(`The arguments for tool "${toolName}"`, DEFAULT_MAX_NESTING_DEPTH);
+    return invalidInput(tooDeep.message, tooDeep);
   }
-  if (typeof call.input === 'string' && call.rawInput.trim() !== '') {
-    return invalid(`Invalid arguments for tool "${call.toolName}": not valid JSON: ${call.rawInput.slice(0, 200)}`);
+  if (typeof call.input === 'string' && rawInput.trim() !== '') {
+    return invalidInput(`Invalid arguments for tool "${toolName}": not valid JSON: ${rawInput.slice(0, 200)}`, undefined);
   }
   const validated = await safeValidateTypes({ value: call.input, schema: asSchema(tool.inputSchema) });
-  if (!validated.success) return invalid(`Invalid arguments for tool "${call.toolName}": ${errorText(validated.error)}`);
+  if (!validated.success) return invalidInput(`Invalid arguments for tool "${toolName}": ${errorText(validated.error)}`, validated.error);
   return { ok: true, call, tool, input: validated.value };
 }
 
@@ -131,9 +149,9 @@ export function isExecutable(checked: ValidToolCall): checked is ExecutableToolC
  * failed call for the breaker, since the model may keep repeating it.
  */
 export async function refuseToolCall(refused: InvalidToolCall, env: ToolExecutionEnvironment): Promise<ToolOutcome> {
-  const { call, message, outcome } = refused;
+  const { call, message, outcome, error } = refused;
   await observeUnrunToolCall({ toolName: call.toolName, args: call.input, known: Object.hasOwn(env.tools, call.toolName), outcome, shown: message }, env);
-  return { call, output: message, isError: true, returnDirect: false };
+  return { call, output: message, isError: true, returnDirect: false, ...(error === undefined ? {} : { error }) };
 }
 
 /**
@@ -222,7 +240,7 @@ export async function runToolCall({ call, tool, input }: ExecutableToolCall, env
     const cancelled = env.abortSignal?.aborted === true;
     await observation.fail(error, shown, cancelled);
     if (cancelled) throw env.abortSignal?.reason;
-    return { call, output: shown, isError: true, returnDirect: false, ran: true };
+    return { call, output: shown, isError: true, returnDirect: false, ran: true, error };
   }
 }
 

@@ -154,7 +154,7 @@ export async function* breakerAdviseStream(engine: BreakerEngine, request: ChatC
       // Each shown call is closed as failed, as the AI SDK's stream closes a call that errs: a UI
       // that keeps the history would otherwise send a call without a result with every later message.
       const told = error instanceof Error ? error.message : String(error);
-      for (const { toolCallId, toolName } of shown) yield { type: 'tool-result', toolCallId, toolName, output: told, isError: true };
+      for (const { toolCallId, toolName } of shown) yield { type: 'tool-result', toolCallId, toolName, output: told, isError: true, error };
       throw error;
     }
     shown.length = 0;

@@ -114,9 +114,19 @@ export type ChatStreamEvent =
       readonly type: 'tool-result';
       readonly toolCallId: string;
       readonly toolName: string;
-      /** The tool's own result (a hosted tool's as the provider reported it), not what the model is sent. */
+      /** The tool's own result (a hosted tool's as the provider reported it), not what the model is sent; for a failed call, the text the model is sent. */
       readonly output: unknown;
       readonly isError: boolean;
+      /**
+       * For a failed call, what failed it, as the AI SDK's `streamText` has
+       * it in a `tool-error` part: what the tool threw (a timeout:
+       * `ToolTimeoutError`), the AI SDK's `NoSuchToolError` or
+       * `InvalidToolInputError` for a call the tool loop did not run, or the
+       * breaker's stop (an `AgentBreakerError`) for a call of the round it
+       * stopped. Absent for a call blocked or not run for another reason,
+       * and for a result the caller sent.
+       */
+      readonly error?: unknown;
       /** `true` for the result of a tool the provider ran itself. */
       readonly providerExecuted?: boolean;
       /** `true` for a call the caller denied when asked to approve it (it did not run): `output` is the reason given, if any. */

@@ -415,6 +415,12 @@ describe('useChat over HTTP against a ChatClient route (pipeUIMessageStreamToRes
         [],
         'no call is left open in the chat',
       );
+      if (onError !== undefined) {
+        // The stopped round's call, closed as failed: onError got what failed it, the stop (as streamText's stream hands it what failed a call).
+        const last = calls.at(-1);
+        assert.ok(last !== undefined && 'state' in last && last.state === 'output-error', 'the stopped round ends failed');
+        assert.match('errorText' in last ? String(last.errorText) : '', /^Agent stopped: tool-call spiral/);
+      }
     }
   });
 
@@ -580,6 +586,81 @@ describe('toUIMessageStreamResponse and the options', () => {
     assert.match(String(await errorTextOf({})), /hunter2/, 'without onError: the text the model read');
     assert.equal(await errorTextOf({ onError: () => 'Something went wrong.' }), 'Something went wrong.');
     assert.match(String(await errorTextOf({ onError: () => 'Something went wrong.', redactToolErrors: false })), /hunter2/);
+  });
+
+  test("onError gets what a failed tool threw, as streamText's UI stream passes it, so a chat shows the same text", async () => {
+    /** An error whose message is for the model and the logs; what the user may see is said apart. */
+    class QuotaError extends Error {
+      readonly userMessage = 'You have used up your searches for today.';
+    }
+    const tools = () => ({
+      search: tool({
+        inputSchema: z.object({ q: z.string() }),
+        execute: async (): Promise<string> => {
+          throw new QuotaError('quota exceeded for key sk-live-123');
+        },
+      }),
+    });
+    const turns = (): MockTurn[] => [{ toolCalls: [{ name: 'search', input: { q: 'flights' }, id: 's1' }] }, { text: 'I could not search.' }];
+    const onErrors = {
+      'the error class': (e: unknown) => (e instanceof QuotaError ? e.userMessage : 'Something went wrong.'),
+      "the error's message": (e: unknown) => (e as Error).message,
+    };
+    for (const [reading, onError] of Object.entries(onErrors)) {
+      const shown: Array<{ status: ChatStatus; errorText: unknown }> = [];
+      for (const side of ['streamText', 'ChatClient'] as const) {
+        await using app = await serve(async (messages, response) => {
+          const prompt = await convertToModelMessages(messages);
+          if (side === 'streamText') {
+            streamText({ model: mockModel(turns()), messages: prompt, tools: tools(), stopWhen: stepCountIs(5) }).pipeUIMessageStreamToResponse(response, {
+              onError,
+            });
+          } else {
+            const client = ChatClient.builder(mockModel(turns())).defaultAdvisors(new ToolCallingAdvisor()).defaultTools(tools()).build();
+            await client
+              .prompt()
+              .messages(...prompt)
+              .stream()
+              .pipeUIMessageStreamToResponse(response, { onError });
+          }
+        });
+        const chat = new Chat(app.url);
+        await chat.sendMessage({ text: 'find flights' });
+        const part = chat.messages.at(-1)?.parts.find((p) => p.type === 'tool-search');
+        shown.push({ status: chat.status, errorText: part !== undefined && 'errorText' in part ? part.errorText : undefined });
+      }
+      assert.deepEqual(shown[1], shown[0], `ChatClient as streamText, onError reading ${reading}`);
+      assert.equal(shown[1]?.status, 'ready');
+    }
+  });
+
+  test("a call of an unknown tool or with invalid arguments reaches onError as the AI SDK's own error, as streamText passes it", async () => {
+    const tools = () => ({ search: tool({ inputSchema: z.object({ q: z.string() }), execute: async () => 'found' }) });
+    const cases: Record<string, MockTurn> = {
+      'an unknown tool': { toolCalls: [{ name: 'book', input: { q: 'x' }, id: 'c1' }] },
+      'invalid arguments': { toolCalls: [{ name: 'search', input: { q: 7 }, id: 'c1' }] },
+    };
+    const onError = (e: unknown) => `${(e as Error).name}: ${String((e as { toolName?: unknown }).toolName)}`;
+    for (const [what, turn] of Object.entries(cases)) {
+      const errorTexts: unknown[] = [];
+      for (const side of ['streamText', 'ChatClient'] as const) {
+        const model = mockModel([turn, { text: 'Sorry.' }]);
+        const stream =
+          side === 'streamText'
+            ? streamText({ model, prompt: 'go', tools: tools(), stopWhen: stepCountIs(5) }).toUIMessageStream({ onError })
+            : ChatClient.builder(model)
+                .defaultAdvisors(new ToolCallingAdvisor())
+                .defaultTools(tools())
+                .build()
+                .prompt('go')
+                .stream()
+                .toUIMessageStream({ onError });
+        const part = (await lastMessage(stream))?.parts.find((p) => 'toolCallId' in p && p.toolCallId === 'c1');
+        errorTexts.push(part !== undefined && 'errorText' in part ? part.errorText : undefined);
+      }
+      assert.equal(errorTexts[1], errorTexts[0], what);
+      assert.match(String(errorTexts[1]), /^AI_(NoSuchTool|InvalidToolInput)Error: (book|search)$/, what);
+    }
   });
 
   test('an unknown option or a value of the wrong type is an InvalidOptionError naming it, before any model call', () => {

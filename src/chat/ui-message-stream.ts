@@ -106,7 +106,11 @@ export function chatUIMessageStream<UI_MESSAGE extends UIMessage>(
 ): ReadableStream<InferUIMessageChunk<UI_MESSAGE>> {
   validateOptions(owner, options, STREAM_RULES as OptionRules<ChatUIMessageStreamOptions<UI_MESSAGE>>);
   const { originalMessages, generateMessageId, onEnd, onError, redactToolErrors = onError !== undefined, ...send } = options;
-  const toolErrorText = redactToolErrors && onError !== undefined ? onError : (text: string) => text;
+  // As streamText's: onError gets what failed the call (what the tool threw), else the text the model read.
+  const toolErrorText =
+    redactToolErrors && onError !== undefined
+      ? (text: string, failure?: { readonly error: unknown }) => onError(failure === undefined ? text : failure.error)
+      : (text: string) => text;
   return createUIMessageStream<UI_MESSAGE>({
     execute: ({ writer }) =>
       writer.merge(
@@ -205,8 +209,8 @@ async function* uiMessageChunks<UI_MESSAGE extends UIMessage>(
     toolErrorText,
     completed,
   }: Pick<ChatUIMessageStreamOptions, 'sendReasoning' | 'sendStart' | 'sendFinish'> & {
-    /** A failed result's text for the client, from the text the model read. */
-    readonly toolErrorText: (text: string) => string;
+    /** A failed result's text for the client, from the text the model read and what failed the call, when known. */
+    readonly toolErrorText: (text: string, failure?: { readonly error: unknown }) => string;
     /** Called once the call has finished. */
     readonly completed: () => void;
   },
@@ -284,7 +288,10 @@ async function* uiMessageChunks<UI_MESSAGE extends UIMessage>(
             yield {
               type: 'tool-output-error',
               toolCallId: event.toolCallId,
-              errorText: event.providerExecuted === true ? outputText(event.output) : toolErrorText(outputText(event.output)),
+              errorText:
+                event.providerExecuted === true
+                  ? outputText(event.output)
+                  : toolErrorText(outputText(event.output), 'error' in event ? { error: event.error } : undefined),
               ...hosted(event.providerExecuted),
             };
           else
