@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { tool } from 'ai';
+import { tool, type ModelMessage } from 'ai';
 import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
 import { z } from 'zod';
 import {
@@ -16,6 +16,7 @@ import {
   ToolCallAdvisor,
   ToolCallingAdvisor,
   type BreakerEventRecord,
+  type ChatClientRequestSpec,
   type GovernorToolContext,
 } from '../index.ts';
 import { delegatedOutageServer } from '../test-support/delegated-outage.ts';
@@ -141,6 +142,35 @@ describe('AgentBreaker in a ChatClient: one observation point per tool call', ()
     assert.equal(stopped.isError, true);
     assert.match(String(stopped.output), /Agent stopped: tool-call spiral/);
   });
+
+  for (const mode of MODES) {
+    test(`${mode}: a steer on a call the caller runs (a tool without execute) reaches the model with the call's result, once`, async () => {
+      const asks = Array.from({ length: 3 }, (_, i) => ({ toolCalls: [{ name: 'askUser', input: { question: 'Which city?' }, id: `c${i}` }] }));
+      const model = mockModel([...asks, { text: 'Which city should the trip start from?' }]);
+      const askUser = tool({ inputSchema: z.object({ question: z.string() }) });
+      const client = ChatClient.builder(model).defaultAdvisors(new ToolCallingAdvisor(), new AgentBreaker()).defaultTools({ askUser }).build();
+      // One conversation: without an id each call is a session of its own.
+      const inTrip = (spec: ChatClientRequestSpec) => spec.advisors((a) => a.param(CONVERSATION_ID, 'trip'));
+      let history: ModelMessage[] = [{ role: 'user', content: 'plan my trip' }];
+      const steered: number[] = [];
+      for (let request = 0; request < 3; request++) {
+        const { response } = await runMode(inTrip(client.prompt().messages(...history)), mode);
+        if (response.toolCalls.some((c) => c.intervention?.action === 'steer')) steered.push(request);
+        const content = response.toolCalls.map((c) => ({
+          type: 'tool-result' as const,
+          toolCallId: c.toolCallId,
+          toolName: c.toolName,
+          output: { type: 'text' as const, value: 'The user did not answer.' },
+        }));
+        history = [...history, ...response.messages, { role: 'tool', content }];
+      }
+      assert.deepEqual(steered, [2], 'the third identical call is steered');
+      // The round after the caller sent that call's result back.
+      assert.equal((await runMode(inTrip(client.prompt().messages(...history)), mode)).text, 'Which city should the trip start from?');
+      const prompt = JSON.stringify(model.doGenerateCalls.at(-1)?.prompt ?? model.doStreamCalls.at(-1)?.prompt);
+      assert.equal(prompt.match(/\[AgentBreaker\] You have called \\"askUser\\" 3 times/g)?.length, 1, prompt);
+    });
+  }
 
   test('a tool call the caller cancels is no failure: cancelling five times leaves the conversation going', async () => {
     const breaker = new AgentBreaker();

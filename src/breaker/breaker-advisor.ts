@@ -120,11 +120,19 @@ async function judgeRound(engine: BreakerEngine, sessionId: string, request: Cha
     if (decision.action === 'allow' && verdict !== undefined) decision = verdict;
     if (decision.action === 'block' || decision.action === 'steer') {
       judged.push({ ...call, intervention: { action: decision.action, message: decision.message ?? 'Repeated call refused.', source: engine.name } });
+      // The caller runs a tool without `execute` and sends its result back: the steer goes with the round that reads it.
+      if (decision.action === 'steer' && isCallersTool(request, call.toolName)) engine.queueSteer(sessionId, decision);
     } else {
       judged.push(call);
     }
   }
   return { ...response, toolCalls: judged };
+}
+
+/** Whether the request declares `toolName` without `execute`: a tool its caller runs (a client-side tool). */
+function isCallersTool(request: ChatClientRequest, toolName: string): boolean {
+  const tool = Object.hasOwn(request.tools, toolName) ? request.tools[toolName] : undefined;
+  return tool !== undefined && typeof tool.execute !== 'function';
 }
 
 /** The AgentBreaker's `adviseCall`: gate, deliver waiting steers, pass on, judge the round. */
