@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { describe, test } from 'node:test';
-import { generateText, isStepCount, streamText, ToolLoopAgent, tool } from 'ai';
+import { generateText, isStepCount, streamText, ToolLoopAgent, tool, type ModelMessage } from 'ai';
 import { z } from 'zod';
 import { createOpenAI } from '@ai-sdk/openai';
 import { AgentBreaker, AgentBreakerError, breakerForAiSdk, ErrorLoopError, InMemoryBreakerStore, type BreakerEventRecord } from '../index.ts';
@@ -500,5 +500,92 @@ describe('breakerForAiSdk: how a streamed run ends', () => {
     }
     assert.deepEqual(escalations(events), [], 'no escalation: the tool never failed');
     assert.equal((await breaker.snapshot('cancelled')).counters.toolCalls, 0, 'a cancelled call is not recorded');
+  });
+});
+
+describe('breakerForAiSdk: tools as users write them', () => {
+  test('an execute that returns an async iterable without being `async *execute` runs, and the model gets its last output as without the breaker', async () => {
+    async function* progress(n: number): AsyncGenerator<string> {
+      for (let step = 1; step <= n; step++) yield `progress ${step}/${n}`;
+    }
+    const toolMessages: string[] = [];
+    for (const governedRun of [false, true]) {
+      await using server = await new ScriptedModelServer({ script: [{ toolCalls: [{ name: 'build', arguments: { n: 3 } }] }, { text: 'Built.' }] }).start();
+      const governed = breakerForAiSdk(new AgentBreaker({ telemetry: false }), { sessionId: 'iterable' });
+      // As an arrow returning a generator, or an `async *execute` compiled for an older target, is written.
+      const tools = { build: tool({ inputSchema: z.object({ n: z.number() }), execute: ({ n }: { n: number }) => progress(n) }) };
+      const result = await generateText({
+        model: governedRun ? governed.model(scriptedModel(server)) : scriptedModel(server),
+        tools: governedRun ? governed.tools(tools) : tools,
+        stopWhen: isStepCount(3),
+        prompt: 'Build it.',
+      });
+      assert.equal(result.text, 'Built.');
+      toolMessages.push(lastToolResult(server.requests[1]));
+    }
+    assert.deepEqual(toolMessages, ['progress 3/3', 'progress 3/3']);
+  });
+
+  test('a chat route with a door per request: a call failing the same way turn after turn is an error loop, recorded once per attempt', async () => {
+    await using server = await loopingModel();
+    const breaker = new AgentBreaker({ telemetry: false });
+    const events: BreakerEventRecord[] = [];
+    breaker.on((event) => events.push(event));
+    let attempts = 0;
+    const deploy = tool({
+      inputSchema: z.object({ env: z.string() }),
+      execute: async (): Promise<string> => {
+        attempts += 1;
+        throw new Error('record A is locked');
+      },
+    });
+    const messages: ModelMessage[] = [];
+    let stopped: unknown;
+    for (let turn = 1; turn <= 8 && stopped === undefined; turn++) {
+      // What a route does: the session id comes with the request, and so does a new door.
+      const governed = breakerForAiSdk(breaker, { sessionId: 'chat-1' });
+      messages.push({ role: 'user', content: 'continue' });
+      try {
+        const result = await generateText({
+          model: governed.model(scriptedModel(server)),
+          tools: governed.tools({ deploy }),
+          stopWhen: [isStepCount(1), governed.stopWhen],
+          messages,
+        });
+        messages.push(...result.response.messages);
+      } catch (error) {
+        stopped = error;
+      }
+    }
+    assert.ok(ErrorLoopError.isInstance(stopped), `expected ErrorLoopError, got ${String(stopped)}`);
+    assert.deepEqual(escalations(events), ['error_loop:steer', 'error_loop:block', 'error_loop:stop']);
+    assert.equal(attempts, 3, 'as with one door for the whole chat: the 4th attempt is blocked, the 5th stopped');
+    assert.equal((await breaker.snapshot('chat-1')).counters.toolCalls, attempts, 'each attempt recorded once, none again from the next prompt');
+  });
+
+  test("the AI SDK's own tool time limit (timeout: { toolMs }) is a failure, not a cancel: a call that keeps timing out is stopped", async () => {
+    await using server = await new ScriptedModelServer({
+      script: [{ toolCalls: [{ name: 'fetchReport', arguments: { id: 'A1' } }] }],
+      onExhausted: 'repeat-last',
+    }).start();
+    const governed = breakerForAiSdk(new AgentBreaker({ telemetry: false }), { sessionId: 'timeouts' });
+    let started = 0;
+    const fetchReport = tool({
+      inputSchema: z.object({ id: z.string() }),
+      execute: (_input, { abortSignal }) =>
+        new Promise<string>((_resolve, reject) => {
+          started += 1;
+          abortSignal?.addEventListener('abort', () => reject(abortSignal.reason), { once: true });
+        }),
+    });
+    const run = generateText({
+      model: governed.model(scriptedModel(server)),
+      tools: governed.tools({ fetchReport }),
+      stopWhen: [isStepCount(15), governed.stopWhen],
+      prompt: 'Fetch report A1.',
+      timeout: { toolMs: 20 },
+    });
+    await assert.rejects(run, (error: unknown) => ErrorLoopError.isInstance(error) && /same transient error/.test(error.message));
+    assert.ok(started < 15, `stopped before the step cap (${started} attempts)`);
   });
 });

@@ -1,6 +1,7 @@
 import { readShellOutput } from './shell-output.ts';
 import type { LanguageModelV4, LanguageModelV4Middleware, LanguageModelV4Prompt, LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { wrapLanguageModel, type ToolSet } from 'ai';
+import { asSchema, safeValidateTypes } from '@ai-sdk/provider-utils';
+import { wrapLanguageModel, type Tool, type ToolSet } from 'ai';
 import { fromProviderUsage } from '../model/usage.ts';
 import { resolveModel, type SupportedLanguageModel } from '../model/resolve-model.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
@@ -158,6 +159,22 @@ function isAsyncGeneratorFunction(fn: unknown): boolean {
   return Object.prototype.toString.call(fn) === '[object AsyncGeneratorFunction]';
 }
 
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as Record<symbol, unknown>)[Symbol.asyncIterator] === 'function';
+}
+
+/** The last value of an async iterable, as the AI SDK takes a streaming tool's result. */
+async function lastOutput(outputs: AsyncIterable<unknown>): Promise<unknown> {
+  let last: unknown;
+  for await (const output of outputs) last = output;
+  return last;
+}
+
+/** Whether an abort reason is a time limit running out (`AbortSignal.timeout`, the AI SDK's tool timeout) rather than a cancel. */
+function isTimeout(reason: unknown): boolean {
+  return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError';
+}
+
 function toolReading(tool: { type?: unknown; id?: unknown }): ToolReading {
   return (tool.type === 'provider' && typeof tool.id === 'string' ? OPENAI_TOOLS[tool.id] : undefined) ?? PLAIN_TOOL;
 }
@@ -207,6 +224,20 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
   };
   /** Calls the wrapped tools ran, and failed calls that never ran that were judged from a prompt, by id. */
   const ran = new Set<string>();
+  /** The tools this door runs, by name (see `tools`). */
+  const runs = new Map<string, Tool>();
+  /**
+   * Whether a failed call in the prompt ran on a tool this door runs: one whose
+   * input its schema takes, since the AI SDK runs every such call. Its
+   * wrapper recorded the failure when it threw, maybe on another door of the
+   * session (a chat route makes one per request), which this one's `ran`
+   * does not know.
+   */
+  const ranOnATool = async (call: { tool: string; args: unknown }): Promise<boolean> => {
+    const tool = runs.get(call.tool);
+    if (tool === undefined) return false;
+    return (await safeValidateTypes({ value: call.args, schema: asSchema(tool.inputSchema) })).success;
+  };
   /** Steers decided for calls that threw, by call id: each rides on its call's error result in every later prompt. */
   const failureSteers = new Map<string, BreakerDecision>();
   const middleware: LanguageModelV4Middleware = {
@@ -216,6 +247,7 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
       // A model that keeps calling a tool with input it rejects (or a tool it does not have) is an error loop too.
       for (const call of failedUnrun(params.prompt, ran)) {
         remember(ran, call.id);
+        if (await ranOnATool(call)) continue;
         door.stopIf(await door.observe({ kind: 'tool_call', tool: call.tool, args: call.args, result: call.error, error: true }));
       }
       // A prompt that ends with the user's message starts a turn (later steps end with tool results).
@@ -288,6 +320,7 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
         wrapped[name] = tool;
         continue;
       }
+      runs.set(name, tool);
       // An output of a type of its own cannot carry the breaker's text: a block is then an error, a steer goes in the next prompt.
       const typedOutput = tool.outputSchema !== undefined || tool.toModelOutput !== undefined;
       const reading = toolReading(tool);
@@ -307,8 +340,9 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
        */
       const failed = async (args: unknown, decision: BreakerDecision, execOptions: ExecOptions, error: unknown): Promise<never> => {
         // A call the caller cancelled has no outcome of its own: taken for a failure, a user who cancels a slow
-        // tool a few times would have the session stopped as an error loop.
-        if (execOptions?.abortSignal?.aborted === true) throw error;
+        // tool a few times would have the session stopped as an error loop. A time limit (the AI SDK's
+        // `timeout: { toolMs }`, an `AbortSignal.timeout`) is no cancel: the tool failed to answer in time.
+        if (execOptions?.abortSignal?.aborted === true && !isTimeout(execOptions.abortSignal.reason)) throw error;
         door.noteStop(await door.observe({ kind: 'tool_call', tool: name, args, result: thrownText(error), error: true }));
         if (decision.action === 'steer') {
           const id = execOptions?.toolCallId;
@@ -372,7 +406,12 @@ export function breakerForAiSdk(breaker: ObservingBreaker, options: AiSdkBreaker
               if (blocked !== undefined) return blocked.value;
               let result: unknown;
               try {
-                result = await door.runTool(() => execute(input as never, execOptions));
+                result = await door.runTool(async () => {
+                  const returned: unknown = await execute(input as never, execOptions);
+                  // A function that returns an async iterable without being written as `async *execute` (an arrow
+                  // returning a generator; an `async *` compiled to an older target): run whole, its last output the result.
+                  return isAsyncIterable(returned) ? await lastOutput(returned) : returned;
+                });
               } catch (error) {
                 return failed(args, decision, execOptions, error);
               }
