@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   Agent,
+  handoff,
   MaxTurnsExceededError,
   MCPServerStdio,
   MemorySession,
@@ -36,7 +37,7 @@ import {
 } from '../index.ts';
 import type { BreakerEvent, ObserveOptions } from '../breaker/index.ts';
 import { breakerForOpenAIAgents, type GovernedRunStop } from './index.ts';
-import { ScriptedModelServer, type ScriptedTurn } from '../testing/index.ts';
+import { ScriptedModelServer, type RecordedRequest, type ScriptedTurn } from '../testing/index.ts';
 import { escalations, lastToolResult, spiralServer } from '../e2e/recorded-run.ts';
 import { OPS_MCP_SERVER } from './test-support/ops-mcp-server.ts';
 import { restartServiceTool } from './test-support/restart-tool.ts';
@@ -993,4 +994,67 @@ describe('breakerForOpenAIAgents: an agent tool named in delegation.subAgentTool
       );
     });
   }
+});
+
+describe('breakerForOpenAIAgents: handoffs', () => {
+  /** The names of the tools a request offers the model. */
+  const toolNames = (request: RecordedRequest): string[] =>
+    ((request.body.tools ?? []) as Array<{ function?: { name?: unknown } }>).flatMap((t) => (typeof t.function?.name === 'string' ? [t.function.name] : []));
+
+  /**
+   * Triage hands billing one invoice at a time; billing looks it up and hands back. `handedOver`: the
+   * invoice goes in the handoff's input (an `inputType`), else nothing goes with the handoff but the
+   * lookup billing makes is new every time.
+   */
+  function invoiceRounds(handedOver: boolean): Promise<ScriptedModelServer> {
+    const ids = ['inv-1', 'inv-2', 'inv-3', 'inv-4', 'inv-5'];
+    return new ScriptedModelServer({
+      script: (request) => {
+        const tools = toolNames(request);
+        const done = request.body.messages.filter((m) => m.role === 'tool' && /EUR/.test(String(m.content))).length;
+        if (tools.includes('get_invoice')) {
+          const last = request.body.messages.at(-1);
+          if (last?.role === 'tool' && /EUR/.test(String(last.content))) return { toolCalls: [{ name: 'transfer_to_triage', arguments: {} }] };
+          return { toolCalls: [{ name: 'get_invoice', arguments: { id: ids[done]! } }] };
+        }
+        if (done < ids.length) return { toolCalls: [{ name: 'transfer_to_billing', arguments: handedOver ? { invoice: ids[done]! } : {} }] };
+        return { text: `${done} invoices, 150 EUR in all.` };
+      },
+    }).start();
+  }
+
+  for (const handedOver of [true, false]) {
+    test(`a back-and-forth that makes progress is no delegation loop (${handedOver ? 'each handoff hands over a new item' : 'each return brings new work'})`, async () => {
+      await using server = await invoiceRounds(handedOver);
+      const { events, door } = governed(server);
+      const amounts: Record<string, number> = { 'inv-1': 10, 'inv-2': 20, 'inv-3': 30, 'inv-4': 40, 'inv-5': 50 };
+      const getInvoice = door.tool({
+        name: 'get_invoice',
+        description: 'An invoice by id',
+        parameters: z.object({ id: z.string() }),
+        execute: async ({ id }) => `invoice ${id}: ${amounts[id]} EUR`,
+      });
+      const billing = new Agent({ name: 'billing', model: server.modelId, tools: [getInvoice] });
+      const triage = new Agent({
+        name: 'triage',
+        model: server.modelId,
+        handoffs: [handedOver ? handoff(billing, { inputType: z.object({ invoice: z.string() }), onHandoff: () => {} }) : billing],
+      });
+      billing.handoffs = [triage];
+      const result = await door.run(triage, 'What do invoices inv-1 to inv-5 come to?', { maxTurns: 40 });
+      assert.equal(result.finalOutput, '5 invoices, 150 EUR in all.');
+      assert.deepEqual(escalations(events), []);
+    });
+  }
+
+  test('a handoff ping-pong with nothing new between the handoffs is still stopped as a delegation loop', async () => {
+    await using server = await new ScriptedModelServer({
+      script: (request) => ({ toolCalls: [{ name: toolNames(request).find((n) => n.startsWith('transfer_to_'))!, arguments: {} }] }),
+    }).start();
+    const { door } = governed(server);
+    const billing = new Agent({ name: 'billing', model: server.modelId });
+    const triage = new Agent({ name: 'triage', model: server.modelId, handoffs: [billing] });
+    billing.handoffs = [triage];
+    assert.ok(DelegationLoopError.isInstance(await rejection(door.run(triage, 'How much is inv-1?', { maxTurns: 30 }))));
+  });
 });

@@ -30,6 +30,7 @@ import { agentOfTool, copyAgentOfTool } from './agent-tools.ts';
 import { governApplyPatchTool, governComputerTool, governShellTool, type RunJudged } from './built-in-tools.ts';
 import { governedStream } from './governed-stream.ts';
 import { governMcpServer } from './mcp-servers.ts';
+import { handoffTask } from './handoff-task.ts';
 import { RunSession } from './run-session.ts';
 import { keepSession, sessionOfState } from './state-session.ts';
 import { responsesItemCalls, type HostedEvent } from '../breaker/hosted-calls.ts';
@@ -76,7 +77,9 @@ interface NestedRun {
 export interface OpenAIAgentsBreakerOptions {
   /**
    * The breaker session every run belongs to.
-   * @default the run's `conversationId`, else its `session`'s id, else a fresh id per run
+   * @default for `governed.run`, the run's `conversationId`, else its `session`'s id, else a
+   * fresh id per run; for the SDK's own `run` (or a `Runner` of yours) with governed tools or
+   * models, which shows the door no run boundary, one id the door makes, shared by all of them
    */
   readonly sessionId?: string;
   /**
@@ -623,8 +626,11 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
   runner.on('agent_start', (context, agent) => sessionNow().noteAgent(context, agent));
   runner.on('agent_handoff', (_context, from, to) => {
     const session = sessionNow();
+    const turn = session.lastTurn;
+    const task = turn === undefined ? '' : handoffTask(turn.input, turn.output, from, to);
+    const input = task === '' ? `handoff from ${from.name}` : `handoff from ${from.name}\n${task}`;
     session.track(
-      session.observe({ kind: 'delegation', agent: to.name, input: `handoff from ${from.name}`, output: '' }).then((decision) => {
+      session.observe({ kind: 'delegation', agent: to.name, input, output: '' }).then((decision) => {
         session.noteStop(decision);
         session.queueSteer(decision);
       }),

@@ -35,6 +35,8 @@ export class RunSession extends DoorSession {
   #context: RunContext<any> | undefined;
   /** What the model was last sent, with its answer once that was recorded. */
   #conversation: AgentInputItem[] | undefined;
+  /** The last model turn of the session, what it was sent and what it answered: where a handoff's task is read (see `handoffTask`). */
+  #lastTurn: { readonly input: readonly AgentInputItem[]; readonly output: readonly AgentInputItem[] } | undefined;
   /** The model's answers in this run, in order (a run the SDK hands no state out of). */
   readonly #responses: ModelResponse[] = [];
   /** What calls of `governed.tool` tools threw, by call id, until their results are recorded. */
@@ -63,9 +65,16 @@ export class RunSession extends DoorSession {
 
   /** What a model turn is sent (and, once recorded, what it answered). */
   noteConversation(input: string | AgentInputItem[], output?: ModelResponse['output']): void {
+    if (output !== undefined)
+      this.#lastTurn = { input: typeof input === 'string' ? [{ role: 'user', content: input }] : input, output: output as AgentInputItem[] };
     if (this.#start === undefined) return;
     const sent: AgentInputItem[] = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
     this.#conversation = output === undefined ? sent : [...sent, ...(output as AgentInputItem[])];
+  }
+
+  /** The session's last model turn (see {@link noteConversation}). */
+  get lastTurn(): { readonly input: readonly AgentInputItem[]; readonly output: readonly AgentInputItem[] } | undefined {
+    return this.#lastTurn;
   }
 
   /** A model answer the SDK will keep in the run's state (`rawResponses`), which a rebuilt state keeps too. */
