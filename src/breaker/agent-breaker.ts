@@ -145,7 +145,8 @@ export interface BreakerHealth {
   /**
    * Whether `budget.maxCostUsd` can be enforced: `off` without a cost cap,
    * `not_enforceable` once a round came from a model without a price (or
-   * without token counts), listed in `unpricedModels`; else `enforced`.
+   * without token counts), listed in `unpricedModels`, or named neither its
+   * cost nor its model; else `enforced`.
    */
   readonly costBudget: 'off' | 'enforced' | 'not_enforceable';
   /** Models whose rounds could not be priced (only tracked with a cost cap). */
@@ -229,6 +230,8 @@ export class AgentBreaker implements Advisor {
   readonly #toolStops = new Map<string, Error>();
   readonly #warned = new Set<string>();
   readonly #unpriced = new Set<string>();
+  /** A model round came without its cost or its model while a cost cap is set (see #priced). */
+  #unnamedRounds = false;
   #lastStoreFailed = false;
   #warnedOverCap = false;
   #sessionsLost = 0;
@@ -287,6 +290,16 @@ export class AgentBreaker implements Advisor {
    */
   async observe(sessionId: string, event: BreakerEvent, options?: ObserveOptions): Promise<BreakerDecision> {
     const decision = await this.#observe(sessionId, event, options?.surfaced === true);
+    if (event.kind === 'model' && event.costUsd === undefined && !event.model && this.options.budget.maxCostUsd !== undefined) {
+      // Priced as nothing, silently, a cap its rounds never reach would read as enforced. (The ChatClient's rounds
+      // do not come this way: its advisor prices them, and says so itself when it cannot.)
+      this.#unnamedRounds = true;
+      this.#warnOnce(
+        sessionId,
+        'cost:unnamed',
+        'budget.maxCostUsd is not enforceable: a model round named neither its cost (costUsd) nor its model (model); give one of them.',
+      );
+    }
     const note = steerNote(decision);
     if (note === undefined) return decision;
     const call = currentToolOf(this, sessionId);
@@ -372,7 +385,7 @@ export class AgentBreaker implements Advisor {
 
   /** A model round named by its model, as the session records it: priced when it has no cost, without the name. */
   #priced(sessionId: string, { model, ...round }: ModelEvent): ModelEvent {
-    if (round.costUsd !== undefined || model === undefined) return round;
+    if (round.costUsd !== undefined || model === undefined || model === '') return round;
     const price = cachedPrice(model);
     const usd =
       price === undefined
@@ -511,7 +524,7 @@ export class AgentBreaker implements Advisor {
       ...(storeError === undefined ? {} : { storeError }),
       ...(this.#lastStoreError === undefined ? {} : { lastStoreError: this.#lastStoreError }),
       unjudged: this.#unjudged,
-      costBudget: this.options.budget.maxCostUsd === undefined ? 'off' : this.#unpriced.size > 0 ? 'not_enforceable' : 'enforced',
+      costBudget: this.options.budget.maxCostUsd === undefined ? 'off' : this.#unpriced.size > 0 || this.#unnamedRounds ? 'not_enforceable' : 'enforced',
       unpricedModels: [...this.#unpriced].sort(),
       ...(status.restarted === true ? { storeRestarted: true } : {}),
       ...(sessionsLost > 0 ? { sessionsLost } : {}),

@@ -91,6 +91,26 @@ describe('budget.maxCostUsd for rounds observed with their model id (the framewo
     });
   });
 
+  test('a round observed with neither its cost nor its model makes the cost budget not enforceable, once; one with its cost does not', async () => {
+    const breaker = new AgentBreaker({ telemetry: false, budget: { maxCostUsd: 1 } });
+    const warnings: string[] = [];
+    breaker.on((event) => {
+      if (event.type === 'warning') warnings.push(event.message ?? '');
+    });
+    await breaker.observe('s', { kind: 'model', promptTokens: 100_000, completionTokens: 1_000, text: '', costUsd: 0.26 });
+    assert.equal((await breaker.health()).costBudget, 'enforced');
+    for (let i = 0; i < 2; i++) await breaker.observe('s', { kind: 'model', promptTokens: 100_000, completionTokens: 1_000, text: '' });
+    const health = await breaker.health();
+    assert.equal(health.costBudget, 'not_enforceable');
+    assert.deepEqual(health.unpricedModels, []);
+    assert.deepEqual(warnings, [
+      'budget.maxCostUsd is not enforceable: a model round named neither its cost (costUsd) nor its model (model); give one of them.',
+    ]);
+    const uncapped = new AgentBreaker({ telemetry: false });
+    await uncapped.observe('s', { kind: 'model', promptTokens: 10, completionTokens: 1, text: '' });
+    assert.equal((await uncapped.health()).costBudget, 'off');
+  });
+
   test('model ids with colons (Ollama tags, Bedrock versions) are listed whole and apart', async () => {
     const breaker = new AgentBreaker({ telemetry: false, budget: { maxCostUsd: 1 } });
     for (const model of ['llama3.1:8b', 'llama3.1:70b', 'anthropic.claude-3-haiku-20240307-v1:0']) {

@@ -10,10 +10,12 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   Agent,
+  getDefaultModel,
   handoff,
   MaxTurnsExceededError,
   MCPServerStdio,
   MemorySession,
+  OpenAIChatCompletionsModel,
   OpenAIProvider,
   Runner,
   RunState,
@@ -23,11 +25,13 @@ import {
   type CallToolResultContent,
   type MCPServer,
 } from '@openai/agents';
+import OpenAI from 'openai';
 import { z } from 'zod';
 import {
   AgentBreaker,
   BreakerOpenError,
   BreakerUnavailableError,
+  BudgetExceededError,
   DelegationLoopError,
   ErrorLoopError,
   InMemoryBreakerStore,
@@ -1056,5 +1060,62 @@ describe('breakerForOpenAIAgents: handoffs', () => {
     const triage = new Agent({ name: 'triage', model: server.modelId, handoffs: [billing] });
     billing.handoffs = [triage];
     assert.ok(DelegationLoopError.isInstance(await rejection(door.run(triage, 'How much is inv-1?', { maxTurns: 30 }))));
+  });
+});
+
+describe('breakerForOpenAIAgents: the cost budget', () => {
+  /** A model that works a step each turn, each turn 100,000 prompt tokens (gpt-4.1: $0.20 of input a turn). */
+  function costlyRounds(): Promise<ScriptedModelServer> {
+    let step = 0;
+    return new ScriptedModelServer({
+      script: () => ({ toolCalls: [{ name: 'work', arguments: { step: step++ } }], usage: { promptTokens: 100_000, completionTokens: 1_000 } }),
+    }).start();
+  }
+
+  function costlyAgent(door: ReturnType<typeof breakerForOpenAIAgents>, model: Agent['model'] | undefined): Agent {
+    const work = door.tool({
+      name: 'work',
+      description: 'Works a step',
+      parameters: z.object({ step: z.number() }),
+      execute: async ({ step }) => `step ${step} done`,
+    });
+    return new Agent({ name: 'worker', ...(model === undefined ? {} : { model }), tools: [work] });
+  }
+
+  test('an agent given a Model instance named through governed.model(m, name) spends the budget: wrap-up, then BudgetExceededError', async () => {
+    await using server = await costlyRounds();
+    const { breaker, door } = governed(server, { budget: { maxCostUsd: 1 } });
+    const model = new OpenAIChatCompletionsModel(new OpenAI({ apiKey: 'test-key', baseURL: server.baseURL }), 'gpt-4.1');
+    const error = await rejection(door.run(costlyAgent(door, door.model(model, 'gpt-4.1')), 'Work.', { maxTurns: 12 }));
+    assert.ok(BudgetExceededError.isInstance(error), String(error));
+    assert.ok(server.requests.length < 12, `stopped before the turns ran out (${server.requests.length} requests)`);
+    assert.equal((await breaker.health()).costBudget, 'enforced');
+  });
+
+  test('without its name, a Model instance cannot be priced: the cost budget is reported as not enforceable, not silently off', async () => {
+    await using server = await costlyRounds();
+    const { breaker, events, door } = governed(server, { budget: { maxCostUsd: 1 } });
+    const model = new OpenAIChatCompletionsModel(new OpenAI({ apiKey: 'test-key', baseURL: server.baseURL }), 'gpt-4.1');
+    const error = await rejection(door.run(costlyAgent(door, door.model(model)), 'Work.', { maxTurns: 4 }));
+    assert.ok(error instanceof MaxTurnsExceededError, String(error));
+    assert.equal((await breaker.health()).costBudget, 'not_enforceable');
+    assert.equal(events.filter((e) => e.type === 'warning' && /maxCostUsd is not enforceable/.test(e.message ?? '')).length, 1);
+    assert.throws(() => door.model(model, ''), { name: 'InvalidOptionError', option: 'name' });
+  });
+
+  test("an agent without a model is priced as the SDK's default model, which its provider sends", async () => {
+    const before = process.env.OPENAI_DEFAULT_MODEL;
+    process.env.OPENAI_DEFAULT_MODEL = 'gpt-4.1';
+    try {
+      await using server = await costlyRounds();
+      const { breaker, door } = governed(server, { budget: { maxCostUsd: 1 } });
+      const error = await rejection(door.run(costlyAgent(door, undefined), 'Work.', { maxTurns: 12 }));
+      assert.equal(server.requests[0]?.body.model, getDefaultModel());
+      assert.ok(BudgetExceededError.isInstance(error), String(error));
+      assert.equal((await breaker.health()).costBudget, 'enforced');
+    } finally {
+      if (before === undefined) delete process.env.OPENAI_DEFAULT_MODEL;
+      else process.env.OPENAI_DEFAULT_MODEL = before;
+    }
   });
 });

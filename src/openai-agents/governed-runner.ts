@@ -2,6 +2,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import {
+  getDefaultModel,
+  OpenAIProvider,
   RunState,
   Runner,
   type Agent,
@@ -201,8 +203,13 @@ export interface OpenAIAgentsBreaker {
    * else to the one given: connect and close either.
    */
   mcpServers<T extends readonly MCPServer[]>(servers: T): T;
-  /** A model governed like the ones the runner's provider hands out, for agents given a `Model` instance. */
-  model(model: Model): Model;
+  /**
+   * A model governed like the ones the runner's provider hands out, for
+   * agents given a `Model` instance. `name`: the model's id (`gpt-4.1`),
+   * which prices its turns for `budget.maxCostUsd`; a `Model` does not say
+   * it, and without it a cost cap is not enforceable (a warning says so).
+   */
+  model(model: Model, name?: string): Model;
   /**
    * The SDK's `tool()`, its tool governed as {@link tools} governs one, and
    * a call whose `execute` throws recorded with the error thrown, as the AI
@@ -310,11 +317,14 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
   };
 
   const governedModels = new WeakSet<Model>();
-  const model = (inner: Model): Model => {
+  const model = (inner: Model, name?: string): Model => {
     if (typeof inner !== 'object' || inner === null || typeof inner.getResponse !== 'function' || typeof inner.getStreamedResponse !== 'function') {
       throw new InvalidOptionError('model', 'must be an Agents SDK Model (with getResponse and getStreamedResponse), e.g. from a model provider');
     }
-    const wrapped = governModel(inner);
+    if (name !== undefined && (typeof name !== 'string' || name === '')) {
+      throw new InvalidOptionError('name', `must be the model's id, a non-empty string such as 'gpt-4.1'; got ${describeValue(name)}`);
+    }
+    const wrapped = governModel(inner, name);
     governedModels.add(wrapped);
     return wrapped;
   };
@@ -621,7 +631,12 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
   }
   const base = new Runner(options.runConfig);
   const provider: ModelProvider = base.config.modelProvider;
-  const runner = new Runner({ ...options.runConfig, modelProvider: { getModel: async (name) => governModel(await provider.getModel(name), name) } });
+  // An agent without a model gets the provider's default: the SDK's, which prices its turns, when the provider is the SDK's own.
+  const pricedName = (name: string | undefined): string | undefined => (name ? name : provider instanceof OpenAIProvider ? getDefaultModel() : undefined);
+  const runner = new Runner({
+    ...options.runConfig,
+    modelProvider: { getModel: async (name) => governModel(await provider.getModel(name), pricedName(name)) },
+  });
   // The run's context and current agent, for the state a stop carries.
   runner.on('agent_start', (context, agent) => sessionNow().noteAgent(context, agent));
   runner.on('agent_handoff', (_context, from, to) => {

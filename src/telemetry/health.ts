@@ -47,7 +47,7 @@ export interface HealthReport {
   readonly components: Readonly<Record<string, ComponentHealth>>;
 }
 
-const COST_WARNING = 'budget.maxCostUsd is not enforceable: some models have no price (pass prices for them).';
+const COST_WARNING = 'budget.maxCostUsd is not enforceable: some rounds cannot be priced (pass prices for their models, or their cost).';
 
 const DEFAULT_TIMEOUT_MS = 3000;
 const DEFAULT_MAX_LISTED = 20;
