@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { Command, interrupt, MemorySaver } from '@langchain/langgraph';
 import { ChatOpenAI } from '@langchain/openai';
-import { createAgent, humanInTheLoopMiddleware, tool } from 'langchain';
+import { createAgent, humanInTheLoopMiddleware, tool, toolRetryMiddleware } from 'langchain';
 import { z } from 'zod';
 import { AgentBreaker, DelegationLoopError, ErrorLoopError, ToolSpiralError, type AgentBreakerOptions, type BreakerEventRecord } from '../index.ts';
 import { governorMiddleware } from './index.ts';
@@ -488,4 +488,46 @@ describe('governorMiddleware: a sub-agent run inside a tool named in delegation.
       );
     });
   }
+});
+
+describe("governorMiddleware next to LangChain's own tool-error middleware (handleToolErrors: false)", () => {
+  /** `fetch_page` fails its first `failures` runs, then answers; how often it ran. */
+  function flakyFetch(failures: number) {
+    let attempts = 0;
+    const fetchPage = tool(
+      async () => {
+        attempts += 1;
+        if (attempts <= failures) throw new Error('ECONNRESET while fetching');
+        return 'page body';
+      },
+      { name: 'fetch_page', description: 'Fetches a page', schema: z.object({ url: z.string() }) },
+    );
+    return { fetchPage, attempts: () => attempts };
+  }
+
+  const oneFetch = () =>
+    new ScriptedModelServer({ script: [{ toolCalls: [{ name: 'fetch_page', arguments: { url: 'https://example.com' } }] }, { text: 'Fetched.' }] }).start();
+
+  test('toolRetryMiddleware before it retries a flaky tool, as without the breaker; each failed attempt is recorded', async () => {
+    await using server = await oneFetch();
+    const { breaker } = recordingBreaker();
+    const { fetchPage, attempts } = flakyFetch(2);
+    const retry = toolRetryMiddleware({ maxRetries: 3, initialDelayMs: 0, jitter: false });
+    const agent = createAgent({ model: chatModel(server), tools: [fetchPage], middleware: [retry, governorMiddleware(breaker, { handleToolErrors: false })] });
+    const result = await agent.invoke({ messages: [{ role: 'user', content: 'Fetch it.' }] }, { configurable: { thread_id: 'lc-retry' } });
+    assert.equal(attempts(), 3);
+    const answer = result.messages.find((m: BaseMessage) => ToolMessage.isInstance(m));
+    assert.equal(answer?.content, 'page body');
+    assert.equal((await breaker.snapshot('lc-retry')).counters.toolCalls, 3, 'two failures and the answer');
+  });
+
+  test("an error LangChain's middleware throws on purpose (onFailure: 'error') ends the run, as without the breaker", async () => {
+    await using server = await oneFetch();
+    const { breaker } = recordingBreaker();
+    const { fetchPage } = flakyFetch(10);
+    const retry = toolRetryMiddleware({ maxRetries: 2, initialDelayMs: 0, jitter: false, onFailure: 'error' });
+    const agent = createAgent({ model: chatModel(server), tools: [fetchPage], middleware: [retry, governorMiddleware(breaker, { handleToolErrors: false })] });
+    await assert.rejects(agent.invoke({ messages: [{ role: 'user', content: 'Fetch it.' }] }), /ECONNRESET while fetching/);
+    assert.throws(() => governorMiddleware(breaker, { handleToolErrors: 'no' as never }), { name: 'InvalidOptionError', option: 'handleToolErrors' });
+  });
 });

@@ -17,10 +17,23 @@ export interface GovernorMiddlewareOptions {
    * @default LangGraph's `thread_id` from the run config (`configurable.thread_id`), else a fresh id per `invoke`/`stream`
    */
   readonly sessionId?: string;
+  /**
+   * Answer the model for a tool that throws, as LangChain's tool node does
+   * when no middleware is there (`<error>\n Please fix your mistakes.`), so
+   * that adding the breaker does not make tool errors end runs: LangChain
+   * re-raises an error that comes out of a `wrapToolCall` middleware. `false`
+   * records the failure and throws the error on as the tool threw it, for
+   * LangChain middleware that handles tool errors itself
+   * (`toolRetryMiddleware`, `toolErrorMiddleware`, your own): placed before
+   * the breaker in `middleware`, they get the error, as without it, and a
+   * steer decided for the call goes into the next model call instead.
+   * @default true
+   */
+  readonly handleToolErrors?: boolean;
 }
 
 /** State key holding the per-invocation session id when there is neither a `sessionId` option nor a `thread_id`. */
-const GOVERNOR_MIDDLEWARE_RULES: OptionRules<GovernorMiddlewareOptions> = { sessionId: is.string({ nonEmpty: true }) };
+const GOVERNOR_MIDDLEWARE_RULES: OptionRules<GovernorMiddlewareOptions> = { sessionId: is.string({ nonEmpty: true }), handleToolErrors: is.boolean() };
 
 const SESSION_KEY = 'governorSessionId';
 
@@ -294,6 +307,11 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
         if ((error as { is_bubble_up?: unknown } | null)?.is_bubble_up === true || request.runtime.signal?.aborted === true) throw error;
         const message = error instanceof Error ? error.message : String(error);
         session.noteStop(await session.observe({ kind: 'tool_call', tool: toolCall.name, args: toolCall.args, result: thrownText(error), error: true }));
+        if (options.handleToolErrors === false) {
+          // Whatever answers the model for the call writes its text: the steer goes with the next model call.
+          if (decision.action === 'steer') session.deferSteer(decision);
+          throw error;
+        }
         // LangChain re-raises any error coming out of a wrapToolCall middleware; answer the model
         // the way its tool node does without middleware, so adding the breaker does not end runs.
         const invalidInput = (error as { '~brand'?: unknown })['~brand'] === 'ToolInvocationError';
