@@ -13,7 +13,16 @@ import { describe, test } from 'node:test';
 import { generateText, isStepCount, streamText, ToolLoopAgent, tool, type ModelMessage } from 'ai';
 import { z } from 'zod';
 import { createOpenAI } from '@ai-sdk/openai';
-import { AgentBreaker, AgentBreakerError, breakerForAiSdk, ErrorLoopError, InMemoryBreakerStore, type BreakerEventRecord } from '../index.ts';
+import {
+  AgentBreaker,
+  AgentBreakerError,
+  BreakerOpenError,
+  breakerForAiSdk,
+  ErrorLoopError,
+  InMemoryBreakerStore,
+  ToolSpiralError,
+  type BreakerEventRecord,
+} from '../index.ts';
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
 import { escalations, lastToolResult } from '../e2e/recorded-run.ts';
 import { assertDelegatedOutageCaught, delegatedOutageServer } from '../test-support/delegated-outage.ts';
@@ -587,5 +596,32 @@ describe('breakerForAiSdk: tools as users write them', () => {
     });
     await assert.rejects(run, (error: unknown) => ErrorLoopError.isInstance(error) && /same transient error/.test(error.message));
     assert.ok(started < 15, `stopped before the step cap (${started} attempts)`);
+  });
+});
+
+describe('breakerForAiSdk: a door used again after a stop', () => {
+  test('a later call on the same door is refused with BreakerOpenError, without a model request, as on a new door', async () => {
+    await using server = await loopingModel();
+    const breaker = new AgentBreaker({ telemetry: false });
+    const governed = breakerForAiSdk(breaker, { sessionId: 'reused' });
+    const deploy = tool({ inputSchema: z.object({ env: z.string() }), execute: async () => 'queued' });
+    const run = () =>
+      generateText({
+        model: governed.model(scriptedModel(server)),
+        tools: governed.tools({ deploy }),
+        stopWhen: [isStepCount(20), governed.stopWhen],
+        prompt: 'Deploy to prod.',
+      });
+    const first = await run().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    assert.ok(ToolSpiralError.isInstance(first), `the loop is stopped: ${String(first)}`);
+    assert.equal(governed.stopped, first);
+    const requests = server.requests.length;
+    for (let again = 0; again < 2; again++) {
+      await assert.rejects(run(), (error: unknown) => BreakerOpenError.isInstance(error));
+      assert.equal(server.requests.length, requests, 'no model request');
+    }
   });
 });

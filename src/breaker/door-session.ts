@@ -138,6 +138,9 @@ export class DoorSession {
    */
   async noteUserTurn(position: number, text: string): Promise<void> {
     if (insideToolOf(this.#breaker, this.sessionId)) return;
+    // A prompt that ends with the user's message starts a run: a stop this door noticed before ended an earlier
+    // one, and what this run gets is the breaker's word now (`BreakerOpenError` while the session is open).
+    this.#stopped = undefined;
     const turn = `${position}\u0000${text.length}\u0000${hash53(text)}`;
     if (turn === this.#userTurn) return;
     this.#userTurn = turn;
