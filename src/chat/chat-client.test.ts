@@ -301,6 +301,20 @@ describe('ChatClient', () => {
     assert.equal(model.doGenerateCalls[0]!.responseFormat?.type, 'json');
   });
 
+  test('one call() spec runs each request once: its views share one, entity() runs one per schema however often it is asked', async () => {
+    const model = mockModel([{ text: 'Big and Cast Away.' }, { text: '{"actor":"Tom Hanks"}' }, { text: '{"year":1988}' }]);
+    const spec = ChatClient.create(model).prompt('Tom Hanks films').call();
+    assert.equal(await spec.content(), 'Big and Cast Away.');
+    assert.equal((await spec.chatResponse()).text, 'Big and Cast Away.');
+    const actor = z.object({ actor: z.string() });
+    assert.deepEqual(await spec.entity(actor), { actor: 'Tom Hanks' });
+    assert.deepEqual(await spec.entity(actor), { actor: 'Tom Hanks' });
+    assert.deepEqual(await spec.entity(z.object({ year: z.number() })), { year: 1988 });
+    assert.equal(model.doGenerateCalls.length, 3);
+    await assert.rejects(spec.entity(undefined as never), (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'entity(schema)');
+    assert.equal(model.doGenerateCalls.length, 3, 'a value that is no schema is refused before any model call');
+  });
+
   test('entity() without a validation advisor throws EntityParseError on a wrong answer', async () => {
     const client = ChatClient.create(mockModel([{ text: '{"actor": 3}' }]));
     await assert.rejects(

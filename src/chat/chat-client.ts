@@ -3,12 +3,12 @@ import type { LanguageModelV4 } from '@ai-sdk/provider';
 import type { ServerResponse } from 'node:http';
 import type { InferUIMessageChunk, ModelMessage, UIMessage, UserContent } from 'ai';
 import type { z } from 'zod';
-import { GovernorError } from '../errors/governor-error.ts';
+import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import { resolveModel, type SupportedLanguageModel } from '../model/resolve-model.ts';
 import type { Advisor } from './advisor.ts';
 import { checkAdvisorPlacement } from './advisor-placement.ts';
 import { validateAdvisors, validateModelOptions } from './model-options.ts';
-import { is, type OptionRule } from '../errors/validate-options.ts';
+import { describeValue, is, type OptionRule } from '../errors/validate-options.ts';
 import { DefaultAdvisorChain, DuplicateAdvisorError, sortAdvisors } from './advisor-chain.ts';
 import type { AdvisorContext } from './advisor-context.ts';
 import type { ChatClientRequest, GovernedToolSet, ModelOptions } from './chat-client-request.ts';
@@ -430,10 +430,15 @@ interface Prepared {
   readonly chain: DefaultAdvisorChain;
 }
 
-/** The result of `call()`: each method runs the request (once) and returns a view of the answer. */
+/**
+ * The result of `call()`: each method runs the request (once) and returns a
+ * view of the answer. `entity(schema)` tells the model the schema, so it is a
+ * request of its own: run once per schema, however often it is asked.
+ */
 export class CallResponseSpec {
   readonly #run: (extraParams: ReadonlyMap<string, unknown>) => Promise<ChatClientResponse>;
   #plain: Promise<ChatClientResponse> | undefined;
+  readonly #entities = new WeakMap<z.ZodType, Promise<unknown>>();
 
   /** @internal */
   constructor(run: (extraParams: ReadonlyMap<string, unknown>) => Promise<ChatClientResponse>) {
@@ -462,10 +467,22 @@ export class CallResponseSpec {
    * with the validation errors; without one, an invalid answer throws
    * `EntityParseError`.
    */
-  async entity<S extends z.ZodType>(schema: S): Promise<z.infer<S>> {
-    const output = await toOutputSchema(schema);
-    const response = await this.#run(new Map<string, unknown>([[OUTPUT_SCHEMA, output]]));
-    return (await parseEntity(schema, response.response.text)) as z.infer<S>;
+  entity<S extends z.ZodType>(schema: S): Promise<z.infer<S>> {
+    // Not a schema at all: refused before any model call, and no key to keep an answer under.
+    const cacheable = (typeof schema === 'object' || typeof schema === 'function') && schema !== null;
+    let entity = cacheable ? this.#entities.get(schema) : undefined;
+    if (entity === undefined) {
+      entity = (async () => {
+        if (!cacheable) {
+          throw new InvalidOptionError('entity(schema)', `must be a schema (Zod, Standard Schema or AI SDK jsonSchema), got ${describeValue(schema)}`);
+        }
+        const output = await toOutputSchema(schema);
+        const response = await this.#run(new Map<string, unknown>([[OUTPUT_SCHEMA, output]]));
+        return parseEntity(schema, response.response.text);
+      })();
+      if (cacheable) this.#entities.set(schema, entity);
+    }
+    return entity as Promise<z.infer<S>>;
   }
 }
 
