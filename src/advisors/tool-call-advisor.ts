@@ -605,7 +605,8 @@ class ToolLoop {
     for (const call of calls) {
       const checked = await checkToolCall(call, this.#request.tools);
       if (checked.ok && !approved) {
-        await announceInput(checked, env);
+        // A streamed round called onInputStart as the call's input came in.
+        await announceInput(checked, env, this.#emit !== undefined);
         if (waiting !== undefined && (await needsApproval(checked, messages, this.#toolContext))) {
           waiting.push(pendingApproval(call));
           continue;

@@ -158,8 +158,14 @@ export async function refuseToolCall(refused: InvalidToolCall, env: ToolExecutio
  * Tells a tool that a call's input is complete and valid (its
  * `onInputAvailable`), as the AI SDK does before approval or execution, also
  * for a tool without `execute`. What it throws ends the request, as there.
+ * `started`: whether its `onInputStart` was called as the input streamed in;
+ * for a round that was not streamed it is called here first, as
+ * `generateText` calls it.
  */
-export async function announceInput({ call, tool, input }: ValidToolCall, env: ToolExecutionEnvironment): Promise<void> {
+export async function announceInput({ call, tool, input }: ValidToolCall, env: ToolExecutionEnvironment, started: boolean): Promise<void> {
+  if (!started) {
+    await tool.onInputStart?.({ toolCallId: call.toolCallId, messages: [...env.messages], abortSignal: env.abortSignal, context: env.toolContext as never });
+  }
   await tool.onInputAvailable?.({
     input: input as never,
     toolCallId: call.toolCallId,

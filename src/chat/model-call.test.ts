@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { APICallError, type LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { isStepCount, streamText, tool } from 'ai';
+import { generateText, isStepCount, streamText, tool } from 'ai';
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import { ChatClient, CONVERSATION_ID, InvalidOptionError, ToolCallingAdvisor, type ChatStreamEvent } from '../index.ts';
@@ -97,6 +97,45 @@ describe('toolChoice', () => {
         JSON.stringify(bad),
       );
     }
+  });
+});
+
+describe('call(): tool input callbacks', () => {
+  test('a tool hears onInputStart, then onInputAvailable, before it runs, as generateText calls them; not for an invalid call', async () => {
+    const heard: Record<string, string[]> = {};
+    const tools = (side: string) => {
+      const log = (heard[side] = [] as string[]);
+      return {
+        weather: tool({
+          inputSchema: z.object({ city: z.string() }),
+          onInputStart: ({ toolCallId }) => void log.push(`start ${toolCallId}`),
+          onInputAvailable: ({ toolCallId, input }) => void log.push(`available ${toolCallId} ${input.city}`),
+          execute: async ({ city }) => {
+            log.push(`execute ${city}`);
+            return `15C in ${city}`;
+          },
+        }),
+      };
+    };
+    const turns = () => [
+      {
+        toolCalls: [
+          { name: 'weather', input: { city: 'Paris' }, id: 'c1' },
+          { name: 'weather', input: { city: 7 }, id: 'c2' },
+        ],
+      },
+      { text: 'done' },
+    ];
+    await generateText({ model: mockModel(turns()), tools: tools('generateText'), stopWhen: isStepCount(5), prompt: 'go' });
+    await ChatClient.builder(mockModel(turns()))
+      .defaultAdvisors(new ToolCallingAdvisor())
+      .defaultTools(tools('ChatClient'))
+      .build()
+      .prompt('go')
+      .call()
+      .content();
+    assert.deepEqual(heard['ChatClient'], heard['generateText']);
+    assert.deepEqual(heard['ChatClient'], ['start c1', 'available c1 Paris', 'execute Paris']);
   });
 });
 
