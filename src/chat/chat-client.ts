@@ -379,6 +379,14 @@ export class ChatClientRequestSpec {
     const advisors = sortAdvisors([...this.#defaults.advisors, ...this.#advisors]);
     checkChain(advisors);
     const context: AdvisorContext = new Map([...this.#defaults.params, ...this.#params, ...extraParams]);
+    const telemetry = extraParams.get(TELEMETRY) ?? this.#params.get(TELEMETRY);
+    if (telemetry !== undefined) {
+      validateTelemetryOptions(telemetry as TelemetryOptions, 'TELEMETRY');
+      // A request's settings go over the client's, as AgentLoop's do: one that only lengthens recorded content
+      // must not turn back on what the client turned off (telemetry, or content recording).
+      const client = this.#defaults.params.get(TELEMETRY);
+      if (client !== undefined) context.set(TELEMETRY, { ...(client as TelemetryOptions), ...(telemetry as TelemetryOptions) });
+    }
     const named = context.get(CONVERSATION_ID);
     // Without an id, state is per call (as Spring AI users expect): sharing needs an explicit id.
     if (!(typeof named === 'string' && named.length > 0)) context.set(CALL_SESSION_ID, `call-${randomUUID()}`);

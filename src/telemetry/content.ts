@@ -10,8 +10,66 @@ import { redactValue } from '../redaction/redact.ts';
  */
 export function contentAttribute(value: unknown, max: number): string {
   const redacted = redactValue(value);
-  const text = typeof redacted === 'string' ? redacted : safeJson(redacted);
+  if (typeof redacted === 'string') return cutText(redacted, max);
+  return fitJson(redacted, max);
+}
+
+function cutText(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}…[${text.length - max} more characters not recorded]`;
+}
+
+/**
+ * JSON of `value` in at most `max` characters that is still JSON, so that a
+ * backend can read the messages: its longest texts are cut (each with a
+ * note of what was left out), as few as need be; when even that is too long,
+ * the first items of a list go (the latest messages are kept).
+ */
+function fitJson(value: unknown, max: number): string {
+  const whole = safeJson(value);
+  if (whole.length <= max) return whole;
+  // Short texts (roles, part types, ids) are never cut: the messages would no longer say what they are.
+  let low = KEPT_WHOLE;
+  let high = longestText(value, 0);
+  let fitted: string | undefined;
+  while (low <= high) {
+    const limit = (low + high) >> 1;
+    const text = safeJson(cutTexts(value, limit, 0));
+    if (text.length <= max) {
+      fitted = text;
+      low = limit + 1;
+    } else high = limit - 1;
+  }
+  if (fitted !== undefined) return fitted;
+  if (Array.isArray(value)) {
+    for (let from = 1; from < value.length; from++) {
+      const text = safeJson(cutTexts(value.slice(from), KEPT_WHOLE, 0));
+      if (text.length <= max) return text;
+    }
+  }
+  const note = safeJson(`…[${whole.length} characters not recorded]`);
+  return note.length <= max ? note : '""';
+}
+
+/** Texts this short are kept whole when recorded content is cut (see fitJson). */
+const KEPT_WHOLE = 64;
+
+/** Deepest level walked: redacted values are plain data, this only bounds a value nested without end. */
+const MAX_DEPTH = 32;
+
+function longestText(value: unknown, depth: number): number {
+  if (typeof value === 'string') return value.length;
+  if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH) return 0;
+  let longest = 0;
+  for (const item of Object.values(value)) longest = Math.max(longest, longestText(item, depth + 1));
+  return longest;
+}
+
+/** A copy of `value` with every text longer than `limit` cut to it, with a note. */
+function cutTexts(value: unknown, limit: number, depth: number): unknown {
+  if (typeof value === 'string') return value.length <= limit ? value : cutText(value, limit);
+  if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => cutTexts(item, limit, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, cutTexts(item, limit, depth + 1)]));
 }
 
 function safeJson(value: unknown): string {

@@ -12,6 +12,7 @@ import {
   BreakerOpenError,
   ChatClient,
   CONVERSATION_ID,
+  InvalidOptionError,
   TELEMETRY,
   TextRepetitionError,
   ToolCallingAdvisor,
@@ -391,6 +392,79 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
     assert.deepEqual(otel.spans(), []);
     assert.deepEqual(await otel.points('gen_ai.client.token.usage'), []);
     assert.deepEqual(await otel.points('governor.tool.calls'), []);
+  });
+
+  test("a request's TELEMETRY param goes over the client's settings: it turns nothing back on that the client turned off", async () => {
+    const off = ChatClient.builder(mockModel(twoRounds()))
+      .defaultAdvisors(new ToolCallingAdvisor())
+      .defaultTools({ weather })
+      .telemetry({ enabled: false })
+      .build();
+    await off
+      .prompt('Weather?')
+      .advisors((a) => a.param(TELEMETRY, { maxContentLength: 100_000 }))
+      .call()
+      .content();
+    assert.deepEqual(otel.spans(), [], 'still off');
+    const quiet = ChatClient.builder(mockModel(twoRounds()))
+      .defaultAdvisors(new ToolCallingAdvisor())
+      .defaultTools({ weather })
+      .telemetry({ recordContent: false })
+      .build();
+    await quiet
+      .prompt('my confidential question')
+      .advisors((a) => a.param(TELEMETRY, { maxContentLength: 100_000 }))
+      .call()
+      .content();
+    assert.ok(otel.spans().length > 0);
+    assert.ok(!allAttributeText().includes('confidential'), 'content still not recorded');
+    await assert.rejects(
+      quiet
+        .prompt('x')
+        .advisors((a) => a.param(TELEMETRY, false))
+        .call()
+        .content(),
+      (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'TELEMETRY',
+    );
+  });
+
+  test('recorded messages longer than maxContentLength are cut inside their texts and stay JSON, the latest kept', async () => {
+    const page = `${'line of the file\n'.repeat(1_200)}the end`;
+    const reader = tool({ inputSchema: z.object({ path: z.string() }), execute: async () => page });
+    const model = mockModel([{ toolCalls: [{ name: 'read', input: { path: 'a.txt' }, id: 'r1' }] }, { text: 'Read it.' }]);
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new ToolCallingAdvisor())
+      .defaultTools({ read: reader })
+      .telemetry({ recordContent: true, maxContentLength: 4_000 })
+      .build();
+    await client.prompt('Read a.txt').call().content();
+    const second = otel.spans().filter((s) => s.name === 'chat mock-model-id')[1]!;
+    const text = String(second.attributes['gen_ai.input.messages']);
+    assert.ok(text.length <= 4_000, `${text.length} characters`);
+    const messages = JSON.parse(text) as Array<{ role: string; parts: Array<{ type: string; content?: string; response?: unknown }> }>;
+    assert.deepEqual(
+      messages.map((m) => m.role),
+      ['user', 'assistant', 'tool'],
+    );
+    assert.equal(messages[0]!.parts[0]!.content, 'Read a.txt', 'short texts are whole');
+    assert.match(JSON.stringify(messages[2]), /line of the file.*more characters not recorded/);
+    const spansBefore = otel.spans().length;
+    // So short that the messages do not fit even with every text cut: the first ones go.
+    const tight = ChatClient.builder(mockModel([{ toolCalls: [{ name: 'read', input: { path: 'a.txt' }, id: 'r1' }] }, { text: 'Read it.' }]))
+      .defaultAdvisors(new ToolCallingAdvisor())
+      .defaultTools({ read: reader })
+      .telemetry({ recordContent: true, maxContentLength: 300 })
+      .build();
+    await tight.prompt('Read a.txt').call().content();
+    const cut = String(
+      otel
+        .spans()
+        .slice(spansBefore)
+        .filter((s) => s.name === 'chat mock-model-id')[1]!.attributes['gen_ai.input.messages'],
+    );
+    assert.ok(cut.length <= 300, `${cut.length} characters`);
+    const kept = JSON.parse(cut) as Array<{ role: string }>;
+    assert.equal(kept.at(-1)?.role, 'tool', 'the latest message is kept');
   });
 
   test('cost is counted in USD per model and rounds without a price are not', async () => {
