@@ -315,6 +315,13 @@ async function main(): Promise<void> {
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'governor-user', private: true, type: 'module' }));
     await npm(['install', tarball, `ai@${flags.ai}`, 'zod@4'], project);
     ok(`npm install agent-governor ai@${flags.ai} zod@4`);
+    // An app on the OpenTelemetry trace SDK's 2.x line, which pins @opentelemetry/api below 1.10, installs it too.
+    const traced = join(work, 'traced');
+    mkdirSync(traced);
+    writeFileSync(join(traced, 'package.json'), JSON.stringify({ name: 'traced-user', private: true, type: 'module' }));
+    await npm(['install', '@opentelemetry/sdk-trace-node@2'], traced);
+    await npm(['install', tarball, `ai@${flags.ai}`, 'zod@4'], traced);
+    ok('npm install agent-governor beside @opentelemetry/sdk-trace-node@2');
 
     for (const node of [...node22, process.execPath]) await checkRuntime(node, project, corpus, server.baseURL);
 
