@@ -196,6 +196,8 @@ test('governor proxy refuses a bad command line with exit code 2 and says what t
     [['--upstream', 'http://127.0.0.1:1/v1', '--upstream-timeout=-1'], /--upstream-timeout must be a whole number of seconds/],
     [['--upstream', 'http://127.0.0.1:1/v1', '--upstream-timeout', '2147484'], /--upstream-timeout must be .* to 2147483 /],
     [['--upstream', 'notaurl', '--port', '0'], /upstream.*"notaurl" is not a URL/],
+    // The scheme left out: the host and path are quoted, the query's token is not.
+    [['--upstream', 'api.example.com/v1?token=hunter2hunter2hunter2', '--port', '0'], /^(?![\s\S]*hunter2)[\s\S]*"api\.example\.com\/v1\?…" is not a URL/],
     [
       ['--upstream', 'https://svc:Hash#Pw1@llm-gateway.internal/v1', '--port', '0'],
       /upstream.*"https:\/\/\[REDACTED\]@llm-gateway\.internal\/v1" is not a URL/,

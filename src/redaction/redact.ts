@@ -257,12 +257,16 @@ export function redact(text: string): string {
  * {@link redact} for a text meant as a URL that did not parse, to quote it
  * in an error: everything from after the scheme's `//` to the last `@` goes
  * (user and password), since an unencoded password may hold any character,
- * `#`, `?` and `/` included, and then the rules cannot tell where it ends.
+ * `#`, `?` and `/` included, and then the rules cannot tell where it ends;
+ * and so does what follows a `?` or `#` after that, a query's token
+ * (`?key=…`) being no shape the rules know.
  */
 export function redactUnparsedUrl(text: string): string {
   const at = text.lastIndexOf('@');
   const from = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0].length ?? 0;
-  return redact(at < from ? text : `${text.slice(0, from)}${REDACTED}${text.slice(at)}`);
+  const kept = at < from ? text : `${text.slice(0, from)}${REDACTED}${text.slice(at)}`;
+  const query = kept.search(/[?#]/);
+  return redact(query === -1 ? kept : `${kept.slice(0, query + 1)}…`);
 }
 
 /**
