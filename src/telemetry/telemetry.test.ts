@@ -19,6 +19,7 @@ import {
   ToolSpiralError,
   submitTool,
   type ChatStreamEvent,
+  type TelemetryOptions,
   type ToolCallListener,
 } from '../index.ts';
 import { mockModel, type MockTurn } from '../test-support/mock-model.ts';
@@ -395,31 +396,22 @@ describe('OpenTelemetry through @opentelemetry/api', () => {
   });
 
   test("a request's TELEMETRY param goes over the client's settings: it turns nothing back on that the client turned off", async () => {
-    const off = ChatClient.builder(mockModel(twoRounds()))
-      .defaultAdvisors(new ToolCallingAdvisor())
-      .defaultTools({ weather })
-      .telemetry({ enabled: false })
-      .build();
-    await off
-      .prompt('Weather?')
-      .advisors((a) => a.param(TELEMETRY, { maxContentLength: 100_000 }))
-      .call()
-      .content();
+    const client = (settings: TelemetryOptions) =>
+      ChatClient.builder(mockModel(twoRounds())).defaultAdvisors(new ToolCallingAdvisor()).defaultTools({ weather }).telemetry(settings).build();
+    /** A request of `settings`' client that only lengthens what is recorded. */
+    const longer = (settings: TelemetryOptions, prompt: string) =>
+      client(settings)
+        .prompt(prompt)
+        .advisors((a) => a.param(TELEMETRY, { maxContentLength: 100_000 }))
+        .call()
+        .content();
+    await longer({ enabled: false }, 'Weather?');
     assert.deepEqual(otel.spans(), [], 'still off');
-    const quiet = ChatClient.builder(mockModel(twoRounds()))
-      .defaultAdvisors(new ToolCallingAdvisor())
-      .defaultTools({ weather })
-      .telemetry({ recordContent: false })
-      .build();
-    await quiet
-      .prompt('my confidential question')
-      .advisors((a) => a.param(TELEMETRY, { maxContentLength: 100_000 }))
-      .call()
-      .content();
+    await longer({ recordContent: false }, 'my confidential question');
     assert.ok(otel.spans().length > 0);
     assert.ok(!allAttributeText().includes('confidential'), 'content still not recorded');
     await assert.rejects(
-      quiet
+      client({})
         .prompt('x')
         .advisors((a) => a.param(TELEMETRY, false))
         .call()
