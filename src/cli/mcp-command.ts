@@ -50,8 +50,10 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
   const checked = checkBreakerStore(flagBreaker.breaker, log);
   // A server that never answers is only given up on after the MCP SDK's 60 s: say what is going on before then.
   const waiting = setTimeout(() => log(`waiting for the MCP server to answer (${GIVEN})…`), WAITING_NOTE_MS);
+  // Watched from the start: a signal while the server starts must end it too, not kill this process and leave it.
+  const signalled = untilSignal();
   try {
-    const proxy = await startMcpProxy({
+    const starting = startMcpProxy({
       breaker: flagBreaker.breaker,
       upstream: command === undefined ? { url: values.url as string } : { command, args },
       ...(values.session === undefined ? {} : { sessionId: values.session }),
@@ -65,7 +67,14 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
         );
       },
     }).finally(() => clearTimeout(waiting));
-    const ended = await Promise.race([proxy.closed, untilSignal()]);
+    const proxy = await Promise.race([starting, signalled.then(() => undefined)]);
+    if (proxy === undefined) {
+      // Not started yet: the server's process group is ended as this process exits (see the finally below).
+      starting.catch(() => undefined);
+      log('stopped before the MCP server answered');
+      return 0;
+    }
+    const ended = await Promise.race([proxy.closed, signalled]);
     await proxy.close();
     if (ended === 'upstream') {
       // The client loses its tools: the operator's log says why, and the exit code that it was not the client's doing.
