@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream';
 import { startMcpProxy } from '../mcp-proxy/mcp-proxy.ts';
 import { breakerFromFlags, type FlagBreaker, untilSignal } from './breaker-flags.ts';
 import { parseCommandArgs } from './command-args.ts';
@@ -52,9 +53,15 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
   const waiting = setTimeout(() => log(`waiting for the MCP server to answer (${GIVEN})…`), WAITING_NOTE_MS);
   // Watched from the start: a signal while the server starts must end it too, not kill this process and leave it.
   const signalled = untilSignal();
+  // So is the client's input, read through a pipe from now on (the proxy reads it once the server has started):
+  // a client that leaves while the server starts is gone, not a server that failed to start 60 s later.
+  const clientInput = new PassThrough();
+  process.stdin.pipe(clientInput);
+  const clientLeft = new Promise<'client'>((resolve) => process.stdin.once('end', () => resolve('client')));
   try {
     const starting = startMcpProxy({
       breaker: flagBreaker.breaker,
+      downstream: { stdin: clientInput, stdout: process.stdout },
       upstream: command === undefined ? { url: values.url as string } : { command, args },
       ...(values.session === undefined ? {} : { sessionId: values.session }),
       // A request it could not serve (the server did not answer, dropped it, or lost the session), a message over the size limit: one line each, redacted.
@@ -67,11 +74,11 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
         );
       },
     }).finally(() => clearTimeout(waiting));
-    const proxy = await Promise.race([starting, signalled.then(() => undefined)]);
-    if (proxy === undefined) {
+    const proxy = await Promise.race([starting, signalled, clientLeft]);
+    if (typeof proxy === 'string') {
       // Not started yet: the server's process group is ended as this process exits (see the finally below).
       starting.catch(() => undefined);
-      log('stopped before the MCP server answered');
+      log(proxy === 'client' ? 'the client left before the MCP server answered; closing' : 'stopped before the MCP server answered');
       return 0;
     }
     const ended = await Promise.race([proxy.closed, signalled]);

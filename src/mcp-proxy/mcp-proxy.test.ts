@@ -849,6 +849,34 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   });
 }
 
+test('a client that leaves while the server has not answered yet ends governor mcp at once (exit 0) and the server', {
+  timeout: 30_000,
+  skip: process.platform === 'win32',
+}, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'governor-mcp-'));
+  const pidFile = join(dir, 'server.pid');
+  try {
+    const server = `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1_000)`;
+    const child = spawn(process.execPath, [MAIN, 'mcp', '--', process.execPath, '-e', server], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
+    );
+    const pid = await pidIn(pidFile);
+    const left = Date.now();
+    child.stdin.end();
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 0, stderr);
+    assert.ok(Date.now() - left < 5_000, `exited ${Date.now() - left} ms after the client left`);
+    assert.match(stderr, /the client left before the MCP server answered; closing/);
+    assert.deepEqual(await stillRunning([pid]), [], 'the server is ended too');
+  } finally {
+    killAll(pidsIn([pidFile]));
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('a wrapped server that exits ends governor mcp with exit code 1 and a log line saying so', { timeout: 60_000 }, async () => {
   const child = spawn(process.execPath, [MAIN, 'mcp', '--', process.execPath, LOOPING], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
