@@ -56,7 +56,7 @@ describe('governor run', () => {
   });
 
   test('--max-invocations out of range is refused naming the flag, never the option it becomes', async () => {
-    for (const value of ['99999999999999999999', '0', '1.5', '-3', 'ten', '']) {
+    for (const value of ['99999999999999999999', '0', '1.5', '-3', 'ten', '', '0x3', '0b11', '1e0', ' 2 ']) {
       const { code, stderr } = await governor(['run', 'task', '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm', `--max-invocations=${value}`]);
       assert.equal(code, 2, stderr);
       assert.equal(stderr, `governor run: --max-invocations must be a whole number from 1 to 9007199254740991, got "${value}"\n`);

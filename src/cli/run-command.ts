@@ -118,9 +118,9 @@ function bubblewrapOutside(dir: string, path: string): void {
 /** `--max-invocations`, checked here so that the error names the flag, not the option of MiniAgent it becomes. */
 function maxInvocations(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const number = Number(value);
-  // Number('') is 0: refused with the rest. Past 2^53 a number is no longer a count.
-  if (value.trim() === '' || !Number.isSafeInteger(number) || number < 1) {
+  // Digits only, as written: Number() would also read '0x3', '1e0' and ' 2 ', typos more likely than meant. Past 2^53 a number is no longer a count.
+  const number = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(number) || number < 1) {
     throw new CliUsageError(`--max-invocations must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER}, got "${value}"`);
   }
   return number;

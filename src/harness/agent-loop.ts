@@ -404,7 +404,7 @@ export class AgentLoop {
     const checkLimits = (request: ChatClientRequest): ChatClientRequest => {
       if (o.abortSignal?.aborted) throw o.abortSignal.reason;
       if (performance.now() - started >= this.timeoutMs) throw new LimitReached('timeout', `the run exceeded its time limit of ${this.timeoutMs} ms`);
-      if (invocations >= this.maxInvocations) throw new LimitReached('invocation_limit', `the run used all ${this.maxInvocations} model calls`);
+      if (invocations >= this.maxInvocations) throw new LimitReached('invocation_limit', usedAllCalls(this.maxInvocations));
       if (o.costLimitUsd === undefined || price === undefined) return request;
       const spent = cost();
       if (spent === 'unknown') throw new LimitReached('cost_limit', 'the cost so far is unknown, so the cost limit cannot be kept');
@@ -604,7 +604,7 @@ export class AgentLoop {
         const finished = finishTool === null ? response.toolCalls.length === 0 : calledTool(turn, finishTool);
         if (finished) return finish('completed');
         const left = this.maxInvocations - invocations;
-        if (left <= 0) return finish('invocation_limit', `the run used all ${this.maxInvocations} model calls`);
+        if (left <= 0) return finish('invocation_limit', usedAllCalls(this.maxInvocations));
         const note =
           `You have not called \`${finishTool}\` yet, so the task is not finished. ` +
           `${left} of ${this.maxInvocations} model calls remain. Continue from where you stopped; ` +
@@ -778,4 +778,9 @@ function unfinishedTurn(
     return (toolResultMessage([outcome]).content as ToolResultPart[])[0]!;
   });
   return [...inflight, { role: 'tool', content }];
+}
+
+/** Why a run ended at its model-call limit. */
+function usedAllCalls(limit: number): string {
+  return limit === 1 ? 'the run used its one model call' : `the run used all ${limit} model calls`;
 }

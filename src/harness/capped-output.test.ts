@@ -28,3 +28,18 @@ test('a single chunk larger than the limit is split into head and tail', () => {
   assert.ok(text.startsWith('ab\n') && text.endsWith('\nij'), text);
   assert.equal(out.cutBytes, 6);
 });
+
+test('a character a cut goes through is cut whole, with the bytes counted: the text holds no U+FFFD', () => {
+  for (const text of ['é'.repeat(21), '€'.repeat(14), '日本語のテキスト'.repeat(3), '🙂'.repeat(11)]) {
+    for (const limit of [5, 6, 7, 11]) {
+      const out = new CappedOutput(limit);
+      out.append(Buffer.from(text));
+      const kept = out.toString();
+      assert.ok(!kept.includes('\uFFFD'), `${JSON.stringify(kept)} (limit ${limit})`);
+      const [head, note, tail] = kept.split('\n');
+      const cut = Number(/\[\.\.\. (\d+) bytes cut/.exec(note ?? '')?.[1]);
+      assert.equal(Buffer.byteLength(head!) + cut + Buffer.byteLength(tail!), Buffer.byteLength(text), 'every byte kept or counted as cut');
+      assert.ok(text.startsWith(head!) && text.endsWith(tail!));
+    }
+  }
+});

@@ -52,13 +52,34 @@ export class CappedOutput {
   }
 
   /**
-   * The kept output as text, with a note where bytes were cut. A multi-byte
-   * character split by a cut shows as U+FFFD.
+   * The kept output as text, with a note where bytes were cut. A UTF-8
+   * character the cut went through is cut whole (counted with the cut
+   * bytes), so the text holds no U+FFFD the command did not print.
    */
   toString(): string {
-    const head = Buffer.concat(this.#head).toString('utf8');
-    const tail = Buffer.concat(this.#tail).toString('utf8');
-    if (this.cutBytes === 0) return head + tail;
-    return `${head}\n[... ${this.cutBytes} bytes cut: output was ${this.#totalBytes} bytes, limit ${this.#headLimit + this.#tailLimit} ...]\n${tail}`;
+    const head = Buffer.concat(this.#head);
+    const tail = Buffer.concat(this.#tail);
+    if (this.cutBytes === 0) return Buffer.concat([head, tail]).toString('utf8');
+    const kept = [head.subarray(0, wholeCharactersEnd(head)), tail.subarray(continuationBytesAtStart(tail))];
+    const cut = this.#totalBytes - kept[0]!.length - kept[1]!.length;
+    return `${kept[0]!.toString('utf8')}\n[... ${cut} bytes cut: output was ${this.#totalBytes} bytes, limit ${this.#headLimit + this.#tailLimit} ...]\n${kept[1]!.toString('utf8')}`;
   }
+}
+
+/** Where the last whole UTF-8 character of `bytes` ends: before a character its end cuts off. */
+function wholeCharactersEnd(bytes: Buffer): number {
+  let start = bytes.length - 1;
+  // A character is at most 4 bytes: its lead byte is among the last 4.
+  while (start >= 0 && start > bytes.length - 4 && (bytes[start]! & 0xc0) === 0x80) start--;
+  if (start < 0) return bytes.length;
+  const lead = bytes[start]!;
+  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return start + length > bytes.length ? start : bytes.length;
+}
+
+/** How many bytes at the start of `bytes` continue a character its start cuts off (at most 3). */
+function continuationBytesAtStart(bytes: Buffer): number {
+  let skip = 0;
+  while (skip < 3 && skip < bytes.length && (bytes[skip]! & 0xc0) === 0x80) skip++;
+  return skip;
 }
