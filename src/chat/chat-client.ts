@@ -476,21 +476,20 @@ export class CallResponseSpec {
    * `EntityParseError`.
    */
   entity<S extends z.ZodType>(schema: S): Promise<z.infer<S>> {
-    // Not a schema at all: refused before any model call, and no key to keep an answer under.
-    const cacheable = (typeof schema === 'object' || typeof schema === 'function') && schema !== null;
-    let entity = cacheable ? this.#entities.get(schema) : undefined;
-    if (entity === undefined) {
-      entity = (async () => {
-        if (!cacheable) {
-          throw new InvalidOptionError('entity(schema)', `must be a schema (Zod, Standard Schema or AI SDK jsonSchema), got ${describeValue(schema)}`);
-        }
-        const output = await toOutputSchema(schema);
-        const response = await this.#run(new Map<string, unknown>([[OUTPUT_SCHEMA, output]]));
-        return parseEntity(schema, response.response.text);
-      })();
-      if (cacheable) this.#entities.set(schema, entity);
+    if ((typeof schema !== 'object' && typeof schema !== 'function') || schema === null) {
+      return Promise.reject(
+        new InvalidOptionError('entity(schema)', `must be a schema (Zod, Standard Schema or AI SDK jsonSchema), got ${describeValue(schema)}`),
+      );
     }
+    let entity = this.#entities.get(schema);
+    if (entity === undefined) this.#entities.set(schema, (entity = this.#entity(schema)));
     return entity as Promise<z.infer<S>>;
+  }
+
+  async #entity(schema: z.ZodType): Promise<unknown> {
+    const output = await toOutputSchema(schema);
+    const response = await this.#run(new Map<string, unknown>([[OUTPUT_SCHEMA, output]]));
+    return parseEntity(schema, response.response.text);
   }
 }
 

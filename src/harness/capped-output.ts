@@ -60,9 +60,10 @@ export class CappedOutput {
     const head = Buffer.concat(this.#head);
     const tail = Buffer.concat(this.#tail);
     if (this.cutBytes === 0) return Buffer.concat([head, tail]).toString('utf8');
-    const kept = [head.subarray(0, wholeCharactersEnd(head)), tail.subarray(continuationBytesAtStart(tail))];
-    const cut = this.#totalBytes - kept[0]!.length - kept[1]!.length;
-    return `${kept[0]!.toString('utf8')}\n[... ${cut} bytes cut: output was ${this.#totalBytes} bytes, limit ${this.#headLimit + this.#tailLimit} ...]\n${kept[1]!.toString('utf8')}`;
+    const keptHead = head.subarray(0, wholeCharactersEnd(head));
+    const keptTail = tail.subarray(continuationBytesAtStart(tail));
+    const cut = this.#totalBytes - keptHead.length - keptTail.length;
+    return `${keptHead.toString('utf8')}\n[... ${cut} bytes cut: output was ${this.#totalBytes} bytes, limit ${this.#headLimit + this.#tailLimit} ...]\n${keptTail.toString('utf8')}`;
   }
 }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -820,61 +820,50 @@ describe('startMcpProxy: close() with a server started through a wrapper', { ski
   }
 });
 
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  test(`${signal} while the server has not answered yet ends governor mcp (exit 0) and the server`, {
-    timeout: 30_000,
-    skip: process.platform === 'win32',
-  }, async () => {
+describe('governor mcp before its server has answered', { skip: process.platform === 'win32' }, () => {
+  /**
+   * Runs `governor mcp` in front of a server that starts and never answers, once a client has asked it to
+   * initialize; `end` ends it the way the test says, and the command's exit, log and the server's fate are checked.
+   */
+  async function whileStarting(
+    end: (child: ChildProcess) => void,
+  ): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; ms: number }> {
     const dir = await mkdtemp(join(tmpdir(), 'governor-mcp-'));
     const pidFile = join(dir, 'server.pid');
     try {
-      // A server that starts and never answers.
       const server = `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1_000)`;
       const child = spawn(process.execPath, [MAIN, 'mcp', '--', process.execPath, '-e', server], { stdio: ['pipe', 'pipe', 'pipe'] });
       let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.stdin.write(
+      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.stdin!.write(
         `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
       );
       const pid = await pidIn(pidFile);
-      child.kill(signal);
-      const [code, killedBy] = await once(child, 'exit');
-      assert.deepEqual([code, killedBy], [0, null], stderr);
-      assert.match(stderr, /stopped before the MCP server answered/);
+      const ended = Date.now();
+      end(child);
+      const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
       assert.deepEqual(await stillRunning([pid]), [], 'the server is ended too');
+      return { code, signal, stderr, ms: Date.now() - ended };
     } finally {
       killAll(pidsIn([pidFile]));
       await rm(dir, { recursive: true, force: true });
     }
-  });
-}
-
-test('a client that leaves while the server has not answered yet ends governor mcp at once (exit 0) and the server', {
-  timeout: 30_000,
-  skip: process.platform === 'win32',
-}, async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'governor-mcp-'));
-  const pidFile = join(dir, 'server.pid');
-  try {
-    const server = `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1_000)`;
-    const child = spawn(process.execPath, [MAIN, 'mcp', '--', process.execPath, '-e', server], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdin.write(
-      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
-    );
-    const pid = await pidIn(pidFile);
-    const left = Date.now();
-    child.stdin.end();
-    const [code] = await once(child, 'exit');
-    assert.equal(code, 0, stderr);
-    assert.ok(Date.now() - left < 5_000, `exited ${Date.now() - left} ms after the client left`);
-    assert.match(stderr, /the client left before the MCP server answered; closing/);
-    assert.deepEqual(await stillRunning([pid]), [], 'the server is ended too');
-  } finally {
-    killAll(pidsIn([pidFile]));
-    await rm(dir, { recursive: true, force: true });
   }
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    test(`${signal} ends governor mcp (exit 0) and the server`, { timeout: 30_000 }, async () => {
+      const ended = await whileStarting((child) => child.kill(signal));
+      assert.deepEqual([ended.code, ended.signal], [0, null], ended.stderr);
+      assert.match(ended.stderr, /stopped before the MCP server answered/);
+    });
+  }
+
+  test('a client that leaves ends governor mcp at once (exit 0) and the server', { timeout: 30_000 }, async () => {
+    const ended = await whileStarting((child) => child.stdin!.end());
+    assert.equal(ended.code, 0, ended.stderr);
+    assert.ok(ended.ms < 5_000, `exited ${ended.ms} ms after the client left`);
+    assert.match(ended.stderr, /the client left before the MCP server answered; closing/);
+  });
 });
 
 test('a wrapped server that exits ends governor mcp with exit code 1 and a log line saying so', { timeout: 60_000 }, async () => {

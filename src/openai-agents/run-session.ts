@@ -26,6 +26,12 @@ export interface RunStart {
  * (`MaxTurnsExceededError.state`): the SDK throws the stop out of a model call
  * without attaching its state, and only hands the state out with a result.
  */
+/** One model turn: what the model was sent, and what it answered. */
+interface ModelTurn {
+  readonly input: readonly AgentInputItem[];
+  readonly output: readonly AgentInputItem[];
+}
+
 export class RunSession extends DoorSession {
   #pending: Promise<unknown> = Promise.resolve();
   readonly #start: RunStart | undefined;
@@ -35,8 +41,8 @@ export class RunSession extends DoorSession {
   #context: RunContext<any> | undefined;
   /** What the model was last sent, with its answer once that was recorded. */
   #conversation: AgentInputItem[] | undefined;
-  /** The last model turn of the session, what it was sent and what it answered: where a handoff's task is read (see `handoffTask`). */
-  #lastTurn: { readonly input: readonly AgentInputItem[]; readonly output: readonly AgentInputItem[] } | undefined;
+  /** The last model turn of the session: where a handoff's task is read (see `handoffTask`). */
+  #lastTurn: ModelTurn | undefined;
   /** The model's answers in this run, in order (a run the SDK hands no state out of). */
   readonly #responses: ModelResponse[] = [];
   /** What calls of `governed.tool` tools threw, by call id, until their results are recorded. */
@@ -65,15 +71,15 @@ export class RunSession extends DoorSession {
 
   /** What a model turn is sent (and, once recorded, what it answered). */
   noteConversation(input: string | AgentInputItem[], output?: ModelResponse['output']): void {
-    if (output !== undefined)
-      this.#lastTurn = { input: typeof input === 'string' ? [{ role: 'user', content: input }] : input, output: output as AgentInputItem[] };
-    if (this.#start === undefined) return;
     const sent: AgentInputItem[] = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
-    this.#conversation = output === undefined ? sent : [...sent, ...(output as AgentInputItem[])];
+    const answer = output as AgentInputItem[] | undefined;
+    if (answer !== undefined) this.#lastTurn = { input: sent, output: answer };
+    if (this.#start === undefined) return;
+    this.#conversation = answer === undefined ? sent : [...sent, ...answer];
   }
 
   /** The session's last model turn (see {@link noteConversation}). */
-  get lastTurn(): { readonly input: readonly AgentInputItem[]; readonly output: readonly AgentInputItem[] } | undefined {
+  get lastTurn(): ModelTurn | undefined {
     return this.#lastTurn;
   }
 
