@@ -12,7 +12,14 @@ export {
   InvalidRequestError,
 } from './chat/chat-client.ts';
 export { AdvisorOrder, type Advisor, type AdvisorChain } from './chat/advisor.ts';
-export { DefaultAdvisorChain, AdvisorNotInChainError, DuplicateAdvisorError, sortAdvisors, type ModelTerminal } from './chat/advisor-chain.ts';
+export {
+  DefaultAdvisorChain,
+  AdvisorNotInChainError,
+  AdvisorResultError,
+  DuplicateAdvisorError,
+  sortAdvisors,
+  type ModelTerminal,
+} from './chat/advisor-chain.ts';
 export { CONVERSATION_ID, DEFAULT_CONVERSATION_ID, conversationIdOf, sessionIdOf, type AdvisorContext } from './chat/advisor-context.ts';
 export { AdvisorHookResultError, beforeAfterAdvisor, type BeforeAfterHooks } from './chat/before-after-advisor.ts';
 export type { ChatClientRequest, GovernedTool, GovernedToolSet, ModelOptions, ResponseFormat } from './chat/chat-client-request.ts';
@@ -25,7 +32,7 @@ export type {
   ToolCallRequest,
   ToolCallIntervention,
 } from './chat/chat-response.ts';
-export { EntityParseError, OUTPUT_SCHEMA, type OutputSchema } from './chat/entity.ts';
+export { EntityParseError, EntityPendingError, OUTPUT_SCHEMA, type OutputSchema } from './chat/entity.ts';
 export type { ChatUIMessageResponseInit, ChatUIMessageStreamOptions } from './chat/ui-message-stream.ts';
 export { ModelCallTerminal } from './chat/model-call.ts';
 export { ADVISOR_PLACEMENT, AdvisorPlacementError, type AdvisorPlacement, type PlacedAdvisor } from './chat/advisor-placement.ts';

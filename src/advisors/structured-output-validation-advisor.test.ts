@@ -3,7 +3,17 @@ import { describe, test } from 'node:test';
 import { tool } from 'ai';
 import { z } from 'zod';
 import { MockLanguageModelV4 } from 'ai/test';
-import { ChatClient, InvalidOptionError, StructuredOutputValidationAdvisor, StructuredOutputValidationError, ToolCallAdvisor } from '../index.ts';
+import {
+  AdvisorOrder,
+  AdvisorPlacementError,
+  beforeAfterAdvisor,
+  ChatClient,
+  InvalidOptionError,
+  StructuredOutputValidationAdvisor,
+  StructuredOutputValidationError,
+  ToolCallAdvisor,
+  type ChatResponse,
+} from '../index.ts';
 import { mockModel } from '../test-support/mock-model.ts';
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
 
@@ -177,6 +187,139 @@ describe('StructuredOutputValidationAdvisor: re-asks across tool rounds', () => 
       return true;
     });
     assert.equal(calls, 3, 'invalid, tool call, invalid: the second invalid answer is the last');
+  });
+});
+
+describe('StructuredOutputValidationAdvisor: a re-ask answered with a tool call', () => {
+  const lookup = tool({ inputSchema: z.object({ name: z.string() }), execute: async () => 'Big (1988)' });
+  const script = [
+    { text: '{"actor": "Tom Hanks"}' },
+    { toolCalls: [{ name: 'lookup', input: { name: 'Tom Hanks' } }] },
+    { text: '{"actor": "Tom Hanks", "movies": ["Big"]}' },
+  ];
+
+  for (const mode of ['call', 'stream'] as const) {
+    test(`${mode}: the failed answer and the re-ask stay in the conversation, before the call that answered them`, async () => {
+      const model = mockModel(script);
+      const client = ChatClient.builder(model)
+        .defaultAdvisors(new ToolCallAdvisor(), new StructuredOutputValidationAdvisor({ schema: Films }))
+        .defaultTools({ lookup })
+        .build();
+      let response: ChatResponse;
+      if (mode === 'call') response = await client.prompt('films').call().chatResponse();
+      else {
+        let finish: ChatResponse | undefined;
+        for await (const event of client.prompt('films').stream().chatResponse()) if (event.type === 'finish') finish = event.response.response;
+        response = finish!;
+      }
+      const prompts = mode === 'call' ? model.doGenerateCalls : model.doStreamCalls;
+      assert.equal(prompts.length, 3);
+      const last = prompts[2]!.prompt;
+      assert.deepEqual(
+        last.map((m) => m.role),
+        ['system', 'user', 'assistant', 'user', 'assistant', 'tool'],
+      );
+      assert.equal(textOf(last[2]!.content), '{"actor": "Tom Hanks"}');
+      assert.match(textOf(last[3]!.content), /movies/);
+      // What the call adds to the conversation (what a memory advisor stores) is what the model saw.
+      assert.deepEqual(
+        response.messages.map((m) => m.role),
+        ['assistant', 'user', 'assistant', 'tool', 'assistant'],
+      );
+      assert.deepEqual(JSON.parse(response.text), { actor: 'Tom Hanks', movies: ['Big'] });
+    });
+  }
+
+  test('a tool of that round that needs approval pauses the call with the re-ask kept before the request', async () => {
+    const refund = tool({ inputSchema: z.object({ name: z.string() }), needsApproval: true, execute: async () => 'done' });
+    const model = mockModel([{ text: 'no json' }, { toolCalls: [{ name: 'refund', input: { name: 'x' } }] }]);
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new ToolCallAdvisor(), new StructuredOutputValidationAdvisor({ schema: Films }))
+      .defaultTools({ refund })
+      .build();
+    const response = await client.prompt('films').call().chatResponse();
+    assert.equal(response.pendingApprovals?.length, 1);
+    assert.deepEqual(
+      response.messages.map((m) => m.role),
+      ['assistant', 'user', 'assistant'],
+    );
+    const parts = response.messages[2]!.content as Array<{ type: string }>;
+    assert.deepEqual(
+      parts.map((p) => p.type),
+      ['tool-call', 'tool-approval-request'],
+    );
+  });
+});
+
+describe('StructuredOutputValidationAdvisor: the answer it validated', () => {
+  test('entity() returns the value the advisor validated: refinements and transforms run once per answer', async () => {
+    let checks = 0;
+    let made = 0;
+    const Order = z
+      .object({ id: z.string() })
+      .refine(async ({ id }) => {
+        checks += 1;
+        return id.startsWith('ord_');
+      }, 'unknown order id')
+      .transform((o) => ({ ...o, serial: ++made }));
+    const model = mockModel([{ text: '{"id": "x"}' }, { text: '{"id": "ord_1"}' }]);
+    const client = ChatClient.builder(model).defaultAdvisors(new StructuredOutputValidationAdvisor()).build();
+    assert.deepEqual(await client.prompt('order').call().entity(Order), { id: 'ord_1', serial: 1 });
+    assert.equal(checks, 2, 'once per answer: the invalid one and the valid one');
+    assert.equal(made, 1);
+  });
+
+  test('an advisor that changes the answer after validation: entity() parses the text it gets', async () => {
+    const model = mockModel([{ text: '{"actor": "Tom Hanks", "movies": []}' }]);
+    const rewrite = beforeAfterAdvisor({
+      name: 'Rewrite',
+      order: AdvisorOrder.VALIDATION - 1,
+      after: (r) => ({ ...r, response: { ...r.response, text: '{"actor": "Meg Ryan", "movies": []}' } }),
+    });
+    const client = ChatClient.builder(model).defaultAdvisors(rewrite, new StructuredOutputValidationAdvisor()).build();
+    assert.deepEqual(await client.prompt('films').call().entity(Films), { actor: 'Meg Ryan', movies: [] });
+  });
+});
+
+describe('StructuredOutputValidationAdvisor in stream(): a tool round', () => {
+  test("its text streams before its tool call, as the model sent them (and as streamText's UI message has them)", async () => {
+    const ping = tool({ inputSchema: z.object({}), execute: async () => 'pong' });
+    const model = mockModel([{ text: 'Let me check.', toolCalls: [{ name: 'ping', input: {} }] }, { text: '{"actor": "A", "movies": []}' }]);
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new ToolCallAdvisor(), new StructuredOutputValidationAdvisor({ schema: Films }))
+      .defaultTools({ ping })
+      .build();
+    // Consecutive text deltas as one text.
+    const order: string[] = [];
+    for await (const event of client.prompt('go').stream().chatResponse()) {
+      if (event.type === 'text-delta' && order.at(-1)?.startsWith('text:')) order.push(`${order.pop()}${event.text}`);
+      else if (event.type === 'text-delta') order.push(`text:${event.text}`);
+      else if (event.type !== 'finish') order.push(event.type);
+    }
+    assert.deepEqual(order, ['text:Let me check.', 'tool-call', 'tool-result', 'text:{"actor": "A", "movies": []}']);
+  });
+});
+
+describe('StructuredOutputValidationAdvisor: its place in the chain', () => {
+  test('ordered outside the tool loop, it is refused when the client is built: each re-ask would run the tools again', () => {
+    const outside = new StructuredOutputValidationAdvisor({ schema: Films, order: AdvisorOrder.TOOL_LOOP - 1 });
+    assert.throws(
+      () => ChatClient.builder(mockModel([])).defaultAdvisors(new ToolCallAdvisor(), outside).build(),
+      (e: unknown) =>
+        AdvisorPlacementError.isInstance(e) &&
+        e.advisor === 'StructuredOutputValidationAdvisor' &&
+        e.toolLoop === 'ToolCallingAdvisor' &&
+        /runs outside ToolCallingAdvisor/.test(e.message) &&
+        /AdvisorOrder\.VALIDATION/.test(e.message),
+    );
+  });
+
+  test('without a tool loop, any order is fine', async () => {
+    const model = mockModel([{ text: '{"actor": "A", "movies": []}' }]);
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new StructuredOutputValidationAdvisor({ schema: Films, order: AdvisorOrder.MEMORY }))
+      .build();
+    assert.deepEqual(JSON.parse(await client.prompt('films').call().content()), { actor: 'A', movies: [] });
   });
 });
 

@@ -2,11 +2,12 @@ import type { FlexibleSchema } from '@ai-sdk/provider-utils';
 import type { ModelMessage } from 'ai';
 import { GovernorError } from '../errors/governor-error.ts';
 import { addUsage, ZERO_USAGE, type Usage } from '../model/usage.ts';
-import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
+import { AdvisorOrder, type AdvisorChain } from '../chat/advisor.ts';
+import { ADVISOR_PLACEMENT, type PlacedAdvisor } from '../chat/advisor-placement.ts';
 import type { AdvisorContext } from '../chat/advisor-context.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
-import { jsonInstruction, OUTPUT_SCHEMA, toOutputSchema, validateAnswer, type OutputSchema } from '../chat/entity.ts';
+import { jsonInstruction, noteValidated, OUTPUT_SCHEMA, toOutputSchema, validateAnswer, type OutputSchema } from '../chat/entity.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Thrown when the model's answer still fails validation after the last attempt. */
@@ -82,8 +83,10 @@ const STRUCTURED_OUTPUT_VALIDATION_ADVISOR_OPTION_RULES: OptionRules<StructuredO
  * tools is passed through untouched, so it works inside a tool loop. The
  * schema is the request's `.entity(schema)`, or else the advisor's `schema`.
  */
-export class StructuredOutputValidationAdvisor implements Advisor {
+export class StructuredOutputValidationAdvisor implements PlacedAdvisor {
   readonly name = 'StructuredOutputValidationAdvisor';
+  /** Inside the tool loop: outside it, each re-ask would run the loop's tools again. */
+  readonly [ADVISOR_PLACEMENT] = 'per-round';
   readonly order: number;
   readonly maxRepeatAttempts: number;
   readonly #output: Promise<OutputSchema> | undefined;
@@ -127,10 +130,18 @@ export class StructuredOutputValidationAdvisor implements Advisor {
     for (;;) {
       const held: ChatStreamEvent[] = [];
       let result: ChatClientResponse | undefined;
+      // A round that calls a tool is not an answer to validate: its text goes out as it comes, before its calls.
+      let toolRound = false;
       for await (const event of chain.copy(this).nextStream(attempts.request)) {
         if (event.type === 'finish') result = event.response;
-        else if (event.type === 'text-delta') held.push(event);
-        else yield event;
+        else if (event.type === 'text-delta' && !toolRound) held.push(event);
+        else {
+          if (event.type === 'tool-call' && !toolRound) {
+            toolRound = true;
+            yield* held.splice(0);
+          }
+          yield event;
+        }
       }
       if (result === undefined) throw new GovernorError('GOVERNOR_STREAM_INCOMPLETE', 'The downstream stream ended without a finish event.');
       const done = await attempts.judge(result);
@@ -167,6 +178,8 @@ class Attempts {
   #request: ChatClientRequest;
   #usage: Usage | undefined;
   #rounds = 0;
+  /** The failed answers and re-asks added to the request so far, oldest first. */
+  readonly #feedback: ModelMessage[] = [];
 
   constructor(output: OutputSchema, maxRepeatAttempts: number, request: ChatClientRequest, invalid: WeakMap<AdvisorContext, number>) {
     this.#output = output;
@@ -191,8 +204,18 @@ class Attempts {
     const response = result.response;
     this.#usage = this.#usage === undefined ? response.totalUsage : addUsage(this.#usage, response.totalUsage);
     this.#rounds += response.rounds;
-    const check = response.toolCalls.length > 0 ? { success: true as const } : await validateAnswer(this.#output.schema, response.text);
-    if (check.success) return { ...result, response: { ...response, totalUsage: this.#usage, rounds: this.#rounds } };
+    const spent = { totalUsage: this.#usage, rounds: this.#rounds };
+    if (response.toolCalls.length > 0) {
+      // Not an answer: the round goes on to its tools. Having answered a re-ask, it keeps the re-ask (and the answer
+      // that failed) before it in the conversation, or the next round would show the call without what it answered.
+      const messages = this.#feedback.length > 0 ? [...this.#feedback, ...response.messages] : response.messages;
+      return { ...result, response: { ...response, ...spent, messages } };
+    }
+    const check = await validateAnswer(this.#output.schema, response.text);
+    if (check.success) {
+      noteValidated(this.#request.context, this.#output, response.text, check.value);
+      return { ...result, response: { ...response, ...spent } };
+    }
     // Counted for the call, not for this round: a model that answers wrongly between tool calls would
     // otherwise get its re-asks afresh every round, and only the tool-call limit would end it.
     const context = this.#request.context;
@@ -201,14 +224,16 @@ class Attempts {
     if (invalid > this.#maxRepeatAttempts) {
       throw new StructuredOutputValidationError(check.errors, invalid, response.text, { usage: this.#usage, rounds: this.#rounds });
     }
-    this.#request = withFeedback(this.#request, response.text, check.feedback);
+    const feedback = feedbackMessages(response.text, check.feedback);
+    this.#feedback.push(...feedback);
+    this.#request = { ...this.#request, messages: [...this.#request.messages, ...feedback] };
     return undefined;
   }
 }
 
-/** The request again, with the failed answer and its validation errors for the model. */
-function withFeedback(request: ChatClientRequest, answer: string, errors: readonly string[]): ChatClientRequest {
-  const feedback: ModelMessage[] = [
+/** The failed answer and its validation errors, for the model. */
+function feedbackMessages(answer: string, errors: readonly string[]): ModelMessage[] {
+  return [
     { role: 'assistant', content: answer },
     {
       role: 'user',
@@ -217,5 +242,4 @@ function withFeedback(request: ChatClientRequest, answer: string, errors: readon
         'Answer again with corrected JSON only.',
     },
   ];
-  return { ...request, messages: [...request.messages, ...feedback] };
 }

@@ -1,4 +1,5 @@
 import { GovernorError } from '../errors/governor-error.ts';
+import { describeValue } from '../errors/validate-options.ts';
 import type { Advisor, AdvisorChain } from './advisor.ts';
 import { traceAdvisorCall, traceAdvisorStream } from './advisor-span.ts';
 import type { ChatClientRequest } from './chat-client-request.ts';
@@ -37,6 +38,43 @@ export class DuplicateAdvisorError extends GovernorError {
     );
     this.advisor = advisor.name;
   }
+}
+
+/**
+ * Thrown when an advisor's `adviseCall` resolves to something other than a
+ * response, or its `adviseStream` returns something other than an async
+ * iterable of events: usually a method that forgot to return what the rest
+ * of the chain gave it.
+ */
+export class AdvisorResultError extends GovernorError {
+  declare readonly code: 'GOVERNOR_ADVISOR_RESULT';
+  /** The advisor's name. */
+  readonly advisor: string;
+  /** The method that returned the wrong thing. */
+  readonly method: 'adviseCall' | 'adviseStream';
+
+  constructor(advisor: Advisor, method: 'adviseCall' | 'adviseStream', returned: unknown) {
+    const fix =
+      method === 'adviseCall'
+        ? 'resolve to the response chain.nextCall(request) gave (or a changed copy of it): `return chain.nextCall(request);`'
+        : 'return the events of chain.nextStream(request) (or changed ones): write it as `async *adviseStream(request, chain)` and `yield* chain.nextStream(request);`';
+    super('GOVERNOR_ADVISOR_RESULT', `Advisor "${advisor.name}" (order ${advisor.order}): ${method} returned ${describeValue(returned)}, but it must ${fix}.`);
+    this.advisor = advisor.name;
+    this.method = method;
+  }
+}
+
+function checkedResponse(advisor: Advisor, response: unknown): ChatClientResponse {
+  const r = response as Partial<ChatClientResponse> | null;
+  if (typeof r !== 'object' || r === null || typeof r.response !== 'object' || r.response === null)
+    throw new AdvisorResultError(advisor, 'adviseCall', response);
+  return response as ChatClientResponse;
+}
+
+function checkedEvents(advisor: Advisor, events: unknown): AsyncIterable<ChatStreamEvent> {
+  if (typeof (events as Partial<AsyncIterable<unknown>> | null)?.[Symbol.asyncIterator] !== 'function')
+    throw new AdvisorResultError(advisor, 'adviseStream', events);
+  return events as AsyncIterable<ChatStreamEvent>;
 }
 
 /** What ends every chain: one model round trip. */
@@ -79,7 +117,7 @@ export class DefaultAdvisorChain implements AdvisorChain {
       const advisor = this.#all[i]!;
       if (advisor.adviseCall) {
         const rest = new DefaultAdvisorChain(this.#all, this.#terminal, i + 1);
-        return traceAdvisorCall(advisor, request, () => advisor.adviseCall!(request, rest));
+        return traceAdvisorCall(advisor, request, async () => checkedResponse(advisor, await advisor.adviseCall!(request, rest)));
       }
     }
     return this.#terminal.call(request);
@@ -90,7 +128,7 @@ export class DefaultAdvisorChain implements AdvisorChain {
       const advisor = this.#all[i]!;
       if (advisor.adviseStream) {
         const rest = new DefaultAdvisorChain(this.#all, this.#terminal, i + 1);
-        return traceAdvisorStream(advisor, request, () => advisor.adviseStream!(request, rest));
+        return traceAdvisorStream(advisor, request, () => checkedEvents(advisor, advisor.adviseStream!(request, rest)));
       }
     }
     return this.#terminal.stream(request);

@@ -2,18 +2,21 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
-import { tool } from 'ai';
+import { jsonSchema, tool } from 'ai';
 import {
   AdvisorNotInChainError,
+  AdvisorResultError,
   beforeAfterAdvisor,
   ChatClient,
   CONVERSATION_ID,
   DefaultAdvisorChain,
   EntityParseError,
+  EntityPendingError,
   GovernorError,
   InvalidOptionError,
   ModelCallTerminal,
   ToolCallAdvisor,
+  toolApprovalResponse,
   UnsupportedModelError,
   type Advisor,
   type AdvisorChain,
@@ -241,6 +244,57 @@ describe('ChatClient', () => {
     );
   });
 
+  test('an advisor that forgets to return what the chain gave it fails naming itself, in call() and in stream()', async () => {
+    const forgetful: Advisor = {
+      name: 'Forgetful',
+      order: 5,
+      async adviseCall(request, chain) {
+        await chain.nextCall(request);
+        return undefined as never;
+      },
+      adviseStream(request, chain) {
+        void chain.nextStream(request);
+        return undefined as never;
+      },
+    };
+    const client = ChatClient.builder(mockModel([{ text: 'one' }, { text: 'two' }]))
+      .defaultAdvisors(forgetful)
+      .build();
+    await assert.rejects(
+      client.prompt('x').call().content(),
+      (e: unknown) =>
+        AdvisorResultError.isInstance(e) &&
+        e.advisor === 'Forgetful' &&
+        e.method === 'adviseCall' &&
+        e.message.includes('adviseCall returned undefined') &&
+        e.message.includes('return chain.nextCall(request);'),
+    );
+    await assert.rejects(
+      async () => {
+        for await (const _ of client.prompt('x').stream().content()) {
+          // driven only
+        }
+      },
+      (e: unknown) => AdvisorResultError.isInstance(e) && e.method === 'adviseStream' && e.message.includes('async *adviseStream'),
+    );
+  });
+
+  test('an advisor with no method to run (a misspelt one) is refused where it is added', () => {
+    const misspelt = { name: 'Misspelt', order: 0, adviceCall: async () => undefined };
+    assert.throws(
+      () => ChatClient.builder(mockModel([])).defaultAdvisors(misspelt as Advisor),
+      (e: unknown) =>
+        InvalidOptionError.isInstance(e) && e.option === 'defaultAdvisors[0]' && /"Misspelt" has no adviseCall, adviseStream or observe method/.test(e.message),
+    );
+    assert.throws(
+      () =>
+        ChatClient.create(mockModel([]))
+          .prompt('x')
+          .advisors(misspelt as Advisor),
+      (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'advisors[0]',
+    );
+  });
+
   test('a chain holding one recursive advisor twice runs each place once, never itself again', async () => {
     let entered = 0;
     const recursive: Advisor = {
@@ -324,6 +378,83 @@ describe('ChatClient', () => {
         .entity(z.object({ actor: z.string() })),
       EntityParseError,
     );
+  });
+
+  test('entity() of a call that stops at an approval: EntityPendingError with the response to go on from', async () => {
+    const ran: string[] = [];
+    const refund = tool({
+      inputSchema: z.object({ amount: z.number() }),
+      needsApproval: true,
+      execute: async ({ amount }) => {
+        ran.push(`refund ${amount}`);
+        return 'refunded';
+      },
+    });
+    const notify = tool({
+      inputSchema: z.object({ to: z.string() }),
+      execute: async ({ to }) => {
+        ran.push(`notify ${to}`);
+        return 'sent';
+      },
+    });
+    const model = mockModel([
+      {
+        toolCalls: [
+          { name: 'refund', input: { amount: 500 } },
+          { name: 'notify', input: { to: 'ada' } },
+        ],
+      },
+      { text: '{"done": true}' },
+    ]);
+    const client = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ refund, notify }).build();
+    const Result = z.object({ done: z.boolean() });
+    const error: unknown = await client
+      .prompt('Refund order 7 and tell Ada')
+      .call()
+      .entity(Result)
+      .then(
+        () => assert.fail('resolved'),
+        (e: unknown) => e,
+      );
+    assert.ok(EntityPendingError.isInstance(error), String(error));
+    assert.equal(error.code, 'GOVERNOR_ENTITY_PENDING');
+    assert.match(error.message, /1 tool call waiting for approval \(refund\)/);
+    assert.deepEqual(ran, ['notify ada']);
+    const pending = error.response.pendingApprovals!;
+    assert.equal(pending.length, 1);
+    // Going on as the README shows it: the call's messages, then the answers.
+    const answer = toolApprovalResponse(pending.map((p) => ({ approvalId: p.approvalId, approved: true })));
+    const done = await client
+      .prompt()
+      .messages({ role: 'user', content: 'Refund order 7 and tell Ada' }, ...error.response.messages, answer)
+      .call()
+      .entity(Result);
+    assert.deepEqual(done, { done: true });
+    assert.deepEqual(ran, ['notify ada', 'refund 500']);
+  });
+
+  test('entity() of a call that hands client-side tool calls back: EntityPendingError naming them', async () => {
+    const askUser = tool({ inputSchema: z.object({ q: z.string() }) });
+    const model = mockModel([{ toolCalls: [{ name: 'askUser', input: { q: 'which order?' } }] }]);
+    const client = ChatClient.builder(model).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ askUser }).build();
+    await assert.rejects(
+      client
+        .prompt('Refund my order')
+        .call()
+        .entity(z.object({ done: z.boolean() })),
+      (e: unknown) =>
+        EntityPendingError.isInstance(e) &&
+        /1 tool call for the caller to run \(askUser\)/.test(e.message) &&
+        e.response.toolCalls[0]?.toolName === 'askUser' &&
+        e.response.finishReason === 'tool-calls',
+    );
+  });
+
+  test('entity() takes an AI SDK jsonSchema, typed by it', async () => {
+    const model = mockModel([{ text: '{"q": 2}' }]);
+    const Q = jsonSchema<{ q: number }>({ type: 'object', properties: { q: { type: 'number' } }, required: ['q'] });
+    const value: { q: number } = await ChatClient.create(model).prompt('x').call().entity(Q);
+    assert.deepEqual(value, { q: 2 });
   });
 
   test('a request without messages is rejected before any model call', async () => {

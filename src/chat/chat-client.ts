@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
+import type { FlexibleSchema } from '@ai-sdk/provider-utils';
 import type { ServerResponse } from 'node:http';
 import type { InferUIMessageChunk, ModelMessage, UIMessage, UserContent } from 'ai';
 import type { z } from 'zod';
@@ -13,7 +14,7 @@ import { DefaultAdvisorChain, DuplicateAdvisorError, sortAdvisors } from './advi
 import type { AdvisorContext } from './advisor-context.ts';
 import type { ChatClientRequest, GovernedToolSet, ModelOptions } from './chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent } from './chat-response.ts';
-import { jsonInstruction, OUTPUT_SCHEMA, parseEntity, toOutputSchema, type OutputSchema } from './entity.ts';
+import { EntityPendingError, isPending, jsonInstruction, OUTPUT_SCHEMA, parseEntity, toOutputSchema, validatedAnswer, type OutputSchema } from './entity.ts';
 import { ModelCallTerminal } from './model-call.ts';
 import { CALL_SESSION_ID, CONVERSATION_ID, DEFAULT_MESSAGES, sessionIdOf } from './advisor-context.ts';
 import { CONTINUATION_TURN, OBSERVATION_SINKS, reportObservation, type ObservationSink } from './observation.ts';
@@ -409,7 +410,7 @@ export class ChatClientRequestSpec {
 }
 
 /** What an advisor-params callback counts as when `advisors(...)` checks its items. */
-const CALLBACK: Advisor = { name: 'callback', order: 0 };
+const CALLBACK: Advisor = { name: 'callback', order: 0, adviseCall: (request, chain) => chain.nextCall(request) };
 
 /** A message as the AI SDK takes it: an object with one of its roles. */
 const isMessage: OptionRule = (value, path) => {
@@ -446,7 +447,7 @@ interface Prepared {
 export class CallResponseSpec {
   readonly #run: (extraParams: ReadonlyMap<string, unknown>) => Promise<ChatClientResponse>;
   #plain: Promise<ChatClientResponse> | undefined;
-  readonly #entities = new WeakMap<z.ZodType, Promise<unknown>>();
+  readonly #entities = new WeakMap<object, Promise<unknown>>();
 
   /** @internal */
   constructor(run: (extraParams: ReadonlyMap<string, unknown>) => Promise<ChatClientResponse>) {
@@ -473,9 +474,15 @@ export class CallResponseSpec {
    * Asks for JSON matching `schema` and returns it parsed and validated. With a
    * StructuredOutputValidationAdvisor in the chain, invalid answers are retried
    * with the validation errors; without one, an invalid answer throws
-   * `EntityParseError`.
+   * `EntityParseError`. A call whose tool loop stops at calls waiting for the
+   * caller (approvals, tools without `execute`) throws `EntityPendingError`,
+   * which carries the response to go on from.
+   *
+   * @param schema a Zod schema, a Standard Schema, or an AI SDK `jsonSchema(…)`
    */
-  entity<S extends z.ZodType>(schema: S): Promise<z.infer<S>> {
+  entity<S extends z.ZodType>(schema: S): Promise<z.infer<S>>;
+  entity<T>(schema: FlexibleSchema<T>): Promise<T>;
+  entity(schema: FlexibleSchema<unknown>): Promise<unknown> {
     if ((typeof schema !== 'object' && typeof schema !== 'function') || schema === null) {
       return Promise.reject(
         new InvalidOptionError('entity(schema)', `must be a schema (Zod, Standard Schema or AI SDK jsonSchema), got ${describeValue(schema)}`),
@@ -483,13 +490,16 @@ export class CallResponseSpec {
     }
     let entity = this.#entities.get(schema);
     if (entity === undefined) this.#entities.set(schema, (entity = this.#entity(schema)));
-    return entity as Promise<z.infer<S>>;
+    return entity;
   }
 
-  async #entity(schema: z.ZodType): Promise<unknown> {
+  async #entity(schema: FlexibleSchema<unknown>): Promise<unknown> {
     const output = await toOutputSchema(schema);
-    const response = await this.#run(new Map<string, unknown>([[OUTPUT_SCHEMA, output]]));
-    return parseEntity(schema, response.response.text);
+    const { response, context } = await this.#run(new Map<string, unknown>([[OUTPUT_SCHEMA, output]]));
+    if (isPending(response)) throw new EntityPendingError(response);
+    // Parsed once: a schema's refinements and transforms may call out or differ from run to run.
+    const validated = validatedAnswer(context, output, response.text);
+    return validated === undefined ? parseEntity(schema, response.text) : validated.value;
   }
 }
 

@@ -2,6 +2,8 @@ import type { JSONSchema7 } from '@ai-sdk/provider';
 import { asSchema, getErrorMessage, safeValidateTypes, type FlexibleSchema } from '@ai-sdk/provider-utils';
 import { GovernorError, InvalidOptionError } from '../errors/governor-error.ts';
 import { bracketed, fencedBlocks, syntaxProblem, trim } from './answer-json.ts';
+import type { AdvisorContext } from './advisor-context.ts';
+import type { ChatResponse } from './chat-response.ts';
 
 /** Context key under which `.entity(schema)` publishes the expected output schema to the chain. */
 export const OUTPUT_SCHEMA = 'governor.outputSchema';
@@ -29,6 +31,51 @@ export class EntityParseError extends GovernorError {
     this.text = text;
     this.errors = errors;
   }
+}
+
+/**
+ * Thrown by `.entity(schema)` when the call ended before the model answered:
+ * its tool loop stopped at calls that wait for the caller, tool approvals
+ * (`pendingApprovals`) or calls of tools without `execute` (`toolCalls`).
+ * There is no answer to parse yet; `response` holds what is needed to go on
+ * (its `messages`, the approvals to answer, the calls to run), as
+ * `chatResponse()` would have returned it. Tools of the round that needed
+ * neither have run, and their results are in `messages`.
+ */
+export class EntityPendingError extends GovernorError {
+  declare readonly code: 'GOVERNOR_ENTITY_PENDING';
+  /** The call's response: send its `messages` back with the answers, then ask for the entity again. */
+  readonly response: ChatResponse;
+
+  constructor(response: ChatResponse) {
+    const waiting = [
+      ...(response.pendingApprovals?.length
+        ? [`${count(response.pendingApprovals.length, 'tool call')} waiting for approval (${names(response.pendingApprovals.map((p) => p.toolCall.toolName))})`]
+        : []),
+      ...(response.toolCalls.length > 0
+        ? [`${count(response.toolCalls.length, 'tool call')} for the caller to run (${names(response.toolCalls.map((c) => c.toolName))})`]
+        : []),
+    ];
+    super(
+      'GOVERNOR_ENTITY_PENDING',
+      `The call ended before the model answered, so there is no entity to parse: ${waiting.join(' and ')}. ` +
+        'error.response holds them with the messages of the call: send those back with the answers or results, and ask for the entity again.',
+    );
+    this.response = response;
+  }
+}
+
+function count(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
+}
+
+function names(tools: readonly string[]): string {
+  return [...new Set(tools)].join(', ');
+}
+
+/** Whether a call's response ended at calls that wait for the caller, with no answer to parse. */
+export function isPending(response: ChatResponse): boolean {
+  return (response.pendingApprovals?.length ?? 0) > 0 || response.toolCalls.length > 0;
 }
 
 /**
@@ -133,6 +180,26 @@ function describeValidationError(error: Error): string[] {
 
 function pathSegment(segment: unknown): string {
   return String(typeof segment === 'object' && segment !== null && 'key' in segment ? segment.key : segment);
+}
+
+/** Context key of the answer a validating advisor parsed, so that `.entity()` need not parse it again. */
+const VALIDATED_ANSWER = 'governor.validatedAnswer';
+
+interface ValidatedAnswer {
+  readonly output: OutputSchema;
+  readonly text: string;
+  readonly value: unknown;
+}
+
+/** Notes in the call's context that `text` parsed as `value` against `output`. */
+export function noteValidated(context: AdvisorContext, output: OutputSchema, text: string, value: unknown): void {
+  context.set(VALIDATED_ANSWER, { output, text, value } satisfies ValidatedAnswer);
+}
+
+/** The value noted for exactly this schema and answer text, if any (an advisor after the validator may change the text). */
+export function validatedAnswer(context: AdvisorContext, output: OutputSchema, text: string): { readonly value: unknown } | undefined {
+  const noted = context.get(VALIDATED_ANSWER) as ValidatedAnswer | undefined;
+  return noted !== undefined && noted.output === output && noted.text === text ? noted : undefined;
 }
 
 /** Parses and validates an answer, or throws {@link EntityParseError}. */

@@ -54,12 +54,19 @@ export function validateModelOptions(options: ModelOptions): void {
   validateOptions('the model settings', options, MODEL_OPTION_RULES);
 }
 
-/** Advisors must at least name themselves and have a numeric order to be sorted. */
+/** Advisors must name themselves, have a numeric order to be sorted, and a method to run. */
 export function validateAdvisors(advisors: readonly unknown[], path: string): void {
   advisors.forEach((advisor, i) => {
     const a = advisor as Partial<Advisor> | null;
     if (typeof a !== 'object' || a === null || typeof a.name !== 'string' || typeof a.order !== 'number' || Number.isNaN(a.order)) {
       throw new InvalidOptionError(`${path}[${i}]`, `must be an Advisor (an object with a name and a numeric order), got ${describeValue(advisor)}`);
+    }
+    // Usually a misspelt method: accepted, the advisor would never run. (One with only `observe` is an observation sink.)
+    if (typeof a.adviseCall !== 'function' && typeof a.adviseStream !== 'function' && typeof (a as { observe?: unknown }).observe !== 'function') {
+      throw new InvalidOptionError(
+        `${path}[${i}]`,
+        `advisor "${a.name}" has no adviseCall, adviseStream or observe method, so it would never run; check their spelling`,
+      );
     }
   });
 }

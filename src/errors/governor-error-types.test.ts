@@ -99,7 +99,25 @@ const THROWN = {
   GOVERNOR_ADVISOR_NOT_IN_CHAIN: () => new AdvisorNotInChainError('Mine', []),
   GOVERNOR_DUPLICATE_ADVISOR: () => new DuplicateAdvisorError(advisor),
   GOVERNOR_ADVISOR_HOOK_RESULT: () => new AdvisorHookResultError('Mine', 'before', 42),
+  GOVERNOR_ADVISOR_RESULT: () =>
+    thrownBy(() =>
+      ChatClient.builder(mockModel([{ text: 'hi' }]))
+        .defaultAdvisors({ ...advisor, adviseCall: async () => undefined as never })
+        .build()
+        .prompt('hi')
+        .call()
+        .content(),
+    ),
   GOVERNOR_ENTITY_PARSE: () => new EntityParseError('not json', ['line 1, column 1: not JSON']),
+  GOVERNOR_ENTITY_PENDING: () =>
+    thrownBy(() =>
+      ChatClient.builder(mockModel([{ toolCalls: [{ name: 'ask', input: {} }] }]))
+        .defaultTools({ ask: tool({ inputSchema: z.object({}) }) })
+        .build()
+        .prompt('hi')
+        .call()
+        .entity(z.object({ a: z.number() })),
+    ),
   GOVERNOR_TOOL_CALL_LIMIT: () => new ToolCallLimitExceededError('search', 3),
   GOVERNOR_STREAM_INCOMPLETE: () => thrownBy(streamWithoutFinish),
   GOVERNOR_OUTPUT_VALIDATION: () => new StructuredOutputValidationError(['missing "city"'], 2, '{}'),
