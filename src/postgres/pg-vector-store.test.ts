@@ -295,9 +295,30 @@ describe('PgVectorStore', () => {
       metadata: { even: index % 2 === 0 },
     }));
     let hnsw: PgVectorStore;
+    let table: string;
     before(async () => {
-      hnsw = new PgVectorStore({ pool, tableName: freshTable(), dimensions: 64 });
+      table = freshTable();
+      hnsw = new PgVectorStore({ pool, tableName: table, dimensions: 64 });
       await hnsw.add(documents);
+    });
+
+    test("a createIndex: 'none' store on that table searches exactly: it never takes the index", async () => {
+      const exact = new PgVectorStore({ pool, tableName: table, dimensions: 64, createIndex: 'none' });
+      // As on a large table, where the planner would take the index whenever the query lets it.
+      await pool.query('SET enable_seqscan = off');
+      try {
+        const { statements, values, found } = await recordingStatements(() => exact.similaritySearch({ query: 'shared w3', topK: 5 }));
+        const search = statements.findIndex((text) => text.startsWith('SELECT id'));
+        const plan = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${statements[search]}`, values[search]);
+        assert.doesNotMatch(plan.rows.map((row) => row['QUERY PLAN']).join('\n'), /Index Scan using \S*hnsw/);
+        const every = await exact.similaritySearch({ query: 'shared w3', topK: 5_000 });
+        assert.deepEqual(
+          found.map((document) => document.id),
+          every.slice(0, 5).map((document) => document.id),
+        );
+      } finally {
+        await pool.query('RESET enable_seqscan');
+      }
     });
 
     test('a search returns topK documents, not just the 40 of hnsw.ef_search, also with a threshold and a filter', async () => {

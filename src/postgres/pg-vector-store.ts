@@ -109,7 +109,8 @@ export interface PgVectorStoreOptions {
    * are applied to at most `topK` candidates and can return fewer.
    * A search with `topK` above 1,000 (pgvector's limit on `ef_search`) does
    * not use the index but scans the table exactly.
-   * `'none'` searches exactly, by scanning.
+   * `'none'` creates no index and searches exactly, by scanning, also on a
+   * table that has one (another store's).
    * @default 'hnsw'
    */
   readonly createIndex?: 'hnsw' | 'none';
@@ -353,8 +354,9 @@ export class PgVectorStore implements VectorStore, AsyncDisposable {
     values.push(search.topK);
     // An HNSW scan yields at most ef_search rows, which cannot exceed 1,000:
     // for more, ordering by an expression the index cannot serve makes the
-    // search an exact scan.
-    const exact = search.topK > MAX_EF_SEARCH;
+    // search an exact scan. So it does for a store built to search exactly,
+    // on a table that another store gave an index.
+    const exact = this.#createIndex === 'none' || search.topK > MAX_EF_SEARCH;
     const text =
       `SELECT id, content, metadata, (embedding <=> $1::vector) AS distance FROM ${this.#table}` +
       ` WHERE ${conditions.join(' AND ')}` +
