@@ -72,6 +72,8 @@ export interface RetrievalRecord {
   readonly n?: readonly number[];
   /** A failed search's answer: the keys of the names it offered instead, at most 12 (see offeredNames); absent when none. */
   readonly o?: readonly number[];
+  /** The keys of the words the query names things with, at most 8 (see queryNameWords); absent when none. */
+  readonly w?: readonly number[];
 }
 
 /** One sub-agent call. */

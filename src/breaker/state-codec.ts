@@ -318,31 +318,34 @@ function decodeText(reader: Reader, strings: readonly unknown[], seq: number): T
   return record;
 }
 
-const RETRIEVAL_KEYS = ['s', 'q', 'r', 'k', 'f', 'n', 'o'];
+const RETRIEVAL_KEYS = ['s', 'q', 'r', 'k', 'f', 'n', 'o', 'w'];
 const RETRIEVAL_NULL = 1;
 const RETRIEVAL_K = 2;
 const RETRIEVAL_F = 4;
 const RETRIEVAL_N = 8;
 const RETRIEVAL_O = 16;
+const RETRIEVAL_W = 32;
 
-/** distance, flags, [result-set hash], [identity], [query names], [offered names]; then the sketch. */
+/** distance, flags, [result-set hash], [identity], [query names], [offered names], [name words]; then the sketch. */
 function encodeRetrieval(r: RetrievalRecord, seq: number): Packed | undefined {
   const present = RETRIEVAL_KEYS.filter((k) => k in r);
   if (!isBack(r.s, seq) || typeof r.q !== 'string' || !hasKeys(r, present) || present[0] !== 's' || present[1] !== 'q' || present[2] !== 'r') return undefined;
   if ((r.r !== null && !isCount(r.r)) || (r.k !== undefined && !isCount(r.k)) || ('f' in r && r.f !== 1)) return undefined;
-  if (('n' in r && !(Array.isArray(r.n) && r.n.every(isCount))) || ('o' in r && !(Array.isArray(r.o) && r.o.every(isCount)))) return undefined;
+  for (const list of [r.n, r.o, r.w]) if (list !== undefined && !(Array.isArray(list) && list.every(isCount))) return undefined;
   const flags =
     (r.r === null ? RETRIEVAL_NULL : 0) |
     ('k' in r ? RETRIEVAL_K : 0) |
     ('f' in r ? RETRIEVAL_F : 0) |
     ('n' in r ? RETRIEVAL_N : 0) |
-    ('o' in r ? RETRIEVAL_O : 0);
+    ('o' in r ? RETRIEVAL_O : 0) |
+    ('w' in r ? RETRIEVAL_W : 0);
   writer.count(seq - r.s);
   writer.digit(flags);
   if (r.r !== null) writer.count(r.r);
   if (r.k !== undefined) writer.count(r.k);
   if (r.n !== undefined) writer.counts(r.n);
   if (r.o !== undefined) writer.counts(r.o);
+  if (r.w !== undefined) writer.counts(r.w);
   return [writer.take(), r.q];
 }
 
@@ -353,11 +356,13 @@ function decodeRetrieval(reader: Reader, strings: readonly unknown[], seq: numbe
   const k = flags & RETRIEVAL_K ? reader.count() : undefined;
   const n = flags & RETRIEVAL_N ? readCounts(reader, reader.count()) : undefined;
   const o = flags & RETRIEVAL_O ? readCounts(reader, reader.count()) : undefined;
-  const record: { s: number; q: string; r: number | null; k?: number; f?: 1; n?: number[]; o?: number[] } = { s, q: stringAt(strings, 1), r };
+  const w = flags & RETRIEVAL_W ? readCounts(reader, reader.count()) : undefined;
+  const record: { s: number; q: string; r: number | null; k?: number; f?: 1; n?: number[]; o?: number[]; w?: number[] } = { s, q: stringAt(strings, 1), r };
   if (k !== undefined) record.k = k;
   if (flags & RETRIEVAL_F) record.f = 1;
   if (n !== undefined) record.n = n;
   if (o !== undefined) record.o = o;
+  if (w !== undefined) record.w = w;
   return record;
 }
 

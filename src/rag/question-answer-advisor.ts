@@ -1,10 +1,10 @@
 import type { ModelMessage, UserContent, UserModelMessage } from 'ai';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
-import { sessionIdOf, type AdvisorContext } from '../chat/advisor-context.ts';
+import { CALL_SESSION_ID, sessionIdOf, type AdvisorContext } from '../chat/advisor-context.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
-import { reportObservation } from '../chat/observation.ts';
+import { CONTINUATION_TURN, reportObservation } from '../chat/observation.ts';
 import type { Document } from './document.ts';
 import { parseMetadataFilter, type MetadataFilter } from './metadata-filter.ts';
 import { DEFAULT_TOP_K, SIMILARITY_THRESHOLD_ACCEPT_ALL, type VectorStore } from './vector-store.ts';
@@ -120,6 +120,8 @@ export class QuestionAnswerAdvisor implements Advisor {
   readonly #template: string;
   /** One retrieval per call: a call's context is one Map from its first advisor to its last round. */
   readonly #retrievals = new WeakMap<AdvisorContext, Retrieval>();
+  /** The last question of each named conversation, for its continuation turns; least recently asked first. */
+  readonly #questions = new Map<string, Retrieval>();
 
   constructor(options: QuestionAnswerAdvisorOptions) {
     validateOptions('QuestionAnswerAdvisor', options, QUESTION_ANSWER_ADVISOR_OPTION_RULES, { required: ['vectorStore'] });
@@ -161,6 +163,11 @@ export class QuestionAnswerAdvisor implements Advisor {
   }
 
   async #augment(request: ChatClientRequest): Promise<ChatClientRequest> {
+    const conversation = conversationOf(request.context);
+    if (conversation !== undefined && request.context.get(CONTINUATION_TURN) === true) {
+      const continued = this.#continued(request, conversation);
+      if (continued !== undefined) return continued;
+    }
     const index = request.messages.findLastIndex((message) => message.role === 'user');
     const message = request.messages[index];
     const query = message?.role === 'user' ? textOf(message.content) : '';
@@ -168,7 +175,35 @@ export class QuestionAnswerAdvisor implements Advisor {
       request.context.set(RETRIEVED_DOCUMENTS, []);
       return request;
     }
-    const { documents } = await this.#retrieve(request, query);
+    const retrieval = await this.#retrieve(request, query);
+    if (conversation !== undefined && request.context.get(CONTINUATION_TURN) !== true) this.#remember(conversation, retrieval);
+    return this.#augmented(request, index, retrieval);
+  }
+
+  /**
+   * A continuation turn's request: its last user message is the caller's own
+   * (a harness's reminder, a retry), not a question. The question it goes on
+   * with is the conversation's last one, when the request still holds it:
+   * that message gets that question's documents again, without a search.
+   */
+  #continued(request: ChatClientRequest, conversation: string): ChatClientRequest | undefined {
+    const asked = this.#questions.get(conversation);
+    if (asked === undefined) return undefined;
+    const index = request.messages.findLastIndex((message) => message.role === 'user' && textOf(message.content) === asked.query);
+    if (index === -1) return undefined;
+    this.#retrievals.set(request.context, asked);
+    return this.#augmented(request, index, asked);
+  }
+
+  #remember(conversation: string, retrieval: Retrieval): void {
+    this.#questions.delete(conversation);
+    this.#questions.set(conversation, retrieval);
+    if (this.#questions.size > REMEMBERED_CONVERSATIONS) this.#questions.delete(this.#questions.keys().next().value!);
+  }
+
+  /** The request with its message at `index` filled into the template with the retrieval's documents. */
+  #augmented(request: ChatClientRequest, index: number, { query, documents }: Retrieval): ChatClientRequest {
+    const message = request.messages[index] as UserModelMessage;
     request.context.set(RETRIEVED_DOCUMENTS, documents);
     const context = documents.map((document) => document.text).join('\n\n');
     const messages: ModelMessage[] = [...request.messages];
@@ -210,6 +245,14 @@ export class QuestionAnswerAdvisor implements Advisor {
       responseContext.set(RETRIEVED_DOCUMENTS, requestContext.get(RETRIEVED_DOCUMENTS));
     }
   }
+}
+
+/** Most conversations whose last question the advisor keeps for their continuation turns. */
+const REMEMBERED_CONVERSATIONS = 256;
+
+/** The conversation a request names; none for a call without an id, which has no continuation turns of its own. */
+function conversationOf(context: AdvisorContext): string | undefined {
+  return context.has(CALL_SESSION_ID) ? undefined : sessionIdOf(context);
 }
 
 function withFilter(filter: MetadataFilter | undefined): { filter?: MetadataFilter } {

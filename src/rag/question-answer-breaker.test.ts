@@ -1,15 +1,18 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { tool } from 'ai';
 import { z } from 'zod';
 import {
   AgentBreaker,
   AgentBreakerError,
+  AgentLoop,
   ChatClient,
   CONTINUATION_TURN,
   CONVERSATION_ID,
   InMemoryVectorStore,
   QuestionAnswerAdvisor,
+  submitTool,
   ToolCallAdvisor,
   type BreakerEventRecord,
 } from '../index.ts';
@@ -108,5 +111,102 @@ describe('QuestionAnswerAdvisor with the AgentBreaker, no user wiring', () => {
       events.filter((e) => e.type === 'escalation'),
       [],
     );
+  });
+
+  test("AgentLoop's continuation turns keep the task's documents: its reminder is never searched nor augmented", async () => {
+    const breaker = new AgentBreaker();
+    const heard: string[] = [];
+    const observe = breaker.observe.bind(breaker);
+    breaker.observe = async (sessionId, event) => {
+      if (event.kind === 'retrieval') heard.push(`${event.query} -> ${event.results?.join(',')}`);
+      return observe(sessionId, event);
+    };
+    const model = mockModel([{ text: 'Let me think.' }, { text: 'Still thinking.' }, { toolCalls: [{ name: 'submit', input: { summary: '14 days.' } }] }]);
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new ToolCallAdvisor(), breaker, new QuestionAnswerAdvisor({ vectorStore: await store(), searchRequest: { topK: 1 } }))
+      .defaultTools({ submit: submitTool() })
+      .build();
+    const result = await new AgentLoop({ client, maxInvocations: 5, finishTool: 'submit' }).run('When do refunds arrive?');
+    assert.equal(result.status, 'completed');
+    assert.equal(model.doGenerateCalls.length, 3);
+    for (const [i, call] of model.doGenerateCalls.entries()) {
+      const users = call.prompt.filter((m) => m.role === 'user').map((m) => (m.content as Array<{ text?: string }>).map((p) => p.text ?? '').join(''));
+      assert.equal(users.length, i + 1);
+      assert.match(
+        users[0]!,
+        /^When do refunds arrive\?\n[\s\S]*Refunds are issued within 14 days of a return\./,
+        `call ${i + 1}: the task keeps its documents`,
+      );
+      for (const reminder of users.slice(1)) assert.doesNotMatch(reminder, /Reference material/, `call ${i + 1}: a reminder is not augmented`);
+    }
+    assert.deepEqual(heard, ['When do refunds arrive? -> refunds'], 'one search, for the task');
+  });
+
+  test('a continuation turn reuses the documents of the question it goes on with, for the last 256 named conversations', async () => {
+    const inner = await store();
+    const searched: string[] = [];
+    const vectorStore = {
+      add: inner.add.bind(inner),
+      delete: inner.delete.bind(inner),
+      similaritySearch: (request: { readonly query: string; readonly topK?: number }) => {
+        searched.push(request.query);
+        return inner.similaritySearch(request);
+      },
+    };
+    const client = ChatClient.builder(mockModel(Array.from({ length: 400 }, () => ({ text: 'ok' }))))
+      .defaultAdvisors(new QuestionAnswerAdvisor({ vectorStore, searchRequest: { topK: 1 } }))
+      .build();
+    const ask = (conversation: string | undefined, continuation: boolean, ...texts: string[]) =>
+      client
+        .prompt()
+        .messages(...texts.map((content) => ({ role: 'user' as const, content })))
+        .advisors((a) => (conversation === undefined ? a : a.param(CONVERSATION_ID, conversation)).param(CONTINUATION_TURN, continuation))
+        .call()
+        .content();
+    await ask('c-0', false, 'When do refunds arrive?');
+    await ask('c-0', true, 'When do refunds arrive?');
+    await ask('c-0', true, 'When do refunds arrive?', 'Go on.');
+    assert.deepEqual(searched, ['When do refunds arrive?'], 'a retry and a reminder search nothing');
+    // Without a conversation id a call is a session of its own: nothing to go on with.
+    await ask(undefined, false, 'How long is shipping?');
+    await ask(undefined, true, 'How long is shipping?');
+    assert.equal(searched.length, 3);
+    for (let i = 1; i <= 256; i++) await ask(`c-${i}`, false, `question ${i}`);
+    searched.length = 0;
+    await ask('c-256', true, 'question 256', 'Go on.');
+    await ask('c-0', true, 'When do refunds arrive?', 'Go on.');
+    assert.deepEqual(searched, ['Go on.'], 'the least recent of 257 conversations is forgotten: its reminder is searched as a question');
+  });
+
+  test('follow-up questions that each retrieve another document are not fixation, whatever the documents are called', async () => {
+    const texts = [
+      'Refund policy for damaged items: send a photo and we refund in full.',
+      'Refund policy for digital goods: refunds only before the download starts.',
+      'Refund policy for gift cards: gift cards are never refunded.',
+      'Refund policy for sale items: sale items are refunded as store credit.',
+    ];
+    const questions = ['refund policy damaged items?', 'refund policy digital goods?', 'refund policy gift cards?', 'refund policy sale items?'];
+    for (const idOf of [() => randomUUID(), (i: number) => `handbook-4.${i + 1}`]) {
+      const vectorStore = new InMemoryVectorStore();
+      await vectorStore.add(texts.map((text, i) => ({ id: idOf(i), text })));
+      const breaker = new AgentBreaker();
+      const events: BreakerEventRecord[] = [];
+      breaker.on((e) => events.push(e));
+      const client = ChatClient.builder(mockModel(questions.map(() => ({ text: 'ok' }))))
+        .defaultAdvisors(breaker, new QuestionAnswerAdvisor({ vectorStore, searchRequest: { topK: 1 } }))
+        .build();
+      for (const question of questions) {
+        await client
+          .prompt()
+          .messages({ role: 'user', content: question })
+          .advisors((a) => a.param(CONVERSATION_ID, 'research').param(CONTINUATION_TURN, true))
+          .call()
+          .content();
+      }
+      assert.deepEqual(
+        events.filter((e) => e.type === 'escalation'),
+        [],
+      );
+    }
   });
 });

@@ -128,6 +128,35 @@ describe('RAG fixation', () => {
     assert.ok(out.every((x) => x.action === 'allow'));
   });
 
+  test('queries naming different companies or people are different searches, failed or with the same passages', async () => {
+    const out = [];
+    const companies = ['Acme', 'Globex', 'Initech', 'Umbrella'];
+    const failed = new BreakerDriver(new AgentBreaker());
+    for (const c of companies) out.push(await failed.retrieval(`${c} annual revenue`, [`Could not find [${c} annual revenue]. Similar: ['Annual report']`]));
+    const same = new BreakerDriver(new AgentBreaker());
+    for (const c of companies) out.push(await same.retrieval(`${c} annual revenue`, docs));
+    const asked = new BreakerDriver(new AgentBreaker());
+    for (const c of companies) out.push(await asked.retrieval(`What was ${c}'s revenue last year?`, [`No results for "${c} revenue"`]));
+    assert.ok(
+      out.every((x) => x.action === 'allow'),
+      out.map((x) => x.action).join(),
+    );
+  });
+
+  test('queries that keep one name, whatever they add to it, are one search', async () => {
+    const failed = new BreakerDriver(new AgentBreaker());
+    const out = [];
+    for (const query of ['famous bhavageete by Arun Date', 'famous bhavageete by Arun Date in India', 'famous Marathi bhavageete by Arun Date']) {
+      out.push(await failed.retrieval(query, [`Could not find [${query}]. Similar: ['Indian folk music']`]));
+    }
+    assert.equal(out.at(-1)!.action, 'steer');
+    const same = new BreakerDriver(new AgentBreaker());
+    const spelled = [];
+    for (const query of ['SAS selection course requirements', 'Special Air Service selection course requirements', 'SAS selection course entry requirements'])
+      spelled.push(await same.retrieval(query, docs));
+    assert.equal(spelled.at(-1)!.action, 'steer', 'an acronym and the name it stands for are one name');
+  });
+
   test('without results, only near-identical queries count: rewordings alone are not evidence', async () => {
     const near = new BreakerDriver(new AgentBreaker());
     const nearOut = [

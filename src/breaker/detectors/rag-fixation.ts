@@ -1,7 +1,7 @@
 import type { RetrievalEvent } from '../breaker-event.ts';
 import { pushBounded, type BreakerSessionState, type RetrievalRecord } from '../breaker-state.ts';
 import { isFailedSearch } from '../similarity/failed-search.ts';
-import { knownName, NAME_NUMBERS, offeredNames, queryNames } from '../similarity/name-spans.ts';
+import { knownName, NAME_NUMBERS, offeredNames, queryNames, queryNameWords } from '../similarity/name-spans.ts';
 import { passageSetHash } from '../similarity/passage-set.ts';
 import { textIdentity } from '../similarity/text-identity.ts';
 import { packSketch, sketchHashes, sketchJaccard, sketchOverlap } from '../similarity/token-sketch.ts';
@@ -39,6 +39,7 @@ export function judgeRetrieval(
   const { enabled, consecutive, similarity: nearIdentical, sameDocumentsSimilarity: related } = ctx.options.ragFixation;
   const failed = event.results !== undefined && event.results.length > 0 && event.results.every(isFailedSearch);
   const names = failed ? queryNames(event.query) : [];
+  const words = queryNameWords(event.query);
   const offered = failed ? offeredNames(event.results!.join('\n'), names) : [];
   const record: RetrievalRecord = {
     s: seq,
@@ -48,6 +49,7 @@ export function judgeRetrieval(
     ...(failed ? { f: 1 as const } : {}),
     ...(names.length > 0 ? { n: names } : {}),
     ...(offered.length > 0 ? { o: offered } : {}),
+    ...(words.length > 0 ? { w: words } : {}),
   };
   const retrievals = pushBounded(state.retrievals, record, ctx.options.windows.retrievals);
   const novel = record.r !== null && record.r !== 0 && !state.seen.includes(record.r) ? record.r : null;
@@ -104,7 +106,7 @@ function sameSearches(state: BreakerSessionState, record: RetrievalRecord, conse
     const previous = state.retrievals[i]!;
     if (previous.s <= state.userSeq) break;
     if (previous.f === 1) continue;
-    if ((previous.k ?? 0) !== record.k) break;
+    if ((previous.k ?? 0) !== record.k || namesDiffer(previous, record)) break;
     const reported = previous.r !== null && record.r !== null;
     if (reported && previous.r !== record.r) break;
     // Compared with every query of the chain: rewordings circle one question rather than drift in a line.
@@ -137,13 +139,26 @@ function failedSearches(state: BreakerSessionState, record: RetrievalRecord, con
     if (previous.s <= state.userSeq) break;
     if (previous.f !== 1) break;
     const next = chain.at(-1)!;
-    const namesOther = ((previous.k ?? 0) !== 0 && (next.k ?? 0) !== 0 && previous.k !== next.k) || followsLead(state, previous, next);
+    const namesOther =
+      ((previous.k ?? 0) !== 0 && (next.k ?? 0) !== 0 && previous.k !== next.k) || namesDiffer(previous, next) || followsLead(state, previous, next);
     const similarity = sketchOverlap(previous.q, next.q);
     if (namesOther || similarity <= related) continue;
     minSimilarity = Math.min(minSimilarity, similarity);
     chain.push(previous);
   }
   return { chain, minSimilarity };
+}
+
+/**
+ * Whether two queries name different things: each names something and they
+ * share no word of it, nor an acronym ("Acme annual revenue", "Globex annual
+ * revenue"; see queryNameWords). Searches for other targets, as two years
+ * are, however many of their other words they share. Queries that share a
+ * name ("Arun Date", "Marathi songs by Arun Date in India") circle one
+ * target, whatever they add to it.
+ */
+function namesDiffer(a: RetrievalRecord, b: RetrievalRecord): boolean {
+  return a.w !== undefined && b.w !== undefined && !a.w.some((word) => b.w!.includes(word));
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { knownName, NAME_NUMBERS, nameWords, offeredNames, queryNames } from './name-spans.ts';
+import { knownName, NAME_NUMBERS, nameWords, offeredNames, queryNames, queryNameWords } from './name-spans.ts';
 
 /** Whether every name `later` names is one `earlier` named. */
 const sameNames = (earlier: string, later: string) => {
@@ -77,5 +77,30 @@ describe('nameWords', () => {
 
   test('at most `max` words', () => {
     assert.deepEqual(nameWords('Compare Alpha Beta Gamma Delta Epsilon', 3), ['compare', 'alpha', 'beta']);
+  });
+});
+
+describe('queryNameWords', () => {
+  const shared = (a: string, b: string) => queryNameWords(a).some((word) => queryNameWords(b).includes(word));
+
+  test('the capitalised words of a query, without question words, articles, legal forms, a possessive or numbers', () => {
+    assert.equal(queryNameWords("What was Acme's revenue in 2023?").length, 1);
+    assert.ok(shared("What was Acme's revenue in 2023?", 'Acme Corp annual revenue'));
+    assert.deepEqual(queryNameWords('annual revenue 2023 of the company'), []);
+    assert.deepEqual(queryNameWords('Find The Report'), queryNameWords('report'.replace('r', 'R')));
+  });
+
+  test('names of other things share no word; a respelling, an acronym and its expansion do', () => {
+    assert.ok(!shared('Acme annual revenue', 'Globex annual revenue'));
+    assert.ok(!shared('Marie Curie lecture', 'Niels Bohr lecture'));
+    assert.ok(shared('Dodgers roster', 'Dogers roster'));
+    assert.ok(shared('SAS selection', 'Special Air Service selection'));
+    assert.ok(shared('Mothman 1964', 'The Mothman of Point Pleasant 1964'));
+  });
+
+  test('at most eight keys, from the first 1,024 characters', () => {
+    const many = Array.from({ length: 20 }, (_, i) => `Name${String.fromCharCode(97 + i)}x`).join(' ');
+    assert.equal(queryNameWords(many).length, 8);
+    assert.deepEqual(queryNameWords(`${'x '.repeat(600)}Acme`), []);
   });
 });

@@ -344,3 +344,94 @@ function endsSentence(word: string): boolean {
   const c = i >= 0 ? word.charCodeAt(i) : 0;
   return c === 46 || c === 33 || c === 63 || c === 58;
 }
+
+/** Words that open a question or a request, capitalised by grammar rather than because they name something. */
+const REQUEST_WORDS = new Set([
+  'what',
+  'who',
+  'whom',
+  'whose',
+  'when',
+  'where',
+  'which',
+  'why',
+  'how',
+  'is',
+  'are',
+  'was',
+  'were',
+  'do',
+  'does',
+  'did',
+  'can',
+  'could',
+  'should',
+  'would',
+  'will',
+  'has',
+  'have',
+  'had',
+  'find',
+  'search',
+  'list',
+  'show',
+  'get',
+  'give',
+  'tell',
+  'look',
+  'lookup',
+  'in',
+  'on',
+  'at',
+  'for',
+  'of',
+  'to',
+  'from',
+  'with',
+  'about',
+  'and',
+  'or',
+  'not',
+]);
+const QUERY_WORD_SPLIT = /[^\p{L}\p{N}'’&]+/u;
+/** Most name words kept of a query. */
+const MAX_QUERY_NAME_WORDS = 8;
+
+/**
+ * The keys of the capitalised words a search query names things with
+ * ("Acme annual revenue": `acme`; "Marie Curie Nobel lecture": `marie`,
+ * `curie`, `nobel`), keyed as respellings keep them (see skeleton), at most
+ * eight. An acronym is keyed as the initials it stands for, and a run of
+ * capitalised words adds the key of its initials too, so that "SAS" and
+ * "Special Air Service" share one. Words holding a digit, articles, legal
+ * forms and the words that open a question or a request ("What", "Find")
+ * are none.
+ */
+export function queryNameWords(query: string): number[] {
+  const out: number[] = [];
+  const add = (key: number) => {
+    if (out.length < MAX_QUERY_NAME_WORDS && !out.includes(key)) out.push(key);
+  };
+  let initials = '';
+  const endRun = () => {
+    if (initials.length >= 2) add(hash32(`^${initials}`) || 1);
+    initials = '';
+  };
+  for (const chunk of query.slice(0, MAX_CHARS).split(QUERY_WORD_SPLIT)) {
+    const word = chunk.replace(POSSESSIVE, '').replace(WORD_EDGES, '');
+    const lower = word.toLowerCase();
+    if (word.length < 2 || !isUpper(word, 0) || HAS_DIGIT.test(word) || ARTICLES.has(lower) || REQUEST_WORDS.has(lower) || LEGAL_FORMS.has(lower)) {
+      endRun();
+      continue;
+    }
+    if (word.length <= 6 && word === word.toUpperCase()) {
+      endRun();
+      add(hash32(`^${lower}`) || 1);
+      continue;
+    }
+    initials += lower[0];
+    add(hash32(skeleton(lower)) || 1);
+  }
+  endRun();
+  return out;
+}
