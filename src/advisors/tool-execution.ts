@@ -1,4 +1,4 @@
-import { asSchema, safeValidateTypes } from '@ai-sdk/provider-utils';
+import { asSchema, safeValidateTypes, stringifyWithBigIntAndCycles } from '@ai-sdk/provider-utils';
 import type { JSONValue } from '@ai-sdk/provider';
 import { InvalidToolInputError, NoSuchToolError, type ModelMessage, type ToolResultPart } from 'ai';
 import type { ToolResultOutput } from '@ai-sdk/provider-utils';
@@ -251,17 +251,18 @@ export async function runToolCall({ call, tool, input }: ExecutableToolCall, env
 }
 
 /**
- * A tool's output as plain JSON, as the AI SDK sends it (`toJSON` applied, a
- * `Date` as its text, `undefined` and functions left out, `NaN` as `null`),
- * so the messages hold what the model reads and a store keeps. A value with
- * no JSON form (a BigInt, a cycle) stays as it is.
+ * A tool's output as plain JSON, as the AI SDK's providers send it (`toJSON`
+ * applied, a `Date` as its text, `undefined` and functions left out, `NaN` as
+ * `null`, a BigInt as its decimal text, a cycle as `"[Circular]"`), so the
+ * messages hold what the model reads and a store keeps.
  */
 function jsonValue(output: unknown): JSONValue {
   if (output === undefined) return null;
   try {
-    const text = JSON.stringify(output);
+    const text: string | undefined = stringifyWithBigIntAndCycles(output);
     return text === undefined ? null : (JSON.parse(text) as JSONValue);
   } catch {
+    // A toJSON that throws: the provider's request would fail on it the same way.
     return output as JSONValue;
   }
 }

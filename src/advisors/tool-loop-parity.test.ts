@@ -439,7 +439,7 @@ describe('what the model is sent for a tool output or a throw', () => {
       );
     });
 
-    test(`${mode}: an output with no JSON form (a BigInt, a cycle) does not break the loop`, async () => {
+    test(`${mode}: an output with no plain JSON form (a BigInt, a cycle) goes out as the providers send it, and the messages hold that`, async () => {
       const cyclic: Record<string, unknown> = { a: 1 };
       cyclic['self'] = cyclic;
       const big = tool({ inputSchema: z.object({}), execute: async () => ({ id: 12345678901234567890n }) });
@@ -453,11 +453,23 @@ describe('what the model is sent for a tool output or a throw', () => {
         },
         { text: 'done' },
       ]);
-      const { text } = await runMode(
+      const { text, response } = await runMode(
         ChatClient.builder(model).defaultAdvisors(new ToolCallingAdvisor()).defaultTools({ big, loop }).build().prompt('go'),
         mode,
       );
       assert.equal(text, 'done');
+      const expected = [
+        { type: 'json', value: { id: '12345678901234567890' } },
+        { type: 'json', value: { a: 1, self: '[Circular]' } },
+      ];
+      assert.deepEqual(
+        resultsOf(response.messages).map((r) => r.output),
+        expected,
+      );
+      assert.deepEqual(
+        resultsOf(prompts(model, mode)[1]!).map((r) => r.output),
+        expected,
+      );
     });
   }
 

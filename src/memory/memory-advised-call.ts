@@ -686,7 +686,16 @@ interface MemoryAdvisorOptions {
 /** What each option every chat memory advisor shares accepts. */
 export const MEMORY_ADVISOR_OPTION_RULES: OptionRules<MemoryAdvisorOptions> = {
   memory: is.having('a ChatMemory (with get and add)', 'get', 'add'),
-  conversationId: is.string({ nonEmpty: true }),
+  conversationId: (value, path) => {
+    is.string({ nonEmpty: true })(value, path);
+    // Refused now rather than by the repository at every call that names no conversation.
+    try {
+      assertConversationId(value);
+    } catch (error) {
+      if (InvalidConversationIdError.isInstance(error)) throw new InvalidOptionError(path, error.message.replace(/^Invalid conversation id: /, ''));
+      throw error;
+    }
+  },
   order: is.number(-Number.MAX_VALUE),
 };
 

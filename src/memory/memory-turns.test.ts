@@ -264,6 +264,23 @@ describe('chat memory keeps every conversation usable', () => {
     assert.ok(promptLines(model.doGenerateCalls[2]!.prompt).some((line) => line.startsWith('tool fetchPage: [result of tool fetchPage left out')));
   });
 
+  test('a tool result with a BigInt or a cycle is stored as the model read it, and the next turn sends it again', async () => {
+    const row: Record<string, unknown> = { id: 9007199254740993n, status: 'shipped' };
+    row['self'] = row;
+    const getOrder = tool({ description: 'load an order', inputSchema: z.object({}), execute: async () => row });
+    const model = mockModel([{ toolCalls: [{ name: 'getOrder', input: {}, id: 'call-1' }] }, { text: 'Shipped.' }, { text: 'Order 9007199254740993.' }]);
+    const memory = new MessageWindowChatMemory();
+    const client = ChatClient.builder(model)
+      .defaultTools({ getOrder })
+      .defaultAdvisors(new MessageChatMemoryAdvisor({ memory }), new ToolCallingAdvisor())
+      .build();
+    await inConversation(client.prompt('Where is my order?')).call().content();
+    await inConversation(client.prompt('Which order?')).call().content();
+    const read = 'tool getOrder: {"type":"json","value":{"id":"9007199254740993","status":"shipped","self":"[Circular]"}}';
+    assert.ok(promptLines(model.doGenerateCalls[1]!.prompt).includes(read), 'in the call');
+    assert.ok(promptLines(model.doGenerateCalls[2]!.prompt).includes(read), 'the next turn, from memory');
+  });
+
   test('a tool call over maxMessageBytes is stored with its input left out but its provider options kept (a thought signature)', async () => {
     const note = tool({ description: 'note', inputSchema: z.object({ text: z.string() }), execute: async () => 'noted' });
     let round = 0;

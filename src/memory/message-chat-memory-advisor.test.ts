@@ -10,6 +10,7 @@ import { mockModel } from '../test-support/mock-model.ts';
 import { InvalidConversationIdError } from './chat-memory-errors.ts';
 import { MessageChatMemoryAdvisor } from './message-chat-memory-advisor.ts';
 import { MessageWindowChatMemory } from './message-window-chat-memory.ts';
+import { PromptChatMemoryAdvisor } from './prompt-chat-memory-advisor.ts';
 import { promptLines } from './test-support/prompt-lines.ts';
 import { RecordingChatMemory } from './test-support/recording-memory.ts';
 
@@ -237,5 +238,18 @@ describe('MessageChatMemoryAdvisor', () => {
       () => new MessageChatMemoryAdvisor({ memory: new MessageWindowChatMemory(), conversationId: '' }),
       (error: unknown) => error instanceof InvalidOptionError && error.option === 'conversationId',
     );
+    // Ids every repository refuses are refused here, for both memory advisors, saying why.
+    for (const [conversationId, why] of [
+      ['tenant\u0000a', /NUL character/],
+      ['x'.repeat(2_000), /2000 bytes long in UTF-8, the limit is 1024/],
+      ['\ud800', /lone surrogate/],
+    ] as const) {
+      for (const make of [
+        () => new MessageChatMemoryAdvisor({ memory: new MessageWindowChatMemory(), conversationId }),
+        () => new PromptChatMemoryAdvisor({ memory: new MessageWindowChatMemory(), conversationId }),
+      ]) {
+        assert.throws(make, (error: unknown) => InvalidOptionError.isInstance(error) && error.option === 'conversationId' && why.test(error.message));
+      }
+    }
   });
 });

@@ -1,4 +1,5 @@
 import type { ModelMessage } from 'ai';
+import { stringifyWithBigIntAndCycles } from '@ai-sdk/provider-utils';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { InvalidMessageError, MessageTooLargeError } from './chat-memory-errors.ts';
 import { encodeMessage, encodeMessages } from './message-codec.ts';
@@ -98,13 +99,16 @@ function asSent(message: ModelMessage, index: number): ModelMessage {
   return { ...message, content } as ModelMessage;
 }
 
-/** `value` as JSON carries it, or a note when JSON cannot carry it. */
+/**
+ * `value` as the AI SDK's providers send it (a BigInt as its decimal text, a
+ * cycle as `"[Circular]"`), or a note when not even they could.
+ */
 function jsonForm(value: unknown, what: string): unknown {
   try {
-    const text = JSON.stringify(value);
+    const text: string | undefined = stringifyWithBigIntAndCycles(value);
     if (text !== undefined) return JSON.parse(text) as unknown;
   } catch {
-    // A BigInt or a cycle: the provider request could not have carried it either.
+    // A toJSON that throws: the provider request could not have carried it either.
   }
   return `[${what} left out of memory: not representable as JSON]`;
 }

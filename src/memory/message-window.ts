@@ -100,6 +100,18 @@ function lastApprovalAnswers(messages: readonly ModelMessage[]): Map<string, num
   return answeredAt;
 }
 
+/** Whether a group (see toolSafeGroups) holds a tool call, not run by the provider, without its result. */
+function waitsForCaller(group: readonly ModelMessage[]): boolean {
+  const [assistant, ...tools] = group;
+  if (assistant?.role !== 'assistant' || typeof assistant.content === 'string') return false;
+  const answered = new Set<string>();
+  for (const message of tools) {
+    if (message.role !== 'tool') continue;
+    for (const part of message.content) if (part.type === 'tool-result') answered.add(part.toolCallId);
+  }
+  return assistant.content.some((part) => part.type === 'tool-call' && part.providerExecuted !== true && !answered.has(part.toolCallId));
+}
+
 /** Whether a tool result is one {@link closeUnansweredToolCalls} made up for a call left without one. */
 export function isClosingResult(part: ToolResultPart): boolean {
   return part.output.type === 'execution-denied' && part.output.reason === NOT_ANSWERED;
@@ -140,7 +152,11 @@ export function toolSafeGroups(messages: readonly ModelMessage[]): ModelMessage[
  * - Other messages are kept newest first, by whole {@link toolSafeGroups}
  *   group, until the next older group does not fit; so the window never starts
  *   with an orphan tool result and never splits a tool call from its result.
- *   A newest group larger than the whole budget leaves the window without it.
+ *   A newest group larger than the whole budget leaves the window without it,
+ *   unless it is a round that waits for the caller (a tool call without its
+ *   result: a client-side tool's, or one waiting for approval): that round
+ *   is the window, whatever it costs, as its results and answers could not
+ *   be given without it.
  *
  * @param budget how much the window may cost in total.
  * @param cost what one message costs (1 for a message count, its tokens for a token budget).
@@ -159,7 +175,11 @@ export function selectWindow(messages: readonly ModelMessage[], budget: number, 
   while (start > 0) {
     const group = groups[start - 1] ?? [];
     const groupCost = group.reduce((sum, message) => sum + cost(message), 0);
-    if (groupCost > remaining) break;
+    if (groupCost > remaining) {
+      // A round waiting for the caller's results or approval answers: without it they could not be given.
+      if (start === groups.length && waitsForCaller(group)) start--;
+      break;
+    }
     remaining -= groupCost;
     start--;
   }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createClient } from 'redis';
+import { createClient, RESP_TYPES } from 'redis';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { ChatMemoryStoreError } from '../memory/chat-memory-errors.ts';
 import { chatMemoryRepositoryContract } from '../memory/test-support/chat-memory-repository-contract.ts';
@@ -92,6 +92,20 @@ describe('RedisChatMemoryRepository', () => {
       // Closed is closed, whoever owns the client: another repository on it reads what this one wrote.
       await assert.rejects(repository.findByConversationId('c'), closedRefusal);
       assert.deepStrictEqual(await new RedisChatMemoryRepository({ client, keyPrefix }).findByConversationId('c'), [userText('hello')]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a RESP3 client whose type mapping reads sets as Set lists the conversations too', async () => {
+    const client = createClient({ url, RESP: 3 }).withTypeMapping({ [RESP_TYPES.SET]: Set });
+    client.on('error', () => {});
+    try {
+      const repository = new RedisChatMemoryRepository({ client, keyPrefix: prefix() });
+      await repository.append('b', [userText('hello')]);
+      await repository.append('a', [userText('hi')]);
+      assert.deepEqual(await repository.findConversationIds(), ['a', 'b']);
+      assert.deepStrictEqual(await repository.findByConversationId('a'), [userText('hi')]);
     } finally {
       await client.close();
     }

@@ -364,8 +364,10 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
   }
 
   #strings(reply: unknown): string[] {
-    if (!Array.isArray(reply)) throw new MessageDecodingError(`${this.#store} answered with a non-list reply`);
-    return reply.map((item: unknown) => {
+    // A RESP3 client may map sets to Set (node-redis's type mapping).
+    const list = reply instanceof Set ? [...reply] : reply;
+    if (!Array.isArray(list)) throw new MessageDecodingError(`${this.#store} answered with a non-list reply`);
+    return list.map((item: unknown) => {
       if (typeof item === 'string') return item;
       if (item instanceof Uint8Array) return Buffer.from(item).toString('utf8');
       throw new MessageDecodingError(`${this.#store} answered with a non-string element`);
