@@ -240,6 +240,11 @@ export class InMemoryBreakerStore implements BreakerStore {
     this.#decoded.delete(sessionId);
     if (this.#newest === sessionId) this.#newest = undefined;
     if (this.#newestDecoded === sessionId) this.#newestDecoded = undefined;
+    if (this.#decoded.size === 0 && this.#sweep !== undefined) {
+      // Nothing left to sweep: the timer would only keep the store alive.
+      clearTimeout(this.#sweep);
+      this.#sweep = undefined;
+    }
   }
 
   /** The entry's state, decoding it if need be; either way the session becomes the most recently used decoded one. */

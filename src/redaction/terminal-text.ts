@@ -30,11 +30,6 @@ export function terminalText(text: string): string {
   return text.replace(CONTROL, escapeCharacter);
 }
 
-/** `text` with its bidirectional-text controls written as visible `\uXXXX` escapes, for output that is not a terminal (an HTML page). */
-export function visibleBidiControls(text: string): string {
-  return text.replace(BIDI_CONTROL, escapeCharacter);
-}
-
 /** `text` as the CLI prints what came from elsewhere (a model, a tool, an error): secrets redacted, control characters escaped. */
 export function printable(text: string): string {
   return terminalText(redact(text));

@@ -1,5 +1,5 @@
 import { redact } from '../redaction/redact.ts';
-import { visibleBidiControls } from '../redaction/terminal-text.ts';
+import { terminalText } from '../redaction/terminal-text.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { formatCount, type ReplaySummary, type TrippedTrajectory } from './replay-summary.ts';
@@ -28,7 +28,7 @@ const PALETTE = ['#3867d6', '#eb3b5a', '#20bf6b', '#f7b731', '#8854d0', '#0fb9b1
  * cannot be isolated piece by piece, and one left raw would reorder the rest of it.
  */
 function escapeHtml(text: string): string {
-  return visibleBidiControls(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return terminalText(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /**

@@ -7,8 +7,10 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
 import { gzipSync } from 'node:zlib';
 import type { BreakerEvent, ProposedToolCall } from '../breaker/breaker-event.ts';
+import { InMemoryBreakerStore } from '../breaker/in-memory-breaker-store.ts';
 import { runReplayCommand, type ReplayIo } from './replay-command.ts';
 import type { ReplayableBreaker, ReplayDecision } from './replayable-breaker.ts';
 
@@ -596,6 +598,55 @@ test('stops quietly with exit 0 when the reader of the output goes away (EPIPE)'
   assert.equal(stdout.listenerCount('error'), 0);
 });
 
+test("each run's breaker and its store go when the run is replayed: a file of many runs holds none of them", async () => {
+  const runs = Array.from({ length: 300 }, (_, i) => JSON.stringify({ ...productive, id: `m${i}` }));
+  const file = writeFile('many.jsonl', `${runs.join('\n')}\n`);
+  assert.equal(await runReplayCommand([file, '--json'], io()), 0);
+  // Counted after a full collection: a store kept for its idle timer would still be here. (Without the
+  // warning that the call is experimental: it is the only way to count live objects.)
+  const warn = process.emitWarning;
+  process.emitWarning = () => {};
+  try {
+    assert.ok(v8.queryObjects(InMemoryBreakerStore, { format: 'count' }) < 5);
+  } finally {
+    process.emitWarning = warn;
+  }
+});
+
+test('control characters a run holds (a terminal escape sequence) are written as visible escapes in the --html report too', async () => {
+  const hostile = { ...looping, id: 'esc-\u001b]0;PWNED\u0007\u001b[2J' };
+  const file = writeFile('escapes.jsonl', `${JSON.stringify(hostile)}\n`);
+  const report = path.join(dir, 'escapes.html');
+  assert.equal(await runReplayCommand([file, '--html', report], io()), 0);
+  const html = fs.readFileSync(report, 'utf8');
+  // Nothing a terminal would act on if the report were printed (newline and tab are text).
+  assert.doesNotMatch(html, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  assert.match(html, /esc-\\u001b\]0;PWNED\\u0007\\u001b\[2J/);
+});
+
+describe('governor replay: a reader of stderr that goes away (`2>&1 | head`)', () => {
+  const piped = (args: string) =>
+    spawnSync('/bin/bash', ['-c', `"$0" "$1" replay ${args} 2>&1 | head -1 >/dev/null; echo "\${PIPESTATUS[0]}"`, process.execPath, BIN], {
+      encoding: 'utf8',
+      cwd: dir,
+    });
+
+  test('the replay runs to the end: the --html report is written and the exit code is its own', () => {
+    // Warnings and a malformed last line go to stderr after the reader has left.
+    const runs = Array.from({ length: 200 }, (_, i) => JSON.stringify({ ...productive, id: `p${i}` }));
+    writeFile('piped.jsonl', `${[...runs, ...runs].join('\n')}\n{"id": "cut`);
+    const report = path.join(dir, 'piped.html');
+    fs.rmSync(report, { force: true });
+    assert.equal(piped(`piped.jsonl --html ${report}`).stdout.trim(), '0');
+    assert.match(fs.readFileSync(report, 'utf8'), /<html/);
+  });
+
+  test('a file with no trajectory still exits 1', () => {
+    writeFile('junk.jsonl', Array.from({ length: 100 }, (_, i) => `not json ${i}`).join('\n'));
+    assert.equal(piped('junk.jsonl').stdout.trim(), '1');
+  });
+});
+
 /** A stdout whose reader goes away after the first write, as `| head -1` does. */
 class ClosingPipe extends EventEmitter {
   writes = 0;
@@ -730,6 +781,19 @@ fs.writeFile = async (file, data, options) => {
     assert.match(fs.readFileSync(path.join(folder, 'real.html'), 'utf8'), /^<!doctype html>/);
     assert.equal(fs.statSync(path.join(folder, 'real.html')).mode & 0o777, 0o640, 'the permissions of the report replaced are kept');
     assert.deepEqual(fs.readdirSync(folder).sort(), ['latest.html', 'real.html']);
+  });
+
+  test('a report through a symlink whose file does not exist yet creates that file, and the link stays a link', async () => {
+    const folder = fs.mkdtempSync(path.join(dir, 'dangling-'));
+    fs.mkdirSync(path.join(folder, 'site'));
+    // Two hops: latest.html -> current.html -> site/report.html, none of them there yet.
+    fs.symlinkSync('site/report.html', path.join(folder, 'current.html'));
+    fs.symlinkSync('current.html', path.join(folder, 'latest.html'));
+    const out = io();
+    assert.equal(await runReplayCommand([corpus, '--html', path.join(folder, 'latest.html')], out, stub), 0, out.stderr.text);
+    assert.ok(fs.lstatSync(path.join(folder, 'latest.html')).isSymbolicLink());
+    assert.ok(fs.lstatSync(path.join(folder, 'current.html')).isSymbolicLink());
+    assert.match(fs.readFileSync(path.join(folder, 'site', 'report.html'), 'utf8'), /^<!doctype html>/);
   });
 
   test('when the reader of stdout goes away (| head), the replay goes on and still writes the --html report; exit 0', async () => {

@@ -8,7 +8,8 @@ import { AgentBreaker } from '../breaker/agent-breaker.ts';
 import { formatTripExplanation } from './explain-text.ts';
 import { renderHtmlReport } from './html-report.ts';
 import { DEFAULT_MAX_LINE_BYTES, isMalformedLine, readTrajectories, type ReadTrajectoriesOptions, type TrajectoryLine } from './read-trajectories.ts';
-import { replayTrajectory, type ReplayOutput } from './replay.ts';
+import { replayTrajectory, type ReplayOutput, type ReplayResult } from './replay.ts';
+import type { Trajectory } from './trajectory.ts';
 import { formatSummary, ReplaySummaryBuilder } from './replay-summary.ts';
 import { formatTableHeader, formatTableRow } from './replay-table.ts';
 import type { ReplayableBreaker } from './replayable-breaker.ts';
@@ -204,9 +205,21 @@ interface ReportDestination {
 }
 
 async function reportDestination(target: string): Promise<ReportDestination> {
-  const file = await fs.realpath(target).catch(() => target);
+  const file = await fs.realpath(target).catch(() => danglingLinkTarget(target));
   const previous = await fs.stat(file).catch(() => undefined);
   return { file, previous, inPlace: previous !== undefined && (!previous.isFile() || /^\/(dev|proc)\//.test(target)) };
+}
+
+/**
+ * Where a symlink whose target does not exist yet points (`latest.html ->
+ * site/report.html` before the first report), so the report is written
+ * through it as the shell would; `target` itself when it is no symlink.
+ */
+async function danglingLinkTarget(target: string, hops = 0): Promise<string> {
+  const link = await fs.readlink(target).catch(() => undefined);
+  if (link === undefined || hops >= 40) return target;
+  const next = path.resolve(path.dirname(target), link);
+  return (await fs.realpath(next).catch(() => undefined)) ?? danglingLinkTarget(next, hops + 1);
 }
 
 /**
@@ -379,6 +392,19 @@ class ProgressPace {
   }
 }
 
+/**
+ * Replays one run on its own breaker, then forgets its session: a breaker's
+ * store would keep it (and a timer to compress it) long after the run, and
+ * a file of many runs would hold thousands at once.
+ */
+async function replayOnce(breaker: ReplayableBreaker, trajectory: Trajectory, sessionId: string): Promise<ReplayResult> {
+  try {
+    return await replayTrajectory(breaker, trajectory, sessionId);
+  } finally {
+    if (breaker instanceof AgentBreaker) await breaker.options.store.delete(sessionId).catch(() => {});
+  }
+}
+
 /** The reader of our output went away (EPIPE) or the output failed otherwise. */
 class OutputClosedError extends Error {
   readonly code: string | undefined;
@@ -456,6 +482,8 @@ export async function runReplayCommand(argv: readonly string[], io: ReplayIo, de
   const progress = { every: dependencies.progressEvery ?? 1000, now: dependencies.now ?? (() => performance.now()) };
   const stdout = new Output(io.stdout);
   const stderr = new Output(io.stderr, true);
+  // Diagnostics are best-effort: a reader of stderr that went away (`2>&1 | head`) must not end the replay or change its exit code.
+  stderr.continueWhenPipeCloses();
   try {
     return await replayCommand(argv, cwd, io.stdin ?? process.stdin, stdout, stderr, createBreaker, progress);
   } catch (error) {
@@ -547,7 +575,7 @@ async function replayCommand(
         for (const warning of record.warnings ?? []) await lineWarnings.add(`line ${record.lineNumber}: ${warning}\n`);
         let result: Awaited<ReturnType<typeof replayTrajectory>>;
         try {
-          result = await replayTrajectory(createBreaker(options), record.trajectory, `replay-${record.lineNumber}`);
+          result = await replayOnce(createBreaker(options), record.trajectory, `replay-${record.lineNumber}`);
         } catch (error) {
           // A breaker failure is a bug, not bad data: report it, keep going, exit non-zero.
           breakerFailures++;
@@ -745,7 +773,7 @@ async function explainRecord(
   createBreaker: (options: Record<string, unknown> | undefined) => ReplayableBreaker,
   stdout: Output,
 ): Promise<number> {
-  const result = await replayTrajectory(createBreaker(options), record.trajectory, `replay-${record.lineNumber}`);
+  const result = await replayOnce(createBreaker(options), record.trajectory, `replay-${record.lineNumber}`);
   const explanation = explainTrip(record.trajectory, result);
   await stdout.write(
     explanation === undefined
