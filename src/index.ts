@@ -10,6 +10,7 @@ export {
   StreamResponseSpec,
   AdvisorSpec,
   InvalidRequestError,
+  type ResponseEntity,
 } from './chat/chat-client.ts';
 export { AdvisorOrder, type Advisor, type AdvisorChain } from './chat/advisor.ts';
 export {

@@ -450,6 +450,33 @@ describe('ChatClient', () => {
     );
   });
 
+  test('responseEntity() gives the entity with its response; with entity() on the same schema it is one request', async () => {
+    const model = mockModel([{ text: '{"actor":"Tom Hanks"}', inputTokens: 120, outputTokens: 8 }]);
+    const spec = ChatClient.create(model).prompt('Tom Hanks').call();
+    const Actor = z.object({ actor: z.string() });
+    const { entity, response } = await spec.responseEntity(Actor);
+    const typed: { actor: string } = entity;
+    assert.deepEqual(typed, { actor: 'Tom Hanks' });
+    assert.equal(response.totalUsage.inputTokens, 120);
+    assert.deepEqual(
+      response.messages.map((m) => m.role),
+      ['assistant'],
+    );
+    assert.deepEqual(await spec.entity(Actor), { actor: 'Tom Hanks' });
+    assert.equal(model.doGenerateCalls.length, 1);
+  });
+
+  test('EntityParseError carries the response: what the failed answer cost', async () => {
+    const client = ChatClient.create(mockModel([{ text: '{"actor": 3}', inputTokens: 50, outputTokens: 5 }]));
+    await assert.rejects(
+      client
+        .prompt('x')
+        .call()
+        .entity(z.object({ actor: z.string() })),
+      (e: unknown) => EntityParseError.isInstance(e) && e.response?.totalUsage.inputTokens === 50 && e.text === '{"actor": 3}',
+    );
+  });
+
   test('entity() takes an AI SDK jsonSchema, typed by it', async () => {
     const model = mockModel([{ text: '{"q": 2}' }]);
     const Q = jsonSchema<{ q: number }>({ type: 'object', properties: { q: { type: 'number' } }, required: ['q'] });

@@ -447,7 +447,7 @@ interface Prepared {
 export class CallResponseSpec {
   readonly #run: (extraParams: ReadonlyMap<string, unknown>) => Promise<ChatClientResponse>;
   #plain: Promise<ChatClientResponse> | undefined;
-  readonly #entities = new WeakMap<object, Promise<unknown>>();
+  readonly #entities = new WeakMap<object, Promise<ResponseEntity<unknown>>>();
 
   /** @internal */
   constructor(run: (extraParams: ReadonlyMap<string, unknown>) => Promise<ChatClientResponse>) {
@@ -474,33 +474,57 @@ export class CallResponseSpec {
    * Asks for JSON matching `schema` and returns it parsed and validated. With a
    * StructuredOutputValidationAdvisor in the chain, invalid answers are retried
    * with the validation errors; without one, an invalid answer throws
-   * `EntityParseError`. A call whose tool loop stops at calls waiting for the
-   * caller (approvals, tools without `execute`) throws `EntityPendingError`,
-   * which carries the response to go on from.
+   * `EntityParseError` (with the call's `response`). A call whose tool loop
+   * stops at calls waiting for the caller (approvals, tools without
+   * `execute`) throws `EntityPendingError`, which carries the response to go
+   * on from.
    *
    * @param schema a Zod schema, a Standard Schema, or an AI SDK `jsonSchema(…)`
    */
   entity<S extends z.ZodType>(schema: S): Promise<z.infer<S>>;
   entity<T>(schema: FlexibleSchema<T>): Promise<T>;
-  entity(schema: FlexibleSchema<unknown>): Promise<unknown> {
+  async entity(schema: FlexibleSchema<unknown>): Promise<unknown> {
+    return (await this.#entityRun(schema)).entity;
+  }
+
+  /**
+   * The entity with the response it came in (Spring AI's `responseEntity`):
+   * its usage, rounds and the messages to keep the conversation with. The
+   * same request as `entity(schema)`: asking for both runs it once.
+   */
+  responseEntity<S extends z.ZodType>(schema: S): Promise<ResponseEntity<z.infer<S>>>;
+  responseEntity<T>(schema: FlexibleSchema<T>): Promise<ResponseEntity<T>>;
+  responseEntity(schema: FlexibleSchema<unknown>): Promise<ResponseEntity<unknown>> {
+    return this.#entityRun(schema);
+  }
+
+  #entityRun(schema: FlexibleSchema<unknown>): Promise<ResponseEntity<unknown>> {
     if ((typeof schema !== 'object' && typeof schema !== 'function') || schema === null) {
       return Promise.reject(
         new InvalidOptionError('entity(schema)', `must be a schema (Zod, Standard Schema or AI SDK jsonSchema), got ${describeValue(schema)}`),
       );
     }
-    let entity = this.#entities.get(schema);
-    if (entity === undefined) this.#entities.set(schema, (entity = this.#entity(schema)));
-    return entity;
+    let run = this.#entities.get(schema);
+    if (run === undefined) this.#entities.set(schema, (run = this.#runEntity(schema)));
+    return run;
   }
 
-  async #entity(schema: FlexibleSchema<unknown>): Promise<unknown> {
+  async #runEntity(schema: FlexibleSchema<unknown>): Promise<ResponseEntity<unknown>> {
     const output = await toOutputSchema(schema);
     const { response, context } = await this.#run(new Map<string, unknown>([[OUTPUT_SCHEMA, output]]));
     if (isPending(response)) throw new EntityPendingError(response);
     // Parsed once: a schema's refinements and transforms may call out or differ from run to run.
     const validated = validatedAnswer(context, output, response.text);
-    return validated === undefined ? parseEntity(schema, response.text) : validated.value;
+    return { response, entity: validated === undefined ? await parseEntity(schema, response.text, response) : validated.value };
   }
+}
+
+/** What `responseEntity(schema)` resolves to. */
+export interface ResponseEntity<T> {
+  /** The call's response: usage, rounds, messages. */
+  readonly response: ChatResponse;
+  /** The answer, parsed and validated. */
+  readonly entity: T;
 }
 
 /** The result of `stream()`. Iterate one of its views once. */

@@ -25,11 +25,14 @@ export class EntityParseError extends GovernorError {
    * issues, then how many more there are.
    */
   readonly errors: readonly string[];
+  /** The call's response, when the answer came from a `ChatClient` call: its usage (the spend), rounds and messages. */
+  readonly response: ChatResponse | undefined;
 
-  constructor(text: string, errors: readonly string[]) {
+  constructor(text: string, errors: readonly string[], response?: ChatResponse) {
     super('GOVERNOR_ENTITY_PARSE', `The model's answer does not match the requested schema: ${errors.join('; ')}`);
     this.text = text;
     this.errors = errors;
+    this.response = response;
   }
 }
 
@@ -202,9 +205,9 @@ export function validatedAnswer(context: AdvisorContext, output: OutputSchema, t
   return noted !== undefined && noted.output === output && noted.text === text ? noted : undefined;
 }
 
-/** Parses and validates an answer, or throws {@link EntityParseError}. */
-export async function parseEntity<T>(schema: FlexibleSchema<T>, text: string): Promise<T> {
+/** Parses and validates an answer, or throws {@link EntityParseError} (carrying `response`, the call's, when given). */
+export async function parseEntity<T>(schema: FlexibleSchema<T>, text: string, response?: ChatResponse): Promise<T> {
   const result = await validateAnswer(schema, text);
-  if (!result.success) throw new EntityParseError(text, result.errors);
+  if (!result.success) throw new EntityParseError(text, result.errors, response);
   return result.value;
 }
