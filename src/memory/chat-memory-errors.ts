@@ -66,8 +66,12 @@ export class MessageTooLargeError extends GovernorError {
 /** Thrown when stored data cannot be read back as a message (written by something else, or damaged). */
 export class MessageDecodingError extends GovernorError {
   declare readonly code: 'GOVERNOR_MESSAGE_DECODING';
-  constructor(problem: string, options?: { cause?: unknown }) {
-    super('GOVERNOR_MESSAGE_DECODING', `Stored chat message cannot be decoded: ${problem}`, options);
+  /** What is wrong with the stored text, without where it is. */
+  readonly problem: string;
+  /** @param where the store, the conversation and the message's position, when known */
+  constructor(problem: string, options?: { cause?: unknown; where?: string }) {
+    super('GOVERNOR_MESSAGE_DECODING', `Stored chat message cannot be decoded${options?.where ? ` (${options.where})` : ''}: ${problem}`, options);
+    this.problem = problem;
   }
 }
 

@@ -67,6 +67,27 @@ export function decodeMessage(stored: string): ModelMessage {
   return message as ModelMessage;
 }
 
+/**
+ * Decodes a conversation's stored messages, oldest first. `store` names the
+ * store for the error: a message that does not decode is reported with the
+ * store, the conversation and its position, so the row can be found.
+ *
+ * @throws {MessageDecodingError} when a text is not a stored message.
+ */
+export function decodeConversation(stored: readonly string[], store: string, conversationId: string): ModelMessage[] {
+  return stored.map((text, index) => {
+    try {
+      return decodeMessage(text);
+    } catch (error) {
+      if (!MessageDecodingError.isInstance(error)) throw error;
+      throw new MessageDecodingError(error.problem, {
+        cause: error.cause,
+        where: `${store}, conversation ${JSON.stringify(conversationId)}, message ${index + 1} of ${stored.length}`,
+      });
+    }
+  });
+}
+
 function encodeValue(value: unknown, path: string, index: number, ancestors: Set<object>): Json {
   switch (typeof value) {
     case 'string':

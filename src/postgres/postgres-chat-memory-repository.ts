@@ -4,7 +4,7 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import { ChatMemoryStoreError } from '../memory/chat-memory-errors.ts';
 import type { ChatMemoryRepository } from '../memory/chat-memory-repository.ts';
 import { assertConversationId } from '../memory/conversation-id.ts';
-import { decodeMessage, encodeMessages } from '../memory/message-codec.ts';
+import { decodeConversation, encodeMessages } from '../memory/message-codec.ts';
 import { redactedAddress } from '../memory/store-address.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { checkConnectionString, poolAddress } from './connection-string.ts';
@@ -186,7 +186,11 @@ export class PostgresChatMemoryRepository implements ChatMemoryRepository, Async
     return this.#admitted('read a conversation', async () => {
       await this.#ensureSchema();
       const result = await this.#query('read a conversation', `SELECT message FROM ${this.#table} WHERE conversation_id = $1 ORDER BY seq`, [conversationId]);
-      return result.rows.map((row: { message: string }) => decodeMessage(row.message));
+      return decodeConversation(
+        result.rows.map((row: { message: string }) => row.message),
+        this.#store,
+        conversationId,
+      );
     });
   }
 

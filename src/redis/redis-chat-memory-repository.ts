@@ -4,7 +4,7 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import { ChatMemoryStoreError, MessageDecodingError } from '../memory/chat-memory-errors.ts';
 import type { ChatMemoryRepository } from '../memory/chat-memory-repository.ts';
 import { assertConversationId } from '../memory/conversation-id.ts';
-import { decodeMessage, encodeMessages } from '../memory/message-codec.ts';
+import { decodeConversation, encodeMessages } from '../memory/message-codec.ts';
 import { redactedAddress } from '../memory/store-address.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { assertRedisUrl, createClientForUrl } from './redis-url.ts';
@@ -189,7 +189,7 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
   async findByConversationId(conversationId: string): Promise<ModelMessage[]> {
     assertConversationId(conversationId);
     const stored = await this.#command('read a conversation', { write: false }, (client) => client.lRange(this.#messagesKey(conversationId), 0, -1));
-    return this.#strings(stored).map(decodeMessage);
+    return decodeConversation(this.#strings(stored), this.#store, conversationId);
   }
 
   async saveAll(conversationId: string, messages: readonly ModelMessage[]): Promise<void> {

@@ -8,7 +8,7 @@ import { after, test } from 'node:test';
 import { promisify } from 'node:util';
 import assert from 'node:assert/strict';
 import { InvalidOptionError } from '../errors/governor-error.ts';
-import { ChatMemoryStoreError } from '../memory/chat-memory-errors.ts';
+import { ChatMemoryStoreError, MessageDecodingError } from '../memory/chat-memory-errors.ts';
 import { chatMemoryRepositoryContract } from '../memory/test-support/chat-memory-repository-contract.ts';
 import { sampleConversation, userText } from '../memory/test-support/sample-messages.ts';
 import { SqliteChatMemoryRepository } from './sqlite-chat-memory-repository.ts';
@@ -103,6 +103,30 @@ test("':memory:' gives a private, working database", async () => {
   await first.append('c', [userText('only in the first')]);
   assert.deepStrictEqual(await first.findByConversationId('c'), [userText('only in the first')]);
   assert.deepStrictEqual(await second.findByConversationId('c'), []);
+});
+
+test('a stored row that does not decode is reported with the database, the conversation and its position', async () => {
+  const path = databaseFile();
+  {
+    using repository = new SqliteChatMemoryRepository({ path });
+    await repository.append('c1', [userText('one'), userText('two'), userText('three')]);
+  }
+  const database = new DatabaseSync(path);
+  try {
+    database
+      .prepare("UPDATE chat_memory_messages SET message = '{not json' WHERE conversation_id = 'c1' AND seq = (SELECT MIN(seq) + 1 FROM chat_memory_messages)")
+      .run();
+  } finally {
+    database.close();
+  }
+  using repository = new SqliteChatMemoryRepository({ path });
+  await assert.rejects(
+    repository.findByConversationId('c1'),
+    (error: unknown) =>
+      MessageDecodingError.isInstance(error) &&
+      error.problem === 'not JSON' &&
+      error.message.includes(`SQLite database ${path}, conversation "c1", message 2 of 3`),
+  );
 });
 
 test('the schema is created on first use, in WAL mode, with its version recorded', async () => {

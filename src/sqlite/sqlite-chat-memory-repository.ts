@@ -6,7 +6,7 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import { ChatMemoryStoreError } from '../memory/chat-memory-errors.ts';
 import type { ChatMemoryRepository } from '../memory/chat-memory-repository.ts';
 import { assertConversationId } from '../memory/conversation-id.ts';
-import { decodeMessage, encodeMessages } from '../memory/message-codec.ts';
+import { decodeConversation, encodeMessages } from '../memory/message-codec.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
 /** Options of {@link SqliteChatMemoryRepository}. */
@@ -105,7 +105,11 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
   async findByConversationId(conversationId: string): Promise<ModelMessage[]> {
     assertConversationId(conversationId);
     const rows = await this.#run('read a conversation', (s) => s.messages.all(conversationId));
-    return rows.map((row) => decodeMessage(String(row.message)));
+    return decodeConversation(
+      rows.map((row) => String(row.message)),
+      this.#store,
+      conversationId,
+    );
   }
 
   async saveAll(conversationId: string, messages: readonly ModelMessage[]): Promise<void> {
