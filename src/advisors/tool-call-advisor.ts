@@ -4,6 +4,7 @@ import { addUsage, ZERO_USAGE, type Usage } from '../model/usage.ts';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
 import { toolContextOf, type GovernorToolContext } from '../chat/tool-context.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
+import { LOOP_FORCED_NO_TOOLS } from '../chat/tool-choice-violation.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent, PendingToolApproval, ToolCallRequest } from '../chat/chat-response.ts';
 import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-listener.ts';
 import { observeUnrunToolCall, resultText } from '../chat/tool-call-observation.ts';
@@ -460,6 +461,7 @@ class ToolLoop {
 
   nextRequest(): ChatClientRequest {
     this.#answerOnly = this.#limitHit !== undefined;
+    if (this.#answerOnly) this.#request.context.set(LOOP_FORCED_NO_TOOLS, true);
     const request = this.#answerOnly ? { ...this.#request, options: { ...this.#request.options, toolChoice: { type: 'none' as const } } } : this.#request;
     if (this.#added.length === 0) return request;
     return { ...request, messages: [...request.messages, ...this.#added] };

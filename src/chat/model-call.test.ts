@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { APICallError, type LanguageModelV4StreamPart } from '@ai-sdk/provider';
-import { generateText, isStepCount, streamText, tool } from 'ai';
+import { generateText, isStepCount, streamText, tool, ToolChoiceViolationError } from 'ai';
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import { ChatClient, CONVERSATION_ID, InvalidOptionError, ToolCallingAdvisor, type ChatStreamEvent } from '../index.ts';
@@ -60,7 +60,8 @@ describe('toolChoice', () => {
 
   for (const mode of MODES) {
     test(`the AI SDK's string form reaches the model as the provider's object form (${mode})`, async () => {
-      const model = mockModel([{ text: 'a' }, { text: 'b' }, { text: 'c' }, { text: 'd' }]);
+      const echoes = { toolCalls: [{ name: 'echo', input: { q: 'x' } }] };
+      const model = mockModel([echoes, { text: 'b' }, { text: 'c' }, echoes]);
       const client = ChatClient.builder(model).defaultTools({ echo }).defaultOptions({ toolChoice: 'required' }).build();
       await runMode(client.prompt('x'), mode);
       await runMode(client.prompt('x').options({ toolChoice: 'none' }), mode);
@@ -72,6 +73,40 @@ describe('toolChoice', () => {
         [{ type: 'required' }, { type: 'none' }, { type: 'auto' }, { type: 'tool', toolName: 'echo' }],
       );
     });
+  }
+
+  const VIOLATIONS = [
+    { choice: 'required' as const, turn: { text: 'no call' }, message: /did not contain a tool call/ },
+    { choice: { type: 'tool' as const, toolName: 'echo' as const }, turn: { toolCalls: [{ name: 'other', input: {} }] }, message: /required tool 'echo'/ },
+    { choice: 'none' as const, turn: { toolCalls: [{ name: 'echo', input: { q: 'x' } }] }, message: /even though tool choice was none/ },
+  ];
+  for (const mode of MODES) {
+    for (const { choice, turn, message } of VIOLATIONS) {
+      test(`${mode}: a round that ignores toolChoice ${JSON.stringify(choice)} fails with ToolChoiceViolationError, as ${mode === 'call' ? 'generateText' : 'streamText'} does`, async () => {
+        const other = tool({ inputSchema: z.object({}), execute: async () => 'other' });
+        const ours = mockModel([turn]);
+        const client = ChatClient.builder(ours).defaultAdvisors(new ToolCallingAdvisor()).defaultTools({ echo, other }).build();
+        const isViolation = (e: unknown) => ToolChoiceViolationError.isInstance(e) && message.test(e.message) && e.modelId === ours.modelId;
+        await assert.rejects(runMode(client.prompt('go').options({ toolChoice: choice }), mode), isViolation);
+        const theirs = mockModel([turn]);
+        const tools = { echo, other };
+        if (mode === 'call')
+          await assert.rejects(generateText({ model: theirs, prompt: 'go', tools, toolChoice: choice, stopWhen: isStepCount(2) }), isViolation);
+        else {
+          let failed: unknown;
+          await streamText({
+            model: theirs,
+            prompt: 'go',
+            tools,
+            toolChoice: choice,
+            stopWhen: isStepCount(2),
+            onError: ({ error }) => void (failed = error),
+          }).consumeStream();
+          assert.ok(isViolation(failed), String(failed));
+        }
+        assert.equal(ours.doGenerateCalls.length + ours.doStreamCalls.length, 1, 'no tool ran, no round followed');
+      });
+    }
   }
 
   test("after an error-result limit, the loop's 'none' overrides a string toolChoice", async () => {
@@ -296,7 +331,8 @@ describe('stream(): tool input callbacks', () => {
       [...streamedCall('c2', 'constructor', '{"city":"Rome"}'), ...streamedCall('c3', 'weather', '{"city":"Rome"}')],
     ]);
     const client = ChatClient.builder(model).defaultTools({ weather }).build();
-    await drain(client.prompt('go').options({ toolChoice: 'none' }).stream().chatResponse());
+    // A model that calls a tool all the same fails the round, as in streamText.
+    await assert.rejects(drain(client.prompt('go').options({ toolChoice: 'none' }).stream().chatResponse()), ToolChoiceViolationError);
     assert.deepEqual(heard, []);
     const events = await drain(client.prompt('go').stream().chatResponse());
     assert.deepEqual(heard, ['start', 'delta', 'delta']);

@@ -5,6 +5,7 @@ import type { ModelTerminal } from './advisor-chain.ts';
 import type { ChatClientRequest } from './chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent, FinishReason } from './chat-response.ts';
 import { buildResponse, toToolCallRequest } from './round-response.ts';
+import { toolChoiceViolation } from './tool-choice-violation.ts';
 import { StreamedContent } from './streamed-content.ts';
 import { ToolInputCallbacks } from './tool-input-callbacks.ts';
 import { observeModelRound, type ModelRoundObservation } from './model-round-observation.ts';
@@ -48,6 +49,9 @@ export class ModelCallTerminal implements ModelTerminal {
         request.tools,
       );
       round.end(response, result.response?.id);
+      // After the round is recorded: it was made, and billed, whatever it answered.
+      const violation = toolChoiceViolation(request, response, result.content, this.#model);
+      if (violation !== undefined) throw violation;
       return { response, context: request.context };
     } catch (error) {
       round.fail(error);
@@ -197,6 +201,8 @@ export class ModelCallTerminal implements ModelTerminal {
     }
     const response = await buildResponse(content.parts, { finishReason, usage: usage ?? fromProviderUsage(undefined), modelId, warnings }, request.tools);
     round.end(response, responseId);
+    const violation = toolChoiceViolation(request, response, content.parts, this.#model);
+    if (violation !== undefined) throw violation;
     yield { type: 'finish', response: { response, context: request.context } };
   }
 
