@@ -7,12 +7,15 @@ import {
   AdvisorOrder,
   AdvisorPlacementError,
   AgentBreaker,
+  AgentLoop,
   BreakerRecoveryAdvisor,
   ChatClient,
   CONVERSATION_ID,
+  InvalidOptionError,
   MessageChatMemoryAdvisor,
   MessageWindowChatMemory,
   PromptChatMemoryAdvisor,
+  submitTool,
   ToolCallAdvisor,
   ToolCallingAdvisor,
   ToolSpiralError,
@@ -238,6 +241,56 @@ describe('BreakerRecoveryAdvisor with a memory advisor: the summary left in memo
         ['system', 'user', 'assistant'],
       );
       assert.match(String(history[0]?.content), /^Summary of the earlier attempt/);
+    });
+  }
+});
+
+test('a memory without clear() is refused when the advisor is made, not when a stop needs it', () => {
+  const memory = { get: async () => [], add: async () => {} };
+  assert.throws(
+    () => new BreakerRecoveryAdvisor({ breaker: new AgentBreaker(), memory: memory as unknown as MessageWindowChatMemory }),
+    (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'memory' && /get, add and clear/.test(e.message),
+  );
+});
+
+describe('BreakerRecoveryAdvisor under AgentLoop', () => {
+  const TASK = 'Rename the function foo to bar in src/a.ts';
+  for (const withMemory of [true, false]) {
+    test(`a stop in a continuation turn retries with the task before the reminder (${withMemory ? 'with' : 'without'} a chat memory)`, async () => {
+      const summarized = (r: RecordedRequest) => JSON.stringify(r.body.messages).includes('Summary of the earlier attempt');
+      let retried: RecordedRequest | undefined;
+      await using server = await new ScriptedModelServer({
+        script: (request, i) => {
+          if (summarized(request)) {
+            retried ??= request;
+            return { toolCalls: [{ name: 'submit', arguments: { summary: 'renamed' } }] };
+          }
+          // No tool call at first: AgentLoop goes on with a continuation turn, in which the agent loops.
+          return i === 0 ? { text: 'Let me think first.' } : { toolCalls: [{ name: 'search', arguments: { q: 'foo' } }] };
+        },
+      }).start();
+      const search = tool({ inputSchema: z.object({ q: z.string() }), execute: async () => 'no results' });
+      const breaker = new AgentBreaker({ toolSpiral: { escalation: ['stop'] } });
+      const memory = new MessageWindowChatMemory();
+      const client = ChatClient.builder(scriptedModel(server))
+        .defaultAdvisors(
+          new ToolCallingAdvisor(),
+          breaker,
+          new BreakerRecoveryAdvisor({ breaker, ...(withMemory ? { memory } : {}) }),
+          ...(withMemory ? [new MessageChatMemoryAdvisor({ memory })] : []),
+        )
+        .defaultTools({ search, submit: submitTool() })
+        .build();
+      const result = await new AgentLoop({ client, maxInvocations: 15, conversationId: 'run-1' }).run(TASK);
+      assert.equal(result.status, 'completed');
+      // Without a memory, the summary goes first as a user message of its own.
+      const users = (retried?.body.messages ?? [])
+        .filter((m) => m.role === 'user')
+        .map((m) => String(m.content))
+        .filter((text) => !text.startsWith('Summary of the earlier attempt'));
+      assert.equal(users[0], TASK, 'the task comes first');
+      assert.match(users.at(-1) ?? '', /You have not called `submit` yet/);
+      if (withMemory) assert.match(JSON.stringify(await memory.get('run-1')), /Rename the function foo to bar/, 'the memory holds the task again');
     });
   }
 });

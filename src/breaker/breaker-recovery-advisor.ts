@@ -1,6 +1,8 @@
 import type { ModelMessage } from 'ai';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
 import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
+import { isBreakerNote } from '../chat/breaker-note.ts';
+import { CONTINUATION_TURN } from '../chat/observation.ts';
 import { conversationIdOf, sessionIdOf } from '../chat/advisor-context.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
@@ -47,10 +49,25 @@ function defaultSummary(stop: AgentBreakerError): string {
   );
 }
 
+/**
+ * What the retry is sent of the conversation: its last user message, what
+ * the stopped call answered. On a continuation turn that message is the
+ * caller's reminder (`AgentLoop`'s "you have not called submit yet"), not
+ * the task: the conversation's first user message, the task, goes before it,
+ * or the retry would start again from nothing.
+ */
+function retriedTurns(conversation: readonly ModelMessage[], continuation: boolean): ModelMessage[] {
+  const users = conversation.filter((message) => message.role === 'user' && !isBreakerNote(message));
+  const first = users[0];
+  const last = users.at(-1);
+  if (first === undefined || last === undefined) return [];
+  return !continuation || first === last || JSON.stringify(first.content) === JSON.stringify(last.content) ? [last] : [first, last];
+}
+
 /** What each option of BreakerRecoveryAdvisor accepts. */
 const BREAKER_RECOVERY_ADVISOR_OPTION_RULES: OptionRules<BreakerRecoveryAdvisorOptions> = {
   breaker: is.having('an AgentBreaker (with reset(sessionId))', 'reset'),
-  memory: is.having('a ChatMemory (with get and add)', 'get', 'add'),
+  memory: is.having('a ChatMemory (with get, add and clear)', 'get', 'add', 'clear'),
   summarize: is.function(),
   order: is.number(-Number.MAX_VALUE),
 };
@@ -111,9 +128,8 @@ export class BreakerRecoveryAdvisor implements Advisor {
     // The baselines go too: the retry is a fresh attempt, judged from scratch (budgets stay).
     await breaker.reset(sessionIdOf(request.context), { evidence: true });
     request.context.set('governor.breaker.recovered', { category: stop.category, message: stop.message });
-    const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
     const messages: ModelMessage[] = memory ? [] : [{ role: 'user', content: summary }];
-    if (lastUser) messages.push(lastUser);
+    messages.push(...retriedTurns([...(memory ? history : []), ...request.messages], request.context.get(CONTINUATION_TURN) === true));
     return { ...request, messages };
   }
 }

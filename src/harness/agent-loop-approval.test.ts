@@ -16,6 +16,7 @@ import {
   MODEL_CALL_LISTENERS,
   PromptChatMemoryAdvisor,
   TOOL_CALL_LISTENERS,
+  ToolApprovalConflictError,
   ToolCallingAdvisor,
   type AgentLoopEvent,
   type ModelRetryEvent,
@@ -196,6 +197,56 @@ describe('AgentLoop: tool approval', () => {
     assert.deepEqual(result.pendingApprovals, []);
     assert.deepEqual(ran, []);
     assert.match(String(toolMessages(server.requests[1]!.body.messages)[0]), /denied by the approver: no lookups today/);
+  });
+});
+
+describe('AgentLoop: resuming the same answers again, without a chat memory', () => {
+  const script = (after: ScriptedTurn[]): ScriptedTurn[] => [{ toolCalls: [{ name: 'refund', arguments: { id: 'A1', amount: 250 } }] }, ...after];
+
+  test('after the resumed run failed, resuming again goes on from the refund that ran, without running it again', async () => {
+    const ran: string[] = [];
+    const { server, client } = await setUp(script([{ error: { status: 400, message: 'upstream hiccup' } }, { text: 'Refund done.' }]), ran);
+    await using _ = server;
+    const loop = new AgentLoop({ client, finishTool: null });
+    const waiting = await loop.run('Refund order A1');
+    const answers = waiting.pendingApprovals.map((p) => ({ approvalId: p.approvalId, approved: true }));
+    const failed = await loop.resume(waiting, answers);
+    assert.equal(failed.status, 'error');
+    assert.deepEqual(ran, ['refund A1 250']);
+    const retried = await loop.resume(waiting, answers);
+    assert.equal(retried.status, 'completed');
+    assert.equal(retried.output, 'Refund done.');
+    assert.deepEqual(ran, ['refund A1 250'], 'the approved refund ran once');
+    assert.deepEqual(toolMessages(server.requests.at(-1)!.body.messages), ['refunded 250 on A1'], 'the model reads its result once');
+    assertWellFormed(retried.messages);
+  });
+
+  test('the same answers resumed twice at once: the second is a ToolApprovalConflictError, and the refund runs once', async () => {
+    const ran: string[] = [];
+    const { server, client } = await setUp(script([{ text: 'Refund done.', delayMs: 50 }]), ran);
+    await using _ = server;
+    const loop = new AgentLoop({ client, finishTool: null });
+    const waiting = await loop.run('Refund order A1');
+    const answers = waiting.pendingApprovals.map((p) => ({ approvalId: p.approvalId, approved: true }));
+    const [first, second] = await Promise.allSettled([loop.resume(waiting, answers), loop.resume(waiting, answers)]);
+    assert.equal(first.status === 'fulfilled' && first.value.status, 'completed');
+    assert.ok(second.status === 'rejected' && ToolApprovalConflictError.isInstance(second.reason), String(second.status === 'rejected' && second.reason));
+    assert.deepEqual(ran, ['refund A1 250']);
+  });
+
+  test('an answer that contradicts the one that went on is refused', async () => {
+    const ran: string[] = [];
+    const { server, client } = await setUp(script([{ text: 'Refund done.' }]), ran);
+    await using _ = server;
+    const loop = new AgentLoop({ client, finishTool: null });
+    const waiting = await loop.run('Refund order A1');
+    const approvalId = waiting.pendingApprovals[0]!.approvalId;
+    assert.equal((await loop.resume(waiting, [{ approvalId, approved: true }])).status, 'completed');
+    await assert.rejects(
+      loop.resume(waiting, [{ approvalId, approved: false }]),
+      (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'answers[0].approved' && /answered approved before/.test(e.message),
+    );
+    assert.deepEqual(ran, ['refund A1 250']);
   });
 });
 

@@ -20,6 +20,7 @@ import { is, validateOptions, type OptionRules } from '../errors/validate-option
 import { AgentBreakerError } from '../breaker/breaker-errors.ts';
 import { TELEMETRY, validateTelemetryOptions, type TelemetryOptions } from '../telemetry/telemetry-options.ts';
 import { observeAgentRun } from './agent-run-observation.ts';
+import { ResumedApprovals } from './resumed-approvals.ts';
 import { estimateCost, findPrice, mergePrices, type PriceTable } from '../model/pricing.ts';
 import { callBudget } from './call-budget.ts';
 import { formatUsd } from './format-usd.ts';
@@ -240,6 +241,8 @@ export class AgentLoop {
    * offered (the client's, and any an advisor adds); undefined until then.
    */
   #finishTool: string | null | undefined;
+  /** Approvals resumed without a chat memory: an approved call runs once however often it is resumed. */
+  readonly #resumed = new ResumedApprovals();
   readonly maxInvocations: number;
   readonly timeoutMs: number;
   /** The agent's name in telemetry. */
@@ -303,8 +306,13 @@ export class AgentLoop {
    * }
    * ```
    *
-   * @throws InvalidOptionError when `previous` is not awaiting approval or an approval is left unanswered
+   * The same answers resumed again never run an approved call twice: a
+   * retry after a resumed run that failed goes on from the results of the
+   * calls that ran.
+   *
+   * @throws InvalidOptionError when `previous` is not awaiting approval, an approval is left unanswered, or an answer contradicts the one that went on
    * @throws InvalidToolApprovalError for an answer to an approval `previous` did not ask for
+   * @throws ToolApprovalConflictError while a resume of the same answers runs
    */
   async resume(previous: AgentLoopResult, answers: readonly ToolApprovalAnswer[]): Promise<AgentLoopResult> {
     if (previous?.status !== 'awaiting_approval') {
@@ -321,7 +329,18 @@ export class AgentLoop {
     }
     const missing = [...pending].filter((id) => !answered.has(id));
     if (missing.length > 0) throw new InvalidOptionError('answers', `must answer every pending approval; unanswered: ${missing.join(', ')}`);
-    return this.#observed({ conversationId: previous.conversationId, messages: previous.messages, answer: toolApprovalResponse(answers), before: previous });
+    const start = { conversationId: previous.conversationId, messages: previous.messages, answer: toolApprovalResponse(answers), before: previous };
+    // A chat memory in the client claims the answers itself.
+    if (this.#memoryOrder !== undefined) return this.#observed(start);
+    const ran = this.#resumed.claim(answers);
+    let result: AgentLoopResult | undefined;
+    try {
+      // Answered before, and the approved calls ran: go on from their results rather than run them again.
+      result = await this.#observed(ran === undefined ? start : { conversationId: previous.conversationId, messages: ran, before: previous });
+      return result;
+    } finally {
+      this.#resumed.settle(answers, previous.pendingApprovals, result?.messages);
+    }
   }
 
   /** A run (or a resumed one) as an `invoke_agent {name}` span. */

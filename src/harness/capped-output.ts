@@ -52,35 +52,45 @@ export class CappedOutput {
   }
 
   /**
-   * The kept output as text, with a note where bytes were cut. A UTF-8
-   * character the cut went through is cut whole (counted with the cut
-   * bytes), so the text holds no U+FFFD the command did not print.
+   * The kept output as text, with a note where bytes were cut. A word the
+   * cut went through is cut whole (counted with the cut bytes): a piece of a
+   * secret (a token, a password in a URL) would no longer match the rule
+   * that redacts it whole. A word here runs between whitespace, quotes,
+   * brackets, `,` and `;`, which are ASCII, so no UTF-8 character is cut
+   * either and the text holds no U+FFFD the command did not print.
    */
   toString(): string {
     const head = Buffer.concat(this.#head);
     const tail = Buffer.concat(this.#tail);
     if (this.cutBytes === 0) return Buffer.concat([head, tail]).toString('utf8');
-    const keptHead = head.subarray(0, wholeCharactersEnd(head));
-    const keptTail = tail.subarray(continuationBytesAtStart(tail));
+    const keptHead = head.subarray(0, wordsEnd(head));
+    const keptTail = tail.subarray(wordsStart(tail));
     const cut = this.#totalBytes - keptHead.length - keptTail.length;
     return `${keptHead.toString('utf8')}\n[... ${cut} bytes cut: output was ${this.#totalBytes} bytes, limit ${this.#headLimit + this.#tailLimit} ...]\n${keptTail.toString('utf8')}`;
   }
 }
 
-/** Where the last whole UTF-8 character of `bytes` ends: before a character its end cuts off. */
-function wholeCharactersEnd(bytes: Buffer): number {
-  let start = bytes.length - 1;
-  // A character is at most 4 bytes: its lead byte is among the last 4.
-  while (start >= 0 && start > bytes.length - 4 && (bytes[start]! & 0xc0) === 0x80) start--;
-  if (start < 0) return bytes.length;
-  const lead = bytes[start]!;
-  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-  return start + length > bytes.length ? start : bytes.length;
+/**
+ * Bytes that end a word: whitespace, quotes, brackets, `,` and `;`. Not `:`,
+ * `/`, `@`, `=` or `.`, which run through tokens, keys and URLs with passwords.
+ */
+const WORD_ENDS = new Uint8Array(128);
+for (const c of ' \t\n\r\f\v"\'`,;()[]{}<>') WORD_ENDS[c.charCodeAt(0)] = 1;
+
+function endsWord(byte: number): boolean {
+  return byte < 128 && WORD_ENDS[byte] === 1;
 }
 
-/** How many bytes at the start of `bytes` continue a character its start cuts off (at most 3). */
-function continuationBytesAtStart(bytes: Buffer): number {
-  let skip = 0;
-  while (skip < 3 && skip < bytes.length && (bytes[skip]! & 0xc0) === 0x80) skip++;
-  return skip;
+/** Where `head` ends once the word its end cuts off is left out: after its last word end. */
+function wordsEnd(head: Buffer): number {
+  let end = head.length;
+  while (end > 0 && !endsWord(head[end - 1]!)) end--;
+  return end;
+}
+
+/** Where `tail` starts once the word its start cuts off is left out: at its first word end. */
+function wordsStart(tail: Buffer): number {
+  let start = 0;
+  while (start < tail.length && !endsWord(tail[start]!)) start++;
+  return start;
 }

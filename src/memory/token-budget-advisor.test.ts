@@ -67,6 +67,19 @@ describe('TokenBudgetAdvisor', () => {
     assert.deepStrictEqual(promptLines(model.doGenerateCalls[0]!.prompt), ['system: 0123456789', 'user: the current question']);
   });
 
+  test('system messages among the history are kept where they are, and counted', async () => {
+    const persona: ModelMessage = { role: 'system', content: 'SYS-A' };
+    const plan: ModelMessage = { role: 'system', content: 'SYS-B' };
+    // Costs: SYS-A 5, SYS-B 5, now 3: 13 fixed; 4 left for history, which fits "bbbb".
+    assert.deepStrictEqual(await promptSent(17, [persona, userText('aaaa'), plan, assistantText('bbbb')]), [
+      'system: SYS-A',
+      'system: SYS-B',
+      'assistant: bbbb',
+      'user: now',
+    ]);
+    assert.deepStrictEqual(await promptSent(13, [persona, userText('aaaa'), plan, assistantText('bbbb')]), ['system: SYS-A', 'system: SYS-B', 'user: now']);
+  });
+
   test('inside the tool loop, every round is held to the ceiling as tool results pile up', async () => {
     const weather = tool({
       description: 'weather',

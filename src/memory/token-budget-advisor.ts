@@ -78,10 +78,20 @@ export class TokenBudgetAdvisor implements Advisor {
     const turnStart = currentTurnStart(request.messages);
     const history = request.messages.slice(0, turnStart);
     const turn = request.messages.slice(turnStart);
-    const turnTokens = turn.reduce((sum, message) => sum + cost(message), systemTokens);
-    const budget = this.#maxTokens - turnTokens;
-    const kept = budget > 0 ? selectWindow(history, budget, cost) : [];
-    return { ...request, messages: [...kept, ...turn] };
+    // System messages among the history are instructions, as the system prompt is: kept in place, and counted.
+    const instructions = history.filter((message) => message.role === 'system');
+    const fixedTokens = [...turn, ...instructions].reduce((sum, message) => sum + cost(message), systemTokens);
+    const budget = this.#maxTokens - fixedTokens;
+    const window = new Set(
+      budget > 0
+        ? selectWindow(
+            history.filter((message) => message.role !== 'system'),
+            budget,
+            cost,
+          )
+        : [],
+    );
+    return { ...request, messages: [...history.filter((message) => message.role === 'system' || window.has(message)), ...turn] };
   }
 }
 

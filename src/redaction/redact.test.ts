@@ -214,6 +214,15 @@ describe('redact: passphrases of several words', () => {
     assert.equal(redact(JSON.stringify('password: correct horse\nnext line')), '"password: [REDACTED]\\nnext line"');
   });
 
+  test('symbols that end a value in a URL query (& < > and closing brackets) are part of a password in this form', () => {
+    for (const password of ['p@ss&w0rd', 'Abc)123def', 'S3cret]pw}9', 'Abc<de>f9']) {
+      assert.equal(redact(`password: ${password}`), 'password: [REDACTED]', password);
+      assert.equal(redact(`DB_PASSWORD: ${password}\nnext`), 'DB_PASSWORD: [REDACTED]\nnext', password);
+    }
+    // In a query or a form body (no space after `=`) `&` still starts the next field.
+    assert.equal(redact('https://x.test/?password=hunter2&user=bob'), 'https://x.test/?password=[REDACTED]&user=bob');
+  });
+
   test('it ends at a delimiter of a key-value list, or at the next name and separator', () => {
     assert.equal(redact('user=bob, password: correct horse, host=db'), 'user=bob, password: [REDACTED], host=db');
     assert.equal(redact('password: correct horse; mode: fast'), 'password: [REDACTED]; mode: fast');

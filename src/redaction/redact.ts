@@ -80,8 +80,10 @@ const BARE_REST = new RegExp(`${BARE_PART}*`, 'y');
 // separator (`password: two words user: bob`); an apostrophe between letters is part of a word (`don't`).
 // `NAME=value` with no space is the shell's and the URL's form, where a space ends the value (`PGPASSWORD=… psql -h
 // db` keeps its command), and a first word without a letter is a count (`tests pass: 12 of 12`), not a passphrase.
+// In this form `&`, `<`, `>` and closing brackets are part of a word too (`password: p@ss&w0rd`): they end a value
+// only in a URL's query or a form body, which has no space after its `=`.
 const MORE_WORDS = new RegExp(
-  String.raw`(?:(?:[ \t]+(?!${NAME}\\*["']?${SEPARATOR})|(?<=\p{L})'(?=\p{L}))(?:\[REDACTED\]|\\+(?![\\nr"'])|(?<=\p{L})'(?=\p{L})|[^\s"',;&<>)}\]\\，；])+)*`,
+  String.raw`[^\s"',;\\，；]*(?:(?:[ \t]+(?!${NAME}\\*["']?${SEPARATOR})|(?<=\p{L})'(?=\p{L}))(?:\[REDACTED\]|\\+(?![\\nr"'])|(?<=\p{L})'(?=\p{L})|[^\s"',;\\，；])+)*`,
   'uy',
 );
 const SPACED_SEPARATOR = /[ \t：＝]$/;

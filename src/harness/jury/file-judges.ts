@@ -3,6 +3,7 @@ import { open, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { InvalidOptionError } from '../../errors/governor-error.ts';
 import { is, validateOptions, type OptionRules } from '../../errors/validate-options.ts';
+import { redact } from '../../redaction/redact.ts';
 import type { Judge, JudgeInput, Verdict } from './judge.ts';
 
 /** Options shared by the file judges. */
@@ -76,20 +77,22 @@ export function fileExistsJudge(filePath: string, options: FileJudgeOptions = {}
   const name = options.name ?? `file exists: ${filePath}`;
   return {
     name,
-    async judge(input: JudgeInput): Promise<Verdict> {
-      const target = resolveIn(input, filePath);
-      if (target === undefined) return { judge: name, status: 'abstain', reasoning: `No working directory to resolve ${filePath} against.` };
-      try {
-        const real = await followLinks(target, filePath);
-        if (typeof real !== 'string') return { judge: name, status: 'fail', score: 0, reasoning: real.outside };
-        const found = await stat(real);
-        return { judge: name, status: 'pass', score: 1, reasoning: `${filePath} exists (${found.isDirectory() ? 'directory' : 'file'}).` };
-      } catch (error) {
-        if (MISSING.has(errorCode(error) ?? '')) return { judge: name, status: 'fail', score: 0, reasoning: `${filePath} does not exist.` };
-        return { judge: name, status: 'error', reasoning: `Could not check ${filePath}: ${(error as Error).message}` };
-      }
-    },
+    judge: (input: JudgeInput) => redacted(judgeExists(input)),
   };
+
+  async function judgeExists(input: JudgeInput): Promise<Verdict> {
+    const target = resolveIn(input, filePath);
+    if (target === undefined) return { judge: name, status: 'abstain', reasoning: `No working directory to resolve ${filePath} against.` };
+    try {
+      const real = await followLinks(target, filePath);
+      if (typeof real !== 'string') return { judge: name, status: 'fail', score: 0, reasoning: real.outside };
+      const found = await stat(real);
+      return { judge: name, status: 'pass', score: 1, reasoning: `${filePath} exists (${found.isDirectory() ? 'directory' : 'file'}).` };
+    } catch (error) {
+      if (MISSING.has(errorCode(error) ?? '')) return { judge: name, status: 'fail', score: 0, reasoning: `${filePath} does not exist.` };
+      return { judge: name, status: 'error', reasoning: `Could not check ${filePath}: ${(error as Error).message}` };
+    }
+  }
 }
 
 /**
@@ -109,24 +112,32 @@ export function fileContainsJudge(filePath: string, expected: string | RegExp, o
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   return {
     name,
-    async judge(input: JudgeInput): Promise<Verdict> {
-      const target = resolveIn(input, filePath);
-      if (target === undefined) return { judge: name, status: 'abstain', reasoning: `No working directory to resolve ${filePath} against.` };
-      let text: string;
-      try {
-        const read = await readJudgedFile(target, filePath, maxBytes);
-        if (typeof read !== 'string') return { judge: name, ...read };
-        text = read;
-      } catch (error) {
-        if (MISSING.has(errorCode(error) ?? '')) return { judge: name, status: 'fail', score: 0, reasoning: `${filePath} does not exist.` };
-        return { judge: name, status: 'error', reasoning: `Could not read ${filePath}: ${(error as Error).message}` };
-      }
-      const found = pattern === undefined ? text.includes(expected as string) : pattern.test(text);
-      return found
-        ? { judge: name, status: 'pass', score: 1, reasoning: `${filePath} contains ${shown}.` }
-        : { judge: name, status: 'fail', score: 0, reasoning: `${filePath} does not contain ${shown}.` };
-    },
+    judge: (input: JudgeInput) => redacted(judgeContains(input)),
   };
+
+  async function judgeContains(input: JudgeInput): Promise<Verdict> {
+    const target = resolveIn(input, filePath);
+    if (target === undefined) return { judge: name, status: 'abstain', reasoning: `No working directory to resolve ${filePath} against.` };
+    let text: string;
+    try {
+      const read = await readJudgedFile(target, filePath, maxBytes);
+      if (typeof read !== 'string') return { judge: name, ...read };
+      text = read;
+    } catch (error) {
+      if (MISSING.has(errorCode(error) ?? '')) return { judge: name, status: 'fail', score: 0, reasoning: `${filePath} does not exist.` };
+      return { judge: name, status: 'error', reasoning: `Could not read ${filePath}: ${(error as Error).message}` };
+    }
+    const found = pattern === undefined ? text.includes(expected as string) : pattern.test(text);
+    return found
+      ? { judge: name, status: 'pass', score: 1, reasoning: `${filePath} contains ${shown}.` }
+      : { judge: name, status: 'fail', score: 0, reasoning: `${filePath} does not contain ${shown}.` };
+  }
+}
+
+/** A verdict with its reasoning redacted: it quotes the text looked for, which may be a key, and it gets logged. */
+async function redacted(verdict: Promise<Verdict>): Promise<Verdict> {
+  const { reasoning, ...rest } = await verdict;
+  return { ...rest, reasoning: redact(reasoning) };
 }
 
 /**

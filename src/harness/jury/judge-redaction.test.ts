@@ -1,10 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MockLanguageModelV4 } from 'ai/test';
 import { commandJudge } from './command-judge.ts';
+import { fileContainsJudge } from './file-judges.ts';
 import type { Judge, Verdict } from './judge.ts';
 import { Jury } from './jury.ts';
 import { llmJudge } from './llm-judge.ts';
@@ -86,5 +87,15 @@ describe('judges keep secrets out of names and reasoning', () => {
     const alone = await judge.judge({ goal, result: { status: 'completed', output: 'Committed .env' } });
     assert.equal(alone.status, 'fail');
     assert.equal(alone.reasoning, 'The .env still holds password=[REDACTED], which must not be committed.');
+  });
+
+  test('the file judges alone redact their reasoning: the text looked for may be a key', async () => {
+    const key = `sk-proj-${'Qw3rTy7uIo9pAs2dFg5hJk8lZx1cVb4nM6qW0eRt'}`;
+    writeFileSync(path.join(workingDirectory, '.env'), `OPENAI_API_KEY=${key}\n`);
+    for (const judge of [fileContainsJudge('.env', `OPENAI_API_KEY=${key}`), fileContainsJudge('.env', new RegExp(key)), fileContainsJudge('.env', key)]) {
+      const verdict = await judge.judge({ goal, workingDirectory });
+      assert.equal(verdict.status, 'pass');
+      assert.doesNotMatch(shown(verdict), /Qw3rTy7uIo9pAs2dFg5hJk8lZx1cVb4nM6qW0eRt/);
+    }
   });
 });

@@ -57,6 +57,16 @@ describe('Jury strategies', () => {
     assert.equal((await verdictOf({ strategy: 'average', judges: [pass('a', 0.9), fail('b', 0.2)] })).score, 0.55);
   });
 
+  test('scores exactly at the threshold reach it, however many votes are averaged', async () => {
+    for (const strategy of ['average', 'weighted', 'median'] as const) {
+      for (const judges of [[pass('a', 0.7)], [pass('a', 0.7), pass('b', 0.7), pass('c', 0.7)]]) {
+        const verdict = await verdictOf({ strategy, judges, threshold: 0.7 });
+        assert.equal(verdict.status, 'pass', `${strategy}, ${judges.length} votes of 0.7`);
+        assert.ok(Math.abs((verdict.score ?? 0) - 0.7) < 1e-12);
+      }
+    }
+  });
+
   test('a vote without a score counts 1 for pass and 0 for fail', async () => {
     const verdict = await verdictOf({ strategy: 'average', judges: [pass('a'), fail('b'), fail('c')] });
     assert.equal(verdict.score, 1 / 3);
@@ -157,6 +167,10 @@ describe('Jury reporting', () => {
       ['error', 'error', 'fail'],
     );
     assert.equal(verdict.status, 'fail');
+    const text = { name: 'text', judge: async () => ({ judge: 'text', status: 'pass', score: '0.9', reasoning: '' }) } as unknown as Judge;
+    const [said] = (await verdictOf({ strategy: 'average', judges: [text] })).details ?? [];
+    assert.equal(said?.status, 'error');
+    assert.match(said?.reasoning ?? '', /a score that is not a number \("0\.9"\)/);
   });
 
   test('juries nest: an inner jury is one judge of the outer one', async () => {

@@ -1,5 +1,5 @@
 import { InvalidOptionError } from '../../errors/governor-error.ts';
-import { is, validateOptions, type OptionRules } from '../../errors/validate-options.ts';
+import { describeValue, is, validateOptions, type OptionRules } from '../../errors/validate-options.ts';
 import { redact } from '../../redaction/redact.ts';
 import type { Judge, JudgeInput, Verdict } from './judge.ts';
 
@@ -144,7 +144,10 @@ export class Jury implements Judge {
     const capped = votes.filter((v) => !v.pass && v.score >= threshold).length;
     const note = capped === 0 ? '' : ` (${capped} fail vote${capped === 1 ? '' : 's'} scored at or above it, counted just below)`;
     // Reaching the threshold only with a capped fail's score is falling just short of it.
-    const reaches = (score: number, below: boolean): boolean => score > threshold || (score >= threshold && !below);
+    const reaches = (raw: number, below: boolean): boolean => {
+      const score = settled(raw);
+      return score > threshold || (score >= threshold && !below);
+    };
     switch (this.strategy) {
       case 'majority':
         return {
@@ -185,6 +188,15 @@ export class Jury implements Judge {
   }
 }
 
+/**
+ * A mean of scores without the last bits of floating-point error, to compare
+ * with the threshold: three votes of 0.7 average 0.6999999999999998, which
+ * reaches a threshold of 0.7.
+ */
+function settled(score: number): number {
+  return Number(score.toFixed(12));
+}
+
 const STATUSES = new Set(['pass', 'fail', 'abstain', 'error']);
 
 /**
@@ -220,7 +232,14 @@ function normalise(name: string, outcome: PromiseSettledResult<Verdict>): Verdic
   if (typeof verdict !== 'object' || verdict === null || !STATUSES.has(verdict.status ?? '')) {
     return { judge: name, status: 'error', reasoning: 'The judge returned something that is not a verdict.' };
   }
-  if (verdict.score !== undefined && !(typeof verdict.score === 'number' && verdict.score >= 0 && verdict.score <= 1)) {
+  if (verdict.score !== undefined && typeof verdict.score !== 'number') {
+    return {
+      judge: name,
+      status: 'error',
+      reasoning: `The judge returned a score that is not a number (${describeValue(verdict.score)}); a score is a number from 0 to 1.`,
+    };
+  }
+  if (verdict.score !== undefined && !(verdict.score >= 0 && verdict.score <= 1)) {
     return { judge: name, status: 'error', reasoning: `The judge returned score ${String(verdict.score)}, outside 0..1.` };
   }
   // Reasoning is read by people and logged: a judge quoting the agent's output may quote a secret.
