@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
-import { ChatClient, EntityParseError, InvalidOptionError } from '../index.ts';
+import { ChatClient, EntityParseError, InvalidOptionError, StructuredOutputValidationAdvisor } from '../index.ts';
 import { mockModel } from '../test-support/mock-model.ts';
 
 const Doc = z.object({ title: z.string(), body: z.string() });
@@ -102,6 +102,20 @@ describe('entity(): the error does not quote the answer', () => {
       });
     });
   }
+
+  test('keys the schema does not allow are counted, not named: the model is told them in the re-ask', async () => {
+    const Strict = z.strictObject({ title: z.string() });
+    await assert.rejects(entityOf('{"title": "t", "sk-live-SECRET123": 1}', Strict), (e: unknown) => {
+      assert.ok(EntityParseError.isInstance(e));
+      assert.doesNotMatch(e.message, /SECRET123/);
+      assert.deepEqual(e.errors, ['(root): 1 key the schema does not allow']);
+      return true;
+    });
+    const model = mockModel([{ text: '{"title": "t", "sk-live-SECRET123": 1}' }, { text: '{"title": "t"}' }]);
+    const client = ChatClient.builder(model).defaultAdvisors(new StructuredOutputValidationAdvisor()).build();
+    assert.deepEqual(await client.prompt('x').call().entity(Strict), { title: 't' });
+    assert.match(JSON.stringify(model.doGenerateCalls[1]!.prompt.at(-1)), /sk-live-SECRET123/);
+  });
 
   test('a short answer that is not JSON at all', async () => {
     await assert.rejects(entityOf('hunter2', Doc), (e: unknown) => {

@@ -135,7 +135,7 @@ export async function validateAnswer<T>(schema: FlexibleSchema<T>, text: string)
   const whole = trim(text, { start: 0, end: text.length });
   const fences = fencedBlocks(text);
   const tried = new Set<string>();
-  let mismatch: string[] | undefined;
+  let mismatch: { errors: string[]; feedback: string[] } | undefined;
   for (const span of [whole, ...fences.slice(-MAX_TRIED).toReversed(), ...bracketed(text).slice(-MAX_TRIED).toReversed()]) {
     const key = `${span.start}:${span.end}`;
     if (tried.has(key)) continue;
@@ -148,9 +148,9 @@ export async function validateAnswer<T>(schema: FlexibleSchema<T>, text: string)
     }
     const result = await safeValidateTypes({ value: parsed, schema });
     if (result.success) return { success: true, value: result.value };
-    mismatch ??= describeValidationError(result.error);
+    mismatch ??= { errors: describeValidationError(result.error, false), feedback: describeValidationError(result.error, true) };
   }
-  if (mismatch !== undefined) return { success: false, errors: mismatch, feedback: mismatch };
+  if (mismatch !== undefined) return { success: false, ...mismatch };
   // What the model meant as its answer: its (last) fenced block, or else the whole text.
   const meant = fences.at(-1) ?? whole;
   const where = syntaxProblem(text, meant);
@@ -165,14 +165,22 @@ export async function validateAnswer<T>(schema: FlexibleSchema<T>, text: string)
   return { success: false, errors: [error], feedback: [error + detail] };
 }
 
-/** The schema's issues, at most {@link MAX_LISTED_ISSUES} of them, then how many more there are. */
-function describeValidationError(error: Error): string[] {
+/**
+ * The schema's issues, at most {@link MAX_LISTED_ISSUES} of them, then how
+ * many more there are. `quoting`: for the model, which wrote the answer, keys
+ * the schema does not know are named (zod's message lists them); for people,
+ * only counted, as they are the answer's own text.
+ */
+function describeValidationError(error: Error, quoting: boolean): string[] {
   const cause = (error as { cause?: unknown }).cause;
   // A zod error carries `issues`; a Standard Schema's failure is its issues themselves.
   const issues = Array.isArray(cause) ? cause : (cause as { issues?: unknown } | undefined)?.issues;
   if (Array.isArray(issues) && issues.length > 0) {
-    const listed = (issues.slice(0, MAX_LISTED_ISSUES) as Array<{ path?: unknown[]; message?: string }>).map((issue) => {
+    const listed = (issues.slice(0, MAX_LISTED_ISSUES) as Array<{ path?: unknown[]; message?: string; code?: unknown; keys?: unknown }>).map((issue) => {
       const path = Array.isArray(issue.path) && issue.path.length > 0 ? issue.path.map(pathSegment).join('.') : '(root)';
+      if (!quoting && issue.code === 'unrecognized_keys' && Array.isArray(issue.keys)) {
+        return `${path}: ${issue.keys.length} key${issue.keys.length === 1 ? '' : 's'} the schema does not allow`;
+      }
       return `${path}: ${issue.message ?? 'invalid'}`;
     });
     return issues.length > MAX_LISTED_ISSUES ? [...listed, `and ${issues.length - MAX_LISTED_ISSUES} more issues`] : listed;
