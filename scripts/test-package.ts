@@ -322,6 +322,35 @@ async function main(): Promise<void> {
     await npm(['install', '@opentelemetry/sdk-trace-node@2'], traced);
     await npm(['install', tarball, `ai@${flags.ai}`, 'zod@4'], traced);
     ok('npm install agent-governor beside @opentelemetry/sdk-trace-node@2');
+    // Peers a package manager let in outside their ranges (--legacy-peer-deps, pnpm, yarn): named, with what to install.
+    const older = join(work, 'older-peers');
+    mkdirSync(older);
+    writeFileSync(join(older, 'package.json'), JSON.stringify({ name: 'older-peers-user', private: true, type: 'module' }));
+    await npm(['install', '--legacy-peer-deps', tarball, `ai@${flags.ai}`, 'zod@4', 'redis@4', 'langchain@1'], older);
+    for (const [subpath, expected] of [
+      [
+        'agent-governor/redis',
+        /^redis: agent-governor\/redis needs the package "redis" \^6\.0\.0, and 4\.\d+\.\d+ is installed\. Run: npm install redis@\^6\.0\.0$/,
+      ],
+      [
+        'agent-governor/langchain',
+        /^@langchain\/core: agent-governor\/langchain needs the package "@langchain\/core", which is not installed\. Run: npm install @langchain\/core$/,
+      ],
+    ] as const) {
+      const imported = await exec(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `import { MissingDependencyError } from 'agent-governor';
+           try { await import('${subpath}'); console.log('loaded'); }
+           catch (e) { console.log(MissingDependencyError.isInstance(e) ? e.packageName + ': ' + e.message : 'other: ' + e); }`,
+        ],
+        { cwd: older },
+      );
+      check(imported.code === 0 && expected.test(imported.stdout.trim()), `import '${subpath}' beside a peer it cannot use names the one to install`, imported);
+    }
+    ok('redis@4, and langchain without @langchain/core: the import names the package and version to install');
 
     for (const node of [...node22, process.execPath]) await checkRuntime(node, project, corpus, server.baseURL);
 

@@ -1,7 +1,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 import { GovernorError } from '../errors/governor-error.ts';
-import { importOptional } from '../errors/missing-dependency-error.ts';
+import { importOptional } from '../runtime/import-optional.ts';
 import { redactUnparsedUrl } from '../redaction/redact.ts';
 
 /** Thrown when a model spec cannot be turned into a model (unknown provider, missing key, bad URL). */

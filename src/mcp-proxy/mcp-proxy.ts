@@ -9,7 +9,7 @@ import { McpRequestError } from './mcp-request-error.ts';
 import { McpUpstreamError } from './mcp-upstream-error.ts';
 import { ServedAnswers } from './served-answers.ts';
 import { StandInAnswers } from './stand-in-answers.ts';
-import { importOptional } from '../errors/missing-dependency-error.ts';
+import { importOptional } from '../runtime/import-optional.ts';
 import { redact } from '../redaction/redact.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import type { McpCommandUpstream, McpProxyOptions, McpUrlUpstream } from './mcp-proxy-options.ts';

@@ -6,7 +6,7 @@
  */
 // First: an unsupported Node fails here with one clear line.
 import '../runtime/assert-supported-node.ts';
-import { importOptional } from '../errors/missing-dependency-error.ts';
+import { importOptional } from '../runtime/import-optional.ts';
 import type { GovernedRunStop as RunStop } from './governed-runner.ts';
 
 // Checked before the adapter module loads, so a missing package is a typed error naming it.

@@ -1,5 +1,5 @@
 import type PgModule from 'pg';
-import { importOptional } from '../errors/missing-dependency-error.ts';
+import { importOptional } from '../runtime/import-optional.ts';
 
 /**
  * `pg`, an optional peer dependency: loaded when `agent-governor/postgres` is

@@ -1,4 +1,4 @@
-import { importOptional } from '../errors/missing-dependency-error.ts';
+import { importOptional } from '../runtime/import-optional.ts';
 
 /** A `/metrics` handler backed by an OpenTelemetry Prometheus reader registered as the global meter provider. */
 export interface PrometheusMetrics {

@@ -1,4 +1,4 @@
-import { importOptional } from '../errors/missing-dependency-error.ts';
+import { importOptional } from '../runtime/import-optional.ts';
 
 /**
  * `redis` (node-redis), an optional peer dependency: loaded when

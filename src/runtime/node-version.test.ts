@@ -13,7 +13,12 @@ test('isSupportedNode compares versions numerically against the minimum', () => 
   assert.equal(isSupportedNode('22.9.0'), false);
   assert.equal(isSupportedNode('20.20.2'), false);
   assert.equal(isSupportedNode(process.versions.node), true);
-  assert.equal(unsupportedNodeMessage('20.1.0'), 'agent-governor needs Node.js 22.13.0 or later; this is Node.js 20.1.0.');
+  // Node 23 had node:sqlite without a flag only from 23.4.
+  assert.equal(isSupportedNode('23.3.0'), false);
+  assert.equal(isSupportedNode('23.0.0'), false);
+  assert.equal(isSupportedNode('23.4.0'), true);
+  assert.equal(isSupportedNode('23.11.1'), true);
+  assert.equal(unsupportedNodeMessage('20.1.0'), 'agent-governor needs Node.js 22.13.0 or later (on the 23 line, 23.4.0 or later); this is Node.js 20.1.0.');
 });
 
 /** What a fresh process prints to stderr when it imports `module`, then emits an ExperimentalWarning of its own. */
