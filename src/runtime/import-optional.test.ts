@@ -7,6 +7,17 @@ import { pathToFileURL } from 'node:url';
 import { MissingDependencyError } from '../errors/missing-dependency-error.ts';
 import { importOptional } from './import-optional.ts';
 
+/** The URL of the entry of package `name`, installed in a folder of its own, whose code re-exports `dependency`. */
+async function packageReexporting(t: { after(fn: () => Promise<void>): void }, name: string, dependency: string): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'governor-optional-'));
+  t.after(() => fs.rm(dir, { recursive: true, force: true }));
+  const pkg = path.join(dir, 'node_modules', name);
+  await fs.mkdir(pkg, { recursive: true });
+  await fs.writeFile(path.join(pkg, 'package.json'), JSON.stringify({ name, type: 'module', exports: './index.js' }));
+  await fs.writeFile(path.join(pkg, 'index.js'), `export * from '${dependency}';\n`);
+  return pathToFileURL(path.join(pkg, 'index.js')).href;
+}
+
 test('importOptional names the package to install when it is missing', async () => {
   await assert.rejects(
     importOptional('no-such-package-xyz', 'The thing', () => import('no-such-package-xyz' as string)),
@@ -17,13 +28,7 @@ test('importOptional names the package to install when it is missing', async () 
 });
 
 test('importOptional lets through a package that is there but misses a dependency of its own', async (t) => {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'governor-optional-'));
-  t.after(() => fs.rm(dir, { recursive: true, force: true }));
-  const pkg = path.join(dir, 'node_modules', 'present-pkg');
-  await fs.mkdir(pkg, { recursive: true });
-  await fs.writeFile(path.join(pkg, 'package.json'), JSON.stringify({ name: 'present-pkg', type: 'module', exports: './index.js' }));
-  await fs.writeFile(path.join(pkg, 'index.js'), "export * from 'absent-inner-dep';\n");
-  const entry = pathToFileURL(path.join(pkg, 'index.js')).href;
+  const entry = await packageReexporting(t, 'present-pkg', 'absent-inner-dep');
   await assert.rejects(
     importOptional('present-pkg', 'The thing', () => import(entry)),
     (error: unknown) => !MissingDependencyError.isInstance(error) && /absent-inner-dep/.test(String((error as Error).message)),
@@ -36,13 +41,7 @@ test('importOptional lets through a package that is there but misses a dependenc
 });
 
 test("importOptional names a peer of the package that is missing, when it is one of the package's peers", async (t) => {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'governor-optional-peer-'));
-  t.after(() => fs.rm(dir, { recursive: true, force: true }));
-  const pkg = path.join(dir, 'node_modules', 'framework');
-  await fs.mkdir(pkg, { recursive: true });
-  await fs.writeFile(path.join(pkg, 'package.json'), JSON.stringify({ name: 'framework', type: 'module', exports: './index.js' }));
-  await fs.writeFile(path.join(pkg, 'index.js'), "export * from '@framework/core';\n");
-  const entry = pathToFileURL(path.join(pkg, 'index.js')).href;
+  const entry = await packageReexporting(t, 'framework', '@framework/core');
   await assert.rejects(
     importOptional('framework', 'The thing', () => import(entry), { peers: ['@framework/core'] }),
     (error: unknown) =>
