@@ -217,6 +217,30 @@ describe('Jury reporting', () => {
     assert.deepEqual(events.slice(2).sort(), ['end a', 'end b']);
   });
 
+  test('judgeTimeoutMs: a judge that does not answer in time is an error verdict and is aborted; the others still vote', async () => {
+    let aborted = false;
+    const hung: Judge = {
+      name: 'hung',
+      judge: (_input, signal) =>
+        new Promise<Verdict>(() => {
+          signal?.addEventListener('abort', () => {
+            aborted = true;
+          });
+        }),
+    };
+    const verdict = await verdictOf({ strategy: 'majority', judges: [hung, pass('quick')], judgeTimeoutMs: 50 });
+    assert.equal(verdict.status, 'pass');
+    assert.deepEqual(
+      verdict.details?.map((d) => [d.judge, d.status, d.reasoning]),
+      [
+        ['hung', 'error', 'No verdict within 50 ms (judgeTimeoutMs).'],
+        ['quick', 'pass', 'quick says pass'],
+      ],
+    );
+    assert.equal(aborted, true);
+    assert.throws(() => new Jury({ strategy: 'majority', judges: [pass('a')], judgeTimeoutMs: 0 }), InvalidOptionError);
+  });
+
   test('an aborted jury rejects with the abort reason', async () => {
     const controller = new AbortController();
     const reason = new Error('stop');

@@ -40,6 +40,13 @@ export interface JuryOptions {
   threshold?: number;
   /** @default `jury (<strategy>)` */
   name?: string;
+  /**
+   * Longest wait for one judge's verdict (ms). A judge that has not answered
+   * by then (a hung command, a stalled judging model) is an `error` verdict
+   * saying so, and its signal is aborted; the others still vote.
+   * @default no limit
+   */
+  judgeTimeoutMs?: number;
 }
 
 const JURY_RULES: OptionRules<JuryOptions> = {
@@ -48,6 +55,7 @@ const JURY_RULES: OptionRules<JuryOptions> = {
   weights: is.recordOf(is.number(0)),
   threshold: is.number(0, 1),
   name: is.string({ nonEmpty: true }),
+  judgeTimeoutMs: is.timeMs(),
 };
 
 interface Vote {
@@ -76,6 +84,7 @@ export class Jury implements Judge {
   readonly #judges: readonly Judge[];
   readonly #weights: Readonly<Record<string, number>>;
   readonly #threshold: number;
+  readonly #judgeTimeoutMs: number | undefined;
 
   /** @throws InvalidOptionError for empty or duplicate judges, an unknown strategy, bad weights or threshold. */
   constructor(options: JuryOptions) {
@@ -104,11 +113,26 @@ export class Jury implements Judge {
     this.#weights = { ...weights };
     this.#threshold = threshold ?? 0.5;
     this.name = options.name ?? `jury (${strategy})`;
+    this.#judgeTimeoutMs = options.judgeTimeoutMs;
+  }
+
+  /** One judge's verdict, within `judgeTimeoutMs` when set: a judge that ignores its signal cannot hold the jury. */
+  async #verdictOf(judge: Judge, input: JudgeInput, signal: AbortSignal | undefined): Promise<Verdict> {
+    const limit = this.#judgeTimeoutMs;
+    if (limit === undefined) return judge.judge(input, signal);
+    const timeout = AbortSignal.timeout(limit);
+    const work = judge.judge(input, signal === undefined ? timeout : AbortSignal.any([signal, timeout]));
+    try {
+      return await untilAborted(work, timeout);
+    } catch (error) {
+      if (!timeout.aborted || signal?.aborted === true) throw error;
+      return { judge: judge.name, status: 'error', reasoning: `No verdict within ${limit} ms (judgeTimeoutMs).` };
+    }
   }
 
   async judge(input: JudgeInput, signal?: AbortSignal): Promise<Verdict> {
     signal?.throwIfAborted();
-    const settled = await untilAborted(Promise.allSettled(this.#judges.map(async (judge) => judge.judge(input, signal))), signal);
+    const settled = await untilAborted(Promise.allSettled(this.#judges.map(async (judge) => this.#verdictOf(judge, input, signal))), signal);
     // A name is shown as the reasoning is (a command judge's holds its command); weights refer to it as given.
     const details = settled.map((outcome, i) => normalise(redact(this.#judges[i]?.name ?? ''), outcome));
     const votes: Vote[] = details.flatMap((v, i) =>
