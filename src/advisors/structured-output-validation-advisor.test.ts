@@ -8,6 +8,9 @@ import {
   AdvisorPlacementError,
   beforeAfterAdvisor,
   ChatClient,
+  CONVERSATION_ID,
+  MessageChatMemoryAdvisor,
+  MessageWindowChatMemory,
   InvalidOptionError,
   StructuredOutputValidationAdvisor,
   StructuredOutputValidationError,
@@ -199,7 +202,7 @@ describe('StructuredOutputValidationAdvisor: a re-ask answered with a tool call'
   ];
 
   for (const mode of ['call', 'stream'] as const) {
-    test(`${mode}: the failed answer and the re-ask stay in the conversation, before the call that answered them`, async () => {
+    test(`${mode}: later rounds of the call show the model the failed answer and the re-ask before the call that answered them`, async () => {
       const model = mockModel(script);
       const client = ChatClient.builder(model)
         .defaultAdvisors(new ToolCallAdvisor(), new StructuredOutputValidationAdvisor({ schema: Films }))
@@ -221,32 +224,30 @@ describe('StructuredOutputValidationAdvisor: a re-ask answered with a tool call'
       );
       assert.equal(textOf(last[2]!.content), '{"actor": "Tom Hanks"}');
       assert.match(textOf(last[3]!.content), /movies/);
-      // What the call adds to the conversation (what a memory advisor stores) is what the model saw.
+      // What the call adds to the conversation (what a memory stores, what a UI shows) holds no re-ask: they never saw one.
       assert.deepEqual(
         response.messages.map((m) => m.role),
-        ['assistant', 'user', 'assistant', 'tool', 'assistant'],
+        ['assistant', 'tool', 'assistant'],
       );
       assert.deepEqual(JSON.parse(response.text), { actor: 'Tom Hanks', movies: ['Big'] });
     });
   }
 
-  test('a tool of that round that needs approval pauses the call with the re-ask kept before the request', async () => {
-    const refund = tool({ inputSchema: z.object({ name: z.string() }), needsApproval: true, execute: async () => 'done' });
-    const model = mockModel([{ text: 'no json' }, { toolCalls: [{ name: 'refund', input: { name: 'x' } }] }]);
+  test('with a chat memory, the next turn sent whole (as useChat does) reaches the model once, without the re-ask', async () => {
+    const model = mockModel([...script, { text: '{"actor": "Meg Ryan", "movies": []}' }]);
+    const memory = new MessageWindowChatMemory();
     const client = ChatClient.builder(model)
-      .defaultAdvisors(new ToolCallAdvisor(), new StructuredOutputValidationAdvisor({ schema: Films }))
-      .defaultTools({ refund })
+      .defaultAdvisors(new MessageChatMemoryAdvisor({ memory }), new ToolCallAdvisor(), new StructuredOutputValidationAdvisor({ schema: Films }))
+      .defaultTools({ lookup })
       .build();
-    const response = await client.prompt('films').call().chatResponse();
-    assert.equal(response.pendingApprovals?.length, 1);
+    const inConversation = (spec: ReturnType<typeof client.prompt>) => spec.advisors((a) => a.param(CONVERSATION_ID, 'films'));
+    const first = await inConversation(client.prompt('films')).call().chatResponse();
+    await inConversation(client.prompt().messages({ role: 'user', content: 'films' }, ...first.messages, { role: 'user', content: 'And Meg Ryan?' }))
+      .call()
+      .content();
     assert.deepEqual(
-      response.messages.map((m) => m.role),
-      ['assistant', 'user', 'assistant'],
-    );
-    const parts = response.messages[2]!.content as Array<{ type: string }>;
-    assert.deepEqual(
-      parts.map((p) => p.type),
-      ['tool-call', 'tool-approval-request'],
+      model.doGenerateCalls[3]!.prompt.map((m) => m.role),
+      ['system', 'user', 'assistant', 'tool', 'assistant', 'user'],
     );
   });
 });

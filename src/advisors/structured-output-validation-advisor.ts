@@ -92,6 +92,8 @@ export class StructuredOutputValidationAdvisor implements PlacedAdvisor {
   readonly #output: Promise<OutputSchema> | undefined;
   /** Invalid answers so far, by call (its context, which every round of the call shares). */
   readonly #invalid = new WeakMap<AdvisorContext, number>();
+  /** Re-asks a round answered with a tool call, by call, with the message that answered each. */
+  readonly #reasks = new WeakMap<AdvisorContext, ReadonlyArray<{ readonly answered: ModelMessage; readonly feedback: readonly ModelMessage[] }>>();
 
   /** @throws InvalidOptionError when an option is invalid, `schema` one without a JSON Schema form among them */
   constructor(options: StructuredOutputValidationAdvisorOptions = {}) {
@@ -108,10 +110,10 @@ export class StructuredOutputValidationAdvisor implements PlacedAdvisor {
   async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
     const output = await this.#outputSchema(request);
     if (output === undefined) return chain.nextCall(request);
-    const attempts = new Attempts(output, this.maxRepeatAttempts, this.#withFormat(request, output), this.#invalid);
+    const attempts = new Attempts(output, this.maxRepeatAttempts, this.#withFormat(this.#withReasks(request), output), this.#invalid);
     for (;;) {
       const done = await attempts.judge(await chain.copy(this).nextCall(attempts.request));
-      if (done !== undefined) return done;
+      if (done !== undefined) return this.#noteReask(attempts, done);
     }
   }
 
@@ -126,7 +128,7 @@ export class StructuredOutputValidationAdvisor implements PlacedAdvisor {
       yield* chain.nextStream(request);
       return;
     }
-    const attempts = new Attempts(output, this.maxRepeatAttempts, this.#withFormat(request, output), this.#invalid);
+    const attempts = new Attempts(output, this.maxRepeatAttempts, this.#withFormat(this.#withReasks(request), output), this.#invalid);
     for (;;) {
       const held: ChatStreamEvent[] = [];
       let result: ChatClientResponse | undefined;
@@ -147,10 +149,36 @@ export class StructuredOutputValidationAdvisor implements PlacedAdvisor {
       const done = await attempts.judge(result);
       if (done !== undefined) {
         yield* held;
-        yield { type: 'finish', response: done };
+        yield { type: 'finish', response: this.#noteReask(attempts, done) };
         return;
       }
     }
+  }
+
+  /**
+   * Remembers, for the rest of the call, the re-asks a round that called a
+   * tool answered: the loop's next rounds must show the model what that call
+   * answered. They are not part of the conversation the call adds (what a
+   * memory stores, what a UI shows), which never saw them.
+   */
+  #noteReask(attempts: Attempts, done: ChatClientResponse): ChatClientResponse {
+    const answered = done.response.messages[0];
+    if (done.response.toolCalls.length > 0 && attempts.feedback.length > 0 && answered !== undefined) {
+      const context = attempts.request.context;
+      this.#reasks.set(context, [...(this.#reasks.get(context) ?? []), { answered, feedback: attempts.feedback }]);
+    }
+    return done;
+  }
+
+  /** The request with each re-ask of the call put back before the message that answered it. */
+  #withReasks(request: ChatClientRequest): ChatClientRequest {
+    const reasks = this.#reasks.get(request.context);
+    if (reasks === undefined) return request;
+    const messages = request.messages.flatMap((message) => {
+      const reask = reasks.find((r) => r.answered === message);
+      return reask === undefined ? [message] : [...reask.feedback, message];
+    });
+    return { ...request, messages };
   }
 
   /** The request asking for `output`; one that asks for a format already (`.entity(schema)` does) is left as it is. */
@@ -193,6 +221,11 @@ class Attempts {
     return this.#request;
   }
 
+  /** The failed answers and re-asks added to the request so far, oldest first. */
+  get feedback(): readonly ModelMessage[] {
+    return this.#feedback;
+  }
+
   /**
    * Judges an attempt's result: the response with usage and rounds of every
    * attempt when it passed (or asked for tools), otherwise undefined with the
@@ -205,12 +238,8 @@ class Attempts {
     this.#usage = this.#usage === undefined ? response.totalUsage : addUsage(this.#usage, response.totalUsage);
     this.#rounds += response.rounds;
     const spent = { totalUsage: this.#usage, rounds: this.#rounds };
-    if (response.toolCalls.length > 0) {
-      // Not an answer: the round goes on to its tools. Having answered a re-ask, it keeps the re-ask (and the answer
-      // that failed) before it in the conversation, or the next round would show the call without what it answered.
-      const messages = this.#feedback.length > 0 ? [...this.#feedback, ...response.messages] : response.messages;
-      return { ...result, response: { ...response, ...spent, messages } };
-    }
+    // Not an answer: the round goes on to its tools.
+    if (response.toolCalls.length > 0) return { ...result, response: { ...response, ...spent } };
     const check = await validateAnswer(this.#output.schema, response.text);
     if (check.success) {
       noteValidated(this.#request.context, this.#output, response.text, check.value);

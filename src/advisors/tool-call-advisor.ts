@@ -471,8 +471,7 @@ class ToolLoop {
   async afterRound(response: ChatResponse): Promise<ChatClientResponse | undefined> {
     this.#rounds += response.rounds;
     this.#usage = this.#usage === undefined ? response.totalUsage : addUsage(this.#usage, response.totalUsage);
-    // The round's own turn is its last message; any before it are what it answered (a validation advisor's re-ask).
-    const turn = this.#added.length + Math.max(0, response.messages.length - 1);
+    const roundMessages = this.#added.length;
     this.#added.push(...response.messages);
     if (response.toolCalls.length === 0) return this.#final(response, response.text);
     // The provider ignored toolChoice 'none'. Many OpenAI-compatible servers do, and their model mostly
@@ -489,13 +488,13 @@ class ToolLoop {
     }
 
     const waiting: PendingToolApproval[] = [];
-    const { outcomes, clientCalls } = await this.#execute(response.toolCalls, this.#messagesBefore(turn), { waiting });
+    const { outcomes, clientCalls } = await this.#execute(response.toolCalls, this.#messagesBefore(roundMessages), { waiting });
     for (const o of outcomes) this.#emitOutcome(o);
     if (waiting.length > 0 || clientCalls.length > 0) {
       // The round ends here, as the AI SDK's does: the caller answers the approvals, runs the
       // client-side calls (the response's `toolCalls`), and calls again with what it got.
       if (waiting.length > 0) {
-        this.#added.splice(turn, this.#added.length - turn, ...withApprovalRequests(response.messages.at(-1), waiting));
+        this.#added.splice(roundMessages, this.#added.length - roundMessages, ...withApprovalRequests(response.messages[0], waiting));
       }
       if (outcomes.length > 0) this.#added.push(toolResultMessage(outcomes));
       this.#reportRan(outcomes);
