@@ -72,8 +72,14 @@ export interface RetrievalRecord {
   readonly n?: readonly number[];
   /** A failed search's answer: the keys of the names it offered instead, at most 12 (see offeredNames); absent when none. */
   readonly o?: readonly number[];
-  /** The keys of the words the query names things with, at most 8 (see queryNameWords); absent when none. */
+  /**
+   * The keys of the words the query names things with, at most 8 (see
+   * queryNameWords), with the keys of all its words (`v`, at most 16) and the
+   * key of a capitalised first word alone (`c`); absent when it has none of them.
+   */
   readonly w?: readonly number[];
+  readonly v?: readonly number[];
+  readonly c?: number;
 }
 
 /** One sub-agent call. */

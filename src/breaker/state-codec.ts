@@ -318,20 +318,22 @@ function decodeText(reader: Reader, strings: readonly unknown[], seq: number): T
   return record;
 }
 
-const RETRIEVAL_KEYS = ['s', 'q', 'r', 'k', 'f', 'n', 'o', 'w'];
+const RETRIEVAL_KEYS = ['s', 'q', 'r', 'k', 'f', 'n', 'o', 'w', 'v', 'c'];
 const RETRIEVAL_NULL = 1;
 const RETRIEVAL_K = 2;
 const RETRIEVAL_F = 4;
 const RETRIEVAL_N = 8;
 const RETRIEVAL_O = 16;
+// The name words, the words and the first word come together: one flag for them keeps the flags in one base-85 digit.
 const RETRIEVAL_W = 32;
 
-/** distance, flags, [result-set hash], [identity], [query names], [offered names], [name words]; then the sketch. */
+/** distance, flags, [result-set hash], [identity], [query names], [offered names], [name words], [words]; then the sketch. */
 function encodeRetrieval(r: RetrievalRecord, seq: number): Packed | undefined {
   const present = RETRIEVAL_KEYS.filter((k) => k in r);
   if (!isBack(r.s, seq) || typeof r.q !== 'string' || !hasKeys(r, present) || present[0] !== 's' || present[1] !== 'q' || present[2] !== 'r') return undefined;
   if ((r.r !== null && !isCount(r.r)) || (r.k !== undefined && !isCount(r.k)) || ('f' in r && r.f !== 1)) return undefined;
-  for (const list of [r.n, r.o, r.w]) if (list !== undefined && !(Array.isArray(list) && list.every(isCount))) return undefined;
+  for (const list of [r.n, r.o, r.w, r.v]) if (list !== undefined && !(Array.isArray(list) && list.every(isCount))) return undefined;
+  if ((r.w === undefined) !== (r.v === undefined) || (r.c !== undefined && (r.w === undefined || !isCount(r.c) || r.c === 0))) return undefined;
   const flags =
     (r.r === null ? RETRIEVAL_NULL : 0) |
     ('k' in r ? RETRIEVAL_K : 0) |
@@ -346,6 +348,8 @@ function encodeRetrieval(r: RetrievalRecord, seq: number): Packed | undefined {
   if (r.n !== undefined) writer.counts(r.n);
   if (r.o !== undefined) writer.counts(r.o);
   if (r.w !== undefined) writer.counts(r.w);
+  if (r.v !== undefined) writer.counts(r.v);
+  if (r.w !== undefined) writer.count(r.c ?? 0);
   return [writer.take(), r.q];
 }
 
@@ -357,12 +361,20 @@ function decodeRetrieval(reader: Reader, strings: readonly unknown[], seq: numbe
   const n = flags & RETRIEVAL_N ? readCounts(reader, reader.count()) : undefined;
   const o = flags & RETRIEVAL_O ? readCounts(reader, reader.count()) : undefined;
   const w = flags & RETRIEVAL_W ? readCounts(reader, reader.count()) : undefined;
-  const record: { s: number; q: string; r: number | null; k?: number; f?: 1; n?: number[]; o?: number[]; w?: number[] } = { s, q: stringAt(strings, 1), r };
+  const v = flags & RETRIEVAL_W ? readCounts(reader, reader.count()) : undefined;
+  const c = flags & RETRIEVAL_W ? reader.count() : 0;
+  const record: { s: number; q: string; r: number | null; k?: number; f?: 1; n?: number[]; o?: number[]; w?: number[]; v?: number[]; c?: number } = {
+    s,
+    q: stringAt(strings, 1),
+    r,
+  };
   if (k !== undefined) record.k = k;
   if (flags & RETRIEVAL_F) record.f = 1;
   if (n !== undefined) record.n = n;
   if (o !== undefined) record.o = o;
   if (w !== undefined) record.w = w;
+  if (v !== undefined) record.v = v;
+  if (c !== 0) record.c = c;
   return record;
 }
 

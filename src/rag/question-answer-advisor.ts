@@ -165,7 +165,7 @@ export class QuestionAnswerAdvisor implements Advisor {
   async #augment(request: ChatClientRequest): Promise<ChatClientRequest> {
     const conversation = conversationOf(request.context);
     if (conversation !== undefined && request.context.get(CONTINUATION_TURN) === true) {
-      const continued = this.#continued(request, conversation);
+      const continued = await this.#continued(request, conversation);
       if (continued !== undefined) return continued;
     }
     const index = request.messages.findLastIndex((message) => message.role === 'user');
@@ -186,12 +186,17 @@ export class QuestionAnswerAdvisor implements Advisor {
    * with is the conversation's last one, when the request still holds it:
    * that message gets that question's documents again, without a search.
    */
-  #continued(request: ChatClientRequest, conversation: string): ChatClientRequest | undefined {
+  async #continued(request: ChatClientRequest, conversation: string): Promise<ChatClientRequest | undefined> {
     const asked = this.#questions.get(conversation);
     if (asked === undefined) return undefined;
     const index = request.messages.findLastIndex((message) => message.role === 'user' && textOf(message.content) === asked.query);
     if (index === -1) return undefined;
-    this.#retrievals.set(request.context, asked);
+    if (this.#retrievals.get(request.context) !== asked) {
+      this.#retrievals.set(request.context, asked);
+      // The question asked again (a retry) is the same search again, as the breaker is told: a reminder after it is not.
+      const retried = index === request.messages.findLastIndex((message) => message.role === 'user');
+      if (retried) await this.#report(request.context, asked);
+    }
     return this.#augmented(request, index, asked);
   }
 
@@ -223,12 +228,13 @@ export class QuestionAnswerAdvisor implements Advisor {
     });
     const retrieval = { query, documents };
     this.#retrievals.set(request.context, retrieval);
-    await reportObservation(request.context, sessionIdOf(request.context), {
-      kind: 'retrieval',
-      query,
-      results: documents.map((document) => document.id),
-    });
+    await this.#report(request.context, retrieval);
     return retrieval;
+  }
+
+  /** Tells the chain's observation sinks (the breaker) of a search: its query and the ids it found. */
+  #report(context: AdvisorContext, { query, documents }: Retrieval): Promise<void> {
+    return reportObservation(context, sessionIdOf(context), { kind: 'retrieval', query, results: documents.map((document) => document.id) });
   }
 
   #filterFor(context: AdvisorContext): MetadataFilter | undefined {

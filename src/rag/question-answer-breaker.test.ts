@@ -209,4 +209,25 @@ describe('QuestionAnswerAdvisor with the AgentBreaker, no user wiring', () => {
       );
     }
   });
+
+  test('the same question sent again as a continuation turn (a retry) is the same search again: a loop of retries is stopped', async () => {
+    const breaker = new AgentBreaker();
+    const client = ChatClient.builder(mockModel(Array.from({ length: 6 }, (_, i) => ({ text: `answer ${i}` }))))
+      .defaultAdvisors(breaker, new QuestionAnswerAdvisor({ vectorStore: await store(), searchRequest: { topK: 1 } }))
+      .build();
+    let stopped = 0;
+    for (let i = 0; i < 6 && stopped === 0; i++) {
+      try {
+        await client
+          .prompt('When do refunds arrive?')
+          .advisors((a) => a.param(CONVERSATION_ID, 'retry-loop').param(CONTINUATION_TURN, i > 0))
+          .call()
+          .content();
+      } catch (error) {
+        assert.ok(AgentBreakerError.isInstance(error), String(error));
+        stopped = i + 1;
+      }
+    }
+    assert.equal(stopped, 4, 'steered on the third retrieval, stopped on the fourth');
+  });
 });

@@ -143,6 +143,18 @@ describe('RAG fixation', () => {
     );
   });
 
+  test('a search reworded in sentence case is one search: a first word is capitalised because it comes first', async () => {
+    const same = new BreakerDriver(new AgentBreaker());
+    const out = [];
+    for (const query of ['Password reset steps', 'Reset password instructions', 'Steps to reset a password', 'Instructions for resetting passwords']) {
+      out.push(await same.retrieval(query, docs));
+    }
+    assert.deepEqual(
+      out.map((x) => x.action),
+      ['allow', 'allow', 'steer', 'stop'],
+    );
+  });
+
   test('queries that keep one name, whatever they add to it, are one search', async () => {
     const failed = new BreakerDriver(new AgentBreaker());
     const out = [];

@@ -39,7 +39,7 @@ export function judgeRetrieval(
   const { enabled, consecutive, similarity: nearIdentical, sameDocumentsSimilarity: related } = ctx.options.ragFixation;
   const failed = event.results !== undefined && event.results.length > 0 && event.results.every(isFailedSearch);
   const names = failed ? queryNames(event.query) : [];
-  const words = queryNameWords(event.query);
+  const { names: nameWords, first, words } = queryNameWords(event.query);
   const offered = failed ? offeredNames(event.results!.join('\n'), names) : [];
   const record: RetrievalRecord = {
     s: seq,
@@ -49,7 +49,7 @@ export function judgeRetrieval(
     ...(failed ? { f: 1 as const } : {}),
     ...(names.length > 0 ? { n: names } : {}),
     ...(offered.length > 0 ? { o: offered } : {}),
-    ...(words.length > 0 ? { w: words } : {}),
+    ...(words.length > 0 ? { w: nameWords, v: words, ...(first === 0 ? {} : { c: first }) } : {}),
   };
   const retrievals = pushBounded(state.retrievals, record, ctx.options.windows.retrievals);
   const novel = record.r !== null && record.r !== 0 && !state.seen.includes(record.r) ? record.r : null;
@@ -150,15 +150,26 @@ function failedSearches(state: BreakerSessionState, record: RetrievalRecord, con
 }
 
 /**
- * Whether two queries name different things: each names something and they
- * share no word of it, nor an acronym ("Acme annual revenue", "Globex annual
- * revenue"; see queryNameWords). Searches for other targets, as two years
- * are, however many of their other words they share. Queries that share a
- * name ("Arun Date", "Marathi songs by Arun Date in India") circle one
- * target, whatever they add to it.
+ * Whether two queries name different things: each names something, and
+ * neither holds a word the other names it with, in any case, nor an acronym
+ * of it ("Marie Curie lecture", "Niels Bohr lecture"; see queryNameWords).
+ * Searches for other targets, as two years are, however many of their other
+ * words they share. A capitalised first word alone may be a name or the start
+ * of a sentence: it names another target only when it is all that differs
+ * ("Acme annual revenue", "Globex annual revenue"), not in a rewording
+ * ("Password reset steps", "Reset password instructions"). Queries that share
+ * a name ("Arun Date", "Marathi songs by Arun Date in India") circle one target.
  */
 function namesDiffer(a: RetrievalRecord, b: RetrievalRecord): boolean {
-  return a.w !== undefined && b.w !== undefined && !a.w.some((word) => b.w!.includes(word));
+  if (a.v === undefined || b.v === undefined) return false;
+  const aNames = a.w ?? [];
+  const bNames = b.w ?? [];
+  if (aNames.length > 0 && bNames.length > 0) return !aNames.some((key) => b.v!.includes(key)) && !bNames.some((key) => a.v!.includes(key));
+  if (a.c === undefined || b.c === undefined || a.c === b.c || aNames.length + bNames.length > 0) return false;
+  const rest = (words: readonly number[], first: number) => words.filter((key) => key !== first);
+  const aRest = rest(a.v, a.c);
+  const bRest = rest(b.v, b.c);
+  return aRest.length === bRest.length && aRest.every((key) => bRest.includes(key));
 }
 
 /**

@@ -394,44 +394,82 @@ const REQUEST_WORDS = new Set([
   'not',
 ]);
 const QUERY_WORD_SPLIT = /[^\p{L}\p{N}'’&]+/u;
-/** Most name words kept of a query. */
+/** Most name words, and most words, kept of a query. */
 const MAX_QUERY_NAME_WORDS = 8;
+const MAX_QUERY_WORDS = 16;
+
+/** What a query names things with, and every word it holds, as keys (see {@link queryNameWords}). */
+export interface QueryNameWords {
+  /** The keys of its name words; empty when it names nothing. */
+  readonly names: number[];
+  /**
+   * The key of its first word when that is capitalised and alone ("Acme annual
+   * revenue", "Password reset steps"): a name, or only the start of a
+   * sentence; 0 when there is none.
+   */
+  readonly first: number;
+  /** The keys of its words, when it has names or such a first word (else empty). */
+  readonly words: number[];
+}
 
 /**
  * The keys of the capitalised words a search query names things with
- * ("Acme annual revenue": `acme`; "Marie Curie Nobel lecture": `marie`,
- * `curie`, `nobel`), keyed as respellings keep them (see skeleton), at most
- * eight. An acronym is keyed as the initials it stands for, and a run of
- * capitalised words adds the key of its initials too, so that "SAS" and
- * "Special Air Service" share one. Words holding a digit, articles, legal
- * forms and the words that open a question or a request ("What", "Find")
- * are none.
+ * ("Marie Curie Nobel lecture": `marie`, `curie`, `nobel`), keyed as
+ * respellings keep them (see skeleton), at most eight; a capitalised first
+ * word on its own, which may be a name or just the start of a sentence, apart
+ * (`first`); and, when there are any, the keys of all its words, at most
+ * sixteen, so that a capitalised word another query holds in lower case is
+ * seen to be shared. An acronym is keyed as the initials it stands for, and a
+ * run of capitalised words adds the key of its initials too, so that "SAS"
+ * and "Special Air Service" share one. Words holding a digit, articles, legal
+ * forms and the words that open a question or a request ("What", "Find") are
+ * no name words.
  */
-export function queryNameWords(query: string): number[] {
-  const out: number[] = [];
-  const add = (key: number) => {
-    if (out.length < MAX_QUERY_NAME_WORDS && !out.includes(key)) out.push(key);
+export function queryNameWords(query: string): QueryNameWords {
+  const names: number[] = [];
+  const words: number[] = [];
+  const add = (into: number[], max: number, key: number) => {
+    if (into.length < max && !into.includes(key)) into.push(key);
   };
+  // The run of capitalised words being read: its keys, its initials, and whether it opened the query.
+  let run: number[] = [];
   let initials = '';
+  let opening = false;
+  let first = 0;
+  let seen = 0;
   const endRun = () => {
-    if (initials.length >= 2) add(hash32(`^${initials}`) || 1);
+    if (opening && run.length === 1 && initials.length === 1) first = run[0]!;
+    else for (const key of run) add(names, MAX_QUERY_NAME_WORDS, key);
+    if (initials.length >= 2) {
+      const key = hash32(`^${initials}`) || 1;
+      add(names, MAX_QUERY_NAME_WORDS, key);
+      add(words, MAX_QUERY_WORDS, key);
+    }
+    run = [];
     initials = '';
+    opening = false;
   };
   for (const chunk of query.slice(0, MAX_CHARS).split(QUERY_WORD_SPLIT)) {
     const word = chunk.replace(POSSESSIVE, '').replace(WORD_EDGES, '');
+    if (word === '') continue;
     const lower = word.toLowerCase();
+    const acronym = word.length >= 2 && word.length <= 6 && isUpper(word, 0) && word === word.toUpperCase() && !HAS_DIGIT.test(word);
+    const key = hash32(acronym ? `^${lower}` : skeleton(lower)) || 1;
+    add(words, MAX_QUERY_WORDS, key);
+    const position = seen++;
     if (word.length < 2 || !isUpper(word, 0) || HAS_DIGIT.test(word) || ARTICLES.has(lower) || REQUEST_WORDS.has(lower) || LEGAL_FORMS.has(lower)) {
       endRun();
       continue;
     }
-    if (word.length <= 6 && word === word.toUpperCase()) {
+    if (acronym) {
       endRun();
-      add(hash32(`^${lower}`) || 1);
+      add(names, MAX_QUERY_NAME_WORDS, key);
       continue;
     }
+    if (run.length === 0) opening = position === 0;
+    run.push(key);
     initials += lower[0];
-    add(hash32(skeleton(lower)) || 1);
   }
   endRun();
-  return out;
+  return names.length === 0 && first === 0 ? { names, first, words: [] } : { names, first, words };
 }
