@@ -39,7 +39,7 @@ export { ModelCallTerminal } from './chat/model-call.ts';
 export { ADVISOR_PLACEMENT, AdvisorPlacementError, type AdvisorPlacement, type PlacedAdvisor } from './chat/advisor-placement.ts';
 export { MODEL_CALL_LISTENERS, type ModelCallListener, type ModelRetryEvent } from './chat/model-call-listener.ts';
 export { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_DELAY_MS, DEFAULT_STALL_TIMEOUT_MS, MAX_RETRY_DELAY_MS, ModelStallError } from './chat/model-retry.ts';
-export { CONTINUATION_TURN, OBSERVATION_SINKS, reportObservation, type ObservationSink } from './chat/observation.ts';
+export { CONTINUATION_TURN, CONTINUED_TASK, OBSERVATION_SINKS, reportObservation, type ObservationSink } from './chat/observation.ts';
 export { TOOL_CALL_LISTENERS, type ToolCallInfo, type ToolCallListener } from './chat/tool-call-listener.ts';
 
 // Models and usage

@@ -293,4 +293,38 @@ describe('BreakerRecoveryAdvisor under AgentLoop', () => {
       if (withMemory) assert.match(JSON.stringify(await memory.get('run-1')), /Rename the function foo to bar/, 'the memory holds the task again');
     });
   }
+
+  test("a loop's second run in one conversation retries with its own task, not the conversation's first", async () => {
+    const FIRST = 'Delete the temporary branch feature/tmp';
+    let phase = 1;
+    let calls = 0;
+    let retried: RecordedRequest | undefined;
+    await using server = await new ScriptedModelServer({
+      script: (request) => {
+        const sent = JSON.stringify(request.body.messages);
+        if (phase === 1) return calls++ === 0 ? { text: 'Deleting it.' } : { toolCalls: [{ name: 'submit', arguments: { summary: 'deleted' } }] };
+        if (sent.includes('Summary of the earlier attempt')) {
+          retried ??= request;
+          return { toolCalls: [{ name: 'submit', arguments: { summary: 'renamed' } }] };
+        }
+        // Run 2 thinks first, so its loop comes in a continuation turn.
+        return calls++ === 2 ? { text: 'Let me think first.' } : { toolCalls: [{ name: 'search', arguments: { q: 'foo' } }] };
+      },
+    }).start();
+    const search = tool({ inputSchema: z.object({ q: z.string() }), execute: async () => 'no results' });
+    const breaker = new AgentBreaker({ toolSpiral: { escalation: ['stop'] } });
+    const memory = new MessageWindowChatMemory();
+    const client = ChatClient.builder(scriptedModel(server))
+      .defaultAdvisors(new ToolCallingAdvisor(), breaker, new MessageChatMemoryAdvisor({ memory }), new BreakerRecoveryAdvisor({ breaker, memory }))
+      .defaultTools({ search, submit: submitTool() })
+      .build();
+    const loop = new AgentLoop({ client, maxInvocations: 15, conversationId: 'user-42' });
+    assert.equal((await loop.run(FIRST)).status, 'completed');
+    phase = 2;
+    assert.equal((await loop.run(TASK)).status, 'completed');
+    const sent = JSON.stringify(retried?.body.messages);
+    assert.match(sent, /Rename the function foo to bar/);
+    assert.match(sent, /You have not called `submit` yet/);
+    assert.doesNotMatch(sent, /Delete the temporary branch/);
+  });
 });

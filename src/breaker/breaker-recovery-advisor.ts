@@ -2,7 +2,7 @@ import type { ModelMessage } from 'ai';
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
 import { ADVISOR_PLACEMENT } from '../chat/advisor-placement.ts';
 import { isBreakerNote } from '../chat/breaker-note.ts';
-import { CONTINUATION_TURN } from '../chat/observation.ts';
+import { CONTINUATION_TURN, CONTINUED_TASK } from '../chat/observation.ts';
 import { conversationIdOf, sessionIdOf } from '../chat/advisor-context.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
@@ -53,15 +53,15 @@ function defaultSummary(stop: AgentBreakerError): string {
  * What the retry is sent of the conversation: its last user message, what
  * the stopped call answered. On a continuation turn that message is the
  * caller's reminder (`AgentLoop`'s "you have not called submit yet"), not
- * the task: the conversation's first user message, the task, goes before it,
- * or the retry would start again from nothing.
+ * the task: the task it goes on with (`CONTINUED_TASK`) goes before it, or
+ * the retry would start again from nothing.
  */
-function retriedTurns(conversation: readonly ModelMessage[], continuation: boolean): ModelMessage[] {
-  const users = conversation.filter((message) => message.role === 'user' && !isBreakerNote(message));
-  const first = users[0];
-  const last = users.at(-1);
-  if (first === undefined || last === undefined) return [];
-  return !continuation || first === last || JSON.stringify(first.content) === JSON.stringify(last.content) ? [last] : [first, last];
+function retriedTurns(request: ChatClientRequest): ModelMessage[] {
+  const last = request.messages.findLast((message) => message.role === 'user' && !isBreakerNote(message));
+  if (last === undefined) return [];
+  const task = request.context.get(CONTINUED_TASK) as ModelMessage | undefined;
+  const continued = request.context.get(CONTINUATION_TURN) === true && task?.role === 'user';
+  return continued && JSON.stringify(task.content) !== JSON.stringify(last.content) ? [task, last] : [last];
 }
 
 /** What each option of BreakerRecoveryAdvisor accepts. */
@@ -129,7 +129,7 @@ export class BreakerRecoveryAdvisor implements Advisor {
     await breaker.reset(sessionIdOf(request.context), { evidence: true });
     request.context.set('governor.breaker.recovered', { category: stop.category, message: stop.message });
     const messages: ModelMessage[] = memory ? [] : [{ role: 'user', content: summary }];
-    messages.push(...retriedTurns([...(memory ? history : []), ...request.messages], request.context.get(CONTINUATION_TURN) === true));
+    messages.push(...retriedTurns(request));
     return { ...request, messages };
   }
 }

@@ -55,6 +55,14 @@ export async function reportObservation(context: AdvisorContext, sessionId: stri
  */
 export const CONTINUATION_TURN = 'governor.continuationTurn';
 
+/**
+ * Advisor param of a continuation turn: the user message of the task it goes
+ * on with (a `ModelMessage`), which its own last user message (a reminder)
+ * is not. `AgentLoop` sets it to its run's task; the `BreakerRecoveryAdvisor`
+ * retries with it.
+ */
+export const CONTINUED_TASK = 'governor.continuedTask';
+
 /** The sinks the ChatClient found in the request's advisor chain (see {@link OBSERVATION_SINKS}). */
 export function observationSinks(context: AdvisorContext): ObservationSink[] {
   const sinks = context.get(OBSERVATION_SINKS);

@@ -9,7 +9,7 @@ import { CONVERSATION_ID } from '../chat/advisor-context.ts';
 import type { ChatClient } from '../chat/chat-client.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, PendingToolApproval } from '../chat/chat-response.ts';
-import { CONTINUATION_TURN } from '../chat/observation.ts';
+import { CONTINUATION_TURN, CONTINUED_TASK } from '../chat/observation.ts';
 import { TOOL_CALL_LISTENERS, type ToolCallListener } from '../chat/tool-call-listener.ts';
 import { MODEL_CALL_LISTENERS, type ModelCallListener } from '../chat/model-call-listener.ts';
 import { resultOutput, toolResultMessage } from '../advisors/tool-execution.ts';
@@ -390,6 +390,8 @@ export class AgentLoop {
     let lastUsage: Usage | undefined;
     const cost = (): number | 'unknown' => estimateCost(usage, modelId, o.prices).usd;
     const messages: ModelMessage[] = [...start.messages];
+    // What the run was asked: its continuation turns go on with it.
+    const task = messages.find((message) => message.role === 'user');
     // How many of `messages` a chat memory in the client holds already: every finished call stores its turn.
     let remembered = 0;
     let output: string | undefined;
@@ -600,6 +602,7 @@ export class AgentLoop {
                 .param(LOOP_ENDING_TOOLS, [...clientListeners(o.client, LOOP_ENDING_TOOLS), ...(finishTool === null ? [] : [finishTool])])
                 // A continuation is the harness talking, not new information: the breaker keeps its evidence.
                 .param(CONTINUATION_TURN, turns > 1)
+                .param(CONTINUED_TASK, turns > 1 ? task : undefined)
             );
           })
           .abortSignal(signal)
