@@ -221,6 +221,23 @@ describe('redact: passphrases of several words', () => {
     }
     // In a query or a form body (no space after `=`) `&` still starts the next field.
     assert.equal(redact('https://x.test/?password=hunter2&user=bob'), 'https://x.test/?password=[REDACTED]&user=bob');
+    assert.equal(redact('password=hunter2&user=bob'), 'password=[REDACTED]&user=bob');
+    // Elsewhere (a .env line, a shell variable) it is part of the secret.
+    assert.equal(redact('DB_PASSWORD=p@ss&w0rd'), 'DB_PASSWORD=[REDACTED]');
+    assert.equal(redact('PGPASSWORD=x9&Yz81q psql -h db'), 'PGPASSWORD=[REDACTED] psql -h db');
+  });
+
+  test('a bracket that closes what the text opened before the name, or a closing tag, ends the value: the rest stays', () => {
+    assert.equal(
+      redact('Your account is ready (password: Welcome1) and expires in 24 hours; reply STOP to cancel.'),
+      'Your account is ready (password: [REDACTED]) and expires in 24 hours; reply STOP to cancel.',
+    );
+    assert.equal(
+      redact('<p>Temporary password: Welcome1</p><p>It expires in 24 hours.</p>'),
+      '<p>Temporary password: [REDACTED]</p><p>It expires in 24 hours.</p>',
+    );
+    assert.equal(redact('{user: bob, password: hunter2} -> status=ok latency=12ms'), '{user: bob, password: [REDACTED]} -> status=ok latency=12ms');
+    assert.equal(redact('[password: hunter2] saved for user bob at 10:42'), '[password: [REDACTED]] saved for user bob at 10:42');
   });
 
   test('it ends at a delimiter of a key-value list, or at the next name and separator', () => {

@@ -80,13 +80,21 @@ const BARE_REST = new RegExp(`${BARE_PART}*`, 'y');
 // separator (`password: two words user: bob`); an apostrophe between letters is part of a word (`don't`).
 // `NAME=value` with no space is the shell's and the URL's form, where a space ends the value (`PGPASSWORD=… psql -h
 // db` keeps its command), and a first word without a letter is a count (`tests pass: 12 of 12`), not a passphrase.
-// In this form `&`, `<`, `>` and closing brackets are part of a word too (`password: p@ss&w0rd`): they end a value
-// only in a URL's query or a form body, which has no space after its `=`.
+// In this form `&` is part of a word (`password: p@ss&w0rd`), and so are a closing bracket or `>` inside one
+// (`Abc)123`); at the end of a word they close what the text opened before the name (`(password: Welcome1) and …`),
+// and a `<` that opens a closing tag (`</p>`) ends the value. In a URL's query or a form body, which has no space after its
+// `=`, `&` ends it (BARE_PART).
+const PASSPHRASE_CHAR = String.raw`(?:[^\s"',;\\，；)\]}<>]|[)\]}>](?=[^\s"',;\\，；)\]}<>])|<(?!/))`;
 const MORE_WORDS = new RegExp(
-  String.raw`[^\s"',;\\，；]*(?:(?:[ \t]+(?!${NAME}\\*["']?${SEPARATOR})|(?<=\p{L})'(?=\p{L}))(?:\[REDACTED\]|\\+(?![\\nr"'])|(?<=\p{L})'(?=\p{L})|[^\s"',;\\，；])+)*`,
+  String.raw`${PASSPHRASE_CHAR}*(?:(?:[ \t]+(?!${NAME}\\*["']?${SEPARATOR})|(?<=\p{L})'(?=\p{L}))(?:\[REDACTED\]|\\+(?![\\nr"'])|(?<=\p{L})'(?=\p{L})|${PASSPHRASE_CHAR})+)*`,
   'uy',
 );
 const SPACED_SEPARATOR = /[ \t：＝]$/;
+/**
+ * The rest of a secret's bare value past an `&` that is part of it (outside a query, see plainValue); one that
+ * starts the next `name=` field (a form body that begins with the secret) ends it.
+ */
+const AMPERSAND_REST = new RegExp(String.raw`(?:&(?![\w.-]+=)${BARE_PART}+)+`, 'uy');
 
 // <password>value</password>, <apiKey>value</apiKey> (XML configuration, SOAP bodies).
 const XML_ELEMENT = /<([A-Za-z_][\w.:-]{0,63})(\s[^<>]{0,256})?>([^<\n]{1,4096})<\/\1>/g;
@@ -115,7 +123,10 @@ function redactAssignments(text: string): string {
     const [, , name = '', separator = '', encodedDepth] = match;
     const says = nameSays(name);
     if (says === 'no') return undefined;
-    return encodedDepth === undefined ? plainValue(text, at, name, separator, says === 'always') : encodedValue(text, at, name, encodedDepth);
+    if (encodedDepth !== undefined) return encodedValue(text, at, name, encodedDepth);
+    // After `?` or `&` the name is a field of a query or a form body, where `&` starts the next one.
+    const inQuery = match.index > 0 && /[?&]/.test(text[match.index - 1]!);
+    return plainValue(text, at, name, separator, says === 'always', inQuery);
   });
 }
 
@@ -146,8 +157,12 @@ function redactValuesAfter(text: string, pattern: RegExp, valueAt: (match: RegEx
   return copied === 0 ? text : out + text.slice(copied);
 }
 
-/** @param always whether the name always holds a secret: only then may a bare value hold spaces */
-function plainValue(text: string, at: number, name: string, separator: string, always: boolean): FoundValue | undefined {
+/**
+ * @param always whether the name always holds a secret: only then may a bare value hold spaces
+ * @param inQuery whether the name is a field of a URL query or a form body: then `&` ends the value, elsewhere
+ * (`DB_PASSWORD=p@ss&w0rd` in a .env file) a secret's value goes on through it
+ */
+function plainValue(text: string, at: number, name: string, separator: string, always: boolean, inQuery = true): FoundValue | undefined {
   ASSIGNED_VALUE.lastIndex = at;
   const found = ASSIGNED_VALUE.exec(text);
   if (found === null) return undefined;
@@ -157,6 +172,10 @@ function plainValue(text: string, at: number, name: string, separator: string, a
   if (backslashes !== undefined) return { length, shown: `${backslashes}"${REDACTED}${escapedEnd}` };
   if (dq !== undefined) return { length, shown: `"${REDACTED}${dqEnd}` };
   if (sq !== undefined) return { length, shown: `'${REDACTED}'` };
+  if (always && !inQuery && text[at + length] === '&') {
+    AMPERSAND_REST.lastIndex = at + length;
+    return { length: length + (AMPERSAND_REST.exec(text)?.[0].length ?? 0), shown: REDACTED };
+  }
   if (!always || !SPACED_SEPARATOR.test(separator) || !/\p{L}/u.test(bare ?? '')) return { length, shown: REDACTED };
   MORE_WORDS.lastIndex = at + length;
   return { length: length + (MORE_WORDS.exec(text)?.[0].length ?? 0), shown: REDACTED };
