@@ -466,14 +466,23 @@ describe('ChatClient', () => {
     assert.equal(model.doGenerateCalls.length, 1);
   });
 
-  test('EntityParseError carries the response: what the failed answer cost', async () => {
-    const client = ChatClient.create(mockModel([{ text: '{"actor": 3}', inputTokens: 50, outputTokens: 5 }]));
+  test('EntityParseError carries the response: what the failed answer cost; logging the error does not print its messages', async () => {
+    const client = ChatClient.create(
+      mockModel([{ text: '{"actor": 3, "note": "sk-proj-Qw3rTy7uIo9pAs2dFg5hJk8lZx1cVb4nM6qW0eRt"}', inputTokens: 50, outputTokens: 5 }]),
+    );
     await assert.rejects(
       client
         .prompt('x')
         .call()
         .entity(z.object({ actor: z.string() })),
-      (e: unknown) => EntityParseError.isInstance(e) && e.response?.totalUsage.inputTokens === 50 && e.text === '{"actor": 3}',
+      (e: unknown) => {
+        assert.ok(EntityParseError.isInstance(e));
+        assert.equal(e.response?.totalUsage.inputTokens, 50);
+        assert.equal(e.response?.messages.length, 1);
+        assert.ok(!Object.keys(e).includes('response'));
+        assert.doesNotMatch(JSON.stringify({ ...e, text: undefined }), /sk-proj/);
+        return true;
+      },
     );
   });
 

@@ -25,14 +25,18 @@ export class EntityParseError extends GovernorError {
    * issues, then how many more there are.
    */
   readonly errors: readonly string[];
-  /** The call's response, when the answer came from a `ChatClient` call: its usage (the spend), rounds and messages. */
-  readonly response: ChatResponse | undefined;
+  /**
+   * The call's response, when the answer came from a `ChatClient` call: its
+   * usage (the spend), rounds and messages. Not enumerable: the messages hold
+   * what tools returned, which a logged error must not print.
+   */
+  declare readonly response: ChatResponse | undefined;
 
   constructor(text: string, errors: readonly string[], response?: ChatResponse) {
     super('GOVERNOR_ENTITY_PARSE', `The model's answer does not match the requested schema: ${errors.join('; ')}`);
     this.text = text;
     this.errors = errors;
-    this.response = response;
+    hidden(this, 'response', response);
   }
 }
 
@@ -47,8 +51,12 @@ export class EntityParseError extends GovernorError {
  */
 export class EntityPendingError extends GovernorError {
   declare readonly code: 'GOVERNOR_ENTITY_PENDING';
-  /** The call's response: send its `messages` back with the answers, then ask for the entity again. */
-  readonly response: ChatResponse;
+  /**
+   * The call's response: send its `messages` back with the answers, then ask
+   * for the entity again. Not enumerable: the messages hold what tools
+   * returned, which a logged error must not print.
+   */
+  declare readonly response: ChatResponse;
 
   constructor(response: ChatResponse) {
     const waiting = [
@@ -64,8 +72,13 @@ export class EntityPendingError extends GovernorError {
       `The call ended before the model answered, so there is no entity to parse: ${waiting.join(' and ')}. ` +
         'error.response holds them with the messages of the call: send those back with the answers or results, and ask for the entity again.',
     );
-    this.response = response;
+    hidden(this, 'response', response);
   }
+}
+
+/** Sets `value` as a property that logging (`console.error`, `JSON.stringify`) does not show. */
+function hidden(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: false, writable: false, configurable: true });
 }
 
 function count(n: number, what: string): string {

@@ -248,6 +248,25 @@ describe('AgentLoop: resuming the same answers again, without a chat memory', ()
     );
     assert.deepEqual(ran, ['refund A1 250']);
   });
+
+  test('one approval answered both ways in one resume is refused before anything runs', async () => {
+    const ran: string[] = [];
+    const { server, client } = await setUp(script([{ text: 'Refund done.' }]), ran);
+    await using _ = server;
+    const loop = new AgentLoop({ client, finishTool: null });
+    const waiting = await loop.run('Refund order A1');
+    const approvalId = waiting.pendingApprovals[0]!.approvalId;
+    await assert.rejects(
+      loop.resume(waiting, [
+        { approvalId, approved: false },
+        { approvalId, approved: true },
+      ]),
+      (e: unknown) => InvalidOptionError.isInstance(e) && e.option === 'answers[1].approved' && /both approved and denied/.test(e.message),
+    );
+    assert.deepEqual(ran, []);
+    assert.equal((await loop.resume(waiting, [{ approvalId, approved: true }])).status, 'completed');
+    assert.deepEqual(ran, ['refund A1 250']);
+  });
 });
 
 describe('AgentLoop: the finish tool called with a call that needs approval', () => {

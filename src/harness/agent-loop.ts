@@ -320,12 +320,15 @@ export class AgentLoop {
     }
     if (!Array.isArray(answers)) throw new InvalidOptionError('answers', 'must be an array of { approvalId, approved, reason? }');
     const pending = new Set(previous.pendingApprovals.map((p) => p.approvalId));
-    const answered = new Set<string>();
+    const answered = new Map<string, boolean>();
     for (const [i, a] of answers.entries()) {
       if (typeof a?.approved !== 'boolean') throw new InvalidOptionError(`answers[${i}].approved`, 'must be true or false');
       if (a.reason !== undefined && typeof a.reason !== 'string') throw new InvalidOptionError(`answers[${i}].reason`, 'must be a string');
       if (!pending.has(a.approvalId)) throw new InvalidToolApprovalError(String(a.approvalId));
-      answered.add(a.approvalId);
+      if (answered.has(a.approvalId) && answered.get(a.approvalId) !== a.approved) {
+        throw new InvalidOptionError(`answers[${i}].approved`, `approval "${a.approvalId}" is answered both approved and denied; give one answer`);
+      }
+      answered.set(a.approvalId, a.approved);
     }
     const missing = [...pending].filter((id) => !answered.has(id));
     if (missing.length > 0) throw new InvalidOptionError('answers', `must answer every pending approval; unanswered: ${missing.join(', ')}`);

@@ -796,6 +796,16 @@ fs.writeFile = async (file, data, options) => {
     assert.match(fs.readFileSync(path.join(folder, 'site', 'report.html'), 'utf8'), /^<!doctype html>/);
   });
 
+  test('a report through a link into a folder that does not exist is refused naming that folder; the link stays', async () => {
+    const folder = fs.mkdtempSync(path.join(dir, 'link-nowhere-'));
+    fs.mkdirSync(path.join(folder, 'deep'));
+    fs.symlinkSync('../site-not-created-yet/report.html', path.join(folder, 'deep', 'latest.html'));
+    const out = io();
+    assert.equal(await runReplayCommand([corpus, '--html', path.join(folder, 'deep', 'latest.html')], out, stub), 2);
+    assert.match(out.stderr.text, new RegExp(`the folder ${path.join(folder, 'site-not-created-yet').replaceAll('/', '\\/')} does not exist`));
+    assert.ok(fs.lstatSync(path.join(folder, 'deep', 'latest.html')).isSymbolicLink());
+  });
+
   test('when the reader of stdout goes away (| head), the replay goes on and still writes the --html report; exit 0', async () => {
     const lines = Array.from({ length: 50 }, (_, i) => JSON.stringify({ ...looping, id: `l${i}` })).join('\n');
     const file = writeFile('fifty-loops.jsonl', lines + '\n');

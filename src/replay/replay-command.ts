@@ -282,7 +282,9 @@ async function openReport(target: string, shown: string): Promise<PendingReport>
     handle = await fs.open(temp, 'wx');
   } catch (error) {
     stopWatchingSignals();
-    throw new UsageError(`cannot write --html ${shown}: ${await whyNoFileIn(folder, path.dirname(shown), error)}`);
+    // Through a link, the folder that is missing is the one it points into.
+    const folderShown = file === target ? path.dirname(shown) : folder;
+    throw new UsageError(`cannot write --html ${shown}: ${await whyNoFileIn(folder, folderShown, error)}`);
   }
   let settled = false;
   const discard = async (): Promise<void> => {
