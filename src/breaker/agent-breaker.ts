@@ -5,7 +5,7 @@ import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.
 import { callerToolOf, currentToolOf, insideToolOf, stopInsideToolOf, watchToolCalls } from '../chat/tool-scope.ts';
 import { breakerAdviseCall, breakerAdviseStream, type BreakerEngine } from './breaker-advisor.ts';
 import { ALLOW, type BreakerCategory, type BreakerDecision, type BreakerStatus } from './breaker-decision.ts';
-import { breakerErrorFor } from './breaker-errors.ts';
+import { BreakerUnavailableError, breakerErrorFor } from './breaker-errors.ts';
 import type { BreakerEvent, ModelEvent, ProposedToolCall } from './breaker-event.ts';
 import { cachedPrice, priceUsage } from '../model/pricing.ts';
 import type { BreakerEventRecord, BreakerListener } from './breaker-events.ts';
@@ -425,7 +425,11 @@ export class AgentBreaker implements Advisor {
     await this.#check(sessionId, (at) => (evidence ? { k: 'reset', at, evidence: true } : { k: 'reset', at }));
   }
 
-  /** The session's circuit state, counters, budget and open reason. */
+  /**
+   * The session's circuit state, counters, budget and open reason.
+   * @throws BreakerUnavailableError when the store cannot be read: a made-up
+   * fresh state would read as a CLOSED session that was never written.
+   */
   async snapshot(sessionId: string): Promise<BreakerSessionSnapshot> {
     checkSessionId(sessionId);
     const now = this.options.now();
@@ -435,6 +439,9 @@ export class AgentBreaker implements Advisor {
       this.#lastStoreFailed = false;
     } catch (error) {
       this.#storeFailed(error);
+      throw new BreakerUnavailableError(`The breaker store cannot be read, so the session's state is unknown: ${this.#lastStoreError}`, sessionId, {
+        cause: error,
+      });
     }
     const state = this.#logic.settle(stored?.state ?? initialState(now), now).state;
     const { tokens, costUsd, phase } = state.budget;

@@ -9,8 +9,15 @@ import { isErrorReply } from './error-reply.ts';
  * background would hold `connect()` pending, so that the caller waits its
  * whole timeout and reads a timeout instead of the server's reason. Given
  * up, `connect()` rejects with that reply, and the store's next call
- * connects anew (one round trip) and is told again.
+ * connects anew (one round trip) and is told again. So it goes, when asked,
+ * for a connection refused before the client was ever ready: a server that
+ * is not up is said at once, not after the caller's timeout.
  */
-export function unlessRefused(backoff: (retries: number) => number | false): (retries: number, cause: Error) => number | false {
-  return (retries, cause) => (isErrorReply(cause) ? false : backoff(retries));
+export function unlessRefused(
+  backoff: (retries: number) => number | false,
+  /** Whether a refused connection is given up on too: before the client was ever ready, it says the server is not up, at once. */
+  givesUpOnRefusedConnection: () => boolean = () => false,
+): (retries: number, cause: Error) => number | false {
+  return (retries, cause) =>
+    isErrorReply(cause) || ((cause as { code?: unknown }).code === 'ECONNREFUSED' && givesUpOnRefusedConnection()) ? false : backoff(retries);
 }

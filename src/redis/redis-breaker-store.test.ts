@@ -7,6 +7,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createClient, RESP_TYPES } from 'redis';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
+import { BreakerUnavailableError } from '../breaker/breaker-errors.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 import type { ModelEvent } from '../breaker/breaker-event.ts';
 import type { BreakerEventRecord } from '../breaker/breaker-events.ts';
@@ -155,7 +156,7 @@ describe('RedisBreakerStore', () => {
     // An operation no version wrote fails the read with a store error, not a wrong state.
     await raw.lSet(logKey, 0, 'O1["9"]');
     const reader = breakerOn(store({ keyPrefix }));
-    assert.equal((await reader.snapshot('s')).version, undefined);
+    await assert.rejects(reader.snapshot('s'), (e: unknown) => BreakerUnavailableError.isInstance(e) && /a logged operation is unreadable/.test(e.message));
     const health = await reader.health();
     assert.equal(health.storeErrors, 1);
     assert.match(health.lastStoreError ?? '', /a logged operation is unreadable/, 'health says why');

@@ -190,15 +190,16 @@ interface Stall {
   probing: boolean;
 }
 
-function createOwnedClient(url: string, timeoutMs: number) {
+/** @param neverReady whether the client has not been ready yet: a refused connection then fails the connect at once */
+function createOwnedClient(url: string, timeoutMs: number, neverReady: () => boolean = () => false) {
   return createClient({
     url,
     // An outage must fail fast (the breaker decides open/closed), not queue.
     disableOfflineQueue: true,
     socket: {
       connectTimeout: timeoutMs,
-      // A handshake the server refused is reported at once, not retried until the caller's timeout.
-      reconnectStrategy: unlessRefused((retries) => Math.min(50 * 2 ** retries, 2000)),
+      // A handshake the server refused, or a first connection refused, is reported at once, not retried until the caller's timeout.
+      reconnectStrategy: unlessRefused((retries) => Math.min(50 * 2 ** retries, 2000), neverReady),
     },
   });
 }
@@ -370,12 +371,12 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
     } else {
       const url = options.url as string;
       assertRedisUrl(url);
-      const client = createClientForUrl(() => createOwnedClient(url, timeoutMs));
+      let readyBefore = false;
+      const client = createClientForUrl(() => createOwnedClient(url, timeoutMs, () => !readyBefore));
       // Without a listener node-redis would crash the process on a lost connection.
       client.on('error', (error: unknown) => {
         this.#connectionError = error;
       });
-      let readyBefore = false;
       client.on('ready', () => {
         this.#connectionError = undefined;
         // Connected anew: the server answered the handshake.
@@ -541,8 +542,11 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
     const cached = this.#known(sessionId, now);
     if (cached !== undefined && now - cached.at < maxAgeMs) return { state: cached.state, position: cached.position };
     const keys = this.#sessionKeys(sessionId);
-    const reply = await this.#evalScript('read', SCRIPTS.read, keys, [String(cached?.position ?? -1), cached?.id ?? ''], true);
+    // Read once with the server's clock: an append given up on must carry a deadline (see #deadline).
+    const clockUnknown = this.#deadline() === '';
+    const reply = await this.#evalScript('read', SCRIPTS.read, keys, [String(cached?.position ?? -1), cached?.id ?? '', clockUnknown ? '1' : '0'], true);
     const fold = decodeFold('read', reply);
+    if (clockUnknown) this.#noteServerClock(fold.time);
     if (cached !== undefined && fold.end === 0) {
       // The server forgot the session: keep what we know, and write it back.
       const marked = this.#lost(sessionId, cached);
@@ -633,6 +637,9 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
     } catch (error) {
       throw new BreakerStoreError('apply', `operation is not serialisable: ${describeRedisError(error)}`, { cause: error });
     }
+    // Without the server's clock an append carries no deadline, and one given up on would still be applied when a
+    // stalled server resumes: the first append of the process reads the clock first (its later replies keep it).
+    if (this.#deadline() === '') await this.#readServerClock();
     const now = Date.now();
     const cached = this.#known(sessionId, now);
     const keys = this.#sessionKeys(sessionId);
@@ -1177,6 +1184,12 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
     const offset = Math.max(this.#clockBest, this.#clockBefore);
     if (offset === Number.NEGATIVE_INFINITY) return '';
     return String(Math.floor(performance.now() + offset + this.#timeoutMs - Math.min(DEADLINE_MARGIN_MS, this.#timeoutMs / 4)));
+  }
+
+  /** Reads the server's clock (`TIME`), as an append's reply would tell it. */
+  async #readServerClock(): Promise<void> {
+    const reply = (await this.#send('apply', ['TIME'])) as unknown;
+    if (Array.isArray(reply) && reply.length === 2) this.#noteServerClock(Number(reply[0]) * 1000 + Math.floor(Number(reply[1]) / 1000));
   }
 
   /**

@@ -431,6 +431,41 @@ describe('a Redis that stalls and resumes', () => {
   });
 });
 
+test("an append given up on is not applied when the server resumes, also when it is the process's first: the server's clock is read before it", async () => {
+  const { url, server } = await dedicated();
+  // Another replica has written, so the server holds the append script: held appends would run as they are.
+  await breakerOn(storeOn(url)).observe('warm-up', { kind: 'user', text: 'hello' });
+  const breaker = breakerOn(storeOn(url));
+  // This replica's first operation is a read (the gate of a model round): it learns nothing of the server's clock.
+  assert.equal((await breaker.checkModelCall('first')).action, 'allow');
+  process.kill(server.pid!, 'SIGSTOP');
+  try {
+    for (let i = 0; i < 2; i++) assert.equal((await breaker.observe('first', repeatedCall)).action, 'allow');
+  } finally {
+    process.kill(server.pid!, 'SIGCONT');
+  }
+  assert.equal((await breaker.health()).unjudged, 2);
+  await healthWhenUp(breaker);
+  assert.equal((await breakerOn(storeOn(url)).snapshot('first')).counters.toolCalls, 0, 'nothing counted as unjudged was recorded');
+});
+
+test('a Redis that is not up when the store first connects fails each call at once, starts no stall window, and is used once it is up', async () => {
+  const port = await unusedPort();
+  const breaker = breakerOn(storeOn(`redis://127.0.0.1:${port}`));
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now();
+    assert.equal((await breaker.observe('down', repeatedCall)).action, 'allow');
+    assert.ok(performance.now() - started < 500, `call ${i + 1} waited ${Math.round(performance.now() - started)} ms for a refused connection`);
+  }
+  const down = await breaker.health();
+  assert.match(down.storeError ?? '', /ECONNREFUSED/);
+  assert.doesNotMatch(down.storeError ?? '', /not answering|no reply within/);
+  servers.add(await startDedicatedRedis(port, []));
+  await healthWhenUp(breaker);
+  await breaker.observe('up', repeatedCall);
+  assert.equal((await breaker.snapshot('up')).counters.toolCalls, 1);
+});
+
 describe('a Redis that refuses the handshake', () => {
   /** A server that requires a password, with a user that may not SELECT; its admin client is in already. */
   async function guarded() {

@@ -69,7 +69,7 @@ end
  * nothing new to the caller). APPEND answers just {end, base, time} when
  * there is nothing else to tell: the caller's position is the one before
  * its own and the id is the one it knows. `time` is the server's (epoch
- * ms; nil for READ).
+ * ms; for READ only when asked).
  */
 const FOLD_REPLY = `
 local function tail(base, last, known)
@@ -159,16 +159,24 @@ local t = tail(base, pos - 1, start)
 return {pos, base, t[1], t[2], t[3], id, now, k, anc, at}
 `;
 
-/** KEYS[1] session hash, KEYS[2] its log; ARGV: known position (-1 = none), the id the caller knows ('' = none). */
+/**
+ * KEYS[1] session hash, KEYS[2] its log; ARGV: known position (-1 = none), the id the caller knows ('' = none),
+ * and '1' when the caller does not know the server's clock yet: then the reply's time is the server's.
+ */
 const READ = `${FOLD_REPLY}
+local now = false
+if ARGV[3] == '1' then
+  local clock = redis.call('TIME')
+  now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+end
 local meta = redis.call('HMGET', KEYS[1], 'base', 'id', 'anc', 'at')
-if not meta[2] then return {0, 0, 0, {}, false, false, false, 0, '', 0} end
+if not meta[2] then return {0, 0, 0, {}, false, false, now, 0, '', 0} end
 local base = tonumber(meta[1]) or 0
 local last = base + redis.call('LLEN', KEYS[2])
 local anc = meta[3] or ''
 local k, start = kin(meta[2], anc, last, ARGV[2], tonumber(ARGV[1]))
 local t = tail(base, last, start)
-return {last, base, t[1], t[2], t[3], meta[2], false, k, anc, tonumber(meta[4]) or 0}
+return {last, base, t[1], t[2], t[3], meta[2], now, k, anc, tonumber(meta[4]) or 0}
 `;
 
 /**
