@@ -471,7 +471,11 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
       sent.then(
         (reply) => {
           clearTimeout(timer);
-          this.#firstReplyAt ??= performance.now();
+          if (this.#firstReplyAt === undefined) {
+            this.#firstReplyAt = performance.now();
+            // The run id known from the start: a restart soon after is told by it, which the uptime cannot tell.
+            if (!this.#serverAsked) this.#checkServerSoon();
+          }
           // Any reply, even to a command given up on, shows that the server answers again.
           this.#stall = undefined;
           if (settled) return;

@@ -138,6 +138,18 @@ describe('a Redis that refuses writes', () => {
     assert.deepEqual(await admin.keys('*write-probe*'), [], "health's write keeps nothing");
   });
 
+  test("a full Redis (noeviction) refuses a new session's first event too: nothing is written past maxmemory", async () => {
+    const { url, admin } = await dedicated();
+    const breaker = breakerOn(storeOn(url));
+    await breaker.observe('warm-up', { kind: 'user', text: 'hello' });
+    await admin.configSet({ maxmemory: '1', 'maxmemory-policy': 'noeviction' });
+    const keys = (await admin.keys('*')).length;
+    for (let i = 0; i < 5; i++) assert.equal((await breaker.observe(`new-${i}`, repeatedCall)).action, 'allow', 'fail-open');
+    assert.equal((await breaker.health()).unjudged, 5);
+    assert.equal((await admin.keys('*')).length, keys, 'no key of a new session was written');
+    await admin.configSet('maxmemory', '0');
+  });
+
   test('a read-only replica is DOWN in health: every breaker write would be refused', async () => {
     const primary = await dedicated();
     // A replica keeps what it receives from the primary in a file of its own: not in the checkout.
@@ -221,13 +233,12 @@ describe('a Redis restart without persistence', () => {
     assert.equal((await b.checkModelCall('tripped')).action, 'stop');
   });
 
-  test('a restart is reported without a health check before it, also where no session was ever open', async () => {
+  test('a restart is reported without a health check before it, also where no session was ever open, also right after the first contact', async () => {
     const { port, url } = await dedicated();
     let server = [...servers].at(-1)!;
     const a = breakerOn(storeOn(url, `governor:faults:${randomUUID()}:`));
     await a.observe('s', { kind: 'user', text: 'hello' });
-    // The server's uptime is read in whole seconds: restart it once this process has known it for longer.
-    await new Promise((resolve) => setTimeout(resolve, 2100));
+    // At once: the server's uptime, read in whole seconds, could not tell it; the run id read at the first reply does.
     server = await restart(server, port);
     const h = await healthWhenUp(a);
     assert.equal(h.storeRestarted, true);

@@ -122,11 +122,13 @@ local base = tonumber(meta[1]) or 0
 local id = meta[2]
 local refresh = ARGV[4] == '1'
 if not id then
-  -- A new session (or one that expired): nothing of an older log may be folded into it.
+  -- A new session (or one that expired): nothing of an older log may be folded into it. HSET first: a full Redis
+  -- (noeviction) refuses it, ending the script before it writes anything, where DEL, which frees memory, is let through
+  -- and would let the writes after it through too.
   id = ARGV[6]
   base = 0
-  redis.call('DEL', KEYS[2])
   redis.call('HSET', KEYS[1], 'id', id)
+  redis.call('DEL', KEYS[2])
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
 end
 local snapAt = tonumber(ARGV[8])
