@@ -426,6 +426,9 @@ export interface QueryNameWords {
  * no name words.
  */
 export function queryNameWords(query: string): QueryNameWords {
+  const head = query.length > MAX_CHARS ? query.slice(0, MAX_CHARS) : query;
+  // Most queries are in lower case: nothing capitalised, no name, nothing more to read.
+  if (!HAS_UPPER.test(head)) return { names: [], first: 0, words: [] };
   const names: number[] = [];
   const words: number[] = [];
   const add = (into: number[], max: number, key: number) => {
@@ -449,7 +452,7 @@ export function queryNameWords(query: string): QueryNameWords {
     initials = '';
     opening = false;
   };
-  for (const chunk of query.slice(0, MAX_CHARS).split(QUERY_WORD_SPLIT)) {
+  for (const chunk of head.split(QUERY_WORD_SPLIT)) {
     const word = chunk.replace(POSSESSIVE, '').replace(WORD_EDGES, '');
     if (word === '') continue;
     const lower = word.toLowerCase();
