@@ -201,15 +201,19 @@ describe('AgentLoop: tool approval', () => {
 });
 
 describe('AgentLoop: resuming the same answers again, without a chat memory', () => {
-  const script = (after: ScriptedTurn[]): ScriptedTurn[] => [{ toolCalls: [{ name: 'refund', arguments: { id: 'A1', amount: 250 } }] }, ...after];
-
-  test('after the resumed run failed, resuming again goes on from the refund that ran, without running it again', async () => {
+  /** A loop whose run waits for the approval of a refund, and the model turns after it. */
+  async function waitingRefund(after: ScriptedTurn[]) {
     const ran: string[] = [];
-    const { server, client } = await setUp(script([{ error: { status: 400, message: 'upstream hiccup' } }, { text: 'Refund done.' }]), ran);
-    await using _ = server;
+    const { server, client } = await setUp([{ toolCalls: [{ name: 'refund', arguments: { id: 'A1', amount: 250 } }] }, ...after], ran);
     const loop = new AgentLoop({ client, finishTool: null });
     const waiting = await loop.run('Refund order A1');
-    const answers = waiting.pendingApprovals.map((p) => ({ approvalId: p.approvalId, approved: true }));
+    return { ran, server, loop, waiting, approvalId: waiting.pendingApprovals[0]!.approvalId };
+  }
+
+  test('after the resumed run failed, resuming again goes on from the refund that ran, without running it again', async () => {
+    const { ran, server, loop, waiting, approvalId } = await waitingRefund([{ error: { status: 400, message: 'upstream hiccup' } }, { text: 'Refund done.' }]);
+    await using _ = server;
+    const answers = [{ approvalId, approved: true }];
     const failed = await loop.resume(waiting, answers);
     assert.equal(failed.status, 'error');
     assert.deepEqual(ran, ['refund A1 250']);
@@ -222,12 +226,9 @@ describe('AgentLoop: resuming the same answers again, without a chat memory', ()
   });
 
   test('the same answers resumed twice at once: the second is a ToolApprovalConflictError, and the refund runs once', async () => {
-    const ran: string[] = [];
-    const { server, client } = await setUp(script([{ text: 'Refund done.', delayMs: 50 }]), ran);
+    const { ran, server, loop, waiting, approvalId } = await waitingRefund([{ text: 'Refund done.', delayMs: 50 }]);
     await using _ = server;
-    const loop = new AgentLoop({ client, finishTool: null });
-    const waiting = await loop.run('Refund order A1');
-    const answers = waiting.pendingApprovals.map((p) => ({ approvalId: p.approvalId, approved: true }));
+    const answers = [{ approvalId, approved: true }];
     const [first, second] = await Promise.allSettled([loop.resume(waiting, answers), loop.resume(waiting, answers)]);
     assert.equal(first.status === 'fulfilled' && first.value.status, 'completed');
     assert.ok(second.status === 'rejected' && ToolApprovalConflictError.isInstance(second.reason), String(second.status === 'rejected' && second.reason));
@@ -235,12 +236,8 @@ describe('AgentLoop: resuming the same answers again, without a chat memory', ()
   });
 
   test('an answer that contradicts the one that went on is refused', async () => {
-    const ran: string[] = [];
-    const { server, client } = await setUp(script([{ text: 'Refund done.' }]), ran);
+    const { ran, server, loop, waiting, approvalId } = await waitingRefund([{ text: 'Refund done.' }]);
     await using _ = server;
-    const loop = new AgentLoop({ client, finishTool: null });
-    const waiting = await loop.run('Refund order A1');
-    const approvalId = waiting.pendingApprovals[0]!.approvalId;
     assert.equal((await loop.resume(waiting, [{ approvalId, approved: true }])).status, 'completed');
     await assert.rejects(
       loop.resume(waiting, [{ approvalId, approved: false }]),
@@ -250,12 +247,8 @@ describe('AgentLoop: resuming the same answers again, without a chat memory', ()
   });
 
   test('one approval answered both ways in one resume is refused before anything runs', async () => {
-    const ran: string[] = [];
-    const { server, client } = await setUp(script([{ text: 'Refund done.' }]), ran);
+    const { ran, server, loop, waiting, approvalId } = await waitingRefund([{ text: 'Refund done.' }]);
     await using _ = server;
-    const loop = new AgentLoop({ client, finishTool: null });
-    const waiting = await loop.run('Refund order A1');
-    const approvalId = waiting.pendingApprovals[0]!.approvalId;
     await assert.rejects(
       loop.resume(waiting, [
         { approvalId, approved: false },
