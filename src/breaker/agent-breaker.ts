@@ -416,13 +416,14 @@ export class AgentBreaker implements Advisor {
    * what the detectors saw and the escalation counts are forgotten too, so a
    * fresh attempt is judged from scratch (the `BreakerRecoveryAdvisor` does
    * this); budgets and counters stay.
+   * @throws BreakerUnavailableError when the store fails: a reset that did not happen must not look done
    */
   async reset(sessionId: string, options?: { readonly evidence?: boolean }): Promise<void> {
     checkSessionId(sessionId);
     const evidence = options?.evidence === true;
     if (evidence) this.#steers.clear(sessionId, currentToolOf(this, sessionId));
     this.#toolStops.delete(sessionId);
-    await this.#check(sessionId, (at) => (evidence ? { k: 'reset', at, evidence: true } : { k: 'reset', at }));
+    await this.#check(sessionId, (at) => (evidence ? { k: 'reset', at, evidence: true } : { k: 'reset', at }), undefined, true);
   }
 
   /**
@@ -438,10 +439,7 @@ export class AgentBreaker implements Advisor {
       stored = await this.options.store.read(sessionId, this.#reducer, 0);
       this.#lastStoreFailed = false;
     } catch (error) {
-      this.#storeFailed(error);
-      throw new BreakerUnavailableError(`The breaker store cannot be read, so the session's state is unknown: ${this.#lastStoreError}`, sessionId, {
-        cause: error,
-      });
+      throw this.#unavailable(sessionId, error, "so the session's state is unknown");
     }
     const state = this.#logic.settle(stored?.state ?? initialState(now), now).state;
     const { tokens, costUsd, phase } = state.budget;
@@ -625,7 +623,8 @@ export class AgentBreaker implements Advisor {
    * that escalates is applied through the store like an observation, and
    * its judgement at its place in the session's order is the answer.
    */
-  #check(sessionId: string, makeOp: (at: number) => SessionOp, since?: number): Promise<BreakerDecision> {
+  /** `strict`: a store failure throws BreakerUnavailableError instead of failing open or closed (a reset, which decides nothing). */
+  #check(sessionId: string, makeOp: (at: number) => SessionOp, since?: number, strict = false): Promise<BreakerDecision> {
     return this.#queue.run(sessionId, async () => {
       const op = makeOp(this.options.now());
       let read: SessionRead | undefined;
@@ -637,12 +636,13 @@ export class AgentBreaker implements Advisor {
         read = await this.options.store.read(sessionId, this.#reducer, maxAgeMs);
       } catch (error) {
         if (isJudgingError(error)) throw error;
+        if (strict) throw this.#unavailable(sessionId, error);
         return this.#storeFailure(sessionId, 'read', error);
       }
       if (read !== undefined) this.#noteOpen(sessionId, read.state);
       if (this.options.store.status !== undefined) this.#noteStoreStatus(sessionId, op.at);
       const outcome = this.#reducer.apply(read?.state ?? initialState(op.at), op);
-      if (outcome.next !== null) return this.#write(sessionId, op);
+      if (outcome.next !== null) return this.#write(sessionId, op, strict);
       this.#lastStoreFailed = false;
       this.#emit(sessionId, op.at, outcome);
       return outcome.decision;
@@ -650,7 +650,7 @@ export class AgentBreaker implements Advisor {
   }
 
   /** Applies one operation through the store: exactly once, in the session's order shared by every writer. */
-  async #write(sessionId: string, op: SessionOp): Promise<BreakerDecision> {
+  async #write(sessionId: string, op: SessionOp, strict = false): Promise<BreakerDecision> {
     const store = this.options.store;
     let applied: AppliedOp;
     try {
@@ -659,6 +659,7 @@ export class AgentBreaker implements Advisor {
       // An error of the judgement itself (the reducer, which the store calls) is a bug, not an outage of the
       // store: thrown as it is, as a check's judgement outside the store throws, rather than counted as unjudged.
       if (isJudgingError(error)) throw error;
+      if (strict) throw this.#unavailable(sessionId, error);
       return this.#storeFailure(sessionId, 'apply', error);
     }
     this.#lastStoreFailed = false;
@@ -724,6 +725,12 @@ export class AgentBreaker implements Advisor {
         });
       }
     }
+  }
+
+  /** A store failure as what an operation that cannot go on without the store throws. */
+  #unavailable(sessionId: string, error: unknown, consequence = 'so nothing was changed'): BreakerUnavailableError {
+    this.#storeFailed(error);
+    return new BreakerUnavailableError(`The breaker store failed, ${consequence}: ${this.#lastStoreError}`, sessionId, { cause: error });
   }
 
   #storeFailed(error: unknown): void {

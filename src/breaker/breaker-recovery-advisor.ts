@@ -119,14 +119,17 @@ export class BreakerRecoveryAdvisor implements Advisor {
   async #recover(request: ChatClientRequest, stop: AgentBreakerError): Promise<ChatClientRequest> {
     const conversationId = conversationIdOf(request.context);
     const { memory, summarize, breaker } = this.#options;
+    // The baselines go first: the retry is a fresh attempt, judged from scratch (budgets stay). A store that cannot
+    // reset them leaves no second chance: the stop stands, and the memory is left as it was.
+    await breaker.reset(sessionIdOf(request.context), { evidence: true }).catch(() => {
+      throw stop;
+    });
     const history = memory ? await memory.get(conversationId) : [...request.messages];
     const summary = summarize ? await summarize(stop, history) : defaultSummary(stop);
     if (memory) {
       await memory.clear(conversationId);
       await memory.add(conversationId, [{ role: 'system', content: summary }]);
     }
-    // The baselines go too: the retry is a fresh attempt, judged from scratch (budgets stay).
-    await breaker.reset(sessionIdOf(request.context), { evidence: true });
     request.context.set('governor.breaker.recovered', { category: stop.category, message: stop.message });
     const messages: ModelMessage[] = memory ? [] : [{ role: 'user', content: summary }];
     messages.push(...retriedTurns(request));

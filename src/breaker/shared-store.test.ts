@@ -189,4 +189,17 @@ describe('shared store', () => {
     await assert.rejects(b.snapshot('s'), (e: unknown) => BreakerUnavailableError.isInstance(e) && e.sessionId === 's');
     assert.deepEqual((await b.health()).open, []);
   });
+
+  test('a reset the store cannot make throws: one that did not happen must not look done', async () => {
+    const store = new FlakyStore();
+    const b = new AgentBreaker({ store });
+    store.failing = true;
+    await assert.rejects(
+      b.reset('s'),
+      (e: unknown) => BreakerUnavailableError.isInstance(e) && /nothing was changed/.test(e.message) && !/secret/.test(e.message),
+    );
+    await assert.rejects(b.reset('s', { evidence: true }), BreakerUnavailableError);
+    store.failing = false;
+    await b.reset('s');
+  });
 });

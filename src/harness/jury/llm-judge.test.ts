@@ -32,6 +32,13 @@ test('turns the model structured answer into a verdict, with the goal, criteria 
   for (const text of ['summarise the report', 'mentions the revenue figure', 'revenue grew 4%']) assert.ok(prompt.includes(text), text);
 });
 
+test("a judging model's reasoning is kept up to 4,000 characters, cut between words, with a note of what was cut", async () => {
+  const reasoning = `${'good '.repeat(799)}key=sk-proj-Qw3rTy7uIo9pAs2dFg5hJk8lZx1cVb4nM6qW0eRt ${'more '.repeat(400_000)}`;
+  const verdict = await llmJudge({ model: modelAnswering(JSON.stringify({ pass: true, score: 0.9, reasoning })), criteria: 'c' }).judge(input);
+  const kept = 'good '.repeat(799).trimEnd();
+  assert.equal(verdict.reasoning, `${kept} [... ${reasoning.length - kept.length} more characters cut]`);
+});
+
 test('a failing answer is a fail verdict', async () => {
   const verdict = await llmJudge({ model: modelAnswering('{"pass":false,"score":0.2,"reasoning":"Wrong figure."}'), criteria: 'c' }).judge(input);
   assert.equal(verdict.status, 'fail');

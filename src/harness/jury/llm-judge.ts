@@ -121,8 +121,22 @@ export function llmJudge(options: LlmJudgeOptions): Judge {
         return { judge: name, status: 'error', reasoning: `The judging model's answer does not match the schema: ${parsed.error.message}` };
       }
       const { pass, score, reasoning } = parsed.data;
-      // The model quotes the agent's output, which may hold a secret.
-      return { judge: name, status: pass ? 'pass' : 'fail', score, reasoning: redact(reasoning) };
+      // The model quotes the agent's output, which may hold a secret; it may also go on for megabytes.
+      return { judge: name, status: pass ? 'pass' : 'fail', score, reasoning: redact(cappedReasoning(reasoning)) };
     },
   };
+}
+
+/** Most characters of a judging model's reasoning a verdict keeps: a report shows it, and logs it. */
+const MAX_REASONING_CHARS = 4_000;
+
+/**
+ * The reasoning, cut at {@link MAX_REASONING_CHARS} with a note of how much more there was. A word the cut goes
+ * through is cut whole: a piece of a quoted secret would no longer match the rule that redacts it.
+ */
+function cappedReasoning(reasoning: string): string {
+  if (reasoning.length <= MAX_REASONING_CHARS) return reasoning;
+  const head = reasoning.slice(0, MAX_REASONING_CHARS);
+  const kept = head.slice(0, head.search(/\S*$/)).trimEnd();
+  return `${kept} [... ${reasoning.length - kept.length} more characters cut]`;
 }
