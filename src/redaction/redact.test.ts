@@ -227,6 +227,12 @@ describe('redact: passphrases of several words', () => {
     assert.equal(redact('PGPASSWORD=x9&Yz81q psql -h db'), 'PGPASSWORD=[REDACTED] psql -h db');
   });
 
+  test("the shell's PWD is a working directory, not a password; DB_PWD and pwd still are", () => {
+    assert.equal(redact('PWD=/home/ada/project\nOLDPWD=/home/ada'), 'PWD=/home/ada/project\nOLDPWD=/home/ada');
+    assert.equal(redact('DB_PWD=hunter2hunter2'), 'DB_PWD=[REDACTED]');
+    assert.equal(redact('pwd: hunter2hunter2'), 'pwd: [REDACTED]');
+  });
+
   test('a bracket that closes what the text opened before the name, or a closing tag, ends the value: the rest stays', () => {
     assert.equal(
       redact('Your account is ready (password: Welcome1) and expires in 24 hours; reply STOP to cancel.'),

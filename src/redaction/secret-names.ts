@@ -66,6 +66,8 @@ function words(name: string): string[] {
  * as sure as for a key.
  */
 export function nameSays(name: string): 'always' | 'often' | 'no' {
+  // The shell's working directory, not a password: what a dump of the environment shows first.
+  if (name === 'PWD') return 'no';
   const all = words(name);
   const word = all.at(-1) ?? '';
   if (ALWAYS_SECRET.has(word) || ALWAYS_SUFFIX.test(word)) return 'always';
