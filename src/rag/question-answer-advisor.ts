@@ -210,7 +210,7 @@ export class QuestionAnswerAdvisor implements Advisor {
   #augmented(request: ChatClientRequest, index: number, { query, documents }: Retrieval): ChatClientRequest {
     const message = request.messages[index] as UserModelMessage;
     request.context.set(RETRIEVED_DOCUMENTS, documents);
-    const context = documents.map((document) => document.text).join('\n\n');
+    const context = documents.map((document) => withoutDelimiterLines(document.text)).join('\n\n');
     const messages: ModelMessage[] = [...request.messages];
     messages[index] = { ...message, content: augment(message.content, this.#template, query, context) };
     return { ...request, messages };
@@ -259,6 +259,16 @@ const REMEMBERED_CONVERSATIONS = 256;
 /** The conversation a request names; none for a call without an id, which has no continuation turns of its own. */
 function conversationOf(context: AdvisorContext): string | undefined {
   return context.has(CALL_SESSION_ID) ? undefined : sessionIdOf(context);
+}
+
+/**
+ * A document's text with each line of ten or more dashes (the default
+ * template's delimiter) moved in by a space: a document holding one could
+ * otherwise close the reference material early and write what follows as
+ * the user's own words.
+ */
+function withoutDelimiterLines(text: string): string {
+  return text.replace(/^(-{10,})[ \t]*$/gm, ' $1');
 }
 
 function withFilter(filter: MetadataFilter | undefined): { filter?: MetadataFilter } {
