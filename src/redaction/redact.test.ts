@@ -127,6 +127,68 @@ describe('redact', () => {
     assert.ok(!flat.includes('hunter2'));
   });
 
+  test('redactValue judges an entry of a name and a value by its name, as the same entry in text is judged', () => {
+    const env = [
+      { name: 'DB_PASSWORD', value: 'Winter2024!' },
+      { name: 'API_TOKEN', value: 'a8Kd92mXq0Lp3Zr7' },
+      { Key: 'STRIPE_SECRET', Value: 'plainsecretvalue' },
+      { name: 'LOG_LEVEL', value: 'debug' },
+      { name: 'CACHE_KEY', value: 'user:42' },
+    ];
+    const expected = [
+      { name: 'DB_PASSWORD', value: REDACTED },
+      { name: 'API_TOKEN', value: REDACTED },
+      { Key: 'STRIPE_SECRET', Value: REDACTED },
+      { name: 'LOG_LEVEL', value: 'debug' },
+      { name: 'CACHE_KEY', value: 'user:42' },
+    ];
+    assert.deepEqual(redactValue({ env }), { env: expected });
+    // Below the depth where objects are copied, the JSON text it becomes is judged the same way.
+    let deep: unknown = { env };
+    for (let level = 0; level < 14; level++) deep = { child: deep };
+    const text = JSON.stringify(redactValue(deep));
+    for (const secret of ['Winter2024!', 'a8Kd92mXq0Lp3Zr7', 'plainsecretvalue']) assert.ok(!text.includes(secret), text);
+    assert.match(text, /debug/);
+  });
+
+  test('redactValue redacts keys too, and two keys that redact alike both stay', () => {
+    const tokenA = 'ghp_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ';
+    const tokenB = 'ghp_abcdefghijklmnopqrstuvwxyzABCDEFGHIK';
+    const value = { 'postgres://app:Pg5ecret99@db.internal:5432/shop': 'reachable', tokens: { [tokenA]: { scopes: ['repo'] }, [tokenB]: 1 } };
+    assert.deepEqual(redactValue(value), {
+      'postgres://app:[REDACTED]@db.internal:5432/shop': 'reachable',
+      tokens: { [REDACTED]: { scopes: ['repo'] }, [`${REDACTED} (2)`]: 1 },
+    });
+    let deep: unknown = value;
+    for (let level = 0; level < 14; level++) deep = { child: deep };
+    const text = JSON.stringify(redactValue(deep));
+    for (const secret of ['Pg5ecret99', tokenA, tokenB]) assert.ok(!text.includes(secret), text);
+    assert.match(text, /reachable/);
+    // An own `__proto__` key of parsed JSON stays a key: it does not become the copy's prototype.
+    const parsed = redactValue(JSON.parse('{"__proto__": {"password": "hunter2"}, "a": 1}')) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(parsed), ['__proto__', 'a']);
+    assert.equal(Object.getPrototypeOf(parsed), Object.prototype);
+    assert.equal(JSON.stringify(parsed), '{"__proto__":{"password":"[REDACTED]"},"a":1}');
+  });
+
+  test('redactValue writes what JSON.stringify would for a value with toJSON (a Date, a URL), redacted', () => {
+    const value = { shippedAt: new Date(Date.UTC(2024, 0, 2, 3, 4, 5)), tracking: new URL('https://u:p4ssw0rd@track.example.com/p/123') };
+    assert.deepEqual(redactValue(value), { shippedAt: '2024-01-02T03:04:05.000Z', tracking: 'https://u:[REDACTED]@track.example.com/p/123' });
+    // toJSON gets the key, as from JSON.stringify; one that throws leaves the object's own properties.
+    const keyed = { toJSON: (key: string) => `under ${key}` };
+    const throwing = {
+      toJSON: () => {
+        throw new Error('no');
+      },
+      id: 7,
+    };
+    assert.deepEqual(redactValue({ keyed, list: [keyed], throwing }), {
+      keyed: 'under keyed',
+      list: ['under 0'],
+      throwing: { toJSON: throwing.toJSON, id: 7 },
+    });
+  });
+
   test('binary data deep inside a value is its size, not its bytes', () => {
     let value: unknown = { blob: Buffer.from('secret bytes here') };
     for (let level = 0; level < 20; level++) value = { level: value };

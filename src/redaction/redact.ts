@@ -368,25 +368,97 @@ interface CopyState {
   deepValues: number;
 }
 
-function copyRedacted(value: unknown, depth: number, state: CopyState): unknown {
+function copyRedacted(value: unknown, depth: number, state: CopyState, key: string | number = ''): unknown {
   const { ancestors } = state;
   if (typeof value === 'string') return redact(value);
   if (value === null || typeof value !== 'object') return value;
   if (value instanceof Uint8Array) return `[${value.byteLength} bytes]`;
   if (ancestors.includes(value)) return CIRCULAR;
   if (depth > MAX_COPY_DEPTH) return deepText(value, state);
+  // What JSON.stringify would write (a Date's ISO text, a URL's href) rather than its own properties, often none.
+  const json = jsonOf(value, key);
+  if (json !== value) return copyRedacted(json, depth, state, key);
   ancestors.push(value);
   try {
     if (value instanceof Map) return copyRedacted(Object.fromEntries(value), depth, state);
-    if (Array.isArray(value)) return value.map((v) => copyRedacted(v, depth + 1, state));
+    if (Array.isArray(value)) return value.map((v, i) => copyRedacted(v, depth + 1, state, i));
     const out: Record<string, unknown> = {};
-    for (const [key, v] of Object.entries(value)) {
-      out[key] = secretUnderKey(key, v) ? REDACTED : copyRedacted(v, depth + 1, state);
+    const entries = Object.entries(value);
+    const entryName = namedEntry(entries);
+    for (const [k, v] of entries) {
+      const secret = secretUnderKey(k, v) || (entryName !== undefined && isValueKey(k) && secretUnderKey(entryName, v));
+      const shown = secret ? REDACTED : copyRedacted(v, depth + 1, state, k);
+      // A plain key is unchanged, and no other key can redact to it: a redacted key holds a bracket.
+      if (PLAIN_KEY.test(k) && k !== '__proto__') out[k] = shown;
+      else setKey(out, uniqueKey(out, redact(k)), shown);
     }
     return out;
   } finally {
     ancestors.pop();
   }
+}
+
+/** `toJSON()`'s result where a value has one (as JSON.stringify calls it); the value itself when it has none or it throws. */
+function jsonOf(value: object, key: string | number): unknown {
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON !== 'function') return value;
+  try {
+    return toJSON.call(value, String(key)) as unknown;
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * The name of an entry written as `{ name: "DB_PASSWORD", value: "…" }` or
+ * `{ key: …, value: … }` (a Kubernetes env list, a settings table) when that
+ * name may hold a secret: its value is then judged by that name, as the text
+ * rule for the same entry judges it.
+ */
+function namedEntry(entries: ReadonlyArray<readonly [string, unknown]>): string | undefined {
+  let name: string | undefined;
+  let hasValue = false;
+  for (const [k, v] of entries) {
+    if (isValueKey(k)) hasValue = true;
+    else if (k.length <= 4 && typeof v === 'string' && /^(?:name|key)$/i.test(k)) name = v;
+  }
+  return hasValue && name !== undefined && nameSays(name) !== 'no' ? name : undefined;
+}
+
+function isValueKey(key: string): boolean {
+  return key.length === 5 && key.toLowerCase() === 'value';
+}
+
+/** A short key of word characters (`role`, `toolCallId`): shorter than any token shape, and holding no URL or assignment. */
+const PLAIN_KEY = /^[\w$]{0,14}$/;
+
+/** {@link redact} for an object's key, at once for the keys most objects have. */
+function redactKey(key: string): string {
+  return PLAIN_KEY.test(key) ? key : redact(key);
+}
+
+/** An object whose keys are redacted: the same object when no key needed it, so that most subtrees are not copied. */
+function withRedactedKeys(value: object): object {
+  if (Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  if (keys.every((k) => redactKey(k) === k)) return value;
+  const out: Record<string, unknown> = {};
+  for (const k of keys) setKey(out, uniqueKey(out, redactKey(k)), (value as Record<string, unknown>)[k]);
+  return out;
+}
+
+/** Sets a key as an own property, `__proto__` too (an own key of parsed JSON), which assignment would take for the prototype. */
+function setKey(out: Record<string, unknown>, key: string, v: unknown): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+  else out[key] = v;
+}
+
+/** `key`, or, when redaction made it equal to a key already written, the same with a number after it, so no value is lost. */
+function uniqueKey(out: Record<string, unknown>, key: string): string {
+  if (!Object.hasOwn(out, key)) return key;
+  let n = 2;
+  while (Object.hasOwn(out, `${key} (${n})`)) n++;
+  return `${key} (${n})`;
 }
 
 /**
@@ -398,24 +470,35 @@ function copyRedacted(value: unknown, depth: number, state: CopyState): unknown 
  */
 function deepText(value: object, state: CopyState): string {
   const outer = state.ancestors;
-  const path: object[] = [];
+  // The objects from the subtree's root down to the holder of the value at hand, as written (`shown`) and as given.
+  const shown: object[] = [];
+  const given: object[] = [];
   let values = 0;
   const json = JSON.stringify(value, function (this: unknown, key: string, v: unknown): unknown {
     if (++values > MAX_DEEP_VALUES || --state.deepValues < 0) return OMITTED;
     // toJSON has run before this sees the value: a Buffer would arrive as its bytes. Look at what the holder holds.
-    const held = (this as Record<string, unknown> | undefined)?.[key];
+    const holder = this as Record<string, unknown> | undefined;
+    const held = holder?.[key];
     if (held instanceof Uint8Array) return `[${held.byteLength} bytes]`;
     if (key !== '' && secretUnderKey(key, v)) return REDACTED;
+    if (isValueKey(key) && holder !== undefined && !Array.isArray(holder)) {
+      const entryName = namedEntry(Object.entries(holder));
+      if (entryName !== undefined && secretUnderKey(entryName, v)) return REDACTED;
+    }
     if (typeof v === 'string') return redact(v);
     if (typeof v === 'bigint') return v.toString();
     if (v === null || typeof v !== 'object') return v;
     if (v instanceof Uint8Array) return `[${v.byteLength} bytes]`;
     // JSON.stringify calls this with the holder as `this`: unwinding to it leaves the path from the subtree's root.
-    while (path.length > 0 && path.at(-1) !== this) path.pop();
-    if (path.includes(v) || outer.includes(v)) return CIRCULAR;
-    const shown = v instanceof Map ? Object.fromEntries(v) : v;
-    path.push(shown);
-    return shown;
+    while (shown.length > 0 && shown.at(-1) !== this) {
+      shown.pop();
+      given.pop();
+    }
+    if (given.includes(v) || outer.includes(v)) return CIRCULAR;
+    const written = withRedactedKeys(v instanceof Map ? Object.fromEntries(v) : v);
+    shown.push(written);
+    given.push(v);
+    return written;
   });
   return json.length > MAX_DEEP_TEXT ? `${json.slice(0, MAX_DEEP_TEXT)}…` : json;
 }

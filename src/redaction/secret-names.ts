@@ -76,11 +76,18 @@ export function nameSays(name: string): 'always' | 'often' | 'no' {
   return 'no';
 }
 
-/** A value that could be a generated key or token: long enough, varied, not a plain word, an identifier or a path. */
+/**
+ * Code, not a generated value (`keys[idx]`, `hash(input)`, `` `${prefix}:${id}` ``, `config.apiKey`,
+ * `process.env.API_KEY`): a name called or indexed, a template, or a member path of names without digits inside
+ * them. Generated keys are base64, hex or base58 with `-`, `_` and `.` at most, and their parts hold digits.
+ */
+const CODE = /[A-Za-z_$][([]|\$\{|`|^[A-Za-z_$][A-Za-z_$]*\d{0,3}(?:\.[A-Za-z_$][A-Za-z_$]*\d{0,3})+$/;
+
+/** A value that could be a generated key or token: long enough, varied, not a plain word, an identifier, a path or code. */
 function looksRandom(value: string): boolean {
   if (value.length < 8) return false;
   if (!/[0-9]/.test(value) && !/[^A-Za-z0-9]/.test(value) && !(/[a-z]/.test(value) && /[A-Z]/.test(value))) return false;
-  if (WORDS_JOINED.test(value.replace(PATH_START, ''))) return false;
+  if (WORDS_JOINED.test(value.replace(PATH_START, '')) || CODE.test(value)) return false;
   return shannonEntropy(value) >= 3;
 }
 

@@ -157,6 +157,15 @@ export const NOT_SECRETS: ReadonlyArray<{ readonly name: string; readonly text: 
   { name: 'a password word at the end of a longer word', text: '--dir: /nonexistent/S3cr3t-pw does not exist' },
   { name: 'aws configure prompts without a secret', text: 'Default region name [None]: us-east-1\nDefault output format [None]: json' },
   {
+    name: 'code under key and token names: calls, indexing, templates and member paths',
+    text: [
+      'const client = new Client({ apiKey: config.apiKey });',
+      'const key = keys[idx]; cacheKey = hash(input)',
+      'token = tokenizer.encode(text)[0]; const authToken = req.headers["x-auth-token"];',
+      'key: `${prefix}:${id}`, signature = hmac.new(secret_bytes, msg, sha256), token: process.env.API_TOKEN',
+    ].join('\n'),
+  },
+  {
     name: 'prose naming a password in other languages',
     text: 'La contraseña debe tener 8 caracteres. Пароль должен содержать 8 символов. 密码必须至少包含8个字符。',
   },
