@@ -5,7 +5,8 @@ const MAX_DEPTH = 12;
 
 /**
  * Messages as a log shows them: the bytes of images and files (base64 text,
- * data URLs, byte arrays) are replaced by their size and a URL by its text.
+ * byte arrays, and base64 data URLs wherever they are) are replaced by their
+ * size and a URL by its text.
  * A request with one photo would otherwise put megabytes of base64 in every
  * record, once per round of the tool loop.
  */
@@ -13,8 +14,12 @@ export function loggedMessages(messages: readonly ModelMessage[]): unknown[] {
   return messages.map((message) => walk(message, 0, false));
 }
 
+/** A data URL of base64 bytes, wherever it is (a URL object, `{ type: 'url', url }`, a tool result's `image-url`). */
+const BASE64_DATA_URL = /^data:[^,]{0,256};base64,/i;
+
 function walk(value: unknown, depth: number, media: boolean): unknown {
-  if (value instanceof URL) return value.href;
+  if (value instanceof URL) return value.protocol === 'data:' ? stringSummary(value.href) : value.href;
+  if (typeof value === 'string' && BASE64_DATA_URL.test(value)) return stringSummary(value);
   if (isBytes(value)) return bytesSummary(value);
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
   if (Array.isArray(value)) return value.map((item) => walk(item, depth + 1, false));

@@ -1,6 +1,8 @@
 import { AdvisorOrder, type Advisor, type AdvisorChain } from '../chat/advisor.ts';
 import type { ChatClientRequest } from '../chat/chat-client-request.ts';
 import type { ChatClientResponse, ChatStreamEvent } from '../chat/chat-response.ts';
+import type { ToolResultOutput } from '@ai-sdk/provider-utils';
+import { jsonInstruction } from '../chat/entity.ts';
 import { ZERO_USAGE } from '../model/usage.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 
@@ -24,34 +26,80 @@ function escapeRegExp(word: string): string {
 }
 
 const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
-const HAS_INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
+/** Invisible characters (zero-width spaces and joiners, soft hyphens) inside a word: read as nothing. */
+const IN_WORD = '\\p{Default_Ignorable_Code_Point}*';
+/** Between a phrase's words: any run of whitespace and invisible characters, which read as a space there. */
+const BETWEEN_WORDS = '[\\s\\p{Default_Ignorable_Code_Point}]+';
 
 /**
- * Text as it reads: compatibility forms folded (full-width letters,
- * ligatures, non-breaking spaces) and invisible characters (zero-width
- * spaces and joiners, soft hyphens) read both ways, as nothing (`pass\u200Bword`
- * is "password") and as a space between words (`a\u200Bbomb` is "a bomb"),
- * so that neither can slip a word past the guard.
+ * A word's pattern, matched against text with compatibility forms folded
+ * (full-width letters, ligatures, non-breaking spaces): invisible characters
+ * may stand anywhere in it, as nothing inside a word (`pass\u200Bword` is
+ * "password") and as a space between its words (`a\u200Bbomb` is "a bomb"),
+ * in any mix (`a\u200Bbo\u200Bmb`), so that none can slip a word past the guard.
  */
-function readings(text: string): string[] {
-  const folded = text.normalize('NFKC');
-  if (!HAS_INVISIBLE.test(folded)) return [folded];
-  return [folded.replace(INVISIBLE, ''), folded.replace(INVISIBLE, ' ')];
-}
-
-/** A word's pattern: its words separated by any run of whitespace. */
 function wordPattern(word: string): string {
-  return word.split(/\s+/).map(escapeRegExp).join('\\s+');
+  return word
+    .split(/\s+/)
+    .map((part) => [...part].map(escapeRegExp).join(IN_WORD))
+    .join(BETWEEN_WORDS);
 }
 
+/** The system prompt as the caller wrote it: without the JSON instruction `entity(schema)` or a validation advisor appended. */
+function callerSystem(request: ChatClientRequest): string | undefined {
+  const { system, responseFormat } = request;
+  if (system === undefined || responseFormat?.type !== 'json' || responseFormat.schema === undefined) return system;
+  const instruction = jsonInstruction(responseFormat.schema);
+  return system.endsWith(instruction) ? system.slice(0, -instruction.length) : system;
+}
+
+/** The texts of a request the caller may have written: its system prompt, message texts, tool results, reasons for an approval's answer. */
 function textsOf(request: ChatClientRequest): string[] {
   const texts: string[] = [];
-  if (request.system) texts.push(request.system);
+  const system = callerSystem(request);
+  if (system) texts.push(system);
   for (const message of request.messages) {
-    if (typeof message.content === 'string') texts.push(message.content);
-    else for (const part of message.content) if (part.type === 'text') texts.push(part.text);
+    if (typeof message.content === 'string') {
+      texts.push(message.content);
+      continue;
+    }
+    for (const part of message.content) {
+      if (part.type === 'text') texts.push(part.text);
+      // A client-side tool's output and a denial's reason come from the caller (a browser's addToolOutput) too.
+      else if (part.type === 'tool-result') outputTexts(part.output, texts);
+      else if (part.type === 'tool-approval-response' && part.reason !== undefined) texts.push(part.reason);
+    }
   }
   return texts;
+}
+
+/** How deep the strings of a JSON tool output are looked for: deeper than results nest in practice. */
+const MAX_OUTPUT_DEPTH = 16;
+
+function outputTexts(output: ToolResultOutput, texts: string[]): void {
+  switch (output.type) {
+    case 'text':
+    case 'error-text':
+      texts.push(output.value);
+      break;
+    case 'json':
+    case 'error-json':
+      stringsOf(output.value, texts, 0);
+      break;
+    case 'execution-denied':
+      if (output.reason !== undefined) texts.push(output.reason);
+      break;
+    case 'content':
+      for (const item of output.value) if (item.type === 'text') texts.push(item.text);
+      break;
+  }
+}
+
+function stringsOf(value: unknown, texts: string[], depth: number): void {
+  if (typeof value === 'string') texts.push(value);
+  else if (value !== null && typeof value === 'object' && depth < MAX_OUTPUT_DEPTH) {
+    for (const item of Object.values(value)) stringsOf(item, texts, depth + 1);
+  }
 }
 
 /** What each option of SafeGuardAdvisor accepts. */
@@ -73,7 +121,7 @@ export class SafeGuardAdvisor implements Advisor {
 
   constructor(options: SafeGuardAdvisorOptions) {
     validateOptions('SafeGuardAdvisor', options, SAFE_GUARD_ADVISOR_OPTION_RULES, { required: ['sensitiveWords'] });
-    const words = options.sensitiveWords.map((w) => (readings(w)[0] ?? '').trim()).filter((w) => w.length > 0);
+    const words = options.sensitiveWords.map((w) => w.normalize('NFKC').replace(INVISIBLE, '').trim()).filter((w) => w.length > 0);
     this.#pattern = words.length > 0 ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.map(wordPattern).join('|')})(?![\\p{L}\\p{N}])`, 'iu') : undefined;
     this.failureResponse = options.failureResponse ?? "I'm unable to respond to that due to sensitive content. Could we rephrase or discuss something else?";
     this.order = options.order ?? AdvisorOrder.HIGHEST_PRECEDENCE;
@@ -82,7 +130,7 @@ export class SafeGuardAdvisor implements Advisor {
   /** Whether a request would be blocked. */
   blocks(request: ChatClientRequest): boolean {
     const pattern = this.#pattern;
-    return pattern !== undefined && textsOf(request).some((t) => readings(t).some((reading) => pattern.test(reading)));
+    return pattern !== undefined && textsOf(request).some((t) => pattern.test(t.normalize('NFKC')));
   }
 
   async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {

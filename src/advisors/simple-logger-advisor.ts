@@ -17,7 +17,11 @@ export interface ChatLogRecord {
 
 /** Options of {@link SimpleLoggerAdvisor}. */
 export interface SimpleLoggerAdvisorOptions {
-  /** Receives each record, already redacted. @default one JSON line per record on stderr */
+  /**
+   * Receives each record, already redacted. It may be async; the call does not
+   * wait for it, and what it throws or rejects with is ignored.
+   * @default one JSON line per record on stderr
+   */
   readonly log?: (record: ChatLogRecord) => void;
   /** @default AdvisorOrder.DEFAULT */
   readonly order?: number;
@@ -50,11 +54,13 @@ export class SimpleLoggerAdvisor implements Advisor {
     const log = options.log ?? ((record: ChatLogRecord) => process.stderr.write(`${JSON.stringify(record)}\n`));
     const includeContent = options.includeContent ?? true;
     const emit = (record: ChatLogRecord): void => {
+      // A broken log sink must not break the call, nor an async one that rejects end the process.
       try {
         // The conversation id is the caller's (a header, a user name): a secret in it is masked too.
-        log({ ...record, conversationId: redact(record.conversationId), data: redactValue(record.data) as Record<string, unknown> });
+        const returned: unknown = log({ ...record, conversationId: redact(record.conversationId), data: redactValue(record.data) as Record<string, unknown> });
+        if (isPromiseLike(returned)) returned.then(undefined, () => undefined);
       } catch {
-        // A broken log sink must not break the call.
+        // As above.
       }
     };
     const inner = beforeAfterAdvisor({
@@ -95,4 +101,8 @@ export class SimpleLoggerAdvisor implements Advisor {
     this.adviseCall = inner.adviseCall!;
     this.adviseStream = inner.adviseStream!;
   }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }

@@ -14,7 +14,17 @@ import { DefaultAdvisorChain, DuplicateAdvisorError, sortAdvisors } from './advi
 import type { AdvisorContext } from './advisor-context.ts';
 import type { ChatClientRequest, GovernedToolSet, ModelOptions } from './chat-client-request.ts';
 import type { ChatClientResponse, ChatResponse, ChatStreamEvent } from './chat-response.ts';
-import { EntityPendingError, isPending, jsonInstruction, OUTPUT_SCHEMA, parseEntity, toOutputSchema, validatedAnswer, type OutputSchema } from './entity.ts';
+import {
+  EntityParseError,
+  EntityPendingError,
+  isPending,
+  jsonInstruction,
+  OUTPUT_SCHEMA,
+  parseEntity,
+  toOutputSchema,
+  validatedAnswer,
+  type OutputSchema,
+} from './entity.ts';
 import { ModelCallTerminal } from './model-call.ts';
 import { CALL_SESSION_ID, CONVERSATION_ID, DEFAULT_MESSAGES, sessionIdOf } from './advisor-context.ts';
 import { CONTINUATION_TURN, OBSERVATION_SINKS, reportObservation, type ObservationSink } from './observation.ts';
@@ -515,7 +525,13 @@ export class CallResponseSpec {
     if (isPending(response)) throw new EntityPendingError(response);
     // Parsed once: a schema's refinements and transforms may call out or differ from run to run.
     const validated = validatedAnswer(context, output, response.text);
-    return { response, entity: validated === undefined ? await parseEntity(schema, response.text, response) : validated.value };
+    if (validated !== undefined) return { response, entity: validated.value };
+    if (response.finishReason === 'content-filter') {
+      // A guard's refusal or a provider's filter: not an answer the model got wrong.
+      const filtered = 'there is no answer to parse: the request was refused or the answer filtered (finish reason content-filter)';
+      throw new EntityParseError(response.text, [filtered], response);
+    }
+    return { response, entity: await parseEntity(schema, response.text, response) };
   }
 }
 
