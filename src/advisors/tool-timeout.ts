@@ -10,7 +10,7 @@ export class ToolTimeoutError extends GovernorError {
   readonly timeoutMs: number;
 
   constructor(toolName: string, timeoutMs: number) {
-    super('GOVERNOR_TOOL_TIMEOUT', `Tool "${toolName}" did not finish within ${timeoutMs} ms and was cancelled.`);
+    super('GOVERNOR_TOOL_TIMEOUT', `Tool "${toolName}" timed out after ${timeoutMs} ms and was cancelled.`);
     this.toolName = toolName;
     this.timeoutMs = timeoutMs;
   }

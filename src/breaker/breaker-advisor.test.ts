@@ -387,6 +387,39 @@ describe('AgentBreaker in a ChatClient: a sub-agent as a tool, in the same sessi
   });
 });
 
+describe('AgentBreaker in a ChatClient: a tool that times out', () => {
+  test("the tool loop's own time limit is an outage: the call gets the 5 attempts of a transient error, not 3", async () => {
+    let attempts = 0;
+    const fetchPage = tool({
+      inputSchema: z.object({ url: z.string() }),
+      execute: async (_input, { abortSignal }): Promise<string> => {
+        attempts += 1;
+        // A slow upstream: it answers only after the loop's limit has cancelled the call.
+        return new Promise((resolve) => {
+          const timer = setTimeout(() => resolve('late'), 10_000);
+          abortSignal?.addEventListener('abort', () => clearTimeout(timer), { once: true });
+        });
+      },
+    });
+    const rounds = Array.from({ length: 8 }, () => ({ toolCalls: [{ name: 'fetch_page', input: { url: 'https://example.com/status' } }] }));
+    const client = ChatClient.builder(mockModel([...rounds, { text: 'done' }]))
+      .defaultAdvisors(new ToolCallingAdvisor({ toolTimeoutMs: 20 }), new AgentBreaker({ telemetry: false }))
+      .defaultTools({ fetch_page: fetchPage })
+      .build();
+    const stopped = await client
+      .prompt('Is the site up?')
+      .call()
+      .content()
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    assert.ok(ErrorLoopError.isInstance(stopped), String(stopped));
+    assert.equal(stopped.evidence?.['transient'], true);
+    assert.equal(attempts, 5);
+  });
+});
+
 describe('AgentBreaker in a ChatClient: a sub-agent between the rounds of a lead whose context compounds', () => {
   for (const mode of ['call', 'stream'] as const) {
     test(`the researcher on ${mode}(): its small prompts do not restart the lead's growth, token drift trips at the lead's 4th round as without it`, async () => {

@@ -141,7 +141,7 @@ describe('tool time limits', () => {
       .build();
     assert.equal(await client.prompt('x').call().content(), 'the tool timed out');
     const sent = JSON.stringify(server.requests[1]!.body.messages);
-    assert.match(sent, /did not finish within 150 ms/);
+    assert.match(sent, /timed out after 150 ms/);
   });
 
   test('a plain call(): the abort signal is raced, not awaited', async () => {

@@ -12,6 +12,16 @@ describe('isFailedSearch', () => {
       '0 results for your query',
       'Page not found',
       "Couldn't find any document matching the query",
+      // Other tools' wordings: after a label, an apology, or what was searched.
+      'Observation: Could not find [Dodgers]. Similar: []',
+      '[search output]\nCould not find [Dodgers].',
+      'Search for [Dodgers] returned no results. Similar: []',
+      'There is no page titled [Dodgers].',
+      'No exact match for [Dodgers].',
+      "Sorry, I couldn't find [Dodgers].",
+      'Found 0 results for [Dodgers].',
+      'No good Wikipedia Search Result was found',
+      'Unfortunately, no matching documents were found.',
     ]) {
       assert.equal(isFailedSearch(text), true, text);
     }
@@ -22,6 +32,11 @@ describe('isFailedSearch', () => {
       'The Lantern Festival is held on the fifteenth day of the first month.',
       'Error handling: when the file is not found, the loader retries.',
       'Novel results from the trial were published in 2020.',
+      'The band released no records after 1994.',
+      'Nirvana: no records exist of the band before 1987.',
+      'Observation: The Dodgers won the World Series in 2020.',
+      'There is a page titled Dodgers.',
+      'Found in 1883, the team moved west in 1958.',
       '',
     ]) {
       assert.equal(isFailedSearch(text), false, text);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { normalizeResult, resultHash } from './index.ts';
-import { isRejectedRequest } from './result-hash.ts';
+import { isRejectedRequest, isTransientError, looksLikeError } from './result-hash.ts';
 
 describe('result hashes', () => {
   test('timestamps, UUIDs, addresses, epoch times and durations are masked; whitespace is collapsed', () => {
@@ -118,6 +118,65 @@ describe('result hashes', () => {
   });
 });
 
+describe('result hashes: values a rerun changes, and long results', () => {
+  test('the same failure rerun is the same result, whatever the run named anew', () => {
+    const same = (make: (v: string) => string, a: string, b: string) => assert.equal(resultHash(make(a)), resultHash(make(b)), make(a));
+    same((t) => `FAILED tests/test_io.py::test_save - FileNotFoundError: /tmp/${t}/out.txt`, 'tmpk3j_x9a2', 'tmp8f_2qz0c');
+    same((n) => `E   AssertionError in /tmp/pytest-of-root/pytest-${n}/test_save0/out.txt`, '17', '18');
+    same((pid) => `INFO: Started server process [${pid}]\nERROR: [Errno 98] address already in use`, '48213', '48377');
+    same((pid) => `worker pid=${pid} exited with code 1`, '48213', '48377');
+    same((port) => `test server on http://127.0.0.1:${port}/ refused the upload: 413`, '43211', '38805');
+    same((t) => `FAIL\nreal\t${t}\nuser\t0m0.100s`, '0m0.412s', '0m0.398s');
+    same((t) => `build failed after ${t}`, '0:00:03.21', '0:00:04.02');
+    same((id) => `container ${id} exited with code 137`, '3f2a9c1e7b10', '9b0c44d2e1aa');
+    // What a result is about still counts: a job's position, a fixed port, a content digest, a count.
+    assert.notEqual(resultHash('process 3 of 10 done'), resultHash('process 4 of 10 done'));
+    assert.notEqual(resultHash('encoded 0:01:30 of 1:30:00'), resultHash('encoded 0:02:30 of 1:30:00'));
+    assert.notEqual(resultHash('refused: localhost:8080'), resultHash('refused: localhost:8081'));
+    assert.notEqual(resultHash('HEAD is 9fceb02d0ae598e95dc970b74767f19372d61af8'), resultHash('HEAD is 1a410efbd13591db07496601ebc7a059dd55cfe9'));
+    assert.equal(normalizeResult('tmp_directory and /tmp/tmpfilename.txt'), 'tmp_directory and /tmp/tmpfilename.txt');
+  });
+
+  test('a long result is news when it changes anywhere, not only at its ends', () => {
+    const status = (progress: number) => JSON.stringify({ job: 'J-7', head: 'x'.repeat(9000), progress, tail: 'y'.repeat(3000) });
+    assert.notEqual(resultHash(status(37)), resultHash(status(52)));
+    assert.equal(resultHash(status(37)), resultHash(status(37)));
+    // Beyond 256 KB it reads windows spread over the whole: a change in the middle of a 1 MB log counts too.
+    const log = (state: string) => `${'line of build output\n'.repeat(25_000)}step 12: ${state}\n${'line of build output\n'.repeat(25_000)}`;
+    assert.ok(log('running').length > 262_144);
+    assert.equal(resultHash(log('running')), resultHash(log('running')));
+  });
+});
+
+describe('isTransientError', () => {
+  test('an outage reads as one at the start or the end of the error', () => {
+    const traceback = `Traceback (most recent call last):\n${'  File "client.py", line 10, in call\n'.repeat(20)}requests.exceptions.HTTPError: 503 Server Error: Service Unavailable for url: http://billing`;
+    for (const text of [
+      'Error: 503 Service Unavailable',
+      traceback,
+      'HTTP 429 Too Many Requests',
+      'upstream status=502',
+      'gateway (504)',
+      'Tool "fetch" timed out after 50 ms and was cancelled.',
+    ]) {
+      assert.equal(isTransientError(text), true, text);
+    }
+  });
+
+  test('a number that is no status code, and a rejection, are not an outage', () => {
+    for (const text of [
+      'Error: user not found (lookup took 502 ms)',
+      'SyntaxError at line 503',
+      'Error: 5000 items exceeded',
+      'order #503 rejected',
+      'connect to port 502 refused',
+      'Error: user not found',
+    ]) {
+      assert.equal(isTransientError(text), false, text);
+    }
+  });
+});
+
 describe('isRejectedRequest', () => {
   test('reads errors that reject the request itself: a parameter missing, unknown or not allowed', () => {
     for (const text of [
@@ -126,9 +185,14 @@ describe('isRejectedRequest', () => {
       'Unknown argument: --recursive',
       'Unexpected parameter `limit` for tool search',
       '1 validation error for SearchArgs\nquery\n  Field required',
+      // The same framed by an agent framework: a label, a header line.
+      'Observation: ERROR:\nParameter `old_str` is required for command: str_replace.',
+      '[str_replace_editor output]\nERROR:\nParameter `old_str` is required for command: str_replace.',
     ]) {
       assert.equal(isRejectedRequest(text), true, text);
     }
+    assert.equal(looksLikeError('Observation: Traceback (most recent call last):\n  File "t.py"'), true);
+    assert.equal(looksLikeError('Observation: the tests pass'), false);
   });
 
   test('errors about the world or about the code being run are not', () => {

@@ -1,4 +1,5 @@
 import { hash53 } from './hash.ts';
+import { OUTPUT_LABEL } from './output-label.ts';
 
 /**
  * Where a ten- or thirteen-digit number reads as an epoch time: right after a
@@ -41,6 +42,17 @@ const VOLATILE_PARTS = [
   // of Codex's exec_command): letters and digits both, so a number ("Order ID: 104233") stays news; the whole value, so
   // the start of a longer one ("Request ID: 1b2c3d4e-…", a UUID) is left to the id rules below
   /[A-Z][a-z]{1,20} ID: (?=[0-9a-f]{0,31}[a-f])(?=[0-9a-f]{0,31}\d)[0-9a-f]{6,32}(?![\w-])/,
+  // a bare generated hex id of 12 to 32 characters, letters and digits both (a container's, a job's, a trace's); a
+  // content digest (40 or 64 characters: git, SHA-256) names what the result is about and stays
+  /(?=[0-9a-f]{0,31}[a-f])(?=[0-9a-f]{0,31}\d)[0-9a-f]{12,32}(?![\w-])/,
+  // `time`'s "0m0.412s" and a clock or elapsed time ("12:30:45", "0:00:03.21"), but not a position in a job ("of 1:30:00")
+  new RegExp(`\\d{1,4}m\\d{1,2}(?:\\.\\d+)?s\\b|\\d{1,2}:\\d{2}:\\d{2}(?:[.,]\\d+)?\\b${NOT_PROGRESS.source}`),
+  // a temporary directory named anew on every run: Python's tempfile (/tmp/tmpk3j_x9a2), pytest's numbered ones, macOS's
+  /(?<=\/)tmp[a-z0-9_]{8}(?![\w.-])|pytest-\d+\b|var\/folders\/\w{2}\/\w+\/T\b/,
+  // a process id ("pid=48213", "PID 48213", "Started server process [48213]"), but not "process 3 of 10"
+  new RegExp(`(?:pid|PID|Pid)\\b[\\s:=#]{0,3}\\d{2,7}\\b|process \\[?\\d{3,7}\\b${NOT_PROGRESS.source}`),
+  // a port on loopback of five digits, as a test server given port 0 or a random one prints it (not 8080 or 5432)
+  /(?:localhost|127\.0\.0\.1|0\.0\.0\.0):[1-6]\d{4}\b/,
 ];
 
 /** A bare request id as OpenAI, Anthropic and Stripe print it ("Request req_1A2b3C4d5E6f7G: No such customer"). */
@@ -85,8 +97,11 @@ const VOLATILE_WITHOUT_IDS = volatilePattern([...VOLATILE_PARTS, BARE_REQUEST_ID
  */
 const WHITESPACE = /\s\s+|[^\S ]/g;
 
-const HEAD_CHARS = 8192;
-const TAIL_CHARS = 2048;
+/** Results up to this long are hashed whole; the hash of a longer one reads evenly spaced windows of it. */
+const MAX_WHOLE_CHARS = 262_144;
+/** Windows of a longer result hashed, and their length: about 128 KB read of any result. */
+const WINDOWS = 64;
+const WINDOW_CHARS = 2048;
 
 /** A result with its volatile parts replaced and whitespace collapsed. */
 export function normalizeResult(text: string): string {
@@ -98,31 +113,47 @@ export function normalizeResult(text: string): string {
 
 /**
  * Hash of a tool result after {@link normalizeResult}; `0` for an empty or
- * missing result (no information). Long results are hashed by their start,
- * their end and their length, which is where pages, chunks and growing logs
- * differ, so cost stays flat for large outputs.
+ * missing result (no information). A result is hashed whole up to 256 KB, so
+ * a status whose progress sits in the middle of a long output is news when
+ * it moves; a longer one by its length and 64 evenly spaced windows of 2 KB
+ * (the first at its start, the last at its end), so cost stays bounded.
  */
 export function resultHash(result: string | null | undefined): number {
   if (result === null || result === undefined) return 0;
-  const sample = result.length > HEAD_CHARS + TAIL_CHARS ? `${result.slice(0, HEAD_CHARS)}\u0000${result.length}\u0000${result.slice(-TAIL_CHARS)}` : result;
-  const normalized = normalizeResult(sample);
+  const normalized = normalizeResult(result.length > MAX_WHOLE_CHARS ? sampled(result) : result);
   return normalized === '' ? 0 : hash53(normalized) || 1;
 }
 
+function sampled(result: string): string {
+  const stride = (result.length - WINDOW_CHARS) / (WINDOWS - 1);
+  const parts = [String(result.length)];
+  for (let w = 0; w < WINDOWS; w++) {
+    const start = Math.round(w * stride);
+    parts.push(result.slice(start, start + WINDOW_CHARS));
+  }
+  return parts.join('\u0000');
+}
+
 const TRANSIENT =
-  /\b(?:429|50[0-4])\b|rate[ -]?limit|too many requests|timed? ?out|timeout|temporar(?:il)?y unavailable|service unavailable|bad gateway|gateway time|overloaded|econnreset|econnrefused|etimedout|eai_again|epipe|socket hang up|network error|connection (?:reset|refused|closed|aborted)|try again later/i;
+  /(?<!\b(?:line|port|id|no|#)\s?|[$#.,:-])\b(?:429|50[0-4])\b(?![.,:]\d|\s?(?:ms|µs|s|secs?|seconds?|bytes|[kmg]i?b|%|px)(?!\w)|-)|rate[ -]?limit|too many requests|timed? ?out|timeout|temporar(?:il)?y unavailable|service unavailable|bad gateway|gateway time|overloaded|econnreset|econnrefused|etimedout|eai_again|epipe|socket hang up|network error|connection (?:reset|refused|closed|aborted)|try again later/i;
+
+/** Characters read at each end of an error for {@link isTransientError}. */
+const TRANSIENT_READ = 300;
 
 /**
  * Whether an error result reads like an outage (HTTP 429/5xx, timeouts, rate
  * limits, dropped connections) rather than a rejection of the request itself.
- * Only the start of the message is read: that is where such errors say so.
+ * Its start and its end are read: a message says so first, a traceback on its
+ * last line. A status code counts as one alone, not as a timing, a size, a
+ * line, a port, an id or part of a longer number ("took 502 ms", "line 503").
  */
 export function isTransientError(result: string | null | undefined): boolean {
   if (result === null || result === undefined) return false;
-  return TRANSIENT.test(result.slice(0, 300));
+  if (TRANSIENT.test(result.slice(0, TRANSIENT_READ))) return true;
+  return result.length > TRANSIENT_READ && TRANSIENT.test(result.slice(-TRANSIENT_READ));
 }
 
-const ERROR_START = /^\s*(?:error|exception|traceback \(most recent call last\)|fatal)\b/i;
+const ERROR_START = new RegExp(String.raw`^\s*${OUTPUT_LABEL}(?:(?:error|exception|fatal)\b|traceback \(most recent call last\))`, 'i');
 
 /** Whether a result that was not flagged as an error still opens like one. */
 export function looksLikeError(result: string | null | undefined): boolean {
@@ -139,7 +170,7 @@ export function looksLikeError(result: string | null | undefined): boolean {
  * the code being run, which edits can change.
  */
 const REJECTED_REQUEST = new RegExp(
-  `^\\W*(?:error\\W*)?(?:${[
+  `^\\W*${OUTPUT_LABEL}(?:error\\W*)?(?:${[
     /(?:parameter|argument|field|property|option)s? [^.\n]{0,60}?\b(?:is |are )?(?:required|missing|not allowed|not permitted|not supported)\b/,
     /(?:missing|unknown|unexpected|unrecognized|required)\b[^.\n]{0,30}?\b(?:parameter|argument|field|property|option)s?\b/,
     /(?:\d+ )?validation errors? for\b/,

@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { DEFAULT_READ_ONLY_TOOLS } from '../breaker-options.ts';
+import { readOnlyMatcher } from './read-only-tools.ts';
+
+describe('readOnlyMatcher', () => {
+  const readOnly = readOnlyMatcher(DEFAULT_READ_ONLY_TOOLS);
+
+  test("a tool's own name after a namespace counts, as MCP clients and other hosts prefix it", () => {
+    for (const name of [
+      'get_order',
+      'getOrder',
+      'mcp__airline__get_order',
+      'mcp__airline__calculate',
+      'airline.get_order',
+      'github/search_issues',
+      'fs:read_file',
+    ]) {
+      assert.equal(readOnly(name), true, name);
+    }
+    for (const name of ['book_reservation', 'mcp__airline__book_reservation', 'airline.cancel_order', 'getaway', 'mcp__get__book']) {
+      assert.equal(readOnly(name), false, name);
+    }
+  });
+
+  test('globs match the whole name', () => {
+    const custom = readOnlyMatcher(['mcp__github__*', 'audit_*']);
+    assert.equal(custom('mcp__github__create_issue'), true);
+    assert.equal(custom('audit_log'), true);
+    assert.equal(custom('mcp__gitlab__create_issue'), false);
+  });
+});
