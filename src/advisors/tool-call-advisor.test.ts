@@ -713,3 +713,51 @@ describe('ToolCallAdvisor: a loop-ending tool called with a call that needs appr
     });
   }
 });
+
+describe('ToolCallingAdvisor: a tool that ran but returned what cannot be sent', () => {
+  for (const mode of MODES) {
+    test(`${mode}: the model reads an error naming the tool; the call goes on and its round is stored whole`, async () => {
+      let charges = 0;
+      const charge = tool({
+        inputSchema: z.object({ amount: z.number() }),
+        execute: async ({ amount }) => {
+          charges++;
+          // An SDK object whose lazy getter fails once detached from its client.
+          return {
+            charged: amount,
+            get receipt(): string {
+              throw new Error('receipt getter exploded');
+            },
+          };
+        },
+      });
+      const model = mockModel([{ toolCalls: [{ name: 'charge', input: { amount: 20 } }] }, { text: 'Charged, but the receipt is unavailable.' }]);
+      const memory = new MessageWindowChatMemory();
+      const client = ChatClient.builder(model)
+        .defaultAdvisors(new ToolCallingAdvisor(), new MessageChatMemoryAdvisor({ memory }))
+        .defaultTools({ charge })
+        .build();
+      const { text, events } = await runMode(
+        client.prompt('Charge 20').advisors((a) => a.param(CONVERSATION_ID, `charge-${mode}`)),
+        mode,
+      );
+      assert.equal(text, 'Charged, but the receipt is unavailable.');
+      assert.equal(charges, 1);
+      const sent = (mode === 'call' ? model.doGenerateCalls : model.doStreamCalls).at(-1)!.prompt;
+      const result = sent.flatMap((m) => (m.role === 'tool' ? m.content : [])).find((p) => p.type === 'tool-result');
+      assert.deepEqual(result?.output, {
+        type: 'error-text',
+        value: 'Tool "charge" failed: its result cannot be sent as JSON (receipt getter exploded)',
+      });
+      if (mode === 'stream') {
+        const shown = events.find((e) => e.type === 'tool-result');
+        assert.equal(shown?.type === 'tool-result' && shown.isError, true, 'the stream does not show the call as a success');
+      }
+      const stored = await memory.get(`charge-${mode}`);
+      assert.deepEqual(
+        stored.map((m) => m.role),
+        ['user', 'assistant', 'tool', 'assistant'],
+      );
+    });
+  }
+});

@@ -224,19 +224,21 @@ export async function runToolCall({ call, tool, input }: ExecutableToolCall, env
     );
     // Shaped as the AI SDK shapes it, and before the call is observed: a
     // `toModelOutput` that throws fails the call as a throwing tool would.
-    let modelOutput = tool.toModelOutput === undefined ? undefined : await tool.toModelOutput({ toolCallId: call.toolCallId, input, output });
+    // An output that cannot be sent (a getter or toJSON that throws) fails here too: the tool ran, and the
+    // round it ran in must be kept, well-formed, so that a retry does not run it again.
+    let modelOutput = tool.toModelOutput === undefined ? plainModelOutput(output) : await tool.toModelOutput({ toolCallId: call.toolCallId, input, output });
     // Observed before the steering note is added: the note is not what the tool
     // returned, and counted as a new result it would hide the very repetition it points out.
     await observation.end(output);
     if (call.intervention?.action === 'steer') {
       // For the model only: listeners, `tool-result` events and a return-direct answer keep what the tool returned.
       const note = `[${call.intervention.source}] ${call.intervention.message}`;
-      modelOutput = withNote(modelOutput ?? plainModelOutput(output), note);
+      modelOutput = withNote(modelOutput, note);
     }
     return {
       call,
       output: output ?? null,
-      ...(modelOutput === undefined ? {} : { modelOutput }),
+      modelOutput,
       isError: false,
       returnDirect: tool.returnDirect === true,
       ran: true,
@@ -258,13 +260,14 @@ export async function runToolCall({ call, tool, input }: ExecutableToolCall, env
  */
 function jsonValue(output: unknown): JSONValue {
   if (output === undefined) return null;
+  let text: string | undefined;
   try {
-    const text: string | undefined = stringifyWithBigIntAndCycles(output);
-    return text === undefined ? null : (JSON.parse(text) as JSONValue);
-  } catch {
-    // A toJSON that throws: the provider's request would fail on it the same way.
-    return output as JSONValue;
+    text = stringifyWithBigIntAndCycles(output);
+  } catch (error) {
+    // A getter or toJSON that throws: no provider could send it either.
+    throw new Error(`its result cannot be sent as JSON (${errorText(error)})`, { cause: error });
   }
+  return text === undefined ? null : (JSON.parse(text) as JSONValue);
 }
 
 /** The tool message that answers a round's calls, in the order they were asked. */

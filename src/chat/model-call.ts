@@ -13,6 +13,7 @@ import { sessionIdOf } from './advisor-context.ts';
 import { MODEL_CALL_LISTENERS, notifyRetry } from './model-call-listener.ts';
 import { toProviderToolChoice } from './model-options.ts';
 import { DEFAULT_MAX_RETRIES, DEFAULT_RETRY_DELAY_MS, DEFAULT_STALL_TIMEOUT_MS, StallWatch, withRetries } from './model-retry.ts';
+import { streamProviderError } from './stream-provider-error.ts';
 
 /**
  * The end of every advisor chain: exactly one `doGenerate` or `doStream` per
@@ -107,7 +108,7 @@ export class ModelCallTerminal implements ModelTerminal {
           for (;;) {
             const next = await watch.race(reader.read());
             if (next.done) return { reader, watch, early, done: true };
-            if (next.value.type === 'error') throw next.value.error;
+            if (next.value.type === 'error') throw streamProviderError(next.value.error);
             early.push(next.value);
             if (VISIBLE_PARTS.has(next.value.type) || toolInputs.listensTo(next.value)) return { reader, watch, early, done: false };
           }
@@ -189,7 +190,7 @@ export class ModelCallTerminal implements ModelTerminal {
             finishReason = part.finishReason.unified;
             break;
           case 'error':
-            throw part.error;
+            throw streamProviderError(part.error);
           default:
             break;
         }

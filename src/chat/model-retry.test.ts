@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { APICallError } from '@ai-sdk/provider';
-import { RetryError } from 'ai';
+import { RetryError, StreamProviderError } from 'ai';
+import { MockLanguageModelV4, convertArrayToReadableStream } from 'ai/test';
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { tool } from 'ai';
 import { z } from 'zod';
 import {
@@ -206,4 +208,70 @@ test('a slow stream consumer is not mistaken for a stalled model', async () => {
   }
   assert.equal(text, 'one two three');
   assert.equal(retries.length, 0);
+});
+
+describe("a provider's error inside the stream", () => {
+  const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+  const answer = (text: string): LanguageModelV4StreamPart[] => [
+    { type: 'text-start', id: 't' },
+    { type: 'text-delta', id: 't', delta: text },
+    { type: 'text-end', id: 't' },
+    { type: 'finish', usage, finishReason: { unified: 'stop', raw: undefined } },
+  ];
+  // What @ai-sdk/anthropic passes on for an `overloaded_error` event: a plain object, not an Error.
+  const overloaded = { type: 'overloaded_error', message: 'Overloaded' };
+
+  test('an overload before any output is retried; the answer comes from the next attempt', async () => {
+    const streams: LanguageModelV4StreamPart[][] = [
+      [
+        { type: 'stream-start', warnings: [] },
+        { type: 'error', error: overloaded },
+      ],
+      [{ type: 'stream-start', warnings: [] }, ...answer('Hello after the overload.')],
+    ];
+    const model = new MockLanguageModelV4({ doStream: async () => ({ stream: convertArrayToReadableStream(streams.shift() ?? []) }) });
+    const retries: ModelRetryEvent[] = [];
+    const client = ChatClient.builder(model)
+      .defaultOptions({ retryDelayMs: 5 })
+      .defaultAdvisorParams({ [MODEL_CALL_LISTENERS]: [{ onRetry: (e: ModelRetryEvent) => retries.push(e) }] })
+      .build();
+    let text = '';
+    for await (const delta of client.prompt('hi').stream().content()) text += delta;
+    assert.equal(text, 'Hello after the overload.');
+    assert.equal(retries.length, 1);
+    assert.ok(StreamProviderError.isInstance(retries[0]!.error));
+  });
+
+  test("after output, or when it is no outage, the caller gets the AI SDK's StreamProviderError, as from streamText", async () => {
+    const cases: Array<[LanguageModelV4StreamPart[], boolean]> = [
+      [[{ type: 'stream-start', warnings: [] }, ...answer('Hello ').slice(0, 2), { type: 'error', error: overloaded }], true],
+      [
+        [
+          { type: 'stream-start', warnings: [] },
+          { type: 'error', error: { error: { type: 'invalid_request_error', message: 'prompt is too long', status: 400 } } },
+        ],
+        false,
+      ],
+    ];
+    for (const [parts, retryable] of cases) {
+      let attempts = 0;
+      const model = new MockLanguageModelV4({
+        doStream: async () => {
+          attempts++;
+          return { stream: convertArrayToReadableStream(parts) };
+        },
+      });
+      const client = ChatClient.builder(model).defaultOptions({ retryDelayMs: 5 }).build();
+      const failed = await (async () => {
+        for await (const _ of client.prompt('hi').stream().content());
+      })().then(
+        () => assert.fail('expected the stream to fail'),
+        (error: unknown) => error,
+      );
+      assert.ok(StreamProviderError.isInstance(failed), String(failed));
+      assert.ok(failed instanceof Error);
+      assert.equal(failed.isRetryable, retryable);
+      assert.equal(attempts, 1, 'not retried: output was shown, or the request itself was refused');
+    }
+  });
 });

@@ -1,6 +1,6 @@
 import { APICallError } from '@ai-sdk/provider';
 import { retryWithExponentialBackoff } from '@ai-sdk/provider-utils';
-import { RetryError } from 'ai';
+import { RetryError, StreamProviderError } from 'ai';
 import { GovernorError } from '../errors/governor-error.ts';
 import { redact } from '../redaction/redact.ts';
 
@@ -13,7 +13,7 @@ export const MAX_RETRY_DELAY_MS = 60_000;
 /** How long a model connection may send nothing before the attempt counts as stalled. */
 export const DEFAULT_STALL_TIMEOUT_MS = 300_000;
 
-/** A model connection sent nothing for `stallTimeoutMs`; retried like a network error. */
+/** A model connection sent no part of its answer for `stallTimeoutMs`; retried like a network error. */
 export class ModelStallError extends GovernorError {
   declare readonly code: 'GOVERNOR_MODEL_STALLED';
   readonly stallTimeoutMs: number;
@@ -21,20 +21,24 @@ export class ModelStallError extends GovernorError {
   constructor(stallTimeoutMs: number) {
     super(
       'GOVERNOR_MODEL_STALLED',
-      `The model sent nothing for ${stallTimeoutMs} ms, so the attempt was cancelled. Raise ModelOptions.stallTimeoutMs if the model is slow rather than stuck.`,
+      `The model sent no part of its answer for ${stallTimeoutMs} ms, so the attempt was cancelled. Raise ModelOptions.stallTimeoutMs if the model is slow rather than stuck.`,
     );
     this.stallTimeoutMs = stallTimeoutMs;
   }
 }
 
-/** 408, 409, 429, 5xx and network errors (as the provider marks them), and stalls; never another 4xx. */
+/**
+ * 408, 409, 429, 5xx and network errors (as the provider marks them), an
+ * in-stream error the provider marks retryable (an overload before any
+ * output), and stalls; never another 4xx.
+ */
 function isRetryableModelError(error: unknown): boolean {
   if (ModelStallError.isInstance(error)) return true;
-  return APICallError.isInstance(error) && error.isRetryable;
+  return (APICallError.isInstance(error) || StreamProviderError.isInstance(error)) && error.isRetryable;
 }
 
 function statusCodeOf(error: unknown): number | undefined {
-  return APICallError.isInstance(error) ? error.statusCode : undefined;
+  return APICallError.isInstance(error) || StreamProviderError.isInstance(error) ? error.statusCode : undefined;
 }
 
 /** The wait the provider asked for with `retry-after-ms` or `retry-after`, if any. */

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import os from 'node:os';
-import path from 'node:path';
 import { test } from 'node:test';
 import { GovernorError, InvalidOptionError } from './governor-error.ts';
 import { MissingDependencyError } from './missing-dependency-error.ts';

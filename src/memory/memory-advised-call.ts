@@ -234,19 +234,20 @@ async function startTurn(settings: MemoryAdvisorSettings, request: ChatClientReq
     },
     async storeProgress() {
       if (written) return;
-      let turn: ModelMessage[];
-      if (progress.length > 0) {
-        turn = [...kept, ...withoutAnswersIn(news, progress), ...fit(progress)];
-      } else {
-        // Only what ran: the results the caller sent, not its approval answers (nothing ran for them).
-        const results = withoutToolParts(news, (part) => part.type === 'tool-approval-response');
-        const last = results.findLastIndex((message) => message.role === 'tool');
-        turn = results.slice(0, last + 1);
-      }
       try {
+        let turn: ModelMessage[];
+        if (progress.length > 0) {
+          turn = [...kept, ...withoutAnswersIn(news, progress), ...fit(progress)];
+        } else {
+          // Only what ran: the results the caller sent, not its approval answers (nothing ran for them).
+          const results = withoutToolParts(news, (part) => part.type === 'tool-approval-response');
+          const last = results.findLastIndex((message) => message.role === 'tool');
+          turn = results.slice(0, last + 1);
+        }
         await write(unclaimed(turn));
       } catch {
-        // The call's own error says what went wrong with it; this write was its record of side effects.
+        // The call's own error says what went wrong with it (not a message that would not fit or encode): this
+        // write was its record of side effects.
       }
     },
   };
