@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readlinkSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import assert from 'node:assert/strict';
 import { InvalidOptionError } from '../errors/governor-error.ts';
@@ -271,6 +272,35 @@ test('a read-only database whose schema is current can be read; writes fail with
   assert.deepStrictEqual(await reader.findByConversationId('c'), [userText('stored')]);
 });
 
+const SETPRIV = '/usr/bin/setpriv';
+
+test('a WAL database in a directory this process may not write cannot be read: the error says why and what to do', {
+  skip: (process.getuid?.() !== 0 || !existsSync(SETPRIV)) && 'needs root and setpriv, to read as another user',
+}, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'governor-sqlite-readonly-'));
+  try {
+    const path = join(dir, 'chat.db');
+    const writer = new SqliteChatMemoryRepository({ path });
+    await writer.append('c', [userText('stored')]);
+    writer.close();
+    // The directory and the file are root's: another user may read them, not create the -wal and -shm files.
+    await chmod(dir, 0o755);
+    await chmod(path, 0o644);
+    const entry = pathToFileURL(join(import.meta.dirname, 'index.ts')).href;
+    const script = `const { SqliteChatMemoryRepository } = await import(${JSON.stringify(entry)});
+        const reader = new SqliteChatMemoryRepository({ path: ${JSON.stringify(path)} });
+        await reader.findByConversationId('c').then(() => console.log('read'), (e) => console.log(e.name, e.message));`;
+    const { stdout } = await run(SETPRIV, ['--reuid=65534', '--regid=65534', '--clear-groups', nodeBinary, '--input-type=module', '-e', script]);
+    assert.match(
+      stdout,
+      /^ChatMemoryStoreError .*failed to read a conversation: .*readonly database.*the database is in WAL mode, and SQLite cannot create its -wal and -shm files/,
+    );
+    assert.match(stdout, /PRAGMA journal_mode = DELETE/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 /** Paths this process has open that start with `prefix`; undefined where /proc is missing. */
 function openFiles(prefix: string): string[] | undefined {
   if (!existsSync('/proc/self/fd')) return undefined;
@@ -312,6 +342,41 @@ test('a write that fails inside its transaction rolls it back: the next write wo
   await assert.rejects(repository.append('refused', [userText('no')]), /refused by trigger/);
   await repository.append('c', [userText('second')]);
   assert.deepStrictEqual(await repository.findByConversationId('c'), [userText('first'), userText('second')]);
+});
+
+test('close() lets the calls already made finish, waiting for another writer, and refuses later ones', async () => {
+  const path = databaseFile();
+  const repository = new SqliteChatMemoryRepository({ path });
+  await repository.append('c', [userText('first')]);
+  const lock = holdWriteLock(path, 300);
+  const waiting = repository.append('c', [userText('second')]);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  repository.close();
+  await assert.rejects(repository.append('c', [userText('after close')]), /the repository has been closed/);
+  await waiting;
+  await lock.released;
+
+  // A first call, still opening the database when close() comes, finishes too.
+  const fresh = databaseFile();
+  const opening = new SqliteChatMemoryRepository({ path: fresh });
+  const first = opening.append('c', [userText('at once')]);
+  opening.close();
+  await first;
+
+  using reader = new SqliteChatMemoryRepository({ path });
+  assert.deepStrictEqual(await reader.findByConversationId('c'), [userText('first'), userText('second')]);
+  using freshReader = new SqliteChatMemoryRepository({ path: fresh });
+  assert.deepStrictEqual(await freshReader.findByConversationId('c'), [userText('at once')]);
+});
+
+test('with node:sqlite turned off (--no-experimental-sqlite), importing the entry point says so, typed', async () => {
+  const entry = pathToFileURL(join(import.meta.dirname, 'index.ts')).href;
+  const script = `import(${JSON.stringify(entry)}).then(() => console.log('loaded'), (e) => console.log(e.name, e.code, e.message))`;
+  const { stdout } = await run(nodeBinary, ['--no-experimental-sqlite', '--input-type=module', '-e', script]);
+  assert.match(
+    stdout,
+    /^UnsupportedRuntimeError GOVERNOR_UNSUPPORTED_RUNTIME agent-governor\/sqlite needs node:sqlite, which this Node\.js has turned off \(--no-experimental-sqlite/,
+  );
 });
 
 test('a closed repository refuses work with a store error', async () => {

@@ -69,7 +69,9 @@ const SQLITE_CHAT_MEMORY_REPOSITORY_OPTION_RULES: OptionRules<SqliteChatMemoryRe
  *
  * The database is opened on first use in WAL mode (readers do not block the
  * writer) and its schema is created or migrated then; a database whose schema
- * is current is not written to on opening, so a read-only file can be read.
+ * is current is not written to on opening, so a read-only file can be read
+ * where SQLite may create its `-wal` and `-shm` files (a writable directory),
+ * or once the file is out of WAL mode (`PRAGMA journal_mode = DELETE`).
  * Every write runs in an immediate transaction, so appends from many
  * connections or processes are serialised: none is lost and each batch stays
  * contiguous. A call that finds the database locked by another writer waits
@@ -83,6 +85,8 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
   #opening: Promise<DatabaseSync> | undefined;
   #statements: Statements | undefined;
   #closed = false;
+  /** Calls made and not yet settled: close() leaves the database open until they have. */
+  #inFlight = 0;
 
   constructor(options: SqliteChatMemoryRepositoryOptions) {
     validateOptions('SqliteChatMemoryRepository', options, SQLITE_CHAT_MEMORY_REPOSITORY_OPTION_RULES, { required: ['path'] });
@@ -138,9 +142,18 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
     });
   }
 
-  /** Closes the database. The repository cannot be used afterwards. */
+  /**
+   * Closes the repository: calls made after it fail with ChatMemoryStoreError
+   * at once; calls already made finish (one waiting for another writer's lock
+   * waits at most `busyTimeoutMs`), and the database is closed when the last
+   * of them has settled, at once when none is in flight.
+   */
   close(): void {
     this.#closed = true;
+    if (this.#inFlight === 0) this.#release();
+  }
+
+  #release(): void {
     this.#statements = undefined;
     const database = this.#database;
     this.#database = undefined;
@@ -185,15 +198,17 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
    * and every attempt that finds the database locked.
    */
   async #run<T>(operation: string, work: (statements: Statements, database: DatabaseSync) => T): Promise<T> {
+    if (this.#closed) throw new ChatMemoryStoreError(this.#store, operation, new Error('the repository has been closed'));
     const deadline = performance.now() + this.#busyTimeoutMs;
+    this.#inFlight++;
     try {
       const database = this.#database ?? (await (this.#opening ??= this.#whileBusy(deadline, () => this.#open()).finally(() => (this.#opening = undefined))));
-      return await this.#whileBusy(deadline, () => {
-        if (this.#closed) throw new Error('the repository has been closed');
-        return work(this.#statements ?? this.#prepare(database), database);
-      });
+      return await this.#whileBusy(deadline, () => work(this.#statements ?? this.#prepare(database), database));
     } catch (error) {
-      throw new ChatMemoryStoreError(this.#store, operation, error);
+      throw new ChatMemoryStoreError(this.#store, operation, withReadOnlyHint(error));
+    } finally {
+      // The last call made before close() closes the database.
+      if (--this.#inFlight === 0 && this.#closed) this.#release();
     }
   }
 
@@ -220,7 +235,6 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
   }
 
   #open(): DatabaseSync {
-    if (this.#closed) throw new Error('the repository has been closed');
     if (this.#database !== undefined) return this.#database;
     // No busy timeout (SQLite's default is 0): see #whileBusy. Inside a write
     // transaction nothing needs one either: BEGIN IMMEDIATE already holds the
@@ -255,6 +269,21 @@ export class SqliteChatMemoryRepository implements ChatMemoryRepository, Disposa
 function isBusy(error: unknown): boolean {
   const code = (error as { errcode?: unknown } | null)?.errcode;
   return typeof code === 'number' && ((code & 0xff) === 5 || (code & 0xff) === 6);
+}
+
+/**
+ * SQLite's error when it may not create a WAL database's `-wal` and `-shm`
+ * files, which even a read needs (SQLITE_READONLY_DIRECTORY, _CANTINIT): it
+ * says "attempt to write a readonly database", so it is told what to do.
+ */
+function withReadOnlyHint(error: unknown): unknown {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  if (code !== 1544 && code !== 1288) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new Error(
+    `${reason}: the database is in WAL mode, and SQLite cannot create its -wal and -shm files beside it, which reading needs too; let this process write to the database's directory, or switch the file out of WAL mode (PRAGMA journal_mode = DELETE) where it is written`,
+    { cause: error },
+  );
 }
 
 /** SQLITE_READONLY, with any extended code. */

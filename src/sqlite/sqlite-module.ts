@@ -1,4 +1,5 @@
 import type * as NodeSqlite from 'node:sqlite';
+import { UnsupportedRuntimeError } from '../errors/unsupported-runtime-error.ts';
 
 /**
  * `node:sqlite`, loaded without the one-time ExperimentalWarning Node 22
@@ -15,11 +16,20 @@ function loadSqlite(): typeof NodeSqlite {
     if ((type === 'ExperimentalWarning' || (warning as Error).name === 'ExperimentalWarning') && /SQLite/i.test(text)) return;
     (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
   } as typeof process.emitWarning;
+  let module: typeof NodeSqlite | undefined;
   try {
-    return process.getBuiltinModule('node:sqlite');
+    module = process.getBuiltinModule('node:sqlite');
   } finally {
     process.emitWarning = emitWarning;
   }
+  // Turned off with --no-experimental-sqlite (NODE_OPTIONS may carry it): getBuiltinModule then gives nothing.
+  if (module === undefined) {
+    throw new UnsupportedRuntimeError(
+      `agent-governor/sqlite needs node:sqlite, which this Node.js has turned off (--no-experimental-sqlite, perhaps in NODE_OPTIONS); run without that flag, or use another chat memory repository`,
+      process.version,
+    );
+  }
+  return module;
 }
 
 const sqlite = loadSqlite();
