@@ -761,3 +761,42 @@ describe('ToolCallingAdvisor: a tool that ran but returned what cannot be sent',
     });
   }
 });
+
+describe('ToolCallingAdvisor: streamed results of parallel calls', () => {
+  test("each result streams as its call ends, as streamText sends them: a fast tool's does not wait for a slow one", async () => {
+    const ended: string[] = [];
+    const after = (name: string, ms: number) =>
+      tool({
+        inputSchema: z.object({}),
+        execute: async () => {
+          await new Promise((resolve) => setTimeout(resolve, ms));
+          ended.push(name);
+          return `${name} done`;
+        },
+      });
+    const model = mockModel([
+      {
+        toolCalls: [
+          { name: 'slow', input: {} },
+          { name: 'fast', input: {} },
+        ],
+      },
+      { text: 'both done' },
+    ]);
+    const client = ChatClient.builder(model)
+      .defaultAdvisors(new ToolCallingAdvisor())
+      .defaultTools({ slow: after('slow', 300), fast: after('fast', 10) })
+      .build();
+    const seen: string[] = [];
+    for await (const event of client.prompt('go').stream().chatResponse()) {
+      // What had ended when each result arrived: the fast one's must not wait for the slow tool.
+      if (event.type === 'tool-result') seen.push(`${event.toolName} (ended: ${ended.join(', ')})`);
+    }
+    assert.deepEqual(seen, ['fast (ended: fast)', 'slow (ended: fast, slow)']);
+    // The model is still sent the results in the order it asked for them.
+    const results = model.doStreamCalls
+      .at(-1)!
+      .prompt.flatMap((m) => (m.role === 'tool' ? m.content.map((p) => (p.type === 'tool-result' ? p.toolName : '')) : []));
+    assert.deepEqual(results, ['slow', 'fast']);
+  });
+});

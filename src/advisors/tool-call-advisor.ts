@@ -423,7 +423,6 @@ class ToolLoop {
       approved.length === 0
         ? { outcomes: [], clientCalls: [] }
         : await this.#execute(approved, this.#request.messages.concat(answerMessage), { approved: true, beforeRun: claim });
-    for (const o of outcomes) this.#emitOutcome(o);
     const results = toolResultMessage(outcomes).content as ToolContent;
     const content: ToolContent = [...(answerMessage.content as ToolContent)];
     for (const { call, response } of answers) {
@@ -489,7 +488,6 @@ class ToolLoop {
 
     const waiting: PendingToolApproval[] = [];
     const { outcomes, clientCalls } = await this.#execute(response.toolCalls, this.#messagesBefore(roundMessages), { waiting });
-    for (const o of outcomes) this.#emitOutcome(o);
     if (waiting.length > 0 || clientCalls.length > 0) {
       // The round ends here, as the AI SDK's does: the caller answers the approvals, runs the
       // client-side calls (the response's `toolCalls`), and calls again with what it got.
@@ -627,8 +625,12 @@ class ToolLoop {
       }
     }
     await beforeRun?.(planned.flatMap((p) => ('ok' in p ? [p.call] : [])));
-    const run = (p: ToolOutcome | ExecutableToolCall | InvalidToolCall): Promise<ToolOutcome> =>
-      !('ok' in p) ? Promise.resolve(p) : p.ok ? runToolCall(p, env) : refuseToolCall(p, env);
+    // Each result streams as its call settles, as `streamText` sends them: a fast tool's does not wait for a slow one.
+    const run = async (p: ToolOutcome | ExecutableToolCall | InvalidToolCall): Promise<ToolOutcome> => {
+      const outcome = !('ok' in p) ? p : p.ok ? await runToolCall(p, env) : await refuseToolCall(p, env);
+      this.#emitOutcome(outcome);
+      return outcome;
+    };
     if (this.#options.parallel === false) {
       const outcomes: ToolOutcome[] = [];
       for (const p of planned) outcomes.push(await run(p));
