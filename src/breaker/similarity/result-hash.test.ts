@@ -129,11 +129,15 @@ describe('result hashes: values a rerun changes, and long results', () => {
     same((t) => `FAIL\nreal\t${t}\nuser\t0m0.100s`, '0m0.412s', '0m0.398s');
     same((t) => `build failed after ${t}`, '0:00:03.21', '0:00:04.02');
     same((id) => `container ${id} exited with code 137`, '3f2a9c1e7b10', '9b0c44d2e1aa');
+    same((id) => `job_id=${id} failed: quota exceeded`, '5f2b9c1e7a10d3e4', '0c44d2e1aa9b7f21');
     // What a result is about still counts: a job's position, a fixed port, a content digest, a count.
     assert.notEqual(resultHash('process 3 of 10 done'), resultHash('process 4 of 10 done'));
     assert.notEqual(resultHash('encoded 0:01:30 of 1:30:00'), resultHash('encoded 0:02:30 of 1:30:00'));
     assert.notEqual(resultHash('refused: localhost:8080'), resultHash('refused: localhost:8081'));
     assert.notEqual(resultHash('HEAD is 9fceb02d0ae598e95dc970b74767f19372d61af8'), resultHash('HEAD is 1a410efbd13591db07496601ebc7a059dd55cfe9'));
+    // A digest cut short is still content: another screen, another file.
+    assert.notEqual(resultHash('screenshot 5d41402abc4b2a76b9719d91 (4012 characters)'), resultHash('screenshot 7d793037a0760186574b0282 (4012 characters)'));
+    assert.notEqual(resultHash('sha256 e3b0c44298fc1c149afbf4c8 src/a.py'), resultHash('sha256 9f86d081884c7d659a2feaa0 src/a.py'));
     assert.equal(normalizeResult('tmp_directory and /tmp/tmpfilename.txt'), 'tmp_directory and /tmp/tmpfilename.txt');
   });
 

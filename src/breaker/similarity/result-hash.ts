@@ -42,9 +42,10 @@ const VOLATILE_PARTS = [
   // of Codex's exec_command): letters and digits both, so a number ("Order ID: 104233") stays news; the whole value, so
   // the start of a longer one ("Request ID: 1b2c3d4e-…", a UUID) is left to the id rules below
   /[A-Z][a-z]{1,20} ID: (?=[0-9a-f]{0,31}[a-f])(?=[0-9a-f]{0,31}\d)[0-9a-f]{6,32}(?![\w-])/,
-  // a bare generated hex id of 12 to 32 characters, letters and digits both (a container's, a job's, a trace's); a
-  // content digest (40 or 64 characters: git, SHA-256) names what the result is about and stays
-  /(?=[0-9a-f]{0,31}[a-f])(?=[0-9a-f]{0,31}\d)[0-9a-f]{12,32}(?![\w-])/,
+  // a generated hex id of 12 to 32 characters, letters and digits both, after a word that names something a run
+  // creates anew ("container 3f2a9c1e7b10", "job=…", "session: …"); a hex digest, whole or cut ("commit 9fceb02…",
+  // "screenshot 5d41402abc4b…", "sha256 …"), names what the result is about and stays
+  /(?<=\b(?:[Cc]ontainer|CONTAINER|[Ii]nstance|[Ss]ession|[Rr]un|[Jj]ob|[Tt]ask|[Ww]orker|[Ee]xecution|[Dd]eployment|[Pp]od|[Ss]andbox)(?:[ _-]?(?:[Ii][Dd]))?[ :=#]{1,3})(?=[0-9a-f]{0,31}[a-f])(?=[0-9a-f]{0,31}\d)[0-9a-f]{12,32}(?![\w-])/,
   // `time`'s "0m0.412s" and a clock or elapsed time ("12:30:45", "0:00:03.21"), but not a position in a job ("of 1:30:00")
   new RegExp(`\\d{1,4}m\\d{1,2}(?:\\.\\d+)?s\\b|\\d{1,2}:\\d{2}:\\d{2}(?:[.,]\\d+)?\\b${NOT_PROGRESS.source}`),
   // a temporary directory named anew on every run: Python's tempfile (/tmp/tmpk3j_x9a2), pytest's numbered ones, macOS's
