@@ -1,4 +1,5 @@
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
+import { withNegativeValues } from '../runtime/negative-option-values.ts';
 import { unknownOption } from '../runtime/unknown-option.ts';
 import { CliUsageError } from './command-error.ts';
 
@@ -14,7 +15,7 @@ import { CliUsageError } from './command-error.ts';
  */
 export function parseCommandArgs<const O extends ParseArgsOptionsConfig>(argv: readonly string[], options: O, allowPositionals: boolean) {
   try {
-    return parseArgs({ args: [...argv], options, allowPositionals, strict: true });
+    return parseArgs({ args: withNegativeValues(argv, options), options, allowPositionals, strict: true });
   } catch (error) {
     if ((error as { code?: unknown } | null)?.code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw error;
     throw new CliUsageError(unknownOption(argv, options) ?? (error as Error).message);

@@ -184,6 +184,20 @@ describe('governor CLI', () => {
     assert.match(stderr, /Did you mean "governor replay"\?/);
   });
 
+  test("a mistyped option of governor's own is an unknown option, with a did-you-mean", async () => {
+    for (const [typed, meant] of [
+      ['--verison', '--version'],
+      ['--hlep', '--help'],
+    ]) {
+      const { code, stdout, stderr } = await governor([typed!], cleanEnv());
+      assert.equal(code, 2);
+      assert.equal(stdout, '');
+      assert.match(stderr, new RegExp(`^governor: unknown option "${typed}"\\. Did you mean "governor ${meant}"\\?`));
+    }
+    const { stderr } = await governor(['--frobnicate'], cleanEnv());
+    assert.match(stderr, /^governor: unknown option "--frobnicate"\.\nRun "governor --help"/);
+  });
+
   test('--version prints the package version', async () => {
     const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     for (const flag of ['--version', '-v']) {

@@ -38,14 +38,25 @@ function errorPrefix(io: CliIO): string {
   return colour ? styleText('red', 'governor:', { validateStream: false }) : 'governor:';
 }
 
+/** The options `governor` itself takes, before any command. */
+const TOP_LEVEL_OPTIONS = ['--help', '--version'];
+
 function unknownCommand(name: string, io: CliIO): number {
+  // What was typed may be a pasted secret (`governor OPENAI_API_KEY=sk-…`): redacted like every other echo.
+  const shown = printable(name);
+  if (name.startsWith('-')) {
+    const guess = didYouMean(name, TOP_LEVEL_OPTIONS);
+    io.stderr.write(
+      `${errorPrefix(io)} unknown option "${shown}".${guess ? ` Did you mean "governor ${guess}"?` : ''}\nRun "governor --help" for the options and commands.\n`,
+    );
+    return EXIT_CODES.usage;
+  }
   const guess = didYouMean(
     name,
     COMMANDS.map((c) => c.name),
   );
   io.stderr.write(
-    // What was typed may be a pasted secret (`governor OPENAI_API_KEY=sk-…`): redacted like every other echo.
-    `${errorPrefix(io)} unknown command "${printable(name)}".${guess ? ` Did you mean "governor ${guess}"?` : ''}\nRun "governor --help" for the list of commands.\n`,
+    `${errorPrefix(io)} unknown command "${shown}".${guess ? ` Did you mean "governor ${guess}"?` : ''}\nRun "governor --help" for the list of commands.\n`,
   );
   return EXIT_CODES.usage;
 }

@@ -87,6 +87,25 @@ describe('governor: what a user fixes before running the command again', () => {
     }
   });
 
+  test("a negative number for a numeric option gets that option's own range, not advice about dashes (exit 2)", async () => {
+    for (const [args, line] of [
+      [
+        ['run', 'task', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--timeout', '-5'],
+        /^governor run: --timeout must be a number of seconds from 0\.001 to/,
+      ],
+      [['replay', 'runs.jsonl', '--max-line-bytes', '-1'], /^governor replay: --max-line-bytes must be/],
+      [['proxy', '--upstream', 'http://127.0.0.1:9/v1', '--upstream-timeout', '-1'], /^governor proxy: --upstream-timeout must be/],
+    ] as const) {
+      const { code, stderr } = await governor(args);
+      assert.equal(code, 2, stderr);
+      assert.match(stderr, line);
+      assert.doesNotMatch(stderr, /ambiguous|-XYZ/);
+    }
+    // A task that starts with a dash after `--` stays the task.
+    const { stderr } = await governor(['run', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--timeout', '0', '--', '-5 degrees?']);
+    assert.match(stderr, /--timeout must be/);
+  });
+
   test('--config: the unknown-option list names only what a JSON file can set, and a store key points to --store', async () => {
     const dir = tempDir();
     const write = (name: string, options: object): string => {

@@ -19,6 +19,7 @@ import { terminalText } from '../redaction/terminal-text.ts';
 import { describeFsError, readOptionsFile } from '../runtime/read-options-file.ts';
 import { codeOnlyOptionProblem, withoutCodeOnly } from '../runtime/code-only-options.ts';
 import { unknownOption } from '../runtime/unknown-option.ts';
+import { withNegativeValues } from '../runtime/negative-option-values.ts';
 
 /** A text sink such as `process.stdout`. */
 export interface ReplayOutputStream {
@@ -119,7 +120,7 @@ function parse(argv: readonly string[]): ParsedArgs {
   let values: { json?: boolean; config?: string; html?: string; explain?: string; 'max-line-bytes'?: string; help?: boolean };
   let positionals: string[];
   try {
-    ({ values, positionals } = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: REPLAY_OPTIONS }));
+    ({ values, positionals } = parseArgs({ args: withNegativeValues(argv, REPLAY_OPTIONS), allowPositionals: true, strict: true, options: REPLAY_OPTIONS }));
   } catch (error) {
     const unknown = (error as { code?: unknown } | null)?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? unknownOption(argv, REPLAY_OPTIONS) : undefined;
     throw new UsageError(unknown ?? (error instanceof Error ? error.message : String(error)));

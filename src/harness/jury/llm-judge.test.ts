@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MockLanguageModelV4 } from 'ai/test';
 import { InvalidOptionError } from '../../errors/governor-error.ts';
+import { UnsupportedModelError } from '../../model/resolve-model.ts';
 import { ScriptedModelServer, scriptedModel } from '../../testing/index.ts';
 import { Jury } from './jury.ts';
 import { llmJudge, type LlmJudgeGenerate } from './llm-judge.ts';
@@ -107,4 +108,17 @@ test('needs exactly one of model or generate, and criteria', () => {
     () => llmJudge({ criteria: ' ', generate }),
     (e) => e instanceof InvalidOptionError && e.option === 'criteria',
   );
+});
+
+test('a model id, a provider or a model of an older specification is UnsupportedModelError when the judge is made', () => {
+  const provider = Object.assign((id: string) => id, { languageModel: (id: string) => id });
+  const oldModel = { specificationVersion: 'v1', provider: 'old', modelId: 'm', doGenerate: async () => ({}) };
+  for (const model of ['gpt-4o', provider, oldModel]) {
+    assert.throws(
+      // @ts-expect-error: not a supported language model
+      () => llmJudge({ criteria: 'c', model }),
+      (e) => UnsupportedModelError.isInstance(e),
+      String(model),
+    );
+  }
 });

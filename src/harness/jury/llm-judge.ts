@@ -3,7 +3,7 @@ import { InvalidOptionError } from '../../errors/governor-error.ts';
 import { is, validateOptions, type OptionRules } from '../../errors/validate-options.ts';
 import { StructuredOutputValidationAdvisor } from '../../advisors/structured-output-validation-advisor.ts';
 import { ChatClient } from '../../chat/chat-client.ts';
-import type { SupportedLanguageModel } from '../../model/resolve-model.ts';
+import { resolveModel, type SupportedLanguageModel } from '../../model/resolve-model.ts';
 import { redact } from '../../redaction/redact.ts';
 import type { Judge, JudgeInput, Verdict } from './judge.ts';
 
@@ -80,6 +80,9 @@ export function llmJudgePrompt(input: JudgeInput, criteria: string, maxOutputCha
  * or its answer does not match the schema. The reasoning is redacted.
  */
 export function llmJudge(options: LlmJudgeOptions): Judge {
+  // Checked as every parameter that takes a model is: a model id, a provider or an old model is UnsupportedModelError now, not a failed verdict later.
+  const given = (options as Partial<LlmJudgeOptions> | null | undefined)?.model;
+  if (given !== undefined) resolveModel(given);
   validateOptions('llmJudge', options, LLM_JUDGE_RULES, { required: ['criteria'] });
   const { model, criteria } = options;
   if ((model === undefined) === (options.generate === undefined)) {
