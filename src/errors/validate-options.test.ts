@@ -199,7 +199,8 @@ const TABLE: readonly Row[] = [
     name: 'llmJudge',
     make: (o) => llmJudge(o as never),
     valid: { model, criteria: 'the tests pass' },
-    bad: [['model', 'gpt-4o'], ['generate', 'fn'], ['criteria', ''], ['criteria', 5], ['name', ''], ['maxOutputChars', 1], ['maxOutputChars', 2.5], UNKNOWN],
+    // A model that is none is UnsupportedModelError, as everywhere a model goes (supported-model.test.ts).
+    bad: [['generate', 'fn'], ['criteria', ''], ['criteria', 5], ['name', ''], ['maxOutputChars', 1], ['maxOutputChars', 2.5], UNKNOWN],
   },
   {
     name: 'ToolCallAdvisor',

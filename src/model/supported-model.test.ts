@@ -13,7 +13,6 @@ import {
   AgentBreaker,
   breakerForAiSdk,
   ChatClient,
-  InvalidOptionError,
   llmJudge,
   MiniAgent,
   UnsupportedModelError,
@@ -95,13 +94,10 @@ test('a provider or a model id where a model goes does not compile, and still th
       () => new MiniAgent({ model: openai, workingDirectory: dir, sandbox: 'none' }),
       // @ts-expect-error the provider
       () => governed.model(openai),
-    ];
-    for (const mistake of mistakes) assert.throws(mistake, (error: unknown) => UnsupportedModelError.isInstance(error));
-    assert.throws(
       // @ts-expect-error a model id
       () => llmJudge({ model: 'gpt-4o', criteria: 'x' }),
-      (error: unknown) => InvalidOptionError.isInstance(error) && error.option === 'model',
-    );
+    ];
+    for (const mistake of mistakes) assert.throws(mistake, (error: unknown) => UnsupportedModelError.isInstance(error));
     // The forms that compile are the ones that run.
     assert.ok(new MiniAgent({ model: openai('gpt-4o'), workingDirectory: dir, sandbox: 'none' }));
     assert.ok(llmJudge({ model: v4Model('{}'), criteria: 'x' }));
