@@ -9,15 +9,7 @@ import { openai } from '@ai-sdk/openai';
 import type { LanguageModelV2 } from '@ai-sdk/provider';
 import { generateText } from 'ai';
 import { MockLanguageModelV3, MockLanguageModelV4 } from 'ai/test';
-import {
-  AgentBreaker,
-  breakerForAiSdk,
-  ChatClient,
-  llmJudge,
-  MiniAgent,
-  UnsupportedModelError,
-  type SupportedLanguageModel,
-} from '../index.ts';
+import { AgentBreaker, breakerForAiSdk, ChatClient, llmJudge, MiniAgent, UnsupportedModelError, type SupportedLanguageModel } from '../index.ts';
 import { ScriptedModelServer, scriptedModel } from '../testing/index.ts';
 
 // A V2 model runs in the AI SDK's compatibility mode, which it announces on every call: expected here.
