@@ -136,6 +136,10 @@ export const anthropicWire: WireApi = {
     return { type: 'error', error: { type: 'request_too_large', message } };
   },
 
+  invalidBody(message) {
+    return { type: 'error', error: { type: 'invalid_request_error', message } };
+  },
+
   unavailable(message) {
     return { type: 'error', error: { type: 'api_error', message } };
   },

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
@@ -1209,6 +1210,77 @@ describe('governor proxy: sessions, pass-through and options', () => {
       () => createModelProxy({ upstream: 'http://127.0.0.1:1/v1', breaker: {} as AgentBreaker }),
       (e: unknown) => GovernorError.isInstance(e) && /breaker/.test((e as Error).message),
     );
+  });
+});
+
+describe('governor proxy: compressed request bodies', () => {
+  /** A fetch that sends every body compressed, as Codex sends zstd. */
+  const compressing =
+    (encoding: string, compress: (body: Buffer) => Buffer): typeof fetch =>
+    (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set('content-encoding', encoding);
+      const body = typeof init?.body === 'string' ? compress(Buffer.from(init.body)) : init?.body;
+      return fetch(input, { ...init, headers, body: body as RequestInit['body'] });
+    };
+  const encodings: Array<[string, (body: Buffer) => Buffer]> = [
+    ['gzip', (b) => zlib.gzipSync(b)],
+    ['br', (b) => zlib.brotliCompressSync(b)],
+    ['deflate', (b) => zlib.deflateSync(b)],
+  ];
+  const zstd = (zlib as { zstdCompressSync?: (b: Buffer) => Buffer }).zstdCompressSync;
+  if (zstd !== undefined) encodings.push(['zstd', zstd]);
+
+  async function verdicts(client: OpenAI): Promise<string[]> {
+    const messages: Message[] = [
+      { role: 'system', content: 'You book travel.' },
+      { role: 'user', content: 'Find me a flight to Oslo.' },
+    ];
+    const seen: string[] = [];
+    for (let i = 0; i < 7; i += 1) seen.push(await verdictOf(agentRound(client, messages, false)));
+    return seen;
+  }
+
+  test('a looping client that compresses what it sends is judged as one that does not: steered, blocked, stopped, refused', async () => {
+    const plain = await rig(SPIRAL);
+    const expected = await verdicts(openaiClient(plain.proxy)).finally(() => plain.close());
+    assert.ok(expected.includes('stop') && expected.at(-1) === 'refused', expected.join(' '));
+    for (const [encoding, compress] of encodings) {
+      const r = await rig(SPIRAL);
+      try {
+        const client = new OpenAI({ baseURL: `${r.proxy.url}/v1`, apiKey: 'sk-test-not-a-real-key', maxRetries: 0, fetch: compressing(encoding, compress) });
+        assert.deepEqual(await verdicts(client), expected, encoding);
+      } finally {
+        await r.close();
+      }
+    }
+  });
+
+  test('a body the proxy cannot decode is refused in the API format, not passed on unjudged', async () => {
+    const upstream = await new ScriptedModelServer({ script: [{ text: 'hello' }] }).start();
+    await using proxy = await startModelProxy({ upstream: upstream.baseURL, breaker: new AgentBreaker(), port: 0, maxRequestBytes: 4096 });
+    try {
+      const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+      const send = (encoding: string, bytes: Uint8Array) =>
+        fetch(`${proxy.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+          body: bytes,
+        });
+      const unknown = await send('compress', Buffer.from(body));
+      assert.equal(unknown.status, 415);
+      assert.match(((await unknown.json()) as { error: { message: string } }).error.message, /Content-Encoding "compress" is not one that can be decoded/);
+      const corrupt = await send('gzip', Buffer.from('not gzip at all'));
+      assert.equal(corrupt.status, 400);
+      // Small on the wire, past the limit once decoded.
+      const bomb = await send('gzip', zlib.gzipSync(JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x'.repeat(100_000) }] })));
+      assert.equal(bomb.status, 413);
+      assert.equal(upstream.requests.length, 0);
+      const fine = await send('gzip', zlib.gzipSync(body));
+      assert.equal(fine.status, 200);
+    } finally {
+      await upstream.close();
+    }
   });
 });
 

@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { Agent, EnvHttpProxyAgent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { redactUnparsedUrl } from '../redaction/redact.ts';
+import { decodeContent } from '../runtime/content-encoding.ts';
 import { healthHandler } from '../telemetry/health-handler.ts';
 import { anthropicWire } from './anthropic-wire.ts';
 import { DEFAULT_MAX_REQUEST_BYTES, MODEL_PROXY_RULES, type ModelProxyOptions } from './model-proxy-options.ts';
@@ -78,7 +79,8 @@ export function createModelProxy(options: ModelProxyOptions): Hono {
   };
   const judge = new ProxyJudge(options.breaker);
   const timeoutMs = options.fetch === undefined ? (options.upstreamTimeoutMs ?? 0) : undefined;
-  const route: Route = { upstream, upstreamFetch: options.fetch ?? ownFetch(timeoutMs ?? 0), timeoutMs, judge, onError };
+  const maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+  const route: Route = { upstream, upstreamFetch: options.fetch ?? ownFetch(timeoutMs ?? 0), timeoutMs, judge, onError, maxRequestBytes };
   const health = healthHandler({ breakers: { proxy: options.breaker } });
   // Routed by a canonical path, so that `/v1/chat/completions/` or `/v1//chat/%63ompletions` is judged like the
   // path it stands for rather than passed upstream unjudged; what is sent upstream keeps the client's own path.
@@ -89,7 +91,6 @@ export function createModelProxy(options: ModelProxyOptions): Hono {
     const metrics = options.metrics;
     app.get('/metrics', (c) => metrics(c.req.raw));
   }
-  const maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   for (const [path, api] of [
     ['chat/completions', openaiWire],
     ['messages', anthropicWire],
@@ -148,6 +149,8 @@ interface Route {
   readonly timeoutMs: number | undefined;
   readonly judge: ProxyJudge;
   readonly onError: (error: unknown) => void;
+  /** The most a judged request body may be, read and decoded. */
+  readonly maxRequestBytes: number;
 }
 
 /** The upstream as requests are sent to it: its base (no trailing slash) and its own query (e.g. an `api-version`), if any. */
@@ -238,7 +241,13 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   const request = c.req.raw;
   const raw = await request.arrayBuffer();
   const url = target(route.upstream, new URL(c.req.url));
-  const body = parseJson(new TextDecoder().decode(raw));
+  // Decoded to be judged: a compressed body the proxy could not read would go upstream unjudged, past a stop.
+  const decoded = await decodeContent(new Uint8Array(raw), request.headers.get('content-encoding'), route.maxRequestBytes);
+  if (!decoded.ok) {
+    const message = `governor proxy: ${decoded.message}, so it cannot judge the request.`;
+    return json(decoded.status === 413 ? api.tooLarge(message) : api.invalidBody(message), decoded.status, new Headers());
+  }
+  const body = parseJson(new TextDecoder().decode(decoded.bytes));
   // Not a chat request: the upstream API answers it in its own words.
   if (!isObject(body) || !api.isRequest(body)) return forward(c, url, route, raw);
 
@@ -255,10 +264,13 @@ async function governed(c: Context, api: WireApi, route: Route): Promise<Respons
   const note = judge.steerNote(sessionId, gate);
   const steered: JsonObject = note === undefined ? body : api.withSteers(body, note);
   const sent = api.withUsageRequested?.(steered) ?? steered;
+  const headers = forwardHeaders(request.headers);
+  // Written anew, the body goes as plain JSON.
+  if (sent !== body) headers.delete('content-encoding');
   const upstreamResponse = await callUpstream(route, url, {
     method: 'POST',
-    headers: forwardHeaders(request.headers),
-    // Unchanged bytes unless a steer message was added or the usage asked for.
+    headers,
+    // Unchanged bytes (compressed as the client sent them) unless a steer message was added or the usage asked for.
     body: sent === body ? raw : JSON.stringify(sent),
     signal: request.signal,
     redirect: 'manual',

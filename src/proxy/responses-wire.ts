@@ -200,6 +200,10 @@ export const responsesWire: WireApi = {
     return { error: { message, type: 'invalid_request_error', param: null, code: 'request_too_large' } };
   },
 
+  invalidBody(message) {
+    return { error: { message, type: 'invalid_request_error', param: null, code: 'invalid_body_encoding' } };
+  },
+
   unavailable(message) {
     return { error: { message, type: 'server_error', param: null, code: 'store_unavailable' } };
   },

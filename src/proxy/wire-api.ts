@@ -132,6 +132,8 @@ export interface WireApi {
   refusal(message: string): JsonObject;
   /** Error body (in the API's own format, with status 413) refusing a request body too large to read. */
   tooLarge(message: string): JsonObject;
+  /** Error body (in the API's own format, with status 400 or 415) refusing a request body the proxy cannot decode. */
+  invalidBody(message: string): JsonObject;
   /** Error body (in the API's own format, with status 503) refusing a request the breaker could not judge: its store is down and it fails closed. */
   unavailable(message: string): JsonObject;
   /** The event that tells a streaming client, in the API's own format, that the answer broke off. */

@@ -2,12 +2,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { SSE_DONE, sseEvent } from './openai-wire-format.ts';
+import { decodeContent } from '../runtime/content-encoding.ts';
 
-/** Reads the whole request body as UTF-8 text. */
+/** Reads the whole request body as UTF-8 text, decoded as its Content-Encoding says. */
 export async function readBody(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  // Compressed as providers accept it (gzip, br, zstd): read as they read it.
+  const decoded = await decodeContent(Buffer.concat(chunks), request.headers['content-encoding']);
+  if (!decoded.ok) throw new Error(decoded.message);
+  return Buffer.from(decoded.bytes).toString('utf8');
 }
 
 /** Writes a JSON response unless the client is already gone. */
