@@ -188,6 +188,15 @@ export class DoorSession {
     return [...this.#steersHere().splice(0), ...(this.#breaker.takeSteers?.(this.sessionId) ?? [])];
   }
 
+  /**
+   * Puts back, first in line, steers taken for a model call that failed
+   * before the model answered: a retry of that call from above the door (a
+   * framework's retry middleware or policy) then delivers them.
+   */
+  returnSteers(steers: readonly string[]): void {
+    if (steers.length > 0) this.#steersHere().unshift(...steers);
+  }
+
   /** The steers waiting for the next model call where this code runs: outside any tool call of the session, or inside the innermost one. */
   #steersHere(): string[] {
     const call = currentToolOf(this.#breaker, this.sessionId);

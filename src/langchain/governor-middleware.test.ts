@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { Command, interrupt, MemorySaver } from '@langchain/langgraph';
 import { ChatOpenAI } from '@langchain/openai';
-import { createAgent, humanInTheLoopMiddleware, tool, toolRetryMiddleware } from 'langchain';
+import { createAgent, humanInTheLoopMiddleware, modelRetryMiddleware, tool, toolRetryMiddleware } from 'langchain';
 import { z } from 'zod';
 import { AgentBreaker, DelegationLoopError, ErrorLoopError, ToolSpiralError, type AgentBreakerOptions, type BreakerEventRecord } from '../index.ts';
 import { governorMiddleware } from './index.ts';
@@ -529,5 +529,29 @@ describe("governorMiddleware next to LangChain's own tool-error middleware (hand
     const agent = createAgent({ model: chatModel(server), tools: [fetchPage], middleware: [retry, governorMiddleware(breaker, { handleToolErrors: false })] });
     await assert.rejects(agent.invoke({ messages: [{ role: 'user', content: 'Fetch it.' }] }), /ECONNRESET while fetching/);
     assert.throws(() => governorMiddleware(breaker, { handleToolErrors: 'no' as never }), { name: 'InvalidOptionError', option: 'handleToolErrors' });
+  });
+});
+
+describe('governorMiddleware: a model call retried from above it', () => {
+  test('a steer waiting for the model call still goes with the retry modelRetryMiddleware makes of a call that failed', async () => {
+    const same = 'I cannot find that order. Please check the number.';
+    await using server = await new ScriptedModelServer({
+      script: [{ text: same }, { text: same }, { text: same }, { error: { status: 503 } }, { text: 'Let me try a different approach.' }],
+    }).start();
+    const { breaker, events } = recordingBreaker();
+    const agent = createAgent({
+      model: chatModel(server),
+      tools: [],
+      checkpointer: new MemorySaver(),
+      // Retries outside the breaker, as the README places tool-error middleware.
+      middleware: [modelRetryMiddleware({ maxRetries: 2, initialDelayMs: 1, backoffFactor: 1, jitter: false }), governorMiddleware(breaker)],
+    });
+    for (const text of ['Where is order 12?', 'ok', 'ok', 'ok'])
+      await agent.invoke({ messages: [new HumanMessage(text)] }, { configurable: { thread_id: 'lc-retried' } });
+    assert.ok(escalations(events).includes('text_repetition:steer'), escalations(events).join(' '));
+    assert.equal(server.requests.length, 5);
+    const carries = (index: number) => /\[AgentBreaker\]/.test(JSON.stringify(server.requests[index]!.body.messages));
+    assert.equal(carries(3), true, 'the attempt that failed carried the steer');
+    assert.equal(carries(4), true, 'the retry the model answered carries it too');
   });
 });

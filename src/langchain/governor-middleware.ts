@@ -242,11 +242,18 @@ export function governorMiddleware(breaker: ObservingBreaker, options: GovernorM
     },
 
     wrapModelCall: async (request, handler) => {
-      const steers = sessionOf(request.state, request.runtime as RunConfigLike).takeSteers();
+      const session = sessionOf(request.state, request.runtime as RunConfigLike);
+      const steers = session.takeSteers();
       const messages = withEveryCallAnswered(request.messages);
-      if (steers.length === 0) return handler(messages === request.messages ? request : { ...request, messages });
       const separator = request.systemMessage.text === '' ? '' : '\n\n';
-      return handler({ ...request, messages, systemMessage: request.systemMessage.concat(`${separator}${steerNote(steers)}`) });
+      try {
+        if (steers.length === 0) return await handler(messages === request.messages ? request : { ...request, messages });
+        return await handler({ ...request, messages, systemMessage: request.systemMessage.concat(`${separator}${steerNote(steers)}`) });
+      } catch (error) {
+        // Not answered: a retry from above (modelRetryMiddleware before this one) must carry them still.
+        session.returnSteers(steers);
+        throw error;
+      }
     },
 
     afterModel: async (state, runtime) => {

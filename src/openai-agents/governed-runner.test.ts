@@ -19,6 +19,7 @@ import {
   OpenAIProvider,
   Runner,
   RunState,
+  retryPolicies,
   shellTool,
   ToolCallError,
   tool,
@@ -1051,6 +1052,28 @@ describe('breakerForOpenAIAgents: handoffs', () => {
     });
   }
 
+  test('a steer decided on a handoff reaches the agent that handed off, at its next turn, never the agent it handed to', async () => {
+    await using server = await new ScriptedModelServer({
+      script: (request) => ({ toolCalls: [{ name: toolNames(request).find((n) => n.startsWith('transfer_to_'))!, arguments: {} }] }),
+    }).start();
+    const { door, events } = governed(server);
+    const billing = new Agent({ name: 'billing', model: server.modelId, instructions: 'You handle billing.' });
+    const triage = new Agent({ name: 'triage', model: server.modelId, instructions: 'You route questions.', handoffs: [billing] });
+    billing.handoffs = [triage];
+    assert.ok(DelegationLoopError.isInstance(await rejection(door.run(triage, 'How much is inv-1?', { maxTurns: 30 }))));
+    assert.ok(escalations(events).includes('delegation_loop:steer'), escalations(events).join(' '));
+    const turns = server.requests.map((request) => ({
+      agent: toolNames(request).includes('transfer_to_billing') ? 'triage' : 'billing',
+      system: String(request.body.messages[0]?.content ?? ''),
+    }));
+    const noted = turns.filter((turn) => /sub-agent "\w+" a similar task/.test(turn.system));
+    assert.ok(noted.length > 0, 'the steer reached a model turn');
+    for (const turn of noted) {
+      const about = /sub-agent "(\w+)"/.exec(turn.system)![1];
+      assert.notEqual(about, turn.agent, `a note about handing off to ${about} went to ${about} itself`);
+    }
+  });
+
   test('a handoff ping-pong with nothing new between the handoffs is still stopped as a delegation loop', async () => {
     await using server = await new ScriptedModelServer({
       script: (request) => ({ toolCalls: [{ name: toolNames(request).find((n) => n.startsWith('transfer_to_'))!, arguments: {} }] }),
@@ -1060,6 +1083,55 @@ describe('breakerForOpenAIAgents: handoffs', () => {
     const triage = new Agent({ name: 'triage', model: server.modelId, handoffs: [billing] });
     billing.handoffs = [triage];
     assert.ok(DelegationLoopError.isInstance(await rejection(door.run(triage, 'How much is inv-1?', { maxTurns: 30 }))));
+  });
+});
+
+describe("breakerForOpenAIAgents: the SDK's own retry of a model call", () => {
+  /** The runner retries a model call itself on the model's advice; the client does not. */
+  function retryingDoor(server: ScriptedModelServer, options: AgentBreakerOptions = {}) {
+    const breaker = new AgentBreaker({ telemetry: false, ...options });
+    const events: BreakerEventRecord[] = [];
+    breaker.on((event) => events.push(event));
+    const client = new OpenAI({ apiKey: 'test-key', baseURL: server.baseURL, maxRetries: 0 });
+    const modelProvider = new OpenAIProvider({ openAIClient: client, useResponses: false });
+    const door = breakerForOpenAIAgents(breaker, { runConfig: { modelProvider, tracingDisabled: true } });
+    const modelSettings = { retry: { maxRetries: 2, backoff: { initialDelayMs: 5 }, policy: retryPolicies.providerSuggested() } };
+    return { door, events, modelSettings };
+  }
+
+  for (const stream of [false, true]) {
+    test(`a 503 the provider advises retrying is retried through the door, as by the SDK alone (${stream ? 'streamed' : 'not streamed'})`, async () => {
+      await using server = await new ScriptedModelServer({ script: [{ error: { status: 503 } }, { text: 'Paid.' }] }).start();
+      const { door, modelSettings } = retryingDoor(server);
+      const agent = new Agent({ name: 'billing', model: server.modelId, modelSettings });
+      const result = stream ? await door.run(agent, 'Is inv-1 paid?', { stream: true }) : await door.run(agent, 'Is inv-1 paid?');
+      if (stream) await (result as { completed: Promise<void> }).completed;
+      assert.equal(result.finalOutput, 'Paid.');
+      assert.equal(server.requests.length, 2);
+    });
+  }
+
+  test('a steer waiting for the model turn still goes with the retry of a turn that failed', async () => {
+    // The same answer at every user turn: text repetition queues a steer for the next turn, which first fails.
+    let turn = 0;
+    await using server = await new ScriptedModelServer({
+      script: () => {
+        turn += 1;
+        if (turn === 4) return { error: { status: 503 } };
+        return { text: turn === 5 ? 'Let me try a different approach.' : 'I cannot find that order. Please check the number.' };
+      },
+    }).start();
+    const { door, events, modelSettings } = retryingDoor(server);
+    const agent = new Agent({ name: 'helper', model: server.modelId, modelSettings });
+    const session = new MemorySession();
+    for (const text of ['Help me.', 'ok', 'ok']) await door.run(agent, text, { session });
+    assert.ok(escalations(events).includes('text_repetition:steer'), escalations(events).join(' '));
+    await door.run(agent, 'ok', { session });
+    const system = (request: RecordedRequest | undefined) =>
+      JSON.stringify(request?.body.messages.filter((m) => m.role === 'system' || m.role === 'developer'));
+    assert.equal(server.requests.length, 5);
+    assert.match(system(server.requests[3]), /\[AgentBreaker\]/, 'the attempt that failed carried the steer');
+    assert.match(system(server.requests[4]), /\[AgentBreaker\]/, 'the retry the model answered carries it too');
   });
 });
 

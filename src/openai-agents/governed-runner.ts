@@ -338,13 +338,20 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
   };
   /** `name`: the model's id as the provider was asked for it, which prices its turns (budget.maxCostUsd). */
   const governModel = (inner: Model, name?: string): Model => ({
+    // What the SDK's runner reads of a model besides its two calls: its retry advice (retryPolicies.providerSuggested)
+    // and whether a stored prompt may choose it.
+    ...(typeof inner.getRetryAdvice === 'function' ? { getRetryAdvice: inner.getRetryAdvice.bind(inner) } : {}),
+    ...(inner.supportsPromptModelSelection === undefined ? {} : { supportsPromptModelSelection: inner.supportsPromptModelSelection }),
     async getResponse(request) {
       const session = sessionNow();
       await gate(session, request);
       let response: ModelResponse;
+      const steers = session.takeSteers();
       try {
-        response = await inner.getResponse(withSteers(request, session.takeSteers()));
+        response = await inner.getResponse(withSteers(request, steers));
       } catch (error) {
+        // Not answered: the runner's retry of this call (modelSettings.retry) must carry them still.
+        session.returnSteers(steers);
         nestedFailure({ text: thrownText(error) });
         throw error;
       }
@@ -358,8 +365,11 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     async *getStreamedResponse(request) {
       const session = sessionNow();
       await gate(session, request);
+      const steers = session.takeSteers();
+      let answering = false;
       try {
-        for await (const event of inner.getStreamedResponse(withSteers(request, session.takeSteers()))) {
+        for await (const event of inner.getStreamedResponse(withSteers(request, steers))) {
+          answering = true;
           if (event.type === 'response_done') {
             nestedFailure(undefined);
             const output = event.response.output as ModelResponse['output'];
@@ -369,6 +379,8 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
           yield event;
         }
       } catch (error) {
+        // Failed before the model said anything: a retry of this call must carry them still.
+        if (!answering) session.returnSteers(steers);
         nestedFailure({ text: thrownText(error) });
         throw error;
       }
@@ -647,7 +659,8 @@ export function breakerForOpenAIAgents(breaker: ObservingBreaker, options: OpenA
     session.track(
       session.observe({ kind: 'delegation', agent: to.name, input, output: '' }).then((decision) => {
         session.noteStop(decision);
-        session.queueSteer(decision);
+        // The next turn is the receiving agent's: the steer is for the agent that handed off, at its own next turn.
+        session.holdSteerFor(from.name, decision);
       }),
     );
   });

@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: the Agents SDK's own signatures use Agent<any, any> (its generics are invariant); these mirror them so any agent fits.
 import { RunContext, RunState, type Agent, type AgentInputItem, type ModelResponse } from '@openai/agents';
 import type { ObservingBreaker } from '../breaker/ai-sdk-adapter.ts';
+import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 import { DoorSession } from '../breaker/door-session.ts';
 
 /** The SDK's default `maxTurns` (its `DEFAULT_MAX_TURNS`, which it does not export). */
@@ -38,6 +39,10 @@ export class RunSession extends DoorSession {
   /** The run's own state, once the SDK has handed it out (a resumed state, a result's). */
   runState: RunState<any, Agent<any, any>> | undefined;
   #agent: Agent<any, any> | undefined;
+  /** The name of the agent whose turn it is, whether or not the run's state is kept. */
+  #agentName: string | undefined;
+  /** Steers decided on a handoff, by the agent that handed off, for its next turn. */
+  readonly #heldFor = new Map<string, string[]>();
   #context: RunContext<any> | undefined;
   /** What the model was last sent, with its answer once that was recorded. */
   #conversation: AgentInputItem[] | undefined;
@@ -54,6 +59,29 @@ export class RunSession extends DoorSession {
     this.#agent = start?.agent;
   }
 
+  /**
+   * Keeps the steer decided on a handoff for the agent that handed off, to
+   * go with that agent's next model turn rather than the next turn, which is
+   * the receiving agent's: "you have given billing this task 3 times" is
+   * for triage. Other steers waiting stay for the next turn.
+   */
+  holdSteerFor(agent: string, decision: BreakerDecision): void {
+    if ((decision.action !== 'steer' && decision.action !== 'block') || !decision.message) return;
+    // A breaker that queues its own steers has queued this one for the next turn: taken back from there.
+    const waiting = super.takeSteers();
+    this.returnSteers(waiting.filter((message) => message !== decision.message));
+    const held = this.#heldFor.get(agent);
+    if (held === undefined) this.#heldFor.set(agent, [decision.message]);
+    else held.push(decision.message);
+  }
+
+  /** {@link DoorSession.takeSteers}, with the steers held for the agent whose turn it is (see `holdSteerFor`). */
+  override takeSteers(): string[] {
+    const held = this.#agentName === undefined ? undefined : this.#heldFor.get(this.#agentName);
+    if (held !== undefined) this.#heldFor.delete(this.#agentName!);
+    return [...super.takeSteers(), ...(held ?? [])];
+  }
+
   track(work: Promise<unknown>): void {
     this.#pending = this.#pending.then(() => work);
   }
@@ -64,6 +92,7 @@ export class RunSession extends DoorSession {
 
   /** The agent that now runs, with the run's context (the runner's `agent_start`). */
   noteAgent(context: RunContext<any>, agent: Agent<any, any>): void {
+    this.#agentName = agent.name;
     if (this.#start === undefined) return;
     this.#context = context;
     this.#agent = agent;

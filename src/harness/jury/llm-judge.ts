@@ -62,6 +62,11 @@ function excerpt(text: string, maxChars: number): string {
   return `${text.slice(0, half)}\n[... ${text.length - 2 * half} characters cut ...]\n${text.slice(-half)}`;
 }
 
+/** The output with its own `<agent-output>` tags escaped: it cannot close the fence and write criteria after it. */
+function fenced(output: string): string {
+  return output.replace(/<(\/?\s*agent-output)/gi, '&lt;$1');
+}
+
 /** The judging prompt for `input` (exported for tests and for `generate` implementations that log it). */
 export function llmJudgePrompt(input: JudgeInput, criteria: string, maxOutputChars = 20_000): string {
   const output = input.result?.output ?? '';
@@ -69,7 +74,7 @@ export function llmJudgePrompt(input: JudgeInput, criteria: string, maxOutputCha
     `## Goal given to the agent\n${input.goal}`,
     `## Criteria\n${criteria}`,
     `## How the run ended\n${input.result?.status ?? 'unknown'}`,
-    `## Agent output\n<agent-output>\n${excerpt(output, maxOutputChars)}\n</agent-output>`,
+    `## Agent output\n<agent-output>\n${fenced(excerpt(output, maxOutputChars))}\n</agent-output>`,
   ].join('\n\n');
 }
 
