@@ -67,11 +67,18 @@ function fenced(output: string): string {
   return output.replace(/<(\/?\s*agent-output)/gi, '&lt;$1');
 }
 
-/** The judging prompt for `input` (exported for tests and for `generate` implementations that log it). */
+/**
+ * The judging prompt for `input` (exported for tests and for `generate`
+ * implementations that log it). The goal and the agent's output are
+ * redacted, as everything the library sends to a model is: the judging model
+ * may be another provider's, and an output that printed a key would send it
+ * there. Redacted before the output is cut, so a cut never leaves half a
+ * secret that no rule recognises.
+ */
 export function llmJudgePrompt(input: JudgeInput, criteria: string, maxOutputChars = 20_000): string {
-  const output = input.result?.output ?? '';
+  const output = redact(input.result?.output ?? '');
   return [
-    `## Goal given to the agent\n${input.goal}`,
+    `## Goal given to the agent\n${redact(input.goal)}`,
     `## Criteria\n${criteria}`,
     `## How the run ended\n${input.result?.status ?? 'unknown'}`,
     `## Agent output\n<agent-output>\n${fenced(excerpt(output, maxOutputChars))}\n</agent-output>`,
