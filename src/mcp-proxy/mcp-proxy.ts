@@ -286,8 +286,10 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   const answers = new ServedAnswers();
 
   const upstream = options.upstream;
-  // A URL is named by its origin alone: its path may be the secret (a hosted server's `/s/<token>/mcp`).
-  const upstreamName = 'url' in upstream ? new URL(upstream.url).origin : JSON.stringify([upstream.command, ...(upstream.args ?? [])].join(' '));
+  // A URL is named by its origin alone: its path may be the secret (a hosted server's `/s/<token>/mcp`). A command by
+  // its program alone: its arguments may hold one in a form no rule knows (`-p hunter2`), and the name goes into what
+  // the client, so the model, is told.
+  const upstreamName = 'url' in upstream ? new URL(upstream.url).origin : JSON.stringify(upstream.command.split(/[\\/]/).at(-1));
   const { pathname, search, password } = 'url' in upstream ? new URL(upstream.url) : { pathname: '/', search: '', password: '' };
   // The password as written in the URL and as the server received it (decoded), either of which its words may echo.
   const passwords = password === '' ? [] : [...new Set([password, safelyDecoded(password)])].sort((a, b) => b.length - a.length);
