@@ -17,7 +17,7 @@ import { InMemoryBreakerStore } from './in-memory-breaker-store.ts';
 import { registerOpenBreakerSource, type OpenBreakerSource } from '../telemetry/instruments.ts';
 import { storeFailureReason } from './store-failure-reason.ts';
 import type { DetectorContext } from './detectors/detection.ts';
-import { readOnlyMatcher } from './detectors/read-only-tools.ts';
+import { toolVerbMatcher, WRITING_VERBS } from './detectors/tool-verbs.ts';
 import { proposalOf, type ToolProposal } from './detectors/tool-record.ts';
 import { redact } from '../redaction/redact.ts';
 import { refusedWhileOpen, SessionLogic, type Outcome } from './session-logic.ts';
@@ -245,11 +245,14 @@ export class AgentBreaker implements Advisor {
     this.options = resolveAgentBreakerOptions(options);
     this.order = this.options.order;
     const subAgents = new Set(this.options.delegation.subAgentTools);
-    const isReadOnly = readOnlyMatcher(this.options.readOnlyTools);
+    const isReadOnly = toolVerbMatcher(this.options.readOnlyTools);
+    const writes = toolVerbMatcher(WRITING_VERBS);
     this.#ctx = {
       options: this.options,
       fingerprinter: new ArgsFingerprinter(new IdentityKeyMatcher(this.options.identityKeys)),
       isReadOnly,
+      // A tool the caller lists as read-only is taken at its word, whatever its verb.
+      isWriting: (tool) => !isReadOnly(tool) && writes(tool),
       isSubAgent: (tool) => subAgents.has(tool),
     };
     this.#inProcessStore = this.options.store instanceof InMemoryBreakerStore;

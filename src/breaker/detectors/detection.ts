@@ -21,6 +21,8 @@ export interface DetectorContext {
   readonly fingerprinter: ArgsFingerprinter;
   /** Whether a tool only reads (cannot change another call's outcome). */
   isReadOnly(tool: string): boolean;
+  /** Whether a tool's name says it writes (see WRITING_VERBS): its successes with new arguments change something. */
+  isWriting(tool: string): boolean;
   /** Whether a tool runs a sub-agent. */
   isSubAgent(tool: string): boolean;
 }

@@ -9,7 +9,7 @@ import { ArgsFingerprinter } from '../similarity/args-fingerprint.ts';
 import { IdentityKeyMatcher } from '../similarity/identity-keys.ts';
 import { BreakerDriver } from '../test-support/breaker-driver.ts';
 import type { DetectorContext } from './detection.ts';
-import { readOnlyMatcher } from './read-only-tools.ts';
+import { toolVerbMatcher } from './tool-verbs.ts';
 import { noteUserTurn } from './text-repetition.ts';
 import { proposalOf } from './tool-record.ts';
 
@@ -28,7 +28,8 @@ class Conversation {
     this.ctx = {
       options: resolved,
       fingerprinter: new ArgsFingerprinter(new IdentityKeyMatcher(resolved.identityKeys)),
-      isReadOnly: readOnlyMatcher(resolved.readOnlyTools),
+      isReadOnly: toolVerbMatcher(resolved.readOnlyTools),
+      isWriting: () => false,
       isSubAgent: () => false,
     };
     this.logic = new SessionLogic(this.ctx);

@@ -161,6 +161,43 @@ describe('tool spiral', () => {
     assert.deepEqual(new Set(actions(calls)), new Set(['allow']));
   });
 
+  test("a writing tool's rewrites, each with one more line fixed, are progress though it answers the same each time", async () => {
+    const lines = Array.from({ length: 30 }, (_, k) => `export function route${k}(req, res) { return res.json({ id: ${k} }); }`);
+    const rewrite = (fixed: number) =>
+      lines.map((line, k) => (k % 4 === 0 && k / 4 < fixed ? line.replace('res.json(', 'res.status(200).json(') : line)).join('\n');
+    for (const tool of ['write_file', 'mcp__filesystem__write_file', 'edit_file']) {
+      const d = driver();
+      const calls = [];
+      for (let i = 1; i <= 8; i++)
+        calls.push(await d.tool(tool, { path: '/work/src/routes.ts', content: rewrite(i) }, 'Successfully wrote to /work/src/routes.ts'));
+      assert.deepEqual(new Set(actions(calls)), new Set(['allow']), tool);
+    }
+    // The very same content written again and again changes nothing after the first time.
+    const same = driver();
+    const calls = await same.repeat(4, 'write_file', { path: '/work/src/routes.ts', content: rewrite(3) }, () => 'Successfully wrote to /work/src/routes.ts');
+    assert.deepEqual(actions(calls), ['allow', 'allow', 'steer', 'block']);
+  });
+
+  test('a tool that may only read, reworded and answering the same, is still a spiral; so is a writer the caller calls read-only', async () => {
+    const shell = driver();
+    const calls = [];
+    for (const command of [
+      'grep -rn "to_minor_units(" .',
+      "grep -rn 'to_minor_units(' .",
+      'grep -rn "to_minor_units(" . --color=never',
+      'grep -nr "to_minor_units(" ./',
+    ]) {
+      calls.push(await shell.tool('run_command', { command }, './src/payments/amounts.py:50:def to_minor_units(request):'));
+    }
+    assert.deepEqual(actions(calls), ['allow', 'allow', 'allow', 'steer']);
+    const listed = driver({ readOnlyTools: ['update_index'] });
+    const updates = [];
+    for (const q of ['pods evicted at night', 'why pods evicted at night', 'pods evicted every night', 'pods get evicted at night']) {
+      updates.push(await listed.tool('update_index', { query: q }, 'Index unchanged.'));
+    }
+    assert.deepEqual(actions(updates), ['allow', 'allow', 'allow', 'steer']);
+  });
+
   test('a spiral across interleaved no-news calls (think) is still caught', async () => {
     const d = driver();
     const calls = [];

@@ -25,6 +25,7 @@ export function detectToolSpiral(state: BreakerSessionState, proposal: ToolPropo
   const maxRepeats = own?.maxRepeats ?? base.maxRepeats;
   const maxIdentical = own?.maxIdenticalRepeats ?? base.maxIdenticalRepeats;
   const threshold = own?.similarity ?? base.similarity;
+  const writes = ctx.isWriting(proposal.tool);
 
   const chain: ToolRecord[] = [];
   let minSimilarity = 1;
@@ -47,6 +48,10 @@ export function detectToolSpiral(state: BreakerSessionState, proposal: ToolPropo
       continue;
     }
     if (chain.length > 0 && record.r !== chain[0]!.r) break;
+    // A writing tool's success that changed something with other arguments than this call's (a file written again with
+    // one more line fixed) was progress, whatever it answered: only the very same change repeated is a spiral. A tool
+    // that may only have read (a shell's grep reworded) is judged by its answer, as above.
+    if (writes && (record.p & STATE_CHANGE) !== 0 && record.a.h !== proposal.fp.h) break;
     chain.push(record);
     minSimilarity = Math.min(minSimilarity, similarity);
   }

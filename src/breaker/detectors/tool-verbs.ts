@@ -8,13 +8,41 @@ import { foldKey } from '../similarity/identity-keys.ts';
 const NAMESPACE = /__|[./:]/;
 
 /**
- * Matcher for read-only tool names: an entry matches the snake_cased tool
- * name exactly or as a prefix followed by `_` (`get` matches `get_order`,
- * `getOrder`, not `getaway`), also the name after a namespace
- * (`mcp__airline__get_order`, `airline.get_order`); entries containing `*`
- * are globs, matched against the whole name.
+ * Verbs that name a tool that writes: a success of one with other arguments
+ * than before changed something, whatever it answered ("Successfully wrote
+ * to src/a.ts" each time). Not `add` (a calculator's), `run` or `execute`
+ * (a shell may only read), nor an editor that also views (`str_replace_editor`).
  */
-export function readOnlyMatcher(entries: readonly string[]): (tool: string) => boolean {
+export const WRITING_VERBS: readonly string[] = [
+  'write',
+  'edit',
+  'update',
+  'create',
+  'save',
+  'set',
+  'put',
+  'patch',
+  'insert',
+  'append',
+  'replace',
+  'delete',
+  'remove',
+  'rename',
+  'move',
+  'upload',
+  'modify',
+  'overwrite',
+  'apply',
+];
+
+/**
+ * Matcher for tool names by verb (the read-only ones, the writing ones): an
+ * entry matches the snake_cased tool name exactly or as a prefix followed by
+ * `_` (`get` matches `get_order`, `getOrder`, not `getaway`), also the name
+ * after a namespace (`mcp__airline__get_order`, `airline.get_order`); entries
+ * containing `*` are globs, matched against the whole name.
+ */
+export function toolVerbMatcher(entries: readonly string[]): (tool: string) => boolean {
   const verbs = new Set<string>();
   const globs: RegExp[] = [];
   for (const entry of entries) {

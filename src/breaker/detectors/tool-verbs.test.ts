@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DEFAULT_READ_ONLY_TOOLS } from '../breaker-options.ts';
-import { readOnlyMatcher } from './read-only-tools.ts';
+import { toolVerbMatcher, WRITING_VERBS } from './tool-verbs.ts';
 
-describe('readOnlyMatcher', () => {
-  const readOnly = readOnlyMatcher(DEFAULT_READ_ONLY_TOOLS);
+describe('toolVerbMatcher', () => {
+  const readOnly = toolVerbMatcher(DEFAULT_READ_ONLY_TOOLS);
 
   test("a tool's own name after a namespace counts, as MCP clients and other hosts prefix it", () => {
     for (const name of [
@@ -24,9 +24,31 @@ describe('readOnlyMatcher', () => {
   });
 
   test('globs match the whole name', () => {
-    const custom = readOnlyMatcher(['mcp__github__*', 'audit_*']);
+    const custom = toolVerbMatcher(['mcp__github__*', 'audit_*']);
     assert.equal(custom('mcp__github__create_issue'), true);
     assert.equal(custom('audit_log'), true);
     assert.equal(custom('mcp__gitlab__create_issue'), false);
+  });
+});
+
+describe('WRITING_VERBS', () => {
+  const writes = toolVerbMatcher(WRITING_VERBS);
+
+  test('names that write, also after a namespace; not a calculator, a shell or an editor that also views', () => {
+    for (const name of [
+      'write_file',
+      'writeFile',
+      'mcp__filesystem__write_file',
+      'edit_file',
+      'update_record',
+      'apply_patch',
+      'github.create_issue',
+      'delete_branch',
+    ]) {
+      assert.equal(writes(name), true, name);
+    }
+    for (const name of ['add', 'add_numbers', 'run_command', 'execute_bash', 'str_replace_editor', 'read_file', 'settings', 'web_search']) {
+      assert.equal(writes(name), false, name);
+    }
   });
 });
