@@ -186,6 +186,26 @@ describe('governor mcp -- node <a looping test server>', { timeout: 60_000 }, ()
     }
   });
 
+  test("a call the client stopped waiting for (its SDK's request timeout) failed as an outage: a hanging tool retried again and again is refused", async () => {
+    const client = await servers.proxied();
+    try {
+      const outcomes: string[] = [];
+      for (let i = 0; i < 8 && !outcomes.includes('refused'); i += 1) {
+        try {
+          const result = (await client.callTool({ name: 'wait', arguments: { ms: 30_000 } }, undefined, { timeout: 100 })) as ToolResult;
+          outcomes.push(result.isError === true && /\[governor\].*not run/s.test(text(result)) ? 'refused' : 'answered');
+        } catch (error) {
+          assert.match(String(error), /Request timed out/);
+          outcomes.push('timed out');
+        }
+      }
+      // Five attempts that timed out are an outage repeated (errorLoop.maxTransientRepeats): the sixth is steered, then refused.
+      assert.deepEqual(outcomes, ['timed out', 'timed out', 'timed out', 'timed out', 'timed out', 'timed out', 'refused']);
+    } finally {
+      await client.close();
+    }
+  });
+
   test('a result of structured content alone is judged by it: a status polled while it changes is never a repeat', async () => {
     const client = await servers.proxied();
     try {

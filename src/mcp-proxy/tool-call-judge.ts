@@ -53,7 +53,10 @@ function notesOf(check: BreakerDecision, seen: BreakerDecision): string {
  * message: the failure stays an error answer, and the model still reads the note.
  *
  * @param signal the client's cancellation of the call: a call that fails
- *   once it is aborted is not recorded (it did not fail; nothing was learned).
+ *   once it is aborted is not recorded (it did not fail; nothing was learned),
+ *   unless the client gave up because it waited too long (its SDK's request
+ *   timeout cancels with the reason "Request timed out"): that call failed as
+ *   an outage does, and a hanging tool retried again and again is an error loop.
  */
 export async function judgeToolCall<R extends ToolResultLike>(
   breaker: AgentBreaker,
@@ -69,9 +72,14 @@ export async function judgeToolCall<R extends ToolResultLike>(
   try {
     result = await run();
   } catch (error) {
-    // A call the client cancelled did not fail: nothing was learned of it, and recording it would make
-    // cancelling the same call a few times look like an error loop.
-    if (signal?.aborted === true) throw error;
+    if (signal?.aborted === true) {
+      // A call the client cancelled did not fail: nothing was learned of it, and recording it would make cancelling
+      // the same call a few times look like an error loop. One it stopped waiting for timed out: that is an outage.
+      const reason = cancellationReason(signal.reason);
+      if (TIMED_OUT.test(reason))
+        await breaker.observe(sessionId, { kind: 'tool_call', tool, args, result: `cancelled by the client: ${reason}`, error: true });
+      throw error;
+    }
     const seen = await breaker.observe(sessionId, { kind: 'tool_call', tool, args, result: thrownText(error), error: true });
     const notes = notesOf(check, seen);
     // The same error, not a new one: whoever passes it on knows it by identity, and its code and data stay.
@@ -89,4 +97,13 @@ export async function judgeToolCall<R extends ToolResultLike>(
   const notes = notesOf(check, seen);
   if (notes === '') return result;
   return { ...result, content: [...asArray(result.content), { type: 'text', text: notes }] };
+}
+
+/** A cancellation's reason that says the client stopped waiting (not that it left: "Connection closed" is no outage). */
+const TIMED_OUT = /\btimed? ?out\b|\btimeout\b/i;
+
+/** What a cancellation said, as text: the MCP SDK aborts a cancelled request with the reason the client gave, a string. */
+function cancellationReason(reason: unknown): string {
+  if (typeof reason === 'string') return reason;
+  return reason instanceof Error ? reason.message : '';
 }
