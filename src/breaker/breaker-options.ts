@@ -362,7 +362,8 @@ export interface AgentBreakerOptions {
   readonly readOnlyTools?: readonly string[];
   /**
    * Extra argument keys compared exactly (added to DEFAULT_IDENTITY_KEYS):
-   * exact names or `*_suffix` / `prefix_*` globs.
+   * exact names or `*_suffix` / `prefix_*` globs. An exact name of
+   * RETRY_KEYS (left out of comparisons by default) is compared exactly too.
    * @default []
    */
   readonly identityKeys?: readonly string[];

@@ -16,6 +16,31 @@ describe('error loop', () => {
     assert.match(calls[2]!.check.message ?? '', /same error/);
   });
 
+  test('a retry with a fresh idempotency key, trace id or attempt counter is the same failing call', async () => {
+    const retried = [
+      (i: number) => ({ amount: 100, currency: 'usd', idempotency_key: `k-${i}` }),
+      (i: number) => ({ path: '/etc/x', attempt: i }),
+      (i: number) => ({ path: '/etc/x', traceId: `4bf92f3577b34da6a3ce929d0e0e47${i}` }),
+    ];
+    for (const args of retried) {
+      const d = new BreakerDriver(new AgentBreaker());
+      const calls = [];
+      for (let i = 1; i <= 3; i++) calls.push(await d.tool('create_charge', args(i), 'Error: card_declined', true));
+      assert.deepEqual(actions(calls), ['allow', 'allow', 'steer'], JSON.stringify(args(1)));
+      assert.equal(calls[2]!.decision.category, 'error_loop');
+    }
+    // Named exactly in identityKeys, such a field is compared exactly again: each attempt is another call.
+    const own = new BreakerDriver(new AgentBreaker({ identityKeys: ['attempt'] }));
+    const calls = [];
+    for (let i = 1; i <= 4; i++) calls.push(await own.tool('create_charge', { path: '/etc/x', attempt: i }, 'Error: card_declined', true));
+    assert.deepEqual(new Set(actions(calls)), new Set(['allow']));
+    // A request id is what a tool may act on: a sweep over requests failing alike is no loop.
+    const sweep = new BreakerDriver(new AgentBreaker());
+    const lookups = [];
+    for (let i = 1; i <= 4; i++) lookups.push(await sweep.tool('get_request', { request_id: `R-${i}` }, 'Error: not found', true));
+    assert.deepEqual(new Set(actions(lookups)), new Set(['allow']));
+  });
+
   test('escalates steer → block → stop', async () => {
     const d = new BreakerDriver(new AgentBreaker());
     const calls = await d.repeat(5, 'book_reservation', booking, () => rejected, true);

@@ -100,6 +100,10 @@ export class ArgsFingerprinter {
     const exact = new UnorderedHash();
     let textFields = 0;
     for (const [path, key, value] of leaves) {
+      if (key !== '' && this.identity.isRetryKey(key)) {
+        exact.add(path, hash32(scalarText(value)));
+        continue;
+      }
       const [field, content] = this.field(path, key, value);
       exact.add(path, content);
       // Beyond the field cap, or past a few free-text fields (the bulky ones), fold into one text field.

@@ -63,6 +63,31 @@ export const DEFAULT_IDENTITY_KEYS: readonly string[] = [
   '*_email',
 ];
 
+/**
+ * Argument fields made anew for every attempt of a call, naming nothing it
+ * acts on: a retry of a declined payment with a fresh `idempotency_key`, of a
+ * failing request with a new `trace_id` or an `attempt` counter, is the same
+ * request. Left out when calls are compared (still part of their exact hash:
+ * with a new key, a write is a new write). Not `request_id`, which a tool may
+ * take as the request to act on.
+ */
+export const RETRY_KEYS: ReadonlySet<string> = new Set([
+  'idempotency_key',
+  'nonce',
+  'trace_id',
+  'span_id',
+  'correlation_id',
+  'attempt',
+  'attempt_number',
+  'retry',
+  'retries',
+  'retry_count',
+]);
+
+const OTHER = 0;
+const IDENTITY = 1;
+const RETRY = 2;
+
 /** Folds `fileName`, `file-name` and `FILE_NAME` to `file_name`. */
 export function foldKey(key: string): string {
   return key
@@ -79,7 +104,7 @@ export class IdentityKeyMatcher {
   private readonly exact = new Set<string>();
   private readonly suffixes: string[] = [];
   private readonly prefixes: string[] = [];
-  private readonly cache = new Map<string, boolean>();
+  private readonly cache = new Map<string, number>();
 
   constructor(patterns: readonly string[] = DEFAULT_IDENTITY_KEYS) {
     for (const raw of patterns) {
@@ -90,12 +115,29 @@ export class IdentityKeyMatcher {
     }
   }
 
+  /** Whether a field with this (last) key is one of {@link RETRY_KEYS}. */
+  isRetryKey(key: string): boolean {
+    return this.#kind(key) === RETRY;
+  }
+
   /** Whether a field with this (last) key is an identity field. */
   matches(key: string): boolean {
+    return this.#kind(key) === IDENTITY;
+  }
+
+  #kind(key: string): number {
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
     const folded = foldKey(key);
-    const result = this.exact.has(folded) || this.suffixes.some((s) => folded.endsWith(s)) || this.prefixes.some((p) => folded.startsWith(p));
+    // A name given exactly (`identityKeys: ['attempt']`) is an identity key even among the retry keys; a glob
+    // (`*_id`, `*_key`) is not meant for them.
+    const result = this.exact.has(folded)
+      ? IDENTITY
+      : RETRY_KEYS.has(folded)
+        ? RETRY
+        : this.suffixes.some((s) => folded.endsWith(s)) || this.prefixes.some((p) => folded.startsWith(p))
+          ? IDENTITY
+          : OTHER;
     if (this.cache.size < 1024) this.cache.set(key, result);
     return result;
   }
