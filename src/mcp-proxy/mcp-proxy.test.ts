@@ -840,6 +840,34 @@ describe('startMcpProxy: close() with a server started through a wrapper', { ski
   }
 });
 
+test('startMcpProxy: close() ends a process of the server that let go of its output and ignores SIGTERM', {
+  skip: process.platform === 'win32',
+  timeout: 30_000,
+}, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'governor-mcp-'));
+  const pidFile = join(dir, 'helper.pid');
+  try {
+    const helper = `process.on('SIGTERM', () => {}); require('node:fs').writeFileSync(process.argv[1], String(process.pid)); setInterval(() => {}, 1_000)`;
+    const proxy = await startMcpProxy({
+      // A helper started in the background by the server's wrapper, its output elsewhere: the server ends with its input, the helper stays.
+      upstream: {
+        command: 'sh',
+        args: ['-c', '"$1" -e "$2" "$3" </dev/null >/dev/null 2>&1 & exec "$1" "$4"', 'sh', process.execPath, helper, pidFile, LOOPING],
+      },
+      breaker: new AgentBreaker(),
+      downstream: { stdin: new PassThrough(), stdout: new PassThrough() },
+    });
+    const pid = await pidIn(pidFile);
+    const started = Date.now();
+    await proxy.close();
+    assert.ok(Date.now() - started < 6_000, `closed after ${Date.now() - started} ms`);
+    assert.deepEqual(await stillRunning([pid]), [], 'the helper is ended');
+  } finally {
+    killAll(pidsIn([pidFile]));
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 describe('governor mcp before its server has answered', { skip: process.platform === 'win32' }, () => {
   /**
    * Runs `governor mcp` in front of a server that starts and never answers, once a client has asked it to

@@ -51,7 +51,8 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
  * Closing ends the input, gives the group 2 s to close the output (every
  * process holding it has then exited), then sends SIGTERM to the group,
  * 2 s more, then SIGKILL; a group that closed the output in time is sent
- * SIGTERM once, for any process of it that let go of the output and stayed.
+ * SIGTERM, for any process of it that let go of the output and stayed, and
+ * SIGKILL should one still be there 2 s later.
  * The output is let go of either way: a process that left the group (a
  * daemon of the server's) cannot keep this one running. POSIX only.
  */
@@ -81,7 +82,7 @@ class ProcessGroupTransport implements Transport {
     const child = spawn(command, args, { env, cwd, stdio: ['pipe', 'pipe', 'inherit'], detached: true });
     this.#child = child;
     // Should this process exit before closing ends the group (a second Ctrl-C, process.exit), the group goes with it.
-    const endGroupOnExit = (): void => this.#signal(child, 'SIGKILL');
+    const endGroupOnExit = (): void => void this.#signal(child, 'SIGKILL');
     process.on('exit', endGroupOnExit);
     this.#ended = new Promise((resolve) => child.once('close', () => resolve()));
     child.once('close', () => {
@@ -131,23 +132,34 @@ class ProcessGroupTransport implements Transport {
     this.#child = undefined;
     if (child === undefined || ended === undefined) return;
     child.stdin?.end();
-    if (await within(ended, GRACE_MS)) this.#signal(child, 'SIGTERM');
-    else {
-      this.#signal(child, 'SIGTERM');
-      if (!(await within(ended, GRACE_MS))) this.#signal(child, 'SIGKILL');
-    }
+    const closedInTime = await within(ended, GRACE_MS);
+    this.#signal(child, 'SIGTERM');
+    // A process of the group that let go of the output and ignores SIGTERM is not left running either.
+    if (!(await (closedInTime ? this.#groupGone(child, GRACE_MS) : within(ended, GRACE_MS)))) this.#signal(child, 'SIGKILL');
     child.stdout?.destroy();
     this.#stopWatchingExit();
     this.#options.readBuffer.clear();
   }
 
-  /** Sends `signal` to the process group `child` leads, if any process of it is left. */
-  #signal(child: ChildProcess, signal: NodeJS.Signals): void {
-    if (child.pid === undefined) return;
+  /** Whether no process of the group `child` leads is left within `ms` (looked at every 50 ms). */
+  async #groupGone(child: ChildProcess, ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    while (this.#signal(child, 0)) {
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return true;
+  }
+
+  /** Sends `signal` to the process group `child` leads; whether any process of it was left to send it to. */
+  #signal(child: ChildProcess, signal: NodeJS.Signals | 0): boolean {
+    if (child.pid === undefined) return false;
     try {
       process.kill(-child.pid, signal);
+      return true;
     } catch {
       // ESRCH: no process of the group is left.
+      return false;
     }
   }
 }
