@@ -16,7 +16,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { logShows, proxiedWithLog } from './test-support/governor-mcp.ts';
-import { killAll, pidIn, pidsIn, stillRunning } from './test-support/processes.ts';
+import { exitOf, killAll, pidIn, pidsIn, stillRunning } from './test-support/processes.ts';
 import { startHttpLoopingServer, startStatefulHttpLoopingServer } from './test-support/http-looping-server.ts';
 import { startMcpProxy } from './mcp-proxy.ts';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
@@ -865,6 +865,29 @@ test('startMcpProxy: close() ends a process of the server that let go of its out
   } finally {
     killAll(pidsIn([pidFile]));
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('governor mcp: a client that stops reading (its end of the output closed) is gone: governor mcp ends, whatever it still sends', {
+  skip: process.platform === 'win32',
+  timeout: 30_000,
+}, async () => {
+  const child = spawn(process.execPath, [MAIN, 'mcp', '--', process.execPath, LOOPING], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const lines = createInterface({ input: child.stdout! });
+  const send = (message: object) => child.stdin!.write(`${JSON.stringify(message)}\n`);
+  try {
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    await once(lines, 'line');
+    lines.close();
+    child.stdout!.destroy();
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    for (let id = 2; id <= 6; id++) send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'add', arguments: { a: id, b: 1 } } });
+    const exited = await exitOf(child, 10_000);
+    assert.notEqual(exited, 'timeout', `governor mcp still runs with its output closed; its log: ${stderr}`);
+  } finally {
+    child.kill('SIGKILL');
   }
 });
 

@@ -694,6 +694,9 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   // The stdio transport does not notice its client leaving: end of input is the end of the session.
   stdin.once('end', () => void end('client'));
   stdin.once('close', () => void end('client'));
+  // Nor one that stopped reading (our output's pipe closed: EPIPE): calls it would still send could not be answered, and
+  // must not run.
+  stdout.once('error', () => void end('client'));
   return { sessionId, closed, close, [Symbol.asyncDispose]: close };
 }
 
