@@ -20,7 +20,7 @@ export interface ScriptedModelServerOptions {
    */
   script: readonly ScriptedTurn[] | ScriptFunction;
   /**
-   * What happens when an array script has no turn left: `'error'` answers HTTP 500
+   * What happens when an array script has no turn left: `'error'` answers HTTP 400 (not retried)
    * with a message saying the script ran out; `'repeat-last'` plays the last turn again.
    * @default 'error'
    */
