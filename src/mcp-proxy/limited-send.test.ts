@@ -320,4 +320,24 @@ describe('limitSends', () => {
       [1],
     );
   });
+
+  test('a burst of messages to a reader slower than them waits for one drain, not one listener per message', async () => {
+    const transport = { send: async (_message: Message) => {} };
+    let written = 0;
+    // A reader that takes each line later: the stream's buffer (16 bytes) is full after the first.
+    const stream = new Writable({
+      highWaterMark: 16,
+      write(chunk: Buffer, _encoding, done) {
+        written += chunk.length;
+        setTimeout(done, 1);
+      },
+    });
+    limitSends(transport, { limit: LIMIT_OF_TEST, source: 'the peer', stream: () => stream, answerInstead: (_t, answer) => answer, tell: () => {} });
+    const sends = Array.from({ length: 50 }, (_, i) => transport.send({ jsonrpc: '2.0', method: 'n', params: { i } }));
+    assert.ok(stream.listenerCount('drain') <= 1, `${stream.listenerCount('drain')} drain listeners`);
+    await Promise.all(sends);
+    assert.equal(stream.listenerCount('drain'), 0);
+    const lines = sends.map((_, i) => `${JSON.stringify({ jsonrpc: '2.0', method: 'n', params: { i } })}\n`);
+    assert.equal(written, Buffer.byteLength(lines.join('')), 'every line written');
+  });
 });

@@ -36,12 +36,28 @@ export interface SendLimitOptions<M> {
   readonly tell: (tooLarge: McpMessageTooLargeError) => void;
 }
 
-/** Writes `line` to `stream`, as the MCP SDK's stdio transports do: settled once written, or once the stream has drained. */
+/** The drain each stream's writes wait for, once its buffer is full: one listener, however many writes wait. */
+const draining = new WeakMap<Writable, Promise<void>>();
+
+/**
+ * Writes `line` to `stream`, as the MCP SDK's stdio transports do: settled
+ * once written, or once the stream has drained. Writes made while it is full
+ * share one wait: a listener each (a burst of progress notifications to a
+ * slow client) set off Node's warning of a listener leak.
+ */
 function writeLine(stream: Writable, line: string): Promise<void> {
-  return new Promise((resolve) => {
-    if (stream.write(line)) resolve();
-    else stream.once('drain', resolve);
-  });
+  if (stream.write(line)) return Promise.resolve();
+  let drained = draining.get(stream);
+  if (drained === undefined) {
+    drained = new Promise((resolve) =>
+      stream.once('drain', () => {
+        draining.delete(stream);
+        resolve();
+      }),
+    );
+    draining.set(stream, drained);
+  }
+  return drained;
 }
 
 /**
