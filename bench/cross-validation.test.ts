@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { TrajectoryStep } from '../src/replay/trajectory.ts';
 import { choose, runCrossValidation, spread, type CrossValidationReport } from './cross-validation.ts';
@@ -20,8 +20,13 @@ function poll(id: string, source: string, times: number, stuck: boolean): string
   return JSON.stringify({ id, source, steps, label: stuck ? { stuck: true, category: 'tool_spiral', first_stuck_step: 5 } : { stuck: false } });
 }
 
+/** The scratch directories of the corpora written, removed once the tests are done. */
+const dirs: string[] = [];
+after(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
 async function corpus(): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'cv-'));
+  dirs.push(dir);
   const file = path.join(dir, 'unit.jsonl');
   // Source a: long loops. Source b: one loop and two polls labelled fine.
   await writeFile(file, [poll('a1', 'a', 8, true), poll('a2', 'a', 8, true), poll('b1', 'b', 2, false), poll('b2', 'b', 6, true)].join('\n') + '\n');

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { TrajectoryStep } from '../src/replay/trajectory.ts';
 import { runDetectionBenchmark, type DetectionReport } from './detection.ts';
@@ -34,8 +34,13 @@ const sweep = {
   steps: Array.from({ length: 8 }, (_, i) => [model(1000 + i * 100), call('get_order', { id: `#W${1000 + i}` }, `order ${i}: shipped`)]).flat(),
 };
 
+/** The scratch directories of the corpora written, removed once the tests are done. */
+const dirs: string[] = [];
+after(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
 async function corpus(lines: string[]): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'detect-'));
+  dirs.push(dir);
   const file = path.join(dir, 'unit.jsonl');
   await writeFile(file, `${lines.join('\n')}\n`);
   return file;

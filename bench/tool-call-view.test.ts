@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
@@ -43,7 +43,7 @@ describe('tool-call view of a trajectory', () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'view-'));
     const file = path.join(dir, 'unit.jsonl');
     await writeFile(file, `${JSON.stringify(fixated)}\n`);
-    const report = await runDetectionBenchmark([file]);
+    const report = await runDetectionBenchmark([file]).finally(() => rm(dir, { recursive: true, force: true }));
     const roo = report.detectors.find((d) => d.name.startsWith('Roo Code'));
     // Roo Code refuses the 4th identical call: the 4th search, step 7.
     assert.equal(roo?.overall.truePositives, 1);
