@@ -26,6 +26,7 @@ function escapeRegExp(word: string): string {
 }
 
 const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
+const HAS_INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
 /** Invisible characters (zero-width spaces and joiners, soft hyphens) inside a word: read as nothing. */
 const IN_WORD = '\\p{Default_Ignorable_Code_Point}*';
 /** Between a phrase's words: any run of whitespace and invisible characters, which read as a space there. */
@@ -33,16 +34,22 @@ const BETWEEN_WORDS = '[\\s\\p{Default_Ignorable_Code_Point}]+';
 
 /**
  * A word's pattern, matched against text with compatibility forms folded
- * (full-width letters, ligatures, non-breaking spaces): invisible characters
- * may stand anywhere in it, as nothing inside a word (`pass\u200Bword` is
- * "password") and as a space between its words (`a\u200Bbomb` is "a bomb"),
- * in any mix (`a\u200Bbo\u200Bmb`), so that none can slip a word past the guard.
+ * (full-width letters, ligatures, non-breaking spaces). For text that holds
+ * invisible characters, they may stand anywhere in it, as nothing inside a
+ * word (`pass\u200Bword` is "password") and as a space between its words
+ * (`a\u200Bbomb` is "a bomb"), in any mix (`a\u200Bbo\u200Bmb`), so that
+ * none can slip a word past the guard.
  */
-function wordPattern(word: string): string {
+function wordPattern(word: string, invisible: boolean): string {
   return word
     .split(/\s+/)
-    .map((part) => [...part].map(escapeRegExp).join(IN_WORD))
-    .join(BETWEEN_WORDS);
+    .map((part) => [...part].map(escapeRegExp).join(invisible ? IN_WORD : ''))
+    .join(invisible ? BETWEEN_WORDS : '\\s+');
+}
+
+/** The guard's pattern: `invisible` for text that holds invisible characters (the plain one is cheaper, and most text holds none). */
+function guardPattern(words: readonly string[], invisible: boolean): RegExp {
+  return new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.map((w) => wordPattern(w, invisible)).join('|')})(?![\\p{L}\\p{N}])`, 'iu');
 }
 
 /** The system prompt as the caller wrote it: without the JSON instruction `entity(schema)` or a validation advisor appended. */
@@ -117,20 +124,24 @@ export class SafeGuardAdvisor implements Advisor {
   readonly name = 'SafeGuardAdvisor';
   readonly order: number;
   readonly failureResponse: string;
-  readonly #pattern: RegExp | undefined;
+  readonly #patterns: { readonly plain: RegExp; readonly invisible: RegExp } | undefined;
 
   constructor(options: SafeGuardAdvisorOptions) {
     validateOptions('SafeGuardAdvisor', options, SAFE_GUARD_ADVISOR_OPTION_RULES, { required: ['sensitiveWords'] });
     const words = options.sensitiveWords.map((w) => w.normalize('NFKC').replace(INVISIBLE, '').trim()).filter((w) => w.length > 0);
-    this.#pattern = words.length > 0 ? new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.map(wordPattern).join('|')})(?![\\p{L}\\p{N}])`, 'iu') : undefined;
+    this.#patterns = words.length > 0 ? { plain: guardPattern(words, false), invisible: guardPattern(words, true) } : undefined;
     this.failureResponse = options.failureResponse ?? "I'm unable to respond to that due to sensitive content. Could we rephrase or discuss something else?";
     this.order = options.order ?? AdvisorOrder.HIGHEST_PRECEDENCE;
   }
 
   /** Whether a request would be blocked. */
   blocks(request: ChatClientRequest): boolean {
-    const pattern = this.#pattern;
-    return pattern !== undefined && textsOf(request).some((t) => pattern.test(t.normalize('NFKC')));
+    const patterns = this.#patterns;
+    if (patterns === undefined) return false;
+    return textsOf(request).some((text) => {
+      const folded = text.normalize('NFKC');
+      return (HAS_INVISIBLE.test(folded) ? patterns.invisible : patterns.plain).test(folded);
+    });
   }
 
   async adviseCall(request: ChatClientRequest, chain: AdvisorChain): Promise<ChatClientResponse> {
