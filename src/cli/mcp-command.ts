@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { startMcpProxy } from '../mcp-proxy/mcp-proxy.ts';
+import { exitInWords } from '../mcp-proxy/server-exit.ts';
 import { breakerFromFlags, type FlagBreaker, untilSignal } from './breaker-flags.ts';
 import { parseCommandArgs } from './command-args.ts';
 import { startExitCode, writeCommandError } from './command-error.ts';
@@ -85,7 +86,8 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
     await proxy.close();
     if (ended === 'upstream') {
       // The client loses its tools: the operator's log says why, and the exit code that it was not the client's doing.
-      log('the MCP server closed the connection (it exited or dropped it); closing');
+      const exit = proxy.serverExit;
+      log(exit === undefined ? 'the MCP server closed the connection (it exited or dropped it); closing' : `the MCP server ${exitInWords(exit)}; closing`);
       return 1;
     }
     return 0;

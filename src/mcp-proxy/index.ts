@@ -10,4 +10,5 @@ export type { McpCommandUpstream, McpProxyOptions, McpUrlUpstream } from './mcp-
 export { McpMessageTooLargeError } from './mcp-message-too-large-error.ts';
 export { McpRequestError } from './mcp-request-error.ts';
 export { McpUpstreamError } from './mcp-upstream-error.ts';
+export type { McpServerExit } from './server-exit.ts';
 export { judgeToolCall, refusedResult } from './tool-call-judge.ts';

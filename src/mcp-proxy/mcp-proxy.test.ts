@@ -715,7 +715,7 @@ describe('governor mcp: its log on stderr', () => {
   });
 });
 
-test('startMcpProxy: closed names the side that ended, client, upstream or close', { timeout: 60_000 }, async () => {
+test('startMcpProxy: closed names the side that ended, client, upstream or close; serverExit says how the server ended', { timeout: 60_000 }, async () => {
   const ends: string[] = [];
   for (const how of ['client', 'upstream', 'close'] as const) {
     const stdin = new PassThrough();
@@ -729,6 +729,8 @@ test('startMcpProxy: closed names the side that ended, client, upstream or close
       lines({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'crash', arguments: {} } });
     }
     ends.push(await proxy.closed);
+    // The crash tool exits with code 3; a server whose input ends exits with 0.
+    assert.deepEqual(proxy.serverExit, how === 'upstream' ? { code: 3, signal: null } : { code: 0, signal: null }, how);
   }
   assert.deepEqual(ends, ['client', 'upstream', 'close']);
 });
@@ -951,7 +953,8 @@ test('a wrapped server that exits ends governor mcp with exit code 1 and a log l
   send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'crash', arguments: {} } });
   const [code] = await once(child, 'exit');
   assert.equal(code, 1, stderr);
-  assert.match(stderr, /^governor mcp: the MCP server closed the connection \(it exited or dropped it\); closing$/m);
+  // The crash tool exits with code 3.
+  assert.match(stderr, /^governor mcp: the MCP server exited with code 3; closing$/m);
 });
 
 describe('governor mcp: usage', () => {
@@ -1016,6 +1019,28 @@ describe('governor mcp: usage', () => {
       assert.match(log, /^governor mcp: the MCP server wrote what is not an MCP message to its standard output: "My server v1\.0, starting"/m);
     } finally {
       await client.close();
+    }
+  });
+
+  test('a command that ends before it answers: the error says how it ended', async () => {
+    for (const [script, how] of [
+      ['process.exit(3)', 'exited with code 3'],
+      ['process.kill(process.pid, "SIGKILL")', 'was ended by SIGKILL'],
+    ] as const) {
+      await assert.rejects(
+        execFileAsync(process.execPath, [MAIN, 'mcp', '--', process.execPath, '-e', script]),
+        (error: { code?: number; stderr?: string }) => {
+          assert.equal(error.code, 1, error.stderr);
+          assert.match(
+            error.stderr ?? '',
+            new RegExp(
+              `^governor mcp: could not connect to the MCP server "node": .*; it ${how} before it answered \\(its standard error may say why\\)$`,
+              'm',
+            ),
+          );
+          return true;
+        },
+      );
     }
   });
 

@@ -3,6 +3,7 @@ import { InvalidOptionError } from '../errors/governor-error.ts';
 import { fetchAnsweringDroppedStreams } from './dropped-stream-fetch.ts';
 import { LimitedReadBuffer, replaceReadBuffer } from './limited-read-buffer.ts';
 import { commandTransport } from './process-group-transport.ts';
+import { exitInWords, type McpServerExit } from './server-exit.ts';
 import { limitSends } from './limited-send.ts';
 import { McpMessageTooLargeError } from './mcp-message-too-large-error.ts';
 import { McpRequestError } from './mcp-request-error.ts';
@@ -30,6 +31,12 @@ export interface McpProxy extends AsyncDisposable {
    * `stdout` ended then; the process's own stdout is left open.
    */
   readonly closed: Promise<McpProxyEnd>;
+  /**
+   * How an MCP server run as a command ended (its exit code, or the signal
+   * that ended it), once it has; undefined while it runs, for a server
+   * reached by URL, and on Windows.
+   */
+  readonly serverExit: McpServerExit | undefined;
   /**
    * Closes both sides. Every request of the client still being served gets
    * an error answer at once (JSON-RPC code -32603, `… could not be served:
@@ -304,6 +311,8 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   const cancelling = new Set<Promise<void>>();
   const http = 'url' in upstream ? await import('@modelcontextprotocol/sdk/client/streamableHttp.js') : undefined;
   const stdio = 'url' in upstream ? undefined : await import('@modelcontextprotocol/sdk/client/stdio.js');
+  /** How a server run as a command ended, once it has. */
+  let serverExit = (): McpServerExit | undefined => undefined;
   const openTransport = (notMcp: (line: string) => void) => {
     if ('url' in upstream) {
       const [url, init] = withoutCredentials(upstream.url);
@@ -326,7 +335,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       };
       return transport;
     }
-    const { transport, stdin } = commandTransport(stdio!, {
+    const { transport, stdin, exit } = commandTransport(stdio!, {
       command: upstream.command,
       args: upstream.args ?? [],
       // The wrapped server is the user's own: it gets the environment the user gave the proxy.
@@ -351,6 +360,7 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       },
       tell,
     });
+    serverExit = exit;
     return transport;
   };
   type UpstreamClient = InstanceType<typeof Client>;
@@ -383,14 +393,14 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
     try {
       await client.connect(openTransport(showNotMcp));
     } catch (error) {
-      throw new McpUpstreamError(
-        upstreamName,
-        error,
+      const exit = serverExit();
+      const hints = [
+        exit === undefined ? undefined : `it ${exitInWords(exit)} before it answered (its standard error may say why)`,
         notMcp === undefined
           ? undefined
           : `it wrote what is not an MCP message to its standard output (${firstLine(notMcp.message)}); a stdio MCP server writes only MCP messages there, and logs to stderr`,
-        concealUrl,
-      );
+      ].filter((hint) => hint !== undefined);
+      throw new McpUpstreamError(upstreamName, error, hints.length === 0 ? undefined : hints.join('; '), concealUrl);
     } finally {
       connecting = false;
     }
@@ -697,7 +707,15 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
   // Nor one that stopped reading (our output's pipe closed: EPIPE): calls it would still send could not be answered, and
   // must not run.
   stdout.once('error', () => void end('client'));
-  return { sessionId, closed, close, [Symbol.asyncDispose]: close };
+  return {
+    sessionId,
+    closed,
+    get serverExit() {
+      return serverExit();
+    },
+    close,
+    [Symbol.asyncDispose]: close,
+  };
 }
 
 function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {

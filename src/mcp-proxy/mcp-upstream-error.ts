@@ -16,8 +16,18 @@ export class McpUpstreamError extends GovernorError {
   constructor(upstream: string, error: unknown, hint?: string, conceal: (text: string) => string = (text) => text) {
     const status = (error as { code?: unknown } | null)?.code;
     const why = conceal(error instanceof Error ? error.message.trim() : String(error));
-    const network = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
-    const detail = typeof status === 'number' && status >= 100 && status < 600 ? ` (HTTP ${status})` : typeof network === 'string' ? ` (${network})` : '';
+    const cause = (error as { cause?: unknown } | null)?.cause;
+    const network = (cause as { code?: unknown } | undefined)?.code;
+    // fetch's own "fetch failed" says why only in its cause: a code (ECONNREFUSED), or words alone ("bad port").
+    const causeWords = cause instanceof Error ? conceal(cause.message.trim().split('\n')[0]!) : '';
+    const detail =
+      typeof status === 'number' && status >= 100 && status < 600
+        ? ` (HTTP ${status})`
+        : typeof network === 'string'
+          ? ` (${network})`
+          : causeWords !== '' && !why.includes(causeWords)
+            ? ` (${causeWords})`
+            : '';
     super('GOVERNOR_MCP_UPSTREAM', redact(`could not connect to the MCP server ${upstream}: ${why}${detail}${hint === undefined ? '' : `; ${hint}`}`), {
       cause: error,
     });

@@ -4,6 +4,7 @@ import type { StdioClientTransport, getDefaultEnvironment } from '@modelcontextp
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { replaceReadBuffer } from './limited-read-buffer.ts';
+import type { McpServerExit } from './server-exit.ts';
 
 /** What the transport needs of its read buffer: the MCP SDK's `ReadBuffer`, or a `LimitedReadBuffer`. */
 interface MessageReader {
@@ -65,9 +66,15 @@ class ProcessGroupTransport implements Transport {
   /** Settles once the leader has exited and the output is closed. */
   #ended: Promise<void> | undefined;
   #stopWatchingExit = (): void => {};
+  #exit: McpServerExit | undefined;
 
   constructor(options: CommandTransportOptions) {
     this.#options = options;
+  }
+
+  /** How the server ended, once it has (its output closed too); undefined while it runs. */
+  get exit(): McpServerExit | undefined {
+    return this.#exit;
   }
 
   /** The server's input, while it runs. */
@@ -85,7 +92,8 @@ class ProcessGroupTransport implements Transport {
     const endGroupOnExit = (): void => void this.#signal(child, 'SIGKILL');
     process.on('exit', endGroupOnExit);
     this.#ended = new Promise((resolve) => child.once('close', () => resolve()));
-    child.once('close', () => {
+    child.once('close', (code, signal) => {
+      this.#exit = { code, signal };
       this.#child = undefined;
       this.onclose?.();
     });
@@ -170,11 +178,14 @@ class ProcessGroupTransport implements Transport {
  * has no process groups to signal, the MCP SDK's own transport with
  * `readBuffer` put in place of its own.
  */
-export function commandTransport(sdk: SdkStdio, options: CommandTransportOptions): { transport: Transport; stdin: () => Writable | null | undefined } {
+export function commandTransport(
+  sdk: SdkStdio,
+  options: CommandTransportOptions,
+): { transport: Transport; stdin: () => Writable | null | undefined; exit: () => McpServerExit | undefined } {
   const env = { ...sdk.getDefaultEnvironment(), ...options.env };
   if (process.platform !== 'win32') {
     const transport = new ProcessGroupTransport({ ...options, env });
-    return { transport, stdin: () => transport.stdin };
+    return { transport, stdin: () => transport.stdin, exit: () => transport.exit };
   }
   const transport = new sdk.StdioClientTransport({
     command: options.command,
@@ -185,5 +196,6 @@ export function commandTransport(sdk: SdkStdio, options: CommandTransportOptions
   });
   replaceReadBuffer(transport, options.readBuffer);
   // The child's stdin, a private field of the SDK's transport; without it (another version), its own send writes the message.
-  return { transport, stdin: () => (transport as unknown as { _process?: { stdin?: Writable | null } })._process?.stdin };
+  // How it ended is not known there: the SDK's transport does not say.
+  return { transport, stdin: () => (transport as unknown as { _process?: { stdin?: Writable | null } })._process?.stdin, exit: () => undefined };
 }
