@@ -36,6 +36,11 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
     writeCommandError(io, 'mcp', problem, MCP_USAGE);
     return 2;
   }
+  const flagProblem = mcpFlagProblem(command, values.url, values.session);
+  if (flagProblem !== undefined) {
+    writeCommandError(io, 'mcp', flagProblem, MCP_USAGE);
+    return 2;
+  }
   let flagBreaker: FlagBreaker;
   try {
     flagBreaker = await breakerFromFlags(
@@ -111,6 +116,22 @@ const WAITING_NOTE_MS = 3_000;
 const GIVEN = 'it is given up to 60 s to start';
 
 /** The arguments of `governor mcp`; throws on an unknown or malformed option. */
+/**
+ * What is wrong with the flags that name the server and the session, in the
+ * flags' own words (the proxy's options would name `upstream.url`). A URL is
+ * named by its scheme alone: the rest may hold a password or a token.
+ */
+function mcpFlagProblem(command: string | undefined, url: string | undefined, session: string | undefined): string | undefined {
+  if (command === '') return 'the command after -- is empty';
+  if (url !== undefined) {
+    if (!URL.canParse(url)) return '--url is not a URL: give the http(s) URL of a Streamable HTTP MCP server';
+    const { protocol } = new URL(url);
+    if (protocol !== 'http:' && protocol !== 'https:') return `--url must be the http: or https: URL of a Streamable HTTP MCP server, not ${protocol}`;
+  }
+  if (session === '') return '--session is empty: give a session id, or leave the flag out for one per connection';
+  return undefined;
+}
+
 function parseMcpArgs(argv: readonly string[]) {
   return parseCommandArgs(
     argv,

@@ -1071,15 +1071,19 @@ describe('governor mcp: usage', () => {
     });
   });
 
-  test('a malformed --url or --session is a usage error: exit code 2, as governor proxy', async () => {
-    for (const args of [
-      ['--url', 'ftp://example.com/mcp'],
-      ['--url', 'not a url'],
-      ['--session', '', '--', process.execPath, LOOPING],
-    ]) {
+  test('a malformed --url or --session, or an empty command, is a usage error naming the flag: exit code 2 and the usage, as governor proxy', async () => {
+    for (const [args, line] of [
+      [['--url', 'ftp://me:hunter2@example.com/mcp'], 'governor mcp: --url must be the http: or https: URL of a Streamable HTTP MCP server, not ftp:'],
+      [['--url', 'not a url'], 'governor mcp: --url is not a URL: give the http(s) URL of a Streamable HTTP MCP server'],
+      [['--session', '', '--', process.execPath, LOOPING], 'governor mcp: --session is empty: give a session id, or leave the flag out for one per connection'],
+      [['--', ''], 'governor mcp: the command after -- is empty'],
+    ] as const) {
       await assert.rejects(execFileAsync(process.execPath, [MAIN, 'mcp', ...args], { timeout: 30_000 }), (error: { code?: number; stderr?: string }) => {
         assert.equal(error.code, 2, `${args.join(' ')}: ${error.stderr}`);
-        assert.match(error.stderr ?? '', /^governor mcp: Invalid option "(upstream\.url|sessionId)": /m);
+        const [first, blank, usage] = (error.stderr ?? '').split('\n');
+        assert.deepEqual([first, blank], [line, '']);
+        assert.match(usage ?? '', /^Usage: governor mcp /);
+        assert.doesNotMatch(error.stderr ?? '', /hunter2/);
         return true;
       });
     }
