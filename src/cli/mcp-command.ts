@@ -73,11 +73,14 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
       // A request it could not serve (the server did not answer, dropped it, or lost the session), a message over the size limit: one line each, redacted.
       onError: (error) => log(error.message),
       // The likely reason it does not answer (it is not an MCP server, or not in stdio mode), said at once, in place of the note.
-      onNotMcpOutput: (line) => {
+      onNotMcpOutput: (line, { starting }) => {
+        const wrote = `the MCP server wrote what is not an MCP message to its standard output: "${clip(line, 100)}" (a stdio MCP server writes only MCP messages there, and logs to stderr)`;
+        if (!starting) {
+          log(`${wrote}; skipped, and an answer it was written into is lost; later such lines are not logged`);
+          return;
+        }
         clearTimeout(waiting);
-        log(
-          `the MCP server wrote what is not an MCP message to its standard output: "${clip(line, 100)}" (a stdio MCP server writes only MCP messages there, and logs to stderr); waiting for it to answer (${GIVEN})…`,
-        );
+        log(`${wrote}; waiting for it to answer (${GIVEN})…`);
       },
     }).finally(() => clearTimeout(waiting));
     const proxy = await Promise.race([starting, signalled, clientLeft]);

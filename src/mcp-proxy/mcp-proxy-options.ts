@@ -49,14 +49,17 @@ export interface McpProxyOptions {
    */
   readonly onError?: (error: Error) => void;
   /**
-   * Told once, while the proxy waits for an MCP server started as a command
-   * to answer its first request, of the first line the server wrote to its
+   * Told of the first line an MCP server started as a command wrote to its
    * standard output that is not an MCP message (a banner, a log line, a usage
-   * text), redacted. The line is skipped, as the MCP SDK skips it, so a server
-   * that prints a banner before it speaks MCP still works; one that never
-   * speaks MCP is given up on after the SDK's 60 s, with an
-   * `McpUpstreamError` saying that it wrote what is not an MCP message.
+   * text), redacted: once while the proxy waits for the server to answer its
+   * first request (`starting: true`), and once after that (`starting:
+   * false`). The line is skipped, as the MCP SDK skips it, so a server that
+   * prints a banner before it speaks MCP still works; one that never speaks
+   * MCP is given up on after the SDK's 60 s, with an `McpUpstreamError`
+   * saying that it wrote what is not an MCP message. Later in a session such
+   * a line means a server that logs to its stdout: an answer the line was
+   * written into is lost, and the request waits for the client's timeout.
    * @default nothing
    */
-  readonly onNotMcpOutput?: (line: string) => void;
+  readonly onNotMcpOutput?: (line: string, context: { readonly starting: boolean }) => void;
 }

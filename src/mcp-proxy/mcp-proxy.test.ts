@@ -15,7 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { logShows, proxiedWithLog } from './test-support/governor-mcp.ts';
+import { linesOf, logShows, proxiedWithLog } from './test-support/governor-mcp.ts';
 import { exitOf, killAll, pidIn, pidsIn, stillRunning } from './test-support/processes.ts';
 import { startHttpLoopingServer, startStatefulHttpLoopingServer } from './test-support/http-looping-server.ts';
 import { startMcpProxy } from './mcp-proxy.ts';
@@ -1041,6 +1041,27 @@ describe('governor mcp: usage', () => {
           return true;
         },
       );
+    }
+  });
+
+  test('a server that writes what is not MCP to its stdout mid-session: the first such line is logged, redacted, once; the calls go on', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, 'mcp', '--', process.execPath, LOOPING], stderr: 'pipe' });
+    let log = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    const client = new Client({ name: 'test-client', version: '1' });
+    await client.connect(transport);
+    try {
+      for (const line of [`debug: token sk-proj-${'a'.repeat(40)}`, 'debug: second line']) {
+        const result = (await client.callTool({ name: 'print', arguments: { line } })) as ToolResult;
+        assert.equal(text(result), 'printed');
+      }
+      assert.equal(text((await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })) as ToolResult), '5');
+      const notMcp = linesOf(log, /not an MCP message/);
+      assert.deepEqual(notMcp, [
+        'governor mcp: the MCP server wrote what is not an MCP message to its standard output: "debug: token [REDACTED]" (a stdio MCP server writes only MCP messages there, and logs to stderr); skipped, and an answer it was written into is lost; later such lines are not logged',
+      ]);
+    } finally {
+      await client.close();
     }
   });
 

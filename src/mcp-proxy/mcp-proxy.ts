@@ -379,13 +379,18 @@ export async function startMcpProxy(options: McpProxyOptions): Promise<McpProxy>
       upstreamError(error);
     };
     // Said at once, not only when the wait for an answer runs out: the first line that is not blank (a banner, a log line, a usage text).
+    // And once after that: a server that logs to its stdout mid-session loses any answer such a line cuts into.
     let connecting = true;
-    let shown = false;
+    let shownStarting = false;
+    let shownAfter = false;
     const showNotMcp = (line: string): void => {
-      if (!connecting || shown || line.trim() === '') return;
-      shown = true;
+      if (line.trim() === '') return;
+      const starting = connecting;
+      if (starting ? shownStarting : shownAfter) return;
+      if (starting) shownStarting = true;
+      else shownAfter = true;
       try {
-        options.onNotMcpOutput?.(redact(line));
+        options.onNotMcpOutput?.(redact(line), { starting });
       } catch {
         // A failing logger must not take the connection down with it.
       }

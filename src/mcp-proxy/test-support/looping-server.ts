@@ -14,8 +14,9 @@
  * message needs), and reading the resource `memo://refused/<bytes>` is
  * answered with an error (invalid params) whose data has that many bytes.
  *
- * Run as a program it serves stdio, with `sized` and one more tool: `crash`,
- * which ends the process; `loopingServer()` builds one for other transports.
+ * Run as a program it serves stdio, with `sized` and two more tools: `crash`,
+ * which ends the process, and `print`, which writes its `line` to stdout
+ * before it answers; `loopingServer()` builds one for other transports.
  */
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -118,5 +119,13 @@ if (import.meta.main) {
   const server = loopingServer({ sized: true });
   // Only as a program of its own: in a test's process this would end the test.
   server.registerTool('crash', { description: 'Ends the server process, as a crash would', inputSchema: {} }, async () => process.exit(3));
+  server.registerTool(
+    'print',
+    { description: 'Writes a line to stdout, as a server that logs there would', inputSchema: { line: z.string() } },
+    async ({ line }) => {
+      process.stdout.write(`${line}\n`);
+      return { content: [{ type: 'text', text: 'printed' }] };
+    },
+  );
   await server.connect(new StdioServerTransport());
 }
