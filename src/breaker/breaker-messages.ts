@@ -1,5 +1,18 @@
 import type { BreakerAction, BreakerCategory, BreakerEvidence } from './breaker-decision.ts';
 
+const BLOCK_PREFIX = 'This call was NOT executed. ';
+const STOP_PREFIX = 'Agent stopped: ';
+
+/**
+ * A {@link breakerMessage} without what it opens with on a block or a stop,
+ * for a caller whose own words already say it ("The call to X was not run:").
+ */
+export function messageBody(message: string): string {
+  if (message.startsWith(BLOCK_PREFIX)) return message.slice(BLOCK_PREFIX.length);
+  if (message.startsWith(STOP_PREFIX)) return message.slice(STOP_PREFIX.length);
+  return message;
+}
+
 /**
  * What to tell the model (steer, block) or people (stop), per loop type: what
  * is repeating, and what to do instead. Steering is addressed to the model in
@@ -12,7 +25,7 @@ import type { BreakerAction, BreakerCategory, BreakerEvidence } from './breaker-
  * content. A steer goes back to the model and may quote it.
  */
 export function breakerMessage(category: BreakerCategory, action: Exclude<BreakerAction, 'allow'>, evidence: BreakerEvidence): string {
-  const prefix = action === 'block' ? 'This call was NOT executed. ' : action === 'stop' ? 'Agent stopped: ' : '';
+  const prefix = action === 'block' ? BLOCK_PREFIX : action === 'stop' ? STOP_PREFIX : '';
   if (action === 'stop') return `${prefix}${stopText(category, evidence)}`;
   return `${prefix}${steerText(category, evidence)}`;
 }

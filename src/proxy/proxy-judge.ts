@@ -1,5 +1,6 @@
 import type { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
+import { messageBody } from '../breaker/breaker-messages.ts';
 import { InvalidOptionError } from '../errors/governor-error.ts';
 import { type SeenSet, seenSetFor } from './seen-set.ts';
 import { observeRound } from '../breaker/observe-round.ts';
@@ -62,7 +63,7 @@ export function stopText(decision: BreakerDecision): string {
   // Why the store failed (its host, its error) is for the operator's log, not for the client or the model.
   if (decision.reason === 'store_unavailable')
     return `${NOTE_PREFIX} The agent breaker cannot reach its store, so this call was refused unjudged (it fails closed). Try again later.`;
-  return `${NOTE_PREFIX} This run was stopped by the agent breaker (${decision.category ?? 'breaker'}): ${decision.message ?? 'the session is stopped.'}`;
+  return `${NOTE_PREFIX} This run was stopped by the agent breaker (${decision.category ?? 'breaker'}): ${decision.message === undefined ? 'the session is stopped.' : messageBody(decision.message)}`;
 }
 
 /** The name a call with no name is judged under: the breaker needs one, and the proxy must not fail the agent's request over it. */

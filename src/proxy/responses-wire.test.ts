@@ -121,12 +121,13 @@ for (const stream of [false, true]) {
         assert.match(steered.output ?? '', /^No flights found\.\n\n\[governor\] .*search/);
         // ... and its repeated call is replaced by a message: the agent has nothing to run.
         assert.equal(calls(blocked.response).length, 0);
-        assert.match(text(blocked.response), /The call to search was not run/);
+        assert.match(text(blocked.response), /The call to search was not run: You have called "search"/);
+        assert.doesNotMatch(text(blocked.response), /NOT executed/);
         assert.equal(blocked.response.status, 'completed');
         assert.equal(blocked.stopHeader, null);
         const stopped = await agentRound(client, input, stream);
         assert.equal(calls(stopped.response).length, 0);
-        assert.match(text(stopped.response), /stopped by the agent breaker \(tool_spiral\)/);
+        assert.match(text(stopped.response), /stopped by the agent breaker \(tool_spiral\): tool-call spiral — /);
         if (!stream) assert.equal(stopped.stopHeader, 'tool_spiral');
         const upstreamCalls = r.upstream.requests.length;
         await assert.rejects(agentRound(client, input, stream), (error: unknown) => {

@@ -1,4 +1,5 @@
 import type { HostedEvent } from '../breaker/hosted-calls.ts';
+import { messageBody } from '../breaker/breaker-messages.ts';
 
 /**
  * What the model proxy needs to know about one model API's wire format:
@@ -208,5 +209,5 @@ export function asArray(value: unknown): unknown[] {
 
 /** Text that replaces the blocked calls of a round. */
 export function blockText(blocked: ReadonlyMap<string, string>, names: ReadonlyMap<string, string>): string {
-  return [...blocked].map(([id, message]) => `[governor] The call to ${names.get(id) ?? 'a tool'} was not run: ${message}`).join('\n\n');
+  return [...blocked].map(([id, message]) => `[governor] The call to ${names.get(id) ?? 'a tool'} was not run: ${messageBody(message)}`).join('\n\n');
 }
