@@ -10,7 +10,7 @@ test('warnings are printed at most one per 10 s, saying how many were not; the s
   const breaker = new AgentBreaker({ telemetry: false, store, onStoreError: 'fail-closed' });
   const lines: string[] = [];
   let clock = 0;
-  logBreaker(
+  const stop = logBreaker(
     breaker,
     (line) => lines.push(line),
     () => clock,
@@ -31,7 +31,45 @@ test('warnings are printed at most one per 10 s, saying how many were not; the s
     assert.match(lines.at(-1)!, /^breaker store is unavailable \(GOVERNOR_BREAKER_STORE: .+\): requests are refused until it is back$/);
     assert.ok(lines.every((line) => !line.includes('hunter2') && !line.includes('\n')));
   } finally {
+    stop();
     await store.close();
+  }
+});
+
+test('a store that answers again is said so: after how long, how many requests went unjudged meanwhile, how many warnings were not printed', {
+  timeout: 60_000,
+}, async () => {
+  const port = await unusedPort();
+  let server = await startDedicatedRedis(port);
+  const store = new RedisBreakerStore({ url: `redis://127.0.0.1:${port}`, timeoutMs: 500 });
+  const breaker = new AgentBreaker({ telemetry: false, store });
+  const lines: string[] = [];
+  const stop = logBreaker(breaker, (line) => lines.push(line));
+  try {
+    await breaker.observe('s', { kind: 'user', text: 'hello there, first turn' });
+    assert.deepEqual(lines, []);
+    await killProcess(server);
+    for (let i = 0; i < 3; i++) assert.equal((await breaker.observe('s', { kind: 'user', text: `turn ${i} while the store is down` })).action, 'allow');
+    assert.equal(lines.length, 1, lines.join('\n'));
+    assert.match(lines[0]!, /failing open/);
+    server = await startDedicatedRedis(port);
+    for (const deadline = Date.now() + 20_000; !lines.some((line) => /answers again/.test(line)) && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.match(
+      lines[1] ?? '',
+      /^breaker store answers again after about \d+ s; 3 requests were let through unjudged meanwhile; 2 warnings were not printed$/,
+    );
+    assert.equal(lines.filter((line) => /answers again/.test(line)).length, 1);
+    // The next outage's first warning is printed at once, not held back by the one printed before the recovery.
+    await killProcess(server);
+    await breaker.observe('s', { kind: 'user', text: 'a turn in the second outage' });
+    assert.equal(lines.length, 3, lines.join('\n'));
+    assert.match(lines[2]!, /failing open: the call is let through unjudged\.$/);
+  } finally {
+    stop();
+    await store.close();
+    await killProcess(server);
   }
 });
 

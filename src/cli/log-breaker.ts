@@ -3,20 +3,64 @@ import { redact } from '../redaction/redact.ts';
 
 /** Least time between two printed warnings: a store outage warns on every operation. */
 const WARNING_EVERY_MS = 10_000;
+/** How often a store that stopped answering is checked, to say when it answers again. */
+const STORE_WATCH_MS = 1_000;
 
 /**
  * Prints to a server command's log (stderr) what its breaker does across
  * sessions: every escalation, with its session, and its warnings (a store
  * that fails, forgotten sessions, a full session cap), at most one per
- * 10 s, each saying how many were not printed since the last.
+ * 10 s, each saying how many were not printed since the last. After a
+ * warning, the store is checked (`health()`, every second while it does not
+ * answer), and a line says when it answers again: how long it failed, how
+ * many requests went unjudged (or were refused) meanwhile, and how many
+ * warnings were not printed; the warnings that follow (sessions it forgot
+ * and were written back) are printed again.
+ *
+ * @returns stops checking the store (call it before the breaker's store is closed)
  */
-export function logBreaker(breaker: AgentBreaker, print: (line: string) => void, now: () => number = Date.now): void {
+export function logBreaker(breaker: AgentBreaker, print: (line: string) => void, now: () => number = Date.now): () => void {
   let printedAt = Number.NEGATIVE_INFINITY;
   let skipped = 0;
+  let watching = false;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  /** `unjudged` of the breaker's health when the last recovery was said: the next one counts from there. */
+  let unjudgedSaid = 0;
+  const watchStore = async (): Promise<void> => {
+    let health = await breaker.health();
+    if (health.storeReachable) return;
+    const failedAt = now();
+    while (!health.storeReachable) {
+      await new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, STORE_WATCH_MS);
+        // The watch must not keep a command's process running.
+        timer.unref();
+      });
+      if (stopped) return;
+      health = await breaker.health();
+    }
+    if (stopped) return;
+    const unjudged = health.unjudged - unjudgedSaid;
+    unjudgedSaid = health.unjudged;
+    const meanwhile = breaker.options.onStoreError === 'fail-closed' ? 'refused unjudged' : 'let through unjudged';
+    const more = skipped === 0 ? '' : `; ${skipped} warning${skipped === 1 ? ' was' : 's were'} not printed`;
+    print(
+      `breaker store answers again after about ${Math.max(1, Math.round((now() - failedAt) / 1000))} s; ${unjudged} request${unjudged === 1 ? ' was' : 's were'} ${meanwhile} meanwhile${more}`,
+    );
+    printedAt = Number.NEGATIVE_INFINITY;
+    skipped = 0;
+  };
   breaker.on((event) => {
     if (event.type === 'escalation') {
       print(`breaker ${event.action} (${event.category ?? 'unknown'}) in session ${quoted(event.sessionId)}: ${oneLine(event.message)}`);
     } else if (event.type === 'warning') {
+      if (!watching && !stopped) {
+        watching = true;
+        void watchStore()
+          .catch(() => undefined)
+          .finally(() => (watching = false));
+      }
       const at = now();
       if (at - printedAt < WARNING_EVERY_MS) {
         skipped++;
@@ -28,6 +72,10 @@ export function logBreaker(breaker: AgentBreaker, print: (line: string) => void,
       skipped = 0;
     }
   });
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }
 
 /**

@@ -53,7 +53,11 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
   }
   // stdout carries the MCP protocol: the operator's log is stderr.
   const log = serverLog(io, 'mcp');
-  logBreaker(flagBreaker.breaker, log);
+  const stopLogging = logBreaker(flagBreaker.breaker, log);
+  if (values.store !== undefined && values.session === undefined) {
+    // Each connection is a session of its own then: another replica on the same store never sees it.
+    log('--store without --session: this connection is a session of its own, shared with no other replica; give replicas the same --session to share one');
+  }
   const checked = checkBreakerStore(flagBreaker.breaker, log);
   // A server that never answers is only given up on after the MCP SDK's 60 s: say what is going on before then.
   const waiting = setTimeout(() => log(`waiting for the MCP server to answer (${GIVEN})…`), WAITING_NOTE_MS);
@@ -105,6 +109,7 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
     return startExitCode(error);
   } finally {
     await checked;
+    stopLogging();
     await flagBreaker.close();
     // The process ends with the proxy, whatever is left open (a process that left the server's group holding its
     // output, a connection): once cleanup has run and the caller has set the exit code, which is what process.exit uses.

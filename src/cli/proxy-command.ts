@@ -64,6 +64,7 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
     return startExitCode(error);
   }
   const log = serverLog(io, 'proxy');
+  let stopLogging = (): void => {};
   try {
     const server = await startModelProxy({
       upstream: values.upstream,
@@ -77,7 +78,7 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
       // The proxy's own errors start with its name already.
       onError: (error) => log(error.message.replace(/^governor proxy: /, '')),
     });
-    logBreaker(flagBreaker.breaker, log);
+    stopLogging = logBreaker(flagBreaker.breaker, log);
     io.stderr.write(`governor proxy listening on ${server.url} (base URL ${server.url}/v1) → ${new URL(values.upstream).origin}\n`);
     // Serving does not wait for it: a store that does not answer takes up to its timeout to say so.
     const checked = checkBreakerStore(flagBreaker.breaker, log);
@@ -93,6 +94,7 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
     // A malformed --upstream is a usage error; a port in use is not.
     return startExitCode(error);
   } finally {
+    stopLogging();
     await flagBreaker.close();
     await metrics?.shutdown();
   }

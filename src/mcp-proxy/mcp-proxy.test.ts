@@ -20,7 +20,7 @@ import { exitOf, killAll, pidIn, pidsIn, stillRunning } from './test-support/pro
 import { startHttpLoopingServer, startStatefulHttpLoopingServer } from './test-support/http-looping-server.ts';
 import { startMcpProxy } from './mcp-proxy.ts';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
-import { unusedPort } from '../test-support/services.ts';
+import { requireRedis, unusedPort } from '../test-support/services.ts';
 import { stallingServer } from '../test-support/stalling-server.ts';
 
 const MAIN = fileURLToPath(new URL('../cli/bin.ts', import.meta.url));
@@ -679,6 +679,27 @@ describe('governor mcp: its log on stderr', () => {
       assert.doesNotMatch(log(), /warning|does not answer/);
     } finally {
       await client.close();
+    }
+  });
+
+  test('--store without --session says that the connection shares its session with no other replica; with --session it does not', async () => {
+    const url = await requireRedis();
+    for (const [args, said] of [
+      [['--store', url], true],
+      [['--store', url, '--session', `replicas-${Date.now()}`], false],
+    ] as const) {
+      const { client, log } = await logged([...args]);
+      try {
+        assert.equal(text((await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })) as ToolResult), '5');
+        assert.equal(linesOf(log(), /--store without --session/).length, said ? 1 : 0, log());
+        if (said)
+          assert.match(
+            log(),
+            /^governor mcp: --store without --session: this connection is a session of its own, shared with no other replica; give replicas the same --session to share one$/m,
+          );
+      } finally {
+        await client.close();
+      }
     }
   });
 

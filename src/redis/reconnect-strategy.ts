@@ -1,6 +1,14 @@
 import { isErrorReply } from './error-reply.ts';
 
 /**
+ * Longest wait between two reconnection attempts of a client a store
+ * creates. While it reconnects its calls fail at once, so this bounds how
+ * long calls go unjudged (or refused) after the server is back; an attempt
+ * that is refused costs next to nothing.
+ */
+export const MAX_RECONNECT_DELAY_MS = 500;
+
+/**
  * node-redis's `reconnectStrategy` for a client a store creates: waits
  * `backoff(retries)` before trying again (false: no retry), but never
  * retries a handshake the server refused with an error reply (a wrong or

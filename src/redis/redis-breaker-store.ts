@@ -20,7 +20,7 @@ import { compressState, decompressState } from '../breaker/state-compression.ts'
 import { hash53 } from '../breaker/similarity/hash.ts';
 import { assertRedisUrl, createClientForUrl } from './redis-url.ts';
 import { closeWithin } from './close-within.ts';
-import { unlessRefused } from './reconnect-strategy.ts';
+import { MAX_RECONNECT_DELAY_MS, unlessRefused } from './reconnect-strategy.ts';
 import { describeError } from '../errors/describe-error.ts';
 import { isErrorReply } from './error-reply.ts';
 import { BreakerStoreError } from './breaker-store-error.ts';
@@ -199,7 +199,7 @@ function createOwnedClient(url: string, timeoutMs: number, neverReady: () => boo
     socket: {
       connectTimeout: timeoutMs,
       // A handshake the server refused, or a first connection refused, is reported at once, not retried until the caller's timeout.
-      reconnectStrategy: unlessRefused((retries) => Math.min(50 * 2 ** retries, 2000), neverReady),
+      reconnectStrategy: unlessRefused((retries) => Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS), neverReady),
     },
   });
 }

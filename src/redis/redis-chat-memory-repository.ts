@@ -9,7 +9,7 @@ import { redactedAddress } from '../memory/store-address.ts';
 import { is, validateOptions, type OptionRules } from '../errors/validate-options.ts';
 import { assertRedisUrl, createClientForUrl } from './redis-url.ts';
 import { closeWithin } from './close-within.ts';
-import { unlessRefused } from './reconnect-strategy.ts';
+import { MAX_RECONNECT_DELAY_MS, unlessRefused } from './reconnect-strategy.ts';
 import { isErrorReply } from './error-reply.ts';
 
 /** The commands of a transaction the repository queues. */
@@ -162,7 +162,7 @@ export class RedisChatMemoryRepository implements ChatMemoryRepository, AsyncDis
             // a connection that was up and dropped is re-established with backoff, unless the
             // server refuses the handshake (a password changed meanwhile): the next call then
             // connects anew and reports the server's reason, not only that the client is offline.
-            reconnectStrategy: unlessRefused((retries) => (connectedOnce ? Math.min(2 ** retries * 50, 2000) : false)),
+            reconnectStrategy: unlessRefused((retries) => (connectedOnce ? Math.min(2 ** retries * 50, MAX_RECONNECT_DELAY_MS) : false)),
           },
         }),
       );
