@@ -25,7 +25,7 @@ test('warnings are printed at most one per 10 s, saying how many were not; the s
     clock = 10_000;
     await breaker.observe('s\n1', { kind: 'user', text: 'hello' });
     assert.equal(lines.length, 2);
-    assert.match(lines[1]!, /\(3 more warnings since the last printed\)$/);
+    assert.match(lines[1]!, /\(3 more warnings like it since the last printed\)$/);
 
     await checkBreakerStore(breaker, (line) => lines.push(line));
     assert.match(lines.at(-1)!, /^breaker store is unavailable \(GOVERNOR_BREAKER_STORE: .+\): requests are refused until it is back$/);
@@ -53,19 +53,34 @@ test('a store that answers again is said so: after how long, how many requests w
     assert.equal(lines.length, 1, lines.join('\n'));
     assert.match(lines[0]!, /failing open/);
     server = await startDedicatedRedis(port);
+    // The restarted Redis forgot the session: the first write that reaches it writes the session back, and that
+    // warning is printed, though it comes within 10 s of the outage's (the outage's many do not hold it back).
+    const forgotten = /^breaker warning in session "s": Agent breaker store had forgotten this session .*restored from this process\.$/;
+    let turn = 0;
+    for (const deadline = Date.now() + 20_000; !lines.some((line) => forgotten.test(line)) && Date.now() < deadline; turn++) {
+      await breaker.observe('s', { kind: 'user', text: `turn ${turn} once the store is started again` });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal(lines.filter((line) => forgotten.test(line)).length, 1, lines.join('\n'));
     for (const deadline = Date.now() + 20_000; !lines.some((line) => /answers again/.test(line)) && Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+    // The turns that found the store still reconnecting went unjudged too.
+    const recovered = lines.filter((line) => /answers again/.test(line));
+    assert.equal(recovered.length, 1, lines.join('\n'));
     assert.match(
-      lines[1] ?? '',
-      /^breaker store answers again after about \d+ s; 3 requests were let through unjudged meanwhile; 2 warnings were not printed$/,
+      recovered[0]!,
+      /^breaker store answers again after about \d+ s; \d+ requests were let through unjudged meanwhile; \d+ warnings? (was|were) not printed$/,
     );
-    assert.equal(lines.filter((line) => /answers again/.test(line)).length, 1);
+    const unjudged = Number(/; (\d+) requests/.exec(recovered[0]!)![1]);
+    assert.ok(unjudged >= 3, recovered[0]);
+    assert.equal((await breaker.health()).unjudged, unjudged);
+    const printed = lines.length;
     // The next outage's first warning is printed at once, not held back by the one printed before the recovery.
     await killProcess(server);
     await breaker.observe('s', { kind: 'user', text: 'a turn in the second outage' });
-    assert.equal(lines.length, 3, lines.join('\n'));
-    assert.match(lines[2]!, /failing open: the call is let through unjudged\.$/);
+    assert.equal(lines.length, printed + 1, lines.join('\n'));
+    assert.match(lines.at(-1)!, /failing open: the call is let through unjudged\.$/);
   } finally {
     stop();
     await store.close();

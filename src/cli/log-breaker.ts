@@ -9,8 +9,9 @@ const STORE_WATCH_MS = 1_000;
 /**
  * Prints to a server command's log (stderr) what its breaker does across
  * sessions: every escalation, with its session, and its warnings (a store
- * that fails, forgotten sessions, a full session cap), at most one per
- * 10 s, each saying how many were not printed since the last. After a
+ * that fails, forgotten sessions, a full session cap), at most one of each
+ * kind per 10 s, each saying how many like it were not printed since the
+ * last. After a
  * warning, the store is checked (`health()`, every second while it does not
  * answer), and a line says when it answers again: how long it failed, how
  * many requests went unjudged (or were refused) meanwhile, and how many
@@ -20,8 +21,8 @@ const STORE_WATCH_MS = 1_000;
  * @returns stops checking the store (call it before the breaker's store is closed)
  */
 export function logBreaker(breaker: AgentBreaker, print: (line: string) => void, now: () => number = Date.now): () => void {
-  let printedAt = Number.NEGATIVE_INFINITY;
-  let skipped = 0;
+  /** When each kind of warning was last printed, and how many of it were not printed since. */
+  const throttled = new Map<string, { printedAt: number; skipped: number }>();
   let watching = false;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -44,12 +45,12 @@ export function logBreaker(breaker: AgentBreaker, print: (line: string) => void,
     const unjudged = health.unjudged - unjudgedSaid;
     unjudgedSaid = health.unjudged;
     const meanwhile = breaker.options.onStoreError === 'fail-closed' ? 'refused unjudged' : 'let through unjudged';
+    const skipped = [...throttled.values()].reduce((sum, kind) => sum + kind.skipped, 0);
     const more = skipped === 0 ? '' : `; ${skipped} warning${skipped === 1 ? ' was' : 's were'} not printed`;
     print(
       `breaker store answers again after about ${Math.max(1, Math.round((now() - failedAt) / 1000))} s; ${unjudged} request${unjudged === 1 ? ' was' : 's were'} ${meanwhile} meanwhile${more}`,
     );
-    printedAt = Number.NEGATIVE_INFINITY;
-    skipped = 0;
+    throttled.clear();
   };
   breaker.on((event) => {
     if (event.type === 'escalation') {
@@ -61,21 +62,35 @@ export function logBreaker(breaker: AgentBreaker, print: (line: string) => void,
           .catch(() => undefined)
           .finally(() => (watching = false));
       }
+      // Throttled by kind: a store outage, which warns on every operation, does not hold back the sessions its
+      // end writes back, or a full session cap.
+      const key = warningKind(event.message);
+      const kind = throttled.get(key) ?? { printedAt: Number.NEGATIVE_INFINITY, skipped: 0 };
+      if (throttled.size >= MAX_WARNING_KINDS && !throttled.has(key)) throttled.clear();
+      throttled.set(key, kind);
       const at = now();
-      if (at - printedAt < WARNING_EVERY_MS) {
-        skipped++;
+      if (at - kind.printedAt < WARNING_EVERY_MS) {
+        kind.skipped++;
         return;
       }
-      const more = skipped === 0 ? '' : ` (${skipped} more warning${skipped === 1 ? '' : 's'} since the last printed)`;
+      const more = kind.skipped === 0 ? '' : ` (${kind.skipped} more warning${kind.skipped === 1 ? '' : 's'} like it since the last printed)`;
       print(`breaker warning in session ${quoted(event.sessionId)}: ${oneLine(event.message)}${more}`);
-      printedAt = at;
-      skipped = 0;
+      kind.printedAt = at;
+      kind.skipped = 0;
     }
   });
   return () => {
     stopped = true;
     clearTimeout(timer);
   };
+}
+
+/** Kinds of warning throttled apart at most; past it they start again from none. */
+const MAX_WARNING_KINDS = 100;
+
+/** Which kind a warning is: a failing store operation (any operation, any reason), else its words without their numbers. */
+function warningKind(message: string): string {
+  return /^Agent breaker store \w+ failed\b/.test(message) ? 'store failed' : message.replace(/\d+/g, '#');
 }
 
 /**
