@@ -206,6 +206,11 @@ test('governor proxy refuses a bad command line with exit code 2 and says what t
     // A password's "/" and "@" left unencoded: the store's advice, and no part of the password.
     [['--upstream', 'http://127.0.0.1:1/v1', '--store', 'redis://:S3cr/t@Pw9@127.0.0.1:1'], /^(?![\s\S]*(S3cr|Pw9))[\s\S]*--store: .*percent-encode/],
     [['--upstream', 'http://127.0.0.1:1/v1', '--store-prefix', 'foo:'], /--store-prefix needs --store/],
+    // governor mcp's flag: here the session is each request's, and the error says where it is read from.
+    [
+      ['--upstream', 'http://127.0.0.1:1/v1', '--session', 's'],
+      /^governor proxy: Unknown option '--session'\. The proxy takes the session of each request from its x-governor-session header/,
+    ],
     [['--upstream', 'http://127.0.0.1:1/v1', '--store-timeout', '500'], /--store-timeout needs --store/],
     [
       ['--upstream', 'http://127.0.0.1:1/v1', '--store', 'redis://127.0.0.1:1', '--store-timeout', '2s'],
