@@ -65,6 +65,26 @@ describe('governor: what a user fixes before running the command again', () => {
     assert.equal(server.requests.length, 0);
   });
 
+  test('a key passed where a URL goes is refused without quoting it: governor run --base-url, governor proxy --upstream (exit 2)', async () => {
+    const dir = tempDir();
+    // Key shapes the redaction rules do not know: a hex token, and a provider's key of its own shape.
+    for (const key of ['0123456789abcdef0123456789abcdef01234567', 'gsk_8kQ2pL9xYz3mN7vB1cR5tW0eH4jF6gD2sA8uK3oI9yT1']) {
+      for (const args of [
+        ['run', 'task', '--dir', dir, '--base-url', key, '--model', 'm'],
+        ['proxy', '--upstream', key, '--port', '0'],
+      ]) {
+        const { code, stdout, stderr } = await governor(args, { env: cleanEnv({}) });
+        assert.equal(code, 2, stderr);
+        assert.equal(stdout, '');
+        assert.match(stderr, /^governor (run|proxy): .*"\[REDACTED\]" is not a (valid )?URL/);
+        assert.ok(!stderr.includes(key.slice(0, 12)), stderr);
+      }
+    }
+    // A host and path are still quoted, to show what was wrong with them.
+    const { stderr } = await governor(['run', 'task', '--dir', dir, '--base-url', 'api.example.com/v1', '--model', 'm'], { env: cleanEnv({}) });
+    assert.match(stderr, /"api\.example\.com\/v1" is not a valid URL/);
+  });
+
   test('a mistyped option is said the same way by every command, with the option it is closest to (exit 2)', async () => {
     for (const [args, line] of [
       [['run', 'task', '--max-invocation', '3'], "governor run: Unknown option '--max-invocation'. Did you mean '--max-invocations'?"],

@@ -280,14 +280,20 @@ export function redact(text: string): string {
  * (user and password), since an unencoded password may hold any character,
  * `#`, `?` and `/` included, and then the rules cannot tell where it ends;
  * and so does what follows a `?` or `#` after that, a query's token
- * (`?key=…`) being no shape the rules know.
+ * (`?key=…`) being no shape the rules know. A value of 16 characters or
+ * more with neither a dot nor a slash is no host or path but a key pasted
+ * in the wrong place (a hex token, a provider's key of a shape the rules do
+ * not know): it goes whole.
  */
 export function redactUnparsedUrl(text: string): string {
   const at = text.lastIndexOf('@');
   const from = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0].length ?? 0;
   const kept = at < from ? text : `${text.slice(0, from)}${REDACTED}${text.slice(at)}`;
   const query = kept.search(/[?#]/);
-  return redact(query === -1 ? kept : `${kept.slice(0, query + 1)}…`);
+  const shown = query === -1 ? kept : `${kept.slice(0, query + 1)}…`;
+  const rest = shown.slice(from);
+  if (rest.length >= 16 && !/[./]/.test(rest)) return `${shown.slice(0, from)}${REDACTED}`;
+  return redact(shown);
 }
 
 /**
