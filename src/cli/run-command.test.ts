@@ -86,9 +86,9 @@ describe('governor run', () => {
     const lines = stderr.split('\n');
     assert.deepEqual(
       lines.filter((line) => /without a sandbox/.test(line)),
-      ['Warning: commands run without a sandbox: bwrap is not installed (not found on PATH)'],
+      ['Warning: commands run without a sandbox, and can read the environment of this process: bwrap is not installed (not found on PATH)'],
     );
-    assert.equal(lines[1], 'Warning: commands run without a sandbox: bwrap is not installed (not found on PATH)');
+    assert.equal(lines[1], 'Warning: commands run without a sandbox, and can read the environment of this process: bwrap is not installed (not found on PATH)');
     assert.doesNotMatch(stderr, /GOVERNOR_NO_SANDBOX|\(node:\d+\)|--trace-warnings/);
   });
 

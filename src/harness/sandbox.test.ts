@@ -34,7 +34,9 @@ describe('sandbox detection', () => {
       await new Promise((r) => setTimeout(r, 50));
     `);
     const warnings = out.split('\n').filter((line) => line.startsWith('WARNING'));
-    assert.deepEqual(warnings, ['WARNING GOVERNOR_NO_SANDBOX commands run without a sandbox: bwrap is not installed (not found on PATH)']);
+    assert.deepEqual(warnings, [
+      'WARNING GOVERNOR_NO_SANDBOX commands run without a sandbox, and can read the environment of this process: bwrap is not installed (not found on PATH)',
+    ]);
     assert.match(out, /THROWN SandboxUnavailableError GOVERNOR_SANDBOX_UNAVAILABLE .*bwrap is not installed.*sandbox: 'none'/);
   });
 

@@ -103,7 +103,8 @@ export function resolveSandbox(mode: SandboxMode | undefined, option = 'sandbox'
   const probe = probeBubblewrap();
   if (probe.usable) return { kind: 'bubblewrap', warning: undefined };
   if (chosen === 'bubblewrap') throw new SandboxUnavailableError(probe.reason);
-  return { kind: 'none', warning: `commands run without a sandbox: ${probe.reason}` };
+  // What the warning must say: without one, a command reads this process's environment (its keys) through /proc.
+  return { kind: 'none', warning: `commands run without a sandbox, and can read the environment of this process: ${probe.reason}` };
 }
 
 /** What one sandboxed command may reach. */
