@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { printable } from '../redaction/terminal-text.ts';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,6 +61,15 @@ describe('progress output', () => {
       assert.ok(line.length <= max, `${max}: ${line}`);
       // Either the whole marker or none of it.
       assert.doesNotMatch(line.replace('[REDACTED]', ''), /\[R|\[$/, `${max}: ${line}`);
+    }
+  });
+
+  test('a command that ends with a word a secret may follow (pwd, credentials) keeps its result in the printed line', () => {
+    for (const command of ['echo hello > out.txt && cat out.txt && pwd', 'cat config/credentials']) {
+      const line = printable(
+        progressLine({ type: 'tool-call-end', toolName: 'shell', args: { command }, result: '/work/out\n', durationMs: 3 }, () => undefined)!,
+      );
+      assert.equal(line, `   shell ${command}  ->  /work/out (3 ms)`);
     }
   });
 

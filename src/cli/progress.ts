@@ -52,7 +52,9 @@ export function progressLine(event: AgentLoopEvent, breakerState: () => string |
         typeof event.args === 'object' && event.args !== null && 'command' in event.args ? String(event.args.command) : (JSON.stringify(event.args) ?? '');
       // Redacted before the first line is taken: a secret spanning lines (a private key) is matched whole.
       const first = typeof event.result === 'string' ? (redact(event.result).split('\n')[0] ?? '') : (JSON.stringify(event.result) ?? '');
-      return `   ${redact(event.toolName)} ${clip(args, 60)}  =>  ${clip(first, 60)} (${Math.round(event.durationMs)} ms)`;
+      // "->", as the model call's line: "=>" after a command ending in `pwd` or `credentials` reads to the log's
+      // redaction pass as an assignment, and the result, redacted already, went whole.
+      return `   ${redact(event.toolName)} ${clip(args, 60)}  ->  ${clip(first, 60)} (${Math.round(event.durationMs)} ms)`;
     }
     case 'tool-call-error':
       return `   ${redact(event.toolName)} failed: ${clip(String(event.error))}`;
