@@ -145,7 +145,8 @@ describe('governor CLI', () => {
   test('--timeout is checked in seconds, as typed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'governor-cli-'));
     dirs.push(dir);
-    for (const timeout of ['3000000', '0', '-5', '0.0001', 'ten', '']) {
+    // Written in decimals only: hex, an exponent or spaces are more likely typos than meant.
+    for (const timeout of ['3000000', '0', '-5', '0.0001', 'ten', '', '0x10', '1e3', ' 5']) {
       const { code, stderr } = await governor(
         ['run', 'task', '--dir', dir, '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm', `--timeout=${timeout}`],
         cleanEnv(),
@@ -157,6 +158,27 @@ describe('governor CLI', () => {
       );
       assert.doesNotMatch(stderr, /timeoutMs|milliseconds/);
     }
+  });
+
+  test('--cost-limit is a positive number written in decimals; a limit JavaScript would write with an exponent is said in full', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'governor-cli-'));
+    dirs.push(dir);
+    for (const limit of ['0', '-1', '0x10', '1e-9', ' 5', 'ten', '']) {
+      const { code, stderr } = await governor(
+        ['run', 'task', '--dir', dir, '--base-url', 'http://127.0.0.1:1/v1', '--model', 'gpt-4o-mini', `--cost-limit=${limit}`],
+        cleanEnv(),
+      );
+      assert.equal(code, 2, stderr);
+      assert.ok(stderr.startsWith(`governor run: --cost-limit must be a positive number written in decimals (e.g. 0.5), got "${limit}"`), stderr);
+    }
+    await using server = await new ScriptedModelServer({ script: [{ text: 'hello' }] }).start();
+    const { code, stdout } = await governor(
+      ['run', 'task', '--dir', dir, '--base-url', server.baseURL, '--model', 'gpt-4o-mini', '--sandbox', 'none', '--cost-limit', '0.000000001'],
+      cleanEnv(),
+    );
+    assert.equal(code, 1, stdout);
+    assert.match(stdout, /cost limit of \$0\.0000000010 \(\$0\.0000 spent\)/);
+    assert.equal(server.requests.length, 0);
   });
 
   test('--store-prefix or --store-timeout without --store is a usage error, not ignored (governor proxy: see its own tests)', async () => {

@@ -46,17 +46,24 @@ Exit codes: 0 completed, 1 the run ended otherwise (a limit, the breaker, an
 error), 2 usage error (also a provider package that is not installed), 130
 interrupted, 143 terminated.`;
 
+/**
+ * A number as written in decimals (`0.5`, `2`, `.25`): Number() would also read `0x10`, `1e3` and ` 5 `, typos
+ * more likely than meant, as for --max-invocations.
+ */
+function decimal(value: string): number {
+  return /^(\d+(\.\d*)?|\.\d+)$/.test(value) ? Number(value) : Number.NaN;
+}
+
 function positiveNumber(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!Number.isFinite(number) || number <= 0) throw new CliUsageError(`--${name} must be a positive number, got "${value}"`);
+  const number = decimal(value);
+  if (!Number.isFinite(number) || number <= 0) throw new CliUsageError(`--${name} must be a positive number written in decimals (e.g. 0.5), got "${value}"`);
   return number;
 }
 
 /** `--timeout` in milliseconds: checked here, in seconds as typed, so that the error never names the option it becomes. */
 function timeoutMs(value: string): number {
-  const seconds = Number(value);
-  // Number('') and Number(' ') are 0: refused with the rest.
+  const seconds = decimal(value);
   if (!Number.isFinite(seconds) || seconds * 1000 < 1 || seconds > MAX_TIMEOUT_SECONDS) {
     throw new CliUsageError(`--timeout must be a number of seconds from 0.001 to ${MAX_TIMEOUT_SECONDS} (about 24.8 days), got "${value}"`);
   }

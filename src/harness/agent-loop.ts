@@ -443,7 +443,7 @@ export class AgentLoop {
       if (!budget.affordable) {
         throw new LimitReached(
           'cost_limit',
-          `the next model call (about ${formatUsd(budget.minimumUsd)} with its input and ${budget.minimumOutputTokens} output tokens) would take the run past its cost limit of $${o.costLimitUsd} (${formatUsd(spent)} spent)`,
+          `the next model call (about ${formatUsd(budget.minimumUsd)} with its input and ${budget.minimumOutputTokens} output tokens) would take the run past its cost limit of ${limitUsd(o.costLimitUsd)} (${formatUsd(spent)} spent)`,
         );
       }
       if (budget.maxOutputTokens === request.options.maxOutputTokens) return request;
@@ -808,4 +808,9 @@ function unfinishedTurn(
 /** Why a run ended at its model-call limit. */
 function usedAllCalls(limit: number): string {
   return limit === 1 ? 'the run used its one model call' : `the run used all ${limit} model calls`;
+}
+
+/** A cost limit as it was set (`$0.05`), in fixed notation also where JavaScript writes an exponent (`$1e-9`). */
+function limitUsd(usd: number): string {
+  return /e/i.test(String(usd)) ? formatUsd(usd) : `$${usd}`;
 }
