@@ -73,6 +73,21 @@ describe('progress output', () => {
     }
   });
 
+  test('the summary says an unknown cost once; a retry names the HTTP status of a failed answer, not the 200 of one that broke off', () => {
+    assert.ok(
+      summaryLines(result('done'), 'scripted').includes('Tokens: 10 in, 5 out (15 tokens)   cost: unknown'),
+      summaryLines(result('done'), 'scripted').join('\n'),
+    );
+    const retry = (statusCode: number | undefined) =>
+      progressLine(
+        { type: 'retry', invocation: 1, attempt: 1, delayMs: 500, statusCode, error: new Error('boom') } as Parameters<typeof progressLine>[0],
+        () => undefined,
+      );
+    assert.equal(retry(503), '   model call #1 failed (HTTP 503), retry 1 in 0.5 s: boom');
+    assert.equal(retry(200), '   model call #1 failed, retry 1 in 0.5 s: boom');
+    assert.equal(retry(undefined), '   model call #1 failed, retry 1 in 0.5 s: boom');
+  });
+
   test('progress lines and the summary print no part of a secret longer than the clip', () => {
     const lines = [
       progressLine({ type: 'tool-call-end', toolName: 'submit', args: { summary: SUMMARY }, result: SUMMARY, durationMs: 3 }, () => undefined),

@@ -59,7 +59,8 @@ export function progressLine(event: AgentLoopEvent, breakerState: () => string |
     case 'tool-call-error':
       return `   ${redact(event.toolName)} failed: ${clip(String(event.error))}`;
     case 'retry':
-      return `   model call #${event.invocation} failed${event.statusCode === undefined ? '' : ` (HTTP ${event.statusCode})`}, retry ${event.attempt} in ${(event.delayMs / 1000).toFixed(1)} s: ${clip(event.error instanceof Error ? event.error.message : String(event.error), 60)}`;
+      // A 2xx status is that of an answer that broke off: naming it would read as if the server had answered well.
+      return `   model call #${event.invocation} failed${event.statusCode === undefined || event.statusCode < 300 ? '' : ` (HTTP ${event.statusCode})`}, retry ${event.attempt} in ${(event.delayMs / 1000).toFixed(1)} s: ${clip(event.error instanceof Error ? event.error.message : String(event.error), 60)}`;
     case 'continuation':
       return `   (continuation turn ${event.turn}: the model answered without finishing)`;
     default:
@@ -73,7 +74,7 @@ export function summaryLines(result: AgentLoopResult, label: string): string[] {
     `Result: ${result.status}${result.reason ? ` (${result.reason})` : ''}`,
     `Model: ${label}`,
     `Model calls: ${result.invocations}   turns: ${result.turns}   tool calls: ${result.toolCalls}`,
-    `Tokens: ${n(result.usage.inputTokens)} in, ${n(result.usage.outputTokens)} out (${formatTokens(result.usage)})   cost: ${usd(result.costUsd)}`,
+    `Tokens: ${n(result.usage.inputTokens)} in, ${n(result.usage.outputTokens)} out (${formatTokens(result.usage)})   cost: ${result.costUsd === 'unknown' ? 'unknown' : formatUsd(result.costUsd)}`,
     `Time: ${(result.durationMs / 1000).toFixed(1)} s`,
     ...(result.output ? [`Output: ${clip(result.output, 200)}`] : []),
   ];

@@ -54,6 +54,14 @@ describe('AgentLoop: every run returns', () => {
     assert.match(JSON.stringify(results[1]!.output), /error-text.*hang.*time limit of 800 ms/);
   });
 
+  test('a time limit of a second or more is said in seconds', async () => {
+    await using server = await start([{ toolCalls: [{ name: 'hang', arguments: {} }] }]);
+    const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallAdvisor()).defaultTools({ hang }).build();
+    const result = await new AgentLoop({ client, timeoutMs: 1_200 }).run('do the work');
+    assert.equal(result.status, 'timeout');
+    assert.match(result.reason ?? '', /the run exceeded its time limit of 1\.2 s$/);
+  });
+
   test('provider errors after retries end the run with status error and keep every finished round', async () => {
     await using server = await start([
       { toolCalls: [{ name: 'work', arguments: { step: 1 } }] },

@@ -417,7 +417,10 @@ export class AgentLoop {
     const toolResults = new Map<string, { output: unknown; isError: boolean }>();
 
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new LimitReached('timeout', `the run exceeded its time limit of ${this.timeoutMs} ms`)), this.timeoutMs);
+    const timer = setTimeout(
+      () => timeout.abort(new LimitReached('timeout', `the run exceeded its time limit of ${durationText(this.timeoutMs)}`)),
+      this.timeoutMs,
+    );
     const signal = o.abortSignal ? AbortSignal.any([o.abortSignal, timeout.signal]) : timeout.signal;
 
     const price = findPrice(modelId, mergePrices(o.prices));
@@ -427,7 +430,8 @@ export class AgentLoop {
      */
     const checkLimits = (request: ChatClientRequest): ChatClientRequest => {
       if (o.abortSignal?.aborted) throw o.abortSignal.reason;
-      if (performance.now() - started >= this.timeoutMs) throw new LimitReached('timeout', `the run exceeded its time limit of ${this.timeoutMs} ms`);
+      if (performance.now() - started >= this.timeoutMs)
+        throw new LimitReached('timeout', `the run exceeded its time limit of ${durationText(this.timeoutMs)}`);
       if (invocations >= this.maxInvocations) throw new LimitReached('invocation_limit', usedAllCalls(this.maxInvocations));
       if (o.costLimitUsd === undefined || price === undefined) return request;
       const spent = cost();
@@ -813,4 +817,9 @@ function usedAllCalls(limit: number): string {
 /** A cost limit as it was set (`$0.05`), in fixed notation also where JavaScript writes an exponent (`$1e-9`). */
 function limitUsd(usd: number): string {
   return /e/i.test(String(usd)) ? formatUsd(usd) : `$${usd}`;
+}
+
+/** A time limit as people read it: `800 ms` below a second, `600 s` from one (governor run's --timeout is in seconds). */
+function durationText(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Number((ms / 1000).toFixed(3))} s`;
 }
