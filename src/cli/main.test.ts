@@ -142,6 +142,39 @@ describe('governor CLI', () => {
     assert.equal(server.requests.length, 0);
   });
 
+  test("the provider's own base URL variable (OPENAI_BASE_URL, ANTHROPIC_BASE_URL) is checked as --base-url is, and named in the header", async () => {
+    await using server = await new ScriptedModelServer({ script: [{ toolCalls: [{ name: 'submit', arguments: { summary: 'done' } }] }] }).start();
+    const dir = mkdtempSync(join(tmpdir(), 'governor-cli-'));
+    dirs.push(dir);
+    for (const [provider, variable, keyVariable] of [
+      ['openai', 'OPENAI_BASE_URL', 'OPENAI_API_KEY'],
+      ['anthropic', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY'],
+    ] as const) {
+      for (const [url, said] of [
+        [server.baseURL.replace('://', '://me:hunter2@'), `must not hold credentials (user:password@): set the key in ${keyVariable}`],
+        ['ftp://127.0.0.1/v1', 'must be an http: or https: URL, not ftp:'],
+      ] as const) {
+        const { code, stdout, stderr } = await governor(
+          ['run', 'task', '--dir', dir, '--model', `${provider}:m`],
+          cleanEnv({ [keyVariable]: 'k-test', [variable]: url }),
+        );
+        assert.equal(code, 2, stderr);
+        assert.equal(stdout, '');
+        assert.ok(stderr.startsWith(`governor run: The base URL (${variable}) ${said}`), stderr);
+        assert.doesNotMatch(stderr, /hunter2/);
+      }
+    }
+    assert.equal(server.requests.length, 0);
+    // A good one is used, and the header says where the model is.
+    const { code, stderr } = await governor(
+      ['run', 'task', '--dir', dir, '--model', 'openai:scripted-stand-in', '--sandbox', 'none'],
+      cleanEnv({ OPENAI_API_KEY: 'sk-test-not-a-real-key', OPENAI_BASE_URL: server.baseURL }),
+    );
+    assert.equal(code, 0, stderr);
+    assert.match(stderr, new RegExp(`^Running on openai:scripted-stand-in at ${new URL(server.baseURL).host.replace('.', '\\.')} `, 'm'));
+    assert.equal(server.requests.length, 1);
+  });
+
   test('--timeout is checked in seconds, as typed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'governor-cli-'));
     dirs.push(dir);
