@@ -387,6 +387,41 @@ describe('ToolCallAdvisor', () => {
     assert.deepEqual(events, ['start probe c-9', 'end probe ok']);
   });
 
+  test('listeners hear a call that could not run (an unknown tool, input not valid) through onToolCallRefused; a call the breaker blocked they do not', async () => {
+    const probe = tool({ inputSchema: z.object({ n: z.number() }), execute: async ({ n }) => `n=${n}` });
+    const events: string[] = [];
+    const listener: ToolCallListener = {
+      onToolCallStart: (e) => events.push(`start ${e.toolName}`),
+      onToolCallEnd: (e) => events.push(`end ${e.toolName}`),
+      onToolCallError: (e) => events.push(`error ${e.toolName}`),
+      onToolCallRefused: (e) =>
+        events.push(`refused ${e.toolName} ${e.sessionId} ${(e.error as Error).name}: ${e.message.split('\n')[0]} ${JSON.stringify(e.args)}`),
+    };
+    const same = { toolCalls: [{ name: 'probe', input: { n: 1 } }] };
+    const model = mockModel([
+      { toolCalls: [{ name: 'browse', input: { url: 'x' } }] },
+      { toolCalls: [{ name: 'probe', input: { n: 'one' } }] },
+      same,
+      same,
+      same,
+      same,
+      { text: 'done' },
+    ]);
+    await ChatClient.builder(model)
+      .defaultAdvisors(new ToolCallAdvisor({ listeners: [listener] }), new AgentBreaker())
+      .defaultTools({ probe })
+      .build()
+      .prompt('go')
+      .advisors((a) => a.param(CONVERSATION_ID, 'c-7'))
+      .call()
+      .content()
+      .catch(() => undefined);
+    assert.equal(events[0], 'refused browse c-7 AI_NoSuchToolError: Unknown tool "browse". Available tools: probe. {"url":"x"}');
+    assert.match(events[1]!, /^refused probe c-7 AI_InvalidToolInputError: .* \{"n":"one"\}$/);
+    // The 4th identical call is blocked: not run, and not heard as refused.
+    assert.deepEqual(events.slice(2), ['start probe', 'end probe', 'start probe', 'end probe', 'start probe', 'end probe']);
+  });
+
   test("a tool's toModelOutput shapes what the model is sent, as in the AI SDK; listeners hear the tool's own result", async () => {
     const png = Buffer.from('not really a png').toString('base64');
     const screenshot = tool({

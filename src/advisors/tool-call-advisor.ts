@@ -120,7 +120,12 @@ export interface ToolCallingAdvisorOptions {
 }
 
 /** The hooks a {@link ToolCallListener} may have; typed so a hook added to the interface must be added here too. */
-const TOOL_CALL_LISTENER_HOOKS: { readonly [K in keyof ToolCallListener]-?: true } = { onToolCallStart: true, onToolCallEnd: true, onToolCallError: true };
+const TOOL_CALL_LISTENER_HOOKS: { readonly [K in keyof ToolCallListener]-?: true } = {
+  onToolCallStart: true,
+  onToolCallEnd: true,
+  onToolCallError: true,
+  onToolCallRefused: true,
+};
 
 /**
  * A tool-call listener: an object with at least one of the hooks, each a

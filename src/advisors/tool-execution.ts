@@ -5,7 +5,7 @@ import type { ToolResultOutput } from '@ai-sdk/provider-utils';
 import type { GovernedTool, GovernedToolSet } from '../chat/chat-client-request.ts';
 import type { ToolCallRequest } from '../chat/chat-response.ts';
 import { jsonText } from '../chat/json-text.ts';
-import type { ToolCallListener } from '../chat/tool-call-listener.ts';
+import { notifyToolCallListeners, type ToolCallListener } from '../chat/tool-call-listener.ts';
 import { runAsToolOf } from '../chat/tool-scope.ts';
 import { observeToolCall, observeUnrunToolCall, type ToolCallReporter } from '../chat/tool-call-observation.ts';
 import type { TelemetrySettings } from '../telemetry/telemetry-options.ts';
@@ -150,6 +150,16 @@ export function isExecutable(checked: ValidToolCall): checked is ExecutableToolC
  */
 export async function refuseToolCall(refused: InvalidToolCall, env: ToolExecutionEnvironment): Promise<ToolOutcome> {
   const { call, message, outcome, error } = refused;
+  if (outcome === 'invalid') {
+    notifyToolCallListeners(env.listeners, 'onToolCallRefused', {
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      args: call.input,
+      sessionId: env.sessionId,
+      message,
+      error,
+    });
+  }
   await observeUnrunToolCall({ toolName: call.toolName, args: call.input, known: Object.hasOwn(env.tools, call.toolName), outcome, shown: message }, env);
   return { call, output: message, isError: true, returnDirect: false, ...(error === undefined ? {} : { error }) };
 }

@@ -17,6 +17,13 @@ export interface ToolCallListener {
   onToolCallStart?(event: ToolCallInfo): unknown;
   onToolCallEnd?(event: ToolCallInfo & { readonly result: unknown; readonly durationMs: number }): unknown;
   onToolCallError?(event: ToolCallInfo & { readonly error: unknown; readonly durationMs: number }): unknown;
+  /**
+   * A call that could not run, so no other hook hears it: a tool that does
+   * not exist (`error` a NoSuchToolError) or input that is not valid for it
+   * (an InvalidToolInputError). `message` is the error result the model is
+   * sent. Not a call the breaker blocked: that is the breaker's escalation.
+   */
+  onToolCallRefused?(event: ToolCallInfo & { readonly message: string; readonly error: unknown }): unknown;
 }
 
 /** Advisor param holding extra `ToolCallListener[]` for a request or a client. */

@@ -88,6 +88,14 @@ describe('progress output', () => {
     assert.equal(retry(undefined), '   model call #1 failed, retry 1 in 0.5 s: boom');
   });
 
+  test('a call that could not run gets a line of its own, saying what the model was told', () => {
+    const line = progressLine(
+      { type: 'tool-call-refused', toolName: 'browse', args: { url: 'x' }, message: 'Unknown tool "browse". Available tools: shell, submit.' },
+      () => undefined,
+    );
+    assert.equal(line, '   browse not run: Unknown tool "browse". Available tools: shell, submit.');
+  });
+
   test('progress lines and the summary print no part of a secret longer than the clip', () => {
     const lines = [
       progressLine({ type: 'tool-call-end', toolName: 'submit', args: { summary: SUMMARY }, result: SUMMARY, durationMs: 3 }, () => undefined),

@@ -58,6 +58,8 @@ export function progressLine(event: AgentLoopEvent, breakerState: () => string |
     }
     case 'tool-call-error':
       return `   ${redact(event.toolName)} failed: ${clip(String(event.error))}`;
+    case 'tool-call-refused':
+      return `   ${redact(event.toolName)} not run: ${clip(event.message)}`;
     case 'retry':
       // A 2xx status is that of an answer that broke off: naming it would read as if the server had answered well.
       return `   model call #${event.invocation} failed${event.statusCode === undefined || event.statusCode < 300 ? '' : ` (HTTP ${event.statusCode})`}, retry ${event.attempt} in ${(event.delayMs / 1000).toFixed(1)} s: ${clip(event.error instanceof Error ? event.error.message : String(event.error), 60)}`;

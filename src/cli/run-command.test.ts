@@ -55,6 +55,26 @@ describe('governor run', () => {
     assert.doesNotMatch(raw, /[\u0000-\u001f\u007f-\u009f]/);
   });
 
+  test('a call of a tool that does not exist, or with arguments that are not JSON, gets a progress line saying it was not run', async () => {
+    await using server = await new ScriptedModelServer({
+      script: [
+        { toolCalls: [{ name: 'browse', arguments: { url: 'http://x' } }] },
+        { toolCalls: [{ name: 'shell', arguments: '{"command": "ls' }] },
+        { toolCalls: [{ name: 'submit', arguments: { summary: 'ok' } }] },
+      ],
+    }).start();
+    const { code, stdout, stderr } = await governor(['run', 'task', '--dir', tempDir(), '--base-url', server.baseURL, '--model', 'm', '--sandbox', 'none'], {
+      env: cleanEnv({}),
+    });
+    assert.equal(code, 0, stderr);
+    const notRun = stderr.split('\n').filter((line) => / not run: /.test(line));
+    assert.equal(notRun[0], '   browse not run: Unknown tool "browse". Available tools: shell, submit.');
+    assert.match(notRun[1] ?? '', /^ {3}shell not run: .*JSON/);
+    assert.equal(notRun.length, 2, stderr);
+    // Only the submit call ran.
+    assert.match(stdout, /tool calls: 1$/m);
+  });
+
   test('--max-invocations out of range is refused naming the flag, never the option it becomes', async () => {
     for (const value of ['99999999999999999999', '0', '1.5', '-3', 'ten', '', '0x3', '0b11', '1e0', ' 2 ']) {
       const { code, stderr } = await governor(['run', 'task', '--base-url', 'http://127.0.0.1:1/v1', '--model', 'm', `--max-invocations=${value}`]);

@@ -90,6 +90,8 @@ export type AgentLoopEvent =
     }
   | { readonly type: 'tool-call-end'; readonly toolName: string; readonly args: unknown; readonly result: unknown; readonly durationMs: number }
   | { readonly type: 'tool-call-error'; readonly toolName: string; readonly args: unknown; readonly error: unknown; readonly durationMs: number }
+  /** A call that could not run: a tool that does not exist, or input not valid for it; `message` is what the model is told. */
+  | { readonly type: 'tool-call-refused'; readonly toolName: string; readonly args: unknown; readonly message: string }
   | { readonly type: 'continuation'; readonly turn: number; readonly message: string }
   | {
       readonly type: 'retry';
@@ -542,6 +544,11 @@ export class AgentLoop {
         });
         toolCalls += 1;
         emit({ type: 'tool-call-error', toolName: e.toolName, args: e.args, error: e.error, durationMs: e.durationMs });
+      },
+      // Not run, so not counted in `toolCalls`; its error result is the model's to read.
+      onToolCallRefused: (e) => {
+        toolResults.set(e.toolCallId, { output: e.message, isError: true });
+        emit({ type: 'tool-call-refused', toolName: e.toolName, args: e.args, message: e.message });
       },
     };
 
