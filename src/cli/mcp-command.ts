@@ -123,7 +123,6 @@ const WAITING_NOTE_MS = 3_000;
 /** How long the MCP SDK waits for the server's first answer, as the log says it. */
 const GIVEN = 'it is given up to 60 s to start';
 
-/** The arguments of `governor mcp`; throws on an unknown or malformed option. */
 /**
  * What is wrong with the flags that name the server and the session, in the
  * flags' own words (the proxy's options would name `upstream.url`). A URL is
@@ -140,6 +139,7 @@ function mcpFlagProblem(command: string | undefined, url: string | undefined, se
   return undefined;
 }
 
+/** The arguments of `governor mcp`; throws on an unknown or malformed option. */
 function parseMcpArgs(argv: readonly string[]) {
   return parseCommandArgs(
     argv,

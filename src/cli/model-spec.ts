@@ -77,7 +77,7 @@ export async function resolveModelSpec(input: ModelSpecInput): Promise<ResolvedM
   const baseURL = input.baseURL ?? variable(env, 'GOVERNOR_BASE_URL');
   let spec = input.model ?? variable(env, 'GOVERNOR_MODEL');
   if (baseURL !== undefined) {
-    const url = checkedBaseUrl(baseURL, '--base-url or GOVERNOR_BASE_URL');
+    const url = checkedBaseUrl(baseURL, '--base-url or GOVERNOR_BASE_URL', 'GOVERNOR_API_KEY (or OPENAI_API_KEY), sent as a Bearer token');
     const modelId = spec?.replace(/^(openai-compatible|openai|ollama|vllm):/, '');
     if (!modelId) throw new ModelSpecError('With a base URL, name the model too: --model llama3.1 (or GOVERNOR_MODEL).');
     const apiKey = variable(env, 'GOVERNOR_API_KEY') ?? variable(env, 'OPENAI_API_KEY');
@@ -100,14 +100,14 @@ export async function resolveModelSpec(input: ModelSpecInput): Promise<ResolvedM
     case 'openai': {
       const apiKey = requireKey(env, 'OPENAI_API_KEY', 'OpenAI');
       const own = variable(env, 'OPENAI_BASE_URL');
-      const host = own === undefined ? undefined : checkedBaseUrl(own, 'OPENAI_BASE_URL').host;
+      const host = own === undefined ? undefined : checkedBaseUrl(own, 'OPENAI_BASE_URL', 'OPENAI_API_KEY').host;
       const { createOpenAI } = await importOptional('@ai-sdk/openai', 'The openai: provider', () => import('@ai-sdk/openai'));
       return { model: createOpenAI({ apiKey, baseURL: own })(modelId), label: host === undefined ? spec : `${spec} at ${host}` };
     }
     case 'anthropic': {
       const apiKey = requireKey(env, 'ANTHROPIC_API_KEY', 'Anthropic');
       const own = variable(env, 'ANTHROPIC_BASE_URL');
-      const host = own === undefined ? undefined : checkedBaseUrl(own, 'ANTHROPIC_BASE_URL').host;
+      const host = own === undefined ? undefined : checkedBaseUrl(own, 'ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY').host;
       const { createAnthropic } = await importOptional('@ai-sdk/anthropic', 'The anthropic: provider', () => import('@ai-sdk/anthropic'));
       return { model: createAnthropic({ apiKey, baseURL: own })(modelId), label: host === undefined ? spec : `${spec} at ${host}` };
     }
@@ -118,10 +118,10 @@ export async function resolveModelSpec(input: ModelSpecInput): Promise<ResolvedM
 
 /**
  * A base URL, refused at once where every model call would fail, each after its retries: one that does not parse,
- * is not http(s), or holds credentials (fetch will not send a request to it). `source` names the setting. Never
- * echoed beyond what cannot be a secret: whatever stands before an `@` may be a password.
+ * is not http(s), or holds credentials (fetch will not send a request to it). `source` names the setting, `key` where
+ * the key goes instead. Never echoed beyond what cannot be a secret: whatever stands before an `@` may be a password.
  */
-function checkedBaseUrl(value: string, source: string): URL {
+function checkedBaseUrl(value: string, source: string, key: string): URL {
   let url: URL;
   try {
     url = new URL(value);
@@ -132,11 +132,7 @@ function checkedBaseUrl(value: string, source: string): URL {
     throw new ModelSpecError(`The base URL (${source}) must be an http: or https: URL, not ${url.protocol} (expected e.g. http://127.0.0.1:11434/v1).`);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new ModelSpecError(
-      source === 'ANTHROPIC_BASE_URL'
-        ? `The base URL (${source}) must not hold credentials (user:password@): set the key in ANTHROPIC_API_KEY.`
-        : `The base URL (${source}) must not hold credentials (user:password@): set the key in ${source === 'OPENAI_BASE_URL' ? 'OPENAI_API_KEY' : 'GOVERNOR_API_KEY (or OPENAI_API_KEY)'}, sent as a Bearer token.`,
-    );
+    throw new ModelSpecError(`The base URL (${source}) must not hold credentials (user:password@): set the key in ${key}.`);
   }
   return url;
 }

@@ -419,10 +419,8 @@ export class AgentLoop {
     const toolResults = new Map<string, { output: unknown; isError: boolean }>();
 
     const timeout = new AbortController();
-    const timer = setTimeout(
-      () => timeout.abort(new LimitReached('timeout', `the run exceeded its time limit of ${durationText(this.timeoutMs)}`)),
-      this.timeoutMs,
-    );
+    const outOfTime = `the run exceeded its time limit of ${durationText(this.timeoutMs)}`;
+    const timer = setTimeout(() => timeout.abort(new LimitReached('timeout', outOfTime)), this.timeoutMs);
     const signal = o.abortSignal ? AbortSignal.any([o.abortSignal, timeout.signal]) : timeout.signal;
 
     const price = findPrice(modelId, mergePrices(o.prices));
@@ -432,8 +430,7 @@ export class AgentLoop {
      */
     const checkLimits = (request: ChatClientRequest): ChatClientRequest => {
       if (o.abortSignal?.aborted) throw o.abortSignal.reason;
-      if (performance.now() - started >= this.timeoutMs)
-        throw new LimitReached('timeout', `the run exceeded its time limit of ${durationText(this.timeoutMs)}`);
+      if (performance.now() - started >= this.timeoutMs) throw new LimitReached('timeout', outOfTime);
       if (invocations >= this.maxInvocations) throw new LimitReached('invocation_limit', usedAllCalls(this.maxInvocations));
       if (o.costLimitUsd === undefined || price === undefined) return request;
       const spent = cost();

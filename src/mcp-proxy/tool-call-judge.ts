@@ -1,9 +1,8 @@
 import type { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
-import { messageBody } from '../breaker/breaker-messages.ts';
 import { thrownText } from '../breaker/thrown-text.ts';
 import { NOTE_PREFIX, stopText } from '../proxy/proxy-judge.ts';
-import { asArray, contentText } from '../proxy/wire-api.ts';
+import { asArray, contentText, notRunText } from '../proxy/wire-api.ts';
 
 /** A `tools/call` result, as far as the judge needs it. */
 export interface ToolResultLike {
@@ -31,7 +30,7 @@ function resultText(result: ToolResultLike): string {
 
 function refusalText(tool: string, decision: BreakerDecision): string {
   if (decision.action === 'stop') return stopText(decision);
-  return `${NOTE_PREFIX} The call to ${tool} was not run: ${decision.message === undefined ? 'repeated call refused.' : messageBody(decision.message)}`;
+  return notRunText(tool, decision.message ?? 'repeated call refused.');
 }
 
 /** The breaker's notes for the model on a call that ran: the steer it was let through with, and what recording it decided. */

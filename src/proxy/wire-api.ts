@@ -207,7 +207,12 @@ export function asArray(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
+/** What the agent is told of one call the breaker blocked, its message without the breaker's own "This call was NOT executed". */
+export function notRunText(tool: string, message: string): string {
+  return `[governor] The call to ${tool} was not run: ${messageBody(message)}`;
+}
+
 /** Text that replaces the blocked calls of a round. */
 export function blockText(blocked: ReadonlyMap<string, string>, names: ReadonlyMap<string, string>): string {
-  return [...blocked].map(([id, message]) => `[governor] The call to ${names.get(id) ?? 'a tool'} was not run: ${messageBody(message)}`).join('\n\n');
+  return [...blocked].map(([id, message]) => notRunText(names.get(id) ?? 'a tool', message)).join('\n\n');
 }

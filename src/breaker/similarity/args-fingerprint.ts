@@ -100,11 +100,12 @@ export class ArgsFingerprinter {
     const exact = new UnorderedHash();
     let textFields = 0;
     for (const [path, key, value] of leaves) {
-      if (key !== '' && this.identity.isRetryKey(key)) {
+      const kind = key === '' ? 'other' : this.identity.kind(key);
+      if (kind === 'retry') {
         exact.add(path, hash32(scalarText(value)));
         continue;
       }
-      const [field, content] = this.field(path, key, value);
+      const [field, content] = this.field(path, value, kind === 'identity');
       exact.add(path, content);
       // Beyond the field cap, or past a few free-text fields (the bulky ones), fold into one text field.
       if (fields.length >= this.maxFields - 1 || (field[1] === 't' && ++textFields > MAX_TEXT_FIELDS)) {
@@ -136,10 +137,10 @@ export class ArgsFingerprinter {
   }
 
   /** The field's print, and a hash of its exact content. */
-  private field(path: string, key: string, value: unknown): [FieldPrint, number] {
+  private field(path: string, value: unknown, identity: boolean): [FieldPrint, number] {
     const p = path.length > MAX_PATH ? path.slice(0, MAX_PATH) : path;
     if (typeof value === 'string' && value.length > this.maxChars) value = value.slice(0, this.maxChars);
-    if (key !== '' && this.identity.matches(key)) {
+    if (identity) {
       const h = hash32(identityText(value));
       return [[p, 'i', h], h];
     }

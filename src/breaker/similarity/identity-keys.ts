@@ -84,9 +84,8 @@ export const RETRY_KEYS: ReadonlySet<string> = new Set([
   'retry_count',
 ]);
 
-const OTHER = 0;
-const IDENTITY = 1;
-const RETRY = 2;
+/** How a field's key is compared: exactly (`identity`), not at all (`retry`, one of RETRY_KEYS), or by its content (`other`). */
+export type KeyKind = 'identity' | 'retry' | 'other';
 
 /** Folds `fileName`, `file-name` and `FILE_NAME` to `file_name`. */
 export function foldKey(key: string): string {
@@ -104,7 +103,7 @@ export class IdentityKeyMatcher {
   private readonly exact = new Set<string>();
   private readonly suffixes: string[] = [];
   private readonly prefixes: string[] = [];
-  private readonly cache = new Map<string, number>();
+  private readonly cache = new Map<string, KeyKind>();
 
   constructor(patterns: readonly string[] = DEFAULT_IDENTITY_KEYS) {
     for (const raw of patterns) {
@@ -115,29 +114,25 @@ export class IdentityKeyMatcher {
     }
   }
 
-  /** Whether a field with this (last) key is one of {@link RETRY_KEYS}. */
-  isRetryKey(key: string): boolean {
-    return this.#kind(key) === RETRY;
-  }
-
   /** Whether a field with this (last) key is an identity field. */
   matches(key: string): boolean {
-    return this.#kind(key) === IDENTITY;
+    return this.kind(key) === 'identity';
   }
 
-  #kind(key: string): number {
+  /** How a field with this (last) key is compared (see {@link KeyKind}). */
+  kind(key: string): KeyKind {
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
     const folded = foldKey(key);
     // A name given exactly (`identityKeys: ['attempt']`) is an identity key even among the retry keys; a glob
     // (`*_id`, `*_key`) is not meant for them.
-    const result = this.exact.has(folded)
-      ? IDENTITY
+    const result: KeyKind = this.exact.has(folded)
+      ? 'identity'
       : RETRY_KEYS.has(folded)
-        ? RETRY
+        ? 'retry'
         : this.suffixes.some((s) => folded.endsWith(s)) || this.prefixes.some((p) => folded.startsWith(p))
-          ? IDENTITY
-          : OTHER;
+          ? 'identity'
+          : 'other';
     if (this.cache.size < 1024) this.cache.set(key, result);
     return result;
   }

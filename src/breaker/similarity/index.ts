@@ -16,7 +16,7 @@ export {
   type PackedSketch,
   type TokenSketch,
 } from './token-sketch.ts';
-export { DEFAULT_IDENTITY_KEYS, IdentityKeyMatcher, RETRY_KEYS, foldKey } from './identity-keys.ts';
+export { DEFAULT_IDENTITY_KEYS, IdentityKeyMatcher, RETRY_KEYS, foldKey, type KeyKind } from './identity-keys.ts';
 export {
   ArgsFingerprinter,
   canonicalJson,
