@@ -39,13 +39,16 @@ after(async () => {
   await raw.close();
 });
 
-/** A client that counts the round trips the store makes. */
-function counting(client: RedisCommandClient): RedisCommandClient & { commands: string[] } {
+/** A client that counts the round trips the store makes, and keeps each one's arguments. */
+function counting(client: RedisCommandClient): RedisCommandClient & { commands: string[]; args: (readonly unknown[])[] } {
   const commands: string[] = [];
+  const sent: (readonly unknown[])[] = [];
   return {
     commands,
+    args: sent,
     sendCommand(args, options) {
       commands.push(String(args[0]).toUpperCase());
+      sent.push(args);
       return client.sendCommand(args, options);
     },
   };
@@ -112,6 +115,31 @@ describe('RedisBreakerStore', () => {
     const replica = await breakerOn(store({ keyPrefix })).snapshot('s');
     assert.equal(replica.version, 100);
     assert.deepEqual(replica, await other.snapshot('s'));
+  });
+
+  test('a snapshot goes with the next append whether the caller waits between events or not', async () => {
+    // Waiting, the snapshot is serialised between events; back to back, during the next append's round trip.
+    const snapshotsAt: Record<string, string[]> = {};
+    for (const pace of ['back to back', 'waiting between events'] as const) {
+      const keyPrefix = `${prefix}${randomUUID()}:`;
+      const client = counting(raw);
+      const writer = breakerOn(store({ keyPrefix, client }));
+      let longest = 0;
+      for (let i = 0; i < 60; i++) {
+        await writer.observe('s', { kind: 'tool_call', tool: 'read_file', args: { path: `src/file-${i}.ts` }, result: `line ${i}` });
+        longest = Math.max(longest, await raw.lLen(`${keyPrefix}log:s`));
+        if (pace === 'waiting between events') await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      // An append that carries a snapshot has two arguments more: the snapshot's position and its bytes.
+      const appends = client.args.filter((args) => args[1] === SCRIPTS.append.sha1);
+      snapshotsAt[pace] = appends.filter((args) => args.length === 14).map((args) => String(args[12]));
+      assert.equal(appends.length, 60, pace);
+      assert.ok(longest <= 16, `${pace}: the log held ${longest} operations`);
+      assert.deepEqual(await breakerOn(store({ keyPrefix })).snapshot('s'), await writer.snapshot('s'), pace);
+    }
+    // Small operations: the log is folded every 16.
+    assert.deepEqual(snapshotsAt['back to back'], ['16', '32', '48']);
+    assert.deepEqual(snapshotsAt['waiting between events'], snapshotsAt['back to back']);
   });
 
   test('a long operation whose fold fails is still applied once, and its snapshot goes with the next append', async () => {

@@ -281,6 +281,8 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
   readonly cacheSessions: number;
   // Map iteration order is insertion order: re-inserting on use makes it an LRU.
   readonly #cache = new Map<string, Folded>();
+  /** Appends sent and not answered yet. */
+  #appending = 0;
   #sessionsLost = 0;
   /** The newest sessions counted in #sessionsLost (see BreakerStoreStatus.restoredSessions). */
   #restored: readonly string[] = [];
@@ -660,32 +662,26 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
     ];
     const sendsOwed = owed?.bytes !== undefined;
     if (sendsOwed) args.push(String(owed.position), owed.bytes!);
-    const replied = this.#evalScript('apply', SCRIPTS.append, keys, args, true);
+    this.#appending++;
+    const replied = this.#evalScript('apply', SCRIPTS.append, keys, args, true).finally(() => this.#appending--);
     const start = cached?.state ?? reducer.initial(now);
     const ownBytes = Buffer.byteLength(logged);
+    const quiet = cached === undefined || cached.quiet;
     let guess: Outcome | undefined;
-    let early: Owed | undefined;
-    let expectedBase = -1;
-    if (cached === undefined || cached.quiet) {
+    if (quiet || (owed !== undefined && !sendsOwed)) {
       // Awaited below; until then a failure must not count as unhandled.
       replied.catch(() => {});
+      // Once the append is written, what follows overlaps its round trip.
       await afterPendingWrites();
+    }
+    if (quiet) {
       try {
         guess = reducer.apply(start, op);
       } catch {
         // Judged again after the reply, where the error is reported.
       }
-      if (guess !== undefined && cached !== undefined && (owed === undefined || sendsOwed)) {
-        // Should no other writer come in between, this operation folds the log: serialise the snapshot now, send it with the next append.
-        expectedBase = sendsOwed ? owed.position : cached.base;
-        const since = cached.position + 1 - expectedBase;
-        if (since < 4 * COMPACT_EVERY && foldsLog(since, lastBytes(cached.logged, since - 1) + ownBytes, ownBytes)) {
-          early = { position: cached.position + 1, state: guess.next ?? start };
-          serialise(early);
-        }
-      }
     }
-    if (owed !== undefined && !sendsOwed) serialise(owed);
+    if (owed !== undefined && owed.bytes === undefined) serialise(owed);
     const fold = decodeFold('apply', await replied, cached);
     this.#noteServerClock(fold.time);
     const position = fold.end;
@@ -732,24 +728,25 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
       cached !== undefined && mine === undefined,
     );
     const since = position - fold.base;
-    const serialised = early?.position === position && early.state === state ? early : undefined;
     if (since >= 4 * COMPACT_EVERY) {
       // Nobody folded the log for long: store a snapshot now.
-      await this.#compact(sessionId, keys, fold.id, position, state, serialised?.bytes);
+      await this.#compact(sessionId, keys, fold.id, position, state);
     } else if (foldsAtOnce(ownBytes)) {
       // The operation is applied whether or not the snapshot lands: one that does not goes with the next append.
-      const folded = await this.#compact(sessionId, keys, fold.id, position, state, serialised?.bytes).then(
+      const folded = await this.#compact(sessionId, keys, fold.id, position, state).then(
         () => true,
         () => false,
       );
       if (!folded) {
-        const owed = serialised ?? { position, state };
-        if (owed.bytes === undefined) serialise(owed);
+        const owed: Owed = { position, state };
+        serialise(owed);
         this.#owe(sessionId, owed);
       }
     } else if (foldsLog(since, lastBytes(loggedNow, since), ownBytes)) {
-      // Serialised already when no other writer came in between, else during the next append and sent with the one after.
-      this.#owe(sessionId, serialised !== undefined && fold.base === expectedBase ? serialised : { position, state });
+      // Sent with the next append. Serialised once this event's caller has its decision, while it waits for
+      // something else (its model, its tool), else during the next append's round trip.
+      const owed: Owed = { position, state };
+      if (this.#owe(sessionId, owed)) this.#serialiseSoon(owed);
     }
     const wasOpen = this.#isOpen(before);
     const open = this.#isOpen(state);
@@ -853,20 +850,31 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
   }
 
   /** Makes `state` at `position` the snapshot (`bytes`: the state compressed already, if it was). */
-  async #compact(sessionId: string, keys: string[], id: string | undefined, position: number, state: BreakerSessionState, bytes?: Buffer): Promise<void> {
-    const snapshot = bytes ?? this.#encode('apply', state);
-    const done = await this.#evalScript('apply', SCRIPTS.compact, keys, [String(position), snapshot, id ?? '']);
+  async #compact(sessionId: string, keys: string[], id: string | undefined, position: number, state: BreakerSessionState): Promise<void> {
+    const done = await this.#evalScript('apply', SCRIPTS.compact, keys, [String(position), this.#encode('apply', state), id ?? '']);
     if (Number(done) === 1) {
       const cached = this.#cache.get(sessionId);
       if (cached !== undefined && cached.position === position) this.#cache.set(sessionId, { ...cached, base: position });
     }
   }
 
-  #owe(sessionId: string, owed: Owed): void {
+  /**
+   * Serialises an owed snapshot once the caller that made it owed has its
+   * decision: unless an append is on its way by then, whose round trip
+   * serialises it instead of delaying its write.
+   */
+  #serialiseSoon(owed: Owed): void {
+    setImmediate(() => {
+      if (owed.bytes === undefined && this.#appending === 0) serialise(owed);
+    }).unref();
+  }
+
+  #owe(sessionId: string, owed: Owed): boolean {
     const cached = this.#cache.get(sessionId);
     // A snapshot already owed goes first: replacing it before it is sent would starve a log of large operations.
-    if (cached === undefined || cached.position !== owed.position || cached.owed !== undefined) return;
+    if (cached === undefined || cached.position !== owed.position || cached.owed !== undefined) return false;
     this.#cache.set(sessionId, { ...cached, owed });
+    return true;
   }
 
   #start(fold: FoldReply, cached: Folded | undefined, fresh: () => BreakerSessionState): BreakerSessionState {

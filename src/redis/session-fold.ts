@@ -40,7 +40,7 @@ export interface Folded {
   readonly ancestry: string;
   /** While `lost`: what else `state` includes, that the server's copy may lack (in `anc` form). */
   readonly beyond?: string;
-  /** A snapshot this process owes the store: serialised while a later append is in flight, sent with the append after. */
+  /** A snapshot this process owes the store, sent with its next append: serialised between events, or during that append's round trip. */
   readonly owed?: Owed;
   /** When this process last set the expiry of the session's keys (epoch ms; 0 = never). */
   readonly refreshedAt: number;
