@@ -3,13 +3,24 @@ import type { BreakerAction, BreakerCategory, BreakerEvidence } from './breaker-
 const BLOCK_PREFIX = 'This call was NOT executed. ';
 const STOP_PREFIX = 'Agent stopped: ';
 
+/** How the refusal of an OPEN breaker ends: the way out a library user has besides waiting (AgentBreaker.reset). */
+const RESET_CLAUSE = ' or an explicit reset.';
+
+/** What a call on an OPEN breaker is answered, until `until` (epoch ms). */
+export function openRefusalMessage(reason: string, until: number): string {
+  return `Agent breaker is OPEN for this session (${reason}); calls are refused until ${new Date(until).toISOString()}${RESET_CLAUSE}`;
+}
+
 /**
- * A {@link breakerMessage} without what it opens with on a block or a stop,
- * for a caller whose own words already say it ("The call to X was not run:").
+ * A breaker's message as a proxy tells it: without what it opens with on a
+ * block or a stop, for a caller whose own words already say it ("The call to
+ * X was not run:"), and without the reset an OPEN breaker's refusal offers,
+ * which a proxy's client has no way to make.
  */
 export function messageBody(message: string): string {
   if (message.startsWith(BLOCK_PREFIX)) return message.slice(BLOCK_PREFIX.length);
   if (message.startsWith(STOP_PREFIX)) return message.slice(STOP_PREFIX.length);
+  if (message.endsWith(RESET_CLAUSE)) return `${message.slice(0, -RESET_CLAUSE.length)}.`;
   return message;
 }
 

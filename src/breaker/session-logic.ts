@@ -1,7 +1,7 @@
 import { ALLOW, type BreakerDecision, type BreakerStatus } from './breaker-decision.ts';
 import type { BreakerEvent, ModelEvent, ToolCallEvent } from './breaker-event.ts';
 import type { BreakerEventRecord } from './breaker-events.ts';
-import { breakerMessage } from './breaker-messages.ts';
+import { breakerMessage, openRefusalMessage } from './breaker-messages.ts';
 import { clip, initialState, LIMITS, NO_DRIFT, pushBounded, type BreakerCounters, type BreakerSessionState } from './breaker-state.ts';
 import { advanceBudget, budgetEvidence, stopDetection } from './detectors/budget.ts';
 import { detectCycle } from './detectors/cycle.ts';
@@ -360,7 +360,7 @@ export function refusedWhileOpen(state: BreakerSessionState, cooldownMs: number)
     action: 'stop',
     category,
     reason: 'breaker_open',
-    message: `Agent breaker is OPEN for this session (${state.openReason ?? category}); calls are refused until ${new Date(until).toISOString()} or an explicit reset.`,
+    message: openRefusalMessage(state.openReason ?? category, until),
     evidence: state.openEvidence ?? { detail: state.openReason ?? `breaker opened on ${category}` },
   };
 }

@@ -143,7 +143,9 @@ describe('governor mcp -- node <a looping test server>', { timeout: 60_000 }, ()
     assert.match(text(stopped), /^\[governor\] This run was stopped by the agent breaker \(tool_spiral\): tool-call spiral — /);
     const refused = (await proxied.callTool({ name: 'add', arguments: { a: 1, b: 1 } })) as ToolResult;
     assert.equal(refused.isError, true);
-    assert.match(text(refused), /OPEN for this session/);
+    assert.match(text(refused), /OPEN for this session \(.+\); calls are refused until \d{4}-\d\d-\d\dT[\d:.]+Z\.$/);
+    // The client has no reset to make: it is not offered one.
+    assert.doesNotMatch(text(refused), /reset/);
     assert.doesNotMatch(text(stopped), /No flights found/);
   });
 

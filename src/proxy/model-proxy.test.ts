@@ -153,7 +153,8 @@ for (const stream of [false, true]) {
           assert.ok(error instanceof OpenAI.PermissionDeniedError);
           assert.equal(error.status, 403);
           assert.equal(error.code, 'breaker_open');
-          assert.match(error.message, /OPEN for this session/);
+          assert.match(error.message, /OPEN for this session \(.+\); calls are refused until \d{4}-\d\d-\d\dT[\d:.]+Z\.$/);
+          assert.doesNotMatch(error.message, /reset/);
           assert.equal(error.headers.get('x-governor-stop'), 'tool_spiral');
           return true;
         });
