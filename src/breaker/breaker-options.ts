@@ -325,6 +325,19 @@ export interface AgentBreakerOptions {
   /** How long an OPEN breaker rejects calls before letting a probe through (HALF_OPEN). @default 60_000 */
   readonly cooldownMs?: number;
   /**
+   * A session in which nothing was observed for this long starts its next
+   * action (a tool-call check or a model-call gate) from fresh evidence, as
+   * after `reset(sessionId, { evidence: true })`: what the detectors saw and
+   * the escalation ladders are forgotten; budgets, counters and an OPEN
+   * breaker's cooldown are kept. For sessions whose repeats come from people,
+   * not from a loop: an MCP connection that lives for days, where the same
+   * question hours apart makes the same call, and no user turn tells the
+   * breaker that someone asked again. An agent's loop has no such pause
+   * between its steps. `0` never forgets.
+   * @default 0 (`governor mcp`: 15 minutes)
+   */
+  readonly idleResetMs?: number;
+  /**
    * What to do when the store fails (load or write throws): `fail-open` lets
    * the call through, `fail-closed` stops it. Both emit a `warning` event; the
    * caller never sees the store's exception.
@@ -431,6 +444,7 @@ export interface ResolvedAgentBreakerOptions {
   readonly store: BreakerStore;
   readonly now: () => number;
   readonly cooldownMs: number;
+  readonly idleResetMs: number;
   readonly onStoreError: 'fail-open' | 'fail-closed';
   readonly maxStoreRetries: number;
   readonly checkFreshnessMs: number;
@@ -519,6 +533,7 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
     'store',
     'now',
     'cooldownMs',
+    'idleResetMs',
     'onStoreError',
     'maxStoreRetries',
     'checkFreshnessMs',
@@ -606,6 +621,7 @@ export function resolveAgentBreakerOptions(options: AgentBreakerOptions = {}): R
     store: (store as BreakerStore | undefined) ?? new InMemoryBreakerStore({ now }),
     now,
     cooldownMs: timeMs(top, 'cooldownMs', 60_000),
+    idleResetMs: timeMs(top, 'idleResetMs', 0),
     onStoreError: top.oneOf('onStoreError', 'fail-open', ['fail-open', 'fail-closed'] as const),
     maxStoreRetries: top.number('maxStoreRetries', 8, { min: 0, max: 100, integer: true }),
     checkFreshnessMs: timeMs(top, 'checkFreshnessMs', 1_000),

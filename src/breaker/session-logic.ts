@@ -67,7 +67,7 @@ export class SessionLogic {
   }
 
   checkModelCall(state: BreakerSessionState, now: number): Outcome {
-    const step = this.settle(state, now);
+    const step = this.#afterIdle(this.settle(state, now), now);
     if (step.state.status === 'OPEN') return this.#done(step, this.#openDecision(step));
     const budget = step.state.budget;
     if (this.ctx.options.budget.enabled && budget.phase === 2) {
@@ -82,7 +82,7 @@ export class SessionLogic {
   }
 
   checkToolCall(state: BreakerSessionState, proposal: ToolProposal, args: unknown, now: number, task?: TaskPrint): Outcome {
-    const step = this.settle(state, now);
+    const step = this.#afterIdle(this.settle(state, now), now);
     if (step.state.status === 'OPEN') return this.#done(step, this.#openDecision(step));
     if (this.ctx.options.budget.enabled && step.state.budget.phase > 0) {
       const evidence = budgetEvidence(step.state.budget, this.ctx, 'tools_blocked', 'the session budget is spent; tool calls are no longer executed');
@@ -172,25 +172,20 @@ export class SessionLogic {
   reset(state: BreakerSessionState, now: number, evidence = false): Outcome {
     const step = this.settle(state, now);
     if (step.state.status === 'OPEN') this.#transition(step, 'HALF_OPEN', now, 'reset');
-    if (evidence) {
-      const fresh = initialState(now);
-      const { status, openedAt, openCategory, openReason, seq, budget, counters } = step.state;
-      const budgetEscalations = step.state.escalations.budget;
-      step.state = {
-        ...fresh,
-        status,
-        openedAt,
-        openCategory,
-        openReason,
-        seq,
-        budget,
-        counters,
-        userSeq: seq,
-        escalations: budgetEscalations === undefined ? {} : { budget: budgetEscalations },
-      };
-      step.changed = true;
-    }
+    if (evidence) forgetEvidence(step, now);
     return this.#done(step);
+  }
+
+  /**
+   * The start of an action after `idleResetMs` without an observed event:
+   * judged from fresh evidence (see AgentBreakerOptions.idleResetMs). The
+   * check that finds the pause writes it, so the action's own observation,
+   * however long the action ran, does not find it again.
+   */
+  #afterIdle(step: Step, now: number): Step {
+    const idleMs = this.ctx.options.idleResetMs;
+    if (idleMs > 0 && step.state.status !== 'OPEN' && step.state.seq > 0 && now - step.state.updatedAt >= idleMs) forgetEvidence(step, now);
+    return step;
   }
 
   #observeModel(step: Step, event: ModelEvent, seq: number): Detection | null {
@@ -350,6 +345,26 @@ export class SessionLogic {
   #done(step: Step, decision?: BreakerDecision): Outcome {
     return { next: step.changed ? step.state : null, decision: decision ?? step.decision, events: step.events };
   }
+}
+
+/** Forgets what the detectors saw (see SessionLogic.reset); keeps the breaker's status, its budgets and counters. */
+function forgetEvidence(step: Step, now: number): void {
+  const fresh = initialState(now);
+  const { status, openedAt, openCategory, openReason, seq, budget, counters } = step.state;
+  const budgetEscalations = step.state.escalations.budget;
+  step.state = {
+    ...fresh,
+    status,
+    openedAt,
+    openCategory,
+    openReason,
+    seq,
+    budget,
+    counters,
+    userSeq: seq,
+    escalations: budgetEscalations === undefined ? {} : { budget: budgetEscalations },
+  };
+  step.changed = true;
 }
 
 /** The answer to a call on an OPEN session (not the first gate after its stop: see SessionLogic). */

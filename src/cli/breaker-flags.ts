@@ -21,6 +21,8 @@ export interface BreakerFlags {
   /** `--store-timeout MS`: the store's `timeoutMs`. */
   readonly storeTimeout?: string | undefined;
   readonly telemetry?: boolean;
+  /** Breaker options this command defaults to, beneath those of `--config`. */
+  readonly defaults?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -49,6 +51,7 @@ export async function breakerFromFlags(flags: BreakerFlags, cwd: string): Promis
     const problem = codeOnlyOptionProblem(options, flags.config, 'pass --store redis://… (with --store-prefix and --store-timeout) instead');
     if (problem !== undefined) throw new CliUsageError(problem);
   }
+  options = { ...flags.defaults, ...options };
   if (flags.telemetry === true && options['telemetry'] === undefined) options = { ...options, telemetry: true };
   let store: RedisBreakerStore | undefined;
   if (flags.store !== undefined) {

@@ -44,7 +44,13 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
   let flagBreaker: FlagBreaker;
   try {
     flagBreaker = await breakerFromFlags(
-      { config: values.config, store: values.store, storePrefix: values['store-prefix'], storeTimeout: values['store-timeout'] },
+      {
+        config: values.config,
+        store: values.store,
+        storePrefix: values['store-prefix'],
+        storeTimeout: values['store-timeout'],
+        defaults: { idleResetMs: MCP_IDLE_RESET_MS },
+      },
       cwd,
     );
   } catch (error) {
@@ -120,6 +126,11 @@ export async function runMcpCommand(argv: readonly string[], io: CliIO, cwd = pr
 /** How long after the proxy closed a handle left open may keep the process running. */
 const EXIT_AFTER_CLOSE_MS = 1_000;
 const WAITING_NOTE_MS = 3_000;
+/**
+ * The breaker's idleResetMs unless --config sets it: a connection lives as long as its client, for days, and
+ * people ask again; an agent's loop never pauses this long between calls.
+ */
+const MCP_IDLE_RESET_MS = 15 * 60_000;
 /** How long the MCP SDK waits for the server's first answer, as the log says it. */
 const GIVEN = 'it is given up to 60 s to start';
 
