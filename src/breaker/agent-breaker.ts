@@ -273,7 +273,9 @@ export class AgentBreaker implements Advisor {
   /**
    * Judges a tool call the model asked for, before it runs. `steer`: run it
    * and give the model the message; `block`: do not run it, answer the model
-   * with the message; `stop`: end the run. Writes nothing unless it escalates.
+   * with the message; `stop`: end the run. Writes nothing unless it
+   * escalates, or finds the session idle past `idleResetMs` (then it writes
+   * that the evidence is forgotten).
    */
   async checkToolCall(sessionId: string, call: ProposedToolCall, options?: CheckOptions): Promise<BreakerDecision> {
     checkSessionId(sessionId);
