@@ -178,9 +178,9 @@ export class SessionLogic {
 
   /**
    * The start of an action after `idleResetMs` without an observed event:
-   * judged from fresh evidence (see AgentBreakerOptions.idleResetMs). The
-   * check that finds the pause writes it, so the action's own observation,
-   * however long the action ran, does not find it again.
+   * judged from fresh evidence (see AgentBreakerOptions.idleResetMs). Only
+   * the start of an action looks for the pause: the observation that ends a
+   * long action follows no pause, it follows the action.
    */
   #afterIdle(step: Step, now: number): Step {
     const idleMs = this.ctx.options.idleResetMs;
