@@ -91,12 +91,14 @@ class ProcessGroupTransport implements Transport {
     // Should this process exit before closing ends the group (a second Ctrl-C, process.exit), the group goes with it.
     const endGroupOnExit = (): void => void this.#signal(child, 'SIGKILL');
     process.on('exit', endGroupOnExit);
-    this.#ended = new Promise((resolve) => child.once('close', () => resolve()));
-    child.once('close', (code, signal) => {
-      this.#exit = { code, signal };
-      this.#child = undefined;
-      this.onclose?.();
-    });
+    this.#ended = new Promise((resolve) =>
+      child.once('close', (code, signal) => {
+        this.#exit = { code, signal };
+        this.#child = undefined;
+        resolve();
+        this.onclose?.();
+      }),
+    );
     this.#stopWatchingExit = () => process.off('exit', endGroupOnExit);
     child.stdin.on('error', (error) => this.onerror?.(error));
     child.stdout.on('error', (error) => this.onerror?.(error));

@@ -1,8 +1,8 @@
 import type { AgentBreaker } from '../breaker/agent-breaker.ts';
 import type { BreakerDecision } from '../breaker/breaker-decision.ts';
 import { thrownText } from '../breaker/thrown-text.ts';
-import { NOTE_PREFIX, stopText } from '../proxy/proxy-judge.ts';
-import { asArray, contentText, notRunText } from '../proxy/wire-api.ts';
+import { stopText } from '../proxy/proxy-judge.ts';
+import { asArray, contentText, NOTE_PREFIX, notRunText } from '../proxy/wire-api.ts';
 
 /** A `tools/call` result, as far as the judge needs it. */
 export interface ToolResultLike {

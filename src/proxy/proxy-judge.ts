@@ -10,7 +10,7 @@ import { type SteerInbox, steerInboxFor } from './steer-inbox.ts';
 import { parseCallsNote } from './calls-note.ts';
 import { RecentMap } from './recent-map.ts';
 import { type ResponseSessions, responseSessionsFor } from './response-sessions.ts';
-import type { JsonObject, RequestTail, RoundVerdict, WireApi, WireRound, WireToolCall } from './wire-api.ts';
+import { type JsonObject, NOTE_PREFIX, type RequestTail, type RoundVerdict, type WireApi, type WireRound, type WireToolCall } from './wire-api.ts';
 
 /** Sessions whose latest response is remembered (its id and its tool calls' ids, names and prints). */
 const RECENT_SESSIONS = 10_000;
@@ -54,9 +54,6 @@ export interface GateVerdict {
   /** Steer messages for the model with this request. */
   readonly steers: readonly string[];
 }
-
-/** Prefix of every message the proxies add, so people and models can tell who wrote it. */
-export const NOTE_PREFIX = '[governor]';
 
 /** The assistant text that ends a stopped run. */
 export function stopText(decision: BreakerDecision): string {

@@ -207,9 +207,12 @@ export function asArray(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
+/** Prefix of every message the proxies add, so people and models can tell who wrote it. */
+export const NOTE_PREFIX = '[governor]';
+
 /** What the agent is told of one call the breaker blocked, its message without the breaker's own "This call was NOT executed". */
 export function notRunText(tool: string, message: string): string {
-  return `[governor] The call to ${tool} was not run: ${messageBody(message)}`;
+  return `${NOTE_PREFIX} The call to ${tool} was not run: ${messageBody(message)}`;
 }
 
 /** Text that replaces the blocked calls of a round. */

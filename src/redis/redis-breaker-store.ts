@@ -849,7 +849,7 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
     }
   }
 
-  /** Makes `state` at `position` the snapshot (`bytes`: the state compressed already, if it was). */
+  /** Makes `state` at `position` the snapshot. */
   async #compact(sessionId: string, keys: string[], id: string | undefined, position: number, state: BreakerSessionState): Promise<void> {
     const done = await this.#evalScript('apply', SCRIPTS.compact, keys, [String(position), this.#encode('apply', state), id ?? '']);
     if (Number(done) === 1) {
