@@ -111,6 +111,8 @@ describe('AgentBreaker: bad input and errors of judgement are not store outages'
       delete: (id) => inner.delete(id),
     };
     const breaker = new AgentBreaker({ store, onStoreError: 'fail-closed' });
+    const warnings: BreakerEventRecord[] = [];
+    breaker.on((event) => void (event.type === 'warning' && warnings.push(event)));
     await assert.rejects(breaker.observe('s', { kind: 'model', promptTokens: 1, completionTokens: 1, text: 'hello' }), TypeError);
     let health = await breaker.health();
     assert.equal(health.storeReachable, true, 'a bug in judging is not the store being down');
@@ -124,6 +126,10 @@ describe('AgentBreaker: bad input and errors of judgement are not store outages'
     assert.equal(health.storeReachable, false);
     assert.equal(health.storeErrors, 1);
     assert.equal(health.unjudged, 1);
+    assert.deepEqual(
+      warnings.map((w) => [w.code, w.message]),
+      [['store_failed', 'Agent breaker store apply failed (connection reset); failing closed: the call is refused.']],
+    );
   });
 });
 

@@ -8,7 +8,7 @@ import { ALLOW, type BreakerCategory, type BreakerDecision, type BreakerStatus }
 import { BreakerUnavailableError, breakerErrorFor } from './breaker-errors.ts';
 import type { BreakerEvent, ModelEvent, ProposedToolCall } from './breaker-event.ts';
 import { cachedPrice, priceUsage } from '../model/pricing.ts';
-import type { BreakerEventRecord, BreakerListener } from './breaker-events.ts';
+import type { BreakerEventRecord, BreakerListener, BreakerWarningCode } from './breaker-events.ts';
 import { resolveAgentBreakerOptions, type AgentBreakerOptions, type ResolvedAgentBreakerOptions } from './breaker-options.ts';
 import { initialState, type BreakerCounters, type BreakerSessionState } from './breaker-state.ts';
 import type { AppliedOp, SessionOp, SessionRead } from './breaker-store.ts';
@@ -301,6 +301,7 @@ export class AgentBreaker implements Advisor {
       this.#unnamedRounds = true;
       this.#warnOnce(
         sessionId,
+        'cost_not_enforceable',
         'cost:unnamed',
         'budget.maxCostUsd is not enforceable: a model round named neither its cost (costUsd) nor its model (model); give one of them.',
       );
@@ -400,7 +401,13 @@ export class AgentBreaker implements Advisor {
     if (typeof usd === 'number') return { ...round, costUsd: usd };
     if (this.options.budget.maxCostUsd !== undefined) {
       const why = price === undefined ? `model "${model}" has no price` : `model "${model}" reported no token counts`;
-      this.#warnOnce(sessionId, `cost:${model}:${price === undefined}`, `budget.maxCostUsd is not enforceable: ${why}; price its rounds (costUsd).`, model);
+      this.#warnOnce(
+        sessionId,
+        'cost_not_enforceable',
+        `cost:${model}:${price === undefined}`,
+        `budget.maxCostUsd is not enforceable: ${why}; price its rounds (costUsd).`,
+        model,
+      );
     }
     return round;
   }
@@ -598,7 +605,7 @@ export class AgentBreaker implements Advisor {
       queueSteer: (id, decision) => this.#queueSteer(id, decision, currentToolOf(this, id)),
       toError: (decision, id) => this.#stopError(decision, id),
       debug: (id, message) => this.#dispatch({ type: 'debug', sessionId: id, at: this.options.now(), message }),
-      warnOnce: (id, key, message, unpricedModel) => this.#warnOnce(id, key, message, unpricedModel),
+      warnOnce: (id, code, key, message, unpricedModel) => this.#warnOnce(id, code, key, message, unpricedModel),
     };
   }
 
@@ -700,6 +707,7 @@ export class AgentBreaker implements Advisor {
     if (overCap && !this.#warnedOverCap) {
       this.#dispatch({
         type: 'warning',
+        code: 'store_over_cap',
         sessionId,
         at,
         message: `Agent breaker store is over its session cap by ${status.heldOverCap}: every session it holds has an open breaker or a spent budget, which it may not forget; raise maxSessions.`,
@@ -715,6 +723,7 @@ export class AgentBreaker implements Advisor {
       for (const restored of named) {
         this.#dispatch({
           type: 'warning',
+          code: 'session_restored',
           sessionId: restored,
           at,
           message: `Agent breaker store had forgotten this session (restarted without persistence, expired or evicted); its state was restored from this process.`,
@@ -724,6 +733,7 @@ export class AgentBreaker implements Advisor {
         const others = count - named.length;
         this.#dispatch({
           type: 'warning',
+          code: 'session_restored',
           sessionId,
           at,
           message: `Agent breaker store had forgotten ${others} ${others === 1 ? 'session' : 'sessions'} this process knew (restarted without persistence, expired or evicted); their state was restored from this process.`,
@@ -750,7 +760,7 @@ export class AgentBreaker implements Advisor {
     const open = this.#open.get(sessionId);
     if (open !== undefined && this.options.now() < open.until) {
       const message = `Agent breaker store ${operation} failed (${this.#lastStoreError}); the session's breaker is OPEN as this process last saw it: the call is refused.`;
-      this.#dispatch({ type: 'warning', sessionId, at: this.options.now(), message });
+      this.#dispatch({ type: 'warning', code: 'store_failed', sessionId, at: this.options.now(), message });
       return open.refusal;
     }
     this.#unjudged++;
@@ -761,7 +771,7 @@ export class AgentBreaker implements Advisor {
       // Telemetry must never break the agent it observes.
     }
     const message = `Agent breaker store ${operation} failed (${this.#lastStoreError}); failing ${closed ? 'closed: the call is refused' : 'open: the call is let through unjudged'}.`;
-    this.#dispatch({ type: 'warning', sessionId, at: this.options.now(), message });
+    this.#dispatch({ type: 'warning', code: 'store_failed', sessionId, at: this.options.now(), message });
     return closed ? { action: 'stop', reason: 'store_unavailable', message } : ALLOW;
   }
 
@@ -770,12 +780,12 @@ export class AgentBreaker implements Advisor {
   }
 
   /** `unpricedModel`: the warning says that this model's rounds cannot be priced (health lists it). */
-  #warnOnce(sessionId: string, key: string, message: string, unpricedModel?: string): void {
+  #warnOnce(sessionId: string, code: BreakerWarningCode, key: string, message: string, unpricedModel?: string): void {
     // Passed apart from the key: a model id may hold ':' itself (`llama3.1:8b`, Bedrock's `…-v1:0`).
     if (unpricedModel !== undefined) this.#unpriced.add(unpricedModel);
     if (this.#warned.has(key) || this.#warned.size >= 1000) return;
     this.#warned.add(key);
-    this.#dispatch({ type: 'warning', sessionId, at: this.options.now(), message });
+    this.#dispatch({ type: 'warning', code, sessionId, at: this.options.now(), message });
   }
 
   #dispatch(event: BreakerEventRecord): void {

@@ -9,6 +9,7 @@ import type { Usage } from '../model/usage.ts';
 import { telemetrySettings } from '../telemetry/telemetry-options.ts';
 import type { BreakerDecision } from './breaker-decision.ts';
 import type { BreakerEvent, ProposedToolCall } from './breaker-event.ts';
+import type { BreakerWarningCode } from './breaker-events.ts';
 import type { ResolvedAgentBreakerOptions } from './breaker-options.ts';
 import { providerCalls } from './hosted-calls.ts';
 import { observeRound } from './observe-round.ts';
@@ -32,12 +33,12 @@ export interface BreakerEngine {
   /** A `debug` event for listeners. */
   debug(sessionId: string, message: string): void;
   /**
-   * A `warning` event, once per breaker and `key`. `unpricedModel`: the
+   * A `warning` event with `code`, once per breaker and `key`. `unpricedModel`: the
    * warning says that this model's rounds cannot be priced (the breaker's
    * health lists it as it is: the key is no place to read it back from, a
    * model id may hold ':').
    */
-  warnOnce(sessionId: string, key: string, message: string, unpricedModel?: string): void;
+  warnOnce(sessionId: string, code: BreakerWarningCode, key: string, message: string, unpricedModel?: string): void;
 }
 
 /** Context key: set once the per-call session has been announced. */
@@ -75,6 +76,7 @@ function roundCost(engine: BreakerEngine, sessionId: string, request: ChatClient
     const why = price === undefined ? `model "${modelId}" has no price` : `model "${modelId}" reported no token counts`;
     engine.warnOnce(
       sessionId,
+      'cost_not_enforceable',
       `cost:${modelId}:${price === undefined}`,
       `budget.maxCostUsd is not enforceable: ${why}; pass prices for it (telemetry prices or AgentLoop prices).`,
       modelId,
@@ -175,6 +177,7 @@ function sessionOf(engine: BreakerEngine, request: ChatClientRequest, chain: Adv
   if (chain.advisors.some((a) => placementOf(a) === 'tool-loop')) {
     engine.warnOnce(
       sessionId,
+      'advisor_order',
       'order',
       `The ${engine.name} runs outside the tool loop (its order ${String(engine.options.order)} is not greater than the tool loop's): it judges one round per call, not every round.`,
     );

@@ -20,6 +20,8 @@ interface BreakerEventFields {
   readonly from?: BreakerStatus;
   /** State after a state change. */
   readonly to?: BreakerStatus;
+  /** What a warning is about. */
+  readonly code?: BreakerWarningCode;
 }
 
 /** A detector's non-allow decision: a steer, a block or a stop. */
@@ -46,11 +48,33 @@ export interface BreakerStateChangeRecord extends BreakerEventFields {
 }
 
 /**
- * A warning (the store failed; a cost cap cannot be enforced) or a debug note
- * (a call without a conversation id got a session of its own).
+ * What a warning is about, stable across versions (its message is for people
+ * and may change):
+ * - `store_failed`: a store operation failed; the call was let through
+ *   unjudged or refused, as `onStoreError` says, or refused because this
+ *   process last saw the session's breaker OPEN.
+ * - `store_over_cap`: the store holds more sessions than its cap, every one
+ *   of them with an open breaker or a spent budget, which it may not forget.
+ * - `session_restored`: the store had forgotten sessions this process knew
+ *   (a restart without persistence, an expiry, an eviction); their state was
+ *   written back from this process.
+ * - `cost_not_enforceable`: `budget.maxCostUsd` cannot be enforced for some
+ *   model rounds (no price, no token counts, or neither a cost nor a model).
+ * - `advisor_order`: the breaker's advisor runs outside the tool loop, so it
+ *   judges one round per call rather than every round.
  */
+export type BreakerWarningCode = 'store_failed' | 'store_over_cap' | 'session_restored' | 'cost_not_enforceable' | 'advisor_order';
+
+/** A warning: something an operator should know, named by a stable {@link BreakerWarningCode}. */
+export interface BreakerWarningRecord extends BreakerEventFields {
+  readonly type: 'warning';
+  readonly code: BreakerWarningCode;
+  readonly message: string;
+}
+
+/** A debug note (a call without a conversation id got a session of its own). */
 export interface BreakerNoticeRecord extends BreakerEventFields {
-  readonly type: 'warning' | 'debug';
+  readonly type: 'debug';
   readonly message: string;
 }
 
@@ -60,7 +84,7 @@ export interface BreakerNoticeRecord extends BreakerEventFields {
  * warnings and debug notes. Switching on `type` narrows it to the kind's
  * record, whose fields that kind always has are not optional.
  */
-export type BreakerEventRecord = BreakerEscalationRecord | BreakerStateChangeRecord | BreakerNoticeRecord;
+export type BreakerEventRecord = BreakerEscalationRecord | BreakerStateChangeRecord | BreakerWarningRecord | BreakerNoticeRecord;
 
 /** A listener of breaker events; exceptions it throws are swallowed. */
 export type BreakerListener = (event: BreakerEventRecord) => void;

@@ -84,6 +84,26 @@ describe('OpenTelemetry', () => {
     assert.doesNotMatch(JSON.stringify(spanEvents), /hunter2secret|Hunter2Secret/i);
   });
 
+  test('a warning is a span event with its code and its message', async () => {
+    context.setGlobalContextManager(new TestContextManager());
+    const spanEvents: Array<{ name: string; attributes: Attributes | undefined }> = [];
+    const span = { addEvent: (name: string, attributes?: Attributes) => spanEvents.push({ name, attributes }) } as unknown as Span;
+    const breaker = new AgentBreaker({ budget: { maxCostUsd: 1 } });
+    await context.with(trace.setSpan(ROOT_CONTEXT, span), () =>
+      breaker.observe('w', { kind: 'model', promptTokens: 10, completionTokens: 1, text: '', model: 'house-model-3' }),
+    );
+    assert.deepEqual(spanEvents, [
+      {
+        name: 'governor.breaker.warning',
+        attributes: {
+          'governor.breaker.session_id': 'w',
+          'governor.breaker.code': 'cost_not_enforceable',
+          'governor.breaker.message': 'budget.maxCostUsd is not enforceable: model "house-model-3" has no price; price its rounds (costUsd).',
+        },
+      },
+    ]);
+  });
+
   test('with telemetry off nothing is recorded', async () => {
     let added = 0;
     metrics.disable();

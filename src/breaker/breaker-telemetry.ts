@@ -67,6 +67,7 @@ export class BreakerTelemetry {
       if (event.from !== undefined) attributes['governor.breaker.from'] = event.from;
       if (event.to !== undefined) attributes['governor.breaker.to'] = event.to;
       if (event.category !== undefined) attributes['governor.breaker.category'] = event.category;
+      if (event.code !== undefined) attributes['governor.breaker.code'] = event.code;
       // Stop messages, warnings and notes hold no content (see breakerMessage): recorded whatever the content setting.
       attributes['governor.breaker.message'] = redact(event.message);
       span.addEvent(`governor.breaker.${event.type}`, attributes);

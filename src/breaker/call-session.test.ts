@@ -65,15 +65,16 @@ describe('the breaker order', () => {
       [AdvisorOrder.TOOL_LOOP - 10, true],
     ] as const) {
       const breaker = new AgentBreaker({ order });
-      const warnings: string[] = [];
-      breaker.on((e) => void (e.type === 'warning' && warnings.push(e.message ?? '')));
+      const warnings: BreakerEventRecord[] = [];
+      breaker.on((e) => void (e.type === 'warning' && warnings.push(e)));
       const client = ChatClient.builder(scriptedModel(server)).defaultAdvisors(new ToolCallingAdvisor(), breaker).build();
       assert.equal(await client.prompt('hello').call().content(), 'hi');
-      assert.equal(
-        warnings.some((w) => /outside the tool loop/.test(w)),
-        warns,
+      assert.deepEqual(
+        warnings.map((w) => w.code),
+        warns ? ['advisor_order'] : [],
         `order ${order}`,
       );
+      if (warns) assert.match(warnings[0]!.message ?? '', /outside the tool loop/);
     }
   });
 });

@@ -54,6 +54,7 @@ describe('budget.maxCostUsd without AgentLoop', () => {
     await client.prompt('hello again').call().content();
     assert.equal(warnings.length, 1, 'warned once');
     assert.match(warnings[0]!.message ?? '', /maxCostUsd is not enforceable.*house-model-1/);
+    assert.equal(warnings[0]!.code, 'cost_not_enforceable');
     const health = await breaker.health();
     assert.equal(health.costBudget, 'not_enforceable');
     assert.deepEqual(health.unpricedModels, ['house-model-1']);

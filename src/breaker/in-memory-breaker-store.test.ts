@@ -179,6 +179,7 @@ describe('InMemoryBreakerStore', () => {
     assert.equal(store.size, 3);
     assert.equal(warnings.length, 1);
     assert.match(warnings[0]!.message!, /over its session cap by 1/);
+    assert.equal(warnings[0]!.code, 'store_over_cap');
     const health = await breaker.health();
     assert.equal(health.heldOverCap, 1);
     assert.deepEqual(health.open, ['a', 'b', 'c']);

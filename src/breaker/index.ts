@@ -48,6 +48,8 @@ export type {
   BreakerListener,
   BreakerNoticeRecord,
   BreakerStateChangeRecord,
+  BreakerWarningCode,
+  BreakerWarningRecord,
 } from './breaker-events.ts';
 export { breakerMessage } from './breaker-messages.ts';
 export {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AgentBreaker } from '../breaker/agent-breaker.ts';
+import type { BreakerStore } from '../breaker/breaker-store.ts';
 import { RedisBreakerStore } from '../redis/redis-breaker-store.ts';
 import { killProcess, startDedicatedRedis, unusedPort } from '../test-support/services.ts';
 import { checkBreakerStore, logBreaker } from './log-breaker.ts';
@@ -135,4 +136,43 @@ test('a long session id is cut in its middle: two that differ only at the end st
   assert.equal(lines.length, 2, lines.join('\n'));
   assert.notEqual(lines[0], lines[1]);
   assert.match(lines[1]!, /000000000002/);
+});
+
+test('warnings are throttled by their code: a failing read and a failing write are one kind, two unpriced models two', async () => {
+  const failing: BreakerStore = {
+    read: () => Promise.reject(new Error('connection reset')),
+    apply: () => Promise.reject(new Error('connection reset')),
+    delete: () => Promise.resolve(),
+  };
+  const breaker = new AgentBreaker({ telemetry: false, store: failing, budget: { maxCostUsd: 1 } });
+  const lines: string[] = [];
+  const stop = logBreaker(
+    breaker,
+    (line) => lines.push(line),
+    () => 0,
+  );
+  try {
+    await breaker.checkModelCall('s');
+    await breaker.observe('s', { kind: 'user', text: 'hello' });
+    assert.equal(lines.length, 1, lines.join('\n'));
+    assert.match(lines[0]!, /store read failed \(connection reset\); failing open/);
+    const priced = new AgentBreaker({ telemetry: false, budget: { maxCostUsd: 1 } });
+    const stopPriced = logBreaker(
+      priced,
+      (line) => lines.push(line),
+      () => 0,
+    );
+    try {
+      for (const model of ['house-model-1', 'house-model-2'])
+        await priced.observe('t', { kind: 'model', promptTokens: 10, completionTokens: 1, text: '', model });
+    } finally {
+      stopPriced();
+    }
+    assert.deepEqual(
+      lines.slice(1).map((line) => /model "([^"]+)"/.exec(line)?.[1]),
+      ['house-model-1', 'house-model-2'],
+    );
+  } finally {
+    stop();
+  }
 });

@@ -1,4 +1,5 @@
 import type { AgentBreaker } from '../breaker/agent-breaker.ts';
+import type { BreakerWarningCode } from '../breaker/breaker-events.ts';
 import { redact } from '../redaction/redact.ts';
 
 /** Least time between two printed warnings: a store outage warns on every operation. */
@@ -64,7 +65,7 @@ export function logBreaker(breaker: AgentBreaker, print: (line: string) => void,
       }
       // Throttled by kind: a store outage, which warns on every operation, does not hold back the sessions its
       // end writes back, or a full session cap.
-      const key = warningKind(event.message);
+      const key = warningKind(event.code, event.message);
       const kind = throttled.get(key) ?? { printedAt: Number.NEGATIVE_INFINITY, skipped: 0 };
       if (throttled.size >= MAX_WARNING_KINDS && !throttled.has(key)) throttled.clear();
       throttled.set(key, kind);
@@ -88,9 +89,14 @@ export function logBreaker(breaker: AgentBreaker, print: (line: string) => void,
 /** Kinds of warning throttled apart at most; past it they start again from none. */
 const MAX_WARNING_KINDS = 100;
 
-/** Which kind a warning is: a failing store operation (any operation, any reason), else its words without their numbers. */
-function warningKind(message: string): string {
-  return /^Agent breaker store \w+ failed\b/.test(message) ? 'store failed' : message.replace(/\d+/g, '#');
+/**
+ * Which kind a warning is: its code (a failing store is one kind whatever the
+ * operation and the reason). A warning the breaker gives once per thing it
+ * names (an unpriced model) is a kind of its own, so that the second model's
+ * is not held back as more of the first's.
+ */
+function warningKind(code: BreakerWarningCode, message: string): string {
+  return code === 'cost_not_enforceable' || code === 'advisor_order' ? `${code}:${message}` : code;
 }
 
 /**

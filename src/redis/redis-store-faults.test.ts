@@ -206,9 +206,9 @@ describe('a Redis restart without persistence', () => {
     assert.equal((await b.snapshot('calm')).counters.userEvents, 2);
     assert.equal((await a.health()).sessionsLost, 2);
     // Each under its own session: the trip written back at the reconnect too, before any call of its own.
-    const forgotten = warnings.filter((w) => /forgotten this session/.test(w.message ?? ''));
+    const forgotten = warnings.filter((w) => w.code === 'session_restored');
     assert.deepEqual(forgotten.map((w) => w.sessionId).sort(), ['calm', 'tripped']);
-    assert.match(forgotten[0]?.message ?? '', /restored from this process/);
+    assert.match(forgotten[0]?.message ?? '', /forgotten this session.*restored from this process/);
   });
 
   test("on a client of the user's (no reconnect hook), openSessions notices the restart and writes the trip back", async () => {
