@@ -12,9 +12,8 @@ const STORE_WATCH_MS = 1_000;
  * sessions: every escalation, with its session, and its warnings (a store
  * that fails, forgotten sessions, a full session cap), at most one of each
  * kind per 10 s, each saying how many like it were not printed since the
- * last. After a
- * warning, the store is checked (`health()`, every second while it does not
- * answer), and a line says when it answers again: how long it failed, how
+ * last. After a warning, the store is checked (`health()`, every second
+ * while it does not answer), and a line says when it answers again: how long it failed, how
  * many requests went unjudged (or were refused) meanwhile, and how many
  * warnings were not printed; the warnings that follow (sessions it forgot
  * and were written back) are printed again.

@@ -18,12 +18,7 @@ export async function runProxyCommand(argv: readonly string[], io: CliIO, cwd = 
   try {
     ({ values } = parseProxyArgs(argv));
   } catch (error) {
-    // As governor mcp takes it: here each request names its session, so the flag is not a typo of another.
-    const said = error instanceof Error ? error.message : String(error);
-    const session = /^Unknown option '--session'/.test(said)
-      ? ' The proxy takes the session of each request from its x-governor-session header (see Session below).'
-      : '';
-    writeCommandError(io, 'proxy', `${said}${session}`, PROXY_USAGE);
+    writeCommandError(io, 'proxy', error, PROXY_USAGE);
     return 2;
   }
   if (values.help) {
@@ -129,6 +124,8 @@ function parseProxyArgs(argv: readonly string[]) {
       help: { type: 'boolean', short: 'h', default: false },
     },
     false,
+    // governor mcp's flag: here each request names its session, so the flag is not a typo of another.
+    { session: 'The proxy takes the session of each request from its x-governor-session header (see Session below).' },
   );
 }
 

@@ -6,9 +6,11 @@ import { didYouMean } from './did-you-mean.ts';
  * `options`, as every command says it: `Unknown option '--max-invocation'.
  * Did you mean '--max-invocations'?`. Node's own message would add, for a
  * command that takes positionals, advice about positionals that start with
- * `-`, which is no help for a typo. `undefined` when none is found.
+ * `-`, which is no help for a typo. `notTaken`: what to add for an option
+ * the command leaves out on purpose (another command's), by its name.
+ * `undefined` when none is found.
  */
-export function unknownOption(argv: readonly string[], options: ParseArgsOptionsConfig): string | undefined {
+export function unknownOption(argv: readonly string[], options: ParseArgsOptionsConfig, notTaken: Readonly<Record<string, string>> = {}): string | undefined {
   const { tokens } = parseArgs({ args: [...argv], options, allowPositionals: true, strict: false, tokens: true });
   const shorts = new Set(Object.values(options).map((option) => option.short));
   const unknown = tokens.find((token) => token.kind === 'option' && !Object.hasOwn(options, token.name) && !shorts.has(token.name));
@@ -19,5 +21,6 @@ export function unknownOption(argv: readonly string[], options: ParseArgsOptions
   const word = /^-[^-]/.test(typed) ? typed.slice(1).split('=')[0]! : unknown.rawName.startsWith('--') ? unknown.name : undefined;
   const guess = word === undefined || word.length < 2 ? undefined : didYouMean(word, names);
   const shown = /^-[^-]/.test(typed) && guess !== undefined ? typed.split('=')[0]! : unknown.rawName;
-  return `Unknown option '${shown}'.${guess === undefined ? '' : ` Did you mean '--${guess}'?`}`;
+  const why = unknown.rawName.startsWith('--') && Object.hasOwn(notTaken, unknown.name) ? ` ${notTaken[unknown.name]}` : '';
+  return `Unknown option '${shown}'.${guess === undefined ? '' : ` Did you mean '--${guess}'?`}${why}`;
 }
