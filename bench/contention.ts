@@ -323,6 +323,35 @@ interface RedisCostFigures {
   readonly repeats: number;
   readonly windows: readonly EventCostWindow[];
   readonly stored: readonly StoredSize[];
+  /**
+   * The server's own time per command over the timed runs (µs, from INFO
+   * commandstats): the append script each observe runs, and PING. What is
+   * left of "beyond PING" is this process's work and the extra hops.
+   */
+  readonly server?: { readonly append: number; readonly ping: number };
+}
+
+/** Calls and µs spent per command so far, from INFO commandstats (`cmdstat_evalsha:calls=2000,usec=48487,…`). */
+async function commandStats(client: RedisCommandClient): Promise<Map<string, { calls: number; usec: number }>> {
+  const info = String(await client.sendCommand(['INFO', 'commandstats']));
+  const stats = new Map<string, { calls: number; usec: number }>();
+  for (const match of info.matchAll(/^cmdstat_(\w+):calls=(\d+),usec=(\d+)/gm)) stats.set(match[1]!, { calls: Number(match[2]), usec: Number(match[3]) });
+  return stats;
+}
+
+/** µs per call of `commands` (summed) between two readings of {@link commandStats}; NaN when none ran. */
+function serverMicros(
+  before: Map<string, { calls: number; usec: number }>,
+  after: Map<string, { calls: number; usec: number }>,
+  commands: readonly string[],
+): number {
+  let calls = 0;
+  let usec = 0;
+  for (const command of commands) {
+    calls += (after.get(command)?.calls ?? 0) - (before.get(command)?.calls ?? 0);
+    usec += (after.get(command)?.usec ?? 0) - (before.get(command)?.usec ?? 0);
+  }
+  return calls > 0 ? usec / calls : Number.NaN;
 }
 
 interface Samples {
@@ -380,6 +409,8 @@ async function eventCost(url: string, keyPrefix: string, argBytes: number, event
     // What Redis holds is read over the first run only: it does not depend on the run, and the reads are not timed.
     const stored = new StoredReadings(client, keyPrefix, 'long-0', steps.length, 'tool calls');
     const runs: EventCostWindow[][] = [];
+    // Another client of the same server would add its own calls: a shared server's figure is only indicative.
+    const statsBefore = await commandStats(client);
     for (let run = 0; run < repeats; run++) {
       // The first events of a session: 100 new sessions, so that window has as many samples as the others. Their
       // events are spread over the long session's (one new session every 1/100 of it), so that every window is timed
@@ -409,6 +440,9 @@ async function eventCost(url: string, keyPrefix: string, argBytes: number, event
       }
       runs.push(windows);
     }
+    const statsAfter = await commandStats(client);
+    // An append goes as EVAL only when the server lost the script (NOSCRIPT).
+    const server = { append: serverMicros(statsBefore, statsAfter, ['evalsha', 'eval']), ping: serverMicros(statsBefore, statsAfter, ['ping']) };
     // Sessions of every kind of event (replies, queries, passages and user turns are logged as text), up to their 1,031st.
     const mixedEvents = Math.min(events, 1_000 + STORED_WINDOW - 1);
     const mixed: StoredSize[] = [];
@@ -424,7 +458,7 @@ async function eventCost(url: string, keyPrefix: string, argBytes: number, event
       }
       mixed.push(...readings.sizes);
     }
-    return { argBytes, repeats, windows: medianWindows(runs), stored: [...stored.sizes, ...mixed] };
+    return { argBytes, repeats, windows: medianWindows(runs), stored: [...stored.sizes, ...mixed], server };
   } finally {
     await client.close();
   }
@@ -506,6 +540,13 @@ export function formatContentionReport(report: ContentionReport): string {
     );
   }
   lines.push(`  Goal: ≤ 1.5× PING, flat: ${report.cost.windows.every((w) => w.ratio <= 1.5) ? 'met' : 'NOT met'}`);
+  const server = report.cost.server;
+  if (server !== undefined && Number.isFinite(server.append)) {
+    lines.push(
+      `  On the server (INFO commandstats over the timed runs): ${server.append.toFixed(1)} µs per append script, ${server.ping.toFixed(2)} µs per PING;`,
+      '  the rest of "beyond PING" is spent in this process and on the way.',
+    );
+  }
   lines.push(
     '  observe p90: the 90th percentile of the observes, of the median run; the events that write a snapshot show there.',
     '  in memory: the same events observed by a breaker with the in-memory store, each after a PING of its own as the observe on',
