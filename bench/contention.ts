@@ -328,23 +328,22 @@ interface RedisCostFigures {
    * commandstats): the append script each observe runs, and PING. What is
    * left of "beyond PING" is this process's work and the extra hops.
    */
-  readonly server?: { readonly append: number; readonly ping: number };
+  readonly server: { readonly append: number; readonly ping: number };
 }
 
-/** Calls and µs spent per command so far, from INFO commandstats (`cmdstat_evalsha:calls=2000,usec=48487,…`). */
-async function commandStats(client: RedisCommandClient): Promise<Map<string, { calls: number; usec: number }>> {
+/** Calls and µs spent per command so far, by command. */
+type CommandStats = Map<string, { calls: number; usec: number }>;
+
+/** {@link CommandStats} from INFO commandstats (`cmdstat_evalsha:calls=2000,usec=48487,…`). */
+async function commandStats(client: RedisCommandClient): Promise<CommandStats> {
   const info = String(await client.sendCommand(['INFO', 'commandstats']));
-  const stats = new Map<string, { calls: number; usec: number }>();
+  const stats: CommandStats = new Map();
   for (const match of info.matchAll(/^cmdstat_(\w+):calls=(\d+),usec=(\d+)/gm)) stats.set(match[1]!, { calls: Number(match[2]), usec: Number(match[3]) });
   return stats;
 }
 
 /** µs per call of `commands` (summed) between two readings of {@link commandStats}; NaN when none ran. */
-function serverMicros(
-  before: Map<string, { calls: number; usec: number }>,
-  after: Map<string, { calls: number; usec: number }>,
-  commands: readonly string[],
-): number {
+function serverMicros(before: CommandStats, after: CommandStats, commands: readonly string[]): number {
   let calls = 0;
   let usec = 0;
   for (const command of commands) {
@@ -541,7 +540,7 @@ export function formatContentionReport(report: ContentionReport): string {
   }
   lines.push(`  Goal: ≤ 1.5× PING, flat: ${report.cost.windows.every((w) => w.ratio <= 1.5) ? 'met' : 'NOT met'}`);
   const server = report.cost.server;
-  if (server !== undefined && Number.isFinite(server.append)) {
+  if (Number.isFinite(server.append)) {
     lines.push(
       `  On the server (INFO commandstats over the timed runs): ${server.append.toFixed(1)} µs per append script, ${server.ping.toFixed(2)} µs per PING;`,
       '  the rest of "beyond PING" is spent in this process and on the way.',

@@ -395,7 +395,8 @@ async function measureCell(sessionEvents: number, shape: SessionShape, sessions:
   const recorder = new StepRecorder();
   // Held only here, and dropped once measured.
   const held: { store?: InMemoryBreakerStore; breaker?: AgentBreaker } = {};
-  held.store = new InMemoryBreakerStore({ maxSessions: 100_000 });
+  // The figures are those of decoded sessions: the idle sweep must not compress the first ones while the last run.
+  held.store = new InMemoryBreakerStore({ maxSessions: 100_000, decodedIdleMs: 3_600_000 });
   held.breaker = new AgentBreaker(allDetectorsOn(held.store, false));
   await runSessions(held.breaker, 's-', sessions, sessionEvents, shape, recorder);
   const { stateJsonBytes, storedBytes, stateJsonByPart, storedByPart, codecMicros, holders } = await describeStates(held.store, sessions, heapByPart);
@@ -654,25 +655,8 @@ function jsonByPart(state: object): Record<string, number> {
  * promise a test creates to its test until the promise's destroy hook has
  * run, which happens from the event loop after the GC that collected it;
  * counted or not, that map moved a test's small run by up to 1.6 MB.
- * Timers run while the loop turns too, among them a store's idle sweep,
- * which compresses sessions (by 0.9 MB once, read as 85 KB for each of a
- * 10,000-event cell's 10 sessions), so the rounds go on until a reading
- * stops falling.
  */
 async function dataHeapBytes(): Promise<number> {
-  let bytes = await collectedHeapBytes();
-  for (let round = 0; round < 8; round++) {
-    const next = await collectedHeapBytes();
-    if (next >= bytes - SETTLED_BYTES) return Math.min(bytes, next);
-    bytes = next;
-  }
-  return bytes;
-}
-
-/** A fall in live data between two collections small enough to call the heap settled. */
-const SETTLED_BYTES = 4096;
-
-async function collectedHeapBytes(): Promise<number> {
   gc();
   await setImmediate();
   gc();
