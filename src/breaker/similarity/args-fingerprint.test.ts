@@ -182,6 +182,15 @@ describe('arguments whose size is not bounded by their text', () => {
       f: 'items.0|vgZ{o4items.1|vhW(+qitems.2.id|i@r#ITitems.2.tags|vBqu<jopts|vraSM=',
     });
     assert.deepEqual(fp.fingerprint('{"cmd":"ls -la","cwd":"/tmp"}'), { h: 426726281786382, f: 'cmd|t2kDDoA=cwd|vdE)s.' });
+    // Keys beyond ASCII are packed another way than ASCII ones, to the same form.
+    assert.deepEqual(fp.fingerprint({ chemin_fichier: 'src/é.ts', requête: 'trouve le bogue dans l’analyseur', größe: 5 }), {
+      h: 7274473397578707,
+      f: 'chemin_fichier|v+?p{Mgröße|vfBTS3requête|t6e+JlO?sOw=56=.I^Tq',
+    });
+    // One file however its path is spelled, and the same print as before for any spelling.
+    assert.deepEqual(fp.fingerprint({ path: './src//a.ts/' }), { h: 5673838625810120, f: 'path|ikmI#K' });
+    assert.deepEqual(fp.fingerprint({ path: 'src/a.ts' }), fp.fingerprint({ path: './src//a.ts/' }));
+    assert.deepEqual(fp.fingerprint({ path: '/a/./b' }), fp.fingerprint({ path: '/a/b' }));
   });
 
   test('binary data nested past the depth the fields are walked to is written as its print', () => {

@@ -241,6 +241,8 @@ const HASH32_WIDTH = 5;
 const IDENTITY_CODE = 'i'.charCodeAt(0);
 const TEXT_CODE = 't'.charCodeAt(0);
 const VALUE_CODE = 'v'.charCodeAt(0);
+const BAR_CODE = '|'.charCodeAt(0);
+const DIGIT_CODES = Array.from({ length: 85 }, (_, d) => digitOf(d).charCodeAt(0));
 
 /** Packs fields (any order) into {@link PackedFields}. */
 function packFields(fields: readonly FieldPrint[]): PackedFields {
@@ -248,10 +250,56 @@ function packFields(fields: readonly FieldPrint[]): PackedFields {
     ? fields.map(([path, kind, value]): FieldPrint => [path.replaceAll('|', '!'), kind, value])
     : fields.slice();
   sorted.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return packAscii(sorted) ?? packAny(sorted);
+}
+
+/** Most bytes one packed field takes beyond its path. */
+const MAX_PACKED_FIELD = 3 + MAX_PACKED_SKETCH * PACKED_HASH_WIDTH;
+/** Reused by {@link packAscii}, which runs on every tool call. */
+let packed = Buffer.allocUnsafe(1024);
+
+/**
+ * {@link packFields} when every path is ASCII (the common case): written
+ * byte by byte and read out as one flat string, a few times cheaper than
+ * joining pieces; undefined otherwise.
+ */
+function packAscii(sorted: readonly FieldPrint[]): PackedFields | undefined {
+  let size = 0;
+  for (const [path] of sorted) size += path.length + MAX_PACKED_FIELD;
+  if (packed.length < size) packed = Buffer.allocUnsafe(size);
+  const out = packed;
+  let n = 0;
+  for (const [path, kind, value] of sorted) {
+    for (let i = 0; i < path.length; i++) {
+      const c = path.charCodeAt(i);
+      if (c > 127) return undefined;
+      out[n++] = c;
+    }
+    out[n++] = BAR_CODE;
+    if (kind !== 't') {
+      out[n++] = kind === 'i' ? IDENTITY_CODE : VALUE_CODE;
+      let h = value as number;
+      for (let d = HASH32_WIDTH - 1; d >= 0; d--, h = Math.floor(h / 85)) out[n + d] = DIGIT_CODES[h % 85]!;
+      n += HASH32_WIDTH;
+      continue;
+    }
+    // Sketches arrive as hashes (straight from the fingerprinter) or, from older states, in any stored form.
+    const hashes = unpackSketch(value as AnySketch);
+    const length = Math.min(hashes.length, MAX_PACKED_SKETCH);
+    out[n++] = TEXT_CODE;
+    out[n++] = DIGIT_CODES[length]!;
+    for (let i = 0; i < length; i++, n += PACKED_HASH_WIDTH) {
+      let h = hashes[i]!;
+      for (let d = PACKED_HASH_WIDTH - 1; d >= 0; d--, h = Math.floor(h / 85)) out[n + d] = DIGIT_CODES[h % 85]!;
+    }
+  }
+  return out.toString('latin1', 0, n);
+}
+
+function packAny(sorted: readonly FieldPrint[]): PackedFields {
   const parts: string[] = [];
   for (const [path, kind, value] of sorted) {
     if (kind === 't') {
-      // Sketches arrive as hashes (straight from the fingerprinter) or, from older states, in any stored form.
       const hashes = unpackSketch(value as AnySketch);
       const sketch = hashes.length > MAX_PACKED_SKETCH ? hashes.slice(0, MAX_PACKED_SKETCH) : hashes;
       const codes = new Array<number>(sketch.length * PACKED_HASH_WIDTH);
@@ -400,9 +448,12 @@ function binaryText(value: object): string | undefined {
  * (`./src/a.py`, `src//a.py` and `src/a.py/` are one file; `./` is `.`),
  * anything else as {@link scalarText}.
  */
+/** What {@link identityText} respells: an empty or `.` segment, or a trailing `/`. */
+const RESPELLED_PATH = /\/\/|\/$|(?:^|\/)\.(?:\/|$)/;
+
 function identityText(value: unknown): string {
   const text = scalarText(value);
-  if (!text.includes('/')) return text;
+  if (!text.includes('/') || !RESPELLED_PATH.test(text)) return text;
   const parts = text.split('/').filter((part) => part !== '' && part !== '.');
   if (text.startsWith('/')) return `/${parts.join('/')}`;
   return parts.length === 0 ? '.' : parts.join('/');

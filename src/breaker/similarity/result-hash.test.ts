@@ -130,6 +130,12 @@ describe('result hashes: values a rerun changes, and long results', () => {
     same((t) => `build failed after ${t}`, '0:00:03.21', '0:00:04.02');
     same((id) => `container ${id} exited with code 137`, '3f2a9c1e7b10', '9b0c44d2e1aa');
     same((id) => `job_id=${id} failed: quota exceeded`, '5f2b9c1e7a10d3e4', '0c44d2e1aa9b7f21');
+    // Ids that open with a letter or a digit, after the word with an id suffix, and the whole id only.
+    assert.equal(normalizeResult('Session-ID: a1b2c3d4e5f6 worker #0123456789abcdef0123456789abcdef'), 'Session-ID: # worker ##');
+    assert.equal(
+      normalizeResult('run 111111111111 run aaaaaaaaaaaa pod abcdef123456789abcdef123456789abc'),
+      'run 111111111111 run aaaaaaaaaaaa pod abcdef123456789abcdef123456789abc',
+    );
     // What a result is about still counts: a job's position, a fixed port, a content digest, a count.
     assert.notEqual(resultHash('process 3 of 10 done'), resultHash('process 4 of 10 done'));
     assert.notEqual(resultHash('encoded 0:01:30 of 1:30:00'), resultHash('encoded 0:02:30 of 1:30:00'));

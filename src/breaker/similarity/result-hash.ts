@@ -44,12 +44,14 @@ const VOLATILE_PARTS = [
   /[A-Z][a-z]{1,20} ID: (?=[0-9a-f]{0,31}[a-f])(?=[0-9a-f]{0,31}\d)[0-9a-f]{6,32}(?![\w-])/,
   // a generated hex id of 12 to 32 characters, letters and digits both, after a word that names something a run
   // creates anew ("container 3f2a9c1e7b10", "job=…", "session: …"); a hex digest, whole or cut ("commit 9fceb02…",
-  // "screenshot 5d41402abc4b…", "sha256 …"), names what the result is about and stays
-  /(?<=\b(?:[Cc]ontainer|CONTAINER|[Ii]nstance|[Ss]ession|[Rr]un|[Jj]ob|[Tt]ask|[Ww]orker|[Ee]xecution|[Dd]eployment|[Pp]od|[Ss]andbox)(?:[ _-]?(?:[Ii][Dd]))?[ :=#]{1,3})(?=[0-9a-f]{0,31}[a-f])(?=[0-9a-f]{0,31}\d)[0-9a-f]{12,32}(?![\w-])/,
+  // "screenshot 5d41402abc4b…", "sha256 …"), names what the result is about and stays (the first character is
+  // read before the word behind it is looked for: an alternative that opens with a character rather than a
+  // lookaround is turned away at most words by that character alone)
+  /(?:[a-f](?=[0-9a-f]{0,30}\d)|\d(?=[0-9a-f]{0,30}[a-f]))(?<=\b(?:[Cc]ontainer|CONTAINER|[Ii]nstance|[Ss]ession|[Rr]un|[Jj]ob|[Tt]ask|[Ww]orker|[Ee]xecution|[Dd]eployment|[Pp]od|[Ss]andbox)(?:[ _-]?(?:[Ii][Dd]))?[ :=#]{1,3}[0-9a-f])[0-9a-f]{11,31}(?![\w-])/,
   // `time`'s "0m0.412s" and a clock or elapsed time ("12:30:45", "0:00:03.21"), but not a position in a job ("of 1:30:00")
   new RegExp(`\\d{1,4}m\\d{1,2}(?:\\.\\d+)?s\\b|\\d{1,2}:\\d{2}:\\d{2}(?:[.,]\\d+)?\\b${NOT_PROGRESS.source}`),
   // a temporary directory named anew on every run: Python's tempfile (/tmp/tmpk3j_x9a2), pytest's numbered ones, macOS's
-  /(?<=\/)tmp[a-z0-9_]{8}(?![\w.-])|pytest-\d+\b|var\/folders\/\w{2}\/\w+\/T\b/,
+  /tmp(?<=\/tmp)[a-z0-9_]{8}(?![\w.-])|pytest-\d+\b|var\/folders\/\w{2}\/\w+\/T\b/,
   // a process id ("pid=48213", "PID 48213", "Started server process [48213]"), but not "process 3 of 10"
   new RegExp(`(?:pid|PID|Pid)\\b[\\s:=#]{0,3}\\d{2,7}\\b|process \\[?\\d{3,7}\\b${NOT_PROGRESS.source}`),
   // a port on loopback of five digits, as a test server given port 0 or a random one prints it (not 8080 or 5432)

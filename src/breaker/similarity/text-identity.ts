@@ -5,7 +5,6 @@ import { normalizeText } from './tokenize.ts';
 // A name is at most 255 characters, as file systems have it: unbounded, a long run of name characters without
 // a dot would be read again from each of them.
 const FILE_NAME = /[\p{L}\p{N}_-]{1,255}\.\p{L}[\p{L}\p{N}]{0,7}(?![\p{L}\p{N}])/gu;
-const NUMBER = /\d+(?:[.,:]\d+)*/g;
 /** `e.g`, `i.e`: a letter, a dot, a letter is an abbreviation, not a file. */
 const ABBREVIATION = /^\p{L}\.\p{L}$/u;
 /** Punctuation around a word that is not part of what it names (at its end, read from the start of the run only). */
@@ -14,7 +13,6 @@ const HAS_WORD_CHAR = /[\p{L}\p{N}]/u;
 const NON_ASCII = /[^\x00-\x7f]/;
 const MAX_WORDS = 16;
 const VOLATILE_MIN_CHARS = 8;
-const MAY_BE_VOLATILE = /[-:]|0x|\d{10}/i;
 const MAX_CHARS = 16_384;
 
 /**
@@ -50,15 +48,14 @@ export function textIdentity(text: string): number {
     }
     if (candidate) {
       const raw = normalized.slice(start, i);
-      const chunk = (mayBeVolatile(raw) ? normalizeResult(raw) : raw).replace(EDGES, '');
+      const chunk = withoutEdges(mayBeVolatile(raw) ? normalizeResult(raw) : raw);
       if (chunk.includes('/')) add(chunk);
       else {
         // exec loops rather than matchAll, which copies the pattern on every call.
         let match: RegExpExecArray | null;
         FILE_NAME.lastIndex = 0;
         if (chunk.includes('.')) while ((match = FILE_NAME.exec(chunk)) !== null) if (!ABBREVIATION.test(match[0])) add(match[0]);
-        NUMBER.lastIndex = 0;
-        while ((match = NUMBER.exec(chunk)) !== null) add(match[0]);
+        addNumbers(chunk, words);
       }
       if (words.size >= MAX_WORDS) break;
     }
@@ -69,12 +66,60 @@ export function textIdentity(text: string): number {
   return hash32([...words].sort().join(' ')) || 1;
 }
 
+/** Punctuation that {@link EDGES} takes off a word's ends. */
+const EDGE_CODES = new Set(Array.from('"\'`<>()[]{},;:.!?*|-', (c) => c.charCodeAt(0)));
+
+/** The word without the punctuation at its ends; most words have none, and are not searched for it. */
+function withoutEdges(word: string): string {
+  if (word === '' || (!EDGE_CODES.has(word.charCodeAt(0)) && !EDGE_CODES.has(word.charCodeAt(word.length - 1)))) return word;
+  return word.replace(EDGES, '');
+}
+
+/**
+ * Adds the numbers of `chunk` to `words` (up to MAX_WORDS): runs of ASCII
+ * digits, joined by single `.`, `,` or `:` (`2.1.0`, `1,200`, `12:30`). Read
+ * by hand: most candidate words hold one, and a regex costs more per word
+ * than the rest of the scan. A number is already in its normal form.
+ */
+function addNumbers(chunk: string, words: Set<string>): void {
+  for (let i = 0; i < chunk.length && words.size < MAX_WORDS; ) {
+    if (!isDigit(chunk.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < chunk.length && isDigit(chunk.charCodeAt(i))) i++;
+    while (i + 1 < chunk.length && isNumberSeparator(chunk.charCodeAt(i)) && isDigit(chunk.charCodeAt(i + 1))) {
+      i++;
+      while (i < chunk.length && isDigit(chunk.charCodeAt(i))) i++;
+    }
+    words.add(chunk.slice(start, i));
+  }
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** `.`, `,` and `:`. */
+function isNumberSeparator(c: number): boolean {
+  return c === 46 || c === 44 || c === 58;
+}
+
 /**
  * Whether a word may hold a timestamp, a UUID, an address or an epoch time:
  * only those are long, and hold a dash, a colon, `0x` or ten digits in a row.
  */
 function mayBeVolatile(word: string): boolean {
-  return word.length >= VOLATILE_MIN_CHARS && MAY_BE_VOLATILE.test(word);
+  if (word.length < VOLATILE_MIN_CHARS) return false;
+  let digits = 0;
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c === 45 || c === 58 || (c === 48 && (word.charCodeAt(i + 1) | 32) === 120)) return true;
+    digits = isDigit(c) ? digits + 1 : 0;
+    if (digits === 10) return true;
+  }
+  return false;
 }
 
 function isSpace(c: number): boolean {
