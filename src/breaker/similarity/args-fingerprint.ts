@@ -443,14 +443,14 @@ function binaryText(value: object): string | undefined {
   return `bytes:${n}:${hash53(String.fromCharCode(...sample))}`;
 }
 
+/** What {@link identityText} respells: an empty or `.` segment, or a trailing `/`. */
+const RESPELLED_PATH = /\/\/|\/$|(?:^|\/)\.(?:\/|$)/;
+
 /**
  * An identity value as compared: a path-like value in one spelling
  * (`./src/a.py`, `src//a.py` and `src/a.py/` are one file; `./` is `.`),
  * anything else as {@link scalarText}.
  */
-/** What {@link identityText} respells: an empty or `.` segment, or a trailing `/`. */
-const RESPELLED_PATH = /\/\/|\/$|(?:^|\/)\.(?:\/|$)/;
-
 function identityText(value: unknown): string {
   const text = scalarText(value);
   if (!text.includes('/') || !RESPELLED_PATH.test(text)) return text;
