@@ -1,4 +1,4 @@
-import { digitAt, digitOf } from './similarity/token-sketch.ts';
+import { DIGIT_CODES, digitAt, digitOf } from './similarity/token-sketch.ts';
 
 /*
  * Numbers as base-85 digits (the Z85 alphabet of packed sketches: nothing
@@ -19,8 +19,6 @@ export function isCount(n: unknown): n is number {
 export function isWord(n: unknown): n is number {
   return typeof n === 'number' && (n | 0) === n && !Object.is(n, -0);
 }
-
-const DIGIT_CODES = Array.from({ length: BASE }, (_, d) => digitOf(d).charCodeAt(0));
 
 const INT_MAX = 0x7fffffff;
 /** 85⁴: a 53-bit number is written as the digits of n / 85⁴, then 4 digits of n mod 85⁴ (below 2³¹). */

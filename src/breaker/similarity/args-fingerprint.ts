@@ -4,6 +4,7 @@ import { textIdentity } from './text-identity.ts';
 import { normalizeText, scanText } from './tokenize.ts';
 import {
   DEFAULT_SKETCH_SIZE,
+  DIGIT_CODES,
   PACKED_HASH_WIDTH,
   digitAt,
   digitOf,
@@ -242,7 +243,7 @@ const IDENTITY_CODE = 'i'.charCodeAt(0);
 const TEXT_CODE = 't'.charCodeAt(0);
 const VALUE_CODE = 'v'.charCodeAt(0);
 const BAR_CODE = '|'.charCodeAt(0);
-const DIGIT_CODES = Array.from({ length: 85 }, (_, d) => digitOf(d).charCodeAt(0));
+const BASE = DIGIT_CODES.length;
 
 /** Packs fields (any order) into {@link PackedFields}. */
 function packFields(fields: readonly FieldPrint[]): PackedFields {
@@ -279,7 +280,7 @@ function packAscii(sorted: readonly FieldPrint[]): PackedFields | undefined {
     if (kind !== 't') {
       out[n++] = kind === 'i' ? IDENTITY_CODE : VALUE_CODE;
       let h = value as number;
-      for (let d = HASH32_WIDTH - 1; d >= 0; d--, h = Math.floor(h / 85)) out[n + d] = DIGIT_CODES[h % 85]!;
+      for (let d = HASH32_WIDTH - 1; d >= 0; d--, h = Math.floor(h / BASE)) out[n + d] = DIGIT_CODES[h % BASE]!;
       n += HASH32_WIDTH;
       continue;
     }
@@ -290,7 +291,7 @@ function packAscii(sorted: readonly FieldPrint[]): PackedFields | undefined {
     out[n++] = DIGIT_CODES[length]!;
     for (let i = 0; i < length; i++, n += PACKED_HASH_WIDTH) {
       let h = hashes[i]!;
-      for (let d = PACKED_HASH_WIDTH - 1; d >= 0; d--, h = Math.floor(h / 85)) out[n + d] = DIGIT_CODES[h % 85]!;
+      for (let d = PACKED_HASH_WIDTH - 1; d >= 0; d--, h = Math.floor(h / BASE)) out[n + d] = DIGIT_CODES[h % BASE]!;
     }
   }
   return out.toString('latin1', 0, n);
@@ -319,15 +320,15 @@ function packedFieldsOf(print: ArgsFingerprint): PackedFields {
 function hash32Digits(h: number): string {
   let out = '';
   for (let d = 0; d < HASH32_WIDTH; d++) {
-    out = digitOf(h % 85) + out;
-    h = Math.floor(h / 85);
+    out = digitOf(h % BASE) + out;
+    h = Math.floor(h / BASE);
   }
   return out;
 }
 
 function readHash32(f: string, at: number): number {
   let h = 0;
-  for (let d = 0; d < HASH32_WIDTH; d++) h = h * 85 + digitAt(f, at + d);
+  for (let d = 0; d < HASH32_WIDTH; d++) h = h * BASE + digitAt(f, at + d);
   return h;
 }
 

@@ -37,7 +37,8 @@ const DIGITS = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-
 const BASE = DIGITS.length;
 const DIGIT_VALUES = new Int8Array(128).fill(-1);
 for (let i = 0; i < DIGITS.length; i++) DIGIT_VALUES[DIGITS.charCodeAt(i)] = i;
-const DIGIT_CODES = Array.from(DIGITS, (d) => d.charCodeAt(0));
+/** The character code of each digit, by its value. */
+export const DIGIT_CODES: readonly number[] = Array.from(DIGITS, (d) => d.charCodeAt(0));
 /** Marks the packed form of cut hashes; not a digit, so older 32-bit sketches are told apart. */
 const MARK = '~';
 const MARK_CODE = MARK.charCodeAt(0);
