@@ -327,8 +327,10 @@ interface RedisCostFigures {
    * The server's own time per command over the timed runs (µs, from INFO
    * commandstats): the append script each observe runs, and PING. What is
    * left of "beyond PING" is this process's work and the extra hops.
+   * `inScript`: of an append's time, what the commands it runs (TIME, HMGET,
+   * RPUSH, and a snapshot's writes) take; the rest is the script's own.
    */
-  readonly server: { readonly append: number; readonly ping: number };
+  readonly server: { readonly append: number; readonly ping: number; readonly inScript: number };
 }
 
 /** Calls and µs spent per command so far, by command. */
@@ -344,13 +346,33 @@ async function commandStats(client: RedisCommandClient): Promise<CommandStats> {
 
 /** µs per call of `commands` (summed) between two readings of {@link commandStats}; NaN when none ran. */
 function serverMicros(before: CommandStats, after: CommandStats, commands: readonly string[]): number {
+  const { calls, usec } = spent(before, after, commands);
+  return calls > 0 ? usec / calls : Number.NaN;
+}
+
+/** Calls and µs of `commands` (summed) between two readings of {@link commandStats}. */
+function spent(before: CommandStats, after: CommandStats, commands: Iterable<string>): { calls: number; usec: number } {
   let calls = 0;
   let usec = 0;
   for (const command of commands) {
     calls += (after.get(command)?.calls ?? 0) - (before.get(command)?.calls ?? 0);
     usec += (after.get(command)?.usec ?? 0) - (before.get(command)?.usec ?? 0);
   }
-  return calls > 0 ? usec / calls : Number.NaN;
+  return { calls, usec };
+}
+
+/** What this benchmark's client itself sends beside the store's scripts (and MEMORY USAGE, over the first run). */
+const OWN_COMMANDS = new Set(['evalsha', 'eval', 'ping', 'info', 'memory']);
+
+/** µs per append spent in the commands the scripts ran (every command but the client's own), between two readings. */
+function inScriptMicros(before: CommandStats, after: CommandStats): number {
+  const appends = spent(before, after, ['evalsha', 'eval']).calls;
+  const inside = spent(
+    before,
+    after,
+    [...after.keys()].filter((command) => !OWN_COMMANDS.has(command)),
+  );
+  return appends > 0 ? inside.usec / appends : Number.NaN;
 }
 
 interface Samples {
@@ -410,7 +432,10 @@ async function eventCost(url: string, keyPrefix: string, argBytes: number, event
     const runs: EventCostWindow[][] = [];
     // Another client of the same server would add its own calls: a shared server's figure is only indicative.
     const statsBefore = await commandStats(client);
+    // The first run also reads what Redis holds, which no script does: what scripts run is counted over the later runs.
+    let statsAfterFirst: CommandStats | undefined;
     for (let run = 0; run < repeats; run++) {
+      if (run === 1) statsAfterFirst = await commandStats(client);
       // The first events of a session: 100 new sessions, so that window has as many samples as the others. Their
       // events are spread over the long session's (one new session every 1/100 of it), so that every window is timed
       // under the same load and at the same point of the process's warm-up: timed first, they read the highest.
@@ -441,7 +466,11 @@ async function eventCost(url: string, keyPrefix: string, argBytes: number, event
     }
     const statsAfter = await commandStats(client);
     // An append goes as EVAL only when the server lost the script (NOSCRIPT).
-    const server = { append: serverMicros(statsBefore, statsAfter, ['evalsha', 'eval']), ping: serverMicros(statsBefore, statsAfter, ['ping']) };
+    const server = {
+      append: serverMicros(statsBefore, statsAfter, ['evalsha', 'eval']),
+      ping: serverMicros(statsBefore, statsAfter, ['ping']),
+      inScript: inScriptMicros(statsAfterFirst ?? statsBefore, statsAfter),
+    };
     // Sessions of every kind of event (replies, queries, passages and user turns are logged as text), up to their 1,031st.
     const mixedEvents = Math.min(events, 1_000 + STORED_WINDOW - 1);
     const mixed: StoredSize[] = [];
@@ -542,8 +571,9 @@ export function formatContentionReport(report: ContentionReport): string {
   const server = report.cost.server;
   if (Number.isFinite(server.append)) {
     lines.push(
-      `  On the server (INFO commandstats over the timed runs): ${server.append.toFixed(1)} µs per append script, ${server.ping.toFixed(2)} µs per PING;`,
-      '  the rest of "beyond PING" is spent in this process and on the way.',
+      `  On the server (INFO commandstats over the timed runs): ${server.append.toFixed(1)} µs per append script (${server.inScript.toFixed(1)} µs of it in the`,
+      `  commands the script runs, the rest the script's own), ${server.ping.toFixed(2)} µs per PING; the rest of "beyond PING" is spent`,
+      '  in this process and on the way.',
     );
   }
   lines.push(
