@@ -289,10 +289,7 @@ function packAscii(sorted: readonly FieldPrint[]): PackedFields | undefined {
     const length = Math.min(hashes.length, MAX_PACKED_SKETCH);
     out[n++] = TEXT_CODE;
     out[n++] = DIGIT_CODES[length]!;
-    for (let i = 0; i < length; i++, n += PACKED_HASH_WIDTH) {
-      let h = hashes[i]!;
-      for (let d = PACKED_HASH_WIDTH - 1; d >= 0; d--, h = Math.floor(h / BASE)) out[n + d] = DIGIT_CODES[h % BASE]!;
-    }
+    for (let i = 0; i < length; i++, n += PACKED_HASH_WIDTH) writeHashDigits(out, n, hashes[i]!);
   }
   return out.toString('latin1', 0, n);
 }

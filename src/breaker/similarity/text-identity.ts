@@ -7,8 +7,11 @@ import { normalizeText } from './tokenize.ts';
 const FILE_NAME = /[\p{L}\p{N}_-]{1,255}\.\p{L}[\p{L}\p{N}]{0,7}(?![\p{L}\p{N}])/gu;
 /** `e.g`, `i.e`: a letter, a dot, a letter is an abbreviation, not a file. */
 const ABBREVIATION = /^\p{L}\.\p{L}$/u;
-/** Punctuation around a word that is not part of what it names (at its end, read from the start of the run only). */
-const EDGES = /^["'`<>()[\]{},;:.!?*|-]+|(?<!["'`<>()[\]{},;:.!?*|-])["'`<>()[\]{},;:.!?*|-]+$/g;
+/** Punctuation around a word that is not part of what it names. */
+const EDGE_CHARS = '"\'`<>()[]{},;:.!?*|-';
+const EDGE_CLASS = `[${EDGE_CHARS.replace(/[\]\\-]/g, '\\$&')}]`;
+/** {@link EDGE_CHARS} at a word's start, and at its end (read from the start of the run only). */
+const EDGES = new RegExp(`^${EDGE_CLASS}+|(?<!${EDGE_CLASS})${EDGE_CLASS}+$`, 'g');
 const HAS_WORD_CHAR = /[\p{L}\p{N}]/u;
 const NON_ASCII = /[^\x00-\x7f]/;
 const MAX_WORDS = 16;
@@ -66,8 +69,7 @@ export function textIdentity(text: string): number {
   return hash32([...words].sort().join(' ')) || 1;
 }
 
-/** Punctuation that {@link EDGES} takes off a word's ends. */
-const EDGE_CODES = new Set(Array.from('"\'`<>()[]{},;:.!?*|-', (c) => c.charCodeAt(0)));
+const EDGE_CODES = new Set(Array.from(EDGE_CHARS, (c) => c.charCodeAt(0)));
 
 /** The word without the punctuation at its ends; most words have none, and are not searched for it. */
 function withoutEdges(word: string): string {

@@ -46,8 +46,8 @@ const MARK_CODE = MARK.charCodeAt(0);
 export const PACKED_HASH_WIDTH = 3;
 const LEGACY_WIDTH = 5;
 
-/** Writes `h` (below 85³) as 3 digits into `codes` from `at`. */
-export function writeHashDigits(codes: number[], at: number, h: number): void {
+/** Writes `h` (below 85³) as 3 digit codes into `codes` (an array, or the bytes of a buffer) from `at`. */
+export function writeHashDigits(codes: { [index: number]: number }, at: number, h: number): void {
   codes[at + 2] = DIGIT_CODES[h % BASE]!;
   h = Math.floor(h / BASE);
   codes[at + 1] = DIGIT_CODES[h % BASE]!;
