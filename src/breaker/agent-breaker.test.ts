@@ -33,6 +33,25 @@ describe('AgentBreaker: a reused args object', () => {
   });
 });
 
+describe('AgentBreaker: a checked call observed after the session changed', () => {
+  test('the observation is judged on the session as it is then, not as the check found it', async () => {
+    const store = new InMemoryBreakerStore();
+    const mine = new AgentBreaker({ store });
+    const other = new AgentBreaker({ store });
+    const call = (args: object) => ({ kind: 'tool_call' as const, tool: 'read_file', args, result: 'same text' });
+    const first = { path: 'src/a.ts' };
+    assert.equal((await mine.checkToolCall('s', { tool: 'read_file', args: first })).action, 'allow');
+    assert.equal((await mine.observe('s', call(first))).action, 'allow');
+    const args = { path: 'src/a.ts' };
+    assert.equal((await mine.checkToolCall('s', { tool: 'read_file', args })).action, 'allow', 'one before it: not a spiral yet');
+    // Another replica of the agent runs the same call meanwhile, and records it first.
+    assert.equal((await other.observe('s', call({ path: 'src/a.ts' }))).action, 'allow');
+    const decision = await mine.observe('s', call(args));
+    assert.equal(decision.action, 'steer', 'now the third identical call: its observation says so');
+    assert.equal(decision.category, 'tool_spiral');
+  });
+});
+
 describe('AgentBreaker listeners', () => {
   test('an async listener that rejects is swallowed like one that throws: no unhandled rejection', async () => {
     const breaker = new AgentBreaker();

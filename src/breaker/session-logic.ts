@@ -52,6 +52,15 @@ interface Step {
  */
 export class SessionLogic {
   readonly ctx: DetectorContext;
+  /**
+   * The last tool call a check judged and found nothing in, with the state
+   * it judged it on. A check is normally followed by the observation of the
+   * same call, which judges it again for callers that only observe: on the
+   * very same state (nothing written in between) and the same proposal, that
+   * judgement would repeat the check's, so it is skipped. Compared by
+   * identity, so a state or a proposal rebuilt from elsewhere is judged afresh.
+   */
+  #cleared: { readonly state: BreakerSessionState; readonly proposal: ToolProposal } | undefined;
 
   constructor(ctx: DetectorContext) {
     this.ctx = ctx;
@@ -82,6 +91,7 @@ export class SessionLogic {
   }
 
   checkToolCall(state: BreakerSessionState, proposal: ToolProposal, args: unknown, now: number, task?: TaskPrint): Outcome {
+    this.#cleared = undefined;
     const step = this.#afterIdle(this.settle(state, now), now);
     if (step.state.status === 'OPEN') return this.#done(step, this.#openDecision(step));
     if (this.ctx.options.budget.enabled && step.state.budget.phase > 0) {
@@ -98,6 +108,7 @@ export class SessionLogic {
     }
     const detection = this.#detectProposal(step.state, proposal, args, task);
     if (detection !== null) this.#escalate(step, detection, now);
+    this.#cleared = detection === null && step.state === state ? { state, proposal } : undefined;
     return this.#done(step);
   }
 
@@ -106,6 +117,9 @@ export class SessionLogic {
    * own advisor does); otherwise the stop waits, as the category's stop, for the next gate.
    */
   observe(state: BreakerSessionState, event: BreakerEvent, proposal: ToolProposal | null, now: number, surfaced = false, prints: EventPrints = {}): Outcome {
+    const cleared = this.#cleared;
+    this.#cleared = undefined;
+    const checked = proposal !== null && cleared?.state === state && cleared.proposal === proposal;
     const step = this.settle(state, now);
     const seq = step.state.seq + 1;
     const counters = bump(step.state.counters, event.kind);
@@ -126,7 +140,7 @@ export class SessionLogic {
         detection = this.#observeModel(step, event, seq);
         break;
       case 'tool_call':
-        detection = this.#observeToolCall(step, event, proposal!, seq, prints);
+        detection = this.#observeToolCall(step, event, proposal!, seq, prints, checked);
         break;
       case 'retrieval': {
         const judged = judgeRetrieval(step.state, event, seq, this.ctx);
@@ -201,17 +215,19 @@ export class SessionLogic {
     return budget.detection ?? drift.detection ?? text.detection;
   }
 
-  #observeToolCall(step: Step, event: ToolCallEvent, proposal: ToolProposal, seq: number, prints: EventPrints): Detection | null {
-    if (this.ctx.isSubAgent(event.tool)) return this.#observeDelegation(step, event.tool, event.args, event.result, seq, prints);
+  /** `checked`: a check of this call on this very state found nothing (see #cleared). */
+  #observeToolCall(step: Step, event: ToolCallEvent, proposal: ToolProposal, seq: number, prints: EventPrints, checked: boolean): Detection | null {
+    if (this.ctx.isSubAgent(event.tool))
+      return this.#observeDelegation(step, event.tool, event.args, event.result, seq, prints, checked && proposal.tool === event.tool);
     // Judged as the check would have judged it, for callers that only observe.
-    const detection = this.#detectProposal(step.state, proposal, event.args);
+    const detection = checked ? null : this.#detectProposal(step.state, proposal, event.args);
     step.state = { ...step.state, ...recordToolCall(step.state, seq, proposal, prints.d ?? digestResult(event), this.ctx) };
     return detection;
   }
 
   /** A sub-agent call: the ask is judged as a check would have judged it, then the answer. */
-  #observeDelegation(step: Step, agent: string, input: unknown, output: string | null, seq: number, prints: EventPrints): Detection | null {
-    const asked = detectReask(step.state, agent, input, this.ctx, prints.t);
+  #observeDelegation(step: Step, agent: string, input: unknown, output: string | null, seq: number, prints: EventPrints, checked = false): Detection | null {
+    const asked = checked ? null : detectReask(step.state, agent, input, this.ctx, prints.t);
     const judged = judgeDelegation(step.state, agent, input, output, seq, this.ctx, prints.t && prints.a ? { task: prints.t, answer: prints.a } : undefined);
     step.state = { ...step.state, delegations: judged.delegations, ...this.#news(step.state, judged.novel) };
     return asked !== null && !step.state.handled.includes(asked.key) ? asked : judged.detection;
