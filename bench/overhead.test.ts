@@ -63,6 +63,9 @@ describe('overhead benchmark', () => {
     assert.equal(report.scale.decoded, 256);
     assert.equal(report.scale.rotating.n, 10_400);
     assert.equal(report.scale.allDecoded.n, 10_400);
+    // A turn of the event loop after each session's turn of 10 events: 260 sessions × 4 turns.
+    assert.equal(report.scale.rotatingTurns.n, 1_040);
+    assert.equal(report.scale.allDecodedTurns.n, 1_040);
     assert.ok(report.scale.heapBytesPerSession > 0);
     // The every-session-encoded row: at most 100 sessions, each event decoding and encoding its session.
     assert.equal(report.scale.allEncodedSessions, 100);
@@ -77,6 +80,9 @@ describe('overhead benchmark', () => {
       const where = `${cell.sessionEvents} events, ${cell.shape.argBytes} B`;
       assert.equal(cell.events, cell.sessions * cell.sessionEvents, where);
       assertSummary(cell.perEvent, where);
+      // The event loop turns once after each session, out of the events' figures.
+      assert.equal(cell.turns.n, cell.sessions, where);
+      assertSummary(cell.turns, `${where} loop turns`);
       for (const kind of STEP_KINDS) assertSummary(cell.byKind[kind], `${where} ${kind}`);
       assert.ok(Number.isFinite(cell.heapBytesPerSession) && cell.heapBytesPerSession >= 0, `${where}: heap ${cell.heapBytesPerSession}`);
       assert.ok(cell.stateJsonBytes > 0, `${where}: no stored state`);
@@ -151,6 +157,9 @@ describe('overhead benchmark', () => {
       'the per-session memory goal is checked for sessions at rest and in use',
     );
     assert.match(text, /default, at rest \(\d+ sessions\) +\d+\.\d KB/);
+    // The loop turns' column, in the cost table and at scale, where the default store's turns compress what the others' do not.
+    assert.match(text, / Trips +loop turn p50 \/ mean\n/);
+    assert.match(text, /every session decoded +\d+\.\d KB( +\d+(\.\d+)?){3} +\d+(\.\d+)? \/ \d+(\.\d+)?\n/);
     const eventGoal = report.goals.find((g) => g.goal.startsWith('≤ 10 µs per event in memory'));
     assert.match(eventGoal?.measured ?? '', /^\d+(\.\d)? µs \(\d+ events, 1 KB arguments\)$/);
     assert.deepEqual(JSON.parse(JSON.stringify(report)).settings, report.settings);

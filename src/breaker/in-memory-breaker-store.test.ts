@@ -223,6 +223,39 @@ describe('InMemoryBreakerStore', () => {
     assert.equal((await breaker.snapshot('tripped')).openCategory, 'tool_spiral');
   });
 
+  test('a session pushed out of the decoded set is compressed when the event loop turns, not by the operation that pushed it out', async () => {
+    const store = new InMemoryBreakerStore({ decodedSessions: 8 });
+    const breaker = new AgentBreaker({ store, telemetry: false });
+    for (let i = 0; i < 8; i++) await touch(breaker, `s-${i}`);
+    assert.equal(store.decoded, 8);
+    await touch(breaker, 's-8');
+    assert.equal(store.decoded, 9, 'the new session was answered first: the one it pushes out is still decoded');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(store.decoded, 8, 'the next turn of the event loop compressed it');
+    // The compressed one (the least recently used) is judged on as before.
+    await touch(breaker, 's-0');
+    const snap = await breaker.snapshot('s-0');
+    assert.equal(snap.counters.modelCalls, 2);
+    assert.equal(snap.version, 2);
+  });
+
+  test('a burst of new sessions with no turn of the event loop keeps at most an eighth more than decodedSessions decoded', async () => {
+    for (const decodedSessions of [0, 1, 16]) {
+      const store = new InMemoryBreakerStore({ decodedSessions });
+      const breaker = new AgentBreaker({ store, telemetry: false });
+      const most = decodedSessions + Math.ceil(decodedSessions / 8);
+      const seen: number[] = [];
+      for (let i = 0; i < 100; i++) {
+        await touch(breaker, `s-${i}`);
+        seen.push(store.decoded);
+      }
+      assert.equal(Math.max(...seen), most, `decodedSessions ${decodedSessions}: decoded counts ${[...new Set(seen)].join(', ')}`);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(store.decoded, decodedSessions, `decodedSessions ${decodedSessions}, after a turn`);
+      for (let i = 0; i < 100; i += 33) assert.equal((await breaker.snapshot(`s-${i}`)).counters.modelCalls, 1);
+    }
+  });
+
   test('sessions left idle for decodedIdleMs are compressed in the background, and judged as if they never were', async () => {
     /** Interleaves a looping session and a productive one, pausing every third step until the store has compressed both. */
     async function run(store: InMemoryBreakerStore, pause: () => Promise<void>) {

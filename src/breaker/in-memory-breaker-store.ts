@@ -18,9 +18,10 @@ export interface InMemoryBreakerStoreOptions {
    * Most sessions kept as objects, ready to judge: the most recently used
    * ones. The others are kept compressed (see compressState), about a
    * third of the heap of a decoded session, and decompressed when next
-   * used; the event that uses one pays that and the compression of the
-   * session it pushes out. 0 keeps every session compressed between
-   * operations.
+   * used. A session pushed out of the set is compressed once the process is
+   * idle (the next turn of the event loop), not by the operation that pushed
+   * it out, unless an eighth more than this wait for it. 0 keeps every
+   * session compressed between operations.
    * @default 256
    */
   readonly decodedSessions?: number;
@@ -84,9 +85,9 @@ const SWEEP_LIMIT = 32;
  * The most recently used sessions (`decodedSessions`) keep their state by
  * reference (the breaker never mutates a written state), so a write to one
  * costs no serialisation; the rest are kept compressed, and a session
- * leaving the decoded set is compressed once. A decoded session left idle
- * for `decodedIdleMs` leaves the set too, by a timer that does not keep the
- * process alive.
+ * leaving the decoded set is compressed once, when the event loop next
+ * turns. A decoded session left idle for `decodedIdleMs` leaves the set
+ * too, by a timer that does not keep the process alive.
  */
 export class InMemoryBreakerStore implements BreakerStore {
   readonly maxSessions: number;
@@ -104,6 +105,10 @@ export class InMemoryBreakerStore implements BreakerStore {
   #heldOverCap = 0;
   /** The pending sweep of idle decoded sessions, while there are decoded sessions. */
   #sweep: NodeJS.Timeout | undefined;
+  /** Decoded sessions beyond `decodedSessions` left for the next turn of the event loop to compress. */
+  readonly #slack: number;
+  /** The pending compression of the sessions pushed out of the decoded set, while there are any. */
+  #trim: NodeJS.Immediate | undefined;
 
   constructor(options: InMemoryBreakerStoreOptions = {}) {
     validateOptions('InMemoryBreakerStore', options, IN_MEMORY_BREAKER_STORE_OPTION_RULES);
@@ -111,6 +116,7 @@ export class InMemoryBreakerStore implements BreakerStore {
     this.idleTtlMs = options.idleTtlMs ?? 3_600_000;
     this.decodedSessions = options.decodedSessions ?? 256;
     this.decodedIdleMs = options.decodedIdleMs ?? 10_000;
+    this.#slack = Math.ceil(this.decodedSessions / 8);
     this.#now = options.now ?? Date.now;
   }
 
@@ -119,7 +125,11 @@ export class InMemoryBreakerStore implements BreakerStore {
     return this.#sessions.size;
   }
 
-  /** Number of sessions currently kept decoded (at most `decodedSessions`); the others are held compressed. */
+  /**
+   * Number of sessions currently kept decoded: at most `decodedSessions`
+   * once the event loop has turned (an eighth more before); the others are
+   * held compressed.
+   */
   get decoded(): number {
     return this.#decoded.size;
   }
@@ -261,13 +271,40 @@ export class InMemoryBreakerStore implements BreakerStore {
     return entry.state;
   }
 
-  /** Compresses the least recently used decoded sessions beyond `decodedSessions`, and makes sure idle ones will be. */
+  /**
+   * Makes sure the least recently used decoded sessions beyond
+   * `decodedSessions` will be compressed, and idle ones too. Compressing a
+   * session costs tens of microseconds, several times the event that pushed
+   * it out of the set (a new session's first), so it waits for the next turn
+   * of the event loop, when the caller has had its answer; only when a
+   * burst leaves more than the slack waiting is the excess done at once.
+   */
   #settle(): void {
-    while (this.#decoded.size > this.decodedSessions) {
+    if (this.#decoded.size > this.decodedSessions) {
+      this.#trimTo(this.decodedSessions + this.#slack, Number.POSITIVE_INFINITY);
+      if (this.#decoded.size > this.decodedSessions) this.#scheduleTrim();
+    }
+    this.#scheduleSweep();
+  }
+
+  /** Compresses least recently used decoded sessions until `size` are left, at most `limit` of them; whether it got there. */
+  #trimTo(size: number, limit: number): boolean {
+    for (let done = 0; this.#decoded.size > size; done++) {
+      if (done === limit) return false;
       const [id, entry] = this.#decoded.entries().next().value!;
       this.#compress(id, entry);
     }
-    this.#scheduleSweep();
+    return true;
+  }
+
+  /** Arms the compression of the decoded sessions beyond `decodedSessions`: a bounded batch per turn, like the idle sweep. */
+  #scheduleTrim(): void {
+    if (this.#trim !== undefined) return;
+    this.#trim = setImmediate(() => {
+      this.#trim = undefined;
+      if (!this.#trimTo(this.decodedSessions, SWEEP_LIMIT)) this.#scheduleTrim();
+    });
+    this.#trim.unref();
   }
 
   #compress(sessionId: string, entry: Entry): void {
