@@ -469,10 +469,10 @@ interface ScaleCell {
   readonly rotating: Summary;
   /** The turns of the event loop after each session's turn, µs: by default, where the store compresses the sessions pushed out of the set. */
   readonly rotatingTurns: Summary;
-  /** The same with every session kept decoded: a turn with nothing to compress. */
-  readonly allDecodedTurns: Summary;
   /** The same sessions and events with every session kept decoded (decodedSessions ≥ sessions). */
   readonly allDecoded: Summary;
+  /** Its turns of the event loop: turns with nothing to compress. */
+  readonly allDecodedTurns: Summary;
   /** Retained heap per session with every session kept decoded. */
   readonly allDecodedHeapBytesPerSession: number;
   /** Sessions of the every-session-compressed run (fewer: each of its operations pays a decompression and a compression). */
@@ -1415,6 +1415,10 @@ function pair(s: Summary): string {
   return `${fmt(s.median)} / ${fmt(s.p99)}`;
 }
 
+function medianAndMean(s: Summary): string {
+  return `${fmt(s.median)} / ${fmt(s.mean)}`;
+}
+
 /** The overhead figures as text: aligned tables, each naming the goal it checks. */
 export function formatOverheadReport(report: OverheadReport): string {
   const m = report.machine;
@@ -1460,7 +1464,7 @@ export function formatOverheadReport(report: OverheadReport): string {
         fmt(c.byKind.model.p99),
         modelGoal(c),
         tripsCell(c.trips),
-        `${fmt(c.turns.median)} / ${fmt(c.turns.mean)}`,
+        medianAndMean(c.turns),
       ]),
       2,
     ),
@@ -1545,7 +1549,7 @@ export function formatOverheadReport(report: OverheadReport): string {
             fmt(sc.rotating.median),
             fmt(sc.rotating.p99),
             fmt(sc.rotating.mean),
-            `${fmt(sc.rotatingTurns.median)} / ${fmt(sc.rotatingTurns.mean)}`,
+            medianAndMean(sc.rotatingTurns),
           ],
           [`default, at rest (${count(sc.atRestSessions)} sessions)`, kb(sc.atRestHeapBytesPerSession), '-', '-', '-', '-'],
           [
@@ -1554,7 +1558,7 @@ export function formatOverheadReport(report: OverheadReport): string {
             fmt(sc.allDecoded.median),
             fmt(sc.allDecoded.p99),
             fmt(sc.allDecoded.mean),
-            `${fmt(sc.allDecodedTurns.median)} / ${fmt(sc.allDecodedTurns.mean)}`,
+            medianAndMean(sc.allDecodedTurns),
           ],
           [
             `none decoded (${count(sc.allEncodedSessions)} sessions)`,
