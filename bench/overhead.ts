@@ -803,6 +803,10 @@ async function measureRedis(
       byCommand[name] = (byCommand[name] ?? 0) + 1;
       return client.sendCommand(args, options);
     },
+    // As the client itself: the store sends to a ready client without an abort signal.
+    get isReady() {
+      return client.isReady;
+    },
   };
   const prefix = `governor:bench:${process.pid}:${Date.now()}:`;
   const out: RedisCell[] = [];

@@ -631,6 +631,38 @@ describe('RedisBreakerStore', () => {
       await s.close();
     }
   });
+  test('a client that is not known to be ready gets an abort signal, aborted when the store stops waiting; a ready one gets none', async () => {
+    const given: Array<AbortSignal | undefined> = [];
+    // Never answers: what a client holding commands while it reconnects looks like to the store.
+    const holding: RedisCommandClient = {
+      sendCommand(_args, options) {
+        given.push(options?.abortSignal);
+        return new Promise(() => {});
+      },
+    };
+    const held = new RedisBreakerStore({ client: holding, keyPrefix: `${prefix}${randomUUID()}:`, timeoutMs: 50 });
+    await assert.rejects(held.ping(), (error: unknown) => BreakerStoreError.isInstance(error) && /no reply within 50 ms/.test(error.message));
+    assert.equal(given.length, 1);
+    assert.ok(given[0] instanceof AbortSignal, 'the command carries a signal');
+    assert.equal(given[0].aborted, true, 'aborted once the store stopped waiting: the client drops the command it holds');
+
+    const sent: Array<Record<string, unknown> | undefined> = [];
+    const ready: RedisCommandClient = {
+      isReady: true,
+      sendCommand(args, options) {
+        sent.push(options);
+        return raw.sendCommand(args, options);
+      },
+    };
+    const s = new RedisBreakerStore({ client: ready, keyPrefix: `${prefix}${randomUUID()}:` });
+    await breakerOn(s).observe(randomUUID(), modelRound(0));
+    assert.ok(sent.length > 0);
+    assert.ok(
+      sent.every((options) => options?.abortSignal === undefined && options?.timeout === 0),
+      "commands go without a signal, and without a timer of the client's own",
+    );
+  });
+
   test('an event that timed out while the client was reconnecting is not written once it is back', async () => {
     const keyPrefix = `${prefix}${randomUUID()}:`;
     const target = new URL(url);

@@ -54,9 +54,10 @@ import {
 export interface RedisCommandClient {
   /**
    * The store bounds the wait for each reply itself (`timeoutMs`), so it
-   * passes `timeout: 0` (no timer of the client's own) and an `abortSignal`
-   * that is aborted when it stops waiting: a client that has not written
-   * the command yet should then drop it. Snapshots are binary (see
+   * passes `timeout: 0` (no timer of the client's own), and, unless the
+   * client says it is ready ({@link isReady}), an `abortSignal` that is
+   * aborted when it stops waiting: a client that has not written the
+   * command yet should then drop it. Snapshots are binary (see
    * compressState): they go out as Buffers, and the commands that read them
    * pass a `typeMapping` asking for bulk strings as Buffers, which a client
    * must honour (node-redis does).
@@ -65,6 +66,13 @@ export interface RedisCommandClient {
     args: ReadonlyArray<string | Buffer>,
     options?: { abortSignal?: AbortSignal; timeout?: number; typeMapping?: { readonly [respType: number]: unknown } },
   ): Promise<unknown>;
+  /**
+   * Whether the client is connected and writes what it is given at once
+   * (node-redis's `isReady`). A ready client gets no `abortSignal`: the
+   * command is written before anything could abort it, and watching a
+   * signal per command costs more than the rest of sending it.
+   */
+  readonly isReady?: boolean;
 }
 
 /** Options of {@link RedisBreakerStore}. Pass `client` or `url`, not both. */
@@ -175,6 +183,10 @@ const MAX_ALIASES = 8;
 
 /** Command options of the operations that read a snapshot: bulk strings as Buffers, as a snapshot is binary. */
 const BYTES = { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } } as const;
+
+/** Options of a command sent to a ready client (see {@link RedisCommandClient.isReady}): the store's timer bounds the wait, not the client's. */
+const TO_READY = { timeout: 0 } as const;
+const TO_READY_BYTES = { timeout: 0, ...BYTES } as const;
 
 /** Most steer messages kept waiting per session. */
 const MAX_WAITING_STEERS = 8;
@@ -437,19 +449,23 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
       stall.probing = true;
       probe = true;
     }
-    // One timer, cleared on the reply, bounds the wait; the abort makes the
-    // client drop a command it still holds (reconnecting), so that it is
-    // not run after its caller was told it failed. node-redis's own timeout
-    // (5 s unless configured) is turned off: it leaves a timer per command
-    // running for its whole length, reply or not.
-    const abort = new AbortController();
-    const options = { abortSignal: abort.signal, timeout: 0, ...(binary ? BYTES : {}) };
+    // One timer, cleared on the reply, bounds the wait; the abort makes a
+    // client that is not ready drop a command it still holds (reconnecting),
+    // so that it is not run after its caller was told it failed. node-redis's
+    // own timeout (5 s unless configured) is turned off: it leaves a timer
+    // per command running for its whole length, reply or not.
+    let abort: AbortController | undefined;
+    const options = () => {
+      if (this.#client.isReady === true) return binary ? TO_READY_BYTES : TO_READY;
+      abort = new AbortController();
+      return { abortSignal: abort.signal, timeout: 0, ...(binary ? BYTES : {}) };
+    };
     let sent: Promise<unknown>;
     if (this.#closed || (owned !== undefined && (!owned.isOpen || this.#connecting !== undefined))) {
-      sent = this.#ready().then(() => this.#client.sendCommand(args, options));
+      sent = this.#ready().then(() => this.#client.sendCommand(args, options()));
     } else {
       try {
-        sent = this.#client.sendCommand(args, options);
+        sent = this.#client.sendCommand(args, options());
       } catch (error) {
         sent = Promise.reject(error);
       }
@@ -462,7 +478,7 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
         setImmediate(() => {
           if (settled) return;
           settled = true;
-          abort.abort();
+          abort?.abort();
           const error = new Error(this.#withConnectionFailure(`no reply within ${timeoutMs} ms`));
           // A probe that times out starts a new window; any other keeps a probe in flight the only one.
           this.#stall = { at: performance.now(), operation, reason: error.message, probing: !probe && this.#stall?.probing === true };
