@@ -589,6 +589,22 @@ describe('RedisBreakerStore', () => {
     assert.equal(client.commands.filter((c) => c !== 'INFO').length, 6, 'the first check reads; later checks trust the last write');
   });
 
+  test('a server that lost the scripts (SCRIPT FLUSH) is sent the one it lacks with the next command, which is applied once', async () => {
+    const client = counting(raw);
+    const keyPrefix = `${prefix}${randomUUID()}:`;
+    const b = breakerOn(store({ keyPrefix, client }));
+    await b.observe('s', modelRound(0));
+    await raw.sendCommand(['SCRIPT', 'FLUSH']);
+    client.commands.length = 0;
+    const warnings: string[] = [];
+    b.on((e) => e.type === 'warning' && warnings.push(e.message ?? ''));
+    assert.equal((await b.observe('s', modelRound(1))).action, 'allow');
+    assert.deepEqual(client.commands.slice(0, 2), ['EVALSHA', 'EVAL'], 'refused as NOSCRIPT, then sent whole');
+    assert.deepEqual(warnings, []);
+    assert.equal(await raw.lLen(`${keyPrefix}log:s`), 2, 'both events logged, the second once');
+    assert.equal((await b.health()).unjudged, 0);
+  });
+
   test('a store created from a url connects by itself and closes its client', async () => {
     const s = new RedisBreakerStore({ url, keyPrefix: prefix });
     const b = breakerOn(s);

@@ -438,7 +438,7 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
    * Sends a command. When the client is connected the command is handed to
    * it before this returns, so that the caller can work while it is in flight.
    */
-  #send(operation: string, args: ReadonlyArray<string | Buffer>, binary = false): Promise<unknown> {
+  #send(operation: string, args: ReadonlyArray<string | Buffer>, binary = false, withoutScript?: () => ReadonlyArray<string | Buffer>): Promise<unknown> {
     const owned = this.#owned;
     const stall = this.#stall;
     let probe = false;
@@ -508,6 +508,10 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
           settled = true;
           // A probe that failed without a wait (a refused connection): nothing left to spare callers.
           if (probe) this.#stall = undefined;
+          if (withoutScript !== undefined && isNoScript(error)) {
+            resolve(this.#send(operation, withoutScript(), binary));
+            return;
+          }
           reject(new BreakerStoreError(operation, this.#withConnectionFailure(describeRedisError(error)), { cause: error }));
         },
       );
@@ -540,12 +544,7 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
   /** EVALSHA, and EVAL only when the server has not cached the script yet (NOSCRIPT). Sent before this returns, as {@link #send}. */
   #evalScript(operation: string, s: Script, keys: string[], args: ReadonlyArray<string | Buffer>, binary = false): Promise<unknown> {
     const tail = [String(keys.length), ...keys, ...args];
-    return this.#send(operation, ['EVALSHA', s.sha1, ...tail], binary).catch((error: unknown) => {
-      if (error instanceof BreakerStoreError && /NOSCRIPT/.test(String((error.cause as Error | undefined)?.message))) {
-        return this.#send(operation, ['EVAL', s.source, ...tail], binary);
-      }
-      throw error;
-    });
+    return this.#send(operation, ['EVALSHA', s.sha1, ...tail], binary, () => ['EVAL', s.source, ...tail]);
   }
 
   /** An id for a session this process may create: unique across processes, without a random draw each time. */
@@ -679,7 +678,7 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
     const sendsOwed = owed?.bytes !== undefined;
     if (sendsOwed) args.push(String(owed.position), owed.bytes!);
     this.#appending++;
-    const replied = this.#evalScript('apply', SCRIPTS.append, keys, args, true).finally(() => this.#appending--);
+    const replied = this.#evalScript('apply', SCRIPTS.append, keys, args, true);
     const start = cached?.state ?? reducer.initial(now);
     const ownBytes = Buffer.byteLength(logged);
     const quiet = cached === undefined || cached.quiet;
@@ -698,7 +697,13 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
       }
     }
     if (owed !== undefined && owed.bytes === undefined) serialise(owed);
-    const fold = decodeFold('apply', await replied, cached);
+    let reply: unknown;
+    try {
+      reply = await replied;
+    } finally {
+      this.#appending--;
+    }
+    const fold = decodeFold('apply', reply, cached);
     this.#noteServerClock(fold.time);
     const position = fold.end;
     const diverged = cached !== undefined && diverges(fold, cached);
@@ -1271,6 +1276,11 @@ function evictionPolicy(info: string): string | undefined {
   const maxmemory = Number(/^maxmemory:(\d+)/m.exec(info)?.[1] ?? 0);
   const policy = /^maxmemory_policy:(\S+)/m.exec(info)?.[1];
   return maxmemory > 0 && policy !== undefined && policy !== 'noeviction' ? policy : undefined;
+}
+
+/** The server does not hold the script an EVALSHA named (it restarted, or its scripts were flushed). */
+function isNoScript(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('NOSCRIPT');
 }
 
 /** APPEND found the session's log full (see MAX_LOGGED). */
