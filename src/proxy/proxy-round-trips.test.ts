@@ -41,6 +41,10 @@ function countingClient(client: ReturnType<typeof createClient>): RedisCommandCl
         inFlight -= 1;
       });
     },
+    // As the client it wraps, so the store sends as it does to that client.
+    get isReady() {
+      return client.isReady;
+    },
   };
   return counting as RedisCommandClient & { waits: number; sent: string[] };
 }
