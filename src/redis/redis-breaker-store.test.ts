@@ -661,6 +661,7 @@ describe('RedisBreakerStore', () => {
       await s.close();
     }
   });
+
   test('a client that is not known to be ready gets an abort signal, aborted when the store stops waiting; a ready one gets none', async () => {
     const given: Array<AbortSignal | undefined> = [];
     // Never answers: what a client holding commands while it reconnects looks like to the store.

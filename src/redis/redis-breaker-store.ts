@@ -181,12 +181,10 @@ const CLOCK_WINDOW_MS = 60_000;
 /** Most aliases a session keeps (see {@link RedisBreakerStore.addAlias}). */
 const MAX_ALIASES = 8;
 
-/** Command options of the operations that read a snapshot: bulk strings as Buffers, as a snapshot is binary. */
-const BYTES = { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } } as const;
-
-/** Options of a command sent to a ready client (see {@link RedisCommandClient.isReady}): the store's timer bounds the wait, not the client's. */
-const TO_READY = { timeout: 0 } as const;
-const TO_READY_BYTES = { timeout: 0, ...BYTES } as const;
+/** Options of every command: the store's timer bounds the wait, not the client's (see #send). */
+const TEXT_REPLY = { timeout: 0 } as const;
+/** The same for the operations that read a snapshot: bulk strings as Buffers, as a snapshot is binary. */
+const BYTES_REPLY = { timeout: 0, typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } } as const;
 
 /** Most steer messages kept waiting per session. */
 const MAX_WAITING_STEERS = 8;
@@ -456,9 +454,10 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
     // per command running for its whole length, reply or not.
     let abort: AbortController | undefined;
     const options = () => {
-      if (this.#client.isReady === true) return binary ? TO_READY_BYTES : TO_READY;
+      const base = binary ? BYTES_REPLY : TEXT_REPLY;
+      if (this.#client.isReady === true) return base;
       abort = new AbortController();
-      return { abortSignal: abort.signal, timeout: 0, ...(binary ? BYTES : {}) };
+      return { ...base, abortSignal: abort.signal };
     };
     let sent: Promise<unknown>;
     if (this.#closed || (owned !== undefined && (!owned.isOpen || this.#connecting !== undefined))) {
