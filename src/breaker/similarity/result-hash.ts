@@ -1,5 +1,5 @@
-import { hash53 } from './hash.ts';
 import { OUTPUT_LABEL } from './output-label.ts';
+import { textHash } from './tokenize.ts';
 
 /**
  * Where a ten- or thirteen-digit number reads as an epoch time: right after a
@@ -129,7 +129,7 @@ export function normalizeResult(text: string): string {
 export function resultHash(result: string | null | undefined): number {
   if (result === null || result === undefined) return 0;
   const normalized = normalizeResult(result.length > MAX_WHOLE_CHARS ? sampled(result) : result);
-  return normalized === '' ? 0 : hash53(normalized) || 1;
+  return normalized === '' ? 0 : textHash(normalized) || 1;
 }
 
 function sampled(result: string): string {

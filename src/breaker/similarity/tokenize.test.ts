@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { hash32, jaccard, textSimilarity, tokenHashes, tokenize } from './index.ts';
+import { textHash } from './tokenize.ts';
 
 describe('tokenize', () => {
   test('keeps words of every spaced script, lower-cased', () => {
@@ -46,5 +47,25 @@ describe('tokenize', () => {
   test('punctuation-only text has no tokens, and two empty texts are identical', () => {
     assert.deepEqual(tokenize('!!! ---'), []);
     assert.equal(jaccard([], []), 1);
+  });
+});
+
+describe('textHash', () => {
+  test('tells texts apart by every character, at any length, in any script', () => {
+    const long = 'x'.repeat(70_000);
+    for (const [a, b] of [
+      ['status: queued', 'status: queuee'],
+      ['Grüße aus Köln', 'Grüsse aus Köln'],
+      ['東京の天気', '東京の天氣'],
+      [long, `${long.slice(1)}y`],
+      ['', ' '],
+    ] as const) {
+      assert.equal(textHash(a), textHash(String(a)), 'the same text hashes alike');
+      assert.notEqual(textHash(a), textHash(b), `${a.slice(0, 20)} / ${b.slice(0, 20)}`);
+    }
+    // A short text hashed between two long ones gets the same hash: the scratch space it is encoded into holds nothing over.
+    const before = textHash('after a long one');
+    textHash(long);
+    assert.equal(textHash('after a long one'), before);
   });
 });

@@ -9,7 +9,7 @@
  * "word" or into nothing.
  */
 
-import { hash32, hashBytes } from './hash.ts';
+import { hash32, hash53, hashBytes } from './hash.ts';
 
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -112,6 +112,17 @@ export function scanText(text: string, sample = false): ScannedText {
     for (const token of tokenize(part, MAX_TOKENS - tokens.length)) tokens.push(hash32(token));
   }
   return { tokens, content };
+}
+
+/**
+ * A 53-bit hash of a text's exact content: of its UTF-8 bytes (see
+ * {@link hashBytes}), a quarter of the steps of {@link hash53} over its
+ * characters. A text longer than the scratch space is meant for (65,536
+ * characters) is hashed by hash53, so the space stays bounded; equal texts
+ * have equal lengths, so they still hash alike.
+ */
+export function textHash(text: string): number {
+  return text.length > MAX_SCAN_CHARS ? hash53(text) : hashBytes(scratchView, encode(text));
 }
 
 /** Whether a token of {@link tokenize} is a character pair of a script written without spaces: about half a word. */
