@@ -122,7 +122,10 @@ export function scanText(text: string, sample = false): ScannedText {
  * have equal lengths, so they still hash alike.
  */
 export function textHash(text: string): number {
-  return text.length > MAX_SCAN_CHARS ? hash53(text) : hashBytes(scratchView, encode(text));
+  if (text.length > MAX_SCAN_CHARS) return hash53(text);
+  // Encoded first: encoding may replace the scratch space (and its view) with a larger one.
+  const bytes = encode(text);
+  return hashBytes(scratchView, bytes);
 }
 
 /** Whether a token of {@link tokenize} is a character pair of a script written without spaces: about half a word. */
