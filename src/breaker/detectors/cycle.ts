@@ -25,12 +25,13 @@ export function detectCycle(state: BreakerSessionState, proposal: ToolProposal, 
   for (let period = 2; period <= maxPeriod; period++) {
     const need = period * (repeats - 1);
     if (since.length < need) break;
-    const steps = since.slice(since.length - need);
+    // The last `need` records: since[from + j] is step j.
+    const from = since.length - need;
     let minSimilarity = 1;
     let periodic = true;
     for (let j = 0; j < need && periodic; j++) {
-      const a = steps[j]!;
-      const later = j + period < need ? steps[j + period]! : j + period === need ? proposal : undefined;
+      const a = since[from + j]!;
+      const later = j + period < need ? since[from + j + period]! : j + period === need ? proposal : undefined;
       if (later === undefined) continue;
       const laterTool = 'tool' in later ? later.tool : later.t;
       const laterFp = 'fp' in later ? later.fp : later.a;
@@ -45,11 +46,11 @@ export function detectCycle(state: BreakerSessionState, proposal: ToolProposal, 
       else if ('p' in later && (later.p & STATE_CHANGE) !== 0 && later.a.h !== a.a.h) periodic = false;
       minSimilarity = Math.min(minSimilarity, similarity);
     }
-    if (!periodic || !hasDistinctSteps(steps.slice(0, period), threshold)) continue;
-    const sequence = steps.slice(0, period).map((s) => s.t);
+    if (!periodic || !hasDistinctSteps(since, from, period, threshold)) continue;
+    const sequence = since.slice(from, from + period).map((s) => s.t);
     return {
       category: 'cycle',
-      key: `cycle:${period}:${steps[0]!.s}:${proposal.fp.h}`,
+      key: `cycle:${period}:${since[from]!.s}:${proposal.fp.h}`,
       evidence: {
         detail: `the sequence ${sequence.join(' → ')} has repeated ${repeats - 1} times with unchanged results and is starting again`,
         pattern: 'cycle',
@@ -66,7 +67,12 @@ export function detectCycle(state: BreakerSessionState, proposal: ToolProposal, 
   return null;
 }
 
-function hasDistinctSteps(period: readonly ToolRecord[], threshold: number): boolean {
-  const first = period[0]!;
-  return period.some((s) => s.t !== first.t || compareFingerprints(s.a, first.a) < threshold);
+/** Whether the `period` records from `records[from]` on are not all one call. */
+function hasDistinctSteps(records: readonly ToolRecord[], from: number, period: number, threshold: number): boolean {
+  const first = records[from]!;
+  for (let i = from + 1; i < from + period; i++) {
+    const s = records[i]!;
+    if (s.t !== first.t || compareFingerprints(s.a, first.a) < threshold) return true;
+  }
+  return false;
 }

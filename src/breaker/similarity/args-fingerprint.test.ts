@@ -10,6 +10,31 @@ describe('argument similarity', () => {
     assert.equal(sim({ a: 1, b: 'x' }, { b: 'x', a: 1 }), 1);
   });
 
+  test('a fingerprint is the same whatever the key order, with few fields or many', () => {
+    const wide = new ArgsFingerprinter(undefined, { maxFields: 64 });
+    for (const count of [3, 12, 40]) {
+      const entries = Array.from({ length: count }, (_, i) => [`k${String((i * 7) % count).padStart(2, '0')}`, i < 2 ? `note number ${i} with words` : i]);
+      const forward = Object.fromEntries(entries);
+      const backward = Object.fromEntries(entries.toReversed());
+      assert.deepEqual(wide.fingerprint(backward), wide.fingerprint(forward), `${count} fields`);
+      const paths = fieldPrints(wide.fingerprint(forward)).map(([path]) => path);
+      assert.deepEqual(paths, paths.toSorted(), `${count} fields are kept in path order`);
+      assert.equal(paths.length, count);
+    }
+  });
+
+  test('each free-text field keeps its own tokens when a call has several', () => {
+    const texts = {
+      a: 'deploy the billing service to staging',
+      b: 'rotate the credentials of the reporting job',
+      c: '東京の天気を調べてください',
+      d: 'x'.repeat(3000),
+    };
+    const together = fieldPrints(fp.fingerprint(texts));
+    const alone = Object.entries(texts).map(([key, text]) => fieldPrints(fp.fingerprint({ [key]: text }))[0]);
+    assert.deepEqual(together, alone);
+  });
+
   test('a JSON string is parsed and compared field by field with an object', () => {
     assert.equal(sim('{"query":"weather in paris","limit":5}', { limit: 5, query: 'weather in paris' }), 1);
   });

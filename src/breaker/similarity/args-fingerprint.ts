@@ -250,8 +250,29 @@ function packFields(fields: readonly FieldPrint[]): PackedFields {
   const sorted = fields.some((field) => field[0].includes('|'))
     ? fields.map(([path, kind, value]): FieldPrint => [path.replaceAll('|', '!'), kind, value])
     : fields.slice();
-  sorted.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  sortByPath(sorted);
   return packAscii(sorted) ?? packAny(sorted);
+}
+
+/** Longest list of fields sorted by insertion; a longer one (a raised `maxFields`) goes to the native sort. */
+const INSERTION_SORT_MAX = 32;
+
+/**
+ * Sorts fields by path, in place. A call's few fields are sorted by
+ * insertion: Array.prototype.sort allocates its own work space on every
+ * call, most of a fingerprint's garbage.
+ */
+function sortByPath(fields: FieldPrint[]): void {
+  if (fields.length > INSERTION_SORT_MAX) {
+    fields.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return;
+  }
+  for (let i = 1; i < fields.length; i++) {
+    const field = fields[i]!;
+    let j = i - 1;
+    for (; j >= 0 && fields[j]![0] > field[0]; j--) fields[j + 1] = fields[j]!;
+    fields[j + 1] = field;
+  }
 }
 
 /** Most bytes one packed field takes beyond its path. */

@@ -140,7 +140,7 @@ export function sketchTokens(tokens: readonly string[], k = DEFAULT_SKETCH_SIZE)
  * in the sketch, and sorting those few is cheaper than keeping a sorted list
  * of `k` through all of them, where most new tokens land inside the list.
  */
-export function sketchHashes(hashes: readonly number[], k = DEFAULT_SKETCH_SIZE): TokenSketch {
+export function sketchHashes(hashes: ArrayLike<number>, k = DEFAULT_SKETCH_SIZE): TokenSketch {
   if (hashes.length <= FEW_TOKENS * k) return sortedAsTheyCome(hashes, k);
   const counts = bucketCounts;
   counts.fill(0);
@@ -168,7 +168,7 @@ const INSERTION_SORT_MAX = 64;
 let candidates = new Int32Array(64);
 
 /** The `k` smallest distinct cut hashes among the `count` tokens in buckets up to `bucket`, ascending. */
-function lowestDistinct(hashes: readonly number[], bucket: number, count: number, k: number): number[] {
+function lowestDistinct(hashes: ArrayLike<number>, bucket: number, count: number, k: number): number[] {
   if (candidates.length < count) candidates = new Int32Array(count);
   let c = 0;
   for (let i = 0; i < hashes.length; i++) {
@@ -190,7 +190,7 @@ function lowestDistinct(hashes: readonly number[], bucket: number, count: number
 }
 
 /** A sorted list of at most `k` hashes kept as the tokens come: once it is full, most are rejected by one comparison. */
-function sortedAsTheyCome(hashes: readonly number[], k: number): number[] {
+function sortedAsTheyCome(hashes: ArrayLike<number>, k: number): number[] {
   const kept: number[] = [];
   for (let i = 0; i < hashes.length; i++) {
     const h = hashes[i]! >>> HASH_SHIFT;

@@ -84,7 +84,12 @@ export function tokenHashes(text: string, limit = 4096): number[] {
 
 /** Token hashes of a text and a 53-bit hash of its whole content, in one pass. */
 export interface ScannedText {
-  readonly tokens: number[];
+  /**
+   * A view of the scan's own staging space, which the next scan overwrites:
+   * read it (sketch it) before scanning again. Copying the hashes out would
+   * be most of what a fingerprint allocates.
+   */
+  readonly tokens: Uint32Array;
   /** Hash of the exact text (every character, not only the tokens). */
   readonly content: number;
 }
@@ -104,14 +109,15 @@ export function scanText(text: string, sample = false): ScannedText {
     // ASCII: byte offsets are character offsets.
     let count = 0;
     for (let w = 0; w < windows.length; w += 2) count = stageAsciiTokens(windows[w]!, windows[w + 1]!, count, MAX_TOKENS);
-    return { tokens: unstage(count), content };
+    return { tokens: staged.subarray(0, count), content };
   }
-  const tokens: number[] = [];
+  if (staged.length < MAX_TOKENS) staged = new Uint32Array(MAX_TOKENS + 1);
+  let count = 0;
   for (let w = 0; w < windows.length; w += 2) {
     const part = windows.length === 2 ? text : text.slice(windows[w], windows[w + 1]);
-    for (const token of tokenize(part, MAX_TOKENS - tokens.length)) tokens.push(hash32(token));
+    for (const token of tokenize(part, MAX_TOKENS - count)) staged[count++] = hash32(token);
   }
-  return { tokens, content };
+  return { tokens: staged.subarray(0, count), content };
 }
 
 /**
@@ -161,7 +167,7 @@ function isWordUnit(code: number): boolean {
   return code >= 128 || ASCII_WORD[code] !== 0;
 }
 
-// Token hashes of ASCII scans are staged here, then copied out at once.
+// Token hashes of scans are staged here: {@link scanText} hands out a view of them, {@link tokenHashes} a copy.
 let staged = new Uint32Array(MAX_TOKENS + 1);
 
 /**
