@@ -86,8 +86,8 @@ export function tokenHashes(text: string, limit = 4096): number[] {
 export interface ScannedText {
   /**
    * A view of the scan's own staging space, which the next scan overwrites:
-   * read it (sketch it) before scanning again. Copying the hashes out would
-   * be most of what a fingerprint allocates.
+   * read it (sketch it) before scanning again. A copy would be a new array
+   * per free-text field of every tool call.
    */
   readonly tokens: Uint32Array;
   /** Hash of the exact text (every character, not only the tokens). */
@@ -111,7 +111,7 @@ export function scanText(text: string, sample = false): ScannedText {
     for (let w = 0; w < windows.length; w += 2) count = stageAsciiTokens(windows[w]!, windows[w + 1]!, count, MAX_TOKENS);
     return { tokens: staged.subarray(0, count), content };
   }
-  if (staged.length < MAX_TOKENS) staged = new Uint32Array(MAX_TOKENS + 1);
+  // The staging space only grows from MAX_TOKENS + 1: it holds them all.
   let count = 0;
   for (let w = 0; w < windows.length; w += 2) {
     const part = windows.length === 2 ? text : text.slice(windows[w], windows[w + 1]);
