@@ -266,6 +266,18 @@ function pushBoundedNumber(list: readonly number[], item: number, max: number): 
   return out;
 }
 
+/**
+ * `state` without its `key`, or `state` itself when it has none. Rest
+ * destructuring (`const { key, ...rest } = state`) copies through V8's slow
+ * path, about ten times a spread, even when the key is absent, as it is in
+ * most sessions; a session state is copied this way on every model round.
+ */
+export function omitKey<K extends keyof BreakerSessionState>(state: BreakerSessionState, key: K): Omit<BreakerSessionState, K> {
+  if (!(key in state)) return state;
+  const { [key]: _omitted, ...rest } = state;
+  return rest;
+}
+
 /** Shortens a name or message for storage. */
 export function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;

@@ -2,7 +2,7 @@ import { ALLOW, type BreakerDecision, type BreakerStatus } from './breaker-decis
 import type { BreakerEvent, ModelEvent, ToolCallEvent } from './breaker-event.ts';
 import type { BreakerEventRecord } from './breaker-events.ts';
 import { breakerMessage, openRefusalMessage } from './breaker-messages.ts';
-import { clip, initialState, LIMITS, NO_DRIFT, pushBounded, type BreakerCounters, type BreakerSessionState } from './breaker-state.ts';
+import { clip, initialState, LIMITS, NO_DRIFT, omitKey, pushBounded, type BreakerCounters, type BreakerSessionState } from './breaker-state.ts';
 import { advanceBudget, budgetEvidence, stopDetection } from './detectors/budget.ts';
 import { detectCycle } from './detectors/cycle.ts';
 import { detectReask, judgeDelegation, type AnswerPrint, type TaskPrint } from './detectors/delegation-loop.ts';
@@ -132,8 +132,7 @@ export class SessionLogic {
         // Text repetition keeps its own, stricter notion of what a user turn adds.
         step.state = { ...step.state, ...noteUserTurn(step.state, event.text, seq, this.ctx) };
         if (isInformativeUserTurn(event.text)) {
-          const { cycleTools: _cycle, ...rest } = step.state;
-          step.state = { ...rest, userSeq: seq };
+          step.state = { ...omitKey(step.state, 'cycleTools'), userSeq: seq };
         }
         break;
       case 'model':
@@ -206,7 +205,8 @@ export class SessionLogic {
     const budget = advanceBudget(step.state.budget, event, seq, this.ctx);
     // A sub-agent's prompt is its own small context: among the lead's rounds, each delegation would restart the
     // lead's growth, and the lead's next round would count as growth on the sub-agent's. Each keeps its own run.
-    const { delegatedDrift, ...state } = step.state;
+    const { delegatedDrift } = step.state;
+    const state = omitKey(step.state, 'delegatedDrift');
     const delegated = event.delegated === true;
     const drift = advanceTokenDrift(delegated ? (delegatedDrift ?? NO_DRIFT) : state.drift, event, seq, this.ctx);
     const text = judgeText(state, typeof event.text === 'string' ? event.text : '', seq, this.ctx);
@@ -318,8 +318,8 @@ export class SessionLogic {
     const from = step.state.status;
     if (from === to) return;
     // A pending stop lives only while OPEN; the open evidence stays until the breaker closes.
-    const { openPending: _pending, ...halfOpen } = step.state;
-    const { openEvidence: _evidence, ...closed } = halfOpen;
+    const halfOpen = omitKey(step.state, 'openPending');
+    const closed = omitKey(halfOpen, 'openEvidence');
     step.state = {
       ...(to === 'OPEN' ? step.state : to === 'CLOSED' ? closed : halfOpen),
       status: to,
@@ -344,8 +344,7 @@ export class SessionLogic {
     const state = step.state;
     const category = state.openCategory ?? 'tool_spiral';
     if (gate && state.openPending === 1) {
-      const { openPending: _surfacedNow, ...rest } = state;
-      step.state = rest;
+      step.state = omitKey(state, 'openPending');
       step.changed = true;
       return {
         action: 'stop',

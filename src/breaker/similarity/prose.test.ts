@@ -53,4 +53,30 @@ describe('structured markdown', () => {
     assert.equal(prose, 'Intro line.');
     assert.equal(structured, '~~~\nstill code\nmore code');
   });
+
+  test('a one-line text is split as the same line is among others', () => {
+    const lines = [
+      'Just prose.',
+      '',
+      '    ',
+      '    indented = 1',
+      '\tx = 2',
+      '- item',
+      '12) step',
+      '| a | b |',
+      'a | b | c',
+      'one | pipe',
+      '```js',
+      '~~~',
+      '  ```',
+    ];
+    for (const line of lines) {
+      const alone = splitStructuredMarkdown(line);
+      // A closing plain line ends nothing but a fence; fenced lines are left out of the comparison.
+      const among = splitStructuredMarkdown(`${line}\nPlain words.`);
+      const fenced = /^\s*(```|~~~)/.test(line);
+      assert.equal(alone.structured, fenced ? line : among.structured, JSON.stringify(line));
+      assert.equal(alone.prose, fenced ? '' : among.prose.slice(0, -'\nPlain words.'.length), JSON.stringify(line));
+    }
+  });
 });

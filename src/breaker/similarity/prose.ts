@@ -16,13 +16,18 @@ export interface SplitMarkdown {
  * again is not).
  */
 export function splitStructuredMarkdown(text: string): SplitMarkdown {
+  // Most replies are a single paragraph of prose: no lines to split and join again.
+  if (!text.includes('\n')) {
+    const trimmed = text.trim();
+    return FENCE.test(trimmed) || isStructuredLine(text, trimmed) ? { prose: '', structured: text } : { prose: text, structured: '' };
+  }
   const lines = text.split('\n');
   const kept: string[] = [];
   const structured: string[] = [];
   let fence: string | null = null;
   for (const line of lines) {
     const trimmed = line.trim();
-    const fenceMatch = /^(`{3,}|~{3,})/.exec(trimmed);
+    const fenceMatch = FENCE.exec(trimmed);
     if (fence !== null) {
       if (fenceMatch !== null && fenceMatch[1]!.startsWith(fence)) fence = null;
       structured.push(line);
@@ -44,13 +49,17 @@ export function stripStructuredMarkdown(text: string): string {
   return splitStructuredMarkdown(text).prose;
 }
 
+const FENCE = /^(`{3,}|~{3,})/;
+const INDENTED = /^( {4}|\t)/;
+const LIST_ITEM = /^([-*+•]|\d{1,3}[.)])\s+/;
+
 function isStructuredLine(line: string, trimmed: string): boolean {
-  if (/^( {4}|\t)/.test(line) && trimmed !== '') return true; // indented code
+  if (INDENTED.test(line) && trimmed !== '') return true; // indented code
   // Table row: starts with a pipe or has two. Found with indexOf rather than
   // by matching every pipe, which scanned and allocated for each line of prose.
   const pipe = trimmed.indexOf('|');
   if (pipe === 0 || (pipe > 0 && trimmed.indexOf('|', pipe + 1) !== -1)) return true;
-  return /^([-*+•]|\d{1,3}[.)])\s+/.test(trimmed); // list item
+  return LIST_ITEM.test(trimmed); // list item
 }
 
 /** Splits prose into sentences (Latin and CJK sentence marks, and line breaks). */
