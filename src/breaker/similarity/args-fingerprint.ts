@@ -100,7 +100,11 @@ export class ArgsFingerprinter {
     // large values are read once, for their tokens and their hash together.
     const exact = new UnorderedHash();
     let textFields = 0;
-    for (const [path, key, value] of leaves) {
+    for (let l = 0; l < leaves.length; l++) {
+      const leaf = leaves[l]!;
+      const path = leaf[0];
+      const key = leaf[1];
+      const value = leaf[2];
       const kind = key === '' ? 'other' : this.identity.kind(key);
       if (kind === 'retry') {
         exact.add(path, hash32(scalarText(value)));
@@ -287,11 +291,15 @@ let packed = Buffer.allocUnsafe(1024);
  */
 function packAscii(sorted: readonly FieldPrint[]): PackedFields | undefined {
   let size = 0;
-  for (const [path] of sorted) size += path.length + MAX_PACKED_FIELD;
+  for (let f = 0; f < sorted.length; f++) size += sorted[f]![0].length + MAX_PACKED_FIELD;
   if (packed.length < size) packed = Buffer.allocUnsafe(size);
   const out = packed;
   let n = 0;
-  for (const [path, kind, value] of sorted) {
+  for (let f = 0; f < sorted.length; f++) {
+    const field = sorted[f]!;
+    const path = field[0];
+    const kind = field[1];
+    const value = field[2];
     for (let i = 0; i < path.length; i++) {
       const c = path.charCodeAt(i);
       if (c > 127) return undefined;
@@ -300,8 +308,13 @@ function packAscii(sorted: readonly FieldPrint[]): PackedFields | undefined {
     out[n++] = BAR_CODE;
     if (kind !== 't') {
       out[n++] = kind === 'i' ? IDENTITY_CODE : VALUE_CODE;
+      // A 32-bit hash is a double past 2^30: `h % BASE` would be a call to fmod per digit, the remainder from the quotient is not.
       let h = value as number;
-      for (let d = HASH32_WIDTH - 1; d >= 0; d--, h = Math.floor(h / BASE)) out[n + d] = DIGIT_CODES[h % BASE]!;
+      for (let d = HASH32_WIDTH - 1; d >= 0; d--) {
+        const q = Math.floor(h / BASE);
+        out[n + d] = DIGIT_CODES[h - q * BASE]!;
+        h = q;
+      }
       n += HASH32_WIDTH;
       continue;
     }

@@ -95,8 +95,9 @@ export class UnorderedHash {
   #b = 0x85ebca6b | 0;
 
   add(key: string, value: number): void {
-    // Low and high halves of the value seed one hash of the key each, so all 53 bits count.
-    this.#a = (this.#a + (hash53(key, value % 4294967296) | 0)) | 0;
+    // Low and high halves of the value seed one hash of the key each, so all 53 bits count. hash53 reads its seed's
+    // low 32 bits itself (as an int32), so the low half is the value as it is: `value % 2 ** 32` is a call to fmod.
+    this.#a = (this.#a + (hash53(key, value) | 0)) | 0;
     this.#b = (this.#b + (hash53(key, ~Math.floor(value / 4294967296)) | 0)) | 0;
   }
 
