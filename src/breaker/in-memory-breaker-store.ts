@@ -1,5 +1,6 @@
 import type { AppliedOp, BreakerSessionState, BreakerStore, BreakerStoreStatus, SessionOp, SessionRead, SessionReducer } from './breaker-store.ts';
 import { is, MAX_TIMER_MS, validateOptions, type OptionRules } from '../errors/validate-options.ts';
+import { LruMap } from './lru-map.ts';
 import { compressState, decompressState } from './state-compression.ts';
 
 /** Options of {@link InMemoryBreakerStore}. */
@@ -95,13 +96,10 @@ export class InMemoryBreakerStore implements BreakerStore {
   readonly decodedSessions: number;
   readonly decodedIdleMs: number;
   readonly #now: () => number;
-  // Map iteration order is insertion order: re-inserting on access makes it an LRU.
-  readonly #sessions = new Map<string, Entry>();
+  /** Every session, least recently used first. */
+  readonly #sessions = new LruMap<string, Entry>();
   /** The decoded sessions, least recently used first. */
-  readonly #decoded = new Map<string, Entry>();
-  /** The session last in each map's order (undefined when unknown): touching it again moves nothing, which most operations do. */
-  #newest: string | undefined;
-  #newestDecoded: string | undefined;
+  readonly #decoded = new LruMap<string, Entry>();
   #heldOverCap = 0;
   /** The pending sweep of idle decoded sessions, while there are decoded sessions. */
   #sweep: NodeJS.Timeout | undefined;
@@ -156,8 +154,6 @@ export class InMemoryBreakerStore implements BreakerStore {
       const created: Entry = { state, compressed: undefined, status: state.status, position, touchedAt: now, keptUntil, until };
       this.#sessions.set(sessionId, created);
       this.#decoded.set(sessionId, created);
-      this.#newest = sessionId;
-      this.#newestDecoded = sessionId;
     } else {
       entry.state = state;
       entry.status = state.status;
@@ -176,7 +172,7 @@ export class InMemoryBreakerStore implements BreakerStore {
 
   async listOpen(now = this.#now()): Promise<string[]> {
     const open: string[] = [];
-    for (const [id, entry] of this.#sessions) {
+    for (const [id, entry] of this.#sessions.entries()) {
       // `until` is the end of an OPEN session's cooldown (see SessionRetention).
       if (!this.#expired(entry, now) && entry.status === 'OPEN' && now < entry.until) open.push(id);
     }
@@ -199,11 +195,7 @@ export class InMemoryBreakerStore implements BreakerStore {
       return undefined;
     }
     entry.touchedAt = now;
-    if (this.#newest !== sessionId) {
-      this.#sessions.delete(sessionId);
-      this.#sessions.set(sessionId, entry);
-      this.#newest = sessionId;
-    }
+    this.#sessions.touch(sessionId);
     return entry;
   }
 
@@ -212,35 +204,27 @@ export class InMemoryBreakerStore implements BreakerStore {
     // eviction keeps pace with any write rate (each is removed once).
     // An idle session that may not expire yet goes to the back of the queue.
     let skipped = 0;
-    for (const [id, entry] of this.#sessions) {
-      if (now - entry.touchedAt <= this.idleTtlMs || skipped >= SCAN_LIMIT) break;
+    for (let oldest = this.#sessions.oldest(); oldest !== undefined && skipped < SCAN_LIMIT; oldest = this.#sessions.oldest()) {
+      const { key: id, value: entry } = oldest;
+      if (now - entry.touchedAt <= this.idleTtlMs) break;
       if (now >= entry.until) this.#forget(id);
       else {
-        this.#sessions.delete(id);
-        this.#sessions.set(id, entry);
-        this.#newest = id;
+        this.#sessions.touch(id);
         skipped++;
       }
     }
     // Over the cap: the least recently used session that may be forgotten
     // goes (never the one just written: its caller is about to use it).
+    // A pinned session moves to the back, so the next look starts past it.
     skipped = 0;
     while (this.#sessions.size > this.maxSessions && skipped < SCAN_LIMIT) {
-      let victim: string | undefined;
-      for (const [id, entry] of this.#sessions) {
-        if (now >= entry.keptUntil && id !== current) {
-          victim = id;
-          break;
-        }
-        if (id === current) break;
-        // A pinned session moves to the back, so the next look starts past it.
-        this.#sessions.delete(id);
-        this.#sessions.set(id, entry);
-        this.#newest = id;
-        if (++skipped >= SCAN_LIMIT) break;
+      const { key: id, value: entry } = this.#sessions.oldest()!;
+      if (id === current) break;
+      if (now >= entry.keptUntil) this.#forget(id);
+      else {
+        this.#sessions.touch(id);
+        skipped++;
       }
-      if (victim === undefined) break;
-      this.#forget(victim);
     }
     this.#heldOverCap = Math.max(0, this.#sessions.size - this.maxSessions);
   }
@@ -248,8 +232,6 @@ export class InMemoryBreakerStore implements BreakerStore {
   #forget(sessionId: string): void {
     this.#sessions.delete(sessionId);
     this.#decoded.delete(sessionId);
-    if (this.#newest === sessionId) this.#newest = undefined;
-    if (this.#newestDecoded === sessionId) this.#newestDecoded = undefined;
     if (this.#decoded.size === 0 && this.#sweep !== undefined) {
       // Nothing left to sweep: the timer would only keep the store alive.
       clearTimeout(this.#sweep);
@@ -263,11 +245,7 @@ export class InMemoryBreakerStore implements BreakerStore {
       entry.state = decompressState(Buffer.from(entry.compressed!, 'latin1'));
       entry.compressed = undefined;
     }
-    if (this.#newestDecoded !== sessionId) {
-      this.#decoded.delete(sessionId);
-      this.#decoded.set(sessionId, entry);
-      this.#newestDecoded = sessionId;
-    }
+    if (this.#decoded.touch(sessionId) === undefined) this.#decoded.set(sessionId, entry);
     return entry.state;
   }
 
@@ -291,7 +269,7 @@ export class InMemoryBreakerStore implements BreakerStore {
   #trimTo(size: number, limit: number): boolean {
     for (let done = 0; this.#decoded.size > size; done++) {
       if (done === limit) return false;
-      const [id, entry] = this.#decoded.entries().next().value!;
+      const { key: id, value: entry } = this.#decoded.oldest()!;
       this.#compress(id, entry);
     }
     return true;
@@ -309,7 +287,6 @@ export class InMemoryBreakerStore implements BreakerStore {
 
   #compress(sessionId: string, entry: Entry): void {
     this.#decoded.delete(sessionId);
-    if (this.#newestDecoded === sessionId) this.#newestDecoded = undefined;
     const bytes = compressState(entry.state!);
     entry.compressed = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
     entry.state = undefined;
@@ -322,7 +299,7 @@ export class InMemoryBreakerStore implements BreakerStore {
    */
   #scheduleSweep(delayMs?: number): void {
     if (this.#sweep !== undefined) return;
-    const oldest = this.#decoded.values().next().value;
+    const oldest = this.#decoded.oldest()?.value;
     if (oldest === undefined) return;
     const delay = delayMs ?? Math.max(0, oldest.touchedAt + this.decodedIdleMs - this.#now());
     this.#sweep = setTimeout(() => this.#sweepIdle(), Math.min(delay, MAX_TIMER_MS));
@@ -334,7 +311,8 @@ export class InMemoryBreakerStore implements BreakerStore {
     this.#sweep = undefined;
     const now = this.#now();
     let compressed = 0;
-    for (const [id, entry] of this.#decoded) {
+    for (let oldest = this.#decoded.oldest(); oldest !== undefined; oldest = this.#decoded.oldest()) {
+      const { key: id, value: entry } = oldest;
       if (now - entry.touchedAt < this.decodedIdleMs) break;
       // The rest in a later turn, so that a sweep never stalls the process.
       if (compressed++ === SWEEP_LIMIT) {

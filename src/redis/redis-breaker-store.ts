@@ -18,6 +18,7 @@ import { redact } from '../redaction/redact.ts';
 import { encodeOp } from '../breaker/op-codec.ts';
 import { compressState, decompressState } from '../breaker/state-compression.ts';
 import { hash53 } from '../breaker/similarity/hash.ts';
+import { LruMap } from '../breaker/lru-map.ts';
 import { assertRedisUrl, createClientForUrl } from './redis-url.ts';
 import { closeWithin } from './close-within.ts';
 import { MAX_RECONNECT_DELAY_MS, unlessRefused } from './reconnect-strategy.ts';
@@ -289,8 +290,8 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
   readonly #notesPrefix: string;
   /** Sessions whose folded state this process keeps (see {@link RedisBreakerStoreOptions.cacheSessions}). */
   readonly cacheSessions: number;
-  // Map iteration order is insertion order: re-inserting on use makes it an LRU.
-  readonly #cache = new Map<string, Folded>();
+  /** The sessions this process folded, least recently used first. */
+  readonly #cache = new LruMap<string, Folded>();
   /** Appends sent and not answered yet. */
   #appending = 0;
   #sessionsLost = 0;
@@ -923,12 +924,12 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
     const cached = this.#cache.get(sessionId);
     // Two operations of this process on one session may finish out of order: keep the later.
     if (!restored && cached !== undefined && cached.position > folded.position) return;
-    this.#cache.delete(sessionId);
     this.#cache.set(sessionId, folded);
+    this.#cache.touch(sessionId);
     // The least recently used sit first: drop those over the cap, then those too old to trust (see #known).
-    for (const [id, entry] of this.#cache) {
-      if (this.#cache.size <= this.cacheSessions && folded.at - entry.at < this.#ttlMs) break;
-      this.#cache.delete(id);
+    for (let oldest = this.#cache.oldest(); oldest !== undefined; oldest = this.#cache.oldest()) {
+      if (this.#cache.size <= this.cacheSessions && folded.at - oldest.value.at < this.#ttlMs) break;
+      this.#cache.delete(oldest.key);
     }
   }
 
@@ -981,7 +982,7 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
     if (reducer === undefined) return;
     const now = Date.now();
     const pinned: [string, Folded][] = [];
-    for (const [sessionId, folded] of this.#cache) {
+    for (const [sessionId, folded] of this.#cache.entries()) {
       if (now - folded.at < this.#ttlMs && reducer.retention(folded.state).pinned) pinned.push([sessionId, folded]);
     }
     // Each on its own: one that cannot be written back now is written back by its next write. A copy that lacks
@@ -1127,7 +1128,7 @@ export class RedisBreakerStore implements BreakerStore, AsyncDisposable {
     const shown = new Set(listed);
     const missing: string[] = [];
     const at = Date.now();
-    for (const [sessionId, folded] of this.#cache) {
+    for (const [sessionId, folded] of this.#cache.entries()) {
       if (shown.has(sessionId) || at - folded.at >= this.#ttlMs || !this.#isOpen(folded.state)) continue;
       const until = reducer.retention(folded.state).until;
       if (until === 0 || until > now) missing.push(sessionId);
