@@ -32,7 +32,7 @@ describe('LruMap', () => {
       ],
     );
     assert.equal(map.get('a'), 3);
-    assert.equal(map.has('b'), true);
+    assert.equal(map.get('b'), 2);
     assert.equal(map.get('c'), undefined);
   });
 

@@ -38,10 +38,6 @@ export class LruMap<K, V> {
     return this.#nodes.get(key)?.value;
   }
 
-  has(key: K): boolean {
-    return this.#nodes.has(key);
-  }
-
   /** Sets `key`'s value: as a Map does, a new key becomes the newest entry and a known one keeps its place. */
   set(key: K, value: V): void {
     const node = this.#nodes.get(key);
