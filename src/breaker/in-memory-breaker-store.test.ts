@@ -239,6 +239,39 @@ describe('InMemoryBreakerStore', () => {
     assert.equal(snap.version, 2);
   });
 
+  test('sessions pushed out of the decoded set are compressed a batch (a sixteenth of decodedSessions) at a time', async () => {
+    const clock = new ManualClock();
+    // A sixteenth of 64: batches of 4.
+    const store = new InMemoryBreakerStore({ decodedSessions: 64, decodedIdleMs: 50, now: clock.now });
+    const breaker = new AgentBreaker({ store, now: clock.now, telemetry: false });
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 64; i++) await touch(breaker, `s-${i}`);
+    await turn();
+    assert.equal(store.decoded, 64);
+    for (let i = 64; i < 67; i++) {
+      await touch(breaker, `s-${i}`);
+      await turn();
+    }
+    assert.equal(store.decoded, 67, 'three sessions pushed out wait for a fourth');
+    await touch(breaker, 's-67');
+    assert.equal(store.decoded, 68, 'the fourth is answered before any compression');
+    await turn();
+    assert.equal(store.decoded, 64, 'the turn after the fourth compressed all four');
+    for (let i = 68; i < 70; i++) await touch(breaker, `s-${i}`);
+    await turn();
+    assert.equal(store.decoded, 66);
+    // Fewer than a batch still go once idle, with every other idle session.
+    clock.advance(50);
+    await settlesWithin(
+      (async () => {
+        while (store.decoded > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      })(),
+      5_000,
+      'compressing the idle sessions',
+    );
+    for (const i of [0, 3, 66, 69]) assert.equal((await breaker.snapshot(`s-${i}`)).counters.modelCalls, 1);
+  });
+
   test('a burst of new sessions with no turn of the event loop keeps at most an eighth more than decodedSessions decoded', async () => {
     for (const decodedSessions of [0, 1, 16]) {
       const store = new InMemoryBreakerStore({ decodedSessions });

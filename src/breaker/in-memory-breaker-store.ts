@@ -19,10 +19,11 @@ export interface InMemoryBreakerStoreOptions {
    * Most sessions kept as objects, ready to judge: the most recently used
    * ones. The others are kept compressed (see compressState), about a
    * third of the heap of a decoded session, and decompressed when next
-   * used. A session pushed out of the set is compressed once the process is
-   * idle (the next turn of the event loop), not by the operation that pushed
-   * it out, unless an eighth more than this wait for it. 0 keeps every
-   * session compressed between operations.
+   * used. Sessions pushed out of the set are compressed together once a
+   * sixteenth of this many wait (at the next turn of the event loop, not
+   * by the operation that pushed the last one out; at once beyond an
+   * eighth), or when idle for `decodedIdleMs`. 0 keeps every session
+   * compressed between operations.
    * @default 256
    */
   readonly decodedSessions?: number;
@@ -85,10 +86,10 @@ const SWEEP_LIMIT = 32;
  * before its cooldown ends.
  * The most recently used sessions (`decodedSessions`) keep their state by
  * reference (the breaker never mutates a written state), so a write to one
- * costs no serialisation; the rest are kept compressed, and a session
- * leaving the decoded set is compressed once, when the event loop next
- * turns. A decoded session left idle for `decodedIdleMs` leaves the set
- * too, by a timer that does not keep the process alive.
+ * costs no serialisation; the rest are kept compressed. Sessions leaving
+ * the decoded set are compressed once, a batch at a time, when the event
+ * loop turns. A decoded session left idle for `decodedIdleMs` leaves the
+ * set too, by a timer that does not keep the process alive.
  */
 export class InMemoryBreakerStore implements BreakerStore {
   readonly maxSessions: number;
@@ -105,6 +106,8 @@ export class InMemoryBreakerStore implements BreakerStore {
   #sweep: NodeJS.Timeout | undefined;
   /** Decoded sessions beyond `decodedSessions` left for the next turn of the event loop to compress. */
   readonly #slack: number;
+  /** Decoded sessions beyond `decodedSessions` that wait before a turn of the event loop compresses them (see #settle). */
+  readonly #batch: number;
   /** The pending compression of the sessions pushed out of the decoded set, while there are any. */
   #trim: NodeJS.Immediate | undefined;
 
@@ -115,6 +118,7 @@ export class InMemoryBreakerStore implements BreakerStore {
     this.decodedSessions = options.decodedSessions ?? 256;
     this.decodedIdleMs = options.decodedIdleMs ?? 10_000;
     this.#slack = Math.ceil(this.decodedSessions / 8);
+    this.#batch = Math.max(1, Math.ceil(this.#slack / 2));
     this.#now = options.now ?? Date.now;
   }
 
@@ -124,9 +128,9 @@ export class InMemoryBreakerStore implements BreakerStore {
   }
 
   /**
-   * Number of sessions currently kept decoded: at most `decodedSessions`
-   * once the event loop has turned (an eighth more before); the others are
-   * held compressed.
+   * Number of sessions currently kept decoded: at most an eighth more than
+   * `decodedSessions`, and less than a sixteenth more once the event loop
+   * has turned; the others are held compressed.
    */
   get decoded(): number {
     return this.#decoded.size;
@@ -256,11 +260,16 @@ export class InMemoryBreakerStore implements BreakerStore {
    * it out of the set (a new session's first), so it waits for the next turn
    * of the event loop, when the caller has had its answer; only when a
    * burst leaves more than the slack waiting is the excess done at once.
+   * Sessions are compressed a batch at a time rather than one per new
+   * session: each run of the compressor pushes the judging code and data
+   * out of the CPU's caches, which the events after it pay for: one run per
+   * new session made every new session's first events dearer. Fewer than a
+   * batch wait for the next batch or the idle sweep.
    */
   #settle(): void {
     if (this.#decoded.size > this.decodedSessions) {
       this.#trimTo(this.decodedSessions + this.#slack, Number.POSITIVE_INFINITY);
-      if (this.#decoded.size > this.decodedSessions) this.#scheduleTrim();
+      if (this.#decoded.size >= this.decodedSessions + this.#batch) this.#scheduleTrim();
     }
     this.#scheduleSweep();
   }
