@@ -1475,9 +1475,9 @@ export function formatOverheadReport(report: OverheadReport): string {
     '',
     "Args: each tool call's arguments as JSON. event: any step. model: a model round = checkModelCall + observe(model).",
     "loop turn: µs of the turn of the event loop after each session, as a server has between requests (work in no event's",
-    `figure): the store keeps ${count(new InMemoryBreakerStore().decodedSessions)} sessions decoded and compresses there those a new session pushes out (sessions of 10`,
-    "events; the longer cells hold fewer sessions than that: theirs are bare turns, where V8's own pending work, such as",
-    'garbage collection, runs too).',
+    `figure): the store keeps ${count(new InMemoryBreakerStore().decodedSessions)} sessions decoded and compresses there those new sessions push out, in`,
+    'batches (sessions of 10 events: p50 a turn with nothing to compress, mean with the batches); the longer cells hold fewer',
+    "sessions than that: theirs are bare turns, where V8's own pending work, such as garbage collection, runs too).",
     '',
     '2. Cost per step kind, µs, p50 / p99 (same runs)',
     '',
@@ -1580,9 +1580,9 @@ export function formatOverheadReport(report: OverheadReport): string {
       `at rest: default options but decodedIdleMs ${count(sc.restMs)} ms (10 s by default), heap once every session was idle that long`,
       'and the store compressed it.',
       'Turns of 10 events: a session not in the decoded set is decompressed at its first event of a turn, so with more sessions',
-      'in use than the set holds, 1 event in 10 pays that. The session it pushes out of the set is compressed when the event loop',
-      "next turns, as it does between the turns here (loop turn: µs of that turn, in no event's figure; every session decoded:",
-      'the same turn with nothing to compress).',
+      'in use than the set holds, 1 event in 10 pays that. The sessions it pushes out of the set are compressed, in batches, when',
+      "the event loop turns, as it does between the turns here (loop turn: µs of that turn, in no event's figure; every session",
+      'decoded: the same turn with nothing to compress).',
     );
   }
   const partsCell = main.find((c) => c.sessionEvents === lengths.at(-1) && c.shape.argBytes === 1024);

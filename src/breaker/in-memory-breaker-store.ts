@@ -118,7 +118,7 @@ export class InMemoryBreakerStore implements BreakerStore {
     this.decodedSessions = options.decodedSessions ?? 256;
     this.decodedIdleMs = options.decodedIdleMs ?? 10_000;
     this.#slack = Math.ceil(this.decodedSessions / 8);
-    this.#batch = Math.max(1, Math.ceil(this.#slack / 2));
+    this.#batch = Math.max(1, Math.ceil(this.decodedSessions / 16));
     this.#now = options.now ?? Date.now;
   }
 
