@@ -232,3 +232,70 @@ describe('AgentBreaker.observe: steerHere', () => {
     assert.equal(breaker.takeSteers('outside').length, 1);
   });
 });
+
+describe('AgentBreaker: operations on one session', () => {
+  type Step = { check: boolean; tool: string; args: object; result: string };
+  // A few productive reads, then the same status poll over and over (some only observed): a spiral, to its stop.
+  const steps: Step[] = Array.from({ length: 14 }, (_, i) =>
+    i < 3
+      ? { check: true, tool: 'read_file', args: { path: `src/f${i}.ts` }, result: `text ${i}` }
+      : { check: i % 3 !== 0, tool: 'get_status', args: { job: 'build' }, result: 'queued' },
+  );
+  const record = (d: { action: string; category?: string }) => `${d.action}:${d.category ?? ''}`;
+
+  /** Every step awaited before the next. */
+  async function awaited(breaker: AgentBreaker): Promise<string[]> {
+    const out: string[] = [];
+    for (const { check, tool, args, result } of steps) {
+      if (check) out.push(record(await breaker.checkToolCall('s', { tool, args })));
+      out.push(record(await breaker.observe('s', { kind: 'tool_call', tool, args, result })));
+    }
+    return out;
+  }
+
+  test('calls started without awaiting the one before are judged in the order they were made, as awaited ones are', async () => {
+    const expected = await awaited(new AgentBreaker({ telemetry: false }));
+    assert.ok(expected.includes('stop:tool_spiral'), `the poll spirals: ${expected.join(' ')}`);
+    const breaker = new AgentBreaker({ telemetry: false });
+    const pending: Promise<{ action: string; category?: string }>[] = [];
+    for (const { check, tool, args, result } of steps) {
+      if (check) pending.push(breaker.checkToolCall('s', { tool, args }));
+      pending.push(breaker.observe('s', { kind: 'tool_call', tool, args, result }));
+    }
+    assert.deepEqual((await Promise.all(pending)).map(record), expected);
+  });
+
+  test('an InMemoryBreakerStore subclass that replaces read and apply is called for every operation, and judges the same', async () => {
+    const expected = await awaited(new AgentBreaker({ telemetry: false }));
+    const calls: string[] = [];
+    class CountingStore extends InMemoryBreakerStore {
+      override async read(sessionId: string) {
+        calls.push('read');
+        return super.read(sessionId);
+      }
+      override async apply(...args: Parameters<InMemoryBreakerStore['apply']>) {
+        calls.push('apply');
+        return super.apply(...args);
+      }
+    }
+    assert.deepEqual(await awaited(new AgentBreaker({ store: new CountingStore(), telemetry: false })), expected);
+    assert.equal(calls.filter((c) => c === 'read').length, steps.filter((s) => s.check).length, 'each check reads the session');
+    // Each observation writes, and so does each check that escalates (at least the one that stops).
+    assert.ok(calls.filter((c) => c === 'apply').length > steps.length, `${calls.join(' ')}`);
+  });
+
+  test('an InMemoryBreakerStore behind a Proxy is used through the Proxy', async () => {
+    const expected = await awaited(new AgentBreaker({ telemetry: false }));
+    const seen = new Set<string | symbol>();
+    const store = new InMemoryBreakerStore();
+    const proxied = new Proxy(store, {
+      get(target, key) {
+        seen.add(key);
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    assert.deepEqual(await awaited(new AgentBreaker({ store: proxied, telemetry: false })), expected);
+    assert.ok(seen.has('read') && seen.has('apply'), `went through the proxy: ${[...seen].map(String).join(', ')}`);
+  });
+});

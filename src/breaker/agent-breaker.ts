@@ -13,7 +13,7 @@ import { resolveAgentBreakerOptions, type AgentBreakerOptions, type ResolvedAgen
 import { initialState, type BreakerCounters, type BreakerSessionState } from './breaker-state.ts';
 import type { AppliedOp, SessionOp, SessionRead } from './breaker-store.ts';
 import { BreakerTelemetry } from './breaker-telemetry.ts';
-import { InMemoryBreakerStore } from './in-memory-breaker-store.ts';
+import { immediateAccess, InMemoryBreakerStore, type ImmediateStore } from './in-memory-breaker-store.ts';
 import { registerOpenBreakerSource, type OpenBreakerSource } from '../telemetry/instruments.ts';
 import { storeFailureReason } from './store-failure-reason.ts';
 import type { DetectorContext } from './detectors/detection.ts';
@@ -239,6 +239,8 @@ export class AgentBreaker implements Advisor {
   #lastCheck: { tool: string; args: unknown; shape: ArgsShape; proposal: ToolProposal } | undefined;
   /** Whether the store keeps sessions in this process's memory (texts are then judged unredacted). */
   readonly #inProcessStore: boolean;
+  /** The store's operations as they run at once, when it is the in-memory store itself (see ImmediateStore). */
+  readonly #immediate: ImmediateStore | undefined;
 
   /** @throws InvalidOptionError naming the first bad option (e.g. `toolSpiral.similarity`). */
   constructor(options?: AgentBreakerOptions) {
@@ -256,6 +258,7 @@ export class AgentBreaker implements Advisor {
       isSubAgent: (tool) => subAgents.has(tool),
     };
     this.#inProcessStore = this.options.store instanceof InMemoryBreakerStore;
+    this.#immediate = immediateAccess(this.options.store);
     this.#logic = new SessionLogic(this.#ctx);
     this.#reducer = new BreakerReducer(this.#logic, (tool, args, observed) => this.#proposal(tool, args, observed));
     this.#telemetry = this.options.telemetry ? new BreakerTelemetry() : undefined;
@@ -386,6 +389,8 @@ export class AgentBreaker implements Advisor {
           : { k: 'observe', at, event },
       !this.#inProcessStore,
     );
+    const immediate = this.#immediate;
+    if (immediate !== undefined && this.#queue.idle(sessionId)) return settled(() => this.#writeNow(immediate, sessionId, op));
     return this.#queue.run(sessionId, () => this.#write(sessionId, op));
   }
 
@@ -634,9 +639,26 @@ export class AgentBreaker implements Advisor {
    * `checkFreshnessMs`. Most checks change nothing and write nothing; one
    * that escalates is applied through the store like an observation, and
    * its judgement at its place in the session's order is the answer.
+   * `strict`: a store failure throws BreakerUnavailableError instead of
+   * failing open or closed (a reset, which decides nothing). With the
+   * in-memory store and nothing queued on the session, the check runs at
+   * once, as the queue would run it, without a promise per step.
    */
-  /** `strict`: a store failure throws BreakerUnavailableError instead of failing open or closed (a reset, which decides nothing). */
   #check(sessionId: string, makeOp: (at: number) => SessionOp, since?: number, strict = false): Promise<BreakerDecision> {
+    const immediate = this.#immediate;
+    if (immediate !== undefined && this.#queue.idle(sessionId)) {
+      return settled(() => {
+        const op = makeOp(this.options.now());
+        let read: SessionRead | undefined;
+        try {
+          read = immediate.read(sessionId);
+        } catch (error) {
+          return this.#failed(sessionId, 'read', error, strict);
+        }
+        const outcome = this.#judgeRead(sessionId, op, read);
+        return outcome.next === null ? this.#checked(sessionId, op, outcome) : this.#writeNow(immediate, sessionId, op, strict);
+      });
+    }
     return this.#queue.run(sessionId, async () => {
       const op = makeOp(this.options.now());
       let read: SessionRead | undefined;
@@ -647,38 +669,64 @@ export class AgentBreaker implements Advisor {
         const maxAgeMs = since === undefined ? own : Math.max(own, Date.now() - since + FRESH_SINCE_SLACK_MS);
         read = await this.options.store.read(sessionId, this.#reducer, maxAgeMs);
       } catch (error) {
-        if (isJudgingError(error)) throw error;
-        if (strict) throw this.#unavailable(sessionId, error);
-        return this.#storeFailure(sessionId, 'read', error);
+        return this.#failed(sessionId, 'read', error, strict);
       }
-      if (read !== undefined) this.#noteOpen(sessionId, read.state);
-      if (this.options.store.status !== undefined) this.#noteStoreStatus(sessionId, op.at);
-      const outcome = this.#reducer.apply(read?.state ?? initialState(op.at), op);
-      if (outcome.next !== null) return this.#write(sessionId, op, strict);
-      this.#lastStoreFailed = false;
-      this.#emit(sessionId, op.at, outcome);
-      return outcome.decision;
+      const outcome = this.#judgeRead(sessionId, op, read);
+      return outcome.next === null ? this.#checked(sessionId, op, outcome) : this.#write(sessionId, op, strict);
     });
+  }
+
+  /** A check's judgement of the session as read. */
+  #judgeRead(sessionId: string, op: SessionOp, read: SessionRead | undefined): Outcome {
+    if (read !== undefined) this.#noteOpen(sessionId, read.state);
+    if (this.options.store.status !== undefined) this.#noteStoreStatus(sessionId, op.at);
+    return this.#reducer.apply(read?.state ?? initialState(op.at), op);
+  }
+
+  /** A check that changed nothing: its answer, with nothing to write. */
+  #checked(sessionId: string, op: SessionOp, outcome: Outcome): BreakerDecision {
+    this.#lastStoreFailed = false;
+    this.#emit(sessionId, op.at, outcome);
+    return outcome.decision;
   }
 
   /** Applies one operation through the store: exactly once, in the session's order shared by every writer. */
   async #write(sessionId: string, op: SessionOp, strict = false): Promise<BreakerDecision> {
-    const store = this.options.store;
     let applied: AppliedOp;
     try {
-      applied = await store.apply(sessionId, op, this.#reducer);
+      applied = await this.options.store.apply(sessionId, op, this.#reducer);
     } catch (error) {
-      // An error of the judgement itself (the reducer, which the store calls) is a bug, not an outage of the
-      // store: thrown as it is, as a check's judgement outside the store throws, rather than counted as unjudged.
-      if (isJudgingError(error)) throw error;
-      if (strict) throw this.#unavailable(sessionId, error);
-      return this.#storeFailure(sessionId, 'apply', error);
+      return this.#failed(sessionId, 'apply', error, strict);
     }
+    return this.#written(sessionId, op, applied);
+  }
+
+  /** #write through the store's immediate form. */
+  #writeNow(immediate: ImmediateStore, sessionId: string, op: SessionOp, strict = false): BreakerDecision {
+    let applied: AppliedOp;
+    try {
+      applied = immediate.apply(sessionId, op, this.#reducer);
+    } catch (error) {
+      return this.#failed(sessionId, 'apply', error, strict);
+    }
+    return this.#written(sessionId, op, applied);
+  }
+
+  #written(sessionId: string, op: SessionOp, applied: AppliedOp): BreakerDecision {
     this.#lastStoreFailed = false;
     this.#noteOpen(sessionId, applied.state);
     this.#emit(sessionId, op.at, applied.outcome);
-    if (store.status !== undefined) this.#noteStoreStatus(sessionId, op.at);
+    if (this.options.store.status !== undefined) this.#noteStoreStatus(sessionId, op.at);
     return applied.outcome.decision;
+  }
+
+  /** A store operation that threw: its answer under the store error policy, or the error to throw. */
+  #failed(sessionId: string, operation: 'read' | 'apply', error: unknown, strict: boolean): BreakerDecision {
+    // An error of the judgement itself (the reducer, which the store calls) is a bug, not an outage of the
+    // store: thrown as it is, as a check's judgement outside the store throws, rather than counted as unjudged.
+    if (isJudgingError(error)) throw error;
+    if (strict) throw this.#unavailable(sessionId, error);
+    return this.#storeFailure(sessionId, operation, error);
   }
 
   #noteOpen(sessionId: string, state: BreakerSessionState): void {
@@ -855,6 +903,15 @@ function checkEvent(event: BreakerEvent): void {
       return;
     default:
       throw new InvalidOptionError('event.kind', "must be 'model', 'tool_call', 'retrieval', 'delegation' or 'user'");
+  }
+}
+
+/** The promise of what `run` returns, or of what it throws: the immediate path answers as the queued one does. */
+function settled<T>(run: () => T): Promise<T> {
+  try {
+    return Promise.resolve(run());
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
 
