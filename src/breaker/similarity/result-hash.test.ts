@@ -19,6 +19,21 @@ describe('result hashes', () => {
     assert.equal(normalizeResult(result), 'Job 7 queued at # (took #) id # at #, epoch #');
   });
 
+  test('any run of whitespace of any kind becomes one space, and a lone space stays', () => {
+    // Every kind of whitespace the pattern must see alone and in runs, among characters that mask nothing.
+    const alphabet = [' ', '\t', '\n', '\r', '\v', '\f', '\u00a0', '\u2028', '\u3000', '\ufeff', 'a', 'b', '.'];
+    let seed = 7;
+    const next = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed >>> 16;
+    };
+    for (let i = 0; i < 5_000; i++) {
+      let text = '';
+      for (let length = next() % 24; length > 0; length--) text += alphabet[next() % alphabet.length];
+      assert.equal(normalizeResult(text), text.replace(/\s+/g, ' ').trim(), JSON.stringify(text));
+    }
+  });
+
   test('results that differ only in volatile parts hash the same; other differences do not', () => {
     const poll = (at: string, ms: number, state: string) => `status: ${state}\nchecked ${at} in ${ms} ms`;
     assert.equal(resultHash(poll('2024-05-20 10:00:01', 12, 'queued')), resultHash(poll('2024-05-20 10:07:45', 480, 'queued')));
