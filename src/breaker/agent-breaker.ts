@@ -211,6 +211,7 @@ export class AgentBreaker implements Advisor {
    * while the store is unreachable.
    */
   readonly #open = new Map<string, { readonly until: number; readonly refusal: BreakerDecision }>();
+  /** Orders each session's operations on a store that answers asynchronously (the in-memory store answers at once). */
   readonly #queue = new SessionQueue();
   readonly #listeners = new Set<BreakerListener>();
   readonly #telemetry: BreakerTelemetry | undefined;
@@ -390,7 +391,7 @@ export class AgentBreaker implements Advisor {
       !this.#inProcessStore,
     );
     const immediate = this.#immediate;
-    if (immediate !== undefined && this.#queue.idle(sessionId)) return settled(() => this.#writeNow(immediate, sessionId, op));
+    if (immediate !== undefined) return settled(() => this.#writeNow(immediate, sessionId, op));
     return this.#queue.run(sessionId, () => this.#write(sessionId, op));
   }
 
@@ -641,12 +642,13 @@ export class AgentBreaker implements Advisor {
    * its judgement at its place in the session's order is the answer.
    * `strict`: a store failure throws BreakerUnavailableError instead of
    * failing open or closed (a reset, which decides nothing). With the
-   * in-memory store and nothing queued on the session, the check runs at
-   * once, as the queue would run it, without a promise per step.
+   * in-memory store the check runs at once, without a promise per step:
+   * each operation then ends before the call returns, so none ever waits in
+   * the queue for another.
    */
   #check(sessionId: string, makeOp: (at: number) => SessionOp, since?: number, strict = false): Promise<BreakerDecision> {
     const immediate = this.#immediate;
-    if (immediate !== undefined && this.#queue.idle(sessionId)) {
+    if (immediate !== undefined) {
       return settled(() => {
         const op = makeOp(this.options.now());
         let read: SessionRead | undefined;

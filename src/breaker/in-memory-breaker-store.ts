@@ -64,9 +64,9 @@ interface Entry {
 
 /**
  * A store's read and apply as they run: at once, without a promise. The
- * breaker judges an operation on a session with none queued before it this
- * way, which saves the promises and turns of the microtask queue of the
- * store's asynchronous interface (several of each per event).
+ * breaker judges every operation on such a store this way, which saves the
+ * promises and turns of the microtask queue of the store's asynchronous
+ * interface and of the session queue (several of each per event).
  */
 export interface ImmediateStore {
   read(sessionId: string): SessionRead | undefined;

@@ -6,11 +6,6 @@
 export class SessionQueue {
   readonly #tails = new Map<string, Promise<void>>();
 
-  /** Whether no operation on the session is running or waiting: one started now would run at once. */
-  idle(sessionId: string): boolean {
-    return !this.#tails.has(sessionId);
-  }
-
   run<T>(sessionId: string, operation: () => Promise<T>): Promise<T> {
     const previous = this.#tails.get(sessionId);
     const result = previous === undefined ? operation() : previous.then(operation);

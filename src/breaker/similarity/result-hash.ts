@@ -104,7 +104,7 @@ const VOLATILE_WITHOUT_IDS = volatilePattern([...VOLATILE_PARTS, BARE_REQUEST_ID
  * a space. A lone space is left alone, which saves a replacement per word.
  * Every match starts with one whitespace character, looked at once: written
  * as two alternatives (`\s\s+|[^\S ]`), each space of the text was tried
- * twice, which made the collapse about half as costly again.
+ * twice.
  */
 const WHITESPACE = /\s(?:\s+|(?<=[^\S ]))/g;
 
