@@ -284,6 +284,108 @@ describe('AgentBreaker: operations on one session', () => {
     assert.ok(calls.filter((c) => c === 'apply').length > steps.length, `${calls.join(' ')}`);
   });
 
+  test('over many sessions, evictions, idle gaps, trips and resets, the immediate path judges every call as the queued path does', async () => {
+    /** Every call's answer and, now and then, a snapshot, through a breaker on the given store; the same seeded run each time. */
+    async function run(makeStore: (now: () => number) => InMemoryBreakerStore, seed: number): Promise<string[]> {
+      let time = 1_700_000_000_000;
+      const now = () => time;
+      const breaker = new AgentBreaker({
+        store: makeStore(now),
+        now,
+        telemetry: false,
+        cooldownMs: 2_000,
+        idleResetMs: 20_000,
+        budget: { maxTokens: 60_000 },
+      });
+      const out: string[] = [];
+      breaker.on((event) => out.push(`event ${event.type} ${JSON.stringify(event)}`));
+      let state = seed;
+      const next = (n: number) => {
+        // mulberry32: a seeded draw, so both paths see the same calls.
+        state = (state + 0x6d2b79f5) | 0;
+        let r = Math.imul(state ^ (state >>> 15), 1 | state);
+        r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
+        return ((r ^ (r >>> 14)) >>> 0) % n;
+      };
+      const pick = <T>(items: readonly T[]): T => items[next(items.length)]!;
+      const tools = ['get_status', 'read_file', 'search', 'write_file'];
+      const versions = new Map<string, number>();
+      const answer = (d: { action: string; category?: string; message?: string }) => `${d.action}:${d.category ?? ''}:${d.message ?? ''}`;
+      for (let i = 0; i < 1_500; i++) {
+        // Two busy sessions and four seldom used, over a cap of four (two decoded): CLOSED ones are evicted, open
+        // ones and spent budgets kept.
+        const id = next(10) < 7 ? `s${next(2)}` : `s${2 + next(4)}`;
+        const draw = next(100);
+        try {
+          if (draw < 30) {
+            // Mostly the same status poll: a spiral in the making.
+            const poll = next(10) < 6;
+            const tool = poll ? 'get_status' : pick(tools);
+            const args = poll ? { job: 'build' } : { path: `src/f${next(4)}.ts`, query: pick(['build', 'status of the build', 'tests']) };
+            const checked = await breaker.checkToolCall(id, { tool, args });
+            out.push(`${i} ${id} check ${tool} ${answer(checked)}`);
+            if (checked.action === 'block' || checked.action === 'stop') continue;
+            const result = poll ? 'queued' : pick(['done: 3 files', `line ${next(50)}`, 'Error: not found']);
+            out.push(`${i} observe ${answer(await breaker.observe(id, { kind: 'tool_call', tool, args, result, error: result.startsWith('Error') }))}`);
+          } else if (draw < 55) {
+            out.push(`${i} ${id} model ${answer(await breaker.checkModelCall(id))}`);
+            const text = pick(['Let me check the status again.', 'Checking the build status now.', `Step ${next(20)} of the plan is done.`]);
+            const round = { kind: 'model', promptTokens: 500 + next(3_000), completionTokens: next(400), text } as const;
+            out.push(`${i} round ${answer(await breaker.observe(id, round))}`);
+          } else if (draw < 63) {
+            const query = pick(['deploy status', 'status of deploy', `release notes ${next(5)}`]);
+            out.push(`${i} ${id} retrieval ${answer(await breaker.observe(id, { kind: 'retrieval', query, results: [pick(['a', 'b', 'c'])] }))}`);
+          } else if (draw < 70) {
+            const input = pick(['Summarise the build log', 'Summarise the build log again', `Find test ${next(9)}`]);
+            const delegation = { kind: 'delegation', agent: pick(['researcher', 'coder']), input, output: pick(['No findings.', 'Done.']) } as const;
+            out.push(`${i} ${id} delegation ${answer(await breaker.observe(id, delegation))}`);
+          } else if (draw < 76) {
+            out.push(`${i} ${id} user ${answer(await breaker.observe(id, { kind: 'user', text: pick(['continue', 'keep going', 'stop looping']) }))}`);
+          } else if (draw < 80) {
+            await breaker.reset(id, { evidence: next(2) === 0 });
+            out.push(`${i} ${id} reset`);
+          } else if (draw < 92) {
+            const snapshot = await breaker.snapshot(id);
+            // A session whose place in its order went back was forgotten: evicted while CLOSED.
+            if ((snapshot.version ?? 0) < (versions.get(id) ?? 0)) out.push(`${i} ${id} forgotten`);
+            versions.set(id, snapshot.version ?? 0);
+            out.push(`${i} ${id} snapshot ${JSON.stringify(snapshot)}`);
+          } else {
+            // Mostly short steps; some past the cooldown, a few past idleResetMs.
+            time += pick([10, 10, 250, 250, 2_500, 2_500, 25_000]);
+          }
+        } catch (error) {
+          out.push(`${i} ${id} threw ${String(error)}`);
+        }
+      }
+      for (let s = 0; s < 6; s++) out.push(`end s${s} ${JSON.stringify(await breaker.snapshot(`s${s}`))}`);
+      return out;
+    }
+    class QueuedStore extends InMemoryBreakerStore {
+      override async read(...args: Parameters<InMemoryBreakerStore['read']>) {
+        return super.read(...args);
+      }
+      override async apply(...args: Parameters<InMemoryBreakerStore['apply']>) {
+        return super.apply(...args);
+      }
+    }
+    const options = (now: () => number) => ({ maxSessions: 4, decodedSessions: 2, now });
+    const reached: string[] = [];
+    for (const seed of [1, 2, 3]) {
+      const immediate = await run((now) => new InMemoryBreakerStore(options(now)), seed);
+      const queued = await run((now) => new QueuedStore(options(now)), seed);
+      assert.equal(immediate.length, queued.length);
+      for (const [i, line] of immediate.entries()) assert.equal(line, queued[i], `seed ${seed}, line ${i}`);
+      reached.push(...immediate);
+    }
+    for (const kind of ['stop:tool_spiral', 'stop:budget', 'block:', 'steer:', 'event escalation', 'event state_change', 'HALF_OPEN', 'forgotten']) {
+      assert.ok(
+        reached.some((line) => line.includes(kind)),
+        `the runs reach ${kind}`,
+      );
+    }
+  });
+
   test('an InMemoryBreakerStore behind a Proxy is used through the Proxy', async () => {
     const expected = await awaited(new AgentBreaker({ telemetry: false }));
     const seen = new Set<string | symbol>();
