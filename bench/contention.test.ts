@@ -33,6 +33,10 @@ describe('contention benchmark', () => {
       assert.ok(stored.snapshotBytes > 0 && stored.maxLogLength < 10, `${stored.session}: log of ${stored.maxLogLength}`);
     }
     assert.ok(report.cost.windows.length > 0 && report.cost.windows.every((w) => w.ping > 0 && w.observe > 0 && w.observeP90 >= w.observe));
+    for (const w of report.cost.windows) {
+      // The parts of an observe: each takes time, and none as long as the observe itself.
+      for (const part of [w.beforeSend, w.sendToReply, w.afterReply]) assert.ok(part > 0 && part < w.observe, JSON.stringify(w));
+    }
     // The append script does more on the server than a PING: the figure that says how much of the cost is Redis's own.
     const server = report.cost.server;
     assert.ok(server.append > server.ping && server.ping > 0, JSON.stringify(server));
@@ -42,5 +46,6 @@ describe('contention benchmark', () => {
     assert.match(text, /separate processes/);
     assert.match(text, /On the server \(INFO commandstats over the timed runs\): \d+\.\d µs per append script \(\d+\.\d µs of it in the/);
     assert.match(text, /recorded = sent, 0 warnings, 0 unjudged: met/);
+    assert.match(text, /before the send {2}send to reply {2}reply − PING {2}after the reply\n {2}1–10 +\d/);
   });
 });

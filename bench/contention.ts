@@ -236,6 +236,16 @@ interface EventCostWindow {
   readonly ratio: number;
   /** Median observe of the same events by a breaker in memory, interleaved (µs): the detectors' own work. */
   readonly inMemory: number;
+  /**
+   * Where an observe's time goes (medians, µs): until its append is handed to
+   * the client (digesting the event, fingerprinting its arguments, encoding
+   * it), from then until the reply comes back (a round trip, the script on
+   * the server, and what overlaps them: the detectors' judgement), and after
+   * the reply (folding it in, the caller's answer).
+   */
+  readonly beforeSend: number;
+  readonly sendToReply: number;
+  readonly afterReply: number;
   /** The ratio of each timed run, in run order (the window's figures are those of the median run). */
   readonly runRatios?: readonly number[];
 }
@@ -379,16 +389,63 @@ interface Samples {
   readonly observe: number[];
   readonly ping: number[];
   readonly memory: number[];
+  readonly beforeSend: number[];
+  readonly sendToReply: number[];
+  readonly afterReply: number[];
 }
 
 function samples(): Samples {
-  return { observe: [], ping: [], memory: [] };
+  return { observe: [], ping: [], memory: [], beforeSend: [], sendToReply: [], afterReply: [] };
 }
 
 function costWindow(from: number, to: number, times: Samples): EventCostWindow {
   const observe = median(times.observe);
   const ping = median(times.ping);
-  return { from, to, observe, observeP90: percentile(times.observe, 0.9), ping, ratio: observe / ping, inMemory: median(times.memory) };
+  return {
+    from,
+    to,
+    observe,
+    observeP90: percentile(times.observe, 0.9),
+    ping,
+    ratio: observe / ping,
+    inMemory: median(times.memory),
+    beforeSend: median(times.beforeSend),
+    sendToReply: median(times.sendToReply),
+    afterReply: median(times.afterReply),
+  };
+}
+
+/**
+ * The client as the store sees it, noting when the first command of an
+ * observe is handed to it and when its reply comes back: the append (or the
+ * EVAL it falls back to), as no other command precedes it.
+ */
+function timedClient(client: RedisCommandClient): { client: RedisCommandClient; first(): { sent: bigint; replied: bigint } | undefined; clear(): void } {
+  let sent: bigint | undefined;
+  let replied: bigint | undefined;
+  return {
+    client: {
+      sendCommand(args, options) {
+        const reply = client.sendCommand(args, options);
+        if (sent !== undefined) return reply;
+        sent = process.hrtime.bigint();
+        // The first reaction to the reply: it runs before the store's own.
+        const settled = () => {
+          replied = process.hrtime.bigint();
+        };
+        reply.then(settled, settled);
+        return reply;
+      },
+      get isReady() {
+        return client.isReady;
+      },
+    },
+    first: () => (sent === undefined || replied === undefined ? undefined : { sent, replied }),
+    clear() {
+      sent = undefined;
+      replied = undefined;
+    },
+  };
 }
 
 /** Per window, the run whose ratio is the median of the runs' (the lower middle one for an even count). */
@@ -405,7 +462,8 @@ async function eventCost(url: string, keyPrefix: string, argBytes: number, event
   client.on('error', () => {});
   await client.connect();
   try {
-    const store = new RedisBreakerStore({ client, keyPrefix });
+    const timing = timedClient(client);
+    const store = new RedisBreakerStore({ client: timing.client, keyPrefix });
     const breaker = new AgentBreaker({ ...allDetectorsOn(store, false), checkFreshnessMs: 0 });
     const inMemory = new AgentBreaker({ ...allDetectorsOn(undefined, false), checkFreshnessMs: 0 });
     // Observed tool calls only: 1 KB arguments every time.
@@ -419,9 +477,16 @@ async function eventCost(url: string, keyPrefix: string, argBytes: number, event
       let start = process.hrtime.bigint();
       await client.sendCommand(['PING']);
       into.ping.push(micros(start));
+      timing.clear();
       start = process.hrtime.bigint();
       await breaker.observe(sessionId, event);
-      into.observe.push(micros(start));
+      const end = process.hrtime.bigint();
+      into.observe.push(Number(end - start) / 1_000);
+      const append = timing.first();
+      if (append === undefined) throw new Error(`an observe of ${sessionId} sent nothing to Redis`);
+      into.beforeSend.push(Number(append.sent - start) / 1_000);
+      into.sendToReply.push(Number(append.replied - append.sent) / 1_000);
+      into.afterReply.push(Number(end - append.replied) / 1_000);
       await client.sendCommand(['PING']);
       start = process.hrtime.bigint();
       await inMemory.observe(sessionId, event);
@@ -460,7 +525,16 @@ async function eventCost(url: string, keyPrefix: string, argBytes: number, event
       ] as const) {
         if (to > steps.length || from < 1 || windows.some((w) => w.to === to)) continue;
         const slice = (values: number[]) => values.slice(from - 1, to);
-        windows.push(costWindow(from, to, { observe: slice(long.observe), ping: slice(long.ping), memory: slice(long.memory) }));
+        windows.push(
+          costWindow(from, to, {
+            observe: slice(long.observe),
+            ping: slice(long.ping),
+            memory: slice(long.memory),
+            beforeSend: slice(long.beforeSend),
+            sendToReply: slice(long.sendToReply),
+            afterReply: slice(long.afterReply),
+          }),
+        );
       }
       runs.push(windows);
     }
@@ -582,6 +656,18 @@ export function formatContentionReport(report: ContentionReport): string {
     "  Redis is (the detectors' own work, argument fingerprints included, which a Redis write needs before it is sent); store",
     `  beyond both: observe − PING − in memory. Each run times a new long session and 100 new ones, whose first 10 events are`,
     `  spread over the long one's; a window's figures are those of its median run (by ratio).`,
+  );
+  lines.push("  Where an observe's time goes (medians, of the same runs):");
+  lines.push('  events of the session   before the send  send to reply  reply − PING  after the reply');
+  for (const w of report.cost.windows) {
+    lines.push(
+      `  ${`${w.from}–${w.to}`.padEnd(22)}${us(w.beforeSend).padStart(15)}  ${us(w.sendToReply).padStart(13)}  ${us(w.sendToReply - w.ping).padStart(12)}  ${us(w.afterReply).padStart(15)}`,
+    );
+  }
+  lines.push(
+    '  before the send: from the call until the append is handed to the Redis client (the event digested, its arguments',
+    '  fingerprinted, the operation encoded); send to reply: until its reply is back (a round trip, the script on the server,',
+    "  and the detectors' judgement, which runs meanwhile); after the reply: the reply folded in and the answer given.",
   );
   lines.push('', 'Stored per session in Redis (MEMORY USAGE of its hash + log, read after every event of each window)');
   lines.push('session           events           stored: least     mean     most  snapshot  longest log');
