@@ -56,6 +56,11 @@ export function hashBytes(view: DataView, length: number): number {
     h1 = Math.imul(h1 ^ b, 2654435761);
     h2 = Math.imul(h2 ^ b, 1597334677);
   }
+  return finishBytesHash(h1, h2);
+}
+
+/** The last mixing of {@link hashBytes}: its two 32-bit states into one 53-bit hash. */
+export function finishBytesHash(h1: number, h2: number): number {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
   h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { hash32, jaccard, textSimilarity, tokenHashes, tokenize } from './index.ts';
-import { textHash } from './tokenize.ts';
+import { scanText, textHash } from './tokenize.ts';
 
 describe('tokenize', () => {
   test('keeps words of every spaced script, lower-cased', () => {
@@ -42,6 +42,27 @@ describe('tokenize', () => {
     const text = `  ${Array.from({ length: 900 }, (_, i) => `Word${i % 37}${separators[i % separators.length]}`).join(' ')}!`;
     assert.deepEqual(tokenHashes(text), tokenize(text).map(hash32));
     assert.deepEqual(tokenHashes(text, 10), tokenize(text).slice(0, 10).map(hash32));
+  });
+
+  test('a scan of ASCII text gives the token hashes and content hash that tokenHashes and textHash give, at every length', () => {
+    // Seeded draws over letters of both cases, digits and separators, so that words end at every offset of a four-byte step.
+    let seed = 7;
+    const draw = (n: number) => {
+      seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    const alphabet = 'aZ9_ -.,\n\t/(x)';
+    for (let length = 0; length <= 2_100; length += length < 64 ? 1 : 37) {
+      for (let k = 0; k < 3; k++) {
+        const text = Array.from({ length }, () => alphabet[draw(alphabet.length)]).join('');
+        const scanned = scanText(text, true);
+        const tokens = Array.from(scanned.tokens);
+        // Longer texts are sampled: their tokens are those of the windows, not of all of the text.
+        if (length <= 2_048) assert.deepEqual(tokens, tokenHashes(text), `length ${length}`);
+        assert.equal(scanned.content, textHash(text), `length ${length}`);
+      }
+    }
+    assert.deepEqual(Array.from(scanText('Word, word; WORD').tokens), [hash32('word'), hash32('word'), hash32('word')]);
   });
 
   test('punctuation-only text has no tokens, and two empty texts are identical', () => {
