@@ -44,7 +44,7 @@ describe('tokenize', () => {
     assert.deepEqual(tokenHashes(text, 10), tokenize(text).slice(0, 10).map(hash32));
   });
 
-  test('a scan of ASCII text gives the token hashes and content hash that tokenHashes and textHash give, at every length', () => {
+  test('a scan of ASCII text gives the hashes of its tokens and of its content, at every length', () => {
     // Seeded draws over letters of both cases, digits and separators, so that words end at every offset of a four-byte step.
     let seed = 7;
     const draw = (n: number) => {
@@ -52,13 +52,15 @@ describe('tokenize', () => {
       return (seed >>> 8) % n;
     };
     const alphabet = 'aZ9_ -.,\n\t/(x)';
-    for (let length = 0; length <= 2_100; length += length < 64 ? 1 : 37) {
+    for (let length = 0; length <= 9_000; length += length < 64 ? 1 : length < 2_200 ? 37 : 997) {
       for (let k = 0; k < 3; k++) {
         const text = Array.from({ length }, () => alphabet[draw(alphabet.length)]).join('');
+        const expected = tokenize(text).map(hash32);
+        assert.deepEqual(tokenHashes(text), expected, `length ${length}`);
+        assert.deepEqual(tokenHashes(text, 7), expected.slice(0, 7), `length ${length}, 7 tokens`);
         const scanned = scanText(text, true);
-        const tokens = Array.from(scanned.tokens);
         // Longer texts are sampled: their tokens are those of the windows, not of all of the text.
-        if (length <= 2_048) assert.deepEqual(tokens, tokenHashes(text), `length ${length}`);
+        if (length <= 2_048) assert.deepEqual(Array.from(scanned.tokens), expected, `length ${length}`);
         assert.equal(scanned.content, textHash(text), `length ${length}`);
       }
     }

@@ -29,6 +29,8 @@ export function normalizeText(text: string): string {
 const MAX_SCAN_CHARS = 65_536;
 /** Tokens kept from one text by {@link scanText}. */
 const MAX_TOKENS = 4096;
+/** Characters of ASCII text whose tokens always fit the staging space (one per two characters at most). */
+const WHOLE_SCAN_CHARS = 2 * MAX_TOKENS;
 
 /**
  * Long free-text arguments are tokenised in this many evenly spaced windows
@@ -78,6 +80,8 @@ function encode(text: string): number {
 export function tokenHashes(text: string, limit = 4096): number[] {
   const head = text.length > MAX_SCAN_CHARS ? text.slice(0, MAX_SCAN_CHARS) : text;
   if (encode(head) !== head.length) return tokenize(head, limit).map(hash32);
+  // Its tokens fit the staging space: staged all, the first `limit` kept (its content hash is not needed here).
+  if (head.length <= WHOLE_SCAN_CHARS) return unstage(Math.min(stageAsciiTokensHashing(head.length), limit));
   // A text has at most one token per two characters: no larger staging is needed, whatever the limit.
   return unstage(stageAsciiTokens(0, head.length, 0, Math.min(limit, (head.length + 1) >> 1)));
 }
@@ -214,9 +218,9 @@ let stagedContent = 0;
  * reads four bytes at a time as one word: a load and a bounds check for
  * four characters instead of one each, and the content hash's step for the
  * word fits into the token hash's wait on its multiply rather than taking
- * a pass of its own. For texts of at most 2,048 characters, which are read
- * whole: their at most 1,024 tokens fit the staging space (MAX_TOKENS + 1),
- * so the loop needs no limit.
+ * a pass of its own. For texts of at most WHOLE_SCAN_CHARS characters:
+ * their at most MAX_TOKENS tokens fit the staging space, so the loop needs
+ * no limit.
  */
 function stageAsciiTokensHashing(length: number): number {
   const bytes = scratch;
