@@ -36,6 +36,9 @@ describe('contention benchmark', () => {
     for (const w of report.cost.windows) {
       // The parts of an observe: each takes time, and none as long as the observe itself.
       for (const part of [w.beforeSend, w.sendToReply, w.afterReply]) assert.ok(part > 0 && part < w.observe, JSON.stringify(w));
+      // Checked first: an observe of its own, with a PING of its own.
+      const c = w.checked;
+      assert.ok(c.ping > 0 && c.beforeSend > 0 && c.beforeSend < c.observe && c.ratio === c.observe / c.ping, JSON.stringify(c));
     }
     // The append script does more on the server than a PING: the figure that says how much of the cost is Redis's own.
     const server = report.cost.server;
@@ -47,5 +50,7 @@ describe('contention benchmark', () => {
     assert.match(text, /On the server \(INFO commandstats over the timed runs\): \d+\.\d µs per append script \(\d+\.\d µs of it in the/);
     assert.match(text, /recorded = sent, 0 warnings, 0 unjudged: met/);
     assert.match(text, /before the send {2}send to reply {2}reply − PING {2}after the reply\n {2}1–10 +\d/);
+    assert.match(text, /Checked first, as the adapters call a tool/);
+    assert.match(text, /observe {6}PING {2}ratio {2}before the send\n {2}1–10 +\d/);
   });
 });

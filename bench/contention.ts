@@ -21,7 +21,7 @@ import path from 'node:path';
 import { createClient, RESP_TYPES } from 'redis';
 import { AgentBreaker } from '../src/breaker/agent-breaker.ts';
 import type { BreakerDecision } from '../src/breaker/breaker-decision.ts';
-import type { BreakerEvent } from '../src/breaker/breaker-event.ts';
+import type { ToolCallEvent } from '../src/breaker/breaker-event.ts';
 import type { BreakerEventRecord } from '../src/breaker/breaker-events.ts';
 import { RedisBreakerStore, type RedisCommandClient } from '../src/redis/redis-breaker-store.ts';
 import { percentile as nearestRank } from './detection-metrics.ts';
@@ -246,6 +246,13 @@ interface EventCostWindow {
   readonly beforeSend: number;
   readonly sendToReply: number;
   readonly afterReply: number;
+  /**
+   * The same events checked first, as the adapters call a tool
+   * (`checkToolCall`, judged in memory within `checkFreshnessMs`; the tool;
+   * then `observe`, which reuses the check's fingerprint): median observe,
+   * the PING before it, and its time before the send (µs).
+   */
+  readonly checked: { readonly observe: number; readonly ping: number; readonly ratio: number; readonly beforeSend: number };
   /** The ratio of each timed run, in run order (the window's figures are those of the median run). */
   readonly runRatios?: readonly number[];
 }
@@ -392,10 +399,13 @@ interface Samples {
   readonly beforeSend: number[];
   readonly sendToReply: number[];
   readonly afterReply: number[];
+  readonly checked: number[];
+  readonly checkedPing: number[];
+  readonly checkedBeforeSend: number[];
 }
 
 function samples(): Samples {
-  return { observe: [], ping: [], memory: [], beforeSend: [], sendToReply: [], afterReply: [] };
+  return { observe: [], ping: [], memory: [], beforeSend: [], sendToReply: [], afterReply: [], checked: [], checkedPing: [], checkedBeforeSend: [] };
 }
 
 function costWindow(from: number, to: number, times: Samples): EventCostWindow {
@@ -412,6 +422,12 @@ function costWindow(from: number, to: number, times: Samples): EventCostWindow {
     beforeSend: median(times.beforeSend),
     sendToReply: median(times.sendToReply),
     afterReply: median(times.afterReply),
+    checked: {
+      observe: median(times.checked),
+      ping: median(times.checkedPing),
+      ratio: median(times.checked) / median(times.checkedPing),
+      beforeSend: median(times.checkedBeforeSend),
+    },
   };
 }
 
@@ -466,24 +482,34 @@ async function eventCost(url: string, keyPrefix: string, argBytes: number, event
     const store = new RedisBreakerStore({ client: timing.client, keyPrefix });
     const breaker = new AgentBreaker({ ...allDetectorsOn(store, false), checkFreshnessMs: 0 });
     const inMemory = new AgentBreaker({ ...allDetectorsOn(undefined, false), checkFreshnessMs: 0 });
+    // As the adapters call a tool: checked first (with the default checkFreshnessMs), then observed.
+    const checking = new AgentBreaker(allDetectorsOn(new RedisBreakerStore({ client: timing.client, keyPrefix }), false));
     // Observed tool calls only: 1 KB arguments every time.
-    const steps = [...sessionSteps(events * 2, 7, { argBytes })].filter((s) => s.event.kind === 'tool_call').slice(0, events);
+    const steps = [...sessionSteps(events * 2, 7, { argBytes })]
+      .map((s) => s.event)
+      .filter((e): e is ToolCallEvent => e.kind === 'tool_call')
+      .slice(0, events);
     for (const step of sessionSteps(500, 99, { argBytes })) {
       await breaker.observe('warm', step.event);
       await inMemory.observe('warm', step.event);
     }
     /** Times one observe with a PING before it and the same observe in memory after it, each on its own. */
-    const timed = async (sessionId: string, event: BreakerEvent, into: Samples) => {
+    /** The append of the observe timed from `start`, which every observe sends. */
+    const appended = (sessionId: string) => {
+      const append = timing.first();
+      if (append === undefined) throw new Error(`an observe of ${sessionId} sent nothing to Redis`);
+      return append;
+    };
+    const timed = async (sessionId: string, event: ToolCallEvent, into: Samples) => {
       let start = process.hrtime.bigint();
       await client.sendCommand(['PING']);
       into.ping.push(micros(start));
       timing.clear();
       start = process.hrtime.bigint();
       await breaker.observe(sessionId, event);
-      const end = process.hrtime.bigint();
+      let end = process.hrtime.bigint();
       into.observe.push(Number(end - start) / 1_000);
-      const append = timing.first();
-      if (append === undefined) throw new Error(`an observe of ${sessionId} sent nothing to Redis`);
+      const append = appended(sessionId);
       into.beforeSend.push(Number(append.sent - start) / 1_000);
       into.sendToReply.push(Number(append.replied - append.sent) / 1_000);
       into.afterReply.push(Number(end - append.replied) / 1_000);
@@ -491,6 +517,17 @@ async function eventCost(url: string, keyPrefix: string, argBytes: number, event
       start = process.hrtime.bigint();
       await inMemory.observe(sessionId, event);
       into.memory.push(micros(start));
+      const checkedId = `checked-${sessionId}`;
+      await checking.checkToolCall(checkedId, { tool: event.tool, args: event.args });
+      start = process.hrtime.bigint();
+      await client.sendCommand(['PING']);
+      into.checkedPing.push(micros(start));
+      timing.clear();
+      start = process.hrtime.bigint();
+      await checking.observe(checkedId, event);
+      end = process.hrtime.bigint();
+      into.checked.push(Number(end - start) / 1_000);
+      into.checkedBeforeSend.push(Number(appended(checkedId).sent - start) / 1_000);
     };
     // What Redis holds is read over the first run only: it does not depend on the run, and the reads are not timed.
     const stored = new StoredReadings(client, keyPrefix, 'long-0', steps.length, 'tool calls');
@@ -512,10 +549,10 @@ async function eventCost(url: string, keyPrefix: string, argBytes: number, event
       for (let i = 0; i < steps.length || started < newSessions; i++) {
         if (i % every === 0 && started < newSessions) {
           const s = started++;
-          for (let k = 0; k < 10; k++) await timed(`new-${run}-${s}`, steps[(s * 10 + k) % steps.length]!.event, fresh);
+          for (let k = 0; k < 10; k++) await timed(`new-${run}-${s}`, steps[(s * 10 + k) % steps.length]!, fresh);
         }
         if (i >= steps.length) continue;
-        await timed(`long-${run}`, steps[i]!.event, long);
+        await timed(`long-${run}`, steps[i]!, long);
         if (run === 0) await stored.after(i + 1);
       }
       const windows = [costWindow(1, 10, fresh)];
@@ -533,6 +570,9 @@ async function eventCost(url: string, keyPrefix: string, argBytes: number, event
             beforeSend: slice(long.beforeSend),
             sendToReply: slice(long.sendToReply),
             afterReply: slice(long.afterReply),
+            checked: slice(long.checked),
+            checkedPing: slice(long.checkedPing),
+            checkedBeforeSend: slice(long.checkedBeforeSend),
           }),
         );
       }
@@ -669,6 +709,15 @@ export function formatContentionReport(report: ContentionReport): string {
     '  fingerprinted, the operation encoded); send to reply: until its reply is back (a round trip, the script on the server,',
     "  and the detectors' judgement, which runs meanwhile); after the reply: the reply folded in and the answer given.",
   );
+  lines.push('  Checked first, as the adapters call a tool (the same events: checkToolCall, judged in memory within checkFreshnessMs,');
+  lines.push("  then observe, which reuses the check's fingerprint; the goal above is the observe alone):");
+  lines.push('  events of the session   observe      PING  ratio  before the send');
+  for (const w of report.cost.windows) {
+    const c = w.checked;
+    lines.push(
+      `  ${`${w.from}–${w.to}`.padEnd(22)}${us(c.observe).padStart(7)}  ${us(c.ping).padStart(8)}  ${c.ratio.toFixed(2).padStart(5)}  ${us(c.beforeSend).padStart(15)}`,
+    );
+  }
   lines.push('', 'Stored per session in Redis (MEMORY USAGE of its hash + log, read after every event of each window)');
   lines.push('session           events           stored: least     mean     most  snapshot  longest log');
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
