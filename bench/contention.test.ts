@@ -36,9 +36,9 @@ describe('contention benchmark', () => {
     for (const w of report.cost.windows) {
       // The parts of an observe: each takes time, and none as long as the observe itself.
       for (const part of [w.beforeSend, w.sendToReply, w.afterReply]) assert.ok(part > 0 && part < w.observe, JSON.stringify(w));
-      // Checked first: an observe of its own, with a PING of its own.
+      // Checked first: an observe of its own, a round trip and more, with a PING of its own.
       const c = w.checked;
-      assert.ok(c.ping > 0 && c.beforeSend > 0 && c.beforeSend < c.observe && c.ratio === c.observe / c.ping, JSON.stringify(c));
+      assert.ok(c.ping > 0 && c.observe > c.ping && c.beforeSend > 0 && c.beforeSend < c.observe, JSON.stringify(c));
     }
     // The append script does more on the server than a PING: the figure that says how much of the cost is Redis's own.
     const server = report.cost.server;

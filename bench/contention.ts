@@ -408,6 +408,13 @@ function samples(): Samples {
   return { observe: [], ping: [], memory: [], beforeSend: [], sendToReply: [], afterReply: [], checked: [], checkedPing: [], checkedBeforeSend: [] };
 }
 
+/** The samples of events `from` to `to` (1-based, inclusive) of a session timed from its first event. */
+function sliceSamples(times: Samples, from: number, to: number): Samples {
+  const out = samples();
+  for (const key of Object.keys(out) as (keyof Samples)[]) out[key].push(...times[key].slice(from - 1, to));
+  return out;
+}
+
 function costWindow(from: number, to: number, times: Samples): EventCostWindow {
   const observe = median(times.observe);
   const ping = median(times.ping);
@@ -422,13 +429,14 @@ function costWindow(from: number, to: number, times: Samples): EventCostWindow {
     beforeSend: median(times.beforeSend),
     sendToReply: median(times.sendToReply),
     afterReply: median(times.afterReply),
-    checked: {
-      observe: median(times.checked),
-      ping: median(times.checkedPing),
-      ratio: median(times.checked) / median(times.checkedPing),
-      beforeSend: median(times.checkedBeforeSend),
-    },
+    checked: checkedWindow(times),
   };
+}
+
+function checkedWindow(times: Samples): EventCostWindow['checked'] {
+  const observe = median(times.checked);
+  const ping = median(times.checkedPing);
+  return { observe, ping, ratio: observe / ping, beforeSend: median(times.checkedBeforeSend) };
 }
 
 /**
@@ -493,13 +501,16 @@ async function eventCost(url: string, keyPrefix: string, argBytes: number, event
       await breaker.observe('warm', step.event);
       await inMemory.observe('warm', step.event);
     }
-    /** Times one observe with a PING before it and the same observe in memory after it, each on its own. */
-    /** The append of the observe timed from `start`, which every observe sends. */
+    /** The append of the observe just timed, which every observe sends. */
     const appended = (sessionId: string) => {
       const append = timing.first();
       if (append === undefined) throw new Error(`an observe of ${sessionId} sent nothing to Redis`);
       return append;
     };
+    /**
+     * Times one observe with a PING before it, the same observe in memory after it, and the same call checked and
+     * then observed on a session of its own after a PING of its own, each on its own.
+     */
     const timed = async (sessionId: string, event: ToolCallEvent, into: Samples) => {
       let start = process.hrtime.bigint();
       await client.sendCommand(['PING']);
@@ -561,20 +572,7 @@ async function eventCost(url: string, keyPrefix: string, argBytes: number, event
         [events - 99, events],
       ] as const) {
         if (to > steps.length || from < 1 || windows.some((w) => w.to === to)) continue;
-        const slice = (values: number[]) => values.slice(from - 1, to);
-        windows.push(
-          costWindow(from, to, {
-            observe: slice(long.observe),
-            ping: slice(long.ping),
-            memory: slice(long.memory),
-            beforeSend: slice(long.beforeSend),
-            sendToReply: slice(long.sendToReply),
-            afterReply: slice(long.afterReply),
-            checked: slice(long.checked),
-            checkedPing: slice(long.checkedPing),
-            checkedBeforeSend: slice(long.checkedBeforeSend),
-          }),
-        );
+        windows.push(costWindow(from, to, sliceSamples(long, from, to)));
       }
       runs.push(windows);
     }

@@ -261,6 +261,8 @@ function stageAsciiTokensHashing(length: number): number {
     h = (Math.imul(h ^ c3, FNV_PRIME) & -w3) | (FNV_OFFSET & (w3 - 1));
     inWord = w3;
   }
+  // The last few bytes one at a time, stageAsciiTokens's step here rather than a call to it from the start of the
+  // word they may end: that call reads the word again, and was no faster.
   for (let i = whole; i < length; i++) {
     const b = bytes[i]!;
     h1 = Math.imul(h1 ^ b, 2654435761);
